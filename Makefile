@@ -1,0 +1,47 @@
+# Thin wrapper around CMake. See README.md: `make run` and `make test` are all a newcomer needs.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 30
+FUZZ_LONG_SECONDS ?= 1800
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build asan test run fuzz soak install clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Sanitizer build with clang: unit tests under ASan+UBSan plus a short libFuzzer run per target.
+asan: deps
+	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRECD_SANITIZE=ON -DRECD_FUZZ=ON \
+	  -DRECD_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+test: build asan
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+run: build
+	@if [ -x $(BUILD)/daemon/recd ]; then exec $(BUILD)/daemon/recd; \
+	 else $(BUILD)/tools/rectool --help; fi
+
+fuzz: deps
+	$(MAKE) asan FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -L fuzz -j $(JOBS)
+
+soak: build
+	@if [ -f tests/soak/run.sh ]; then bash tests/soak/run.sh $(BUILD); else echo "no soak tests yet"; fi
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,79 @@
+/* librecd common types: error convention, byte sinks, growable buffers and problem reports.
+ *
+ * Every function that can fail returns 0 (or a count) on success and a negative errno on failure,
+ * as libuv does. recd_strerror() names the error. */
+#ifndef RECD_COMMON_H
+#define RECD_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef RECD_VERSION_STRING
+#define RECD_VERSION_STRING "0.1.0"
+#endif
+
+const char *recd_version(void);
+
+/* Human-readable text for a negative errno returned by librecd. */
+const char *recd_strerror(int err);
+
+/* A byte sink: where encoders put their output. write() returns 0 or a negative errno. */
+typedef int (*recd_write_fn)(void *ctx, const void *data, size_t len);
+typedef struct recd_sink {
+    recd_write_fn write;
+    void *ctx;
+} recd_sink;
+
+/* Growable byte buffer. Zero-initialise before first use. */
+typedef struct recd_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} recd_buf;
+
+int recd_buf_reserve(recd_buf *b, size_t extra);
+int recd_buf_append(recd_buf *b, const void *data, size_t len);
+void recd_buf_reset(recd_buf *b); /* len = 0, keeps the memory */
+void recd_buf_free(recd_buf *b);
+recd_sink recd_buf_sink(recd_buf *b); /* a sink that appends to b */
+
+/* Problems found while reading or validating a recording. */
+typedef enum recd_severity {
+    RECD_SEV_ERROR = 0,   /* the file is invalid for its format or a real reader rejects it */
+    RECD_SEV_WARNING = 1, /* accepted by readers, but suspicious */
+    RECD_SEV_INFO = 2     /* anomaly worth showing (equal timestamps, gaps, teleports) */
+} recd_severity;
+
+typedef struct recd_problem {
+    recd_severity severity;
+    uint64_t offset;   /* byte offset in the input the problem refers to */
+    char code[32];     /* stable machine-readable identifier, e.g. "bad-signature" */
+    char message[200]; /* what is wrong, in words */
+} recd_problem;
+
+typedef struct recd_report {
+    recd_problem *items;
+    size_t count;
+    size_t cap;
+    size_t limit; /* 0 = unlimited; otherwise further problems only increment dropped */
+    size_t dropped;
+} recd_report;
+
+/* Adds a problem; silently counts it in dropped when the report is full or out of memory. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+void recd_report_add(recd_report *r, recd_severity sev, uint64_t offset, const char *code,
+                     const char *fmt, ...);
+size_t recd_report_errors(const recd_report *r); /* number of RECD_SEV_ERROR items */
+void recd_report_free(recd_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,86 @@
+/* Shared helpers for the C tests (see testutil.h). */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+uint8_t *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    recd_buf b = {0};
+    uint8_t chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (recd_buf_append(&b, chunk, n) < 0) {
+            fclose(f);
+            recd_buf_free(&b);
+            return NULL;
+        }
+    }
+    fclose(f);
+    if (!b.data && recd_buf_reserve(&b, 1) < 0)
+        return NULL;
+    *len = b.len;
+    return b.data;
+}
+
+int tu_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t w = fwrite(data, 1, len, f);
+    return (fclose(f) == 0 && w == len) ? 0 : -1;
+}
+
+const char *tu_corpus_dir(const char *sub)
+{
+    static char path[4096];
+    const char *base = getenv("RECD_CORPUS_DIR");
+    if (!base || !*base)
+        base = "../shared/corpus";
+    snprintf(path, sizeof path, "%s/%s", base, sub);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return NULL;
+    return path;
+}
+
+void tu_require_corpus(const char *sub)
+{
+    if (!tu_corpus_dir(sub)) {
+        printf("SKIP: corpus folder '%s' not found under $RECD_CORPUS_DIR (default ../shared/corpus); "
+               "this test needs the third-party recordings, which are not part of the repository.\n",
+               sub);
+        exit(TEST_SKIP_EXIT);
+    }
+}
+
+const char *tu_tmpdir(void)
+{
+    static char path[4096];
+    const char *base = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/recd-test-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(path))
+        return NULL;
+    return path;
+}
+
+uint64_t tu_rand(tu_rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+double tu_rand_double(tu_rng *r, double lo, double hi)
+{
+    return lo + (hi - lo) * ((double)(tu_rand(r) >> 11) / 9007199254740992.0);
+}
+
+uint32_t tu_rand_below(tu_rng *r, uint32_t n) { return n ? (uint32_t)(tu_rand(r) % n) : 0; }

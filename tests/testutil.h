@@ -1,0 +1,35 @@
+/* Helpers shared by the C tests: cmocka includes, file I/O, corpus lookup, seeded RNG. */
+#ifndef RECD_TESTUTIL_H
+#define RECD_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "recd/common.h"
+
+#define TEST_SKIP_EXIT 77 /* ctest SKIP_RETURN_CODE */
+
+/* Reads a whole file into a malloc'd buffer; NULL on error. */
+uint8_t *tu_read_file(const char *path, size_t *len);
+int tu_write_file(const char *path, const void *data, size_t len);
+
+/* Directory of the third-party corpus subfolder (e.g. "samp-rec"), or NULL when absent. Tests that
+ * need it print why and exit TEST_SKIP_EXIT. */
+const char *tu_corpus_dir(const char *sub);
+void tu_require_corpus(const char *sub); /* exits 77 with a message when missing */
+
+/* A fresh temporary directory, removed by the OS eventually; path is static storage per call. */
+const char *tu_tmpdir(void);
+
+/* Deterministic RNG (splitmix64) for property tests with fixed seeds. */
+typedef struct tu_rng {
+    uint64_t s;
+} tu_rng;
+uint64_t tu_rand(tu_rng *r);
+double tu_rand_double(tu_rng *r, double lo, double hi);
+uint32_t tu_rand_below(tu_rng *r, uint32_t n);
+
+#endif
