@@ -1,0 +1,16 @@
+/* rectool sub-commands. Each takes the arguments after the command name (argv[0] is the command
+ * name) and returns the process exit code: 0 success, 1 the input is invalid / the operation found
+ * problems, 2 usage error, 3 I/O or internal error. */
+#ifndef RECTOOL_COMMANDS_H
+#define RECTOOL_COMMANDS_H
+
+enum { RT_EXIT_OK = 0, RT_EXIT_INVALID = 1, RT_EXIT_USAGE = 2, RT_EXIT_IO = 3 };
+
+int cmd_info(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_repair(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
+
+#endif
