@@ -19,6 +19,7 @@ extern "C" {
 #define RECD_REC_ONFOOT_BLOCK_SIZE 72
 #define RECD_REC_LEGACY_ONFOOT_BLOCK_SIZE 56  /* header 1000/2, pre-0.3d on-foot body */
 #define RECD_REC_LEGACY_VEHICLE_BLOCK_SIZE 75 /* headerless, roll/direction instead of quaternion */
+#define RECD_REC_VCMP_BLOCK_SIZE 76           /* VC:MP NPC plugin on-foot block (not SA-MP) */
 #define RECD_REC_OBJECT_SURF_BASE 2000u       /* surf ids >= this are objects (id - 2000) */
 #define RECD_REC_OBJECT_SURF_END 3000u
 
@@ -153,8 +154,15 @@ void recd_rec_legacy_onfoot_decode(const uint8_t in[RECD_REC_LEGACY_ONFOOT_BLOCK
                                    recd_rec_legacy_onfoot *out);
 void recd_rec_legacy_vehicle_decode(const uint8_t in[RECD_REC_LEGACY_VEHICLE_BLOCK_SIZE],
                                     recd_rec_legacy_vehicle *out);
+/* Legacy encoders: exact inverses of the decoders (tests, conversion tools). */
+void recd_rec_legacy_onfoot_encode(const recd_rec_legacy_onfoot *in,
+                                   uint8_t out[RECD_REC_LEGACY_ONFOOT_BLOCK_SIZE]);
+void recd_rec_legacy_vehicle_encode(const recd_rec_legacy_vehicle *in,
+                                    uint8_t out[RECD_REC_LEGACY_VEHICLE_BLOCK_SIZE]);
 
-/* 0, or -EINVAL when a float field is NaN or infinite (no reader checks; we never write them). */
+/* 0, or -EINVAL when a float field is NaN or infinite (no reader checks; we never write them) or
+ * when weapon > 63 or additional_key > 3 (they share one byte and would be silently cut).
+ * The Hydra/train union is not checked: its meaning depends on the vehicle model. */
 int recd_rec_onfoot_check(const recd_rec_onfoot *b);
 int recd_rec_vehicle_check(const recd_rec_vehicle *b);
 
@@ -178,9 +186,12 @@ typedef struct recd_rec_writer {
 /* type must be VEHICLE or ONFOOT. Writes nothing yet. */
 int recd_rec_writer_init(recd_rec_writer *w, recd_rec_type type, recd_rec_time_policy policy,
                          recd_sink sink);
-/* Writes the 8-byte header (1000, type). Called implicitly by the first block. */
+/* Writes the 8-byte header (1000, type). Called implicitly by the first block; once the header
+ * is out, further calls do nothing and return 0. */
 int recd_rec_writer_header(recd_rec_writer *w);
-/* Each call writes exactly one whole block with one sink call, or nothing on error. */
+/* Each call writes exactly one whole block with one sink call, or nothing on error: -EINVAL for
+ * a block of the other type or one failing recd_rec_*_check(), -ERANGE for a decreasing time
+ * under RECD_REC_TIME_REJECT, or the sink's error. */
 int recd_rec_writer_onfoot(recd_rec_writer *w, const recd_rec_onfoot *b);
 int recd_rec_writer_vehicle(recd_rec_writer *w, const recd_rec_vehicle *b);
 
@@ -221,8 +232,16 @@ typedef struct recd_rec_info {
 int recd_rec_probe(const uint8_t *buf, size_t len, recd_rec_info *info, recd_report *report);
 
 /* Bytes of buf that form a valid standard file: header + whole blocks (repair = truncate here).
- * 0 when the layout is not standard. */
+ * 0 when the layout is not standard. The header itself is not rewritten: a repair tool must also
+ * check info->signature (1000) and info->type against info->layout. */
 size_t recd_rec_valid_prefix(const recd_rec_info *info);
+
+/* True for VEHICLE, ONFOOT and HEADER_ONLY: the layouts 0.3.7, open.mp and FCNPC decode. */
+bool recd_rec_layout_is_standard(recd_rec_layout l);
+
+/* Start of block i of a probed buffer, or NULL when i >= info->block_count or the layout has no
+ * decodable blocks (VCMP, TEXT_MANGLED, UNKNOWN). The block is info->block_size bytes long. */
+const uint8_t *recd_rec_block_at(const uint8_t *buf, const recd_rec_info *info, uint64_t i);
 
 #ifdef __cplusplus
 }

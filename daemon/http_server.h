@@ -1,0 +1,40 @@
+/* The monitoring endpoint: a tiny HTTP/1.1 server on a libuv TCP handle (loopback by default) that
+ * answers GET /metrics (Prometheus text format) and GET /healthz, one request per connection.
+ * Requests are parsed by http-parser, bounded in size and time, and answered with Connection: close. */
+#ifndef RECD_DAEMON_HTTP_SERVER_H
+#define RECD_DAEMON_HTTP_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "metrics.h"
+
+/* Returns 0 when healthy; anything else makes /healthz answer 503 "error". */
+typedef int (*recd_http_health_fn)(void *ctx);
+
+typedef struct recd_http_options {
+    const recd_metrics *metrics;   /* rendered on GET /metrics; NULL = empty exposition */
+    recd_http_health_fn health;    /* NULL = always healthy */
+    void *health_ctx;
+    size_t max_connections;        /* concurrent clients; 0 = 16. Extra ones are closed at once */
+    size_t max_request_bytes;      /* request line + headers + body; 0 = 8192. Larger: 431/413 */
+    uint64_t timeout_ms;           /* whole-request deadline; 0 = 5000 */
+} recd_http_options;
+
+typedef struct recd_http_server recd_http_server;
+
+/* Binds host:port (IPv4 or IPv6 literal, no brackets; port 0 = any free port) on loop and starts
+ * listening. Returns 0 or a negative errno / libuv error; *out is set on success only. After a bind
+ * or listen failure a handle is still closing: run the loop before uv_loop_close(). */
+int recd_http_server_start(uv_loop_t *loop, const char *host, int port, const recd_http_options *opt,
+                           recd_http_server **out);
+
+/* The port actually bound (useful after port 0), or a negative error. */
+int recd_http_server_port(const recd_http_server *s);
+
+/* Stops listening, closes every client and frees the server once libuv has closed all handles; then
+ * calls on_closed(ctx) if given. The loop must keep running until then. */
+void recd_http_server_close(recd_http_server *s, void (*on_closed)(void *ctx), void *ctx);
+
+#endif

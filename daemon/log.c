@@ -1,0 +1,278 @@
+/* The daemon logger (see log.h): formatting, level filter, per-key rate limiting, output. */
+#include "log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIMIT_SLOTS 64
+#define KEY_MAX 96
+#define SAMPLE_MAX 160
+
+/* One rate-limit window per key. */
+typedef struct limit_slot {
+    char key[KEY_MAX]; /* empty = free */
+    int level;
+    uint64_t window_start;
+    unsigned printed;
+    uint64_t suppressed;
+    char sample[SAMPLE_MAX]; /* the last message printed for this key, quoted in the summary */
+} limit_slot;
+
+static atomic_int current_level = RECD_LOG_INFO;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned limit_burst = 10;
+static uint64_t limit_interval_ms = 5000;
+static limit_slot slots[LIMIT_SLOTS];
+static recd_log_writer_fn writer;
+static void *writer_ctx;
+static recd_log_clock_fn clock_fn;
+
+static const char *const level_names[] = {"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"};
+
+int recd_log_level_parse(const char *name)
+{
+    if (!name)
+        return -EINVAL;
+    for (int i = 0; i < 8; i++)
+        if (strcmp(name, level_names[i]) == 0)
+            return i;
+    if (strcmp(name, "error") == 0)
+        return RECD_LOG_ERR;
+    if (strcmp(name, "warn") == 0)
+        return RECD_LOG_WARNING;
+    return -EINVAL;
+}
+
+const char *recd_log_level_name(int level)
+{
+    return (level >= 0 && level < 8) ? level_names[level] : "unknown";
+}
+
+void recd_log_set_level(int level)
+{
+    if (level < RECD_LOG_EMERG)
+        level = RECD_LOG_EMERG;
+    if (level > RECD_LOG_DEBUG)
+        level = RECD_LOG_DEBUG;
+    atomic_store(&current_level, level);
+}
+
+int recd_log_get_level(void) { return atomic_load(&current_level); }
+
+bool recd_log_enabled(int level) { return level <= atomic_load_explicit(&current_level, memory_order_relaxed); }
+
+void recd_log_set_rate_limit(unsigned burst, uint64_t interval_ms)
+{
+    pthread_mutex_lock(&lock);
+    limit_burst = burst;
+    limit_interval_ms = interval_ms;
+    memset(slots, 0, sizeof slots);
+    pthread_mutex_unlock(&lock);
+}
+
+void recd_log_set_writer(recd_log_writer_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&lock);
+    writer = fn;
+    writer_ctx = ctx;
+    pthread_mutex_unlock(&lock);
+}
+
+void recd_log_set_clock(recd_log_clock_fn fn)
+{
+    pthread_mutex_lock(&lock);
+    clock_fn = fn;
+    pthread_mutex_unlock(&lock);
+}
+
+static uint64_t now_ms(void)
+{
+    if (clock_fn)
+        return clock_fn();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Called with the lock held. One write() per line so lines from several processes never mix. */
+static void emit(const char *line, size_t len)
+{
+    if (writer) {
+        writer(writer_ctx, line, len);
+        return;
+    }
+    while (len > 0) {
+        ssize_t w = write(STDERR_FILENO, line, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        line += w;
+        len -= (size_t)w;
+    }
+}
+
+/* Builds "<N>message\n" into out; control characters become spaces or '?' so one event is one line
+ * even when the message quotes hostile input. */
+static size_t format_line(char *out, size_t cap, int level, const char *msg)
+{
+    if (level < RECD_LOG_EMERG || level > RECD_LOG_DEBUG)
+        level = RECD_LOG_ERR;
+    int n = snprintf(out, cap, "<%d>", level);
+    size_t len = (size_t)n;
+    size_t room = cap - 2; /* keep space for '\n' and NUL */
+    int cut = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+        if (len >= room) {
+            cut = 1;
+            break;
+        }
+        unsigned char c = *p;
+        if (c == '\n' || c == '\r' || c == '\t')
+            c = ' ';
+        else if (c < 0x20 || c == 0x7f)
+            c = '?';
+        out[len++] = (char)c;
+    }
+    if (cut) {
+        memcpy(out + room - 3, "...", 3);
+        len = room;
+    }
+    out[len++] = '\n';
+    out[len] = '\0';
+    return len;
+}
+
+static void emit_message(int level, const char *msg)
+{
+    char line[RECD_LOG_LINE_MAX + 1]; /* the line with its newline is at most RECD_LOG_LINE_MAX bytes */
+    size_t len = format_line(line, sizeof line, level, msg);
+    emit(line, len);
+}
+
+static void emit_summary(limit_slot *s, uint64_t now)
+{
+    if (s->suppressed == 0)
+        return;
+    char msg[SAMPLE_MAX + 128];
+    snprintf(msg, sizeof msg, "suppressed %llu messages in the last %llu ms like: %s",
+             (unsigned long long)s->suppressed, (unsigned long long)(now - s->window_start), s->sample);
+    emit_message(s->level, msg);
+    s->suppressed = 0;
+}
+
+/* Copies at most cap - 1 bytes and terminates: truncation is intended here. */
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static uint64_t hash_key(const char *key)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return h;
+}
+
+/* Finds or claims the slot for key; when the table is full, the oldest window is reported and reused. */
+static limit_slot *slot_for(const char *key, uint64_t now)
+{
+    char k[KEY_MAX];
+    copy_text(k, sizeof k, key);
+    size_t start = (size_t)(hash_key(k) % LIMIT_SLOTS);
+    limit_slot *oldest = &slots[start];
+    for (size_t i = 0; i < LIMIT_SLOTS; i++) {
+        limit_slot *s = &slots[(start + i) % LIMIT_SLOTS];
+        if (s->key[0] == '\0' || strcmp(s->key, k) == 0) {
+            if (s->key[0] == '\0') {
+                memcpy(s->key, k, sizeof k);
+                s->window_start = now;
+            }
+            return s;
+        }
+        if (s->window_start < oldest->window_start)
+            oldest = s;
+    }
+    emit_summary(oldest, now);
+    memset(oldest, 0, sizeof *oldest);
+    memcpy(oldest->key, k, sizeof k);
+    oldest->window_start = now;
+    return oldest;
+}
+
+/* Decides, with the lock held, whether this message may be printed now. */
+static int admit(int level, const char *key, const char *msg)
+{
+    if (level > RECD_LOG_WARNING || limit_burst == 0 || !key)
+        return 1;
+    uint64_t now = now_ms();
+    limit_slot *s = slot_for(key, now);
+    if (now - s->window_start >= limit_interval_ms) {
+        emit_summary(s, now);
+        s->window_start = now;
+        s->printed = 0;
+    }
+    if (s->printed >= limit_burst) {
+        s->suppressed++;
+        return 0;
+    }
+    s->printed++;
+    s->level = level;
+    copy_text(s->sample, sizeof s->sample, msg);
+    return 1;
+}
+
+static void log_va(int level, const char *key, const char *fmt, va_list ap)
+{
+    if (!recd_log_enabled(level))
+        return;
+    char msg[RECD_LOG_LINE_MAX + 1];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    pthread_mutex_lock(&lock);
+    if (admit(level, key, msg))
+        emit_message(level, msg);
+    pthread_mutex_unlock(&lock);
+}
+
+void recd_vlog(int level, const char *fmt, va_list ap) { log_va(level, fmt, fmt, ap); }
+
+void recd_log(int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_va(level, fmt, fmt, ap);
+    va_end(ap);
+}
+
+void recd_log_keyed(int level, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_va(level, key ? key : fmt, fmt, ap);
+    va_end(ap);
+}
+
+void recd_log_flush_suppressed(bool all)
+{
+    pthread_mutex_lock(&lock);
+    uint64_t now = now_ms();
+    for (size_t i = 0; i < LIMIT_SLOTS; i++) {
+        limit_slot *s = &slots[i];
+        if (s->key[0] == '\0' || s->suppressed == 0)
+            continue;
+        if (all || now - s->window_start >= limit_interval_ms) {
+            emit_summary(s, now);
+            s->window_start = now;
+            s->printed = 0;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,464 @@
+/* Metrics registry, Prometheus text rendering and recd's metric set (see metrics.h). */
+#include "metrics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct recd_metric {
+    recd_metric_type type;
+    const char *name;
+    const char *help;
+    recd_metric_label labels[RECD_METRIC_MAX_LABELS];
+    size_t nlabels;
+    double buckets[RECD_METRIC_MAX_BUCKETS];
+    size_t nbuckets;
+    size_t nseries;
+    size_t stride; /* cells per series: 1, or buckets + the +Inf bucket + the sum for histograms */
+    _Atomic uint64_t *cells;
+};
+
+struct recd_metrics {
+    recd_metric **families;
+    size_t count;
+    size_t cap;
+};
+
+recd_metrics *recd_metrics_new(void) { return calloc(1, sizeof(recd_metrics)); }
+
+void recd_metrics_free(recd_metrics *reg)
+{
+    if (!reg)
+        return;
+    for (size_t i = 0; i < reg->count; i++) {
+        free(reg->families[i]->cells);
+        free(reg->families[i]);
+    }
+    free(reg->families);
+    free(reg);
+}
+
+static int valid_name(const char *s, int allow_colon)
+{
+    if (!s || !*s)
+        return 0;
+    for (size_t i = 0; s[i]; i++) {
+        char c = s[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (allow_colon && c == ':') ||
+                 (i > 0 && c >= '0' && c <= '9');
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+recd_metric *recd_metrics_add(recd_metrics *reg, recd_metric_type type, const char *name, const char *help,
+                              const recd_metric_label *labels, size_t nlabels, const double *buckets,
+                              size_t nbuckets)
+{
+    if (!reg || !valid_name(name, 1) || !help || nlabels > RECD_METRIC_MAX_LABELS ||
+        (nlabels && !labels))
+        return NULL;
+    if (type == RECD_METRIC_HISTOGRAM) {
+        if (nbuckets == 0 || nbuckets > RECD_METRIC_MAX_BUCKETS || !buckets)
+            return NULL;
+        for (size_t i = 0; i < nbuckets; i++)
+            if (!isfinite(buckets[i]) || (i > 0 && buckets[i] <= buckets[i - 1]))
+                return NULL;
+    } else if (nbuckets != 0) {
+        return NULL;
+    }
+    for (size_t i = 0; i < reg->count; i++)
+        if (strcmp(reg->families[i]->name, name) == 0)
+            return NULL;
+    size_t nseries = 1;
+    for (size_t i = 0; i < nlabels; i++) {
+        if (!valid_name(labels[i].name, 0) || strcmp(labels[i].name, "le") == 0 || labels[i].count == 0 ||
+            labels[i].count > 1024 || !labels[i].values)
+            return NULL;
+        nseries *= labels[i].count;
+    }
+
+    recd_metric *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->type = type;
+    m->name = name;
+    m->help = help;
+    m->nlabels = nlabels;
+    for (size_t i = 0; i < nlabels; i++)
+        m->labels[i] = labels[i];
+    m->nbuckets = nbuckets;
+    for (size_t i = 0; i < nbuckets; i++)
+        m->buckets[i] = buckets[i];
+    m->nseries = nseries;
+    m->stride = (type == RECD_METRIC_HISTOGRAM) ? nbuckets + 2 : 1;
+    m->cells = calloc(nseries * m->stride, sizeof *m->cells);
+    if (!m->cells) {
+        free(m);
+        return NULL;
+    }
+    for (size_t i = 0; i < nseries * m->stride; i++)
+        atomic_init(&m->cells[i], 0);
+    if (reg->count == reg->cap) {
+        size_t cap = reg->cap ? reg->cap * 2 : 16;
+        recd_metric **f = realloc(reg->families, cap * sizeof *f);
+        if (!f) {
+            free(m->cells);
+            free(m);
+            return NULL;
+        }
+        reg->families = f;
+        reg->cap = cap;
+    }
+    reg->families[reg->count++] = m;
+    return m;
+}
+
+size_t recd_metric_series(const recd_metric *m, const size_t *value_indexes)
+{
+    if (!m)
+        return RECD_METRIC_NO_SERIES;
+    size_t series = 0;
+    for (size_t i = 0; i < m->nlabels; i++) {
+        if (!value_indexes || value_indexes[i] >= m->labels[i].count)
+            return RECD_METRIC_NO_SERIES;
+        series = series * m->labels[i].count + value_indexes[i];
+    }
+    return series;
+}
+
+size_t recd_metric_series2(const recd_metric *m, size_t first, size_t second)
+{
+    size_t idx[2] = {first, second};
+    return recd_metric_series(m, idx);
+}
+
+static _Atomic uint64_t *cell(const recd_metric *m, size_t series)
+{
+    if (!m || series >= m->nseries)
+        return NULL;
+    return &m->cells[series * m->stride];
+}
+
+void recd_metric_add(recd_metric *m, size_t series, uint64_t n)
+{
+    _Atomic uint64_t *c = cell(m, series);
+    if (c && m->type != RECD_METRIC_HISTOGRAM)
+        atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+void recd_metric_sub(recd_metric *m, size_t series, uint64_t n)
+{
+    _Atomic uint64_t *c = cell(m, series);
+    if (c && m->type == RECD_METRIC_GAUGE)
+        atomic_fetch_sub_explicit(c, n, memory_order_relaxed);
+}
+
+void recd_metric_set(recd_metric *m, size_t series, int64_t value)
+{
+    _Atomic uint64_t *c = cell(m, series);
+    if (c && m->type == RECD_METRIC_GAUGE)
+        atomic_store_explicit(c, (uint64_t)value, memory_order_relaxed);
+}
+
+static double bits_to_double(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static uint64_t double_to_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+void recd_metric_observe(recd_metric *m, size_t series, double value)
+{
+    _Atomic uint64_t *c = cell(m, series);
+    if (!c || m->type != RECD_METRIC_HISTOGRAM || isnan(value))
+        return;
+    size_t b = 0;
+    while (b < m->nbuckets && value > m->buckets[b])
+        b++;
+    atomic_fetch_add_explicit(&c[b], 1, memory_order_relaxed);
+    _Atomic uint64_t *sum = &c[m->nbuckets + 1];
+    uint64_t old = atomic_load_explicit(sum, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(sum, &old, double_to_bits(bits_to_double(old) + value),
+                                                  memory_order_relaxed, memory_order_relaxed)) {
+    }
+}
+
+/* Two's-complement reinterpretation without implementation-defined conversion. */
+static int64_t as_signed(uint64_t u)
+{
+    if (u <= (uint64_t)INT64_MAX)
+        return (int64_t)u;
+    return -(int64_t)(~u) - 1;
+}
+
+int64_t recd_metric_value(const recd_metric *m, size_t series)
+{
+    _Atomic uint64_t *c = cell(m, series);
+    if (!c || m->type == RECD_METRIC_HISTOGRAM)
+        return 0;
+    return as_signed(atomic_load_explicit(c, memory_order_relaxed));
+}
+
+uint64_t recd_metric_count(const recd_metric *m, size_t series)
+{
+    _Atomic uint64_t *c = cell(m, series);
+    if (!c || m->type != RECD_METRIC_HISTOGRAM)
+        return 0;
+    uint64_t total = 0;
+    for (size_t b = 0; b <= m->nbuckets; b++)
+        total += atomic_load_explicit(&c[b], memory_order_relaxed);
+    return total;
+}
+
+/* ---- rendering ---- */
+
+typedef struct out {
+    recd_buf *buf;
+    int err;
+} out;
+
+static void put(out *o, const char *s, size_t len)
+{
+    if (!o->err && recd_buf_append(o->buf, s, len) < 0)
+        o->err = -ENOMEM;
+}
+
+static void puts_(out *o, const char *s) { put(o, s, strlen(s)); }
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void putf(out *o, const char *fmt, ...)
+{
+    char tmp[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof tmp) {
+        o->err = o->err ? o->err : -EINVAL;
+        return;
+    }
+    put(o, tmp, (size_t)n);
+}
+
+/* HELP text escapes backslash and newline; label values also escape the double quote. */
+static void put_escaped(out *o, const char *s, int quote)
+{
+    for (; *s; s++) {
+        if (*s == '\\')
+            puts_(o, "\\\\");
+        else if (*s == '\n')
+            puts_(o, "\\n");
+        else if (quote && *s == '"')
+            puts_(o, "\\\"");
+        else
+            put(o, s, 1);
+    }
+}
+
+/* Shortest text that reads back as the same double, in the forms Prometheus parses. */
+static const char *format_double(double v, char *tmp, size_t cap)
+{
+    if (isnan(v))
+        return "NaN";
+    if (isinf(v))
+        return v > 0 ? "+Inf" : "-Inf";
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(tmp, cap, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    return tmp;
+}
+
+/* Writes name{l1="v1",l2="v2"[,le="x"]} for a series. */
+static void put_series_name(out *o, const recd_metric *m, const char *suffix, size_t series, const char *le)
+{
+    puts_(o, m->name);
+    puts_(o, suffix);
+    if (m->nlabels == 0 && !le)
+        return;
+    size_t idx[RECD_METRIC_MAX_LABELS];
+    size_t rest = series;
+    for (size_t i = m->nlabels; i-- > 0;) {
+        idx[i] = rest % m->labels[i].count;
+        rest /= m->labels[i].count;
+    }
+    puts_(o, "{");
+    for (size_t i = 0; i < m->nlabels; i++) {
+        if (i)
+            puts_(o, ",");
+        puts_(o, m->labels[i].name);
+        puts_(o, "=\"");
+        put_escaped(o, m->labels[i].values[idx[i]], 1);
+        puts_(o, "\"");
+    }
+    if (le) {
+        if (m->nlabels)
+            puts_(o, ",");
+        puts_(o, "le=\"");
+        puts_(o, le);
+        puts_(o, "\"");
+    }
+    puts_(o, "}");
+}
+
+static void render_histogram_series(out *o, const recd_metric *m, size_t series)
+{
+    _Atomic uint64_t *c = &m->cells[series * m->stride];
+    uint64_t cumulative = 0;
+    for (size_t b = 0; b <= m->nbuckets; b++) {
+        cumulative += atomic_load_explicit(&c[b], memory_order_relaxed);
+        char tmp[40];
+        const char *le = (b == m->nbuckets) ? "+Inf" : format_double(m->buckets[b], tmp, sizeof tmp);
+        put_series_name(o, m, "_bucket", series, le);
+        putf(o, " %llu\n", (unsigned long long)cumulative);
+    }
+    put_series_name(o, m, "_sum", series, NULL);
+    char tmp[40];
+    double sum = bits_to_double(atomic_load_explicit(&c[m->nbuckets + 1], memory_order_relaxed));
+    putf(o, " %s\n", format_double(sum, tmp, sizeof tmp));
+    put_series_name(o, m, "_count", series, NULL);
+    putf(o, " %llu\n", (unsigned long long)cumulative);
+}
+
+int recd_metrics_render(const recd_metrics *reg, recd_buf *buf)
+{
+    static const char *const type_names[] = {"counter", "gauge", "histogram"};
+    out o = {buf, 0};
+    for (size_t f = 0; reg && f < reg->count; f++) {
+        const recd_metric *m = reg->families[f];
+        putf(&o, "# HELP %s ", m->name);
+        put_escaped(&o, m->help, 0);
+        putf(&o, "\n# TYPE %s %s\n", m->name, type_names[m->type]);
+        for (size_t s = 0; s < m->nseries; s++) {
+            if (m->type == RECD_METRIC_HISTOGRAM) {
+                render_histogram_series(&o, m, s);
+                continue;
+            }
+            put_series_name(&o, m, "", s, NULL);
+            uint64_t v = atomic_load_explicit(&m->cells[s], memory_order_relaxed);
+            if (m->type == RECD_METRIC_GAUGE)
+                putf(&o, " %lld\n", (long long)as_signed(v));
+            else
+                putf(&o, " %llu\n", (unsigned long long)v);
+        }
+    }
+    return o.err;
+}
+
+/* ---- recd's metric set ---- */
+
+static const char *const transport_values[] = {"tcp", "udp", "unix"};
+static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap"};
+static const char *const reason_values[] = {"framing", "too_large", "syntax", "schema",
+                                            "unknown_session", "time_order", "auth", "other"};
+static const char *const result_values[] = {"ok", "failed"};
+
+_Static_assert(sizeof transport_values / sizeof *transport_values == RECD_M_TRANSPORTS, "transport labels");
+_Static_assert(sizeof format_values / sizeof *format_values == RECD_M_FORMATS, "format labels");
+_Static_assert(sizeof reason_values / sizeof *reason_values == RECD_M_REASONS, "reason labels");
+
+static const recd_metric_label transport_format[] = {
+    {"transport", transport_values, RECD_M_TRANSPORTS},
+    {"format", format_values, RECD_M_FORMATS},
+};
+static const recd_metric_label reason_label[] = {{"reason", reason_values, RECD_M_REASONS}};
+static const recd_metric_label result_label[] = {{"result", result_values, 2}};
+
+/* Flushes are buffered writes of up to a few MiB: sub-millisecond normally, seconds when the disk
+ * stalls. */
+static const double flush_buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                       0.1,    0.25,  0.5,    1,     2.5,  5,     10};
+
+int recd_daemon_metrics_init(recd_daemon_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    recd_metrics *r = recd_metrics_new();
+    if (!r)
+        return -ENOMEM;
+    m->registry = r;
+    m->sessions_open = recd_metrics_add(r, RECD_METRIC_GAUGE, "recd_sessions_open",
+                                        "Recording sessions currently open.", NULL, 0, NULL, 0);
+    m->samples_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_samples_total",
+                                        "Samples (state and event messages) accepted.", transport_format, 2,
+                                        NULL, 0);
+    m->bytes_in_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_bytes_in_total",
+                                         "Bytes of accepted input messages.", transport_format, 2, NULL, 0);
+    m->decode_errors_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_decode_errors_total",
+                                              "Input messages rejected, by reason.", reason_label, 1, NULL, 0);
+    m->udp_gaps_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_udp_gaps_total",
+                                         "UDP datagrams missing by sequence number.", NULL, 0, NULL, 0);
+    m->udp_duplicates_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_udp_duplicates_total",
+                                               "UDP datagrams dropped as duplicates.", NULL, 0, NULL, 0);
+    m->bytes_written_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_bytes_written_total",
+                                              "Bytes written to recording files.", NULL, 0, NULL, 0);
+    m->files_finalized_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_files_finalized_total",
+                                                "Recording files finalized (renamed from .part).", NULL, 0,
+                                                NULL, 0);
+    m->flush_latency_seconds = recd_metrics_add(r, RECD_METRIC_HISTOGRAM, "recd_flush_latency_seconds",
+                                                "Time to write one session flush to its file.", NULL, 0,
+                                                flush_buckets, sizeof flush_buckets / sizeof *flush_buckets);
+    m->buffered_bytes = recd_metrics_add(r, RECD_METRIC_GAUGE, "recd_buffered_bytes",
+                                         "Bytes accepted but not yet written, over all sessions.", NULL, 0,
+                                         NULL, 0);
+    m->backpressure_events_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_backpressure_events_total",
+                                                    "Times reading was paused because a buffer limit was hit.",
+                                                    NULL, 0, NULL, 0);
+    m->config_reloads_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_config_reloads_total",
+                                               "Configuration reloads (SIGHUP), by result.", result_label, 1,
+                                               NULL, 0);
+    if (!m->sessions_open || !m->samples_total || !m->bytes_in_total || !m->decode_errors_total ||
+        !m->udp_gaps_total || !m->udp_duplicates_total || !m->bytes_written_total || !m->files_finalized_total ||
+        !m->flush_latency_seconds || !m->buffered_bytes || !m->backpressure_events_total ||
+        !m->config_reloads_total) {
+        recd_daemon_metrics_free(m);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void recd_daemon_metrics_free(recd_daemon_metrics *m)
+{
+    recd_metrics_free(m->registry);
+    memset(m, 0, sizeof *m);
+}
+
+void recd_metrics_sample(recd_daemon_metrics *m, recd_m_transport t, recd_m_format f, uint64_t bytes)
+{
+    size_t s = recd_metric_series2(m->samples_total, (size_t)t, (size_t)f);
+    recd_metric_add(m->samples_total, s, 1);
+    recd_metric_add(m->bytes_in_total, s, bytes);
+}
+
+void recd_metrics_decode_error(recd_daemon_metrics *m, recd_m_reason reason)
+{
+    size_t idx = (size_t)reason;
+    recd_metric_add(m->decode_errors_total, recd_metric_series(m->decode_errors_total, &idx), 1);
+}
+
+void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, double seconds)
+{
+    recd_metric_add(m->bytes_written_total, 0, bytes_written);
+    recd_metric_observe(m->flush_latency_seconds, 0, seconds);
+}
+
+void recd_metrics_config_reload(recd_daemon_metrics *m, int ok)
+{
+    size_t idx = ok ? 0 : 1;
+    recd_metric_add(m->config_reloads_total, recd_metric_series(m->config_reloads_total, &idx), 1);
+}

@@ -1,0 +1,106 @@
+/* Metrics registry for the Prometheus /metrics endpoint: counters, gauges and fixed-bucket
+ * histograms, each with up to two labels whose values are fixed at registration. Updates are
+ * lock-free C11 atomics, so the event loop and writer threads may update concurrently; register
+ * everything before other threads start. Also declares recd's own metric set. */
+#ifndef RECD_DAEMON_METRICS_H
+#define RECD_DAEMON_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recd/common.h"
+
+typedef enum recd_metric_type {
+    RECD_METRIC_COUNTER,
+    RECD_METRIC_GAUGE,
+    RECD_METRIC_HISTOGRAM
+} recd_metric_type;
+
+typedef struct recd_metric_label {
+    const char *name;          /* e.g. "transport" */
+    const char *const *values; /* every value it can take, e.g. {"tcp", "udp", "unix"} */
+    size_t count;
+} recd_metric_label;
+
+#define RECD_METRIC_MAX_LABELS 2
+#define RECD_METRIC_MAX_BUCKETS 32
+#define RECD_METRIC_NO_SERIES ((size_t)-1)
+
+typedef struct recd_metric recd_metric;
+typedef struct recd_metrics recd_metrics;
+
+recd_metrics *recd_metrics_new(void);
+void recd_metrics_free(recd_metrics *reg);
+
+/* Registers a family. Names must be valid Prometheus names and unique; histogram buckets must be
+ * finite and strictly increasing (+Inf is implicit). Returns NULL on invalid input or no memory.
+ * The label arrays and strings must outlive the registry (use static tables). */
+recd_metric *recd_metrics_add(recd_metrics *reg, recd_metric_type type, const char *name, const char *help,
+                              const recd_metric_label *labels, size_t nlabels, const double *buckets,
+                              size_t nbuckets);
+
+/* Series index for the given label value indexes (one per label, in registration order); 0 for a
+ * family without labels; RECD_METRIC_NO_SERIES when out of range (updates then do nothing). */
+size_t recd_metric_series(const recd_metric *m, const size_t *value_indexes);
+size_t recd_metric_series2(const recd_metric *m, size_t first, size_t second);
+
+void recd_metric_add(recd_metric *m, size_t series, uint64_t n);          /* counter or gauge */
+void recd_metric_sub(recd_metric *m, size_t series, uint64_t n);          /* gauge */
+void recd_metric_set(recd_metric *m, size_t series, int64_t value);       /* gauge */
+void recd_metric_observe(recd_metric *m, size_t series, double value);    /* histogram */
+
+/* Current value of a counter or gauge series (tests, status lines). */
+int64_t recd_metric_value(const recd_metric *m, size_t series);
+/* Number of observations of a histogram series. */
+uint64_t recd_metric_count(const recd_metric *m, size_t series);
+
+/* Appends the text exposition format (version 0.0.4) of every family to out. 0 or -ENOMEM. */
+int recd_metrics_render(const recd_metrics *reg, recd_buf *out);
+
+#define RECD_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/* ---- recd's metric set ---- */
+
+typedef enum recd_m_transport { RECD_M_TCP, RECD_M_UDP, RECD_M_UNIX, RECD_M_TRANSPORTS } recd_m_transport;
+typedef enum recd_m_format { RECD_M_SAMP_ONFOOT, RECD_M_SAMP_VEHICLE, RECD_M_RECAP, RECD_M_FORMATS } recd_m_format;
+
+/* Why an input message was rejected (label "reason" of recd_decode_errors_total). */
+typedef enum recd_m_reason {
+    RECD_M_FRAMING,         /* "framing": broken length prefix / line structure */
+    RECD_M_TOO_LARGE,       /* "too_large": frame above limits.max_frame */
+    RECD_M_SYNTAX,          /* "syntax": not valid JSON / binary encoding */
+    RECD_M_SCHEMA,          /* "schema": well-formed but a field is missing or out of range */
+    RECD_M_UNKNOWN_SESSION, /* "unknown_session": state/event/close for a session never opened */
+    RECD_M_TIME_ORDER,      /* "time_order": time went backwards under rec.time_policy reject */
+    RECD_M_AUTH,            /* "auth": missing or wrong auth token */
+    RECD_M_OTHER,           /* "other" */
+    RECD_M_REASONS
+} recd_m_reason;
+
+typedef struct recd_daemon_metrics {
+    recd_metrics *registry;
+    recd_metric *sessions_open;             /* gauge */
+    recd_metric *samples_total;             /* counter {transport, format} */
+    recd_metric *bytes_in_total;            /* counter {transport, format} */
+    recd_metric *decode_errors_total;       /* counter {reason} */
+    recd_metric *udp_gaps_total;            /* counter */
+    recd_metric *udp_duplicates_total;      /* counter */
+    recd_metric *bytes_written_total;       /* counter */
+    recd_metric *files_finalized_total;     /* counter */
+    recd_metric *flush_latency_seconds;     /* histogram */
+    recd_metric *buffered_bytes;            /* gauge */
+    recd_metric *backpressure_events_total; /* counter */
+    recd_metric *config_reloads_total;      /* counter {result: ok, failed} */
+} recd_daemon_metrics;
+
+/* Registers every recd metric (all series start at 0, so dashboards see them at once). 0 or -ENOMEM. */
+int recd_daemon_metrics_init(recd_daemon_metrics *m);
+void recd_daemon_metrics_free(recd_daemon_metrics *m);
+
+/* One input message accepted: bumps samples and bytes for its transport and format. */
+void recd_metrics_sample(recd_daemon_metrics *m, recd_m_transport t, recd_m_format f, uint64_t bytes);
+void recd_metrics_decode_error(recd_daemon_metrics *m, recd_m_reason reason);
+void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, double seconds);
+void recd_metrics_config_reload(recd_daemon_metrics *m, int ok);
+
+#endif

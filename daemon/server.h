@@ -1,0 +1,81 @@
+/* The recd daemon: one libuv loop owning listeners, connections and sessions, and the lifecycle
+ * around them: startup recovery of .part files, binding, readiness, reload, watchdog, retention,
+ * and on SIGTERM a drain that reads open connections to their end, then flushes and finalizes
+ * every file before the process exits. */
+#ifndef RECD_DAEMON_SERVER_H
+#define RECD_DAEMON_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "http_server.h"
+#include "metrics.h"
+#include "server_options.h"
+#include "session_table.h"
+#include "signals.h"
+#include "writer.h"
+
+typedef struct recd_listener recd_listener;
+typedef struct recd_conn recd_conn;
+typedef struct recd_session recd_session;
+
+typedef enum server_phase {
+    SERVER_RUNNING = 0,
+    SERVER_DRAINING,   /* SIGTERM: no new connections; open ones are read until EOF or timeout */
+    SERVER_FINALIZING, /* every session is being flushed and finalized */
+    SERVER_CLOSING     /* handles are closing; the loop ends when they are */
+} server_phase;
+
+#define SERVER_READ_BUFFER (64u * 1024u) /* one read at a time on the loop thread */
+
+struct recd_server {
+    uv_loop_t *loop;
+    recd_config cfg;
+    const recd_cli *cli; /* reapplied on reload */
+    server_phase phase;
+    int exit_code;
+
+    recd_daemon_metrics metrics;
+    recd_http_server *http;
+    int metrics_port; /* bound port, -1 when off */
+
+    writer_stage writer;
+    int root_fd;
+
+    recd_listener *listeners;
+    recd_conn *conns;
+    size_t conn_count, paused_count;
+
+    session_table table;
+    recd_session *sessions; /* every live session, open or finishing */
+    size_t live_sessions;
+    uint64_t buffered; /* bytes accepted and not yet written, all sessions */
+
+    uv_timer_t tick_timer, retention_timer, watchdog_timer, drain_timer;
+    uint64_t tick_period_ms;
+    bool retention_running;
+    uint64_t last_write_error_ms; /* for /healthz */
+    recd_signals signals;
+
+    uint8_t read_buf[SERVER_READ_BUFFER];
+};
+
+/* Runs the daemon until it has shut down. Takes cfg over. Returns the process exit code. */
+int recd_server_run(recd_config *cfg, const recd_cli *cli);
+
+uint64_t server_now_ms(const recd_server *s); /* monotonic milliseconds */
+int64_t server_epoch_ms(void);                /* wall clock, Unix milliseconds */
+
+/* Lifecycle hooks for the other modules. */
+void server_shutdown(recd_server *s); /* SIGTERM / SIGINT; a second call skips the drain */
+void server_reload(recd_server *s);   /* SIGHUP */
+void server_conn_gone(recd_server *s);
+void server_session_gone(recd_server *s);
+void server_resume_paused(recd_server *s);
+void server_run_retention(recd_server *s);
+void server_announce_listener(recd_server *s, const recd_listener *l); /* log + --print-ports */
+
+#endif

@@ -1,0 +1,448 @@
+/* Sessions: the registry entry points (open, samples, flush, close), buffering and flushing by
+ * time and size, parts and their rotation, the writer hand-off, and the session lifecycle. The
+ * format-specific encoding lives in session_rec.c and session_recap.c. */
+#include "session.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "recd/path_template.h"
+#include "server.h"
+
+static void on_written(void *ctx, const writer_result *r);
+
+int session_refuse(session_input *in, recd_m_reason reason, char *why, size_t whylen,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, whylen, fmt, ap);
+    va_end(ap);
+    in->reason_set = true;
+    in->reason = reason;
+    return -EBADMSG;
+}
+
+/* The message was refused with why already written: set the metric label only. */
+static int refuse_as(session_input *in, recd_m_reason reason)
+{
+    in->reason_set = true;
+    in->reason = reason;
+    return -EBADMSG;
+}
+
+static void update_open_gauge(recd_server *srv)
+{
+    recd_metric_set(srv->metrics.sessions_open, 0, (int64_t)srv->table.count);
+}
+
+recd_msg_format session_format_of(void *ctx, const char *key)
+{
+    session_input *in = ctx;
+    recd_session *s = session_table_get(&in->srv->table, key);
+    if (!s) {
+        in->lookup_missed = true;
+        return RECD_MSG_FMT_NONE;
+    }
+    return s->format;
+}
+
+/* ---- buffering ------------------------------------------------------------------------------- */
+
+void session_account(recd_session *s, int64_t delta)
+{
+    recd_server *srv = s->srv;
+    if (delta < 0 && (uint64_t)-delta > s->buffered)
+        delta = -(int64_t)s->buffered;
+    s->buffered += (uint64_t)delta;
+    srv->buffered += (uint64_t)delta;
+    if (delta >= 0)
+        recd_metric_add(srv->metrics.buffered_bytes, 0, (uint64_t)delta);
+    else
+        recd_metric_sub(srv->metrics.buffered_bytes, 0, (uint64_t)-delta);
+}
+
+void session_note_pending(recd_session *s, uint64_t now_ms)
+{
+    if (!s->pending_since_ms)
+        s->pending_since_ms = now_ms ? now_ms : 1;
+}
+
+int session_put(recd_session *s, const void *data, size_t len)
+{
+    if (!s->part)
+        return -EINVAL;
+    int rc = writer_put(&s->queue, s->part, data, len);
+    if (rc < 0)
+        return rc;
+    s->part_pending += len;
+    session_account(s, (int64_t)len);
+    session_note_pending(s, server_now_ms(s->srv));
+    return 0;
+}
+
+static void kick(recd_session *s)
+{
+    int rc = writer_kick(&s->srv->writer, &s->queue, on_written, s);
+    if (rc < 0)
+        log_err("session '%s': cannot start a writer job: %s (retrying at the next flush)", s->key,
+                recd_strerror(rc));
+}
+
+void session_flush(recd_session *s)
+{
+    if (s->recap)
+        session_recap_flush(s, false, server_now_ms(s->srv));
+    writer_seal(&s->queue);
+    s->last_flush_ms = server_now_ms(s->srv);
+    s->pending_since_ms = 0;
+    kick(s);
+}
+
+void session_maybe_flush(recd_session *s)
+{
+    uint64_t pending = writer_open_bytes(&s->queue);
+    if (s->recap)
+        pending += session_recap_encoder_bytes(s->recap);
+    if (pending >= s->srv->cfg.flush.buffer_size)
+        session_flush(s);
+}
+
+/* ---- parts ----------------------------------------------------------------------------------- */
+
+int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level)
+{
+    const recd_config *cfg = &s->srv->cfg;
+    recd_path_vars v = {recd_msg_format_name(s->format), recd_msg_format_ext(s->format), s->key,
+                        start_epoch_ms, s->part_no};
+    char rel[RECD_PATH_MAX];
+    int rc = recd_path_render(&cfg->output.path_template, &v, rel, sizeof rel);
+    if (rc == -ERANGE) { /* a start time strftime cannot show: name the part by arrival */
+        v.start_ms = server_epoch_ms();
+        rc = recd_path_render(&cfg->output.path_template, &v, rel, sizeof rel);
+    }
+    if (rc < 0) {
+        log_err("session '%s': cannot name part %u from the path template: %s", s->key, s->part_no,
+                recd_strerror(rc));
+        return rc;
+    }
+    writer_part *p = writer_part_new(rel, gzip_level);
+    if (!p)
+        return -ENOMEM;
+    s->part = p;
+    s->part_no++;
+    s->part_written = 0;
+    s->part_pending = 0;
+    return 0;
+}
+
+bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms)
+{
+    const recd_config *cfg = &s->srv->cfg;
+    if (!s->part)
+        return false;
+    uint64_t size = s->part_written + s->part_pending;
+    if (s->recap)
+        size += session_recap_encoder_bytes(s->recap);
+    if (cfg->rotation.max_size && size > 0 && size + add_bytes > cfg->rotation.max_size)
+        return true;
+    return cfg->rotation.max_duration_ms && span_ms >= cfg->rotation.max_duration_ms;
+}
+
+void session_end_part(recd_session *s, uint8_t *header, size_t header_len)
+{
+    if (!s->part)
+        return;
+    int rc = writer_end_part(&s->queue, s->part, header, header_len);
+    if (rc < 0) {
+        free(header);
+        log_crit("session '%s': out of memory ending a part; its .part file is left for recovery",
+                 s->key);
+    }
+    s->part = NULL;
+    s->part_written = s->part_pending = 0;
+}
+
+/* Ends the current part in the format's way (Recap: last member, header patch). */
+static void end_format_part(recd_session *s, bool session_end)
+{
+    if (s->recap)
+        session_recap_end_part(s, session_end);
+    else
+        session_rec_end_part(s);
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------------- */
+
+static void destroy(recd_session *s)
+{
+    recd_server *srv = s->srv;
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        srv->sessions = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    if (s->in_table) {
+        session_table_remove(&srv->table, s);
+        update_open_gauge(srv);
+    }
+    session_account(s, -(int64_t)s->buffered);
+    writer_queue_discard(&s->queue);
+    session_recap_free(s->recap);
+    free(s);
+    srv->live_sessions--;
+    server_session_gone(srv);
+}
+
+void session_close(recd_session *s, const char *why)
+{
+    if (s->closing)
+        return;
+    log_debug("session '%s' closed: %s", s->key, why);
+    end_format_part(s, true);
+    writer_seal(&s->queue);
+    kick(s);
+    if (s->in_table) {
+        session_table_remove(&s->srv->table, s);
+        s->in_table = false;
+        update_open_gauge(s->srv);
+    }
+    s->closing = true;
+    if (writer_idle(&s->queue))
+        destroy(s);
+}
+
+static void go_dormant(recd_session *s, uint64_t now_ms)
+{
+    log_debug("session '%s' idle: finalizing its file", s->key);
+    end_format_part(s, false);
+    writer_seal(&s->queue);
+    s->pending_since_ms = 0;
+    kick(s);
+    s->dormant = true;
+    s->dormant_since_ms = now_ms;
+}
+
+void session_tick(recd_session *s, uint64_t now_ms)
+{
+    const recd_config *cfg = &s->srv->cfg;
+    if (s->closing)
+        return;
+    if (s->dormant) {
+        if (cfg->rotation.idle_timeout_ms && now_ms - s->dormant_since_ms >= cfg->rotation.idle_timeout_ms)
+            session_close(s, "forgotten after being idle");
+        return;
+    }
+    bool pending = s->pending_since_ms != 0 || (s->recap && session_recap_has_pending(s->recap));
+    if (pending && s->pending_since_ms && now_ms - s->pending_since_ms >= cfg->flush.interval_ms)
+        session_flush(s);
+    else if (pending && !s->pending_since_ms)
+        session_note_pending(s, now_ms);
+    if (cfg->rotation.idle_timeout_ms && now_ms - s->last_input_ms >= cfg->rotation.idle_timeout_ms)
+        go_dormant(s, now_ms);
+}
+
+static void on_written(void *ctx, const writer_result *r)
+{
+    recd_session *s = ctx;
+    recd_server *srv = s->srv;
+    session_account(s, -(int64_t)r->released);
+    recd_metrics_flush_done(&srv->metrics, r->written, r->seconds);
+    if (r->finalized)
+        recd_metric_add(srv->metrics.files_finalized_total, 0, r->finalized);
+    if (r->failures)
+        srv->last_write_error_ms = server_now_ms(srv);
+    if (s->part && r->last == s->part) {
+        s->part_written = r->last_size;
+        s->part_pending -= r->last_released < s->part_pending ? r->last_released : s->part_pending;
+    }
+    if (s->part && r->broken == s->part && !s->closing) {
+        /* The file failed: end it (left for recovery) and start a fresh part on the next sample. */
+        end_format_part(s, false);
+        writer_seal(&s->queue);
+    }
+    if (s->queue.head)
+        kick(s);
+    else if (s->closing && writer_idle(&s->queue)) {
+        destroy(s);
+    }
+    server_resume_paused(srv);
+}
+
+/* ---- dispatch -------------------------------------------------------------------------------- */
+
+static recd_session *session_new(recd_server *srv, const recd_msg *m, uint64_t now_ms)
+{
+    recd_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->srv = srv;
+    memcpy(s->key, m->session, sizeof s->key);
+    s->key[RECD_SESSION_KEY_MAX] = 0;
+    s->format = m->format;
+    s->start_epoch_ms = m->open.has_start_time ? m->open.start_time_ms : server_epoch_ms();
+    s->start_mono_ms = now_ms;
+    s->last_input_ms = now_ms;
+    s->last_flush_ms = now_ms;
+    return s;
+}
+
+static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, char *why,
+                         size_t whylen)
+{
+    recd_server *srv = in->srv;
+    const recd_config *cfg = &srv->cfg;
+    if (cfg->auth.token && (!m->open.auth || strcmp(m->open.auth, cfg->auth.token) != 0))
+        return session_refuse(in, RECD_M_AUTH, why, whylen, "open of session '%s': %s auth token", m->session,
+                      m->open.auth ? "wrong" : "missing");
+    if (m->format == RECD_MSG_FMT_NONE)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "open of session '%s' without a format",
+                      m->session);
+    recd_session *s = session_table_get(&srv->table, m->session);
+    if (s) {
+        if (s->format != m->format)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                          "open of session '%s' as %s, but it is open as %s", m->session,
+                          recd_msg_format_name(m->format), recd_msg_format_name(s->format));
+        s->last_input_ms = now_ms; /* a resumed session: the repeated open changes nothing */
+        in->accepted = true;
+        return 0;
+    }
+    if (srv->table.count >= cfg->limits.max_sessions)
+        return session_refuse(in, RECD_M_OTHER, why, whylen,
+                      "open of session '%s' refused: %u sessions are open (limits.max_sessions)",
+                      m->session, cfg->limits.max_sessions);
+    s = session_new(srv, m, now_ms);
+    if (!s)
+        return -ENOMEM;
+    if (in->datagram && m->has_seq) {
+        s->have_seq = true;
+        s->last_seq = m->seq;
+    }
+    if (m->format == RECD_MSG_FMT_RECAP) {
+        int rc = session_recap_open(s, m, why, whylen);
+        if (rc < 0) {
+            free(s);
+            if (rc == -ENOMEM)
+                return rc;
+            return refuse_as(in, RECD_M_SCHEMA);
+        }
+    }
+    if (session_table_put(&srv->table, s) < 0) {
+        session_recap_free(s->recap);
+        free(s);
+        return -ENOMEM;
+    }
+    s->in_table = true;
+    s->next = srv->sessions;
+    if (srv->sessions)
+        srv->sessions->prev = s;
+    srv->sessions = s;
+    srv->live_sessions++;
+    update_open_gauge(srv);
+    in->accepted = true;
+    log_debug("session '%s' opened (%s) from %s", s->key, recd_msg_format_name(s->format), in->peer);
+    return 0;
+}
+
+/* UDP sequence numbers: false for a duplicate (or reordered) message, which is dropped. */
+static bool sequence_ok(session_input *in, recd_session *s, const recd_msg *m)
+{
+    recd_daemon_metrics *mt = &in->srv->metrics;
+    if (!s->have_seq) {
+        s->have_seq = true;
+        s->last_seq = m->seq;
+        return true;
+    }
+    if (m->seq <= s->last_seq) {
+        recd_metric_add(mt->udp_duplicates_total, 0, 1);
+        return false;
+    }
+    if (m->seq - s->last_seq > 1)
+        recd_metric_add(mt->udp_gaps_total, 0, m->seq - s->last_seq - 1);
+    s->last_seq = m->seq;
+    return true;
+}
+
+static void note_limits(session_input *in, recd_session *s)
+{
+    const recd_config *cfg = &in->srv->cfg;
+    if (s->buffered > cfg->limits.session_buffer)
+        memcpy(in->over_key, s->key, sizeof in->over_key);
+    if (in->srv->buffered > cfg->limits.process_buffer)
+        in->over_process = true;
+}
+
+static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m,
+                           const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
+{
+    const recd_config *cfg = &in->srv->cfg;
+    bool is_recap = s->format == RECD_MSG_FMT_RECAP;
+    if (m->type == RECD_MSG_EVENT && !is_recap)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "event for session '%s': %s sessions have no events",
+                      s->key, recd_msg_format_name(s->format));
+    if (m->type == RECD_MSG_STATE && m->format != s->format)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "a %s state for session '%s', which is %s",
+                      recd_msg_format_name(m->format), s->key, recd_msg_format_name(s->format));
+    if (in->datagram && (s->buffered > cfg->limits.session_buffer ||
+                         in->srv->buffered > cfg->limits.process_buffer)) {
+        recd_metric_add(in->srv->metrics.backpressure_events_total, 0, 1);
+        log_warn("udp %s: session '%s' is over its buffer limit: datagram dropped", in->peer, s->key);
+        return 0;
+    }
+    s->last_input_ms = now_ms;
+    s->dormant = false;
+    int rc = is_recap ? session_recap_msg(s, in, m, meta->has_time, now_ms, why, whylen)
+                      : session_rec_state(s, in, m, meta->has_time, now_ms, why, whylen);
+    if (rc < 0)
+        return rc;
+    note_limits(in, s);
+    session_maybe_flush(s);
+    return 0;
+}
+
+int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
+                     size_t whylen)
+{
+    recd_server *srv = in->srv;
+    uint64_t now_ms = server_now_ms(srv);
+    if (m->type == RECD_MSG_OPEN) {
+        in->acct_format = m->format;
+        return dispatch_open(in, m, now_ms, why, whylen);
+    }
+    recd_session *s = session_table_get(&srv->table, m->session);
+    if (!s)
+        return session_refuse(in, RECD_M_UNKNOWN_SESSION, why, whylen,
+                      "%s for unknown session '%s' (never opened, or closed)",
+                      recd_msg_type_name(m->type), m->session);
+    in->acct_format = s->format;
+    if (in->datagram && m->has_seq && !sequence_ok(in, s, m))
+        return 0;
+    switch (m->type) {
+    case RECD_MSG_STATE:
+    case RECD_MSG_EVENT: return dispatch_sample(in, s, m, meta, now_ms, why, whylen);
+    case RECD_MSG_FLUSH:
+        s->last_input_ms = now_ms;
+        if (s->recap) {
+            int rc = session_recap_flush_at(s, m, why, whylen);
+            if (rc < 0)
+                return refuse_as(in, RECD_M_SCHEMA);
+        }
+        session_flush(s);
+        in->accepted = true;
+        return 0;
+    case RECD_MSG_CLOSE:
+        if (s->recap && m->close.has_end_time)
+            session_recap_close_time(s, m->close.end_time_ms);
+        session_close(s, "close message");
+        in->accepted = true;
+        return 0;
+    default:
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "unexpected message type %d", (int)m->type);
+    }
+}

@@ -1,0 +1,129 @@
+/* Recording sessions. A session is one recording keyed by the client's session key: it outlives
+ * connections (a reconnecting TCP client or a UDP client resumes it), turns samples into file
+ * bytes on the loop thread (a .rec block, or Recap delta actions through the encoder) and queues
+ * them for the writer stage, which it flushes by time and size. It rotates to a new part by size,
+ * duration and idle time, and finalizes its file on close and shutdown. */
+#ifndef RECD_DAEMON_SESSION_H
+#define RECD_DAEMON_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "recd/message.h"
+#include "recd/samp_rec.h"
+#include "recd/wire.h"
+#include "writer.h"
+
+typedef struct recd_server recd_server;
+typedef struct session_recap session_recap;
+
+typedef struct recd_session {
+    struct recd_session *hnext;       /* session_table chain */
+    struct recd_session *prev, *next; /* every live session, for the timers */
+    recd_server *srv;
+    char key[RECD_SESSION_KEY_MAX + 1];
+    recd_msg_format format;
+    bool in_table; /* false once closed: the key may be opened again while this one finishes */
+    bool closing;  /* no more input; freed when the writer is done */
+    bool dormant;  /* idle: file finalized, buffers freed, resumes on the next sample */
+
+    int64_t start_epoch_ms;   /* session start, Unix ms (open's start_time or arrival) */
+    uint64_t start_mono_ms;   /* monotonic clock at open: arrival stamps count from here */
+    uint64_t last_input_ms;   /* monotonic time of the last message */
+    uint64_t last_flush_ms;
+    uint64_t pending_since_ms; /* oldest unflushed input; 0 when nothing is pending */
+    uint64_t dormant_since_ms;
+
+    bool have_seq; /* UDP: highest sequence number seen */
+    uint64_t last_seq;
+
+    /* Current part: NULL until the first bytes of a part are produced. */
+    writer_part *part;
+    uint32_t part_no;      /* parts started so far (the next one gets this number) */
+    uint64_t part_written; /* its size on disk after the last job that wrote it */
+    uint64_t part_pending; /* bytes queued for it and not yet written (uncompressed) */
+
+    /* .rec */
+    recd_rec_writer rec;
+    bool rec_any;          /* a block was accepted in this session */
+    uint32_t rec_last;     /* last accepted time (session clock) */
+    uint32_t rec_base;     /* subtracted in this part (rebased parts) */
+    uint32_t rec_part_first;
+
+    session_recap *recap; /* recap only */
+
+    writer_queue queue;
+    uint64_t buffered; /* bytes accepted and not yet written (queued, in flight, in the encoder) */
+} recd_session;
+
+/* How a message reached the daemon; filled by the listener, read and written by dispatch. */
+typedef struct session_input {
+    recd_server *srv;
+    recd_m_transport transport;
+    bool datagram;        /* UDP rules: sequence numbers, drop instead of backpressure */
+    const char *peer;     /* for log lines */
+    bool reason_set;      /* dispatch refused a message and chose the metric label: */
+    recd_m_reason reason;
+    bool accepted;        /* the last message was applied (not dropped): count its bytes */
+    char over_key[RECD_SESSION_KEY_MAX + 1]; /* a session over its buffer limit ("" none) */
+    bool over_process;                       /* the process is over its buffer limit */
+    bool lookup_missed;   /* format_of found no session: an unknown-session error follows */
+    /* Input byte accounting: a message's size is known when the next one starts. */
+    bool acct_open, acct_sample;
+    recd_msg_format acct_format;
+    uint64_t acct_offset;
+} session_input;
+
+/* Applies one decoded message. Returns 0 when it was accepted, or dropped and counted; a negative
+ * errno when it violates the protocol (why says how; in->reason says which metric): a TCP
+ * connection is then answered with an error and closed, a UDP datagram is dropped. */
+int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
+                     size_t whylen);
+
+/* Refuses the message being dispatched: writes why, sets the metric label, returns -EBADMSG. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+int session_refuse(session_input *in, recd_m_reason reason, char *why, size_t whylen,
+                   const char *fmt, ...);
+
+/* recd_wire_format_fn over the registry (ctx is a session_input). */
+recd_msg_format session_format_of(void *ctx, const char *key);
+
+/* Timer work for one session: flush by time, idle rotation, forgetting dormant sessions. */
+void session_tick(recd_session *s, uint64_t now_ms);
+/* Writes what is buffered now (flush.buffer_size, flush messages, shutdown). */
+void session_flush(recd_session *s);
+/* Finalizes the current part, detaches the session and frees it once written (close message,
+ * shutdown, forgetting a dormant session). */
+void session_close(recd_session *s, const char *why);
+
+/* Used by the format modules. */
+int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level);
+int session_put(recd_session *s, const void *data, size_t len);
+void session_account(recd_session *s, int64_t delta); /* buffered bytes, session and process */
+void session_note_pending(recd_session *s, uint64_t now_ms); /* starts the flush clock */
+void session_maybe_flush(recd_session *s);            /* flush when over flush.buffer_size */
+bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms);
+void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
+
+/* .rec (session_rec.c) */
+int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
+                      uint64_t now_ms, char *why, size_t whylen);
+void session_rec_end_part(recd_session *s);
+
+/* Recap (session_recap.c) */
+int session_recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen);
+int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
+                      uint64_t now_ms, char *why, size_t whylen);
+void session_recap_flush(recd_session *s, bool end_of_part, uint64_t now_ms);
+int session_recap_flush_at(recd_session *s, const recd_msg *m, char *why, size_t whylen);
+void session_recap_close_time(recd_session *s, int64_t end_ms);
+void session_recap_end_part(recd_session *s, bool session_end); /* session_end: close end_time */
+void session_recap_free(session_recap *r);
+bool session_recap_has_pending(const session_recap *r);
+uint64_t session_recap_encoder_bytes(const session_recap *r); /* estimate, for rotation by size */
+
+#endif

@@ -1,0 +1,388 @@
+/* Recap sessions. States and events of one tick are collected and given to the Recap encoder
+ * together once a later tick starts (or the tick has waited a whole flush interval). The encoder
+ * never compresses here: a flush takes the member's uncompressed bytes and the writer job
+ * compresses them, so the loop thread only does the cheap delta encoding. Every part has its own
+ * encoder, so it starts with a header and a FULL_STATE; its header is patched with the frame
+ * count and end time when the part ends. Ticks without a time are stamped on arrival
+ * (elapsed / 50 ms). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "server.h"
+#include "session.h"
+
+#define KEEP_SCRATCH_BYTES 4096u
+
+struct session_recap {
+    recd_msg open;           /* deep copy of the open message: the header of every part */
+    recd_recap_encoder *enc; /* the current part's encoder; NULL between parts */
+    recd_buf header;         /* the current part's header bytes, patched when it ends */
+    bool capturing;          /* the encoder is writing its header */
+    uint64_t estimate;       /* bytes accounted for the encoder's pending member */
+    size_t memory_base;      /* encoder memory right after the last member was taken */
+    uint64_t part_first_tick;
+    bool started;            /* a tick was fed in this session */
+    uint64_t first_tick, last_fed;
+    /* the tick being collected */
+    bool have_group, group_stamped;
+    uint64_t group_tick, group_since_ms;
+    recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
+    recd_msg *events;
+    size_t nevents, capevents;
+    recd_msg last_state; /* the latest state fed: the first FULL_STATE of a new part */
+    bool has_close_end;
+    int64_t close_end_ms;
+    recd_buf member; /* scratch for a taken member */
+};
+
+static int recap_sink(void *ctx, const void *data, size_t len)
+{
+    recd_session *s = ctx;
+    session_recap *r = s->recap;
+    if (r->capturing) {
+        int rc = recd_buf_append(&r->header, data, len);
+        if (rc < 0)
+            return rc;
+    }
+    return session_put(s, data, len);
+}
+
+int session_recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
+{
+    if (!open->open.recap) {
+        snprintf(why, whylen, "open of recap session '%s' without its header", s->key);
+        return -EBADMSG;
+    }
+    session_recap *r = calloc(1, sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    int rc = recd_msg_copy(&r->open, open);
+    if (rc < 0) {
+        free(r);
+        return rc;
+    }
+    const recd_msg_recap_open *ro = r->open.open.recap;
+    if (ro->has_start_time)
+        s->start_epoch_ms = ro->header.start_ms;
+    s->recap = r;
+    return 0;
+}
+
+static void group_clear(session_recap *r)
+{
+    recd_msg_free(&r->state);
+    for (size_t i = 0; i < r->nevents; i++)
+        recd_msg_free(&r->events[i]);
+    r->nevents = 0;
+    if (r->capevents > 16) {
+        free(r->events);
+        r->events = NULL;
+        r->capevents = 0;
+    }
+    r->have_group = false;
+}
+
+void session_recap_free(session_recap *r)
+{
+    if (!r)
+        return;
+    group_clear(r);
+    free(r->events);
+    recd_msg_free(&r->last_state);
+    recd_msg_free(&r->open);
+    recd_recap_encoder_free(r->enc);
+    recd_buf_free(&r->header);
+    recd_buf_free(&r->member);
+    free(r);
+}
+
+bool session_recap_has_pending(const session_recap *r)
+{
+    return r->have_group || r->estimate > 0;
+}
+
+uint64_t session_recap_encoder_bytes(const session_recap *r) { return r->estimate; }
+
+/* Re-reads how much the encoder holds since the last member was taken, as buffered bytes. */
+static void update_estimate(recd_session *s)
+{
+    session_recap *r = s->recap;
+    size_t mem = r->enc ? recd_recap_encoder_memory(r->enc) : 0;
+    uint64_t est = r->enc && mem > r->memory_base ? mem - r->memory_base : 0;
+    session_account(s, (int64_t)est - (int64_t)r->estimate);
+    r->estimate = est;
+}
+
+/* Ends the current gzip member: its uncompressed bytes go to the writer, which compresses them. */
+static void take_member(recd_session *s)
+{
+    session_recap *r = s->recap;
+    if (!r->enc)
+        return;
+    r->member.len = 0;
+    int n = recd_recap_encoder_take_member(r->enc, &r->member);
+    if (n < 0) {
+        log_err("session '%s': the Recap encoder failed: %s", s->key, recd_strerror(n));
+    } else if (r->member.len) {
+        int rc = writer_put_member(&s->queue, s->part, r->member.data, r->member.len);
+        if (rc < 0) {
+            log_err("session '%s': out of memory queueing a member: %s", s->key, recd_strerror(rc));
+        } else {
+            s->part_pending += r->member.len;
+            session_account(s, (int64_t)r->member.len);
+        }
+    }
+    if (r->member.cap > KEEP_SCRATCH_BYTES)
+        recd_buf_free(&r->member);
+    recd_recap_encoder_trim(r->enc);
+    r->memory_base = recd_recap_encoder_memory(r->enc);
+    update_estimate(s);
+}
+
+static int start_part(recd_session *s, uint64_t tick)
+{
+    session_recap *r = s->recap;
+    const recd_config *cfg = &s->srv->cfg;
+    if (!r->started) {
+        r->started = true;
+        r->first_tick = tick;
+    }
+    bool first = s->part_no == 0;
+    int64_t start = s->start_epoch_ms;
+    if (!first)
+        start += (int64_t)((tick - r->first_tick) * RECD_RECAP_TICK_MS);
+    int rc = session_start_part(s, start, (int)cfg->recap.gzip_level);
+    if (rc < 0)
+        return rc;
+    recd_recap_header h = r->open.open.recap->header;
+    h.start_ms = start;
+    h.end_ms = 0;
+    h.frame_count = 0; /* "not finalized" until the end patch; recovery recounts after a crash */
+    recd_recap_encoder_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.keyframe_interval = cfg->recap.keyframe_interval;
+    opt.gzip_level = (uint8_t)cfg->recap.gzip_level;
+    /* Members end when the daemon flushes; the limit only guards against a runaway member. */
+    opt.member_limit = (uint32_t)(cfg->limits.session_buffer > UINT32_MAX ? UINT32_MAX
+                                                                          : cfg->limits.session_buffer);
+    r->header.len = 0;
+    r->capturing = true;
+    recd_sink sink = {recap_sink, s};
+    rc = recd_recap_encoder_new(&r->enc, &h, &opt, sink);
+    r->capturing = false;
+    if (rc < 0) {
+        log_err("session '%s': cannot start a Recap part: %s", s->key, recd_strerror(rc));
+        session_end_part(s, NULL, 0);
+        return rc;
+    }
+    r->part_first_tick = tick;
+    r->memory_base = recd_recap_encoder_memory(r->enc);
+    r->estimate = 0;
+    return 0;
+}
+
+/* Closes the current part: last member, then finish and the header patch. */
+static void end_part(recd_session *s, bool session_end)
+{
+    session_recap *r = s->recap;
+    if (!r->enc) {
+        session_end_part(s, NULL, 0);
+        return;
+    }
+    take_member(s);
+    recd_recap_finish_info info;
+    int rc = recd_recap_encoder_finish(r->enc, &info);
+    uint8_t *patched = NULL;
+    if (rc == 0 && r->header.len) {
+        int64_t end = session_end && r->has_close_end ? r->close_end_ms : info.end_ms;
+        patched = malloc(r->header.len);
+        if (patched) {
+            memcpy(patched, r->header.data, r->header.len);
+            if (recd_recap_header_patch(patched, r->header.len, (uint32_t)info.frame_count, end) < 0) {
+                free(patched);
+                patched = NULL;
+            }
+        }
+    }
+    if (rc < 0 || !patched)
+        log_err("session '%s': the Recap part cannot be finished (%s); the file keeps a frame count "
+                "of 0, which readers recount",
+                s->key, rc < 0 ? recd_strerror(rc) : "out of memory");
+    size_t len = patched ? r->header.len : 0;
+    session_end_part(s, patched, len);
+    recd_recap_encoder_free(r->enc);
+    r->enc = NULL;
+    recd_buf_free(&r->header);
+    update_estimate(s);
+}
+
+/* Gives the collected tick to the encoder, rotating first when the part is full or long. */
+static void feed_group(recd_session *s)
+{
+    session_recap *r = s->recap;
+    if (!r->have_group)
+        return;
+    uint64_t tick = r->group_tick;
+    bool has_state = r->state.type == RECD_MSG_STATE;
+    if (r->enc && session_should_rotate(s, 0, (tick - r->part_first_tick) * RECD_RECAP_TICK_MS))
+        end_part(s, false);
+    const recd_recap_state *st = has_state ? &r->state.recap_state->state : NULL;
+    if (!r->enc) {
+        if (!st && r->last_state.type == RECD_MSG_STATE)
+            st = &r->last_state.recap_state->state;
+        if (!st) {
+            recd_metrics_decode_error(&s->srv->metrics, RECD_M_SCHEMA);
+            log_warn("session '%s': tick %llu dropped: the first tick of a recording needs a state",
+                     s->key, (unsigned long long)tick);
+            group_clear(r);
+            return;
+        }
+        if (start_part(s, tick) < 0) {
+            group_clear(r);
+            return;
+        }
+    }
+    recd_recap_event evbuf[8];
+    recd_recap_event *evs = r->nevents <= 8 ? evbuf : malloc(r->nevents * sizeof *evs);
+    int rc = -ENOMEM;
+    if (evs) {
+        for (size_t i = 0; i < r->nevents; i++)
+            evs[i] = r->events[i].recap_event->event;
+        rc = recd_recap_encoder_tick(r->enc, tick, st, evs, r->nevents);
+        if (evs != evbuf)
+            free(evs);
+    }
+    if (rc < 0) {
+        recd_metrics_decode_error(&s->srv->metrics, RECD_M_SCHEMA);
+        log_warn("session '%s': tick %llu dropped: the Recap encoder refused it: %s", s->key,
+                 (unsigned long long)tick, recd_strerror(rc));
+    } else {
+        r->last_fed = tick;
+        if (has_state) {
+            recd_msg_free(&r->last_state);
+            r->last_state = r->state;
+            memset(&r->state, 0, sizeof r->state);
+        }
+    }
+    group_clear(r);
+    update_estimate(s);
+}
+
+static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, char *why,
+                        size_t whylen)
+{
+    session_recap *r = s->recap;
+    if (m->type == RECD_MSG_STATE) {
+        if (r->state.type == RECD_MSG_STATE) {
+            if (!r->group_stamped)
+                return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                      "session '%s': a second state for tick %llu", s->key,
+                                      (unsigned long long)r->group_tick);
+            recd_msg_free(&r->state); /* stamped: the latest state of the tick wins */
+        }
+        return recd_msg_copy(&r->state, m);
+    }
+    if (r->nevents == r->capevents) {
+        size_t cap = r->capevents ? r->capevents * 2 : 4;
+        recd_msg *e = realloc(r->events, cap * sizeof *e);
+        if (!e)
+            return -ENOMEM;
+        r->events = e;
+        r->capevents = cap;
+    }
+    int rc = recd_msg_copy(&r->events[r->nevents], m);
+    if (rc == 0)
+        r->nevents++;
+    return rc;
+}
+
+int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
+                      uint64_t now_ms, char *why, size_t whylen)
+{
+    session_recap *r = s->recap;
+    bool is_state = m->type == RECD_MSG_STATE;
+    if (!is_state) {
+        int rc = recd_recap_event_check(&m->recap_event->event);
+        if (rc < 0)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                  "event for session '%s': invalid action: %s", s->key,
+                                  recd_strerror(rc));
+    }
+    uint64_t tick = is_state ? m->recap_state->tick : m->recap_event->tick;
+    if (!has_time)
+        tick = (now_ms - s->start_mono_ms) / RECD_RECAP_TICK_MS;
+    uint64_t floor = r->have_group ? r->group_tick : r->started ? r->last_fed + 1 : 0;
+    if (tick < floor) {
+        if (has_time)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                  "session '%s': tick %llu comes after tick %llu (ticks only move "
+                                  "forward)",
+                                  s->key, (unsigned long long)tick,
+                                  (unsigned long long)(floor ? floor - 1 : 0));
+        tick = floor; /* a stamped sample just after its tick was written */
+    }
+    if (r->have_group && tick != r->group_tick)
+        feed_group(s);
+    if (!r->have_group) {
+        r->have_group = true;
+        r->group_tick = tick;
+        r->group_stamped = !has_time;
+        r->group_since_ms = now_ms;
+    }
+    int rc = add_to_group(s, in, m, why, whylen);
+    if (rc < 0)
+        return rc;
+    session_note_pending(s, now_ms);
+    in->accepted = true;
+    return 0;
+}
+
+void session_recap_flush(recd_session *s, bool end_of_part, uint64_t now_ms)
+{
+    session_recap *r = s->recap;
+    /* A tick still being collected is only written once it has waited a whole interval, so the
+     * rest of it (sent in the same burst) is not split off by a timer. */
+    if (r->have_group &&
+        (end_of_part || now_ms - r->group_since_ms >= s->srv->cfg.flush.interval_ms))
+        feed_group(s);
+    take_member(s);
+}
+
+int session_recap_flush_at(recd_session *s, const recd_msg *m, char *why, size_t whylen)
+{
+    session_recap *r = s->recap;
+    feed_group(s);
+    if (!m->flush.has_end_tick || !r->started)
+        return 0;
+    if (m->flush.end_tick <= r->last_fed) {
+        snprintf(why, whylen, "session '%s': flush.end_tick %llu must be after the last tick %llu",
+                 s->key, (unsigned long long)m->flush.end_tick, (unsigned long long)r->last_fed);
+        return -EBADMSG;
+    }
+    uint64_t last = m->flush.end_tick - 1;
+    if (last > r->last_fed && r->enc) {
+        int rc = recd_recap_encoder_tick(r->enc, last, NULL, NULL, 0); /* unchanged ticks */
+        if (rc < 0) {
+            snprintf(why, whylen, "session '%s': flush.end_tick %llu: %s", s->key,
+                     (unsigned long long)m->flush.end_tick, recd_strerror(rc));
+            return -EBADMSG;
+        }
+    }
+    r->last_fed = last;
+    return 0;
+}
+
+void session_recap_close_time(recd_session *s, int64_t end_ms)
+{
+    s->recap->has_close_end = true;
+    s->recap->close_end_ms = end_ms;
+}
+
+void session_recap_end_part(recd_session *s, bool session_end)
+{
+    feed_group(s);
+    end_part(s, session_end);
+}

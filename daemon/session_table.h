@@ -1,0 +1,27 @@
+/* The session registry: sessions by key in a seeded chained hash table, so hostile keys cannot
+ * pile up in one bucket by a hash chosen in advance. Lookups happen on the loop thread only. */
+#ifndef RECD_DAEMON_SESSION_TABLE_H
+#define RECD_DAEMON_SESSION_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct recd_session recd_session;
+
+typedef struct session_table {
+    recd_session **buckets;
+    size_t nbuckets; /* a power of two */
+    size_t count;
+    uint64_t seed;
+} session_table;
+
+/* 0 or -ENOMEM. */
+int session_table_init(session_table *t);
+void session_table_free(session_table *t); /* frees the buckets, not the sessions */
+
+recd_session *session_table_get(const session_table *t, const char *key);
+/* Adds s (its key must not be present). 0 or -ENOMEM. */
+int session_table_put(session_table *t, recd_session *s);
+void session_table_remove(session_table *t, recd_session *s);
+
+#endif

@@ -1,0 +1,386 @@
+/* Writer jobs on the libuv thread pool: batches in, file bytes out (see writer.h). */
+#include "writer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+typedef struct writer_seg {
+    size_t len;
+    bool member; /* compress before writing */
+} writer_seg;
+
+struct writer_batch {
+    writer_batch *next;
+    writer_part *part;
+    recd_buf data;
+    writer_seg *segs;
+    size_t nsegs, capsegs;
+    bool has_members;
+    bool end;
+    uint8_t *header; /* patched header written at offset 0 on end */
+    size_t header_len;
+};
+
+typedef struct writer_job {
+    uv_work_t req;
+    writer_stage *stage;
+    writer_queue *queue;
+    writer_batch *batches;
+    writer_done_fn done;
+    void *ctx;
+    writer_result result;
+} writer_job;
+
+int writer_stage_init(writer_stage *w, uv_loop_t *loop, int root_fd)
+{
+    memset(w, 0, sizeof *w);
+    w->loop = loop;
+    w->root_fd = root_fd;
+    return uv_mutex_init(&w->lock);
+}
+
+void writer_stage_free(writer_stage *w)
+{
+    for (size_t i = 0; i < w->nidle; i++)
+        recd_gzip_deflater_free(w->idle[i]);
+    w->nidle = 0;
+    uv_mutex_destroy(&w->lock);
+}
+
+writer_part *writer_part_new(const char *rel, int gzip_level)
+{
+    writer_part *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->rel = strdup(rel);
+    if (!p->rel) {
+        free(p);
+        return NULL;
+    }
+    p->gzip_level = gzip_level;
+    p->file.fd = -1;
+    return p;
+}
+
+static void part_free(writer_part *p)
+{
+    if (!p)
+        return;
+    recd_part_close_fd(&p->file);
+    free(p->rel);
+    free(p);
+}
+
+static void batch_free(writer_batch *b)
+{
+    recd_buf_free(&b->data);
+    free(b->segs);
+    free(b->header);
+    free(b);
+}
+
+static void queue_push(writer_queue *q, writer_batch *b)
+{
+    b->next = NULL;
+    if (q->tail)
+        q->tail->next = b;
+    else
+        q->head = b;
+    q->tail = b;
+}
+
+void writer_seal(writer_queue *q)
+{
+    if (!q->open)
+        return;
+    queue_push(q, q->open);
+    q->open = NULL;
+}
+
+size_t writer_open_bytes(const writer_queue *q) { return q->open ? q->open->data.len : 0; }
+
+bool writer_idle(const writer_queue *q) { return !q->open && !q->head && !q->busy; }
+
+/* The open batch for part p, starting a new one when the part changes. */
+static writer_batch *open_batch(writer_queue *q, writer_part *p)
+{
+    if (q->open && q->open->part != p)
+        writer_seal(q);
+    if (!q->open) {
+        q->open = calloc(1, sizeof *q->open);
+        if (q->open)
+            q->open->part = p;
+    }
+    return q->open;
+}
+
+static int put(writer_queue *q, writer_part *p, const void *data, size_t len, bool member)
+{
+    writer_batch *b = open_batch(q, p);
+    if (!b)
+        return -ENOMEM;
+    if (len == 0)
+        return 0;
+    writer_seg *last = b->nsegs ? &b->segs[b->nsegs - 1] : NULL;
+    if (!last || last->member || member) {
+        if (b->nsegs == b->capsegs) {
+            size_t cap = b->capsegs ? b->capsegs * 2 : 4;
+            writer_seg *s = realloc(b->segs, cap * sizeof *s);
+            if (!s)
+                return -ENOMEM;
+            b->segs = s;
+            b->capsegs = cap;
+        }
+        last = &b->segs[b->nsegs];
+        last->len = 0;
+        last->member = member;
+    }
+    int rc = recd_buf_append(&b->data, data, len);
+    if (rc < 0)
+        return rc;
+    if (last == &b->segs[b->nsegs])
+        b->nsegs++;
+    last->len += len;
+    b->has_members |= member;
+    return 0;
+}
+
+int writer_put(writer_queue *q, writer_part *p, const void *data, size_t len)
+{
+    return put(q, p, data, len, false);
+}
+
+int writer_put_member(writer_queue *q, writer_part *p, const void *data, size_t len)
+{
+    return put(q, p, data, len, true);
+}
+
+int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t header_len)
+{
+    writer_batch *b = open_batch(q, p);
+    if (!b)
+        return -ENOMEM;
+    b->end = true;
+    b->header = header;
+    b->header_len = header ? header_len : 0;
+    writer_seal(q);
+    return 0;
+}
+
+/* ---- the job (thread pool) ------------------------------------------------------------------ */
+
+static recd_gzip_deflater *deflater_take(writer_stage *w)
+{
+    recd_gzip_deflater *d = NULL;
+    uv_mutex_lock(&w->lock);
+    if (w->nidle)
+        d = w->idle[--w->nidle];
+    uv_mutex_unlock(&w->lock);
+    return d ? d : recd_gzip_deflater_new();
+}
+
+static void deflater_give(writer_stage *w, recd_gzip_deflater *d)
+{
+    if (!d)
+        return;
+    uv_mutex_lock(&w->lock);
+    if (w->nidle < WRITER_POOL_MAX) {
+        w->idle[w->nidle++] = d;
+        d = NULL;
+    }
+    uv_mutex_unlock(&w->lock);
+    recd_gzip_deflater_free(d);
+}
+
+/* Literal bytes copied, member bodies compressed, in order, into out. */
+static int render(writer_stage *w, const writer_batch *b, recd_gzip_deflater **d, recd_buf *out)
+{
+    size_t off = 0;
+    int rc = 0;
+    out->len = 0;
+    for (size_t i = 0; rc == 0 && i < b->nsegs; i++) {
+        const writer_seg *s = &b->segs[i];
+        if (s->member) {
+            if (!*d)
+                *d = deflater_take(w);
+            rc = recd_gzip_member_write(*d, b->part->gzip_level, b->data.data + off, s->len, out);
+        } else {
+            rc = recd_buf_append(out, b->data.data + off, s->len);
+        }
+        off += s->len;
+    }
+    return rc;
+}
+
+static void mark_broken(writer_job *j, writer_part *p, int rc, const char *what)
+{
+    p->broken = true;
+    j->result.failures++;
+    log_err("writer: %s '%s': %s (%s)", what, p->created ? p->file.name : p->rel,
+            p->file.error[0] ? p->file.error : recd_strerror(rc), recd_strerror(rc));
+}
+
+static void write_batch(writer_job *j, writer_batch *b, recd_gzip_deflater **d, recd_buf *out)
+{
+    writer_part *p = b->part;
+    if (p->broken || !b->data.len)
+        return;
+    int rc;
+    if (!p->created) {
+        rc = recd_part_create(&p->file, j->stage->root_fd, p->rel);
+        if (rc < 0) {
+            mark_broken(j, p, rc, "cannot create");
+            return;
+        }
+        p->created = true;
+    }
+    const void *src = b->data.data;
+    size_t n = b->data.len;
+    if (b->has_members) {
+        rc = render(j->stage, b, d, out);
+        if (rc < 0) {
+            mark_broken(j, p, rc, "cannot compress for");
+            return;
+        }
+        src = out->data;
+        n = out->len;
+    }
+    rc = recd_part_append(&p->file, src, n);
+    if (rc < 0) {
+        mark_broken(j, p, rc, "cannot append to");
+        return;
+    }
+    j->result.written += n;
+}
+
+static void end_part(writer_job *j, writer_batch *b)
+{
+    writer_part *p = b->part;
+    if (!p->created)
+        return; /* nothing was ever written: no file */
+    if (p->broken) {
+        recd_part_close_fd(&p->file);
+        log_warn("writer: '%s.part' is left for recovery at the next start after a write error",
+                 p->file.name);
+        return;
+    }
+    int rc = 0;
+    if (b->header_len) {
+        rc = recd_part_pwrite(&p->file, 0, b->header, b->header_len);
+        if (rc == 0)
+            j->result.written += b->header_len;
+    }
+    if (rc == 0)
+        rc = recd_part_finalize(&p->file, 0);
+    if (rc < 0) {
+        mark_broken(j, p, rc, "cannot finalize");
+        recd_part_close_fd(&p->file);
+        return;
+    }
+    p->finalized = true;
+    j->result.finalized++;
+    log_debug("finalized %s (%llu bytes)", p->file.name, (unsigned long long)p->file.size);
+}
+
+static void job_work(uv_work_t *req)
+{
+    writer_job *j = req->data;
+    uint64_t t0 = uv_hrtime();
+    recd_gzip_deflater *d = NULL;
+    recd_buf out = {0};
+    for (writer_batch *b = j->batches; b; b = b->next) {
+        write_batch(j, b, &d, &out);
+        if (b->end)
+            end_part(j, b);
+    }
+    /* Files are opened per job and closed after it: descriptors stay bounded by the pool. */
+    for (writer_batch *b = j->batches; b; b = b->next) {
+        writer_part *p = b->part;
+        if (!b->end)
+            recd_part_close_fd(&p->file);
+    }
+    for (writer_batch *b = j->batches; b; b = b->next) {
+        if (b->end)
+            continue;
+        bool ended_later = false;
+        for (writer_batch *c = b->next; c; c = c->next)
+            ended_later |= c->end && c->part == b->part;
+        if (ended_later)
+            continue;
+        j->result.last = b->part;
+        j->result.last_size = b->part->file.size;
+        if (b->part->broken)
+            j->result.broken = b->part;
+    }
+    deflater_give(j->stage, d);
+    recd_buf_free(&out);
+    j->result.seconds = (double)(uv_hrtime() - t0) / 1e9;
+}
+
+static void job_after(uv_work_t *req, int status)
+{
+    writer_job *j = req->data;
+    (void)status; /* jobs are never cancelled */
+    writer_batch *b = j->batches;
+    while (b) {
+        writer_batch *next = b->next;
+        j->result.released += b->data.len;
+        if (b->part == j->result.last)
+            j->result.last_released += b->data.len;
+        if (b->end)
+            part_free(b->part);
+        batch_free(b);
+        b = next;
+    }
+    j->queue->busy = false;
+    j->stage->jobs_running--;
+    writer_done_fn done = j->done;
+    void *ctx = j->ctx;
+    writer_result r = j->result;
+    free(j);
+    done(ctx, &r);
+}
+
+int writer_kick(writer_stage *w, writer_queue *q, writer_done_fn done, void *ctx)
+{
+    if (q->busy || !q->head)
+        return 0;
+    writer_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return -ENOMEM;
+    j->stage = w;
+    j->queue = q;
+    j->batches = q->head;
+    j->done = done;
+    j->ctx = ctx;
+    j->req.data = j;
+    int rc = uv_queue_work(w->loop, &j->req, job_work, job_after);
+    if (rc < 0) {
+        free(j);
+        return rc;
+    }
+    q->head = q->tail = NULL;
+    q->busy = true;
+    w->jobs_running++;
+    return 0;
+}
+
+uint64_t writer_queue_discard(writer_queue *q)
+{
+    uint64_t bytes = 0;
+    writer_seal(q);
+    writer_batch *b = q->head;
+    while (b) {
+        writer_batch *next = b->next;
+        bytes += b->data.len;
+        if (b->end)
+            part_free(b->part);
+        batch_free(b);
+        b = next;
+    }
+    q->head = q->tail = NULL;
+    return bytes;
+}

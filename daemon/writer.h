@@ -1,0 +1,92 @@
+/* The writer stage. A session's output travels in batches of file bytes (for Recap also
+ * uncompressed gzip member bodies) to jobs on the libuv thread pool, at most one job per session
+ * at a time, so every file receives its bytes in order without locks. A job creates or reopens
+ * the part file, compresses members, appends, and on a part's end patches its header and renames
+ * NAME.part to NAME; it closes every file it opened, so open descriptors are bounded by the pool
+ * size, not by the number of sessions. The loop thread never compresses and never touches disk. */
+#ifndef RECD_DAEMON_WRITER_H
+#define RECD_DAEMON_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "recd/common.h"
+#include "recd/gzip_members.h"
+#include "recd/part_file.h"
+
+#define WRITER_POOL_MAX 16 /* idle compressors kept for reuse (about 256 KiB each) */
+
+/* One output file, from its first byte to its rename. Owned by the writer once ended. */
+typedef struct writer_part {
+    char *rel;      /* relative name asked for (collisions get -N from part_file) */
+    int gzip_level; /* Recap members: the level recorded in the part's header */
+    bool created, broken, finalized;
+    recd_part file;
+} writer_part;
+
+typedef struct writer_batch writer_batch;
+
+/* What a session has queued. Touched by the loop thread only; batches handed to a job belong to
+ * the job until it completes. */
+typedef struct writer_queue {
+    writer_batch *open;        /* collecting bytes; NULL when nothing is pending */
+    writer_batch *head, *tail; /* sealed, waiting for the next job */
+    bool busy;                 /* a job is in flight */
+} writer_queue;
+
+/* Shared by all jobs: the output root and a pool of reusable compressors. */
+typedef struct writer_stage {
+    uv_loop_t *loop;
+    int root_fd;
+    uv_mutex_t lock;
+    recd_gzip_deflater *idle[WRITER_POOL_MAX];
+    size_t nidle;
+    uint64_t jobs_running;
+} writer_stage;
+
+typedef struct writer_result {
+    uint64_t released;         /* queued bytes the job consumed (written or not) */
+    uint64_t written;          /* bytes that reached files, header patches included */
+    unsigned finalized;        /* parts renamed to their final name */
+    unsigned failures;         /* batches or parts that failed (logged by the job) */
+    const writer_part *broken; /* a part that failed and was not ended, or NULL */
+    const writer_part *last;   /* the last part written and not ended, or NULL */
+    uint64_t last_size;        /* its size on disk */
+    uint64_t last_released;    /* queued bytes of that part the job consumed */
+    double seconds;            /* time the job spent */
+} writer_result;
+
+typedef void (*writer_done_fn)(void *ctx, const writer_result *r);
+
+int writer_stage_init(writer_stage *w, uv_loop_t *loop, int root_fd);
+void writer_stage_free(writer_stage *w);
+
+/* A new part that will be created as rel + ".part" by the first job that has bytes for it. */
+writer_part *writer_part_new(const char *rel, int gzip_level);
+
+/* Appends file bytes for part p (a new batch starts when p differs from the open batch's part).
+ * 0 or -ENOMEM. */
+int writer_put(writer_queue *q, writer_part *p, const void *data, size_t len);
+/* Appends an uncompressed gzip member body that the job compresses at p's level. */
+int writer_put_member(writer_queue *q, writer_part *p, const void *data, size_t len);
+/* Ends p after everything queued for it: header (if given, len bytes written at offset 0 after
+ * the data) then rename. Takes ownership of header (malloc'd, may be NULL). The caller must not
+ * use p afterwards. 0 or -ENOMEM (then nothing changed and header is still the caller's). */
+int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t header_len);
+/* The open batch is complete: queue it for the next job. */
+void writer_seal(writer_queue *q);
+/* Bytes in the open batch (not yet sealed). */
+size_t writer_open_bytes(const writer_queue *q);
+bool writer_idle(const writer_queue *q); /* nothing queued and no job in flight */
+
+/* Starts a job for the sealed batches when none is in flight. done(ctx, result) runs on the loop
+ * thread when the job completes. 0, or a negative errno (the batches stay queued). */
+int writer_kick(writer_stage *w, writer_queue *q, writer_done_fn done, void *ctx);
+
+/* Frees everything queued (only when no job is in flight), parts included. Returns the bytes
+ * that were queued. Used when a session is dropped without writing (out of memory). */
+uint64_t writer_queue_discard(writer_queue *q);
+
+#endif

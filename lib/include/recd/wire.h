@@ -1,0 +1,141 @@
+/* The recd wire protocol: recd_msg carried as little-endian binary frames or as NDJSON lines, over
+ * streams (TCP, Unix) and datagrams (UDP). No sockets here: decoders take bytes and yield messages,
+ * encoders append bytes to a buffer, so the daemon, the client and the fuzzers share one parser.
+ * Spec: docs/wire.md (frame layout, payloads, transports, error replies, URLs). */
+#ifndef RECD_WIRE_H
+#define RECD_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recd/common.h"
+#include "recd/message.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RECD_WIRE_DEFAULT_MAX_FRAME (64u * 1024u)
+#define RECD_WIRE_MAGIC 0xD7u
+#define RECD_WIRE_VERSION 1u
+#define RECD_WIRE_HEADER_SIZE 8u
+/* Sessions a decoder remembers by itself (opens seen on one connection without a format_of
+ * callback, or inside one datagram). */
+#define RECD_WIRE_LOCAL_SESSIONS_MAX 256u
+
+typedef enum recd_wire_encoding {
+    RECD_WIRE_AUTO = 0,   /* decided from the first bytes of a stream (or of each datagram) */
+    RECD_WIRE_BINARY = 1,
+    RECD_WIRE_NDJSON = 2
+} recd_wire_encoding;
+
+const char *recd_wire_encoding_name(recd_wire_encoding e); /* "auto", "binary", "ndjson" */
+/* "auto" / "binary" / "ndjson" -> 0 and *out; -EINVAL otherwise. */
+int recd_wire_encoding_parse(const char *name, recd_wire_encoding *out);
+
+/* Which format a session was opened with; the decoder asks so it can read a state message of that
+ * session (NDJSON state objects and binary state payloads do not repeat the format).
+ * Return RECD_MSG_FMT_NONE for an unknown session: the decoder then reports an error.
+ * May be NULL: the decoder then only knows the sessions opened earlier on the same connection. */
+typedef recd_msg_format (*recd_wire_format_fn)(void *ctx, const char *session);
+
+/* What the wire says about a message beyond recd_msg itself. */
+typedef struct recd_wire_meta {
+    recd_wire_encoding encoding; /* BINARY or NDJSON */
+    /* False when a binary STATE/EVENT frame left its time out: the receiver stamps the sample on
+     * arrival (time_ms / tick in the message are 0 then). Always true for NDJSON states/events. */
+    bool has_time;
+    uint64_t index;  /* 1-based frame or line number on this stream / in this datagram */
+    uint64_t offset; /* byte offset of the frame or line in the stream / datagram */
+} recd_wire_meta;
+
+/* Called once per decoded message; m and meta are valid only during the call. Return 0 to go on,
+ * or a negative errno to stop (feed() returns it); err (may be written) says why, and the decoder
+ * prefixes it with "frame N at byte X: ". */
+typedef int (*recd_wire_msg_fn)(void *ctx, const recd_msg *m, const recd_wire_meta *meta,
+                                char *err, size_t errlen);
+
+typedef struct recd_wire_decoder_config {
+    recd_wire_encoding encoding; /* AUTO to sniff */
+    size_t max_frame;            /* 0 = RECD_WIRE_DEFAULT_MAX_FRAME; also bounds NDJSON lines */
+    recd_wire_format_fn format_of;
+    recd_wire_msg_fn on_msg;
+    void *ctx;
+} recd_wire_decoder_config;
+
+typedef struct recd_wire_decoder recd_wire_decoder;
+
+int recd_wire_decoder_new(recd_wire_decoder **out, const recd_wire_decoder_config *cfg);
+void recd_wire_decoder_free(recd_wire_decoder *d);
+
+/* Stream input: feeds the next bytes of a connection. Every complete message is delivered through
+ * on_msg before feed() returns; a partial frame or line is kept for the next call. Returns 0, or
+ * -EPROTO (framing) / -EMSGSIZE (too large) / -EBADMSG (invalid content) / on_msg's error; err
+ * says what and where, e.g. "frame 12 at byte 4096: state for unknown session 'p1'". Messages
+ * before the bad one were delivered. After an error the decoder accepts nothing more (every later
+ * call returns the same error). Cost is linear in the bytes fed, whatever the chunking. */
+int recd_wire_decoder_feed(recd_wire_decoder *d, const uint8_t *data, size_t len, char *err,
+                           size_t errlen);
+/* End of stream: -EPROTO when a partial frame is pending. An NDJSON stream may end without a final
+ * newline: that last line is decoded and delivered here. Else 0. */
+int recd_wire_decoder_finish(recd_wire_decoder *d, char *err, size_t errlen);
+recd_wire_encoding recd_wire_decoder_encoding(const recd_wire_decoder *d); /* AUTO until known */
+size_t recd_wire_decoder_pending(const recd_wire_decoder *d); /* bytes held for a partial message */
+uint64_t recd_wire_decoder_messages(const recd_wire_decoder *d); /* messages delivered so far */
+
+/* Datagram input: one UDP datagram holds one or more whole binary frames, or one or more whole
+ * NDJSON lines (the last newline is optional). Independent of every other datagram: no session
+ * continuation. All or nothing: the whole datagram is checked first and nothing is delivered when
+ * any frame or line in it is bad. Same return convention as feed(); on_msg errors stop delivery. */
+int recd_wire_decode_datagram(const recd_wire_decoder_config *cfg, const uint8_t *data, size_t len,
+                              char *err, size_t errlen);
+
+/* Appends m encoded as one binary frame or one NDJSON line. m->session must be set; for a binary
+ * STATE or EVENT the message's format field must be set. A binary STATE/EVENT carries its time.
+ * -EINVAL (unencodable), -EMSGSIZE (over max_frame; 0 = default), -ENOMEM. Nothing is appended on
+ * error. */
+int recd_wire_encode(const recd_msg *m, recd_wire_encoding enc, size_t max_frame, recd_buf *out);
+
+/* Binary only: a STATE or EVENT frame without its time, for senders that let the daemon stamp the
+ * sample on arrival. -EINVAL for other message types. */
+int recd_wire_encode_untimed(const recd_msg *m, size_t max_frame, recd_buf *out);
+
+/* Appends the error reply a server sends before closing a TCP/Unix connection. Bytes of message
+ * outside printable ASCII are replaced by '?', and it is cut to 1000 bytes. */
+int recd_wire_encode_error(recd_wire_encoding enc, const char *message, recd_buf *out);
+
+/* Reads what a server sent back on a stream: 1 and the message copied into msg when data starts
+ * with a complete error reply (binary frame or NDJSON {"type":"error","message":...} line), 0 when
+ * len is 0, -EAGAIN when it is an incomplete reply, -EPROTO for anything else. */
+int recd_wire_decode_error(const uint8_t *data, size_t len, char *msg, size_t msglen);
+
+/* ---- Transport URLs ------------------------------------------------------------------------- */
+
+typedef enum recd_wire_transport {
+    RECD_WIRE_TRANSPORT_NONE = 0,
+    RECD_WIRE_TCP,
+    RECD_WIRE_UDP,
+    RECD_WIRE_UNIX /* stream socket */
+} recd_wire_transport;
+
+#define RECD_WIRE_HOST_MAX 255
+#define RECD_WIRE_PATH_MAX 107 /* sockaddr_un.sun_path minus the NUL on Linux */
+
+typedef struct recd_wire_url {
+    recd_wire_transport transport;
+    char host[RECD_WIRE_HOST_MAX + 1]; /* tcp/udp: name or address, IPv6 without brackets */
+    uint16_t port;                     /* tcp/udp; 0 is allowed here (listeners) */
+    char path[RECD_WIRE_PATH_MAX + 1]; /* unix */
+    recd_wire_encoding encoding;       /* AUTO when the URL has no ?encoding= */
+} recd_wire_url;
+
+/* tcp://HOST:PORT, udp://HOST:PORT, unix:///abs/path (or unix://rel/path), IPv6 as [::1]:7070,
+ * optional ?encoding=binary|ndjson|auto. 0 or -EINVAL with err saying what is wrong. */
+int recd_wire_url_parse(const char *url, recd_wire_url *out, char *err, size_t errlen);
+const char *recd_wire_transport_name(recd_wire_transport t); /* "tcp", "udp", "unix" */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

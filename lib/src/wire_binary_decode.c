@@ -1,0 +1,263 @@
+/* Binary frame body -> recd_msg: session key (or continuation), seq, time and the per-type
+ * payload, every length checked against the body. The header was checked by wire_header_check. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "wire_internal.h"
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t len, pos;
+} reader;
+
+static size_t left(const reader *r) { return r->len - r->pos; }
+
+static bool take(reader *r, size_t n, const uint8_t **out)
+{
+    if (left(r) < n)
+        return false;
+    *out = r->p + r->pos;
+    r->pos += n;
+    return true;
+}
+
+/* Printable copy of untrusted bytes for an error message. */
+static void safe_copy(const uint8_t *s, size_t n, char out[48])
+{
+    size_t k = n > 40 ? 40 : n;
+    for (size_t i = 0; i < k; i++)
+        out[i] = (s[i] >= 0x20 && s[i] < 0x7F && s[i] != '\'') ? (char)s[i] : '?';
+    strcpy(out + k, n > k ? "..." : "");
+}
+
+static int truncated(const char *what, char *why, size_t whylen)
+{
+    wire_why(why, whylen, "%s: body ends inside the payload", what);
+    return -EBADMSG;
+}
+
+static int read_key(wire_env *env, reader *r, recd_msg *m, char *why, size_t whylen)
+{
+    const uint8_t *klen, *key;
+    if (!take(r, 1, &klen))
+        return truncated("frame", why, whylen);
+    if (*klen == 0) {
+        if (env->datagram) {
+            wire_why(why, whylen, "key_len 0: a frame in a datagram must name its session");
+            return -EBADMSG;
+        }
+        if (!env->prev[0]) {
+            wire_why(why, whylen, "key_len 0 but no earlier frame on this connection named a session");
+            return -EBADMSG;
+        }
+        memcpy(m->session, env->prev, sizeof m->session);
+        return 0;
+    }
+    if (!take(r, *klen, &key))
+        return truncated("session key", why, whylen);
+    if (!recd_session_key_valid((const char *)key, *klen) || memchr(key, 0, *klen)) {
+        char safe[48];
+        safe_copy(key, *klen, safe);
+        wire_why(why, whylen,
+                 "session key '%s' (%u bytes) is invalid: 1..%d bytes of A-Z a-z 0-9 . _ -, "
+                 "not starting with '.'",
+                 safe, *klen, RECD_SESSION_KEY_MAX);
+        return -EBADMSG;
+    }
+    memcpy(m->session, key, *klen);
+    m->session[*klen] = 0;
+    return 0;
+}
+
+static bool token_valid(const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] <= 0x20 || s[i] >= 0x7F)
+            return false;
+    return true;
+}
+
+static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
+{
+    const uint8_t *fmt, *start, *tlen, *tok;
+    if (!take(r, 1, &fmt) || !take(r, 8, &start) || !take(r, 1, &tlen))
+        return truncated("open", why, whylen);
+    switch (*fmt) {
+    case WIRE_FMT_SAMP_ONFOOT: m->format = RECD_MSG_FMT_SAMP_ONFOOT; break;
+    case WIRE_FMT_SAMP_VEHICLE: m->format = RECD_MSG_FMT_SAMP_VEHICLE; break;
+    case WIRE_FMT_RECAP: m->format = RECD_MSG_FMT_RECAP; break;
+    default:
+        wire_why(why, whylen, "open: unknown format %u (1 samp-onfoot, 2 samp-vehicle, 3 recap)",
+                 *fmt);
+        return -EBADMSG;
+    }
+    int64_t st = (int64_t)ld_le64(start);
+    m->open.has_start_time = st != 0;
+    m->open.start_time_ms = st;
+    if (!take(r, *tlen, &tok))
+        return truncated("open.auth", why, whylen);
+    if (*tlen) {
+        if (!token_valid(tok, *tlen)) {
+            wire_why(why, whylen, "open.auth: must be printable ASCII without spaces");
+            return -EBADMSG;
+        }
+        if (!(m->open.auth = malloc((size_t)*tlen + 1)))
+            return -ENOMEM;
+        memcpy(m->open.auth, tok, *tlen);
+        m->open.auth[*tlen] = 0;
+    }
+    if (m->format == RECD_MSG_FMT_RECAP)
+        return wire_recap_open_read(r->p + r->pos, left(r), m, why, whylen);
+    if (left(r)) {
+        wire_why(why, whylen, "open: %lu bytes after the payload (a samp open ends after the token)",
+                 (unsigned long)left(r));
+        return -EBADMSG;
+    }
+    return 0;
+}
+
+static int read_rec_state(reader *r, uint64_t time, recd_msg *m, char *why, size_t whylen)
+{
+    bool foot = m->format == RECD_MSG_FMT_SAMP_ONFOOT;
+    size_t want = foot ? WIRE_ONFOOT_STATE_SIZE : WIRE_VEHICLE_STATE_SIZE;
+    if (left(r) != want) {
+        wire_why(why, whylen, "state: a %s payload is %lu bytes, this one is %lu",
+                 recd_msg_format_name(m->format), (unsigned long)want, (unsigned long)left(r));
+        return -EBADMSG;
+    }
+    if (time > UINT32_MAX) {
+        wire_why(why, whylen, "state: time %llu ms does not fit the u32 clock of a .rec block",
+                 (unsigned long long)time);
+        return -EBADMSG;
+    }
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    st_le32(block, (uint32_t)time);
+    memcpy(block + 4, r->p + r->pos, want);
+    int rc;
+    if (foot) {
+        recd_rec_onfoot_decode(block, &m->onfoot);
+        rc = recd_rec_onfoot_check(&m->onfoot);
+    } else {
+        recd_rec_vehicle_decode(block, &m->vehicle);
+        rc = recd_rec_vehicle_check(&m->vehicle);
+    }
+    if (rc < 0) {
+        wire_why(why, whylen, "state: a float is NaN or infinite, or weapon/additional key is out "
+                              "of range");
+        return -EBADMSG;
+    }
+    return 0;
+}
+
+static int read_optional_u64(reader *r, const char *what, uint64_t *v, bool *has, char *why,
+                             size_t whylen)
+{
+    const uint8_t *p;
+    *has = false;
+    if (left(r) == 0)
+        return 0;
+    if (left(r) != 8 || !take(r, 8, &p)) {
+        wire_why(why, whylen, "%s: payload is %lu bytes (0 or 8 expected)", what,
+                 (unsigned long)left(r));
+        return -EBADMSG;
+    }
+    *v = ld_le64(p);
+    *has = true;
+    return 0;
+}
+
+static int unknown_session(const char *what, const char *session, char *why, size_t whylen)
+{
+    wire_why(why, whylen, "%s for unknown session '%s' (no open seen for it)", what, session);
+    return -EBADMSG;
+}
+
+static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, char *why,
+                        size_t whylen)
+{
+    uint64_t v;
+    bool has;
+    int rc;
+    switch (m->type) {
+    case RECD_MSG_OPEN: return read_open(r, m, why, whylen);
+    case RECD_MSG_STATE:
+        m->format = wire_env_format(env, m->session);
+        if (m->format == RECD_MSG_FMT_NONE)
+            return unknown_session("state", m->session, why, whylen);
+        if (m->format != RECD_MSG_FMT_RECAP)
+            return read_rec_state(r, time, m, why, whylen);
+        return wire_recap_state_read(r->p + r->pos, left(r), time, m, why, whylen);
+    case RECD_MSG_EVENT:
+        m->format = wire_env_format(env, m->session);
+        if (m->format == RECD_MSG_FMT_NONE)
+            return unknown_session("event", m->session, why, whylen);
+        if (m->format != RECD_MSG_FMT_RECAP) {
+            wire_why(why, whylen, "event for %s session '%s': only recap sessions have events",
+                     recd_msg_format_name(m->format), m->session);
+            return -EBADMSG;
+        }
+        return wire_recap_event_read(r->p + r->pos, left(r), time, m, why, whylen);
+    case RECD_MSG_FLUSH:
+        m->format = wire_env_format(env, m->session);
+        rc = read_optional_u64(r, "flush", &v, &has, why, whylen);
+        if (rc == 0 && has && v > INT64_MAX) {
+            wire_why(why, whylen, "flush: end_tick above 2^63-1");
+            rc = -EBADMSG;
+        }
+        m->flush.has_end_tick = has;
+        m->flush.end_tick = has ? v : 0;
+        return rc;
+    case RECD_MSG_CLOSE:
+        m->format = wire_env_format(env, m->session);
+        rc = read_optional_u64(r, "close", &v, &has, why, whylen);
+        m->close.has_end_time = has;
+        m->close.end_time_ms = has ? (int64_t)v : 0;
+        return rc;
+    default: return -EPROTO;
+    }
+}
+
+int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
+                       recd_msg *m, bool *has_time, char *why, size_t whylen)
+{
+    static const recd_msg_type types[] = {RECD_MSG_NONE, RECD_MSG_OPEN, RECD_MSG_STATE,
+                                          RECD_MSG_EVENT, RECD_MSG_FLUSH, RECD_MSG_CLOSE};
+    if (h->type < WIRE_T_OPEN || h->type > WIRE_T_CLOSE) {
+        wire_why(why, whylen, "frame type %u is not a client message", h->type);
+        return -EPROTO;
+    }
+    recd_msg_init(m, types[h->type], RECD_MSG_FMT_NONE);
+    reader r = {body, len, 0};
+    const uint8_t *p;
+    uint64_t time = 0;
+    int rc = read_key(env, &r, m, why, whylen);
+    if (rc == 0 && (h->flags & WIRE_F_SEQ)) {
+        if (!take(&r, 8, &p))
+            rc = truncated("seq", why, whylen);
+        else if ((m->seq = ld_le64(p)) > INT64_MAX) {
+            wire_why(why, whylen, "seq above 2^63-1");
+            rc = -EBADMSG;
+        }
+        m->has_seq = true;
+    }
+    bool timed = (h->flags & WIRE_F_TIME) != 0;
+    /* Only a state or event can lack a time that the receiver then has to stamp. */
+    *has_time = timed || (m->type != RECD_MSG_STATE && m->type != RECD_MSG_EVENT);
+    if (rc == 0 && timed) {
+        if (!take(&r, 8, &p))
+            rc = truncated("time", why, whylen);
+        else if ((time = ld_le64(p)) > INT64_MAX) {
+            wire_why(why, whylen, "time above 2^63-1");
+            rc = -EBADMSG;
+        }
+    }
+    if (rc == 0)
+        rc = read_payload(env, &r, time, m, why, whylen);
+    if (rc < 0)
+        recd_msg_free(m);
+    if (rc == -ENOMEM)
+        wire_why(why, whylen, "out of memory");
+    return rc;
+}

@@ -1,0 +1,140 @@
+/* Datagram input: a datagram is all or nothing. It is decoded once to check every frame or line
+ * (opens inside it count for the states after them) and, only when all are good, decoded again
+ * to deliver, so a receiver never applies half a datagram. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bytes.h"
+#include "wire_internal.h"
+
+typedef struct walk {
+    const recd_wire_decoder_config *cfg;
+    recd_wire_encoding enc;
+    size_t max_frame;
+    wire_env env;
+    bool deliver;
+    uint64_t index, offset; /* current frame or line */
+    char *err;
+    size_t errlen;
+} walk;
+
+static int fail(walk *w, int rc, const char *why)
+{
+    wire_why(w->err, w->errlen, "datagram %s %llu at byte %llu: %s",
+             w->enc == RECD_WIRE_NDJSON ? "line" : "frame", (unsigned long long)w->index,
+             (unsigned long long)w->offset, why);
+    return rc;
+}
+
+static int use(walk *w, recd_msg *m, bool has_time)
+{
+    char why[256] = "";
+    int rc = wire_env_after(&w->env, m, why, sizeof why);
+    if (rc == 0 && w->deliver && w->cfg->on_msg) {
+        recd_wire_meta meta = {w->enc, has_time, w->index, w->offset};
+        rc = w->cfg->on_msg(w->cfg->ctx, m, &meta, why, sizeof why);
+        if (rc < 0 && !why[0])
+            snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));
+    }
+    recd_msg_free(m);
+    return rc < 0 ? fail(w, rc, why) : 0;
+}
+
+static int walk_binary(walk *w, const uint8_t *data, size_t len)
+{
+    char why[256];
+    size_t pos = 0;
+    while (pos < len) {
+        w->index++;
+        w->offset = pos;
+        size_t avail = len - pos;
+        wire_header h;
+        int rc = wire_header_check(data + pos, avail < 8 ? avail : 8, w->max_frame, false, &h, why,
+                                   sizeof why);
+        if (rc < 0)
+            return fail(w, rc, why);
+        if (avail < RECD_WIRE_HEADER_SIZE || avail - RECD_WIRE_HEADER_SIZE < h.body_len) {
+            snprintf(why, sizeof why, "truncated frame (%lu bytes left in the datagram)",
+                     (unsigned long)avail);
+            return fail(w, -EPROTO, why);
+        }
+        recd_msg m;
+        bool has_time;
+        rc = wire_binary_decode(&w->env, &h, data + pos + RECD_WIRE_HEADER_SIZE, h.body_len, &m,
+                                &has_time, why, sizeof why);
+        if (rc < 0)
+            return fail(w, rc, why);
+        if ((rc = use(w, &m, has_time)) < 0)
+            return rc;
+        pos += RECD_WIRE_HEADER_SIZE + (size_t)h.body_len;
+    }
+    return 0;
+}
+
+static int walk_ndjson(walk *w, const uint8_t *data, size_t len)
+{
+    char why[256];
+    size_t pos = 0;
+    while (pos < len) {
+        w->index++;
+        w->offset = pos;
+        const uint8_t *nl = memchr(data + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (data + pos)) : len - pos;
+        if (n > w->max_frame) {
+            snprintf(why, sizeof why, "line longer than the limit of %lu bytes",
+                     (unsigned long)w->max_frame);
+            return fail(w, -EMSGSIZE, why);
+        }
+        recd_msg m;
+        int rc = wire_ndjson_decode(&w->env, data + pos, n, &m, why, sizeof why);
+        if (rc < 0)
+            return fail(w, rc, why);
+        if (rc == 0 && (rc = use(w, &m, true)) < 0)
+            return rc;
+        pos += n + (nl ? 1 : 0);
+    }
+    return 0;
+}
+
+static int run(walk *w, const uint8_t *data, size_t len)
+{
+    w->index = w->offset = 0;
+    memset(w->env.prev, 0, sizeof w->env.prev);
+    wire_sessions_clear(&w->env.local);
+    return w->enc == RECD_WIRE_BINARY ? walk_binary(w, data, len) : walk_ndjson(w, data, len);
+}
+
+int recd_wire_decode_datagram(const recd_wire_decoder_config *cfg, const uint8_t *data, size_t len,
+                              char *err, size_t errlen)
+{
+    if (!cfg || cfg->encoding > RECD_WIRE_NDJSON)
+        return -EINVAL;
+    if (!len)
+        return 0;
+    walk w = {cfg, cfg->encoding, wire_max_frame(cfg->max_frame), {0}, false, 0, 0, err, errlen};
+    w.env.format_of = cfg->format_of;
+    w.env.ctx = cfg->ctx;
+    w.env.datagram = true;
+    if (w.enc == RECD_WIRE_AUTO) {
+        uint8_t c = data[0];
+        if (c == RECD_WIRE_MAGIC)
+            w.enc = RECD_WIRE_BINARY;
+        else if (c == '{' || c == ' ' || c == '\t' || c == '\r' || c == '\n')
+            w.enc = RECD_WIRE_NDJSON;
+        else {
+            wire_why(err, errlen,
+                     "datagram starts with byte 0x%02X: neither a binary frame (0xD7) nor an "
+                     "NDJSON line ('{')",
+                     c);
+            return -EPROTO;
+        }
+    }
+    int rc = run(&w, data, len);
+    if (rc == 0) {
+        w.deliver = true;
+        rc = run(&w, data, len);
+    }
+    wire_sessions_free(&w.env.local);
+    return rc;
+}

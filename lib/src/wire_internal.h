@@ -1,0 +1,124 @@
+/* Internal: the pieces of the wire protocol shared by the stream decoder, the datagram decoder,
+ * the encoders and the client (frame header rules, per-message decoding, session bookkeeping). */
+#ifndef RECD_WIRE_INTERNAL_H
+#define RECD_WIRE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recd/wire.h"
+
+/* Frame types (byte 2 of the header). */
+enum {
+    WIRE_T_OPEN = 1,
+    WIRE_T_STATE = 2,
+    WIRE_T_EVENT = 3,
+    WIRE_T_FLUSH = 4,
+    WIRE_T_CLOSE = 5,
+    WIRE_T_ERROR = 0x7F
+};
+
+/* Header flags (byte 3). */
+#define WIRE_F_SEQ 0x01u
+#define WIRE_F_TIME 0x02u
+#define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME)
+
+/* Open payload format byte. */
+enum { WIRE_FMT_SAMP_ONFOOT = 1, WIRE_FMT_SAMP_VEHICLE = 2, WIRE_FMT_RECAP = 3 };
+
+/* Payload sizes of a samp state: the block without its leading u32 time. */
+#define WIRE_ONFOOT_STATE_SIZE (RECD_REC_ONFOOT_BLOCK_SIZE - 4)
+#define WIRE_VEHICLE_STATE_SIZE (RECD_REC_VEHICLE_BLOCK_SIZE - 4)
+
+#define WIRE_ERROR_TEXT_MAX 1000u
+
+typedef struct wire_header {
+    uint8_t type;
+    uint8_t flags;
+    uint32_t body_len;
+} wire_header;
+
+/* Checks the first avail bytes of a frame header (avail may be < 8: only those are judged, so a
+ * bad magic is reported on the first byte). Fills h once avail >= 8. 0, or -EPROTO / -EMSGSIZE
+ * with why. error_ok: accept the server's error frame type. */
+int wire_header_check(const uint8_t *p, size_t avail, size_t max_frame, bool error_ok,
+                      wire_header *h, char *why, size_t whylen);
+
+/* Sessions opened earlier on a connection or in a datagram, with their formats (a small bounded
+ * table; lookups are linear over at most RECD_WIRE_LOCAL_SESSIONS_MAX keys). */
+typedef struct wire_sessions {
+    struct wire_session_entry {
+        char key[RECD_SESSION_KEY_MAX + 1];
+        recd_msg_format format;
+    } *items;
+    size_t count, cap;
+} wire_sessions;
+
+recd_msg_format wire_sessions_get(const wire_sessions *s, const char *key);
+/* 0, or -ENOSPC when RECD_WIRE_LOCAL_SESSIONS_MAX sessions are already known, or -ENOMEM. */
+int wire_sessions_set(wire_sessions *s, const char *key, recd_msg_format f);
+void wire_sessions_remove(wire_sessions *s, const char *key);
+void wire_sessions_clear(wire_sessions *s);
+void wire_sessions_free(wire_sessions *s);
+
+/* Everything one message decoder needs to know about its surroundings. */
+typedef struct wire_env {
+    recd_wire_format_fn format_of;
+    void *ctx;
+    bool datagram;    /* no session continuation; local sessions are asked before format_of */
+    wire_sessions local;
+    char prev[RECD_SESSION_KEY_MAX + 1]; /* session of the previous message on a stream, "" none */
+} wire_env;
+
+/* The format of a session: local table and format_of, in the order the transport calls for. */
+recd_msg_format wire_env_format(const wire_env *env, const char *session);
+/* Bookkeeping after a message decoded: opens are remembered, closes forgotten, prev updated.
+ * 0 or -ENOSPC / -ENOMEM (why is filled). */
+int wire_env_after(wire_env *env, const recd_msg *m, char *why, size_t whylen);
+
+/* Decodes the body of a frame whose header passed wire_header_check. On success m holds a
+ * message to recd_msg_free() and *has_time says whether the frame carried a time. -EPROTO or
+ * -EBADMSG with why (nothing to free then), -ENOMEM. */
+int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
+                       recd_msg *m, bool *has_time, char *why, size_t whylen);
+
+/* Decodes one NDJSON line (without its '\n'); 1 when the line is blank (nothing decoded), 0 with
+ * m filled, or -EBADMSG / -ENOMEM with why. */
+int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg *m, char *why,
+                       size_t whylen);
+
+/* Binary frame encoder. omit_key: write key_len 0 (the receiver uses the previous frame's session:
+ * streams only). with_time: STATE/EVENT carry their time. */
+int wire_binary_encode(const recd_msg *m, size_t max_frame, bool omit_key, bool with_time,
+                       recd_buf *out);
+/* NDJSON line encoder (recd_msg_to_json plus the wire's rules); omit_key drops "session". */
+int wire_ndjson_encode(const recd_msg *m, size_t max_frame, bool omit_key, recd_buf *out);
+
+/* Recap payloads (wire_recap.c): a lone FULL_STATE payload, one action (tag + payload), the open
+ * header. Decoders fill m (type and format already set) and return 0, -EBADMSG with why, or
+ * -ENOMEM. */
+int wire_recap_state_write(const recd_msg_recap_state *s, recd_buf *out);
+int wire_recap_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
+                          size_t whylen);
+int wire_recap_event_write(const recd_msg_recap_event *e, recd_buf *out);
+int wire_recap_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
+                          size_t whylen);
+int wire_recap_open_write(const recd_msg_recap_open *o, recd_buf *out);
+int wire_recap_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
+
+/* Replaces bytes outside printable ASCII by '?' and cuts at WIRE_ERROR_TEXT_MAX; returns length. */
+size_t wire_error_sanitize(const char *in, char *out, size_t outlen);
+
+static inline size_t wire_max_frame(size_t max_frame)
+{
+    return max_frame ? max_frame : RECD_WIRE_DEFAULT_MAX_FRAME;
+}
+
+/* snprintf into why when why is non-NULL. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void wire_why(char *why, size_t whylen, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,214 @@
+# rectool command-line behaviour: help and exit codes, verify on good and damaged files, sniffing
+# by content whatever the file is called, info --json, repair/export/import argument rules.
+set -u
+: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# expect CODE CMD...: runs CMD (output in $tmp/out, $tmp/err) and checks its exit code.
+expect() {
+    local want=$1
+    shift
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "exit $got, wanted $want: $*"
+        sed 's/^/    /' "$tmp/out" "$tmp/err" | head -20 >&2
+    fi
+}
+
+# A standard .rec built byte by byte (header 1000/type, 20 Hz blocks walking along x), for when
+# `rectool generate` is not available.
+make_rec() { # OUT TYPE(1|2) BLOCKS
+    python3 - "$1" "$2" "$3" <<'EOF'
+import struct, sys
+out, kind, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = bytearray(struct.pack('<II', 1000, kind))
+for i in range(n):
+    t, x = 100 + 50 * i, 100.0 + 0.25 * i
+    if kind == 2:  # 72-byte on-foot block
+        b = struct.pack('<IhhH3f4fBBBB3f3fHHH', t, 0, 0, 0, x, 50.0, 10.0, 1.0, 0.0, 0.0, 0.0,
+                        100, 0, 0, 0, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0)
+    else:          # 67-byte vehicle block
+        b = struct.pack('<IHhhH4f3f3ffBBBBBHI', t, 1, 0, 0, 0, 1.0, 0.0, 0.0, 0.0, x, 50.0, 10.0,
+                        0.1, 0.0, 0.0, 1000.0, 100, 0, 0, 0, 0, 0, 0)
+    data += b
+open(out, 'wb').write(data)
+EOF
+}
+
+have_generate=0
+if "$RECTOOL" generate --help >/dev/null 2>&1; then
+    have_generate=1
+fi
+
+# ---- global options and dispatch ----
+expect 0 "$RECTOOL" --help
+grep -q "usage: rectool" "$tmp/out" || fail "--help prints no usage"
+expect 0 "$RECTOOL" --version
+grep -q "rectool [0-9]" "$tmp/out" || fail "--version prints no version"
+expect 2 "$RECTOOL"
+expect 2 "$RECTOOL" frobnicate
+grep -q "unknown command" "$tmp/err" || fail "unknown command is not named"
+grep -q "usage: rectool" "$tmp/err" || fail "unknown command prints no usage"
+expect 2 "$RECTOOL" --bogus
+expect 0 "$RECTOOL" help verify
+grep -q "usage: rectool verify" "$tmp/out" || fail "help verify prints no usage"
+for cmd in info verify repair export import generate; do
+    expect 0 "$RECTOOL" "$cmd" --help
+    grep -q "usage: rectool $cmd" "$tmp/out" || fail "$cmd --help prints no usage"
+    expect 2 "$RECTOOL" "$cmd" --no-such-option
+done
+expect 2 "$RECTOOL" info
+expect 2 "$RECTOOL" verify
+expect 2 "$RECTOOL" repair -o
+expect 2 "$RECTOOL" export "$tmp/x" --to xml
+expect 2 "$RECTOOL" export "$tmp/x"
+
+# ---- sample files ----
+if [ "$have_generate" = 1 ]; then
+    expect 0 "$RECTOOL" generate --format samp-onfoot --scenario walk --duration 30s --seed 7 -o "$tmp/foot.rec"
+    expect 0 "$RECTOOL" generate --format samp-vehicle --scenario drive --duration 30s --seed 7 -o "$tmp/car.rec"
+    expect 0 "$RECTOOL" generate --format recap --scenario mixed --duration 30s --seed 7 -o "$tmp/play.recap"
+else
+    echo "note: rectool generate unavailable, building .rec files with python; recap checks skipped"
+    make_rec "$tmp/foot.rec" 2 300
+    make_rec "$tmp/car.rec" 1 300
+fi
+good="$tmp/foot.rec $tmp/car.rec"
+[ -f "$tmp/play.recap" ] && good="$good $tmp/play.recap"
+
+# ---- verify exit codes ----
+for f in $good; do
+    expect 0 "$RECTOOL" verify "$f"
+    grep -q ": ok" "$tmp/out" || fail "verify says nothing good about $f"
+done
+expect 0 "$RECTOOL" verify -q $good
+[ -s "$tmp/out" ] && fail "verify -q printed something for valid files"
+
+size=$(stat -c %s "$tmp/foot.rec")
+head -c $((size - 10)) "$tmp/foot.rec" >"$tmp/partial.rec"
+expect 1 "$RECTOOL" verify "$tmp/partial.rec"
+grep -q "partial.rec: offset $((size - 72)): " "$tmp/out" ||
+    fail "partial block not reported at offset $((size - 72)): $(cat "$tmp/out")"
+
+cp "$tmp/car.rec" "$tmp/badsig.rec"
+printf '\x00\x00\x00\x00' | dd of="$tmp/badsig.rec" bs=1 seek=0 conv=notrunc status=none
+expect 1 "$RECTOOL" verify "$tmp/badsig.rec"
+grep -q "badsig.rec: offset 0: " "$tmp/out" || fail "bad signature not reported at offset 0"
+
+: >"$tmp/empty.rec"
+expect 1 "$RECTOOL" verify "$tmp/empty.rec"
+head -c 5000 /dev/urandom >"$tmp/noise.rec"
+printf 'RCAX' | dd of="$tmp/noise.rec" bs=1 seek=0 conv=notrunc status=none
+expect 1 "$RECTOOL" verify "$tmp/noise.rec"
+expect 3 "$RECTOOL" verify "$tmp/does-not-exist.rec"
+expect 1 "$RECTOOL" verify "$tmp/foot.rec" "$tmp/partial.rec"
+grep -q "foot.rec: ok" "$tmp/out" || fail "verify stopped reporting after a bad file"
+printf '{"type":"open","format":"samp-onfoot"}\n' >"$tmp/text.rec"
+expect 1 "$RECTOOL" verify "$tmp/text.rec"
+
+if [ -f "$tmp/play.recap" ]; then
+    size=$(stat -c %s "$tmp/play.recap")
+    head -c $((size - 3)) "$tmp/play.recap" >"$tmp/cut.recap"
+    expect 1 "$RECTOOL" verify "$tmp/cut.recap"
+    grep -q "cut.recap: offset [0-9]*: " "$tmp/out" || fail "cut recap problem has no offset"
+fi
+
+# ---- sniffing ignores names ----
+cp "$tmp/foot.rec" "$tmp/foot.bin"
+cp "$tmp/car.rec" "$tmp/car.recap"
+cp "$tmp/foot.rec" "$tmp/noext"
+for f in "$tmp/foot.bin" "$tmp/car.recap" "$tmp/noext"; do
+    expect 0 "$RECTOOL" verify "$f"
+    expect 0 "$RECTOOL" info --json "$f"
+    python3 -c 'import json,sys; o=json.load(sys.stdin); sys.exit(o["format"] != "samp-rec")' <"$tmp/out" ||
+        fail "$f not recognised as samp-rec"
+done
+if [ -f "$tmp/play.recap" ]; then
+    cp "$tmp/play.recap" "$tmp/play.rec"
+    expect 0 "$RECTOOL" verify "$tmp/play.rec"
+    expect 0 "$RECTOOL" info --json "$tmp/play.rec"
+    python3 -c 'import json,sys; o=json.load(sys.stdin); sys.exit(o["format"] != "recap")' <"$tmp/out" ||
+        fail "a .recap named .rec is not recognised as recap"
+fi
+
+# ---- info ----
+for f in $good "$tmp/partial.rec" "$tmp/empty.rec"; do
+    "$RECTOOL" info --json "$f" >"$tmp/info.json" 2>"$tmp/err"
+    python3 -c 'import json,sys; json.load(sys.stdin)' <"$tmp/info.json" || fail "info --json $f does not parse"
+done
+"$RECTOOL" info --json $good >"$tmp/info.jsonl"
+python3 - "$tmp/info.jsonl" <<'EOF' || fail "info --json on several files"
+import json, sys
+objs = [json.loads(line) for line in open(sys.argv[1])]
+assert len(objs) >= 2, objs
+for o in objs:
+    assert o["valid"] is True, o
+    t = o["timing"]
+    assert t["samples"] > 10 and t["interval_ms"]["median"] > 0 and t["samples_per_second"] > 0, t
+    assert "anomalies" in o
+rec = [o for o in objs if o["format"] == "samp-rec"]
+assert rec[0]["rec"]["blocks"] == rec[0]["timing"]["samples"], rec[0]
+EOF
+expect 0 "$RECTOOL" info "$tmp/foot.rec"
+grep -q "samples_per_second" "$tmp/out" || fail "text info lacks sample rate"
+expect 1 "$RECTOOL" info "$tmp/noise.rec"
+
+# ---- repair argument rules ----
+expect 2 "$RECTOOL" repair "$tmp/partial.rec"
+expect 2 "$RECTOOL" repair "$tmp/partial.rec" -o "$tmp/partial.rec"
+expect 2 "$RECTOOL" repair "$tmp/foot.rec" "$tmp/car.rec" -o "$tmp/x.rec"
+expect 0 "$RECTOOL" repair "$tmp/partial.rec" -o "$tmp/fixed.rec"
+grep -q "dropped" "$tmp/out" || fail "repair does not say what it dropped"
+[ -e "$tmp/fixed.rec.part" ] && fail "repair left a .part file"
+expect 0 "$RECTOOL" verify "$tmp/fixed.rec"
+cp "$tmp/partial.rec" "$tmp/inplace.rec"
+expect 0 "$RECTOOL" repair --in-place "$tmp/inplace.rec"
+cmp -s "$tmp/inplace.rec" "$tmp/fixed.rec" || fail "--in-place result differs from -o result"
+expect 0 "$RECTOOL" repair "$tmp/badsig.rec" -o "$tmp/sigfixed.rec"
+expect 0 "$RECTOOL" verify "$tmp/sigfixed.rec"
+expect 1 "$RECTOOL" repair "$tmp/noise.rec" -o "$tmp/nothing.rec"
+[ -e "$tmp/nothing.rec" ] && fail "repair wrote an output for an unrepairable file"
+
+# ---- export / import ----
+for f in $good; do
+    for enc in jsonl csv; do
+        expect 0 "$RECTOOL" export "$f" --to "$enc" -o "$tmp/x.$enc"
+        ext=${f##*.}
+        expect 0 "$RECTOOL" import "$tmp/x.$enc" -o "$tmp/back.$ext"
+        cmp -s "$f" "$tmp/back.$ext" || fail "export/import through $enc changes $f"
+    done
+done
+"$RECTOOL" export "$tmp/foot.rec" --to jsonl | head -1 | grep -q '^{' || fail "export to stdout is not JSON"
+expect 0 "$RECTOOL" export "$tmp/foot.rec" --to jsonl -o "$tmp/foot.jsonl"
+expect 2 "$RECTOOL" import "$tmp/foot.jsonl" -o "$tmp/out.bin"
+expect 0 "$RECTOOL" import "$tmp/foot.jsonl" -o "$tmp/out.bin" --format samp-onfoot
+cmp -s "$tmp/foot.rec" "$tmp/out.bin" || fail "import --format output differs"
+expect 1 "$RECTOOL" import "$tmp/foot.jsonl" -o "$tmp/wrong.recap"
+[ -e "$tmp/wrong.recap" ] || [ -e "$tmp/wrong.recap.part" ] && fail "failed import left a file behind"
+expect 1 "$RECTOOL" import "$tmp/foot.jsonl" -o "$tmp/wrong.rec" --format samp-vehicle
+expect 1 "$RECTOOL" import "$tmp/foot.rec" -o "$tmp/x.rec"
+expect 1 "$RECTOOL" export "$tmp/partial.rec" --to jsonl
+if [ -f "$tmp/play.recap" ]; then
+    expect 0 "$RECTOOL" export "$tmp/play.recap" --to jsonl -o "$tmp/play.jsonl"
+    expect 1 "$RECTOOL" import "$tmp/play.jsonl" -o "$tmp/play-as.rec"
+fi
+
+# ---- no progress bar on a pipe ----
+mkdir "$tmp/many"
+for i in $(seq 1 40); do cp "$tmp/foot.rec" "$tmp/many/f$i.rec"; done
+"$RECTOOL" verify "$tmp"/many/*.rec >/dev/null 2>"$tmp/progress.err"
+[ -s "$tmp/progress.err" ] && fail "verify wrote to stderr (progress bar on a pipe?)"
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed" >&2
+    exit 1
+fi
+echo "rectool_cli: all checks passed"

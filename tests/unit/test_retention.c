@@ -1,0 +1,242 @@
+/* Retention: by age, per-session count and total size; dry run; .part files never touched;
+ * symlinks never followed; emptied directories removed; deterministic order. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recd/retention.h"
+
+typedef struct fixture {
+    char root[4096];
+    char outside[4096];
+    int root_fd;
+} fixture;
+
+static const char *at(const char *dir, const char *rel)
+{
+    static char buf[4][8192];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof buf[i], "%s/%s", dir, rel);
+    return buf[i];
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* Creates root/rel (and its directories) with size bytes and the given mtime (Unix seconds). */
+static void put(const fixture *f, const char *rel, size_t size, int64_t mtime_s)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", f->root, rel);
+    for (char *s = path + strlen(f->root) + 1; (s = strchr(s, '/')) != NULL; s++) {
+        *s = '\0';
+        mkdir(path, 0755);
+        *s = '/';
+    }
+    char *data = calloc(1, size + 1);
+    assert_non_null(data);
+    assert_int_equal(tu_write_file(path, data, size), 0);
+    free(data);
+    struct timespec ts[2] = {{mtime_s, 0}, {mtime_s, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+/* A tree with three sessions, an open .part (the oldest file of all) and a quarantined file. */
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    snprintf(f->root, sizeof f->root, "%s", tu_tmpdir());
+    snprintf(f->outside, sizeof f->outside, "%s", tu_tmpdir());
+    f->root_fd = recd_out_root_open(f->root, false);
+    assert_true(f->root_fd >= 0);
+    put(f, "samp-onfoot/s1/a.rec", 100, 1000);
+    put(f, "samp-onfoot/s1/b.rec", 200, 2000);
+    put(f, "samp-onfoot/s1/c.rec", 300, 3000);
+    put(f, "samp-onfoot/s1/open.rec.part", 5000, 10);
+    put(f, "samp-onfoot/s2/d.rec", 400, 1500);
+    put(f, "recap/s3/e.recap", 500, 500);
+    put(f, "recap/s3/x.recap.part.bad", 50, 100);
+    put(f, "README.txt", 7, 1); /* an operator's file: never a candidate */
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    close(f->root_fd);
+    free(f);
+    return 0;
+}
+
+static void expect_items(const recd_retention_result *r, const char *const *paths, size_t n)
+{
+    if (r->count != n) {
+        for (size_t i = 0; i < r->count; i++)
+            print_message("item %zu: %s\n", i, r->items[i].path);
+        fail_msg("%zu items, want %zu", r->count, n);
+    }
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(r->items[i].path, paths[i]);
+}
+
+static void test_by_age(void **state)
+{
+    fixture *f = *state;
+    recd_retention_policy p = {.max_age_s = 8800, .now_s = 10000}; /* older than t=1200 */
+    recd_retention_result r = {0};
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 3);
+    const char *want[] = {"recap/s3/x.recap.part.bad", "recap/s3/e.recap", "samp-onfoot/s1/a.rec"};
+    expect_items(&r, want, 3);
+    for (size_t i = 0; i < r.count; i++) {
+        assert_int_equal(r.items[i].reason, RECD_RETENTION_AGE);
+        assert_int_equal(r.items[i].error, 0);
+    }
+    assert_int_equal(r.files_scanned, 6);
+    assert_int_equal(r.parts_skipped, 1);
+    assert_int_equal(r.others_skipped, 1);
+    assert_int_equal(r.deleted, 3);
+    assert_int_equal(r.bytes_deleted, 650);
+    assert_int_equal(r.bytes_kept, 900);
+    assert_int_equal(r.dirs_removed, 2); /* recap/s3 and recap */
+    assert_false(exists(at(f->root, "recap")));
+    assert_false(exists(at(f->root, "samp-onfoot/s1/a.rec")));
+    assert_true(exists(at(f->root, "samp-onfoot/s1/b.rec")));
+    assert_true(exists(at(f->root, "samp-onfoot/s1/open.rec.part"))); /* oldest, but open */
+    assert_string_equal(recd_retention_reason_name(r.items[0].reason), "age");
+    recd_retention_result_free(&r);
+}
+
+static void test_by_session_count(void **state)
+{
+    fixture *f = *state;
+    recd_retention_policy p = {.max_files_per_session = 1, .now_s = 10000};
+    recd_retention_result r = {0};
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 3);
+    const char *want[] = {"recap/s3/x.recap.part.bad", "samp-onfoot/s1/a.rec",
+                          "samp-onfoot/s1/b.rec"};
+    expect_items(&r, want, 3);
+    assert_int_equal(r.items[1].reason, RECD_RETENTION_SESSION_COUNT);
+    assert_true(exists(at(f->root, "samp-onfoot/s1/c.rec")));
+    assert_true(exists(at(f->root, "samp-onfoot/s2/d.rec")));
+    assert_true(exists(at(f->root, "recap/s3/e.recap")));
+    assert_true(exists(at(f->root, "samp-onfoot/s1/open.rec.part")));
+    assert_int_equal(r.dirs_removed, 0);
+    recd_retention_result_free(&r);
+}
+
+static void test_by_total_size(void **state)
+{
+    fixture *f = *state;
+    /* 1550 bytes of finalized files; the 5000-byte .part does not count and is never removed. */
+    recd_retention_policy p = {.max_total_bytes = 800, .now_s = 10000};
+    recd_retention_result r = {0};
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 4);
+    const char *want[] = {"recap/s3/x.recap.part.bad", "recap/s3/e.recap", "samp-onfoot/s1/a.rec",
+                          "samp-onfoot/s2/d.rec"};
+    expect_items(&r, want, 4);
+    assert_int_equal(r.bytes_kept, 500); /* b + c */
+    assert_true(r.bytes_kept <= 800);
+    assert_true(exists(at(f->root, "samp-onfoot/s1/open.rec.part")));
+    assert_false(exists(at(f->root, "samp-onfoot/s2")));
+    recd_retention_result_free(&r);
+
+    /* A budget of one byte removes every finalized file, still not the .part. */
+    p.max_total_bytes = 1;
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 2);
+    assert_true(exists(at(f->root, "samp-onfoot/s1/open.rec.part")));
+    assert_true(exists(at(f->root, "README.txt")));
+    assert_int_equal(r.bytes_kept, 0);
+    recd_retention_result_free(&r);
+}
+
+static void test_rules_combine_and_dry_run(void **state)
+{
+    fixture *f = *state;
+    recd_retention_policy p = {.max_age_s = 9000, .max_files_per_session = 1,
+                               .max_total_bytes = 350, .now_s = 10000, .dry_run = true};
+    recd_retention_result r = {0};
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 5);
+    /* age: x.bad, e; count: a, b (s1 keeps c); size: d (400), leaving c (300). */
+    const char *want[] = {"recap/s3/x.recap.part.bad", "recap/s3/e.recap", "samp-onfoot/s1/a.rec",
+                          "samp-onfoot/s2/d.rec", "samp-onfoot/s1/b.rec"};
+    expect_items(&r, want, 5);
+    assert_int_equal(r.items[2].reason, RECD_RETENTION_SESSION_COUNT);
+    assert_int_equal(r.items[3].reason, RECD_RETENTION_TOTAL_SIZE);
+    assert_int_equal(r.bytes_kept, 300);
+    /* Dry run: everything is still there. */
+    assert_true(exists(at(f->root, "recap/s3/e.recap")));
+    assert_true(exists(at(f->root, "samp-onfoot/s1/a.rec")));
+    recd_retention_result_free(&r);
+}
+
+static void test_symlinks_not_followed(void **state)
+{
+    fixture *f = *state;
+    /* Old files outside the root, reachable through a planted directory link and a file link. */
+    assert_int_equal(tu_write_file(at(f->outside, "victim.rec"), "x", 1), 0);
+    struct timespec ts[2] = {{1, 0}, {1, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, at(f->outside, "victim.rec"), ts, 0), 0);
+    assert_int_equal(symlink(f->outside, at(f->root, "link")), 0);
+    assert_int_equal(symlink(at(f->outside, "victim.rec"), at(f->root, "samp-onfoot/s2/v.rec")), 0);
+    recd_retention_policy p = {.max_age_s = 1, .now_s = 10000};
+    recd_retention_result r = {0};
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 6);
+    assert_true(exists(at(f->outside, "victim.rec")));
+    for (size_t i = 0; i < r.count; i++)
+        assert_null(strstr(r.items[i].path, "v.rec"));
+    assert_true(exists(at(f->root, "samp-onfoot/s1/open.rec.part")));
+    recd_retention_result_free(&r);
+}
+
+static void test_ties_break_by_path(void **state)
+{
+    fixture *f = *state;
+    put(f, "samp-onfoot/s9/z.rec", 10, 700);
+    put(f, "samp-onfoot/s9/m.rec", 10, 700);
+    put(f, "samp-onfoot/s8/q.rec", 10, 700);
+    recd_retention_policy p = {.max_age_s = 10000 - 800, .now_s = 10000, .dry_run = true};
+    recd_retention_result r = {0};
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 5);
+    const char *want[] = {"recap/s3/x.recap.part.bad", "recap/s3/e.recap", "samp-onfoot/s8/q.rec",
+                          "samp-onfoot/s9/m.rec", "samp-onfoot/s9/z.rec"};
+    expect_items(&r, want, 5);
+    recd_retention_result_free(&r);
+}
+
+static void test_nothing_to_do(void **state)
+{
+    fixture *f = *state;
+    recd_retention_policy p = {0};
+    recd_retention_result r = {0};
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 0);
+    assert_int_equal(r.files_scanned, 6);
+    assert_int_equal(r.bytes_kept, 1550);
+    recd_retention_result_free(&r);
+    assert_int_equal(recd_retention_run(f->root_fd, NULL, &r), -EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_by_age, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_by_session_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_by_total_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rules_combine_and_dry_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_symlinks_not_followed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ties_break_by_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nothing_to_do, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,29 @@
+/* Small helpers shared by the rectool commands: usage errors and option parsing conventions. */
+#ifndef RECTOOL_CLI_H
+#define RECTOOL_CLI_H
+
+#include <stdbool.h>
+
+/* Prints "rectool CMD: message" and the command's usage to stderr; returns RT_EXIT_USAGE. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+int rt_usage_error(const char *cmd, const char *usage, const char *fmt, ...);
+
+/* Prints "rectool: message" to stderr. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+void rt_error(const char *fmt, ...);
+
+/* Resets getopt so a command can parse its own argv (argv[0] is the command name); opterr is
+ * turned off because rt_bad_option() prints our own message. */
+void rt_getopt_reset(void);
+
+/* Message for the option getopt_long() just refused ('?' or ':'); returns RT_EXIT_USAGE. */
+int rt_bad_option(const char *cmd, const char *usage, char **argv, int ret);
+
+/* Lower-case file name extension without the dot ("rec" for "a/b.REC"), "" when there is none. */
+const char *rt_path_ext(const char *path, char *buf, unsigned buflen);
+
+#endif

@@ -1,0 +1,194 @@
+/* `rectool export FILE --to jsonl|csv [-o OUT]`: a recording as text messages (docs/protocol.md),
+ * glue over librecd's recd_export_msgs() and the JSONL/CSV writers. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "file_io.h"
+#include "progress.h"
+#include "recd/message.h"
+#include "recd/recap.h"
+#include "sniff.h"
+
+#define EXPORT_CHUNK (1u << 20) /* text is handed to the output in pieces this big */
+
+static const char usage[] =
+    "usage: rectool export FILE --to jsonl|csv [-o OUT]\n"
+    "\n"
+    "Writes a recording (SA-MP .rec or Recap .recap, recognised by content) as JSON lines or CSV\n"
+    "messages: open, state/event/flush..., close. 'rectool import' turns the text back into a\n"
+    "byte-identical file. Only complete, standard files export; run 'rectool repair' first.\n"
+    "\n"
+    "  -t, --to FORMAT     jsonl or csv (required)\n"
+    "  -o, --output OUT    write to OUT (via OUT.part) instead of standard output\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "Exit: 0 done, 1 the file cannot be exported, 2 usage error, 3 I/O error.\n";
+
+typedef struct export_ctx {
+    recd_text_encoding enc;
+    recd_sink sink;
+    recd_buf text;
+    recd_csv_writer csv;
+    bool csv_ready;
+    rt_progress progress;
+    bool progress_by_tick; /* recap: ticks against the header's frame count; rec: blocks */
+    uint64_t states;
+    int sink_error;
+} export_ctx;
+
+static int drain(export_ctx *x)
+{
+    if (x->text.len == 0)
+        return 0;
+    int rc = x->sink.write(x->sink.ctx, x->text.data, x->text.len);
+    recd_buf_reset(&x->text);
+    if (rc < 0)
+        x->sink_error = rc;
+    return rc;
+}
+
+static void note_progress(export_ctx *x, const recd_msg *m)
+{
+    if (m->type != RECD_MSG_STATE)
+        return;
+    x->states++;
+    uint64_t done = x->states;
+    if (x->progress_by_tick && m->format == RECD_MSG_FMT_RECAP && m->recap_state)
+        done = m->recap_state->tick;
+    if ((x->states & 1023) == 0)
+        rt_progress_update(&x->progress, done);
+}
+
+static int on_message(void *ctx, const recd_msg *m, char *err, size_t errlen)
+{
+    export_ctx *x = ctx;
+    int rc;
+    if (x->enc == RECD_TEXT_JSONL) {
+        rc = recd_msg_to_json(m, &x->text);
+    } else {
+        if (!x->csv_ready) {
+            rc = recd_csv_writer_init(&x->csv, m->format);
+            if (rc < 0) {
+                snprintf(err, errlen, "cannot start CSV for format '%s'",
+                         recd_msg_format_name(m->format));
+                return rc;
+            }
+            x->csv_ready = true;
+        }
+        rc = recd_csv_write(&x->csv, m, &x->text);
+    }
+    if (rc < 0) {
+        snprintf(err, errlen, "%s message cannot be written: %s", recd_msg_type_name(m->type),
+                 recd_strerror(rc));
+        return rc;
+    }
+    note_progress(x, m);
+    if (x->text.len >= EXPORT_CHUNK && (rc = drain(x)) < 0) {
+        snprintf(err, errlen, "write failed: %s", recd_strerror(rc));
+        return rc;
+    }
+    return 0;
+}
+
+/* Units of work for the progress bar: blocks of a .rec, the header's tick count of a .recap. */
+static uint64_t work_estimate(const rt_input *in, rt_format fmt, bool *by_tick)
+{
+    *by_tick = false;
+    if (fmt == RT_FMT_RECAP) {
+        recd_recap_header h;
+        if (recd_recap_header_decode(in->data, in->len, &h, NULL) < 0)
+            return 0;
+        *by_tick = true;
+        return h.frame_count;
+    }
+    recd_rec_info info;
+    memset(&info, 0, sizeof info);
+    recd_rec_probe(in->data, in->len, &info, NULL);
+    return info.block_count;
+}
+
+static int export_file(const rt_input *in, recd_text_encoding enc, const char *out_path)
+{
+    rt_format fmt = rt_sniff(in->data, in->len, NULL);
+    if (fmt != RT_FMT_SAMP_REC && fmt != RT_FMT_RECAP) {
+        rt_error("%s: %s; only SA-MP .rec and Recap files export", in->path,
+                 rt_format_describe(fmt));
+        return RT_EXIT_INVALID;
+    }
+    rt_output out;
+    int rc = rt_output_open(&out, out_path);
+    if (rc < 0) {
+        rt_error("%s: %s", out_path, recd_strerror(rc));
+        return RT_EXIT_IO;
+    }
+    export_ctx x;
+    memset(&x, 0, sizeof x);
+    x.enc = enc;
+    x.sink = rt_output_sink(&out);
+    uint64_t work = work_estimate(in, fmt, &x.progress_by_tick);
+    rt_progress_start(&x.progress, "exporting", work, in->len >= RT_PROGRESS_MIN_BYTES);
+
+    char err[256] = "";
+    rc = recd_export_msgs(in->data, in->len, on_message, &x, err, sizeof err);
+    if (rc == 0)
+        rc = drain(&x);
+    rt_progress_finish(&x.progress);
+    recd_buf_free(&x.text);
+    int exit_code = RT_EXIT_OK;
+    if (rc < 0) {
+        rt_output_abort(&out);
+        bool io = x.sink_error < 0 || rc == -ENOMEM;
+        rt_error("%s: %s", in->path, err[0] ? err : recd_strerror(rc));
+        exit_code = io ? RT_EXIT_IO : RT_EXIT_INVALID;
+    } else if ((rc = rt_output_commit(&out)) < 0) {
+        rt_error("%s: %s", out_path ? out_path : "stdout", recd_strerror(rc));
+        exit_code = RT_EXIT_IO;
+    }
+    return exit_code;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    static const struct option options[] = {{"to", required_argument, NULL, 't'},
+                                            {"output", required_argument, NULL, 'o'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    const char *to = NULL, *output = NULL;
+    int c;
+    rt_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":t:o:h", options, NULL)) != -1) {
+        switch (c) {
+        case 't': to = optarg; break;
+        case 'o': output = optarg; break;
+        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        default: return rt_bad_option("export", usage, argv, c);
+        }
+    }
+    if (optind >= argc)
+        return rt_usage_error("export", usage, "no FILE given");
+    if (argc - optind > 1)
+        return rt_usage_error("export", usage, "one FILE at a time");
+    if (!to)
+        return rt_usage_error("export", usage, "say which text format: --to jsonl or --to csv");
+    recd_text_encoding enc = recd_text_encoding_parse(to);
+    if (enc == RECD_TEXT_NONE)
+        return rt_usage_error("export", usage, "unknown format '%s' (jsonl or csv)", to);
+    const char *input = argv[optind];
+    if (output && strcmp(output, "-") != 0 && rt_same_file(input, output))
+        return rt_usage_error("export", usage, "the output must not be the input file");
+
+    rt_input in;
+    int rc = rt_input_open(&in, input);
+    if (rc < 0) {
+        rt_error("%s: %s", input, recd_strerror(rc));
+        return RT_EXIT_IO;
+    }
+    int exit_code = export_file(&in, enc, output);
+    rt_input_close(&in);
+    return exit_code;
+}

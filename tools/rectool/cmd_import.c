@@ -1,0 +1,176 @@
+/* `rectool import FILE.jsonl|FILE.csv -o OUT.rec|OUT.recap`: builds a recording from text
+ * messages, glue over librecd's readers and recd_importer. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "file_io.h"
+#include "progress.h"
+#include "recd/message.h"
+#include "sniff.h"
+
+static const char usage[] =
+    "usage: rectool import FILE -o OUT [--format FORMAT]\n"
+    "\n"
+    "Builds a recording from JSON lines or CSV messages (the input encoding is recognised by\n"
+    "content: JSON lines start with '{'). The recording format comes from the open message or\n"
+    "the CSV columns and must match OUT's extension (.rec for samp-onfoot / samp-vehicle,\n"
+    ".recap for recap) unless --format forces it. OUT is written as OUT.part, then renamed.\n"
+    "\n"
+    "  -o, --output OUT      the recording to write (required)\n"
+    "  -f, --format FORMAT   samp-onfoot, samp-vehicle or recap: the format the input must\n"
+    "                        hold, whatever OUT is called\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "Exit: 0 written, 1 the input is invalid, 2 usage error, 3 I/O error.\n";
+
+typedef struct import_ctx {
+    recd_importer importer;
+    bool rec_only; /* OUT ends in .rec: either SA-MP format is fine, recap is not */
+    const char *out_path;
+    rt_progress progress;
+    uint64_t messages;
+} import_ctx;
+
+static int on_message(void *ctx, const recd_msg *m, char *err, size_t errlen)
+{
+    import_ctx *x = ctx;
+    if (m->type == RECD_MSG_OPEN && x->rec_only && m->format == RECD_MSG_FMT_RECAP) {
+        snprintf(err, errlen, "the input holds a recap recording but %s ends in .rec "
+                 "(use .recap or --format)", x->out_path);
+        return -EBADMSG;
+    }
+    if ((++x->messages & 1023) == 0)
+        rt_progress_update(&x->progress, x->messages);
+    return recd_importer_msg(&x->importer, m, err, errlen);
+}
+
+/* Lines in the text, the unit of the progress bar (one message per line, near enough for CSV). */
+static uint64_t count_lines(const uint8_t *p, size_t len)
+{
+    uint64_t n = 0;
+    const uint8_t *end = p + len;
+    while (p < end) {
+        const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+        n++;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return n;
+}
+
+/* The recording format OUT's name asks for; false when the name says nothing. */
+static bool format_from_name(const char *out, recd_msg_format *expect, bool *rec_only)
+{
+    char ext[16];
+    rt_path_ext(out, ext, sizeof ext);
+    *rec_only = false;
+    if (strcmp(ext, "rec") == 0) {
+        *expect = RECD_MSG_FMT_NONE;
+        *rec_only = true;
+        return true;
+    }
+    if (strcmp(ext, "recap") == 0) {
+        *expect = RECD_MSG_FMT_RECAP;
+        return true;
+    }
+    return false;
+}
+
+static int import_text(const rt_input *in, recd_text_encoding enc, import_ctx *x, rt_output *out)
+{
+    char err[256] = "";
+    recd_importer_init(&x->importer, x->importer.expect, rt_output_sink(out));
+    rt_progress_start(&x->progress, "importing", count_lines(in->data, in->len),
+                      in->len >= RT_PROGRESS_MIN_BYTES);
+    int rc = enc == RECD_TEXT_JSONL
+                 ? recd_jsonl_read(in->data, in->len, on_message, x, err, sizeof err)
+                 : recd_csv_read(in->data, in->len, on_message, x, err, sizeof err);
+    if (rc == 0)
+        rc = recd_importer_finish(&x->importer, err, sizeof err);
+    rt_progress_finish(&x->progress);
+    if (rc < 0) {
+        rt_error("%s: %s", in->path, err[0] ? err : recd_strerror(rc));
+        return rc == -EBADMSG || rc == -EINVAL || rc == -ERANGE ? RT_EXIT_INVALID : RT_EXIT_IO;
+    }
+    return RT_EXIT_OK;
+}
+
+int cmd_import(int argc, char **argv)
+{
+    static const struct option options[] = {{"output", required_argument, NULL, 'o'},
+                                            {"format", required_argument, NULL, 'f'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    const char *output = NULL, *forced = NULL;
+    int c;
+    rt_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":o:f:h", options, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'f': forced = optarg; break;
+        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        default: return rt_bad_option("import", usage, argv, c);
+        }
+    }
+    if (optind >= argc)
+        return rt_usage_error("import", usage, "no FILE given");
+    if (argc - optind > 1)
+        return rt_usage_error("import", usage, "one FILE at a time");
+    if (!output)
+        return rt_usage_error("import", usage, "say where to write the recording: -o OUT");
+
+    import_ctx x;
+    memset(&x, 0, sizeof x);
+    x.out_path = output;
+    if (forced) {
+        x.importer.expect = recd_msg_format_parse(forced);
+        if (x.importer.expect == RECD_MSG_FMT_NONE)
+            return rt_usage_error("import", usage,
+                                  "unknown format '%s' (samp-onfoot, samp-vehicle or recap)", forced);
+    } else if (!format_from_name(output, &x.importer.expect, &x.rec_only)) {
+        return rt_usage_error("import", usage,
+                              "cannot tell the format from '%s': name it .rec or .recap, or use "
+                              "--format", output);
+    }
+    const char *input = argv[optind];
+    if (strcmp(output, "-") != 0 && rt_same_file(input, output))
+        return rt_usage_error("import", usage, "the output must not be the input file");
+
+    rt_input in;
+    int rc = rt_input_open(&in, input);
+    if (rc < 0) {
+        rt_error("%s: %s", input, recd_strerror(rc));
+        return RT_EXIT_IO;
+    }
+    int exit_code;
+    rt_format fmt = rt_sniff(in.data, in.len, NULL);
+    if (fmt != RT_FMT_JSONL && fmt != RT_FMT_CSV) {
+        rt_error("%s: %s; import reads JSON lines or CSV", input, rt_format_describe(fmt));
+        exit_code = RT_EXIT_INVALID;
+    } else {
+        recd_text_encoding enc = fmt == RT_FMT_JSONL ? RECD_TEXT_JSONL : RECD_TEXT_CSV;
+        rt_output out;
+        rc = rt_output_open(&out, output);
+        if (rc < 0) {
+            rt_error("%s: %s", output, recd_strerror(rc));
+            exit_code = RT_EXIT_IO;
+        } else {
+            exit_code = import_text(&in, enc, &x, &out);
+            if (exit_code != RT_EXIT_OK) {
+                rt_output_abort(&out);
+            } else if ((rc = rt_output_commit(&out)) < 0) {
+                rt_error("%s: %s", output, recd_strerror(rc));
+                exit_code = RT_EXIT_IO;
+            }
+            recd_importer_free(&x.importer);
+        }
+    }
+    rt_input_close(&in);
+    return exit_code;
+}

@@ -1,0 +1,657 @@
+/* rectool send: stream recordings to a recd daemon at their original pace (or faster), one session
+ * per file, interleaved by time; or produce bounded synthetic load on loopback from librecd's
+ * synth generators. Both go through the librecd client. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "file_io.h"
+#include "recd/client.h"
+#include "recd/synth.h"
+#include "sniff.h"
+
+#define MAX_SESSIONS 100000ul
+#define MAX_RATE 1000000.0    /* samples per second per session */
+#define MAX_SEND_SECONDS 86400.0
+
+static const char usage[] =
+    "usage: rectool send FILE... --to URL [--session NAME] [--speed max|1|N]\n"
+    "       rectool send --synthetic --format FORMAT --sessions N --rate R --duration DUR\n"
+    "                    [--scenario SCENARIO] [--seed S] [--session PREFIX] --to URL\n"
+    "\n"
+    "Streams messages to a recd daemon with the librecd client and prints what was sent.\n"
+    "\n"
+    "  --to URL             tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH, optionally\n"
+    "                       ?encoding=binary|ndjson (default binary)\n"
+    "\n"
+    "Replaying files (.rec, .recap, JSON lines or CSV, recognised by content):\n"
+    "  --session NAME       session key; with several files NAME-1, NAME-2, ... (default: each\n"
+    "                       file's base name without extension, other characters turned into '_')\n"
+    "  --speed max|1|N      1 = the recording's own timing (default), N = N times faster (0.5 is\n"
+    "                       half speed), max = as fast as the connection takes it\n"
+    "                       Several files are several sessions, interleaved by their timestamps.\n"
+    "\n"
+    "Synthetic load (loopback and Unix sockets only):\n"
+    "  --synthetic          generate recordings with librecd's deterministic generator\n"
+    "  --format FORMAT      samp-onfoot | samp-vehicle | recap\n"
+    "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed)\n"
+    "  --sessions N         concurrent sessions (1..100000)\n"
+    "  --rate R             samples per second PER SESSION (total = N x R); a sample is one .rec\n"
+    "                       block, or one Recap tick (its full state plus that tick's events)\n"
+    "  --duration DUR       how long to send: 1500ms, 90s, 5m (a bare number is seconds)\n"
+    "  --seed S             session i uses seed S + i (default 1)\n"
+    "  --session PREFIX     session keys PREFIX-1 .. PREFIX-N (default synth)\n"
+    "\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit codes: 0 sent, 1 invalid input or the server refused the data, 2 bad arguments,\n"
+    "3 connection or I/O error.\n";
+
+typedef struct send_args {
+    const char *to;
+    const char *session;
+    double speed; /* 0 = max */
+    bool synthetic;
+    recd_synth_params p;
+    bool have_format, have_duration;
+    unsigned long sessions;
+    double rate;
+} send_args;
+
+/* ---- sending, pacing, summary ---------------------------------------------------------------- */
+
+typedef struct sender {
+    recd_client *client;
+    struct timespec start;
+    uint64_t messages, states, events;
+    unsigned long sessions;
+} sender;
+
+static double elapsed_s(const sender *s)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - s->start.tv_sec) + (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
+}
+
+static int send_failed(int rc)
+{
+    rt_error("send: %s", recd_strerror(rc));
+    return rc == -EINVAL ? RT_EXIT_INVALID : RT_EXIT_IO;
+}
+
+/* Waits until at_s seconds after the start; queued bytes go out first so they are on time. */
+static int pace(sender *s, double at_s)
+{
+    double wait = at_s - elapsed_s(s);
+    if (wait < 0.001)
+        return 0;
+    int rc = recd_client_flush(s->client);
+    if (rc < 0)
+        return rc;
+    struct timespec until = s->start;
+    double whole = floor(at_s);
+    until.tv_sec += (time_t)whole;
+    until.tv_nsec += (long)((at_s - whole) * 1e9);
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+        ;
+    return 0;
+}
+
+static int send_msg(sender *s, const recd_msg *m)
+{
+    int rc = recd_client_send(s->client, m);
+    if (rc == 0) {
+        s->messages++;
+        s->states += m->type == RECD_MSG_STATE;
+        s->events += m->type == RECD_MSG_EVENT;
+    }
+    return rc;
+}
+
+static int connect_to(sender *s, const char *url)
+{
+    char err[300];
+    memset(s, 0, sizeof *s);
+    int rc = recd_client_connect(&s->client, url, NULL, err, sizeof err);
+    if (rc < 0) {
+        rt_error("send: %s", err);
+        return rc == -EINVAL ? RT_EXIT_USAGE : RT_EXIT_IO;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &s->start);
+    return RT_EXIT_OK;
+}
+
+/* Closes the connection, reading the server's verdict; a refusal is the exit code's business. */
+static int finish(sender *s, int exit_code)
+{
+    char err[1100];
+    int rc = recd_client_close(s->client, err, sizeof err);
+    if (rc < 0) {
+        rt_error("send: %s", err[0] ? err : recd_strerror(rc));
+        if (exit_code == RT_EXIT_OK)
+            exit_code = rc == -EPROTO ? RT_EXIT_INVALID : RT_EXIT_IO;
+    }
+    return exit_code;
+}
+
+/* Pushes out what is queued, then prints what was sent. */
+static int summarise(sender *s, int exit_code)
+{
+    if (exit_code != RT_EXIT_OK)
+        return exit_code;
+    int rc = recd_client_flush(s->client);
+    if (rc < 0)
+        return send_failed(rc);
+    double secs = elapsed_s(s);
+    uint64_t bytes = recd_client_bytes_sent(s->client);
+    double rate = secs > 0 ? (double)s->messages / secs : 0;
+    printf("sent %llu messages (%llu states, %llu events) in %lu session%s over %s: %llu bytes in "
+           "%.3f s, %.0f messages/s, %.2f MB/s\n",
+           (unsigned long long)s->messages, (unsigned long long)s->states,
+           (unsigned long long)s->events, s->sessions, s->sessions == 1 ? "" : "s",
+           recd_wire_encoding_name(recd_client_encoding(s->client)), (unsigned long long)bytes,
+           secs, rate, secs > 0 ? (double)bytes / secs / 1e6 : 0.0);
+    fflush(stdout);
+    return RT_EXIT_OK;
+}
+
+/* ---- replaying files ------------------------------------------------------------------------- */
+
+typedef struct timed_msg {
+    recd_msg m;
+    uint64_t at_ms; /* since the session start, never decreasing within a file */
+} timed_msg;
+
+typedef struct track {
+    char session[RECD_SESSION_KEY_MAX + 1];
+    timed_msg *v;
+    size_t n, cap, next;
+    uint64_t last_ms, seq;
+} track;
+
+static uint64_t msg_time_ms(const recd_msg *m, uint64_t last)
+{
+    uint64_t t = last;
+    if (m->type == RECD_MSG_STATE && m->format == RECD_MSG_FMT_RECAP && m->recap_state)
+        t = m->recap_state->tick * RECD_RECAP_TICK_MS;
+    else if (m->type == RECD_MSG_STATE && m->format == RECD_MSG_FMT_SAMP_VEHICLE)
+        t = m->vehicle.time_ms;
+    else if (m->type == RECD_MSG_STATE)
+        t = m->onfoot.time_ms;
+    else if (m->type == RECD_MSG_EVENT && m->recap_event)
+        t = m->recap_event->tick * RECD_RECAP_TICK_MS;
+    return t > last ? t : last;
+}
+
+static int collect(void *ctx, const recd_msg *m, char *err, size_t errlen)
+{
+    track *t = ctx;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        timed_msg *v = realloc(t->v, cap * sizeof *v);
+        if (!v) {
+            snprintf(err, errlen, "out of memory");
+            return -ENOMEM;
+        }
+        t->v = v;
+        t->cap = cap;
+    }
+    timed_msg *tm = &t->v[t->n];
+    if (recd_msg_copy(&tm->m, m) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    memcpy(tm->m.session, t->session, sizeof t->session);
+    tm->m.has_seq = true;
+    tm->m.seq = t->seq++;
+    t->last_ms = tm->at_ms = msg_time_ms(m, t->last_ms);
+    t->n++;
+    return 0;
+}
+
+static void track_free(track *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        recd_msg_free(&t->v[i].m);
+    free(t->v);
+}
+
+/* Base name without directory and extension, reduced to a valid session key. */
+static void session_from_path(const char *path, char out[RECD_SESSION_KEY_MAX + 1])
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    if (n > RECD_SESSION_KEY_MAX)
+        n = RECD_SESSION_KEY_MAX;
+    for (size_t i = 0; i < n; i++) {
+        char c = base[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == '-';
+        out[i] = ok && !(i == 0 && c == '.') ? c : '_';
+    }
+    out[n] = 0;
+    if (n == 0 || strcmp(path, "-") == 0)
+        strcpy(out, "stdin");
+}
+
+/* Appends "-K" within the key length limit. */
+static void key_with_suffix(const char *base, unsigned long k, char out[RECD_SESSION_KEY_MAX + 1])
+{
+    char suffix[24];
+    snprintf(suffix, sizeof suffix, "-%lu", k);
+    size_t keep = strlen(base);
+    if (keep + strlen(suffix) > RECD_SESSION_KEY_MAX)
+        keep = RECD_SESSION_KEY_MAX - strlen(suffix);
+    snprintf(out, RECD_SESSION_KEY_MAX + 1, "%.*s%s", (int)keep, base, suffix);
+}
+
+static void name_tracks(track *tracks, int n, const char *const *paths, const char *name)
+{
+    for (int i = 0; i < n; i++) {
+        if (name && n == 1)
+            snprintf(tracks[i].session, sizeof tracks[i].session, "%s", name);
+        else if (name)
+            key_with_suffix(name, (unsigned long)i + 1, tracks[i].session);
+        else
+            session_from_path(paths[i], tracks[i].session);
+    }
+    if (name)
+        return;
+    for (int i = 1; i < n; i++) { /* the same base name twice: number the later ones */
+        char base[RECD_SESSION_KEY_MAX + 1];
+        memcpy(base, tracks[i].session, sizeof base);
+        for (unsigned long k = 2;; k++) {
+            bool clash = false;
+            for (int j = 0; j < i && !clash; j++)
+                clash = strcmp(tracks[j].session, tracks[i].session) == 0;
+            if (!clash)
+                break;
+            key_with_suffix(base, k, tracks[i].session);
+        }
+    }
+}
+
+static int load_track(track *t, const char *path)
+{
+    rt_input in;
+    int rc = rt_input_open(&in, path);
+    if (rc < 0) {
+        rt_error("send: %s: %s", path, recd_strerror(rc));
+        return RT_EXIT_IO;
+    }
+    char err[300] = "";
+    rt_format fmt = rt_sniff(in.data, in.len, NULL);
+    switch (fmt) {
+    case RT_FMT_SAMP_REC:
+    case RT_FMT_RECAP: rc = recd_export_msgs(in.data, in.len, collect, t, err, sizeof err); break;
+    case RT_FMT_JSONL: rc = recd_jsonl_read(in.data, in.len, collect, t, err, sizeof err); break;
+    case RT_FMT_CSV: rc = recd_csv_read(in.data, in.len, collect, t, err, sizeof err); break;
+    default:
+        rt_error("send: %s: %s", path, rt_format_describe(fmt));
+        rt_input_close(&in);
+        return RT_EXIT_INVALID;
+    }
+    rt_input_close(&in);
+    if (rc < 0) {
+        rt_error("send: %s: %s", path, err[0] ? err : recd_strerror(rc));
+        return rc == -ENOMEM ? RT_EXIT_IO : RT_EXIT_INVALID;
+    }
+    return RT_EXIT_OK;
+}
+
+/* The track whose next message is due first (earliest time, then file order). */
+static track *next_due(track *tracks, int n)
+{
+    track *best = NULL;
+    for (int i = 0; i < n; i++) {
+        track *t = &tracks[i];
+        if (t->next < t->n && (!best || t->v[t->next].at_ms < best->v[best->next].at_ms))
+            best = t;
+    }
+    return best;
+}
+
+static int replay(const send_args *a, int nfiles, char **files)
+{
+    track *tracks = calloc((size_t)nfiles, sizeof *tracks);
+    if (!tracks)
+        return RT_EXIT_IO;
+    name_tracks(tracks, nfiles, (const char *const *)files, a->session);
+    int code = RT_EXIT_OK;
+    for (int i = 0; i < nfiles && code == RT_EXIT_OK; i++)
+        code = load_track(&tracks[i], files[i]);
+    sender s;
+    if (code == RT_EXIT_OK)
+        code = connect_to(&s, a->to);
+    if (code == RT_EXIT_OK) {
+        s.sessions = (unsigned long)nfiles;
+        track *t;
+        while (code == RT_EXIT_OK && (t = next_due(tracks, nfiles))) {
+            timed_msg *tm = &t->v[t->next++];
+            int rc = a->speed > 0 ? pace(&s, (double)tm->at_ms / 1000.0 / a->speed) : 0;
+            if (rc == 0)
+                rc = send_msg(&s, &tm->m);
+            if (rc < 0)
+                code = send_failed(rc);
+        }
+        code = summarise(&s, code);
+        code = finish(&s, code);
+    }
+    for (int i = 0; i < nfiles; i++)
+        track_free(&tracks[i]);
+    free(tracks);
+    return code;
+}
+
+/* ---- synthetic load -------------------------------------------------------------------------- */
+
+typedef struct synth_session {
+    recd_synth_rec_gen *rec;
+    recd_synth_recap_gen *recap;
+    char session[RECD_SESSION_KEY_MAX + 1];
+    uint64_t seq;
+} synth_session;
+
+static recd_msg_format msg_format(recd_synth_format f)
+{
+    return f == RECD_SYNTH_FORMAT_RECAP       ? RECD_MSG_FMT_RECAP
+           : f == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_MSG_FMT_SAMP_VEHICLE
+                                                 : RECD_MSG_FMT_SAMP_ONFOOT;
+}
+
+static bool loopback_target(const char *url)
+{
+    recd_wire_url u;
+    if (recd_wire_url_parse(url, &u, NULL, 0) < 0)
+        return true; /* the client reports the bad URL */
+    if (u.transport == RECD_WIRE_UNIX || strcmp(u.host, "localhost") == 0 ||
+        strcmp(u.host, "::1") == 0)
+        return true;
+    struct in_addr v4;
+    return inet_pton(AF_INET, u.host, &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
+}
+
+static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned long i,
+                      uint64_t samples)
+{
+    recd_synth_params p = a->p;
+    p.seed = a->p.seed + i;
+    /* A generator long enough for every sample: a Recap sample is one tick; .rec generators end
+     * by duration, so give them the longest one (blocks are made on demand). */
+    p.duration_ms = a->p.format == RECD_SYNTH_FORMAT_RECAP ? (samples + 1) * RECD_RECAP_TICK_MS
+                                                           : RECD_SYNTH_MAX_DURATION_MS;
+    if (p.duration_ms > RECD_SYNTH_MAX_DURATION_MS)
+        p.duration_ms = RECD_SYNTH_MAX_DURATION_MS;
+    key_with_suffix(a->session ? a->session : "synth", i + 1, ss->session);
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_OPEN, msg_format(a->p.format));
+    int rc;
+    if (a->p.format == RECD_SYNTH_FORMAT_RECAP) {
+        rc = recd_synth_recap_gen_new(&p, &ss->recap);
+        recd_recap_header h;
+        if (rc == 0) {
+            recd_synth_recap_gen_header(ss->recap, &h);
+            rc = recd_msg_set_recap_open(&m, &h);
+        }
+    } else {
+        rc = recd_synth_rec_gen_new(&p, &ss->rec);
+    }
+    memcpy(m.session, ss->session, sizeof m.session);
+    m.has_seq = true;
+    m.seq = ss->seq++;
+    if (rc == 0)
+        rc = send_msg(s, &m);
+    recd_msg_free(&m);
+    return rc;
+}
+
+/* Sends the session's next sample; 1 when the generator has run dry. */
+static int synth_sample(sender *s, synth_session *ss, recd_msg_format f)
+{
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_STATE, f);
+    memcpy(m.session, ss->session, sizeof m.session);
+    int rc;
+    if (ss->rec) {
+        recd_synth_rec_block b;
+        if ((rc = recd_synth_rec_gen_next(ss->rec, &b)) <= 0)
+            return rc < 0 ? rc : 1;
+        if (f == RECD_MSG_FMT_SAMP_VEHICLE)
+            m.vehicle = b.vehicle;
+        else
+            m.onfoot = b.onfoot;
+        m.has_seq = true;
+        m.seq = ss->seq++;
+        return send_msg(s, &m);
+    }
+    recd_synth_recap_tick t;
+    if ((rc = recd_synth_recap_gen_next(ss->recap, &t)) <= 0)
+        return rc < 0 ? rc : 1;
+    rc = recd_msg_set_recap_state(&m, t.tick, t.state);
+    m.has_seq = true;
+    m.seq = ss->seq++;
+    if (rc == 0)
+        rc = send_msg(s, &m);
+    recd_msg_free(&m);
+    for (size_t k = 0; rc == 0 && k < t.n_events; k++) {
+        recd_msg_init(&m, RECD_MSG_EVENT, f);
+        memcpy(m.session, ss->session, sizeof m.session);
+        rc = recd_msg_set_recap_event(&m, t.tick, &t.events[k]);
+        m.has_seq = true;
+        m.seq = ss->seq++;
+        if (rc == 0)
+            rc = send_msg(s, &m);
+        recd_msg_free(&m);
+    }
+    return rc;
+}
+
+static int synth_close(sender *s, synth_session *ss, recd_msg_format f)
+{
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_CLOSE, f);
+    memcpy(m.session, ss->session, sizeof m.session);
+    m.has_seq = true;
+    m.seq = ss->seq++;
+    return send_msg(s, &m);
+}
+
+static int synthetic(const send_args *a)
+{
+    if (!loopback_target(a->to))
+        return rt_usage_error("send", usage,
+                              "synthetic load only goes to loopback addresses or Unix sockets");
+    double total_rate = a->rate * (double)a->sessions;
+    double secs = (double)a->p.duration_ms / 1000.0;
+    uint64_t samples = (uint64_t)ceil(a->rate * secs); /* per session */
+    synth_session *ss = calloc(a->sessions, sizeof *ss);
+    if (!ss)
+        return RT_EXIT_IO;
+    sender s;
+    int code = connect_to(&s, a->to);
+    recd_msg_format f = msg_format(a->p.format);
+    int rc = 0;
+    if (code == RT_EXIT_OK) {
+        s.sessions = a->sessions;
+        for (unsigned long i = 0; i < a->sessions && rc == 0; i++)
+            rc = synth_open(&s, &ss[i], a, i, samples);
+        /* Message j (sample j / N of session j % N) is due at j / (N x R): a smooth total rate. */
+        uint64_t total = samples * a->sessions;
+        for (uint64_t j = 0; j < total && rc == 0; j++) {
+            synth_session *one = &ss[j % a->sessions];
+            if ((rc = pace(&s, (double)j / total_rate)) == 0 && (one->rec || one->recap))
+                rc = synth_sample(&s, one, f);
+            if (rc == 1) { /* generator finished early: that session just stops */
+                recd_synth_rec_gen_free(one->rec);
+                recd_synth_recap_gen_free(one->recap);
+                one->rec = NULL;
+                one->recap = NULL;
+                rc = 0;
+            }
+        }
+        for (unsigned long i = 0; i < a->sessions && rc == 0; i++)
+            rc = synth_close(&s, &ss[i], f);
+        if (rc < 0)
+            code = send_failed(rc);
+        code = summarise(&s, code);
+        code = finish(&s, code);
+    }
+    for (unsigned long i = 0; i < a->sessions; i++) {
+        recd_synth_rec_gen_free(ss[i].rec);
+        recd_synth_recap_gen_free(ss[i].recap);
+    }
+    free(ss);
+    return code;
+}
+
+/* ---- arguments ------------------------------------------------------------------------------- */
+
+static int parse_positive(const char *text, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v > 0) || v > max)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+static int parse_seed(const char *text, uint64_t *out)
+{
+    if (!text || text[0] < '0' || text[0] > '9')
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno || *end)
+        return -EINVAL;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static bool session_name_ok(const char *name, bool numbered)
+{
+    size_t n = strlen(name);
+    return recd_session_key_valid(name, n) && (!numbered || n <= RECD_SESSION_KEY_MAX - 7);
+}
+
+/* Fills a from argv; returns -1 to go on, or the exit code to return now. */
+static int parse_args(int argc, char **argv, send_args *a)
+{
+    static const struct option opts[] = {
+        {"to", required_argument, NULL, 't'},        {"session", required_argument, NULL, 'n'},
+        {"speed", required_argument, NULL, 'x'},     {"synthetic", no_argument, NULL, 'y'},
+        {"format", required_argument, NULL, 'f'},    {"scenario", required_argument, NULL, 'c'},
+        {"sessions", required_argument, NULL, 'N'},  {"rate", required_argument, NULL, 'r'},
+        {"duration", required_argument, NULL, 'd'},  {"seed", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+    memset(a, 0, sizeof *a);
+    a->speed = 1;
+    a->p.scenario = RECD_SYNTH_SCENARIO_MIXED;
+    a->p.seed = 1;
+    double v;
+    rt_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': a->to = optarg; break;
+        case 'n': a->session = optarg; break;
+        case 'x':
+            if (strcmp(optarg, "max") == 0)
+                a->speed = 0;
+            else if (parse_positive(optarg, 1e9, &a->speed) < 0)
+                return rt_usage_error("send", usage, "bad speed '%s' (max, 1, or a factor > 0)",
+                                      optarg);
+            break;
+        case 'y': a->synthetic = true; break;
+        case 'f':
+            if (recd_synth_format_parse(optarg, &a->p.format) < 0)
+                return rt_usage_error("send", usage,
+                                      "unknown format '%s' (samp-onfoot, samp-vehicle, recap)",
+                                      optarg);
+            a->have_format = true;
+            break;
+        case 'c':
+            if (recd_synth_scenario_parse(optarg, &a->p.scenario) < 0)
+                return rt_usage_error("send", usage,
+                                      "unknown scenario '%s' (idle, walk, drive, mixed)", optarg);
+            break;
+        case 'N':
+            if (parse_positive(optarg, (double)MAX_SESSIONS, &v) < 0 || v != floor(v))
+                return rt_usage_error("send", usage, "bad --sessions '%s' (1..%lu)", optarg,
+                                      MAX_SESSIONS);
+            a->sessions = (unsigned long)v;
+            break;
+        case 'r':
+            if (parse_positive(optarg, MAX_RATE, &a->rate) < 0)
+                return rt_usage_error("send", usage, "bad --rate '%s' (samples/s per session, > 0)",
+                                      optarg);
+            break;
+        case 'd':
+            if (recd_synth_parse_duration(optarg, &a->p.duration_ms) < 0 || a->p.duration_ms == 0 ||
+                (double)a->p.duration_ms / 1000.0 > MAX_SEND_SECONDS)
+                return rt_usage_error("send", usage, "bad duration '%s' (1500ms, 90s, 5m; at most 24h)",
+                                      optarg);
+            a->have_duration = true;
+            break;
+        case 'S':
+            if (parse_seed(optarg, &a->p.seed) < 0)
+                return rt_usage_error("send", usage, "bad seed '%s' (an unsigned 64-bit number)",
+                                      optarg);
+            break;
+        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        default: return rt_bad_option("send", usage, argv, c);
+        }
+    }
+    if (!a->to)
+        return rt_usage_error("send", usage, "--to URL is required");
+    if (a->session && !session_name_ok(a->session, a->synthetic || argc - optind > 1))
+        return rt_usage_error("send", usage,
+                              "bad --session '%s' (A-Z a-z 0-9 . _ -, not starting with '.', "
+                              "short enough for a -N suffix)",
+                              a->session);
+    if (!a->synthetic) {
+        if (optind >= argc)
+            return rt_usage_error("send", usage, "no input files");
+        if (a->have_format || a->have_duration || a->sessions || a->rate > 0)
+            return rt_usage_error("send", usage,
+                                  "--format, --sessions, --rate and --duration need --synthetic");
+        return -1;
+    }
+    if (optind < argc)
+        return rt_usage_error("send", usage, "--synthetic takes no input files");
+    if (!a->have_format || !a->have_duration || !a->sessions || !(a->rate > 0))
+        return rt_usage_error("send", usage,
+                              "--synthetic needs --format, --sessions, --rate and --duration");
+    const char *why;
+    recd_synth_params check = a->p;
+    if (recd_synth_params_check(&check, &why) < 0)
+        return rt_usage_error("send", usage, "%s", why);
+    if (a->rate * (double)a->p.duration_ms / 1000.0 * (double)a->sessions > 1e10)
+        return rt_usage_error("send", usage, "more than 10^10 samples: lower --rate or --duration");
+    return -1;
+}
+
+int cmd_send(int argc, char **argv)
+{
+    send_args a;
+    int code = parse_args(argc, argv, &a);
+    if (code >= 0)
+        return code;
+    return a.synthetic ? synthetic(&a) : replay(&a, argc - optind, argv + optind);
+}

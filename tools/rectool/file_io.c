@@ -1,0 +1,168 @@
+/* Input by mmap (regular files) or a read loop (pipes), output through NAME.part + rename so a
+ * reader never sees a half-written file under the final name. */
+#include "file_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recd/fd_sink.h"
+
+static const uint8_t empty_input[1];
+
+static int read_all(int fd, recd_buf *b)
+{
+    for (;;) {
+        int rc = recd_buf_reserve(b, 65536);
+        if (rc < 0)
+            return rc;
+        ssize_t n = read(fd, b->data + b->len, b->cap - b->len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (n == 0)
+            return 0;
+        b->len += (size_t)n;
+    }
+}
+
+int rt_input_open(rt_input *in, const char *path)
+{
+    memset(in, 0, sizeof *in);
+    in->path = path;
+    in->data = empty_input;
+    bool use_stdin = strcmp(path, "-") == 0;
+    int fd = use_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int err = -errno;
+        if (!use_stdin)
+            close(fd);
+        return err;
+    }
+    int rc = 0;
+    if (S_ISDIR(st.st_mode)) {
+        rc = -EISDIR;
+    } else if (S_ISREG(st.st_mode) && st.st_size > 0) {
+        if ((uint64_t)st.st_size > SIZE_MAX) {
+            rc = -EFBIG;
+        } else {
+            void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p == MAP_FAILED) {
+                rc = -errno;
+            } else {
+                in->map = p;
+                in->map_len = (size_t)st.st_size;
+                in->data = p;
+                in->len = in->map_len;
+            }
+        }
+    } else if (!S_ISREG(st.st_mode)) {
+        rc = read_all(fd, &in->heap);
+        if (rc == 0 && in->heap.len > 0) {
+            in->data = in->heap.data;
+            in->len = in->heap.len;
+        }
+    }
+    if (!use_stdin)
+        close(fd);
+    if (rc < 0)
+        rt_input_close(in);
+    return rc;
+}
+
+void rt_input_close(rt_input *in)
+{
+    if (in->map)
+        munmap(in->map, in->map_len);
+    recd_buf_free(&in->heap);
+    in->map = NULL;
+    in->map_len = 0;
+    in->data = empty_input;
+    in->len = 0;
+}
+
+int rt_output_open(rt_output *out, const char *path)
+{
+    memset(out, 0, sizeof *out);
+    out->fd = -1;
+    if (!path || strcmp(path, "-") == 0) {
+        out->fd = STDOUT_FILENO;
+        return 0;
+    }
+    size_t n = strlen(path);
+    out->final_path = strdup(path);
+    out->part_path = malloc(n + sizeof ".part");
+    if (!out->final_path || !out->part_path) {
+        rt_output_abort(out);
+        return -ENOMEM;
+    }
+    memcpy(out->part_path, path, n);
+    memcpy(out->part_path + n, ".part", sizeof ".part");
+    out->fd = open(out->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out->fd < 0) {
+        int err = -errno;
+        free(out->part_path);
+        out->part_path = NULL;
+        rt_output_abort(out);
+        return err;
+    }
+    return 0;
+}
+
+recd_sink rt_output_sink(rt_output *out) { return recd_fd_sink(&out->fd); }
+
+static void free_paths(rt_output *out)
+{
+    free(out->final_path);
+    free(out->part_path);
+    out->final_path = out->part_path = NULL;
+}
+
+int rt_output_commit(rt_output *out)
+{
+    if (!out->part_path) {
+        out->fd = -1;
+        return 0; /* stdout: nothing to rename */
+    }
+    int rc = 0;
+    if (close(out->fd) < 0)
+        rc = -errno;
+    out->fd = -1;
+    if (rc == 0 && rename(out->part_path, out->final_path) < 0)
+        rc = -errno;
+    if (rc < 0)
+        unlink(out->part_path);
+    free_paths(out);
+    return rc;
+}
+
+void rt_output_abort(rt_output *out)
+{
+    if (out->part_path) {
+        if (out->fd >= 0)
+            close(out->fd);
+        unlink(out->part_path);
+    }
+    out->fd = -1;
+    free_paths(out);
+}
+
+bool rt_same_file(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return true;
+    struct stat sa, sb;
+    if (stat(a, &sa) < 0 || stat(b, &sb) < 0)
+        return false;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}

@@ -1,0 +1,81 @@
+/* rectool entry point: global options and dispatch to the sub-commands declared in commands.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "recd/common.h"
+
+typedef struct rt_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} rt_command;
+
+static const rt_command commands[] = {
+    {"info", cmd_info, "show format, header, counts, timing and anomalies of a recording"},
+    {"verify", cmd_verify, "check that recordings are complete and valid (exit 1 if not)"},
+    {"repair", cmd_repair, "cut a damaged recording back to its last complete block or member"},
+    {"export", cmd_export, "convert a recording to JSON lines or CSV"},
+    {"import", cmd_import, "build a recording from JSON lines or CSV"},
+    {"generate", cmd_generate, "write a deterministic synthetic recording"},
+};
+
+static void print_usage(FILE *out)
+{
+    fprintf(out, "usage: rectool [--help] [--version] COMMAND [ARGS...]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nRun 'rectool COMMAND --help' for the options of a command.\n"
+                 "Exit codes: 0 ok, 1 invalid input or problems found, 2 usage error, 3 I/O error.\n");
+}
+
+static const rt_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+    const char *first = argv[1];
+    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
+        print_usage(stdout);
+        return RT_EXIT_OK;
+    }
+    if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+        printf("rectool %s (librecd %s)\n", RECD_VERSION_STRING, recd_version());
+        return RT_EXIT_OK;
+    }
+    if (strcmp(first, "help") == 0) {
+        if (argc < 3) {
+            print_usage(stdout);
+            return RT_EXIT_OK;
+        }
+        const rt_command *c = find_command(argv[2]);
+        if (!c) {
+            fprintf(stderr, "rectool: unknown command '%s'\n\n", argv[2]);
+            print_usage(stderr);
+            return RT_EXIT_USAGE;
+        }
+        char *help_argv[] = {argv[2], "--help", NULL};
+        return c->run(2, help_argv);
+    }
+    if (first[0] == '-') {
+        fprintf(stderr, "rectool: unknown option '%s'\n\n", first);
+        print_usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+    const rt_command *c = find_command(first);
+    if (!c) {
+        fprintf(stderr, "rectool: unknown command '%s'\n\n", first);
+        print_usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+    return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,26 @@
+/* Turning a librecd problem report into JSON for `info --json` and into the
+ * "FILE: offset N: what is wrong" lines of `verify`. */
+#ifndef RECTOOL_REPORT_UTIL_H
+#define RECTOOL_REPORT_UTIL_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "recd/common.h"
+
+#define RT_REPORT_LIMIT 1000 /* problems kept per file; the rest are only counted */
+
+const char *rt_severity_name(recd_severity s); /* "error", "warning", "info" */
+
+/* [{"severity", "offset", "code", "message"}, ...] */
+json_t *rt_report_json(const recd_report *r);
+
+/* One line per problem at or above max_severity (ERROR < WARNING < INFO); returns lines printed. */
+size_t rt_report_print(FILE *out, const char *path, const recd_report *r, recd_severity max_severity);
+
+/* Writes "prefix: offset N: message" for the first error of r (just prefix when there is none)
+ * into buf. */
+void rt_report_first_error(const recd_report *r, const char *prefix, char *buf, size_t buflen);
+
+#endif
