@@ -19,6 +19,8 @@ typedef struct recd_server recd_server;
 #define LISTENER_UDP_BUFFER (32u * 64u * 1024u)   /* recvmmsg: up to 32 datagrams per call */
 #define LISTENER_UDP_RCVBUF (8 * 1024 * 1024)     /* asked of the kernel (it may give less) */
 #define LISTENER_BACKLOG 511
+#define LISTENER_UDP_DATAGRAM_MAX (64u * 1024u)
+#define LISTENER_UDP_DRAIN_MAX 100000u /* datagrams read at shutdown, at most */
 
 typedef struct recd_listener {
     struct recd_listener *next;
@@ -71,6 +73,8 @@ void conn_try_resume(recd_conn *c);    /* resume reading when its limits allow i
 
 /* UDP (listener_udp.c). */
 int listener_udp_start(recd_listener *l);
+/* Reads and records what is queued on the socket now (shutdown: before it is closed). */
+void listener_udp_drain(recd_listener *l);
 
 /* Decoded-message handling shared by both (listener_input.c): dispatch to the sessions with
  * input byte accounting for the metrics. */

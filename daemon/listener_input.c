@@ -39,6 +39,7 @@ int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, ch
     session_input *in = ctx;
     listener_account_end(in, meta->offset);
     in->accepted = false;
+    in->lookup_missed = false; /* a miss that still decoded (a close) is not an error */
     int rc = session_dispatch(in, m, meta, err, errlen);
     if (rc == 0 && in->accepted) {
         in->acct_open = true;

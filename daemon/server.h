@@ -18,6 +18,7 @@
 #include "signals.h"
 #include "writer.h"
 
+typedef struct recd_server recd_server;
 typedef struct recd_listener recd_listener;
 typedef struct recd_conn recd_conn;
 typedef struct recd_session recd_session;
@@ -58,6 +59,7 @@ struct recd_server {
     uint64_t tick_period_ms;
     bool retention_running;
     uint64_t last_write_error_ms; /* for /healthz */
+    unsigned base_umask;          /* the umask recd started with */
     recd_signals signals;
 
     uint8_t read_buf[SERVER_READ_BUFFER];
@@ -75,7 +77,9 @@ void server_reload(recd_server *s);   /* SIGHUP */
 void server_conn_gone(recd_server *s);
 void server_session_gone(recd_server *s);
 void server_resume_paused(recd_server *s);
-void server_run_retention(recd_server *s);
+void server_run_retention(recd_server *s); /* on the thread pool; one run at a time */
+void server_retune_tick(recd_server *s);   /* after flush.interval changed */
+void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */
 void server_announce_listener(recd_server *s, const recd_listener *l); /* log + --print-ports */
 
 #endif

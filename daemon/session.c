@@ -95,11 +95,13 @@ static void kick(recd_session *s)
 
 void session_flush(recd_session *s)
 {
+    uint64_t now = server_now_ms(s->srv);
     if (s->recap)
-        session_recap_flush(s, false, server_now_ms(s->srv));
+        session_recap_flush(s, false, now);
     writer_seal(&s->queue);
-    s->last_flush_ms = server_now_ms(s->srv);
-    s->pending_since_ms = 0;
+    s->last_flush_ms = now;
+    /* A Recap tick still being collected keeps the clock of its first message. */
+    s->pending_since_ms = s->recap ? session_recap_group_since(s->recap) : 0;
     kick(s);
 }
 
@@ -145,10 +147,14 @@ bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t s
     const recd_config *cfg = &s->srv->cfg;
     if (!s->part)
         return false;
-    uint64_t size = s->part_written + s->part_pending;
-    if (s->recap)
-        size += session_recap_encoder_bytes(s->recap);
-    if (cfg->rotation.max_size && size > 0 && size + add_bytes > cfg->rotation.max_size)
+    double pending = (double)s->part_pending;
+    if (s->recap) {
+        /* Not compressed yet: expect this session's ratio so far (1:2 before the first job). */
+        pending += (double)session_recap_encoder_bytes(s->recap);
+        pending *= s->packed_in ? (double)s->packed_out / (double)s->packed_in : 0.5;
+    }
+    double size = (double)s->part_written + pending;
+    if (cfg->rotation.max_size && size > 0 && size + (double)add_bytes > (double)cfg->rotation.max_size)
         return true;
     return cfg->rotation.max_duration_ms && span_ms >= cfg->rotation.max_duration_ms;
 }
@@ -226,6 +232,8 @@ static void go_dormant(recd_session *s, uint64_t now_ms)
     kick(s);
     s->dormant = true;
     s->dormant_since_ms = now_ms;
+    if (s->recap)
+        session_recap_idle(s);
 }
 
 void session_tick(recd_session *s, uint64_t now_ms)
@@ -243,6 +251,8 @@ void session_tick(recd_session *s, uint64_t now_ms)
         session_flush(s);
     else if (pending && !s->pending_since_ms)
         session_note_pending(s, now_ms);
+    if (s->recap && !pending && now_ms - s->last_input_ms >= cfg->flush.interval_ms)
+        session_recap_idle(s);
     if (cfg->rotation.idle_timeout_ms && now_ms - s->last_input_ms >= cfg->rotation.idle_timeout_ms)
         go_dormant(s, now_ms);
 }
@@ -257,6 +267,8 @@ static void on_written(void *ctx, const writer_result *r)
         recd_metric_add(srv->metrics.files_finalized_total, 0, r->finalized);
     if (r->failures)
         srv->last_write_error_ms = server_now_ms(srv);
+    s->packed_in += r->members_in;
+    s->packed_out += r->members_out;
     if (s->part && r->last == s->part) {
         s->part_written = r->last_size;
         s->part_pending -= r->last_released < s->part_pending ? r->last_released : s->part_pending;

@@ -44,6 +44,7 @@ typedef struct recd_session {
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
     uint64_t part_written; /* its size on disk after the last job that wrote it */
     uint64_t part_pending; /* bytes queued for it and not yet written (uncompressed) */
+    uint64_t packed_in, packed_out; /* Recap members compressed so far: the ratio to expect */
 
     /* .rec */
     recd_rec_writer rec;
@@ -123,7 +124,9 @@ int session_recap_flush_at(recd_session *s, const recd_msg *m, char *why, size_t
 void session_recap_close_time(recd_session *s, int64_t end_ms);
 void session_recap_end_part(recd_session *s, bool session_end); /* session_end: close end_time */
 void session_recap_free(session_recap *r);
+void session_recap_idle(recd_session *s); /* no input for a while: keep less in memory */
 bool session_recap_has_pending(const session_recap *r);
+uint64_t session_recap_group_since(const session_recap *r); /* arrival of the open tick, or 0 */
 uint64_t session_recap_encoder_bytes(const session_recap *r); /* estimate, for rotation by size */
 
 #endif

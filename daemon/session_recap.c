@@ -14,15 +14,12 @@
 #include "server.h"
 #include "session.h"
 
-#define KEEP_SCRATCH_BYTES 4096u
-
 struct session_recap {
     recd_msg open;           /* deep copy of the open message: the header of every part */
     recd_recap_encoder *enc; /* the current part's encoder; NULL between parts */
     recd_buf header;         /* the current part's header bytes, patched when it ends */
     bool capturing;          /* the encoder is writing its header */
     uint64_t estimate;       /* bytes accounted for the encoder's pending member */
-    size_t memory_base;      /* encoder memory right after the last member was taken */
     uint64_t part_first_tick;
     bool started;            /* a tick was fed in this session */
     uint64_t first_tick, last_fed;
@@ -33,6 +30,7 @@ struct session_recap {
     recd_msg *events;
     size_t nevents, capevents;
     recd_msg last_state; /* the latest state fed: the first FULL_STATE of a new part */
+    recd_buf last_frame; /* the same as one binary frame while the session is idle (smaller) */
     bool has_close_end;
     int64_t close_end_ms;
     recd_buf member; /* scratch for a taken member */
@@ -92,6 +90,7 @@ void session_recap_free(session_recap *r)
     group_clear(r);
     free(r->events);
     recd_msg_free(&r->last_state);
+    recd_buf_free(&r->last_frame);
     recd_msg_free(&r->open);
     recd_recap_encoder_free(r->enc);
     recd_buf_free(&r->header);
@@ -106,12 +105,16 @@ bool session_recap_has_pending(const session_recap *r)
 
 uint64_t session_recap_encoder_bytes(const session_recap *r) { return r->estimate; }
 
-/* Re-reads how much the encoder holds since the last member was taken, as buffered bytes. */
+uint64_t session_recap_group_since(const session_recap *r)
+{
+    return r->have_group ? (r->group_since_ms ? r->group_since_ms : 1) : 0;
+}
+
+/* The encoder's open member counts as buffered bytes of the session. */
 static void update_estimate(recd_session *s)
 {
     session_recap *r = s->recap;
-    size_t mem = r->enc ? recd_recap_encoder_memory(r->enc) : 0;
-    uint64_t est = r->enc && mem > r->memory_base ? mem - r->memory_base : 0;
+    uint64_t est = r->enc ? recd_recap_encoder_pending(r->enc) : 0;
     session_account(s, (int64_t)est - (int64_t)r->estimate);
     r->estimate = est;
 }
@@ -135,10 +138,8 @@ static void take_member(recd_session *s)
             session_account(s, (int64_t)r->member.len);
         }
     }
-    if (r->member.cap > KEEP_SCRATCH_BYTES)
-        recd_buf_free(&r->member);
+    recd_buf_free(&r->member); /* an idle session keeps no member buffer */
     recd_recap_encoder_trim(r->enc);
-    r->memory_base = recd_recap_encoder_memory(r->enc);
     update_estimate(s);
 }
 
@@ -154,7 +155,7 @@ static int start_part(recd_session *s, uint64_t tick)
     int64_t start = s->start_epoch_ms;
     if (!first)
         start += (int64_t)((tick - r->first_tick) * RECD_RECAP_TICK_MS);
-    int rc = session_start_part(s, start, (int)cfg->recap.gzip_level);
+    int rc = session_start_part(s, start, (int)cfg->recap.gzip_level); /* the header records it */
     if (rc < 0)
         return rc;
     recd_recap_header h = r->open.open.recap->header;
@@ -165,9 +166,7 @@ static int start_part(recd_session *s, uint64_t tick)
     memset(&opt, 0, sizeof opt);
     opt.keyframe_interval = cfg->recap.keyframe_interval;
     opt.gzip_level = (uint8_t)cfg->recap.gzip_level;
-    /* Members end when the daemon flushes; the limit only guards against a runaway member. */
-    opt.member_limit = (uint32_t)(cfg->limits.session_buffer > UINT32_MAX ? UINT32_MAX
-                                                                          : cfg->limits.session_buffer);
+    opt.defer_compression = true; /* members end when the daemon flushes, compressed by the writer */
     r->header.len = 0;
     r->capturing = true;
     recd_sink sink = {recap_sink, s};
@@ -179,7 +178,6 @@ static int start_part(recd_session *s, uint64_t tick)
         return rc;
     }
     r->part_first_tick = tick;
-    r->memory_base = recd_recap_encoder_memory(r->enc);
     r->estimate = 0;
     return 0;
 }
@@ -219,6 +217,59 @@ static void end_part(recd_session *s, bool session_end)
     update_estimate(s);
 }
 
+static recd_msg_format any_recap(void *ctx, const char *key)
+{
+    (void)ctx;
+    (void)key;
+    return RECD_MSG_FMT_RECAP;
+}
+
+static int keep_state(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
+                      size_t errlen)
+{
+    (void)meta;
+    (void)err;
+    (void)errlen;
+    session_recap *r = ctx;
+    recd_msg_free(&r->last_state);
+    return recd_msg_copy(&r->last_state, m);
+}
+
+/* The latest state fed, unpacked again when the session was idle. NULL when there is none. */
+static const recd_recap_state *last_state(recd_session *s)
+{
+    session_recap *r = s->recap;
+    if (r->last_state.type != RECD_MSG_STATE && r->last_frame.len) {
+        recd_wire_decoder_config dc = {RECD_WIRE_BINARY, r->last_frame.len, any_recap, keep_state, r};
+        char err[256];
+        if (recd_wire_decode_datagram(&dc, r->last_frame.data, r->last_frame.len, err, sizeof err) < 0)
+            log_err("session '%s': cannot unpack its last state: %s", s->key, err);
+        recd_buf_free(&r->last_frame);
+    }
+    return r->last_state.type == RECD_MSG_STATE ? &r->last_state.recap_state->state : NULL;
+}
+
+void session_recap_idle(recd_session *s)
+{
+    session_recap *r = s->recap;
+    if (r->last_state.type != RECD_MSG_STATE)
+        return;
+    /* A full state holds 47 item slots; as a frame it is a fraction of that. */
+    r->last_frame.len = 0;
+    if (recd_wire_encode(&r->last_state, RECD_WIRE_BINARY, SIZE_MAX / 2, &r->last_frame) == 0) {
+        recd_msg_free(&r->last_state);
+        if (r->last_frame.cap > r->last_frame.len + 256) { /* trim the slack */
+            recd_buf exact = {0};
+            if (recd_buf_append(&exact, r->last_frame.data, r->last_frame.len) == 0) {
+                recd_buf_free(&r->last_frame);
+                r->last_frame = exact;
+            }
+        }
+    } else {
+        recd_buf_free(&r->last_frame);
+    }
+}
+
 /* Gives the collected tick to the encoder, rotating first when the part is full or long. */
 static void feed_group(recd_session *s)
 {
@@ -231,8 +282,8 @@ static void feed_group(recd_session *s)
         end_part(s, false);
     const recd_recap_state *st = has_state ? &r->state.recap_state->state : NULL;
     if (!r->enc) {
-        if (!st && r->last_state.type == RECD_MSG_STATE)
-            st = &r->last_state.recap_state->state;
+        if (!st)
+            st = last_state(s);
         if (!st) {
             recd_metrics_decode_error(&s->srv->metrics, RECD_M_SCHEMA);
             log_warn("session '%s': tick %llu dropped: the first tick of a recording needs a state",
@@ -263,6 +314,7 @@ static void feed_group(recd_session *s)
         r->last_fed = tick;
         if (has_state) {
             recd_msg_free(&r->last_state);
+            recd_buf_free(&r->last_frame);
             r->last_state = r->state;
             memset(&r->state, 0, sizeof r->state);
         }

@@ -55,13 +55,12 @@ writer_part *writer_part_new(const char *rel, int gzip_level)
     writer_part *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    p->rel = strdup(rel);
-    if (!p->rel) {
+    p->name = strdup(rel);
+    if (!p->name) {
         free(p);
         return NULL;
     }
     p->gzip_level = gzip_level;
-    p->file.fd = -1;
     return p;
 }
 
@@ -69,8 +68,7 @@ static void part_free(writer_part *p)
 {
     if (!p)
         return;
-    recd_part_close_fd(&p->file);
-    free(p->rel);
+    free(p->name);
     free(p);
 }
 
@@ -172,6 +170,12 @@ int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t hea
 
 /* ---- the job (thread pool) ------------------------------------------------------------------ */
 
+/* The part file the job is working on: lib's recd_part, rebuilt from a writer_part. */
+typedef struct open_part {
+    writer_part *owner;
+    recd_part file;
+} open_part;
+
 static recd_gzip_deflater *deflater_take(writer_stage *w)
 {
     recd_gzip_deflater *d = NULL;
@@ -195,8 +199,47 @@ static void deflater_give(writer_stage *w, recd_gzip_deflater *d)
     recd_gzip_deflater_free(d);
 }
 
+/* Writes back what the job learnt about its current part and closes its file. */
+static void part_release(open_part *op)
+{
+    writer_part *p = op->owner;
+    if (!p)
+        return;
+    recd_part_close_fd(&op->file);
+    if (p->created && strcmp(p->name, op->file.name) != 0) {
+        char *name = strdup(op->file.name);
+        if (name) {
+            free(p->name);
+            p->name = name;
+        }
+    }
+    p->size = op->file.size;
+    p->bytes_written = op->file.bytes_written;
+    p->dev = op->file.dev;
+    p->ino = op->file.ino;
+    p->finalized = op->file.finalized;
+    op->owner = NULL;
+}
+
+static void part_acquire(writer_stage *w, open_part *op, writer_part *p)
+{
+    if (op->owner == p)
+        return;
+    part_release(op);
+    memset(&op->file, 0, sizeof op->file);
+    op->file.root_fd = w->root_fd;
+    op->file.fd = -1;
+    snprintf(op->file.name, sizeof op->file.name, "%s", p->name);
+    op->file.size = p->size;
+    op->file.bytes_written = p->bytes_written;
+    op->file.dev = p->dev;
+    op->file.ino = p->ino;
+    op->file.finalized = p->finalized;
+    op->owner = p;
+}
+
 /* Literal bytes copied, member bodies compressed, in order, into out. */
-static int render(writer_stage *w, const writer_batch *b, recd_gzip_deflater **d, recd_buf *out)
+static int render(writer_job *j, const writer_batch *b, recd_gzip_deflater **d, recd_buf *out)
 {
     size_t off = 0;
     int rc = 0;
@@ -205,8 +248,11 @@ static int render(writer_stage *w, const writer_batch *b, recd_gzip_deflater **d
         const writer_seg *s = &b->segs[i];
         if (s->member) {
             if (!*d)
-                *d = deflater_take(w);
+                *d = deflater_take(j->stage);
+            size_t before = out->len;
             rc = recd_gzip_member_write(*d, b->part->gzip_level, b->data.data + off, s->len, out);
+            j->result.members_in += s->len;
+            j->result.members_out += out->len - before;
         } else {
             rc = recd_buf_append(out, b->data.data + off, s->len);
         }
@@ -215,24 +261,26 @@ static int render(writer_stage *w, const writer_batch *b, recd_gzip_deflater **d
     return rc;
 }
 
-static void mark_broken(writer_job *j, writer_part *p, int rc, const char *what)
+static void mark_broken(writer_job *j, open_part *op, int rc, const char *what)
 {
-    p->broken = true;
+    op->owner->broken = true;
     j->result.failures++;
-    log_err("writer: %s '%s': %s (%s)", what, p->created ? p->file.name : p->rel,
-            p->file.error[0] ? p->file.error : recd_strerror(rc), recd_strerror(rc));
+    log_err("writer: %s '%s': %s", what, op->file.name[0] ? op->file.name : op->owner->name,
+            op->file.error[0] ? op->file.error : recd_strerror(rc));
 }
 
-static void write_batch(writer_job *j, writer_batch *b, recd_gzip_deflater **d, recd_buf *out)
+static void write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_deflater **d,
+                        recd_buf *out)
 {
     writer_part *p = b->part;
     if (p->broken || !b->data.len)
         return;
+    part_acquire(j->stage, op, p);
     int rc;
     if (!p->created) {
-        rc = recd_part_create(&p->file, j->stage->root_fd, p->rel);
+        rc = recd_part_create(&op->file, j->stage->root_fd, p->name);
         if (rc < 0) {
-            mark_broken(j, p, rc, "cannot create");
+            mark_broken(j, op, rc, "cannot create");
             return;
         }
         p->created = true;
@@ -240,49 +288,47 @@ static void write_batch(writer_job *j, writer_batch *b, recd_gzip_deflater **d, 
     const void *src = b->data.data;
     size_t n = b->data.len;
     if (b->has_members) {
-        rc = render(j->stage, b, d, out);
+        rc = render(j, b, d, out);
         if (rc < 0) {
-            mark_broken(j, p, rc, "cannot compress for");
+            mark_broken(j, op, rc, "cannot compress for");
             return;
         }
         src = out->data;
         n = out->len;
     }
-    rc = recd_part_append(&p->file, src, n);
+    rc = recd_part_append(&op->file, src, n);
     if (rc < 0) {
-        mark_broken(j, p, rc, "cannot append to");
+        mark_broken(j, op, rc, "cannot append to");
         return;
     }
     j->result.written += n;
 }
 
-static void end_part(writer_job *j, writer_batch *b)
+static void end_part(writer_job *j, writer_batch *b, open_part *op)
 {
     writer_part *p = b->part;
     if (!p->created)
         return; /* nothing was ever written: no file */
+    part_acquire(j->stage, op, p);
     if (p->broken) {
-        recd_part_close_fd(&p->file);
         log_warn("writer: '%s.part' is left for recovery at the next start after a write error",
-                 p->file.name);
+                 op->file.name);
         return;
     }
     int rc = 0;
     if (b->header_len) {
-        rc = recd_part_pwrite(&p->file, 0, b->header, b->header_len);
+        rc = recd_part_pwrite(&op->file, 0, b->header, b->header_len);
         if (rc == 0)
             j->result.written += b->header_len;
     }
     if (rc == 0)
-        rc = recd_part_finalize(&p->file, 0);
+        rc = recd_part_finalize(&op->file, 0);
     if (rc < 0) {
-        mark_broken(j, p, rc, "cannot finalize");
-        recd_part_close_fd(&p->file);
+        mark_broken(j, op, rc, "cannot finalize");
         return;
     }
-    p->finalized = true;
     j->result.finalized++;
-    log_debug("finalized %s (%llu bytes)", p->file.name, (unsigned long long)p->file.size);
+    log_debug("finalized %s (%llu bytes)", op->file.name, (unsigned long long)op->file.size);
 }
 
 static void job_work(uv_work_t *req)
@@ -291,17 +337,15 @@ static void job_work(uv_work_t *req)
     uint64_t t0 = uv_hrtime();
     recd_gzip_deflater *d = NULL;
     recd_buf out = {0};
+    open_part op;
+    op.owner = NULL;
     for (writer_batch *b = j->batches; b; b = b->next) {
-        write_batch(j, b, &d, &out);
+        write_batch(j, b, &op, &d, &out);
         if (b->end)
-            end_part(j, b);
+            end_part(j, b, &op);
     }
     /* Files are opened per job and closed after it: descriptors stay bounded by the pool. */
-    for (writer_batch *b = j->batches; b; b = b->next) {
-        writer_part *p = b->part;
-        if (!b->end)
-            recd_part_close_fd(&p->file);
-    }
+    part_release(&op);
     for (writer_batch *b = j->batches; b; b = b->next) {
         if (b->end)
             continue;
@@ -311,7 +355,7 @@ static void job_work(uv_work_t *req)
         if (ended_later)
             continue;
         j->result.last = b->part;
-        j->result.last_size = b->part->file.size;
+        j->result.last_size = b->part->size;
         if (b->part->broken)
             j->result.broken = b->part;
     }

@@ -18,12 +18,13 @@
 
 #define WRITER_POOL_MAX 16 /* idle compressors kept for reuse (about 256 KiB each) */
 
-/* One output file, from its first byte to its rename. Owned by the writer once ended. */
+/* One output file, from its first byte to its rename; owned by the writer once ended. Kept small
+ * (an idle session holds one): the recd_part of lib/part_file is rebuilt from it in each job. */
 typedef struct writer_part {
-    char *rel;      /* relative name asked for (collisions get -N from part_file) */
+    char *name;     /* relative name: as asked for, then as created (collisions get -N) */
     int gzip_level; /* Recap members: the level recorded in the part's header */
     bool created, broken, finalized;
-    recd_part file;
+    uint64_t size, bytes_written, dev, ino; /* identity and length of the created .part */
 } writer_part;
 
 typedef struct writer_batch writer_batch;
@@ -55,6 +56,8 @@ typedef struct writer_result {
     const writer_part *last;   /* the last part written and not ended, or NULL */
     uint64_t last_size;        /* its size on disk */
     uint64_t last_released;    /* queued bytes of that part the job consumed */
+    uint64_t members_in;       /* uncompressed member bytes the job compressed ... */
+    uint64_t members_out;      /* ... and what they became */
     double seconds;            /* time the job spent */
 } writer_result;
 

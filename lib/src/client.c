@@ -298,11 +298,12 @@ int recd_client_close(recd_client *c, char *err, size_t errlen)
             rc = -EPROTO;
         } else if (sent < 0) {
             wire_why(err, errlen, "send failed: %s", strerror(-sent));
-        } else if (rd < 0 && rd != -ECONNRESET) {
-            wire_why(err, errlen, rd == -ETIMEDOUT ? "server did not close the connection within "
-                                                     "%u ms"
-                                                   : "reading the server's reply failed (%u ms)",
+        } else if (rd == -ETIMEDOUT) {
+            wire_why(err, errlen, "server did not close the connection within %u ms",
                      c->close_timeout_ms);
+            rc = rd;
+        } else if (rd < 0) { /* a reset: the server did not read everything we sent */
+            wire_why(err, errlen, "connection ended abnormally: %s", strerror(-rd));
             rc = rd;
         }
         recd_buf_free(&reply);

@@ -1,5 +1,5 @@
-/* Internal: the .rec field tables that drive both text encodings, plus the exact number
- * formatting and range-checked number reading they share. */
+/* Internal: the .rec field tables that drive both text encodings, plus the exact number text,
+ * range-checked number reading and string helpers they share. */
 #ifndef RECD_MESSAGE_FIELDS_H
 #define RECD_MESSAGE_FIELDS_H
 
@@ -76,6 +76,14 @@ void msg_safe_text(const char *s, size_t len, char out[48]);
 int msg_format_f32(float f, char buf[32]);
 /* A %g precision of at least prec that prints every integer digit of d (1000.0, not 1e+03). */
 int msg_g_precision(double d, int prec);
+/* Shortest decimal text that reads back as exactly d ("-0.0" included). -EINVAL for NaN/Inf.
+ * buf must hold 40 bytes. */
+int msg_format_f64(double d, char buf[40]);
+/* Standard base64 with padding. */
+int msg_base64_append(recd_buf *out, const uint8_t *data, size_t len);
+/* Decodes into out (appending); false when s is not canonical padded base64. */
+bool msg_base64_decode(const char *s, size_t len, recd_buf *out);
+
 /* Checks a parsed double fits f32 (finite, |d| <= FLT_MAX) and converts it. */
 bool msg_double_to_f32(double d, float *out);
 

@@ -34,12 +34,4 @@ int msg_recap_state_from_json(const json_t *msg, const char *const *skip,
 int msg_recap_event_from_json(const json_t *msg, const char *const *skip,
                               recd_msg_recap_event **out, char *err, size_t errlen);
 
-/* Shortest decimal text that reads back as exactly d ("-0.0" included). -EINVAL for NaN/Inf.
- * buf must hold 40 bytes. */
-int msg_format_f64(double d, char buf[40]);
-/* Standard base64 with padding. */
-int msg_base64_append(recd_buf *out, const uint8_t *data, size_t len);
-/* Decodes into out (appending); false when s is not canonical padded base64. */
-bool msg_base64_decode(const char *s, size_t len, recd_buf *out);
-
 #endif

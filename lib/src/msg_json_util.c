@@ -1,38 +1,89 @@
-/* Exact f64 text and base64, used where JSON carries Recap doubles and opaque bytes. */
+/* JSON text helpers: UTF-8 validation, string escaping and base64 (Recap byte fields). */
 #include <errno.h>
-#include <locale.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
 #include "message_fields.h"
 #include "message_recap.h"
 
-int msg_format_f64(double d, char buf[40])
+bool msg_utf8_valid(const uint8_t *s, size_t len)
 {
-    if (!isfinite(d))
-        return -EINVAL;
-    uint64_t want = f64_to_bits(d);
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, 40, "%.*g", msg_g_precision(d, prec), d);
-        if (f64_to_bits(strtod(buf, NULL)) == want)
-            break;
+    size_t i = 0;
+    while (i < len) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t n;
+        uint32_t cp;
+        if (c >= 0xC2 && c <= 0xDF) {
+            n = 1;
+            cp = c & 0x1Fu;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            n = 2;
+            cp = c & 0x0Fu;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            n = 3;
+            cp = c & 0x07u;
+        } else {
+            return false;
+        }
+        if (len - i <= n)
+            return false;
+        for (size_t k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (s[i + k] & 0x3Fu);
+        }
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += n + 1;
     }
-    /* JSON wants '.', whatever the locale prints. */
-    const char *dp = localeconv()->decimal_point;
-    if (dp && !(dp[0] == '.' && dp[1] == 0) && dp[0]) {
-        char *p = strstr(buf, dp);
-        if (p) {
-            size_t dl = strlen(dp);
-            *p = '.';
-            memmove(p + 1, p + dl, strlen(p + dl) + 1);
+    return true;
+}
+
+int msg_buf_puts(recd_buf *out, const char *s) { return recd_buf_append(out, s, strlen(s)); }
+
+int msg_json_append_string(recd_buf *out, const char *s, size_t len)
+{
+    if (len && !s)
+        return -EINVAL;
+    if (!msg_utf8_valid((const uint8_t *)s, len))
+        return -EINVAL;
+    int rc = recd_buf_reserve(out, len + 2);
+    if (rc < 0)
+        return rc;
+    rc = recd_buf_append(out, "\"", 1);
+    size_t run = 0; /* bytes copied verbatim in one go */
+    for (size_t i = 0; i < len && rc == 0; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            run++;
+            continue;
+        }
+        rc = recd_buf_append(out, s + i - run, run);
+        run = 0;
+        if (rc < 0)
+            break;
+        char esc[8];
+        switch (c) {
+        case '"': rc = msg_buf_puts(out, "\\\""); break;
+        case '\\': rc = msg_buf_puts(out, "\\\\"); break;
+        case '\n': rc = msg_buf_puts(out, "\\n"); break;
+        case '\r': rc = msg_buf_puts(out, "\\r"); break;
+        case '\t': rc = msg_buf_puts(out, "\\t"); break;
+        default:
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            rc = msg_buf_puts(out, esc);
         }
     }
-    if (!strpbrk(buf, ".eE"))
-        strcat(buf, ".0");
-    return 0;
+    if (rc == 0 && run)
+        rc = recd_buf_append(out, s + len - run, run);
+    if (rc == 0)
+        rc = recd_buf_append(out, "\"", 1);
+    return rc;
 }
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

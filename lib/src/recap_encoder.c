@@ -2,6 +2,7 @@
  * member per flush (docs/formats/recap.md section 7). Keeps only the reader's view of the state
  * and the bytes of the open member, so an idle session stays small. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ struct recd_recap_encoder {
     uint8_t gzip_level, version;
     int err; /* sticky: a failed sink write or allocation leaves the output unusable */
     bool started, finished;
+    bool defer_compression;
     uint64_t first_tick;    /* caller's number of file tick 0 */
     uint64_t next;          /* file ticks accounted for */
     uint64_t idle;          /* trailing idle ticks of `next` not yet written */
@@ -71,6 +73,7 @@ int recd_recap_encoder_new(recd_recap_encoder **out, const recd_recap_header *h,
         return -ENOMEM;
     e->sink = sink;
     e->deflater = o.deflater;
+    e->defer_compression = o.defer_compression;
     e->keyframe_interval = o.keyframe_interval ? o.keyframe_interval : RECD_RECAP_DEFAULT_KEYFRAME_INTERVAL;
     e->gzip_level = o.gzip_level ? o.gzip_level : RECD_RECAP_DEFAULT_GZIP_LEVEL;
     e->member_limit = o.member_limit ? o.member_limit : RECD_RECAP_DEFAULT_MEMBER_LIMIT;
@@ -411,7 +414,7 @@ int recd_recap_encoder_tick(recd_recap_encoder *e, uint64_t tick, const recd_rec
         e->last_keyframe = t;
     e->idle = 0;
     e->next = t + 1;
-    if (e->pending.len >= e->member_limit)
+    if (!e->defer_compression && e->pending.len >= e->member_limit)
         return flush_member(e);
     return 0;
 }
@@ -440,6 +443,34 @@ int recd_recap_encoder_flush_at(recd_recap_encoder *e, uint64_t end_tick)
     e->next = end;
     return flush_member(e);
 }
+
+int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw)
+{
+    if (e->err)
+        return e->err;
+    if (e->finished)
+        return -EINVAL;
+    int rc = write_skips(&e->pending, e->idle);
+    if (rc)
+        return e->err = rc;
+    e->idle = 0;
+    size_t n = e->pending.len;
+    if (n == 0)
+        return 0;
+    if (n > INT_MAX)
+        return e->err = -EMSGSIZE;
+    rc = recd_buf_append(raw, e->pending.data, n);
+    if (rc)
+        return rc; /* pending is kept: the caller may retry */
+    e->members++;
+    e->pending.len = 0;
+    shrink(&e->pending);
+    return (int)n;
+}
+
+size_t recd_recap_encoder_pending(const recd_recap_encoder *e) { return e->pending.len; }
+
+uint8_t recd_recap_encoder_gzip_level(const recd_recap_encoder *e) { return e->gzip_level; }
 
 int recd_recap_encoder_finish(recd_recap_encoder *e, recd_recap_finish_info *info)
 {

@@ -39,6 +39,8 @@ size_t recap_arena_push(recap_arena *a, size_t n)
         a->cap = cap;
     }
     size_t first = a->len;
+    if (n == 0)
+        return first; /* a->v may still be NULL: no pointer arithmetic on it */
     memset(a->v + first, 0, n * sizeof(*a->v));
     a->len += n;
     return first;

@@ -351,7 +351,7 @@ static void make_recap(recd_buf *file, uint64_t seed)
     h.player_name = recd_recap_str("Alex");
     h.world_name = recd_recap_str("world");
     h.start_ms = 1700000000000;
-    recd_recap_encoder_options opt = {20, 1, 1024, NULL};
+    recd_recap_encoder_options opt = {.keyframe_interval = 20, .gzip_level = 1, .member_limit = 1024};
     recd_recap_encoder *e;
     assert_int_equal(recd_recap_encoder_new(&e, &h, &opt, recd_buf_sink(file)), 0);
     recd_recap_state s;

@@ -942,7 +942,7 @@ static void make_recap(recd_buf *file, uint64_t seed, int ticks)
     h.start_ms = 1700000000000 + (int64_t)seed;
     h.weather = 1;
     h.time_of_day = 1000;
-    recd_recap_encoder_options opt = {50, 6, 2048, NULL};
+    recd_recap_encoder_options opt = {.keyframe_interval = 50, .gzip_level = 6, .member_limit = 2048};
     recd_recap_encoder *e;
     assert_int_equal(recd_recap_encoder_new(&e, &h, &opt, recd_buf_sink(file)), 0);
     recd_recap_state s;

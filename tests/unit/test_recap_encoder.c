@@ -668,6 +668,57 @@ static void test_determinism(void **st)
     recd_buf_free(&c);
 }
 
+/* Deferred compression: members taken raw and compressed by the caller (as the daemon's writer
+ * threads do) give the same file as the encoder compressing them itself. */
+static void take_and_compress(recd_recap_encoder *e, recd_buf *out)
+{
+    recd_buf raw = {0};
+    int n = recd_recap_encoder_take_member(e, &raw);
+    assert_true(n >= 0);
+    assert_int_equal((size_t)n, raw.len);
+    if (n > 0)
+        assert_int_equal(recd_gzip_member_write(NULL, recd_recap_encoder_gzip_level(e), raw.data,
+                                                raw.len, out),
+                         0);
+    recd_buf_free(&raw);
+}
+
+static void test_deferred_compression(void **st)
+{
+    (void)st;
+    collect_event_tags();
+    script sc;
+    make_script(&sc, 0xDEFE22u, 3000, 0.7);
+    recd_buf want = {0};
+    encode_script(&sc, NULL, true, &want, NULL);
+
+    recd_recap_header h;
+    realistic_header(&h);
+    recd_buf got = {0};
+    recd_recap_encoder_options opt = {.defer_compression = true};
+    recd_recap_encoder *e;
+    assert_int_equal(recd_recap_encoder_new(&e, &h, &opt, recd_buf_sink(&got)), 0);
+    for (size_t i = 0; i < sc.n; i++) {
+        const step *s = &sc.steps[i];
+        assert_int_equal(recd_recap_encoder_tick(e, s->tick, &s->s, s->ev, s->nev), 0);
+        if (s->flush_after || recd_recap_encoder_pending(e) >= RECD_RECAP_DEFAULT_MEMBER_LIMIT)
+            take_and_compress(e, &got);
+    }
+    take_and_compress(e, &got);
+    assert_int_equal(recd_recap_encoder_pending(e), 0);
+    recd_recap_finish_info info;
+    assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
+    recd_recap_encoder_free(e);
+    assert_int_equal(recd_recap_header_patch(got.data, got.len, (uint32_t)info.frame_count,
+                                             info.end_ms),
+                     0);
+    assert_int_equal(got.len, want.len);
+    assert_memory_equal(got.data, want.data, want.len);
+    free_script(&sc);
+    recd_buf_free(&want);
+    recd_buf_free(&got);
+}
+
 static void test_property_round_trip(void **st)
 {
     (void)st;
@@ -921,10 +972,36 @@ static void test_reencode_rich_header(void **st)
     recd_buf_free(&f);
 }
 
+static int stop_at_third(void *ctx, uint64_t tick, const recd_recap_state *s,
+                         const recd_recap_event *ev, size_t n)
+{
+    (void)s, (void)ev, (void)n;
+    int *seen = ctx;
+    return ++*seen == 3 ? 5 : (tick > 1000 ? -1 : 0);
+}
+
+static void test_callback_stops_decoding(void **st)
+{
+    (void)st;
+    collect_event_tags();
+    script sc;
+    make_script(&sc, 5, 100, 1.0);
+    recd_buf f = {0};
+    encode_script(&sc, NULL, true, &f, NULL);
+    int seen = 0;
+    recd_recap_callbacks cb = {NULL, stop_at_third, NULL, NULL, &seen};
+    recd_recap_decode_result res;
+    assert_int_equal(recd_recap_decode(f.data, f.len, NULL, &cb, &res, NULL), 5);
+    assert_int_equal(seen, 3);
+    free_script(&sc);
+    recd_buf_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_skip_chain_1000_idle),
+        cmocka_unit_test(test_deferred_compression),
         cmocka_unit_test(test_ticks_must_increase),
         cmocka_unit_test(test_keyframes_every_n),
         cmocka_unit_test(test_determinism),
@@ -935,6 +1012,7 @@ int main(void)
         cmocka_unit_test(test_idle_session_memory),
         cmocka_unit_test(test_decode_reencode_identity),
         cmocka_unit_test(test_reencode_rich_header),
+        cmocka_unit_test(test_callback_stops_decoding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

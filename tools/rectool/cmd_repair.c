@@ -99,7 +99,7 @@ static int repair_file(const char *input, const repair_opts *o)
     } else if (fmt == RT_FMT_RECAP) {
         rc = rt_repair_recap(in.data, in.len, &r);
     } else {
-        snprintf(r.detail, sizeof r.detail, "%s: only SA-MP .rec and Recap files can be repaired",
+        snprintf(r.detail, sizeof r.detail, "%s; repair only handles standard SA-MP .rec and Recap",
                  rt_format_describe(fmt));
         supported = false;
     }

@@ -492,6 +492,8 @@ static int synthetic(const send_args *a)
         /* Message j (sample j / N of session j % N) is due at j / (N x R): a smooth total rate. */
         uint64_t total = samples * a->sessions;
         for (uint64_t j = 0; j < total && rc == 0; j++) {
+            if ((j & 1023) == 0 && elapsed_s(&s) > secs)
+                break; /* behind schedule: the duration still bounds the run */
             synth_session *one = &ss[j % a->sessions];
             if ((rc = pace(&s, (double)j / total_rate)) == 0 && (one->rec || one->recap))
                 rc = synth_sample(&s, one, f);

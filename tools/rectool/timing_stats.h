@@ -49,7 +49,7 @@ typedef struct rt_timing {
     uint64_t intervals; /* non-negative intervals counted in the histogram / overflow */
     double interval_sum;
     int64_t min_interval, max_interval;
-    uint32_t *hist;        /* RT_TIMING_HIST_MS + 1 buckets */
+    uint64_t *hist;        /* RT_TIMING_HIST_MS + 1 buckets */
     int64_t *overflow;     /* intervals above the histogram, kept for the median */
     size_t overflow_len, overflow_cap;
     rt_anomaly *gap_candidates; /* intervals > RT_TIMING_GAP_MIN_MS; judged against the median */

@@ -261,6 +261,8 @@ typedef struct recd_recap_encoder_options {
     uint8_t gzip_level;         /* 1..9; 0 = default 6 */
     uint32_t member_limit;      /* auto-flush at this many pending bytes; 0 = default 64 KiB */
     recd_gzip_deflater *deflater; /* optional compressor shared between encoders (one thread) */
+    bool defer_compression;       /* never compress inside tick(): the caller takes raw members
+                                     with recd_recap_encoder_take_member() (member_limit unused) */
 } recd_recap_encoder_options;
 
 /* Encoder options recorded in a decoded header (defaults where it has none), so a re-encode
@@ -288,12 +290,24 @@ int recd_recap_encoder_flush(recd_recap_encoder *e);
  * greater than the last tick fed (-ERANGE). Replays a decoded member end. */
 int recd_recap_encoder_flush_at(recd_recap_encoder *e, uint64_t end_tick);
 
+/* Ends the current gzip member like flush(), but appends the member's uncompressed action bytes to
+ * raw instead of compressing them, so the caller can compress them elsewhere (a writer thread) with
+ * recd_gzip_member_write() at the encoder's level and append the result to the file: the file is
+ * then byte-identical to what flush() writes. Returns the number of bytes appended (0 when nothing
+ * was pending) or a negative errno. */
+int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw);
+/* Uncompressed bytes of the open member (what take_member() would hand over, skips aside). */
+size_t recd_recap_encoder_pending(const recd_recap_encoder *e);
+/* The gzip level the encoder records in its header and uses for its members. */
+uint8_t recd_recap_encoder_gzip_level(const recd_recap_encoder *e);
+
 typedef struct recd_recap_finish_info {
     uint64_t frame_count;        /* ticks recorded */
     int64_t end_ms;              /* start_ms + frame_count * 50 */
     uint64_t end_ms_offset;      /* file offsets for pwrite() of the header patch */
     uint64_t frame_count_offset;
-    uint64_t bytes_written;      /* total bytes given to the sink */
+    uint64_t bytes_written;      /* total bytes given to the sink (only the header when the
+                                    caller takes raw members) */
     uint64_t members;            /* gzip members written */
 } recd_recap_finish_info;
 

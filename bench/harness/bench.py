@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Benchmark driver: prepares the fixed-seed streams, runs every scenario against recd, rsyslog and
+the raw socket-to-file limit (loopback only, every run bounded in time), prints the tables and
+writes them to bench/results/. Started by bench/run.sh (`make bench`, `make bench-quick`)."""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import prepared  # noqa: E402
+import procs  # noqa: E402
+import report  # noqa: E402
+import runs  # noqa: E402
+import scenarios  # noqa: E402
+
+
+class Env:
+    def __init__(self, src, build, work):
+        self.src, self.build, self.work = src, build, work
+        self.benchgen = os.path.join(build, "bench", "benchgen")
+        self.recd = os.path.join(build, "daemon", "recd")
+        self.rectool = os.path.join(build, "tools", "rectool")
+        self.rsyslogd = shutil.which("rsyslogd") or "/usr/sbin/rsyslogd"
+        self.socat = shutil.which("socat") or "/usr/bin/socat"
+        self.gzip = shutil.which("gzip") or "/bin/gzip"
+        self.have_recd = os.access(self.recd, os.X_OK)
+
+
+def machine():
+    def first(path, prefix, sep=":"):
+        try:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith(prefix):
+                        return line.split(sep, 1)[1].strip()
+        except OSError:
+            pass
+        return "?"
+
+    def cmd(argv):
+        try:
+            return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  timeout=10).stdout.decode().strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.SubprocessError):
+            return "?"
+
+    mem_kib = int(first("/proc/meminfo", "MemTotal").split()[0])
+    return {
+        "nproc": os.cpu_count(), "cpu": first("/proc/cpuinfo", "model name"),
+        "memory_gib": round(mem_kib / 1024 / 1024, 1), "kernel": platform.release(),
+        "os": first("/etc/os-release", "PRETTY_NAME", "=").strip('"'),
+        "rsyslog": cmd(["rsyslogd", "-v"]).replace(" compiled with:", "").strip(),
+        "socat": cmd(["sh", "-c", "socat -V 2>/dev/null | grep 'socat version'"]),
+        "zlib": cmd(["sh", "-c", "dpkg-query -W -f='${Version}' zlib1g"]),
+        "loadavg_start": open("/proc/loadavg").read().split()[:3],
+    }
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def run_tcp(env, sid, sc, prep, work):
+    results = {s: [] for s in sc["systems"]}
+    for rep in range(sc["reps"]):
+        order = sc["systems"][rep % len(sc["systems"]):] + sc["systems"][:rep % len(sc["systems"])]
+        for system in order:
+            if system == "recd" and not env.have_recd:
+                results[system].append({"error": "recd binary not built yet"})
+                continue
+            try:
+                r = runs.tcp(env, sc, prep, system, os.path.join(work, "run"))
+                log(f"  {sid} rep {rep + 1} {system:11s} {r['samples_per_s'] / 1e3:9.0f} k samples/s"
+                    f"  cpu {r['cpu_s']:6.2f} s  hwm {(r['hwm_kib'] or 0) / 1024:6.0f} MiB"
+                    f"  {r['bytes_per_sample']:6.1f} B/sample  lost {r.get('lost')}")
+            except (procs.BenchError, subprocess.SubprocessError, OSError) as e:
+                r = {"error": str(e)[:300]}
+                log(f"  {sid} rep {rep + 1} {system}: FAILED {r['error']}")
+            results[system].append(r)
+    return {"runs": results, "summary": report.summarize_tcp(results)}
+
+
+def run_udp(env, sid, sc, prep, work):
+    steps = {}
+    for system in sc["systems"]:
+        steps[system] = []
+        if system == "recd" and not env.have_recd:
+            steps[system].append({"error": "recd binary not built yet"})
+            continue
+        for rate in sc["rates"]:
+            try:
+                r = runs.udp_step(env, sc, prep, system, rate, os.path.join(work, "run"))
+                log(f"  {sid} {system:8s} {rate / 1e3:6.0f} k/s: sent {r['sent']:,} (achieved "
+                    f"{r['rate_achieved'] / 1e3:.0f} k/s), on disk {r['on_disk']:,}, lost {r['lost']:,}")
+            except (procs.BenchError, subprocess.SubprocessError, OSError) as e:
+                r = {"error": str(e)[:300], "rate_target": rate}
+                log(f"  {sid} {system} {rate}: FAILED {r['error']}")
+            steps[system].append(r)
+            if "error" in r or r["lost"] != 0 or r["rate_achieved"] < 0.95 * rate:
+                break  # the first failing step ends this system's search
+    return {"steps": steps, "summary": report.summarize_udp(steps)}
+
+
+def run_idle(env, sid, sc, work):
+    if not env.have_recd:
+        return {"run": {"error": "recd binary not built yet"}}
+    try:
+        r = runs.idle_sessions(env, sc, os.path.join(work, "run"), log=log)
+        log(f"  {sid}: {r['sessions']:,} sessions, peak RSS {r['hwm_kib'] / 1024:.0f} MiB, "
+            f"{r['kib_per_session']:.2f} KiB/session, lost {r['lost']:,}")
+    except (procs.BenchError, subprocess.SubprocessError, OSError) as e:
+        r = {"error": str(e)[:300]}
+        log(f"  {sid}: FAILED {r['error']}")
+    return {"run": r}
+
+
+def render(mode, info, specs, results, elapsed, env):
+    out = [f"# recd benchmark results ({mode})", "",
+           f"Generated by `make bench{'-quick' if mode == 'quick' else ''}` on "
+           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} in {elapsed / 60:.1f} minutes. "
+           "Method: docs/performance.md.", "",
+           f"Machine: {info['nproc']} CPUs ({info['cpu']}), {info['memory_gib']} GiB RAM, kernel "
+           f"{info['kernel']}, {info['os']}; {info['rsyslog']}; zlib {info['zlib']}. "
+           f"Load average at start: {' '.join(info['loadavg_start'])}; at end: "
+           f"{' '.join(open('/proc/loadavg').read().split()[:3])}.", ""]
+    if not env.have_recd:
+        out += ["**recd was not built when this ran** (build-bench/daemon/recd missing): the "
+                "recd rows are empty and only the baselines were measured.", ""]
+    rows = report.targets(results)
+    if rows:
+        out += ["## Targets", ""] + report.target_table(rows) + [""]
+    out += ["## Scenarios", ""]
+    for sid, sc in specs.items():
+        r = results.get(sid)
+        if not r:
+            continue
+        if sc["kind"] == "tcp":
+            out += report.tcp_table(sid, sc, r["summary"])
+        elif sc["kind"] == "udp":
+            out += report.udp_table(sid, sc, r["summary"])
+        else:
+            out += report.idle_table(sid, sc, r["run"])
+        out.append("")
+    out += ["Columns: samples/s = samples / (first byte sent -> last sample on disk: every recd "
+            "file finalized, rsyslog's in-stream sentinel written, socat/gzip exited). "
+            "`recd / this` = recd's median over this system's median. CPU and peak RSS (VmHWM) "
+            "are the receiving process's (raw: socat plus gzip). bytes/sample = output bytes / "
+            "samples. lost = samples sent minus samples read back from the files (rsyslog: "
+            "lines). flush p99 = upper bound of the recd_flush_latency_seconds bucket holding "
+            "the 99th percentile.", ""]
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--mode", choices=["full", "quick"], default="full")
+    ap.add_argument("--only", help="comma-separated scenario ids, e.g. S1,S4")
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--results", required=True, help="markdown file to write")
+    a = ap.parse_args()
+
+    env = Env(a.src, a.build, a.work)
+    specs = dict(scenarios.FULL if a.mode == "full" else scenarios.QUICK)
+    if a.only:
+        keep = a.only.upper().split(",")
+        specs = {k: v for k, v in specs.items() if k in keep}
+    os.makedirs(a.work, exist_ok=True)
+    os.chmod(a.work, 0o755)
+    info = machine()
+    t0 = time.monotonic()
+    log(f"bench ({a.mode}): {', '.join(specs)}; work dir {a.work}"
+        + ("" if env.have_recd else "; recd NOT built: baselines only"))
+
+    preps = {}
+    for sid, sc in specs.items():
+        if sc["kind"] in ("tcp", "udp"):
+            preps[sid] = prepared.ensure(env, sid, sc["format"], sc["sessions"],
+                                         scenarios.prepared_samples(sc), scenarios.encodings(sc),
+                                         log=log)
+    results = {}
+    for sid, sc in specs.items():
+        log(f"{sid}: {scenarios.title(sc)}")
+        if sc["kind"] == "tcp":
+            results[sid] = run_tcp(env, sid, sc, preps[sid], a.work)
+        elif sc["kind"] == "udp":
+            results[sid] = run_udp(env, sid, sc, preps[sid], a.work)
+        else:
+            results[sid] = run_idle(env, sid, sc, a.work)
+
+    text = render(a.mode, info, specs, results, time.monotonic() - t0, env)
+    os.makedirs(os.path.dirname(os.path.abspath(a.results)), exist_ok=True)
+    with open(a.results, "w") as f:
+        f.write(text + "\n")
+    with open(os.path.splitext(a.results)[0] + ".json", "w") as f:
+        json.dump({"machine": info, "mode": a.mode, "results": results}, f, indent=1,
+                  default=str)
+    print()
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Turning raw runs into the results tables: medians over repetitions, ratios against rsyslog and
+the raw socket-to-file limit, and the verdict on each target. Only measured numbers appear; a
+system that did not run shows why."""
+
+import statistics
+
+import scenarios
+
+MIB = 1024.0
+
+
+def _fmt_rate(v):
+    if v is None:
+        return "-"
+    return f"{v / 1e6:.2f} M/s" if v >= 1e6 else f"{v / 1e3:.0f} k/s"
+
+
+def _fmt(v, spec, none="-"):
+    return none if v is None else format(v, spec)
+
+
+def summarize_tcp(runs):
+    """{system: summary} over the repetitions of one TCP scenario."""
+    out = {}
+    for system, rs in runs.items():
+        ok = [r for r in rs if "error" not in r]
+        errors = [r["error"] for r in rs if "error" in r]
+        if not ok:
+            out[system] = {"n": 0, "errors": errors}
+            continue
+        sps = [r["samples_per_s"] for r in ok]
+        cpu = [r["cpu_s"] / r["samples"] * 1e6 for r in ok]
+        lost = [r.get("lost") for r in ok]
+        out[system] = {
+            "n": len(ok), "errors": errors,
+            "sps_min": min(sps), "sps_med": statistics.median(sps), "sps_max": max(sps),
+            "cpu_per_m": statistics.median(cpu),
+            "hwm_mib": _max_mib(r.get("hwm_kib") for r in ok),
+            "bytes_per_sample": statistics.median(r["bytes_per_sample"] for r in ok),
+            "lost": None if any(v is None for v in lost) else sum(lost),
+            "invalid": sum(r.get("invalid", 0) for r in ok),
+            "flush_p99": max((r["flush_p99_s"] for r in ok if r.get("flush_p99_s") is not None),
+                             default=None),
+            "samples": ok[0]["samples"],
+        }
+    return out
+
+
+def _max_mib(values):
+    values = [v for v in values if v is not None]
+    return max(values) / MIB if values else None
+
+
+def _ratio(a, b):
+    return a / b if a and b else None
+
+
+def tcp_table(sid, sc, summary):
+    lines = [f"### {sid}: {scenarios.title(sc)}", "",
+             f"{summary[next(iter(summary))].get('samples', 0):,} samples per run"
+             if summary else "", "",
+             "| system | runs | samples/s median (min-max) | recd / this | CPU s per 1M samples "
+             "| peak RSS MiB | bytes/sample | lost | flush p99 |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    recd = summary.get("recd", {})
+    for system, s in summary.items():
+        if s["n"] == 0:
+            lines.append(f"| {system} | 0 | not measured: {'; '.join(s['errors'])[:160]} "
+                         "| | | | | | |")
+            continue
+        ratio = _ratio(recd.get("sps_med"), s["sps_med"]) if system != "recd" else None
+        lost = "n/a" if s["lost"] is None else f"{s['lost']:,}"
+        if s["invalid"]:
+            lost += f" ({s['invalid']} unreadable files)"
+        p99 = "-" if s["flush_p99"] is None else f"{s['flush_p99'] * 1000:.1f} ms"
+        lines.append(
+            f"| {system} | {s['n']} | {_fmt_rate(s['sps_med'])} ({_fmt_rate(s['sps_min'])}-"
+            f"{_fmt_rate(s['sps_max'])}) | {_fmt(ratio, '.2f')}{'x' if ratio else ''} | "
+            f"{s['cpu_per_m']:.2f} | {_fmt(s['hwm_mib'], '.0f')} | {s['bytes_per_sample']:.1f} | "
+            f"{lost} | "
+            f"{p99} |")
+    return lines
+
+
+def summarize_udp(steps):
+    """{system: {best, first_lossy, steps}}: the highest rate stepped to with zero loss."""
+    out = {}
+    for system, rs in steps.items():
+        best, lossy, note = None, None, ""
+        for r in rs:
+            if "error" in r:
+                note = r["error"]
+                break
+            if r["lost"] == 0 and r["rate_achieved"] >= 0.95 * r["rate_target"]:
+                best = r
+            else:
+                lossy = r
+                break
+        out[system] = {"best": best, "first_lossy": lossy, "steps": rs, "note": note}
+    return out
+
+
+def udp_table(sid, sc, summary):
+    lines = [f"### {sid}: {scenarios.title(sc)}", "",
+             f"Rates stepped: {', '.join(_fmt_rate(r) for r in sc['rates'])}, "
+             f"{sc['seconds']} s each; a step fails at the first lost sample or when the sender "
+             "reaches less than 95 % of the rate.", "",
+             "| system | highest zero-loss rate | CPU s per 1M samples there | first failing step "
+             "| kernel rcvbuf drops there |", "|---|---|---|---|---|"]
+    for system, s in summary.items():
+        b, f = s["best"], s["first_lossy"]
+        best = (f"{_fmt_rate(b['rate_target'])} (sent {b['sent']:,}, achieved "
+                f"{_fmt_rate(b['rate_achieved'])})") if b else "none"
+        cpu = f"{b['cpu_s'] / b['sent'] * 1e6:.2f}" if b and b.get("sent") else "-"
+        if f:
+            fail = (f"{_fmt_rate(f['rate_target'])}: lost {f['lost']:,} of {f['sent']:,}, sender "
+                    f"achieved {_fmt_rate(f['rate_achieved'])}")
+            drops = f"{f.get('kernel_rcvbuf_drops', 0):,}"
+        else:
+            fail, drops = (s["note"][:120] if s["note"] else "none up to the last step"), "-"
+        lines.append(f"| {system} | {best} | {cpu} | {fail} | {drops} |")
+    return lines
+
+
+def idle_table(sid, sc, r):
+    lines = [f"### {sid}: {scenarios.title(sc)}", ""]
+    if "error" in r:
+        return lines + [f"Not measured: {r['error']}"]
+    lines += ["| sessions | samples sent | peak RSS MiB | RSS before MiB | KiB per session (peak) "
+              "| steady RSS MiB | all open after | finalize all | lost | flush p99 |",
+              "|---|---|---|---|---|---|---|---|---|---|",
+              f"| {r['sessions']:,} | {r['states_sent']:,} | {r['hwm_kib'] / MIB:.0f} | "
+              f"{r['base_rss_kib'] / MIB:.1f} | {r['kib_per_session']:.2f} | "
+              f"{_fmt((r['steady_rss_kib'] or 0) / MIB, '.0f')} | "
+              f"{_fmt(r['all_open_after_s'], '.1f')} s | {r['finalize_seconds']:.1f} s | "
+              f"{r['lost']:,} | "
+              f"{'-' if r.get('flush_p99_s') is None else format(r['flush_p99_s'] * 1000, '.1f')} ms |"]
+    return lines
+
+
+def targets(results, flush_interval_s=1.0):
+    """[(target, measured, verdict)] for every target of the brief that this run covered."""
+    rows = []
+
+    def tcp_sum(sid):
+        return results.get(sid, {}).get("summary", {})
+
+    for sid in ("S1", "S2"):
+        s = tcp_sum(sid)
+        if not s:
+            continue
+        r, y, w = (s.get(k, {}).get("sps_med") for k in ("recd", "rsyslog", "raw"))
+        q1, q2 = _ratio(r, y), _ratio(r, w)
+        rows.append((f"{sid}: recd >= 5x rsyslog samples/s", _fmt(q1, ".2f") + "x" if q1 else "-",
+                     _verdict(q1, 5.0)))
+        rows.append((f"{sid}: recd >= 0.5x raw socket-to-file", _fmt(q2, ".2f") + "x" if q2 else "-",
+                     _verdict(q2, 0.5)))
+    s = tcp_sum("S3")
+    if s:
+        r, y = s.get("recd", {}), s.get("rsyslog", {})
+        q = _ratio(r.get("sps_med"), y.get("sps_med"))
+        rows.append(("S3: recd >= 3x rsyslog (zip 1) samples/s", _fmt(q, ".2f") + "x" if q else "-",
+                     _verdict(q, 3.0)))
+        b = _ratio(y.get("bytes_per_sample"), r.get("bytes_per_sample"))
+        rows.append(("S3: >= 4x fewer bytes/sample than rsyslog gzip",
+                     _fmt(b, ".1f") + "x fewer" if b else "-", _verdict(b, 4.0)))
+    s4 = results.get("S4", {}).get("summary", {}).get("recd")
+    if s4 is not None:
+        best = s4["best"]["rate_target"] if s4["best"] else 0
+        rows.append(("S4: zero loss at >= 500k datagrams/s", _fmt_rate(best) if best else "none",
+                     "met" if best >= 500_000 else "missed"))
+    s5 = results.get("S5", {}).get("run")
+    if s5 and "error" not in s5:
+        rows.append(("S5: peak RSS <= 1 GiB with 100k sessions", f"{s5['hwm_kib'] / MIB:.0f} MiB",
+                     "met" if s5["hwm_kib"] <= 1024 * 1024 else "missed"))
+    p99s = [s.get("recd", {}).get("flush_p99") for sid in ("S1", "S2", "S3", "S6")
+            for s in [tcp_sum(sid)] if s]
+    p99s = [p for p in p99s if p is not None]
+    if s5 and "error" not in s5 and s5.get("flush_p99_s") is not None:
+        p99s.append(s5["flush_p99_s"])
+    if p99s:
+        worst = max(p99s)
+        rows.append((f"flush latency p99 <= flush_interval + 50 ms ({flush_interval_s * 1000 + 50:.0f}"
+                     " ms)", f"worst {worst * 1000:.1f} ms (bucket bound)",
+                     "met" if worst <= flush_interval_s + 0.05 else "missed"))
+    return rows
+
+
+def _verdict(value, need):
+    if value is None:
+        return "not measured"
+    return "met" if value >= need else "missed"
+
+
+def target_table(rows):
+    return ["| target | measured | verdict |", "|---|---|---|"] + \
+        [f"| {t} | {m} | {v} |" for t, m, v in rows]

@@ -1,0 +1,222 @@
+"""One measured run of one system: start it fresh, replay a prepared stream, find the moment the
+last sample is on disk (recd: every file finalized; rsyslog: the in-stream sentinel written;
+raw: socat and gzip exited), read CPU and peak RSS, stop it, and count what is on disk."""
+
+import os
+import re
+import shutil
+import subprocess
+import time
+
+import metrics
+import procs
+import readback
+import systems
+
+
+def _timeout(samples, floor=90.0):
+    return min(900.0, floor + samples / 20000.0)  # every system here does far more than 20k/s
+
+
+def _make(env, which, run_dir, sc):
+    if which == "recd":
+        return systems.Recd(env, run_dir, gzip_level=sc.get("gzip_level", 6),
+                            max_sessions=max(10000, 2 * sc["sessions"]),
+                            max_open_files=min(4096, max(256, 2 * sc["sessions"])))
+    if which == "rsyslog":
+        return systems.Rsyslog(env, run_dir, zip_level=sc.get("rsyslog_zip", 0),
+                               cache=sc.get("rsyslog_cache", 256))
+    if which.startswith("raw+gzip"):
+        return systems.Raw(env, run_dir, gzip_level=1)
+    return systems.Raw(env, run_dir)
+
+
+def _recd_extras(sysm):
+    m = sysm.metrics()
+    if not m:
+        return {}
+    t = m["totals"]
+    p99 = metrics.histogram_quantile(m, "recd_flush_latency_seconds", 0.99)
+    return {"flush_p99_s": p99, "recd_samples_total": t.get("recd_samples_total", 0),
+            "decode_errors": t.get("recd_decode_errors_total", 0),
+            "udp_gaps": t.get("recd_udp_gaps_total", 0),
+            "backpressure_events": t.get("recd_backpressure_events_total", 0),
+            "flushes": t.get("recd_flush_latency_seconds_count", 0)}
+
+
+def _finish(res, which, states, rb):
+    res.update(rb_files=rb.get("files"), out_bytes=rb.get("bytes", 0), invalid=rb.get("invalid", 0))
+    if which == "recd":
+        res["on_disk"] = rb["samples"]
+        res["lost"] = states - rb["samples"]
+        res["part_files"] = rb["part_files"]
+    elif which == "rsyslog":
+        res["on_disk"] = rb["lines"]
+        res["lost"] = res["expected_lines"] - rb["lines"]
+    else:
+        res["lost_bytes"] = res["expected_bytes"] - rb["payload"]
+        res["lost"] = 0 if res["lost_bytes"] == 0 else None
+    res["bytes_per_sample"] = res["out_bytes"] / states if states else None
+    return res
+
+
+def tcp(env, sc, prep, which, run_dir):
+    """A TCP scenario (S1, S2, S3, S6) for one system; returns the measurements."""
+    shutil.rmtree(run_dir, ignore_errors=True)
+    os.makedirs(run_dir)
+    states = prep.meta["states"]
+    sysm = _make(env, which, run_dir, sc)
+    res = {"system": which, "samples": states}
+    sysm.start(tcp=True)
+    try:
+        args = [env.benchgen, "send-tcp", "--to", f"127.0.0.1:{sysm.tcp_port}"]
+        if which == "recd":
+            args += ["--conn", ",".join(prep.files(sc["input"]))]
+        elif which == "rsyslog":
+            enc = sc.get("rsyslog_input", "syslog")
+            args += ["--conn", prep.files(enc, ("body",))[0], "--sentinel", systems.SENTINEL_LINE]
+            res["expected_lines"] = prep.body_lines(enc)
+        else:
+            args += ["--conn", ",".join(prep.files(sc["input"]))]
+            res["expected_bytes"] = prep.stream_bytes(sc["input"])
+        timeout = _timeout(states)
+        sender = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            if which == "recd":
+                t_done = sysm.wait_finalized(prep.meta["sessions"], timeout)
+            elif which == "rsyslog":
+                t_done = sysm.wait_sentinel(1, timeout)
+            else:
+                t_done = sysm.wait_exit(timeout)
+            out, err = sender.communicate(timeout=timeout)
+        finally:
+            if sender.poll() is None:
+                sender.kill()
+                sender.wait()
+        sent = _sender_json(out, err)
+        res.update(usage_of(sysm))
+        if which == "recd":
+            res.update(_recd_extras(sysm))
+        res["seconds"] = t_done - sent["t_first"]
+        res["send_seconds"] = sent["t_sent"] - sent["t_first"]
+        res["samples_per_s"] = states / res["seconds"]
+    finally:
+        stop = sysm.stop(grace=1.5) if which == "rsyslog" else sysm.stop()
+    res["stop"] = stop
+    rb = sysm.readback()
+    _finish(res, which, states, rb)
+    shutil.rmtree(run_dir, ignore_errors=True)
+    return res
+
+
+def usage_of(sysm):
+    u = sysm.usage()
+    return {"cpu_s": u["cpu_s"], "hwm_kib": u["hwm_kib"]}
+
+
+def _sender_json(out, err):
+    import json
+    lines = out.decode().strip().splitlines()
+    if not lines:
+        raise procs.BenchError("benchgen send-tcp printed nothing: " + err.decode()[-300:])
+    return json.loads(lines[-1])
+
+
+def udp_step(env, sc, prep, which, rate, run_dir):
+    """One UDP rate step (S4): opens over TCP, then `rate` datagrams/s, one sample each."""
+    shutil.rmtree(run_dir, ignore_errors=True)
+    os.makedirs(run_dir)
+    sysm = _make(env, which, run_dir, sc)
+    res = {"system": which, "rate_target": rate}
+    sysm.start(tcp=(which == "recd"), udp=True)
+    try:
+        if which == "recd":  # sessions are opened reliably, the samples then go over UDP
+            procs.run_json([env.benchgen, "send-tcp", "--to", f"127.0.0.1:{sysm.tcp_port}",
+                            "--conn", prep.files("wire", ("head",))[0]], timeout=60)
+            if not procs.wait_for(lambda: sysm.total("recd_sessions_open") >= sc["sessions"], 30):
+                raise procs.BenchError("recd did not open every S4 session")
+            body, framing = prep.files("wire", ("body",))[0], "wire"
+        elif which == "rsyslog":
+            body, framing = prep.files("syslog", ("body",))[0], "lines"
+        else:
+            body, framing = prep.files("wire", ("body",))[0], "wire"
+        snmp0 = procs.udp_counters()
+        sent = procs.run_json([env.benchgen, "send-udp", "--to", f"127.0.0.1:{sysm.udp_port}",
+                               "--file", body, "--framing", framing, "--rate", str(rate),
+                               "--seconds", str(sc["seconds"])], timeout=sc["seconds"] * 4 + 30)
+        if which == "recd":
+            sysm.wait_quiet("recd_samples_total")
+        else:
+            time.sleep(2.0)  # rsyslog: past flushInterval; socat writes as it reads
+        snmp1 = procs.udp_counters()
+        res.update(usage_of(sysm))
+        if which == "recd":
+            res.update(_recd_extras(sysm))
+        res.update(sent=sent["sent"], rate_achieved=sent["rate_achieved"],
+                   kernel_rcvbuf_drops=snmp1.get("RcvbufErrors", 0) - snmp0.get("RcvbufErrors", 0))
+    finally:
+        res["stop"] = sysm.stop(grace=1.5) if which == "rsyslog" else sysm.stop()
+    if which == "recd":
+        rb = sysm.readback()
+        res["on_disk"] = rb["samples"]
+    elif which == "rsyslog":
+        rb = sysm.readback()
+        res["on_disk"] = rb["lines"]
+    else:
+        res["on_disk"] = readback.wire_frames(sysm.path)
+    res["lost"] = res["sent"] - res["on_disk"]
+    shutil.rmtree(run_dir, ignore_errors=True)
+    return res
+
+
+SEND_SUMMARY = re.compile(r"sent (\d+) messages \((\d+) states, (\d+) events\)")
+
+
+def idle_sessions(env, sc, run_dir, log=print):
+    """S5: many sessions open at a low rate each, driven by `rectool send --synthetic`."""
+    shutil.rmtree(run_dir, ignore_errors=True)
+    os.makedirs(run_dir)
+    n = sc["sessions"]
+    sysm = systems.Recd(env, run_dir, max_sessions=2 * n, max_open_files=4096)
+    res = {"system": "recd", "sessions": n}
+    sysm.start(tcp=True)
+    try:
+        base = sysm.usage()
+        res["base_rss_kib"] = base["rss_kib"]
+        argv = [env.rectool, "send", "--synthetic", "--format", "samp-onfoot", "--scenario", "walk",
+                "--sessions", str(n), "--rate", str(sc["rate"]), "--duration", f"{sc['seconds']}s",
+                "--seed", "1", "--session", "s5", "--to", f"tcp://127.0.0.1:{sysm.tcp_port}"]
+        t0 = time.monotonic()
+        sender = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        rss, opened_at = [], None
+        deadline = t0 + sc["seconds"] + 300
+        while sender.poll() is None and time.monotonic() < deadline:
+            time.sleep(1.0)
+            rss.append(procs.status_kib(sysm.proc.pid, "VmRSS"))
+            if opened_at is None and sysm.total("recd_sessions_open") >= n:
+                opened_at = time.monotonic() - t0
+        if sender.poll() is None:
+            sender.kill()
+        out, err = sender.communicate(timeout=60)
+        m = SEND_SUMMARY.search(out.decode())
+        if not m:
+            raise procs.BenchError("rectool send failed: " + err.decode(errors="replace")[-300:])
+        res["states_sent"] = int(m.group(2))
+        res["send_seconds"] = time.monotonic() - t0
+        res["all_open_after_s"] = opened_at
+        res["rss_samples_kib"] = rss
+        res["steady_rss_kib"] = sorted(rss)[len(rss) // 2] if rss else None
+        t_close = time.monotonic()
+        sysm.wait_finalized(n, 600)
+        res["finalize_seconds"] = time.monotonic() - t_close
+        res.update(usage_of(sysm))
+        res.update(_recd_extras(sysm))
+    finally:
+        res["stop"] = sysm.stop()
+    rb = sysm.readback()
+    res.update(on_disk=rb["samples"], files=rb["files"], part_files=rb["part_files"],
+               out_bytes=rb["bytes"])
+    res["lost"] = res["states_sent"] - rb["samples"]
+    res["kib_per_session"] = (res["hwm_kib"] - res["base_rss_kib"]) / n
+    shutil.rmtree(run_dir, ignore_errors=True)
+    return res

@@ -1,0 +1,50 @@
+"""The benchmark scenarios and their sample budgets. `full` is `make bench` (about 15-20 minutes
+on 2 cores); `quick` is `make bench-quick` (about a minute, for CI). Every stream is generated
+from fixed seeds, so each system in a run, and each run, receives identical bytes."""
+
+TCP_SYSTEMS = ["recd", "rsyslog", "raw", "raw+gzip-1"]
+
+FULL = {
+    "S1": dict(kind="tcp", title="{sessions:,} sessions, TCP, binary frames, .rec on foot",
+               format="samp-onfoot", sessions=16, samples=5_000_000, input="wire",
+               rsyslog_zip=0, rsyslog_cache=256, systems=TCP_SYSTEMS, reps=3),
+    "S2": dict(kind="tcp", title="{sessions:,} sessions, TCP, binary frames, .rec on foot",
+               format="samp-onfoot", sessions=1000, samples=5_000_000, input="wire",
+               rsyslog_zip=0, rsyslog_cache=1100, systems=TCP_SYSTEMS, reps=3),
+    "S3": dict(kind="tcp", title="{sessions:,} sessions, TCP, Recap walking players (gzip level 1)",
+               format="recap", sessions=1000, samples=1_000_000, input="wire", gzip_level=1,
+               rsyslog_zip=1, rsyslog_cache=1100, systems=TCP_SYSTEMS, reps=3),
+    "S4": dict(kind="udp", title="{sessions:,} sessions, UDP, one .rec sample per datagram",
+               format="samp-onfoot", sessions=1000, seconds=2,
+               rates=[100_000, 200_000, 300_000, 400_000, 500_000, 600_000, 800_000, 1_000_000],
+               systems=["recd", "rsyslog", "raw"]),
+    "S5": dict(kind="idle", title="{sessions:,} sessions open at {rate} sample/s each for {seconds} s",
+               sessions=100_000, rate=1, seconds=30),
+    "S6": dict(kind="tcp", title="{sessions:,} sessions, TCP, NDJSON, .rec on foot",
+               format="samp-onfoot", sessions=1000, samples=1_000_000, input="ndjson",
+               rsyslog_input="sysjson", rsyslog_zip=0, rsyslog_cache=1100,
+               systems=TCP_SYSTEMS, reps=3),
+}
+
+QUICK = {
+    "S1": dict(FULL["S1"], samples=1_000_000, reps=1),
+    "S3": dict(FULL["S3"], sessions=200, samples=100_000, reps=1, systems=["recd", "rsyslog"]),
+    "S4": dict(FULL["S4"], seconds=1, rates=[100_000], systems=["recd"]),
+}
+
+
+def title(sc):
+    return sc["title"].format(**sc)
+
+
+def encodings(sc):
+    """What benchgen must prepare for a scenario."""
+    if sc["kind"] == "udp":
+        return ["wire", "syslog"]
+    return sorted({sc["input"], sc.get("rsyslog_input", "syslog")})
+
+
+def prepared_samples(sc):
+    if sc["kind"] == "udp":
+        return max(sc["rates"]) * sc["seconds"]
+    return sc["samples"]

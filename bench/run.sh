@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Entry point of `make bench` / `make bench-quick`: installs rsyslog and socat, builds recd,
+# rectool and benchgen optimised in build-bench, then runs the Python driver, which prints the
+# tables and writes bench/results/latest.md (quick: latest-quick.md).
+# Usage: bench/run.sh [full|quick] [--only S1,S3]
+# Env: BENCH_BUILD (default build-bench), BENCH_WORK (scratch space, default /var/tmp/recd-bench;
+# holds cached sample streams, several GiB for a full run).
+set -euo pipefail
+src="$(cd "$(dirname "$0")/.." && pwd)"
+mode="${1:-full}"
+shift || true
+build="${BENCH_BUILD:-$src/build-bench}"
+work="${BENCH_WORK:-/var/tmp/recd-bench}"
+
+bash "$src/scripts/install-deps.sh" rsyslog socat
+bash "$src/bench/build.sh" "$build"
+
+results="$src/bench/results/latest.md"
+[ "$mode" = quick ] && results="$src/bench/results/latest-quick.md"
+exec python3 "$src/bench/harness/bench.py" --mode "$mode" --src "$src" --build "$build" \
+  --work "$work" --results "$results" "$@"

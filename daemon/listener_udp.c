@@ -1,0 +1,133 @@
+/* UDP input: datagrams read in recvmmsg batches into one large per-listener buffer, each decoded
+ * on its own (all or nothing). A bad datagram is counted and dropped; UDP has no backpressure, so
+ * loss shows in the sequence-number metrics. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "listener.h"
+#include "log.h"
+#include "server.h"
+
+static recd_wire_encoding wire_encoding(recd_encoding e)
+{
+    return e == RECD_ENCODING_BINARY ? RECD_WIRE_BINARY
+           : e == RECD_ENCODING_NDJSON ? RECD_WIRE_NDJSON
+                                       : RECD_WIRE_AUTO;
+}
+
+static void peer_name(const struct sockaddr *addr, char *out, size_t cap)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+    if (addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)addr;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        snprintf(out, cap, "udp [%s]:%d", host, ntohs(a->sin6_port));
+    } else if (addr->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)addr;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        snprintf(out, cap, "udp %s:%d", host, ntohs(a->sin_port));
+    } else {
+        snprintf(out, cap, "udp ?");
+    }
+}
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    recd_listener *l = h->data;
+    (void)suggested;
+    /* One persistent buffer per listener; libuv fills it with a batch of datagrams. */
+    *buf = uv_buf_init((char *)l->udp_buf, LISTENER_UDP_BUFFER);
+}
+
+static void drop(recd_server *srv, const char *peer, recd_m_reason reason, const char *why)
+{
+    recd_metrics_decode_error(&srv->metrics, reason);
+    log_warn("%s: datagram dropped: %s", peer, why);
+}
+
+static void process(recd_listener *l, const uint8_t *data, size_t len, const struct sockaddr *addr,
+                    bool truncated)
+{
+    recd_server *srv = l->srv;
+    char peer[96];
+    peer_name(addr, peer, sizeof peer);
+    if (truncated || len > srv->cfg.limits.max_frame) {
+        char why[128];
+        snprintf(why, sizeof why, "%s than limits.max_frame (%llu bytes)",
+                 truncated ? "truncated: larger" : "larger",
+                 (unsigned long long)srv->cfg.limits.max_frame);
+        drop(srv, peer, RECD_M_TOO_LARGE, why);
+        return;
+    }
+    session_input in;
+    memset(&in, 0, sizeof in);
+    in.srv = srv;
+    in.transport = RECD_M_UDP;
+    in.datagram = true;
+    in.peer = peer;
+    recd_wire_decoder_config dc = {wire_encoding(l->cfg.encoding), (size_t)srv->cfg.limits.max_frame,
+                                   session_format_of, listener_on_msg, &in};
+    char err[512] = "";
+    int rc = recd_wire_decode_datagram(&dc, data, len, err, sizeof err);
+    listener_account_end(&in, len);
+    if (rc < 0)
+        drop(srv, peer, listener_error_reason(&in, rc, err), err);
+}
+
+static void recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
+                    unsigned flags)
+{
+    recd_listener *l = h->data;
+    if (flags & UV_UDP_MMSG_FREE)
+        return; /* the buffer is ours and reused */
+    if (nread < 0) {
+        log_warn("%s: receive error: %s", l->bound, uv_strerror((int)nread));
+        return;
+    }
+    if (nread == 0 || !addr || l->srv->phase >= SERVER_FINALIZING)
+        return;
+    process(l, (const uint8_t *)buf->base, (size_t)nread, addr, (flags & UV_UDP_PARTIAL) != 0);
+}
+
+void listener_udp_drain(recd_listener *l)
+{
+    uv_os_fd_t fd;
+    if (l->cfg.transport != RECD_TRANSPORT_UDP || l->closing || uv_fileno(&l->h.handle, &fd) < 0)
+        return;
+    /* Whatever the kernel queued before the stop is recorded too (bounded: a sender that keeps
+     * going cannot hold the shutdown). */
+    size_t n = 0;
+    for (; n < LISTENER_UDP_DRAIN_MAX; n++) {
+        struct sockaddr_storage ss;
+        socklen_t alen = sizeof ss;
+        ssize_t r = recvfrom(fd, l->udp_buf, LISTENER_UDP_DATAGRAM_MAX, MSG_DONTWAIT | MSG_TRUNC,
+                             (struct sockaddr *)&ss, &alen);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            break;
+        bool truncated = (size_t)r > LISTENER_UDP_DATAGRAM_MAX;
+        process(l, l->udp_buf, truncated ? LISTENER_UDP_DATAGRAM_MAX : (size_t)r,
+                (const struct sockaddr *)&ss, truncated);
+    }
+    if (n)
+        log_info("%s: %zu datagrams read from the socket queue at shutdown", l->bound, n);
+}
+
+int listener_udp_start(recd_listener *l)
+{
+    l->h.handle.data = l;
+    l->udp_buf = malloc(LISTENER_UDP_BUFFER);
+    if (!l->udp_buf)
+        return -ENOMEM;
+    int size = LISTENER_UDP_RCVBUF;
+    if (uv_recv_buffer_size(&l->h.handle, &size) < 0)
+        log_warn("%s: cannot enlarge the receive buffer; bursts may be dropped by the kernel",
+                 l->cfg.url);
+    return uv_udp_recv_start(&l->h.udp, alloc_cb, recv_cb);
+}

@@ -1,0 +1,254 @@
+/* recd end to end for SA-MP .rec sessions: synthetic sessions sent over TCP (binary and NDJSON),
+ * UDP and a Unix socket come out as byte-identical files; samples without a time are stamped on
+ * arrival; rotation by size, by duration and by idle time gives complete, valid parts. */
+#include "test_daemon_harness.h"
+
+static recd_rec_info probe(const uint8_t *data, size_t len)
+{
+    recd_rec_info info;
+    assert_int_equal(recd_rec_probe(data, len, &info, NULL), 0);
+    assert_int_equal(info.trailing_bytes, 0);
+    return info;
+}
+
+static void test_round_trip_every_transport(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "flush:\n  interval: 100ms\n");
+    td_start(&d);
+    char ndjson[160];
+    snprintf(ndjson, sizeof ndjson, "%s?encoding=ndjson", d.tcp);
+    struct {
+        const char *url, *session;
+        recd_synth_format format;
+        recd_synth_scenario scenario;
+    } cases[] = {
+        {d.tcp, "tcp-foot", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_MIXED},
+        {ndjson, "ndjson-car", RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_MIXED},
+        {d.udp, "udp-foot", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK},
+        {d.unix_url, "unix-car", RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE},
+    };
+    td_rec_session s[4];
+    for (int i = 0; i < 4; i++) {
+        td_rec_session_init(&s[i], cases[i].session, cases[i].format, cases[i].scenario, 90000,
+                            (uint64_t)i + 11);
+        td_send_rec_session(cases[i].url, &s[i], 1763213398000);
+    }
+    assert_true(td_wait_metric(&d, "recd_samples_total{transport=\"udp\",format=\"samp-onfoot\"}",
+                               (double)s[2].blocks, 10000) >= (double)s[2].blocks);
+    td_stop(&d);
+    for (int i = 0; i < 4; i++) {
+        td_expect_single_file(&d, recd_msg_format_name(s[i].format), s[i].session, &s[i].expect);
+        td_rec_session_free(&s[i]);
+    }
+    td_cleanup(&d);
+}
+
+static void test_untimed_samples_are_stamped(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "");
+    td_start(&d);
+    recd_client *c = td_connect(d.tcp);
+    td_send_open(c, "stamped", RECD_MSG_FMT_SAMP_ONFOOT, 0);
+    td_rec_session s;
+    td_rec_session_init(&s, "stamped", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 3000, 5);
+    recd_msg m;
+    uint64_t t0 = td_now_ms();
+    for (int i = 0; i < 20 && td_rec_session_next(&s, &m); i++) {
+        assert_int_equal(recd_client_send_untimed(c, &m), 0);
+        assert_int_equal(recd_client_flush(c), 0);
+        if (i % 5 == 4 && i < 19)
+            td_sleep_ms(400); /* four bursts, 400 ms apart */
+    }
+    uint64_t elapsed = td_now_ms() - t0;
+    td_send_close(c, "stamped", RECD_MSG_FMT_SAMP_ONFOOT);
+    td_close_client(c);
+    td_stop(&d);
+    td_files f = td_session_files(&d, "samp-onfoot", "stamped");
+    assert_int_equal(f.count, 1);
+    size_t len;
+    uint8_t *data = td_read_output(&d, f.items[0].path, &len);
+    recd_rec_info info = probe(data, len);
+    assert_int_equal(info.block_count, 20);
+    assert_int_equal(info.decreasing_time_steps, 0);
+    /* Stamped on arrival: the bursts are 1.2 s apart in all (a busy host may delay a read, so
+     * allow half of that), and the stamps never span more than the sender took. */
+    assert_true(info.last_time_ms - info.first_time_ms >= 600);
+    assert_true(info.last_time_ms - info.first_time_ms <= elapsed + 50);
+    free(data);
+    td_files_free(&f);
+    td_rec_session_free(&s);
+    td_cleanup(&d);
+}
+
+/* Checks that parts are valid and, put back on one clock, hold exactly the original blocks. */
+static void check_parts(const td_daemon *d, const char *session, const td_rec_session *s,
+                        size_t min_parts, uint64_t max_span_ms)
+{
+    td_files f = td_session_files(d, "samp-onfoot", session);
+    assert_int_equal(f.parts, 0);
+    if (f.count < min_parts)
+        fail_msg("%s: %zu parts, expected at least %zu", session, f.count, min_parts);
+    recd_buf joined = {0};
+    recd_buf_append(&joined, s->expect.data, RECD_REC_HEADER_SIZE);
+    uint32_t offset = 0;
+    for (size_t i = 0; i < f.count; i++) {
+        size_t len;
+        uint8_t *data = td_read_output(d, f.items[i].path, &len);
+        recd_rec_info info = probe(data, len);
+        assert_int_equal(info.layout, RECD_REC_LAYOUT_ONFOOT);
+        assert_true(info.block_count > 0);
+        if (i > 0)
+            assert_int_equal(info.first_time_ms, 0); /* output.rebase_parts */
+        if (max_span_ms)
+            assert_true(info.last_time_ms - info.first_time_ms < max_span_ms);
+        for (uint64_t b = 0; b < info.block_count; b++) {
+            uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+            memcpy(block, recd_rec_block_at(data, &info, b), sizeof block);
+            recd_rec_onfoot foot;
+            recd_rec_onfoot_decode(block, &foot);
+            if (i > 0 && b == 0) { /* where this part starts on the session clock */
+                size_t at = joined.len;
+                recd_rec_onfoot orig;
+                recd_rec_onfoot_decode(s->expect.data + at, &orig);
+                offset = orig.time_ms;
+            }
+            foot.time_ms += i > 0 ? offset : 0;
+            recd_rec_onfoot_encode(&foot, block);
+            recd_buf_append(&joined, block, sizeof block);
+        }
+        free(data);
+    }
+    assert_int_equal(joined.len, s->expect.len);
+    assert_memory_equal(joined.data, s->expect.data, joined.len);
+    recd_buf_free(&joined);
+    td_files_free(&f);
+}
+
+static void test_rotation_by_size_and_duration(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "rotation:\n  max_size: 64KiB\n  max_duration: 1m\n");
+    td_start(&d);
+    td_rec_session big, longer;
+    /* 10 minutes of walking: several 64 KiB parts; 3.5 minutes of idling: 1-minute parts. */
+    td_rec_session_init(&big, "big", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_MIXED, 600000, 3);
+    td_rec_session_init(&longer, "longer", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_IDLE, 210000, 4);
+    td_send_rec_session(d.tcp, &big, 1763213398000);
+    td_send_rec_session(d.tcp, &longer, 1763213398000);
+    td_stop(&d);
+    size_t min_big = (size_t)(big.expect.len / 65536);
+    check_parts(&d, "big", &big, min_big > 1 ? min_big : 2, 60000);
+    check_parts(&d, "longer", &longer, 4, 60000);
+    td_files f = td_session_files(&d, "samp-onfoot", "big");
+    for (size_t i = 0; i < f.count; i++)
+        assert_true(f.items[i].size <= 65536);
+    td_files_free(&f);
+    td_rec_session_free(&big);
+    td_rec_session_free(&longer);
+    td_cleanup(&d);
+}
+
+static void test_rotation_by_idle_time(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "rotation:\n  idle_timeout: 1s\nflush:\n  interval: 100ms\n");
+    td_start(&d);
+    td_rec_session s;
+    td_rec_session_init(&s, "pauses", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 20000, 9);
+    recd_client *c = td_connect(d.tcp);
+    td_send_open(c, "pauses", RECD_MSG_FMT_SAMP_ONFOOT, 1763213398000);
+    recd_msg m;
+    for (int i = 0; i < 40 && td_rec_session_next(&s, &m); i++)
+        td_send(c, &m);
+    assert_int_equal(recd_client_flush(c), 0);
+    /* Idle for longer than the timeout: the first file is finalized while the client waits. */
+    uint64_t deadline = td_now_ms() + 10000;
+    td_files f = {0};
+    for (;;) {
+        f = td_session_files(&d, "samp-onfoot", "pauses");
+        if ((f.count == 1 && f.parts == 0) || td_now_ms() > deadline)
+            break;
+        td_files_free(&f);
+        td_sleep_ms(50);
+    }
+    assert_int_equal(f.count, 1);
+    assert_int_equal(f.parts, 0);
+    td_files_free(&f);
+    /* The session resumes on the same key (no new open needed). */
+    while (td_rec_session_next(&s, &m))
+        td_send(c, &m);
+    td_send_close(c, "pauses", RECD_MSG_FMT_SAMP_ONFOOT);
+    td_close_client(c);
+    td_stop(&d);
+    check_parts(&d, "pauses", &s, 2, 0);
+    td_rec_session_free(&s);
+    td_cleanup(&d);
+}
+
+static void test_udp_sequence_numbers(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "");
+    td_start(&d);
+    recd_client *c = td_connect(d.udp);
+    td_rec_session s;
+    td_rec_session_init(&s, "numbered", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 5000, 14);
+    recd_msg open;
+    recd_msg_init(&open, RECD_MSG_OPEN, RECD_MSG_FMT_SAMP_ONFOOT);
+    snprintf(open.session, sizeof open.session, "numbered");
+    open.has_seq = true;
+    open.seq = 0;
+    td_send(c, &open);
+    assert_int_equal(recd_client_flush(c), 0);
+    /* seq 1, 2, 3, 2 (duplicate), 3 (duplicate), 6 (4 and 5 lost), 7 */
+    static const uint64_t seqs[] = {1, 2, 3, 2, 3, 6, 7};
+    recd_msg blocks[8];
+    for (int i = 1; i <= 7; i++)
+        assert_true(td_rec_session_next(&s, &blocks[i]));
+    recd_buf expect = {0};
+    recd_buf_append(&expect, s.expect.data, RECD_REC_HEADER_SIZE);
+    for (size_t i = 0; i < sizeof seqs / sizeof *seqs; i++) {
+        recd_msg m = blocks[seqs[i]];
+        m.has_seq = true;
+        m.seq = seqs[i];
+        td_send(c, &m);
+        assert_int_equal(recd_client_flush(c), 0); /* one datagram each */
+    }
+    static const int kept[] = {1, 2, 3, 6, 7};
+    for (size_t i = 0; i < 5; i++)
+        recd_buf_append(&expect, s.expect.data + RECD_REC_HEADER_SIZE + (size_t)(kept[i] - 1) * 72, 72);
+    recd_msg close;
+    recd_msg_init(&close, RECD_MSG_CLOSE, RECD_MSG_FMT_SAMP_ONFOOT);
+    snprintf(close.session, sizeof close.session, "numbered");
+    close.has_seq = true;
+    close.seq = 8;
+    td_send(c, &close);
+    td_close_client(c);
+    assert_true(td_wait_metric(&d, "recd_udp_duplicates_total", 2, 10000) == 2);
+    assert_true(td_wait_metric(&d, "recd_udp_gaps_total", 2, 10000) == 2);
+    td_stop(&d);
+    td_expect_single_file(&d, "samp-onfoot", "numbered", &expect);
+    recd_buf_free(&expect);
+    td_rec_session_free(&s);
+    td_cleanup(&d);
+}
+
+int main(void)
+{
+    td_require_recd();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip_every_transport),
+        cmocka_unit_test(test_untimed_samples_are_stamped),
+        cmocka_unit_test(test_rotation_by_size_and_duration),
+        cmocka_unit_test(test_rotation_by_idle_time),
+        cmocka_unit_test(test_udp_sequence_numbers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
