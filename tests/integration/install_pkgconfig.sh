@@ -1,0 +1,35 @@
+# Installs the build into a temporary prefix and builds a small program against the installed
+# headers and recd.pc, once against the shared and once against the static library.
+set -eu
+: "${RECD_BUILD_DIR:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$RECD_BUILD_DIR" --prefix "$tmp/prefix" >/dev/null
+for h in common.h samp_rec.h recap.h message.h wire.h client.h; do
+    [ -f "$tmp/prefix/include/recd/$h" ] || { echo "FAIL: recd/$h not installed" >&2; exit 1; }
+done
+[ -x "$tmp/prefix/bin/rectool" ] || { echo "FAIL: rectool not installed" >&2; exit 1; }
+pc_dir=$(dirname "$(find "$tmp/prefix" -name recd.pc | head -n 1)")
+[ -n "$pc_dir" ] || { echo "FAIL: recd.pc not installed" >&2; exit 1; }
+cat >"$tmp/use.c" <<'C'
+#include <recd/samp_rec.h>
+#include <stdio.h>
+int main(void)
+{
+    recd_rec_onfoot b = {0};
+    uint8_t out[RECD_REC_ONFOOT_BLOCK_SIZE];
+    b.time_ms = 1234;
+    recd_rec_onfoot_encode(&b, out);
+    recd_rec_onfoot back;
+    recd_rec_onfoot_decode(out, &back);
+    printf("%s %u\n", recd_version(), back.time_ms);
+    return back.time_ms == 1234 ? 0 : 1;
+}
+C
+export PKG_CONFIG_PATH="$pc_dir"
+cc -std=c11 -o "$tmp/use_shared" "$tmp/use.c" $(pkg-config --cflags --libs recd)
+LD_LIBRARY_PATH="$(pkg-config --variable=libdir recd)" "$tmp/use_shared"
+cc -std=c11 -o "$tmp/use_static" "$tmp/use.c" $(pkg-config --cflags recd) \
+    "$(pkg-config --variable=libdir recd)/librecd.a" $(pkg-config --libs-only-l --static recd | sed 's/-lrecd//')
+"$tmp/use_static"
+echo "install_pkgconfig: headers, rectool and recd.pc installed; shared and static links work"
