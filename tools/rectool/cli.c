@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "progress.h"
 
 int rt_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {
@@ -62,4 +63,39 @@ const char *rt_path_ext(const char *path, char *buf, unsigned buflen)
         buf[i++] = (char)tolower((unsigned char)*p);
     buf[i] = '\0';
     return buf;
+}
+
+int rt_for_each_file(const char *label, char **files, int n,
+                     int (*fn)(const char *path, const void *opts), const void *opts)
+{
+    rt_progress progress;
+    rt_progress_start(&progress, label, (uint64_t)n, (unsigned)n >= RT_PROGRESS_MIN_FILES);
+    int exit_code = RT_EXIT_OK;
+    for (int i = 0; i < n; i++) {
+        rt_progress_clear(&progress);
+        int rc = fn(files[i], opts);
+        fflush(stdout);
+        if (rc > exit_code)
+            exit_code = rc;
+        rt_progress_update(&progress, (uint64_t)(i + 1));
+    }
+    rt_progress_finish(&progress);
+    return exit_code;
+}
+
+int rt_parse_synth_format(const char *cmd, const char *usage, const char *optarg,
+                          recd_synth_format *format)
+{
+    if (recd_synth_format_parse(optarg, format) < 0)
+        return rt_usage_error(cmd, usage, "unknown format '%s' (samp-onfoot, samp-vehicle, recap)",
+                              optarg);
+    return 0;
+}
+
+int rt_parse_synth_scenario(const char *cmd, const char *usage, const char *optarg,
+                            recd_synth_scenario *scenario)
+{
+    if (recd_synth_scenario_parse(optarg, scenario) < 0)
+        return rt_usage_error(cmd, usage, "unknown scenario '%s' (idle, walk, drive, mixed)", optarg);
+    return 0;
 }

@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+#include "recd/synth.h"
+
 /* Prints "rectool CMD: message" and the command's usage to stderr; returns RT_EXIT_USAGE. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -22,6 +24,18 @@ void rt_getopt_reset(void);
 
 /* Message for the option getopt_long() just refused ('?' or ':'); returns RT_EXIT_USAGE. */
 int rt_bad_option(const char *cmd, const char *usage, char **argv, int ret);
+
+/* Runs fn on each of files[0..n) with a progress bar labelled `label` when there are many files;
+ * returns the worst (highest) exit code fn returned. */
+int rt_for_each_file(const char *label, char **files, int n,
+                     int (*fn)(const char *path, const void *opts), const void *opts);
+
+/* --format / --scenario values of the synthetic generator, for generate and send: 0 when optarg
+ * names one, else the usage error's exit code. */
+int rt_parse_synth_format(const char *cmd, const char *usage, const char *optarg,
+                          recd_synth_format *format);
+int rt_parse_synth_scenario(const char *cmd, const char *usage, const char *optarg,
+                            recd_synth_scenario *scenario);
 
 /* Lower-case file name extension without the dot ("rec" for "a/b.REC"), "" when there is none. */
 const char *rt_path_ext(const char *path, char *buf, unsigned buflen);

@@ -90,16 +90,13 @@ static int parse_args(int argc, char **argv, generate_args *a)
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (recd_synth_format_parse(optarg, &a->p.format) < 0)
-                return rt_usage_error("generate", usage,
-                                      "unknown format '%s' (samp-onfoot, samp-vehicle, recap)",
-                                      optarg);
+            if (rt_parse_synth_format("generate", usage, optarg, &a->p.format) != 0)
+                return RT_EXIT_USAGE;
             a->have_format = true;
             break;
         case 's':
-            if (recd_synth_scenario_parse(optarg, &a->p.scenario) < 0)
-                return rt_usage_error("generate", usage,
-                                      "unknown scenario '%s' (idle, walk, drive, mixed)", optarg);
+            if (rt_parse_synth_scenario("generate", usage, optarg, &a->p.scenario) != 0)
+                return RT_EXIT_USAGE;
             break;
         case 'd': {
             int rc = recd_synth_parse_duration(optarg, &a->p.duration_ms);

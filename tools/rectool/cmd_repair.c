@@ -10,7 +10,6 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
-#include "progress.h"
 #include "recd/common.h"
 #include "repair.h"
 #include "sniff.h"
@@ -130,6 +129,11 @@ static int repair_file(const char *input, const repair_opts *o)
     return exit_code;
 }
 
+static int repair_file_cb(const char *path, const void *opts)
+{
+    return repair_file(path, opts);
+}
+
 int cmd_repair(int argc, char **argv)
 {
     static const struct option options[] = {{"output", required_argument, NULL, 'o'},
@@ -166,18 +170,5 @@ int cmd_repair(int argc, char **argv)
     if (o.output && strcmp(o.output, "-") == 0)
         return rt_usage_error("repair", usage, "the output must be a file");
 
-    rt_progress progress;
-    rt_progress_start(&progress, "repairing", (uint64_t)nfiles,
-                      (unsigned)nfiles >= RT_PROGRESS_MIN_FILES);
-    int exit_code = RT_EXIT_OK;
-    for (int i = optind; i < argc; i++) {
-        rt_progress_clear(&progress);
-        int rc = repair_file(argv[i], &o);
-        fflush(stdout);
-        if (rc > exit_code)
-            exit_code = rc;
-        rt_progress_update(&progress, (uint64_t)(i - optind + 1));
-    }
-    rt_progress_finish(&progress);
-    return exit_code;
+    return rt_for_each_file("repairing", argv + optind, argc - optind, repair_file_cb, &o);
 }

@@ -582,16 +582,13 @@ static int parse_args(int argc, char **argv, send_args *a)
             break;
         case 'y': a->synthetic = true; break;
         case 'f':
-            if (recd_synth_format_parse(optarg, &a->p.format) < 0)
-                return rt_usage_error("send", usage,
-                                      "unknown format '%s' (samp-onfoot, samp-vehicle, recap)",
-                                      optarg);
+            if (rt_parse_synth_format("send", usage, optarg, &a->p.format) != 0)
+                return RT_EXIT_USAGE;
             a->have_format = true;
             break;
         case 'c':
-            if (recd_synth_scenario_parse(optarg, &a->p.scenario) < 0)
-                return rt_usage_error("send", usage,
-                                      "unknown scenario '%s' (idle, walk, drive, mixed)", optarg);
+            if (rt_parse_synth_scenario("send", usage, optarg, &a->p.scenario) != 0)
+                return RT_EXIT_USAGE;
             break;
         case 'N':
             if (parse_positive(optarg, (double)MAX_SESSIONS, &v) < 0 || v != floor(v))

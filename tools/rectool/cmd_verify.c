@@ -8,7 +8,6 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
-#include "progress.h"
 #include "recd/recap.h"
 #include "recd/samp_rec.h"
 #include "report_util.h"
@@ -121,6 +120,11 @@ static int verify_file(const char *path, const verify_opts *o)
     return result;
 }
 
+static int verify_file_cb(const char *path, const void *opts)
+{
+    return verify_file(path, opts);
+}
+
 int cmd_verify(int argc, char **argv)
 {
     static const struct option options[] = {{"quiet", no_argument, NULL, 'q'},
@@ -141,19 +145,5 @@ int cmd_verify(int argc, char **argv)
     if (optind >= argc)
         return rt_usage_error("verify", usage, "no FILE given");
 
-    int nfiles = argc - optind;
-    rt_progress progress;
-    rt_progress_start(&progress, "verifying", (uint64_t)nfiles,
-                      (unsigned)nfiles >= RT_PROGRESS_MIN_FILES);
-    int exit_code = RT_EXIT_OK;
-    for (int i = optind; i < argc; i++) {
-        rt_progress_clear(&progress);
-        int rc = verify_file(argv[i], &o);
-        fflush(stdout);
-        if (rc > exit_code)
-            exit_code = rc;
-        rt_progress_update(&progress, (uint64_t)(i - optind + 1));
-    }
-    rt_progress_finish(&progress);
-    return exit_code;
+    return rt_for_each_file("verifying", argv + optind, argc - optind, verify_file_cb, &o);
 }
