@@ -4,7 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "recd/part_file.h"
 
 uint8_t *tu_read_file(const char *path, size_t *len)
 {
@@ -84,3 +88,55 @@ double tu_rand_double(tu_rng *r, double lo, double hi)
 }
 
 uint32_t tu_rand_below(tu_rng *r, uint32_t n) { return n ? (uint32_t)(tu_rand(r) % n) : 0; }
+
+int tu_root_setup(void **state)
+{
+    tu_root_fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    snprintf(f->root, sizeof f->root, "%s", tu_tmpdir());
+    snprintf(f->outside, sizeof f->outside, "%s", tu_tmpdir());
+    f->root_fd = recd_out_root_open(f->root, false);
+    assert_true(f->root_fd >= 0);
+    *state = f;
+    return 0;
+}
+
+int tu_root_teardown(void **state)
+{
+    tu_root_fixture *f = *state;
+    close(f->root_fd);
+    tu_rmtree(f->root);
+    tu_rmtree(f->outside);
+    free(f);
+    return 0;
+}
+
+const char *tu_at(const char *dir, const char *rel)
+{
+    static char buf[4][8192];
+    static int i;
+    i = (i + 1) % 4;
+    snprintf(buf[i], sizeof buf[i], "%s/%s", dir, rel);
+    return buf[i];
+}
+
+bool tu_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void tu_rmtree(const char *path)
+{
+    chmod(path, 0700); /* tests may leave read-only directories behind */
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}

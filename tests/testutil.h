@@ -3,6 +3,7 @@
 #define RECD_TESTUTIL_H
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,21 @@ void tu_require_corpus(const char *sub); /* exits 77 with a message when missing
 
 /* A fresh temporary directory, removed by the OS eventually; path is static storage per call. */
 const char *tu_tmpdir(void);
+
+/* An output root in a fresh temporary directory, plus a second directory outside it that a
+ * confined write must never reach. For cmocka setup/teardown; teardown removes both trees. */
+typedef struct tu_root_fixture {
+    char root[4096];
+    char outside[4096];
+    int root_fd;
+} tu_root_fixture;
+int tu_root_setup(void **state);
+int tu_root_teardown(void **state);
+
+/* "dir/rel" in one of a few rotating static buffers (valid for the next three calls too). */
+const char *tu_at(const char *dir, const char *rel);
+bool tu_exists(const char *path); /* lstat() succeeds: symlinks count, even dangling ones */
+void tu_rmtree(const char *path); /* best effort, never follows symlinks */
 
 /* Deterministic RNG (splitmix64) for property tests with fixed seeds. */
 typedef struct tu_rng {

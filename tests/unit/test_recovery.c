@@ -14,47 +14,6 @@
 #include "recd/recovery.h"
 #include "recd/samp_rec.h"
 
-typedef struct fixture {
-    char root[4096];
-    char outside[4096];
-    int root_fd;
-} fixture;
-
-static int setup(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    snprintf(f->root, sizeof f->root, "%s", tu_tmpdir());
-    snprintf(f->outside, sizeof f->outside, "%s", tu_tmpdir());
-    f->root_fd = recd_out_root_open(f->root, false);
-    assert_true(f->root_fd >= 0);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    close(f->root_fd);
-    free(f);
-    return 0;
-}
-
-static const char *at(const char *dir, const char *rel)
-{
-    static char buf[4][8192];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(buf[i], sizeof buf[i], "%s/%s", dir, rel);
-    return buf[i];
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0;
-}
-
 static uint64_t file_size(const char *path)
 {
     struct stat st;
@@ -63,7 +22,7 @@ static uint64_t file_size(const char *path)
 }
 
 /* Writes root/rel, creating its directories. */
-static void put(const fixture *f, const char *rel, const void *data, size_t len)
+static void put(const tu_root_fixture *f, const char *rel, const void *data, size_t len)
 {
     char path[8192];
     snprintf(path, sizeof path, "%s/%s", f->root, rel);
@@ -113,7 +72,7 @@ static const recd_recover_file *find(const recd_recover_summary *s, const char *
 
 static void test_rec_partial_block(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     recd_buf b = {0};
     make_rec(&b, RECD_REC_TYPE_ONFOOT, 3);
     size_t whole = b.len;
@@ -139,16 +98,16 @@ static void test_rec_partial_block(void **state)
     assert_int_equal(t->units_kept, 3);
     assert_int_equal(t->size_before, whole + 30);
     assert_int_equal(t->size_after, whole);
-    assert_false(exists(at(f->root, "samp-onfoot/s1/t.rec.part")));
-    assert_int_equal(file_size(at(f->root, "samp-onfoot/s1/t.rec")), whole);
+    assert_false(tu_exists(tu_at(f->root, "samp-onfoot/s1/t.rec.part")));
+    assert_int_equal(file_size(tu_at(f->root, "samp-onfoot/s1/t.rec")), whole);
     const recd_recover_file *v = find(&s, "samp-vehicle/s2/v.rec.part");
     assert_string_equal(v->kind, "samp-vehicle");
     assert_int_equal(v->bytes_dropped, 0);
-    assert_int_equal(file_size(at(f->root, "samp-vehicle/s2/v.rec")), 8 + 2 * 67);
+    assert_int_equal(file_size(tu_at(f->root, "samp-vehicle/s2/v.rec")), 8 + 2 * 67);
 
     /* The repaired file is a valid standard .rec. */
     size_t len;
-    uint8_t *data = tu_read_file(at(f->root, "samp-onfoot/s1/t.rec"), &len);
+    uint8_t *data = tu_read_file(tu_at(f->root, "samp-onfoot/s1/t.rec"), &len);
     assert_non_null(data);
     recd_rec_info info;
     assert_int_equal(recd_rec_probe(data, len, &info, NULL), 0);
@@ -164,7 +123,7 @@ static void test_rec_partial_block(void **state)
 
 static void test_nothing_valid(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     recd_buf b = {0};
     make_rec(&b, RECD_REC_TYPE_VEHICLE, 0);
     assert_int_equal(b.len, 8);
@@ -193,11 +152,11 @@ static void test_nothing_valid(void **state)
     assert_int_equal(g->action, RECD_RECOVER_QUARANTINED);
     assert_string_equal(g->final, "a/garbage.rec.part.bad");
     assert_string_equal(recd_recover_action_name(g->action), "quarantined");
-    assert_true(exists(at(f->root, "a/garbage.rec.part.bad")));
-    assert_true(exists(at(f->root, "a/bad-type.rec.part.bad")));
-    assert_false(exists(at(f->root, "a/empty.rec.part")));
-    assert_false(exists(at(f->root, "a/empty.rec")));
-    assert_false(exists(at(f->root, "a/header.rec")));
+    assert_true(tu_exists(tu_at(f->root, "a/garbage.rec.part.bad")));
+    assert_true(tu_exists(tu_at(f->root, "a/bad-type.rec.part.bad")));
+    assert_false(tu_exists(tu_at(f->root, "a/empty.rec.part")));
+    assert_false(tu_exists(tu_at(f->root, "a/empty.rec")));
+    assert_false(tu_exists(tu_at(f->root, "a/header.rec")));
     recd_recover_summary_free(&s);
 
     /* Quarantined files are not picked up again. */
@@ -208,7 +167,7 @@ static void test_nothing_valid(void **state)
 
 static void test_collision_and_dry_run(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     recd_buf b = {0};
     make_rec(&b, RECD_REC_TYPE_ONFOOT, 2);
     put(f, "s/x.rec", "existing", 8);
@@ -221,32 +180,32 @@ static void test_collision_and_dry_run(void **state)
     assert_int_equal(recd_recover_root(f->root_fd, &dry, &s), 2);
     assert_int_equal(s.finalized, 2);
     assert_int_equal(s.bytes_dropped, 2);
-    assert_true(exists(at(f->root, "s/x.rec.part")));
-    assert_int_equal(file_size(at(f->root, "s/y.rec.part")), b.len); /* untouched */
+    assert_true(tu_exists(tu_at(f->root, "s/x.rec.part")));
+    assert_int_equal(file_size(tu_at(f->root, "s/y.rec.part")), b.len); /* untouched */
     recd_recover_summary_free(&s);
 
     assert_int_equal(recd_recover_root(f->root_fd, NULL, &s), 2);
     assert_string_equal(find(&s, "s/x.rec.part")->final, "s/x-1.rec");
-    assert_int_equal(file_size(at(f->root, "s/x.rec")), 8); /* never overwritten */
-    assert_int_equal(file_size(at(f->root, "s/x-1.rec")), 8 + 2 * 72);
-    assert_int_equal(file_size(at(f->root, "s/y.rec")), 8 + 2 * 72);
+    assert_int_equal(file_size(tu_at(f->root, "s/x.rec")), 8); /* never overwritten */
+    assert_int_equal(file_size(tu_at(f->root, "s/x-1.rec")), 8 + 2 * 72);
+    assert_int_equal(file_size(tu_at(f->root, "s/y.rec")), 8 + 2 * 72);
     recd_recover_summary_free(&s);
     recd_buf_free(&b);
 }
 
 static void test_links_and_depth(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     recd_buf b = {0};
     make_rec(&b, RECD_REC_TYPE_ONFOOT, 1);
     assert_int_equal(recd_buf_append(&b, "tail", 4), 0);
     /* A file outside the root, reachable through a symlinked .part and a symlinked directory. */
-    assert_int_equal(tu_write_file(at(f->outside, "victim.rec.part"), b.data, b.len), 0);
+    assert_int_equal(tu_write_file(tu_at(f->outside, "victim.rec.part"), b.data, b.len), 0);
     put(f, "s/keep", "", 0);
-    assert_int_equal(symlink(at(f->outside, "victim.rec.part"), at(f->root, "s/l.rec.part")), 0);
-    assert_int_equal(symlink(f->outside, at(f->root, "dirlink")), 0);
+    assert_int_equal(symlink(tu_at(f->outside, "victim.rec.part"), tu_at(f->root, "s/l.rec.part")), 0);
+    assert_int_equal(symlink(f->outside, tu_at(f->root, "dirlink")), 0);
     /* A hard link to it inside the root: truncating would change the outside file. */
-    int hard = link(at(f->outside, "victim.rec.part"), at(f->root, "s/h.rec.part"));
+    int hard = link(tu_at(f->outside, "victim.rec.part"), tu_at(f->root, "s/h.rec.part"));
     /* Deeper than the walk goes. */
     put(f, "d1/d2/d3/deep.rec.part", b.data, b.len);
 
@@ -264,8 +223,8 @@ static void test_links_and_depth(void **state)
     } else {
         assert_int_equal(found, 0); /* link() refused (e.g. a different filesystem) */
     }
-    assert_int_equal(file_size(at(f->outside, "victim.rec.part")), b.len);
-    assert_true(exists(at(f->root, "d1/d2/d3/deep.rec.part")));
+    assert_int_equal(file_size(tu_at(f->outside, "victim.rec.part")), b.len);
+    assert_true(tu_exists(tu_at(f->root, "d1/d2/d3/deep.rec.part")));
     recd_recover_summary_free(&s);
     recd_buf_free(&b);
 }
@@ -297,7 +256,7 @@ static void make_recap(recd_buf *b, int64_t start_ms, size_t ends[3])
 
 static void test_recap_cut_mid_member(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     recd_buf b = {0};
     size_t ends[3];
     const int64_t start = INT64_C(1700000000000);
@@ -317,7 +276,7 @@ static void test_recap_cut_mid_member(void **state)
     assert_int_equal(s.ticks_kept, 20);
 
     size_t len;
-    uint8_t *data = tu_read_file(at(f->root, "recap/p1/r.recap"), &len);
+    uint8_t *data = tu_read_file(tu_at(f->root, "recap/p1/r.recap"), &len);
     assert_non_null(data);
     assert_int_equal(len, ends[1]);
     recd_recap_decode_result res;
@@ -336,7 +295,7 @@ static void test_recap_cut_mid_member(void **state)
 
 static void test_recap_header_only_and_corrupt(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     recd_buf b = {0};
     size_t ends[3];
     make_recap(&b, 0, ends);
@@ -353,7 +312,7 @@ static void test_recap_header_only_and_corrupt(void **state)
     assert_int_equal(find(&s, "recap/p2/header.recap.part")->action, RECD_RECOVER_REMOVED);
     assert_int_equal(find(&s, "recap/p2/cut-header.recap.part")->action, RECD_RECOVER_REMOVED);
     assert_int_equal(find(&s, "recap/p2/version.recap.part")->action, RECD_RECOVER_QUARANTINED);
-    assert_true(exists(at(f->root, "recap/p2/version.recap.part.bad")));
+    assert_true(tu_exists(tu_at(f->root, "recap/p2/version.recap.part.bad")));
     recd_recover_summary_free(&s);
     recd_buf_free(&b);
 }
@@ -403,12 +362,12 @@ static void test_plan_hostile_bytes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_rec_partial_block, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_nothing_valid, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_collision_and_dry_run, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_links_and_depth, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_recap_cut_mid_member, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_recap_header_only_and_corrupt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rec_partial_block, tu_root_setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_nothing_valid, tu_root_setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_collision_and_dry_run, tu_root_setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_links_and_depth, tu_root_setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_recap_cut_mid_member, tu_root_setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_recap_header_only_and_corrupt, tu_root_setup, tu_root_teardown),
         cmocka_unit_test(test_plan_hostile_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

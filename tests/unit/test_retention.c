@@ -12,29 +12,8 @@
 
 #include "recd/retention.h"
 
-typedef struct fixture {
-    char root[4096];
-    char outside[4096];
-    int root_fd;
-} fixture;
-
-static const char *at(const char *dir, const char *rel)
-{
-    static char buf[4][8192];
-    static int i;
-    i = (i + 1) % 4;
-    snprintf(buf[i], sizeof buf[i], "%s/%s", dir, rel);
-    return buf[i];
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0;
-}
-
 /* Creates root/rel (and its directories) with size bytes and the given mtime (Unix seconds). */
-static void put(const fixture *f, const char *rel, size_t size, int64_t mtime_s)
+static void put(const tu_root_fixture *f, const char *rel, size_t size, int64_t mtime_s)
 {
     char path[8192];
     snprintf(path, sizeof path, "%s/%s", f->root, rel);
@@ -54,12 +33,8 @@ static void put(const fixture *f, const char *rel, size_t size, int64_t mtime_s)
 /* A tree with three sessions, an open .part (the oldest file of all) and a quarantined file. */
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    snprintf(f->root, sizeof f->root, "%s", tu_tmpdir());
-    snprintf(f->outside, sizeof f->outside, "%s", tu_tmpdir());
-    f->root_fd = recd_out_root_open(f->root, false);
-    assert_true(f->root_fd >= 0);
+    tu_root_setup(state);
+    const tu_root_fixture *f = *state;
     put(f, "samp-onfoot/s1/a.rec", 100, 1000);
     put(f, "samp-onfoot/s1/b.rec", 200, 2000);
     put(f, "samp-onfoot/s1/c.rec", 300, 3000);
@@ -68,15 +43,6 @@ static int setup(void **state)
     put(f, "recap/s3/e.recap", 500, 500);
     put(f, "recap/s3/x.recap.part.bad", 50, 100);
     put(f, "README.txt", 7, 1); /* an operator's file: never a candidate */
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    close(f->root_fd);
-    free(f);
     return 0;
 }
 
@@ -93,7 +59,7 @@ static void expect_items(const recd_retention_result *r, const char *const *path
 
 static void test_by_age(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     recd_retention_policy p = {.max_age_s = 8800, .now_s = 10000}; /* older than t=1200 */
     recd_retention_result r = {0};
     assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 3);
@@ -110,17 +76,17 @@ static void test_by_age(void **state)
     assert_int_equal(r.bytes_deleted, 650);
     assert_int_equal(r.bytes_kept, 900);
     assert_int_equal(r.dirs_removed, 2); /* recap/s3 and recap */
-    assert_false(exists(at(f->root, "recap")));
-    assert_false(exists(at(f->root, "samp-onfoot/s1/a.rec")));
-    assert_true(exists(at(f->root, "samp-onfoot/s1/b.rec")));
-    assert_true(exists(at(f->root, "samp-onfoot/s1/open.rec.part"))); /* oldest, but open */
+    assert_false(tu_exists(tu_at(f->root, "recap")));
+    assert_false(tu_exists(tu_at(f->root, "samp-onfoot/s1/a.rec")));
+    assert_true(tu_exists(tu_at(f->root, "samp-onfoot/s1/b.rec")));
+    assert_true(tu_exists(tu_at(f->root, "samp-onfoot/s1/open.rec.part"))); /* oldest, but open */
     assert_string_equal(recd_retention_reason_name(r.items[0].reason), "age");
     recd_retention_result_free(&r);
 }
 
 static void test_by_session_count(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     recd_retention_policy p = {.max_files_per_session = 1, .now_s = 10000};
     recd_retention_result r = {0};
     assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 3);
@@ -128,17 +94,17 @@ static void test_by_session_count(void **state)
                           "samp-onfoot/s1/b.rec"};
     expect_items(&r, want, 3);
     assert_int_equal(r.items[1].reason, RECD_RETENTION_SESSION_COUNT);
-    assert_true(exists(at(f->root, "samp-onfoot/s1/c.rec")));
-    assert_true(exists(at(f->root, "samp-onfoot/s2/d.rec")));
-    assert_true(exists(at(f->root, "recap/s3/e.recap")));
-    assert_true(exists(at(f->root, "samp-onfoot/s1/open.rec.part")));
+    assert_true(tu_exists(tu_at(f->root, "samp-onfoot/s1/c.rec")));
+    assert_true(tu_exists(tu_at(f->root, "samp-onfoot/s2/d.rec")));
+    assert_true(tu_exists(tu_at(f->root, "recap/s3/e.recap")));
+    assert_true(tu_exists(tu_at(f->root, "samp-onfoot/s1/open.rec.part")));
     assert_int_equal(r.dirs_removed, 0);
     recd_retention_result_free(&r);
 }
 
 static void test_by_total_size(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     /* 1550 bytes of finalized files; the 5000-byte .part does not count and is never removed. */
     recd_retention_policy p = {.max_total_bytes = 800, .now_s = 10000};
     recd_retention_result r = {0};
@@ -148,22 +114,22 @@ static void test_by_total_size(void **state)
     expect_items(&r, want, 4);
     assert_int_equal(r.bytes_kept, 500); /* b + c */
     assert_true(r.bytes_kept <= 800);
-    assert_true(exists(at(f->root, "samp-onfoot/s1/open.rec.part")));
-    assert_false(exists(at(f->root, "samp-onfoot/s2")));
+    assert_true(tu_exists(tu_at(f->root, "samp-onfoot/s1/open.rec.part")));
+    assert_false(tu_exists(tu_at(f->root, "samp-onfoot/s2")));
     recd_retention_result_free(&r);
 
     /* A budget of one byte removes every finalized file, still not the .part. */
     p.max_total_bytes = 1;
     assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 2);
-    assert_true(exists(at(f->root, "samp-onfoot/s1/open.rec.part")));
-    assert_true(exists(at(f->root, "README.txt")));
+    assert_true(tu_exists(tu_at(f->root, "samp-onfoot/s1/open.rec.part")));
+    assert_true(tu_exists(tu_at(f->root, "README.txt")));
     assert_int_equal(r.bytes_kept, 0);
     recd_retention_result_free(&r);
 }
 
 static void test_rules_combine_and_dry_run(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     recd_retention_policy p = {.max_age_s = 9000, .max_files_per_session = 1,
                                .max_total_bytes = 350, .now_s = 10000, .dry_run = true};
     recd_retention_result r = {0};
@@ -176,33 +142,33 @@ static void test_rules_combine_and_dry_run(void **state)
     assert_int_equal(r.items[3].reason, RECD_RETENTION_TOTAL_SIZE);
     assert_int_equal(r.bytes_kept, 300);
     /* Dry run: everything is still there. */
-    assert_true(exists(at(f->root, "recap/s3/e.recap")));
-    assert_true(exists(at(f->root, "samp-onfoot/s1/a.rec")));
+    assert_true(tu_exists(tu_at(f->root, "recap/s3/e.recap")));
+    assert_true(tu_exists(tu_at(f->root, "samp-onfoot/s1/a.rec")));
     recd_retention_result_free(&r);
 }
 
 static void test_symlinks_not_followed(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     /* Old files outside the root, reachable through a planted directory link and a file link. */
-    assert_int_equal(tu_write_file(at(f->outside, "victim.rec"), "x", 1), 0);
+    assert_int_equal(tu_write_file(tu_at(f->outside, "victim.rec"), "x", 1), 0);
     struct timespec ts[2] = {{1, 0}, {1, 0}};
-    assert_int_equal(utimensat(AT_FDCWD, at(f->outside, "victim.rec"), ts, 0), 0);
-    assert_int_equal(symlink(f->outside, at(f->root, "link")), 0);
-    assert_int_equal(symlink(at(f->outside, "victim.rec"), at(f->root, "samp-onfoot/s2/v.rec")), 0);
+    assert_int_equal(utimensat(AT_FDCWD, tu_at(f->outside, "victim.rec"), ts, 0), 0);
+    assert_int_equal(symlink(f->outside, tu_at(f->root, "link")), 0);
+    assert_int_equal(symlink(tu_at(f->outside, "victim.rec"), tu_at(f->root, "samp-onfoot/s2/v.rec")), 0);
     recd_retention_policy p = {.max_age_s = 1, .now_s = 10000};
     recd_retention_result r = {0};
     assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 6);
-    assert_true(exists(at(f->outside, "victim.rec")));
+    assert_true(tu_exists(tu_at(f->outside, "victim.rec")));
     for (size_t i = 0; i < r.count; i++)
         assert_null(strstr(r.items[i].path, "v.rec"));
-    assert_true(exists(at(f->root, "samp-onfoot/s1/open.rec.part")));
+    assert_true(tu_exists(tu_at(f->root, "samp-onfoot/s1/open.rec.part")));
     recd_retention_result_free(&r);
 }
 
 static void test_ties_break_by_path(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     put(f, "samp-onfoot/s9/z.rec", 10, 700);
     put(f, "samp-onfoot/s9/m.rec", 10, 700);
     put(f, "samp-onfoot/s8/q.rec", 10, 700);
@@ -217,7 +183,7 @@ static void test_ties_break_by_path(void **state)
 
 static void test_nothing_to_do(void **state)
 {
-    fixture *f = *state;
+    tu_root_fixture *f = *state;
     recd_retention_policy p = {0};
     recd_retention_result r = {0};
     assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 0);
@@ -230,13 +196,13 @@ static void test_nothing_to_do(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_by_age, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_by_session_count, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_by_total_size, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rules_combine_and_dry_run, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_symlinks_not_followed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ties_break_by_path, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_nothing_to_do, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_by_age, setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_by_session_count, setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_by_total_size, setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_rules_combine_and_dry_run, setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_symlinks_not_followed, setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_ties_break_by_path, setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_nothing_to_do, setup, tu_root_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
