@@ -55,7 +55,8 @@ static int ip_addr(const recd_hostport *hp, struct sockaddr_storage *ss)
     return uv_ip4_addr(hp->host, hp->port, (struct sockaddr_in *)ss);
 }
 
-/* A stale socket file from an earlier run is replaced; anything else at the path is an error. */
+/* A stale socket file from an earlier run is replaced; a socket someone still listens on, or
+ * anything that is not a socket, is an error. */
 static int clear_unix_path(const char *path, char *why, size_t whylen)
 {
     struct stat st;
@@ -64,6 +65,18 @@ static int clear_unix_path(const char *path, char *why, size_t whylen)
     if (!S_ISSOCK(st.st_mode)) {
         snprintf(why, whylen, "%s exists and is not a socket", path);
         return -EEXIST;
+    }
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool live = fd >= 0 && connect(fd, (const struct sockaddr *)&sa, sizeof sa) == 0;
+    if (fd >= 0)
+        close(fd);
+    if (live) {
+        snprintf(why, whylen, "another process is listening on %s", path);
+        return -EADDRINUSE;
     }
     return unlink(path) < 0 ? -errno : 0;
 }

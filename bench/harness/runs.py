@@ -60,8 +60,9 @@ def _finish(res, which, states, rb):
     return res
 
 
-def tcp(env, sc, prep, which, run_dir):
-    """A TCP scenario (S1, S2, S3, S6) for one system; returns the measurements."""
+def tcp(env, sc, prep, which, run_dir, profiler=None):
+    """A TCP scenario (S1, S2, S3, S6) for one system; returns the measurements. A profiler
+    (perf_profile.Profiler) is attached to the system's process for the measured part."""
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
     states = prep.meta["states"]
@@ -80,6 +81,8 @@ def tcp(env, sc, prep, which, run_dir):
             args += ["--conn", ",".join(prep.files(sc["input"]))]
             res["expected_bytes"] = prep.stream_bytes(sc["input"])
         timeout = _timeout(states)
+        if profiler:
+            profiler.attach(sysm.proc.pid)
         sender = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             if which == "recd":
@@ -90,6 +93,8 @@ def tcp(env, sc, prep, which, run_dir):
                 t_done = sysm.wait_exit(timeout)
             out, err = sender.communicate(timeout=timeout)
         finally:
+            if profiler:
+                res["profile"] = profiler.finish()
             if sender.poll() is None:
                 sender.kill()
                 sender.wait()
@@ -122,7 +127,7 @@ def _sender_json(out, err):
     return json.loads(lines[-1])
 
 
-def udp_step(env, sc, prep, which, rate, run_dir):
+def udp_step(env, sc, prep, which, rate, run_dir, profiler=None):
     """One UDP rate step (S4): opens over TCP, then `rate` datagrams/s, one sample each."""
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
@@ -141,6 +146,8 @@ def udp_step(env, sc, prep, which, rate, run_dir):
         else:
             body, framing = prep.files("wire", ("body",))[0], "wire"
         snmp0 = procs.udp_counters()
+        if profiler:
+            profiler.attach(sysm.proc.pid)
         sent = procs.run_json([env.benchgen, "send-udp", "--to", f"127.0.0.1:{sysm.udp_port}",
                                "--file", body, "--framing", framing, "--rate", str(rate),
                                "--seconds", str(sc["seconds"])], timeout=sc["seconds"] * 4 + 30)
@@ -148,6 +155,8 @@ def udp_step(env, sc, prep, which, rate, run_dir):
             sysm.wait_quiet("recd_samples_total")
         else:
             time.sleep(2.0)  # rsyslog: past flushInterval; socat writes as it reads
+        if profiler:
+            res["profile"] = profiler.finish()
         snmp1 = procs.udp_counters()
         res.update(usage_of(sysm))
         if which == "recd":

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -132,6 +133,16 @@ TD_FN void td_dump_log(const td_daemon *d)
     free(text);
 }
 
+/* Copies text into dst (cut to fit): addresses are short, the buffers generous. */
+static void td_copy(char *dst, size_t cap, const char *text)
+{
+    size_t n = strlen(text);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, text, n);
+    dst[n] = 0;
+}
+
 /* Reads the --print-ports lines; true when every expected address is there. */
 static bool td_read_ports(td_daemon *d)
 {
@@ -142,13 +153,13 @@ static bool td_read_ports(td_daemon *d)
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         if (strncmp(line, "listen tcp://", 13) == 0)
-            snprintf(d->tcp, sizeof d->tcp, "%s", line + 7);
+            td_copy(d->tcp, sizeof d->tcp, line + 7);
         else if (strncmp(line, "listen udp://", 13) == 0)
-            snprintf(d->udp, sizeof d->udp, "%s", line + 7);
+            td_copy(d->udp, sizeof d->udp, line + 7);
         else if (strncmp(line, "listen unix://", 14) == 0)
-            snprintf(d->unix_url, sizeof d->unix_url, "%s", line + 7);
+            td_copy(d->unix_url, sizeof d->unix_url, line + 7);
         else if (strncmp(line, "metrics ", 8) == 0)
-            snprintf(d->metrics, sizeof d->metrics, "%s", line + 8);
+            td_copy(d->metrics, sizeof d->metrics, line + 8);
     }
     fclose(f);
     return d->tcp[0] && d->udp[0] && d->unix_url[0] && d->metrics[0];
@@ -163,6 +174,7 @@ TD_FN void td_start(td_daemon *d)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test (longjmp, exit) leaves no daemon behind */
         int o = open(d->ports, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int e = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (o < 0 || e < 0)

@@ -191,6 +191,41 @@ static void test_rotation_by_idle_time(void **state)
     td_cleanup(&d);
 }
 
+static void test_reconnecting_client_resumes(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "");
+    td_start(&d);
+    td_rec_session s;
+    td_rec_session_init(&s, "resumed", RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_MIXED, 60000, 15);
+    const char *urls[] = {d.tcp, d.unix_url, d.udp};
+    recd_msg m;
+    for (int k = 0; k < 3; k++) { /* three connections; each repeats the open, none closes */
+        recd_client *c = td_connect(urls[k]);
+        td_send_open(c, "resumed", RECD_MSG_FMT_SAMP_VEHICLE, 1763213398000);
+        for (int i = 0; i < 150 && td_rec_session_next(&s, &m); i++)
+            td_send(c, &m);
+        if (k == 2) {
+            while (td_rec_session_next(&s, &m))
+                td_send(c, &m);
+            td_send_close(c, "resumed", RECD_MSG_FMT_SAMP_VEHICLE);
+        }
+        td_close_client(c);
+    }
+    /* A repeated open with another format is refused. */
+    recd_client *c = td_connect(d.tcp);
+    td_send_open(c, "other", RECD_MSG_FMT_SAMP_ONFOOT, 0);
+    td_send_open(c, "other", RECD_MSG_FMT_SAMP_VEHICLE, 0);
+    char err[512];
+    assert_true(recd_client_close(c, err, sizeof err) < 0);
+    assert_non_null(strstr(err, "open as samp-onfoot"));
+    td_stop(&d);
+    td_expect_single_file(&d, "samp-vehicle", "resumed", &s.expect);
+    td_rec_session_free(&s);
+    td_cleanup(&d);
+}
+
 static void test_udp_sequence_numbers(void **state)
 {
     (void)state;
@@ -248,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_untimed_samples_are_stamped),
         cmocka_unit_test(test_rotation_by_size_and_duration),
         cmocka_unit_test(test_rotation_by_idle_time),
+        cmocka_unit_test(test_reconnecting_client_resumes),
         cmocka_unit_test(test_udp_sequence_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,7 +37,7 @@ static bool wait_port_line(const td_daemon *d, const char *prefix, char *url, si
         while (f && fgets(line, sizeof line, f)) {
             line[strcspn(line, "\n")] = 0;
             if (strncmp(line, "listen ", 7) == 0 && strncmp(line + 7, prefix, strlen(prefix)) == 0) {
-                snprintf(url, cap, "%s", line + 7);
+                td_copy(url, cap, line + 7);
                 fclose(f);
                 return true;
             }

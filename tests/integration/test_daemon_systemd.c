@@ -84,6 +84,7 @@ static void test_activation_and_notify(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         /* Move the sockets out of the way, then to fds 3 and 4 as systemd does. */
         int t = fcntl(tcp, F_DUPFD, 10), u = fcntl(udp, F_DUPFD, 10);
         int o = open(d.ports, O_WRONLY | O_CREAT | O_TRUNC, 0644);
