@@ -56,7 +56,7 @@ typedef struct recd_config {
         uint64_t max_frame;                /* largest input message, bytes */
         uint64_t session_buffer;           /* per session, before backpressure */
         uint64_t process_buffer;           /* all sessions, before backpressure */
-        uint32_t max_sessions, max_open_files, max_connections;
+        uint32_t max_sessions, max_connections;
     } limits;
     struct {
         uint64_t max_size;                 /* 0 = off */

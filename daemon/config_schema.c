@@ -78,9 +78,6 @@ const row recd_cfg_rows[] = {
      "Bytes buffered over all sessions before recd stops reading every connection."},
     {"limits.max_sessions", T_U32, OFF(limits.max_sessions), 1, 1000000, F_LIVE, "10000", NULL,
      "Recording sessions open at once; further open messages are refused."},
-    {"limits.max_open_files", T_U32, OFF(limits.max_open_files), 1, 1000000, F_LIVE, "256", NULL,
-     "Size of the file descriptor cache for recording files; idle files beyond it are closed and "
-     "reopened on the next write. Keep it below LimitNOFILE."},
     {"limits.max_connections", T_U32, OFF(limits.max_connections), 1, 1000000, F_LIVE, "1024", NULL,
      "Stream connections (TCP and Unix) accepted at once; more are closed right away."},
 

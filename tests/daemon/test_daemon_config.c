@@ -72,7 +72,6 @@ static void defaults(void **state)
     assert_true(c.limits.session_buffer == 1048576);
     assert_true(c.limits.process_buffer == 256ull << 20);
     assert_int_equal(c.limits.max_sessions, 10000);
-    assert_int_equal(c.limits.max_open_files, 256);
     assert_int_equal(c.limits.max_connections, 1024);
     assert_true(c.rotation.max_size == 1ull << 30);
     assert_true(c.rotation.max_duration_ms == 0);
@@ -126,7 +125,6 @@ static const char full_yaml[] =
     "  session_buffer: 2MiB\n"
     "  process_buffer: 1GiB\n"
     "  max_sessions: 500\n"
-    "  max_open_files: 64\n"
     "  max_connections: 100\n"
     "rotation:\n"
     "  max_size: 10GiB\n"
@@ -184,7 +182,6 @@ static void full_file(void **state)
     assert_true(c.limits.session_buffer == 2u << 20);
     assert_true(c.limits.process_buffer == 1u << 30);
     assert_int_equal(c.limits.max_sessions, 500);
-    assert_int_equal(c.limits.max_open_files, 64);
     assert_int_equal(c.limits.max_connections, 100);
     assert_true(c.rotation.max_size == 10ull << 30);
     assert_true(c.rotation.max_duration_ms == 7200000);

@@ -1,6 +1,8 @@
 /* libFuzzer target for crash recovery of .part files: any bytes may be on disk after a crash. A
- * plan to keep a prefix must describe a prefix that verifies for its format once the patched
- * header is applied, and planning the result again must keep all of it. */
+ * plan to keep a prefix must describe a valid prefix once the patched header is applied: a .recap
+ * that verifies, or a .rec header followed by whole blocks of the header's type (the header is
+ * recd's own, so it decides the block size even when the payload looks like another layout).
+ * Planning the result again must keep all of it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,9 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (recd_recap_verify(buf, (size_t)plan.keep, &r, NULL) != 0 || r.ticks != plan.units)
                 abort();
         } else {
-            recd_rec_info info;
-            if (recd_rec_probe(buf, (size_t)plan.keep, &info, NULL) != 0 ||
-                info.block_count != plan.units)
+            size_t block = strcmp(plan.kind, "samp-vehicle") == 0 ? RECD_REC_VEHICLE_BLOCK_SIZE
+                                                                  : RECD_REC_ONFOOT_BLOCK_SIZE;
+            if (plan.keep < RECD_REC_HEADER_SIZE ||
+                (plan.keep - RECD_REC_HEADER_SIZE) % block != 0 ||
+                (plan.keep - RECD_REC_HEADER_SIZE) / block != plan.units)
                 abort();
         }
         recd_recover_plan again;

@@ -83,19 +83,19 @@ int rt_for_each_file(const char *label, char **files, int n,
     return exit_code;
 }
 
-int rt_parse_synth_format(const char *cmd, const char *usage, const char *optarg,
+int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
                           recd_synth_format *format)
 {
-    if (recd_synth_format_parse(optarg, format) < 0)
+    if (recd_synth_format_parse(text, format) < 0)
         return rt_usage_error(cmd, usage, "unknown format '%s' (samp-onfoot, samp-vehicle, recap)",
-                              optarg);
+                              text);
     return 0;
 }
 
-int rt_parse_synth_scenario(const char *cmd, const char *usage, const char *optarg,
+int rt_parse_synth_scenario(const char *cmd, const char *usage, const char *text,
                             recd_synth_scenario *scenario)
 {
-    if (recd_synth_scenario_parse(optarg, scenario) < 0)
-        return rt_usage_error(cmd, usage, "unknown scenario '%s' (idle, walk, drive, mixed)", optarg);
+    if (recd_synth_scenario_parse(text, scenario) < 0)
+        return rt_usage_error(cmd, usage, "unknown scenario '%s' (idle, walk, drive, mixed)", text);
     return 0;
 }
