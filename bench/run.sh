@@ -17,5 +17,5 @@ bash "$src/bench/build.sh" "$build"
 
 results="$src/bench/results/latest.md"
 [ "$mode" = quick ] && results="$src/bench/results/latest-quick.md"
-exec python3 "$src/bench/harness/bench.py" --mode "$mode" --src "$src" --build "$build" \
+exec python3 -B "$src/bench/harness/bench.py" --mode "$mode" --src "$src" --build "$build" \
   --work "$work" --results "$results" "$@"

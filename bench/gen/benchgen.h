@@ -1,5 +1,6 @@
 /* benchgen: the benchmark load generator. Declarations shared by its subcommands (prepare
- * streams of samples once, then replay them over TCP or paced UDP on loopback only). */
+ * streams of samples once, then replay them over TCP or paced UDP on loopback only; plus a
+ * recvmmsg UDP sink, the raw limit for UDP). */
 #ifndef BENCHGEN_H
 #define BENCHGEN_H
 
@@ -27,5 +28,6 @@ int bg_loopback_addr(const char *text, struct sockaddr_in *out);
 int bg_cmd_prepare(int argc, char **argv);
 int bg_cmd_send_tcp(int argc, char **argv);
 int bg_cmd_send_udp(int argc, char **argv);
+int bg_cmd_sink_udp(int argc, char **argv);
 
 #endif

@@ -1,4 +1,4 @@
-/* benchgen entry point: dispatches to prepare, send-tcp and send-udp. */
+/* benchgen entry point: dispatches to prepare, send-tcp, send-udp and sink-udp. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +9,7 @@ static const char usage[] =
     "       benchgen send-tcp --to 127.0.0.1:PORT --conn FILE[,FILE...] [--conn ...] [options]\n"
     "       benchgen send-udp --to 127.0.0.1:PORT --file FILE --framing wire|lines --rate R\n"
     "                         --seconds S\n"
+    "       benchgen sink-udp --listen 127.0.0.1:PORT --out FILE   (until SIGTERM)\n"
     "Run a subcommand with --help for its options. Traffic only ever goes to 127.0.0.0/8.\n";
 
 int main(int argc, char **argv)
@@ -23,6 +24,8 @@ int main(int argc, char **argv)
         return bg_cmd_send_tcp(argc - 1, argv + 1);
     if (strcmp(argv[1], "send-udp") == 0)
         return bg_cmd_send_udp(argc - 1, argv + 1);
+    if (strcmp(argv[1], "sink-udp") == 0)
+        return bg_cmd_sink_udp(argc - 1, argv + 1);
     fprintf(stderr, "benchgen: unknown subcommand '%s'\n%s", argv[1], usage);
     return 2;
 }

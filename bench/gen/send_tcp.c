@@ -66,7 +66,8 @@ static int connect_one(conn *c, const struct sockaddr_in *to)
     return 0;
 }
 
-/* Sends what the socket takes now; false when this connection is done sending. */
+/* Sends what the socket takes now; once everything is sent, half-closes and clears c->sending.
+ * 0, or -1 on a send error. */
 static int pump(conn *c, uint64_t *bytes)
 {
     while (c->cur < c->nfiles) {

@@ -34,6 +34,9 @@ class Env:
         self.have_recd = os.access(self.recd, os.X_OK)
 
 
+SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def machine():
     def first(path, prefix, sep=":"):
         try:
@@ -47,8 +50,9 @@ def machine():
 
     def cmd(argv):
         try:
-            return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                  timeout=10).stdout.decode().strip().splitlines()[0]
+            lines = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   timeout=10).stdout.decode().strip().splitlines()
+            return " ".join(lines) if argv[0] == "sh" else lines[0]
         except (OSError, IndexError, subprocess.SubprocessError):
             return "?"
 
@@ -61,6 +65,8 @@ def machine():
         "socat": cmd(["sh", "-c", "socat -V 2>/dev/null | grep 'socat version'"]),
         "zlib": cmd(["sh", "-c", "dpkg-query -W -f='${Version}' zlib1g"]),
         "loadavg_start": open("/proc/loadavg").read().split()[:3],
+        "source": cmd(["sh", "-c", "cd '" + SRC + "' && git rev-parse --short HEAD 2>/dev/null && "
+                       "git status --porcelain 2>/dev/null | grep -q . && echo dirty"]),
     }
 
 
@@ -113,7 +119,7 @@ def run_idle(env, sid, sc, work):
     if not env.have_recd:
         return {"run": {"error": "recd binary not built yet"}}
     try:
-        r = runs.idle_sessions(env, sc, os.path.join(work, "run"), log=log)
+        r = runs.idle_sessions(env, sc, os.path.join(work, "run"))
         log(f"  {sid}: {r['sessions']:,} sessions, peak RSS {r['hwm_kib'] / 1024:.0f} MiB, "
             f"{r['kib_per_session']:.2f} KiB/session, lost {r['lost']:,}")
     except (procs.BenchError, subprocess.SubprocessError, OSError) as e:
@@ -148,7 +154,8 @@ def render(mode, info, specs, results, elapsed, env):
            f"Machine: {info['nproc']} CPUs ({info['cpu']}), {info['memory_gib']} GiB RAM, kernel "
            f"{info['kernel']}, {info['os']}; {info['rsyslog']}; zlib {info['zlib']}. "
            f"Load average at start: {' '.join(info['loadavg_start'])}; at end: "
-           f"{' '.join(open('/proc/loadavg').read().split()[:3])}.", ""]
+           f"{' '.join(open('/proc/loadavg').read().split()[:3])}. Source: commit "
+           f"{info['source'].replace(' dirty', ' with uncommitted changes')}.", ""]
     if not env.have_recd:
         out += ["**recd was not built when this ran** (build-bench/daemon/recd missing): the "
                 "recd rows are empty and only the baselines were measured.", ""]
@@ -204,9 +211,9 @@ def main():
     preps = {}
     for sid, sc in specs.items():
         if sc["kind"] in ("tcp", "udp"):
-            preps[sid] = prepared.ensure(env, sid, sc["format"], sc["sessions"],
+            preps[sid] = prepared.ensure(env, f"{sid}-{a.mode}", sc["format"], sc["sessions"],
                                          scenarios.prepared_samples(sc), scenarios.encodings(sc),
-                                         log=log)
+                                         prefix=sid.lower() + "-", log=log)
     if a.profile:
         os.makedirs(os.path.dirname(os.path.abspath(a.results)), exist_ok=True)
         run_profiles(env, specs, preps, a.work, os.path.dirname(os.path.abspath(a.results)))

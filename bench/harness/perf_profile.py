@@ -4,9 +4,21 @@ bench/results/profile-<scenario>.txt. Without a working perf the run goes on unp
 summary file says so (docs/performance.md shows the callgrind alternative)."""
 
 import os
+import re
 import shutil
 import signal
 import subprocess
+
+# Frames perf could not name (stripped libuv/jansson code, the unwinder's end marker) say
+# nothing in a summary. The vDSO only holds the clock functions, so its unnamed addresses are
+# clock reads (clock_gettime's body).
+UNSYMBOLIZED = re.compile(r"\] 0x[0-9a-f]+\s*$")
+VDSO = re.compile(r"(\[vdso\]\s+\[\.\] )0x[0-9a-f]+")
+
+
+def _tidy(line):
+    line = VDSO.sub(r"\1(clock reads in the vDSO)", line)
+    return re.sub(r"\s+-\s+-\s*$", "", line.rstrip())
 
 
 class Profiler:
@@ -46,8 +58,9 @@ class Profiler:
                 rep = subprocess.run([self.perf, "report", "-i", self.data, "--stdio", "-g", "none",
                                       "--percent-limit", "1.5", *args], stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, timeout=300)
-                rows = [ln for ln in rep.stdout.decode(errors="replace").splitlines()
+                rows = [_tidy(ln) for ln in rep.stdout.decode(errors="replace").splitlines()
                         if ln.strip() and not ln.startswith("#")]
+                rows = [ln for ln in rows if not UNSYMBOLIZED.search(ln)]
                 f.write(f"== {title}\n" + "\n".join(rows[:45]) + "\n\n")
         if not os.environ.get("BENCH_KEEP_PERF_DATA"):
             os.remove(self.data)

@@ -21,8 +21,7 @@ def _timeout(samples, floor=90.0):
 def _make(env, which, run_dir, sc):
     if which == "recd":
         return systems.Recd(env, run_dir, gzip_level=sc.get("gzip_level", 6),
-                            max_sessions=max(10000, 2 * sc["sessions"]),
-                            max_open_files=min(4096, max(256, 2 * sc["sessions"])))
+                            max_sessions=max(10000, 2 * sc["sessions"]))
     if which == "rsyslog":
         return systems.Rsyslog(env, run_dir, zip_level=sc.get("rsyslog_zip", 0),
                                cache=sc.get("rsyslog_cache", 256))
@@ -76,7 +75,7 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
         elif which == "rsyslog":
             enc = sc.get("rsyslog_input", "syslog")
             args += ["--conn", prep.files(enc, ("body",))[0], "--sentinel", systems.SENTINEL_LINE]
-            res["expected_lines"] = prep.body_lines(enc)
+            res["expected_lines"] = prep.body_lines()
         else:
             args += ["--conn", ",".join(prep.files(sc["input"]))]
             res["expected_bytes"] = prep.stream_bytes(sc["input"])
@@ -181,12 +180,12 @@ def udp_step(env, sc, prep, which, rate, run_dir, profiler=None):
 SEND_SUMMARY = re.compile(r"sent (\d+) messages \((\d+) states, (\d+) events\)")
 
 
-def idle_sessions(env, sc, run_dir, log=print):
+def idle_sessions(env, sc, run_dir):
     """S5: many sessions open at a low rate each, driven by `rectool send --synthetic`."""
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
     n = sc["sessions"]
-    sysm = systems.Recd(env, run_dir, max_sessions=2 * n, max_open_files=4096)
+    sysm = systems.Recd(env, run_dir, max_sessions=2 * n)
     res = {"system": "recd", "sessions": n}
     sysm.start(tcp=True)
     try:

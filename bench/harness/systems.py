@@ -3,7 +3,8 @@ child process listening on 127.0.0.1 only:
   Recd      build-bench/daemon/recd with a generated YAML configuration;
   Rsyslog   rsyslogd -n -f CONF -i PIDFILE, imptcp/imudp -> omfile dynaFile per session, tuned as
             in the reference measurement (fixedArray queue, 64k buffers, async writer);
-  Raw       socat from one socket into one file, or through gzip -1: the socket-to-file limit."""
+  Raw       socat from one TCP connection into one file, or through gzip -1, and for UDP
+            benchgen's recvmmsg sink: the socket-to-file limit."""
 
 import os
 import signal
@@ -21,12 +22,11 @@ class Recd:
     label = "recd"
 
     def __init__(self, env, run_dir, flush_interval="1s", gzip_level=6, max_sessions=10000,
-                 max_open_files=256, log_level="warning"):
+                 log_level="warning"):
         self.env, self.dir = env, run_dir
         self.out = os.path.join(run_dir, "out")
         self.settings = dict(flush_interval=flush_interval, gzip_level=gzip_level,
-                             max_sessions=max_sessions, max_open_files=max_open_files,
-                             log_level=log_level)
+                             max_sessions=max_sessions, log_level=log_level)
         self.proc = None
         self.tcp_port = self.udp_port = self.metrics_port = None
 
@@ -38,8 +38,7 @@ class Recd:
             f"listen:\n{listen}"
             f"output:\n  root: {self.out}\n  path_template: \"{{format}}/{{session}}.{{ext}}\"\n"
             f"flush:\n  interval: {s['flush_interval']}\n  buffer_size: 64KiB\n"
-            f"limits:\n  max_sessions: {s['max_sessions']}\n"
-            f"  max_open_files: {s['max_open_files']}\n  max_connections: 1024\n"
+            f"limits:\n  max_sessions: {s['max_sessions']}\n  max_connections: 1024\n"
             "rotation:\n  max_size: 1GiB\n  idle_timeout: 0\n"
             f"recap:\n  gzip_level: {s['gzip_level']}\n"
             "metrics:\n  enabled: true\n  listen: 127.0.0.1:0\n"
@@ -219,7 +218,8 @@ class Rsyslog:
 
 
 class Raw:
-    """socat from one TCP connection (or UDP datagrams) into one file, optionally via gzip -1."""
+    """One TCP connection (socat) or UDP datagrams (benchgen sink-udp) into one file, TCP
+    optionally through gzip -1."""
 
     def __init__(self, env, run_dir, gzip_level=0):
         self.env, self.dir = env, run_dir
@@ -235,12 +235,12 @@ class Raw:
         procs.give_to_unprivileged(self.dir)
         proto = "udp" if udp else "tcp"
         port = procs.free_port(socket.SOCK_DGRAM if udp else socket.SOCK_STREAM)
-        if udp:
-            src = f"UDP-RECV:{port},bind=127.0.0.1,rcvbuf=8388608"
-        else:
-            src = f"TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr"
-        socat = [self.env.socat, "-u", "-b", "262144", src]
-        if self.gzip_level:
+        socat = [self.env.socat, "-u", "-b", "262144",
+                 f"TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr"]
+        if udp:  # socat reads one datagram per syscall: recvmmsg is the fair limit
+            argv = [self.env.benchgen, "sink-udp", "--listen", f"127.0.0.1:{port}",
+                    "--out", self.path]
+        elif self.gzip_level:
             cmd = " ".join(socat + ["STDOUT", "|", self.env.gzip, f"-{self.gzip_level}", ">",
                                     self.path])
             argv = ["/bin/sh", "-c", cmd]
