@@ -20,10 +20,12 @@
 
 #define HEALTH_ERROR_WINDOW_MS 60000u /* a write error makes /healthz fail this long */
 
+/* The loop's cached time, refreshed once per loop iteration: samples read in one batch share an
+ * arrival time, and a per-sample clock read (a fifth of the loop's time in the S1 profile) is
+ * avoided. */
 uint64_t server_now_ms(const recd_server *s)
 {
-    (void)s;
-    return uv_hrtime() / 1000000u;
+    return uv_now(s->loop);
 }
 
 int64_t server_epoch_ms(void)
