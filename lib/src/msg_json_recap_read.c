@@ -223,7 +223,7 @@ static bool get_item(rd *r, const json_t *j, const char *path, int slot_max, rec
     if (slot_max >= 0) {
         snprintf(sub, sizeof sub, "%s.slot", path);
         const json_t *s = json_object_get(j, "slot");
-        int64_t v;
+        int64_t v = 0;
         if (!s)
             return fail(r, path, "missing key \"slot\"");
         if (!get_int(r, s, sub, 0, slot_max - 1, &v))
@@ -246,7 +246,7 @@ static bool get_item(rd *r, const json_t *j, const char *path, int slot_max, rec
             return fail(r, path, "an empty item (key \"\") has no count, flags or data");
         return true;
     }
-    int64_t v;
+    int64_t v = 0;
     if (!count)
         return fail(r, path, "missing key \"count\"");
     snprintf(sub, sizeof sub, "%s.count", path);
@@ -340,7 +340,7 @@ static bool get_list(rd *r, const recd_recap_field *f, const json_t *j, const ch
 static bool get_value(rd *r, const recd_recap_field *f, const json_t *j, const char *path,
                       recd_recap_value *v)
 {
-    int64_t i;
+    int64_t i = 0;
     memset(v, 0, sizeof *v);
     switch (f->type) {
     case RECD_RECAP_T_U8:
@@ -372,7 +372,7 @@ static bool get_value(rd *r, const recd_recap_field *f, const json_t *j, const c
 static bool get_tick(rd *r, const json_t *msg, uint64_t *tick)
 {
     const json_t *j = need(r, msg, "tick", "");
-    int64_t v;
+    int64_t v = 0;
     if (!j || !get_int(r, j, "tick", 0, INT64_MAX, &v))
         return false;
     *tick = (uint64_t)v;
@@ -389,7 +389,7 @@ int msg_recap_state_from_json(const json_t *msg, const char *const *skip,
     recd_recap_state st;
     memset(&st, 0, sizeof st);
     uint64_t tick = 0;
-    int64_t v;
+    int64_t v = 0;
     const json_t *j;
     bool ok = check_keys(&r, msg, "", keys, skip) && get_tick(&r, msg, &tick) &&
               get_vec3(&r, msg, "pos", st.pos) && get_vec3(&r, msg, "rot", st.rot) &&
@@ -503,7 +503,7 @@ static bool get_encoder(rd *r, const json_t *o, recd_recap_header *h)
         return fail(r, "encoder", "expected an object, got %s", msg_json_type_name(e));
     if (!check_keys(r, e, "encoder", keys, NULL))
         return false;
-    int64_t k, g, m;
+    int64_t k = 0, g = 0, m = 0;
     const json_t *j;
     if (!(j = need(r, e, "keyframe_interval", "encoder")) ||
         !get_int(r, j, "encoder.keyframe_interval", 1, UINT32_MAX, &k) ||
@@ -532,7 +532,7 @@ int msg_recap_open_from_json(const json_t *o, recd_msg_recap_open **out, char *e
     recd_recap_header h;
     recd_recap_header_init(&h);
     bool has_start = false, has_end = false, has_count = false;
-    int64_t v;
+    int64_t v = 0;
     const json_t *j;
     bool ok = check_keys(&r, o, "", keys, NULL);
     if (ok && (j = json_object_get(o, "version")) && (ok = get_int(&r, j, "version", 1, RECD_RECAP_VERSION, &v)))
