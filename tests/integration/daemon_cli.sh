@@ -9,24 +9,8 @@ fi
 : "${RECD_SOURCE_DIR:?RECD_SOURCE_DIR must point at the source tree}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-# expect CODE CMD...: runs CMD (output in $tmp/out, $tmp/err) and checks its exit code.
-expect() {
-    local want=$1
-    shift
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "exit $got, wanted $want: $*"
-        sed 's/^/    /' "$tmp/out" "$tmp/err" | head -20 >&2
-    fi
-}
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 
 expect 0 "$RECD" --help
 grep -q -- "--check-config FILE" "$tmp/out" || fail "--help does not describe --check-config"

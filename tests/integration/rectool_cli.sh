@@ -4,24 +4,8 @@ set -u
 : "${RECTOOL:?RECTOOL must point at the rectool binary}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-# expect CODE CMD...: runs CMD (output in $tmp/out, $tmp/err) and checks its exit code.
-expect() {
-    local want=$1
-    shift
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [ "$got" -ne "$want" ]; then
-        fail "exit $got, wanted $want: $*"
-        sed 's/^/    /' "$tmp/out" "$tmp/err" | head -20 >&2
-    fi
-}
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 
 # A standard .rec built byte by byte (header 1000/type, 20 Hz blocks walking along x), for when
 # `rectool generate` is not available.
