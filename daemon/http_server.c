@@ -153,6 +153,8 @@ static void respond_text(conn *c, int code, const char *text)
 static void serve_metrics(conn *c)
 {
     recd_buf body = {0};
+    if (c->srv->opt.before_metrics)
+        c->srv->opt.before_metrics(c->srv->opt.metrics_ctx);
     if (recd_metrics_render(c->srv->opt.metrics, &body) < 0) {
         recd_buf_free(&body);
         respond_text(c, 500, "metrics unavailable\n");

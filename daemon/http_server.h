@@ -17,6 +17,8 @@ typedef struct recd_http_options {
     const recd_metrics *metrics;   /* rendered on GET /metrics; NULL = empty exposition */
     recd_http_health_fn health;    /* NULL = always healthy */
     void *health_ctx;
+    void (*before_metrics)(void *ctx); /* refreshes sampled gauges before each render; NULL = none */
+    void *metrics_ctx;
     size_t max_connections;        /* concurrent clients; 0 = 16. Extra ones are closed at once */
     size_t max_request_bytes;      /* request line + headers + body; 0 = 8192. Larger: 431/413 */
     uint64_t timeout_ms;           /* whole-request deadline; 0 = 5000 */

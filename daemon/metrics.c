@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 struct recd_metric {
     recd_metric_type type;
@@ -422,10 +425,14 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
     m->config_reloads_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_config_reloads_total",
                                                "Configuration reloads (SIGHUP), by result.", result_label, 1,
                                                NULL, 0);
+    m->heap_bytes = recd_metrics_add(r, RECD_METRIC_GAUGE, "recd_heap_bytes",
+                                     "Heap bytes in use, from the C library's allocator statistics "
+                                     "(0 where they are unavailable).",
+                                     NULL, 0, NULL, 0);
     if (!m->sessions_open || !m->samples_total || !m->bytes_in_total || !m->decode_errors_total ||
         !m->udp_gaps_total || !m->udp_duplicates_total || !m->bytes_written_total || !m->files_finalized_total ||
         !m->flush_latency_seconds || !m->buffered_bytes || !m->backpressure_events_total ||
-        !m->config_reloads_total) {
+        !m->config_reloads_total || !m->heap_bytes) {
         recd_daemon_metrics_free(m);
         return -ENOMEM;
     }
@@ -455,6 +462,17 @@ void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, dou
 {
     recd_metric_add(m->bytes_written_total, 0, bytes_written);
     recd_metric_observe(m->flush_latency_seconds, 0, seconds);
+}
+
+void recd_metrics_refresh_process(recd_daemon_metrics *m)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 mi = mallinfo2();
+    /* uordblks: in-use bytes of the main arena plus mmapped chunks (hblkhd) */
+    recd_metric_set(m->heap_bytes, 0, (int64_t)(mi.uordblks + mi.hblkhd));
+#else
+    (void)m;
+#endif
 }
 
 void recd_metrics_config_reload(recd_daemon_metrics *m, int ok)

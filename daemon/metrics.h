@@ -91,6 +91,7 @@ typedef struct recd_daemon_metrics {
     recd_metric *buffered_bytes;            /* gauge */
     recd_metric *backpressure_events_total; /* counter */
     recd_metric *config_reloads_total;      /* counter {result: ok, failed} */
+    recd_metric *heap_bytes;                /* gauge, sampled at each scrape */
 } recd_daemon_metrics;
 
 /* Registers every recd metric (all series start at 0, so dashboards see them at once). 0 or -ENOMEM. */
@@ -102,5 +103,7 @@ void recd_metrics_sample(recd_daemon_metrics *m, recd_m_transport t, recd_m_form
 void recd_metrics_decode_error(recd_daemon_metrics *m, recd_m_reason reason);
 void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, double seconds);
 void recd_metrics_config_reload(recd_daemon_metrics *m, int ok);
+/* Samples process-wide gauges (heap in use); called before each /metrics render. */
+void recd_metrics_refresh_process(recd_daemon_metrics *m);
 
 #endif

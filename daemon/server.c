@@ -92,6 +92,14 @@ static int health(void *ctx)
     return s->last_write_error_ms && now - s->last_write_error_ms < HEALTH_ERROR_WINDOW_MS ? 1 : 0;
 }
 
+/* Gauges kept as plain loop-thread counters are published when scraped (same thread). */
+static void refresh_metrics(void *ctx)
+{
+    recd_server *s = ctx;
+    recd_metric_set(s->metrics.buffered_bytes, 0, (int64_t)s->buffered);
+    recd_metrics_refresh_process(&s->metrics);
+}
+
 static int start_metrics(recd_server *s)
 {
     s->metrics_port = -1;
@@ -102,6 +110,8 @@ static int start_metrics(recd_server *s)
     opt.metrics = s->metrics.registry;
     opt.health = health;
     opt.health_ctx = s;
+    opt.before_metrics = refresh_metrics;
+    opt.metrics_ctx = s;
     const recd_hostport *hp = &s->cfg.metrics.listen;
     int rc = recd_http_server_start(s->loop, hp->host, hp->port, &opt, &s->http);
     if (rc < 0) {

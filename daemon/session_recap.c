@@ -17,8 +17,10 @@
 struct session_recap {
     recd_msg open;           /* deep copy of the open message: the header of every part */
     recd_recap_encoder *enc; /* the current part's encoder; NULL between parts */
-    recd_buf header;         /* the current part's header bytes, patched when it ends */
-    bool capturing;          /* the encoder is writing its header */
+    /* How the current part's header was written: it is encoded again, patched, when the part ends
+     * (the config may have changed meanwhile, so the options are kept, not re-read). */
+    int64_t part_start_ms;
+    recd_recap_encoder_options part_opt;
     uint64_t estimate;       /* bytes accounted for the encoder's pending member */
     uint64_t part_first_tick;
     bool started;            /* a tick was fed in this session */
@@ -29,24 +31,16 @@ struct session_recap {
     recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
     recd_msg *events;
     size_t nevents, capevents;
-    recd_msg last_state; /* the latest state fed: the first FULL_STATE of a new part */
-    recd_buf last_frame; /* the same as one binary frame while the session is idle (smaller) */
+    /* Between parts: the reader's state at the end of the last one, as one binary frame (smaller
+     * than a recd_recap_state), for a next part whose first tick has only events. While a part is
+     * open the encoder holds that state itself. */
+    recd_buf carry;
     bool has_close_end;
     int64_t close_end_ms;
     recd_buf member; /* scratch for a taken member */
 };
 
-static int recap_sink(void *ctx, const void *data, size_t len)
-{
-    recd_session *s = ctx;
-    session_recap *r = s->recap;
-    if (r->capturing) {
-        int rc = recd_buf_append(&r->header, data, len);
-        if (rc < 0)
-            return rc;
-    }
-    return session_put(s, data, len);
-}
+static int recap_sink(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }
 
 int session_recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
 {
@@ -89,11 +83,9 @@ void session_recap_free(session_recap *r)
         return;
     group_clear(r);
     free(r->events);
-    recd_msg_free(&r->last_state);
-    recd_buf_free(&r->last_frame);
+    recd_buf_free(&r->carry);
     recd_msg_free(&r->open);
     recd_recap_encoder_free(r->enc);
-    recd_buf_free(&r->header);
     recd_buf_free(&r->member);
     free(r);
 }
@@ -143,6 +135,17 @@ static void take_member(recd_session *s)
     update_estimate(s);
 }
 
+/* The current part's header as first written: frame count 0 means "not finalized" until the
+ * end patch, and recovery recounts after a crash. */
+static recd_recap_header part_header(const session_recap *r)
+{
+    recd_recap_header h = r->open.open.recap->header;
+    h.start_ms = r->part_start_ms;
+    h.end_ms = 0;
+    h.frame_count = 0;
+    return h;
+}
+
 static int start_part(recd_session *s, uint64_t tick)
 {
     session_recap *r = s->recap;
@@ -158,20 +161,15 @@ static int start_part(recd_session *s, uint64_t tick)
     int rc = session_start_part(s, start, (int)cfg->recap.gzip_level); /* the header records it */
     if (rc < 0)
         return rc;
-    recd_recap_header h = r->open.open.recap->header;
-    h.start_ms = start;
-    h.end_ms = 0;
-    h.frame_count = 0; /* "not finalized" until the end patch; recovery recounts after a crash */
-    recd_recap_encoder_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.keyframe_interval = cfg->recap.keyframe_interval;
-    opt.gzip_level = (uint8_t)cfg->recap.gzip_level;
-    opt.defer_compression = true; /* members end when the daemon flushes, compressed by the writer */
-    r->header.len = 0;
-    r->capturing = true;
+    recd_recap_encoder_options *opt = &r->part_opt;
+    memset(opt, 0, sizeof *opt);
+    opt->keyframe_interval = cfg->recap.keyframe_interval;
+    opt->gzip_level = (uint8_t)cfg->recap.gzip_level;
+    opt->defer_compression = true; /* members end when the daemon flushes, compressed by the writer */
+    r->part_start_ms = start;
+    recd_recap_header h = part_header(r);
     recd_sink sink = {recap_sink, s};
-    rc = recd_recap_encoder_new(&r->enc, &h, &opt, sink);
-    r->capturing = false;
+    rc = recd_recap_encoder_new(&r->enc, &h, opt, sink);
     if (rc < 0) {
         log_err("session '%s': cannot start a Recap part: %s", s->key, recd_strerror(rc));
         session_end_part(s, NULL, 0);
@@ -179,7 +177,50 @@ static int start_part(recd_session *s, uint64_t tick)
     }
     r->part_first_tick = tick;
     r->estimate = 0;
+    recd_buf_free(&r->carry);
     return 0;
+}
+
+/* Keeps the reader's state at the end of the part, to open the next one with. */
+static void keep_carry(recd_session *s)
+{
+    session_recap *r = s->recap;
+    recd_buf_free(&r->carry);
+    recd_recap_state st;
+    if (recd_recap_encoder_state(r->enc, &st) < 0)
+        return; /* nothing was recorded */
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
+    memcpy(m.session, s->key, sizeof m.session);
+    int rc = recd_msg_set_recap_state(&m, r->last_fed, &st);
+    if (rc == 0)
+        rc = recd_wire_encode(&m, RECD_WIRE_BINARY, SIZE_MAX / 2, &r->carry);
+    recd_msg_free(&m);
+    if (rc < 0) {
+        log_err("session '%s': cannot keep its last state: %s", s->key, recd_strerror(rc));
+        recd_buf_free(&r->carry);
+    } else if (r->carry.cap > r->carry.len + 64) { /* it may be kept for long: no slack */
+        recd_buf exact = {0};
+        if (recd_buf_append(&exact, r->carry.data, r->carry.len) == 0) {
+            recd_buf_free(&r->carry);
+            r->carry = exact;
+        }
+    }
+}
+
+/* The part's header as written, with the final frame count and end time; NULL on failure. */
+static uint8_t *patched_header(session_recap *r, const recd_recap_finish_info *info, int64_t end_ms,
+                               size_t *len)
+{
+    recd_recap_header h = part_header(r);
+    recd_buf b = {0};
+    if (recd_recap_encoder_header(&h, &r->part_opt, &b) < 0 ||
+        recd_recap_header_patch(b.data, b.len, (uint32_t)info->frame_count, end_ms) < 0) {
+        recd_buf_free(&b);
+        return NULL;
+    }
+    *len = b.len;
+    return b.data;
 }
 
 /* Closes the current part: last member, then finish and the header patch. */
@@ -191,29 +232,22 @@ static void end_part(recd_session *s, bool session_end)
         return;
     }
     take_member(s);
+    if (!session_end)
+        keep_carry(s);
     recd_recap_finish_info info;
     int rc = recd_recap_encoder_finish(r->enc, &info);
     uint8_t *patched = NULL;
-    if (rc == 0 && r->header.len) {
-        int64_t end = session_end && r->has_close_end ? r->close_end_ms : info.end_ms;
-        patched = malloc(r->header.len);
-        if (patched) {
-            memcpy(patched, r->header.data, r->header.len);
-            if (recd_recap_header_patch(patched, r->header.len, (uint32_t)info.frame_count, end) < 0) {
-                free(patched);
-                patched = NULL;
-            }
-        }
-    }
+    size_t len = 0;
+    if (rc == 0)
+        patched = patched_header(r, &info, session_end && r->has_close_end ? r->close_end_ms : info.end_ms,
+                                 &len);
     if (rc < 0 || !patched)
         log_err("session '%s': the Recap part cannot be finished (%s); the file keeps a frame count "
                 "of 0, which readers recount",
                 s->key, rc < 0 ? recd_strerror(rc) : "out of memory");
-    size_t len = patched ? r->header.len : 0;
     session_end_part(s, patched, len);
     recd_recap_encoder_free(r->enc);
     r->enc = NULL;
-    recd_buf_free(&r->header);
     update_estimate(s);
 }
 
@@ -224,49 +258,40 @@ static recd_msg_format any_recap(void *ctx, const char *key)
     return RECD_MSG_FMT_RECAP;
 }
 
-static int keep_state(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
+static int take_state(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
                       size_t errlen)
 {
     (void)meta;
     (void)err;
     (void)errlen;
-    session_recap *r = ctx;
-    recd_msg_free(&r->last_state);
-    return recd_msg_copy(&r->last_state, m);
+    return recd_msg_copy(ctx, m);
 }
 
-/* The latest state fed, unpacked again when the session was idle. NULL when there is none. */
-static const recd_recap_state *last_state(recd_session *s)
+/* The state carried over from the last part, unpacked into *out; NULL when there is none. */
+static const recd_recap_state *carried_state(recd_session *s, recd_msg *out)
 {
     session_recap *r = s->recap;
-    if (r->last_state.type != RECD_MSG_STATE && r->last_frame.len) {
-        recd_wire_decoder_config dc = {RECD_WIRE_BINARY, r->last_frame.len, any_recap, keep_state, r};
-        char err[256];
-        if (recd_wire_decode_datagram(&dc, r->last_frame.data, r->last_frame.len, err, sizeof err) < 0)
-            log_err("session '%s': cannot unpack its last state: %s", s->key, err);
-        recd_buf_free(&r->last_frame);
+    if (!r->carry.len)
+        return NULL;
+    recd_wire_decoder_config dc = {RECD_WIRE_BINARY, r->carry.len, any_recap, take_state, out};
+    char err[256];
+    if (recd_wire_decode_datagram(&dc, r->carry.data, r->carry.len, err, sizeof err) < 0) {
+        log_err("session '%s': cannot unpack its last state: %s", s->key, err);
+        recd_msg_free(out);
     }
-    return r->last_state.type == RECD_MSG_STATE ? &r->last_state.recap_state->state : NULL;
+    return out->type == RECD_MSG_STATE ? &out->recap_state->state : NULL;
 }
 
 void session_recap_idle(recd_session *s)
 {
     session_recap *r = s->recap;
-    if (r->last_state.type != RECD_MSG_STATE)
-        return;
-    /* A full state holds 47 item slots; as a frame it is a fraction of that. */
-    r->last_frame.len = 0;
-    if (recd_wire_encode(&r->last_state, RECD_WIRE_BINARY, SIZE_MAX / 2, &r->last_frame) == 0) {
-        recd_msg_free(&r->last_state);
-        if (r->last_frame.cap > r->last_frame.len + 256) { /* trim the slack */
-            recd_buf exact = {0};
-            if (recd_buf_append(&exact, r->last_frame.data, r->last_frame.len) == 0) {
-                recd_buf_free(&r->last_frame);
-                r->last_frame = exact;
-            }
-        }
-    } else {
-        recd_buf_free(&r->last_frame);
+    if (r->enc)
+        recd_recap_encoder_trim(r->enc);
+    recd_buf_free(&r->member);
+    if (!r->have_group) {
+        free(r->events);
+        r->events = NULL;
+        r->capevents = 0;
     }
 }
 
@@ -281,9 +306,11 @@ static void feed_group(recd_session *s)
     if (r->enc && session_should_rotate(s, 0, (tick - r->part_first_tick) * RECD_RECAP_TICK_MS))
         end_part(s, false);
     const recd_recap_state *st = has_state ? &r->state.recap_state->state : NULL;
+    recd_msg carried;
+    recd_msg_init(&carried, RECD_MSG_NONE, RECD_MSG_FMT_RECAP);
     if (!r->enc) {
         if (!st)
-            st = last_state(s);
+            st = carried_state(s, &carried);
         if (!st) {
             recd_metrics_decode_error(&s->srv->metrics, RECD_M_SCHEMA);
             log_warn("session '%s': tick %llu dropped: the first tick of a recording needs a state",
@@ -292,6 +319,7 @@ static void feed_group(recd_session *s)
             return;
         }
         if (start_part(s, tick) < 0) {
+            recd_msg_free(&carried);
             group_clear(r);
             return;
         }
@@ -312,13 +340,8 @@ static void feed_group(recd_session *s)
                  (unsigned long long)tick, recd_strerror(rc));
     } else {
         r->last_fed = tick;
-        if (has_state) {
-            recd_msg_free(&r->last_state);
-            recd_buf_free(&r->last_frame);
-            r->last_state = r->state;
-            memset(&r->state, 0, sizeof r->state);
-        }
     }
+    recd_msg_free(&carried);
     group_clear(r);
     update_estimate(s);
 }

@@ -10,7 +10,6 @@
 #include "bytes.h"
 #include "recap_internal.h"
 
-#define SLOTS (RECD_RECAP_EQUIPMENT_SLOTS + RECD_RECAP_INVENTORY_SLOTS)
 
 /* Index of each FULL_STATE field in its table row. */
 enum { FS_FLAGS = 9, FS_POSE, FS_GAME_MODE, FS_HAND, FS_HEALTH, FS_ABSORPTION, FS_EQUIP,
@@ -31,7 +30,7 @@ typedef struct dec {
     uint16_t flags;
     uint8_t pose, game_mode, hand_state;
     float health, absorption;
-    recap_slot slot[SLOTS];
+    recap_slots slots;
     /* Events of the open tick: tags and first value index in the arena. */
     recap_arena arena;
     recd_recap_event *ev;
@@ -121,16 +120,16 @@ static void reader_state(const dec *d, recd_recap_state *s)
     s->health = d->health;
     s->absorption = d->absorption;
     for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
-        recap_slot_item(&d->slot[i], &s->equipment[i]);
+        recap_slots_item(&d->slots, i, &s->equipment[i]);
     for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
-        recap_slot_item(&d->slot[RECD_RECAP_EQUIPMENT_SLOTS + i], &s->inventory[i]);
+        recap_slots_item(&d->slots, RECD_RECAP_EQUIPMENT_SLOTS + i, &s->inventory[i]);
 }
 
 static int set_slot(dec *d, int slot, const recd_recap_item *it)
 {
     d->item_enc.len = 0;
     int rc = recap_item_write(&d->item_enc, it);
-    return rc ? rc : recap_slot_set(&d->slot[slot], d->item_enc.data, d->item_enc.len);
+    return rc ? rc : recap_slots_set(&d->slots, slot, d->item_enc.data, d->item_enc.len);
 }
 
 /* Slots in a {slot, item} list must be < 41 and strictly ascending. */
@@ -174,8 +173,8 @@ static int apply_state(dec *d, uint8_t tag, const recd_recap_value *v)
             if (rc)
                 return rc;
         }
-        for (int i = RECD_RECAP_EQUIPMENT_SLOTS; i < SLOTS; i++)
-            recap_slot_free(&d->slot[i]);
+        for (int i = RECD_RECAP_EQUIPMENT_SLOTS; i < RECAP_SLOTS; i++)
+            recap_slots_set(&d->slots, i, NULL, 0);
         return apply_slot_list(d, &v[FS_INVENTORY].list);
     case RECD_RECAP_STATE_FLAGS: d->flags = (uint16_t)v[0].u; return 0;
     case RECD_RECAP_EQUIPMENT: return set_slot(d, (int)v[0].u, &v[1].item);
@@ -348,8 +347,7 @@ static int on_member(void *ctx, uint64_t off, uint64_t end, const uint8_t *data,
 
 static void dec_free(dec *d)
 {
-    for (int i = 0; i < SLOTS; i++)
-        recap_slot_free(&d->slot[i]);
+    recap_slots_free(&d->slots);
     recap_arena_free(&d->arena);
     free(d->ev);
     free(d->ev_first);

@@ -9,7 +9,6 @@
 #include "bytes.h"
 #include "recap_internal.h"
 
-#define SLOTS (RECD_RECAP_EQUIPMENT_SLOTS + RECD_RECAP_INVENTORY_SLOTS)
 #define KEEP_BUFFER_BYTES 4096 /* buffers above this are released after a flush */
 
 struct recd_recap_encoder {
@@ -34,7 +33,7 @@ struct recd_recap_encoder {
     uint16_t flags;
     uint8_t pose, game_mode, hand_state;
     float health, absorption;
-    recap_slot slot[SLOTS]; /* equipment 0..5, then inventory 0..40 */
+    recap_slots slots; /* equipment 0..5, then inventory 0..40 */
 };
 
 void recd_recap_encoder_options_from_header(const recd_recap_header *h,
@@ -57,6 +56,30 @@ static int sink_write(recd_recap_encoder *e, const void *data, size_t len)
     return 0;
 }
 
+/* The header as written: encoder parameters filled in from the options (defaults applied). */
+static recd_recap_header effective_header(const recd_recap_header *h, const recd_recap_encoder_options *o)
+{
+    recd_recap_header hh = *h;
+    hh.version = h->version ? h->version : RECD_RECAP_VERSION;
+    hh.has_encoder_params = true;
+    hh.keyframe_interval = o->keyframe_interval ? o->keyframe_interval : RECD_RECAP_DEFAULT_KEYFRAME_INTERVAL;
+    hh.gzip_level = o->gzip_level ? o->gzip_level : RECD_RECAP_DEFAULT_GZIP_LEVEL;
+    hh.member_limit = o->member_limit ? o->member_limit : RECD_RECAP_DEFAULT_MEMBER_LIMIT;
+    return hh;
+}
+
+int recd_recap_encoder_header(const recd_recap_header *h, const recd_recap_encoder_options *opt,
+                              recd_buf *out)
+{
+    if (!h)
+        return -EINVAL;
+    recd_recap_encoder_options o = {0};
+    if (opt)
+        o = *opt;
+    recd_recap_header hh = effective_header(h, &o);
+    return recd_recap_header_encode(&hh, out);
+}
+
 int recd_recap_encoder_new(recd_recap_encoder **out, const recd_recap_header *h,
                            const recd_recap_encoder_options *opt, recd_sink sink)
 {
@@ -71,18 +94,13 @@ int recd_recap_encoder_new(recd_recap_encoder **out, const recd_recap_header *h,
     recd_recap_encoder *e = calloc(1, sizeof(*e));
     if (!e)
         return -ENOMEM;
+    recd_recap_header hh = effective_header(h, &o);
     e->sink = sink;
     e->deflater = o.deflater;
     e->defer_compression = o.defer_compression;
-    e->keyframe_interval = o.keyframe_interval ? o.keyframe_interval : RECD_RECAP_DEFAULT_KEYFRAME_INTERVAL;
-    e->gzip_level = o.gzip_level ? o.gzip_level : RECD_RECAP_DEFAULT_GZIP_LEVEL;
-    e->member_limit = o.member_limit ? o.member_limit : RECD_RECAP_DEFAULT_MEMBER_LIMIT;
-    recd_recap_header hh = *h;
-    hh.version = h->version ? h->version : RECD_RECAP_VERSION;
-    hh.has_encoder_params = true;
-    hh.keyframe_interval = e->keyframe_interval;
-    hh.gzip_level = e->gzip_level;
-    hh.member_limit = e->member_limit;
+    e->keyframe_interval = hh.keyframe_interval;
+    e->gzip_level = hh.gzip_level;
+    e->member_limit = hh.member_limit;
     e->version = hh.version;
     e->start_ms = hh.start_ms;
     recd_recap_header_patch_offsets(&hh, &e->end_ms_off, &e->frames_off);
@@ -129,10 +147,18 @@ static void current_state(const recd_recap_encoder *e, recd_recap_state *s)
     s->hand_state = e->hand_state;
     s->health = e->health;
     s->absorption = e->absorption;
-    for (int i = 0; i < SLOTS; i++)
-        recap_slot_item(&e->slot[i], i < RECD_RECAP_EQUIPMENT_SLOTS
-                                         ? &s->equipment[i]
-                                         : &s->inventory[i - RECD_RECAP_EQUIPMENT_SLOTS]);
+    for (int i = 0; i < RECAP_SLOTS; i++)
+        recap_slots_item(&e->slots, i, i < RECD_RECAP_EQUIPMENT_SLOTS
+                                           ? &s->equipment[i]
+                                           : &s->inventory[i - RECD_RECAP_EQUIPMENT_SLOTS]);
+}
+
+int recd_recap_encoder_state(const recd_recap_encoder *e, recd_recap_state *out)
+{
+    if (!e->started)
+        return -EINVAL;
+    current_state(e, out);
+    return 0;
 }
 
 static const recd_recap_item *state_item(const recd_recap_state *s, int i)
@@ -144,10 +170,12 @@ static const recd_recap_item *state_item(const recd_recap_state *s, int i)
 static void put_f32(uint8_t *p, float f) { st_be32(p, f32_to_bits(f)); }
 static bool same_f32(float a, float b) { return f32_to_bits(a) == f32_to_bits(b); }
 
-/* Canonical encodings of the tick's items: ip[i]/il[i], into the slots or the scratch buffer. */
+/* Canonical encodings of the tick's items: ip[i]/il[i], into the slots or (fresh) the scratch
+ * buffer. */
 typedef struct tick_items {
-    const uint8_t *ip[SLOTS];
-    size_t il[SLOTS];
+    const uint8_t *ip[RECAP_SLOTS];
+    size_t il[RECAP_SLOTS];
+    bool fresh[RECAP_SLOTS];
 } tick_items;
 
 static int write_full_state(recd_buf *b, const recd_recap_state *s, const tick_items *it)
@@ -170,13 +198,13 @@ static int write_full_state(recd_buf *b, const recd_recap_state *s, const tick_i
     for (int i = 0; rc == 0 && i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
         rc = recd_buf_append(b, it->ip[i], it->il[i]);
     unsigned used = 0;
-    for (int i = RECD_RECAP_EQUIPMENT_SLOTS; i < SLOTS; i++)
+    for (int i = RECD_RECAP_EQUIPMENT_SLOTS; i < RECAP_SLOTS; i++)
         used += it->il[i] > 1;
     uint8_t cnt[2];
     st_be16(cnt, (uint16_t)used);
     if (rc == 0)
         rc = recd_buf_append(b, cnt, 2);
-    for (int i = RECD_RECAP_EQUIPMENT_SLOTS; rc == 0 && i < SLOTS; i++) {
+    for (int i = RECD_RECAP_EQUIPMENT_SLOTS; rc == 0 && i < RECAP_SLOTS; i++) {
         if (it->il[i] <= 1)
             continue;
         uint8_t slot = (uint8_t)(i - RECD_RECAP_EQUIPMENT_SLOTS);
@@ -217,21 +245,21 @@ static int write_deltas(recd_recap_encoder *e, recd_buf *b, const recd_recap_sta
     if (rc == 0 && s->hand_state != e->hand_state)
         rc = append_u8s(b, RECD_RECAP_HAND_STATE, s->hand_state);
     for (int i = 0; rc == 0 && i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
-        if (recap_slot_equals(&e->slot[i], it->ip[i], it->il[i]))
+        if (recap_slots_equals(&e->slots, i, it->ip[i], it->il[i]))
             continue;
         rc = append_u8s(b, RECD_RECAP_EQUIPMENT, (uint8_t)i);
         if (rc == 0)
             rc = recd_buf_append(b, it->ip[i], it->il[i]);
     }
     unsigned changed = 0;
-    for (int i = RECD_RECAP_EQUIPMENT_SLOTS; i < SLOTS; i++)
-        changed += !recap_slot_equals(&e->slot[i], it->ip[i], it->il[i]);
+    for (int i = RECD_RECAP_EQUIPMENT_SLOTS; i < RECAP_SLOTS; i++)
+        changed += !recap_slots_equals(&e->slots, i, it->ip[i], it->il[i]);
     if (rc == 0 && changed) {
         uint8_t a[3] = {RECD_RECAP_FULL_INVENTORY, 0, 0};
         st_be16(a + 1, (uint16_t)changed);
         rc = recd_buf_append(b, a, 3);
-        for (int i = RECD_RECAP_EQUIPMENT_SLOTS; rc == 0 && i < SLOTS; i++) {
-            if (recap_slot_equals(&e->slot[i], it->ip[i], it->il[i]))
+        for (int i = RECD_RECAP_EQUIPMENT_SLOTS; rc == 0 && i < RECAP_SLOTS; i++) {
+            if (recap_slots_equals(&e->slots, i, it->ip[i], it->il[i]))
                 continue;
             uint8_t slot = (uint8_t)(i - RECD_RECAP_EQUIPMENT_SLOTS);
             rc = recd_buf_append(b, &slot, 1);
@@ -289,22 +317,26 @@ static int flush_member(recd_recap_encoder *e)
     return 0;
 }
 
+/* Only fresh items are stored: the others point into the slots, which a store may move. */
 static int commit_slots(recd_recap_encoder *e, const tick_items *it)
 {
-    for (int i = 0; i < SLOTS; i++)
-        if (!recap_slot_equals(&e->slot[i], it->ip[i], it->il[i]) &&
-            recap_slot_set(&e->slot[i], it->ip[i], it->il[i]))
-            return -ENOMEM;
+    for (int i = 0; i < RECAP_SLOTS; i++) {
+        if (!it->fresh[i] || recap_slots_equals(&e->slots, i, it->ip[i], it->il[i]))
+            continue;
+        int rc = recap_slots_set(&e->slots, i, it->ip[i], it->il[i]);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
 /* True when the slot already holds it; comparing fields avoids re-encoding unchanged items. */
-static bool slot_holds(const recap_slot *slot, const recd_recap_item *it)
+static bool slot_holds(const recap_slots *t, int i, const recd_recap_item *it)
 {
-    if (it->key.len == 0 || slot->len == 0)
-        return it->key.len == 0 && slot->len == 0;
+    if (it->key.len == 0 || t->len[i] == 0)
+        return it->key.len == 0 && t->len[i] == 0;
     recd_recap_item held;
-    recap_slot_item(slot, &held);
+    recap_slots_item(t, i, &held);
     return recd_recap_item_equal(&held, it);
 }
 
@@ -312,11 +344,11 @@ static bool slot_holds(const recap_slot *slot, const recd_recap_item *it)
 static int tick_items_build(recd_recap_encoder *e, const recd_recap_state *s, tick_items *it)
 {
     static const uint8_t empty_item = 0;
-    size_t off[SLOTS];
-    bool fresh[SLOTS];
+    size_t off[RECAP_SLOTS];
+    bool *fresh = it->fresh;
     e->scratch.len = 0;
-    for (int i = 0; i < SLOTS; i++) {
-        fresh[i] = !slot_holds(&e->slot[i], state_item(s, i));
+    for (int i = 0; i < RECAP_SLOTS; i++) {
+        fresh[i] = !slot_holds(&e->slots, i, state_item(s, i));
         if (!fresh[i])
             continue;
         off[i] = e->scratch.len;
@@ -325,12 +357,12 @@ static int tick_items_build(recd_recap_encoder *e, const recd_recap_state *s, ti
             return rc;
         it->il[i] = e->scratch.len - off[i];
     }
-    for (int i = 0; i < SLOTS; i++) {
+    for (int i = 0; i < RECAP_SLOTS; i++) {
         if (fresh[i]) {
             it->ip[i] = e->scratch.data + off[i];
-        } else if (e->slot[i].len) {
-            it->ip[i] = e->slot[i].enc;
-            it->il[i] = e->slot[i].len;
+        } else if (e->slots.len[i]) {
+            it->ip[i] = recap_slots_enc(&e->slots, i);
+            it->il[i] = e->slots.len[i];
         } else {
             it->ip[i] = &empty_item;
             it->il[i] = 1;
@@ -499,17 +531,13 @@ void recd_recap_encoder_free(recd_recap_encoder *e)
     recd_buf_free(&e->pending);
     recd_buf_free(&e->out);
     recd_buf_free(&e->scratch);
-    for (int i = 0; i < SLOTS; i++)
-        recap_slot_free(&e->slot[i]);
+    recap_slots_free(&e->slots);
     free(e);
 }
 
 size_t recd_recap_encoder_memory(const recd_recap_encoder *e)
 {
-    size_t n = sizeof(*e) + e->pending.cap + e->out.cap + e->scratch.cap;
-    for (int i = 0; i < SLOTS; i++)
-        n += e->slot[i].len;
-    return n;
+    return sizeof(*e) + e->pending.cap + e->out.cap + e->scratch.cap + e->slots.cap;
 }
 
 void recd_recap_encoder_trim(recd_recap_encoder *e)
@@ -518,4 +546,5 @@ void recd_recap_encoder_trim(recd_recap_encoder *e)
         recd_buf_free(&e->pending);
     recd_buf_free(&e->out);
     recd_buf_free(&e->scratch);
+    recap_slots_compact(&e->slots);
 }

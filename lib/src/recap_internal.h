@@ -73,17 +73,26 @@ int recap_fields_check(const recd_recap_field *fields, size_t n, const recd_reca
 int recap_item_write(recd_buf *out, const recd_recap_item *it);
 recap_perr recap_item_parse(recap_cur *c, recd_recap_item *it);
 
-/* An item slot: the item's canonical encoding, owned; empty slot = NULL/0. */
-typedef struct recap_slot {
-    uint8_t *enc;
-    size_t len;
-} recap_slot;
+/* The 47 item slots a reader holds (equipment 0..5, then inventory 0..40), as canonical item
+ * encodings packed into one buffer: a player's whole inventory costs one allocation, which keeps
+ * thousands of idle sessions small. An empty slot has length 0. */
+#define RECAP_SLOTS (RECD_RECAP_EQUIPMENT_SLOTS + RECD_RECAP_INVENTORY_SLOTS)
 
-/* Stores enc (a canonical item encoding); the single byte 0x00 (empty) frees the slot. */
-int recap_slot_set(recap_slot *s, const uint8_t *enc, size_t len);
-bool recap_slot_equals(const recap_slot *s, const uint8_t *enc, size_t len);
-void recap_slot_item(const recap_slot *s, recd_recap_item *it); /* view into s->enc */
-void recap_slot_free(recap_slot *s);
+typedef struct recap_slots {
+    uint8_t *bytes;
+    uint32_t used, cap, live; /* bytes appended, allocated, and still held by a slot */
+    uint32_t off[RECAP_SLOTS], len[RECAP_SLOTS];
+} recap_slots;
+
+/* Stores enc (a canonical item encoding) in slot i; the single byte 0x00 (empty) clears it.
+ * enc may not point into t. May move every slot's bytes: views taken before are invalid. */
+int recap_slots_set(recap_slots *t, int i, const uint8_t *enc, size_t len);
+bool recap_slots_equals(const recap_slots *t, int i, const uint8_t *enc, size_t len);
+const uint8_t *recap_slots_enc(const recap_slots *t, int i); /* NULL when empty */
+void recap_slots_item(const recap_slots *t, int i, recd_recap_item *it); /* view into t */
+void recap_slots_clear(recap_slots *t);   /* empties every slot, keeps the buffer */
+void recap_slots_compact(recap_slots *t); /* drops replaced bytes and slack */
+void recap_slots_free(recap_slots *t);
 
 /* MOVEMENT channel codec (recap_movement.c). */
 typedef struct recap_choice {

@@ -268,6 +268,94 @@ static void test_flush_close_and_stamped_ticks(void **state)
     td_cleanup(&d);
 }
 
+/* A session that went idle is finalized; when it resumes with a tick that has only an event, the
+ * new part opens with the state the previous part ended in (kept compactly while idle). */
+static void test_resume_after_idle_carries_the_last_state(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "rotation:\n  idle_timeout: 1s\nflush:\n  interval: 100ms\n");
+    td_start(&d);
+    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 5000, 7};
+    recd_synth_recap_gen *g;
+    assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
+    recd_recap_header h;
+    recd_synth_recap_gen_header(g, &h);
+    recd_client *c = td_connect(d.tcp);
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
+    snprintf(m.session, sizeof m.session, "resumed");
+    assert_int_equal(recd_msg_set_recap_open(&m, &h), 0);
+    td_send(c, &m);
+    recd_msg_free(&m);
+    recd_synth_recap_tick t;
+    uint64_t last = 0;
+    while (recd_synth_recap_gen_next(g, &t) == 1) {
+        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
+        snprintf(m.session, sizeof m.session, "resumed");
+        assert_int_equal(recd_msg_set_recap_state(&m, t.tick, t.state), 0);
+        td_send(c, &m);
+        recd_msg_free(&m);
+        last = t.tick;
+    }
+    assert_int_equal(recd_client_flush(c), 0);
+    /* What a reader of the first part holds at its last tick. */
+    recd_buf ref = {0};
+    recd_recap_decode_result rr;
+    trace tref = {0};
+    reference(&p, &tref, &ref, &rr);
+    assert_int_equal(recd_buf_append(&tref.text, "", 1), 0); /* as a C string */
+    const char *last_line = (const char *)tref.text.data;
+    for (const char *q = last_line; (q = strstr(q, "{\"type\":\"state\"")); q++)
+        last_line = q;
+    char *expect = strndup(last_line, strcspn(last_line, "\n"));
+    assert_non_null(expect);
+
+    assert_true(td_wait_metric(&d, "recd_files_finalized_total", 1, 10000) >= 1); /* idle */
+    recd_recap_value msg = {.blob = recd_recap_str("back again")};
+    recd_recap_event ev = {RECD_RECAP_CHAT_MESSAGE, 1, &msg};
+    recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
+    snprintf(m.session, sizeof m.session, "resumed");
+    assert_int_equal(recd_msg_set_recap_event(&m, last + 40, &ev), 0);
+    td_send(c, &m);
+    recd_msg_free(&m);
+    td_send_close(c, "resumed", RECD_MSG_FMT_RECAP);
+    td_close_client(c);
+    td_stop(&d);
+
+    td_files f = td_session_files(&d, "recap", "resumed");
+    assert_int_equal(f.parts, 0);
+    assert_int_equal(f.count, 2);
+    size_t len;
+    uint8_t *data = td_read_output(&d, f.items[1].path, &len);
+    trace t2 = {0};
+    t2.base = last - tref.base; /* the second part's tick 0 is the session's tick `last + 40` */
+    recd_recap_decode_result res = decode(data, len, &t2);
+    assert_int_equal(recd_buf_append(&t2.text, "", 1), 0);
+    assert_int_equal(res.ticks, 1);
+    assert_int_equal(t2.ticks_with_actions, 1);
+    /* Its one tick: the carried state (same fields as the first part's last state) and the event. */
+    const char *text = (const char *)t2.text.data;
+    const char *tick_at = strstr(expect, "\"tick\":");
+    const char *got_tick = strstr(text, "\"tick\":");
+    assert_non_null(tick_at);
+    assert_non_null(got_tick);
+    const char *rest_expect = strchr(tick_at, ','), *rest_got = strchr(got_tick, ',');
+    size_t n = strlen(rest_expect);
+    if (strncmp(rest_got, rest_expect, n) != 0)
+        fail_msg("the resumed part does not start from the last state:\n  got    %.*s\n  wanted %s",
+                 (int)strcspn(text, "\n"), text, expect);
+    assert_non_null(strstr(text, "\"action\":\"CHAT_MESSAGE\""));
+    free(expect);
+    free(data);
+    recd_buf_free(&t2.text);
+    recd_buf_free(&tref.text);
+    recd_buf_free(&ref);
+    td_files_free(&f);
+    recd_synth_recap_gen_free(g);
+    td_cleanup(&d);
+}
+
 static void test_rotation_by_size(void **state)
 {
     (void)state;
@@ -308,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_rotated_parts_start_with_full_state),
         cmocka_unit_test(test_flush_close_and_stamped_ticks),
         cmocka_unit_test(test_rotation_by_size),
+        cmocka_unit_test(test_resume_after_idle_carries_the_last_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -276,6 +276,10 @@ typedef struct recd_recap_encoder recd_recap_encoder;
  * header's encoder record; h's own encoder fields are ignored). opt may be NULL (defaults). */
 int recd_recap_encoder_new(recd_recap_encoder **out, const recd_recap_header *h,
                            const recd_recap_encoder_options *opt, recd_sink sink);
+/* Appends the header bytes recd_recap_encoder_new() writes for h and opt, e.g. to patch a part's
+ * header at its end without keeping a copy of it. 0 or a negative errno. */
+int recd_recap_encoder_header(const recd_recap_header *h, const recd_recap_encoder_options *opt,
+                              recd_buf *out);
 
 /* Feeds the full state of tick `tick` (caller's numbering; the first tick fed is file tick 0) and
  * its events (n may be 0). Ticks strictly increase (-ERANGE otherwise); ticks skipped over are
@@ -300,6 +304,10 @@ int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw);
 size_t recd_recap_encoder_pending(const recd_recap_encoder *e);
 /* The gzip level the encoder records in its header and uses for its members. */
 uint8_t recd_recap_encoder_gzip_level(const recd_recap_encoder *e);
+/* The state a reader holds after the last tick recorded (movement as the reader reconstructs it),
+ * e.g. to open the next part with. Items view the encoder's memory until the encoder next changes.
+ * -EINVAL before the first tick. Still valid after finish(). */
+int recd_recap_encoder_state(const recd_recap_encoder *e, recd_recap_state *out);
 
 typedef struct recd_recap_finish_info {
     uint64_t frame_count;        /* ticks recorded */
@@ -317,7 +325,8 @@ void recd_recap_encoder_free(recd_recap_encoder *e);
 
 /* Heap bytes the encoder holds now (for per-session accounting). */
 size_t recd_recap_encoder_memory(const recd_recap_encoder *e);
-/* Frees the pending-output buffer when nothing is pending (idle sessions). */
+/* Frees the scratch buffers (and the pending-output buffer when nothing is pending) and packs the
+ * item slots tightly: for sessions that have gone quiet. */
 void recd_recap_encoder_trim(recd_recap_encoder *e);
 
 /* ---- Decoder ----------------------------------------------------------------------------------- */

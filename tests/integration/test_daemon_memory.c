@@ -1,0 +1,163 @@
+/* recd's memory per idle session: sessions that sent a few samples and went quiet (not yet idle
+ * long enough to be finalized) must cost at most 4 KiB of heap each beyond the bytes still
+ * buffered, for .rec and for Recap players with a full inventory. Measured as the growth of the
+ * daemon's recd_heap_bytes gauge (allocator statistics) between two session counts, so that
+ * one-time allocations (writer pools, the first table buckets) do not count. The sanitizer build
+ * replaces the allocator, so there the test skips; the normal build runs it. */
+#include "test_daemon_harness.h"
+
+#define BUDGET_PER_SESSION 4096.0
+#define WARM_SESSIONS 500
+#define MEASURED_SESSIONS 2000
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TD_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TD_SANITIZED 1
+#endif
+#endif
+
+static const char *const item_keys[] = {
+    "minecraft:diamond_sword", "minecraft:bow",         "minecraft:arrow",
+    "minecraft:cooked_beef",   "minecraft:oak_planks",  "minecraft:cobblestone",
+    "minecraft:torch",         "minecraft:water_bucket", "minecraft:iron_pickaxe",
+    "minecraft:golden_apple",  "minecraft:ender_pearl", "minecraft:shield",
+};
+#define N_KEYS (sizeof item_keys / sizeof *item_keys)
+
+/* A player with every slot filled: the most a Recap session keeps per player. */
+static void full_player(recd_recap_state *st, unsigned i, unsigned tick)
+{
+    memset(st, 0, sizeof *st);
+    st->pos[0] = 100.0 + i;
+    st->pos[1] = 64.0;
+    st->pos[2] = -20.0 + 0.25 * tick;
+    st->rot[0] = 90.0;
+    st->health = 20.0f;
+    for (unsigned k = 0; k < RECD_RECAP_EQUIPMENT_SLOTS; k++) {
+        st->equipment[k].key = recd_recap_str(item_keys[(i + k) % N_KEYS]);
+        st->equipment[k].count = 1;
+    }
+    for (unsigned k = 0; k < RECD_RECAP_INVENTORY_SLOTS; k++) {
+        st->inventory[k].key = recd_recap_str(item_keys[(i + k) % N_KEYS]);
+        st->inventory[k].count = (uint8_t)(1 + k);
+    }
+}
+
+static void send_recap_players(recd_client *c, unsigned from, unsigned to)
+{
+    recd_recap_header h;
+    recd_recap_header_init(&h);
+    h.name = recd_recap_str("memory-probe");
+    h.player_name = recd_recap_str("MemoryProbe");
+    h.player_uuid = recd_recap_str("fb293873-1e80-4240-bda9-04ec7e540318");
+    h.world_name = recd_recap_str("world");
+    h.start_ms = 1763213398000;
+    for (unsigned i = from; i < to; i++) {
+        recd_msg m;
+        recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
+        snprintf(m.session, sizeof m.session, "player-%u", i);
+        assert_int_equal(recd_msg_set_recap_open(&m, &h), 0);
+        td_send(c, &m);
+        recd_msg_free(&m);
+        for (unsigned tick = 0; tick < 3; tick++) {
+            recd_recap_state st;
+            full_player(&st, i, tick);
+            recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
+            snprintf(m.session, sizeof m.session, "player-%u", i);
+            assert_int_equal(recd_msg_set_recap_state(&m, tick, &st), 0);
+            td_send(c, &m);
+            recd_msg_free(&m);
+        }
+    }
+    assert_int_equal(recd_client_flush(c), 0);
+}
+
+static void send_rec_players(recd_client *c, unsigned from, unsigned to)
+{
+    for (unsigned i = from; i < to; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "npc-%u", i);
+        td_rec_session s;
+        td_rec_session_init(&s, key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, i);
+        td_send_open(c, key, s.format, 0);
+        recd_msg m;
+        for (int k = 0; k < 3 && td_rec_session_next(&s, &m); k++)
+            td_send(c, &m);
+        td_rec_session_free(&s);
+    }
+    assert_int_equal(recd_client_flush(c), 0);
+}
+
+#ifndef TD_SANITIZED
+/* Heap once every session is open, written out and has been quiet for a few flush intervals. */
+static double settled_heap(const td_daemon *d, unsigned sessions, double *buffered)
+{
+    assert_true(td_wait_metric(d, "recd_sessions_open", sessions, 30000) == sessions);
+    uint64_t deadline = td_now_ms() + 30000;
+    while (td_metric(d, "recd_buffered_bytes") > 0 && td_now_ms() < deadline)
+        td_sleep_ms(50);
+    td_sleep_ms(1000); /* > 4 flush intervals: the idle trim has run */
+    *buffered = td_metric(d, "recd_buffered_bytes");
+    return td_metric(d, "recd_heap_bytes");
+}
+#endif
+
+static void check_budget(void (*send)(recd_client *, unsigned, unsigned), const char *what)
+{
+#ifdef TD_SANITIZED
+    (void)send;
+    printf("SKIP: %s: the sanitizer's allocator replaces malloc, so heap statistics mean nothing "
+           "here (the normal build measures this)\n", what);
+    skip();
+#else
+    td_daemon d;
+    td_setup(&d, "flush:\n  interval: 200ms\nrotation:\n  idle_timeout: 10m\n");
+    td_start(&d);
+    double buffered;
+    if (td_metric(&d, "recd_heap_bytes") <= 0) {
+        td_stop(&d);
+        td_cleanup(&d);
+        printf("SKIP: %s: this C library has no allocator statistics (recd_heap_bytes is 0)\n", what);
+        skip();
+    }
+    recd_client *c = td_connect(d.tcp);
+    send(c, 0, WARM_SESSIONS);
+    double before = settled_heap(&d, WARM_SESSIONS, &buffered);
+    send(c, WARM_SESSIONS, WARM_SESSIONS + MEASURED_SESSIONS);
+    double after = settled_heap(&d, WARM_SESSIONS + MEASURED_SESSIONS, &buffered);
+    td_close_client(c);
+    double per = (after - before) / MEASURED_SESSIONS;
+    double allowed = BUDGET_PER_SESSION + buffered / (WARM_SESSIONS + MEASURED_SESSIONS);
+    printf("%s: %.0f heap bytes per idle session (budget %.0f)\n", what, per, allowed);
+    if (per > allowed) {
+        td_dump_log(&d);
+        fail_msg("%s: %.0f heap bytes per idle session, over the %.0f budget", what, per, allowed);
+    }
+    td_stop(&d);
+    td_cleanup(&d);
+#endif
+}
+
+static void test_idle_recap_session_budget(void **state)
+{
+    (void)state;
+    check_budget(send_recap_players, "recap");
+}
+
+static void test_idle_rec_session_budget(void **state)
+{
+    (void)state;
+    check_budget(send_rec_players, "samp-onfoot");
+}
+
+int main(void)
+{
+    td_require_recd();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_idle_recap_session_budget),
+        cmocka_unit_test(test_idle_rec_session_budget),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
