@@ -53,13 +53,17 @@ void session_table_free(session_table *t)
     memset(t, 0, sizeof *t);
 }
 
-recd_session *session_table_get(const session_table *t, const char *key)
+recd_session *session_table_get(session_table *t, const char *key)
 {
+    if (t->last && strcmp(t->last->key, key) == 0)
+        return t->last;
     if (!t->buckets)
         return NULL;
     recd_session *s = t->buckets[hash_key(t->seed, key) & (t->nbuckets - 1)];
     while (s && strcmp(s->key, key) != 0)
         s = s->hnext;
+    if (s)
+        t->last = s;
     return s;
 }
 
@@ -98,6 +102,8 @@ int session_table_put(session_table *t, recd_session *s)
 
 void session_table_remove(session_table *t, recd_session *s)
 {
+    if (t->last == s)
+        t->last = NULL;
     recd_session **pp = &t->buckets[hash_key(t->seed, s->key) & (t->nbuckets - 1)];
     while (*pp && *pp != s)
         pp = &(*pp)->hnext;

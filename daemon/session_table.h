@@ -13,13 +13,15 @@ typedef struct session_table {
     size_t nbuckets; /* a power of two */
     size_t count;
     uint64_t seed;
+    recd_session *last; /* the last session found: the decoder's format lookup and the dispatch
+                           of the same message (and runs of one session's samples) hit it */
 } session_table;
 
 /* 0 or -ENOMEM. */
 int session_table_init(session_table *t);
 void session_table_free(session_table *t); /* frees the buckets, not the sessions */
 
-recd_session *session_table_get(const session_table *t, const char *key);
+recd_session *session_table_get(session_table *t, const char *key);
 /* Adds s (its key must not be present). 0 or -ENOMEM. */
 int session_table_put(session_table *t, recd_session *s);
 void session_table_remove(session_table *t, recd_session *s);
