@@ -37,6 +37,7 @@ typedef struct recd_listener {
         uv_udp_t udp;
     } h;
     uint8_t *udp_buf;
+    input_tally udp_tally; /* published after each batch of datagrams */
     char bound[RECD_CONFIG_URL_MAX + 64]; /* "tcp://127.0.0.1:40123" */
 } recd_listener;
 
@@ -51,6 +52,7 @@ typedef struct recd_conn {
     } h;
     recd_wire_decoder *dec;
     session_input in;
+    input_tally tally;
     char peer[96];
     bool paused, closing, reading;
     char blocked_on[RECD_SESSION_KEY_MAX + 1]; /* session that paused us; "" = the process limit */
@@ -80,8 +82,10 @@ void listener_udp_drain(recd_listener *l);
  * input byte accounting for the metrics. */
 int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
                     size_t errlen);
-/* The message in flight ends at end_offset (stream offset, or datagram length). */
+/* The message in flight ends at end_offset (stream offset, or datagram length): tallies it. */
 void listener_account_end(session_input *in, uint64_t end_offset);
+/* Adds a tally to the samples and bytes metrics and clears it. */
+void listener_tally_publish(recd_server *srv, recd_m_transport t, input_tally *tally);
 /* Metric label of a refused input from the decoder's error code and text. */
 recd_m_reason listener_error_reason(const session_input *in, int rc, const char *err);
 

@@ -1,6 +1,10 @@
-/* Decoded messages from any listener: dispatch to the sessions, input byte accounting, and the
- * metric label of a refused input. */
+/* Decoded messages from any listener: dispatch to the sessions, input accounting for the metrics
+ * (tallied per message, published per read), the sender's name for log lines, and the metric label
+ * of a refused input. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "listener.h"
@@ -22,15 +26,43 @@ void listener_account_end(session_input *in, uint64_t end_offset)
     in->acct_open = false;
     if (end_offset < in->acct_offset)
         return;
-    uint64_t bytes = end_offset - in->acct_offset;
-    recd_daemon_metrics *m = &in->srv->metrics;
-    if (in->acct_sample) {
-        recd_metrics_sample(m, in->transport, metric_format(in->acct_format), bytes);
-    } else {
-        size_t series = recd_metric_series2(m->bytes_in_total, (size_t)in->transport,
-                                            (size_t)metric_format(in->acct_format));
-        recd_metric_add(m->bytes_in_total, series, bytes);
+    size_t f = (size_t)metric_format(in->acct_format);
+    in->tally->bytes[f] += end_offset - in->acct_offset;
+    in->tally->samples[f] += in->acct_sample;
+}
+
+void listener_tally_publish(recd_server *srv, recd_m_transport t, input_tally *tally)
+{
+    recd_daemon_metrics *m = &srv->metrics;
+    for (size_t f = 0; f < RECD_M_FORMATS; f++) {
+        if (!tally->bytes[f] && !tally->samples[f])
+            continue;
+        size_t series = recd_metric_series2(m->samples_total, (size_t)t, f);
+        recd_metric_add(m->samples_total, series, tally->samples[f]);
+        recd_metric_add(m->bytes_in_total, series, tally->bytes[f]);
+        tally->samples[f] = tally->bytes[f] = 0;
     }
+}
+
+const char *session_input_peer(session_input *in)
+{
+    if (in->peer)
+        return in->peer;
+    const struct sockaddr *addr = in->peer_addr;
+    char host[INET6_ADDRSTRLEN] = "?";
+    if (addr && addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)addr;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        snprintf(in->peer_buf, sizeof in->peer_buf, "udp [%s]:%d", host, ntohs(a->sin6_port));
+    } else if (addr && addr->sa_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)addr;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        snprintf(in->peer_buf, sizeof in->peer_buf, "udp %s:%d", host, ntohs(a->sin_port));
+    } else {
+        snprintf(in->peer_buf, sizeof in->peer_buf, "udp ?");
+    }
+    in->peer = in->peer_buf;
+    return in->peer;
 }
 
 int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,

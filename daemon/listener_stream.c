@@ -157,6 +157,7 @@ static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
                                         sizeof err);
         c->fed += (uint64_t)nread;
         listener_account_end(&c->in, c->fed - recd_wire_decoder_pending(c->dec));
+        listener_tally_publish(c->srv, c->in.transport, &c->tally);
         if (rc < 0)
             protocol_error(c, rc, err);
         else if (c->in.over_process || c->in.over_key[0])
@@ -167,6 +168,7 @@ static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         reset_input(&c->in);
         int rc = recd_wire_decoder_finish(c->dec, err, sizeof err);
         listener_account_end(&c->in, c->fed);
+        listener_tally_publish(c->srv, c->in.transport, &c->tally);
         if (rc < 0)
             protocol_error(c, rc, err);
         else
@@ -242,6 +244,7 @@ static void on_connection(uv_stream_t *server, int status)
     c->in.srv = srv;
     c->in.transport = l->cfg.transport == RECD_TRANSPORT_UNIX ? RECD_M_UNIX : RECD_M_TCP;
     c->in.peer = c->peer;
+    c->in.tally = &c->tally;
     recd_wire_decoder_config dc = {wire_encoding(l->cfg.encoding), (size_t)srv->cfg.limits.max_frame,
                                    session_format_of, listener_on_msg, &c->in};
     if (recd_wire_decoder_new(&c->dec, &dc) < 0 ||

@@ -1,9 +1,7 @@
 /* UDP input: datagrams read in recvmmsg batches into one large per-listener buffer, each decoded
  * on its own (all or nothing). A bad datagram is counted and dropped; UDP has no backpressure, so
  * loss shows in the sequence-number metrics. */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,22 +18,6 @@ static recd_wire_encoding wire_encoding(recd_encoding e)
                                        : RECD_WIRE_AUTO;
 }
 
-static void peer_name(const struct sockaddr *addr, char *out, size_t cap)
-{
-    char host[INET6_ADDRSTRLEN] = "?";
-    if (addr->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)addr;
-        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-        snprintf(out, cap, "udp [%s]:%d", host, ntohs(a->sin6_port));
-    } else if (addr->sa_family == AF_INET) {
-        const struct sockaddr_in *a = (const struct sockaddr_in *)addr;
-        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-        snprintf(out, cap, "udp %s:%d", host, ntohs(a->sin_port));
-    } else {
-        snprintf(out, cap, "udp ?");
-    }
-}
-
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     recd_listener *l = h->data;
@@ -44,47 +26,46 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init((char *)l->udp_buf, LISTENER_UDP_BUFFER);
 }
 
-static void drop(recd_server *srv, const char *peer, recd_m_reason reason, const char *why)
+static void drop(session_input *in, recd_m_reason reason, const char *why)
 {
-    recd_metrics_decode_error(&srv->metrics, reason);
-    log_warn("%s: datagram dropped: %s", peer, why);
+    recd_metrics_decode_error(&in->srv->metrics, reason);
+    log_warn("%s: datagram dropped: %s", session_input_peer(in), why);
 }
 
 static void process(recd_listener *l, const uint8_t *data, size_t len, const struct sockaddr *addr,
                     bool truncated)
 {
     recd_server *srv = l->srv;
-    char peer[96];
-    peer_name(addr, peer, sizeof peer);
+    session_input in = {.srv = srv,
+                        .transport = RECD_M_UDP,
+                        .datagram = true,
+                        .peer_addr = addr, /* formatted only if a line is logged */
+                        .tally = &l->udp_tally};
     if (truncated || len > srv->cfg.limits.max_frame) {
         char why[128];
         snprintf(why, sizeof why, "%s than limits.max_frame (%llu bytes)",
                  truncated ? "truncated: larger" : "larger",
                  (unsigned long long)srv->cfg.limits.max_frame);
-        drop(srv, peer, RECD_M_TOO_LARGE, why);
+        drop(&in, RECD_M_TOO_LARGE, why);
         return;
     }
-    session_input in;
-    memset(&in, 0, sizeof in);
-    in.srv = srv;
-    in.transport = RECD_M_UDP;
-    in.datagram = true;
-    in.peer = peer;
     recd_wire_decoder_config dc = {wire_encoding(l->cfg.encoding), (size_t)srv->cfg.limits.max_frame,
                                    session_format_of, listener_on_msg, &in};
     char err[512] = "";
     int rc = recd_wire_decode_datagram(&dc, data, len, err, sizeof err);
     listener_account_end(&in, len);
     if (rc < 0)
-        drop(srv, peer, listener_error_reason(&in, rc, err), err);
+        drop(&in, listener_error_reason(&in, rc, err), err);
 }
 
 static void recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
                     unsigned flags)
 {
     recd_listener *l = h->data;
-    if (flags & UV_UDP_MMSG_FREE)
-        return; /* the buffer is ours and reused */
+    if (flags & UV_UDP_MMSG_FREE) { /* the end of a recvmmsg batch (the buffer is ours) */
+        listener_tally_publish(l->srv, RECD_M_UDP, &l->udp_tally);
+        return;
+    }
     if (nread < 0) {
         log_warn("%s: receive error: %s", l->bound, uv_strerror((int)nread));
         return;
@@ -92,6 +73,8 @@ static void recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     if (nread == 0 || !addr || l->srv->phase >= SERVER_FINALIZING)
         return;
     process(l, (const uint8_t *)buf->base, (size_t)nread, addr, (flags & UV_UDP_PARTIAL) != 0);
+    if (!(flags & UV_UDP_MMSG_CHUNK)) /* read on its own: no batch end follows */
+        listener_tally_publish(l->srv, RECD_M_UDP, &l->udp_tally);
 }
 
 void listener_udp_drain(recd_listener *l)
@@ -115,6 +98,7 @@ void listener_udp_drain(recd_listener *l)
         process(l, l->udp_buf, truncated ? LISTENER_UDP_DATAGRAM_MAX : (size_t)r,
                 (const struct sockaddr *)&ss, truncated);
     }
+    listener_tally_publish(l->srv, RECD_M_UDP, &l->udp_tally);
     if (n)
         log_info("%s: %zu datagrams read from the socket queue at shutdown", l->bound, n);
 }

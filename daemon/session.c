@@ -59,11 +59,7 @@ void session_account(recd_session *s, int64_t delta)
     if (delta < 0 && (uint64_t)-delta > s->buffered)
         delta = -(int64_t)s->buffered;
     s->buffered += (uint64_t)delta;
-    srv->buffered += (uint64_t)delta;
-    if (delta >= 0)
-        recd_metric_add(srv->metrics.buffered_bytes, 0, (uint64_t)delta);
-    else
-        recd_metric_sub(srv->metrics.buffered_bytes, 0, (uint64_t)-delta);
+    srv->buffered += (uint64_t)delta; /* the gauge is set from this at each scrape */
 }
 
 void session_note_pending(recd_session *s, uint64_t now_ms)
@@ -358,7 +354,8 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
     srv->live_sessions++;
     update_open_gauge(srv);
     in->accepted = true;
-    log_debug("session '%s' opened (%s) from %s", s->key, recd_msg_format_name(s->format), in->peer);
+    log_debug("session '%s' opened (%s) from %s", s->key, recd_msg_format_name(s->format),
+              session_input_peer(in));
     return 0;
 }
 
@@ -404,7 +401,8 @@ static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m
     if (in->datagram && (s->buffered > cfg->limits.session_buffer ||
                          in->srv->buffered > cfg->limits.process_buffer)) {
         recd_metric_add(in->srv->metrics.backpressure_events_total, 0, 1);
-        log_warn("udp %s: session '%s' is over its buffer limit: datagram dropped", in->peer, s->key);
+        log_warn("%s: session '%s' is over its buffer limit: datagram dropped", session_input_peer(in),
+                 s->key);
         return 0;
     }
     s->last_input_ms = now_ms;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "metrics.h"
 #include "recd/message.h"
@@ -59,12 +60,20 @@ typedef struct recd_session {
     uint64_t buffered; /* bytes accepted and not yet written (queued, in flight, in the encoder) */
 } recd_session;
 
+/* Accepted input not yet added to the metrics: published once per read, not per message. */
+typedef struct input_tally {
+    uint64_t samples[RECD_M_FORMATS], bytes[RECD_M_FORMATS];
+} input_tally;
+
 /* How a message reached the daemon; filled by the listener, read and written by dispatch. */
 typedef struct session_input {
     recd_server *srv;
     recd_m_transport transport;
     bool datagram;        /* UDP rules: sequence numbers, drop instead of backpressure */
-    const char *peer;     /* for log lines */
+    const char *peer;     /* for log lines (session_input_peer()); NULL for a datagram: */
+    const struct sockaddr *peer_addr; /* its sender, formatted only when a line is logged */
+    char peer_buf[96];
+    input_tally *tally;
     bool reason_set;      /* dispatch refused a message and chose the metric label: */
     recd_m_reason reason;
     bool accepted;        /* the last message was applied (not dropped): count its bytes */
@@ -76,6 +85,9 @@ typedef struct session_input {
     recd_msg_format acct_format;
     uint64_t acct_offset;
 } session_input;
+
+/* The sender, for log lines. */
+const char *session_input_peer(session_input *in);
 
 /* Applies one decoded message. Returns 0 when it was accepted, or dropped and counted; a negative
  * errno when it violates the protocol (why says how; in->reason says which metric): a TCP
