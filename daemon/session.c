@@ -72,7 +72,7 @@ int session_put(recd_session *s, const void *data, size_t len)
 {
     if (!s->part)
         return -EINVAL;
-    int rc = writer_put(&s->queue, s->part, data, len);
+    int rc = writer_put(&s->srv->writer, &s->queue, s->part, data, len);
     if (rc < 0)
         return rc;
     s->part_pending += len;

@@ -122,7 +122,8 @@ static void take_member(recd_session *s)
     if (n < 0) {
         log_err("session '%s': the Recap encoder failed: %s", s->key, recd_strerror(n));
     } else if (r->member.len) {
-        int rc = writer_put_member(&s->queue, s->part, r->member.data, r->member.len);
+        int rc = writer_put_member(&s->srv->writer, &s->queue, s->part, r->member.data,
+                                   r->member.len);
         if (rc < 0) {
             log_err("session '%s': out of memory queueing a member: %s", s->key, recd_strerror(rc));
         } else {

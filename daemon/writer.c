@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -11,6 +14,9 @@ typedef struct writer_seg {
     size_t len;
     bool member; /* compress before writing */
 } writer_seg;
+
+#define WRITER_HINT_MAX (1u << 20)
+#define WRITER_NICE 10
 
 struct writer_batch {
     writer_batch *next;
@@ -47,6 +53,7 @@ void writer_stage_free(writer_stage *w)
     for (size_t i = 0; i < w->nidle; i++)
         recd_gzip_deflater_free(w->idle[i]);
     w->nidle = 0;
+    buffer_pool_free(&w->buffers);
     uv_mutex_destroy(&w->lock);
 }
 
@@ -72,9 +79,12 @@ static void part_free(writer_part *p)
     free(p);
 }
 
-static void batch_free(writer_batch *b)
+static void batch_free(buffer_pool *pool, writer_batch *b)
 {
-    recd_buf_free(&b->data);
+    if (pool)
+        buffer_pool_release(pool, &b->data);
+    else
+        recd_buf_free(&b->data);
     free(b->segs);
     free(b->header);
     free(b);
@@ -94,6 +104,9 @@ void writer_seal(writer_queue *q)
 {
     if (!q->open)
         return;
+    size_t len = q->open->data.len;
+    if (len) /* a batch that only ends a part says nothing about sizes */
+        q->size_hint = len > WRITER_HINT_MAX ? WRITER_HINT_MAX : (uint32_t)len;
     queue_push(q, q->open);
     q->open = NULL;
 }
@@ -103,21 +116,28 @@ size_t writer_open_bytes(const writer_queue *q) { return q->open ? q->open->data
 bool writer_idle(const writer_queue *q) { return !q->open && !q->head && !q->busy; }
 
 /* The open batch for part p, starting a new one when the part changes. */
-static writer_batch *open_batch(writer_queue *q, writer_part *p)
+static writer_batch *open_batch(writer_stage *w, writer_queue *q, writer_part *p)
 {
     if (q->open && q->open->part != p)
         writer_seal(q);
     if (!q->open) {
         q->open = calloc(1, sizeof *q->open);
-        if (q->open)
-            q->open->part = p;
+        if (!q->open)
+            return NULL;
+        q->open->part = p;
+        /* Batches of a session tend to the same size: growing each from nothing would realloc
+         * and copy it a dozen times. Best effort, bounded (see buffer_pool_prepare()): put()
+         * grows it further when needed. */
+        if (w && q->size_hint)
+            buffer_pool_prepare(&w->buffers, &q->open->data, q->size_hint + q->size_hint / 8 + 64);
     }
     return q->open;
 }
 
-static int put(writer_queue *q, writer_part *p, const void *data, size_t len, bool member)
+static int put(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len,
+               bool member)
 {
-    writer_batch *b = open_batch(q, p);
+    writer_batch *b = open_batch(w, q, p);
     if (!b)
         return -ENOMEM;
     if (len == 0)
@@ -136,9 +156,11 @@ static int put(writer_queue *q, writer_part *p, const void *data, size_t len, bo
         last->len = 0;
         last->member = member;
     }
-    int rc = recd_buf_append(&b->data, data, len);
+    int rc = buffer_pool_reserve(&w->buffers, &b->data, len);
     if (rc < 0)
         return rc;
+    memcpy(b->data.data + b->data.len, data, len);
+    b->data.len += len;
     if (last == &b->segs[b->nsegs])
         b->nsegs++;
     last->len += len;
@@ -146,19 +168,19 @@ static int put(writer_queue *q, writer_part *p, const void *data, size_t len, bo
     return 0;
 }
 
-int writer_put(writer_queue *q, writer_part *p, const void *data, size_t len)
+int writer_put(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len)
 {
-    return put(q, p, data, len, false);
+    return put(w, q, p, data, len, false);
 }
 
-int writer_put_member(writer_queue *q, writer_part *p, const void *data, size_t len)
+int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len)
 {
-    return put(q, p, data, len, true);
+    return put(w, q, p, data, len, true);
 }
 
 int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t header_len)
 {
-    writer_batch *b = open_batch(q, p);
+    writer_batch *b = open_batch(NULL, q, p);
     if (!b)
         return -ENOMEM;
     b->end = true;
@@ -331,8 +353,24 @@ static void end_part(writer_job *j, writer_batch *b, open_part *op)
     log_debug("finalized %s (%llu bytes)", op->file.name, (unsigned long long)op->file.size);
 }
 
+/* The threadpool threads that run writer jobs drop below the loop's priority: when the CPUs are
+ * busy, reading input (UDP has no backpressure: the kernel drops what is not read in time) comes
+ * before writing it out, which the buffers absorb. Linux applies the nice value per thread; the
+ * daemon runs nothing latency-bound on the threadpool. */
+static void lower_priority_once(void)
+{
+    static _Thread_local bool done;
+    if (done)
+        return;
+    done = true;
+#ifdef __linux__
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WRITER_NICE);
+#endif
+}
+
 static void job_work(uv_work_t *req)
 {
+    lower_priority_once();
     writer_job *j = req->data;
     uint64_t t0 = uv_hrtime();
     recd_gzip_deflater *d = NULL;
@@ -376,7 +414,7 @@ static void job_after(uv_work_t *req, int status)
             j->result.last_released += b->data.len;
         if (b->end)
             part_free(b->part);
-        batch_free(b);
+        batch_free(&j->stage->buffers, b);
         b = next;
     }
     j->queue->busy = false;
@@ -422,7 +460,7 @@ uint64_t writer_queue_discard(writer_queue *q)
         bytes += b->data.len;
         if (b->end)
             part_free(b->part);
-        batch_free(b);
+        batch_free(NULL, b);
         b = next;
     }
     q->head = q->tail = NULL;

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "buffer_pool.h"
+
 #include "recd/common.h"
 #include "recd/gzip_members.h"
 #include "recd/part_file.h"
@@ -35,9 +37,10 @@ typedef struct writer_queue {
     writer_batch *open;        /* collecting bytes; NULL when nothing is pending */
     writer_batch *head, *tail; /* sealed, waiting for the next job */
     bool busy;                 /* a job is in flight */
+    uint32_t size_hint;        /* size the last batch reached: the next one starts that large */
 } writer_queue;
 
-/* Shared by all jobs: the output root and a pool of reusable compressors. */
+/* Shared by all jobs: the output root, a pool of reusable compressors and one of batch buffers. */
 typedef struct writer_stage {
     uv_loop_t *loop;
     int root_fd;
@@ -45,6 +48,7 @@ typedef struct writer_stage {
     recd_gzip_deflater *idle[WRITER_POOL_MAX];
     size_t nidle;
     uint64_t jobs_running;
+    buffer_pool buffers; /* batch buffers, recycled on the loop thread */
 } writer_stage;
 
 typedef struct writer_result {
@@ -71,9 +75,9 @@ writer_part *writer_part_new(const char *rel, int gzip_level);
 
 /* Appends file bytes for part p (a new batch starts when p differs from the open batch's part).
  * 0 or -ENOMEM. */
-int writer_put(writer_queue *q, writer_part *p, const void *data, size_t len);
+int writer_put(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len);
 /* Appends an uncompressed gzip member body that the job compresses at p's level. */
-int writer_put_member(writer_queue *q, writer_part *p, const void *data, size_t len);
+int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len);
 /* Ends p after everything queued for it: header (if given, len bytes written at offset 0 after
  * the data) then rename. Takes ownership of header (malloc'd, may be NULL). The caller must not
  * use p afterwards. 0 or -ENOMEM (then nothing changed and header is still the caller's). */
