@@ -1,6 +1,7 @@
-/* Datagram input: a datagram is all or nothing. It is decoded once to check every frame or line
- * (opens inside it count for the states after them) and, only when all are good, decoded again
- * to deliver, so a receiver never applies half a datagram. */
+/* Datagram input: a datagram is all or nothing. One with several frames or lines is decoded once
+ * to check every one (opens inside it count for the states after them) and, only when all are
+ * good, decoded again to deliver, so a receiver never applies half a datagram. One with a single
+ * frame or line is decoded and delivered in one pass. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -105,6 +106,16 @@ static int run(walk *w, const uint8_t *data, size_t len)
     return w->enc == RECD_WIRE_BINARY ? walk_binary(w, data, len) : walk_ndjson(w, data, len);
 }
 
+/* True when the datagram holds one frame or line: nothing can be half applied, so the checking
+ * pass is skipped (most game servers send one sample per datagram). */
+static bool single_message(const walk *w, const uint8_t *data, size_t len)
+{
+    if (w->enc == RECD_WIRE_BINARY)
+        return len >= RECD_WIRE_HEADER_SIZE && RECD_WIRE_HEADER_SIZE + (uint64_t)ld_le32(data + 4) == len;
+    const uint8_t *nl = memchr(data, '\n', len);
+    return !nl || nl == data + len - 1;
+}
+
 int recd_wire_decode_datagram(const recd_wire_decoder_config *cfg, const uint8_t *data, size_t len,
                               char *err, size_t errlen)
 {
@@ -130,8 +141,9 @@ int recd_wire_decode_datagram(const recd_wire_decoder_config *cfg, const uint8_t
             return -EPROTO;
         }
     }
+    w.deliver = single_message(&w, data, len);
     int rc = run(&w, data, len);
-    if (rc == 0) {
+    if (rc == 0 && !w.deliver) {
         w.deliver = true;
         rc = run(&w, data, len);
     }

@@ -143,6 +143,36 @@ static void ndjson_datagrams(void **state)
     recd_buf_free(&k.json);
 }
 
+/* One frame or line is delivered in a single pass: exactly once, and never when it is followed by
+ * anything that makes the datagram more than one message. */
+static void single_message_datagrams(void **state)
+{
+    (void)state;
+    ws_set s;
+    ws_build(&s);
+    recd_buf one = {0};
+    assert_int_equal(recd_wire_encode(&s.m[0], RECD_WIRE_BINARY, 0, &one), 0); /* an open */
+    ws_sink k = {0};
+    char err[320];
+    assert_int_equal(decode(&k, RECD_WIRE_AUTO, one.data, one.len, err, sizeof err), 0);
+    assert_int_equal(k.count, 1);
+    const uint8_t tail[] = {0xD7, 1};
+    assert_int_equal(recd_buf_append(&one, tail, sizeof tail), 0);
+    assert_int_equal(decode(&k, RECD_WIRE_AUTO, one.data, one.len, err, sizeof err), -EPROTO);
+    assert_int_equal(k.count, 1); /* the good frame before the cut one was not applied */
+
+    const char line[] = "{\"type\":\"open\",\"session\":\"u\",\"format\":\"samp-onfoot\"}\n";
+    assert_int_equal(decode(&k, RECD_WIRE_AUTO, line, strlen(line), err, sizeof err), 0);
+    assert_int_equal(decode(&k, RECD_WIRE_AUTO, line, strlen(line) - 1, err, sizeof err), 0);
+    assert_int_equal(k.count, 3);
+    const char two[] = "{\"type\":\"open\",\"session\":\"u\",\"format\":\"samp-onfoot\"}\n{";
+    assert_int_equal(decode(&k, RECD_WIRE_AUTO, two, strlen(two), err, sizeof err), -EBADMSG);
+    assert_int_equal(k.count, 3);
+    recd_buf_free(&k.json);
+    recd_buf_free(&one);
+    ws_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +180,7 @@ int main(void)
         cmocka_unit_test(registry_and_local_opens),
         cmocka_unit_test(bad_datagram_rejected_whole),
         cmocka_unit_test(ndjson_datagrams),
+        cmocka_unit_test(single_message_datagrams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
