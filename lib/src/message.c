@@ -49,18 +49,31 @@ const char *recd_msg_format_ext(recd_msg_format f)
     }
 }
 
+/* Bytes allowed in a session key: A-Z a-z 0-9 . _ - (a table: every frame's key is checked). */
+static const bool key_byte_ok[256] = {
+    ['-'] = true, ['.'] = true, ['_'] = true,
+    ['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true, ['4'] = true,
+    ['5'] = true, ['6'] = true, ['7'] = true, ['8'] = true, ['9'] = true,
+    ['A'] = true, ['B'] = true, ['C'] = true, ['D'] = true, ['E'] = true, ['F'] = true,
+    ['G'] = true, ['H'] = true, ['I'] = true, ['J'] = true, ['K'] = true, ['L'] = true,
+    ['M'] = true, ['N'] = true, ['O'] = true, ['P'] = true, ['Q'] = true, ['R'] = true,
+    ['S'] = true, ['T'] = true, ['U'] = true, ['V'] = true, ['W'] = true, ['X'] = true,
+    ['Y'] = true, ['Z'] = true,
+    ['a'] = true, ['b'] = true, ['c'] = true, ['d'] = true, ['e'] = true, ['f'] = true,
+    ['g'] = true, ['h'] = true, ['i'] = true, ['j'] = true, ['k'] = true, ['l'] = true,
+    ['m'] = true, ['n'] = true, ['o'] = true, ['p'] = true, ['q'] = true, ['r'] = true,
+    ['s'] = true, ['t'] = true, ['u'] = true, ['v'] = true, ['w'] = true, ['x'] = true,
+    ['y'] = true, ['z'] = true,
+};
+
 bool recd_session_key_valid(const char *key, size_t len)
 {
     if (!key || len == 0 || len > RECD_SESSION_KEY_MAX || key[0] == '.')
         return false;
-    for (size_t i = 0; i < len; i++) {
-        char c = key[i];
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '.' || c == '_' || c == '-';
-        if (!ok)
-            return false;
-    }
-    return true;
+    bool ok = true;
+    for (size_t i = 0; i < len; i++) /* no early exit: the loop stays branch-free */
+        ok &= key_byte_ok[(unsigned char)key[i]];
+    return ok;
 }
 
 void recd_msg_init(recd_msg *m, recd_msg_type type, recd_msg_format format)

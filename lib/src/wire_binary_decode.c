@@ -57,7 +57,7 @@ static int read_key(wire_env *env, reader *r, recd_msg *m, char *why, size_t why
     }
     if (!take(r, *klen, &key))
         return truncated("session key", why, whylen);
-    if (!recd_session_key_valid((const char *)key, *klen) || memchr(key, 0, *klen)) {
+    if (!recd_session_key_valid((const char *)key, *klen)) { /* NUL is not a key byte */
         char safe[48];
         safe_copy(key, *klen, safe);
         wire_why(why, whylen,
@@ -66,7 +66,13 @@ static int read_key(wire_env *env, reader *r, recd_msg *m, char *why, size_t why
                  safe, *klen, RECD_SESSION_KEY_MAX);
         return -EBADMSG;
     }
-    memcpy(m->session, key, *klen);
+    /* A fixed-size copy when the body holds that many bytes from the key on (a state always
+     * does): gcc turns a variable one of up to 64 bytes into `rep movs`, whose start-up cost was
+     * a tenth of the loop thread's time. The bytes after the terminator are then frame bytes. */
+    if (*klen + left(r) >= RECD_SESSION_KEY_MAX)
+        memcpy(m->session, key, RECD_SESSION_KEY_MAX);
+    else
+        memcpy(m->session, key, *klen);
     m->session[*klen] = 0;
     return 0;
 }

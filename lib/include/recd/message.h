@@ -90,7 +90,8 @@ typedef struct recd_msg_close {
 typedef struct recd_msg {
     recd_msg_type type;
     recd_msg_format format;
-    char session[RECD_SESSION_KEY_MAX + 1]; /* "" when absent (files); required on the wire */
+    char session[RECD_SESSION_KEY_MAX + 1]; /* "" when absent (files); required on the wire;
+                                               bytes after the NUL are unspecified */
     bool has_seq;
     uint64_t seq; /* optional per-session sequence number, 0 .. 2^63-1 */
     union {
