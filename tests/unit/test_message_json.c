@@ -422,6 +422,20 @@ static void test_session_keys(void **state)
     recd_msg_free(&m);
     assert_true(recd_session_key_valid("a.b_c-D9", 8));
     assert_false(recd_session_key_valid("a\0b", 3));
+    /* Every byte value, first and later in a key. */
+    for (int c = 0; c < 256; c++) {
+        bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '.' || c == '_' || c == '-';
+        char key[3] = {'k', (char)c, 'z'};
+        assert_int_equal(recd_session_key_valid(key, 3), allowed);
+        key[0] = (char)c;
+        assert_int_equal(recd_session_key_valid(key, 1), allowed && c != '.');
+    }
+    char longest[RECD_SESSION_KEY_MAX + 1];
+    memset(longest, 'x', sizeof longest);
+    assert_true(recd_session_key_valid(longest, RECD_SESSION_KEY_MAX));
+    assert_false(recd_session_key_valid(longest, RECD_SESSION_KEY_MAX + 1));
+    assert_false(recd_session_key_valid(longest, 0));
 }
 
 /* ---- JSONL documents ------------------------------------------------------------------------- */
