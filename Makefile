@@ -41,8 +41,10 @@ fuzz: deps
 	$(MAKE) asan FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L fuzz -j $(JOBS)
 
+# Endurance run (10 minutes by default, SOAK_SECONDS=N to change): mixed load, reloads, a kill -9
+# and restart, RSS tracking, then every output file checked. See docs/operations.md.
 soak: build
-	@if [ -f tests/soak/run.sh ]; then bash tests/soak/run.sh $(BUILD); else echo "no soak tests yet"; fi
+	bash tests/soak/run.sh $(BUILD)
 
 install: build
 	cmake --install $(BUILD)
