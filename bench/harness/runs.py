@@ -130,6 +130,9 @@ def udp_step(env, sc, prep, which, rate, run_dir, profiler=None):
     """One UDP rate step (S4): opens over TCP, then `rate` datagrams/s, one sample each."""
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
+    # Write back the earlier scenarios' and steps' files first: the kernel's write-back threads
+    # would otherwise take CPU in the middle of a step, and UDP has no backpressure to absorb it.
+    os.sync()
     sysm = _make(env, which, run_dir, sc)
     res = {"system": which, "rate_target": rate}
     sysm.start(tcp=(which == "recd"), udp=True)
