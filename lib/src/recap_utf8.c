@@ -1,10 +1,22 @@
 /* Strict UTF-8 validation and code-point-safe truncation for Recap strings. */
+#include <string.h>
+
 #include "recap_internal.h"
 
 bool recap_utf8_valid(const uint8_t *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
+        /* Item texts are mostly ASCII, and every full state carries them all again. */
+        while (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (w & 0x8080808080808080ull)
+                break;
+            i += 8;
+        }
+        if (i == n)
+            break;
         uint8_t b = s[i];
         if (b < 0x80) {
             i++;
