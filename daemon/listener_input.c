@@ -72,11 +72,12 @@ int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, ch
     listener_account_end(in, meta->offset);
     in->accepted = false;
     in->lookup_missed = false; /* a miss that still decoded (a close) is not an error */
+    bool sample = m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT; /* m may be moved from */
     int rc = session_dispatch(in, m, meta, err, errlen);
     if (rc == 0 && in->accepted) {
         in->acct_open = true;
         in->acct_offset = meta->offset;
-        in->acct_sample = m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT;
+        in->acct_sample = sample;
     }
     return rc;
 }

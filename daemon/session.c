@@ -407,7 +407,7 @@ static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m
     }
     s->last_input_ms = now_ms;
     s->dormant = false;
-    int rc = is_recap ? session_recap_msg(s, in, m, meta->has_time, now_ms, why, whylen)
+    int rc = is_recap ? session_recap_msg(s, in, m, meta, now_ms, why, whylen)
                       : session_rec_state(s, in, m, meta->has_time, now_ms, why, whylen);
     if (rc < 0)
         return rc;

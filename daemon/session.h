@@ -129,8 +129,10 @@ void session_rec_end_part(recd_session *s);
 
 /* Recap (session_recap.c) */
 int session_recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen);
-int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
-                      uint64_t now_ms, char *why, size_t whylen);
+/* A state or event for the session's current tick group. Takes m's contents (meta->movable)
+ * instead of copying them when it keeps the message. */
+int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m,
+                      const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen);
 void session_recap_flush(recd_session *s, bool end_of_part, uint64_t now_ms);
 int session_recap_flush_at(recd_session *s, const recd_msg *m, char *why, size_t whylen);
 void session_recap_close_time(recd_session *s, int64_t end_ms);

@@ -347,8 +347,18 @@ static void feed_group(recd_session *s)
     update_estimate(s);
 }
 
-static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, char *why,
-                        size_t whylen)
+/* Keeps m: moved out of the decoder's message when allowed (a Recap state is a few KiB of
+ * items), else deep-copied. */
+static int keep(recd_msg *dst, const recd_msg *m, recd_msg *movable)
+{
+    if (movable != m)
+        return recd_msg_copy(dst, m);
+    recd_msg_move(dst, movable);
+    return 0;
+}
+
+static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, recd_msg *movable,
+                        char *why, size_t whylen)
 {
     session_recap *r = s->recap;
     if (m->type == RECD_MSG_STATE) {
@@ -359,7 +369,7 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, c
                                       (unsigned long long)r->group_tick);
             recd_msg_free(&r->state); /* stamped: the latest state of the tick wins */
         }
-        return recd_msg_copy(&r->state, m);
+        return keep(&r->state, m, movable);
     }
     if (r->nevents == r->capevents) {
         size_t cap = r->capevents ? r->capevents * 2 : 4;
@@ -369,16 +379,17 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, c
         r->events = e;
         r->capevents = cap;
     }
-    int rc = recd_msg_copy(&r->events[r->nevents], m);
+    int rc = keep(&r->events[r->nevents], m, movable);
     if (rc == 0)
         r->nevents++;
     return rc;
 }
 
-int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
-                      uint64_t now_ms, char *why, size_t whylen)
+int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m,
+                      const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
 {
     session_recap *r = s->recap;
+    bool has_time = meta->has_time;
     bool is_state = m->type == RECD_MSG_STATE;
     if (!is_state) {
         int rc = recd_recap_event_check(&m->recap_event->event);
@@ -408,7 +419,7 @@ int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m, boo
         r->group_stamped = !has_time;
         r->group_since_ms = now_ms;
     }
-    int rc = add_to_group(s, in, m, why, whylen);
+    int rc = add_to_group(s, in, m, meta->movable, why, whylen);
     if (rc < 0)
         return rc;
     session_note_pending(s, now_ms);

@@ -102,6 +102,12 @@ void recd_msg_free(recd_msg *m)
     memset(m, 0, sizeof *m);
 }
 
+void recd_msg_move(recd_msg *dst, recd_msg *src)
+{
+    *dst = *src;
+    recd_msg_init(src, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
+}
+
 int recd_msg_copy(recd_msg *dst, const recd_msg *src)
 {
     *dst = *src;

@@ -33,7 +33,7 @@ static int use(walk *w, recd_msg *m, bool has_time)
     char why[256] = "";
     int rc = wire_env_after(&w->env, m, why, sizeof why);
     if (rc == 0 && w->deliver && w->cfg->on_msg) {
-        recd_wire_meta meta = {w->enc, has_time, w->index, w->offset};
+        recd_wire_meta meta = {w->enc, has_time, w->index, w->offset, m};
         rc = w->cfg->on_msg(w->cfg->ctx, m, &meta, why, sizeof why);
         if (rc < 0 && !why[0])
             snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));

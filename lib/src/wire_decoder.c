@@ -81,7 +81,7 @@ static int deliver(recd_wire_decoder *d, recd_msg *m, bool has_time, size_t cons
     char why[256] = "";
     int rc = wire_env_after(&d->env, m, why, sizeof why);
     if (rc == 0 && d->cfg.on_msg) {
-        recd_wire_meta meta = {d->enc, has_time, d->units + 1, d->offset};
+        recd_wire_meta meta = {d->enc, has_time, d->units + 1, d->offset, m};
         rc = d->cfg.on_msg(d->cfg.ctx, m, &meta, why, sizeof why);
         if (rc < 0 && !why[0])
             snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));

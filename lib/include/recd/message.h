@@ -117,6 +117,8 @@ int recd_msg_set_recap_state(recd_msg *m, uint64_t tick, const recd_recap_state 
 int recd_msg_set_recap_event(recd_msg *m, uint64_t tick, const recd_recap_event *ev);
 /* Deep copy of any message into a fresh dst. */
 int recd_msg_copy(recd_msg *dst, const recd_msg *src);
+/* dst (fresh, or freed) takes everything src owns; src is left as RECD_MSG_NONE. */
+void recd_msg_move(recd_msg *dst, recd_msg *src);
 
 /* ---- JSON lines -------------------------------------------------------------------------------
  * One message is one JSON object on one line. Unknown keys, missing required keys, wrong types,

@@ -48,6 +48,9 @@ typedef struct recd_wire_meta {
     bool has_time;
     uint64_t index;  /* 1-based frame or line number on this stream / in this datagram */
     uint64_t offset; /* byte offset of the frame or line in the stream / datagram */
+    /* The delivered message itself, which the decoder frees after on_msg returns: on_msg may take
+     * its contents with recd_msg_move() instead of copying them. */
+    recd_msg *movable;
 } recd_wire_meta;
 
 /* Called once per decoded message; m and meta are valid only during the call. Return 0 to go on,
