@@ -16,7 +16,8 @@
 
 typedef struct recd_server recd_server;
 
-#define LISTENER_UDP_BUFFER (32u * 64u * 1024u)   /* recvmmsg: up to 32 datagrams per call */
+/* libuv's recvmmsg takes one 64 KiB slot per datagram and at most 20 slots per call. */
+#define LISTENER_UDP_BUFFER (20u * 64u * 1024u)
 #define LISTENER_UDP_RCVBUF (8 * 1024 * 1024)     /* asked of the kernel (it may give less) */
 #define LISTENER_BACKLOG 511
 #define LISTENER_UDP_DATAGRAM_MAX (64u * 1024u)
