@@ -43,29 +43,44 @@ static recd_recap_decode_result decode(const uint8_t *data, size_t len, trace *t
     return res;
 }
 
+/* Sends the open of a Recap session with header h. */
+static void send_open(recd_client *c, const char *session, const recd_recap_header *h)
+{
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
+    snprintf(m.session, sizeof m.session, "%s", session);
+    assert_int_equal(recd_msg_set_recap_open(&m, h), 0);
+    td_send(c, &m);
+    recd_msg_free(&m);
+}
+
+/* Sends one timed full state. */
+static void send_state(recd_client *c, const char *session, uint64_t tick,
+                       const recd_recap_state *st)
+{
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
+    snprintf(m.session, sizeof m.session, "%s", session);
+    assert_int_equal(recd_msg_set_recap_state(&m, tick, st), 0);
+    td_send(c, &m);
+    recd_msg_free(&m);
+}
+
 static void send_player(const char *url, const char *session, const recd_synth_params *p)
 {
     recd_synth_recap_gen *g;
     assert_int_equal(recd_synth_recap_gen_new(p, &g), 0);
     recd_client *c = td_connect(url);
     bool udp = strncmp(url, "udp:", 4) == 0;
-    recd_msg m;
     recd_recap_header h;
     recd_synth_recap_gen_header(g, &h);
-    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
-    snprintf(m.session, sizeof m.session, "%s", session);
-    assert_int_equal(recd_msg_set_recap_open(&m, &h), 0);
-    td_send(c, &m);
-    recd_msg_free(&m);
+    send_open(c, session, &h);
     recd_synth_recap_tick t;
     unsigned n = 0;
     while (recd_synth_recap_gen_next(g, &t) == 1) {
-        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
-        snprintf(m.session, sizeof m.session, "%s", session);
-        assert_int_equal(recd_msg_set_recap_state(&m, t.tick, t.state), 0);
-        td_send(c, &m);
-        recd_msg_free(&m);
+        send_state(c, session, t.tick, t.state);
         for (size_t i = 0; i < t.n_events; i++) {
+            recd_msg m;
             recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
             snprintf(m.session, sizeof m.session, "%s", session);
             assert_int_equal(recd_msg_set_recap_event(&m, t.tick, &t.events[i]), 0);
@@ -199,15 +214,8 @@ static void test_flush_close_and_stamped_ticks(void **state)
     recd_recap_header h;
     recd_synth_recap_gen_header(g, &h);
     recd_client *c = td_connect(d.tcp);
-    const char *keys[] = {"explicit", "stamped"};
-    for (int k = 0; k < 2; k++) {
-        recd_msg m;
-        recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
-        snprintf(m.session, sizeof m.session, "%s", keys[k]);
-        assert_int_equal(recd_msg_set_recap_open(&m, &h), 0);
-        td_send(c, &m);
-        recd_msg_free(&m);
-    }
+    send_open(c, "explicit", &h);
+    send_open(c, "stamped", &h);
     recd_synth_recap_tick t;
     for (int i = 0; i < 100 && recd_synth_recap_gen_next(g, &t) == 1; i++) {
         recd_msg m;
@@ -282,20 +290,11 @@ static void test_resume_after_idle_carries_the_last_state(void **state)
     recd_recap_header h;
     recd_synth_recap_gen_header(g, &h);
     recd_client *c = td_connect(d.tcp);
-    recd_msg m;
-    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
-    snprintf(m.session, sizeof m.session, "resumed");
-    assert_int_equal(recd_msg_set_recap_open(&m, &h), 0);
-    td_send(c, &m);
-    recd_msg_free(&m);
+    send_open(c, "resumed", &h);
     recd_synth_recap_tick t;
     uint64_t last = 0;
     while (recd_synth_recap_gen_next(g, &t) == 1) {
-        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
-        snprintf(m.session, sizeof m.session, "resumed");
-        assert_int_equal(recd_msg_set_recap_state(&m, t.tick, t.state), 0);
-        td_send(c, &m);
-        recd_msg_free(&m);
+        send_state(c, "resumed", t.tick, t.state);
         last = t.tick;
     }
     assert_int_equal(recd_client_flush(c), 0);
@@ -314,6 +313,7 @@ static void test_resume_after_idle_carries_the_last_state(void **state)
     assert_true(td_wait_metric(&d, "recd_files_finalized_total", 1, 10000) >= 1); /* idle */
     recd_recap_value msg = {.blob = recd_recap_str("back again")};
     recd_recap_event ev = {RECD_RECAP_CHAT_MESSAGE, 1, &msg};
+    recd_msg m;
     recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
     snprintf(m.session, sizeof m.session, "resumed");
     assert_int_equal(recd_msg_set_recap_event(&m, last + 40, &ev), 0);
