@@ -33,13 +33,10 @@ void listener_account_end(session_input *in, uint64_t end_offset)
 
 void listener_tally_publish(recd_server *srv, recd_m_transport t, input_tally *tally)
 {
-    recd_daemon_metrics *m = &srv->metrics;
     for (size_t f = 0; f < RECD_M_FORMATS; f++) {
         if (!tally->bytes[f] && !tally->samples[f])
             continue;
-        size_t series = recd_metric_series2(m->samples_total, (size_t)t, f);
-        recd_metric_add(m->samples_total, series, tally->samples[f]);
-        recd_metric_add(m->bytes_in_total, series, tally->bytes[f]);
+        recd_metrics_input(&srv->metrics, t, (recd_m_format)f, tally->samples[f], tally->bytes[f]);
         tally->samples[f] = tally->bytes[f] = 0;
     }
 }

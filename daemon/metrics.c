@@ -445,10 +445,11 @@ void recd_daemon_metrics_free(recd_daemon_metrics *m)
     memset(m, 0, sizeof *m);
 }
 
-void recd_metrics_sample(recd_daemon_metrics *m, recd_m_transport t, recd_m_format f, uint64_t bytes)
+void recd_metrics_input(recd_daemon_metrics *m, recd_m_transport t, recd_m_format f, uint64_t samples,
+                        uint64_t bytes)
 {
     size_t s = recd_metric_series2(m->samples_total, (size_t)t, (size_t)f);
-    recd_metric_add(m->samples_total, s, 1);
+    recd_metric_add(m->samples_total, s, samples);
     recd_metric_add(m->bytes_in_total, s, bytes);
 }
 

@@ -98,8 +98,9 @@ typedef struct recd_daemon_metrics {
 int recd_daemon_metrics_init(recd_daemon_metrics *m);
 void recd_daemon_metrics_free(recd_daemon_metrics *m);
 
-/* One input message accepted: bumps samples and bytes for its transport and format. */
-void recd_metrics_sample(recd_daemon_metrics *m, recd_m_transport t, recd_m_format f, uint64_t bytes);
+/* Adds input of one transport and format: samples (states and events) and bytes (every message). */
+void recd_metrics_input(recd_daemon_metrics *m, recd_m_transport t, recd_m_format f, uint64_t samples,
+                        uint64_t bytes);
 void recd_metrics_decode_error(recd_daemon_metrics *m, recd_m_reason reason);
 void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, double seconds);
 void recd_metrics_config_reload(recd_daemon_metrics *m, int ok);

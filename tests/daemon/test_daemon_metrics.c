@@ -119,9 +119,9 @@ static void recd_set(void **state)
     (void)state;
     recd_daemon_metrics m;
     assert_int_equal(recd_daemon_metrics_init(&m), 0);
-    recd_metrics_sample(&m, RECD_M_UDP, RECD_M_RECAP, 120);
-    recd_metrics_sample(&m, RECD_M_UDP, RECD_M_RECAP, 80);
-    recd_metrics_sample(&m, RECD_M_TCP, RECD_M_SAMP_ONFOOT, 72);
+    recd_metrics_input(&m, RECD_M_UDP, RECD_M_RECAP, 1, 120);
+    recd_metrics_input(&m, RECD_M_UDP, RECD_M_RECAP, 1, 80);
+    recd_metrics_input(&m, RECD_M_TCP, RECD_M_SAMP_ONFOOT, 1, 72);
     recd_metrics_decode_error(&m, RECD_M_TOO_LARGE);
     recd_metrics_decode_error(&m, RECD_M_REASONS); /* out of range: ignored */
     recd_metrics_flush_done(&m, 4096, 0.002);
@@ -161,7 +161,7 @@ static void *writer_thread(void *arg)
 {
     (void)arg;
     for (int i = 0; i < 100000; i++) {
-        recd_metrics_sample(&shared, RECD_M_TCP, RECD_M_RECAP, 3);
+        recd_metrics_input(&shared, RECD_M_TCP, RECD_M_RECAP, 1, 3);
         recd_metric_observe(shared.flush_latency_seconds, 0, 0.25);
         recd_metric_add(shared.buffered_bytes, 0, 2);
         recd_metric_sub(shared.buffered_bytes, 0, 2);
