@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
 
 #include "metrics.h"
 #include "recd/message.h"
@@ -18,6 +17,7 @@
 #include "writer.h"
 
 typedef struct recd_server recd_server;
+struct sockaddr;
 typedef struct session_recap session_recap;
 
 typedef struct recd_session {
