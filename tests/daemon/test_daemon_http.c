@@ -283,7 +283,8 @@ static void endpoints(void **state)
 static void limits_client(harness *h)
 {
     response r;
-    /* An idle client is dropped after the timeout (2 s here). */
+    /* An idle client is dropped after the timeout (4 s here: wide margins, since ctest runs this
+     * beside CPU-heavy tests). */
     double t0 = now_s();
     int idle = connect_to(h->port);
     CHECK(idle >= 0);
@@ -291,7 +292,7 @@ static void limits_client(harness *h)
     close(idle);
     CHECK(r.closed);
     double waited = now_s() - t0;
-    CHECK(waited > 1.5 && waited < 10.0);
+    CHECK(waited > 3.0 && waited < 15.0);
 
     /* With two clients connected, a third is closed at once. */
     int a = connect_to(h->port), b = connect_to(h->port);
@@ -303,7 +304,7 @@ static void limits_client(harness *h)
     read_response(c, &r);
     close(c);
     CHECK(r.closed);
-    CHECK(now_s() - t0 < 1.0); /* well before the 2 s timeout */
+    CHECK(now_s() - t0 < 2.0); /* well before the 4 s timeout */
     close(a);
     close(b);
     usleep(50000);
@@ -314,7 +315,7 @@ static void limits_client(harness *h)
 static void limits(void **state)
 {
     (void)state;
-    run_with_client(limits_client, 2, 2000);
+    run_with_client(limits_client, 2, 4000);
 }
 
 static void start_errors(void **state)
