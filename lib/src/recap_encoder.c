@@ -464,8 +464,10 @@ int recd_recap_encoder_flush_at(recd_recap_encoder *e, uint64_t end_tick)
 {
     if (e->err)
         return e->err;
-    if (e->finished || !e->started)
+    if (e->finished)
         return -EINVAL;
+    if (!e->started) /* an empty member before the first tick: nothing to record or flush */
+        return end_tick == 0 ? 0 : -ERANGE;
     if (end_tick < e->first_tick || end_tick - e->first_tick < e->next)
         return -ERANGE;
     uint64_t end = end_tick - e->first_tick;

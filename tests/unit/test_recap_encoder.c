@@ -586,6 +586,11 @@ static void test_ticks_must_increase(void **st)
     recd_recap_encoder *e;
     assert_int_equal(recd_recap_encoder_new(&e, &h, NULL, recd_buf_sink(&a)), 0);
     assert_int_equal(recd_recap_encoder_tick(e, 10, NULL, NULL, 0), -EINVAL); /* no first state */
+    /* An empty member before the first tick ends at tick 0 and writes nothing. */
+    size_t header_len = a.len;
+    assert_int_equal(recd_recap_encoder_flush_at(e, 0), 0);
+    assert_int_equal(recd_recap_encoder_flush_at(e, 5), -ERANGE);
+    assert_int_equal(a.len, header_len);
     assert_int_equal(recd_recap_encoder_tick(e, 10, &s, NULL, 0), 0);
     assert_int_equal(recd_recap_encoder_tick(e, 10, &s, NULL, 0), -ERANGE);
     assert_int_equal(recd_recap_encoder_tick(e, 9, &s, NULL, 0), -ERANGE);

@@ -291,7 +291,8 @@ int recd_recap_encoder_tick(recd_recap_encoder *e, uint64_t tick, const recd_rec
 /* Ends the current gzip member after the last tick fed (no-op when nothing is pending). */
 int recd_recap_encoder_flush(recd_recap_encoder *e);
 /* Like flush, but first records ticks up to end_tick (exclusive) as unchanged; end_tick must be
- * greater than the last tick fed (-ERANGE). Replays a decoded member end. */
+ * greater than the last tick fed (-ERANGE). Replays a decoded member end. Before the first tick
+ * only end_tick 0 is accepted (what a decoder reports for an empty leading member): a no-op. */
 int recd_recap_encoder_flush_at(recd_recap_encoder *e, uint64_t end_tick);
 
 /* Ends the current gzip member like flush(), but appends the member's uncompressed action bytes to

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes small synthetic .recap seeds for fuzz_recap_decoder into $1: header only, a multi-member
-# file touching state, event, skip and extension actions, a version-1 header, and a cut file.
+# file touching state, event, skip and extension actions, a version-1 header, a cut file, and an
+# empty member before the first tick.
 set -euo pipefail
 dir=${1:?usage: fuzz_recap_decoder.sh DIR}
 mkdir -p "$dir"
@@ -44,4 +45,5 @@ write("multi_member.recap", header(ext=encoder) + frames)
 write("version1.recap", header(version=1) + member(full + tick1 + skips))
 write("cut.recap", (header(ext=encoder) + frames)[:-7])
 write("unknown_ext.recap", header(ext=encoder + b"\x09\x00\x01x") + member(full))
+write("empty_first_member.recap", header(ext=encoder) + member(b"") + member(full + tick1))
 PY
