@@ -270,3 +270,24 @@ int recd_rec_vehicle_check(const recd_rec_vehicle *b)
         return -EINVAL;
     return weapon_fits(b->weapon, b->additional_key) ? 0 : -EINVAL;
 }
+
+/* A float is NaN or infinite exactly when its exponent bits are all ones. */
+static bool words_finite(const uint8_t *p, size_t nwords)
+{
+    uint32_t bad = 0;
+    for (size_t i = 0; i < nwords; i++)
+        bad |= (uint32_t)((ld_le32(p + 4 * i) & 0x7F800000u) == 0x7F800000u);
+    return !bad;
+}
+
+int recd_rec_block_check(recd_rec_type type, const uint8_t *block)
+{
+    switch (type) {
+    case RECD_REC_TYPE_ONFOOT: /* position + rotation at 10..37, velocity + surf offset at 42..65 */
+        return words_finite(block + 10, 7) && words_finite(block + 42, 6) ? 0 : -EINVAL;
+    case RECD_REC_TYPE_VEHICLE: /* rotation, position, velocity, vehicle health at 12..55 */
+        return words_finite(block + 12, 11) ? 0 : -EINVAL;
+    default: return -EINVAL;
+    }
+}
+

@@ -3,6 +3,7 @@
 #include "recd/samp_rec.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "bytes.h"
 
@@ -71,36 +72,45 @@ static int write_block(recd_rec_writer *w, const uint8_t *block, size_t len, uin
     return 0;
 }
 
+static size_t block_size(recd_rec_type type)
+{
+    return type == RECD_REC_TYPE_ONFOOT ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
+}
+
+int recd_rec_writer_block(recd_rec_writer *w, const uint8_t *block, size_t len)
+{
+    if (!w || !block || !w->sink.write || len != block_size(w->type) ||
+        recd_rec_block_check(w->type, block) < 0)
+        return -EINVAL;
+    uint32_t time_ms = ld_le32(block);
+    bool raised;
+    int rc = apply_time_policy(w, &time_ms, &raised);
+    if (rc < 0)
+        return rc;
+    if (!raised)
+        return write_block(w, block, len, time_ms, false);
+    uint8_t copy[RECD_REC_ONFOOT_BLOCK_SIZE];
+    memcpy(copy, block, len);
+    st_le32(copy, time_ms);
+    return write_block(w, copy, len, time_ms, true);
+}
+
+/* The struct is checked first: weapon and additional key out of range cannot be seen once they
+ * share a byte. */
 int recd_rec_writer_onfoot(recd_rec_writer *w, const recd_rec_onfoot *b)
 {
-    if (!w || !b || !w->sink.write || w->type != RECD_REC_TYPE_ONFOOT)
+    if (!w || !b || w->type != RECD_REC_TYPE_ONFOOT || recd_rec_onfoot_check(b) < 0)
         return -EINVAL;
-    int rc = recd_rec_onfoot_check(b);
-    if (rc < 0)
-        return rc;
-    recd_rec_onfoot copy = *b;
-    bool raised;
-    rc = apply_time_policy(w, &copy.time_ms, &raised);
-    if (rc < 0)
-        return rc;
     uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
-    recd_rec_onfoot_encode(&copy, block);
-    return write_block(w, block, sizeof block, copy.time_ms, raised);
+    recd_rec_onfoot_encode(b, block);
+    return recd_rec_writer_block(w, block, sizeof block);
 }
 
 int recd_rec_writer_vehicle(recd_rec_writer *w, const recd_rec_vehicle *b)
 {
-    if (!w || !b || !w->sink.write || w->type != RECD_REC_TYPE_VEHICLE)
+    if (!w || !b || w->type != RECD_REC_TYPE_VEHICLE || recd_rec_vehicle_check(b) < 0)
         return -EINVAL;
-    int rc = recd_rec_vehicle_check(b);
-    if (rc < 0)
-        return rc;
-    recd_rec_vehicle copy = *b;
-    bool raised;
-    rc = apply_time_policy(w, &copy.time_ms, &raised);
-    if (rc < 0)
-        return rc;
     uint8_t block[RECD_REC_VEHICLE_BLOCK_SIZE];
-    recd_rec_vehicle_encode(&copy, block);
-    return write_block(w, block, sizeof block, copy.time_ms, raised);
+    recd_rec_vehicle_encode(b, block);
+    return recd_rec_writer_block(w, block, sizeof block);
 }

@@ -536,6 +536,81 @@ static void test_writer_refuses_nan_inf(void **state)
     recd_buf_free(&log.data);
 }
 
+/* The in-place check agrees with decode + struct check on every block, with NaN and infinity
+ * bit patterns dropped at any offset (so every float field and the bytes around them are hit). */
+static void test_block_check_matches_struct_check(void **state)
+{
+    (void)state;
+    static const uint32_t specials[] = {0x7FC00001u, 0xFFBFFFFFu, 0x7F800001u, 0x7F800000u,
+                                        0xFF800000u, 0x7F7FFFFFu, 0x80000000u};
+    tu_rng rng = {0xB10Cull};
+    size_t rejected[2] = {0, 0};
+    for (int i = 0; i < 20000; i++) {
+        bool foot = i % 2 == 0;
+        size_t n = foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
+        uint8_t blk[RECD_REC_ONFOOT_BLOCK_SIZE];
+        fill_random(&rng, blk, n);
+        for (size_t k = 0, m = tu_rand_below(&rng, 3); k < m; k++)
+            st_le32(blk + tu_rand_below(&rng, (uint32_t)(n - 3)),
+                    specials[tu_rand_below(&rng, sizeof specials / sizeof specials[0])]);
+        int want;
+        if (foot) {
+            recd_rec_onfoot b;
+            recd_rec_onfoot_decode(blk, &b);
+            want = recd_rec_onfoot_check(&b);
+        } else {
+            recd_rec_vehicle b;
+            recd_rec_vehicle_decode(blk, &b);
+            want = recd_rec_vehicle_check(&b);
+        }
+        assert_int_equal(recd_rec_block_check(foot ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE, blk),
+                         want);
+        rejected[foot] += want < 0;
+    }
+    assert_true(rejected[0] > 1000 && rejected[1] > 1000); /* both answers were exercised */
+    uint8_t zero[RECD_REC_ONFOOT_BLOCK_SIZE] = {0};
+    assert_int_equal(recd_rec_block_check(RECD_REC_TYPE_NONE, zero), -EINVAL);
+}
+
+/* A raw block goes out exactly as given, under the same rules as the struct entry points. */
+static void test_writer_block(void **state)
+{
+    (void)state;
+    call_log log = {0};
+    recd_rec_writer w;
+    recd_rec_writer_init(&w, RECD_REC_TYPE_ONFOOT, RECD_REC_TIME_CLAMP, log_sink(&log));
+    recd_rec_onfoot f = sample_onfoot(700);
+    uint8_t blk[RECD_REC_ONFOOT_BLOCK_SIZE];
+    recd_rec_onfoot_encode(&f, blk);
+    assert_int_equal(recd_rec_writer_block(&w, blk, sizeof blk), 0);
+    assert_int_equal(log.calls, 2); /* header, block */
+    assert_memory_equal(log.data.data + 8, blk, sizeof blk);
+    st_le32(blk, 650); /* earlier: clamped to 700 in the copy written, the caller's untouched */
+    assert_int_equal(recd_rec_writer_block(&w, blk, sizeof blk), 0);
+    assert_int_equal(ld_le32(log.data.data + 8 + 72), 700);
+    assert_memory_equal(log.data.data + 8 + 72 + 4, blk + 4, sizeof blk - 4);
+    assert_int_equal(ld_le32(blk), 650);
+    assert_int_equal(w.clamped, 1);
+    size_t calls = log.calls;
+    assert_int_equal(recd_rec_writer_block(&w, blk, RECD_REC_VEHICLE_BLOCK_SIZE), -EINVAL);
+    st_le32(blk + 58, 0x7FC00000u); /* velocity.y NaN */
+    assert_int_equal(recd_rec_writer_block(&w, blk, sizeof blk), -EINVAL);
+    assert_int_equal(log.calls, calls);
+    recd_buf_free(&log.data);
+
+    call_log vlog = {0};
+    recd_rec_writer_init(&w, RECD_REC_TYPE_VEHICLE, RECD_REC_TIME_REJECT, log_sink(&vlog));
+    recd_rec_vehicle v = sample_vehicle(100);
+    uint8_t vb[RECD_REC_VEHICLE_BLOCK_SIZE];
+    recd_rec_vehicle_encode(&v, vb);
+    assert_int_equal(recd_rec_writer_block(&w, vb, sizeof vb), 0);
+    st_le32(vb, 99);
+    assert_int_equal(recd_rec_writer_block(&w, vb, sizeof vb), -ERANGE);
+    assert_int_equal(recd_rec_writer_block(&w, vb, RECD_REC_ONFOOT_BLOCK_SIZE), -EINVAL);
+    assert_int_equal(vlog.calls, 2);
+    recd_buf_free(&vlog.data);
+}
+
 static void test_writer_wrong_type_and_bad_init(void **state)
 {
     (void)state;
@@ -1154,6 +1229,8 @@ int main(void)
         cmocka_unit_test(test_probe_nonfinite_and_nonunit),
         cmocka_unit_test(test_block_at_and_valid_prefix),
         cmocka_unit_test(test_layout_names),
+        cmocka_unit_test(test_block_check_matches_struct_check),
+        cmocka_unit_test(test_writer_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -165,6 +165,10 @@ void recd_rec_legacy_vehicle_encode(const recd_rec_legacy_vehicle *in,
  * The Hydra/train union is not checked: its meaning depends on the vehicle model. */
 int recd_rec_onfoot_check(const recd_rec_onfoot *b);
 int recd_rec_vehicle_check(const recd_rec_vehicle *b);
+/* The same check on an encoded 72-byte (ONFOOT) or 67-byte (VEHICLE) block, read in place: 0, or
+ * -EINVAL for a NaN or infinite float (the weapon byte always decodes into range) or another type.
+ * For receivers that store blocks as they arrive instead of decoding them. */
+int recd_rec_block_check(recd_rec_type type, const uint8_t *block);
 
 /* ---- Streaming writer ----------------------------------------------------------------------- */
 
@@ -194,6 +198,9 @@ int recd_rec_writer_header(recd_rec_writer *w);
  * under RECD_REC_TIME_REJECT, or the sink's error. */
 int recd_rec_writer_onfoot(recd_rec_writer *w, const recd_rec_onfoot *b);
 int recd_rec_writer_vehicle(recd_rec_writer *w, const recd_rec_vehicle *b);
+/* The same for an encoded block of the writer's type (len 72 or 67; anything else is -EINVAL),
+ * checked with recd_rec_block_check() and written as it is, but for a time raised under CLAMP. */
+int recd_rec_writer_block(recd_rec_writer *w, const uint8_t *block, size_t len);
 
 /* ---- Reader / validator --------------------------------------------------------------------- */
 
