@@ -38,7 +38,8 @@ static int truncated(const char *what, char *why, size_t whylen)
     return -EBADMSG;
 }
 
-static int read_key(wire_env *env, reader *r, recd_msg *m, char *why, size_t whylen)
+static int read_key(wire_env *env, reader *r, char session[RECD_SESSION_KEY_MAX + 1], char *why,
+                    size_t whylen)
 {
     const uint8_t *klen, *key;
     if (!take(r, 1, &klen))
@@ -52,7 +53,7 @@ static int read_key(wire_env *env, reader *r, recd_msg *m, char *why, size_t why
             wire_why(why, whylen, "key_len 0 but no earlier frame on this connection named a session");
             return -EBADMSG;
         }
-        memcpy(m->session, env->prev, sizeof m->session);
+        memcpy(session, env->prev, RECD_SESSION_KEY_MAX + 1);
         return 0;
     }
     if (!take(r, *klen, &key))
@@ -70,10 +71,10 @@ static int read_key(wire_env *env, reader *r, recd_msg *m, char *why, size_t why
      * does): gcc turns a variable one of up to 64 bytes into `rep movs`, whose start-up cost was
      * a tenth of the loop thread's time. The bytes after the terminator are then frame bytes. */
     if (*klen + left(r) >= RECD_SESSION_KEY_MAX)
-        memcpy(m->session, key, RECD_SESSION_KEY_MAX);
+        memcpy(session, key, RECD_SESSION_KEY_MAX);
     else
-        memcpy(m->session, key, *klen);
-    m->session[*klen] = 0;
+        memcpy(session, key, *klen);
+    session[*klen] = 0;
     return 0;
 }
 
@@ -124,13 +125,16 @@ static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
     return 0;
 }
 
-static int read_rec_state(reader *r, uint64_t time, recd_msg *m, char *why, size_t whylen)
+/* A samp state payload as the block it becomes: the time in front, checked like any block. */
+static int read_rec_block(reader *r, recd_msg_format format, uint64_t time,
+                          uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE], size_t *block_len, char *why,
+                          size_t whylen)
 {
-    bool foot = m->format == RECD_MSG_FMT_SAMP_ONFOOT;
+    bool foot = format == RECD_MSG_FMT_SAMP_ONFOOT;
     size_t want = foot ? WIRE_ONFOOT_STATE_SIZE : WIRE_VEHICLE_STATE_SIZE;
     if (left(r) != want) {
         wire_why(why, whylen, "state: a %s payload is %lu bytes, this one is %lu",
-                 recd_msg_format_name(m->format), (unsigned long)want, (unsigned long)left(r));
+                 recd_msg_format_name(format), (unsigned long)want, (unsigned long)left(r));
         return -EBADMSG;
     }
     if (time > UINT32_MAX) {
@@ -138,22 +142,28 @@ static int read_rec_state(reader *r, uint64_t time, recd_msg *m, char *why, size
                  (unsigned long long)time);
         return -EBADMSG;
     }
-    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
     st_le32(block, (uint32_t)time);
     memcpy(block + 4, r->p + r->pos, want);
-    int rc;
-    if (foot) {
-        recd_rec_onfoot_decode(block, &m->onfoot);
-        rc = recd_rec_onfoot_check(&m->onfoot);
-    } else {
-        recd_rec_vehicle_decode(block, &m->vehicle);
-        rc = recd_rec_vehicle_check(&m->vehicle);
-    }
-    if (rc < 0) {
+    *block_len = want + 4;
+    if (recd_rec_block_check(foot ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE, block) < 0) {
         wire_why(why, whylen, "state: a float is NaN or infinite, or weapon/additional key is out "
                               "of range");
         return -EBADMSG;
     }
+    return 0;
+}
+
+static int read_rec_state(reader *r, uint64_t time, recd_msg *m, char *why, size_t whylen)
+{
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    size_t len;
+    int rc = read_rec_block(r, m->format, time, block, &len, why, whylen);
+    if (rc < 0)
+        return rc;
+    if (m->format == RECD_MSG_FMT_SAMP_ONFOOT)
+        recd_rec_onfoot_decode(block, &m->onfoot);
+    else
+        recd_rec_vehicle_decode(block, &m->vehicle);
     return 0;
 }
 
@@ -225,45 +235,114 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, ch
     }
 }
 
+/* Everything before the payload: key (or continuation), seq and time. */
+typedef struct frame_head {
+    bool has_seq, timed;
+    uint64_t seq, time;
+} frame_head;
+
+static int read_head(wire_env *env, const wire_header *h, reader *r,
+                     char session[RECD_SESSION_KEY_MAX + 1], frame_head *fh, char *why,
+                     size_t whylen)
+{
+    const uint8_t *p;
+    *fh = (frame_head){0};
+    int rc = read_key(env, r, session, why, whylen);
+    if (rc < 0)
+        return rc;
+    if (h->flags & WIRE_F_SEQ) {
+        fh->has_seq = true;
+        if (!take(r, 8, &p))
+            return truncated("seq", why, whylen);
+        if ((fh->seq = ld_le64(p)) > INT64_MAX) {
+            wire_why(why, whylen, "seq above 2^63-1");
+            return -EBADMSG;
+        }
+    }
+    if (h->flags & WIRE_F_TIME) {
+        fh->timed = true;
+        if (!take(r, 8, &p))
+            return truncated("time", why, whylen);
+        if ((fh->time = ld_le64(p)) > INT64_MAX) {
+            wire_why(why, whylen, "time above 2^63-1");
+            return -EBADMSG;
+        }
+    }
+    return 0;
+}
+
+static int check_type(const wire_header *h, char *why, size_t whylen)
+{
+    if (h->type >= WIRE_T_OPEN && h->type <= WIRE_T_CLOSE)
+        return 0;
+    wire_why(why, whylen, "frame type %u is not a client message", h->type);
+    return -EPROTO;
+}
+
 int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
                        recd_msg *m, bool *has_time, char *why, size_t whylen)
 {
     static const recd_msg_type types[] = {RECD_MSG_NONE, RECD_MSG_OPEN, RECD_MSG_STATE,
                                           RECD_MSG_EVENT, RECD_MSG_FLUSH, RECD_MSG_CLOSE};
-    if (h->type < WIRE_T_OPEN || h->type > WIRE_T_CLOSE) {
-        wire_why(why, whylen, "frame type %u is not a client message", h->type);
-        return -EPROTO;
-    }
+    int rc = check_type(h, why, whylen);
+    if (rc < 0)
+        return rc;
     recd_msg_init(m, types[h->type], RECD_MSG_FMT_NONE);
     reader r = {body, len, 0};
-    const uint8_t *p;
-    uint64_t time = 0;
-    int rc = read_key(env, &r, m, why, whylen);
-    if (rc == 0 && (h->flags & WIRE_F_SEQ)) {
-        if (!take(&r, 8, &p))
-            rc = truncated("seq", why, whylen);
-        else if ((m->seq = ld_le64(p)) > INT64_MAX) {
-            wire_why(why, whylen, "seq above 2^63-1");
-            rc = -EBADMSG;
-        }
-        m->has_seq = true;
-    }
-    bool timed = (h->flags & WIRE_F_TIME) != 0;
+    frame_head fh;
+    rc = read_head(env, h, &r, m->session, &fh, why, whylen);
+    m->has_seq = fh.has_seq;
+    m->seq = fh.seq;
     /* Only a state or event can lack a time that the receiver then has to stamp. */
-    *has_time = timed || (m->type != RECD_MSG_STATE && m->type != RECD_MSG_EVENT);
-    if (rc == 0 && timed) {
-        if (!take(&r, 8, &p))
-            rc = truncated("time", why, whylen);
-        else if ((time = ld_le64(p)) > INT64_MAX) {
-            wire_why(why, whylen, "time above 2^63-1");
-            rc = -EBADMSG;
-        }
-    }
+    *has_time = fh.timed || (m->type != RECD_MSG_STATE && m->type != RECD_MSG_EVENT);
     if (rc == 0)
-        rc = read_payload(env, &r, time, m, why, whylen);
+        rc = read_payload(env, &r, fh.time, m, why, whylen);
     if (rc < 0)
         recd_msg_free(m);
     if (rc == -ENOMEM)
         wire_why(why, whylen, "out of memory");
     return rc;
 }
+
+int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
+                          wire_rec_frame *out, char *why, size_t whylen)
+{
+    reader r = {body, len, 0};
+    frame_head fh;
+    int rc = read_head(env, h, &r, out->session, &fh, why, whylen);
+    if (rc < 0)
+        return rc;
+    recd_msg_format f = wire_env_format(env, out->session);
+    if (f == RECD_MSG_FMT_NONE)
+        return unknown_session("state", out->session, why, whylen);
+    if (f != RECD_MSG_FMT_SAMP_ONFOOT && f != RECD_MSG_FMT_SAMP_VEHICLE)
+        return 0;
+    if ((rc = read_rec_block(&r, f, fh.time, out->block, &out->state.block_len, why, whylen)) < 0)
+        return rc;
+    out->state.session = out->session;
+    out->state.format = f;
+    out->state.has_seq = fh.has_seq;
+    out->state.seq = fh.seq;
+    out->state.block = out->block;
+    out->has_time = fh.timed;
+    return 1;
+}
+
+int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m)
+{
+    bool foot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
+    if ((!foot && s->format != RECD_MSG_FMT_SAMP_VEHICLE) ||
+        s->block_len != (foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE) ||
+        !recd_session_key_valid(s->session, strlen(s->session)))
+        return -EINVAL;
+    recd_msg_init(m, RECD_MSG_STATE, s->format);
+    memcpy(m->session, s->session, strlen(s->session) + 1);
+    m->has_seq = s->has_seq;
+    m->seq = s->seq;
+    if (foot)
+        recd_rec_onfoot_decode(s->block, &m->onfoot);
+    else
+        recd_rec_vehicle_decode(s->block, &m->vehicle);
+    return 0;
+}
+

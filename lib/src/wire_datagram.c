@@ -42,6 +42,36 @@ static int use(walk *w, recd_msg *m, bool has_time)
     return rc < 0 ? fail(w, rc, why) : 0;
 }
 
+/* The .rec path (see recd_wire_decoder_config.on_rec_state). */
+static int use_rec(walk *w, wire_rec_frame *f)
+{
+    char why[256] = "";
+    wire_env_note_session(&w->env, f->session);
+    if (!w->deliver)
+        return 0;
+    recd_wire_meta meta = {w->enc, f->has_time, w->index, w->offset, NULL};
+    int rc = w->cfg->on_rec_state(w->cfg->ctx, &f->state, &meta, why, sizeof why);
+    if (rc < 0 && !why[0])
+        snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));
+    return rc < 0 ? fail(w, rc, why) : 0;
+}
+
+/* 1 when the frame was a .rec state taken by the .rec path, 0 when it still needs decoding. */
+static int try_rec(walk *w, const wire_header *h, const uint8_t *body)
+{
+    char why[256];
+    if (h->type != WIRE_T_STATE || !w->cfg->on_rec_state)
+        return 0;
+    wire_rec_frame f;
+    int rc = wire_binary_rec_state(&w->env, h, body, h->body_len, &f, why, sizeof why);
+    if (rc < 0)
+        return fail(w, rc, why);
+    if (rc == 0)
+        return 0;
+    rc = use_rec(w, &f);
+    return rc < 0 ? rc : 1;
+}
+
 static int walk_binary(walk *w, const uint8_t *data, size_t len)
 {
     char why[256];
@@ -60,15 +90,20 @@ static int walk_binary(walk *w, const uint8_t *data, size_t len)
                      (unsigned long)avail);
             return fail(w, -EPROTO, why);
         }
+        const uint8_t *body = data + pos + RECD_WIRE_HEADER_SIZE;
+        pos += RECD_WIRE_HEADER_SIZE + (size_t)h.body_len;
+        if ((rc = try_rec(w, &h, body)) != 0) {
+            if (rc < 0)
+                return rc;
+            continue;
+        }
         recd_msg m;
         bool has_time;
-        rc = wire_binary_decode(&w->env, &h, data + pos + RECD_WIRE_HEADER_SIZE, h.body_len, &m,
-                                &has_time, why, sizeof why);
+        rc = wire_binary_decode(&w->env, &h, body, h.body_len, &m, &has_time, why, sizeof why);
         if (rc < 0)
             return fail(w, rc, why);
         if ((rc = use(w, &m, has_time)) < 0)
             return rc;
-        pos += RECD_WIRE_HEADER_SIZE + (size_t)h.body_len;
     }
     return 0;
 }

@@ -76,6 +76,9 @@ recd_msg_format wire_env_format(const wire_env *env, const char *session);
 /* Bookkeeping after a message decoded: opens are remembered, closes forgotten, prev updated.
  * 0 or -ENOSPC / -ENOMEM (why is filled). */
 int wire_env_after(wire_env *env, const recd_msg *m, char *why, size_t whylen);
+/* The part of wire_env_after for a state: remembers its session (a RECD_SESSION_KEY_MAX + 1
+ * byte buffer) as the previous one. */
+void wire_env_note_session(wire_env *env, const char *session);
 
 /* Decodes the body of a frame whose header passed wire_header_check. On success m holds a
  * message to recd_msg_free() and *has_time says whether the frame carried a time. -EPROTO or
@@ -87,6 +90,21 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
  * m filled, or -EBADMSG / -ENOMEM with why. */
 int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg *m, char *why,
                        size_t whylen);
+
+/* A .rec state read by wire_binary_rec_state(): the recd_wire_rec_state handed to the receiver
+ * and the buffers it points into. */
+typedef struct wire_rec_frame {
+    recd_wire_rec_state state;
+    bool has_time;
+    char session[RECD_SESSION_KEY_MAX + 1];
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+} wire_rec_frame;
+
+/* The .rec path for the body of a STATE frame: 1 with out filled when the session is a samp
+ * session, 0 when it is not (decode the frame with wire_binary_decode then), or -EPROTO /
+ * -EBADMSG with why, exactly as wire_binary_decode would report. */
+int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
+                          wire_rec_frame *out, char *why, size_t whylen);
 
 /* Binary frame encoder. omit_key: write key_len 0 (the receiver uses the previous frame's session:
  * streams only). with_time: STATE/EVENT carry their time. */

@@ -72,11 +72,16 @@ recd_msg_format wire_env_format(const wire_env *env, const char *session)
     return f;
 }
 
+void wire_env_note_session(wire_env *env, const char *session)
+{
+    /* Every caller's key is a whole RECD_SESSION_KEY_MAX + 1 buffer: a fixed-size copy. */
+    memcpy(env->prev, session, RECD_SESSION_KEY_MAX + 1);
+    env->prev[RECD_SESSION_KEY_MAX] = 0;
+}
+
 int wire_env_after(wire_env *env, const recd_msg *m, char *why, size_t whylen)
 {
-    size_t klen = strnlen(m->session, RECD_SESSION_KEY_MAX);
-    memcpy(env->prev, m->session, klen);
-    env->prev[klen] = 0;
+    wire_env_note_session(env, m->session);
     if (env->format_of && !env->datagram)
         return 0; /* the receiver keeps track */
     if (m->type == RECD_MSG_CLOSE) {

@@ -57,7 +57,8 @@ static void serve_stream(server *s)
 {
     /* No cmocka asserts in this thread: a failure is reported through s->rc and s->err. */
     int fd = accept(s->lfd, NULL, NULL);
-    recd_wire_decoder_config cfg = {RECD_WIRE_AUTO, 0, registry_format, server_on_msg, s};
+    recd_wire_decoder_config cfg = {.encoding = RECD_WIRE_AUTO, .format_of = registry_format,
+                                    .on_msg = server_on_msg, .ctx = s};
     recd_wire_decoder *d;
     if (fd < 0 || recd_wire_decoder_new(&d, &cfg) < 0) {
         s->rc = -EIO;
@@ -96,7 +97,8 @@ static void serve_stream(server *s)
 static void serve_datagrams(server *s)
 {
     static uint8_t buf[65536];
-    recd_wire_decoder_config cfg = {RECD_WIRE_AUTO, 0, registry_format, server_on_msg, s};
+    recd_wire_decoder_config cfg = {.encoding = RECD_WIRE_AUTO, .format_of = registry_format,
+                                    .on_msg = server_on_msg, .ctx = s};
     struct pollfd p = {s->lfd, POLLIN, 0};
     while (s->sink.count < s->expect && poll(&p, 1, 3000) > 0) {
         ssize_t n = recv(s->lfd, buf, sizeof buf, 0);

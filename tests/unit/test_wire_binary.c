@@ -1,6 +1,7 @@
 /* Binary wire frames: encode/decode round trips for every message type and format, chunking
  * independence, key_len 0 continuation, untimed frames, and every framing or content error with
- * its message and the messages delivered before it. */
+ * its message and the messages delivered before it; every stream is decoded both as messages and
+ * with .rec states taken as blocks (on_rec_state), which must agree. */
 #include "testutil.h"
 
 #include <time.h>
@@ -27,15 +28,31 @@ static int feed_chunked(recd_wire_decoder *d, const uint8_t *buf, size_t len, ui
     return recd_wire_decoder_finish(d, err, errlen);
 }
 
-/* Decodes a whole stream with a fresh decoder into k. */
+static int decode_with(recd_wire_decoder_config *cfg, const recd_buf *b, uint32_t max, char *err,
+                       size_t errlen)
+{
+    recd_wire_decoder *d;
+    assert_int_equal(recd_wire_decoder_new(&d, cfg), 0);
+    int rc = feed_chunked(d, b->data, b->len, max, 42 + max, err, errlen);
+    recd_wire_decoder_free(d);
+    return rc;
+}
+
+/* Decodes a whole stream with a fresh decoder into k, and again with .rec states taken as
+ * blocks (on_rec_state): both paths must deliver the same messages and fail the same way. */
 static int decode_stream(ws_sink *k, recd_wire_encoding enc, const recd_buf *b, uint32_t max,
                          char *err, size_t errlen)
 {
+    size_t before;
+    ws_sink kb = ws_twin(k, &before);
     recd_wire_decoder_config cfg = ws_config(k, enc);
-    recd_wire_decoder *d;
-    assert_int_equal(recd_wire_decoder_new(&d, &cfg), 0);
-    int rc = feed_chunked(d, b->data, b->len, max, 42 + max, err, errlen);
-    recd_wire_decoder_free(d);
+    int rc = decode_with(&cfg, b, max, err, errlen);
+    cfg = ws_config(&kb, enc);
+    cfg.on_rec_state = ws_on_rec_state;
+    char errb[320] = "";
+    assert_int_equal(decode_with(&cfg, b, max, errb, sizeof errb), rc);
+    assert_string_equal(errb, errlen ? err : "");
+    ws_expect_same(k, before, &kb);
     return rc;
 }
 
@@ -64,7 +81,7 @@ static void roundtrip_all_types(void **state)
 
     /* Re-encoding what was decoded gives the same bytes. */
     recd_buf again = {0};
-    recd_wire_decoder_config cfg = {RECD_WIRE_BINARY, 0, NULL, reencode, &again};
+    recd_wire_decoder_config cfg = {.encoding = RECD_WIRE_BINARY, .on_msg = reencode, .ctx = &again};
     recd_wire_decoder *d;
     assert_int_equal(recd_wire_decoder_new(&d, &cfg), 0);
     assert_int_equal(recd_wire_decoder_feed(d, wire.data, wire.len, err, sizeof err), 0);
@@ -256,6 +273,44 @@ static void expect_error(const uint8_t *bad, size_t badlen, int want_rc, const c
             fail_msg("error \"%s\" does not start with \"%s\"", err, where);
         recd_buf_free(&k.json);
     }
+    recd_buf_free(&wire);
+    ws_free(&s);
+}
+
+/* A receiver that also counts prefetch hints (ws_sink first, so ws_on_msg sees its own). */
+typedef struct hinted_sink {
+    ws_sink k;
+    size_t hints, bad_hints;
+} hinted_sink;
+
+static void note_hint(void *ctx, const char *key, size_t key_len)
+{
+    hinted_sink *h = ctx;
+    h->hints++;
+    if (!recd_session_key_valid(key, key_len) || key_len > 8) /* ws_build's keys are short */
+        h->bad_hints++;
+}
+
+/* The prefetch hint names sessions of frames still to come, and changes nothing delivered. */
+static void prefetch_hints(void **state)
+{
+    (void)state;
+    ws_set s;
+    ws_build(&s);
+    recd_buf wire = {0}, want = {0};
+    assert_int_equal(ws_encode_all(&s, RECD_WIRE_BINARY, &wire), 0);
+    ws_json(&s, &want);
+    hinted_sink h = {0};
+    recd_wire_decoder_config cfg = ws_config(&h.k, RECD_WIRE_BINARY);
+    cfg.prefetch = note_hint;
+    char err[320] = "";
+    assert_int_equal(decode_with(&cfg, &wire, 0, err, sizeof err), 0);
+    assert_int_equal(h.k.json.len, want.len);
+    assert_memory_equal(h.k.json.data, want.data, want.len);
+    assert_int_equal(h.hints, s.n - 2); /* every frame but the first two is hinted once */
+    assert_int_equal(h.bad_hints, 0);
+    recd_buf_free(&h.k.json);
+    recd_buf_free(&want);
     recd_buf_free(&wire);
     ws_free(&s);
 }
@@ -458,6 +513,7 @@ int main(void)
         cmocka_unit_test(roundtrip_all_types), cmocka_unit_test(frame_layout),
         cmocka_unit_test(random_chunks),       cmocka_unit_test(big_frame_byte_by_byte),
         cmocka_unit_test(key_continuation),    cmocka_unit_test(untimed_state),
+        cmocka_unit_test(prefetch_hints),
         cmocka_unit_test(bad_headers),         cmocka_unit_test(bad_bodies),
         cmocka_unit_test(hostile_keys),        cmocka_unit_test(sticky_after_error),
         cmocka_unit_test(receiver_rejects),    cmocka_unit_test(registry_lookup),

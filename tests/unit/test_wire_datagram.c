@@ -6,11 +6,23 @@
 #include "bytes.h"
 #include "test_wire_samples.h"
 
+/* Decodes as messages, and again with .rec states taken as blocks (on_rec_state): both paths
+ * must deliver the same and fail the same way. */
 static int decode(ws_sink *k, recd_wire_encoding enc, const void *data, size_t len, char *err,
                   size_t errlen)
 {
+    size_t before;
+    ws_sink kb = ws_twin(k, &before);
     recd_wire_decoder_config cfg = ws_config(k, enc);
-    return recd_wire_decode_datagram(&cfg, data, len, err, errlen);
+    int rc = recd_wire_decode_datagram(&cfg, data, len, err, errlen);
+    cfg = ws_config(&kb, enc);
+    cfg.on_rec_state = ws_on_rec_state;
+    char errb[320] = "";
+    assert_int_equal(recd_wire_decode_datagram(&cfg, data, len, errb, sizeof errb), rc);
+    if (rc < 0)
+        assert_string_equal(errb, err);
+    ws_expect_same(k, before, &kb);
+    return rc;
 }
 
 static void several_frames(void **state)

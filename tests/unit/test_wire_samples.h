@@ -263,6 +263,44 @@ static inline int ws_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *
     return 0;
 }
 
+/* The .rec path's receiver: the block becomes the message on_msg would have seen, logged the
+ * same way, so both paths can be compared line by line. */
+static inline int ws_on_rec_state(void *ctx, recd_wire_rec_state *st, const recd_wire_meta *meta,
+                                  char *err, size_t errlen)
+{
+    recd_msg m;
+    if (recd_wire_rec_state_msg(st, &m) < 0)
+        abort();
+    if (meta->movable)
+        abort();
+    recd_wire_meta as_msg = *meta;
+    as_msg.movable = &m;
+    int rc = ws_on_msg(ctx, &m, &as_msg, err, errlen);
+    recd_msg_free(&m);
+    return rc;
+}
+
+/* A second receiver for the same input through the .rec block path: k's settings, an empty log.
+ * ws_expect_same() then compares it with what k received after byte `before` of its log. */
+static inline ws_sink ws_twin(const ws_sink *k, size_t *before)
+{
+    ws_sink t = *k;
+    t.json = (recd_buf){0};
+    *before = k->json.len;
+    return t;
+}
+
+static inline void ws_expect_same(const ws_sink *k, size_t before, ws_sink *twin)
+{
+    if (twin->count != k->count || twin->untimed != k->untimed ||
+        twin->json.len != k->json.len - before ||
+        (twin->json.len && memcmp(twin->json.data, k->json.data + before, twin->json.len) != 0)) {
+        fprintf(stderr, "the .rec block path delivered other messages than the message path\n");
+        abort();
+    }
+    recd_buf_free(&twin->json);
+}
+
 static inline recd_msg_format ws_format_of(void *ctx, const char *session)
 {
     ws_sink *k = ctx;
@@ -273,7 +311,7 @@ static inline recd_msg_format ws_format_of(void *ctx, const char *session)
 
 static inline recd_wire_decoder_config ws_config(ws_sink *k, recd_wire_encoding enc)
 {
-    recd_wire_decoder_config c = {enc, 0, NULL, ws_on_msg, k};
+    recd_wire_decoder_config c = {.encoding = enc, .on_msg = ws_on_msg, .ctx = k};
     return c;
 }
 

@@ -59,12 +59,42 @@ typedef struct recd_wire_meta {
 typedef int (*recd_wire_msg_fn)(void *ctx, const recd_msg *m, const recd_wire_meta *meta,
                                 char *err, size_t errlen);
 
+/* A .rec sample (a STATE of a samp-onfoot or samp-vehicle session) from a binary frame, handed
+ * over as the block it becomes instead of a decoded recd_msg: the receiver stores the bytes as they
+ * are, with no field-by-field decode and re-encode. Checked exactly as on_msg's states are (the
+ * payload size for the format, the u32 time, recd_rec_block_check()). */
+typedef struct recd_wire_rec_state {
+    const char *session;    /* NUL-terminated key */
+    recd_msg_format format; /* SAMP_ONFOOT or SAMP_VEHICLE */
+    bool has_seq;
+    uint64_t seq;
+    /* The whole 72- or 67-byte block; bytes 0-3 hold the frame's time (0 when meta->has_time is
+     * false). The receiver may change it (e.g. rebase the time) during the call. */
+    uint8_t *block;
+    size_t block_len;
+} recd_wire_rec_state;
+
+/* Like recd_wire_msg_fn, for .rec samples (meta->movable is NULL). */
+typedef int (*recd_wire_rec_fn)(void *ctx, recd_wire_rec_state *s, const recd_wire_meta *meta,
+                                char *err, size_t errlen);
+
+/* The message on_msg would have been given for s: fills a fresh m (nothing to free for a .rec
+ * state). 0, or -EINVAL when s is not a .rec state of a consistent size. */
+int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m);
+
 typedef struct recd_wire_decoder_config {
     recd_wire_encoding encoding; /* AUTO to sniff */
     size_t max_frame;            /* 0 = RECD_WIRE_DEFAULT_MAX_FRAME; also bounds NDJSON lines */
     recd_wire_format_fn format_of;
     recd_wire_msg_fn on_msg;
     void *ctx;
+    /* Optional. When set, .rec states from binary frames go here instead of to on_msg (NDJSON
+     * states, Recap states and every other message still go to on_msg, in stream order). */
+    recd_wire_rec_fn on_rec_state;
+    /* Optional hint, streams only: a frame naming this session (key_len bytes, not terminated,
+     * not yet validated) comes soon, so its state can be fetched into cache while the frames
+     * before it are handled. Nothing may depend on it being called. */
+    void (*prefetch)(void *ctx, const char *key, size_t key_len);
 } recd_wire_decoder_config;
 
 typedef struct recd_wire_decoder recd_wire_decoder;
