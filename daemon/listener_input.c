@@ -62,20 +62,47 @@ const char *session_input_peer(session_input *in)
     return in->peer;
 }
 
+static void account_start(session_input *in, const recd_wire_meta *meta)
+{
+    listener_account_end(in, meta->offset);
+    in->accepted = false;
+    in->lookup_missed = false; /* a miss that still decoded (a close) is not an error */
+}
+
+/* An accepted message's bytes are counted when the next one starts (or the read ends). */
+static void account_open(session_input *in, const recd_wire_meta *meta, bool sample)
+{
+    in->acct_open = true;
+    in->acct_offset = meta->offset;
+    in->acct_sample = sample;
+}
+
 int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
                     size_t errlen)
 {
     session_input *in = ctx;
-    listener_account_end(in, meta->offset);
-    in->accepted = false;
-    in->lookup_missed = false; /* a miss that still decoded (a close) is not an error */
+    account_start(in, meta);
     bool sample = m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT; /* m may be moved from */
     int rc = session_dispatch(in, m, meta, err, errlen);
-    if (rc == 0 && in->accepted) {
-        in->acct_open = true;
-        in->acct_offset = meta->offset;
-        in->acct_sample = sample;
-    }
+    if (rc == 0 && in->accepted)
+        account_open(in, meta, sample);
+    return rc;
+}
+
+void listener_prefetch(void *ctx, const char *key, size_t key_len)
+{
+    session_input *in = ctx;
+    session_table_prefetch(&in->srv->table, key, key_len);
+}
+
+int listener_on_rec_state(void *ctx, recd_wire_rec_state *st, const recd_wire_meta *meta,
+                          char *err, size_t errlen)
+{
+    session_input *in = ctx;
+    account_start(in, meta);
+    int rc = session_dispatch_rec(in, st, meta, err, errlen);
+    if (rc == 0 && in->accepted)
+        account_open(in, meta, true);
     return rc;
 }
 

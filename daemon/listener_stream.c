@@ -245,8 +245,13 @@ static void on_connection(uv_stream_t *server, int status)
     c->in.transport = l->cfg.transport == RECD_TRANSPORT_UNIX ? RECD_M_UNIX : RECD_M_TCP;
     c->in.peer = c->peer;
     c->in.tally = &c->tally;
-    recd_wire_decoder_config dc = {wire_encoding(l->cfg.encoding), (size_t)srv->cfg.limits.max_frame,
-                                   session_format_of, listener_on_msg, &c->in};
+    recd_wire_decoder_config dc = {.encoding = wire_encoding(l->cfg.encoding),
+                                   .max_frame = (size_t)srv->cfg.limits.max_frame,
+                                   .format_of = session_format_of,
+                                   .on_msg = listener_on_msg,
+                                   .ctx = &c->in,
+                                   .on_rec_state = listener_on_rec_state,
+                                   .prefetch = listener_prefetch};
     if (recd_wire_decoder_new(&c->dec, &dc) < 0 ||
         uv_read_start(&c->h.stream, alloc_cb, read_cb) < 0) {
         conn_close(c);

@@ -49,8 +49,12 @@ static void process(recd_listener *l, const uint8_t *data, size_t len, const str
         drop(&in, RECD_M_TOO_LARGE, why);
         return;
     }
-    recd_wire_decoder_config dc = {wire_encoding(l->cfg.encoding), (size_t)srv->cfg.limits.max_frame,
-                                   session_format_of, listener_on_msg, &in};
+    recd_wire_decoder_config dc = {.encoding = wire_encoding(l->cfg.encoding),
+                                   .max_frame = (size_t)srv->cfg.limits.max_frame,
+                                   .format_of = session_format_of,
+                                   .on_msg = listener_on_msg,
+                                   .ctx = &in,
+                                   .on_rec_state = listener_on_rec_state};
     char err[512] = "";
     int rc = recd_wire_decode_datagram(&dc, data, len, err, sizeof err);
     listener_account_end(&in, len);

@@ -138,20 +138,28 @@ int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level)
     return 0;
 }
 
+/* Bytes the current part will hold once everything queued for it is written. A .rec part gets
+ * exactly what was queued; a Recap part is still to be compressed, so this session's ratio so far
+ * is assumed (1:2 before its first member). */
+static uint64_t expected_part_size(const recd_session *s)
+{
+    if (!s->recap)
+        return s->part_written + s->part_pending;
+    double pending = (double)(s->part_pending + session_recap_encoder_bytes(s->recap));
+    pending *= s->packed_in ? (double)s->packed_out / (double)s->packed_in : 0.5;
+    return s->part_written + (uint64_t)pending;
+}
+
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms)
 {
     const recd_config *cfg = &s->srv->cfg;
     if (!s->part)
         return false;
-    double pending = (double)s->part_pending;
-    if (s->recap) {
-        /* Not compressed yet: expect this session's ratio so far (1:2 before the first job). */
-        pending += (double)session_recap_encoder_bytes(s->recap);
-        pending *= s->packed_in ? (double)s->packed_out / (double)s->packed_in : 0.5;
+    if (cfg->rotation.max_size) {
+        uint64_t size = expected_part_size(s);
+        if (size && size + add_bytes > cfg->rotation.max_size)
+            return true;
     }
-    double size = (double)s->part_written + pending;
-    if (cfg->rotation.max_size && size > 0 && size + (double)add_bytes > (double)cfg->rotation.max_size)
-        return true;
     return cfg->rotation.max_duration_ms && span_ms >= cfg->rotation.max_duration_ms;
 }
 
@@ -292,6 +300,7 @@ static recd_session *session_new(recd_server *srv, const recd_msg *m, uint64_t n
     s->srv = srv;
     memcpy(s->key, m->session, sizeof s->key);
     s->key[RECD_SESSION_KEY_MAX] = 0;
+    s->key_len = (uint8_t)strlen(s->key);
     s->format = m->format;
     s->start_epoch_ms = m->open.has_start_time ? m->open.start_time_ms : server_epoch_ms();
     s->start_mono_ms = now_ms;
@@ -360,21 +369,21 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
 }
 
 /* UDP sequence numbers: false for a duplicate (or reordered) message, which is dropped. */
-static bool sequence_ok(session_input *in, recd_session *s, const recd_msg *m)
+static bool sequence_ok(session_input *in, recd_session *s, uint64_t seq)
 {
     recd_daemon_metrics *mt = &in->srv->metrics;
     if (!s->have_seq) {
         s->have_seq = true;
-        s->last_seq = m->seq;
+        s->last_seq = seq;
         return true;
     }
-    if (m->seq <= s->last_seq) {
+    if (seq <= s->last_seq) {
         recd_metric_add(mt->udp_duplicates_total, 0, 1);
         return false;
     }
-    if (m->seq - s->last_seq > 1)
-        recd_metric_add(mt->udp_gaps_total, 0, m->seq - s->last_seq - 1);
-    s->last_seq = m->seq;
+    if (seq - s->last_seq > 1)
+        recd_metric_add(mt->udp_gaps_total, 0, seq - s->last_seq - 1);
+    s->last_seq = seq;
     return true;
 }
 
@@ -387,10 +396,22 @@ static void note_limits(session_input *in, recd_session *s)
         in->over_process = true;
 }
 
+/* A datagram for a session over its buffer limits is dropped: UDP has no backpressure. */
+static bool datagram_over_limits(session_input *in, recd_session *s)
+{
+    const recd_config *cfg = &in->srv->cfg;
+    if (!in->datagram || (s->buffered <= cfg->limits.session_buffer &&
+                          in->srv->buffered <= cfg->limits.process_buffer))
+        return false;
+    recd_metric_add(in->srv->metrics.backpressure_events_total, 0, 1);
+    log_warn("%s: session '%s' is over its buffer limit: datagram dropped", session_input_peer(in),
+             s->key);
+    return true;
+}
+
 static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m,
                            const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
 {
-    const recd_config *cfg = &in->srv->cfg;
     bool is_recap = s->format == RECD_MSG_FMT_RECAP;
     if (m->type == RECD_MSG_EVENT && !is_recap)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "event for session '%s': %s sessions have no events",
@@ -398,17 +419,50 @@ static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m
     if (m->type == RECD_MSG_STATE && m->format != s->format)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "a %s state for session '%s', which is %s",
                       recd_msg_format_name(m->format), s->key, recd_msg_format_name(s->format));
-    if (in->datagram && (s->buffered > cfg->limits.session_buffer ||
-                         in->srv->buffered > cfg->limits.process_buffer)) {
-        recd_metric_add(in->srv->metrics.backpressure_events_total, 0, 1);
-        log_warn("%s: session '%s' is over its buffer limit: datagram dropped", session_input_peer(in),
-                 s->key);
+    if (datagram_over_limits(in, s))
         return 0;
-    }
     s->last_input_ms = now_ms;
     s->dormant = false;
     int rc = is_recap ? session_recap_msg(s, in, m, meta, now_ms, why, whylen)
                       : session_rec_state(s, in, m, meta->has_time, now_ms, why, whylen);
+    if (rc < 0)
+        return rc;
+    note_limits(in, s);
+    session_maybe_flush(s);
+    return 0;
+}
+
+/* The session a message names, or a refusal. Sets the format its bytes are counted under. */
+static recd_session *find(session_input *in, const char *type, const char *key, char *why,
+                          size_t whylen)
+{
+    recd_session *s = session_table_get(&in->srv->table, key);
+    if (!s) {
+        session_refuse(in, RECD_M_UNKNOWN_SESSION, why, whylen,
+                       "%s for unknown session '%s' (never opened, or closed)", type, key);
+        return NULL;
+    }
+    in->acct_format = s->format;
+    return s;
+}
+
+int session_dispatch_rec(session_input *in, recd_wire_rec_state *st, const recd_wire_meta *meta,
+                         char *why, size_t whylen)
+{
+    recd_session *s = find(in, "state", st->session, why, whylen);
+    if (!s)
+        return -EBADMSG;
+    if (in->datagram && st->has_seq && !sequence_ok(in, s, st->seq))
+        return 0;
+    if (st->format != s->format)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "a %s state for session '%s', which is %s",
+                      recd_msg_format_name(st->format), s->key, recd_msg_format_name(s->format));
+    if (datagram_over_limits(in, s))
+        return 0;
+    uint64_t now_ms = server_now_ms(in->srv);
+    s->last_input_ms = now_ms;
+    s->dormant = false;
+    int rc = session_rec_block(s, in, st->block, meta->has_time, now_ms);
     if (rc < 0)
         return rc;
     note_limits(in, s);
@@ -425,13 +479,10 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
         in->acct_format = m->format;
         return dispatch_open(in, m, now_ms, why, whylen);
     }
-    recd_session *s = session_table_get(&srv->table, m->session);
+    recd_session *s = find(in, recd_msg_type_name(m->type), m->session, why, whylen);
     if (!s)
-        return session_refuse(in, RECD_M_UNKNOWN_SESSION, why, whylen,
-                      "%s for unknown session '%s' (never opened, or closed)",
-                      recd_msg_type_name(m->type), m->session);
-    in->acct_format = s->format;
-    if (in->datagram && m->has_seq && !sequence_ok(in, s, m))
+        return -EBADMSG;
+    if (in->datagram && m->has_seq && !sequence_ok(in, s, m->seq))
         return 0;
     switch (m->type) {
     case RECD_MSG_STATE:

@@ -21,43 +21,46 @@ struct sockaddr;
 typedef struct session_recap session_recap;
 
 typedef struct recd_session {
-    struct recd_session *hnext;       /* session_table chain */
-    struct recd_session *prev, *next; /* every live session, for the timers */
+    /* First the fields every sample touches, packed into as few cache lines as possible: with
+     * thousands of interleaved sessions each sample finds its session out of cache, and every
+     * further line is another miss (docs/performance.md). */
+    struct recd_session *hnext; /* session_table chain */
     recd_server *srv;
-    char key[RECD_SESSION_KEY_MAX + 1];
-    recd_msg_format format;
+    uint8_t key_len;
     bool in_table; /* false once closed: the key may be opened again while this one finishes */
     bool closing;  /* no more input; freed when the writer is done */
     bool dormant;  /* idle: file finalized, buffers freed, resumes on the next sample */
+    bool rec_any;  /* .rec: a block was accepted in this session */
+    recd_msg_format format;
+    char key[RECD_SESSION_KEY_MAX + 1];
 
-    int64_t start_epoch_ms;   /* session start, Unix ms (open's start_time or arrival) */
-    uint64_t start_mono_ms;   /* monotonic clock at open: arrival stamps count from here */
-    uint64_t last_input_ms;   /* monotonic time of the last message */
-    uint64_t last_flush_ms;
+    uint64_t last_input_ms;    /* monotonic time of the last message */
     uint64_t pending_since_ms; /* oldest unflushed input; 0 when nothing is pending */
-    uint64_t dormant_since_ms;
-
-    bool have_seq; /* UDP: highest sequence number seen */
-    uint64_t last_seq;
+    uint64_t buffered; /* bytes accepted and not yet written (queued, in flight, in the encoder) */
 
     /* Current part: NULL until the first bytes of a part are produced. */
     writer_part *part;
-    uint32_t part_no;      /* parts started so far (the next one gets this number) */
     uint64_t part_written; /* its size on disk after the last job that wrote it */
     uint64_t part_pending; /* bytes queued for it and not yet written (uncompressed) */
-    uint64_t packed_in, packed_out; /* Recap members compressed so far: the ratio to expect */
+    writer_queue queue;
 
     /* .rec */
-    recd_rec_writer rec;
-    bool rec_any;          /* a block was accepted in this session */
     uint32_t rec_last;     /* last accepted time (session clock) */
     uint32_t rec_base;     /* subtracted in this part (rebased parts) */
     uint32_t rec_part_first;
+    recd_rec_writer rec;
 
+    /* Colder: per part, per flush, per timer tick. */
+    struct recd_session *prev, *next; /* every live session, for the timers */
+    int64_t start_epoch_ms;   /* session start, Unix ms (open's start_time or arrival) */
+    uint64_t start_mono_ms;   /* monotonic clock at open: arrival stamps count from here */
+    uint64_t last_flush_ms;
+    uint64_t dormant_since_ms;
+    bool have_seq; /* UDP: highest sequence number seen */
+    uint64_t last_seq;
+    uint32_t part_no;      /* parts started so far (the next one gets this number) */
+    uint64_t packed_in, packed_out; /* Recap members compressed so far: the ratio to expect */
     session_recap *recap; /* recap only */
-
-    writer_queue queue;
-    uint64_t buffered; /* bytes accepted and not yet written (queued, in flight, in the encoder) */
 } recd_session;
 
 /* Accepted input not yet added to the metrics: published once per read, not per message. */
@@ -94,6 +97,9 @@ const char *session_input_peer(session_input *in);
  * connection is then answered with an error and closed, a UDP datagram is dropped. */
 int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
                      size_t whylen);
+/* The same for a .rec state that arrived as its block (the binary frames' path). */
+int session_dispatch_rec(session_input *in, recd_wire_rec_state *st, const recd_wire_meta *meta,
+                         char *why, size_t whylen);
 
 /* Refuses the message being dispatched: writes why, sets the metric label, returns -EBADMSG. */
 #if defined(__GNUC__)
@@ -125,6 +131,9 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
 /* .rec (session_rec.c) */
 int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
                       uint64_t now_ms, char *why, size_t whylen);
+/* A checked block of the session's type; its time field is used when has_time (and rewritten). */
+int session_rec_block(recd_session *s, session_input *in, uint8_t *block, bool has_time,
+                      uint64_t now_ms);
 void session_rec_end_part(recd_session *s);
 
 /* Recap (session_recap.c) */

@@ -1,13 +1,29 @@
 /* .rec sessions: samples become 67/72-byte blocks through recd_rec_writer, straight into the
- * session's pending buffer. Times count from the session start (stamped on arrival when the
- * client left them out); part 1 keeps them as given, later parts start again at 0 when
- * output.rebase_parts is set. Each part is a complete file with its own header. */
+ * session's pending buffer. Binary frames arrive as blocks already and are stored as they are
+ * (only the time is rewritten); decoded messages (NDJSON) are encoded into a block first. Times
+ * count from the session start (stamped on arrival when the client left them out); part 1 keeps
+ * them as given, later parts start again at 0 when output.rebase_parts is set. Each part is a
+ * complete file with its own header. */
 #include <errno.h>
 #include <string.h>
 
 #include "log.h"
 #include "server.h"
 #include "session.h"
+
+/* A block's time: its first four bytes, little-endian. */
+static uint32_t block_time(const uint8_t *b)
+{
+    return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
+}
+
+static void set_block_time(uint8_t *b, uint32_t t)
+{
+    b[0] = (uint8_t)t;
+    b[1] = (uint8_t)(t >> 8);
+    b[2] = (uint8_t)(t >> 16);
+    b[3] = (uint8_t)(t >> 24);
+}
 
 static int rec_sink(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }
 
@@ -33,18 +49,11 @@ static int start_part(recd_session *s, uint32_t t)
     return recd_rec_writer_init(&s->rec, type, RECD_REC_TIME_REJECT, sink);
 }
 
-int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
-                      uint64_t now_ms, char *why, size_t whylen)
+int session_rec_block(recd_session *s, session_input *in, uint8_t *block, bool has_time,
+                      uint64_t now_ms)
 {
     const recd_config *cfg = &s->srv->cfg;
-    bool onfoot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
-    recd_rec_onfoot foot;
-    recd_rec_vehicle veh;
-    if (onfoot)
-        foot = m->onfoot;
-    else
-        veh = m->vehicle;
-    uint32_t t = !has_time ? stamp(s, now_ms) : onfoot ? foot.time_ms : veh.time_ms;
+    uint32_t t = has_time ? block_time(block) : stamp(s, now_ms);
     if (s->rec_any && t < s->rec_last) {
         if (cfg->rec.time_policy == RECD_REC_TIME_REJECT) {
             recd_metrics_decode_error(&s->srv->metrics, RECD_M_TIME_ORDER);
@@ -55,14 +64,10 @@ int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, boo
         }
         t = s->rec_last;
     }
-    int rc = onfoot ? recd_rec_onfoot_check(&foot) : recd_rec_vehicle_check(&veh);
-    if (rc < 0)
-        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
-                              "state for session '%s': a float is NaN or infinite, or weapon / "
-                              "additional_key is out of range",
-                              s->key);
-    size_t block = onfoot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
-    if (s->part && session_should_rotate(s, block, t - s->rec_part_first))
+    size_t len = s->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_ONFOOT_BLOCK_SIZE
+                                                      : RECD_REC_VEHICLE_BLOCK_SIZE;
+    int rc;
+    if (s->part && session_should_rotate(s, len, t - s->rec_part_first))
         session_rec_end_part(s);
     if (!s->part && (rc = start_part(s, t)) < 0) {
         if (rc == -ENOMEM)
@@ -70,14 +75,8 @@ int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, boo
         log_err("session '%s': sample dropped: no output file", s->key);
         return 0;
     }
-    if (onfoot) {
-        foot.time_ms = t - s->rec_base;
-        rc = recd_rec_writer_onfoot(&s->rec, &foot);
-    } else {
-        veh.time_ms = t - s->rec_base;
-        rc = recd_rec_writer_vehicle(&s->rec, &veh);
-    }
-    if (rc < 0) {
+    set_block_time(block, t - s->rec_base);
+    if ((rc = recd_rec_writer_block(&s->rec, block, len)) < 0) {
         log_err("session '%s': cannot buffer a block: %s", s->key, recd_strerror(rc));
         return rc == -ENOMEM ? rc : 0;
     }
@@ -85,6 +84,24 @@ int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, boo
     s->rec_any = true;
     in->accepted = true;
     return 0;
+}
+
+int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
+                      uint64_t now_ms, char *why, size_t whylen)
+{
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    bool onfoot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
+    int rc = onfoot ? recd_rec_onfoot_check(&m->onfoot) : recd_rec_vehicle_check(&m->vehicle);
+    if (rc < 0)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "state for session '%s': a float is NaN or infinite, or weapon / "
+                              "additional_key is out of range",
+                              s->key);
+    if (onfoot)
+        recd_rec_onfoot_encode(&m->onfoot, block);
+    else
+        recd_rec_vehicle_encode(&m->vehicle, block);
+    return session_rec_block(s, in, block, has_time, now_ms);
 }
 
 void session_rec_end_part(recd_session *s)

@@ -274,7 +274,11 @@ static const recd_recap_state *carried_state(recd_session *s, recd_msg *out)
     session_recap *r = s->recap;
     if (!r->carry.len)
         return NULL;
-    recd_wire_decoder_config dc = {RECD_WIRE_BINARY, r->carry.len, any_recap, take_state, out};
+    recd_wire_decoder_config dc = {.encoding = RECD_WIRE_BINARY,
+                                   .max_frame = r->carry.len,
+                                   .format_of = any_recap,
+                                   .on_msg = take_state,
+                                   .ctx = out};
     char err[256];
     if (recd_wire_decode_datagram(&dc, r->carry.data, r->carry.len, err, sizeof err) < 0) {
         log_err("session '%s': cannot unpack its last state: %s", s->key, err);

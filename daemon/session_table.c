@@ -2,6 +2,8 @@
 #include "session_table.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -22,17 +24,27 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static uint64_t hash_key(uint64_t seed, const char *key)
+static uint64_t hash_key(uint64_t seed, const char *key, size_t n)
 {
     uint64_t h = mix(seed);
-    size_t n = strlen(key);
     for (size_t i = 0; i < n; i += 8) {
         uint64_t w = 0;
-        for (size_t j = 0; j < 8 && i + j < n; j++)
-            w |= (uint64_t)(uint8_t)key[i + j] << (8 * j);
+        if (n - i >= 8) {
+            for (size_t j = 0; j < 8; j++)
+                w |= (uint64_t)(uint8_t)key[i + j] << (8 * j);
+        } else {
+            for (size_t j = 0; i + j < n; j++)
+                w |= (uint64_t)(uint8_t)key[i + j] << (8 * j);
+        }
         h = mix(h ^ w) + n;
     }
     return h;
+}
+
+/* Length first: most different keys differ there or in their first bytes. */
+static bool same_key(const recd_session *s, const char *key, size_t n)
+{
+    return s->key_len == n && memcmp(s->key, key, n) == 0;
 }
 
 int session_table_init(session_table *t)
@@ -55,16 +67,29 @@ void session_table_free(session_table *t)
 
 recd_session *session_table_get(session_table *t, const char *key)
 {
-    if (t->last && strcmp(t->last->key, key) == 0)
+    size_t n = strnlen(key, RECD_SESSION_KEY_MAX + 1);
+    if (t->last && same_key(t->last, key, n))
         return t->last;
     if (!t->buckets)
         return NULL;
-    recd_session *s = t->buckets[hash_key(t->seed, key) & (t->nbuckets - 1)];
-    while (s && strcmp(s->key, key) != 0)
+    recd_session *s = t->buckets[hash_key(t->seed, key, n) & (t->nbuckets - 1)];
+    while (s && !same_key(s, key, n))
         s = s->hnext;
     if (s)
         t->last = s;
     return s;
+}
+
+void session_table_prefetch(const session_table *t, const char *key, size_t n)
+{
+    if (!t->buckets || n > RECD_SESSION_KEY_MAX)
+        return;
+    const recd_session *s = t->buckets[hash_key(t->seed, key, n) & (t->nbuckets - 1)];
+    if (!s)
+        return;
+    /* The lines a sample touches (session.h keeps them first). */
+    for (size_t off = 0; off < offsetof(recd_session, prev); off += 64)
+        __builtin_prefetch((const char *)s + off, 1);
 }
 
 static int grow(session_table *t)
@@ -77,7 +102,7 @@ static int grow(session_table *t)
         recd_session *s = t->buckets[i];
         while (s) {
             recd_session *next = s->hnext;
-            size_t k = hash_key(t->seed, s->key) & (n - 1);
+            size_t k = hash_key(t->seed, s->key, s->key_len) & (n - 1);
             s->hnext = b[k];
             b[k] = s;
             s = next;
@@ -93,7 +118,7 @@ int session_table_put(session_table *t, recd_session *s)
 {
     if (t->count >= t->nbuckets && grow(t) < 0 && !t->buckets)
         return -ENOMEM; /* a failed grow still leaves a working (longer-chained) table */
-    size_t k = hash_key(t->seed, s->key) & (t->nbuckets - 1);
+    size_t k = hash_key(t->seed, s->key, s->key_len) & (t->nbuckets - 1);
     s->hnext = t->buckets[k];
     t->buckets[k] = s;
     t->count++;
@@ -104,7 +129,7 @@ void session_table_remove(session_table *t, recd_session *s)
 {
     if (t->last == s)
         t->last = NULL;
-    recd_session **pp = &t->buckets[hash_key(t->seed, s->key) & (t->nbuckets - 1)];
+    recd_session **pp = &t->buckets[hash_key(t->seed, s->key, s->key_len) & (t->nbuckets - 1)];
     while (*pp && *pp != s)
         pp = &(*pp)->hnext;
     if (*pp) {

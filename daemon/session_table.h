@@ -22,6 +22,9 @@ int session_table_init(session_table *t);
 void session_table_free(session_table *t); /* frees the buckets, not the sessions */
 
 recd_session *session_table_get(session_table *t, const char *key);
+/* Starts loading the session a key of n bytes names (if any) into the cache: a lookup of it
+ * follows soon. Changes nothing. */
+void session_table_prefetch(const session_table *t, const char *key, size_t n);
 /* Adds s (its key must not be present). 0 or -ENOMEM. */
 int session_table_put(session_table *t, recd_session *s);
 void session_table_remove(session_table *t, recd_session *s);

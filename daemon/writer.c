@@ -19,13 +19,14 @@ typedef struct writer_seg {
 #define WRITER_NICE 10
 
 struct writer_batch {
-    writer_batch *next;
+    /* What put() touches for every sample first, within one cache line. */
     writer_part *part;
     recd_buf data;
     writer_seg *segs;
-    size_t nsegs, capsegs;
+    uint32_t nsegs, capsegs;
     bool has_members;
     bool end;
+    writer_batch *next;
     uint8_t *header; /* patched header written at offset 0 on end */
     size_t header_len;
 };
@@ -150,7 +151,7 @@ static int put(writer_stage *w, writer_queue *q, writer_part *p, const void *dat
             if (!s)
                 return -ENOMEM;
             b->segs = s;
-            b->capsegs = cap;
+            b->capsegs = (uint32_t)cap;
         }
         last = &b->segs[b->nsegs];
         last->len = 0;

@@ -14,6 +14,7 @@ static recd_session *make(const char *key)
     recd_session *s = calloc(1, sizeof *s);
     assert_non_null(s);
     snprintf(s->key, sizeof s->key, "%s", key);
+    s->key_len = (uint8_t)strlen(s->key);
     return s;
 }
 
