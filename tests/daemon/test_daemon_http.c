@@ -280,7 +280,7 @@ static void endpoints(void **state)
     run_with_client(endpoints_client, 0, 0);
 }
 
-static void limits_client(harness *h)
+static void idle_timeout_client(harness *h)
 {
     response r;
     /* An idle client is dropped after the timeout (4 s here: wide margins, since ctest runs this
@@ -293,18 +293,29 @@ static void limits_client(harness *h)
     CHECK(r.closed);
     double waited = now_s() - t0;
     CHECK(waited > 3.0 && waited < 15.0);
+}
 
-    /* With two clients connected, a third is closed at once. */
+static void idle_timeout(void **state)
+{
+    (void)state;
+    run_with_client(idle_timeout_client, 2, 4000);
+}
+
+static void connection_limit_client(harness *h)
+{
+    response r;
+    /* With two clients connected, a third is closed at once: long before the 120 s idle timeout,
+     * whatever else the machine is doing. */
     int a = connect_to(h->port), b = connect_to(h->port);
     CHECK(a >= 0 && b >= 0);
     usleep(50000);
-    t0 = now_s();
+    double t0 = now_s();
     int c = connect_to(h->port);
     CHECK(c >= 0);
     read_response(c, &r);
     close(c);
     CHECK(r.closed);
-    CHECK(now_s() - t0 < 2.0); /* well before the 4 s timeout */
+    CHECK(now_s() - t0 < 60.0);
     close(a);
     close(b);
     usleep(50000);
@@ -312,10 +323,10 @@ static void limits_client(harness *h)
     CHECK((r.status) == (200));
 }
 
-static void limits(void **state)
+static void connection_limit(void **state)
 {
     (void)state;
-    run_with_client(limits_client, 2, 4000);
+    run_with_client(connection_limit_client, 2, 120000);
 }
 
 static void start_errors(void **state)
@@ -348,7 +359,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(endpoints),
-        cmocka_unit_test(limits),
+        cmocka_unit_test(idle_timeout), cmocka_unit_test(connection_limit),
         cmocka_unit_test(start_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
