@@ -192,6 +192,7 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--results", required=True, help="markdown file to write")
+    ap.add_argument("--systems", help="comma-separated systems to run, e.g. recd,raw (default all)")
     ap.add_argument("--profile", action="store_true",
                     help="profile recd with perf in each selected scenario instead of measuring")
     a = ap.parse_args()
@@ -201,6 +202,10 @@ def main():
     if a.only:
         keep = a.only.upper().split(",")
         specs = {k: v for k, v in specs.items() if k in keep}
+    if a.systems:
+        want = a.systems.lower().split(",")
+        specs = {k: dict(v, systems=[s for s in v["systems"] if s in want]) if "systems" in v else v
+                 for k, v in specs.items()}
     os.makedirs(a.work, exist_ok=True)
     os.chmod(a.work, 0o755)
     info = machine()
