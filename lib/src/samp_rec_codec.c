@@ -280,14 +280,24 @@ static bool words_finite(const uint8_t *p, size_t nwords)
     return !bad;
 }
 
-int recd_rec_block_check(recd_rec_type type, const uint8_t *block)
+int recd_rec_fields_check(recd_rec_type type, const uint8_t *fields)
 {
     switch (type) {
-    case RECD_REC_TYPE_ONFOOT: /* position + rotation at 10..37, velocity + surf offset at 42..65 */
-        return words_finite(block + 10, 7) && words_finite(block + 42, 6) ? 0 : -EINVAL;
-    case RECD_REC_TYPE_VEHICLE: /* rotation, position, velocity, vehicle health at 12..55 */
-        return words_finite(block + 12, 11) ? 0 : -EINVAL;
+    case RECD_REC_TYPE_ONFOOT: /* position + rotation at block 10..37, velocity + surf at 42..65 */
+        return words_finite(fields + 6, 7) && words_finite(fields + 38, 6) ? 0 : -EINVAL;
+    case RECD_REC_TYPE_VEHICLE: /* rotation, position, velocity, vehicle health at block 12..55 */
+        return words_finite(fields + 8, 11) ? 0 : -EINVAL;
     default: return -EINVAL;
     }
 }
 
+int recd_rec_block_check(recd_rec_type type, const uint8_t *block)
+{
+    return recd_rec_fields_check(type, block + 4);
+}
+
+void recd_rec_header_encode(recd_rec_type type, uint8_t out[RECD_REC_HEADER_SIZE])
+{
+    st_le32(out, RECD_REC_SIGNATURE);
+    st_le32(out + 4, (uint32_t)type);
+}

@@ -33,8 +33,7 @@ int recd_rec_writer_header(recd_rec_writer *w)
     if (w->header_written)
         return 0;
     uint8_t hdr[RECD_REC_HEADER_SIZE];
-    st_le32(hdr, RECD_REC_SIGNATURE);
-    st_le32(hdr + 4, (uint32_t)w->type);
+    recd_rec_header_encode(w->type, hdr);
     int rc = w->sink.write(w->sink.ctx, hdr, sizeof hdr);
     if (rc < 0)
         return rc;

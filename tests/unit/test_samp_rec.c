@@ -563,13 +563,25 @@ static void test_block_check_matches_struct_check(void **state)
             recd_rec_vehicle_decode(blk, &b);
             want = recd_rec_vehicle_check(&b);
         }
-        assert_int_equal(recd_rec_block_check(foot ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE, blk),
-                         want);
+        recd_rec_type type = foot ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE;
+        assert_int_equal(recd_rec_block_check(type, blk), want);
+        assert_int_equal(recd_rec_fields_check(type, blk + 4), want);
         rejected[foot] += want < 0;
     }
     assert_true(rejected[0] > 1000 && rejected[1] > 1000); /* both answers were exercised */
     uint8_t zero[RECD_REC_ONFOOT_BLOCK_SIZE] = {0};
     assert_int_equal(recd_rec_block_check(RECD_REC_TYPE_NONE, zero), -EINVAL);
+    assert_int_equal(recd_rec_fields_check(RECD_REC_TYPE_NONE, zero), -EINVAL);
+}
+
+static void test_header_encode(void **state)
+{
+    (void)state;
+    uint8_t h[RECD_REC_HEADER_SIZE];
+    recd_rec_header_encode(RECD_REC_TYPE_ONFOOT, h);
+    assert_memory_equal(h, "\xE8\x03\x00\x00\x02\x00\x00\x00", sizeof h);
+    recd_rec_header_encode(RECD_REC_TYPE_VEHICLE, h);
+    assert_memory_equal(h, "\xE8\x03\x00\x00\x01\x00\x00\x00", sizeof h);
 }
 
 /* A raw block goes out exactly as given, under the same rules as the struct entry points. */
@@ -1231,6 +1243,7 @@ int main(void)
         cmocka_unit_test(test_layout_names),
         cmocka_unit_test(test_block_check_matches_struct_check),
         cmocka_unit_test(test_writer_block),
+        cmocka_unit_test(test_header_encode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,6 +169,8 @@ int recd_rec_vehicle_check(const recd_rec_vehicle *b);
  * -EINVAL for a NaN or infinite float (the weapon byte always decodes into range) or another type.
  * For receivers that store blocks as they arrive instead of decoding them. */
 int recd_rec_block_check(recd_rec_type type, const uint8_t *block);
+/* The same on a block's bytes after its u32 time (block + 4; what a wire frame carries). */
+int recd_rec_fields_check(recd_rec_type type, const uint8_t *fields);
 
 /* ---- Streaming writer ----------------------------------------------------------------------- */
 
@@ -186,6 +188,9 @@ typedef struct recd_rec_writer {
     uint64_t blocks;  /* blocks written */
     uint64_t clamped; /* times raised under RECD_REC_TIME_CLAMP */
 } recd_rec_writer;
+
+/* The 8-byte file header: signature 1000, then type (VEHICLE or ONFOOT). */
+void recd_rec_header_encode(recd_rec_type type, uint8_t out[RECD_REC_HEADER_SIZE]);
 
 /* type must be VEHICLE or ONFOOT. Writes nothing yet. */
 int recd_rec_writer_init(recd_rec_writer *w, recd_rec_type type, recd_rec_time_policy policy,
