@@ -38,10 +38,12 @@ static int truncated(const char *what, char *why, size_t whylen)
     return -EBADMSG;
 }
 
-static int read_key(wire_env *env, reader *r, char session[RECD_SESSION_KEY_MAX + 1], char *why,
+/* The frame's session key, checked, not copied: *key points at its bytes in the frame, or at the
+ * previous frame's key for key_len 0. */
+static int read_key(const wire_env *env, reader *r, const char **key, size_t *key_len, char *why,
                     size_t whylen)
 {
-    const uint8_t *klen, *key;
+    const uint8_t *klen, *k;
     if (!take(r, 1, &klen))
         return truncated("frame", why, whylen);
     if (*klen == 0) {
@@ -53,29 +55,36 @@ static int read_key(wire_env *env, reader *r, char session[RECD_SESSION_KEY_MAX 
             wire_why(why, whylen, "key_len 0 but no earlier frame on this connection named a session");
             return -EBADMSG;
         }
-        memcpy(session, env->prev, RECD_SESSION_KEY_MAX + 1);
+        *key = env->prev;
+        *key_len = env->prev_len;
         return 0;
     }
-    if (!take(r, *klen, &key))
+    if (!take(r, *klen, &k))
         return truncated("session key", why, whylen);
-    if (!recd_session_key_valid((const char *)key, *klen)) { /* NUL is not a key byte */
+    if (!recd_session_key_valid((const char *)k, *klen)) { /* NUL is not a key byte */
         char safe[48];
-        safe_copy(key, *klen, safe);
+        safe_copy(k, *klen, safe);
         wire_why(why, whylen,
                  "session key '%s' (%u bytes) is invalid: 1..%d bytes of A-Z a-z 0-9 . _ -, "
                  "not starting with '.'",
                  safe, *klen, RECD_SESSION_KEY_MAX);
         return -EBADMSG;
     }
-    /* A fixed-size copy when the body holds that many bytes from the key on (a state always
-     * does): gcc turns a variable one of up to 64 bytes into `rep movs`, whose start-up cost was
-     * a tenth of the loop thread's time. The bytes after the terminator are then frame bytes. */
-    if (*klen + left(r) >= RECD_SESSION_KEY_MAX)
-        memcpy(session, key, RECD_SESSION_KEY_MAX);
-    else
-        memcpy(session, key, *klen);
-    session[*klen] = 0;
+    *key = (const char *)k;
+    *key_len = *klen;
     return 0;
+}
+
+/* A checked key as a NUL-terminated string; readable bytes may be read from key on. */
+static void copy_key(char out[RECD_SESSION_KEY_MAX + 1], const char *key, size_t len,
+                     size_t readable)
+{
+    /* A fixed-size copy where the bytes are there (see wire_env_note_session()). */
+    if (readable >= RECD_SESSION_KEY_MAX)
+        memcpy(out, key, RECD_SESSION_KEY_MAX);
+    else
+        memcpy(out, key, len);
+    out[len] = 0;
 }
 
 static bool token_valid(const uint8_t *s, size_t n)
@@ -125,10 +134,9 @@ static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
     return 0;
 }
 
-/* A samp state payload as the block it becomes: the time in front, checked like any block. */
-static int read_rec_block(reader *r, recd_msg_format format, uint64_t time,
-                          uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE], size_t *block_len, char *why,
-                          size_t whylen)
+/* A samp state payload, checked in place: the block without its time (*fields, in the body). */
+static int read_rec_fields(reader *r, recd_msg_format format, uint64_t time,
+                           const uint8_t **fields, char *why, size_t whylen)
 {
     bool foot = format == RECD_MSG_FMT_SAMP_ONFOOT;
     size_t want = foot ? WIRE_ONFOOT_STATE_SIZE : WIRE_VEHICLE_STATE_SIZE;
@@ -142,10 +150,8 @@ static int read_rec_block(reader *r, recd_msg_format format, uint64_t time,
                  (unsigned long long)time);
         return -EBADMSG;
     }
-    st_le32(block, (uint32_t)time);
-    memcpy(block + 4, r->p + r->pos, want);
-    *block_len = want + 4;
-    if (recd_rec_block_check(foot ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE, block) < 0) {
+    *fields = r->p + r->pos;
+    if (recd_rec_fields_check(foot ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE, *fields) < 0) {
         wire_why(why, whylen, "state: a float is NaN or infinite, or weapon/additional key is out "
                               "of range");
         return -EBADMSG;
@@ -153,18 +159,27 @@ static int read_rec_block(reader *r, recd_msg_format format, uint64_t time,
     return 0;
 }
 
-static int read_rec_state(reader *r, uint64_t time, recd_msg *m, char *why, size_t whylen)
+/* The block of a .rec state: its time, then the payload's fields. */
+static void rec_block(recd_msg_format format, uint32_t time, const uint8_t *fields, recd_msg *m)
 {
     uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
-    size_t len;
-    int rc = read_rec_block(r, m->format, time, block, &len, why, whylen);
-    if (rc < 0)
-        return rc;
-    if (m->format == RECD_MSG_FMT_SAMP_ONFOOT)
+    st_le32(block, time);
+    if (format == RECD_MSG_FMT_SAMP_ONFOOT) {
+        memcpy(block + 4, fields, WIRE_ONFOOT_STATE_SIZE);
         recd_rec_onfoot_decode(block, &m->onfoot);
-    else
+    } else {
+        memcpy(block + 4, fields, WIRE_VEHICLE_STATE_SIZE);
         recd_rec_vehicle_decode(block, &m->vehicle);
-    return 0;
+    }
+}
+
+static int read_rec_state(reader *r, uint64_t time, recd_msg *m, char *why, size_t whylen)
+{
+    const uint8_t *fields;
+    int rc = read_rec_fields(r, m->format, time, &fields, why, whylen);
+    if (rc == 0)
+        rec_block(m->format, (uint32_t)time, fields, m);
+    return rc;
 }
 
 static int read_optional_u64(reader *r, const char *what, uint64_t *v, bool *has, char *why,
@@ -190,23 +205,24 @@ static int unknown_session(const char *what, const char *session, char *why, siz
     return -EBADMSG;
 }
 
-static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, char *why,
-                        size_t whylen)
+static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, size_t key_len,
+                        char *why, size_t whylen)
 {
     uint64_t v;
     bool has;
     int rc;
+    void *handle;
     switch (m->type) {
     case RECD_MSG_OPEN: return read_open(r, m, why, whylen);
     case RECD_MSG_STATE:
-        m->format = wire_env_format(env, m->session);
+        m->format = wire_env_format(env, m->session, key_len, &handle);
         if (m->format == RECD_MSG_FMT_NONE)
             return unknown_session("state", m->session, why, whylen);
         if (m->format != RECD_MSG_FMT_RECAP)
             return read_rec_state(r, time, m, why, whylen);
         return wire_recap_state_read(r->p + r->pos, left(r), time, m, why, whylen);
     case RECD_MSG_EVENT:
-        m->format = wire_env_format(env, m->session);
+        m->format = wire_env_format(env, m->session, key_len, &handle);
         if (m->format == RECD_MSG_FMT_NONE)
             return unknown_session("event", m->session, why, whylen);
         if (m->format != RECD_MSG_FMT_RECAP) {
@@ -216,7 +232,7 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, ch
         }
         return wire_recap_event_read(r->p + r->pos, left(r), time, m, why, whylen);
     case RECD_MSG_FLUSH:
-        m->format = wire_env_format(env, m->session);
+        m->format = wire_env_format(env, m->session, key_len, &handle);
         rc = read_optional_u64(r, "flush", &v, &has, why, whylen);
         if (rc == 0 && has && v > INT64_MAX) {
             wire_why(why, whylen, "flush: end_tick above 2^63-1");
@@ -226,7 +242,7 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, ch
         m->flush.end_tick = has ? v : 0;
         return rc;
     case RECD_MSG_CLOSE:
-        m->format = wire_env_format(env, m->session);
+        m->format = wire_env_format(env, m->session, key_len, &handle);
         rc = read_optional_u64(r, "close", &v, &has, why, whylen);
         m->close.has_end_time = has;
         m->close.end_time_ms = has ? (int64_t)v : 0;
@@ -237,17 +253,18 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, ch
 
 /* Everything before the payload: key (or continuation), seq and time. */
 typedef struct frame_head {
+    const char *key;
+    size_t key_len;
     bool has_seq, timed;
     uint64_t seq, time;
 } frame_head;
 
-static int read_head(wire_env *env, const wire_header *h, reader *r,
-                     char session[RECD_SESSION_KEY_MAX + 1], frame_head *fh, char *why,
-                     size_t whylen)
+static int read_head(const wire_env *env, const wire_header *h, reader *r, frame_head *fh,
+                     char *why, size_t whylen)
 {
     const uint8_t *p;
     *fh = (frame_head){0};
-    int rc = read_key(env, r, session, why, whylen);
+    int rc = read_key(env, r, &fh->key, &fh->key_len, why, whylen);
     if (rc < 0)
         return rc;
     if (h->flags & WIRE_F_SEQ) {
@@ -271,6 +288,14 @@ static int read_head(wire_env *env, const wire_header *h, reader *r,
     return 0;
 }
 
+/* Bytes that may be read from the frame's key on (the previous key is a whole buffer). */
+static size_t readable_from_key(const wire_env *env, const frame_head *fh, const reader *r)
+{
+    if (fh->key == env->prev)
+        return sizeof env->prev;
+    return (size_t)(r->p + r->len - (const uint8_t *)fh->key);
+}
+
 static int check_type(const wire_header *h, char *why, size_t whylen)
 {
     if (h->type >= WIRE_T_OPEN && h->type <= WIRE_T_CLOSE)
@@ -290,13 +315,15 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
     recd_msg_init(m, types[h->type], RECD_MSG_FMT_NONE);
     reader r = {body, len, 0};
     frame_head fh;
-    rc = read_head(env, h, &r, m->session, &fh, why, whylen);
+    rc = read_head(env, h, &r, &fh, why, whylen);
+    if (fh.key)
+        copy_key(m->session, fh.key, fh.key_len, readable_from_key(env, &fh, &r));
     m->has_seq = fh.has_seq;
     m->seq = fh.seq;
     /* Only a state or event can lack a time that the receiver then has to stamp. */
     *has_time = fh.timed || (m->type != RECD_MSG_STATE && m->type != RECD_MSG_EVENT);
     if (rc == 0)
-        rc = read_payload(env, &r, fh.time, m, why, whylen);
+        rc = read_payload(env, &r, fh.time, m, fh.key_len, why, whylen);
     if (rc < 0)
         recd_msg_free(m);
     if (rc == -ENOMEM)
@@ -305,44 +332,56 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
 }
 
 int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
-                          wire_rec_frame *out, char *why, size_t whylen)
+                          recd_wire_rec_state *out, bool *has_time, char *why, size_t whylen)
 {
     reader r = {body, len, 0};
     frame_head fh;
-    int rc = read_head(env, h, &r, out->session, &fh, why, whylen);
+    int rc = read_head(env, h, &r, &fh, why, whylen);
     if (rc < 0)
         return rc;
-    recd_msg_format f = wire_env_format(env, out->session);
-    if (f == RECD_MSG_FMT_NONE)
-        return unknown_session("state", out->session, why, whylen);
+    /* The lookup reads the key where it lies in the frame: a copy read back at once stalls on
+     * store forwarding behind every store still waiting for its cache line. */
+    void *handle;
+    recd_msg_format f = wire_env_format(env, fh.key, fh.key_len, &handle);
+    if (f == RECD_MSG_FMT_NONE) {
+        char key[RECD_SESSION_KEY_MAX + 1];
+        copy_key(key, fh.key, fh.key_len, 0);
+        return unknown_session("state", key, why, whylen);
+    }
     if (f != RECD_MSG_FMT_SAMP_ONFOOT && f != RECD_MSG_FMT_SAMP_VEHICLE)
         return 0;
-    if ((rc = read_rec_block(&r, f, fh.time, out->block, &out->state.block_len, why, whylen)) < 0)
+    const uint8_t *fields;
+    if ((rc = read_rec_fields(&r, f, fh.time, &fields, why, whylen)) < 0)
         return rc;
-    out->state.session = out->session;
-    out->state.format = f;
-    out->state.has_seq = fh.has_seq;
-    out->state.seq = fh.seq;
-    out->state.block = out->block;
-    out->has_time = fh.timed;
+    *out = (recd_wire_rec_state){
+        .key = fh.key,
+        .key_len = fh.key_len,
+        .handle = handle,
+        .format = f,
+        .has_seq = fh.has_seq,
+        .seq = fh.seq,
+        .time_ms = (uint32_t)fh.time,
+        .fields = fields,
+        .block_len = f == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_ONFOOT_BLOCK_SIZE
+                                                   : RECD_REC_VEHICLE_BLOCK_SIZE,
+    };
+    *has_time = fh.timed;
+    wire_env_note_session(env, fh.key, fh.key_len, readable_from_key(env, &fh, &r));
     return 1;
 }
 
 int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m)
 {
     bool foot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
-    if ((!foot && s->format != RECD_MSG_FMT_SAMP_VEHICLE) ||
+    if ((!foot && s->format != RECD_MSG_FMT_SAMP_VEHICLE) || !s->fields ||
         s->block_len != (foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE) ||
-        !recd_session_key_valid(s->session, strlen(s->session)))
+        !s->key || !recd_session_key_valid(s->key, s->key_len))
         return -EINVAL;
     recd_msg_init(m, RECD_MSG_STATE, s->format);
-    memcpy(m->session, s->session, strlen(s->session) + 1);
+    memcpy(m->session, s->key, s->key_len);
+    m->session[s->key_len] = 0;
     m->has_seq = s->has_seq;
     m->seq = s->seq;
-    if (foot)
-        recd_rec_onfoot_decode(s->block, &m->onfoot);
-    else
-        recd_rec_vehicle_decode(s->block, &m->vehicle);
+    rec_block(s->format, s->time_ms, s->fields, m);
     return 0;
 }
-

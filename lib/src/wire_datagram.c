@@ -42,34 +42,25 @@ static int use(walk *w, recd_msg *m, bool has_time)
     return rc < 0 ? fail(w, rc, why) : 0;
 }
 
-/* The .rec path (see recd_wire_decoder_config.on_rec_state). */
-static int use_rec(walk *w, wire_rec_frame *f)
-{
-    char why[256] = "";
-    wire_env_note_session(&w->env, f->session);
-    if (!w->deliver)
-        return 0;
-    recd_wire_meta meta = {w->enc, f->has_time, w->index, w->offset, NULL};
-    int rc = w->cfg->on_rec_state(w->cfg->ctx, &f->state, &meta, why, sizeof why);
-    if (rc < 0 && !why[0])
-        snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));
-    return rc < 0 ? fail(w, rc, why) : 0;
-}
-
-/* 1 when the frame was a .rec state taken by the .rec path, 0 when it still needs decoding. */
+/* The .rec path (see recd_wire_decoder_config.on_rec_state): 1 when the frame was a .rec state
+ * and was taken (or checked, in the check pass), 0 when it still needs decoding. */
 static int try_rec(walk *w, const wire_header *h, const uint8_t *body)
 {
-    char why[256];
+    char why[256] = "";
     if (h->type != WIRE_T_STATE || !w->cfg->on_rec_state)
         return 0;
-    wire_rec_frame f;
-    int rc = wire_binary_rec_state(&w->env, h, body, h->body_len, &f, why, sizeof why);
-    if (rc < 0)
-        return fail(w, rc, why);
-    if (rc == 0)
-        return 0;
-    rc = use_rec(w, &f);
-    return rc < 0 ? rc : 1;
+    recd_wire_rec_state st;
+    bool timed;
+    int rc = wire_binary_rec_state(&w->env, h, body, h->body_len, &st, &timed, why, sizeof why);
+    if (rc <= 0)
+        return rc < 0 ? fail(w, rc, why) : 0;
+    if (!w->deliver)
+        return 1;
+    recd_wire_meta meta = {w->enc, timed, w->index, w->offset, NULL};
+    rc = w->cfg->on_rec_state(w->cfg->ctx, &st, &meta, why, sizeof why);
+    if (rc < 0 && !why[0])
+        snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));
+    return rc < 0 ? fail(w, rc, why) : 1;
 }
 
 static int walk_binary(walk *w, const uint8_t *data, size_t len)
@@ -137,6 +128,7 @@ static int run(walk *w, const uint8_t *data, size_t len)
 {
     w->index = w->offset = 0;
     memset(w->env.prev, 0, sizeof w->env.prev);
+    w->env.prev_len = 0;
     wire_sessions_clear(&w->env.local);
     return w->enc == RECD_WIRE_BINARY ? walk_binary(w, data, len) : walk_ndjson(w, data, len);
 }

@@ -96,12 +96,12 @@ static int deliver(recd_wire_decoder *d, recd_msg *m, bool has_time, size_t cons
 }
 
 /* The .rec path: a samp state goes to on_rec_state as its block. */
-static int deliver_rec(recd_wire_decoder *d, wire_rec_frame *f, size_t consumed)
+static int deliver_rec(recd_wire_decoder *d, const recd_wire_rec_state *st, bool has_time,
+                       size_t consumed)
 {
     char why[256] = "";
-    wire_env_note_session(&d->env, f->session);
-    recd_wire_meta meta = {d->enc, f->has_time, d->units + 1, d->offset, NULL};
-    int rc = d->cfg.on_rec_state(d->cfg.ctx, &f->state, &meta, why, sizeof why);
+    recd_wire_meta meta = {d->enc, has_time, d->units + 1, d->offset, NULL};
+    int rc = d->cfg.on_rec_state(d->cfg.ctx, st, &meta, why, sizeof why);
     if (rc < 0) {
         if (!why[0])
             snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));
@@ -119,13 +119,14 @@ static int process_frame(recd_wire_decoder *d, const wire_header *h, const uint8
 {
     char why[256];
     if (h->type == WIRE_T_STATE && d->cfg.on_rec_state) {
-        wire_rec_frame f;
+        recd_wire_rec_state st;
+        bool timed;
         int rc = wire_binary_rec_state(&d->env, h, frame + RECD_WIRE_HEADER_SIZE,
-                                       total - RECD_WIRE_HEADER_SIZE, &f, why, sizeof why);
+                                       total - RECD_WIRE_HEADER_SIZE, &st, &timed, why, sizeof why);
         if (rc < 0)
             return fail(d, rc, why);
         if (rc == 1)
-            return deliver_rec(d, &f, total);
+            return deliver_rec(d, &st, timed, total);
     }
     recd_msg m;
     bool has_time;
@@ -157,28 +158,6 @@ static int buffer(recd_wire_decoder *d, const uint8_t *p, size_t n)
     return rc < 0 ? fail(d, rc, "out of memory") : 0;
 }
 
-#define PREFETCH_AHEAD 2 /* frames: about one cache miss's worth of work ahead */
-
-/* The frame PREFETCH_AHEAD frames after the one at data, when its key is in the buffer: the
- * receiver is told its session. Only lengths are read here; nothing is validated. */
-static void hint_ahead(const recd_wire_decoder *d, const uint8_t *data, size_t len)
-{
-    size_t pos = 0;
-    for (int i = 0; i < PREFETCH_AHEAD; i++) {
-        if (len - pos < RECD_WIRE_HEADER_SIZE)
-            return;
-        uint64_t next = pos + RECD_WIRE_HEADER_SIZE + (uint64_t)ld_le32(data + pos + 4);
-        if (next >= len)
-            return;
-        pos = (size_t)next;
-    }
-    if (len - pos > RECD_WIRE_HEADER_SIZE && data[pos] == RECD_WIRE_MAGIC) {
-        size_t klen = data[pos + RECD_WIRE_HEADER_SIZE];
-        if (klen && klen <= len - pos - RECD_WIRE_HEADER_SIZE - 1)
-            d->cfg.prefetch(d->cfg.ctx, (const char *)data + pos + RECD_WIRE_HEADER_SIZE + 1, klen);
-    }
-}
-
 static int feed_binary(recd_wire_decoder *d, const uint8_t *data, size_t len)
 {
     wire_header h;
@@ -192,10 +171,6 @@ static int feed_binary(recd_wire_decoder *d, const uint8_t *data, size_t len)
                 size_t total = RECD_WIRE_HEADER_SIZE + (size_t)h.body_len;
                 if (len < total)
                     break;
-                /* The bytes a few frames on: a large read is not all in the nearest caches. */
-                __builtin_prefetch(data + 512);
-                if (d->cfg.prefetch)
-                    hint_ahead(d, data, len);
                 if ((rc = process_frame(d, &h, data, total)) < 0)
                     return rc;
                 data += total;

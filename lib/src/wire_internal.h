@@ -50,15 +50,17 @@ int wire_header_check(const uint8_t *p, size_t avail, size_t max_frame, bool err
 typedef struct wire_sessions {
     struct wire_session_entry {
         char key[RECD_SESSION_KEY_MAX + 1];
+        uint8_t key_len;
         recd_msg_format format;
     } *items;
     size_t count, cap;
 } wire_sessions;
 
-recd_msg_format wire_sessions_get(const wire_sessions *s, const char *key);
+/* Keys are len bytes, not NUL-terminated. */
+recd_msg_format wire_sessions_get(const wire_sessions *s, const char *key, size_t len);
 /* 0, or -ENOSPC when RECD_WIRE_LOCAL_SESSIONS_MAX sessions are already known, or -ENOMEM. */
-int wire_sessions_set(wire_sessions *s, const char *key, recd_msg_format f);
-void wire_sessions_remove(wire_sessions *s, const char *key);
+int wire_sessions_set(wire_sessions *s, const char *key, size_t len, recd_msg_format f);
+void wire_sessions_remove(wire_sessions *s, const char *key, size_t len);
 void wire_sessions_clear(wire_sessions *s);
 void wire_sessions_free(wire_sessions *s);
 
@@ -69,16 +71,18 @@ typedef struct wire_env {
     bool datagram;    /* no session continuation; local sessions are asked before format_of */
     wire_sessions local;
     char prev[RECD_SESSION_KEY_MAX + 1]; /* session of the previous message on a stream, "" none */
+    uint8_t prev_len;
 } wire_env;
 
-/* The format of a session: local table and format_of, in the order the transport calls for. */
-recd_msg_format wire_env_format(const wire_env *env, const char *session);
+/* The format of the session a key of len bytes names: local table and format_of, in the order the
+ * transport calls for. *handle is what format_of set (NULL when it was not asked or set none). */
+recd_msg_format wire_env_format(const wire_env *env, const char *key, size_t len, void **handle);
 /* Bookkeeping after a message decoded: opens are remembered, closes forgotten, prev updated.
  * 0 or -ENOSPC / -ENOMEM (why is filled). */
 int wire_env_after(wire_env *env, const recd_msg *m, char *why, size_t whylen);
-/* The part of wire_env_after for a state: remembers its session (a RECD_SESSION_KEY_MAX + 1
- * byte buffer) as the previous one. */
-void wire_env_note_session(wire_env *env, const char *session);
+/* The part of wire_env_after for a state: remembers its key (len bytes; readable bytes may be read
+ * from key on, which lets a fixed-size copy stand in for a variable one) as the previous one. */
+void wire_env_note_session(wire_env *env, const char *key, size_t len, size_t readable);
 
 /* Decodes the body of a frame whose header passed wire_header_check. On success m holds a
  * message to recd_msg_free() and *has_time says whether the frame carried a time. -EPROTO or
@@ -91,20 +95,12 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
 int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg *m, char *why,
                        size_t whylen);
 
-/* A .rec state read by wire_binary_rec_state(): the recd_wire_rec_state handed to the receiver
- * and the buffers it points into. */
-typedef struct wire_rec_frame {
-    recd_wire_rec_state state;
-    bool has_time;
-    char session[RECD_SESSION_KEY_MAX + 1];
-    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
-} wire_rec_frame;
-
-/* The .rec path for the body of a STATE frame: 1 with out filled when the session is a samp
- * session, 0 when it is not (decode the frame with wire_binary_decode then), or -EPROTO /
- * -EBADMSG with why, exactly as wire_binary_decode would report. */
+/* The .rec path for the body of a STATE frame: 1 with out filled (pointing into body) when the
+ * session is a samp session, 0 when it is not (decode the frame with wire_binary_decode then), or
+ * -EPROTO / -EBADMSG with why, exactly as wire_binary_decode would report. On 1 the frame's
+ * session is noted as the previous one. *has_time says whether the frame carried a time. */
 int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
-                          wire_rec_frame *out, char *why, size_t whylen);
+                          recd_wire_rec_state *out, bool *has_time, char *why, size_t whylen);
 
 /* Binary frame encoder. omit_key: write key_len 0 (the receiver uses the previous frame's session:
  * streams only). with_time: STATE/EVENT carry their time. */

@@ -61,7 +61,8 @@ static int retry_with_session_format(wire_env *env, const uint8_t *line, size_t 
     json_decref(root);
     if (!usable)
         return rc;
-    recd_msg_format f = wire_env_format(env, key);
+    void *handle;
+    recd_msg_format f = wire_env_format(env, key, strlen(key), &handle);
     if (f == RECD_MSG_FMT_NONE) {
         wire_why(why, whylen, "%s for unknown session '%s' (no open seen for it)", tname, key);
         return -EBADMSG;
@@ -91,7 +92,8 @@ int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg 
     }
     if (m->type == RECD_MSG_OPEN)
         return 0;
-    recd_msg_format f = wire_env_format(env, m->session);
+    void *handle;
+    recd_msg_format f = wire_env_format(env, m->session, strlen(m->session), &handle);
     if (m->type == RECD_MSG_FLUSH || m->type == RECD_MSG_CLOSE) {
         m->format = f;
         return 0;

@@ -32,11 +32,12 @@ typedef struct server {
 } server;
 
 /* The server's session registry, as a daemon keeps it across datagrams. */
-static recd_msg_format registry_format(void *ctx, const char *session)
+static recd_msg_format registry_format(void *ctx, const char *key, size_t len, void **handle)
 {
     server *s = ctx;
+    (void)handle;
     for (size_t i = 0; i < s->nsessions; i++)
-        if (strcmp(s->sessions[i].key, session) == 0)
+        if (strlen(s->sessions[i].key) == len && memcmp(s->sessions[i].key, key, len) == 0)
             return s->sessions[i].format;
     return RECD_MSG_FMT_NONE;
 }

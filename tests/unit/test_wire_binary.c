@@ -277,44 +277,6 @@ static void expect_error(const uint8_t *bad, size_t badlen, int want_rc, const c
     ws_free(&s);
 }
 
-/* A receiver that also counts prefetch hints (ws_sink first, so ws_on_msg sees its own). */
-typedef struct hinted_sink {
-    ws_sink k;
-    size_t hints, bad_hints;
-} hinted_sink;
-
-static void note_hint(void *ctx, const char *key, size_t key_len)
-{
-    hinted_sink *h = ctx;
-    h->hints++;
-    if (!recd_session_key_valid(key, key_len) || key_len > 8) /* ws_build's keys are short */
-        h->bad_hints++;
-}
-
-/* The prefetch hint names sessions of frames still to come, and changes nothing delivered. */
-static void prefetch_hints(void **state)
-{
-    (void)state;
-    ws_set s;
-    ws_build(&s);
-    recd_buf wire = {0}, want = {0};
-    assert_int_equal(ws_encode_all(&s, RECD_WIRE_BINARY, &wire), 0);
-    ws_json(&s, &want);
-    hinted_sink h = {0};
-    recd_wire_decoder_config cfg = ws_config(&h.k, RECD_WIRE_BINARY);
-    cfg.prefetch = note_hint;
-    char err[320] = "";
-    assert_int_equal(decode_with(&cfg, &wire, 0, err, sizeof err), 0);
-    assert_int_equal(h.k.json.len, want.len);
-    assert_memory_equal(h.k.json.data, want.data, want.len);
-    assert_int_equal(h.hints, s.n - 2); /* every frame but the first two is hinted once */
-    assert_int_equal(h.bad_hints, 0);
-    recd_buf_free(&h.k.json);
-    recd_buf_free(&want);
-    recd_buf_free(&wire);
-    ws_free(&s);
-}
-
 static void bad_headers(void **state)
 {
     (void)state;
@@ -455,6 +417,17 @@ static void registry_lookup(void **state)
     assert_int_equal(want.len, k.json.len);
     assert_memory_equal(want.data, k.json.data, want.len);
     recd_wire_decoder_free(d);
+    /* The .rec path hands the state over with the receiver's own handle for the session. */
+    recd_buf_free(&k.json);
+    k.count = 0;
+    cfg.on_rec_state = ws_on_rec_state;
+    assert_int_equal(recd_wire_decoder_new(&d, &cfg), 0);
+    assert_int_equal(recd_wire_decoder_feed(d, wire.data, wire.len, err, sizeof err), 0);
+    assert_int_equal(k.count, 1);
+    assert_int_equal(k.handles, 1);
+    assert_int_equal(want.len, k.json.len);
+    assert_memory_equal(want.data, k.json.data, want.len);
+    recd_wire_decoder_free(d);
     recd_buf_free(&want);
     recd_buf_free(&k.json);
     recd_buf_free(&wire);
@@ -513,7 +486,6 @@ int main(void)
         cmocka_unit_test(roundtrip_all_types), cmocka_unit_test(frame_layout),
         cmocka_unit_test(random_chunks),       cmocka_unit_test(big_frame_byte_by_byte),
         cmocka_unit_test(key_continuation),    cmocka_unit_test(untimed_state),
-        cmocka_unit_test(prefetch_hints),
         cmocka_unit_test(bad_headers),         cmocka_unit_test(bad_bodies),
         cmocka_unit_test(hostile_keys),        cmocka_unit_test(sticky_after_error),
         cmocka_unit_test(receiver_rejects),    cmocka_unit_test(registry_lookup),

@@ -77,6 +77,13 @@ static void registry_and_local_opens(void **state)
     assert_int_equal(recd_wire_encode(&st, RECD_WIRE_BINARY, 0, &two), 0);
     assert_int_equal(recd_wire_decode_datagram(&cfg, two.data, two.len, err, sizeof err), 0);
     assert_int_equal(k.count, 3);
+    /* On the .rec path the registry's answer comes with its handle; the local open's without. */
+    cfg.on_rec_state = ws_on_rec_state;
+    assert_int_equal(recd_wire_decode_datagram(&cfg, one.data, one.len, err, sizeof err), 0);
+    assert_int_equal(k.handles, 1);
+    assert_int_equal(recd_wire_decode_datagram(&cfg, two.data, two.len, err, sizeof err), 0);
+    assert_int_equal(k.handles, 1);
+    assert_int_equal(k.count, 6);
     recd_buf_free(&k.json);
     recd_buf_free(&one);
     recd_buf_free(&two);

@@ -234,6 +234,7 @@ typedef struct ws_sink {
     recd_msg_format known_format; /* format_of answer for known_session */
     const char *known_session;
     bool move; /* take each message out of the decoder (meta->movable) before logging it */
+    size_t handles; /* .rec states that came with format_of's handle */
 } ws_sink;
 
 static inline int ws_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
@@ -265,14 +266,20 @@ static inline int ws_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *
 
 /* The .rec path's receiver: the block becomes the message on_msg would have seen, logged the
  * same way, so both paths can be compared line by line. */
-static inline int ws_on_rec_state(void *ctx, recd_wire_rec_state *st, const recd_wire_meta *meta,
-                                  char *err, size_t errlen)
+static inline int ws_on_rec_state(void *ctx, const recd_wire_rec_state *st,
+                                  const recd_wire_meta *meta, char *err, size_t errlen)
 {
+    ws_sink *k = ctx;
     recd_msg m;
     if (recd_wire_rec_state_msg(st, &m) < 0)
         abort();
     if (meta->movable)
         abort();
+    if (st->handle) { /* only ws_format_of sets one, for known_session */
+        if (st->handle != &k->known_format || strcmp(m.session, k->known_session) != 0)
+            abort();
+        k->handles++;
+    }
     recd_wire_meta as_msg = *meta;
     as_msg.movable = &m;
     int rc = ws_on_msg(ctx, &m, &as_msg, err, errlen);
@@ -301,11 +308,14 @@ static inline void ws_expect_same(const ws_sink *k, size_t before, ws_sink *twin
     recd_buf_free(&twin->json);
 }
 
-static inline recd_msg_format ws_format_of(void *ctx, const char *session)
+static inline recd_msg_format ws_format_of(void *ctx, const char *key, size_t len, void **handle)
 {
     ws_sink *k = ctx;
-    if (k->known_session && strcmp(session, k->known_session) == 0)
+    if (k->known_session && strlen(k->known_session) == len &&
+        memcmp(key, k->known_session, len) == 0) {
+        *handle = &k->known_format;
         return k->known_format;
+    }
     return RECD_MSG_FMT_NONE;
 }
 

@@ -35,10 +35,15 @@ const char *recd_wire_encoding_name(recd_wire_encoding e); /* "auto", "binary", 
 int recd_wire_encoding_parse(const char *name, recd_wire_encoding *out);
 
 /* Which format a session was opened with; the decoder asks so it can read a state message of that
- * session (NDJSON state objects and binary state payloads do not repeat the format).
- * Return RECD_MSG_FMT_NONE for an unknown session: the decoder then reports an error.
- * May be NULL: the decoder then only knows the sessions opened earlier on the same connection. */
-typedef recd_msg_format (*recd_wire_format_fn)(void *ctx, const char *session);
+ * session (NDJSON state objects and binary state payloads do not repeat the format). key is a
+ * valid session key of len bytes, NOT NUL-terminated (on the binary path it points into the
+ * frame). Return RECD_MSG_FMT_NONE for an unknown session: the decoder then reports an error.
+ * The receiver may set *handle (NULL on entry) to its own record of the session: a .rec state of
+ * it is then handed to on_rec_state with that handle, valid during that call, so the receiver
+ * need not look the key up again. May be NULL: the decoder then only knows the sessions opened
+ * earlier on the same connection. */
+typedef recd_msg_format (*recd_wire_format_fn)(void *ctx, const char *key, size_t len,
+                                               void **handle);
 
 /* What the wire says about a message beyond recd_msg itself. */
 typedef struct recd_wire_meta {
@@ -62,24 +67,26 @@ typedef int (*recd_wire_msg_fn)(void *ctx, const recd_msg *m, const recd_wire_me
 /* A .rec sample (a STATE of a samp-onfoot or samp-vehicle session) from a binary frame, handed
  * over as the block it becomes instead of a decoded recd_msg: the receiver stores the bytes as they
  * are, with no field-by-field decode and re-encode. Checked exactly as on_msg's states are (the
- * payload size for the format, the u32 time, recd_rec_block_check()). */
+ * payload size for the format, the u32 time, recd_rec_fields_check()). Everything points into the
+ * frame being decoded: read it, do not keep it. */
 typedef struct recd_wire_rec_state {
-    const char *session;    /* NUL-terminated key */
+    const char *key; /* the session key: key_len bytes, NOT NUL-terminated */
+    size_t key_len;
+    void *handle;    /* what format_of set for this session, or NULL */
     recd_msg_format format; /* SAMP_ONFOOT or SAMP_VEHICLE */
     bool has_seq;
     uint64_t seq;
-    /* The whole 72- or 67-byte block; bytes 0-3 hold the frame's time (0 when meta->has_time is
-     * false). The receiver may change it (e.g. rebase the time) during the call. */
-    uint8_t *block;
-    size_t block_len;
+    uint32_t time_ms;      /* the frame's time (0 when meta->has_time is false) */
+    const uint8_t *fields; /* the block after its time: block_len - 4 bytes */
+    size_t block_len;      /* 72 (ONFOOT) or 67 (VEHICLE) */
 } recd_wire_rec_state;
 
 /* Like recd_wire_msg_fn, for .rec samples (meta->movable is NULL). */
-typedef int (*recd_wire_rec_fn)(void *ctx, recd_wire_rec_state *s, const recd_wire_meta *meta,
-                                char *err, size_t errlen);
+typedef int (*recd_wire_rec_fn)(void *ctx, const recd_wire_rec_state *s,
+                                const recd_wire_meta *meta, char *err, size_t errlen);
 
 /* The message on_msg would have been given for s: fills a fresh m (nothing to free for a .rec
- * state). 0, or -EINVAL when s is not a .rec state of a consistent size. */
+ * state). 0, or -EINVAL when s is not a .rec state of a consistent size and a valid key. */
 int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m);
 
 typedef struct recd_wire_decoder_config {
@@ -91,10 +98,6 @@ typedef struct recd_wire_decoder_config {
     /* Optional. When set, .rec states from binary frames go here instead of to on_msg (NDJSON
      * states, Recap states and every other message still go to on_msg, in stream order). */
     recd_wire_rec_fn on_rec_state;
-    /* Optional hint, streams only: a frame naming this session (key_len bytes, not terminated,
-     * not yet validated) comes soon, so its state can be fetched into cache while the frames
-     * before it are handled. Nothing may depend on it being called. */
-    void (*prefetch)(void *ctx, const char *key, size_t key_len);
 } recd_wire_decoder_config;
 
 typedef struct recd_wire_decoder recd_wire_decoder;
