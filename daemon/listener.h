@@ -83,10 +83,8 @@ void listener_udp_drain(recd_listener *l);
  * input byte accounting for the metrics. */
 int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
                     size_t errlen);
-/* recd_wire_decoder_config.prefetch: the session of a frame that follows soon. */
-void listener_prefetch(void *ctx, const char *key, size_t key_len);
 /* The same for .rec samples taken as blocks (recd_wire_decoder_config.on_rec_state). */
-int listener_on_rec_state(void *ctx, recd_wire_rec_state *st, const recd_wire_meta *meta,
+int listener_on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wire_meta *meta,
                           char *err, size_t errlen);
 /* The message in flight ends at end_offset (stream offset, or datagram length): tallies it. */
 void listener_account_end(session_input *in, uint64_t end_offset);

@@ -89,13 +89,7 @@ int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, ch
     return rc;
 }
 
-void listener_prefetch(void *ctx, const char *key, size_t key_len)
-{
-    session_input *in = ctx;
-    session_table_prefetch(&in->srv->table, key, key_len);
-}
-
-int listener_on_rec_state(void *ctx, recd_wire_rec_state *st, const recd_wire_meta *meta,
+int listener_on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wire_meta *meta,
                           char *err, size_t errlen)
 {
     session_input *in = ctx;

@@ -250,8 +250,7 @@ static void on_connection(uv_stream_t *server, int status)
                                    .format_of = session_format_of,
                                    .on_msg = listener_on_msg,
                                    .ctx = &c->in,
-                                   .on_rec_state = listener_on_rec_state,
-                                   .prefetch = listener_prefetch};
+                                   .on_rec_state = listener_on_rec_state};
     if (recd_wire_decoder_new(&c->dec, &dc) < 0 ||
         uv_read_start(&c->h.stream, alloc_cb, read_cb) < 0) {
         conn_close(c);

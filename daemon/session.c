@@ -40,14 +40,15 @@ static void update_open_gauge(recd_server *srv)
     recd_metric_set(srv->metrics.sessions_open, 0, (int64_t)srv->table.count);
 }
 
-recd_msg_format session_format_of(void *ctx, const char *key)
+recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void **handle)
 {
     session_input *in = ctx;
-    recd_session *s = session_table_get(&in->srv->table, key);
+    recd_session *s = session_table_find(&in->srv->table, key, len);
     if (!s) {
         in->lookup_missed = true;
         return RECD_MSG_FMT_NONE;
     }
+    *handle = s;
     return s->format;
 }
 
@@ -68,16 +69,29 @@ void session_note_pending(recd_session *s, uint64_t now_ms)
         s->pending_since_ms = now_ms ? now_ms : 1;
 }
 
+uint8_t *session_reserve(recd_session *s, size_t len)
+{
+    if (!s->part)
+        return NULL;
+    uint8_t *at = writer_reserve(&s->srv->writer, &s->queue, s->part, len);
+    if (!at)
+        return NULL;
+    s->part_pending += len;
+    session_account(s, (int64_t)len);
+    session_note_pending(s, server_now_ms(s->srv));
+    return at;
+}
+
 int session_put(recd_session *s, const void *data, size_t len)
 {
     if (!s->part)
         return -EINVAL;
-    int rc = writer_put(&s->srv->writer, &s->queue, s->part, data, len);
-    if (rc < 0)
-        return rc;
-    s->part_pending += len;
-    session_account(s, (int64_t)len);
-    session_note_pending(s, server_now_ms(s->srv));
+    if (len == 0)
+        return 0;
+    uint8_t *at = session_reserve(s, len);
+    if (!at)
+        return -ENOMEM;
+    memcpy(at, data, len);
     return 0;
 }
 
@@ -432,25 +446,29 @@ static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m
     return 0;
 }
 
-/* The session a message names, or a refusal. Sets the format its bytes are counted under. */
-static recd_session *find(session_input *in, const char *type, const char *key, char *why,
-                          size_t whylen)
+/* The session a key of len bytes names, or a refusal. Sets the format its bytes count under. */
+static recd_session *find(session_input *in, const char *type, const char *key, size_t len,
+                          char *why, size_t whylen)
 {
-    recd_session *s = session_table_get(&in->srv->table, key);
+    recd_session *s = session_table_find(&in->srv->table, key, len);
     if (!s) {
         session_refuse(in, RECD_M_UNKNOWN_SESSION, why, whylen,
-                       "%s for unknown session '%s' (never opened, or closed)", type, key);
+                       "%s for unknown session '%.*s' (never opened, or closed)", type, (int)len,
+                       key);
         return NULL;
     }
     in->acct_format = s->format;
     return s;
 }
 
-int session_dispatch_rec(session_input *in, recd_wire_rec_state *st, const recd_wire_meta *meta,
-                         char *why, size_t whylen)
+int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
+                         const recd_wire_meta *meta, char *why, size_t whylen)
 {
-    recd_session *s = find(in, "state", st->session, why, whylen);
-    if (!s)
+    /* format_of found it for this very frame: no second lookup. */
+    recd_session *s = st->handle;
+    if (s)
+        in->acct_format = s->format;
+    else if (!(s = find(in, "state", st->key, st->key_len, why, whylen)))
         return -EBADMSG;
     if (in->datagram && st->has_seq && !sequence_ok(in, s, st->seq))
         return 0;
@@ -462,7 +480,7 @@ int session_dispatch_rec(session_input *in, recd_wire_rec_state *st, const recd_
     uint64_t now_ms = server_now_ms(in->srv);
     s->last_input_ms = now_ms;
     s->dormant = false;
-    int rc = session_rec_block(s, in, st->block, meta->has_time, now_ms);
+    int rc = session_rec_block(s, in, st->time_ms, meta->has_time, st->fields, now_ms);
     if (rc < 0)
         return rc;
     note_limits(in, s);
@@ -479,7 +497,8 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
         in->acct_format = m->format;
         return dispatch_open(in, m, now_ms, why, whylen);
     }
-    recd_session *s = find(in, recd_msg_type_name(m->type), m->session, why, whylen);
+    recd_session *s = find(in, recd_msg_type_name(m->type), m->session,
+                           strnlen(m->session, RECD_SESSION_KEY_MAX), why, whylen);
     if (!s)
         return -EBADMSG;
     if (in->datagram && m->has_seq && !sequence_ok(in, s, m->seq))

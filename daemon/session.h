@@ -48,7 +48,6 @@ typedef struct recd_session {
     uint32_t rec_last;     /* last accepted time (session clock) */
     uint32_t rec_base;     /* subtracted in this part (rebased parts) */
     uint32_t rec_part_first;
-    recd_rec_writer rec;
 
     /* Colder: per part, per flush, per timer tick. */
     struct recd_session *prev, *next; /* every live session, for the timers */
@@ -98,8 +97,8 @@ const char *session_input_peer(session_input *in);
 int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
                      size_t whylen);
 /* The same for a .rec state that arrived as its block (the binary frames' path). */
-int session_dispatch_rec(session_input *in, recd_wire_rec_state *st, const recd_wire_meta *meta,
-                         char *why, size_t whylen);
+int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
+                         const recd_wire_meta *meta, char *why, size_t whylen);
 
 /* Refuses the message being dispatched: writes why, sets the metric label, returns -EBADMSG. */
 #if defined(__GNUC__)
@@ -108,8 +107,8 @@ __attribute__((format(printf, 5, 6)))
 int session_refuse(session_input *in, recd_m_reason reason, char *why, size_t whylen,
                    const char *fmt, ...);
 
-/* recd_wire_format_fn over the registry (ctx is a session_input). */
-recd_msg_format session_format_of(void *ctx, const char *key);
+/* recd_wire_format_fn over the registry (ctx is a session_input); the handle is the session. */
+recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void **handle);
 
 /* Timer work for one session: flush by time, idle rotation, forgetting dormant sessions. */
 void session_tick(recd_session *s, uint64_t now_ms);
@@ -122,6 +121,9 @@ void session_close(recd_session *s, const char *why);
 /* Used by the format modules. */
 int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level);
 int session_put(recd_session *s, const void *data, size_t len);
+/* Queues len bytes (len > 0) for the current part and returns where to write them (valid until
+ * the session's next put or reserve); NULL without a part or memory. */
+uint8_t *session_reserve(recd_session *s, size_t len);
 void session_account(recd_session *s, int64_t delta); /* buffered bytes, session and process */
 void session_note_pending(recd_session *s, uint64_t now_ms); /* starts the flush clock */
 void session_maybe_flush(recd_session *s);            /* flush when over flush.buffer_size */
@@ -131,9 +133,11 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
 /* .rec (session_rec.c) */
 int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
                       uint64_t now_ms, char *why, size_t whylen);
-/* A checked block of the session's type; its time field is used when has_time (and rewritten). */
-int session_rec_block(recd_session *s, session_input *in, uint8_t *block, bool has_time,
-                      uint64_t now_ms);
+/* A checked block of the session's type, given as its time (used when has_time, else the
+ * arrival is stamped) and the fields after it. 0 (also when the sample was dropped and logged),
+ * or -ENOMEM / -EBADMSG. */
+int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
+                      const uint8_t *fields, uint64_t now_ms);
 void session_rec_end_part(recd_session *s);
 
 /* Recap (session_recap.c) */

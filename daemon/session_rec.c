@@ -1,9 +1,9 @@
-/* .rec sessions: samples become 67/72-byte blocks through recd_rec_writer, straight into the
- * session's pending buffer. Binary frames arrive as blocks already and are stored as they are
- * (only the time is rewritten); decoded messages (NDJSON) are encoded into a block first. Times
- * count from the session start (stamped on arrival when the client left them out); part 1 keeps
- * them as given, later parts start again at 0 when output.rebase_parts is set. Each part is a
- * complete file with its own header. */
+/* .rec sessions: each sample becomes one 67/72-byte block appended straight to the session's
+ * pending batch, after the file header at the start of each part. Binary frames arrive as checked
+ * fields already and are written as they are behind the session's time; decoded messages (NDJSON)
+ * are checked and encoded first. Times count from the session start (stamped on arrival when the
+ * client left them out) and never decrease (rec.time_policy); part 1 keeps them as given, later
+ * parts start again at 0 when output.rebase_parts is set. Each part is a complete file. */
 #include <errno.h>
 #include <string.h>
 
@@ -11,13 +11,7 @@
 #include "server.h"
 #include "session.h"
 
-/* A block's time: its first four bytes, little-endian. */
-static uint32_t block_time(const uint8_t *b)
-{
-    return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
-}
-
-static void set_block_time(uint8_t *b, uint32_t t)
+static void put_le32(uint8_t *b, uint32_t t)
 {
     b[0] = (uint8_t)t;
     b[1] = (uint8_t)(t >> 8);
@@ -25,14 +19,18 @@ static void set_block_time(uint8_t *b, uint32_t t)
     b[3] = (uint8_t)(t >> 24);
 }
 
-static int rec_sink(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }
-
 static uint32_t stamp(const recd_session *s, uint64_t now_ms)
 {
     uint64_t t = now_ms - s->start_mono_ms;
     return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
 }
 
+static recd_rec_type rec_type(const recd_session *s)
+{
+    return s->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE;
+}
+
+/* Opens a part whose first block is at session time t (its header goes with that block). */
 static int start_part(recd_session *s, uint32_t t)
 {
     const recd_config *cfg = &s->srv->cfg;
@@ -42,18 +40,14 @@ static int start_part(recd_session *s, uint32_t t)
         return rc;
     s->rec_base = !first && cfg->output.rebase_parts ? t : 0;
     s->rec_part_first = t;
-    recd_rec_type type =
-        s->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE;
-    recd_sink sink = {rec_sink, s};
-    /* Time order is enforced here, across parts, so the writer never sees a decrease. */
-    return recd_rec_writer_init(&s->rec, type, RECD_REC_TIME_REJECT, sink);
+    return 0;
 }
 
-int session_rec_block(recd_session *s, session_input *in, uint8_t *block, bool has_time,
-                      uint64_t now_ms)
+int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
+                      const uint8_t *fields, uint64_t now_ms)
 {
     const recd_config *cfg = &s->srv->cfg;
-    uint32_t t = has_time ? block_time(block) : stamp(s, now_ms);
+    uint32_t t = has_time ? time_ms : stamp(s, now_ms);
     if (s->rec_any && t < s->rec_last) {
         if (cfg->rec.time_policy == RECD_REC_TIME_REJECT) {
             recd_metrics_decode_error(&s->srv->metrics, RECD_M_TIME_ORDER);
@@ -64,8 +58,8 @@ int session_rec_block(recd_session *s, session_input *in, uint8_t *block, bool h
         }
         t = s->rec_last;
     }
-    size_t len = s->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_ONFOOT_BLOCK_SIZE
-                                                      : RECD_REC_VEHICLE_BLOCK_SIZE;
+    bool foot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
+    size_t len = foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
     int rc;
     if (s->part && session_should_rotate(s, len, t - s->rec_part_first))
         session_rec_end_part(s);
@@ -75,11 +69,21 @@ int session_rec_block(recd_session *s, session_input *in, uint8_t *block, bool h
         log_err("session '%s': sample dropped: no output file", s->key);
         return 0;
     }
-    set_block_time(block, t - s->rec_base);
-    if ((rc = recd_rec_writer_block(&s->rec, block, len)) < 0) {
-        log_err("session '%s': cannot buffer a block: %s", s->key, recd_strerror(rc));
-        return rc == -ENOMEM ? rc : 0;
+    /* The first block of a part brings the file header along: both are queued, or neither. */
+    size_t head = s->part_written + s->part_pending == 0 ? RECD_REC_HEADER_SIZE : 0;
+    uint8_t *block = session_reserve(s, head + len);
+    if (!block)
+        return -ENOMEM;
+    if (head) {
+        recd_rec_header_encode(rec_type(s), block);
+        block += head;
     }
+    /* Written in place: the fields go from the frame to the batch in one copy. */
+    put_le32(block, t - s->rec_base);
+    if (foot)
+        memcpy(block + 4, fields, RECD_REC_ONFOOT_BLOCK_SIZE - 4);
+    else
+        memcpy(block + 4, fields, RECD_REC_VEHICLE_BLOCK_SIZE - 4);
     s->rec_last = t;
     s->rec_any = true;
     in->accepted = true;
@@ -101,7 +105,8 @@ int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, boo
         recd_rec_onfoot_encode(&m->onfoot, block);
     else
         recd_rec_vehicle_encode(&m->vehicle, block);
-    return session_rec_block(s, in, block, has_time, now_ms);
+    uint32_t t = onfoot ? m->onfoot.time_ms : m->vehicle.time_ms;
+    return session_rec_block(s, in, t, has_time, block + 4, now_ms);
 }
 
 void session_rec_end_part(recd_session *s)

@@ -252,10 +252,12 @@ static void end_part(recd_session *s, bool session_end)
     update_estimate(s);
 }
 
-static recd_msg_format any_recap(void *ctx, const char *key)
+static recd_msg_format any_recap(void *ctx, const char *key, size_t len, void **handle)
 {
     (void)ctx;
     (void)key;
+    (void)len;
+    (void)handle;
     return RECD_MSG_FMT_RECAP;
 }
 

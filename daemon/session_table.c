@@ -2,7 +2,6 @@
 #include "session_table.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,27 +23,57 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static uint64_t hash_key(uint64_t seed, const char *key, size_t n)
+static uint64_t load64(const char *p)
 {
-    uint64_t h = mix(seed);
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t w = 0;
-        if (n - i >= 8) {
-            for (size_t j = 0; j < 8; j++)
-                w |= (uint64_t)(uint8_t)key[i + j] << (8 * j);
-        } else {
-            for (size_t j = 0; i + j < n; j++)
-                w |= (uint64_t)(uint8_t)key[i + j] << (8 * j);
-        }
-        h = mix(h ^ w) + n;
-    }
-    return h;
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
 }
 
-/* Length first: most different keys differ there or in their first bytes. */
+static uint32_t load32(const char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* A key of n bytes as words: 8 bytes at a time, the last word overlapping the one before it, so
+ * no load reaches past the key. */
+static uint64_t hash_key(const session_table *t, const char *key, size_t n)
+{
+    uint64_t h = t->seed_mixed;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            h = mix(h ^ load64(key + i)) + n;
+        return mix(h ^ load64(key + n - 8)) + n;
+    }
+    uint64_t w = 0;
+    if (n >= 4)
+        w = load32(key) | (uint64_t)load32(key + n - 4) << 32;
+    else
+        for (size_t j = 0; j < n; j++)
+            w |= (uint64_t)(uint8_t)key[j] << (8 * j);
+    return mix(h ^ w) + n;
+}
+
+/* Compared inline the same way: a call to memcmp for a dozen bytes cost more than the compare. */
 static bool same_key(const recd_session *s, const char *key, size_t n)
 {
-    return s->key_len == n && memcmp(s->key, key, n) == 0;
+    if (s->key_len != n)
+        return false;
+    const char *a = s->key;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            if (load64(a + i) != load64(key + i))
+                return false;
+        return load64(a + n - 8) == load64(key + n - 8);
+    }
+    if (n >= 4)
+        return load32(a) == load32(key) && load32(a + n - 4) == load32(key + n - 4);
+    for (size_t j = 0; j < n; j++)
+        if (a[j] != key[j])
+            return false;
+    return true;
 }
 
 int session_table_init(session_table *t)
@@ -56,6 +85,7 @@ int session_table_init(session_table *t)
     t->nbuckets = INITIAL_BUCKETS;
     if (getrandom(&t->seed, sizeof t->seed, GRND_NONBLOCK) != (ssize_t)sizeof t->seed)
         t->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    t->seed_mixed = mix(t->seed);
     return 0;
 }
 
@@ -65,14 +95,13 @@ void session_table_free(session_table *t)
     memset(t, 0, sizeof *t);
 }
 
-recd_session *session_table_get(session_table *t, const char *key)
+recd_session *session_table_find(session_table *t, const char *key, size_t n)
 {
-    size_t n = strnlen(key, RECD_SESSION_KEY_MAX + 1);
     if (t->last && same_key(t->last, key, n))
         return t->last;
     if (!t->buckets)
         return NULL;
-    recd_session *s = t->buckets[hash_key(t->seed, key, n) & (t->nbuckets - 1)];
+    recd_session *s = t->buckets[hash_key(t, key, n) & (t->nbuckets - 1)];
     while (s && !same_key(s, key, n))
         s = s->hnext;
     if (s)
@@ -80,16 +109,9 @@ recd_session *session_table_get(session_table *t, const char *key)
     return s;
 }
 
-void session_table_prefetch(const session_table *t, const char *key, size_t n)
+recd_session *session_table_get(session_table *t, const char *key)
 {
-    if (!t->buckets || n > RECD_SESSION_KEY_MAX)
-        return;
-    const recd_session *s = t->buckets[hash_key(t->seed, key, n) & (t->nbuckets - 1)];
-    if (!s)
-        return;
-    /* The lines a sample touches (session.h keeps them first). */
-    for (size_t off = 0; off < offsetof(recd_session, prev); off += 64)
-        __builtin_prefetch((const char *)s + off, 1);
+    return session_table_find(t, key, strnlen(key, RECD_SESSION_KEY_MAX + 1));
 }
 
 static int grow(session_table *t)
@@ -102,7 +124,7 @@ static int grow(session_table *t)
         recd_session *s = t->buckets[i];
         while (s) {
             recd_session *next = s->hnext;
-            size_t k = hash_key(t->seed, s->key, s->key_len) & (n - 1);
+            size_t k = hash_key(t, s->key, s->key_len) & (n - 1);
             s->hnext = b[k];
             b[k] = s;
             s = next;
@@ -118,7 +140,7 @@ int session_table_put(session_table *t, recd_session *s)
 {
     if (t->count >= t->nbuckets && grow(t) < 0 && !t->buckets)
         return -ENOMEM; /* a failed grow still leaves a working (longer-chained) table */
-    size_t k = hash_key(t->seed, s->key, s->key_len) & (t->nbuckets - 1);
+    size_t k = hash_key(t, s->key, s->key_len) & (t->nbuckets - 1);
     s->hnext = t->buckets[k];
     t->buckets[k] = s;
     t->count++;
@@ -129,7 +151,7 @@ void session_table_remove(session_table *t, recd_session *s)
 {
     if (t->last == s)
         t->last = NULL;
-    recd_session **pp = &t->buckets[hash_key(t->seed, s->key, s->key_len) & (t->nbuckets - 1)];
+    recd_session **pp = &t->buckets[hash_key(t, s->key, s->key_len) & (t->nbuckets - 1)];
     while (*pp && *pp != s)
         pp = &(*pp)->hnext;
     if (*pp) {

@@ -13,6 +13,7 @@ typedef struct session_table {
     size_t nbuckets; /* a power of two */
     size_t count;
     uint64_t seed;
+    uint64_t seed_mixed; /* where every key's hash starts */
     recd_session *last; /* the last session found: the decoder's format lookup and the dispatch
                            of the same message (and runs of one session's samples) hit it */
 } session_table;
@@ -22,9 +23,8 @@ int session_table_init(session_table *t);
 void session_table_free(session_table *t); /* frees the buckets, not the sessions */
 
 recd_session *session_table_get(session_table *t, const char *key);
-/* Starts loading the session a key of n bytes names (if any) into the cache: a lookup of it
- * follows soon. Changes nothing. */
-void session_table_prefetch(const session_table *t, const char *key, size_t n);
+/* The same for a key of len bytes, not NUL-terminated. */
+recd_session *session_table_find(session_table *t, const char *key, size_t len);
 /* Adds s (its key must not be present). 0 or -ENOMEM. */
 int session_table_put(session_table *t, recd_session *s);
 void session_table_remove(session_table *t, recd_session *s);

@@ -76,6 +76,9 @@ writer_part *writer_part_new(const char *rel, int gzip_level);
 /* Appends file bytes for part p (a new batch starts when p differs from the open batch's part).
  * 0 or -ENOMEM. */
 int writer_put(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len);
+/* Like writer_put, but hands out the len bytes to fill instead of copying them in: valid until
+ * the next call for q. NULL when out of memory. */
+uint8_t *writer_reserve(writer_stage *w, writer_queue *q, writer_part *p, size_t len);
 /* Appends an uncompressed gzip member body that the job compresses at p's level. */
 int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len);
 /* Ends p after everything queued for it: header (if given, len bytes written at offset 0 after
