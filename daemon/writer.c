@@ -101,8 +101,23 @@ static void queue_push(writer_queue *q, writer_batch *b)
     q->tail = b;
 }
 
+/* Counts the bytes appended through the cursor into the open batch and its last segment (which
+ * the cursor extends), and closes the cursor. */
+static void commit_cursor(writer_queue *q)
+{
+    if (!q->cur)
+        return;
+    writer_batch *b = q->open;
+    size_t n = (size_t)(q->cur - (b->data.data + b->data.len));
+    b->data.len += n;
+    b->segs[b->nsegs - 1].len += n;
+    q->cur = q->end = NULL;
+    q->cur_part = NULL;
+}
+
 void writer_seal(writer_queue *q)
 {
+    commit_cursor(q);
     if (!q->open)
         return;
     size_t len = q->open->data.len;
@@ -112,13 +127,19 @@ void writer_seal(writer_queue *q)
     q->open = NULL;
 }
 
-size_t writer_open_bytes(const writer_queue *q) { return q->open ? q->open->data.len : 0; }
+size_t writer_open_bytes(const writer_queue *q)
+{
+    if (!q->open)
+        return 0;
+    return q->open->data.len + (q->cur ? (size_t)(q->cur - (q->open->data.data + q->open->data.len)) : 0);
+}
 
 bool writer_idle(const writer_queue *q) { return !q->open && !q->head && !q->busy; }
 
 /* The open batch for part p, starting a new one when the part changes. */
 static writer_batch *open_batch(writer_stage *w, writer_queue *q, writer_part *p)
 {
+    commit_cursor(q);
     if (q->open && q->open->part != p)
         writer_seal(q);
     if (!q->open) {
@@ -163,14 +184,18 @@ static uint8_t *append(writer_stage *w, writer_queue *q, writer_part *p, size_t 
         b->nsegs++;
     last->len += len;
     b->has_members |= member;
-    /* The next append's cache lines, fetched now for writing: with many sessions interleaved,
-     * appends to one batch are too far apart for the hardware prefetcher to follow, and a store
-     * that misses holds up every later load that needs store forwarding (docs/performance.md). */
-    if (b->data.cap - b->data.len >= 2 * 64) {
-        __builtin_prefetch(b->data.data + b->data.len + 64, 1);
-        __builtin_prefetch(b->data.data + b->data.len + 127, 1);
-    }
     return at;
+}
+
+/* The next append's cache lines, fetched now for writing: with many sessions interleaved, appends
+ * to one batch are too far apart for the hardware prefetcher to follow, and a store that misses
+ * holds up every later load that needs store forwarding (docs/performance.md). */
+static void prefetch_next(const uint8_t *next, const uint8_t *end)
+{
+    if (end - next >= 2 * 64) {
+        __builtin_prefetch(next + 64, 1);
+        __builtin_prefetch(next + 127, 1);
+    }
 }
 
 static int put(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len,
@@ -192,7 +217,22 @@ int writer_put(writer_stage *w, writer_queue *q, writer_part *p, const void *dat
 
 uint8_t *writer_reserve(writer_stage *w, writer_queue *q, writer_part *p, size_t len)
 {
-    return len ? append(w, q, p, len, false) : NULL;
+    if (len == 0)
+        return NULL;
+    uint8_t *at;
+    if (q->cur && q->cur_part == p && (size_t)(q->end - q->cur) >= len) {
+        at = q->cur; /* the common case: the session's own cache line, then the data */
+        q->cur += len;
+    } else {
+        if (!(at = append(w, q, p, len, false)))
+            return NULL;
+        writer_batch *b = q->open;
+        q->cur = b->data.data + b->data.len; /* room after this append, in the same segment */
+        q->end = b->data.data + b->data.cap;
+        q->cur_part = p;
+    }
+    prefetch_next(q->cur, q->end);
+    return at;
 }
 
 int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len)

@@ -35,6 +35,12 @@ typedef struct writer_batch writer_batch;
  * the job until it completes. */
 typedef struct writer_queue {
     writer_batch *open;        /* collecting bytes; NULL when nothing is pending */
+    /* Where plain appends for cur_part go next: open's buffer from cur to end, filled without
+     * touching the batch itself (one cache line less per sample with thousands of sessions).
+     * The bytes before cur join the batch's counts whenever anything else looks at it. cur is
+     * NULL when there is no such room. */
+    uint8_t *cur, *end;
+    const writer_part *cur_part;
     writer_batch *head, *tail; /* sealed, waiting for the next job */
     bool busy;                 /* a job is in flight */
     uint32_t size_hint;        /* size the last batch reached: the next one starts that large */
