@@ -17,5 +17,7 @@ bash "$src/bench/build.sh" "$build"
 
 results="$src/bench/results/latest.md"
 [ "$mode" = quick ] && results="$src/bench/results/latest-quick.md"
+# A subset never replaces the committed tables: it goes to latest-partial.md (not tracked).
+case " $* " in *" --only "* | *" --systems "*) results="$src/bench/results/latest-partial.md" ;; esac
 exec python3 -B "$src/bench/harness/bench.py" --mode "$mode" --src "$src" --build "$build" \
   --work "$work" --results "$results" "$@"
