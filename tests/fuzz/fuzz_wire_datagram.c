@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_wire_registry.h"
 #include "recd/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -16,25 +17,6 @@ typedef struct run {
     size_t count;
     bool unencodable;
 } run;
-
-/* The registry's record of every session it knows: what format_of hands out as the handle. */
-static int registry_record;
-
-static recd_msg_format registry(void *ctx, const char *key, size_t len, void **handle)
-{
-    (void)ctx;
-    volatile unsigned sum = 0; /* every key byte is read, so ASan sees a key outside the input */
-    for (size_t i = 0; i < len; i++)
-        sum += (unsigned char)key[i];
-    (void)sum;
-    *handle = &registry_record;
-    switch (key[0]) {
-    case 'f': return RECD_MSG_FMT_SAMP_ONFOOT;
-    case 'v': return RECD_MSG_FMT_SAMP_VEHICLE;
-    case 'r': return RECD_MSG_FMT_RECAP;
-    default: *handle = NULL; return RECD_MSG_FMT_NONE;
-    }
-}
 
 static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
                   size_t errlen)
@@ -58,10 +40,7 @@ static int on_rec(void *ctx, const recd_wire_rec_state *st, const recd_wire_meta
                   size_t errlen)
 {
     recd_msg m;
-    if (meta->movable || recd_wire_rec_state_msg(st, &m) < 0)
-        abort();
-    if (st->handle && st->handle != &registry_record)
-        abort(); /* a handle can only be what format_of set */
+    rec_state_as_msg(st, meta, &m);
     return on_msg(ctx, &m, meta, err, errlen);
 }
 
