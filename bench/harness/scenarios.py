@@ -1,4 +1,4 @@
-"""The benchmark scenarios and their sample budgets. `full` is `make bench` (about 9 minutes on
+"""The benchmark scenarios and their sample budgets. `full` is `make bench` (about 12 minutes on
 2 cores, plus about 3 minutes the first time to generate the streams); `quick` is
 `make bench-quick` (about a minute, for CI). Every stream is generated
 from fixed seeds, so each system in a run, and each run, receives identical bytes."""
