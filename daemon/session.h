@@ -31,6 +31,7 @@ typedef struct recd_session {
     bool closing;  /* no more input; freed when the writer is done */
     bool dormant;  /* idle: file finalized, buffers freed, resumes on the next sample */
     bool rec_any;  /* .rec: a block was accepted in this session */
+    bool rec_header_due; /* .rec: the current part's file header goes with its next block */
     recd_msg_format format;
     char key[RECD_SESSION_KEY_MAX + 1];
 
@@ -134,8 +135,8 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
 int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
                       uint64_t now_ms, char *why, size_t whylen);
 /* A checked block of the session's type, given as its time (used when has_time, else the
- * arrival is stamped) and the fields after it. 0 (also when the sample was dropped and logged),
- * or -ENOMEM / -EBADMSG. */
+ * arrival is stamped) and the fields after it. 0 (also when the sample was dropped and logged)
+ * or -ENOMEM. */
 int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                       const uint8_t *fields, uint64_t now_ms);
 void session_rec_end_part(recd_session *s);

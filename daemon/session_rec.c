@@ -40,6 +40,7 @@ static int start_part(recd_session *s, uint32_t t)
         return rc;
     s->rec_base = !first && cfg->output.rebase_parts ? t : 0;
     s->rec_part_first = t;
+    s->rec_header_due = true;
     return 0;
 }
 
@@ -70,13 +71,14 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
         return 0;
     }
     /* The first block of a part brings the file header along: both are queued, or neither. */
-    size_t head = s->part_written + s->part_pending == 0 ? RECD_REC_HEADER_SIZE : 0;
+    size_t head = s->rec_header_due ? RECD_REC_HEADER_SIZE : 0;
     uint8_t *block = session_reserve(s, head + len);
     if (!block)
         return -ENOMEM;
     if (head) {
         recd_rec_header_encode(rec_type(s), block);
         block += head;
+        s->rec_header_due = false;
     }
     /* Written in place: the fields go from the frame to the batch in one copy. */
     put_le32(block, t - s->rec_base);
