@@ -111,7 +111,8 @@ void session_flush(recd_session *s)
     writer_seal(&s->queue);
     s->last_flush_ms = now;
     /* A Recap tick still being collected keeps the clock of its first message. */
-    s->pending_since_ms = s->recap ? session_recap_group_since(s->recap) : 0;
+    s->pending_since_ms =
+        s->recap ? session_recap_group_since(s->recap, s->srv->cfg.flush.interval_ms) : 0;
     kick(s);
 }
 

@@ -154,7 +154,8 @@ void session_recap_end_part(recd_session *s, bool session_end); /* session_end: 
 void session_recap_free(session_recap *r);
 void session_recap_idle(recd_session *s); /* no input for a while: keep less in memory */
 bool session_recap_has_pending(const session_recap *r);
-uint64_t session_recap_group_since(const session_recap *r); /* arrival of the open tick, or 0 */
+/* The clock flush.interval counts from for the open tick (see session_recap.c), or 0. */
+uint64_t session_recap_group_since(const session_recap *r, uint64_t interval_ms);
 uint64_t session_recap_encoder_bytes(const session_recap *r); /* estimate, for rotation by size */
 
 #endif

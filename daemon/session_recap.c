@@ -27,7 +27,9 @@ struct session_recap {
     uint64_t first_tick, last_fed;
     /* the tick being collected */
     bool have_group, group_stamped;
+    bool group_late; /* opened by a message for the tick written just before it */
     uint64_t group_tick, group_since_ms;
+    uint64_t group_last_ms; /* arrival of its latest message */
     recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
     recd_msg *events;
     size_t nevents, capevents;
@@ -97,9 +99,17 @@ bool session_recap_has_pending(const session_recap *r)
 
 uint64_t session_recap_encoder_bytes(const session_recap *r) { return r->estimate; }
 
-uint64_t session_recap_group_since(const session_recap *r)
+/* A tick still being collected is written once no message has joined it for a whole interval,
+ * or once it has been open for two: a client that pauses in the middle of a tick for less than an
+ * interval keeps its tick whole, and none stays unwritten for long. The returned clock is the one
+ * flush.interval counts from for that rule. */
+uint64_t session_recap_group_since(const session_recap *r, uint64_t interval_ms)
 {
-    return r->have_group ? (r->group_since_ms ? r->group_since_ms : 1) : 0;
+    if (!r->have_group)
+        return 0;
+    uint64_t cap = r->group_since_ms + interval_ms;
+    uint64_t since = r->group_last_ms < cap ? r->group_last_ms : cap;
+    return since ? since : 1;
 }
 
 /* The encoder's open member counts as buffered bytes of the session. */
@@ -408,13 +418,22 @@ int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m,
     if (!has_time)
         tick = (now_ms - s->start_mono_ms) / RECD_RECAP_TICK_MS;
     uint64_t floor = r->have_group ? r->group_tick : r->started ? r->last_fed + 1 : 0;
+    bool late = false;
     if (tick < floor) {
-        if (has_time)
+        /* The tick just written may still get a message: the client paused in the middle of it
+         * for longer than the flush rule waits. It is the client's data and in order, so it is
+         * kept, in the next tick (50 ms late), rather than refused. */
+        late = has_time && r->started && tick == r->last_fed && (!r->have_group || r->group_late);
+        if (has_time && !late)
             return session_refuse(in, RECD_M_SCHEMA, why, whylen,
                                   "session '%s': tick %llu comes after tick %llu (ticks only move "
                                   "forward)",
                                   s->key, (unsigned long long)tick,
                                   (unsigned long long)(floor ? floor - 1 : 0));
+        if (late && !r->have_group)
+            log_warn("session '%s': tick %llu went on after it was written (the client paused "
+                     "in it for over flush.interval): the rest is kept in tick %llu",
+                     s->key, (unsigned long long)tick, (unsigned long long)floor);
         tick = floor; /* a stamped sample just after its tick was written */
     }
     if (r->have_group && tick != r->group_tick)
@@ -422,12 +441,14 @@ int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m,
     if (!r->have_group) {
         r->have_group = true;
         r->group_tick = tick;
-        r->group_stamped = !has_time;
+        r->group_stamped = !has_time || late; /* a later state for this tick supersedes */
+        r->group_late = late;
         r->group_since_ms = now_ms;
     }
     int rc = add_to_group(s, in, m, meta->movable, why, whylen);
     if (rc < 0)
         return rc;
+    r->group_last_ms = now_ms;
     session_note_pending(s, now_ms);
     in->accepted = true;
     return 0;
@@ -436,10 +457,10 @@ int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m,
 void session_recap_flush(recd_session *s, bool end_of_part, uint64_t now_ms)
 {
     session_recap *r = s->recap;
-    /* A tick still being collected is only written once it has waited a whole interval, so the
+    /* A tick still being collected is written by the rule of session_recap_group_since(), so the
      * rest of it (sent in the same burst) is not split off by a timer. */
-    if (r->have_group &&
-        (end_of_part || now_ms - r->group_since_ms >= s->srv->cfg.flush.interval_ms))
+    uint64_t interval = s->srv->cfg.flush.interval_ms;
+    if (r->have_group && (end_of_part || now_ms - session_recap_group_since(r, interval) >= interval))
         feed_group(s);
     take_member(s);
 }

@@ -388,6 +388,93 @@ static void test_rotation_by_size(void **state)
     td_cleanup(&d);
 }
 
+/* Sends one timed chat event. */
+static void send_chat(recd_client *c, const char *session, uint64_t tick, const char *text)
+{
+    recd_recap_value msg = {.blob = recd_recap_str(text)};
+    recd_recap_event ev = {RECD_RECAP_CHAT_MESSAGE, 1, &msg};
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
+    snprintf(m.session, sizeof m.session, "%s", session);
+    assert_int_equal(recd_msg_set_recap_event(&m, tick, &ev), 0);
+    td_send(c, &m);
+    recd_msg_free(&m);
+}
+
+/* The tick (as the trace prints it) of the first event line holding text. */
+static long tick_of_line_with(const char *trace_text, const char *text)
+{
+    const char *hit = strstr(trace_text, text);
+    if (!hit)
+        return -1;
+    const char *line = hit;
+    while (line > trace_text && line[-1] != '\n')
+        line--;
+    const char *tick = strstr(line, "\"tick\":");
+    return tick && tick < hit ? strtol(tick + 7, NULL, 10) : -1;
+}
+
+/* A client that pauses in the middle of a tick for longer than the flush rule waits (here over two
+ * intervals, so the tick is written) keeps its connection and its data: the rest of that tick is
+ * kept in the next tick, whose own state then supersedes. Pauses shorter than an interval between
+ * messages of one tick never split it. */
+static void test_pause_in_the_middle_of_a_tick(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "flush:\n  interval: 100ms\n");
+    td_start(&d);
+    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_WALK, 10000, 43};
+    recd_synth_recap_gen *g;
+    assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
+    recd_recap_header h;
+    recd_synth_recap_gen_header(g, &h);
+    recd_synth_recap_tick t;
+    assert_int_equal(recd_synth_recap_gen_next(g, &t), 1);
+    recd_client *c = td_connect(d.tcp);
+    send_open(c, "paused", &h);
+    /* Tick 10 in two halves 60 ms apart: kept whole. */
+    send_state(c, "paused", 10, t.state);
+    assert_int_equal(recd_client_flush(c), 0);
+    td_sleep_ms(60);
+    send_chat(c, "paused", 10, "second half");
+    assert_int_equal(recd_client_flush(c), 0);
+    td_sleep_ms(60);
+    send_chat(c, "paused", 10, "third part");
+    /* Tick 11, then a pause of over two intervals before the rest of it. */
+    send_state(c, "paused", 11, t.state);
+    assert_int_equal(recd_client_flush(c), 0);
+    td_sleep_ms(450);
+    send_chat(c, "paused", 11, "after the pause");
+    send_chat(c, "paused", 11, "also late");
+    send_state(c, "paused", 12, t.state);
+    send_chat(c, "paused", 12, "on time");
+    td_send_close(c, "paused", RECD_MSG_FMT_RECAP);
+    td_close_client(c); /* fails if recd refused anything and closed the connection */
+    td_stop(&d);
+
+    td_files f = td_session_files(&d, "recap", "paused");
+    assert_int_equal(f.count, 1);
+    size_t len;
+    uint8_t *data = td_read_output(&d, f.items[0].path, &len);
+    trace tr = {0};
+    recd_recap_decode_result res = decode(data, len, &tr);
+    assert_int_equal(recd_buf_append(&tr.text, "", 1), 0);
+    const char *text = (const char *)tr.text.data;
+    /* File tick 0 is session tick 10. */
+    assert_int_equal(tick_of_line_with(text, "second half"), 0);
+    assert_int_equal(tick_of_line_with(text, "third part"), 0);
+    assert_int_equal(tick_of_line_with(text, "after the pause"), 2); /* tick 11's rest, in 12 */
+    assert_int_equal(tick_of_line_with(text, "also late"), 2);
+    assert_int_equal(tick_of_line_with(text, "on time"), 2);
+    assert_int_equal(res.ticks, 3);
+    recd_buf_free(&tr.text);
+    free(data);
+    td_files_free(&f);
+    recd_synth_recap_gen_free(g);
+    td_cleanup(&d);
+}
+
 int main(void)
 {
     td_require_recd();
@@ -397,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_flush_close_and_stamped_ticks),
         cmocka_unit_test(test_rotation_by_size),
         cmocka_unit_test(test_resume_after_idle_carries_the_last_state),
+        cmocka_unit_test(test_pause_in_the_middle_of_a_tick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
