@@ -75,18 +75,6 @@ static int read_key(const wire_env *env, reader *r, const char **key, size_t *ke
     return 0;
 }
 
-/* A checked key as a NUL-terminated string; readable bytes may be read from key on. */
-static void copy_key(char out[RECD_SESSION_KEY_MAX + 1], const char *key, size_t len,
-                     size_t readable)
-{
-    /* A fixed-size copy where the bytes are there (see wire_env_note_session()). */
-    if (readable >= RECD_SESSION_KEY_MAX)
-        memcpy(out, key, RECD_SESSION_KEY_MAX);
-    else
-        memcpy(out, key, len);
-    out[len] = 0;
-}
-
 static bool token_valid(const uint8_t *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -317,7 +305,7 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
     frame_head fh;
     rc = read_head(env, h, &r, &fh, why, whylen);
     if (fh.key)
-        copy_key(m->session, fh.key, fh.key_len, readable_from_key(env, &fh, &r));
+        wire_key_copy(m->session, fh.key, fh.key_len, readable_from_key(env, &fh, &r));
     m->has_seq = fh.has_seq;
     m->seq = fh.seq;
     /* Only a state or event can lack a time that the receiver then has to stamp. */
@@ -345,7 +333,7 @@ int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *bo
     recd_msg_format f = wire_env_format(env, fh.key, fh.key_len, &handle);
     if (f == RECD_MSG_FMT_NONE) {
         char key[RECD_SESSION_KEY_MAX + 1];
-        copy_key(key, fh.key, fh.key_len, 0);
+        wire_key_copy(key, fh.key, fh.key_len, 0);
         return unknown_session("state", key, why, whylen);
     }
     if (f != RECD_MSG_FMT_SAMP_ONFOOT && f != RECD_MSG_FMT_SAMP_VEHICLE)

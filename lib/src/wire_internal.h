@@ -81,8 +81,12 @@ recd_msg_format wire_env_format(const wire_env *env, const char *key, size_t len
  * 0 or -ENOSPC / -ENOMEM (why is filled). */
 int wire_env_after(wire_env *env, const recd_msg *m, char *why, size_t whylen);
 /* The part of wire_env_after for a state: remembers its key (len bytes; readable bytes may be read
- * from key on, which lets a fixed-size copy stand in for a variable one) as the previous one. */
+ * from key on, see wire_key_copy()) as the previous one. */
 void wire_env_note_session(wire_env *env, const char *key, size_t len, size_t readable);
+/* A checked key of len bytes as a NUL-terminated string in out. When readable >= 64 bytes may be
+ * read from key on, a fixed-size copy stands in for the variable one. */
+void wire_key_copy(char out[RECD_SESSION_KEY_MAX + 1], const char *key, size_t len,
+                   size_t readable);
 
 /* Decodes the body of a frame whose header passed wire_header_check. On success m holds a
  * message to recd_msg_free() and *has_time says whether the frame carried a time. -EPROTO or

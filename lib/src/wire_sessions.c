@@ -75,18 +75,24 @@ recd_msg_format wire_env_format(const wire_env *env, const char *key, size_t len
     return f;
 }
 
-void wire_env_note_session(wire_env *env, const char *key, size_t len, size_t readable)
+void wire_key_copy(char out[RECD_SESSION_KEY_MAX + 1], const char *key, size_t len,
+                   size_t readable)
 {
-    if (key == env->prev)
-        return; /* a key_len 0 frame continues the previous session */
     /* A fixed-size copy where the bytes are there (they always are for a state): gcc turns a
      * variable one of up to 64 bytes into `rep movs`, whose start-up cost was a tenth of the loop
      * thread's time. The bytes after the terminator are then frame bytes. */
     if (readable >= RECD_SESSION_KEY_MAX)
-        memcpy(env->prev, key, RECD_SESSION_KEY_MAX);
+        memcpy(out, key, RECD_SESSION_KEY_MAX);
     else
-        memcpy(env->prev, key, len);
-    env->prev[len] = 0;
+        memcpy(out, key, len);
+    out[len] = 0;
+}
+
+void wire_env_note_session(wire_env *env, const char *key, size_t len, size_t readable)
+{
+    if (key == env->prev)
+        return; /* a key_len 0 frame continues the previous session */
+    wire_key_copy(env->prev, key, len, readable);
     env->prev_len = (uint8_t)len;
 }
 
