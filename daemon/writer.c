@@ -19,7 +19,6 @@ typedef struct writer_seg {
 #define WRITER_NICE 10
 
 struct writer_batch {
-    /* What put() touches for every sample first, within one cache line. */
     writer_part *part;
     recd_buf data;
     writer_seg *segs;
@@ -125,14 +124,10 @@ void writer_seal(writer_queue *q)
         q->size_hint = len > WRITER_HINT_MAX ? WRITER_HINT_MAX : (uint32_t)len;
     queue_push(q, q->open);
     q->open = NULL;
+    q->open_bytes = 0;
 }
 
-size_t writer_open_bytes(const writer_queue *q)
-{
-    if (!q->open)
-        return 0;
-    return q->open->data.len + (q->cur ? (size_t)(q->cur - (q->open->data.data + q->open->data.len)) : 0);
-}
+size_t writer_open_bytes(const writer_queue *q) { return q->open_bytes; }
 
 bool writer_idle(const writer_queue *q) { return !q->open && !q->head && !q->busy; }
 
@@ -180,6 +175,7 @@ static uint8_t *append(writer_stage *w, writer_queue *q, writer_part *p, size_t 
         return NULL;
     uint8_t *at = b->data.data + b->data.len;
     b->data.len += len;
+    q->open_bytes += len;
     if (last == &b->segs[b->nsegs])
         b->nsegs++;
     last->len += len;
@@ -223,6 +219,7 @@ uint8_t *writer_reserve(writer_stage *w, writer_queue *q, writer_part *p, size_t
     if (q->cur && q->cur_part == p && (size_t)(q->end - q->cur) >= len) {
         at = q->cur; /* the common case: the session's own cache line, then the data */
         q->cur += len;
+        q->open_bytes += len;
     } else {
         if (!(at = append(w, q, p, len, false)))
             return NULL;

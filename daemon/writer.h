@@ -41,6 +41,7 @@ typedef struct writer_queue {
      * NULL when there is no such room. */
     uint8_t *cur, *end;
     const writer_part *cur_part;
+    size_t open_bytes; /* everything appended to open, through the cursor or not */
     writer_batch *head, *tail; /* sealed, waiting for the next job */
     bool busy;                 /* a job is in flight */
     uint32_t size_hint;        /* size the last batch reached: the next one starts that large */
