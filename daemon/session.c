@@ -424,6 +424,32 @@ static bool datagram_over_limits(session_input *in, recd_session *s)
     return true;
 }
 
+/* What every sample passes before its format takes it: a state must be of the session's format,
+ * and a datagram over the buffer limits is dropped. 1 to go on (the session's activity clock is
+ * set), 0 when dropped, or a refusal. */
+static int admit_sample(session_input *in, recd_session *s, bool is_state, recd_msg_format f,
+                        uint64_t now_ms, char *why, size_t whylen)
+{
+    if (is_state && f != s->format)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "a %s state for session '%s', which is %s",
+                      recd_msg_format_name(f), s->key, recd_msg_format_name(s->format));
+    if (datagram_over_limits(in, s))
+        return 0;
+    s->last_input_ms = now_ms;
+    s->dormant = false;
+    return 1;
+}
+
+/* After a format took a sample (rc is what it returned). */
+static int sample_taken(session_input *in, recd_session *s, int rc)
+{
+    if (rc < 0)
+        return rc;
+    note_limits(in, s);
+    session_maybe_flush(s);
+    return 0;
+}
+
 static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m,
                            const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
 {
@@ -431,20 +457,12 @@ static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m
     if (m->type == RECD_MSG_EVENT && !is_recap)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "event for session '%s': %s sessions have no events",
                       s->key, recd_msg_format_name(s->format));
-    if (m->type == RECD_MSG_STATE && m->format != s->format)
-        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "a %s state for session '%s', which is %s",
-                      recd_msg_format_name(m->format), s->key, recd_msg_format_name(s->format));
-    if (datagram_over_limits(in, s))
-        return 0;
-    s->last_input_ms = now_ms;
-    s->dormant = false;
-    int rc = is_recap ? session_recap_msg(s, in, m, meta, now_ms, why, whylen)
-                      : session_rec_state(s, in, m, meta->has_time, now_ms, why, whylen);
-    if (rc < 0)
+    int rc = admit_sample(in, s, m->type == RECD_MSG_STATE, m->format, now_ms, why, whylen);
+    if (rc <= 0)
         return rc;
-    note_limits(in, s);
-    session_maybe_flush(s);
-    return 0;
+    rc = is_recap ? session_recap_msg(s, in, m, meta, now_ms, why, whylen)
+                  : session_rec_state(s, in, m, meta->has_time, now_ms, why, whylen);
+    return sample_taken(in, s, rc);
 }
 
 /* The session a key of len bytes names, or a refusal. Sets the format its bytes count under. */
@@ -473,20 +491,12 @@ int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
         return -EBADMSG;
     if (in->datagram && st->has_seq && !sequence_ok(in, s, st->seq))
         return 0;
-    if (st->format != s->format)
-        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "a %s state for session '%s', which is %s",
-                      recd_msg_format_name(st->format), s->key, recd_msg_format_name(s->format));
-    if (datagram_over_limits(in, s))
-        return 0;
     uint64_t now_ms = server_now_ms(in->srv);
-    s->last_input_ms = now_ms;
-    s->dormant = false;
-    int rc = session_rec_block(s, in, st->time_ms, meta->has_time, st->fields, now_ms);
-    if (rc < 0)
+    int rc = admit_sample(in, s, true, st->format, now_ms, why, whylen);
+    if (rc <= 0)
         return rc;
-    note_limits(in, s);
-    session_maybe_flush(s);
-    return 0;
+    rc = session_rec_block(s, in, st->time_ms, meta->has_time, st->fields, now_ms);
+    return sample_taken(in, s, rc);
 }
 
 int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
