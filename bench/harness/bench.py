@@ -203,6 +203,10 @@ def main():
     if a.rerender:
         with open(a.rerender) as f:
             saved = json.load(f)
+        missing = [k for k in ("generated", "elapsed_s", "loadavg_end") if k not in saved["machine"]]
+        if missing:
+            sys.exit(f"bench: {a.rerender} was written before runs recorded their end "
+                     f"({', '.join(missing)} missing): run `make bench` again instead")
         specs = scenarios.FULL if saved["mode"] == "full" else scenarios.QUICK
         specs = {k: v for k, v in specs.items() if k in saved["results"]}
         with open(a.results, "w") as f:
