@@ -30,7 +30,8 @@ static int fail(walk *w, int rc, const char *why)
 
 static int use(walk *w, recd_msg *m, bool has_time)
 {
-    char why[256] = "";
+    char why[256];
+    why[0] = '\0'; /* not `= ""`: that zeroes all 256 bytes for every datagram */
     int rc = wire_env_after(&w->env, m, why, sizeof why);
     if (rc == 0 && w->deliver && w->cfg->on_msg) {
         recd_wire_meta meta = {w->enc, has_time, w->index, w->offset, m};
@@ -46,7 +47,8 @@ static int use(walk *w, recd_msg *m, bool has_time)
  * and was taken (or checked, in the check pass), 0 when it still needs decoding. */
 static int try_rec(walk *w, const wire_header *h, const uint8_t *body)
 {
-    char why[256] = "";
+    char why[256];
+    why[0] = '\0';
     if (h->type != WIRE_T_STATE || !w->cfg->on_rec_state)
         return 0;
     recd_wire_rec_state st;
