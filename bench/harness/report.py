@@ -104,7 +104,10 @@ def udp_table(sid, sc, summary):
     lines = [f"### {sid}: {scenarios.title(sc)}", "",
              f"Rates stepped: {', '.join(_fmt_rate(r) for r in sc['rates'])}, "
              f"{sc['seconds']} s each; a step fails at the first lost sample or when the sender "
-             "reaches less than 95 % of the rate.", "",
+             "reaches less than 95 % of the rate. The sender (benchgen send-udp) sends runs of "
+             "equal-length datagrams as one UDP GSO send; the kernel splits them, so each system "
+             "still receives one datagram per sample (rsyslog's lines differ in length and mostly "
+             "go one per send).", "",
              "| system | highest zero-loss rate | CPU s per 1M samples there | first failing step "
              "| kernel rcvbuf drops there |", "|---|---|---|---|---|"]
     for system, s in summary.items():

@@ -179,6 +179,7 @@ def udp_step(env, sc, prep, which, rate, run_dir, profiler=None):
         if which == "recd":
             res.update(_recd_extras(sysm))
         res.update(sent=sent["sent"], rate_achieved=sent["rate_achieved"],
+                   sender_gso=sent.get("gso", False),
                    kernel_rcvbuf_drops=snmp1.get("RcvbufErrors", 0) - snmp0.get("RcvbufErrors", 0))
     finally:
         res["stop"] = sysm.stop(grace=1.5) if which == "rsyslog" else sysm.stop()
