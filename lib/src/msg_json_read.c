@@ -100,6 +100,19 @@ static int read_rec_group(const msg_field *fields, size_t g, size_t end, const j
     return read_rec_group_member(f, j, "state", &vals[g], err, errlen);
 }
 
+/* The first field of key's group, or n. The search starts at `from`, a group boundary, and wraps:
+ * a line in the canonical field order finds each key at once instead of after a dozen strcmp. */
+static size_t find_group(const msg_field *fields, size_t n, const char *key, size_t from)
+{
+    for (size_t i = from; i < n; i++)
+        if (strcmp(fields[i].key, key) == 0)
+            return i;
+    for (size_t i = 0; i < from; i++)
+        if (strcmp(fields[i].key, key) == 0)
+            return i;
+    return n;
+}
+
 static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t errlen)
 {
     size_t n;
@@ -109,18 +122,19 @@ static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t e
 
     const char *key;
     json_t *val;
+    size_t next = 0; /* where the last key's group ended: keys mostly come in field order */
     json_object_foreach((json_t *)root, key, val)
     {
-        if (key_in(key, (const char *const[]){COMMON_KEYS, NULL}))
-            continue;
-        size_t g = 0;
-        while (g < n && strcmp(fields[g].key, key) != 0)
-            g++;
-        if (g == n)
+        size_t g = find_group(fields, n, key, next);
+        if (g == n) {
+            if (key_in(key, (const char *const[]){COMMON_KEYS, NULL}))
+                continue;
             return err_unknown_key("state", key, err, errlen);
+        }
         size_t end = g;
         while (end < n && strcmp(fields[end].key, key) == 0)
             end++;
+        next = end < n ? end : 0;
         int rc = read_rec_group(fields, g, end, val, vals, err, errlen);
         if (rc < 0)
             return rc;

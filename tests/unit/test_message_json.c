@@ -187,6 +187,46 @@ static void test_onfoot_roundtrip_random(void **state)
     }
 }
 
+/* The reader matches each key from where the previous one matched (keys mostly come in field
+ * order): any other order must read the same, and a misspelt key must still be found. */
+static void test_key_order_does_not_matter(void **state)
+{
+    (void)state;
+    const char *orders[] = {
+        onfoot_ok,
+        /* reversed */
+        "{\"anim_flags\":{\"time\":8,\"freeze\":false,\"lock_y\":false,\"lock_x\":false,"
+        "\"loop\":false,\"frame_delta\":4},\"anim_id\":1189,\"surf_id\":0,"
+        "\"surf_offset\":[0.0,0.0,0.0],\"velocity\":[0.0,0.0,0.0],\"special_action\":0,"
+        "\"additional_key\":0,\"weapon\":22,\"armour\":0,\"health\":100,"
+        "\"rotation\":[1.0,0.0,0.0,0.0],\"position\":[1.5,2.0,3.0],\"keys\":8,\"up_down\":-128,"
+        "\"left_right\":0,\"t\":100,\"type\":\"state\"}",
+        /* rotated, common keys in the middle */
+        "{\"health\":100,\"armour\":0,\"weapon\":22,\"additional_key\":0,\"special_action\":0,"
+        "\"velocity\":[0.0,0.0,0.0],\"type\":\"state\",\"surf_offset\":[0.0,0.0,0.0],\"surf_id\":0,"
+        "\"anim_id\":1189,\"anim_flags\":{\"frame_delta\":4,\"loop\":false,\"lock_x\":false,"
+        "\"lock_y\":false,\"freeze\":false,\"time\":8},\"t\":100,\"left_right\":0,"
+        "\"up_down\":-128,\"keys\":8,\"position\":[1.5,2.0,3.0],\"rotation\":[1.0,0.0,0.0,0.0]}",
+    };
+    uint8_t want[RECD_REC_ONFOOT_BLOCK_SIZE], got[RECD_REC_ONFOOT_BLOCK_SIZE];
+    for (size_t i = 0; i < sizeof orders / sizeof *orders; i++) {
+        recd_msg m;
+        char err[256] = "";
+        int rc = recd_msg_from_json(orders[i], strlen(orders[i]), RECD_MSG_FMT_SAMP_ONFOOT, &m, err,
+                                    sizeof err);
+        if (rc != 0)
+            fail_msg("order %zu: %s", i, err);
+        recd_rec_onfoot_encode(&m.onfoot, i == 0 ? want : got);
+        if (i > 0)
+            assert_memory_equal(want, got, sizeof want);
+    }
+    /* A repeated key is still refused (jansson's duplicate check), a misspelt one by name. */
+    expect_error(onfoot_with("\"anim_id\":1189", "\"anim_id\":1189,\"t\":5"),
+                 RECD_MSG_FMT_SAMP_ONFOOT, "invalid JSON");
+    expect_error(onfoot_with("\"anim_id\":1189", "\"anim_id\":1189,\"left_rigth\":0"),
+                 RECD_MSG_FMT_SAMP_ONFOOT, "state: unknown key \"left_rigth\"");
+}
+
 static void test_vehicle_roundtrip_random(void **state)
 {
     (void)state;
@@ -1067,6 +1107,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_onfoot_roundtrip_random),
+        cmocka_unit_test(test_key_order_does_not_matter),
         cmocka_unit_test(test_vehicle_roundtrip_random),
         cmocka_unit_test(test_random_block_bytes_exact),
         cmocka_unit_test(test_float_text),
