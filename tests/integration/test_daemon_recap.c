@@ -66,14 +66,21 @@ static void send_state(recd_client *c, const char *session, uint64_t tick,
     recd_msg_free(&m);
 }
 
-static void send_player(const char *url, const char *session, const recd_synth_params *p)
+/* A synthetic player and its Recap header (what the open message carries). */
+static recd_synth_recap_gen *new_player(const recd_synth_params *p, recd_recap_header *h)
 {
     recd_synth_recap_gen *g;
     assert_int_equal(recd_synth_recap_gen_new(p, &g), 0);
+    recd_synth_recap_gen_header(g, h);
+    return g;
+}
+
+static void send_player(const char *url, const char *session, const recd_synth_params *p)
+{
+    recd_recap_header h;
+    recd_synth_recap_gen *g = new_player(p, &h);
     recd_client *c = td_connect(url);
     bool udp = strncmp(url, "udp:", 4) == 0;
-    recd_recap_header h;
-    recd_synth_recap_gen_header(g, &h);
     send_open(c, session, &h);
     recd_synth_recap_tick t;
     unsigned n = 0;
@@ -213,10 +220,8 @@ static void test_flush_close_and_stamped_ticks(void **state)
     td_setup(&d, "");
     td_start(&d);
     recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_WALK, 10000, 41};
-    recd_synth_recap_gen *g;
-    assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
     recd_recap_header h;
-    recd_synth_recap_gen_header(g, &h);
+    recd_synth_recap_gen *g = new_player(&p, &h);
     recd_client *c = td_connect(d.tcp);
     send_open(c, "explicit", &h);
     send_open(c, "stamped", &h);
@@ -289,10 +294,8 @@ static void test_resume_after_idle_carries_the_last_state(void **state)
     td_setup(&d, "rotation:\n  idle_timeout: 1s\nflush:\n  interval: 100ms\n");
     td_start(&d);
     recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 5000, 7};
-    recd_synth_recap_gen *g;
-    assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
     recd_recap_header h;
-    recd_synth_recap_gen_header(g, &h);
+    recd_synth_recap_gen *g = new_player(&p, &h);
     recd_client *c = td_connect(d.tcp);
     send_open(c, "resumed", &h);
     recd_synth_recap_tick t;
@@ -429,10 +432,8 @@ static void test_pause_in_the_middle_of_a_tick(void **state)
     td_setup(&d, "flush:\n  interval: 100ms\n");
     td_start(&d);
     recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_WALK, 10000, 43};
-    recd_synth_recap_gen *g;
-    assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
     recd_recap_header h;
-    recd_synth_recap_gen_header(g, &h);
+    recd_synth_recap_gen *g = new_player(&p, &h);
     recd_synth_recap_tick t;
     assert_int_equal(recd_synth_recap_gen_next(g, &t), 1);
     recd_client *c = td_connect(d.tcp);
