@@ -432,7 +432,8 @@ int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m,
                                   (unsigned long long)(floor ? floor - 1 : 0));
         if (late && !r->have_group)
             log_warn("session '%s': tick %llu went on after it was written (the client paused "
-                     "in it for over flush.interval): the rest is kept in tick %llu",
+                     "in it for over flush.interval): the rest is kept in tick %llu; send a tick's "
+                     "messages together, or raise flush.interval",
                      s->key, (unsigned long long)tick, (unsigned long long)floor);
         tick = floor; /* a stamped sample just after its tick was written */
     }
