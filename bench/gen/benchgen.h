@@ -19,6 +19,9 @@ void bg_file_unmap(bg_file *f);
 /* CLOCK_MONOTONIC seconds: the same clock as Python's time.monotonic() on Linux, so the harness
  * can subtract our timestamps from its own. */
 double bg_now(void);
+/* CPU seconds (user + system) this process has used so far: the harness weighs the receiver's CPU
+ * against the sender's, which share the machine. */
+double bg_cpu_seconds(void);
 
 /* Parses "127.0.0.1:PORT" (or localhost:PORT) into an IPv4 loopback address; refuses anything
  * else so the generator can never send off the machine. 0 or -1 with a message. */

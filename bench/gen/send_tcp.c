@@ -174,6 +174,7 @@ int bg_cmd_send_tcp(int argc, char **argv)
     uint64_t bytes = 0;
     size_t replied = 0;
     double t_first = bg_now(), t_sent = 0, deadline = 0;
+    double cpu_first = bg_cpu_seconds(); /* mapping the streams before t_first is not sending */
     size_t sending = n, open = n;
     struct pollfd pfd[MAX_CONNS];
     while (open > 0) {
@@ -213,8 +214,9 @@ int bg_cmd_send_tcp(int argc, char **argv)
     }
     double t_closed = bg_now();
     printf("{\"t_first\":%.6f,\"t_sent\":%.6f,\"t_closed\":%.6f,\"bytes\":%llu,\"conns\":%zu,"
-           "\"reply_bytes\":%zu,\"unclosed\":%zu}\n",
-           t_first, t_sent, t_closed, (unsigned long long)bytes, n, replied, open);
+           "\"reply_bytes\":%zu,\"unclosed\":%zu,\"cpu_s\":%.3f}\n",
+           t_first, t_sent, t_closed, (unsigned long long)bytes, n, replied, open,
+           bg_cpu_seconds() - cpu_first);
     for (size_t i = 0; i < n; i++) {
         close(conns[i].fd);
         for (size_t f = 0; f < conns[i].nfiles - (sentinel ? 1 : 0); f++)

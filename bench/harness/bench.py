@@ -163,6 +163,7 @@ def render(mode, info, specs, results, have_recd=True):
     rows = report.targets(results)
     if rows:
         out += ["## Targets", ""] + report.target_table(rows) + [""]
+    out += report.half_raw_budget(results, info["nproc"])
     out += ["## Scenarios", ""]
     for sid, sc in specs.items():
         r = results.get(sid)

@@ -54,6 +54,13 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def thread_cpu_seconds(pid, tid):
+    """utime + stime of one live thread (tid == pid: the main thread, recd's loop)."""
+    with open(f"/proc/{pid}/task/{tid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
 def status_kib(pid, key):
     """A /proc/PID/status value in KiB (VmHWM = peak RSS, VmRSS = current RSS)."""
     with open(f"/proc/{pid}/status") as f:

@@ -42,8 +42,18 @@ def summarize_tcp(runs):
             "flush_p99": max((r["flush_p99_s"] for r in ok if r.get("flush_p99_s") is not None),
                              default=None),
             "samples": ok[0]["samples"],
+            # Per 1M samples, from the sender's first byte to the last file finalized (runs written
+            # before these were recorded have none).
+            "run_cpu_per_m": _median_per_m(ok, "run_cpu_s"),
+            "loop_cpu_per_m": _median_per_m(ok, "loop_cpu_s"),
+            "sender_cpu_per_m": _median_per_m(ok, "sender_cpu_s"),
         }
     return out
+
+
+def _median_per_m(runs, key):
+    values = [r[key] / r["samples"] * 1e6 for r in runs if r.get(key) is not None]
+    return statistics.median(values) if values else None
 
 
 def _max_mib(values):
@@ -197,6 +207,35 @@ def targets(results, flush_interval_s=1.0):
                      " ms)", f"worst {worst * 1000:.1f} ms (bucket bound)",
                      "met" if worst <= flush_interval_s + 0.05 else "missed"))
     return rows
+
+
+def half_raw_budget(results, nproc):
+    """What recd's S1/S2 rate at 0.5x the raw copy would take, from the CPU each side used per
+    sample in this run: the loop thread alone can give one vCPU, and recd with the sender can
+    share the machine's. A need above either is out of reach at today's cost per sample, however
+    the work were spread."""
+    lines = []
+    for sid in ("S1", "S2"):
+        s = results.get(sid, {}).get("summary", {})
+        recd, raw = s.get("recd", {}), s.get("raw", {})
+        if not recd.get("n") or not raw.get("n") or recd.get("loop_cpu_per_m") is None:
+            continue
+        rate = raw["sps_med"] / 2
+        per_s = rate / 1e6
+        loop = recd["loop_cpu_per_m"] * per_s
+        both = (recd["run_cpu_per_m"] + (recd["sender_cpu_per_m"] or 0)) * per_s
+        lines.append(f"| {sid} | {_fmt_rate(rate)} | {recd['loop_cpu_per_m']:.3f} s | {loop:.2f} "
+                     f"of 1 | {recd['run_cpu_per_m']:.3f} + "
+                     f"{_fmt(recd['sender_cpu_per_m'], '.3f')} s | {both:.2f} of {nproc} |")
+    if not lines:
+        return []
+    return ["## What 0.5x raw would take", "",
+            "CPU per 1M samples measured in this run's recd runs (medians), multiplied by half "
+            "the raw copy's median rate. recd's loop thread reads, decodes and buffers every "
+            "sample, so it must fit one vCPU; recd's threads and the sender share the machine.",
+            "",
+            "| scenario | 0.5x raw | loop thread per 1M | loop needs (vCPU) | recd + sender per 1M "
+            "| together need (vCPU) |", "|---|---|---|---|---|---|"] + lines + [""]
 
 
 def _verdict(value, need):

@@ -101,10 +101,15 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
         timeout = _timeout(states)
         if profiler:
             profiler.attach(sysm.proc.pid)
+        if which == "recd":  # CPU from here on is the run's, not start-up's (see _cpu_split)
+            cpu_before = _cpu_split(sysm.proc.pid)
         sender = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             if which == "recd":
                 t_done = sysm.wait_finalized(prep.meta["sessions"], timeout)
+                cpu_after = _cpu_split(sysm.proc.pid)
+                res["run_cpu_s"] = cpu_after[0] - cpu_before[0]
+                res["loop_cpu_s"] = cpu_after[1] - cpu_before[1]
             elif which == "rsyslog":
                 t_done = sysm.wait_sentinel(1, timeout)
             else:
@@ -117,6 +122,7 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
                 sender.kill()
                 sender.wait()
         sent = _sender_json(out, err)
+        res["sender_cpu_s"] = sent.get("cpu_s")
         res.update(usage_of(sysm))
         if which == "recd":
             res.update(_recd_extras(sysm))
@@ -135,6 +141,12 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
 def usage_of(sysm):
     u = sysm.usage()
     return {"cpu_s": u["cpu_s"], "hwm_kib": u["hwm_kib"]}
+
+
+def _cpu_split(pid):
+    """(whole process, loop thread) CPU seconds of recd: the loop is its main thread, and reading,
+    decoding and buffering all happen there, so its CPU bounds the rate one loop can reach."""
+    return procs.cpu_seconds(pid), procs.thread_cpu_seconds(pid, pid)
 
 
 def _sender_json(out, err):
