@@ -213,7 +213,8 @@ def half_raw_budget(results, nproc):
     """What recd's S1/S2 rate at 0.5x the raw copy would take, from the CPU each side used per
     sample in this run: the loop thread alone can give one vCPU, and recd with the sender can
     share the machine's. A need above either is out of reach at today's cost per sample, however
-    the work were spread."""
+    the work were spread. How busy the loop already was at recd's own rate tells whether its CPU
+    was the limit at all."""
     lines = []
     for sid in ("S1", "S2"):
         s = results.get(sid, {}).get("summary", {})
@@ -221,21 +222,23 @@ def half_raw_budget(results, nproc):
         if not recd.get("n") or not raw.get("n") or recd.get("loop_cpu_per_m") is None:
             continue
         rate = raw["sps_med"] / 2
-        per_s = rate / 1e6
-        loop = recd["loop_cpu_per_m"] * per_s
-        both = (recd["run_cpu_per_m"] + (recd["sender_cpu_per_m"] or 0)) * per_s
-        lines.append(f"| {sid} | {_fmt_rate(rate)} | {recd['loop_cpu_per_m']:.3f} s | {loop:.2f} "
-                     f"of 1 | {recd['run_cpu_per_m']:.3f} + "
+        busy = recd["loop_cpu_per_m"] * recd["sps_med"] / 1e6
+        loop = recd["loop_cpu_per_m"] * rate / 1e6
+        both = (recd["run_cpu_per_m"] + (recd["sender_cpu_per_m"] or 0)) * rate / 1e6
+        lines.append(f"| {sid} | {recd['loop_cpu_per_m']:.3f} s | {busy:.0%} | {_fmt_rate(rate)} | "
+                     f"{loop:.2f} of 1 | {recd['run_cpu_per_m']:.3f} + "
                      f"{_fmt(recd['sender_cpu_per_m'], '.3f')} s | {both:.2f} of {nproc} |")
     if not lines:
         return []
     return ["## What 0.5x raw would take", "",
-            "CPU per 1M samples measured in this run's recd runs (medians), multiplied by half "
-            "the raw copy's median rate. recd's loop thread reads, decodes and buffers every "
-            "sample, so it must fit one vCPU; recd's threads and the sender share the machine.",
+            "From the medians of this run's recd runs. recd's loop thread reads, decodes and "
+            "buffers every sample, so it must fit one vCPU; recd's threads and the sender share "
+            "the machine. \"Loop busy\" is the loop's CPU over the run's wall time at recd's "
+            "median rate; the needs are the CPU per sample times half the raw copy's median rate.",
             "",
-            "| scenario | 0.5x raw | loop thread per 1M | loop needs (vCPU) | recd + sender per 1M "
-            "| together need (vCPU) |", "|---|---|---|---|---|---|"] + lines + [""]
+            "| scenario | loop CPU per 1M | loop busy | 0.5x raw | loop needs (vCPU) "
+            "| recd + sender CPU per 1M | together need (vCPU) |",
+            "|---|---|---|---|---|---|---|"] + lines + [""]
 
 
 def _verdict(value, need):
