@@ -47,16 +47,11 @@ def spawn(argv, log_path, stdout_path=None, unprivileged=True, env=None):
             out.close()
 
 
-def cpu_seconds(pid):
-    """utime + stime of a live process, in seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-def thread_cpu_seconds(pid, tid):
-    """utime + stime of one live thread (tid == pid: the main thread, recd's loop)."""
-    with open(f"/proc/{pid}/task/{tid}/stat") as f:
+def cpu_seconds(pid, tid=None):
+    """utime + stime of a live process, or of one of its threads (tid == pid: the main thread,
+    recd's loop), in seconds."""
+    path = f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat"
+    with open(path) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 

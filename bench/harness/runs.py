@@ -146,7 +146,7 @@ def usage_of(sysm):
 def _cpu_split(pid):
     """(whole process, loop thread) CPU seconds of recd: the loop is its main thread, and reading,
     decoding and buffering all happen there, so its CPU bounds the rate one loop can reach."""
-    return procs.cpu_seconds(pid), procs.thread_cpu_seconds(pid, pid)
+    return procs.cpu_seconds(pid), procs.cpu_seconds(pid, tid=pid)
 
 
 def _sender_json(out, err):
