@@ -29,12 +29,11 @@ def summarize_tcp(runs):
             out[system] = {"n": 0, "errors": errors}
             continue
         sps = [r["samples_per_s"] for r in ok]
-        cpu = [r["cpu_s"] / r["samples"] * 1e6 for r in ok]
         lost = [r.get("lost") for r in ok]
         out[system] = {
             "n": len(ok), "errors": errors,
             "sps_min": min(sps), "sps_med": statistics.median(sps), "sps_max": max(sps),
-            "cpu_per_m": statistics.median(cpu),
+            "cpu_per_m": _median_per_m(ok, "cpu_s"),
             "hwm_mib": _max_mib(r.get("hwm_kib") for r in ok),
             "bytes_per_sample": statistics.median(r["bytes_per_sample"] for r in ok),
             "lost": None if any(v is None for v in lost) else sum(lost),
@@ -224,10 +223,11 @@ def half_raw_budget(results, nproc):
         rate = raw["sps_med"] / 2
         busy = recd["loop_cpu_per_m"] * recd["sps_med"] / 1e6
         loop = recd["loop_cpu_per_m"] * rate / 1e6
-        both = (recd["run_cpu_per_m"] + (recd["sender_cpu_per_m"] or 0)) * rate / 1e6
+        sender = recd["sender_cpu_per_m"]  # None when the sender did not report it: no total
+        both = (recd["run_cpu_per_m"] + sender) * rate / 1e6 if sender is not None else None
         lines.append(f"| {sid} | {recd['loop_cpu_per_m']:.3f} s | {busy:.0%} | {_fmt_rate(rate)} | "
-                     f"{loop:.2f} of 1 | {recd['run_cpu_per_m']:.3f} + "
-                     f"{_fmt(recd['sender_cpu_per_m'], '.3f')} s | {both:.2f} of {nproc} |")
+                     f"{loop:.2f} of 1 | {recd['run_cpu_per_m']:.3f} + {_fmt(sender, '.3f')} s | "
+                     f"{_fmt(both, '.2f')} of {nproc} |")
     if not lines:
         return []
     return ["## What 0.5x raw would take", "",
