@@ -45,7 +45,9 @@ recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void *
     session_input *in = ctx;
     recd_session *s = session_table_find(&in->srv->table, key, len);
     if (!s) {
-        in->lookup_missed = true;
+        /* An invalid key is also missed (its bytes are checked after this): that error is a
+         * schema error, not an unknown session. */
+        in->lookup_missed = recd_session_key_valid(key, len);
         return RECD_MSG_FMT_NONE;
     }
     *handle = s;

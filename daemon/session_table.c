@@ -13,7 +13,7 @@
 
 #define INITIAL_BUCKETS 256u
 
-/* A keyed 64-bit mix over the key bytes (splitmix64 finaliser per 8-byte word). */
+/* splitmix64's finaliser: spreads the seed into the hash's keys. */
 static uint64_t mix(uint64_t x)
 {
     x ^= x >> 30;
@@ -21,6 +21,18 @@ static uint64_t mix(uint64_t x)
     x ^= x >> 27;
     x *= 0x94d049bb133111ebull;
     return x ^ (x >> 31);
+}
+
+/* The full 128-bit product of a and b, folded to 64 bits: every input bit reaches the result. */
+static uint64_t fold_mul(uint64_t a, uint64_t b)
+{
+#ifdef __SIZEOF_INT128__
+    __extension__ typedef unsigned __int128 u128;
+    u128 p = (u128)a * b;
+    return (uint64_t)p ^ (uint64_t)(p >> 64);
+#else
+    return mix(a ^ mix(b));
+#endif
 }
 
 static uint64_t load64(const char *p)
@@ -37,36 +49,55 @@ static uint32_t load32(const char *p)
     return v;
 }
 
-/* A key of n bytes as words: 8 bytes at a time, the last word overlapping the one before it, so
- * no load reaches past the key. */
-static uint64_t hash_key(const session_table *t, const char *key, size_t n)
+/* Keys longer than two words, folded two words per step into the start of their hash. */
+__attribute__((noinline)) static uint64_t fold_long_key(const session_table *t, const char *key,
+                                                       size_t n)
 {
-    uint64_t h = t->seed_mixed;
-    if (n >= 8) {
-        for (size_t i = 0; i + 8 < n; i += 8)
-            h = mix(h ^ load64(key + i)) + n;
-        return mix(h ^ load64(key + n - 8)) + n;
-    }
-    uint64_t w = 0;
-    if (n >= 4)
-        w = load32(key) | (uint64_t)load32(key + n - 4) << 32;
-    else
-        for (size_t j = 0; j < n; j++)
-            w |= (uint64_t)(uint8_t)key[j] << (8 * j);
-    return mix(h ^ w) + n;
+    uint64_t h = t->k[2];
+    for (size_t i = 0; i + 16 < n; i += 16)
+        h = fold_mul(load64(key + i) ^ t->k[0], load64(key + i + 8) ^ h);
+    return h;
 }
 
-/* Compared inline the same way: a call to memcmp for a dozen bytes cost more than the compare. */
+/* A keyed hash of a key of n bytes: its first and last words (overlapping for n < 16, so no load
+ * reaches past the key), after the words between them for n > 16. One multiply for the usual
+ * 8-16 byte key: the lookup runs once per sample, and two rounds of mix() were a quarter of its
+ * instructions. The keys k[] are random per process, so hostile keys cannot be chosen to share a
+ * bucket. */
+static inline uint64_t hash_key(const session_table *t, const char *key, size_t n)
+{
+    uint64_t a, b, h = t->k[2];
+    if (n >= 8) {
+        if (n > 16)
+            h = fold_long_key(t, key, n);
+        a = load64(key + (n > 16 ? n - 16 : 0));
+        b = load64(key + n - 8);
+    } else if (n >= 4) {
+        a = load32(key);
+        b = load32(key + n - 4);
+    } else {
+        a = 0;
+        for (size_t j = 0; j < n; j++)
+            a |= (uint64_t)(uint8_t)key[j] << (8 * j);
+        b = 0;
+    }
+    return fold_mul(a ^ t->k[0], b ^ t->k[1] ^ h ^ n);
+}
+
+/* Compared inline the same way: a call to memcmp for a dozen bytes cost more than the compare.
+ * First and last words first, which is all of a key of up to 16 bytes. */
 static bool same_key(const recd_session *s, const char *key, size_t n)
 {
     if (s->key_len != n)
         return false;
     const char *a = s->key;
     if (n >= 8) {
-        for (size_t i = 0; i + 8 < n; i += 8)
+        if (load64(a) != load64(key) || load64(a + n - 8) != load64(key + n - 8))
+            return false;
+        for (size_t i = 8; i + 8 < n; i += 8)
             if (load64(a + i) != load64(key + i))
                 return false;
-        return load64(a + n - 8) == load64(key + n - 8);
+        return true;
     }
     if (n >= 4)
         return load32(a) == load32(key) && load32(a + n - 4) == load32(key + n - 4);
@@ -85,7 +116,8 @@ int session_table_init(session_table *t)
     t->nbuckets = INITIAL_BUCKETS;
     if (getrandom(&t->seed, sizeof t->seed, GRND_NONBLOCK) != (ssize_t)sizeof t->seed)
         t->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    t->seed_mixed = mix(t->seed);
+    for (size_t i = 0; i < 3; i++)
+        t->k[i] = mix(t->seed + (i + 1) * 0x9e3779b97f4a7c15ull);
     return 0;
 }
 

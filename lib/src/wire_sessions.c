@@ -62,6 +62,17 @@ void wire_sessions_free(wire_sessions *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Out of line: inlined, its registers were saved on every stream sample's lookup too. */
+__attribute__((noinline)) static recd_msg_format local_then_receiver(const wire_env *env,
+                                                                     const char *key, size_t len,
+                                                                     void **handle)
+{
+    recd_msg_format f = wire_sessions_get(&env->local, key, len);
+    if (f == RECD_MSG_FMT_NONE && env->format_of)
+        f = env->format_of(env->ctx, key, len, handle);
+    return f;
+}
+
 recd_msg_format wire_env_format(const wire_env *env, const char *key, size_t len, void **handle)
 {
     *handle = NULL;
@@ -69,10 +80,7 @@ recd_msg_format wire_env_format(const wire_env *env, const char *key, size_t len
      * is the authority; inside a datagram nothing has been handed over yet. */
     if (env->format_of && !env->datagram)
         return env->format_of(env->ctx, key, len, handle);
-    recd_msg_format f = wire_sessions_get(&env->local, key, len);
-    if (f == RECD_MSG_FMT_NONE && env->format_of)
-        f = env->format_of(env->ctx, key, len, handle);
-    return f;
+    return local_then_receiver(env, key, len, handle);
 }
 
 void wire_key_copy(char out[RECD_SESSION_KEY_MAX + 1], const char *key, size_t len,

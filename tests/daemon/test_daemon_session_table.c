@@ -1,6 +1,7 @@
 /* Tests for daemon/session_table.c: lookups by key across growth, the last-found cache (which
- * must forget a removed session: the next lookup may not return freed memory), removal, and keys
- * of every length compared word by word, found from bytes that are not NUL-terminated. */
+ * must forget a removed session: the next lookup may not return freed memory), removal, keys of
+ * every length compared word by word, found from bytes that are not NUL-terminated, how evenly
+ * the hash spreads key families, and unchecked over-long keys. */
 #include "testutil.h"
 
 #include <stdio.h>
@@ -112,12 +113,85 @@ static void every_length_and_position(void **state)
     session_table_free(&t);
 }
 
+/* The longest bucket chain of t. */
+static size_t longest_chain(const session_table *t)
+{
+    size_t longest = 0;
+    for (size_t i = 0; i < t->nbuckets; i++) {
+        size_t n = 0;
+        for (const recd_session *s = t->buckets[i]; s; s = s->hnext)
+            n++;
+        if (n > longest)
+            longest = n;
+    }
+    return longest;
+}
+
+/* Families of keys that a weak hash puts in few buckets: numbered keys, keys that differ only in
+ * the middle of a long key (before its last two words), and four-byte keys. With random hash
+ * keys, 4,096 keys in 4,096 buckets chain at most a handful deep; 16 would mean the hash ignores
+ * part of the key. */
+static void keys_spread_over_buckets(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    const char *forms[] = {"player-%d", "world-0001-%05d-region-north-east-instance-main",
+                           "%04x"};
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        session_table t;
+        assert_int_equal(session_table_init(&t), 0);
+        recd_session **all = calloc(N, sizeof *all);
+        assert_non_null(all);
+        char key[RECD_SESSION_KEY_MAX + 1];
+        for (int i = 0; i < N; i++) {
+            snprintf(key, sizeof key, forms[f], i);
+            all[i] = make(key);
+            assert_int_equal(session_table_put(&t, all[i]), 0);
+        }
+        size_t longest = longest_chain(&t);
+        if (longest >= 16)
+            fail_msg("keys like '%s': a chain of %zu in %zu buckets", forms[f], longest,
+                     t.nbuckets);
+        for (int i = 0; i < N; i++) {
+            snprintf(key, sizeof key, forms[f], i);
+            assert_ptr_equal(session_table_get(&t, key), all[i]);
+            session_table_remove(&t, all[i]);
+            free(all[i]);
+        }
+        free(all);
+        session_table_free(&t);
+    }
+}
+
+/* A frame's key bytes reach the table before they are checked: up to 255 bytes, longer than any
+ * key it holds. They are not found, and nothing past them is read (ASan). */
+static void overlong_keys_are_not_found(void **state)
+{
+    (void)state;
+    session_table t;
+    assert_int_equal(session_table_init(&t), 0);
+    recd_session *s = make("x");
+    assert_int_equal(session_table_put(&t, s), 0);
+    for (size_t n = RECD_SESSION_KEY_MAX + 1; n <= 255; n++) {
+        char *key = malloc(n); /* exactly n bytes */
+        assert_non_null(key);
+        memset(key, 'x', n);
+        assert_null(session_table_find(&t, key, n));
+        free(key);
+    }
+    session_table_remove(&t, s);
+    free(s);
+    session_table_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lookups_across_growth),
         cmocka_unit_test(removal_clears_the_cache),
         cmocka_unit_test(every_length_and_position),
+        cmocka_unit_test(keys_spread_over_buckets),
+        cmocka_unit_test(overlong_keys_are_not_found),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

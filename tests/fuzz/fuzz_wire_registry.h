@@ -10,7 +10,9 @@
 /* The registry's record of every session it knows: what format_of hands out as the handle. */
 static int registry_record;
 
-/* 'f' onfoot, 'v' vehicle, 'r' recap, anything else unknown. */
+/* Valid keys starting 'f' onfoot, 'v' vehicle, 'r' recap; anything else unknown. A real registry
+ * holds only keys that were checked when opened, and the decoder relies on that when a handle is
+ * set. */
 static recd_msg_format registry(void *ctx, const char *key, size_t len, void **handle)
 {
     (void)ctx;
@@ -18,6 +20,8 @@ static recd_msg_format registry(void *ctx, const char *key, size_t len, void **h
     for (size_t i = 0; i < len; i++)
         sum += (unsigned char)key[i];
     (void)sum;
+    if (!recd_session_key_valid(key, len))
+        return RECD_MSG_FMT_NONE;
     *handle = &registry_record;
     switch (key[0]) {
     case 'f': return RECD_MSG_FMT_SAMP_ONFOOT;

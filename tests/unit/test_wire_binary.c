@@ -348,6 +348,107 @@ static void hostile_keys(void **state)
     }
 }
 
+/* A state frame of an on-foot sample under key (len bytes, valid or not), cut from a valid
+ * frame's bytes; the 8 bytes after the key are its time. Returns the frame's length. */
+static size_t state_frame(uint8_t *out, size_t cap, const char *key, size_t len)
+{
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_SAMP_ONFOOT);
+    strcpy(m.session, "k");
+    ws_onfoot(&m.onfoot, 500, 1);
+    recd_buf one = {0};
+    assert_int_equal(recd_wire_encode(&m, RECD_WIRE_BINARY, 0, &one), 0);
+    assert_int_equal(one.data[2], WIRE_T_STATE);
+    assert_true(one.data[3] & WIRE_F_TIME);
+    size_t rest = one.len - 10; /* after header, key_len and "k" */
+    assert_true(8 + 1 + len + rest <= cap);
+    memcpy(out, one.data, 8);
+    st_le32(out + 4, (uint32_t)(1 + len + rest));
+    out[8] = (uint8_t)len;
+    memcpy(out + 9, key, len);
+    memcpy(out + 9 + len, one.data + 10, rest);
+    recd_buf_free(&one);
+    return 9 + len + rest;
+}
+
+/* A careless registry: it answers every key with known_format, and hands out a handle for it
+ * when lax_vouch is set. The decoder must still refuse keys that are not valid. */
+static bool lax_vouch;
+
+static recd_msg_format lax_format_of(void *ctx, const char *key, size_t len, void **handle)
+{
+    ws_sink *k = ctx;
+    (void)key, (void)len;
+    if (lax_vouch)
+        *handle = &k->known_format;
+    return k->known_format;
+}
+
+/* Decodes one frame through the .rec block path and through the message path; both must fail
+ * with want_rc and the same text, containing want_text, and deliver nothing. */
+static void expect_rec_refusal(const uint8_t *frame, size_t len, recd_wire_format_fn format_of,
+                               recd_msg_format answer, int want_rc, const char *want_text)
+{
+    char errs[2][320];
+    for (int path = 0; path < 2; path++) {
+        ws_sink k = {0};
+        k.known_format = answer;
+        k.known_session = "unused";
+        recd_wire_decoder_config cfg = ws_config(&k, RECD_WIRE_BINARY);
+        cfg.format_of = format_of;
+        if (path == 0)
+            cfg.on_rec_state = ws_on_rec_state;
+        recd_buf b = {(uint8_t *)frame, len, len};
+        errs[path][0] = 0;
+        int rc = decode_with(&cfg, &b, 0, errs[path], sizeof errs[path]);
+        if (rc != want_rc || !strstr(errs[path], want_text))
+            fail_msg("path %d: rc %d (%s), wanted %d with \"%s\"", path, rc, errs[path], want_rc,
+                     want_text);
+        assert_int_equal(k.count, 0);
+        recd_buf_free(&k.json);
+    }
+    assert_string_equal(errs[0], errs[1]);
+}
+
+/* On the .rec path the receiver is asked before the key's bytes are checked (a session it holds
+ * vouches for them). Whatever it answers, an invalid key is refused as invalid, before a bad time
+ * and instead of "unknown session"; an over-long key even when the receiver hands out a handle. */
+static void rec_state_keys(void **state)
+{
+    (void)state;
+    const char *keys[] = {"../x", "/abs", "a\0b", ".hidden",
+                          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "a b",
+                          NULL};
+    const size_t lens[] = {4, 4, 3, 7, 65, 3, 255};
+    char longest[255];
+    memset(longest, 'a', sizeof longest);
+    keys[6] = longest; /* the most a key_len byte can announce */
+    uint8_t frame[512];
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        size_t n = state_frame(frame, sizeof frame, keys[i], lens[i]);
+        const char *invalid = "is invalid: 1..64 bytes";
+        lax_vouch = false;
+        expect_rec_refusal(frame, n, ws_format_of, RECD_MSG_FMT_SAMP_ONFOOT, -EBADMSG, invalid);
+        expect_rec_refusal(frame, n, lax_format_of, RECD_MSG_FMT_SAMP_ONFOOT, -EBADMSG, invalid);
+        expect_rec_refusal(frame, n, lax_format_of, RECD_MSG_FMT_NONE, -EBADMSG, invalid);
+        if (lens[i] > RECD_SESSION_KEY_MAX) {
+            lax_vouch = true; /* no copy of the key may depend on the receiver's word */
+            expect_rec_refusal(frame, n, lax_format_of, RECD_MSG_FMT_SAMP_ONFOOT, -EBADMSG,
+                               invalid);
+            lax_vouch = false;
+        }
+        memset(frame + 9 + lens[i], 0xFF, 8); /* time above 2^63-1: the key's error comes first */
+        expect_rec_refusal(frame, n, lax_format_of, RECD_MSG_FMT_SAMP_ONFOOT, -EBADMSG, invalid);
+    }
+    /* A valid key nobody opened is an unknown session; with a bad time, the time's error. */
+    size_t n = state_frame(frame, sizeof frame, "nobody", 6);
+    expect_rec_refusal(frame, n, ws_format_of, RECD_MSG_FMT_SAMP_ONFOOT, -EBADMSG,
+                       "unknown session 'nobody'");
+    memset(frame + 9 + 6, 0xFF, 8);
+    expect_rec_refusal(frame, n, ws_format_of, RECD_MSG_FMT_SAMP_ONFOOT, -EBADMSG,
+                       "time above 2^63-1");
+}
+
 static void sticky_after_error(void **state)
 {
     (void)state;
@@ -487,7 +588,8 @@ int main(void)
         cmocka_unit_test(random_chunks),       cmocka_unit_test(big_frame_byte_by_byte),
         cmocka_unit_test(key_continuation),    cmocka_unit_test(untimed_state),
         cmocka_unit_test(bad_headers),         cmocka_unit_test(bad_bodies),
-        cmocka_unit_test(hostile_keys),        cmocka_unit_test(sticky_after_error),
+        cmocka_unit_test(hostile_keys),        cmocka_unit_test(rec_state_keys),
+        cmocka_unit_test(sticky_after_error),
         cmocka_unit_test(receiver_rejects),    cmocka_unit_test(registry_lookup),
         cmocka_unit_test(encoder_refusals),    cmocka_unit_test(error_replies),
     };

@@ -35,13 +35,16 @@ const char *recd_wire_encoding_name(recd_wire_encoding e); /* "auto", "binary", 
 int recd_wire_encoding_parse(const char *name, recd_wire_encoding *out);
 
 /* Which format a session was opened with; the decoder asks so it can read a state message of that
- * session (NDJSON state objects and binary state payloads do not repeat the format). key is a
- * valid session key of len bytes, NOT NUL-terminated (on the binary path it points into the
- * frame). Return RECD_MSG_FMT_NONE for an unknown session: the decoder then reports an error.
- * The receiver may set *handle (NULL on entry) to its own record of the session: a .rec state of
- * it is then handed to on_rec_state with that handle, valid during that call, so the receiver
- * need not look the key up again. May be NULL: the decoder then only knows the sessions opened
- * earlier on the same connection. */
+ * session (NDJSON state objects and binary state payloads do not repeat the format). key is len
+ * bytes, NOT NUL-terminated (on the binary path it points into the frame). On the way to
+ * on_rec_state its bytes are not checked yet, so it may be no valid key at all: compare it exactly
+ * with the keys of the sessions you hold. Return RECD_MSG_FMT_NONE for an unknown session: the
+ * decoder then reports an error (an invalid key as such). The receiver may set *handle (NULL on
+ * entry) to its own record of the session, and only for a session it holds under exactly this key
+ * (every opened key was checked): the decoder then takes the key as checked, and a .rec state is
+ * handed to on_rec_state with that handle, valid during that call, so the receiver need not look
+ * the key up again. May be NULL: the decoder then only knows the sessions opened earlier on the
+ * same connection. */
 typedef recd_msg_format (*recd_wire_format_fn)(void *ctx, const char *key, size_t len,
                                                void **handle);
 
