@@ -106,7 +106,14 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
         sender = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             if which == "recd":
-                t_done = sysm.wait_finalized(prep.meta["sessions"], timeout)
+                # The closes end the stream, and recd closes the connection only once it has
+                # decoded them, so no file is final before the sender exits. Scraping /metrics
+                # before then would only take time from recd's loop and the machine's CPUs.
+                try:
+                    sender.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    raise procs.BenchError(f"recd did not take the stream within {timeout:.0f} s")
+                t_done = sysm.wait_finalized(prep.meta["sessions"], timeout, interval=0.005)
                 cpu_after = _cpu_split(sysm.proc.pid)
                 res["run_cpu_s"] = cpu_after[0] - cpu_before[0]
                 res["loop_cpu_s"] = cpu_after[1] - cpu_before[1]

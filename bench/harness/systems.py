@@ -89,10 +89,10 @@ class Recd:
         m = self.metrics()
         return m["totals"].get(name, 0.0) if m else 0.0
 
-    def wait_finalized(self, sessions, timeout):
+    def wait_finalized(self, sessions, timeout, interval=0.02):
         """Monotonic time at which every session's file was finalized (closes were sent)."""
         ok = procs.wait_for(lambda: self.total("recd_files_finalized_total") >= sessions,
-                            timeout, interval=0.02)
+                            timeout, interval=interval)
         if not ok:
             raise procs.BenchError(f"recd finalized {self.total('recd_files_finalized_total'):.0f}"
                                    f" of {sessions} files within {timeout:.0f} s")
