@@ -105,18 +105,28 @@ static void kick(recd_session *s)
                 recd_strerror(rc));
 }
 
-void session_flush(recd_session *s)
+/* Seals what is pending and starts its write. A flush for size may carry up to a block's bytes
+ * over into the next batch (writer_seal_aligned()); every other flush writes everything. */
+static void flush(recd_session *s, bool for_size)
 {
     uint64_t now = server_now_ms(s->srv);
     if (s->recap)
         session_recap_flush(s, false, now);
-    writer_seal(&s->queue);
+    if (for_size && !s->recap)
+        writer_seal_aligned(&s->srv->writer, &s->queue);
+    else
+        writer_seal(&s->queue);
     s->last_flush_ms = now;
-    /* A Recap tick still being collected keeps the clock of its first message. */
-    s->pending_since_ms =
-        s->recap ? session_recap_group_since(s->recap, s->srv->cfg.flush.interval_ms) : 0;
+    /* A Recap tick still being collected keeps the clock of its first message; carried bytes are
+     * the newest. */
+    if (s->recap)
+        s->pending_since_ms = session_recap_group_since(s->recap, s->srv->cfg.flush.interval_ms);
+    else
+        s->pending_since_ms = writer_open_bytes(&s->queue) ? (now ? now : 1) : 0;
     kick(s);
 }
+
+void session_flush(recd_session *s) { flush(s, false); }
 
 void session_maybe_flush(recd_session *s)
 {
@@ -124,7 +134,7 @@ void session_maybe_flush(recd_session *s)
     if (s->recap)
         pending += session_recap_encoder_bytes(s->recap);
     if (pending >= s->srv->cfg.flush.buffer_size)
-        session_flush(s);
+        flush(s, true);
 }
 
 /* ---- parts ----------------------------------------------------------------------------------- */

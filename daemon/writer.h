@@ -19,6 +19,10 @@
 #include "recd/part_file.h"
 
 #define WRITER_POOL_MAX 16 /* idle compressors kept for reuse (about 256 KiB each) */
+/* Large batches end on this boundary of their file: ext4 takes 64 KiB-aligned writes into large
+ * page-cache folios, for about a third less kernel time than the same bytes at the offsets where
+ * whole .rec blocks end (docs/performance.md). */
+#define WRITER_ALIGN (64u * 1024u)
 
 /* One output file, from its first byte to its rename; owned by the writer once ended. Kept small
  * (an idle session holds one): the recd_part of lib/part_file is rebuilt from it in each job. */
@@ -27,6 +31,10 @@ typedef struct writer_part {
     int gzip_level; /* Recap members: the level recorded in the part's header */
     bool created, broken, finalized;
     uint64_t size, bytes_written, dev, ino; /* identity and length of the created .part */
+    /* Loop thread only. Bytes sealed for the part so far: while no member was queued (packed
+     * false) that is the file offset where the open batch will land. */
+    uint64_t sealed;
+    bool packed;
 } writer_part;
 
 typedef struct writer_batch writer_batch;
@@ -94,6 +102,11 @@ int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const vo
 int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t header_len);
 /* The open batch is complete: queue it for the next job. */
 void writer_seal(writer_queue *q);
+/* Like writer_seal, for a batch sealed because it is large: when its part holds file bytes only,
+ * the batch ends at the last WRITER_ALIGN boundary of the file it reaches, and the bytes after
+ * that boundary start the next open batch. Only a part's final batch, or one sealed by time,
+ * ends anywhere. Falls back to writer_seal when the carried bytes find no memory. */
+void writer_seal_aligned(writer_stage *w, writer_queue *q);
 /* Bytes in the open batch (not yet sealed). */
 size_t writer_open_bytes(const writer_queue *q);
 bool writer_idle(const writer_queue *q); /* nothing queued and no job in flight */

@@ -1,6 +1,7 @@
 /* recd end to end for SA-MP .rec sessions: synthetic sessions sent over TCP (binary and NDJSON),
  * UDP and a Unix socket come out as byte-identical files; samples without a time are stamped on
- * arrival; rotation by size, by duration and by idle time gives complete, valid parts. */
+ * arrival; rotation by size, by duration and by idle time gives complete, valid parts; large
+ * batches end on 64 KiB boundaries of their file. */
 #include "test_daemon_harness.h"
 
 static recd_rec_info probe(const uint8_t *data, size_t len)
@@ -226,6 +227,53 @@ static void test_reconnecting_client_resumes(void **state)
     td_cleanup(&d);
 }
 
+/* The size of the only file of a session (finalized or not). */
+static uint64_t only_file_size(const td_daemon *d, const char *session)
+{
+    td_files f = td_session_files(d, "samp-onfoot", session);
+    assert_int_equal(f.count, 1);
+    uint64_t size = f.items[0].size;
+    td_files_free(&f);
+    return size;
+}
+
+/* A batch sealed because it is large ends on a 64 KiB boundary of its file (ext4 takes such
+ * writes into large page-cache folios); the bytes past the boundary wait in the next batch, the
+ * flush timer still writes them when nothing more comes, and the file is exactly what was sent. */
+static void test_large_batches_end_on_aligned_offsets(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "flush:\n  interval: 4s\n  buffer_size: 64KiB\n");
+    td_start(&d);
+    recd_client *c = td_connect(d.tcp);
+    td_rec_session s;
+    td_rec_session_init(&s, "aligned", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+                        3600000, 21);
+    td_send_open(c, s.session, s.format, 1763213398000);
+    const uint64_t two_batches = 2 * 65536;
+    uint64_t size = RECD_REC_HEADER_SIZE;
+    recd_msg m;
+    while (size < two_batches + 5000 && td_rec_session_next(&s, &m)) {
+        td_send(c, &m);
+        size += RECD_REC_ONFOOT_BLOCK_SIZE;
+    }
+    assert_int_equal(recd_client_flush(c), 0);
+    assert_true(td_wait_metric(&d, "recd_bytes_written_total", (double)two_batches, 10000) >=
+                (double)two_batches);
+    td_sleep_ms(200);
+    /* Two full batches: 131,072 bytes on disk, not the 131,144 their whole blocks made. */
+    assert_int_equal(only_file_size(&d, s.session), two_batches);
+    assert_true(td_wait_metric(&d, "recd_bytes_written_total", (double)size, 15000) >= (double)size);
+    assert_int_equal(only_file_size(&d, s.session), size);
+    td_send_close(c, s.session, s.format);
+    td_close_client(c);
+    td_stop(&d);
+    td_expect_single_file(&d, "samp-onfoot", s.session, &s.expect);
+    td_rec_session_free(&s);
+    td_cleanup(&d);
+}
+
 static void test_udp_sequence_numbers(void **state)
 {
     (void)state;
@@ -285,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_rotation_by_idle_time),
         cmocka_unit_test(test_reconnecting_client_resumes),
         cmocka_unit_test(test_udp_sequence_numbers),
+        cmocka_unit_test(test_large_batches_end_on_aligned_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
