@@ -117,7 +117,7 @@ def wait_exit_rusage(proc, timeout):
         if pid == proc.pid:
             proc.returncode = os.waitstatus_to_exitcode(status)
             return time.monotonic(), usage
-        time.sleep(0.005)
+        time.sleep(0.002)
     raise BenchError(f"pid {proc.pid} did not exit within {timeout:.0f} s")
 
 

@@ -109,9 +109,8 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
                 # The closes end the stream, and recd closes the connection only once it has
                 # decoded them, so no file is final before the sender exits. Scraping /metrics
                 # before then would only take time from recd's loop and the machine's CPUs.
-                try:
-                    sender.wait(timeout)
-                except subprocess.TimeoutExpired:
+                # Polled, not Popen.wait(timeout): that sleeps up to 50 ms between checks.
+                if not procs.wait_for(lambda: sender.poll() is not None, timeout, interval=0.002):
                     raise procs.BenchError(f"recd did not take the stream within {timeout:.0f} s")
                 t_done = sysm.wait_finalized(prep.meta["sessions"], timeout, interval=0.005)
                 cpu_after = _cpu_split(sysm.proc.pid)
