@@ -104,8 +104,9 @@ int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t hea
 void writer_seal(writer_queue *q);
 /* Like writer_seal, for a batch sealed because it is large: when its part holds file bytes only,
  * the batch ends at the last WRITER_ALIGN boundary of the file it reaches, and the bytes after
- * that boundary start the next open batch. Only a part's final batch, or one sealed by time,
- * ends anywhere. Falls back to writer_seal when the carried bytes find no memory. */
+ * that boundary start the next open batch. Seals for time, flush messages and part ends use
+ * writer_seal and end where the data ends. Falls back to writer_seal when the carried bytes find
+ * no memory. */
 void writer_seal_aligned(writer_stage *w, writer_queue *q);
 /* Bytes in the open batch (not yet sealed). */
 size_t writer_open_bytes(const writer_queue *q);

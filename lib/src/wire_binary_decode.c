@@ -255,7 +255,7 @@ typedef struct frame_head {
     uint64_t seq, time;
 } frame_head;
 
-/* check_key as for read_key(). */
+/* Reads it; check_key_bytes as read_key()'s check. */
 static int read_head(const wire_env *env, const wire_header *h, reader *r, bool check_key_bytes,
                      frame_head *fh, char *why, size_t whylen)
 {
