@@ -112,17 +112,17 @@ static void flush(recd_session *s, bool for_size)
     uint64_t now = server_now_ms(s->srv);
     if (s->recap)
         session_recap_flush(s, false, now);
-    if (for_size && !s->recap)
+    if (for_size)
         writer_seal_aligned(&s->srv->writer, &s->queue);
     else
         writer_seal(&s->queue);
     s->last_flush_ms = now;
     /* A Recap tick still being collected keeps the clock of its first message; carried bytes are
      * the newest. */
-    if (s->recap)
-        s->pending_since_ms = session_recap_group_since(s->recap, s->srv->cfg.flush.interval_ms);
-    else
-        s->pending_since_ms = writer_open_bytes(&s->queue) ? (now ? now : 1) : 0;
+    s->pending_since_ms =
+        s->recap ? session_recap_group_since(s->recap, s->srv->cfg.flush.interval_ms) : 0;
+    if (writer_open_bytes(&s->queue))
+        session_note_pending(s, now);
     kick(s);
 }
 

@@ -129,57 +129,6 @@ void writer_seal(writer_queue *q)
     q->open_bytes = 0;
 }
 
-/* A new batch for p holding a copy of the len bytes at data, or NULL without memory. */
-static writer_batch *batch_with(writer_stage *w, writer_part *p, const uint8_t *data, size_t len,
-                                size_t hint)
-{
-    writer_batch *b = calloc(1, sizeof *b);
-    if (!b)
-        return NULL;
-    b->part = p;
-    buffer_pool_prepare(&w->buffers, &b->data, hint);
-    b->segs = malloc(4 * sizeof *b->segs);
-    if (!b->segs || buffer_pool_reserve(&w->buffers, &b->data, len) < 0) {
-        batch_free(&w->buffers, b);
-        return NULL;
-    }
-    b->capsegs = 4;
-    b->nsegs = 1;
-    b->segs[0] = (writer_seg){len, false};
-    memcpy(b->data.data, data, len);
-    b->data.len = len;
-    return b;
-}
-
-void writer_seal_aligned(writer_stage *w, writer_queue *q)
-{
-    commit_cursor(q);
-    writer_batch *b = q->open;
-    /* Compressed bytes have no offset known here; literal ones fill a single segment. */
-    if (!b || b->has_members || b->part->packed || b->nsegs != 1) {
-        writer_seal(q);
-        return;
-    }
-    uint64_t start = b->part->sealed, end = start + b->data.len;
-    uint64_t cut = end & ~(uint64_t)(WRITER_ALIGN - 1);
-    if (cut <= start || cut == end) {
-        writer_seal(q);
-        return;
-    }
-    size_t keep = (size_t)(cut - start), tail = (size_t)(end - cut);
-    size_t hint = q->size_hint ? q->size_hint + q->size_hint / 8 + 64 : tail;
-    writer_batch *next = batch_with(w, b->part, b->data.data + keep, tail, hint);
-    if (!next) {
-        writer_seal(q);
-        return;
-    }
-    b->data.len = keep;
-    b->segs[0].len -= tail;
-    writer_seal(q);
-    q->open = next;
-    q->open_bytes = tail;
-}
-
 size_t writer_open_bytes(const writer_queue *q) { return q->open_bytes; }
 
 bool writer_idle(const writer_queue *q) { return !q->open && !q->head && !q->busy; }
@@ -234,6 +183,37 @@ static uint8_t *append(writer_stage *w, writer_queue *q, writer_part *p, size_t 
     last->len += len;
     b->has_members |= member;
     return at;
+}
+
+void writer_seal_aligned(writer_stage *w, writer_queue *q)
+{
+    commit_cursor(q);
+    writer_batch *b = q->open;
+    /* Compressed bytes have no offset known here; literal ones fill a single segment. */
+    if (!b || b->has_members || b->part->packed || b->nsegs != 1) {
+        writer_seal(q);
+        return;
+    }
+    uint64_t start = b->part->sealed, end = start + b->data.len;
+    uint64_t cut = end & ~(uint64_t)(WRITER_ALIGN - 1);
+    if (cut <= start || cut == end) {
+        writer_seal(q);
+        return;
+    }
+    size_t tail = (size_t)(end - cut);
+    b->data.len -= tail;
+    b->segs[0].len -= tail;
+    writer_seal(q);
+    /* Sealed batches wait in the queue until the next kick, so the cut bytes are still in b's
+     * buffer to start the next batch with. */
+    uint8_t *at = append(w, q, b->part, tail, false);
+    if (at) {
+        memcpy(at, b->data.data + b->data.len, tail);
+        return;
+    }
+    b->data.len += tail; /* no memory for them: b keeps them after all */
+    b->segs[0].len += tail;
+    b->part->sealed += tail;
 }
 
 /* The next append's cache lines, fetched now for writing: with many sessions interleaved, appends
