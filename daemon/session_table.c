@@ -114,10 +114,11 @@ int session_table_init(session_table *t)
     if (!t->buckets)
         return -ENOMEM;
     t->nbuckets = INITIAL_BUCKETS;
-    if (getrandom(&t->seed, sizeof t->seed, GRND_NONBLOCK) != (ssize_t)sizeof t->seed)
-        t->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    uint64_t seed;
+    if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed)
+        seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     for (size_t i = 0; i < 3; i++)
-        t->k[i] = mix(t->seed + (i + 1) * 0x9e3779b97f4a7c15ull);
+        t->k[i] = mix(seed + (i + 1) * 0x9e3779b97f4a7c15ull);
     return 0;
 }
 

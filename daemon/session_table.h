@@ -12,8 +12,7 @@ typedef struct session_table {
     recd_session **buckets;
     size_t nbuckets; /* a power of two */
     size_t count;
-    uint64_t seed;
-    uint64_t k[3];       /* the hash's keys, derived from seed */
+    uint64_t k[3]; /* the hash's keys, random per process */
     recd_session *last; /* the last session found: the decoder's format lookup and the dispatch
                            of the same message (and runs of one session's samples) hit it */
 } session_table;
