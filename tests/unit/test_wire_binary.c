@@ -332,19 +332,31 @@ static void bad_bodies(void **state)
     expect_error(seq, sizeof seq, -EBADMSG, "seq above 2^63-1");
 }
 
+/* Session keys a frame may carry that are not valid keys (with their lengths: one holds a NUL). */
+static const struct {
+    const char *key;
+    size_t len;
+} hostile_key_list[] = {
+    {"../x", 4},
+    {"/abs", 4},
+    {"a\0b", 3},
+    {".hidden", 7},
+    {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 65},
+    {"a b", 3},
+};
+#define HOSTILE_KEYS (sizeof hostile_key_list / sizeof hostile_key_list[0])
+
 static void hostile_keys(void **state)
 {
     (void)state;
-    const char *keys[] = {"../x", "/abs", "a\0b", ".hidden",
-                          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "a b"};
-    const size_t lens[] = {4, 4, 3, 7, 65, 3};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    for (size_t i = 0; i < HOSTILE_KEYS; i++) {
+        size_t len = hostile_key_list[i].len;
         uint8_t frame[8 + 1 + 65];
         memcpy(frame, (const uint8_t[]){0xD7, 1, 5, 0}, 4);
-        st_le32(frame + 4, (uint32_t)(1 + lens[i]));
-        frame[8] = (uint8_t)lens[i];
-        memcpy(frame + 9, keys[i], lens[i]);
-        expect_error(frame, 9 + lens[i], -EBADMSG, "is invalid: 1..64 bytes");
+        st_le32(frame + 4, (uint32_t)(1 + len));
+        frame[8] = (uint8_t)len;
+        memcpy(frame + 9, hostile_key_list[i].key, len);
+        expect_error(frame, 9 + len, -EBADMSG, "is invalid: 1..64 bytes");
     }
 }
 
@@ -416,28 +428,25 @@ static void expect_rec_refusal(const uint8_t *frame, size_t len, recd_wire_forma
 static void rec_state_keys(void **state)
 {
     (void)state;
-    const char *keys[] = {"../x", "/abs", "a\0b", ".hidden",
-                          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "a b",
-                          NULL};
-    const size_t lens[] = {4, 4, 3, 7, 65, 3, 255};
-    char longest[255];
+    char longest[255]; /* the most a key_len byte can announce */
     memset(longest, 'a', sizeof longest);
-    keys[6] = longest; /* the most a key_len byte can announce */
     uint8_t frame[512];
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        size_t n = state_frame(frame, sizeof frame, keys[i], lens[i]);
+    for (size_t i = 0; i <= HOSTILE_KEYS; i++) {
+        const char *key = i < HOSTILE_KEYS ? hostile_key_list[i].key : longest;
+        size_t len = i < HOSTILE_KEYS ? hostile_key_list[i].len : sizeof longest;
+        size_t n = state_frame(frame, sizeof frame, key, len);
         const char *invalid = "is invalid: 1..64 bytes";
         lax_vouch = false;
         expect_rec_refusal(frame, n, ws_format_of, RECD_MSG_FMT_SAMP_ONFOOT, -EBADMSG, invalid);
         expect_rec_refusal(frame, n, lax_format_of, RECD_MSG_FMT_SAMP_ONFOOT, -EBADMSG, invalid);
         expect_rec_refusal(frame, n, lax_format_of, RECD_MSG_FMT_NONE, -EBADMSG, invalid);
-        if (lens[i] > RECD_SESSION_KEY_MAX) {
+        if (len > RECD_SESSION_KEY_MAX) {
             lax_vouch = true; /* no copy of the key may depend on the receiver's word */
             expect_rec_refusal(frame, n, lax_format_of, RECD_MSG_FMT_SAMP_ONFOOT, -EBADMSG,
                                invalid);
             lax_vouch = false;
         }
-        memset(frame + 9 + lens[i], 0xFF, 8); /* time above 2^63-1: the key's error comes first */
+        memset(frame + 9 + len, 0xFF, 8); /* time above 2^63-1: the key's error comes first */
         expect_rec_refusal(frame, n, lax_format_of, RECD_MSG_FMT_SAMP_ONFOOT, -EBADMSG, invalid);
     }
     /* A valid key nobody opened is an unknown session; with a bad time, the time's error. */
