@@ -111,7 +111,10 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
                 # before then would only take time from recd's loop and the machine's CPUs.
                 # Polled, not Popen.wait(timeout): that sleeps up to 50 ms between checks.
                 if not procs.wait_for(lambda: sender.poll() is not None, timeout, interval=0.002):
-                    raise procs.BenchError(f"recd did not take the stream within {timeout:.0f} s")
+                    raise procs.BenchError(
+                        f"recd did not take the stream within {timeout:.0f} s (it closes the "
+                        f"connection after the last frame); its log ends: "
+                        + systems.tail(os.path.join(sysm.dir, "recd.log")))
                 t_done = sysm.wait_finalized(prep.meta["sessions"], timeout, interval=0.005)
                 cpu_after = _cpu_split(sysm.proc.pid)
                 res["run_cpu_s"] = cpu_after[0] - cpu_before[0]
