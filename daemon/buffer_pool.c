@@ -46,12 +46,18 @@ void buffer_pool_prepare(buffer_pool *p, recd_buf *b, size_t hint)
         (void)recd_buf_reserve(b, hint);
         return;
     }
-    if (!p->count)
+    if (p->count) {
+        free(b->data);
+        *b = p->idle[--p->count];
+        p->bytes -= b->cap;
+        b->len = 0;
+        return;
+    }
+    uint8_t *d = malloc(BUFFER_POOL_SIZE);
+    if (!d)
         return;
     free(b->data);
-    *b = p->idle[--p->count];
-    p->bytes -= b->cap;
-    b->len = 0;
+    *b = (recd_buf){.data = d, .cap = BUFFER_POOL_SIZE};
 }
 
 void buffer_pool_release(buffer_pool *p, recd_buf *b)

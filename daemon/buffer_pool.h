@@ -26,10 +26,12 @@ typedef struct buffer_pool {
  * buffer (its bytes are copied once); smaller needs grow b as recd_buf_reserve() does. 0 or
  * -ENOMEM. */
 int buffer_pool_reserve(buffer_pool *p, recd_buf *b, size_t extra);
-/* Gives an empty b room for about hint bytes ahead of use. A large hint is met only from an idle
- * pooled buffer, never with new memory: a batch sized after a session's last one may stay small
- * (the session went quiet), and thousands of such guesses must not pin a pooled size each. Best
- * effort: b may be left as it was. */
+/* Gives an empty b room for about hint bytes ahead of use, so that it does not grow by copies. A
+ * hint of BUFFER_POOL_MIN or more gets a pooled buffer: an idle one, else a new one (grown like
+ * any pooled buffer if the batch outgrows it). The writer calls this when a batch's first bytes
+ * arrive, with the size the session's last batch reached: a session that went quiet takes
+ * nothing, and one that slowed down holds one pooled buffer until its next flush, whose smaller
+ * size becomes the next hint. Best effort: b may be left as it was. */
 void buffer_pool_prepare(buffer_pool *p, recd_buf *b, size_t hint);
 /* Takes b's memory back into the pool when it is a pooled size and there is room, else frees it.
  * b is left empty. */

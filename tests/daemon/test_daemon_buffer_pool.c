@@ -1,6 +1,6 @@
 /* Tests for daemon/buffer_pool.c: small buffers grow normally, large ones move into a pooled
- * buffer with their bytes intact, released buffers are reused, the pool stays bounded, and a size
- * hint takes only memory the pool already holds. */
+ * buffer with their bytes intact, released buffers are reused, the pool stays bounded, and a large
+ * size hint gets a pooled buffer up front (an idle one first). */
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -77,14 +77,33 @@ static void bounded(void **state)
     assert_int_equal(p.count, 0);
 }
 
-static void prepare_uses_only_idle_memory_for_large_hints(void **state)
+static void prepare_sizes_large_hints_from_the_pool(void **state)
 {
     (void)state;
     buffer_pool p;
     memset(&p, 0, sizeof p);
     recd_buf b = {0};
-    buffer_pool_prepare(&p, &b, BUFFER_POOL_MIN * 2); /* nothing idle: no new large buffer */
-    assert_null(b.data);
+    /* Nothing idle: a new pooled-size buffer, so the batch never grows by copies. */
+    buffer_pool_prepare(&p, &b, BUFFER_POOL_MIN * 2);
+    assert_non_null(b.data);
+    assert_int_equal(b.len, 0);
+    assert_int_equal(b.cap, BUFFER_POOL_SIZE);
+    assert_int_equal(p.count, 0);
+    uint8_t *fresh = b.data;
+    fill(&b, &p, BUFFER_POOL_SIZE, 7);
+    assert_ptr_equal(b.data, fresh); /* filled to the pooled size without moving */
+    check(&b, BUFFER_POOL_SIZE, 7);
+    buffer_pool_release(&p, &b);
+    assert_int_equal(p.count, 1); /* and recycled like any pooled buffer */
+    buffer_pool_free(&p);
+
+    memset(&p, 0, sizeof p);
+    buffer_pool_prepare(&p, &b, BUFFER_POOL_SIZE * 2); /* above it: a pooled one, grown later */
+    assert_int_equal(b.cap, BUFFER_POOL_SIZE);
+    buffer_pool_release(&p, &b);
+    buffer_pool_free(&p);
+
+    memset(&p, 0, sizeof p);
     buffer_pool_prepare(&p, &b, 300); /* a small hint is an ordinary allocation */
     assert_true(b.cap >= 300 && b.cap < BUFFER_POOL_MIN);
     buffer_pool_release(&p, &b);
@@ -117,7 +136,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(small_then_pooled),
         cmocka_unit_test(bounded),
-        cmocka_unit_test(prepare_uses_only_idle_memory_for_large_hints),
+        cmocka_unit_test(prepare_sizes_large_hints_from_the_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
