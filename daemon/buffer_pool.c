@@ -6,15 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int buffer_pool_reserve(buffer_pool *p, recd_buf *b, size_t extra)
+/* An empty pooled buffer of at least need bytes: an idle one (grown if need be), else a new one.
+ * Empty (no data) when out of memory. */
+static recd_buf take_pooled(buffer_pool *p, size_t need)
 {
-    if (extra > SIZE_MAX - b->len)
-        return -ENOMEM;
-    size_t need = b->len + extra;
-    if (need <= b->cap)
-        return 0;
-    if (need < BUFFER_POOL_MIN || b->cap >= BUFFER_POOL_SIZE)
-        return recd_buf_reserve(b, extra); /* small, or already pooled: plain growth */
     recd_buf big = {0};
     if (p->count) {
         big = p->idle[--p->count];
@@ -25,11 +20,27 @@ int buffer_pool_reserve(buffer_pool *p, recd_buf *b, size_t extra)
         uint8_t *d = realloc(big.data, cap);
         if (!d) {
             free(big.data);
-            return recd_buf_reserve(b, extra);
+            return (recd_buf){0};
         }
         big.data = d;
         big.cap = cap;
     }
+    big.len = 0;
+    return big;
+}
+
+int buffer_pool_reserve(buffer_pool *p, recd_buf *b, size_t extra)
+{
+    if (extra > SIZE_MAX - b->len)
+        return -ENOMEM;
+    size_t need = b->len + extra;
+    if (need <= b->cap)
+        return 0;
+    if (need < BUFFER_POOL_MIN || b->cap >= BUFFER_POOL_SIZE)
+        return recd_buf_reserve(b, extra); /* small, or already pooled: plain growth */
+    recd_buf big = take_pooled(p, need);
+    if (!big.data)
+        return recd_buf_reserve(b, extra);
     if (b->len)
         memcpy(big.data, b->data, b->len);
     big.len = b->len;
@@ -46,18 +57,11 @@ void buffer_pool_prepare(buffer_pool *p, recd_buf *b, size_t hint)
         (void)recd_buf_reserve(b, hint);
         return;
     }
-    if (p->count) {
-        free(b->data);
-        *b = p->idle[--p->count];
-        p->bytes -= b->cap;
-        b->len = 0;
-        return;
-    }
-    uint8_t *d = malloc(BUFFER_POOL_SIZE);
-    if (!d)
+    recd_buf big = take_pooled(p, BUFFER_POOL_SIZE);
+    if (!big.data)
         return;
     free(b->data);
-    *b = (recd_buf){.data = d, .cap = BUFFER_POOL_SIZE};
+    *b = big;
 }
 
 void buffer_pool_release(buffer_pool *p, recd_buf *b)
