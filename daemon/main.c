@@ -3,9 +3,6 @@
  * --print-config, and otherwise runs the server until it has shut down. */
 #include <stdio.h>
 #include <string.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "config.h"
 #include "log.h"
@@ -55,11 +52,5 @@ int main(int argc, char **argv)
         recd_config_free(&cfg);
         return rc == 0 ? 0 : 1;
     }
-#if defined(__GLIBC__)
-    /* Batch buffers of 64-128 KiB are allocated and freed all the time; by default glibc maps each
-     * one separately (mmap, page faults, munmap with a TLB flush) until its dynamic threshold
-     * catches up. Keeping them on the heap makes that a free-list operation. */
-    mallopt(M_MMAP_THRESHOLD, 4 << 20);
-#endif
     return recd_server_run(&cfg, &cli);
 }

@@ -207,6 +207,9 @@ static void on_tick(uv_timer_t *t)
         next = sess->next;
         session_tick(sess, now);
     }
+    uint64_t pad;
+    if (heap_release_due(&s->heap, s->buffered, now, &pad))
+        heap_trim(pad);
     recd_log_flush_suppressed(false);
 }
 
@@ -422,6 +425,7 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
     mode_t base = umask(0);
     s->base_umask = (unsigned)base;
     server_apply_modes(s);
+    heap_configure(s->cfg.limits.process_buffer);
     int rc = recd_daemon_metrics_init(&s->metrics);
     if (rc == 0)
         rc = startup(s);

@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "heap.h"
 #include "http_server.h"
 #include "metrics.h"
 #include "server_options.h"
@@ -54,6 +55,7 @@ struct recd_server {
     recd_session *sessions; /* every live session, open or finishing */
     size_t live_sessions;
     uint64_t buffered; /* bytes accepted and not yet written, all sessions */
+    heap_release heap; /* when freed memory goes back to the kernel (heap.h) */
 
     uv_timer_t tick_timer, retention_timer, watchdog_timer, drain_timer;
     uint64_t tick_period_ms;

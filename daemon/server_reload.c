@@ -93,6 +93,7 @@ void server_reload(recd_server *s)
     recd_log_set_level(s->cfg.log.level);
     server_apply_modes(s);
     server_retune_tick(s);
+    heap_configure(s->cfg.limits.process_buffer);
     server_resume_paused(s); /* limits may have grown */
     recd_metrics_config_reload(&s->metrics, 1);
     log_notice("configuration reloaded from %s (%zu changes)", s->cli->config_path, diff.count);

@@ -1,0 +1,55 @@
+/* The process heap's policy: what stays mapped and when it is given back (see heap.h). */
+#include "heap.h"
+
+#include <limits.h>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#define MMAP_THRESHOLD (4u << 20)
+#define HEAP_TRIM_MIN (16u << 20) /* a load that never buffered this much leaves the heap alone */
+
+void heap_configure(uint64_t keep_bytes)
+{
+#if defined(__GLIBC__)
+    /* By default glibc maps each 64-128 KiB batch separately (page faults, then munmap with a TLB
+     * flush) until its dynamic threshold catches up, and setting this threshold fixes the trim
+     * threshold at 128 KiB unless it is set too. */
+    mallopt(M_MMAP_THRESHOLD, (int)MMAP_THRESHOLD);
+    mallopt(M_TRIM_THRESHOLD, keep_bytes > INT_MAX ? INT_MAX : (int)keep_bytes);
+#else
+    (void)keep_bytes;
+#endif
+}
+
+bool heap_release_due(heap_release *h, uint64_t buffered, uint64_t now_ms, uint64_t *pad)
+{
+    if (!h->started)
+        *h = (heap_release){.window_start_ms = now_ms, .started = true};
+    if (buffered > h->window_peak)
+        h->window_peak = buffered;
+    if (h->window_peak > h->sized_for)
+        h->sized_for = h->window_peak;
+    if (now_ms - h->window_start_ms < HEAP_WINDOW_MS)
+        return false;
+    uint64_t peak = h->window_peak;
+    h->window_start_ms = now_ms;
+    h->window_peak = buffered;
+    /* A load that holds steady, or eases off slowly, keeps its memory: trimming under load would
+     * only have the next batches fault the same pages in again. A small heap is not worth it. */
+    if (h->sized_for < HEAP_TRIM_MIN || peak > h->sized_for / 4)
+        return false;
+    h->sized_for = peak;
+    *pad = 2 * peak; /* batch buffers are pooled at their full size whatever they hold */
+    return true;
+}
+
+void heap_trim(uint64_t pad)
+{
+#if defined(__GLIBC__)
+    malloc_trim(pad > SIZE_MAX ? SIZE_MAX : (size_t)pad);
+#else
+    (void)pad;
+#endif
+}
