@@ -1,9 +1,11 @@
-/* recd's memory per idle session: sessions that sent a few samples and went quiet (not yet idle
+/* recd's memory. Per idle session: sessions that sent a few samples and went quiet (not yet idle
  * long enough to be finalized) must cost at most 4 KiB of heap each beyond the bytes still
  * buffered, for .rec and for Recap players with a full inventory. Measured as the growth of the
  * daemon's recd_heap_bytes gauge (allocator statistics) between two session counts, so that
- * one-time allocations (writer pools, the first table buckets) do not count. The sanitizer build
- * replaces the allocator, so there the test skips; the normal build runs it. */
+ * one-time allocations (writer pools, the first table buckets) do not count. After a load: the
+ * memory its batches freed stays resident for a while, and goes back to the kernel once the load
+ * has been gone for a window (daemon/heap.h). The sanitizer build replaces the allocator, so there
+ * the tests skip; the normal build runs them. */
 #include "test_daemon_harness.h"
 
 #define BUDGET_PER_SESSION 4096.0
@@ -140,6 +142,82 @@ static void check_budget(void (*send)(recd_client *, unsigned, unsigned), const 
 #endif
 }
 
+#define LOAD_SESSIONS 32
+#define LOAD_BLOCKS 20000 /* 1.4 MiB per session, 44 MiB in all, held until the sessions close */
+
+#ifndef TD_SANITIZED
+static long rss_mib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+            break;
+    fclose(f);
+    assert_true(kib >= 0);
+    return kib / 1024;
+}
+#endif
+
+static void test_memory_goes_back_after_a_load(void **state)
+{
+    (void)state;
+#ifdef TD_SANITIZED
+    printf("SKIP: the sanitizer's allocator replaces malloc's heap (the normal build runs this)\n");
+    skip();
+#else
+    td_daemon d;
+    /* Nothing is flushed before the closes: the whole load is buffered at once. */
+    td_setup(&d, "flush:\n  interval: 60s\n  buffer_size: 2MiB\nlimits:\n  session_buffer: 4MiB\n"
+                 "rotation:\n  idle_timeout: 10m\n");
+    td_start(&d);
+    recd_client *c = td_connect(d.tcp);
+    td_rec_session s[LOAD_SESSIONS];
+    for (unsigned i = 0; i < LOAD_SESSIONS; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "load-%u", i);
+        td_rec_session_init(&s[i], key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+                            24u * 3600u * 1000u, i);
+        td_send_open(c, key, s[i].format, 0);
+    }
+    recd_msg m;
+    for (unsigned k = 0; k < LOAD_BLOCKS; k++)
+        for (unsigned i = 0; i < LOAD_SESSIONS; i++) {
+            assert_true(td_rec_session_next(&s[i], &m));
+            td_send(c, &m);
+        }
+    assert_int_equal(recd_client_flush(c), 0);
+    double total = (double)LOAD_SESSIONS * LOAD_BLOCKS;
+    assert_true(td_wait_metric(&d, "recd_samples_total{transport=\"tcp\",format=\"samp-onfoot\"}", total, 60000) >= total);
+    long loaded = rss_mib(d.pid);
+    for (unsigned i = 0; i < LOAD_SESSIONS; i++) {
+        td_send_close(c, s[i].session, s[i].format);
+        td_rec_session_free(&s[i]);
+    }
+    assert_int_equal(recd_client_flush(c), 0);
+    assert_true(td_wait_metric(&d, "recd_files_finalized_total", LOAD_SESSIONS, 60000) >= LOAD_SESSIONS);
+    td_sleep_ms(2000);
+    long kept = rss_mib(d.pid);
+    uint64_t deadline = td_now_ms() + 40000;
+    long now = kept;
+    while ((now = rss_mib(d.pid)) > loaded - 30 && td_now_ms() < deadline)
+        td_sleep_ms(500);
+    printf("RSS %ld MiB with the load buffered, %ld MiB 2 s after it was written, %ld MiB at the "
+           "end\n", loaded, kept, now);
+    if (loaded < 40 || kept < loaded - 10 || now > loaded - 30) {
+        td_dump_log(&d);
+        fail_msg("expected at least 40 MiB under load, kept 2 s after it, and at least 30 MiB "
+                 "given back within 40 s");
+    }
+    td_close_client(c);
+    td_stop(&d);
+    td_cleanup(&d);
+#endif
+}
+
 static void test_idle_recap_session_budget(void **state)
 {
     (void)state;
@@ -158,6 +236,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_idle_recap_session_budget),
         cmocka_unit_test(test_idle_rec_session_budget),
+        cmocka_unit_test(test_memory_goes_back_after_a_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
