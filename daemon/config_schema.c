@@ -75,7 +75,8 @@ const row recd_cfg_rows[] = {
     {"limits.session_buffer", T_SIZE, OFF(limits.session_buffer), 64 * KIB, GIB, F_LIVE, "1MiB", NULL,
      "Bytes buffered per session before recd stops reading that session's connection (backpressure)."},
     {"limits.process_buffer", T_SIZE, OFF(limits.process_buffer), MIB, TIB, F_LIVE, "256MiB", NULL,
-     "Bytes buffered over all sessions before recd stops reading every connection."},
+     "Bytes buffered over all sessions before recd stops reading every connection; also the most "
+     "freed memory kept mapped for reuse while a load lasts."},
     {"limits.max_sessions", T_U32, OFF(limits.max_sessions), 1, 1000000, F_LIVE, "10000", NULL,
      "Recording sessions open at once; further open messages are refused."},
     {"limits.max_connections", T_U32, OFF(limits.max_connections), 1, 1000000, F_LIVE, "1024", NULL,
