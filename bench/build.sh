@@ -9,7 +9,12 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 
 # -g only adds symbols for the profile.
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DRECD_TESTS=OFF "-DCMAKE_C_FLAGS=-g" >/dev/null
-cmake --build "$build" -j "$jobs" 2>&1 | grep -E "error:|\*\*\*" || true
+# A failed build must not leave the last good binaries to be measured as if they were new.
+if ! log="$(cmake --build "$build" -j "$jobs" 2>&1)"; then
+  printf '%s\n' "$log" | grep -E "error:|\*\*\*" >&2 || printf '%s\n' "$log" | tail -20 >&2
+  echo "bench: the build failed" >&2
+  exit 1
+fi
 test -f "$build/lib/librecd.a" || { echo "bench: librecd did not build" >&2; exit 1; }
 test -x "$build/tools/rectool" || { echo "bench: rectool did not build" >&2; exit 1; }
 
