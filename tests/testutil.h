@@ -13,6 +13,16 @@
 
 #define TEST_SKIP_EXIT 77 /* ctest SKIP_RETURN_CODE */
 
+/* TU_SANITIZED: built with AddressSanitizer (gcc or clang), whose allocator replaces the C
+ * library's heap, so heap statistics and trimming mean nothing there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TU_SANITIZED 1
+#endif
+#endif
+
 /* Reads a whole file into a malloc'd buffer; NULL on error. */
 uint8_t *tu_read_file(const char *path, size_t *len);
 int tu_write_file(const char *path, const void *data, size_t len);

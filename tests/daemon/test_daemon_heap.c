@@ -11,15 +11,6 @@
 
 #include "heap.h"
 
-/* A sanitizer's allocator replaces glibc's heap: nothing of it to measure then. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-
 #define MIB (1024u * 1024u)
 
 /* Feeds one tick per 250 ms at the given load for ms; counts trims, last pad in *pad. */
@@ -78,7 +69,7 @@ static void small_heaps_are_left_alone(void **state)
     assert_int_equal(run(&h, &clock, 60000, 0, &pad), 0);
 }
 
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33) && !defined(SANITIZED)
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33) && !defined(TU_SANITIZED)
 #define BATCHES 512 /* 36 MiB of 72 KiB batch buffers */
 
 /* Heap bytes mapped after allocating, touching and freeing a round of batch buffers. */

@@ -12,14 +12,6 @@
 #define WARM_SESSIONS 500
 #define MEASURED_SESSIONS 2000
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TD_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TD_SANITIZED 1
-#endif
-#endif
-
 static const char *const item_keys[] = {
     "minecraft:diamond_sword", "minecraft:bow",         "minecraft:arrow",
     "minecraft:cooked_beef",   "minecraft:oak_planks",  "minecraft:cobblestone",
@@ -92,7 +84,7 @@ static void send_rec_players(recd_client *c, unsigned from, unsigned to)
     assert_int_equal(recd_client_flush(c), 0);
 }
 
-#ifndef TD_SANITIZED
+#ifndef TU_SANITIZED
 /* Heap once every session is open, written out and has been quiet for a few flush intervals. */
 static double settled_heap(const td_daemon *d, unsigned sessions, double *buffered)
 {
@@ -108,7 +100,7 @@ static double settled_heap(const td_daemon *d, unsigned sessions, double *buffer
 
 static void check_budget(void (*send)(recd_client *, unsigned, unsigned), const char *what)
 {
-#ifdef TD_SANITIZED
+#ifdef TU_SANITIZED
     (void)send;
     printf("SKIP: %s: the sanitizer's allocator replaces malloc, so heap statistics mean nothing "
            "here (the normal build measures this)\n", what);
@@ -145,7 +137,7 @@ static void check_budget(void (*send)(recd_client *, unsigned, unsigned), const 
 #define LOAD_SESSIONS 32
 #define LOAD_BLOCKS 20000 /* 1.4 MiB per session, 44 MiB in all, held until the sessions close */
 
-#ifndef TD_SANITIZED
+#ifndef TU_SANITIZED
 static long rss_mib(pid_t pid)
 {
     char path[64], line[256];
@@ -165,7 +157,7 @@ static long rss_mib(pid_t pid)
 static void test_memory_goes_back_after_a_load(void **state)
 {
     (void)state;
-#ifdef TD_SANITIZED
+#ifdef TU_SANITIZED
     printf("SKIP: the sanitizer's allocator replaces malloc's heap (the normal build runs this)\n");
     skip();
 #else
