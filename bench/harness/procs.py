@@ -47,13 +47,23 @@ def spawn(argv, log_path, stdout_path=None, unprivileged=True, env=None):
             out.close()
 
 
+def _stat_fields(pid, tid=None):
+    """The fields of /proc/PID/stat (or of one thread's) after the command name, from state on."""
+    path = f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat"
+    with open(path) as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pid, tid=None):
     """utime + stime of a live process, or of one of its threads (tid == pid: the main thread,
     recd's loop), in seconds."""
-    path = f"/proc/{pid}/stat" if tid is None else f"/proc/{pid}/task/{tid}/stat"
-    with open(path) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+    fields = _stat_fields(pid, tid)
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def minor_faults(pid, tid=None):
+    """Minor page faults (first touches of anonymous memory, mostly) of a process or thread."""
+    return int(_stat_fields(pid, tid)[7])
 
 
 def status_kib(pid, key):

@@ -9,11 +9,9 @@ medians. Usage, after `bash bench/build.sh` and one `make bench` (which prepares
 """
 
 import argparse
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -24,12 +22,6 @@ import procs  # noqa: E402
 import runs  # noqa: E402
 import scenarios  # noqa: E402
 import systems  # noqa: E402
-
-
-def loop_faults(pid):
-    with open(f"/proc/{pid}/task/{pid}/stat") as f:
-        text = f.read()
-    return int(text[text.rindex(")") + 2:].split()[7])
 
 
 def main():
@@ -56,16 +48,15 @@ def main():
         recd.start(tcp=True)
         try:
             for rep in range(1, a.replays + 1):
-                faults0 = loop_faults(recd.proc.pid)
-                cpu0 = procs.cpu_seconds(recd.proc.pid, tid=recd.proc.pid)
-                out = subprocess.run([env.benchgen, "send-tcp", "--to", f"127.0.0.1:{recd.tcp_port}",
-                                      "--conn", ",".join(prep.files(sc["input"]))],
-                                     stdout=subprocess.PIPE, check=True, timeout=600).stdout
-                sent = json.loads(out.decode().strip().splitlines()[-1])
+                pid = recd.proc.pid  # its main thread runs the loop
+                faults0, cpu0 = procs.minor_faults(pid, pid), procs.cpu_seconds(pid, pid)
+                sent = procs.run_json([env.benchgen, "send-tcp", "--to",
+                                       f"127.0.0.1:{recd.tcp_port}",
+                                       "--conn", ",".join(prep.files(sc["input"]))], timeout=600)
                 t_done = recd.wait_finalized(rep * sessions, 600, interval=0.005)
                 rate = states / (t_done - sent["t_first"])
-                loop = procs.cpu_seconds(recd.proc.pid, tid=recd.proc.pid) - cpu0
-                faults = loop_faults(recd.proc.pid) - faults0
+                loop = procs.cpu_seconds(pid, pid) - cpu0
+                faults = procs.minor_faults(pid, pid) - faults0
                 (fresh if rep == 1 else warm).append(rate)
                 print(f"round {rnd + 1} replay {rep} ({'fresh' if rep == 1 else 'warm'}): "
                       f"{rate / 1e6:.2f} M samples/s, loop {loop:.2f} CPU s, loop faults {faults}",
