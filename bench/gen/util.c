@@ -14,6 +14,21 @@
 
 #include "benchgen.h"
 
+/* Reads one byte of every page. MAP_POPULATE maps the pages without reading them, and on a
+ * virtual machine whose host has taken back guest memory left idle (page-cache pages of a stream
+ * not sent for a minute, say), the first read of each page faults on the host, about 2 us a page
+ * measured (docs/performance.md). Left to the timed send loop, that made the sender, not the
+ * receiver, the bottleneck in the first run after a pause. */
+static void touch_pages(const uint8_t *p, size_t len)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t step = page > 0 ? (size_t)page : 4096;
+    volatile uint8_t sink = 0;
+    for (size_t off = 0; off < len; off += step)
+        sink ^= p[off];
+    (void)sink;
+}
+
 int bg_file_map(bg_file *f, const char *path)
 {
     f->data = NULL;
@@ -37,6 +52,7 @@ int bg_file_map(bg_file *f, const char *path)
             close(fd);
             return -1;
         }
+        touch_pages(p, (size_t)st.st_size);
         f->data = p;
         f->len = (size_t)st.st_size;
     }
