@@ -124,7 +124,9 @@ static void *server_main(void *arg)
     return NULL;
 }
 
-static void server_start(server *s, recd_wire_transport t, const char *query)
+/* Binds the server's socket; server_run() starts its thread, so fields the thread reads (expect,
+ * the sink's failure) are set in between, before it can see them. */
+static void server_open(server *s, recd_wire_transport t, const char *query)
 {
     memset(s, 0, sizeof *s);
     s->transport = t;
@@ -151,6 +153,10 @@ static void server_start(server *s, recd_wire_transport t, const char *query)
         snprintf(s->url, sizeof s->url, "%s://127.0.0.1:%u%s", t == RECD_WIRE_UDP ? "udp" : "tcp",
                  (unsigned)ntohs(sa.sin_port), query);
     }
+}
+
+static void server_run(server *s)
+{
     assert_int_equal(pthread_create(&s->thread, NULL, server_main, s), 0);
 }
 
@@ -169,8 +175,9 @@ static void send_all_and_compare(recd_wire_transport t, const char *query,
     recd_buf want = {0};
     ws_json(&set, &want);
     server s;
-    server_start(&s, t, query);
+    server_open(&s, t, query);
     s.expect = set.n;
+    server_run(&s);
     recd_client *c;
     char err[320] = "";
     int rc = recd_client_connect(&c, s.url, opt, err, sizeof err);
@@ -239,9 +246,10 @@ static void server_error_reaches_close(void **state)
         ws_set set;
         ws_build(&set);
         server s;
-        server_start(&s, RECD_WIRE_TCP, queries[q]);
+        server_open(&s, RECD_WIRE_TCP, queries[q]);
         s.sink.fail_at = 3;
         s.sink.fail_why = "auth failed for \"foot-1\"";
+        server_run(&s);
         recd_client *c;
         char err[400] = "";
         assert_int_equal(recd_client_connect(&c, s.url, NULL, err, sizeof err), 0);
@@ -264,7 +272,8 @@ static void untimed_states(void **state)
     ws_set set;
     ws_build(&set);
     server s;
-    server_start(&s, RECD_WIRE_TCP, "");
+    server_open(&s, RECD_WIRE_TCP, "");
+    server_run(&s);
     recd_client *c;
     char err[320];
     assert_int_equal(recd_client_connect(&c, s.url, NULL, err, sizeof err), 0);
