@@ -14,11 +14,11 @@
 
 #include "benchgen.h"
 
-/* Reads one byte of every page. MAP_POPULATE maps the pages without reading them, and on a
- * virtual machine that hands free memory back to its host, a page the host took back faults on
- * the host at its first read, 1-2 us a page measured (docs/performance.md, "The sender's
- * input"). Left to the timed send loop, that made the sender, not the receiver, set the rate in
- * about one run in six to ten. */
+/* Reads one byte of every page. MAP_POPULATE reads the file into the page cache and maps it but
+ * does not touch the bytes, and on a virtual machine that hands free memory back to its host, a
+ * page the host took back faults on the host at its first touch, 1-2 us a page measured
+ * (docs/performance.md, "The sender's input"). Left to the timed send loop, that made the
+ * sender, not the receiver, set the rate in about one run in six to ten. */
 static void touch_pages(const uint8_t *p, size_t len)
 {
     long page = sysconf(_SC_PAGESIZE);
