@@ -38,7 +38,8 @@ def _timeout(samples, floor=90.0):
     return min(900.0, floor + samples / 20000.0)  # every system here does far more than 20k/s
 
 
-def _make(env, which, run_dir, sc):
+def make_system(env, which, run_dir, sc):
+    """System `which` configured for scenario sc, not started (warm.py starts its own recd)."""
     if which == "recd":
         return systems.Recd(env, run_dir, gzip_level=sc.get("gzip_level", 6),
                             max_sessions=max(10000, 2 * sc["sessions"]))
@@ -84,7 +85,7 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
     (perf_profile.Profiler) is attached to the system's process for the measured part."""
     fresh_dir(run_dir)
     states = prep.meta["states"]
-    sysm = _make(env, which, run_dir, sc)
+    sysm = make_system(env, which, run_dir, sc)
     res = {"system": which, "samples": states}
     sysm.start(tcp=True)
     try:
@@ -169,7 +170,7 @@ def _sender_json(out, err):
 def udp_step(env, sc, prep, which, rate, run_dir, profiler=None):
     """One UDP rate step (S4): opens over TCP, then `rate` datagrams/s, one sample each."""
     fresh_dir(run_dir)
-    sysm = _make(env, which, run_dir, sc)
+    sysm = make_system(env, which, run_dir, sc)
     res = {"system": which, "rate_target": rate}
     sysm.start(tcp=(which == "recd"), udp=True)
     try:

@@ -21,7 +21,6 @@ import prepared  # noqa: E402
 import procs  # noqa: E402
 import runs  # noqa: E402
 import scenarios  # noqa: E402
-import systems  # noqa: E402
 
 
 def main():
@@ -32,9 +31,11 @@ def main():
     ap.add_argument("--build", default=os.path.join(bench.SRC, "build-bench"))
     ap.add_argument("--work", default=os.environ.get("BENCH_WORK", "/var/tmp/recd-bench"))
     a = ap.parse_args()
+    tcp = [k for k, v in scenarios.FULL.items() if v["kind"] == "tcp"]
+    if a.scenario.upper() not in tcp:
+        sys.exit(f"warm.py: --scenario {a.scenario}: choose one of the TCP scenarios, "
+                 f"{', '.join(tcp)} (only they replay into one process)")
     sc = scenarios.FULL[a.scenario.upper()]
-    if sc["kind"] != "tcp":
-        sys.exit("warm.py: only TCP scenarios replay into one process")
     env = bench.Env(bench.SRC, a.build, a.work)
     prep = prepared.ensure(env, f"{a.scenario.upper()}-full", sc["format"], sc["sessions"],
                            scenarios.prepared_samples(sc), scenarios.encodings(sc),
@@ -44,7 +45,7 @@ def main():
     run_dir = os.path.join(a.work, "warm")
     for rnd in range(a.rounds):
         runs.fresh_dir(run_dir)
-        recd = systems.Recd(env, run_dir, max_sessions=max(10000, 2 * sessions))
+        recd = runs.make_system(env, "recd", run_dir, sc)  # configured as the harness's runs
         recd.start(tcp=True)
         try:
             for rep in range(1, a.replays + 1):
