@@ -74,6 +74,13 @@ def log(msg):
     print(msg, flush=True)
 
 
+def prepare(env, sid, sc, mode):
+    """Scenario sid's fixed-seed streams for mode (full or quick), written once and cached."""
+    return prepared.ensure(env, f"{sid}-{mode}", sc["format"], sc["sessions"],
+                           scenarios.prepared_samples(sc), scenarios.encodings(sc),
+                           prefix=sid.lower() + "-", log=log)
+
+
 def run_tcp(env, sid, sc, prep, work):
     results = {s: [] for s in sc["systems"]}
     for rep in range(sc["reps"]):
@@ -231,12 +238,8 @@ def main():
     log(f"bench ({a.mode}): {', '.join(specs)}; work dir {a.work}"
         + ("" if env.have_recd else "; recd NOT built: baselines only"))
 
-    preps = {}
-    for sid, sc in specs.items():
-        if sc["kind"] in ("tcp", "udp"):
-            preps[sid] = prepared.ensure(env, f"{sid}-{a.mode}", sc["format"], sc["sessions"],
-                                         scenarios.prepared_samples(sc), scenarios.encodings(sc),
-                                         prefix=sid.lower() + "-", log=log)
+    preps = {sid: prepare(env, sid, sc, a.mode) for sid, sc in specs.items()
+             if sc["kind"] in ("tcp", "udp")}
     if a.profile:
         os.makedirs(os.path.dirname(os.path.abspath(a.results)), exist_ok=True)
         run_profiles(env, specs, preps, a.work, os.path.dirname(os.path.abspath(a.results)))

@@ -80,6 +80,17 @@ def _finish(res, which, states, rb):
     return res
 
 
+def send_tcp_args(env, sc, prep, which, port):
+    """The `benchgen send-tcp` command that replays scenario sc's stream into system `which`:
+    rsyslog gets the text lines and a sentinel after them, recd and raw the scenario's input."""
+    args = [env.benchgen, "send-tcp", "--to", f"127.0.0.1:{port}"]
+    if which == "rsyslog":
+        enc = sc.get("rsyslog_input", "syslog")
+        return args + ["--conn", prep.files(enc, ("body",))[0], "--sentinel",
+                       systems.SENTINEL_LINE]
+    return args + ["--conn", ",".join(prep.files(sc["input"]))]
+
+
 def tcp(env, sc, prep, which, run_dir, profiler=None):
     """A TCP scenario (S1, S2, S3, S6) for one system; returns the measurements. A profiler
     (perf_profile.Profiler) is attached to the system's process for the measured part."""
@@ -89,15 +100,10 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
     res = {"system": which, "samples": states}
     sysm.start(tcp=True)
     try:
-        args = [env.benchgen, "send-tcp", "--to", f"127.0.0.1:{sysm.tcp_port}"]
-        if which == "recd":
-            args += ["--conn", ",".join(prep.files(sc["input"]))]
-        elif which == "rsyslog":
-            enc = sc.get("rsyslog_input", "syslog")
-            args += ["--conn", prep.files(enc, ("body",))[0], "--sentinel", systems.SENTINEL_LINE]
+        args = send_tcp_args(env, sc, prep, which, sysm.tcp_port)
+        if which == "rsyslog":
             res["expected_lines"] = prep.body_lines()
-        else:
-            args += ["--conn", ",".join(prep.files(sc["input"]))]
+        elif which != "recd":
             res["expected_bytes"] = prep.stream_bytes(sc["input"])
         timeout = _timeout(states)
         if profiler:
