@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 #include "recd/message.h"
 
 /* ---- helpers --------------------------------------------------------------------------------- */

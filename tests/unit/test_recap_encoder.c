@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "recap_internal.h"
+#include "base/bytes.h"
+#include "formats/recap/recap_internal.h"
 #include "recd/recap.h"
 #include "testutil.h"
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 #include "recd/recap.h"
 #include "testutil.h"
 

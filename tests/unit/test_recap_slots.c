@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
-#include "recap_internal.h"
+#include "base/bytes.h"
+#include "formats/recap/recap_internal.h"
 #include "testutil.h"
 
 /* A canonical item encoding: key length, key, count, flags, data length (BE16), data. */

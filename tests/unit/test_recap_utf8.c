@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "recap_internal.h"
+#include "formats/recap/recap_internal.h"
 #include "testutil.h"
 
 static void known_strings(void **state)

@@ -1,4 +1,4 @@
-/* Unit tests for the SA-MP .rec codec, writer and probe (lib/src/samp_rec_*.c): field offsets,
+/* Unit tests for the SA-MP .rec codec, writer and probe (lib/src/formats/rec/samp_rec_*.c): field offsets,
  * bit layouts, exact round trips, writer rules and layout identification on synthetic files. */
 #include "testutil.h"
 
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 #include "recd/samp_rec.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */

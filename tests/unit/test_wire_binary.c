@@ -6,9 +6,9 @@
 
 #include <time.h>
 
-#include "bytes.h"
+#include "base/bytes.h"
 #include "test_wire_samples.h"
-#include "wire_internal.h"
+#include "wire/wire_internal.h"
 
 /* Feeds buf in chunks of 1..max bytes (max 0: all at once); returns feed/finish's result. */
 static int feed_chunked(recd_wire_decoder *d, const uint8_t *buf, size_t len, uint32_t max,

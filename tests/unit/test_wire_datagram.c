@@ -3,7 +3,7 @@
  * delivers nothing and names the bad one. */
 #include "testutil.h"
 
-#include "bytes.h"
+#include "base/bytes.h"
 #include "test_wire_samples.h"
 
 /* Decodes as messages, and again with .rec states taken as blocks (on_rec_state): both paths
