@@ -12,14 +12,6 @@
 #define JUMP_VY 0.42
 #define GRAVITY 0.08
 #define DRAG 0.98
-#define DEG_PER_RAD (180.0 / SYNTH_PI)
-
-double synth_mc_ground(const recd_synth_recap_gen *g, double x, double z)
-{
-    return floor(synth_terrain_height(&g->terrain, x, z));
-}
-
-double synth_mc_yaw_deg(const recd_synth_recap_gen *g) { return g->mover.heading * DEG_PER_RAD; }
 
 static void make_identity(recd_synth_recap_gen *g)
 {

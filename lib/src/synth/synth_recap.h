@@ -4,6 +4,8 @@
 #ifndef RECD_SYNTH_RECAP_H
 #define RECD_SYNTH_RECAP_H
 
+#include <math.h>
+
 #include "synth/synth_internal.h"
 
 #define SYNTH_MC_MAX_EVENTS 16
@@ -70,9 +72,17 @@ struct recd_synth_recap_gen {
     size_t n_values;
 };
 
-/* Movement helpers (synth_recap.c). */
-double synth_mc_ground(const recd_synth_recap_gen *g, double x, double z);
-double synth_mc_yaw_deg(const recd_synth_recap_gen *g);
+/* Where the player stands, shared by movement (synth_recap.c) and the activities
+ * (synth_recap_play.c); defined here so neither file depends on the other for it. */
+static inline double synth_mc_ground(const recd_synth_recap_gen *g, double x, double z)
+{
+    return floor(synth_terrain_height(&g->terrain, x, z));
+}
+
+static inline double synth_mc_yaw_deg(const recd_synth_recap_gen *g)
+{
+    return g->mover.heading * (180.0 / SYNTH_PI);
+}
 
 /* Activities (synth_recap_play.c). */
 void synth_mc_init_inventory(recd_synth_recap_gen *g);
