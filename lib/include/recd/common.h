@@ -15,10 +15,7 @@
 extern "C" {
 #endif
 
-#ifndef RECD_VERSION_STRING
-#define RECD_VERSION_STRING "0.1.0"
-#endif
-
+/* The library's version text, the same as recd_version_string() in recd/version.h. */
 RECD_API const char *recd_version(void);
 
 /* Human-readable text for a negative errno returned by librecd. */

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *recd_version(void) { return RECD_VERSION_STRING; }
-
 const char *recd_strerror(int err)
 {
     switch (-err) {
