@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
-#include "message/msg_stream.h"
 #include "message/csv/msg_csv.h"
 #include "message/csv/msg_csv_recap.h"
+#include "message/msg_fields.h"
+#include "message/msg_stream.h"
 
 const char *const msg_csv_recap_columns[MSG_CSV_RECAP_COLUMNS] = {
     "kind",  "tick",      "pos_x",      "pos_y",  "pos_z",      "yaw",       "pitch",

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
-#include "message/msg_recap.h"
 #include "message/csv/msg_csv.h"
 #include "message/csv/msg_csv_recap.h"
+#include "message/msg_fields.h"
+#include "message/msg_recap.h"
 
 int recd_csv_writer_init(recd_csv_writer *w, recd_msg_format format)
 {
