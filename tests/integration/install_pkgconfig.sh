@@ -1,5 +1,6 @@
 # Installs the build into a temporary prefix and builds a small program against the installed
-# headers and recd.pc, once against the shared and once against the static library.
+# headers and recd.pc, once against the shared and once against the static library. The program
+# includes only the umbrella <recd/recd.h> and checks the library's version against the header's.
 set -eu
 : "${RECD_BUILD_DIR:?}"
 if grep -q '^RECD_SANITIZE:BOOL=ON' "$RECD_BUILD_DIR/CMakeCache.txt"; then
@@ -9,14 +10,14 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$RECD_BUILD_DIR" --prefix "$tmp/prefix" >/dev/null
-for h in common.h samp_rec.h recap.h message.h wire.h client.h; do
+for h in recd.h api.h version.h common.h samp_rec.h recap.h message.h wire.h client.h; do
     [ -f "$tmp/prefix/include/recd/$h" ] || { echo "FAIL: recd/$h not installed" >&2; exit 1; }
 done
 [ -x "$tmp/prefix/bin/rectool" ] || { echo "FAIL: rectool not installed" >&2; exit 1; }
 pc_dir=$(dirname "$(find "$tmp/prefix" -name recd.pc | head -n 1)")
 [ -n "$pc_dir" ] || { echo "FAIL: recd.pc not installed" >&2; exit 1; }
 cat >"$tmp/use.c" <<'C'
-#include <recd/samp_rec.h>
+#include <recd/recd.h>
 #include <stdio.h>
 int main(void)
 {
@@ -26,8 +27,8 @@ int main(void)
     recd_rec_onfoot_encode(&b, out);
     recd_rec_onfoot back;
     recd_rec_onfoot_decode(out, &back);
-    printf("%s %u\n", recd_version(), back.time_ms);
-    return back.time_ms == 1234 ? 0 : 1;
+    printf("%s %u\n", recd_version_string(), back.time_ms);
+    return back.time_ms == 1234 && recd_version_number() == RECD_VERSION_NUMBER ? 0 : 1;
 }
 C
 export PKG_CONFIG_PATH="$pc_dir"
@@ -36,4 +37,4 @@ LD_LIBRARY_PATH="$(pkg-config --variable=libdir recd)" "$tmp/use_shared"
 cc -std=c11 -o "$tmp/use_static" "$tmp/use.c" $(pkg-config --cflags recd) \
     "$(pkg-config --variable=libdir recd)/librecd.a" $(pkg-config --libs-only-l --static recd | sed 's/-lrecd//')
 "$tmp/use_static"
-echo "install_pkgconfig: headers, rectool and recd.pc installed; shared and static links work"
+echo "install_pkgconfig: headers, rectool and recd.pc installed; <recd/recd.h> alone builds; shared and static links work"

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "recd/common.h"
+#include "recd/version.h"
 
 typedef struct rt_command {
     const char *name;

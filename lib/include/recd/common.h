@@ -9,18 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recd/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#ifndef RECD_VERSION_STRING
-#define RECD_VERSION_STRING "0.1.0"
-#endif
-
-const char *recd_version(void);
+/* The library's version text, the same as recd_version_string() in recd/version.h. */
+RECD_API const char *recd_version(void);
 
 /* Human-readable text for a negative errno returned by librecd. */
-const char *recd_strerror(int err);
+RECD_API const char *recd_strerror(int err);
 
 /* A byte sink: where encoders put their output. write() returns 0 or a negative errno. */
 typedef int (*recd_write_fn)(void *ctx, const void *data, size_t len);
@@ -36,11 +35,11 @@ typedef struct recd_buf {
     size_t cap;
 } recd_buf;
 
-int recd_buf_reserve(recd_buf *b, size_t extra);
-int recd_buf_append(recd_buf *b, const void *data, size_t len);
-void recd_buf_reset(recd_buf *b); /* len = 0, keeps the memory */
-void recd_buf_free(recd_buf *b);
-recd_sink recd_buf_sink(recd_buf *b); /* a sink that appends to b */
+RECD_API int recd_buf_reserve(recd_buf *b, size_t extra);
+RECD_API int recd_buf_append(recd_buf *b, const void *data, size_t len);
+RECD_API void recd_buf_reset(recd_buf *b); /* len = 0, keeps the memory */
+RECD_API void recd_buf_free(recd_buf *b);
+RECD_API recd_sink recd_buf_sink(recd_buf *b); /* a sink that appends to b */
 
 /* Problems found while reading or validating a recording. */
 typedef enum recd_severity {
@@ -68,10 +67,10 @@ typedef struct recd_report {
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
-void recd_report_add(recd_report *r, recd_severity sev, uint64_t offset, const char *code,
-                     const char *fmt, ...);
-size_t recd_report_errors(const recd_report *r); /* number of RECD_SEV_ERROR items */
-void recd_report_free(recd_report *r);
+RECD_API void recd_report_add(recd_report *r, recd_severity sev, uint64_t offset, const char *code,
+                              const char *fmt, ...);
+RECD_API size_t recd_report_errors(const recd_report *r); /* number of RECD_SEV_ERROR items */
+RECD_API void recd_report_free(recd_report *r);
 
 #ifdef __cplusplus
 }

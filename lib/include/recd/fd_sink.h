@@ -9,10 +9,10 @@ extern "C" {
 #endif
 
 /* The returned sink's ctx points at fd_storage, which must outlive the sink. */
-recd_sink recd_fd_sink(int *fd_storage);
+RECD_API recd_sink recd_fd_sink(int *fd_storage);
 
 /* Writes all of data to fd; 0 or a negative errno. */
-int recd_write_all(int fd, const void *data, size_t len);
+RECD_API int recd_write_all(int fd, const void *data, size_t len);
 
 #ifdef __cplusplus
 }

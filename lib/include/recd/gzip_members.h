@@ -21,14 +21,14 @@ extern "C" {
  * between encoders running on one thread. */
 typedef struct recd_gzip_deflater recd_gzip_deflater;
 
-recd_gzip_deflater *recd_gzip_deflater_new(void);
-void recd_gzip_deflater_free(recd_gzip_deflater *d);
+RECD_API recd_gzip_deflater *recd_gzip_deflater_new(void);
+RECD_API void recd_gzip_deflater_free(recd_gzip_deflater *d);
 
 /* Appends one complete gzip member holding data[0..len) to out: 10-byte header (no name, mtime 0,
  * XFL 0, OS 255), raw deflate at level 1..9, CRC-32, ISIZE. Same input and level, same bytes.
  * d may be NULL (a temporary compressor is used). 0 or a negative errno. */
-int recd_gzip_member_write(recd_gzip_deflater *d, int level, const void *data, size_t len,
-                           recd_buf *out);
+RECD_API int recd_gzip_member_write(recd_gzip_deflater *d, int level, const void *data, size_t len,
+                                    recd_buf *out);
 
 /* Called with each complete, valid member's inflated bytes (valid during the call); member_offset
  * and member_end are byte offsets in the input. Non-zero return stops reading. */
@@ -48,8 +48,8 @@ typedef struct recd_gzip_scan {
  * bounds the inflated size of one member (0 = 64 MiB); a bigger member is reported as corrupt
  * with -EMSGSIZE. Returns 0 when everything was complete members, the tail error when a tail was
  * ignored, -ENOMEM, or fn's non-zero value. scan is filled in every case. */
-int recd_gzip_members_read(const uint8_t *buf, size_t len, size_t max_out, recd_gzip_member_fn fn,
-                           void *ctx, recd_gzip_scan *scan);
+RECD_API int recd_gzip_members_read(const uint8_t *buf, size_t len, size_t max_out,
+                                    recd_gzip_member_fn fn, void *ctx, recd_gzip_scan *scan);
 
 #ifdef __cplusplus
 }

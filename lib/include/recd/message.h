@@ -35,14 +35,14 @@ typedef enum recd_msg_format {
     RECD_MSG_FMT_RECAP         /* "recap": .recap */
 } recd_msg_format;
 
-const char *recd_msg_type_name(recd_msg_type t);       /* "open", "state", ... */
-const char *recd_msg_format_name(recd_msg_format f);   /* "samp-onfoot", ...; "" for NONE */
-recd_msg_format recd_msg_format_parse(const char *name); /* NONE when unknown */
-const char *recd_msg_format_ext(recd_msg_format f);    /* "rec", "recap"; "" for NONE */
+RECD_API const char *recd_msg_type_name(recd_msg_type t);     /* "open", "state", ... */
+RECD_API const char *recd_msg_format_name(recd_msg_format f); /* "samp-onfoot", ...; "" for NONE */
+RECD_API recd_msg_format recd_msg_format_parse(const char *name); /* NONE when unknown */
+RECD_API const char *recd_msg_format_ext(recd_msg_format f);      /* "rec", "recap"; "" for NONE */
 
 /* True when key[0..len) is a valid session key: 1..64 bytes of [A-Za-z0-9._-], no leading dot.
  * Keys become path components, so "..", "/x" and NUL bytes are all refused. */
-bool recd_session_key_valid(const char *key, size_t len);
+RECD_API bool recd_session_key_valid(const char *key, size_t len);
 
 /* Recap session metadata: every header field, so an import reproduces the header exactly.
  * Blobs point into storage owned by this struct. */
@@ -106,19 +106,19 @@ typedef struct recd_msg {
 } recd_msg;
 
 /* Zeroes m and sets its type and format. */
-void recd_msg_init(recd_msg *m, recd_msg_type type, recd_msg_format format);
+RECD_API void recd_msg_init(recd_msg *m, recd_msg_type type, recd_msg_format format);
 /* Frees what m owns and leaves it as RECD_MSG_NONE. Safe on a zeroed or already freed msg. */
-void recd_msg_free(recd_msg *m);
+RECD_API void recd_msg_free(recd_msg *m);
 
 /* Builders for Recap messages; each deep-copies what it is given (blobs included) into m, which
  * must be freshly initialised. 0, -EINVAL (bad value) or -ENOMEM. */
-int recd_msg_set_recap_open(recd_msg *m, const recd_recap_header *h);
-int recd_msg_set_recap_state(recd_msg *m, uint64_t tick, const recd_recap_state *s);
-int recd_msg_set_recap_event(recd_msg *m, uint64_t tick, const recd_recap_event *ev);
+RECD_API int recd_msg_set_recap_open(recd_msg *m, const recd_recap_header *h);
+RECD_API int recd_msg_set_recap_state(recd_msg *m, uint64_t tick, const recd_recap_state *s);
+RECD_API int recd_msg_set_recap_event(recd_msg *m, uint64_t tick, const recd_recap_event *ev);
 /* Deep copy of any message into a fresh dst. */
-int recd_msg_copy(recd_msg *dst, const recd_msg *src);
+RECD_API int recd_msg_copy(recd_msg *dst, const recd_msg *src);
 /* dst (fresh, or freed) takes everything src owns; src is left as RECD_MSG_NONE. */
-void recd_msg_move(recd_msg *dst, recd_msg *src);
+RECD_API void recd_msg_move(recd_msg *dst, recd_msg *src);
 
 /* ---- JSON lines -------------------------------------------------------------------------------
  * One message is one JSON object on one line. Unknown keys, missing required keys, wrong types,
@@ -132,12 +132,12 @@ void recd_msg_move(recd_msg *dst, recd_msg *src);
  * is recognised by its keys ("tick" -> recap, "vehicle_id" -> vehicle, else on foot).
  * On success *out holds a message to recd_msg_free(); on failure *out is freed and err says why.
  * Returns 0, -EBADMSG (invalid input), or -ENOMEM. */
-int recd_msg_from_json(const char *line, size_t len, recd_msg_format session_format, recd_msg *out,
-                       char *err, size_t errlen);
+RECD_API int recd_msg_from_json(const char *line, size_t len, recd_msg_format session_format,
+                                recd_msg *out, char *err, size_t errlen);
 
 /* Appends one JSON line including the final '\n'. -EINVAL for NaN/Inf or invalid fields (nothing is
  * appended then), -ENOMEM. */
-int recd_msg_to_json(const recd_msg *m, recd_buf *out);
+RECD_API int recd_msg_to_json(const recd_msg *m, recd_buf *out);
 
 /* Callback for the readers below. m is only valid during the call. Return 0 to go on, or a negative
  * errno to stop (the reader returns it). The callback may describe the failure in err; the reader
@@ -147,8 +147,8 @@ typedef int (*recd_msg_fn)(void *ctx, const recd_msg *m, char *err, size_t errle
 /* Reads a whole JSONL document: one message per line, blank lines ignored, the first message must
  * be open, nothing may follow close. Errors read "line 12: state.health: 300 does not fit u8".
  * Returns 0 or a negative errno (-EBADMSG for invalid input, or the callback's error). */
-int recd_jsonl_read(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx, char *err,
-                    size_t errlen);
+RECD_API int recd_jsonl_read(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx,
+                             char *err, size_t errlen);
 
 /* ---- CSV ----------------------------------------------------------------------------------------
  * RFC 4180 (comma, '"' quoting, LF or CRLF), one header row naming the columns.
@@ -163,17 +163,17 @@ typedef struct recd_csv_writer {
 } recd_csv_writer;
 
 /* format must be the session format; the header row is written before the first row. */
-int recd_csv_writer_init(recd_csv_writer *w, recd_msg_format format);
+RECD_API int recd_csv_writer_init(recd_csv_writer *w, recd_msg_format format);
 /* Appends the row for m (after the header row, the first time). .rec: open, flush and close write
  * no row (the header carries the format). -EINVAL when m does not belong to the writer's format
  * or holds NaN/Inf or invalid UTF-8; nothing is appended then. */
-int recd_csv_write(recd_csv_writer *w, const recd_msg *m, recd_buf *out);
+RECD_API int recd_csv_write(recd_csv_writer *w, const recd_msg *m, recd_buf *out);
 
 /* Reads a whole CSV document and delivers the same message sequence as the JSONL reader: open
  * first (synthesised from the header for .rec), close last. Errors read "line 7: column health:
  * 300 does not fit u8". */
-int recd_csv_read(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx, char *err,
-                  size_t errlen);
+RECD_API int recd_csv_read(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx, char *err,
+                           size_t errlen);
 
 /* ---- Whole conversions (used by rectool export/import) ---------------------------------------- */
 
@@ -183,25 +183,26 @@ typedef enum recd_text_encoding {
     RECD_TEXT_CSV = 2
 } recd_text_encoding;
 
-recd_text_encoding recd_text_encoding_parse(const char *name); /* "jsonl" / "csv", else NONE */
+/* "jsonl" / "csv", else NONE */
+RECD_API recd_text_encoding recd_text_encoding_parse(const char *name);
 /* By content: JSONL when the first non-blank byte is '{', else CSV. */
-recd_text_encoding recd_text_encoding_sniff(const uint8_t *buf, size_t len);
+RECD_API recd_text_encoding recd_text_encoding_sniff(const uint8_t *buf, size_t len);
 
 /* The format a JSONL/CSV text holds (from its open message or CSV header), reading no further:
  * lets a caller check it against an output file name before importing. 0 or -EBADMSG (err). */
-int recd_text_peek_format(const uint8_t *text, size_t len, recd_text_encoding enc,
-                          recd_msg_format *format, char *err, size_t errlen);
+RECD_API int recd_text_peek_format(const uint8_t *text, size_t len, recd_text_encoding enc,
+                                   recd_msg_format *format, char *err, size_t errlen);
 
 /* Turns a recording (.rec or .recap, recognised by content) into messages: open, state/event/flush
  * ..., close. Only files that can be re-created byte for byte are accepted: standard .rec layouts
  * (signature 1000, type 1/2, whole blocks, no NaN/Inf) and valid complete .recap files; anything
  * else is -EBADMSG with a reason in err (e.g. "trailing partial block: run rectool repair"). */
-int recd_export_msgs(const uint8_t *file, size_t len, recd_msg_fn on_msg, void *ctx, char *err,
-                     size_t errlen);
+RECD_API int recd_export_msgs(const uint8_t *file, size_t len, recd_msg_fn on_msg, void *ctx,
+                              char *err, size_t errlen);
 
 /* recd_export_msgs() written as JSONL or CSV into out. */
-int recd_export_text(const uint8_t *file, size_t len, recd_text_encoding enc, recd_sink out,
-                     char *err, size_t errlen);
+RECD_API int recd_export_text(const uint8_t *file, size_t len, recd_text_encoding enc,
+                              recd_sink out, char *err, size_t errlen);
 
 /* Writes the recording described by a message sequence (one whole file): .rec through
  * recd_rec_writer, block by block into the sink (times must not decrease); .recap through the
@@ -218,11 +219,11 @@ typedef struct recd_importer {
     void *impl; /* format-specific writer state; owned */
 } recd_importer;
 
-void recd_importer_init(recd_importer *im, recd_msg_format expect, recd_sink sink);
-int recd_importer_msg(void *importer, const recd_msg *m, char *err, size_t errlen);
+RECD_API void recd_importer_init(recd_importer *im, recd_msg_format expect, recd_sink sink);
+RECD_API int recd_importer_msg(void *importer, const recd_msg *m, char *err, size_t errlen);
 /* Completes the file (a missing close is implied); -EBADMSG when no open was seen. */
-int recd_importer_finish(recd_importer *im, char *err, size_t errlen);
-void recd_importer_free(recd_importer *im);
+RECD_API int recd_importer_finish(recd_importer *im, char *err, size_t errlen);
+RECD_API void recd_importer_free(recd_importer *im);
 
 typedef struct recd_import_stats {
     recd_msg_format format;
@@ -233,8 +234,9 @@ typedef struct recd_import_stats {
  * the format the caller wants, e.g. from the output file name; a mismatch is -EBADMSG before
  * anything is written. On error out may have received a partial file: write to a temporary name.
  * stats may be NULL. */
-int recd_import_text(const uint8_t *text, size_t len, recd_text_encoding enc, recd_msg_format expect,
-                     recd_sink out, recd_import_stats *stats, char *err, size_t errlen);
+RECD_API int recd_import_text(const uint8_t *text, size_t len, recd_text_encoding enc,
+                              recd_msg_format expect, recd_sink out, recd_import_stats *stats,
+                              char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

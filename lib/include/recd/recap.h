@@ -201,17 +201,17 @@ typedef struct recd_recap_tag_info {
 } recd_recap_tag_info;
 
 /* Table row of a tag 0x01..0x2B or 0xFF; NULL for anything else. Read-only, static storage. */
-const recd_recap_tag_info *recd_recap_tag_info_get(uint8_t tag);
+RECD_API const recd_recap_tag_info *recd_recap_tag_info_get(uint8_t tag);
 /* Row by name ("CHAT_MESSAGE"); NULL when unknown. */
-const recd_recap_tag_info *recd_recap_tag_by_name(const char *name);
-const char *recd_recap_ftype_name(recd_recap_ftype t); /* "u8", "str", "list", ... */
+RECD_API const recd_recap_tag_info *recd_recap_tag_by_name(const char *name);
+RECD_API const char *recd_recap_ftype_name(recd_recap_ftype t); /* "u8", "str", "list", ... */
 
 /* 0 when ev is a well-formed event (known EVENT tag, field count, integer ranges, UTF-8, lengths),
  * else -EINVAL, -ERANGE or -EMSGSIZE. */
-int recd_recap_event_check(const recd_recap_event *ev);
+RECD_API int recd_recap_event_check(const recd_recap_event *ev);
 /* Field-by-field equality, floats compared bit for bit. */
-bool recd_recap_event_equal(const recd_recap_event *a, const recd_recap_event *b);
-bool recd_recap_item_equal(const recd_recap_item *a, const recd_recap_item *b);
+RECD_API bool recd_recap_event_equal(const recd_recap_event *a, const recd_recap_event *b);
+RECD_API bool recd_recap_item_equal(const recd_recap_item *a, const recd_recap_item *b);
 
 /* ---- Header ------------------------------------------------------------------------------------ */
 
@@ -236,23 +236,25 @@ typedef struct recd_recap_header {
     recd_recap_blob ext_unknown; /* records newer than this reader, verbatim (they sort last) */
 } recd_recap_header;
 
-void recd_recap_header_init(recd_recap_header *h); /* version 4, everything else zero/empty */
+/* version 4, everything else zero/empty */
+RECD_API void recd_recap_header_init(recd_recap_header *h);
 
 /* Appends the encoded header (preamble included) to out. -EINVAL for bad UTF-8 or malformed
  * ext_unknown, -EMSGSIZE when the header body exceeds 65535 bytes. */
-int recd_recap_header_encode(const recd_recap_header *h, recd_buf *out);
+RECD_API int recd_recap_header_encode(const recd_recap_header *h, recd_buf *out);
 
 /* Parses a header; blobs point into buf. Returns the header size (7 + header length, where frame
  * data begins) or a negative errno (-EAGAIN: buf too short, -EBADMSG: invalid; a problem is added
  * to report, which may be NULL). */
-int recd_recap_header_decode(const uint8_t *buf, size_t len, recd_recap_header *h,
-                             recd_report *report);
+RECD_API int recd_recap_header_decode(const uint8_t *buf, size_t len, recd_recap_header *h,
+                                      recd_report *report);
 
 /* File offsets of the end timestamp (i64) and frame count (u32) of the encoded h. */
-void recd_recap_header_patch_offsets(const recd_recap_header *h, uint64_t *end_ms_offset,
-                                     uint64_t *frame_count_offset);
+RECD_API void recd_recap_header_patch_offsets(const recd_recap_header *h, uint64_t *end_ms_offset,
+                                              uint64_t *frame_count_offset);
 /* Rewrites end timestamp and frame count inside an encoded file/header buffer. */
-int recd_recap_header_patch(uint8_t *buf, size_t len, uint32_t frame_count, int64_t end_ms);
+RECD_API int recd_recap_header_patch(uint8_t *buf, size_t len, uint32_t frame_count,
+                                     int64_t end_ms);
 
 /* ---- Encoder ----------------------------------------------------------------------------------- */
 
@@ -267,48 +269,49 @@ typedef struct recd_recap_encoder_options {
 
 /* Encoder options recorded in a decoded header (defaults where it has none), so a re-encode
  * reproduces the same bytes. */
-void recd_recap_encoder_options_from_header(const recd_recap_header *h,
-                                            recd_recap_encoder_options *opt);
+RECD_API void recd_recap_encoder_options_from_header(const recd_recap_header *h,
+                                                     recd_recap_encoder_options *opt);
 
 typedef struct recd_recap_encoder recd_recap_encoder;
 
 /* Creates an encoder and writes the header through sink (the encoder's options are stored in the
  * header's encoder record; h's own encoder fields are ignored). opt may be NULL (defaults). */
-int recd_recap_encoder_new(recd_recap_encoder **out, const recd_recap_header *h,
-                           const recd_recap_encoder_options *opt, recd_sink sink);
+RECD_API int recd_recap_encoder_new(recd_recap_encoder **out, const recd_recap_header *h,
+                                    const recd_recap_encoder_options *opt, recd_sink sink);
 /* Appends the header bytes recd_recap_encoder_new() writes for h and opt, e.g. to patch a part's
  * header at its end without keeping a copy of it. 0 or a negative errno. */
-int recd_recap_encoder_header(const recd_recap_header *h, const recd_recap_encoder_options *opt,
-                              recd_buf *out);
+RECD_API int recd_recap_encoder_header(const recd_recap_header *h,
+                                       const recd_recap_encoder_options *opt, recd_buf *out);
 
 /* Feeds the full state of tick `tick` (caller's numbering; the first tick fed is file tick 0) and
  * its events (n may be 0). Ticks strictly increase (-ERANGE otherwise); ticks skipped over are
  * recorded as unchanged. state may be NULL after the first tick: unchanged. Bad events: -EINVAL.
  * On error nothing of this tick is recorded. */
-int recd_recap_encoder_tick(recd_recap_encoder *e, uint64_t tick, const recd_recap_state *state,
-                            const recd_recap_event *events, size_t n);
+RECD_API int recd_recap_encoder_tick(recd_recap_encoder *e, uint64_t tick,
+                                     const recd_recap_state *state, const recd_recap_event *events,
+                                     size_t n);
 
 /* Ends the current gzip member after the last tick fed (no-op when nothing is pending). */
-int recd_recap_encoder_flush(recd_recap_encoder *e);
+RECD_API int recd_recap_encoder_flush(recd_recap_encoder *e);
 /* Like flush, but first records ticks up to end_tick (exclusive) as unchanged; end_tick must be
  * greater than the last tick fed (-ERANGE). Replays a decoded member end. Before the first tick
  * only end_tick 0 is accepted (what a decoder reports for an empty leading member): a no-op. */
-int recd_recap_encoder_flush_at(recd_recap_encoder *e, uint64_t end_tick);
+RECD_API int recd_recap_encoder_flush_at(recd_recap_encoder *e, uint64_t end_tick);
 
 /* Ends the current gzip member like flush(), but appends the member's uncompressed action bytes to
  * raw instead of compressing them, so the caller can compress them elsewhere (a writer thread) with
  * recd_gzip_member_write() at the encoder's level and append the result to the file: the file is
  * then byte-identical to what flush() writes. Returns the number of bytes appended (0 when nothing
  * was pending) or a negative errno. */
-int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw);
+RECD_API int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw);
 /* Uncompressed bytes of the open member (what take_member() would hand over, skips aside). */
-size_t recd_recap_encoder_pending(const recd_recap_encoder *e);
+RECD_API size_t recd_recap_encoder_pending(const recd_recap_encoder *e);
 /* The gzip level the encoder records in its header and uses for its members. */
-uint8_t recd_recap_encoder_gzip_level(const recd_recap_encoder *e);
+RECD_API uint8_t recd_recap_encoder_gzip_level(const recd_recap_encoder *e);
 /* The state a reader holds after the last tick recorded (movement as the reader reconstructs it),
  * e.g. to open the next part with. Items view the encoder's memory until the encoder next changes.
  * -EINVAL before the first tick. Still valid after finish(). */
-int recd_recap_encoder_state(const recd_recap_encoder *e, recd_recap_state *out);
+RECD_API int recd_recap_encoder_state(const recd_recap_encoder *e, recd_recap_state *out);
 
 typedef struct recd_recap_finish_info {
     uint64_t frame_count;        /* ticks recorded */
@@ -321,14 +324,14 @@ typedef struct recd_recap_finish_info {
 } recd_recap_finish_info;
 
 /* Flushes and reports what the header patch needs. The encoder accepts nothing more afterwards. */
-int recd_recap_encoder_finish(recd_recap_encoder *e, recd_recap_finish_info *info);
-void recd_recap_encoder_free(recd_recap_encoder *e);
+RECD_API int recd_recap_encoder_finish(recd_recap_encoder *e, recd_recap_finish_info *info);
+RECD_API void recd_recap_encoder_free(recd_recap_encoder *e);
 
 /* Heap bytes the encoder holds now (for per-session accounting). */
-size_t recd_recap_encoder_memory(const recd_recap_encoder *e);
+RECD_API size_t recd_recap_encoder_memory(const recd_recap_encoder *e);
 /* Frees the scratch buffers (and the pending-output buffer when nothing is pending) and packs the
  * item slots tightly: for sessions that have gone quiet. */
-void recd_recap_encoder_trim(recd_recap_encoder *e);
+RECD_API void recd_recap_encoder_trim(recd_recap_encoder *e);
 
 /* ---- Decoder ----------------------------------------------------------------------------------- */
 
@@ -364,13 +367,13 @@ typedef struct recd_recap_decode_result {
 /* Decodes a whole file. Problems go to report (may be NULL). Returns 0 when the file is complete
  * and valid (no RECD_SEV_ERROR problem), -EBADMSG when it is not (result still says what was
  * recovered), another negative errno (-ENOMEM) or a callback's non-zero value. opt/cb may be NULL. */
-int recd_recap_decode(const uint8_t *buf, size_t len, const recd_recap_decode_options *opt,
-                      const recd_recap_callbacks *cb, recd_recap_decode_result *result,
-                      recd_report *report);
+RECD_API int recd_recap_decode(const uint8_t *buf, size_t len, const recd_recap_decode_options *opt,
+                               const recd_recap_callbacks *cb, recd_recap_decode_result *result,
+                               recd_report *report);
 
 /* Validation for `rectool verify`: decode without callbacks. */
-int recd_recap_verify(const uint8_t *buf, size_t len, recd_recap_decode_result *result,
-                      recd_report *report);
+RECD_API int recd_recap_verify(const uint8_t *buf, size_t len, recd_recap_decode_result *result,
+                               recd_report *report);
 
 #ifdef __cplusplus
 }

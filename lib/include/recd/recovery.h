@@ -40,7 +40,7 @@ typedef enum recd_recover_action {
     RECD_RECOVER_FAILED         /* error: the file was left as it was */
 } recd_recover_action;
 
-const char *recd_recover_action_name(recd_recover_action a); /* "finalized", ... */
+RECD_API const char *recd_recover_action_name(recd_recover_action a); /* "finalized", ... */
 
 /* What to do with one .part, decided from its content alone. */
 typedef struct recd_recover_plan {
@@ -54,7 +54,7 @@ typedef struct recd_recover_plan {
 
 /* Plans the recovery of buf[0..len) (a .part's content). May patch the header inside buf (see
  * plan->header_len). Returns 0 or -ENOMEM. Pure: no I/O, safe on hostile input. */
-int recd_recover_plan_buffer(uint8_t *buf, size_t len, recd_recover_plan *plan);
+RECD_API int recd_recover_plan_buffer(uint8_t *buf, size_t len, recd_recover_plan *plan);
 
 typedef struct recd_recover_file {
     char part[RECD_PATH_MAX];  /* the .part as found, relative to the root */
@@ -87,8 +87,9 @@ typedef struct recd_recover_summary {
 /* Recovers every *.part under root_fd. out must be zeroed (or freed) before the call. Returns the
  * number of .part files found (per-file failures: out->failed and out->files[i].error), or a
  * negative errno when the walk itself failed (out holds what was done until then). */
-int recd_recover_root(int root_fd, const recd_recover_options *opt, recd_recover_summary *out);
-void recd_recover_summary_free(recd_recover_summary *s);
+RECD_API int recd_recover_root(int root_fd, const recd_recover_options *opt,
+                               recd_recover_summary *out);
+RECD_API void recd_recover_summary_free(recd_recover_summary *s);
 
 #ifdef __cplusplus
 }

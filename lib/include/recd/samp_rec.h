@@ -48,8 +48,8 @@ typedef struct recd_rec_anim_flags {
     unsigned time : 4;        /* bits 12-15 */
 } recd_rec_anim_flags;
 
-uint16_t recd_rec_anim_flags_pack(recd_rec_anim_flags f);
-recd_rec_anim_flags recd_rec_anim_flags_unpack(uint16_t raw);
+RECD_API uint16_t recd_rec_anim_flags_pack(recd_rec_anim_flags f);
+RECD_API recd_rec_anim_flags recd_rec_anim_flags_unpack(uint16_t raw);
 
 /* Vehicle block bytes 63-66: Hydra thrust (two u16, model 520) or train speed (f32, trains).
  * bits holds the little-endian u32 as read; the accessors interpret it. */
@@ -76,7 +76,7 @@ typedef enum recd_rec_surf_kind {
     RECD_REC_SURF_OTHER = 3    /* out of the known ranges */
 } recd_rec_surf_kind;
 
-recd_rec_surf_kind recd_rec_surf_classify(uint16_t surf_id);
+RECD_API recd_rec_surf_kind recd_rec_surf_classify(uint16_t surf_id);
 
 /* 72-byte on-foot block; comments give the byte offset. */
 typedef struct recd_rec_onfoot {
@@ -146,31 +146,35 @@ typedef struct recd_rec_legacy_vehicle {
 
 /* Exact codec: every bit of a block maps to a field, so decode(encode(x)) == x and
  * encode(decode(b)) == b for every 67/72-byte input. */
-void recd_rec_onfoot_encode(const recd_rec_onfoot *in, uint8_t out[RECD_REC_ONFOOT_BLOCK_SIZE]);
-void recd_rec_onfoot_decode(const uint8_t in[RECD_REC_ONFOOT_BLOCK_SIZE], recd_rec_onfoot *out);
-void recd_rec_vehicle_encode(const recd_rec_vehicle *in, uint8_t out[RECD_REC_VEHICLE_BLOCK_SIZE]);
-void recd_rec_vehicle_decode(const uint8_t in[RECD_REC_VEHICLE_BLOCK_SIZE], recd_rec_vehicle *out);
-void recd_rec_legacy_onfoot_decode(const uint8_t in[RECD_REC_LEGACY_ONFOOT_BLOCK_SIZE],
-                                   recd_rec_legacy_onfoot *out);
-void recd_rec_legacy_vehicle_decode(const uint8_t in[RECD_REC_LEGACY_VEHICLE_BLOCK_SIZE],
-                                    recd_rec_legacy_vehicle *out);
+RECD_API void recd_rec_onfoot_encode(const recd_rec_onfoot *in,
+                                     uint8_t out[RECD_REC_ONFOOT_BLOCK_SIZE]);
+RECD_API void recd_rec_onfoot_decode(const uint8_t in[RECD_REC_ONFOOT_BLOCK_SIZE],
+                                     recd_rec_onfoot *out);
+RECD_API void recd_rec_vehicle_encode(const recd_rec_vehicle *in,
+                                      uint8_t out[RECD_REC_VEHICLE_BLOCK_SIZE]);
+RECD_API void recd_rec_vehicle_decode(const uint8_t in[RECD_REC_VEHICLE_BLOCK_SIZE],
+                                      recd_rec_vehicle *out);
+RECD_API void recd_rec_legacy_onfoot_decode(const uint8_t in[RECD_REC_LEGACY_ONFOOT_BLOCK_SIZE],
+                                            recd_rec_legacy_onfoot *out);
+RECD_API void recd_rec_legacy_vehicle_decode(const uint8_t in[RECD_REC_LEGACY_VEHICLE_BLOCK_SIZE],
+                                             recd_rec_legacy_vehicle *out);
 /* Legacy encoders: exact inverses of the decoders (tests, conversion tools). */
-void recd_rec_legacy_onfoot_encode(const recd_rec_legacy_onfoot *in,
-                                   uint8_t out[RECD_REC_LEGACY_ONFOOT_BLOCK_SIZE]);
-void recd_rec_legacy_vehicle_encode(const recd_rec_legacy_vehicle *in,
-                                    uint8_t out[RECD_REC_LEGACY_VEHICLE_BLOCK_SIZE]);
+RECD_API void recd_rec_legacy_onfoot_encode(const recd_rec_legacy_onfoot *in,
+                                            uint8_t out[RECD_REC_LEGACY_ONFOOT_BLOCK_SIZE]);
+RECD_API void recd_rec_legacy_vehicle_encode(const recd_rec_legacy_vehicle *in,
+                                             uint8_t out[RECD_REC_LEGACY_VEHICLE_BLOCK_SIZE]);
 
 /* 0, or -EINVAL when a float field is NaN or infinite (no reader checks; we never write them) or
  * when weapon > 63 or additional_key > 3 (they share one byte and would be silently cut).
  * The Hydra/train union is not checked: its meaning depends on the vehicle model. */
-int recd_rec_onfoot_check(const recd_rec_onfoot *b);
-int recd_rec_vehicle_check(const recd_rec_vehicle *b);
+RECD_API int recd_rec_onfoot_check(const recd_rec_onfoot *b);
+RECD_API int recd_rec_vehicle_check(const recd_rec_vehicle *b);
 /* The same check on an encoded 72-byte (ONFOOT) or 67-byte (VEHICLE) block, read in place: 0, or
  * -EINVAL for a NaN or infinite float (the weapon byte always decodes into range) or another type.
  * For receivers that store blocks as they arrive instead of decoding them. */
-int recd_rec_block_check(recd_rec_type type, const uint8_t *block);
+RECD_API int recd_rec_block_check(recd_rec_type type, const uint8_t *block);
 /* The same on a block's bytes after its u32 time (block + 4; what a wire frame carries). */
-int recd_rec_fields_check(recd_rec_type type, const uint8_t *fields);
+RECD_API int recd_rec_fields_check(recd_rec_type type, const uint8_t *fields);
 
 /* ---- Streaming writer ----------------------------------------------------------------------- */
 
@@ -190,22 +194,22 @@ typedef struct recd_rec_writer {
 } recd_rec_writer;
 
 /* The 8-byte file header: signature 1000, then type (VEHICLE or ONFOOT). */
-void recd_rec_header_encode(recd_rec_type type, uint8_t out[RECD_REC_HEADER_SIZE]);
+RECD_API void recd_rec_header_encode(recd_rec_type type, uint8_t out[RECD_REC_HEADER_SIZE]);
 
 /* type must be VEHICLE or ONFOOT. Writes nothing yet. */
-int recd_rec_writer_init(recd_rec_writer *w, recd_rec_type type, recd_rec_time_policy policy,
-                         recd_sink sink);
+RECD_API int recd_rec_writer_init(recd_rec_writer *w, recd_rec_type type,
+                                  recd_rec_time_policy policy, recd_sink sink);
 /* Writes the 8-byte header (1000, type). Called implicitly by the first block; once the header
  * is out, further calls do nothing and return 0. */
-int recd_rec_writer_header(recd_rec_writer *w);
+RECD_API int recd_rec_writer_header(recd_rec_writer *w);
 /* Each call writes exactly one whole block with one sink call, or nothing on error: -EINVAL for
  * a block of the other type or one failing recd_rec_*_check(), -ERANGE for a decreasing time
  * under RECD_REC_TIME_REJECT, or the sink's error. */
-int recd_rec_writer_onfoot(recd_rec_writer *w, const recd_rec_onfoot *b);
-int recd_rec_writer_vehicle(recd_rec_writer *w, const recd_rec_vehicle *b);
+RECD_API int recd_rec_writer_onfoot(recd_rec_writer *w, const recd_rec_onfoot *b);
+RECD_API int recd_rec_writer_vehicle(recd_rec_writer *w, const recd_rec_vehicle *b);
 /* The same for an encoded block of the writer's type (len 72 or 67; anything else is -EINVAL),
  * checked with recd_rec_block_check() and written as it is, but for a time raised under CLAMP. */
-int recd_rec_writer_block(recd_rec_writer *w, const uint8_t *block, size_t len);
+RECD_API int recd_rec_writer_block(recd_rec_writer *w, const uint8_t *block, size_t len);
 
 /* ---- Reader / validator --------------------------------------------------------------------- */
 
@@ -220,7 +224,8 @@ typedef enum recd_rec_layout {
     RECD_REC_LAYOUT_TEXT_MANGLED          /* went through a text conversion; unrecoverable */
 } recd_rec_layout;
 
-const char *recd_rec_layout_name(recd_rec_layout l); /* "samp-vehicle", "legacy-onfoot-56", ... */
+/* "samp-vehicle", "legacy-onfoot-56", ... */
+RECD_API const char *recd_rec_layout_name(recd_rec_layout l);
 
 typedef struct recd_rec_info {
     recd_rec_layout layout;
@@ -241,19 +246,21 @@ typedef struct recd_rec_info {
  * a real reader would reject (RECD_SEV_ERROR) and for anomalies (WARNING/INFO). Returns 0 when
  * the layout is standard and nothing is an error, -EBADMSG otherwise; info is filled either way.
  * report may be NULL. */
-int recd_rec_probe(const uint8_t *buf, size_t len, recd_rec_info *info, recd_report *report);
+RECD_API int recd_rec_probe(const uint8_t *buf, size_t len, recd_rec_info *info,
+                            recd_report *report);
 
 /* Bytes of buf that form a valid standard file: header + whole blocks (repair = truncate here).
  * 0 when the layout is not standard. The header itself is not rewritten: a repair tool must also
  * check info->signature (1000) and info->type against info->layout. */
-size_t recd_rec_valid_prefix(const recd_rec_info *info);
+RECD_API size_t recd_rec_valid_prefix(const recd_rec_info *info);
 
 /* True for VEHICLE, ONFOOT and HEADER_ONLY: the layouts 0.3.7, open.mp and FCNPC decode. */
-bool recd_rec_layout_is_standard(recd_rec_layout l);
+RECD_API bool recd_rec_layout_is_standard(recd_rec_layout l);
 
 /* Start of block i of a probed buffer, or NULL when i >= info->block_count or the layout has no
  * decodable blocks (VCMP, TEXT_MANGLED, UNKNOWN). The block is info->block_size bytes long. */
-const uint8_t *recd_rec_block_at(const uint8_t *buf, const recd_rec_info *info, uint64_t i);
+RECD_API const uint8_t *recd_rec_block_at(const uint8_t *buf, const recd_rec_info *info,
+                                          uint64_t i);
 
 #ifdef __cplusplus
 }

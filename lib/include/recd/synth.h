@@ -43,19 +43,21 @@ typedef struct recd_synth_params {
     uint64_t seed;        /* any value; 0 is fine */
 } recd_synth_params;
 
-const char *recd_synth_format_name(recd_synth_format f);     /* "samp-onfoot", ...; "?" if bad */
-const char *recd_synth_scenario_name(recd_synth_scenario s); /* "idle", ...; "?" if bad */
-int recd_synth_format_parse(const char *name, recd_synth_format *out);     /* 0 or -EINVAL */
-int recd_synth_scenario_parse(const char *name, recd_synth_scenario *out); /* 0 or -EINVAL */
+/* "samp-onfoot", ...; "?" if bad */
+RECD_API const char *recd_synth_format_name(recd_synth_format f);
+RECD_API const char *recd_synth_scenario_name(recd_synth_scenario s); /* "idle", ...; "?" if bad */
+RECD_API int recd_synth_format_parse(const char *name, recd_synth_format *out); /* 0 or -EINVAL */
+RECD_API int recd_synth_scenario_parse(const char *name,
+                                       recd_synth_scenario *out); /* 0 or -EINVAL */
 
 /* "1500ms", "90s", "5m", "1h", "1h30m", "2d"; a bare number means seconds. 0 or -EINVAL
  * (syntax) / -ERANGE (overflow). Zero is accepted here; recd_synth_params_check refuses it. */
-int recd_synth_parse_duration(const char *text, uint64_t *ms_out);
+RECD_API int recd_synth_parse_duration(const char *text, uint64_t *ms_out);
 
 /* 0 when the combination can be generated; otherwise -EINVAL and *why (if why != NULL) points at a
  * static sentence saying what is wrong. samp-onfoot has no "drive" and samp-vehicle no "walk": a
  * .rec file holds one block type, so those pairs are refused rather than silently changed. */
-int recd_synth_params_check(const recd_synth_params *p, const char **why);
+RECD_API int recd_synth_params_check(const recd_synth_params *p, const char **why);
 
 /* ---- PRNG: xoshiro256** seeded through splitmix64 ------------------------------------------ */
 
@@ -63,12 +65,13 @@ typedef struct recd_synth_rng {
     uint64_t s[4];
 } recd_synth_rng;
 
-void recd_synth_rng_seed(recd_synth_rng *r, uint64_t seed);
-uint64_t recd_synth_rng_next(recd_synth_rng *r);
-double recd_synth_rng_unit(recd_synth_rng *r);                     /* [0, 1), 53 bits */
-double recd_synth_rng_range(recd_synth_rng *r, double lo, double hi); /* [lo, hi) */
-uint32_t recd_synth_rng_below(recd_synth_rng *r, uint32_t n); /* [0, n), unbiased; n 0 gives 0 */
-bool recd_synth_rng_chance(recd_synth_rng *r, double p);              /* true with probability p */
+RECD_API void recd_synth_rng_seed(recd_synth_rng *r, uint64_t seed);
+RECD_API uint64_t recd_synth_rng_next(recd_synth_rng *r);
+RECD_API double recd_synth_rng_unit(recd_synth_rng *r);                        /* [0, 1), 53 bits */
+RECD_API double recd_synth_rng_range(recd_synth_rng *r, double lo, double hi); /* [lo, hi) */
+RECD_API uint32_t recd_synth_rng_below(recd_synth_rng *r,
+                                       uint32_t n); /* [0, n), unbiased; n 0 gives 0 */
+RECD_API bool recd_synth_rng_chance(recd_synth_rng *r, double p); /* true with probability p */
 
 /* ---- SA-MP .rec ----------------------------------------------------------------------------- */
 
@@ -84,20 +87,20 @@ typedef struct recd_synth_rec_block {
 typedef struct recd_synth_rec_gen recd_synth_rec_gen;
 
 /* Creates a generator for a samp-onfoot or samp-vehicle params set. 0, -EINVAL or -ENOMEM. */
-int recd_synth_rec_gen_new(const recd_synth_params *p, recd_synth_rec_gen **out);
+RECD_API int recd_synth_rec_gen_new(const recd_synth_params *p, recd_synth_rec_gen **out);
 /* 1 and *out filled with the next block, or 0 when the recording is complete. Times never
  * decrease and never exceed duration_ms. */
-int recd_synth_rec_gen_next(recd_synth_rec_gen *g, recd_synth_rec_block *out);
-recd_rec_type recd_synth_rec_gen_type(const recd_synth_rec_gen *g);
-void recd_synth_rec_gen_free(recd_synth_rec_gen *g);
+RECD_API int recd_synth_rec_gen_next(recd_synth_rec_gen *g, recd_synth_rec_block *out);
+RECD_API recd_rec_type recd_synth_rec_gen_type(const recd_synth_rec_gen *g);
+RECD_API void recd_synth_rec_gen_free(recd_synth_rec_gen *g);
 
 /* Calls fn once per block; a negative return from fn stops and is returned. 0 on success. */
 typedef int (*recd_synth_rec_fn)(void *ctx, const recd_synth_rec_block *b);
-int recd_synth_rec_run(const recd_synth_params *p, recd_synth_rec_fn fn, void *ctx);
+RECD_API int recd_synth_rec_run(const recd_synth_params *p, recd_synth_rec_fn fn, void *ctx);
 
 /* Writes a complete .rec file (header + blocks) through sink with the librecd writer. blocks_out
  * (may be NULL) receives the block count. 0 or a negative errno (the sink's, or -EINVAL). */
-int recd_synth_write_rec(const recd_synth_params *p, recd_sink sink, uint64_t *blocks_out);
+RECD_API int recd_synth_write_rec(const recd_synth_params *p, recd_sink sink, uint64_t *blocks_out);
 
 /* ---- Recap .recap ---------------------------------------------------------------------------- */
 
@@ -113,27 +116,28 @@ typedef struct recd_synth_recap_tick {
 typedef struct recd_synth_recap_gen recd_synth_recap_gen;
 
 /* Creates a generator for a recap params set. 0, -EINVAL or -ENOMEM. */
-int recd_synth_recap_gen_new(const recd_synth_params *p, recd_synth_recap_gen **out);
+RECD_API int recd_synth_recap_gen_new(const recd_synth_params *p, recd_synth_recap_gen **out);
 /* Ticks the recording will have: duration_ms / 50, at least 1. */
-uint64_t recd_synth_recap_gen_ticks(const recd_synth_recap_gen *g);
+RECD_API uint64_t recd_synth_recap_gen_ticks(const recd_synth_recap_gen *g);
 /* A header for the recording (names, UUID, origin, start/end time, frame count already final, so
  * a streamed file needs no patch). Its blobs point into g and live as long as g. */
-void recd_synth_recap_gen_header(const recd_synth_recap_gen *g, recd_recap_header *h);
+RECD_API void recd_synth_recap_gen_header(const recd_synth_recap_gen *g, recd_recap_header *h);
 /* 1 and *out filled, or 0 after the last tick. */
-int recd_synth_recap_gen_next(recd_synth_recap_gen *g, recd_synth_recap_tick *out);
-void recd_synth_recap_gen_free(recd_synth_recap_gen *g);
+RECD_API int recd_synth_recap_gen_next(recd_synth_recap_gen *g, recd_synth_recap_tick *out);
+RECD_API void recd_synth_recap_gen_free(recd_synth_recap_gen *g);
 
 /* Calls fn once per tick; a negative return from fn stops and is returned. 0 on success. */
 typedef int (*recd_synth_recap_fn)(void *ctx, const recd_synth_recap_tick *t);
-int recd_synth_recap_run(const recd_synth_params *p, recd_synth_recap_fn fn, void *ctx);
+RECD_API int recd_synth_recap_run(const recd_synth_params *p, recd_synth_recap_fn fn, void *ctx);
 
 /* Writes a complete .recap file through sink with the librecd encoder (default options).
  * ticks_out (may be NULL) receives the frame count. */
-int recd_synth_write_recap(const recd_synth_params *p, recd_sink sink, uint64_t *ticks_out);
+RECD_API int recd_synth_write_recap(const recd_synth_params *p, recd_sink sink,
+                                    uint64_t *ticks_out);
 
 /* Writes whatever p->format asks for through sink. units_out (may be NULL): blocks for .rec,
  * ticks for .recap. */
-int recd_synth_write(const recd_synth_params *p, recd_sink sink, uint64_t *units_out);
+RECD_API int recd_synth_write(const recd_synth_params *p, recd_sink sink, uint64_t *units_out);
 
 #ifdef __cplusplus
 }

@@ -30,9 +30,9 @@ typedef enum recd_wire_encoding {
     RECD_WIRE_NDJSON = 2
 } recd_wire_encoding;
 
-const char *recd_wire_encoding_name(recd_wire_encoding e); /* "auto", "binary", "ndjson" */
+RECD_API const char *recd_wire_encoding_name(recd_wire_encoding e); /* "auto", "binary", "ndjson" */
 /* "auto" / "binary" / "ndjson" -> 0 and *out; -EINVAL otherwise. */
-int recd_wire_encoding_parse(const char *name, recd_wire_encoding *out);
+RECD_API int recd_wire_encoding_parse(const char *name, recd_wire_encoding *out);
 
 /* Which format a session was opened with; the decoder asks so it can read a state message of that
  * session (NDJSON state objects and binary state payloads do not repeat the format). key is len
@@ -90,7 +90,7 @@ typedef int (*recd_wire_rec_fn)(void *ctx, const recd_wire_rec_state *s,
 
 /* The message on_msg would have been given for s: fills a fresh m (nothing to free for a .rec
  * state). 0, or -EINVAL when s is not a .rec state of a consistent size and a valid key. */
-int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m);
+RECD_API int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m);
 
 typedef struct recd_wire_decoder_config {
     recd_wire_encoding encoding; /* AUTO to sniff */
@@ -105,8 +105,8 @@ typedef struct recd_wire_decoder_config {
 
 typedef struct recd_wire_decoder recd_wire_decoder;
 
-int recd_wire_decoder_new(recd_wire_decoder **out, const recd_wire_decoder_config *cfg);
-void recd_wire_decoder_free(recd_wire_decoder *d);
+RECD_API int recd_wire_decoder_new(recd_wire_decoder **out, const recd_wire_decoder_config *cfg);
+RECD_API void recd_wire_decoder_free(recd_wire_decoder *d);
 
 /* Stream input: feeds the next bytes of a connection. Every complete message is delivered through
  * on_msg before feed() returns; a partial frame or line is kept for the next call. Returns 0, or
@@ -114,40 +114,44 @@ void recd_wire_decoder_free(recd_wire_decoder *d);
  * says what and where, e.g. "frame 12 at byte 4096: state for unknown session 'p1'". Messages
  * before the bad one were delivered. After an error the decoder accepts nothing more (every later
  * call returns the same error). Cost is linear in the bytes fed, whatever the chunking. */
-int recd_wire_decoder_feed(recd_wire_decoder *d, const uint8_t *data, size_t len, char *err,
-                           size_t errlen);
+RECD_API int recd_wire_decoder_feed(recd_wire_decoder *d, const uint8_t *data, size_t len,
+                                    char *err, size_t errlen);
 /* End of stream: -EPROTO when a partial frame is pending. An NDJSON stream may end without a final
  * newline: that last line is decoded and delivered here. Else 0. */
-int recd_wire_decoder_finish(recd_wire_decoder *d, char *err, size_t errlen);
-recd_wire_encoding recd_wire_decoder_encoding(const recd_wire_decoder *d); /* AUTO until known */
-size_t recd_wire_decoder_pending(const recd_wire_decoder *d); /* bytes held for a partial message */
-uint64_t recd_wire_decoder_messages(const recd_wire_decoder *d); /* messages delivered so far */
+RECD_API int recd_wire_decoder_finish(recd_wire_decoder *d, char *err, size_t errlen);
+/* AUTO until known */
+RECD_API recd_wire_encoding recd_wire_decoder_encoding(const recd_wire_decoder *d);
+/* bytes held for a partial message */
+RECD_API size_t recd_wire_decoder_pending(const recd_wire_decoder *d);
+/* messages delivered so far */
+RECD_API uint64_t recd_wire_decoder_messages(const recd_wire_decoder *d);
 
 /* Datagram input: one UDP datagram holds one or more whole binary frames, or one or more whole
  * NDJSON lines (the last newline is optional). Independent of every other datagram: no session
  * continuation. All or nothing: the whole datagram is checked first and nothing is delivered when
  * any frame or line in it is bad. Same return convention as feed(); on_msg errors stop delivery. */
-int recd_wire_decode_datagram(const recd_wire_decoder_config *cfg, const uint8_t *data, size_t len,
-                              char *err, size_t errlen);
+RECD_API int recd_wire_decode_datagram(const recd_wire_decoder_config *cfg, const uint8_t *data,
+                                       size_t len, char *err, size_t errlen);
 
 /* Appends m encoded as one binary frame or one NDJSON line. m->session must be set; for a binary
  * STATE or EVENT the message's format field must be set. A binary STATE/EVENT carries its time.
  * -EINVAL (unencodable), -EMSGSIZE (over max_frame; 0 = default), -ENOMEM. Nothing is appended on
  * error. */
-int recd_wire_encode(const recd_msg *m, recd_wire_encoding enc, size_t max_frame, recd_buf *out);
+RECD_API int recd_wire_encode(const recd_msg *m, recd_wire_encoding enc, size_t max_frame,
+                              recd_buf *out);
 
 /* Binary only: a STATE or EVENT frame without its time, for senders that let the daemon stamp the
  * sample on arrival. -EINVAL for other message types. */
-int recd_wire_encode_untimed(const recd_msg *m, size_t max_frame, recd_buf *out);
+RECD_API int recd_wire_encode_untimed(const recd_msg *m, size_t max_frame, recd_buf *out);
 
 /* Appends the error reply a server sends before closing a TCP/Unix connection. Bytes of message
  * outside printable ASCII are replaced by '?', and it is cut to 1000 bytes. */
-int recd_wire_encode_error(recd_wire_encoding enc, const char *message, recd_buf *out);
+RECD_API int recd_wire_encode_error(recd_wire_encoding enc, const char *message, recd_buf *out);
 
 /* Reads what a server sent back on a stream: 1 and the message copied into msg when data starts
  * with a complete error reply (binary frame or NDJSON {"type":"error","message":...} line), 0 when
  * len is 0, -EAGAIN when it is an incomplete reply, -EPROTO for anything else. */
-int recd_wire_decode_error(const uint8_t *data, size_t len, char *msg, size_t msglen);
+RECD_API int recd_wire_decode_error(const uint8_t *data, size_t len, char *msg, size_t msglen);
 
 /* ---- Transport URLs ------------------------------------------------------------------------- */
 
@@ -171,8 +175,8 @@ typedef struct recd_wire_url {
 
 /* tcp://HOST:PORT, udp://HOST:PORT, unix:///abs/path (or unix://rel/path), IPv6 as [::1]:7070,
  * optional ?encoding=binary|ndjson|auto. 0 or -EINVAL with err saying what is wrong. */
-int recd_wire_url_parse(const char *url, recd_wire_url *out, char *err, size_t errlen);
-const char *recd_wire_transport_name(recd_wire_transport t); /* "tcp", "udp", "unix" */
+RECD_API int recd_wire_url_parse(const char *url, recd_wire_url *out, char *err, size_t errlen);
+RECD_API const char *recd_wire_transport_name(recd_wire_transport t); /* "tcp", "udp", "unix" */
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,21 @@
+/* Every public librecd header in one include: #include <recd/recd.h>. */
+#ifndef RECD_RECD_H
+#define RECD_RECD_H
+
+#include "recd/api.h"
+#include "recd/client.h"
+#include "recd/common.h"
+#include "recd/fd_sink.h"
+#include "recd/gzip_members.h"
+#include "recd/message.h"
+#include "recd/part_file.h"
+#include "recd/path_template.h"
+#include "recd/recap.h"
+#include "recd/recovery.h"
+#include "recd/retention.h"
+#include "recd/samp_rec.h"
+#include "recd/synth.h"
+#include "recd/version.h"
+#include "recd/wire.h"
+
+#endif

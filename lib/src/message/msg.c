@@ -1,0 +1,171 @@
+/* Message basics: names of types and formats, session key rules, init/free, encoding names. */
+#include "recd/message.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "message/msg_recap.h"
+
+const char *recd_msg_type_name(recd_msg_type t)
+{
+    switch (t) {
+    case RECD_MSG_OPEN: return "open";
+    case RECD_MSG_STATE: return "state";
+    case RECD_MSG_EVENT: return "event";
+    case RECD_MSG_FLUSH: return "flush";
+    case RECD_MSG_CLOSE: return "close";
+    default: return "";
+    }
+}
+
+const char *recd_msg_format_name(recd_msg_format f)
+{
+    switch (f) {
+    case RECD_MSG_FMT_SAMP_ONFOOT: return "samp-onfoot";
+    case RECD_MSG_FMT_SAMP_VEHICLE: return "samp-vehicle";
+    case RECD_MSG_FMT_RECAP: return "recap";
+    default: return "";
+    }
+}
+
+recd_msg_format recd_msg_format_parse(const char *name)
+{
+    if (!name)
+        return RECD_MSG_FMT_NONE;
+    for (int f = RECD_MSG_FMT_SAMP_ONFOOT; f <= RECD_MSG_FMT_RECAP; f++)
+        if (strcmp(name, recd_msg_format_name((recd_msg_format)f)) == 0)
+            return (recd_msg_format)f;
+    return RECD_MSG_FMT_NONE;
+}
+
+const char *recd_msg_format_ext(recd_msg_format f)
+{
+    switch (f) {
+    case RECD_MSG_FMT_SAMP_ONFOOT:
+    case RECD_MSG_FMT_SAMP_VEHICLE: return "rec";
+    case RECD_MSG_FMT_RECAP: return "recap";
+    default: return "";
+    }
+}
+
+/* Bytes allowed in a session key: A-Z a-z 0-9 . _ - (a table: every frame's key is checked). */
+static const bool key_byte_ok[256] = {
+    ['-'] = true, ['.'] = true, ['_'] = true,
+    ['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true, ['4'] = true,
+    ['5'] = true, ['6'] = true, ['7'] = true, ['8'] = true, ['9'] = true,
+    ['A'] = true, ['B'] = true, ['C'] = true, ['D'] = true, ['E'] = true, ['F'] = true,
+    ['G'] = true, ['H'] = true, ['I'] = true, ['J'] = true, ['K'] = true, ['L'] = true,
+    ['M'] = true, ['N'] = true, ['O'] = true, ['P'] = true, ['Q'] = true, ['R'] = true,
+    ['S'] = true, ['T'] = true, ['U'] = true, ['V'] = true, ['W'] = true, ['X'] = true,
+    ['Y'] = true, ['Z'] = true,
+    ['a'] = true, ['b'] = true, ['c'] = true, ['d'] = true, ['e'] = true, ['f'] = true,
+    ['g'] = true, ['h'] = true, ['i'] = true, ['j'] = true, ['k'] = true, ['l'] = true,
+    ['m'] = true, ['n'] = true, ['o'] = true, ['p'] = true, ['q'] = true, ['r'] = true,
+    ['s'] = true, ['t'] = true, ['u'] = true, ['v'] = true, ['w'] = true, ['x'] = true,
+    ['y'] = true, ['z'] = true,
+};
+
+bool recd_session_key_valid(const char *key, size_t len)
+{
+    if (!key || len == 0 || len > RECD_SESSION_KEY_MAX || key[0] == '.')
+        return false;
+    bool ok = true;
+    for (size_t i = 0; i < len; i++) /* no early exit: the loop stays branch-free */
+        ok &= key_byte_ok[(unsigned char)key[i]];
+    return ok;
+}
+
+void recd_msg_init(recd_msg *m, recd_msg_type type, recd_msg_format format)
+{
+    memset(m, 0, sizeof *m);
+    m->type = type;
+    m->format = format;
+}
+
+void recd_msg_free(recd_msg *m)
+{
+    if (!m)
+        return;
+    switch (m->type) {
+    case RECD_MSG_OPEN:
+        free(m->open.auth);
+        msg_recap_open_free(m->open.recap);
+        break;
+    case RECD_MSG_STATE:
+        if (m->format == RECD_MSG_FMT_RECAP)
+            msg_recap_state_free(m->recap_state);
+        break;
+    case RECD_MSG_EVENT: msg_recap_event_free(m->recap_event); break;
+    default: break;
+    }
+    memset(m, 0, sizeof *m);
+}
+
+void recd_msg_move(recd_msg *dst, recd_msg *src)
+{
+    *dst = *src;
+    recd_msg_init(src, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
+}
+
+int recd_msg_copy(recd_msg *dst, const recd_msg *src)
+{
+    *dst = *src;
+    bool ok = true;
+    switch (src->type) {
+    case RECD_MSG_OPEN:
+        dst->open.auth = NULL;
+        dst->open.recap = NULL;
+        if (src->open.auth && !(dst->open.auth = strdup(src->open.auth)))
+            ok = false;
+        if (ok && src->open.recap) {
+            dst->open.recap = msg_recap_open_clone(&src->open.recap->header);
+            if (dst->open.recap) {
+                dst->open.recap->has_start_time = src->open.recap->has_start_time;
+                dst->open.recap->has_end_time = src->open.recap->has_end_time;
+                dst->open.recap->has_frame_count = src->open.recap->has_frame_count;
+            }
+            ok = dst->open.recap != NULL;
+        }
+        break;
+    case RECD_MSG_STATE:
+        if (src->format == RECD_MSG_FMT_RECAP) {
+            dst->recap_state = src->recap_state ? msg_recap_state_clone(src->recap_state->tick,
+                                                                        &src->recap_state->state)
+                                                : NULL;
+            ok = dst->recap_state || !src->recap_state;
+        }
+        break;
+    case RECD_MSG_EVENT:
+        dst->recap_event = src->recap_event ? msg_recap_event_clone(src->recap_event->tick,
+                                                                    &src->recap_event->event)
+                                            : NULL;
+        ok = dst->recap_event || !src->recap_event;
+        break;
+    default: break;
+    }
+    if (!ok) {
+        recd_msg_free(dst);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+recd_text_encoding recd_text_encoding_parse(const char *name)
+{
+    if (name && strcmp(name, "jsonl") == 0)
+        return RECD_TEXT_JSONL;
+    if (name && strcmp(name, "csv") == 0)
+        return RECD_TEXT_CSV;
+    return RECD_TEXT_NONE;
+}
+
+recd_text_encoding recd_text_encoding_sniff(const uint8_t *buf, size_t len)
+{
+    size_t i = 0;
+    if (len >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF)
+        i = 3; /* a UTF-8 byte order mark from a spreadsheet or editor */
+    while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+        i++;
+    return (i < len && buf[i] == '{') ? RECD_TEXT_JSONL : RECD_TEXT_CSV;
+}

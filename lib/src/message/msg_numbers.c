@@ -1,0 +1,156 @@
+/* Exact number text shared by the JSON and CSV encodings: the shortest decimal that reads back
+ * to the same f32/f64 bits, and a strict JSON-syntax number reader for CSV cells. Locale-proof:
+ * the text always uses '.', whatever LC_NUMERIC says. */
+#include <errno.h>
+#include <float.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/bytes.h"
+#include "message/msg_fields.h"
+
+/* The locale may print ',' as the decimal point; JSON and our CSV always use '.'. */
+static void use_dot_decimal(char *s)
+{
+    const char *dp = localeconv()->decimal_point;
+    if (!dp || (dp[0] == '.' && dp[1] == 0))
+        return;
+    size_t dl = strlen(dp);
+    char *p = strstr(s, dp);
+    if (!p || dl == 0)
+        return;
+    *p = '.';
+    memmove(p + 1, p + dl, strlen(p + dl) + 1);
+}
+
+int msg_g_precision(double d, int prec)
+{
+    double a = fabs(d);
+    if (a < 1.0 || a >= 1e16)
+        return prec;
+    char tmp[40];
+    int digits = snprintf(tmp, sizeof tmp, "%.0f", a);
+    return digits > prec ? digits : prec;
+}
+
+int msg_format_f32(float f, char buf[32])
+{
+    if (!isfinite(f))
+        return -EINVAL;
+    uint32_t want = f32_to_bits(f);
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(buf, 32, "%.*g", msg_g_precision(f, prec), (double)f);
+        /* Readers may go through double first (jansson does), so both paths must agree. */
+        float via_double;
+        if (f32_to_bits(strtof(buf, NULL)) == want &&
+            msg_double_to_f32(strtod(buf, NULL), &via_double) && f32_to_bits(via_double) == want)
+            break;
+    }
+    use_dot_decimal(buf);
+    if (!strpbrk(buf, ".eE"))
+        strcat(buf, ".0");
+    return 0;
+}
+
+bool msg_double_to_f32(double d, float *out)
+{
+    /* Doubles up to half an ulp above FLT_MAX round to FLT_MAX ("3.4028235e+38" is such a
+     * double); set it directly, as the cast is only defined inside the float range. */
+    static const double round_limit = 3.4028235677973366e+38; /* FLT_MAX + 2^103 */
+    if (!isfinite(d) || d >= round_limit || d <= -round_limit)
+        return false;
+    if (d > FLT_MAX || d < -FLT_MAX)
+        *out = d > 0 ? FLT_MAX : -FLT_MAX;
+    else
+        *out = (float)d;
+    return true;
+}
+
+int msg_format_f64(double d, char buf[40])
+{
+    if (!isfinite(d))
+        return -EINVAL;
+    uint64_t want = f64_to_bits(d);
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, 40, "%.*g", msg_g_precision(d, prec), d);
+        if (f64_to_bits(strtod(buf, NULL)) == want)
+            break;
+    }
+    use_dot_decimal(buf);
+    if (!strpbrk(buf, ".eE"))
+        strcat(buf, ".0");
+    return 0;
+}
+
+static size_t digits(const char *s, size_t i, size_t len)
+{
+    size_t n = 0;
+    while (i + n < len && s[i + n] >= '0' && s[i + n] <= '9')
+        n++;
+    return n;
+}
+
+bool msg_parse_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
+{
+    size_t p = 0;
+    bool neg = p < len && s[p] == '-';
+    p += neg;
+    size_t nd = digits(s, p, len);
+    if (nd == 0 || (nd > 1 && s[p] == '0'))
+        return false;
+    size_t int_end = p + nd;
+    p = int_end;
+    *is_int = true;
+    if (p < len && s[p] == '.') {
+        size_t fd = digits(s, p + 1, len);
+        if (fd == 0)
+            return false;
+        p += 1 + fd;
+        *is_int = false;
+    }
+    if (p < len && (s[p] == 'e' || s[p] == 'E')) {
+        p++;
+        if (p < len && (s[p] == '+' || s[p] == '-'))
+            p++;
+        size_t ed = digits(s, p, len);
+        if (ed == 0)
+            return false;
+        p += ed;
+        *is_int = false;
+    }
+    if (p != len || len > 400)
+        return false;
+    if (*is_int) {
+        uint64_t mag = 0;
+        for (size_t k = neg; k < int_end; k++) {
+            unsigned dg = (unsigned)(s[k] - '0');
+            if (mag > (UINT64_MAX - dg) / 10)
+                return false;
+            mag = mag * 10 + dg;
+        }
+        if (neg ? mag > (uint64_t)INT64_MAX + 1 : mag > (uint64_t)INT64_MAX)
+            return false;
+        *i = neg ? (mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag) : (int64_t)mag;
+        return true;
+    }
+    /* strtod follows the locale's decimal point; hand it the text in that form. */
+    char tmp[416];
+    const char *dp = localeconv()->decimal_point;
+    size_t dl = dp ? strlen(dp) : 0;
+    size_t o = 0;
+    for (size_t k = 0; k < len; k++) {
+        if (s[k] == '.' && dl > 0 && !(dl == 1 && dp[0] == '.')) {
+            memcpy(tmp + o, dp, dl < 8 ? dl : 8);
+            o += dl < 8 ? dl : 8;
+        } else {
+            tmp[o++] = s[k];
+        }
+    }
+    tmp[o] = 0;
+    *d = strtod(tmp, NULL);
+    return true;
+}
+

@@ -1,0 +1,20 @@
+/* Internal: the file-level message rules shared by the JSONL and CSV readers. */
+#ifndef RECD_MSG_STREAM_H
+#define RECD_MSG_STREAM_H
+
+#include "recd/message.h"
+
+typedef struct msg_stream {
+    recd_msg_fn on_msg;
+    void *ctx;
+    bool opened, closed;
+    recd_msg_format format;
+    char session[RECD_SESSION_KEY_MAX + 1];
+} msg_stream;
+
+/* Open first, one session, nothing after close. */
+int msg_stream_check(msg_stream *st, const recd_msg *m, char *why, size_t whylen);
+/* Checks m and hands it to the callback; errors become "line N: why" in err. */
+int msg_stream_deliver(msg_stream *st, const recd_msg *m, uint64_t line, char *err, size_t errlen);
+
+#endif

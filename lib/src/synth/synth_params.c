@@ -1,0 +1,125 @@
+/* Parameters of the synthetic generators: format and scenario names, duration text ("90s",
+ * "1h30m"), the check of which format/scenario pairs make sense, and activity lengths. */
+#include "synth/synth_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char *const format_names[] = {"samp-onfoot", "samp-vehicle", "recap"};
+static const char *const scenario_names[] = {"idle", "walk", "drive", "mixed"};
+
+const char *recd_synth_format_name(recd_synth_format f)
+{
+    return (unsigned)f < 3 ? format_names[f] : "?";
+}
+
+const char *recd_synth_scenario_name(recd_synth_scenario s)
+{
+    return (unsigned)s < 4 ? scenario_names[s] : "?";
+}
+
+int recd_synth_format_parse(const char *name, recd_synth_format *out)
+{
+    for (unsigned i = 0; name && i < 3; i++) {
+        if (strcmp(name, format_names[i]) == 0) {
+            *out = (recd_synth_format)i;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+int recd_synth_scenario_parse(const char *name, recd_synth_scenario *out)
+{
+    for (unsigned i = 0; name && i < 4; i++) {
+        if (strcmp(name, scenario_names[i]) == 0) {
+            *out = (recd_synth_scenario)i;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+/* Milliseconds per unit suffix, or 0 when the suffix is unknown. */
+static uint64_t unit_ms(const char *s, size_t len)
+{
+    static const struct {
+        const char *name;
+        uint64_t ms;
+    } units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strlen(units[i].name) == len && memcmp(units[i].name, s, len) == 0)
+            return units[i].ms;
+    return 0;
+}
+
+/* True when the number ending at end is the first component of text (only digits before it). */
+static bool u_first(const char *text, const char *end)
+{
+    for (const char *q = text; q < end; q++)
+        if (*q < '0' || *q > '9')
+            return false;
+    return true;
+}
+
+int recd_synth_parse_duration(const char *text, uint64_t *ms_out)
+{
+    if (!text || !*text)
+        return -EINVAL;
+    uint64_t total = 0;
+    const char *p = text;
+    while (*p) {
+        if (*p < '0' || *p > '9')
+            return -EINVAL;
+        uint64_t n = 0;
+        while (*p >= '0' && *p <= '9') {
+            if (n > (UINT64_MAX - 9) / 10)
+                return -ERANGE;
+            n = n * 10 + (uint64_t)(*p++ - '0');
+        }
+        const char *u = p;
+        while (*p >= 'a' && *p <= 'z')
+            p++;
+        bool bare = u == p;
+        if (bare && (*p || u_first(text, u) == false)) /* a bare number must be the whole text */
+            return -EINVAL;
+        uint64_t scale = bare ? 1000 : unit_ms(u, (size_t)(p - u));
+        if (scale == 0)
+            return -EINVAL;
+        if (n > UINT64_MAX / scale || n * scale > UINT64_MAX - total)
+            return -ERANGE;
+        total += n * scale;
+    }
+    *ms_out = total;
+    return 0;
+}
+
+int recd_synth_params_check(const recd_synth_params *p, const char **why)
+{
+    const char *reason = NULL;
+    if ((unsigned)p->format > RECD_SYNTH_FORMAT_RECAP)
+        reason = "unknown format";
+    else if ((unsigned)p->scenario > RECD_SYNTH_SCENARIO_MIXED)
+        reason = "unknown scenario";
+    else if (p->duration_ms == 0)
+        reason = "the duration must be at least 1 ms";
+    else if (p->duration_ms > RECD_SYNTH_MAX_DURATION_MS)
+        reason = "the duration is longer than 7 days";
+    else if (p->format == RECD_SYNTH_FORMAT_SAMP_ONFOOT && p->scenario == RECD_SYNTH_SCENARIO_DRIVE)
+        reason = "an on-foot .rec cannot hold driving: use --format samp-vehicle for 'drive'";
+    else if (p->format == RECD_SYNTH_FORMAT_SAMP_VEHICLE && p->scenario == RECD_SYNTH_SCENARIO_WALK)
+        reason = "a vehicle .rec cannot hold walking: use --format samp-onfoot for 'walk'";
+    if (why)
+        *why = reason;
+    return reason ? -EINVAL : 0;
+}
+
+double synth_activity_seconds(const recd_synth_params *p, double seconds)
+{
+    if (p->scenario == RECD_SYNTH_SCENARIO_IDLE)
+        return seconds;
+    double cap = (double)p->duration_ms / 6000.0;
+    if (cap < 3.0)
+        cap = 3.0;
+    return seconds < cap ? seconds : cap;
+}

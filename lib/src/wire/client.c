@@ -1,0 +1,318 @@
+/* The blocking recd client: connects by URL (TCP, UDP, Unix stream), batches encoded messages
+ * (streams: up to batch_bytes; UDP: several whole frames per datagram), and on close reads the
+ * server's error reply, if any, before the connection goes away. */
+#include "recd/client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wire/wire_internal.h"
+
+#define DEFAULT_BATCH (64u * 1024u)
+#define DEFAULT_DATAGRAM 1400u
+#define DEFAULT_CLOSE_TIMEOUT_MS 5000u
+#define REPLY_MAX (8u * 1024u) /* an error reply is one short frame or line */
+
+struct recd_client {
+    int fd;
+    recd_wire_transport transport;
+    recd_wire_encoding enc;
+    size_t batch_bytes, datagram_bytes, max_frame;
+    unsigned close_timeout_ms;
+    recd_buf queue; /* stream: bytes to send; UDP: the datagram being built */
+    recd_buf frame; /* UDP: the frame being added */
+    char last_session[RECD_SESSION_KEY_MAX + 1];
+    int broken; /* first send error, sticky */
+    uint64_t bytes_sent;
+};
+
+static int fail_errno(char *err, size_t errlen, const char *what, const char *target)
+{
+    int e = errno;
+    wire_why(err, errlen, "%s %s: %s", what, target, strerror(e));
+    return -e;
+}
+
+static int connect_inet(recd_client *c, const recd_wire_url *u, char *err, size_t errlen)
+{
+    char port[8];
+    snprintf(port, sizeof port, "%u", (unsigned)u->port);
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = u->transport == RECD_WIRE_UDP ? SOCK_DGRAM : SOCK_STREAM;
+    int gai = getaddrinfo(u->host, port, &hints, &res);
+    if (gai != 0) {
+        wire_why(err, errlen, "cannot resolve %s: %s", u->host, gai_strerror(gai));
+        return -EHOSTUNREACH;
+    }
+    int rc = -ECONNREFUSED;
+    for (struct addrinfo *a = res; a; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) {
+            rc = fail_errno(err, errlen, "socket for", u->host);
+            continue;
+        }
+        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+            if (u->transport == RECD_WIRE_TCP) {
+                int one = 1; /* we batch ourselves; Nagle would only add latency */
+                setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            }
+            c->fd = fd;
+            rc = 0;
+            break;
+        }
+        char target[RECD_WIRE_HOST_MAX + 16];
+        snprintf(target, sizeof target, "%s port %u", u->host, (unsigned)u->port);
+        rc = fail_errno(err, errlen, "cannot connect to", target);
+        close(fd);
+    }
+    freeaddrinfo(res);
+    return rc;
+}
+
+static int connect_unix(recd_client *c, const recd_wire_url *u, char *err, size_t errlen)
+{
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    if (strlen(u->path) >= sizeof sa.sun_path) {
+        wire_why(err, errlen, "socket path too long: %s", u->path);
+        return -ENAMETOOLONG;
+    }
+    memcpy(sa.sun_path, u->path, strlen(u->path));
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return fail_errno(err, errlen, "socket for", u->path);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        int rc = fail_errno(err, errlen, "cannot connect to", u->path);
+        close(fd);
+        return rc;
+    }
+    c->fd = fd;
+    return 0;
+}
+
+int recd_client_connect(recd_client **out, const char *url, const recd_client_options *opt,
+                        char *err, size_t errlen)
+{
+    *out = NULL;
+    recd_wire_url u;
+    char why[200];
+    if (recd_wire_url_parse(url, &u, why, sizeof why) < 0) {
+        wire_why(err, errlen, "bad URL '%s': %s", url ? url : "", why);
+        return -EINVAL;
+    }
+    if (u.transport != RECD_WIRE_UNIX && u.port == 0) {
+        wire_why(err, errlen, "bad URL '%s': port 0 cannot be connected to", url);
+        return -EINVAL;
+    }
+    recd_client *c = calloc(1, sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    c->fd = -1;
+    c->transport = u.transport;
+    c->enc = u.encoding == RECD_WIRE_AUTO ? RECD_WIRE_BINARY : u.encoding;
+    c->batch_bytes = opt && opt->batch_bytes ? opt->batch_bytes : DEFAULT_BATCH;
+    c->datagram_bytes = opt && opt->datagram_bytes ? opt->datagram_bytes : DEFAULT_DATAGRAM;
+    if (c->datagram_bytes > RECD_CLIENT_MAX_DATAGRAM)
+        c->datagram_bytes = RECD_CLIENT_MAX_DATAGRAM;
+    c->max_frame = wire_max_frame(opt ? opt->max_frame : 0);
+    c->close_timeout_ms = opt && opt->close_timeout_ms ? opt->close_timeout_ms
+                                                       : DEFAULT_CLOSE_TIMEOUT_MS;
+    int rc = u.transport == RECD_WIRE_UNIX ? connect_unix(c, &u, err, errlen)
+                                           : connect_inet(c, &u, err, errlen);
+    if (rc < 0) {
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+recd_wire_encoding recd_client_encoding(const recd_client *c) { return c->enc; }
+recd_wire_transport recd_client_transport(const recd_client *c) { return c->transport; }
+uint64_t recd_client_bytes_sent(const recd_client *c) { return c->bytes_sent; }
+
+static int send_all(recd_client *c, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return c->broken = -errno;
+        }
+        p += w;
+        n -= (size_t)w;
+        c->bytes_sent += (uint64_t)w;
+    }
+    return 0;
+}
+
+static int send_datagram(recd_client *c)
+{
+    if (!c->queue.len)
+        return 0;
+    for (;;) {
+        ssize_t w = send(c->fd, c->queue.data, c->queue.len, MSG_NOSIGNAL);
+        if (w >= 0)
+            break;
+        if (errno != EINTR)
+            return c->broken = -errno;
+    }
+    c->bytes_sent += c->queue.len;
+    recd_buf_reset(&c->queue);
+    return 0;
+}
+
+int recd_client_flush(recd_client *c)
+{
+    if (c->broken)
+        return c->broken;
+    if (c->transport == RECD_WIRE_UDP)
+        return send_datagram(c);
+    int rc = send_all(c, c->queue.data, c->queue.len);
+    recd_buf_reset(&c->queue);
+    return rc;
+}
+
+static int encode(recd_client *c, const recd_msg *m, bool omit_key, bool timed, recd_buf *out)
+{
+    if (c->enc == RECD_WIRE_NDJSON)
+        return timed ? wire_ndjson_encode(m, c->max_frame, false, out) : -EINVAL;
+    return wire_binary_encode(m, c->max_frame, omit_key, timed, out);
+}
+
+static int queue_datagram_frame(recd_client *c, const recd_msg *m, bool timed)
+{
+    recd_buf_reset(&c->frame);
+    int rc = encode(c, m, false, timed, &c->frame);
+    if (rc < 0)
+        return rc;
+    if (c->frame.len > RECD_CLIENT_MAX_DATAGRAM)
+        return -EMSGSIZE;
+    if (c->queue.len && c->queue.len + c->frame.len > c->datagram_bytes &&
+        (rc = send_datagram(c)) < 0)
+        return rc;
+    if ((rc = recd_buf_append(&c->queue, c->frame.data, c->frame.len)) < 0)
+        return rc;
+    return c->queue.len >= c->datagram_bytes ? send_datagram(c) : 0;
+}
+
+static int queue_message(recd_client *c, const recd_msg *m, bool timed)
+{
+    if (c->broken)
+        return c->broken;
+    size_t klen = strnlen(m->session, sizeof m->session);
+    if (!recd_session_key_valid(m->session, klen))
+        return -EINVAL;
+    if (c->transport == RECD_WIRE_UDP)
+        return queue_datagram_frame(c, m, timed);
+    bool same = strcmp(m->session, c->last_session) == 0;
+    int rc = encode(c, m, same, timed, &c->queue);
+    if (rc < 0)
+        return rc;
+    memcpy(c->last_session, m->session, klen + 1);
+    return c->queue.len >= c->batch_bytes ? recd_client_flush(c) : 0;
+}
+
+int recd_client_send(recd_client *c, const recd_msg *m) { return queue_message(c, m, true); }
+
+int recd_client_send_untimed(recd_client *c, const recd_msg *m)
+{
+    if (c->enc != RECD_WIRE_BINARY || (m->type != RECD_MSG_STATE && m->type != RECD_MSG_EVENT))
+        return -EINVAL;
+    return queue_message(c, m, false);
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reads until the server closes (or the timeout); keeps the first REPLY_MAX bytes. */
+static int read_reply(recd_client *c, recd_buf *reply)
+{
+    long long deadline = now_ms() + c->close_timeout_ms;
+    uint8_t chunk[4096];
+    for (;;) {
+        long long left = deadline - now_ms();
+        if (left <= 0)
+            return -ETIMEDOUT;
+        struct pollfd p = {c->fd, POLLIN, 0};
+        int n = poll(&p, 1, (int)left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        if (n == 0)
+            return -ETIMEDOUT;
+        ssize_t r = recv(c->fd, chunk, sizeof chunk, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -errno;
+        if (r == 0)
+            return 0;
+        size_t keep = REPLY_MAX - reply->len;
+        keep = (size_t)r < keep ? (size_t)r : keep;
+        if (keep && recd_buf_append(reply, chunk, keep) < 0)
+            return -ENOMEM;
+    }
+}
+
+int recd_client_close(recd_client *c, char *err, size_t errlen)
+{
+    if (!c)
+        return 0;
+    if (err && errlen)
+        err[0] = 0;
+    int sent = recd_client_flush(c);
+    int rc = sent;
+    if (c->transport != RECD_WIRE_UDP) {
+        shutdown(c->fd, SHUT_WR);
+        recd_buf reply = {0};
+        int rd = read_reply(c, &reply);
+        char msg[WIRE_ERROR_TEXT_MAX + 1];
+        int er = recd_wire_decode_error(reply.data, reply.len, msg, sizeof msg);
+        if (er == 1) {
+            wire_why(err, errlen, "server error: %s", msg);
+            rc = -EPROTO;
+        } else if (er < 0) {
+            wire_why(err, errlen, "server sent %lu bytes that are not an error reply",
+                     (unsigned long)reply.len);
+            rc = -EPROTO;
+        } else if (sent < 0) {
+            wire_why(err, errlen, "send failed: %s", strerror(-sent));
+        } else if (rd == -ETIMEDOUT) {
+            wire_why(err, errlen, "server did not close the connection within %u ms",
+                     c->close_timeout_ms);
+            rc = rd;
+        } else if (rd < 0) { /* a reset: the server did not read everything we sent */
+            wire_why(err, errlen, "connection ended abnormally: %s", strerror(-rd));
+            rc = rd;
+        }
+        recd_buf_free(&reply);
+    } else if (sent < 0) {
+        wire_why(err, errlen, "send failed: %s", strerror(-sent));
+    }
+    close(c->fd);
+    recd_buf_free(&c->queue);
+    recd_buf_free(&c->frame);
+    free(c);
+    return rc;
+}

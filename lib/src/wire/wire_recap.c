@@ -1,0 +1,225 @@
+/* Recap payloads on the wire, read and written by the Recap codec's own pieces: a lone FULL_STATE
+ * payload and a lone event action through the table-driven field codec (recap_internal.h), the
+ * open header through recd_recap_header_encode/decode. Only the mapping between the FULL_STATE
+ * table row and recd_recap_state lives here. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "formats/recap/recap_internal.h"
+#include "wire/wire_internal.h"
+
+/* FULL_STATE fields in table order: 9 channels, flags, pose, game mode, hand state, health,
+ * absorption, 6 equipment items, the inventory list of {slot, item}. */
+enum { FS_FLAGS = 9, FS_POSE, FS_GAME_MODE, FS_HAND, FS_HEALTH, FS_ABSORPTION, FS_EQUIP,
+       FS_INVENTORY = FS_EQUIP + RECD_RECAP_EQUIPMENT_SLOTS, FS_COUNT };
+
+static const recd_recap_tag_info *full_state_row(void)
+{
+    const recd_recap_tag_info *ti = recd_recap_tag_info_get(RECD_RECAP_FULL_STATE);
+    return ti && ti->field_count == FS_COUNT ? ti : NULL;
+}
+
+static int perr_to_why(recap_perr pe, const char *what, char *why, size_t whylen)
+{
+    switch (pe) {
+    case RECAP_E_NOMEM: wire_why(why, whylen, "out of memory"); return -ENOMEM;
+    case RECAP_E_UTF8: wire_why(why, whylen, "%s: invalid UTF-8 in a text field", what); break;
+    case RECAP_E_MOVEMENT: wire_why(why, whylen, "%s: invalid movement payload", what); break;
+    default: wire_why(why, whylen, "%s: payload ends early", what); break;
+    }
+    return -EBADMSG;
+}
+
+/* Parses fields of a table row from p[0..len), which they must fill exactly. */
+static int parse_exact(const recd_recap_tag_info *ti, const uint8_t *p, size_t len, recap_arena *a,
+                       const char *what, char *why, size_t whylen)
+{
+    if (ti->field_count == 0) { /* e.g. TOTEM: no payload at all */
+        if (len == 0)
+            return 0;
+        wire_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)len);
+        return -EBADMSG;
+    }
+    size_t first = recap_arena_push(a, ti->field_count);
+    if (first == (size_t)-1)
+        return perr_to_why(RECAP_E_NOMEM, what, why, whylen);
+    recap_cur c = {p, len, 0};
+    recap_perr pe = recap_fields_parse(&c, ti->fields, ti->field_count, a, first);
+    if (pe != RECAP_OK)
+        return perr_to_why(pe, what, why, whylen);
+    if (c.pos != len) {
+        wire_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)(len - c.pos));
+        return -EBADMSG;
+    }
+    recap_arena_fixup(a, 0);
+    return 0;
+}
+
+int wire_recap_state_write(const recd_msg_recap_state *s, recd_buf *out)
+{
+    const recd_recap_tag_info *ti = full_state_row();
+    if (!ti)
+        return -EINVAL;
+    const recd_recap_state *st = &s->state;
+    recd_recap_value v[FS_COUNT], rows[2 * RECD_RECAP_INVENTORY_SLOTS];
+    memset(v, 0, sizeof v);
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 3; i++) {
+        v[i].f64 = st->pos[i];
+        v[3 + i].f64 = st->rot[i];
+        v[6 + i].f64 = st->vel[i];
+    }
+    v[FS_FLAGS].u = st->flags;
+    v[FS_POSE].u = st->pose;
+    v[FS_GAME_MODE].u = st->game_mode;
+    v[FS_HAND].u = st->hand_state;
+    v[FS_HEALTH].f32 = st->health;
+    v[FS_ABSORPTION].f32 = st->absorption;
+    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+        v[FS_EQUIP + i].item = st->equipment[i];
+    size_t n = 0; /* canonical: exactly the non-empty slots, ascending */
+    for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++) {
+        if (!st->inventory[i].key.len)
+            continue;
+        rows[2 * n].u = (uint32_t)i;
+        rows[2 * n + 1].item = st->inventory[i];
+        n++;
+    }
+    v[FS_INVENTORY].list.values = rows;
+    v[FS_INVENTORY].list.count = n;
+    size_t start = out->len;
+    int rc = recap_fields_write(out, ti->fields, ti->field_count, v);
+    if (rc < 0)
+        out->len = start;
+    return rc < 0 ? -EINVAL : 0;
+}
+
+int wire_recap_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
+                          size_t whylen)
+{
+    const recd_recap_tag_info *ti = full_state_row();
+    if (!ti)
+        return -EINVAL;
+    recap_arena a = {0};
+    int rc = parse_exact(ti, p, len, &a, "state (FULL_STATE)", why, whylen);
+    if (rc < 0) {
+        recap_arena_free(&a);
+        return rc;
+    }
+    const recd_recap_value *v = a.v;
+    recd_recap_state st;
+    memset(&st, 0, sizeof st);
+    for (int i = 0; i < 3; i++) {
+        st.pos[i] = v[i].f64;
+        st.rot[i] = v[3 + i].f64;
+        st.vel[i] = v[6 + i].f64;
+    }
+    st.flags = (uint16_t)v[FS_FLAGS].u;
+    st.pose = (uint8_t)v[FS_POSE].u;
+    st.game_mode = (uint8_t)v[FS_GAME_MODE].u;
+    st.hand_state = (uint8_t)v[FS_HAND].u;
+    st.health = v[FS_HEALTH].f32;
+    st.absorption = v[FS_ABSORPTION].f32;
+    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+        st.equipment[i] = v[FS_EQUIP + i].item;
+    const recd_recap_list *inv = &v[FS_INVENTORY].list;
+    int last = -1;
+    for (size_t r = 0; r < inv->count; r++) {
+        uint32_t slot = inv->values[2 * r].u;
+        if (slot >= RECD_RECAP_INVENTORY_SLOTS || (int)slot <= last) {
+            wire_why(why, whylen, "state (FULL_STATE): inventory slots must be below %d and "
+                                  "strictly ascending",
+                     RECD_RECAP_INVENTORY_SLOTS);
+            recap_arena_free(&a);
+            return -EBADMSG;
+        }
+        last = (int)slot;
+        st.inventory[slot] = inv->values[2 * r + 1].item;
+    }
+    rc = recd_msg_set_recap_state(m, tick, &st);
+    recap_arena_free(&a);
+    if (rc < 0)
+        wire_why(why, whylen, "out of memory");
+    return rc;
+}
+
+int wire_recap_event_write(const recd_msg_recap_event *e, recd_buf *out)
+{
+    const recd_recap_tag_info *ti = recd_recap_tag_info_get(e->event.tag);
+    if (!ti || ti->kind != RECD_RECAP_KIND_EVENT || recd_recap_event_check(&e->event) < 0)
+        return -EINVAL;
+    size_t start = out->len;
+    int rc = recd_buf_append(out, &e->event.tag, 1);
+    if (rc == 0)
+        rc = recap_fields_write(out, ti->fields, ti->field_count, e->event.fields);
+    if (rc < 0)
+        out->len = start;
+    return rc == -ENOMEM ? rc : rc < 0 ? -EINVAL : 0;
+}
+
+int wire_recap_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
+                          size_t whylen)
+{
+    if (len == 0) {
+        wire_why(why, whylen, "event: empty payload (an action tag is expected)");
+        return -EBADMSG;
+    }
+    const recd_recap_tag_info *ti = recd_recap_tag_info_get(p[0]);
+    if (!ti || ti->kind != RECD_RECAP_KIND_EVENT) {
+        wire_why(why, whylen, "event: tag 0x%02X is not a Recap event action", p[0]);
+        return -EBADMSG;
+    }
+    recap_arena a = {0};
+    char what[64];
+    snprintf(what, sizeof what, "event (%s)", ti->name);
+    int rc = parse_exact(ti, p + 1, len - 1, &a, what, why, whylen);
+    if (rc == 0) {
+        recd_recap_event ev = {p[0], ti->field_count, ti->field_count ? a.v : NULL};
+        rc = recd_msg_set_recap_event(m, tick, &ev);
+        if (rc == -ENOMEM)
+            wire_why(why, whylen, "out of memory");
+        else if (rc < 0) {
+            wire_why(why, whylen, "%s: invalid values", what);
+            rc = -EBADMSG;
+        }
+    }
+    recap_arena_free(&a);
+    return rc;
+}
+
+int wire_recap_open_write(const recd_msg_recap_open *o, recd_buf *out)
+{
+    size_t start = out->len;
+    int rc = recd_recap_header_encode(&o->header, out);
+    if (rc < 0)
+        out->len = start;
+    return rc;
+}
+
+int wire_recap_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
+{
+    recd_recap_header h;
+    recd_report rep = {0};
+    rep.limit = 1;
+    int rc = recd_recap_header_decode(p, len, &h, &rep);
+    if (rc == -EAGAIN || (rc < 0 && rc != -ENOMEM)) {
+        wire_why(why, whylen, "open: %s recap header%s%s", rc == -EAGAIN ? "truncated" : "invalid",
+                 rep.count ? ": " : "", rep.count ? rep.items[0].message : "");
+        recd_report_free(&rep);
+        return -EBADMSG;
+    }
+    recd_report_free(&rep);
+    if (rc < 0) {
+        wire_why(why, whylen, "out of memory");
+        return rc;
+    }
+    if ((size_t)rc != len) {
+        wire_why(why, whylen, "open: %lu bytes after the recap header", (unsigned long)(len - (size_t)rc));
+        return -EBADMSG;
+    }
+    rc = recd_msg_set_recap_open(m, &h);
+    if (rc < 0)
+        wire_why(why, whylen, "out of memory");
+    return rc;
+}
