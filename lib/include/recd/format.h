@@ -126,7 +126,7 @@ int recd_format_import(const recd_format *f, const uint8_t *text, size_t len,
                        recd_text_encoding enc, recd_sink out, recd_import_stats *stats, char *err,
                        size_t errlen);
 /* Crash recovery through the table: the first entry whose recover hook claims buf plans it.
- * 1 when one did, 0 when none did (plan untouched), or a negative errno. */
+ * 1 when one did, 0 when none did (plan left zeroed), or a negative errno. */
 int recd_format_recover(uint8_t *buf, size_t len, recd_recover_plan *plan);
 
 #ifdef __cplusplus

@@ -109,6 +109,8 @@ uint64_t recd_format_count_units(const recd_format *f, const uint8_t *buf, size_
 int recd_format_export(const recd_format *f, const uint8_t *buf, size_t len, recd_msg_fn on_msg,
                        void *data, char *err, size_t errlen)
 {
+    if (err && errlen)
+        err[0] = 0;
     return f->export_msgs ? f->export_msgs(buf, len, on_msg, data, err, errlen) : -ENOTSUP;
 }
 
@@ -121,6 +123,7 @@ int recd_format_import(const recd_format *f, const uint8_t *text, size_t len,
 
 int recd_format_recover(uint8_t *buf, size_t len, recd_recover_plan *plan)
 {
+    memset(plan, 0, sizeof *plan);
     for (size_t i = 0; i < FORMAT_COUNT; i++) {
         if (!format_table[i]->recover)
             continue;

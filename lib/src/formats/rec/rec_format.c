@@ -100,7 +100,7 @@ static int rec_recover(uint8_t *buf, size_t len, recd_recover_plan *plan)
 {
     if (len == 0 || buf[0] != 0xE8) /* the first byte of the little-endian 1000 */
         return 0;
-    int rc = recd_recover_plan_buffer(buf, len, plan);
+    int rc = recd_rec__recover_plan(buf, len, plan);
     return rc < 0 ? rc : 1;
 }
 
@@ -110,12 +110,6 @@ static uint64_t rec_count_units(const uint8_t *buf, size_t len)
     memset(&info, 0, sizeof info);
     recd_rec_probe(buf, len, &info, NULL);
     return info.block_count;
-}
-
-static int rec_export(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *data, char *err,
-                      size_t errlen)
-{
-    return recd_export_msgs(buf, len, on_msg, data, err, errlen);
 }
 
 static int rec_import(const recd_format *self, const uint8_t *text, size_t len,
@@ -137,7 +131,7 @@ const recd_format recd_format__samp_onfoot = {
     .recover = rec_recover,
     .end_part = NULL, /* the header holds no totals */
     .count_units = rec_count_units,
-    .export_msgs = rec_export,
+    .export_msgs = recd_rec__export_msgs,
     .import_text = rec_import,
 };
 
@@ -153,6 +147,6 @@ const recd_format recd_format__samp_vehicle = {
     .recover = rec_recover,
     .end_part = NULL,
     .count_units = rec_count_units,
-    .export_msgs = rec_export,
+    .export_msgs = recd_rec__export_msgs,
     .import_text = rec_import,
 };

@@ -41,7 +41,7 @@ static int recap_recover(uint8_t *buf, size_t len, recd_recover_plan *plan)
 {
     if (len == 0 || buf[0] != (uint8_t)RECD_RECAP_MAGIC[0])
         return 0;
-    int rc = recd_recover_plan_buffer(buf, len, plan);
+    int rc = recd_recap__recover_plan(buf, len, plan);
     return rc < 0 ? rc : 1;
 }
 
@@ -56,12 +56,6 @@ static uint64_t recap_count_units(const uint8_t *buf, size_t len)
 {
     recd_recap_header h;
     return recd_recap_header_decode(buf, len, &h, NULL) < 0 ? 0 : h.frame_count;
-}
-
-static int recap_export(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *data,
-                        char *err, size_t errlen)
-{
-    return recd_export_msgs(buf, len, on_msg, data, err, errlen);
 }
 
 static int recap_import(const recd_format *self, const uint8_t *text, size_t len,
@@ -83,6 +77,6 @@ const recd_format recd_format__recap = {
     .recover = recap_recover,
     .end_part = recap_end_part,
     .count_units = recap_count_units,
-    .export_msgs = recap_export,
+    .export_msgs = recd_recap__export_msgs,
     .import_text = recap_import,
 };
