@@ -1,5 +1,5 @@
-/* `rectool repair FILE -o OUT`: writes the longest valid prefix of a damaged recording (the format's
- * repair hook in librecd) through OUT.part + rename, and says what it did. */
+/* `rectool repair FILE -o OUT`: writes the longest valid prefix of a damaged recording (its
+ * format's repair hook in librecd) through OUT.part + rename, and says what it did. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
