@@ -9,7 +9,7 @@
 #include "recd/format.h"
 #include "recd/synth.h"
 
-/* A few seconds of the format's synthetic recording; false when the generator has no such format. */
+/* A few seconds of the format's synthetic recording; false when the generator lacks the format. */
 static bool generate(const recd_format *f, recd_buf *out, uint64_t *units)
 {
     recd_synth_params p = {0, RECD_SYNTH_SCENARIO_MIXED, 5000, 7};
@@ -218,6 +218,49 @@ static void test_end_part(void **state)
     recd_buf_free(&b);
 }
 
+/* The importer hands each message to its session format's importer; the order rules and the
+ * messages that do not fit the session stay the same for every format. */
+static void test_importer_dispatch(void **state)
+{
+    (void)state;
+    recd_buf out = {0};
+    recd_importer im;
+    char err[256] = "";
+    recd_importer_init(&im, RECD_MSG_FMT_NONE, recd_buf_sink(&out));
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_SAMP_ONFOOT);
+    assert_int_equal(recd_importer_msg(&im, &m, err, sizeof err), 0);
+
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_SAMP_VEHICLE);
+    assert_int_equal(recd_importer_msg(&im, &m, err, sizeof err), -EBADMSG);
+    assert_string_equal(err, "state: a samp-vehicle block in a samp-onfoot session");
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
+    assert_int_equal(recd_importer_msg(&im, &m, err, sizeof err), -EBADMSG);
+    assert_string_equal(err, "state: a recap state in a samp-onfoot session");
+    recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
+    assert_int_equal(recd_importer_msg(&im, &m, err, sizeof err), -EBADMSG);
+    assert_string_equal(err, "event: .rec sessions have no events");
+    recd_msg_init(&m, RECD_MSG_FLUSH, RECD_MSG_FMT_SAMP_ONFOOT);
+    assert_int_equal(recd_importer_msg(&im, &m, err, sizeof err), 0); /* .rec ignores flush */
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_SAMP_ONFOOT);
+    m.onfoot.rotation.w = 1;
+    assert_int_equal(recd_importer_msg(&im, &m, err, sizeof err), 0);
+    recd_msg_init(&m, RECD_MSG_CLOSE, RECD_MSG_FMT_SAMP_ONFOOT);
+    assert_int_equal(recd_importer_msg(&im, &m, err, sizeof err), 0);
+    assert_int_equal(recd_importer_finish(&im, err, sizeof err), 0);
+    assert_int_equal(out.len, RECD_REC_HEADER_SIZE + RECD_REC_ONFOOT_BLOCK_SIZE);
+    recd_importer_free(&im);
+
+    /* A recap open without its header is refused by the recap importer. */
+    recd_buf_reset(&out);
+    recd_importer_init(&im, RECD_MSG_FMT_NONE, recd_buf_sink(&out));
+    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
+    assert_int_equal(recd_importer_msg(&im, &m, err, sizeof err), -EBADMSG);
+    assert_string_equal(err, "open: missing key \"recap\" (format recap)");
+    recd_importer_free(&im);
+    recd_buf_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_export_import_round_trip),
         cmocka_unit_test(test_repair_and_recover_cut_file),
         cmocka_unit_test(test_end_part),
+        cmocka_unit_test(test_importer_dispatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

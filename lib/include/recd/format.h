@@ -19,6 +19,7 @@ extern "C" {
 #endif
 
 typedef struct recd_format recd_format;
+struct recd_format_importer; /* internal to librecd: how recd_importer writes the format */
 
 typedef enum recd_sniff_level {
     RECD_SNIFF_NONE = 0,     /* not this format */
@@ -97,6 +98,8 @@ struct recd_format {
     int (*import_text)(const recd_format *self, const uint8_t *text, size_t len,
                        recd_text_encoding enc, recd_sink out, recd_import_stats *stats, char *err,
                        size_t errlen);
+    /* What recd_importer writes this format with; formats of one family share it. */
+    const struct recd_format_importer *importer;
 };
 
 /* The table, in sniffing order (signature checks before heuristics). */
@@ -104,7 +107,7 @@ size_t recd_format_count(void);
 const recd_format *recd_format_at(size_t i); /* NULL when i >= recd_format_count() */
 const recd_format *recd_format_find(const char *name);       /* NULL when unknown */
 const recd_format *recd_format_of_msg(recd_msg_format f);    /* NULL for NONE */
-/* The i-th entry (from 0) whose extension is ext (no dot), or NULL: several formats may share one. */
+/* The i-th entry (from 0) whose extension is ext (no dot), or NULL; formats may share one. */
 const recd_format *recd_format_by_extension(const char *ext, size_t i);
 
 /* Recognises head[0..len) by content: asks every entry (entries sharing a sniff hook once) and

@@ -133,6 +133,7 @@ const recd_format recd_format__samp_onfoot = {
     .count_units = rec_count_units,
     .export_msgs = recd_rec__export_msgs,
     .import_text = rec_import,
+    .importer = &recd_rec__importer,
 };
 
 const recd_format recd_format__samp_vehicle = {
@@ -149,4 +150,5 @@ const recd_format recd_format__samp_vehicle = {
     .count_units = rec_count_units,
     .export_msgs = recd_rec__export_msgs,
     .import_text = rec_import,
+    .importer = &recd_rec__importer,
 };

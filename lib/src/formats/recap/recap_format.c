@@ -79,4 +79,5 @@ const recd_format recd_format__recap = {
     .count_units = recap_count_units,
     .export_msgs = recd_recap__export_msgs,
     .import_text = recap_import,
+    .importer = &recd_recap__importer,
 };
