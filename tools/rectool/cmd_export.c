@@ -10,8 +10,8 @@
 #include "commands.h"
 #include "file_io.h"
 #include "progress.h"
+#include "recd/format.h"
 #include "recd/message.h"
-#include "recd/recap.h"
 #include "sniff.h"
 
 #define EXPORT_CHUNK (1u << 20) /* text is handed to the output in pieces this big */
@@ -36,7 +36,6 @@ typedef struct export_ctx {
     recd_csv_writer csv;
     bool csv_ready;
     rt_progress progress;
-    bool progress_by_tick; /* recap: ticks against the header's frame count; rec: blocks */
     uint64_t states;
     int sink_error;
 } export_ctx;
@@ -58,7 +57,7 @@ static void note_progress(export_ctx *x, const recd_msg *m)
         return;
     x->states++;
     uint64_t done = x->states;
-    if (x->progress_by_tick && m->format == RECD_MSG_FMT_RECAP && m->recap_state)
+    if (m->format == RECD_MSG_FMT_RECAP && m->recap_state) /* ticks, as the work estimate */
         done = m->recap_state->tick;
     if ((x->states & 1023) == 0)
         rt_progress_update(&x->progress, done);
@@ -95,31 +94,15 @@ static int on_message(void *ctx, const recd_msg *m, char *err, size_t errlen)
     return 0;
 }
 
-/* Units of work for the progress bar: blocks of a .rec, the header's tick count of a .recap. */
-static uint64_t work_estimate(const rt_input *in, rt_format fmt, bool *by_tick)
-{
-    *by_tick = false;
-    if (fmt == RT_FMT_RECAP) {
-        recd_recap_header h;
-        if (recd_recap_header_decode(in->data, in->len, &h, NULL) < 0)
-            return 0;
-        *by_tick = true;
-        return h.frame_count;
-    }
-    recd_rec_info info;
-    memset(&info, 0, sizeof info);
-    recd_rec_probe(in->data, in->len, &info, NULL);
-    return info.block_count;
-}
-
 static int export_file(const rt_input *in, recd_text_encoding enc, const char *out_path)
 {
-    rt_format fmt = rt_sniff(in->data, in->len, NULL);
-    if (fmt != RT_FMT_SAMP_REC && fmt != RT_FMT_RECAP) {
-        rt_error("%s: %s; only SA-MP .rec and Recap files export", in->path,
-                 rt_format_describe(fmt));
+    rt_sniffed what;
+    rt_sniff(in->data, in->len, &what);
+    if (!rt_sniffed_recording(&what)) {
+        rt_error("%s: %s; only SA-MP .rec and Recap files export", in->path, what.description);
         return RT_EXIT_INVALID;
     }
+    const recd_format *f = what.format;
     rt_output out;
     int rc = rt_output_open(&out, out_path);
     if (rc < 0) {
@@ -130,11 +113,12 @@ static int export_file(const rt_input *in, recd_text_encoding enc, const char *o
     memset(&x, 0, sizeof x);
     x.enc = enc;
     x.sink = rt_output_sink(&out);
-    uint64_t work = work_estimate(in, fmt, &x.progress_by_tick);
+    /* Progress in the format's units: blocks, or ticks against the header's frame count. */
+    uint64_t work = recd_format_count_units(f, in->data, in->len);
     rt_progress_start(&x.progress, "exporting", work, in->len >= RT_PROGRESS_MIN_BYTES);
 
     char err[256] = "";
-    rc = recd_export_msgs(in->data, in->len, on_message, &x, err, sizeof err);
+    rc = recd_format_export(f, in->data, in->len, on_message, &x, err, sizeof err);
     if (rc == 0)
         rc = drain(&x);
     rt_progress_finish(&x.progress);

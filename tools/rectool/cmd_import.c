@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "file_io.h"
 #include "progress.h"
+#include "recd/format.h"
 #include "recd/message.h"
 #include "sniff.h"
 
@@ -30,7 +31,7 @@ static const char usage[] =
 
 typedef struct import_ctx {
     recd_importer importer;
-    bool rec_only; /* OUT ends in .rec: either SA-MP format is fine, recap is not */
+    const char *out_ext; /* OUT's extension when several formats share it: any of them is fine */
     const char *out_path;
     rt_progress progress;
     uint64_t messages;
@@ -39,9 +40,10 @@ typedef struct import_ctx {
 static int on_message(void *ctx, const recd_msg *m, char *err, size_t errlen)
 {
     import_ctx *x = ctx;
-    if (m->type == RECD_MSG_OPEN && x->rec_only && m->format == RECD_MSG_FMT_RECAP) {
-        snprintf(err, errlen, "the input holds a recap recording but %s ends in .rec "
-                 "(use .recap or --format)", x->out_path);
+    const recd_format *f = m->type == RECD_MSG_OPEN ? recd_format_of_msg(m->format) : NULL;
+    if (f && x->out_ext && strcmp(f->extension, x->out_ext) != 0) {
+        snprintf(err, errlen, "the input holds a %s recording but %s ends in .%s "
+                 "(use .%s or --format)", f->name, x->out_path, x->out_ext, f->extension);
         return -EBADMSG;
     }
     if ((++x->messages & 1023) == 0)
@@ -64,22 +66,21 @@ static uint64_t count_lines(const uint8_t *p, size_t len)
     return n;
 }
 
-/* The recording format OUT's name asks for; false when the name says nothing. */
-static bool format_from_name(const char *out, recd_msg_format *expect, bool *rec_only)
+/* The recording format OUT's extension asks for (NONE and *shared_ext set when several formats
+ * share it); false when no format uses the extension. */
+static bool format_from_name(const char *out, recd_msg_format *expect, const char **shared_ext)
 {
     char ext[16];
     rt_path_ext(out, ext, sizeof ext);
-    *rec_only = false;
-    if (strcmp(ext, "rec") == 0) {
-        *expect = RECD_MSG_FMT_NONE;
-        *rec_only = true;
-        return true;
-    }
-    if (strcmp(ext, "recap") == 0) {
-        *expect = RECD_MSG_FMT_RECAP;
-        return true;
-    }
-    return false;
+    const recd_format *first = recd_format_by_extension(ext, 0);
+    *shared_ext = NULL;
+    if (!first)
+        return false;
+    bool shared = recd_format_by_extension(ext, 1) != NULL;
+    *expect = shared ? RECD_MSG_FMT_NONE : first->msg_format;
+    if (shared)
+        *shared_ext = first->extension;
+    return true;
 }
 
 static int import_text(const rt_input *in, recd_text_encoding enc, import_ctx *x, rt_output *out)
@@ -133,7 +134,7 @@ int cmd_import(int argc, char **argv)
         if (x.importer.expect == RECD_MSG_FMT_NONE)
             return rt_usage_error("import", usage,
                                   "unknown format '%s' (samp-onfoot, samp-vehicle or recap)", forced);
-    } else if (!format_from_name(output, &x.importer.expect, &x.rec_only)) {
+    } else if (!format_from_name(output, &x.importer.expect, &x.out_ext)) {
         return rt_usage_error("import", usage,
                               "cannot tell the format from '%s': name it .rec or .recap, or use "
                               "--format", output);
@@ -149,12 +150,13 @@ int cmd_import(int argc, char **argv)
         return RT_EXIT_IO;
     }
     int exit_code;
-    rt_format fmt = rt_sniff(in.data, in.len, NULL);
-    if (fmt != RT_FMT_JSONL && fmt != RT_FMT_CSV) {
-        rt_error("%s: %s; import reads JSON lines or CSV", input, rt_format_describe(fmt));
+    rt_sniffed what;
+    rt_sniff(in.data, in.len, &what);
+    if (what.text == RECD_TEXT_NONE) {
+        rt_error("%s: %s; import reads JSON lines or CSV", input, what.description);
         exit_code = RT_EXIT_INVALID;
     } else {
-        recd_text_encoding enc = fmt == RT_FMT_JSONL ? RECD_TEXT_JSONL : RECD_TEXT_CSV;
+        recd_text_encoding enc = what.text;
         rt_output out;
         rc = rt_output_open(&out, output);
         if (rc < 0) {

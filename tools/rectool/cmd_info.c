@@ -1,4 +1,5 @@
 /* `rectool info FILE... [--json]`: what a recording is, how it is timed and what looks wrong. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,9 +9,11 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
-#include "info.h"
+#include "formats.h"
 #include "json_text.h"
 #include "recd/common.h"
+#include "recd/format.h"
+#include "report_util.h"
 #include "sniff.h"
 
 static const char usage[] =
@@ -26,6 +29,23 @@ static const char usage[] =
     "\n"
     "Exit: 0 every file was recognised, 1 some file is not a recording, 3 I/O error.\n";
 
+/* The format's own keys: rectool's presentation when it has one, else the verify hook's verdict. */
+static int describe_recording(const recd_format *f, const rt_input *in, json_t *obj,
+                              bool show_progress)
+{
+    const rt_format_tool *tool = rt_format_tool_of(f);
+    if (tool && tool->info)
+        return tool->info(in->data, in->len, obj, show_progress);
+    recd_format_verdict verdict;
+    recd_report report = {.limit = RT_REPORT_LIMIT};
+    int rc = recd_format_verify(f, in->data, in->len, &verdict, &report);
+    json_object_set_new(obj, "valid", json_boolean(verdict.valid));
+    json_object_set_new(obj, f->unit, json_integer((json_int_t)verdict.units));
+    json_object_set_new(obj, "problems", rt_report_json(&report));
+    recd_report_free(&report);
+    return rc == -ENOMEM ? rc : 0;
+}
+
 /* Builds the description of one file; *exit_code is raised for unrecognised or unreadable files. */
 static json_t *describe(const char *path, bool show_progress, int *exit_code)
 {
@@ -39,32 +59,20 @@ static json_t *describe(const char *path, bool show_progress, int *exit_code)
         *exit_code = RT_EXIT_IO;
         return obj;
     }
-    rt_format fmt = rt_sniff(in.data, in.len, NULL);
+    rt_sniffed what;
+    rt_sniff(in.data, in.len, &what);
     json_object_set_new(obj, "size", json_integer((json_int_t)in.len));
-    json_object_set_new(obj, "format", json_string(rt_format_name(fmt)));
-    json_object_set_new(obj, "description", json_string(rt_format_describe(fmt)));
-    switch (fmt) {
-    case RT_FMT_SAMP_REC:
-    case RT_FMT_LEGACY_REC:
-    case RT_FMT_VCMP_REC:
-    case RT_FMT_MANGLED_REC:
-        rc = rt_info_rec(in.data, in.len, obj, show_progress);
-        break;
-    case RT_FMT_RECAP:
-        rc = rt_info_recap(in.data, in.len, obj, show_progress);
-        break;
-    case RT_FMT_JSONL:
-    case RT_FMT_CSV:
+    json_object_set_new(obj, "format", json_string(what.name));
+    json_object_set_new(obj, "description", json_string(what.description));
+    if (what.format) {
+        rc = describe_recording(what.format, &in, obj, show_progress);
+    } else if (what.text != RECD_TEXT_NONE) {
         rc = 0; /* text: rectool import turns it into a recording */
-        break;
-    case RT_FMT_EMPTY:
-    case RT_FMT_UNKNOWN:
-    default:
+    } else {
         json_object_set_new(obj, "valid", json_false());
         if (*exit_code < RT_EXIT_INVALID)
             *exit_code = RT_EXIT_INVALID;
         rc = 0;
-        break;
     }
     if (rc < 0) {
         rt_error("%s: %s", path, recd_strerror(rc));

@@ -1,5 +1,5 @@
-/* `rectool repair FILE -o OUT`: writes the longest valid prefix of a damaged recording (see
- * repair_rec.c / repair_recap.c) through OUT.part + rename, and says what it did. */
+/* `rectool repair FILE -o OUT`: writes the longest valid prefix of a damaged recording (its
+ * format's repair hook in librecd) through OUT.part + rename, and says what it did. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -11,7 +11,7 @@
 #include "commands.h"
 #include "file_io.h"
 #include "recd/common.h"
-#include "repair.h"
+#include "recd/format.h"
 #include "sniff.h"
 
 static const char usage[] =
@@ -89,19 +89,16 @@ static int repair_file(const char *input, const repair_opts *o)
         free(output);
         return RT_EXIT_IO;
     }
-    rt_repair r;
+    recd_repair_result r;
     memset(&r, 0, sizeof r);
-    rt_format fmt = rt_sniff(in.data, in.len, NULL);
-    bool supported = true;
-    if (fmt == RT_FMT_SAMP_REC) {
-        rc = rt_repair_rec(in.data, in.len, &r);
-    } else if (fmt == RT_FMT_RECAP) {
-        rc = rt_repair_recap(in.data, in.len, &r);
-    } else {
+    rt_sniffed what;
+    rt_sniff(in.data, in.len, &what);
+    bool supported = rt_sniffed_recording(&what) && what.format->repair;
+    if (supported)
+        rc = recd_format_repair(what.format, in.data, in.len, &r);
+    else
         snprintf(r.detail, sizeof r.detail, "%s; repair only handles standard SA-MP .rec and Recap",
-                 rt_format_describe(fmt));
-        supported = false;
-    }
+                 what.description);
     int exit_code = RT_EXIT_OK;
     if (!supported || rc == -EBADMSG) {
         printf("%s: cannot repair: %s\n", input, r.detail);

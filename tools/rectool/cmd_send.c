@@ -294,14 +294,16 @@ static int load_track(track *t, const char *path)
         return RT_EXIT_IO;
     }
     char err[300] = "";
-    rt_format fmt = rt_sniff(in.data, in.len, NULL);
-    switch (fmt) {
-    case RT_FMT_SAMP_REC:
-    case RT_FMT_RECAP: rc = recd_export_msgs(in.data, in.len, collect, t, err, sizeof err); break;
-    case RT_FMT_JSONL: rc = recd_jsonl_read(in.data, in.len, collect, t, err, sizeof err); break;
-    case RT_FMT_CSV: rc = recd_csv_read(in.data, in.len, collect, t, err, sizeof err); break;
-    default:
-        rt_error("send: %s: %s", path, rt_format_describe(fmt));
+    rt_sniffed what;
+    rt_sniff(in.data, in.len, &what);
+    if (rt_sniffed_recording(&what)) {
+        rc = recd_format_export(what.format, in.data, in.len, collect, t, err, sizeof err);
+    } else if (what.text == RECD_TEXT_JSONL) {
+        rc = recd_jsonl_read(in.data, in.len, collect, t, err, sizeof err);
+    } else if (what.text == RECD_TEXT_CSV) {
+        rc = recd_csv_read(in.data, in.len, collect, t, err, sizeof err);
+    } else {
+        rt_error("send: %s: %s", path, what.description);
         rt_input_close(&in);
         return RT_EXIT_INVALID;
     }

@@ -3,13 +3,11 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
-#include "recd/recap.h"
-#include "recd/samp_rec.h"
+#include "recd/format.h"
 #include "report_util.h"
 #include "sniff.h"
 
@@ -32,52 +30,29 @@ typedef struct verify_opts {
     bool warnings;
 } verify_opts;
 
-static int verify_rec(const rt_input *in, rt_format fmt, const verify_opts *o)
+/* A recording (or a variant of one) through its format's verify hook. */
+static int verify_recording(const rt_input *in, const recd_format *f, const verify_opts *o)
 {
-    recd_rec_info info;
+    recd_format_verdict v;
     recd_report report = {.limit = RT_REPORT_LIMIT};
-    memset(&info, 0, sizeof info);
-    int rc = recd_rec_probe(in->data, in->len, &info, &report);
-    bool valid = fmt == RT_FMT_SAMP_REC && rc == 0 && recd_report_errors(&report) == 0;
-    if (fmt != RT_FMT_SAMP_REC)
-        printf("%s: offset 0: %s (%s), not a valid SA-MP recording\n", in->path,
-               rt_format_describe(fmt), recd_rec_layout_name(info.layout));
+    recd_format_verify(f, in->data, in->len, &v, &report);
+    if (v.note[0])
+        printf("%s: offset %llu: %s\n", in->path, (unsigned long long)v.note_offset, v.note);
     size_t printed = rt_report_print(stdout, in->path, &report,
                                      o->warnings ? RECD_SEV_INFO : RECD_SEV_ERROR);
-    if (!valid && fmt == RT_FMT_SAMP_REC && recd_report_errors(&report) == 0 && printed == 0)
-        printf("%s: offset 0: rejected by the .rec reader (%s)\n", in->path,
-               recd_rec_layout_name(info.layout));
-    if (valid && !o->quiet)
-        printf("%s: ok (samp-rec %s, %llu blocks)\n", in->path, recd_rec_layout_name(info.layout),
-               (unsigned long long)info.block_count);
+    if (!v.valid && printed == 0 && v.fallback[0])
+        printf("%s: offset %llu: %s\n", in->path, (unsigned long long)v.fallback_offset,
+               v.fallback);
+    if (v.valid && !o->quiet)
+        printf("%s: ok (%s)\n", in->path, v.summary);
     recd_report_free(&report);
-    return valid ? RT_EXIT_OK : RT_EXIT_INVALID;
-}
-
-static int verify_recap(const rt_input *in, const verify_opts *o)
-{
-    recd_recap_decode_result res;
-    recd_report report = {.limit = RT_REPORT_LIMIT};
-    memset(&res, 0, sizeof res);
-    int rc = recd_recap_verify(in->data, in->len, &res, &report);
-    bool valid = rc == 0 && recd_report_errors(&report) == 0;
-    size_t printed = rt_report_print(stdout, in->path, &report,
-                                     o->warnings ? RECD_SEV_INFO : RECD_SEV_ERROR);
-    if (!valid && printed == 0)
-        printf("%s: offset %llu: %s\n", in->path, (unsigned long long)res.valid_end,
-               recd_strerror(rc));
-    if (valid && !o->quiet)
-        printf("%s: ok (recap, %llu ticks in %llu gzip members)\n", in->path,
-               (unsigned long long)res.ticks, (unsigned long long)res.members);
-    recd_report_free(&report);
-    return valid ? RT_EXIT_OK : RT_EXIT_INVALID;
+    return v.valid ? RT_EXIT_OK : RT_EXIT_INVALID;
 }
 
 /* Names the first bytes, so a wrong file can be recognised by eye. */
-static void print_unknown(const rt_input *in)
+static void print_unknown(const rt_input *in, const rt_sniffed *what)
 {
-    printf("%s: offset 0: %s (%zu bytes, starting", in->path, rt_format_describe(RT_FMT_UNKNOWN),
-           in->len);
+    printf("%s: offset 0: %s (%zu bytes, starting", in->path, what->description, in->len);
     for (size_t i = 0; i < in->len && i < 8; i++)
         printf(" %02X", in->data[i]);
     printf(")\n");
@@ -92,30 +67,17 @@ static int verify_file(const char *path, const verify_opts *o)
         return RT_EXIT_IO;
     }
     int result = RT_EXIT_INVALID;
-    rt_format fmt = rt_sniff(in.data, in.len, NULL);
-    switch (fmt) {
-    case RT_FMT_SAMP_REC:
-    case RT_FMT_LEGACY_REC:
-    case RT_FMT_VCMP_REC:
-    case RT_FMT_MANGLED_REC:
-        result = verify_rec(&in, fmt, o);
-        break;
-    case RT_FMT_RECAP:
-        result = verify_recap(&in, o);
-        break;
-    case RT_FMT_JSONL:
-    case RT_FMT_CSV:
+    rt_sniffed what;
+    rt_sniff(in.data, in.len, &what);
+    if (what.format)
+        result = verify_recording(&in, what.format, o);
+    else if (what.text != RECD_TEXT_NONE)
         printf("%s: offset 0: %s, not a recording (rectool import converts it)\n", path,
-               rt_format_describe(fmt));
-        break;
-    case RT_FMT_EMPTY:
-        printf("%s: offset 0: %s\n", path, rt_format_describe(fmt));
-        break;
-    case RT_FMT_UNKNOWN:
-    default:
-        print_unknown(&in);
-        break;
-    }
+               what.description);
+    else if (what.empty)
+        printf("%s: offset 0: %s\n", path, what.description);
+    else
+        print_unknown(&in, &what);
     rt_input_close(&in);
     return result;
 }

@@ -44,15 +44,3 @@ size_t rt_report_print(FILE *out, const char *path, const recd_report *r, recd_s
         fprintf(out, "%s: %zu more problems not shown\n", path, r->dropped);
     return printed;
 }
-
-void rt_report_first_error(const recd_report *r, const char *prefix, char *buf, size_t buflen)
-{
-    for (size_t i = 0; i < r->count; i++) {
-        const recd_problem *p = &r->items[i];
-        if (p->severity == RECD_SEV_ERROR) {
-            snprintf(buf, buflen, "%s: offset %" PRIu64 ": %s", prefix, p->offset, p->message);
-            return;
-        }
-    }
-    snprintf(buf, buflen, "%s", prefix);
-}

@@ -19,8 +19,4 @@ json_t *rt_report_json(const recd_report *r);
 /* One line per problem at or above max_severity (ERROR < WARNING < INFO); returns lines printed. */
 size_t rt_report_print(FILE *out, const char *path, const recd_report *r, recd_severity max_severity);
 
-/* Writes "prefix: offset N: message" for the first error of r (just prefix when there is none)
- * into buf. */
-void rt_report_first_error(const recd_report *r, const char *prefix, char *buf, size_t buflen);
-
 #endif

@@ -1,30 +1,31 @@
-/* Recognises a recording or text file by its content, never by its name. */
+/* Recognises a recording or text file by its content, never by its name: recordings through
+ * librecd's format table, plus the text (JSON lines, CSV) that rectool import reads. */
 #ifndef RECTOOL_SNIFF_H
 #define RECTOOL_SNIFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recd/samp_rec.h"
+#include "recd/format.h"
+#include "recd/message.h"
 
-typedef enum rt_format {
-    RT_FMT_UNKNOWN = 0,
-    RT_FMT_EMPTY,        /* zero bytes */
-    RT_FMT_SAMP_REC,     /* SA-MP .rec with a standard layout (vehicle, on-foot, header only) */
-    RT_FMT_LEGACY_REC,   /* pre-0.3d SA-MP layouts: 1000/2 + 56-byte blocks, headerless 75 */
-    RT_FMT_VCMP_REC,     /* VC:MP NPC plugin .rec: same 1000 signature, different blocks */
-    RT_FMT_MANGLED_REC,  /* a .rec that went through a text conversion; unrecoverable */
-    RT_FMT_RECAP,        /* "RCAP" magic */
-    RT_FMT_JSONL,        /* text whose first non-blank byte is '{' */
-    RT_FMT_CSV           /* other text with a comma-separated first line */
-} rt_format;
+typedef struct rt_sniffed {
+    const recd_format *format; /* a recording, or a variant of one (see standard); else NULL */
+    bool standard;             /* a recording its format's readers load */
+    recd_text_encoding text;   /* JSONL or CSV text; NONE otherwise */
+    bool empty;                /* zero bytes */
+    const char *name;          /* stable short name: "samp-rec", "legacy-rec", "recap", "jsonl",
+                                  "csv", "empty", "unknown", ... */
+    const char *description;   /* one sentence for people */
+} rt_sniffed;
 
-/* rec_layout (may be NULL) receives the .rec layout for the *_REC formats, else UNKNOWN. */
-rt_format rt_sniff(const uint8_t *buf, size_t len, recd_rec_layout *rec_layout);
+void rt_sniff(const uint8_t *buf, size_t len, rt_sniffed *out);
 
-/* Stable short name: "samp-rec", "legacy-rec", "vcmp-rec", "text-mangled-rec", "recap", ... */
-const char *rt_format_name(rt_format f);
-/* One sentence for people, e.g. why a legacy file is not a valid SA-MP file. */
-const char *rt_format_describe(rt_format f);
+/* A standard recording: what repair and export accept. */
+static inline bool rt_sniffed_recording(const rt_sniffed *s)
+{
+    return s->format && s->standard;
+}
 
 #endif

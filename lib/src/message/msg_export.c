@@ -1,10 +1,12 @@
-/* recd_export_msgs: a whole recording (.rec or .recap, told apart by content) as the message
+/* recd_export_msgs: a whole recording (its format sniffed through the format table) as the message
  * sequence open, state/event/flush..., close. Only files that an import can reproduce byte for
  * byte are accepted, so export/import is an exact round trip. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/rec/rec_format.h"
+#include "formats/recap/recap_format.h"
 #include "message/msg_fields.h"
 
 static int deliver(recd_msg_fn on_msg, void *ctx, recd_msg *m, char *err, size_t errlen)
@@ -18,8 +20,8 @@ static int deliver(recd_msg_fn on_msg, void *ctx, recd_msg *m, char *err, size_t
 
 /* ---- .rec ------------------------------------------------------------------------------------ */
 
-static int export_rec(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx, char *err,
-                      size_t errlen)
+int recd_rec__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx,
+                          char *err, size_t errlen)
 {
     recd_rec_info info;
     recd_report report = {0};
@@ -135,8 +137,8 @@ static int on_member_end(void *ctx, uint64_t end_tick, uint64_t end_offset)
     return deliver(x->on_msg, x->ctx, &m, x->err, x->errlen);
 }
 
-static int export_recap(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx, char *err,
-                        size_t errlen)
+int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx,
+                            char *err, size_t errlen)
 {
     /* Validate first so nothing is emitted for a file that cannot be exported whole. */
     recd_recap_decode_result res;
@@ -175,7 +177,10 @@ int recd_export_msgs(const uint8_t *file, size_t len, recd_msg_fn on_msg, void *
 {
     if (err && errlen)
         err[0] = 0;
-    if (len >= 4 && memcmp(file, RECD_RECAP_MAGIC, 4) == 0)
-        return export_recap(file, len, on_msg, ctx, err, errlen);
-    return export_rec(file, len, on_msg, ctx, err, errlen);
+    const recd_format *f = recd_format_sniff(file, len, NULL);
+    if (!f) {
+        msg_err(err, errlen, "not a recording of a format librecd knows");
+        return -EBADMSG;
+    }
+    return recd_format_export(f, file, len, on_msg, ctx, err, errlen);
 }

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/format_import.h"
+#include "formats/rec/rec_format.h"
+#include "formats/recap/recap_format.h"
 #include "message/msg_fields.h"
 #include "message/msg_recap.h"
 
@@ -46,19 +49,20 @@ static void recap_pending_clear(recap_import *ri)
     ri->have_pending = false;
 }
 
+/* The importer of the session's format (set by its open message). */
+static const struct recd_format_importer *importer_of(const recd_importer *im)
+{
+    const recd_format *f = recd_format_of_msg(im->format);
+    return f ? f->importer : NULL;
+}
+
 void recd_importer_free(recd_importer *im)
 {
     if (!im->impl)
         return;
-    if (im->format == RECD_MSG_FMT_RECAP) {
-        recap_import *ri = im->impl;
-        recap_pending_clear(ri);
-        free(ri->events);
-        if (ri->enc)
-            recd_recap_encoder_free(ri->enc);
-        recd_buf_free(&ri->file);
-        msg_recap_open_free(ri->open);
-    }
+    const struct recd_format_importer *ops = importer_of(im);
+    if (ops && ops->release)
+        ops->release(im);
     free(im->impl);
     im->impl = NULL;
 }
@@ -89,13 +93,50 @@ static int rec_state(recd_importer *im, const recd_msg *m, char *err, size_t err
     return rc < 0 ? (rc == -ERANGE || rc == -EINVAL ? -EBADMSG : rc) : 0;
 }
 
+static int rec_open(recd_importer *im, const recd_msg *m, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    rec_import *ri = calloc(1, sizeof *ri);
+    if (!ri)
+        return -ENOMEM;
+    im->impl = ri;
+    recd_rec_type type = m->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT
+                                                               : RECD_REC_TYPE_VEHICLE;
+    return recd_rec_writer_init(&ri->w, type, im->rec_time_policy, im->sink);
+}
+
+static int rec_finish(recd_importer *im, char *err, size_t errlen)
+{
+    rec_import *ri = im->impl;
+    if (ri->w.header_written)
+        return 0;
+    int rc = recd_rec_writer_header(&ri->w); /* a file with no blocks is the header alone */
+    if (rc < 0)
+        msg_err(err, errlen, "writing the output: %s", recd_strerror(rc));
+    return rc;
+}
+
+/* .rec blocks are written whole as they come: flush is ignored and there are no events. */
+const struct recd_format_importer recd_rec__importer = {
+    .open = rec_open,
+    .state = rec_state,
+    .finish = rec_finish,
+};
+
 /* ---- .recap ---------------------------------------------------------------------------------- */
 
 static int buf_write(void *ctx, const void *data, size_t len) { return recd_buf_append(ctx, data, len); }
 
 static int recap_open(recd_importer *im, const recd_msg *m, char *err, size_t errlen)
 {
-    recap_import *ri = im->impl;
+    if (!m->open.recap) {
+        msg_err(err, errlen, "open: missing key \"recap\" (format recap)");
+        return -EBADMSG;
+    }
+    recap_import *ri = calloc(1, sizeof *ri);
+    if (!ri)
+        return -ENOMEM;
+    im->impl = ri;
     recd_recap_header h = m->open.recap->header;
     if (!m->open.recap->has_start_time)
         h.start_ms = m->open.has_start_time ? m->open.start_time_ms : 0;
@@ -274,7 +315,37 @@ static int recap_finish(recd_importer *im, char *err, size_t errlen)
     return rc;
 }
 
-/* ---- dispatch -------------------------------------------------------------------------------- */
+static void recap_close(recd_importer *im, const recd_msg *m)
+{
+    recap_import *ri = im->impl;
+    if (m->close.has_end_time) {
+        ri->has_close_end = true;
+        ri->close_end = m->close.end_time_ms;
+    }
+}
+
+static void recap_release(recd_importer *im)
+{
+    recap_import *ri = im->impl;
+    recap_pending_clear(ri);
+    free(ri->events);
+    if (ri->enc)
+        recd_recap_encoder_free(ri->enc);
+    recd_buf_free(&ri->file);
+    msg_recap_open_free(ri->open);
+}
+
+const struct recd_format_importer recd_recap__importer = {
+    .open = recap_open,
+    .state = recap_state,
+    .event = recap_event,
+    .flush = recap_flush,
+    .close = recap_close,
+    .finish = recap_finish,
+    .release = recap_release,
+};
+
+/* ---- dispatch: message order here, everything else in the session format's importer --------- */
 
 static int import_open(recd_importer *im, const recd_msg *m, char *err, size_t errlen)
 {
@@ -283,23 +354,15 @@ static int import_open(recd_importer *im, const recd_msg *m, char *err, size_t e
                 recd_msg_format_name(m->format), recd_msg_format_name(im->expect));
         return -EBADMSG;
     }
+    const recd_format *f = recd_format_of_msg(m->format);
+    if (!f || !f->importer) {
+        msg_err(err, errlen, "open.format: no importer for format '%s'",
+                recd_msg_format_name(m->format));
+        return -EBADMSG;
+    }
     im->format = m->format;
     im->opened = true;
-    if (m->format == RECD_MSG_FMT_RECAP) {
-        if (!m->open.recap) {
-            msg_err(err, errlen, "open: missing key \"recap\" (format recap)");
-            return -EBADMSG;
-        }
-        im->impl = calloc(1, sizeof(recap_import));
-        return im->impl ? recap_open(im, m, err, errlen) : -ENOMEM;
-    }
-    rec_import *ri = calloc(1, sizeof *ri);
-    if (!ri)
-        return -ENOMEM;
-    im->impl = ri;
-    recd_rec_type type = m->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT
-                                                               : RECD_REC_TYPE_VEHICLE;
-    return recd_rec_writer_init(&ri->w, type, im->rec_time_policy, im->sink);
+    return f->importer->open(im, m, err, errlen);
 }
 
 int recd_importer_msg(void *importer, const recd_msg *m, char *err, size_t errlen)
@@ -313,7 +376,7 @@ int recd_importer_msg(void *importer, const recd_msg *m, char *err, size_t errle
         msg_err(err, errlen, "the first message must be open");
         return -EBADMSG;
     }
-    bool recap = im->format == RECD_MSG_FMT_RECAP;
+    const struct recd_format_importer *ops = importer_of(im);
     switch (m->type) {
     case RECD_MSG_OPEN:
         if (im->opened) {
@@ -321,30 +384,28 @@ int recd_importer_msg(void *importer, const recd_msg *m, char *err, size_t errle
             return -EBADMSG;
         }
         return import_open(im, m, err, errlen);
-    case RECD_MSG_STATE:
-        if (recap != (m->format == RECD_MSG_FMT_RECAP)) {
-            msg_err(err, errlen, "state: a %s state in a %s session", recd_msg_format_name(m->format),
-                    recd_msg_format_name(im->format));
+    case RECD_MSG_STATE: {
+        const recd_format *sf = recd_format_of_msg(m->format);
+        if (!sf || sf->importer != ops) { /* the session's importer checks within its family */
+            msg_err(err, errlen, "state: a %s state in a %s session",
+                    recd_msg_format_name(m->format), recd_msg_format_name(im->format));
             return -EBADMSG;
         }
-        return recap ? recap_state(im, m, err, errlen) : rec_state(im, m, err, errlen);
+        return ops->state(im, m, err, errlen);
+    }
     case RECD_MSG_EVENT:
-        if (!recap) {
-            msg_err(err, errlen, "event: .rec sessions have no events");
+        if (!ops->event) {
+            msg_err(err, errlen, "event: .%s sessions have no events",
+                    recd_msg_format_ext(im->format));
             return -EBADMSG;
         }
-        return recap_event(im, m, err, errlen);
+        return ops->event(im, m, err, errlen);
     case RECD_MSG_FLUSH:
-        if (!recap)
-            return 0; /* .rec blocks are written whole as they come */
-        return recap_flush(im, m, err, errlen);
+        return ops->flush ? ops->flush(im, m, err, errlen) : 0;
     case RECD_MSG_CLOSE:
         im->closed = true;
-        if (recap && m->close.has_end_time) {
-            recap_import *ri = im->impl;
-            ri->has_close_end = true;
-            ri->close_end = m->close.end_time_ms;
-        }
+        if (ops->close)
+            ops->close(im, m);
         return 0;
     default: msg_err(err, errlen, "unknown message type"); return -EBADMSG;
     }
@@ -357,13 +418,5 @@ int recd_importer_finish(recd_importer *im, char *err, size_t errlen)
         return -EBADMSG;
     }
     im->closed = true;
-    if (im->format == RECD_MSG_FMT_RECAP)
-        return recap_finish(im, err, errlen);
-    rec_import *ri = im->impl;
-    if (ri->w.header_written)
-        return 0;
-    int rc = recd_rec_writer_header(&ri->w); /* a file with no blocks is the header alone */
-    if (rc < 0)
-        msg_err(err, errlen, "writing the output: %s", recd_strerror(rc));
-    return rc;
+    return importer_of(im)->finish(im, err, errlen);
 }

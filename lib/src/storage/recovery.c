@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
+#include "formats/rec/rec_format.h"
+#include "formats/recap/recap_format.h"
 #include "recd/recap.h"
 #include "recd/samp_rec.h"
 
@@ -56,7 +58,7 @@ static bool rec_header_prefix(const uint8_t *buf, size_t len)
     return true;
 }
 
-static int plan_rec(const uint8_t *buf, size_t len, recd_recover_plan *plan)
+int recd_rec__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan)
 {
     if (!rec_header_prefix(buf, len))
         return decide(plan, RECD_RECOVER_QUARANTINED, "unknown",
@@ -88,7 +90,7 @@ static int plan_rec(const uint8_t *buf, size_t len, recd_recover_plan *plan)
                   blocks, len - keep, recd_rec_layout_name(info.layout));
 }
 
-static int plan_recap(uint8_t *buf, size_t len, recd_recover_plan *plan)
+int recd_recap__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan)
 {
     static const char magic[] = RECD_RECAP_MAGIC;
     if (memcmp(buf, magic, len < 4 ? len : 4) != 0)
@@ -137,10 +139,9 @@ int recd_recover_plan_buffer(uint8_t *buf, size_t len, recd_recover_plan *plan)
     memset(plan, 0, sizeof *plan);
     if (len == 0)
         return decide(plan, RECD_RECOVER_REMOVED, "empty", "empty file");
-    if (buf[0] == 'R')
-        return plan_recap(buf, len, plan);
-    if (buf[0] == 0xE8)
-        return plan_rec(buf, len, plan);
+    int claimed = recd_format_recover(buf, len, plan);
+    if (claimed != 0)
+        return claimed < 0 ? claimed : 0;
     return decide(plan, RECD_RECOVER_QUARANTINED, "unknown",
                   "neither a .rec nor a Recap header (first byte 0x%02x)", buf[0]);
 }

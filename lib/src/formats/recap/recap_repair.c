@@ -1,21 +1,16 @@
 /* .recap repair: keep the header and every complete, valid gzip member, then rewrite the header's
  * frame count and end timestamp from the ticks those members hold (a crashed writer leaves 0 or
  * stale values there). */
+#include "formats/recap/recap_format.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/format_report.h"
 #include "recd/recap.h"
-#include "repair.h"
-#include "report_util.h"
 
-static int fail_with_first_error(rt_repair *r, const recd_report *rep, const char *prefix)
-{
-    rt_report_first_error(rep, prefix, r->detail, sizeof r->detail);
-    return -EBADMSG;
-}
-
-int rt_repair_recap(const uint8_t *buf, size_t len, rt_repair *r)
+int recd_recap__repair(const uint8_t *buf, size_t len, recd_repair_result *r)
 {
     memset(r, 0, sizeof *r);
     r->unit = "ticks";
@@ -29,7 +24,7 @@ int rt_repair_recap(const uint8_t *buf, size_t len, rt_repair *r)
     }
     if (!res.header_valid || res.data_offset > len || res.valid_end < res.data_offset ||
         res.valid_end > len) {
-        rc = fail_with_first_error(r, &report, "the header is not readable");
+        rc = recd_format__repair_failed(r, &report, "the header is not readable");
         recd_report_free(&report);
         return rc;
     }
@@ -61,7 +56,7 @@ int rt_repair_recap(const uint8_t *buf, size_t len, rt_repair *r)
     memset(&check, 0, sizeof check);
     rc = recd_recap_verify(r->out.data, r->out.len, &check, &check_report);
     if (rc != 0 || recd_report_errors(&check_report) > 0) {
-        rc = fail_with_first_error(r, &check_report, "cutting is not enough");
+        rc = recd_format__repair_failed(r, &check_report, "cutting is not enough");
         recd_report_free(&check_report);
         return rc < 0 ? rc : -EBADMSG;
     }

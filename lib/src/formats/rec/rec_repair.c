@@ -1,21 +1,16 @@
 /* .rec repair: keep the 8-byte header and every whole block, drop a trailing partial block, and
  * restore the 1000 signature the SA-MP 0.3.7 client insists on. Legacy, VC:MP and text-damaged
  * files are not repaired: cutting cannot turn them into standard files. */
+#include "formats/rec/rec_format.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/format_report.h"
 #include "recd/samp_rec.h"
-#include "repair.h"
-#include "report_util.h"
 
-static int fail_with_first_error(rt_repair *r, const recd_report *rep, const char *prefix)
-{
-    rt_report_first_error(rep, prefix, r->detail, sizeof r->detail);
-    return -EBADMSG;
-}
-
-int rt_repair_rec(const uint8_t *buf, size_t len, rt_repair *r)
+int recd_rec__repair(const uint8_t *buf, size_t len, recd_repair_result *r)
 {
     memset(r, 0, sizeof *r);
     r->unit = "blocks";
@@ -53,7 +48,7 @@ int rt_repair_rec(const uint8_t *buf, size_t len, rt_repair *r)
     memset(&check, 0, sizeof check);
     rc = recd_rec_probe(r->out.data, r->out.len, &check, &report);
     if (rc != 0 || recd_report_errors(&report) > 0) {
-        rc = fail_with_first_error(r, &report, "cutting is not enough");
+        rc = recd_format__repair_failed(r, &report, "cutting is not enough");
         recd_report_free(&report);
         return rc;
     }

@@ -1,0 +1,135 @@
+/* The format table: one entry per recording format, each defined in its folder under
+ * lib/src/formats/, and the lookups and hook wrappers everything dispatches through. */
+#include "recd/format.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Entries, defined in their folders. A new format adds its line here and in the table. */
+extern const recd_format recd_format__recap;
+extern const recd_format recd_format__samp_onfoot;
+extern const recd_format recd_format__samp_vehicle;
+
+/* Sniffing order: signature checks first, so cheap certain answers stop the search early. */
+static const recd_format *const format_table[] = {
+    &recd_format__recap,
+    &recd_format__samp_onfoot,
+    &recd_format__samp_vehicle,
+};
+
+#define FORMAT_COUNT (sizeof format_table / sizeof format_table[0])
+
+size_t recd_format_count(void)
+{
+    return FORMAT_COUNT;
+}
+
+const recd_format *recd_format_at(size_t i)
+{
+    return i < FORMAT_COUNT ? format_table[i] : NULL;
+}
+
+const recd_format *recd_format_find(const char *name)
+{
+    for (size_t i = 0; name && i < FORMAT_COUNT; i++)
+        if (strcmp(format_table[i]->name, name) == 0)
+            return format_table[i];
+    return NULL;
+}
+
+const recd_format *recd_format_of_msg(recd_msg_format f)
+{
+    for (size_t i = 0; f != RECD_MSG_FMT_NONE && i < FORMAT_COUNT; i++)
+        if (format_table[i]->msg_format == f)
+            return format_table[i];
+    return NULL;
+}
+
+const recd_format *recd_format_by_extension(const char *ext, size_t i)
+{
+    for (size_t k = 0; ext && k < FORMAT_COUNT; k++)
+        if (strcmp(format_table[k]->extension, ext) == 0 && i-- == 0)
+            return format_table[k];
+    return NULL;
+}
+
+/* True when an earlier entry has the same sniff hook: it has already answered for this one. */
+static bool sniffed_before(size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (format_table[k]->sniff == format_table[i]->sniff)
+            return true;
+    return false;
+}
+
+const recd_format *recd_format_sniff(const uint8_t *head, size_t len, recd_sniff_result *result)
+{
+    recd_sniff_result best = {NULL, RECD_SNIFF_NONE, false, "", ""};
+    for (size_t i = 0; i < FORMAT_COUNT && best.level < RECD_SNIFF_SIGNATURE; i++) {
+        if (sniffed_before(i))
+            continue;
+        recd_sniff_result r = {format_table[i], RECD_SNIFF_NONE, false, "", ""};
+        int level = format_table[i]->sniff(head, len, &r);
+        if (level > (int)best.level) {
+            best = r;
+            best.level = (recd_sniff_level)level;
+        }
+    }
+    if (result)
+        *result = best;
+    return best.format;
+}
+
+int recd_format_verify(const recd_format *f, const uint8_t *buf, size_t len,
+                       recd_format_verdict *out, recd_report *report)
+{
+    memset(out, 0, sizeof *out);
+    return f->verify ? f->verify(buf, len, out, report) : -ENOTSUP;
+}
+
+int recd_format_repair(const recd_format *f, const uint8_t *buf, size_t len,
+                       recd_repair_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->unit = f->unit;
+    return f->repair ? f->repair(buf, len, out) : -ENOTSUP;
+}
+
+int recd_format_end_part(const recd_format *f, uint8_t *head, size_t head_len, uint64_t units,
+                         int64_t end_ms)
+{
+    return f->end_part ? f->end_part(head, head_len, units, end_ms) : 0;
+}
+
+uint64_t recd_format_count_units(const recd_format *f, const uint8_t *buf, size_t len)
+{
+    return f->count_units ? f->count_units(buf, len) : 0;
+}
+
+int recd_format_export(const recd_format *f, const uint8_t *buf, size_t len, recd_msg_fn on_msg,
+                       void *data, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    return f->export_msgs ? f->export_msgs(buf, len, on_msg, data, err, errlen) : -ENOTSUP;
+}
+
+int recd_format_import(const recd_format *f, const uint8_t *text, size_t len,
+                       recd_text_encoding enc, recd_sink out, recd_import_stats *stats, char *err,
+                       size_t errlen)
+{
+    return f->import_text ? f->import_text(f, text, len, enc, out, stats, err, errlen) : -ENOTSUP;
+}
+
+int recd_format_recover(uint8_t *buf, size_t len, recd_recover_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    for (size_t i = 0; i < FORMAT_COUNT; i++) {
+        if (!format_table[i]->recover)
+            continue;
+        int rc = format_table[i]->recover(buf, len, plan);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}

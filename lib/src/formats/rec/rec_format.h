@@ -1,0 +1,16 @@
+/* Internal: the hooks of the SA-MP .rec entries (samp-onfoot, samp-vehicle), split over files. */
+#ifndef RECD_REC_FORMAT_H
+#define RECD_REC_FORMAT_H
+
+#include "recd/format.h"
+
+int recd_rec__repair(const uint8_t *buf, size_t len, recd_repair_result *r);
+/* In message_export.c, beside the message model it builds on. */
+int recd_rec__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx,
+                          char *err, size_t errlen);
+/* In message_import.c, beside the importer it serves. */
+extern const struct recd_format_importer recd_rec__importer;
+/* In recovery.c, beside the rest of crash recovery. */
+int recd_rec__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan);
+
+#endif

@@ -1,0 +1,24 @@
+/* rectool's presentation per recording format, reached through the format's librecd table entry:
+ * what `info` adds beyond what the entry's hooks say. A format without an entry here still gets
+ * the generic description built from its verify hook. */
+#ifndef RECTOOL_FORMATS_H
+#define RECTOOL_FORMATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "recd/format.h"
+
+typedef struct rt_format_tool {
+    const char *name; /* the recd_format's name */
+    /* Adds the format's keys to the file's `info` description (see info.h). */
+    int (*info)(const uint8_t *buf, size_t len, json_t *out, bool show_progress);
+} rt_format_tool;
+
+/* The tool entry of f, or NULL when rectool has nothing format-specific for it. */
+const rt_format_tool *rt_format_tool_of(const recd_format *f);
+
+#endif
