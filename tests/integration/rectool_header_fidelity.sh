@@ -1,0 +1,36 @@
+# rectool import and repair keep a Recap header what it says: import refuses an open whose
+# frame_count disagrees with the ticks (it used to write a file that verify rejects).
+set -u
+: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_header_fidelity.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
+
+"$RECTOOL" generate --help >/dev/null 2>&1 || { echo "rectool generate unavailable"; exit 77; }
+expect 0 "$RECTOOL" generate --format recap --scenario mixed --duration 10s --seed 3 -o "$tmp/a.recap"
+expect 0 "$RECTOOL" export "$tmp/a.recap" --to jsonl -o "$tmp/a.jsonl"
+grep -q '"frame_count":200,' "$tmp/a.jsonl" || fail "the export does not say frame_count 200"
+
+# ---- open.recap.frame_count must match the ticks the messages hold ----
+for count in 150 199 201 5000; do
+    sed "1s/\"frame_count\":200,/\"frame_count\":$count,/" "$tmp/a.jsonl" >"$tmp/count.jsonl"
+    expect 1 "$RECTOOL" import "$tmp/count.jsonl" -o "$tmp/count.recap"
+    grep -q "frame_count" "$tmp/err" || fail "frame_count $count: the error does not name the field"
+    [ -e "$tmp/count.recap" ] && fail "frame_count $count: an output file was left behind"
+done
+# Ticks past the declared count are refused at the line that holds them.
+sed '1s/"frame_count":200,/"frame_count":150,/' "$tmp/a.jsonl" >"$tmp/count.jsonl"
+expect 1 "$RECTOOL" import "$tmp/count.jsonl" -o "$tmp/count.recap"
+grep -q "line [0-9]" "$tmp/err" || fail "frame_count 150: the error names no line"
+# 0 means "not finalized" and stays valid; a missing count is counted.
+sed '1s/"frame_count":200,/"frame_count":0,/' "$tmp/a.jsonl" >"$tmp/zero.jsonl"
+expect 0 "$RECTOOL" import "$tmp/zero.jsonl" -o "$tmp/zero.recap"
+expect 0 "$RECTOOL" verify "$tmp/zero.recap"
+sed '1s/"frame_count":200,//' "$tmp/a.jsonl" >"$tmp/none.jsonl"
+expect 0 "$RECTOOL" import "$tmp/none.jsonl" -o "$tmp/none.recap"
+cmp -s "$tmp/none.recap" "$tmp/a.recap" || fail "a counted frame_count differs from the original"
+expect 0 "$RECTOOL" import "$tmp/a.jsonl" -o "$tmp/same.recap"
+cmp -s "$tmp/same.recap" "$tmp/a.recap" || fail "export + import is no longer byte-identical"
+
+[ "$failures" -eq 0 ]
