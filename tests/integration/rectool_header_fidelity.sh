@@ -1,5 +1,6 @@
 # rectool import and repair keep a Recap header what it says: import refuses an open whose
-# frame_count disagrees with the ticks (it used to write a file that verify rejects).
+# frame_count disagrees with the ticks (it used to write a file that verify rejects), and a
+# version-1 open with weather or time_of_day (version 1 has neither; they were dropped silently).
 set -u
 : "${RECTOOL:?RECTOOL must point at the rectool binary}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_header_fidelity.XXXXXX")
@@ -32,5 +33,23 @@ expect 0 "$RECTOOL" import "$tmp/none.jsonl" -o "$tmp/none.recap"
 cmp -s "$tmp/none.recap" "$tmp/a.recap" || fail "a counted frame_count differs from the original"
 expect 0 "$RECTOOL" import "$tmp/a.jsonl" -o "$tmp/same.recap"
 cmp -s "$tmp/same.recap" "$tmp/a.recap" || fail "export + import is no longer byte-identical"
+
+# ---- version 1 has no weather and no time of day ----
+sed '1s/"version":4/"version":1/; 1s/"weather":0/"weather":2/' "$tmp/a.jsonl" >"$tmp/v1.jsonl"
+expect 1 "$RECTOOL" import "$tmp/v1.jsonl" -o "$tmp/v1.recap"
+grep -q "weather" "$tmp/err" || fail "version 1 + weather: the error does not name weather"
+[ -e "$tmp/v1.recap" ] && fail "version 1 + weather: an output file was left behind"
+sed '1s/"version":4/"version":1/' "$tmp/a.jsonl" >"$tmp/v1.jsonl" # time_of_day is 5044
+expect 1 "$RECTOOL" import "$tmp/v1.jsonl" -o "$tmp/v1.recap"
+grep -q "time_of_day" "$tmp/err" || fail "version 1 + time_of_day: the error does not name it"
+sed '1s/"version":4/"version":1/; 1s/"time_of_day":[0-9]*/"time_of_day":0/' "$tmp/a.jsonl" >"$tmp/v1.jsonl"
+expect 0 "$RECTOOL" import "$tmp/v1.jsonl" -o "$tmp/v1.recap"
+expect 0 "$RECTOOL" export "$tmp/v1.recap" --to jsonl -o "$tmp/v1-again.jsonl"
+cmp -s "$tmp/v1.jsonl" "$tmp/v1-again.jsonl" || fail "a version-1 export does not read back the same"
+# The CSV open cell goes through the same reader.
+expect 0 "$RECTOOL" export "$tmp/a.recap" --to csv -o "$tmp/a.csv"
+sed 's/""version"":4/""version"":1/' "$tmp/a.csv" >"$tmp/v1.csv"
+expect 1 "$RECTOOL" import "$tmp/v1.csv" -o "$tmp/v1csv.recap"
+grep -q "time_of_day" "$tmp/err" || fail "CSV version 1 + time_of_day: the error does not name it"
 
 [ "$failures" -eq 0 ]
