@@ -1,6 +1,7 @@
 # rectool import and repair keep a Recap header what it says: import refuses an open whose
 # frame_count disagrees with the ticks (it used to write a file that verify rejects), and a
-# version-1 open with weather or time_of_day (version 1 has neither; they were dropped silently).
+# version-1 open with weather or time_of_day (version 1 has neither; they were dropped silently);
+# repair keeps a complete file's end time (it recomputed start + ticks x 50 ms).
 set -u
 : "${RECTOOL:?RECTOOL must point at the rectool binary}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_header_fidelity.XXXXXX")
@@ -51,5 +52,29 @@ expect 0 "$RECTOOL" export "$tmp/a.recap" --to csv -o "$tmp/a.csv"
 sed 's/""version"":4/""version"":1/' "$tmp/a.csv" >"$tmp/v1.csv"
 expect 1 "$RECTOOL" import "$tmp/v1.csv" -o "$tmp/v1csv.recap"
 grep -q "time_of_day" "$tmp/err" || fail "CSV version 1 + time_of_day: the error does not name it"
+
+# ---- repair keeps a complete file's end time, even one that is not start + ticks x 50 ms ----
+sed '1s/"end_time":[0-9]*,//; $s/{"type":"close"}/{"type":"close","end_time":1748288499999}/' \
+    "$tmp/a.jsonl" >"$tmp/end.jsonl"
+expect 0 "$RECTOOL" import "$tmp/end.jsonl" -o "$tmp/end.recap"
+expect 0 "$RECTOOL" verify "$tmp/end.recap"
+expect 0 "$RECTOOL" repair "$tmp/end.recap" -o "$tmp/end-repaired.recap"
+grep -q "nothing to repair" "$tmp/out" || fail "repair changed a complete file: $(cat "$tmp/out")"
+cmp -s "$tmp/end.recap" "$tmp/end-repaired.recap" || fail "repair rewrote a complete file's header"
+cp "$tmp/end.recap" "$tmp/inplace.recap"
+expect 0 "$RECTOOL" repair --in-place "$tmp/inplace.recap"
+cmp -s "$tmp/end.recap" "$tmp/inplace.recap" || fail "repair --in-place rewrote a complete file"
+# A cut file still gets both fields recomputed from the ticks it keeps.
+size=$(stat -c %s "$tmp/end.recap")
+head -c $((size - 5)) "$tmp/end.recap" >"$tmp/cut.recap"
+expect 0 "$RECTOOL" repair "$tmp/cut.recap" -o "$tmp/cut-repaired.recap"
+expect 0 "$RECTOOL" verify "$tmp/cut-repaired.recap"
+# A complete file that was never finalized (frame count 0) gets both fields filled in.
+sed '1s/"frame_count":200,/"frame_count":0,/' "$tmp/a.jsonl" >"$tmp/zero.jsonl"
+expect 0 "$RECTOOL" import "$tmp/zero.jsonl" -o "$tmp/zero.recap"
+expect 0 "$RECTOOL" repair "$tmp/zero.recap" -o "$tmp/zero-repaired.recap"
+grep -q "rewritten" "$tmp/out" || fail "repair left an unfinalized header alone"
+expect 0 "$RECTOOL" info --json "$tmp/zero-repaired.recap"
+grep -q '"frame_count": 200' "$tmp/out" || fail "repair did not count the ticks of an unfinalized file"
 
 [ "$failures" -eq 0 ]
