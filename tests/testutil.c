@@ -74,6 +74,28 @@ const char *tu_tmpdir(void)
     return path;
 }
 
+unsigned tu_time_scale(void)
+{
+    const char *text = getenv("RECD_TEST_TIME_SCALE");
+    if (text && *text) {
+        char *end;
+        unsigned long v = strtoul(text, &end, 10);
+        if (*end == 0 && v >= 1 && v <= 100)
+            return (unsigned)v;
+        static bool warned;
+        if (!warned)
+            fprintf(stderr, "warning: RECD_TEST_TIME_SCALE=%s ignored (want 1..100)\n", text);
+        warned = true;
+    }
+    return TU_TIME_SCALE;
+}
+
+unsigned tu_scaled_ms(unsigned base_ms)
+{
+    uint64_t ms = (uint64_t)base_ms * tu_time_scale();
+    return ms > UINT32_MAX ? UINT32_MAX : (unsigned)ms;
+}
+
 uint64_t tu_rand(tu_rng *r)
 {
     uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);

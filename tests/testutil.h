@@ -23,6 +23,17 @@
 #endif
 #endif
 
+/* How much longer waits and deadlines may take: sanitizer builds run several times slower, and
+ * `make test` runs them beside other builds on a busy machine. tu_scaled_ms() is the one place
+ * that applies it; $RECD_TEST_TIME_SCALE (1..100) overrides it (valgrind, a slow CI runner). */
+#ifdef TU_SANITIZED
+#define TU_TIME_SCALE 4u
+#else
+#define TU_TIME_SCALE 1u
+#endif
+unsigned tu_time_scale(void);
+unsigned tu_scaled_ms(unsigned base_ms); /* base_ms x tu_time_scale(), saturating */
+
 /* Reads a whole file into a malloc'd buffer; NULL on error. */
 uint8_t *tu_read_file(const char *path, size_t *len);
 int tu_write_file(const char *path, const void *data, size_t len);

@@ -1,6 +1,8 @@
 /* Shared helpers of the recd integration tests (included by each test_daemon_*.c): start the
  * daemon from $RECD on ephemeral loopback ports (--print-ports), stop or kill it, read its
- * metrics, send synthetic sessions with the librecd client, and inspect the output tree. */
+ * metrics, send synthetic sessions with the librecd client, and inspect the output tree.
+ * Every wait takes a base time that tu_scaled_ms() stretches under sanitizers; register tests
+ * with td_unit_test() so that a failing test releases what the harness handed it. */
 #ifndef RECD_TEST_DAEMON_HARNESS_H
 #define RECD_TEST_DAEMON_HARNESS_H
 
@@ -29,8 +31,68 @@
 #include "testutil.h"
 
 #define TD_FN static __attribute__((unused))
-#define TD_START_TIMEOUT_MS 20000 /* sanitizer builds start slowly */
+/* Base times in ms; every use scales them with tu_scaled_ms(). */
+#define TD_START_TIMEOUT_MS 20000
 #define TD_STOP_TIMEOUT_MS 60000
+#define TD_CLIENT_CLOSE_TIMEOUT_MS 10000 /* the client library's own default is 5000 */
+
+/* ---- what a failed test leaves behind ----------------------------------------------------------
+ * cmocka's fail_msg() and assert_*() jump out of a test past its frees. The harness notes every
+ * object it hands out (daemon directories and processes, clients, synthetic sessions, file
+ * lists), and td_teardown(), the teardown of every td_unit_test(), releases what the test did not:
+ * a failing test leaks nothing and leaves no daemon running. Only heap objects are noted, since
+ * the test's stack frame is gone by the time the teardown runs. */
+typedef void (*td_release_fn)(void *obj);
+typedef struct td_held {
+    td_release_fn release;
+    void *obj;
+} td_held;
+static td_held *td_holding;
+static size_t td_nholding, td_holding_cap;
+
+TD_FN void td_hold(void *obj, td_release_fn release)
+{
+    if (td_nholding == td_holding_cap) {
+        size_t cap = td_holding_cap ? td_holding_cap * 2 : 64;
+        td_held *grown = realloc(td_holding, cap * sizeof *grown);
+        if (!grown) {
+            release(obj);
+            fail_msg("out of memory noting a harness object");
+        }
+        td_holding = grown;
+        td_holding_cap = cap;
+    }
+    td_holding[td_nholding++] = (td_held){release, obj};
+}
+
+/* Forgets obj (its owner releases it now). */
+TD_FN void td_unhold(const void *obj)
+{
+    for (size_t i = td_nholding; i-- > 0;) {
+        if (td_holding[i].obj == obj) {
+            memmove(&td_holding[i], &td_holding[i + 1], (td_nholding - i - 1) * sizeof td_holding[0]);
+            td_nholding--;
+            return;
+        }
+    }
+}
+
+TD_FN int td_teardown(void **state)
+{
+    (void)state;
+    while (td_nholding > 0) {
+        td_held h = td_holding[--td_nholding];
+        h.release(h.obj);
+    }
+    free(td_holding);
+    td_holding = NULL;
+    td_holding_cap = 0;
+    return 0;
+}
+
+#define td_unit_test(f) cmocka_unit_test_teardown(f, td_teardown)
+
+typedef struct td_daemon_guard td_daemon_guard;
 
 typedef struct td_daemon {
     pid_t pid;
@@ -40,7 +102,13 @@ typedef struct td_daemon {
     char ports[600];  /* --print-ports output */
     char log[600];    /* stderr */
     char tcp[128], udp[128], unix_url[700], metrics[128];
+    td_daemon_guard *guard; /* what td_teardown needs: the pid and the directory */
 } td_daemon;
+
+struct td_daemon_guard {
+    pid_t pid;
+    char dir[512];
+};
 
 TD_FN uint64_t td_now_ms(void)
 {
@@ -54,6 +122,34 @@ TD_FN void td_sleep_ms(unsigned ms)
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
     }
+}
+
+/* The monotonic time base_ms from now, stretched under sanitizers. */
+TD_FN uint64_t td_deadline(unsigned base_ms) { return td_now_ms() + tu_scaled_ms(base_ms); }
+
+static void td_kill_and_remove(pid_t pid, const char *dir)
+{
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    if (dir[0] && !getenv("RECD_KEEP_TEST_DIRS"))
+        tu_rmtree(dir);
+}
+
+static void td_release_daemon_guard(void *obj)
+{
+    td_daemon_guard *g = obj;
+    td_kill_and_remove(g->pid, g->dir);
+    free(g);
+}
+
+/* Records the daemon's process (or -1): the one place d->pid changes. */
+TD_FN void td_set_pid(td_daemon *d, pid_t pid)
+{
+    d->pid = pid;
+    if (d->guard)
+        d->guard->pid = pid;
 }
 
 /* Skips the test (exit 77) when the daemon binary is not built. */
@@ -77,6 +173,14 @@ TD_FN void td_setup(td_daemon *d, const char *extra_yaml)
     const char *tmp = tu_tmpdir();
     assert_non_null(tmp);
     snprintf(d->dir, sizeof d->dir, "%s", tmp);
+    d->guard = calloc(1, sizeof *d->guard);
+    if (!d->guard) {
+        td_kill_and_remove(-1, d->dir);
+        fail_msg("out of memory");
+    }
+    d->guard->pid = -1;
+    snprintf(d->guard->dir, sizeof d->guard->dir, "%s", d->dir);
+    td_hold(d->guard, td_release_daemon_guard);
     snprintf(d->out, sizeof d->out, "%s/out", d->dir);
     snprintf(d->config, sizeof d->config, "%s/recd.yaml", d->dir);
     snprintf(d->ports, sizeof d->ports, "%s/ports", d->dir);
@@ -100,24 +204,15 @@ TD_FN void td_rewrite_config(td_daemon *d, const char *whole_yaml)
     fclose(f);
 }
 
-static int td_rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 TD_FN void td_cleanup(td_daemon *d)
 {
-    if (d->pid > 0) {
-        kill(d->pid, SIGKILL);
-        waitpid(d->pid, NULL, 0);
-        d->pid = -1;
+    if (d->guard) {
+        td_unhold(d->guard);
+        free(d->guard);
+        d->guard = NULL;
     }
-    if (d->dir[0] && !getenv("RECD_KEEP_TEST_DIRS"))
-        nftw(d->dir, td_rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+    td_kill_and_remove(d->pid, d->dir);
+    d->pid = -1;
 }
 
 TD_FN void td_dump_log(const td_daemon *d)
@@ -172,7 +267,8 @@ TD_FN void td_start(td_daemon *d)
     d->tcp[0] = d->udp[0] = d->unix_url[0] = d->metrics[0] = 0;
     unlink(d->ports);
     pid_t pid = fork();
-    assert_true(pid >= 0);
+    if (pid < 0)
+        fail_msg("fork: %s", strerror(errno));
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test (longjmp, exit) leaves no daemon behind */
         int o = open(d->ports, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -184,18 +280,18 @@ TD_FN void td_start(td_daemon *d)
         execl(recd, "recd", "--config", d->config, "--print-ports", (char *)NULL);
         _exit(127);
     }
-    d->pid = pid;
-    uint64_t deadline = td_now_ms() + TD_START_TIMEOUT_MS;
+    td_set_pid(d, pid);
+    uint64_t deadline = td_deadline(TD_START_TIMEOUT_MS);
     while (!td_read_ports(d)) {
         int status;
         if (waitpid(pid, &status, WNOHANG) == pid) {
-            d->pid = -1;
+            td_set_pid(d, -1);
             td_dump_log(d);
             fail_msg("recd exited during startup (status %d)", status);
         }
         if (td_now_ms() > deadline) {
             td_dump_log(d);
-            fail_msg("recd did not print its ports within %d ms", TD_START_TIMEOUT_MS);
+            fail_msg("recd did not print its ports within %u ms", tu_scaled_ms(TD_START_TIMEOUT_MS));
         }
         td_sleep_ms(20);
     }
@@ -206,7 +302,7 @@ TD_FN int td_signal_wait(td_daemon *d, int sig)
 {
     assert_true(d->pid > 0);
     kill(d->pid, sig);
-    uint64_t deadline = td_now_ms() + TD_STOP_TIMEOUT_MS;
+    uint64_t deadline = td_deadline(TD_STOP_TIMEOUT_MS);
     int status = 0;
     for (;;) {
         pid_t r = waitpid(d->pid, &status, WNOHANG);
@@ -216,12 +312,13 @@ TD_FN int td_signal_wait(td_daemon *d, int sig)
             td_dump_log(d);
             kill(d->pid, SIGKILL);
             waitpid(d->pid, &status, 0);
-            d->pid = -1;
-            fail_msg("recd did not exit within %d ms of signal %d", TD_STOP_TIMEOUT_MS, sig);
+            td_set_pid(d, -1);
+            fail_msg("recd did not exit within %u ms of signal %d", tu_scaled_ms(TD_STOP_TIMEOUT_MS),
+                     sig);
         }
         td_sleep_ms(10);
     }
-    d->pid = -1;
+    td_set_pid(d, -1);
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     return 128 + WTERMSIG(status);
@@ -235,6 +332,26 @@ TD_FN void td_stop(td_daemon *d)
         td_dump_log(d);
         fail_msg("recd exited with %d after SIGTERM", code);
     }
+}
+
+/* A socket bound to a free loopback port (*port), listening when it is a stream socket. */
+TD_FN int td_loopback_socket(int type, uint16_t *port)
+{
+    int fd = socket(AF_INET, type, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || (type == SOCK_STREAM && listen(fd, 64) < 0) ||
+        getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+        int e = errno;
+        close(fd);
+        fail_msg("cannot bind a loopback socket: %s", strerror(e));
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
 }
 
 /* ---- metrics ---------------------------------------------------------------------------------- */
@@ -299,10 +416,11 @@ TD_FN double td_metric(const td_daemon *d, const char *series)
     return v;
 }
 
-/* Waits until a series reaches at least want (metrics are updated asynchronously). */
+/* Waits until a series reaches at least want (metrics are updated asynchronously); timeout_ms
+ * is a base time, scaled under sanitizers. */
 TD_FN double td_wait_metric(const td_daemon *d, const char *series, double want, unsigned timeout_ms)
 {
-    uint64_t deadline = td_now_ms() + timeout_ms;
+    uint64_t deadline = td_deadline(timeout_ms);
     double v;
     while ((v = td_metric(d, series)) < want && td_now_ms() < deadline)
         td_sleep_ms(25);
@@ -320,6 +438,7 @@ typedef struct td_files {
     td_file *items;
     size_t count, cap;
     size_t parts; /* *.part files among them */
+    bool out_of_memory;
 } td_files;
 
 static void td_walk(const char *root, const char *rel, td_files *out)
@@ -330,7 +449,7 @@ static void td_walk(const char *root, const char *rel, td_files *out)
     if (!dir)
         return;
     struct dirent *e;
-    while ((e = readdir(dir))) {
+    while (!out->out_of_memory && (e = readdir(dir))) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
         char child[1024];
@@ -344,9 +463,14 @@ static void td_walk(const char *root, const char *rel, td_files *out)
             td_walk(root, child, out);
         } else if (S_ISREG(st.st_mode)) {
             if (out->count == out->cap) {
-                out->cap = out->cap ? out->cap * 2 : 64;
-                out->items = realloc(out->items, out->cap * sizeof *out->items);
-                assert_non_null(out->items);
+                size_t cap = out->cap ? out->cap * 2 : 64;
+                td_file *items = realloc(out->items, cap * sizeof *items);
+                if (!items) { /* noted, not failed here: every directory gets closed */
+                    out->out_of_memory = true;
+                    break;
+                }
+                out->items = items;
+                out->cap = cap;
             }
             snprintf(out->items[out->count].path, sizeof out->items[0].path, "%s", child);
             out->items[out->count].size = (uint64_t)st.st_size;
@@ -364,18 +488,28 @@ static int td_file_cmp(const void *a, const void *b)
     return strcmp(((const td_file *)a)->path, ((const td_file *)b)->path);
 }
 
-/* Every regular file under the output root, sorted by path. */
-TD_FN td_files td_list(const td_daemon *d)
+/* The regular files under root/rel, sorted by path; td_teardown frees them if the test fails. */
+static td_files td_walk_sorted(const char *root, const char *rel)
 {
     td_files f = {0};
-    td_walk(d->out, "", &f);
+    td_walk(root, rel, &f);
+    if (f.out_of_memory) {
+        free(f.items);
+        fail_msg("out of memory listing %s/%s", root, rel);
+    }
     if (f.count)
         qsort(f.items, f.count, sizeof *f.items, td_file_cmp);
+    if (f.items)
+        td_hold(f.items, free);
     return f;
 }
 
+/* Every regular file under the output root, sorted by path. */
+TD_FN td_files td_list(const td_daemon *d) { return td_walk_sorted(d->out, ""); }
+
 TD_FN void td_files_free(td_files *f)
 {
+    td_unhold(f->items);
     free(f->items);
     memset(f, 0, sizeof *f);
 }
@@ -385,11 +519,7 @@ TD_FN td_files td_session_files(const td_daemon *d, const char *format, const ch
 {
     char rel[512];
     snprintf(rel, sizeof rel, "%s/%s", format, session);
-    td_files f = {0};
-    td_walk(d->out, rel, &f);
-    if (f.count)
-        qsort(f.items, f.count, sizeof *f.items, td_file_cmp);
-    return f;
+    return td_walk_sorted(d->out, rel);
 }
 
 TD_FN uint8_t *td_read_output(const td_daemon *d, const char *rel, size_t *len)
@@ -415,20 +545,36 @@ TD_FN bool td_valid_recording(const uint8_t *data, size_t len)
 
 /* ---- sending ---------------------------------------------------------------------------------- */
 
+static void td_release_client(void *obj)
+{
+    char err[256];
+    recd_client_close(obj, err, sizeof err);
+}
+
+/* A client whose close() waits as long as a busy sanitizer build needs. */
 TD_FN recd_client *td_connect(const char *url)
 {
     recd_client *c = NULL;
     char err[256] = "";
-    int rc = recd_client_connect(&c, url, NULL, err, sizeof err);
+    recd_client_options opt = {.close_timeout_ms = tu_scaled_ms(TD_CLIENT_CLOSE_TIMEOUT_MS)};
+    int rc = recd_client_connect(&c, url, &opt, err, sizeof err);
     if (rc < 0)
         fail_msg("connect %s: %s (%s)", url, err, recd_strerror(rc));
+    td_hold(c, td_release_client);
     return c;
+}
+
+/* recd_client_close() for a td_connect() client: the error, if any, in err. */
+TD_FN int td_close_client_rc(recd_client *c, char *err, size_t errlen)
+{
+    td_unhold(c);
+    return recd_client_close(c, err, errlen);
 }
 
 TD_FN void td_close_client(recd_client *c)
 {
     char err[512] = "";
-    int rc = recd_client_close(c, err, sizeof err);
+    int rc = td_close_client_rc(c, err, sizeof err);
     if (rc < 0)
         fail_msg("client close: %s (%s)", err, recd_strerror(rc));
 }
@@ -458,8 +604,23 @@ TD_FN void td_send_close(recd_client *c, const char *session, recd_msg_format f)
     td_send(c, &m);
 }
 
+/* The heap parts of a td_rec_session, for td_teardown. */
+typedef struct td_rec_session_guard {
+    recd_synth_rec_gen *gen;
+    uint8_t *expect_data; /* follows expect.data as it grows */
+} td_rec_session_guard;
+
+static void td_release_rec_session_guard(void *obj)
+{
+    td_rec_session_guard *g = obj;
+    recd_synth_rec_gen_free(g->gen);
+    free(g->expect_data);
+    free(g);
+}
+
 /* A synthetic .rec session: the expected file bytes in *expect (when not NULL). */
 typedef struct td_rec_session {
+    td_rec_session_guard *guard;
     recd_synth_rec_gen *gen;
     recd_msg_format format;
     char session[RECD_SESSION_KEY_MAX + 1];
@@ -477,12 +638,20 @@ TD_FN void td_rec_session_init(td_rec_session *s, const char *session, recd_synt
     memset(s, 0, sizeof *s);
     recd_synth_params p = {f, sc, duration_ms, seed};
     assert_int_equal(recd_synth_rec_gen_new(&p, &s->gen), 0);
+    s->guard = calloc(1, sizeof *s->guard);
+    if (!s->guard) {
+        recd_synth_rec_gen_free(s->gen);
+        fail_msg("out of memory");
+    }
+    s->guard->gen = s->gen;
+    td_hold(s->guard, td_release_rec_session_guard);
     s->format = f == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_MSG_FMT_SAMP_VEHICLE : RECD_MSG_FMT_SAMP_ONFOOT;
     snprintf(s->session, sizeof s->session, "%s", session);
     recd_sink sink = {td_buf_sink, &s->expect};
     recd_rec_writer_init(&s->writer, f == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_REC_TYPE_VEHICLE
                                                                         : RECD_REC_TYPE_ONFOOT,
                          RECD_REC_TIME_REJECT, sink);
+    s->guard->expect_data = s->expect.data;
 }
 
 /* Builds the next state message; false when the session has no more blocks. */
@@ -502,12 +671,16 @@ TD_FN bool td_rec_session_next(td_rec_session *s, recd_msg *m)
         m->vehicle = b.vehicle;
         recd_rec_writer_vehicle(&s->writer, &b.vehicle);
     }
+    s->guard->expect_data = s->expect.data;
     s->blocks++;
     return true;
 }
 
 TD_FN void td_rec_session_free(td_rec_session *s)
 {
+    td_unhold(s->guard);
+    free(s->guard);
+    s->guard = NULL;
     recd_synth_rec_gen_free(s->gen);
     recd_buf_free(&s->expect);
 }
@@ -538,20 +711,23 @@ TD_FN void td_expect_single_file(const td_daemon *d, const char *format, const c
         for (size_t i = 0; i < f.count; i++)
             fprintf(stderr, "  %s (%llu bytes)\n", f.items[i].path, (unsigned long long)f.items[i].size);
         td_dump_log(d);
+        size_t count = f.count, parts = f.parts;
+        td_files_free(&f);
         fail_msg("session %s/%s: expected 1 finalized file, found %zu files (%zu .part)", format,
-                 session, f.count, f.parts);
+                 session, count, parts);
     }
     size_t len;
     uint8_t *data = td_read_output(d, f.items[0].path, &len);
-    if (len != expect->len || memcmp(data, expect->data, len) != 0) {
-        size_t i = 0;
-        while (i < len && i < expect->len && data[i] == expect->data[i])
-            i++;
-        fail_msg("%s: %zu bytes, expected %zu; first difference at byte %zu", f.items[0].path, len,
-                 expect->len, i);
-    }
+    bool same = len == expect->len && memcmp(data, expect->data, len) == 0;
+    size_t i = 0;
+    while (!same && i < len && i < expect->len && data[i] == expect->data[i])
+        i++;
+    char path[sizeof f.items[0].path];
+    snprintf(path, sizeof path, "%s", f.items[0].path);
     free(data);
     td_files_free(&f);
+    if (!same)
+        fail_msg("%s: %zu bytes, expected %zu; first difference at byte %zu", path, len, expect->len, i);
 }
 
 #endif

@@ -230,7 +230,7 @@ int main(void)
 {
     td_require_recd();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hostile_streams_and_datagrams),
+        td_unit_test(test_hostile_streams_and_datagrams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,7 +114,7 @@ static void test_drain_timeout_ends_a_stuck_connection(void **state)
     td_stop(&d);
     assert_true(td_now_ms() - t0 >= 900);
     char err[256];
-    recd_client_close(c, err, sizeof err);
+    td_close_client_rc(c, err, sizeof err);
     td_expect_single_file(&d, "samp-vehicle", "stuck", &s.expect);
     td_rec_session_free(&s);
     td_cleanup(&d);
@@ -275,8 +275,9 @@ static void test_kill9_then_recovery(void **state)
     uint64_t snapshot[CRASH_SESSIONS];
     for (int i = 0; i < CRASH_SESSIONS; i++)
         snapshot[i] = atomic_load(&cs->sent[i]);
-    /* Everything in the snapshot had a whole second to reach the disk: 5 flush intervals. */
-    td_sleep_ms(1000);
+    /* Everything in the snapshot had a whole second (scaled under sanitizers) to reach the disk:
+     * 5 flush intervals. */
+    td_sleep_ms(tu_scaled_ms(1000));
     assert_int_equal(td_signal_wait(&d, SIGKILL), 128 + SIGKILL);
     atomic_store(&cs->stop, true);
     pthread_join(th, NULL);
@@ -322,11 +323,11 @@ int main(void)
 {
     td_require_recd();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_thousand_sessions_then_sigterm),
-        cmocka_unit_test(test_sigterm_drains_open_connections),
-        cmocka_unit_test(test_drain_timeout_ends_a_stuck_connection),
-        cmocka_unit_test(test_backpressure_pauses_without_loss),
-        cmocka_unit_test(test_kill9_then_recovery),
+        td_unit_test(test_thousand_sessions_then_sigterm),
+        td_unit_test(test_sigterm_drains_open_connections),
+        td_unit_test(test_drain_timeout_ends_a_stuck_connection),
+        td_unit_test(test_backpressure_pauses_without_loss),
+        td_unit_test(test_kill9_then_recovery),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,7 +89,7 @@ static void send_rec_players(recd_client *c, unsigned from, unsigned to)
 static double settled_heap(const td_daemon *d, unsigned sessions, double *buffered)
 {
     assert_true(td_wait_metric(d, "recd_sessions_open", sessions, 30000) == sessions);
-    uint64_t deadline = td_now_ms() + 30000;
+    uint64_t deadline = td_deadline(30000);
     while (td_metric(d, "recd_buffered_bytes") > 0 && td_now_ms() < deadline)
         td_sleep_ms(50);
     td_sleep_ms(1000); /* > 4 flush intervals: the idle trim has run */
@@ -199,7 +199,7 @@ static void test_memory_goes_back_after_a_load(void **state)
     assert_true(td_wait_metric(&d, "recd_files_finalized_total", LOAD_SESSIONS, 60000) >= LOAD_SESSIONS);
     td_sleep_ms(2000);
     long kept = rss_mib(d.pid);
-    uint64_t deadline = td_now_ms() + 40000;
+    uint64_t deadline = td_deadline(40000);
     long now = kept;
     while ((now = rss_mib(d.pid)) > loaded - 30 && td_now_ms() < deadline)
         td_sleep_ms(500);
@@ -232,9 +232,9 @@ int main(void)
 {
     td_require_recd();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_idle_recap_session_budget),
-        cmocka_unit_test(test_idle_rec_session_budget),
-        cmocka_unit_test(test_memory_goes_back_after_a_load),
+        td_unit_test(test_idle_recap_session_budget),
+        td_unit_test(test_idle_rec_session_budget),
+        td_unit_test(test_memory_goes_back_after_a_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,7 +169,7 @@ static void test_rotation_by_idle_time(void **state)
         td_send(c, &m);
     assert_int_equal(recd_client_flush(c), 0);
     /* Idle for longer than the timeout: the first file is finalized while the client waits. */
-    uint64_t deadline = td_now_ms() + 10000;
+    uint64_t deadline = td_deadline(10000);
     td_files f = {0};
     for (;;) {
         f = td_session_files(&d, "samp-onfoot", "pauses");
@@ -219,7 +219,7 @@ static void test_reconnecting_client_resumes(void **state)
     td_send_open(c, "other", RECD_MSG_FMT_SAMP_ONFOOT, 0);
     td_send_open(c, "other", RECD_MSG_FMT_SAMP_VEHICLE, 0);
     char err[512];
-    assert_true(recd_client_close(c, err, sizeof err) < 0);
+    assert_true(td_close_client_rc(c, err, sizeof err) < 0);
     assert_non_null(strstr(err, "open as samp-onfoot"));
     td_stop(&d);
     td_expect_single_file(&d, "samp-vehicle", "resumed", &s.expect);
@@ -327,13 +327,13 @@ int main(void)
 {
     td_require_recd();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip_every_transport),
-        cmocka_unit_test(test_untimed_samples_are_stamped),
-        cmocka_unit_test(test_rotation_by_size_and_duration),
-        cmocka_unit_test(test_rotation_by_idle_time),
-        cmocka_unit_test(test_reconnecting_client_resumes),
-        cmocka_unit_test(test_udp_sequence_numbers),
-        cmocka_unit_test(test_large_batches_end_on_aligned_offsets),
+        td_unit_test(test_round_trip_every_transport),
+        td_unit_test(test_untimed_samples_are_stamped),
+        td_unit_test(test_rotation_by_size_and_duration),
+        td_unit_test(test_rotation_by_idle_time),
+        td_unit_test(test_reconnecting_client_resumes),
+        td_unit_test(test_udp_sequence_numbers),
+        td_unit_test(test_large_batches_end_on_aligned_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -484,12 +484,12 @@ int main(void)
 {
     td_require_recd();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_players_in_every_encoding),
-        cmocka_unit_test(test_rotated_parts_start_with_full_state),
-        cmocka_unit_test(test_flush_close_and_stamped_ticks),
-        cmocka_unit_test(test_rotation_by_size),
-        cmocka_unit_test(test_resume_after_idle_carries_the_last_state),
-        cmocka_unit_test(test_pause_in_the_middle_of_a_tick),
+        td_unit_test(test_players_in_every_encoding),
+        td_unit_test(test_rotated_parts_start_with_full_state),
+        td_unit_test(test_flush_close_and_stamped_ticks),
+        td_unit_test(test_rotation_by_size),
+        td_unit_test(test_resume_after_idle_carries_the_last_state),
+        td_unit_test(test_pause_in_the_middle_of_a_tick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

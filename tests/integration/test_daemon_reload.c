@@ -30,7 +30,7 @@ static void write_config(td_daemon *d, const char *listen_extra, bool with_udp, 
 /* Waits until the --print-ports output names a listener starting with prefix. */
 static bool wait_port_line(const td_daemon *d, const char *prefix, char *url, size_t cap)
 {
-    uint64_t deadline = td_now_ms() + 10000;
+    uint64_t deadline = td_deadline(10000);
     while (td_now_ms() < deadline) {
         FILE *f = fopen(d->ports, "r");
         char line[512];
@@ -66,7 +66,7 @@ static bool log_has(const td_daemon *d, const char *text)
 
 static void wait_log(const td_daemon *d, const char *text)
 {
-    uint64_t deadline = td_now_ms() + 10000;
+    uint64_t deadline = td_deadline(10000);
     while (!log_has(d, text)) {
         if (td_now_ms() > deadline) {
             td_dump_log(d);
@@ -128,7 +128,7 @@ static void test_reload_and_retention(void **state)
     make_old_file(&d, "samp-onfoot/old/20200101T000000Z.rec.part.bad", "quarantined");
     make_old_file(&d, "samp-onfoot/old/notes.txt", "not a recording");
     td_files f = td_session_files(&d, "samp-onfoot", "steady");
-    uint64_t deadline = td_now_ms() + 10000;
+    uint64_t deadline = td_deadline(10000);
     while (f.parts == 0 && td_now_ms() < deadline) { /* the first flush creates the .part */
         td_files_free(&f);
         td_sleep_ms(50);
@@ -149,7 +149,7 @@ static void test_reload_and_retention(void **state)
     assert_true(wait_port_line(&d, v6 ? "tcp://[::1]:" : "tcp://127.0.0.2:", added, sizeof added));
     wait_log(&d, "stopped listening on udp://");
     wait_log(&d, "retention: deleted");
-    uint64_t until = td_now_ms() + 10000;
+    uint64_t until = td_deadline(10000);
     while (exists(&d, "recap/old/20200101T000000Z.recap") && td_now_ms() < until)
         td_sleep_ms(25);
     assert_false(exists(&d, "samp-onfoot/old/20200101T000000Z.rec"));
@@ -190,7 +190,7 @@ int main(void)
 {
     td_require_recd();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reload_and_retention),
+        td_unit_test(test_reload_and_retention),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

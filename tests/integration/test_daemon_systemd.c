@@ -12,9 +12,22 @@ typedef struct notify_sock {
     recd_buf seen; /* every message received, '|' separated */
 } notify_sock;
 
-static void notify_open(notify_sock *n, const char *dir)
+static void notify_release(void *obj)
 {
-    memset(n, 0, sizeof n[0]);
+    notify_sock *n = obj;
+    if (n->fd >= 0)
+        close(n->fd);
+    recd_buf_free(&n->seen);
+    free(n);
+}
+
+/* A notify socket in dir, released by td_teardown when the test does not get to notify_release. */
+static notify_sock *notify_open(const char *dir)
+{
+    notify_sock *n = calloc(1, sizeof *n);
+    assert_non_null(n);
+    n->fd = -1;
+    td_hold(n, notify_release);
     snprintf(n->path, sizeof n->path, "%s/notify.sock", dir);
     n->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     assert_true(n->fd >= 0);
@@ -24,12 +37,14 @@ static void notify_open(notify_sock *n, const char *dir)
     assert_true(strlen(n->path) < sizeof a.sun_path);
     strcpy(a.sun_path, n->path);
     assert_int_equal(bind(n->fd, (struct sockaddr *)&a, sizeof a), 0);
+    return n;
 }
 
-/* Waits until a message containing want arrives (messages before it are kept in seen). */
+/* Waits until a message containing want arrives (messages before it are kept in seen);
+ * timeout_ms is a base time, scaled under sanitizers. */
 static bool notify_wait(notify_sock *n, const char *want, unsigned timeout_ms)
 {
-    uint64_t deadline = td_now_ms() + timeout_ms;
+    uint64_t deadline = td_deadline(timeout_ms);
     for (;;) {
         recd_buf_append(&n->seen, "", 1);
         n->seen.len--;
@@ -49,23 +64,6 @@ static bool notify_wait(notify_sock *n, const char *want, unsigned timeout_ms)
     }
 }
 
-static int listening_socket(int type, uint16_t *port)
-{
-    int fd = socket(AF_INET, type, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    if (type == SOCK_STREAM)
-        assert_int_equal(listen(fd, 64), 0);
-    socklen_t len = sizeof a;
-    getsockname(fd, (struct sockaddr *)&a, &len);
-    *port = ntohs(a.sin_port);
-    return fd;
-}
-
 static void test_activation_and_notify(void **state)
 {
     (void)state;
@@ -75,11 +73,10 @@ static void test_activation_and_notify(void **state)
     char yaml[2048];
     snprintf(yaml, sizeof yaml, "listen: []\noutput:\n  root: %s\nmetrics:\n  listen: 127.0.0.1:0\n", d.out);
     td_rewrite_config(&d, yaml);
-    notify_sock n;
-    notify_open(&n, d.dir);
+    notify_sock *n = notify_open(d.dir);
     uint16_t tcp_port, udp_port;
-    int tcp = listening_socket(SOCK_STREAM, &tcp_port);
-    int udp = listening_socket(SOCK_DGRAM, &udp_port);
+    int tcp = td_loopback_socket(SOCK_STREAM, &tcp_port);
+    int udp = td_loopback_socket(SOCK_DGRAM, &udp_port);
 
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -97,22 +94,22 @@ static void test_activation_and_notify(void **state)
         setenv("LISTEN_FDS", "2", 1);
         setenv("LISTEN_PID", pidtext, 1);
         setenv("LISTEN_FDNAMES", "ingest:ingest", 1);
-        setenv("NOTIFY_SOCKET", n.path, 1);
+        setenv("NOTIFY_SOCKET", n->path, 1);
         setenv("WATCHDOG_USEC", "200000", 1);
         setenv("WATCHDOG_PID", pidtext, 1);
         execl(recd, "recd", "--config", d.config, "--print-ports", (char *)NULL);
         _exit(127);
     }
-    d.pid = pid;
+    td_set_pid(&d, pid);
     close(tcp);
     close(udp);
-    if (!notify_wait(&n, "READY=1", TD_START_TIMEOUT_MS)) {
+    if (!notify_wait(n, "READY=1", TD_START_TIMEOUT_MS)) {
         td_dump_log(&d);
-        fail_msg("no READY=1 (got '%.*s')", (int)n.seen.len, (const char *)n.seen.data);
+        fail_msg("no READY=1 (got '%.*s')", (int)n->seen.len, (const char *)n->seen.data);
     }
     /* Watchdog keep-alives every 100 ms. */
-    n.seen.len = 0;
-    assert_true(notify_wait(&n, "WATCHDOG=1|WATCHDOG=1|", 3000));
+    n->seen.len = 0;
+    assert_true(notify_wait(n, "WATCHDOG=1|WATCHDOG=1|", 3000));
     snprintf(d.tcp, sizeof d.tcp, "tcp://127.0.0.1:%u", tcp_port);
     snprintf(d.udp, sizeof d.udp, "udp://127.0.0.1:%u", udp_port);
     td_read_ports(&d); /* metrics address (the listeners are the adopted ones) */
@@ -123,22 +120,22 @@ static void test_activation_and_notify(void **state)
     td_send_rec_session(d.tcp, &a, 1763213398000);
     td_send_rec_session(d.udp, &b, 1763213398000);
 
-    n.seen.len = 0;
+    n->seen.len = 0;
     kill(pid, SIGHUP);
-    assert_true(notify_wait(&n, "RELOADING=1", 10000));
-    assert_non_null(strstr((const char *)n.seen.data, "MONOTONIC_USEC="));
-    assert_true(notify_wait(&n, "READY=1", 10000));
+    assert_true(notify_wait(n, "RELOADING=1", 10000));
+    assert_non_null(strstr((const char *)n->seen.data, "MONOTONIC_USEC="));
+    assert_true(notify_wait(n, "READY=1", 10000));
 
-    n.seen.len = 0;
+    n->seen.len = 0;
     kill(pid, SIGTERM);
-    assert_true(notify_wait(&n, "STOPPING=1", 10000));
+    assert_true(notify_wait(n, "STOPPING=1", 10000));
     assert_int_equal(td_signal_wait(&d, 0), 0);
     td_expect_single_file(&d, "samp-onfoot", "activated-tcp", &a.expect);
     td_expect_single_file(&d, "samp-vehicle", "activated-udp", &b.expect);
     td_rec_session_free(&a);
     td_rec_session_free(&b);
-    close(n.fd);
-    recd_buf_free(&n.seen);
+    td_unhold(n);
+    notify_release(n);
     td_cleanup(&d);
 }
 
@@ -146,7 +143,7 @@ int main(void)
 {
     td_require_recd();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_activation_and_notify),
+        td_unit_test(test_activation_and_notify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

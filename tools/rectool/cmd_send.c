@@ -1,6 +1,7 @@
 /* rectool send: stream recordings to a recd daemon at their original pace (or faster), one session
- * per file, interleaved by time; or produce bounded synthetic load on loopback from librecd's
- * synth generators. Both go through the librecd client. */
+ * per file, interleaved by time, each file decoded by its own reader thread while it is sent; or
+ * produce bounded synthetic load on loopback from librecd's synth generators. Both go through the
+ * librecd client. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -15,14 +16,16 @@
 #include "file_io.h"
 #include "recd/client.h"
 #include "recd/synth.h"
+#include "send_queue.h"
 #include "sniff.h"
 
 #define MAX_SESSIONS 100000ul
+#define MAX_FILES 1024 /* one reader thread each */
 #define MAX_RATE 1000000.0    /* samples per second per session */
 #define MAX_SEND_SECONDS 86400.0
 
 static const char usage[] =
-    "usage: rectool send FILE... --to URL [--session NAME] [--speed max|1|N]\n"
+    "usage: rectool send FILE... --to URL [--session NAME] [--speed max|1|N] [--auth TOKEN]\n"
     "       rectool send --synthetic --format FORMAT --sessions N --rate R --duration DUR\n"
     "                    [--scenario SCENARIO] [--seed S] [--session PREFIX] --to URL\n"
     "\n"
@@ -30,8 +33,11 @@ static const char usage[] =
     "\n"
     "  --to URL             tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH, optionally\n"
     "                       ?encoding=binary|ndjson (default binary)\n"
+    "  --auth TOKEN         the daemon's auth.token, put in every open message (1..255\n"
+    "                       printable ASCII characters, no spaces; 256 with ndjson)\n"
     "\n"
-    "Replaying files (.rec, .recap, JSON lines or CSV, recognised by content):\n"
+    "Replaying files (.rec, .recap, JSON lines or CSV, recognised by content; each file is\n"
+    "checked whole, then decoded as it is sent; at most 1024 files):\n"
     "  --session NAME       session key; with several files NAME-1, NAME-2, ... (default: each\n"
     "                       file's base name without extension, other characters turned into '_')\n"
     "  --speed max|1|N      1 = the recording's own timing (default), N = N times faster (0.5 is\n"
@@ -56,6 +62,7 @@ static const char usage[] =
 
 typedef struct send_args {
     const char *to;
+    const char *auth; /* NULL: open messages go as they are */
     const char *session;
     double speed; /* 0 = max */
     bool synthetic;
@@ -133,15 +140,19 @@ static int connect_to(sender *s, const char *url)
     return RT_EXIT_OK;
 }
 
-/* Closes the connection, reading the server's verdict; a refusal is the exit code's business. */
+/* Closes the connection, reading the server's verdict; a refusal is the exit code's business.
+ * A server that refused the data often resets the connection while we still send: its reply,
+ * not the reset, says what went wrong. */
 static int finish(sender *s, int exit_code)
 {
     char err[1100];
     int rc = recd_client_close(s->client, err, sizeof err);
     if (rc < 0) {
         rt_error("send: %s", err[0] ? err : recd_strerror(rc));
-        if (exit_code == RT_EXIT_OK)
-            exit_code = rc == -EPROTO ? RT_EXIT_INVALID : RT_EXIT_IO;
+        if (rc == -EPROTO)
+            exit_code = RT_EXIT_INVALID;
+        else if (exit_code == RT_EXIT_OK)
+            exit_code = RT_EXIT_IO;
     }
     return exit_code;
 }
@@ -169,15 +180,14 @@ static int summarise(sender *s, int exit_code)
 
 /* ---- replaying files ------------------------------------------------------------------------- */
 
-typedef struct timed_msg {
-    recd_msg m;
-    uint64_t at_ms; /* since the session start, never decreasing within a file */
-} timed_msg;
-
+/* One file: its reader thread decodes it into the queue, the sending loop takes from there. */
 typedef struct track {
     char session[RECD_SESSION_KEY_MAX + 1];
-    timed_msg *v;
-    size_t n, cap, next;
+    const char *path;
+    rt_send_queue q;
+    bool queue_ready, reader_started;
+    pthread_t reader;
+    int code; /* the reader's exit code, valid once the queue is closed */
     uint64_t last_ms, seq;
 } track;
 
@@ -195,37 +205,30 @@ static uint64_t msg_time_ms(const recd_msg *m, uint64_t last)
     return t > last ? t : last;
 }
 
+/* Reader thread: hands one decoded message to the sending loop, waiting while its queue is full. */
 static int collect(void *ctx, const recd_msg *m, char *err, size_t errlen)
 {
     track *t = ctx;
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        timed_msg *v = realloc(t->v, cap * sizeof *v);
-        if (!v) {
-            snprintf(err, errlen, "out of memory");
-            return -ENOMEM;
-        }
-        t->v = v;
-        t->cap = cap;
-    }
-    timed_msg *tm = &t->v[t->n];
-    if (recd_msg_copy(&tm->m, m) < 0) {
+    rt_timed_msg tm;
+    if (recd_msg_copy(&tm.m, m) < 0) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    memcpy(tm->m.session, t->session, sizeof t->session);
-    tm->m.has_seq = true;
-    tm->m.seq = t->seq++;
-    t->last_ms = tm->at_ms = msg_time_ms(m, t->last_ms);
-    t->n++;
-    return 0;
+    memcpy(tm.m.session, t->session, sizeof t->session);
+    tm.m.has_seq = true;
+    tm.m.seq = t->seq++;
+    t->last_ms = tm.at_ms = msg_time_ms(m, t->last_ms);
+    return rt_send_queue_put(&t->q, &tm);
 }
 
-static void track_free(track *t)
+/* The first pass over a text file: every line is checked before anything is sent. */
+static int check_only(void *ctx, const recd_msg *m, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < t->n; i++)
-        recd_msg_free(&t->v[i].m);
-    free(t->v);
+    (void)ctx;
+    (void)m;
+    (void)err;
+    (void)errlen;
+    return 0;
 }
 
 /* Base name without directory and extension, reduced to a valid session key. */
@@ -285,6 +288,7 @@ static void name_tracks(track *tracks, int n, const char *const *paths, const ch
     }
 }
 
+/* Runs on the track's reader thread: decodes the file into the queue. */
 static int load_track(track *t, const char *path)
 {
     rt_input in;
@@ -297,17 +301,24 @@ static int load_track(track *t, const char *path)
     rt_sniffed what;
     rt_sniff(in.data, in.len, &what);
     if (rt_sniffed_recording(&what)) {
+        /* the export checks the whole file before its first message */
         rc = recd_format_export(what.format, in.data, in.len, collect, t, err, sizeof err);
     } else if (what.text == RECD_TEXT_JSONL) {
-        rc = recd_jsonl_read(in.data, in.len, collect, t, err, sizeof err);
+        rc = recd_jsonl_read(in.data, in.len, check_only, t, err, sizeof err);
+        if (rc == 0)
+            rc = recd_jsonl_read(in.data, in.len, collect, t, err, sizeof err);
     } else if (what.text == RECD_TEXT_CSV) {
-        rc = recd_csv_read(in.data, in.len, collect, t, err, sizeof err);
+        rc = recd_csv_read(in.data, in.len, check_only, t, err, sizeof err);
+        if (rc == 0)
+            rc = recd_csv_read(in.data, in.len, collect, t, err, sizeof err);
     } else {
         rt_error("send: %s: %s", path, what.description);
         rt_input_close(&in);
         return RT_EXIT_INVALID;
     }
     rt_input_close(&in);
+    if (rc == -ECANCELED)
+        return RT_EXIT_OK; /* the sending loop stopped and has its own reason */
     if (rc < 0) {
         rt_error("send: %s: %s", path, err[0] ? err : recd_strerror(rc));
         return rc == -ENOMEM ? RT_EXIT_IO : RT_EXIT_INVALID;
@@ -315,46 +326,122 @@ static int load_track(track *t, const char *path)
     return RT_EXIT_OK;
 }
 
-/* The track whose next message is due first (earliest time, then file order). */
-static track *next_due(track *tracks, int n)
+static void *reader_main(void *arg)
+{
+    track *t = arg;
+    t->code = load_track(t, t->path);
+    rt_send_queue_close(&t->q);
+    return NULL;
+}
+
+/* The track whose next message is due first (earliest time, then file order); NULL when all are
+ * done, or when a reader failed (*code says how). Waits for the readers as needed. */
+static track *next_due(track *tracks, int n, int *code)
 {
     track *best = NULL;
+    const rt_timed_msg *best_head = NULL;
     for (int i = 0; i < n; i++) {
         track *t = &tracks[i];
-        if (t->next < t->n && (!best || t->v[t->next].at_ms < best->v[best->next].at_ms))
+        const rt_timed_msg *head = rt_send_queue_peek(&t->q);
+        if (!head && t->code != RT_EXIT_OK) {
+            *code = t->code;
+            return NULL;
+        }
+        if (head && (!best || head->at_ms < best_head->at_ms)) {
             best = t;
+            best_head = head;
+        }
     }
     return best;
 }
 
+/* Replaces the open message's token with the one given on the command line. */
+static int set_auth(recd_msg *m, const char *auth)
+{
+    char *copy = strdup(auth);
+    if (!copy)
+        return -ENOMEM;
+    free(m->open.auth);
+    m->open.auth = copy;
+    return 0;
+}
+
+/* Starts one reader thread per file; the exit code says whether all of them run. */
+static int start_readers(track *tracks, int nfiles, char **files)
+{
+    for (int i = 0; i < nfiles; i++) {
+        track *t = &tracks[i];
+        t->path = files[i];
+        int rc = rt_send_queue_init(&t->q);
+        if (rc == 0) {
+            t->queue_ready = true;
+            rc = -pthread_create(&t->reader, NULL, reader_main, t);
+        }
+        if (rc < 0) {
+            rt_error("send: %s: cannot start its reader: %s", files[i], recd_strerror(rc));
+            return RT_EXIT_IO;
+        }
+        t->reader_started = true;
+    }
+    return RT_EXIT_OK;
+}
+
+static void stop_readers(track *tracks, int nfiles)
+{
+    for (int i = 0; i < nfiles; i++) {
+        if (tracks[i].queue_ready)
+            rt_send_queue_cancel(&tracks[i].q);
+    }
+    for (int i = 0; i < nfiles; i++) {
+        if (tracks[i].reader_started)
+            pthread_join(tracks[i].reader, NULL);
+        if (tracks[i].queue_ready)
+            rt_send_queue_destroy(&tracks[i].q);
+    }
+}
+
 static int replay(const send_args *a, int nfiles, char **files)
 {
+    if (nfiles > MAX_FILES)
+        return rt_usage_error("send", usage, "%d files; at most %d at once", nfiles, MAX_FILES);
     track *tracks = calloc((size_t)nfiles, sizeof *tracks);
     if (!tracks)
         return RT_EXIT_IO;
     name_tracks(tracks, nfiles, (const char *const *)files, a->session);
-    int code = RT_EXIT_OK;
-    for (int i = 0; i < nfiles && code == RT_EXIT_OK; i++)
-        code = load_track(&tracks[i], files[i]);
+    int code = start_readers(tracks, nfiles, files);
+    /* Nothing goes out before every file has passed its checks: a reader's first message (or
+     * its end) comes after them. */
+    for (int i = 0; i < nfiles && code == RT_EXIT_OK; i++) {
+        if (!rt_send_queue_peek(&tracks[i].q))
+            code = tracks[i].code;
+    }
     sender s;
     if (code == RT_EXIT_OK)
         code = connect_to(&s, a->to);
     if (code == RT_EXIT_OK) {
         s.sessions = (unsigned long)nfiles;
         track *t;
-        while (code == RT_EXIT_OK && (t = next_due(tracks, nfiles))) {
-            timed_msg *tm = &t->v[t->next++];
-            int rc = a->speed > 0 ? pace(&s, (double)tm->at_ms / 1000.0 / a->speed) : 0;
+        int reader_code = RT_EXIT_OK;
+        while (code == RT_EXIT_OK && (t = next_due(tracks, nfiles, &reader_code))) {
+            rt_timed_msg tm;
+            rt_send_queue_pop(&t->q, &tm);
+            int rc = 0;
+            if (tm.m.type == RECD_MSG_OPEN && a->auth)
+                rc = set_auth(&tm.m, a->auth);
+            if (rc == 0 && a->speed > 0)
+                rc = pace(&s, (double)tm.at_ms / 1000.0 / a->speed);
             if (rc == 0)
-                rc = send_msg(&s, &tm->m);
+                rc = send_msg(&s, &tm.m);
+            recd_msg_free(&tm.m);
             if (rc < 0)
                 code = send_failed(rc);
         }
+        if (code == RT_EXIT_OK)
+            code = reader_code;
         code = summarise(&s, code);
         code = finish(&s, code);
     }
-    for (int i = 0; i < nfiles; i++)
-        track_free(&tracks[i]);
+    stop_readers(tracks, nfiles);
     free(tracks);
     return code;
 }
@@ -415,6 +502,8 @@ static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned
     memcpy(m.session, ss->session, sizeof m.session);
     m.has_seq = true;
     m.seq = ss->seq++;
+    if (rc == 0 && a->auth)
+        rc = set_auth(&m, a->auth);
     if (rc == 0)
         rc = send_msg(s, &m);
     recd_msg_free(&m);
@@ -554,6 +643,24 @@ static bool session_name_ok(const char *name, bool numbered)
     return recd_session_key_valid(name, n) && (!numbered || n <= RECD_SESSION_KEY_MAX - 7);
 }
 
+/* The token as the wire carries it: printable ASCII without spaces, at most 255 bytes in the
+ * binary encoding (a one-byte length) and RECD_AUTH_TOKEN_MAX in NDJSON. -1 when it will do. */
+static int check_auth(const char *token, const char *url)
+{
+    size_t n = strlen(token);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)token[i] <= 0x20 || (unsigned char)token[i] >= 0x7F)
+            return rt_usage_error("send", usage, "--auth: the token must be printable ASCII "
+                                  "without spaces (character %zu is not)", i + 1);
+    recd_wire_url u;
+    bool ndjson = recd_wire_url_parse(url, &u, NULL, 0) == 0 && u.encoding == RECD_WIRE_NDJSON;
+    size_t max = ndjson ? RECD_AUTH_TOKEN_MAX : 255;
+    if (n == 0 || n > max)
+        return rt_usage_error("send", usage, "--auth: the token has %zu characters; 1..%zu%s", n,
+                              max, ndjson ? "" : " in the binary encoding");
+    return -1;
+}
+
 /* Fills a from argv; returns -1 to go on, or the exit code to return now. */
 static int parse_args(int argc, char **argv, send_args *a)
 {
@@ -563,17 +670,20 @@ static int parse_args(int argc, char **argv, send_args *a)
         {"format", required_argument, NULL, 'f'},    {"scenario", required_argument, NULL, 'c'},
         {"sessions", required_argument, NULL, 'N'},  {"rate", required_argument, NULL, 'r'},
         {"duration", required_argument, NULL, 'd'},  {"seed", required_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+        {"auth", required_argument, NULL, 'a'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->speed = 1;
     a->p.scenario = RECD_SYNTH_SCENARIO_MIXED;
     a->p.seed = 1;
     double v;
+    int code;
     rt_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 't': a->to = optarg; break;
+        case 'a': a->auth = optarg; break;
         case 'n': a->session = optarg; break;
         case 'x':
             if (strcmp(optarg, "max") == 0)
@@ -621,6 +731,8 @@ static int parse_args(int argc, char **argv, send_args *a)
     }
     if (!a->to)
         return rt_usage_error("send", usage, "--to URL is required");
+    if (a->auth && (code = check_auth(a->auth, a->to)) >= 0)
+        return code;
     if (a->session && !session_name_ok(a->session, a->synthetic || argc - optind > 1))
         return rt_usage_error("send", usage,
                               "bad --session '%s' (A-Z a-z 0-9 . _ -, not starting with '.', "

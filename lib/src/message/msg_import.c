@@ -25,6 +25,8 @@ typedef struct recap_import {
     uint64_t last_fed;
     bool has_close_end;
     int64_t close_end;
+    bool started;        /* first_tick is known */
+    uint64_t first_tick; /* the message tick that becomes file tick 0 */
 } recap_import;
 
 typedef struct rec_import {
@@ -189,6 +191,25 @@ static int recap_feed(recd_importer *im, char *err, size_t errlen)
     return 0;
 }
 
+/* The open's frame_count, when it promises one (0 means "not finalized" and promises nothing). */
+static uint32_t recap_declared_frames(const recap_import *ri)
+{
+    return ri->open->has_frame_count ? ri->open->header.frame_count : 0;
+}
+
+/* Refuses, at the message that does it, a tick count running past the open's frame_count:
+ * `frames` file ticks would be recorded. */
+static int recap_check_frames(const recap_import *ri, const char *what, uint64_t tick,
+                              uint64_t frames, char *err, size_t errlen)
+{
+    uint32_t declared = recap_declared_frames(ri);
+    if (declared == 0 || frames <= declared)
+        return 0;
+    msg_err(err, errlen, "%s: %llu makes %llu ticks, but open.recap.frame_count is %u", what,
+            (unsigned long long)tick, (unsigned long long)frames, declared);
+    return -EBADMSG;
+}
+
 /* Moves the pending tick on to `tick`, feeding the previous one when the tick changes. */
 static int recap_at_tick(recd_importer *im, const char *what, uint64_t tick, char *err, size_t errlen)
 {
@@ -201,7 +222,15 @@ static int recap_at_tick(recd_importer *im, const char *what, uint64_t tick, cha
                 (unsigned long long)tick, (unsigned long long)last);
         return -EBADMSG;
     }
-    int rc = recap_feed(im, err, errlen);
+    if (!ri->started) {
+        ri->started = true;
+        ri->first_tick = tick;
+    }
+    char field[32];
+    snprintf(field, sizeof field, "%s.tick", what);
+    int rc = recap_check_frames(ri, field, tick, tick - ri->first_tick + 1, err, errlen);
+    if (rc == 0)
+        rc = recap_feed(im, err, errlen);
     if (rc < 0)
         return rc;
     ri->have_pending = true;
@@ -271,6 +300,10 @@ static int recap_flush(recd_importer *im, const recd_msg *m, char *err, size_t e
                     (unsigned long long)m->flush.end_tick, (unsigned long long)ri->last_fed);
             return -EBADMSG;
         }
+        rc = recap_check_frames(ri, "flush.end_tick", m->flush.end_tick,
+                                m->flush.end_tick - ri->first_tick, err, errlen);
+        if (rc < 0)
+            return rc;
         rc = recd_recap_encoder_flush_at(ri->enc, m->flush.end_tick);
         if (rc == 0)
             ri->last_fed = m->flush.end_tick - 1; /* the skipped ticks are now recorded */
@@ -298,6 +331,19 @@ static int recap_finish(recd_importer *im, char *err, size_t errlen)
         return rc;
     }
     const recd_recap_header *h = &ri->open->header;
+    uint32_t declared = recap_declared_frames(ri);
+    if (declared != 0 && declared != info.frame_count) {
+        /* Writing it would give a file that verify rejects (frame-count-mismatch). */
+        msg_err(err, errlen, "open.recap.frame_count: %u, but the messages hold %llu ticks (leave "
+                "frame_count out to have it counted)", declared,
+                (unsigned long long)info.frame_count);
+        return -EBADMSG;
+    }
+    if (info.frame_count > UINT32_MAX) {
+        msg_err(err, errlen, "%llu ticks do not fit the header's frame count",
+                (unsigned long long)info.frame_count);
+        return -EBADMSG;
+    }
     uint32_t frames = ri->open->has_frame_count ? h->frame_count : (uint32_t)info.frame_count;
     int64_t end = ri->has_close_end ? ri->close_end
                   : ri->open->has_end_time ? h->end_ms

@@ -1,6 +1,6 @@
 /* .recap repair: keep the header and every complete, valid gzip member, then rewrite the header's
  * frame count and end timestamp from the ticks those members hold (a crashed writer leaves 0 or
- * stale values there). */
+ * stale values there); a complete, finalized file keeps its end timestamp. */
 #include "formats/recap/recap_format.h"
 
 #include <errno.h>
@@ -37,8 +37,12 @@ int recd_recap__repair(const uint8_t *buf, size_t len, recd_repair_result *r)
     size_t keep = (size_t)res.valid_end;
     if ((rc = recd_buf_append(&r->out, buf, keep)) < 0)
         return rc;
-    /* Wrapping sum: a hostile start time must not become signed overflow. */
-    int64_t end_ms = (int64_t)((uint64_t)res.header.start_ms + res.ticks * RECD_RECAP_TICK_MS);
+    /* A complete file whose frame count is right was finalized: its end time may come from the
+     * recorder (close.end_time) and is kept. Otherwise it is start + ticks x 50 ms, a wrapping sum
+     * so that a hostile start time does not become signed overflow. */
+    bool finalized = keep == len && res.header.frame_count == (uint32_t)res.ticks && res.ticks > 0;
+    int64_t end_ms = finalized ? res.header.end_ms
+                               : (int64_t)((uint64_t)res.header.start_ms + res.ticks * RECD_RECAP_TICK_MS);
     rc = recd_recap_header_patch(r->out.data, (size_t)res.data_offset, (uint32_t)res.ticks, end_ms);
     if (rc < 0) {
         snprintf(r->detail, sizeof r->detail, "cannot patch the header: %s", recd_strerror(rc));

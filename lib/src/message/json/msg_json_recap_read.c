@@ -2,6 +2,7 @@
  * Events are read generically from the tag table in recap.h; every key, type, range and length is
  * checked and errors name the field path ("inventory[2].count: 300 does not fit u8"). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -557,6 +558,13 @@ int msg_recap_open_from_json(const json_t *o, recd_msg_recap_open **out, char *e
         h.weather = (int32_t)v;
     if (ok && (j = json_object_get(o, "time_of_day")))
         ok = get_int(&r, j, "time_of_day", INT64_MIN, INT64_MAX, &h.time_of_day);
+    /* A version-1 header has no place for these: writing it would drop them without a word. */
+    if (ok && h.version < 2 && h.weather != 0)
+        ok = fail(&r, "weather", "%" PRId32 ", but a version %u header has no weather (use 0 or "
+                  "version 2+)", h.weather, (unsigned)h.version);
+    if (ok && h.version < 2 && h.time_of_day != 0)
+        ok = fail(&r, "time_of_day", "%" PRId64 ", but a version %u header has no time of day "
+                  "(use 0 or version 2+)", h.time_of_day, (unsigned)h.version);
     ok = ok && get_encoder(&r, o, &h);
     if (ok && (j = json_object_get(o, "extensions")))
         ok = get_base64(&r, j, "extensions", TEXT_MAX, &h.ext_unknown);
