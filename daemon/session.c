@@ -1,6 +1,7 @@
 /* Sessions: the registry entry points (open, samples, flush, close), buffering and flushing by
- * time and size, parts and their rotation, the writer hand-off, and the session lifecycle. The
- * format-specific encoding lives in session_rec.c and session_recap.c. */
+ * time and size, parts and their rotation, the writer hand-off, and the session lifecycle. What
+ * a format does its own way goes through the session's format table (s->ops, session.h); the
+ * binary frames' .rec samples go straight to session_rec_block(). */
 #include "session.h"
 
 #include <errno.h>
@@ -12,6 +13,8 @@
 #include "log.h"
 #include "recd/path_template.h"
 #include "server.h"
+#include "session_formats.h"
+#include "session_rec.h"
 
 static void on_written(void *ctx, const writer_result *r);
 
@@ -110,17 +113,15 @@ static void kick(recd_session *s)
 static void flush(recd_session *s, bool for_size)
 {
     uint64_t now = server_now_ms(s->srv);
-    if (s->recap)
-        session_recap_flush(s, false, now);
+    if (s->ops->flush)
+        s->ops->flush(s, now);
     if (for_size)
         writer_seal_aligned(&s->srv->writer, &s->queue);
     else
         writer_seal(&s->queue);
     s->last_flush_ms = now;
-    /* A Recap tick still being collected keeps the clock of its first message; carried bytes are
-     * the newest. */
-    s->pending_since_ms =
-        s->recap ? session_recap_group_since(s->recap, s->srv->cfg.flush.interval_ms) : 0;
+    /* What the format still holds keeps its own clock; carried bytes are the newest. */
+    s->pending_since_ms = s->ops->pending_since ? s->ops->pending_since(s) : 0;
     if (writer_open_bytes(&s->queue))
         session_note_pending(s, now);
     kick(s);
@@ -131,8 +132,8 @@ void session_flush(recd_session *s) { flush(s, false); }
 void session_maybe_flush(recd_session *s)
 {
     uint64_t pending = writer_open_bytes(&s->queue);
-    if (s->recap)
-        pending += session_recap_encoder_bytes(s->recap);
+    if (s->ops->encoder_bytes)
+        pending += s->ops->encoder_bytes(s);
     if (pending >= s->srv->cfg.flush.buffer_size)
         flush(s, true);
 }
@@ -165,14 +166,15 @@ int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level)
     return 0;
 }
 
-/* Bytes the current part will hold once everything queued for it is written. A .rec part gets
- * exactly what was queued; a Recap part is still to be compressed, so this session's ratio so far
- * is assumed (1:2 before its first member). */
+/* Bytes the current part will hold once everything queued for it is written. A plain part gets
+ * exactly what was queued; a packed one (Recap) is still to be compressed, so this session's
+ * ratio so far is assumed (1:2 before its first member). */
 static uint64_t expected_part_size(const recd_session *s)
 {
-    if (!s->recap)
+    if (!s->ops->packed)
         return s->part_written + s->part_pending;
-    double pending = (double)(s->part_pending + session_recap_encoder_bytes(s->recap));
+    uint64_t held = s->ops->encoder_bytes ? s->ops->encoder_bytes(s) : 0;
+    double pending = (double)(s->part_pending + held);
     pending *= s->packed_in ? (double)s->packed_out / (double)s->packed_in : 0.5;
     return s->part_written + (uint64_t)pending;
 }
@@ -207,10 +209,13 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len)
 /* Ends the current part in the format's way (Recap: last member, header patch). */
 static void end_format_part(recd_session *s, bool session_end)
 {
-    if (s->recap)
-        session_recap_end_part(s, session_end);
-    else
-        session_rec_end_part(s);
+    s->ops->end_part(s, session_end);
+}
+
+static void free_format(recd_session *s)
+{
+    if (s->ops->free)
+        s->ops->free(s);
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------------- */
@@ -230,7 +235,7 @@ static void destroy(recd_session *s)
     }
     session_account(s, -(int64_t)s->buffered);
     writer_queue_discard(&s->queue);
-    session_recap_free(s->recap);
+    free_format(s);
     free(s);
     srv->live_sessions--;
     server_session_gone(srv);
@@ -263,8 +268,8 @@ static void go_dormant(recd_session *s, uint64_t now_ms)
     kick(s);
     s->dormant = true;
     s->dormant_since_ms = now_ms;
-    if (s->recap)
-        session_recap_idle(s);
+    if (s->ops->idle)
+        s->ops->idle(s);
 }
 
 void session_tick(recd_session *s, uint64_t now_ms)
@@ -277,13 +282,13 @@ void session_tick(recd_session *s, uint64_t now_ms)
             session_close(s, "forgotten after being idle");
         return;
     }
-    bool pending = s->pending_since_ms != 0 || (s->recap && session_recap_has_pending(s->recap));
+    bool pending = s->pending_since_ms != 0 || (s->ops->pending && s->ops->pending(s));
     if (pending && s->pending_since_ms && now_ms - s->pending_since_ms >= cfg->flush.interval_ms)
         session_flush(s);
     else if (pending && !s->pending_since_ms)
         session_note_pending(s, now_ms);
-    if (s->recap && !pending && now_ms - s->last_input_ms >= cfg->flush.interval_ms)
-        session_recap_idle(s);
+    if (s->ops->idle && !pending && now_ms - s->last_input_ms >= cfg->flush.interval_ms)
+        s->ops->idle(s);
     if (cfg->rotation.idle_timeout_ms && now_ms - s->last_input_ms >= cfg->rotation.idle_timeout_ms)
         go_dormant(s, now_ms);
 }
@@ -319,12 +324,14 @@ static void on_written(void *ctx, const writer_result *r)
 
 /* ---- dispatch -------------------------------------------------------------------------------- */
 
-static recd_session *session_new(recd_server *srv, const recd_msg *m, uint64_t now_ms)
+static recd_session *session_new(recd_server *srv, const recd_msg *m, const session_format *ops,
+                                 uint64_t now_ms)
 {
     recd_session *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->srv = srv;
+    s->ops = ops;
     memcpy(s->key, m->session, sizeof s->key);
     s->key[RECD_SESSION_KEY_MAX] = 0;
     s->key_len = (uint8_t)strlen(s->key);
@@ -344,7 +351,8 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
     if (cfg->auth.token && (!m->open.auth || strcmp(m->open.auth, cfg->auth.token) != 0))
         return session_refuse(in, RECD_M_AUTH, why, whylen, "open of session '%s': %s auth token", m->session,
                       m->open.auth ? "wrong" : "missing");
-    if (m->format == RECD_MSG_FMT_NONE)
+    const session_format *ops = session_format_for(m->format);
+    if (!ops)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "open of session '%s' without a format",
                       m->session);
     recd_session *s = session_table_get(&srv->table, m->session);
@@ -361,15 +369,15 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
         return session_refuse(in, RECD_M_OTHER, why, whylen,
                       "open of session '%s' refused: %u sessions are open (limits.max_sessions)",
                       m->session, cfg->limits.max_sessions);
-    s = session_new(srv, m, now_ms);
+    s = session_new(srv, m, ops, now_ms);
     if (!s)
         return -ENOMEM;
     if (in->datagram && m->has_seq) {
         s->have_seq = true;
         s->last_seq = m->seq;
     }
-    if (m->format == RECD_MSG_FMT_RECAP) {
-        int rc = session_recap_open(s, m, why, whylen);
+    if (ops->open) {
+        int rc = ops->open(s, m, why, whylen);
         if (rc < 0) {
             free(s);
             if (rc == -ENOMEM)
@@ -378,7 +386,7 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
         }
     }
     if (session_table_put(&srv->table, s) < 0) {
-        session_recap_free(s->recap);
+        free_format(s);
         free(s);
         return -ENOMEM;
     }
@@ -465,15 +473,13 @@ static int sample_taken(session_input *in, recd_session *s, int rc)
 static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m,
                            const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
 {
-    bool is_recap = s->format == RECD_MSG_FMT_RECAP;
-    if (m->type == RECD_MSG_EVENT && !is_recap)
+    if (m->type == RECD_MSG_EVENT && !s->ops->events)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "event for session '%s': %s sessions have no events",
                       s->key, recd_msg_format_name(s->format));
     int rc = admit_sample(in, s, m->type == RECD_MSG_STATE, m->format, now_ms, why, whylen);
     if (rc <= 0)
         return rc;
-    rc = is_recap ? session_recap_msg(s, in, m, meta, now_ms, why, whylen)
-                  : session_rec_state(s, in, m, meta->has_time, now_ms, why, whylen);
+    rc = s->ops->sample(s, in, m, meta, now_ms, why, whylen);
     return sample_taken(in, s, rc);
 }
 
@@ -531,17 +537,14 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
     case RECD_MSG_EVENT: return dispatch_sample(in, s, m, meta, now_ms, why, whylen);
     case RECD_MSG_FLUSH:
         s->last_input_ms = now_ms;
-        if (s->recap) {
-            int rc = session_recap_flush_at(s, m, why, whylen);
-            if (rc < 0)
-                return refuse_as(in, RECD_M_SCHEMA);
-        }
+        if (s->ops->flush_message && s->ops->flush_message(s, m, why, whylen) < 0)
+            return refuse_as(in, RECD_M_SCHEMA);
         session_flush(s);
         in->accepted = true;
         return 0;
     case RECD_MSG_CLOSE:
-        if (s->recap && m->close.has_end_time)
-            session_recap_close_time(s, m->close.end_time_ms);
+        if (s->ops->close_message)
+            s->ops->close_message(s, m);
         session_close(s, "close message");
         in->accepted = true;
         return 0;

@@ -18,7 +18,7 @@
 
 typedef struct recd_server recd_server;
 struct sockaddr;
-typedef struct session_recap session_recap;
+typedef struct session_format session_format;
 
 typedef struct recd_session {
     /* First the fields every sample touches, packed into as few cache lines as possible: with
@@ -59,8 +59,9 @@ typedef struct recd_session {
     bool have_seq; /* UDP: highest sequence number seen */
     uint64_t last_seq;
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
-    uint64_t packed_in, packed_out; /* Recap members compressed so far: the ratio to expect */
-    session_recap *recap; /* recap only */
+    uint64_t packed_in, packed_out; /* members compressed so far: the ratio to expect */
+    void *format_data;          /* the format's own state (session_recap.c), or NULL */
+    const session_format *ops;  /* what the session does in its format's way */
 } recd_session;
 
 /* Accepted input not yet added to the metrics: published once per read, not per message. */
@@ -131,31 +132,30 @@ void session_maybe_flush(recd_session *s);            /* flush when over flush.b
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms);
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
 
-/* .rec (session_rec.c) */
-int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
-                      uint64_t now_ms, char *why, size_t whylen);
-/* A checked block of the session's type, given as its time (used when has_time, else the
- * arrival is stamped) and the fields after it. 0 (also when the sample was dropped and logged)
- * or -ENOMEM. */
-int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
-                      const uint8_t *fields, uint64_t now_ms);
-void session_rec_end_part(recd_session *s);
-
-/* Recap (session_recap.c) */
-int session_recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen);
-/* A state or event for the session's current tick group. Takes m's contents (meta->movable)
- * instead of copying them when it keeps the message. */
-int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m,
-                      const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen);
-void session_recap_flush(recd_session *s, bool end_of_part, uint64_t now_ms);
-int session_recap_flush_at(recd_session *s, const recd_msg *m, char *why, size_t whylen);
-void session_recap_close_time(recd_session *s, int64_t end_ms);
-void session_recap_end_part(recd_session *s, bool session_end); /* session_end: close end_time */
-void session_recap_free(session_recap *r);
-void session_recap_idle(recd_session *s); /* no input for a while: keep less in memory */
-bool session_recap_has_pending(const session_recap *r);
-/* The clock flush.interval counts from for the open tick (see session_recap.c), or 0. */
-uint64_t session_recap_group_since(const session_recap *r, uint64_t interval_ms);
-uint64_t session_recap_encoder_bytes(const session_recap *r); /* estimate, for rotation by size */
+/* A format's part of a session: one table per output format (session_rec.c, session_recap.c),
+ * found by session_format_for() (session_formats.c). session.c calls through it and never asks
+ * which format a session has. An entry left NULL means the format has nothing to do there (the
+ * checks keep the .rec sample path free of indirect calls). */
+struct session_format {
+    bool events; /* takes event messages */
+    bool packed; /* the writer compresses its bytes: a part's size is estimated from the ratio */
+    /* The open message (a new session): keeps what the format needs of it. 0, -ENOMEM, or
+     * -EBADMSG with why. */
+    int (*open)(recd_session *s, const recd_msg *open, char *why, size_t whylen);
+    /* A decoded state or event. 0 (also when dropped and logged), or a refusal / -ENOMEM. */
+    int (*sample)(recd_session *s, session_input *in, const recd_msg *m,
+                  const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen);
+    /* A flush message, before the session flushes. 0 or -EBADMSG with why. */
+    int (*flush_message)(recd_session *s, const recd_msg *m, char *why, size_t whylen);
+    void (*close_message)(recd_session *s, const recd_msg *m); /* before the session closes */
+    void (*flush)(recd_session *s, uint64_t now_ms); /* moves what it holds into the batch */
+    /* After a flush: the clock flush.interval counts from for what it still holds, or 0. */
+    uint64_t (*pending_since)(const recd_session *s);
+    uint64_t (*encoder_bytes)(const recd_session *s); /* held outside the batch, estimated */
+    bool (*pending)(const recd_session *s);           /* holds input not yet in the batch */
+    void (*idle)(recd_session *s);                    /* no input for a while: keep less */
+    void (*end_part)(recd_session *s, bool session_end); /* required */
+    void (*free)(recd_session *s);
+};
 
 #endif

@@ -7,9 +7,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "session_rec.h"
+
 #include "log.h"
 #include "server.h"
-#include "session.h"
 
 static void put_le32(uint8_t *b, uint32_t t)
 {
@@ -44,6 +45,14 @@ static int start_part(recd_session *s, uint32_t t)
     return 0;
 }
 
+/* A .rec part holds whole blocks only: ending it needs no header patch. */
+static void end_part(recd_session *s, bool session_end)
+{
+    (void)session_end;
+    if (s->part)
+        session_end_part(s, NULL, 0);
+}
+
 int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                       const uint8_t *fields, uint64_t now_ms)
 {
@@ -63,7 +72,7 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
     size_t len = foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
     int rc;
     if (s->part && session_should_rotate(s, len, t - s->rec_part_first))
-        session_rec_end_part(s);
+        end_part(s, false);
     if (!s->part && (rc = start_part(s, t)) < 0) {
         if (rc == -ENOMEM)
             return rc;
@@ -92,8 +101,9 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
     return 0;
 }
 
-int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, bool has_time,
-                      uint64_t now_ms, char *why, size_t whylen)
+/* A decoded state (NDJSON): checked and encoded, then written as a block. */
+static int rec_state(recd_session *s, session_input *in, const recd_msg *m,
+                     const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
 {
     uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
     bool onfoot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
@@ -108,11 +118,10 @@ int session_rec_state(recd_session *s, session_input *in, const recd_msg *m, boo
     else
         recd_rec_vehicle_encode(&m->vehicle, block);
     uint32_t t = onfoot ? m->onfoot.time_ms : m->vehicle.time_ms;
-    return session_rec_block(s, in, t, has_time, block + 4, now_ms);
+    return session_rec_block(s, in, t, meta->has_time, block + 4, now_ms);
 }
 
-void session_rec_end_part(recd_session *s)
-{
-    if (s->part)
-        session_end_part(s, NULL, 0);
-}
+const session_format session_rec_format = {
+    .sample = rec_state,
+    .end_part = end_part,
+};

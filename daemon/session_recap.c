@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session_recap.h"
+
 #include "log.h"
 #include "server.h"
-#include "session.h"
 
-struct session_recap {
+typedef struct session_recap {
     recd_msg open;           /* deep copy of the open message: the header of every part */
     recd_recap_encoder *enc; /* the current part's encoder; NULL between parts */
     /* How the current part's header was written: it is encoded again, patched, when the part ends
@@ -40,11 +41,13 @@ struct session_recap {
     bool has_close_end;
     int64_t close_end_ms;
     recd_buf member; /* scratch for a taken member */
-};
+} session_recap;
+
+static session_recap *recap_of(const recd_session *s) { return s->format_data; }
 
 static int recap_sink(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }
 
-int session_recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
+static int recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
 {
     if (!open->open.recap) {
         snprintf(why, whylen, "open of recap session '%s' without its header", s->key);
@@ -61,7 +64,7 @@ int session_recap_open(recd_session *s, const recd_msg *open, char *why, size_t 
     const recd_msg_recap_open *ro = r->open.open.recap;
     if (ro->has_start_time)
         s->start_epoch_ms = ro->header.start_ms;
-    s->recap = r;
+    s->format_data = r;
     return 0;
 }
 
@@ -79,8 +82,10 @@ static void group_clear(session_recap *r)
     r->have_group = false;
 }
 
-void session_recap_free(session_recap *r)
+static void recap_free(recd_session *s)
 {
+    session_recap *r = recap_of(s);
+    s->format_data = NULL;
     if (!r)
         return;
     group_clear(r);
@@ -92,18 +97,19 @@ void session_recap_free(session_recap *r)
     free(r);
 }
 
-bool session_recap_has_pending(const session_recap *r)
+static bool recap_pending(const recd_session *s)
 {
+    const session_recap *r = recap_of(s);
     return r->have_group || r->estimate > 0;
 }
 
-uint64_t session_recap_encoder_bytes(const session_recap *r) { return r->estimate; }
+static uint64_t recap_encoder_bytes(const recd_session *s) { return recap_of(s)->estimate; }
 
 /* A tick still being collected is written once no message has joined it for a whole interval,
  * or once it has been open for two: a client that pauses in the middle of a tick for less than an
  * interval keeps its tick whole, and none stays unwritten for long. The returned clock is the one
  * flush.interval counts from for that rule. */
-uint64_t session_recap_group_since(const session_recap *r, uint64_t interval_ms)
+static uint64_t group_since(const session_recap *r, uint64_t interval_ms)
 {
     if (!r->have_group)
         return 0;
@@ -115,7 +121,7 @@ uint64_t session_recap_group_since(const session_recap *r, uint64_t interval_ms)
 /* The encoder's open member counts as buffered bytes of the session. */
 static void update_estimate(recd_session *s)
 {
-    session_recap *r = s->recap;
+    session_recap *r = recap_of(s);
     uint64_t est = r->enc ? recd_recap_encoder_pending(r->enc) : 0;
     session_account(s, (int64_t)est - (int64_t)r->estimate);
     r->estimate = est;
@@ -124,7 +130,7 @@ static void update_estimate(recd_session *s)
 /* Ends the current gzip member: its uncompressed bytes go to the writer, which compresses them. */
 static void take_member(recd_session *s)
 {
-    session_recap *r = s->recap;
+    session_recap *r = recap_of(s);
     if (!r->enc)
         return;
     r->member.len = 0;
@@ -159,7 +165,7 @@ static recd_recap_header part_header(const session_recap *r)
 
 static int start_part(recd_session *s, uint64_t tick)
 {
-    session_recap *r = s->recap;
+    session_recap *r = recap_of(s);
     const recd_config *cfg = &s->srv->cfg;
     if (!r->started) {
         r->started = true;
@@ -195,7 +201,7 @@ static int start_part(recd_session *s, uint64_t tick)
 /* Keeps the reader's state at the end of the part, to open the next one with. */
 static void keep_carry(recd_session *s)
 {
-    session_recap *r = s->recap;
+    session_recap *r = recap_of(s);
     recd_buf_free(&r->carry);
     recd_recap_state st;
     if (recd_recap_encoder_state(r->enc, &st) < 0)
@@ -237,7 +243,7 @@ static uint8_t *patched_header(session_recap *r, const recd_recap_finish_info *i
 /* Closes the current part: last member, then finish and the header patch. */
 static void end_part(recd_session *s, bool session_end)
 {
-    session_recap *r = s->recap;
+    session_recap *r = recap_of(s);
     if (!r->enc) {
         session_end_part(s, NULL, 0);
         return;
@@ -283,7 +289,7 @@ static int take_state(void *ctx, const recd_msg *m, const recd_wire_meta *meta, 
 /* The state carried over from the last part, unpacked into *out; NULL when there is none. */
 static const recd_recap_state *carried_state(recd_session *s, recd_msg *out)
 {
-    session_recap *r = s->recap;
+    session_recap *r = recap_of(s);
     if (!r->carry.len)
         return NULL;
     recd_wire_decoder_config dc = {.encoding = RECD_WIRE_BINARY,
@@ -299,9 +305,9 @@ static const recd_recap_state *carried_state(recd_session *s, recd_msg *out)
     return out->type == RECD_MSG_STATE ? &out->recap_state->state : NULL;
 }
 
-void session_recap_idle(recd_session *s)
+static void recap_idle(recd_session *s)
 {
-    session_recap *r = s->recap;
+    session_recap *r = recap_of(s);
     if (r->enc)
         recd_recap_encoder_trim(r->enc);
     recd_buf_free(&r->member);
@@ -315,7 +321,7 @@ void session_recap_idle(recd_session *s)
 /* Gives the collected tick to the encoder, rotating first when the part is full or long. */
 static void feed_group(recd_session *s)
 {
-    session_recap *r = s->recap;
+    session_recap *r = recap_of(s);
     if (!r->have_group)
         return;
     uint64_t tick = r->group_tick;
@@ -376,7 +382,7 @@ static int keep(recd_msg *dst, const recd_msg *m, recd_msg *movable)
 static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, recd_msg *movable,
                         char *why, size_t whylen)
 {
-    session_recap *r = s->recap;
+    session_recap *r = recap_of(s);
     if (m->type == RECD_MSG_STATE) {
         if (r->state.type == RECD_MSG_STATE) {
             if (!r->group_stamped)
@@ -401,10 +407,10 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, r
     return rc;
 }
 
-int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m,
-                      const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
+static int recap_msg(recd_session *s, session_input *in, const recd_msg *m,
+                     const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
 {
-    session_recap *r = s->recap;
+    session_recap *r = recap_of(s);
     bool has_time = meta->has_time;
     bool is_state = m->type == RECD_MSG_STATE;
     if (!is_state) {
@@ -455,20 +461,26 @@ int session_recap_msg(recd_session *s, session_input *in, const recd_msg *m,
     return 0;
 }
 
-void session_recap_flush(recd_session *s, bool end_of_part, uint64_t now_ms)
+static void recap_flush(recd_session *s, uint64_t now_ms)
 {
-    session_recap *r = s->recap;
-    /* A tick still being collected is written by the rule of session_recap_group_since(), so the
-     * rest of it (sent in the same burst) is not split off by a timer. */
+    session_recap *r = recap_of(s);
+    /* A tick still being collected is written by the rule of group_since(), so the rest of it
+     * (sent in the same burst) is not split off by a timer. */
     uint64_t interval = s->srv->cfg.flush.interval_ms;
-    if (r->have_group && (end_of_part || now_ms - session_recap_group_since(r, interval) >= interval))
+    if (r->have_group && now_ms - group_since(r, interval) >= interval)
         feed_group(s);
     take_member(s);
 }
 
-int session_recap_flush_at(recd_session *s, const recd_msg *m, char *why, size_t whylen)
+/* A tick still being collected keeps the clock of its first message. */
+static uint64_t recap_pending_since(const recd_session *s)
 {
-    session_recap *r = s->recap;
+    return group_since(recap_of(s), s->srv->cfg.flush.interval_ms);
+}
+
+static int recap_flush_message(recd_session *s, const recd_msg *m, char *why, size_t whylen)
+{
+    session_recap *r = recap_of(s);
     feed_group(s);
     if (!m->flush.has_end_tick || !r->started)
         return 0;
@@ -490,14 +502,33 @@ int session_recap_flush_at(recd_session *s, const recd_msg *m, char *why, size_t
     return 0;
 }
 
-void session_recap_close_time(recd_session *s, int64_t end_ms)
+static void recap_close_message(recd_session *s, const recd_msg *m)
 {
-    s->recap->has_close_end = true;
-    s->recap->close_end_ms = end_ms;
+    session_recap *r = recap_of(s);
+    if (!m->close.has_end_time)
+        return;
+    r->has_close_end = true;
+    r->close_end_ms = m->close.end_time_ms;
 }
 
-void session_recap_end_part(recd_session *s, bool session_end)
+static void recap_end_part(recd_session *s, bool session_end)
 {
     feed_group(s);
     end_part(s, session_end);
 }
+
+const session_format session_recap_format = {
+    .events = true,
+    .packed = true,
+    .open = recap_open,
+    .sample = recap_msg,
+    .flush_message = recap_flush_message,
+    .close_message = recap_close_message,
+    .flush = recap_flush,
+    .pending_since = recap_pending_since,
+    .encoder_bytes = recap_encoder_bytes,
+    .pending = recap_pending,
+    .idle = recap_idle,
+    .end_part = recap_end_part,
+    .free = recap_free,
+};
