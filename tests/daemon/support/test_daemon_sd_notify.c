@@ -12,7 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sd_notify.h"
+#include "support/sd_notify.h"
 
 /* A bound datagram socket standing in for systemd. */
 static int notify_listener(const char *name, int abstract)

@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "listener.h"
-#include "log.h"
+#include "ingest/listener.h"
+#include "support/log.h"
 #include "recd/recovery.h"
-#include "sd_notify.h"
-#include "session.h"
+#include "support/sd_notify.h"
+#include "record/session.h"
 
 #define HEALTH_ERROR_WINDOW_MS 60000u /* a write error makes /healthz fail this long */
 

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "units.h"
+#include "support/units.h"
 
 static void durations_parse(void **state)
 {

@@ -13,8 +13,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "server.h"
+#include "support/log.h"
+#include "app/server.h"
 
 static void describe(recd_listener *l)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
-#include "session_table.h"
+#include "record/session.h"
+#include "record/session_table.h"
 
 static recd_session *make(const char *key)
 {

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_schema.h"
-#include "listener.h"
-#include "log.h"
-#include "sd_notify.h"
+#include "support/config_schema.h"
+#include "ingest/listener.h"
+#include "support/log.h"
+#include "support/sd_notify.h"
 #include "server.h"
 
 /* The same configured socket: same address, or the same entry text (keeps port-0 listeners). */

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "support/metrics.h"
 
 static char *render(const recd_metrics *reg)
 {

@@ -10,14 +10,14 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "config.h"
-#include "heap.h"
-#include "http_server.h"
-#include "metrics.h"
+#include "support/config.h"
+#include "write/heap.h"
+#include "support/http_server.h"
+#include "support/metrics.h"
 #include "server_options.h"
-#include "session_table.h"
-#include "signals.h"
-#include "writer.h"
+#include "record/session_table.h"
+#include "support/signals.h"
+#include "write/writer.h"
 
 typedef struct recd_server recd_server;
 typedef struct recd_listener recd_listener;

@@ -10,8 +10,8 @@
 #include <sys/socket.h>
 
 #include "listener.h"
-#include "log.h"
-#include "server.h"
+#include "support/log.h"
+#include "app/server.h"
 
 typedef struct reply_req {
     uv_write_t req;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "support/log.h"
 
 static char captured[1 << 16];
 static size_t captured_len;

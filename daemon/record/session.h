@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "metrics.h"
+#include "support/metrics.h"
 #include "recd/message.h"
 #include "recd/samp_rec.h"
 #include "recd/wire.h"
-#include "writer.h"
+#include "write/writer.h"
 
 typedef struct recd_server recd_server;
 struct sockaddr;

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "config.h"
-#include "sd_notify.h"
-#include "session.h"
+#include "support/config.h"
+#include "support/sd_notify.h"
+#include "record/session.h"
 
 typedef struct recd_server recd_server;
 

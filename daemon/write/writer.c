@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "support/log.h"
 
 typedef struct writer_seg {
     size_t len;

@@ -12,8 +12,8 @@
 
 #include "session_recap.h"
 
-#include "log.h"
-#include "server.h"
+#include "support/log.h"
+#include "app/server.h"
 
 typedef struct session_recap {
     recd_msg open;           /* deep copy of the open message: the header of every part */

@@ -8,8 +8,8 @@
 #include <sys/socket.h>
 
 #include "listener.h"
-#include "log.h"
-#include "server.h"
+#include "support/log.h"
+#include "app/server.h"
 
 static recd_wire_encoding wire_encoding(recd_encoding e)
 {

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
-#include "log.h"
+#include "support/config.h"
+#include "support/log.h"
 #include "recd/common.h"
 #include "server.h"
 #include "server_options.h"

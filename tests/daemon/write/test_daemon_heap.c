@@ -9,7 +9,7 @@
 #include <malloc.h>
 #endif
 
-#include "heap.h"
+#include "write/heap.h"
 
 #define MIB (1024u * 1024u)
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "support/config.h"
 
 typedef struct recd_cli {
     const char *config_path;  /* --config; NULL: built-in defaults */

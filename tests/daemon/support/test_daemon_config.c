@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "config.h"
-#include "log.h"
+#include "support/config.h"
+#include "support/log.h"
 #include "recd/samp_rec.h"
 
 static int load(const char *yaml, recd_config *cfg, recd_config_error *err)

@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "http_server.h"
-#include "metrics.h"
+#include "support/http_server.h"
+#include "support/metrics.h"
 
 typedef struct response {
     int status;

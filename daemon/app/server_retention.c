@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "support/log.h"
 #include "recd/retention.h"
 #include "server.h"
 

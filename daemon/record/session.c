@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "support/log.h"
 #include "recd/path_template.h"
-#include "server.h"
+#include "app/server.h"
 #include "session_formats.h"
 #include "session_rec.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "listener.h"
-#include "server.h"
+#include "app/server.h"
 
 static recd_m_format metric_format(recd_msg_format f)
 {

@@ -9,8 +9,8 @@
 
 #include "session_rec.h"
 
-#include "log.h"
-#include "server.h"
+#include "support/log.h"
+#include "app/server.h"
 
 static void put_le32(uint8_t *b, uint32_t t)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_schema.h"
+#include "support/config_schema.h"
 
 void recd_cli_usage(FILE *out)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buffer_pool.h"
+#include "write/buffer_pool.h"
 
 static void fill(recd_buf *b, buffer_pool *p, size_t n, uint8_t seed)
 {
