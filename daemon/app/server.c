@@ -9,31 +9,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "ingest/listener.h"
-#include "support/log.h"
 #include "recd/recovery.h"
+#include "support/log.h"
+#include "support/peer_name.h"
 #include "support/sd_notify.h"
-#include "record/session.h"
 
 #define HEALTH_ERROR_WINDOW_MS 60000u /* a write error makes /healthz fail this long */
-
-/* The loop's cached time, refreshed once per loop iteration: samples read in one batch share an
- * arrival time, and a per-sample clock read (a fifth of the loop's time in the S1 profile) is
- * avoided. */
-uint64_t server_now_ms(const recd_server *s)
-{
-    return uv_now(s->loop);
-}
-
-int64_t server_epoch_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void server_announce_listener(recd_server *s, const recd_listener *l)
 {
@@ -88,15 +71,16 @@ static void recover(recd_server *s)
 static int health(void *ctx)
 {
     recd_server *s = ctx;
-    uint64_t now = server_now_ms(s);
-    return s->last_write_error_ms && now - s->last_write_error_ms < HEALTH_ERROR_WINDOW_MS ? 1 : 0;
+    uint64_t now = uv_now(s->loop);
+    uint64_t last = s->sessions.last_write_error_ms;
+    return last && now - last < HEALTH_ERROR_WINDOW_MS ? 1 : 0;
 }
 
 /* Gauges kept as plain loop-thread counters are published when scraped (same thread). */
 static void refresh_metrics(void *ctx)
 {
     recd_server *s = ctx;
-    recd_metric_set(s->metrics.buffered_bytes, 0, (int64_t)s->buffered);
+    recd_metric_set(s->metrics.buffered_bytes, 0, (int64_t)s->sessions.env.buffered);
     recd_metrics_refresh_process(&s->metrics);
 }
 
@@ -132,22 +116,24 @@ static int start_metrics(recd_server *s)
 /* True when a socket passed by systemd already serves cfg. */
 static bool activated_covers(const recd_server *s, const recd_listen_config *cfg)
 {
-    for (const recd_listener *l = s->listeners; l; l = l->next) {
+    struct sockaddr_storage ss;
+    char url[RECD_CONFIG_URL_MAX + 16] = "";
+    if (cfg->transport != RECD_TRANSPORT_UNIX) {
+        memset(&ss, 0, sizeof ss);
+        int rc = cfg->addr.family == AF_INET6
+                     ? uv_ip6_addr(cfg->addr.host, cfg->addr.port, (struct sockaddr_in6 *)&ss)
+                     : uv_ip4_addr(cfg->addr.host, cfg->addr.port, (struct sockaddr_in *)&ss);
+        if (rc < 0)
+            return false;
+        recd_peer_name((const struct sockaddr *)&ss,
+                       cfg->transport == RECD_TRANSPORT_UDP ? "udp://" : "tcp://", url, sizeof url);
+    }
+    const recd_listener *l;
+    LIST_FOREACH(l, &s->ingest.listeners, link) {
         if (!l->activated || l->cfg.transport != cfg->transport)
             continue;
-        if (cfg->transport == RECD_TRANSPORT_UNIX) {
-            if (strcmp(l->cfg.path, cfg->path) == 0)
-                return true;
-            continue;
-        }
-        char url[RECD_CONFIG_URL_MAX + 16];
-        if (cfg->addr.family == AF_INET6)
-            snprintf(url, sizeof url, "%s://[%s]:%u", cfg->transport == RECD_TRANSPORT_UDP ? "udp" : "tcp",
-                     cfg->addr.host, cfg->addr.port);
-        else
-            snprintf(url, sizeof url, "%s://%s:%u", cfg->transport == RECD_TRANSPORT_UDP ? "udp" : "tcp",
-                     cfg->addr.host, cfg->addr.port);
-        if (strcmp(url, l->bound) == 0)
+        if (cfg->transport == RECD_TRANSPORT_UNIX ? strcmp(l->cfg.path, cfg->path) == 0
+                                                  : strcmp(url, l->bound) == 0)
             return true;
     }
     return false;
@@ -164,7 +150,7 @@ static int start_listeners(recd_server *s)
     }
     for (int i = 0; i < n; i++) {
         recd_listener *l;
-        int rc = listener_adopt(s, &fds[i], &l, why, sizeof why);
+        int rc = listener_adopt(&s->ingest, &fds[i], &l, why, sizeof why);
         if (rc < 0) {
             log_crit("socket activation: %s", why);
             free(fds);
@@ -178,14 +164,14 @@ static int start_listeners(recd_server *s)
         if (activated_covers(s, cfg))
             continue;
         recd_listener *l;
-        int rc = listener_open(s, cfg, &l, why, sizeof why);
+        int rc = listener_open(&s->ingest, cfg, &l, why, sizeof why);
         if (rc < 0) {
             log_crit("cannot listen on %s: %s", cfg->url, why);
             return rc;
         }
         server_announce_listener(s, l);
     }
-    if (!s->listeners)
+    if (LIST_EMPTY(&s->ingest.listeners))
         log_warn("no listeners: nothing can be recorded (listen is empty and no sockets were passed)");
     return 0;
 }
@@ -201,14 +187,10 @@ static uint64_t tick_period(const recd_config *cfg)
 static void on_tick(uv_timer_t *t)
 {
     recd_server *s = t->data;
-    uint64_t now = server_now_ms(s);
-    recd_session *next;
-    for (recd_session *sess = s->sessions; sess; sess = next) {
-        next = sess->next;
-        session_tick(sess, now);
-    }
+    uint64_t now = uv_now(s->loop);
+    sessions_tick(&s->sessions, now);
     uint64_t pad;
-    if (heap_release_due(&s->heap, s->buffered, now, &pad))
+    if (heap_release_due(&s->heap, s->sessions.env.buffered, now, &pad))
         heap_trim(pad);
     recd_log_flush_suppressed(false);
 }
@@ -273,8 +255,7 @@ static void finish_close(recd_server *s)
         recd_http_server_close(s->http, NULL, NULL);
         s->http = NULL;
     }
-    while (s->listeners)
-        listener_close(s->listeners);
+    ingest_close_listeners(&s->ingest);
     log_notice("stopped: every file is finalized");
     recd_sd_notify_status("stopped");
 }
@@ -284,33 +265,25 @@ static void drain_done(recd_server *s)
     if (s->phase != SERVER_DRAINING)
         return;
     uv_timer_stop(&s->drain_timer);
-    for (recd_listener *l = s->listeners; l; l = l->next)
-        listener_udp_drain(l);
+    ingest_drain_datagrams(&s->ingest);
     s->phase = SERVER_FINALIZING;
-    while (s->listeners)
-        listener_close(s->listeners);
-    if (s->conn_count)
-        log_warn("shutdown: closing %zu connections still open after the drain", s->conn_count);
-    recd_conn *next;
-    for (recd_conn *c = s->conns; c; c = next) {
-        next = c->next;
-        conn_close(c);
-    }
-    log_info("shutdown: flushing and finalizing %zu sessions", s->live_sessions);
-    recd_sd_notify_status("finalizing %zu sessions", s->live_sessions);
-    recd_session *snext;
-    for (recd_session *sess = s->sessions; sess; sess = snext) {
-        snext = sess->next;
-        session_close(sess, "shutdown");
-    }
-    if (s->live_sessions == 0)
+    s->ingest.taking_datagrams = false;
+    ingest_close_listeners(&s->ingest);
+    if (s->ingest.conn_count)
+        log_warn("shutdown: closing %zu connections still open after the drain",
+                 s->ingest.conn_count);
+    ingest_close_conns(&s->ingest);
+    log_info("shutdown: flushing and finalizing %zu sessions", s->sessions.live_count);
+    recd_sd_notify_status("finalizing %zu sessions", s->sessions.live_count);
+    sessions_close_all(&s->sessions, "shutdown");
+    if (s->sessions.live_count == 0)
         finish_close(s);
 }
 
 static void on_drain_timeout(uv_timer_t *t)
 {
     recd_server *s = t->data;
-    log_warn("shutdown: drain_timeout reached with %zu connections open", s->conn_count);
+    log_warn("shutdown: drain_timeout reached with %zu connections open", s->ingest.conn_count);
     drain_done(s);
 }
 
@@ -325,44 +298,42 @@ void server_shutdown(recd_server *s)
         return;
     recd_sd_notify_stopping();
     s->phase = SERVER_DRAINING;
+    s->ingest.accepting = false;
     log_notice("shutting down: reading %zu open connections to their end (at most %llu ms)",
-               s->conn_count, (unsigned long long)s->cfg.shutdown.drain_timeout_ms);
-    recd_sd_notify_status("draining %zu connections", s->conn_count);
+               s->ingest.conn_count, (unsigned long long)s->cfg.shutdown.drain_timeout_ms);
+    recd_sd_notify_status("draining %zu connections", s->ingest.conn_count);
     /* Stop accepting; UDP keeps being read until the drain ends. */
-    recd_listener *next;
-    for (recd_listener *l = s->listeners; l; l = next) {
-        next = l->next;
-        if (l->cfg.transport != RECD_TRANSPORT_UDP)
-            listener_close(l);
-    }
-    if (s->conn_count == 0) {
+    ingest_close_stream_listeners(&s->ingest);
+    if (s->ingest.conn_count == 0) {
         drain_done(s);
         return;
     }
     uv_timer_start(&s->drain_timer, on_drain_timeout, s->cfg.shutdown.drain_timeout_ms, 0);
 }
 
-void server_conn_gone(recd_server *s)
+/* ---- the callbacks wired between the layers ---------------------------------------------------- */
+
+/* ingest: a connection is gone; the drain ends with the last one. */
+static void on_conn_gone(void *data)
 {
-    if (s->phase == SERVER_DRAINING && s->conn_count == 0)
+    recd_server *s = data;
+    if (s->phase == SERVER_DRAINING && s->ingest.conn_count == 0)
         drain_done(s);
 }
 
-void server_session_gone(recd_server *s)
+/* record: a session is gone; the shutdown ends with the last one. */
+static void on_session_gone(void *data)
 {
-    if (s->phase == SERVER_FINALIZING && s->live_sessions == 0)
+    recd_server *s = data;
+    if (s->phase == SERVER_FINALIZING && s->sessions.live_count == 0)
         finish_close(s);
 }
 
-void server_resume_paused(recd_server *s)
+/* record: a write completed, so there is room again: paused connections may read. */
+static void on_room(void *data)
 {
-    if (!s->paused_count)
-        return;
-    recd_conn *next;
-    for (recd_conn *c = s->conns; c && s->paused_count; c = next) {
-        next = c->next;
-        conn_try_resume(c);
-    }
+    recd_server *s = data;
+    ingest_resume_paused(&s->ingest);
 }
 
 static void on_stop_signal(void *ctx) { server_shutdown(ctx); }
@@ -379,11 +350,15 @@ static int startup(recd_server *s)
     }
     s->root_fd = rc;
     recover(s); /* before any listener exists: no writer has a .part open yet */
+    sessions_events record_events = {.room = on_room, .gone = on_session_gone, .data = s};
     if ((rc = writer_stage_init(&s->writer, s->loop, s->root_fd)) < 0 ||
-        (rc = session_table_init(&s->table)) < 0) {
+        (rc = sessions_init(&s->sessions, s->loop, &s->cfg, &s->metrics, &s->writer,
+                            record_events)) < 0) {
         log_crit("out of memory");
         return rc;
     }
+    ingest_events ingest_on = {.conn_gone = on_conn_gone, .data = s};
+    ingest_init(&s->ingest, s->loop, &s->cfg, &s->metrics, &s->sessions, ingest_on);
     if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
         return rc;
     if ((rc = start_timers(s)) < 0 ||
@@ -432,11 +407,11 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
     if (rc < 0) {
         s->exit_code = 1;
         s->phase = SERVER_CLOSING;
+        s->ingest.taking_datagrams = false;
         recd_signals_close(&s->signals);
         if (s->http)
             recd_http_server_close(s->http, NULL, NULL);
-        while (s->listeners)
-            listener_close(s->listeners);
+        ingest_close_listeners(&s->ingest);
         uv_walk(loop, close_walk, NULL);
     }
     uv_run(loop, UV_RUN_DEFAULT);
@@ -447,8 +422,7 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
         uv_loop_close(loop);
     }
     int code = s->exit_code;
-    if (s->table.buckets)
-        session_table_free(&s->table);
+    sessions_free(&s->sessions);
     if (s->writer.loop)
         writer_stage_free(&s->writer);
     if (s->root_fd >= 0)

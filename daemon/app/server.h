@@ -1,7 +1,7 @@
-/* The recd daemon: one libuv loop owning listeners, connections and sessions, and the lifecycle
- * around them: startup recovery of .part files, binding, readiness, reload, watchdog, retention,
- * and on SIGTERM a drain that reads open connections to their end, then flushes and finalizes
- * every file before the process exits. */
+/* The recd daemon's app layer: one libuv loop, the layers below it (ingest, record, write) wired
+ * together through their callbacks, and the lifecycle around them: startup recovery of .part
+ * files, binding, readiness, reload, watchdog, retention, and on SIGTERM a drain that reads open
+ * connections to their end, then flushes and finalizes every file before the process exits. */
 #ifndef RECD_DAEMON_SERVER_H
 #define RECD_DAEMON_SERVER_H
 
@@ -10,19 +10,17 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "ingest/listener.h"
+#include "record/sessions.h"
+#include "server_options.h"
 #include "support/config.h"
-#include "write/heap.h"
 #include "support/http_server.h"
 #include "support/metrics.h"
-#include "server_options.h"
-#include "record/session_table.h"
 #include "support/signals.h"
+#include "write/heap.h"
 #include "write/writer.h"
 
 typedef struct recd_server recd_server;
-typedef struct recd_listener recd_listener;
-typedef struct recd_conn recd_conn;
-typedef struct recd_session recd_session;
 
 typedef enum server_phase {
     SERVER_RUNNING = 0,
@@ -30,8 +28,6 @@ typedef enum server_phase {
     SERVER_FINALIZING, /* every session is being flushed and finalized */
     SERVER_CLOSING     /* handles are closing; the loop ends when they are */
 } server_phase;
-
-#define SERVER_READ_BUFFER (64u * 1024u) /* one read at a time on the loop thread */
 
 struct recd_server {
     uv_loop_t *loop;
@@ -46,39 +42,23 @@ struct recd_server {
 
     writer_stage writer;
     int root_fd;
-
-    recd_listener *listeners;
-    recd_conn *conns;
-    size_t conn_count, paused_count;
-
-    session_table table;
-    recd_session *sessions; /* every live session, open or finishing */
-    size_t live_sessions;
-    uint64_t buffered; /* bytes accepted and not yet written, all sessions */
+    recd_sessions sessions; /* the record layer */
+    recd_ingest ingest;     /* the ingest layer */
     heap_release heap; /* when freed memory goes back to the kernel (heap.h) */
 
     uv_timer_t tick_timer, retention_timer, watchdog_timer, drain_timer;
     uint64_t tick_period_ms;
     bool retention_running;
-    uint64_t last_write_error_ms; /* for /healthz */
     unsigned base_umask;          /* the umask recd started with */
     recd_signals signals;
-
-    uint8_t read_buf[SERVER_READ_BUFFER];
 };
 
 /* Runs the daemon until it has shut down. Takes cfg over. Returns the process exit code. */
 int recd_server_run(recd_config *cfg, const recd_cli *cli);
 
-uint64_t server_now_ms(const recd_server *s); /* monotonic milliseconds */
-int64_t server_epoch_ms(void);                /* wall clock, Unix milliseconds */
-
-/* Lifecycle hooks for the other modules. */
+/* The app layer's own files (server.c, server_reload.c, server_retention.c). */
 void server_shutdown(recd_server *s); /* SIGTERM / SIGINT; a second call skips the drain */
 void server_reload(recd_server *s);   /* SIGHUP */
-void server_conn_gone(recd_server *s);
-void server_session_gone(recd_server *s);
-void server_resume_paused(recd_server *s);
 void server_run_retention(recd_server *s); /* on the thread pool; one run at a time */
 void server_retune_tick(recd_server *s);   /* after flush.interval changed */
 void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */

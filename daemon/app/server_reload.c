@@ -6,11 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "server.h"
 #include "support/config_schema.h"
-#include "ingest/listener.h"
 #include "support/log.h"
 #include "support/sd_notify.h"
-#include "server.h"
 
 /* The same configured socket: same address, or the same entry text (keeps port-0 listeners). */
 static bool same_socket(const recd_listen_config *a, const recd_listen_config *b)
@@ -23,8 +22,8 @@ static bool same_socket(const recd_listen_config *a, const recd_listen_config *b
 static void apply_listeners(recd_server *s, const recd_config *next)
 {
     recd_listener *lnext;
-    for (recd_listener *l = s->listeners; l; l = lnext) {
-        lnext = l->next;
+    for (recd_listener *l = LIST_FIRST(&s->ingest.listeners); l; l = lnext) {
+        lnext = LIST_NEXT(l, link);
         if (l->activated)
             continue;
         const recd_listen_config *keep = NULL;
@@ -40,13 +39,13 @@ static void apply_listeners(recd_server *s, const recd_config *next)
     }
     for (size_t i = 0; i < next->listen_count; i++) {
         bool have = false;
-        for (recd_listener *l = s->listeners; l && !have; l = l->next)
+        for (recd_listener *l = LIST_FIRST(&s->ingest.listeners); l && !have; l = LIST_NEXT(l, link))
             have = !l->activated && same_socket(&l->cfg, &next->listen[i]);
         if (have)
             continue;
         recd_listener *l;
         char why[512];
-        if (listener_open(s, &next->listen[i], &l, why, sizeof why) < 0)
+        if (listener_open(&s->ingest, &next->listen[i], &l, why, sizeof why) < 0)
             log_err("reload: cannot listen on %s: %s", next->listen[i].url, why);
         else
             server_announce_listener(s, l);
@@ -94,7 +93,7 @@ void server_reload(recd_server *s)
     server_apply_modes(s);
     server_retune_tick(s);
     heap_configure(s->cfg.limits.process_buffer);
-    server_resume_paused(s); /* limits may have grown */
+    ingest_resume_paused(&s->ingest); /* limits may have grown */
     recd_metrics_config_reload(&s->metrics, 1);
     log_notice("configuration reloaded from %s (%zu changes)", s->cli->config_path, diff.count);
     server_run_retention(s);

@@ -2,7 +2,6 @@
  * sockets passed by systemd, naming what is bound, and closing (see listener.h). */
 #include "listener.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -14,37 +13,36 @@
 #include <unistd.h>
 
 #include "support/log.h"
-#include "app/server.h"
+#include "support/peer_name.h"
 
 static void describe(recd_listener *l)
 {
-    const char *scheme = l->cfg.transport == RECD_TRANSPORT_UDP   ? "udp"
-                         : l->cfg.transport == RECD_TRANSPORT_UNIX ? "unix"
-                                                                   : "tcp";
     if (l->cfg.transport == RECD_TRANSPORT_UNIX) {
         snprintf(l->bound, sizeof l->bound, "unix://%s", l->cfg.path);
         return;
     }
+    bool udp = l->cfg.transport == RECD_TRANSPORT_UDP;
     struct sockaddr_storage ss;
     int len = sizeof ss;
-    int rc = l->cfg.transport == RECD_TRANSPORT_UDP
-                 ? uv_udp_getsockname(&l->h.udp, (struct sockaddr *)&ss, &len)
+    int rc = udp ? uv_udp_getsockname(&l->h.udp, (struct sockaddr *)&ss, &len)
                  : uv_tcp_getsockname(&l->h.tcp, (struct sockaddr *)&ss, &len);
-    char host[INET6_ADDRSTRLEN] = "?";
-    int port = 0;
-    if (rc == 0 && ss.ss_family == AF_INET6) {
-        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
-        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-        port = ntohs(a->sin6_port);
-        snprintf(l->bound, sizeof l->bound, "%s://[%s]:%d", scheme, host, port);
-    } else {
-        if (rc == 0 && ss.ss_family == AF_INET) {
-            const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
-            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-            port = ntohs(a->sin_port);
-        }
-        snprintf(l->bound, sizeof l->bound, "%s://%s:%d", scheme, host, port);
-    }
+    recd_peer_name(rc == 0 ? (const struct sockaddr *)&ss : NULL, udp ? "udp://" : "tcp://",
+                   l->bound, sizeof l->bound);
+}
+
+void ingest_init(recd_ingest *g, uv_loop_t *loop, const recd_config *cfg,
+                 recd_daemon_metrics *metrics, recd_sessions *sessions, ingest_events on)
+{
+    memset(g, 0, sizeof *g);
+    g->loop = loop;
+    g->cfg = cfg;
+    g->metrics = metrics;
+    g->sessions = sessions;
+    LIST_INIT(&g->listeners);
+    LIST_INIT(&g->conns);
+    g->accepting = true;
+    g->taking_datagrams = true;
+    g->on = on;
 }
 
 static int ip_addr(const recd_hostport *hp, struct sockaddr_storage *ss)
@@ -81,12 +79,12 @@ static int clear_unix_path(const char *path, char *why, size_t whylen)
     return unlink(path) < 0 ? -errno : 0;
 }
 
-static recd_listener *listener_new(recd_server *s, const recd_listen_config *cfg)
+static recd_listener *listener_new(recd_ingest *g, const recd_listen_config *cfg)
 {
     recd_listener *l = calloc(1, sizeof *l);
     if (!l)
         return NULL;
-    l->srv = s;
+    l->ingest = g;
     l->cfg = *cfg;
     l->h.handle.data = l;
     return l;
@@ -94,8 +92,7 @@ static recd_listener *listener_new(recd_server *s, const recd_listen_config *cfg
 
 static void link_listener(recd_listener *l)
 {
-    l->next = l->srv->listeners;
-    l->srv->listeners = l;
+    LIST_INSERT_HEAD(&l->ingest->listeners, l, link);
 }
 
 static void on_failed_close(uv_handle_t *h)
@@ -107,12 +104,12 @@ static void on_failed_close(uv_handle_t *h)
 
 static int open_stream(recd_listener *l, char *why, size_t whylen)
 {
-    recd_server *s = l->srv;
+    recd_ingest *g = l->ingest;
     int rc;
     if (l->cfg.transport == RECD_TRANSPORT_UNIX) {
         if ((rc = clear_unix_path(l->cfg.path, why, whylen)) < 0)
             return rc;
-        if ((rc = uv_pipe_init(s->loop, &l->h.pipe, 0)) < 0)
+        if ((rc = uv_pipe_init(g->loop, &l->h.pipe, 0)) < 0)
             return rc;
         rc = uv_pipe_bind(&l->h.pipe, l->cfg.path);
         if (rc == 0)
@@ -121,7 +118,7 @@ static int open_stream(recd_listener *l, char *why, size_t whylen)
         struct sockaddr_storage ss;
         if ((rc = ip_addr(&l->cfg.addr, &ss)) < 0)
             return rc;
-        if ((rc = uv_tcp_init_ex(s->loop, &l->h.tcp, (unsigned)l->cfg.addr.family)) < 0)
+        if ((rc = uv_tcp_init_ex(g->loop, &l->h.tcp, (unsigned)l->cfg.addr.family)) < 0)
             return rc;
         rc = uv_tcp_bind(&l->h.tcp, (const struct sockaddr *)&ss,
                          l->cfg.addr.family == AF_INET6 ? UV_TCP_IPV6ONLY : 0);
@@ -137,7 +134,7 @@ static int open_udp(recd_listener *l)
     int rc = ip_addr(&l->cfg.addr, &ss);
     if (rc < 0)
         return rc;
-    rc = uv_udp_init_ex(l->srv->loop, &l->h.udp, (unsigned)l->cfg.addr.family | UV_UDP_RECVMMSG);
+    rc = uv_udp_init_ex(l->ingest->loop, &l->h.udp, (unsigned)l->cfg.addr.family | UV_UDP_RECVMMSG);
     if (rc < 0)
         return rc;
     rc = uv_udp_bind(&l->h.udp, (const struct sockaddr *)&ss,
@@ -147,12 +144,12 @@ static int open_udp(recd_listener *l)
     return rc;
 }
 
-int listener_open(recd_server *s, const recd_listen_config *cfg, recd_listener **out, char *why,
+int listener_open(recd_ingest *g, const recd_listen_config *cfg, recd_listener **out, char *why,
                   size_t whylen)
 {
     *out = NULL;
     why[0] = 0;
-    recd_listener *l = listener_new(s, cfg);
+    recd_listener *l = listener_new(g, cfg);
     if (!l)
         return -ENOMEM;
     int rc = cfg->transport == RECD_TRANSPORT_UDP ? open_udp(l) : open_stream(l, why, whylen);
@@ -173,7 +170,7 @@ int listener_open(recd_server *s, const recd_listen_config *cfg, recd_listener *
     return 0;
 }
 
-int listener_adopt(recd_server *s, const recd_sd_listen_fd *fd, recd_listener **out, char *why,
+int listener_adopt(recd_ingest *g, const recd_sd_listen_fd *fd, recd_listener **out, char *why,
                    size_t whylen)
 {
     *out = NULL;
@@ -201,21 +198,21 @@ int listener_adopt(recd_server *s, const recd_sd_listen_fd *fd, recd_listener **
         else
             snprintf(cfg.path, sizeof cfg.path, "(fd %d)", fd->fd);
     }
-    recd_listener *l = listener_new(s, &cfg);
+    recd_listener *l = listener_new(g, &cfg);
     if (!l)
         return -ENOMEM;
     l->activated = true;
     int rc;
     if (cfg.transport == RECD_TRANSPORT_UDP) {
-        rc = uv_udp_init_ex(s->loop, &l->h.udp, UV_UDP_RECVMMSG);
+        rc = uv_udp_init_ex(g->loop, &l->h.udp, UV_UDP_RECVMMSG);
         if (rc == 0 && (rc = uv_udp_open(&l->h.udp, fd->fd)) == 0)
             rc = listener_udp_start(l);
     } else if (cfg.transport == RECD_TRANSPORT_TCP) {
-        rc = uv_tcp_init(s->loop, &l->h.tcp);
+        rc = uv_tcp_init(g->loop, &l->h.tcp);
         if (rc == 0 && (rc = uv_tcp_open(&l->h.tcp, fd->fd)) == 0)
             rc = listener_stream_start(l);
     } else {
-        rc = uv_pipe_init(s->loop, &l->h.pipe, 0);
+        rc = uv_pipe_init(g->loop, &l->h.pipe, 0);
         if (rc == 0 && (rc = uv_pipe_open(&l->h.pipe, fd->fd)) == 0)
             rc = listener_stream_start(l);
     }
@@ -248,13 +245,25 @@ void listener_close(recd_listener *l)
     if (l->closing)
         return;
     l->closing = true;
-    recd_listener **pp = &l->srv->listeners;
-    while (*pp && *pp != l)
-        pp = &(*pp)->next;
-    if (*pp)
-        *pp = l->next;
+    LIST_REMOVE(l, link);
     log_info("stopped listening on %s", l->bound);
     if (l->cfg.transport == RECD_TRANSPORT_UDP)
         uv_udp_recv_stop(&l->h.udp);
     uv_close(&l->h.handle, on_closed);
+}
+
+void ingest_close_listeners(recd_ingest *g)
+{
+    while (!LIST_EMPTY(&g->listeners))
+        listener_close(LIST_FIRST(&g->listeners));
+}
+
+void ingest_close_stream_listeners(recd_ingest *g)
+{
+    recd_listener *next;
+    for (recd_listener *l = LIST_FIRST(&g->listeners); l; l = next) {
+        next = LIST_NEXT(l, link);
+        if (l->cfg.transport != RECD_TRANSPORT_UDP)
+            listener_close(l);
+    }
 }

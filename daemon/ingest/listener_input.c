@@ -1,14 +1,9 @@
 /* Decoded messages from any listener: dispatch to the sessions, input accounting for the metrics
- * (tallied per message, published per read), the sender's name for log lines, and the metric label
- * of a refused input. */
-#include <arpa/inet.h>
+ * (tallied per message, published per read), and the metric label of a refused input. */
 #include <errno.h>
-#include <netinet/in.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "listener.h"
-#include "app/server.h"
 
 static recd_m_format metric_format(recd_msg_format f)
 {
@@ -31,35 +26,14 @@ void listener_account_end(session_input *in, uint64_t end_offset)
     in->tally->samples[f] += in->acct_sample;
 }
 
-void listener_tally_publish(recd_server *srv, recd_m_transport t, input_tally *tally)
+void listener_tally_publish(recd_daemon_metrics *metrics, recd_m_transport t, input_tally *tally)
 {
     for (size_t f = 0; f < RECD_M_FORMATS; f++) {
         if (!tally->bytes[f] && !tally->samples[f])
             continue;
-        recd_metrics_input(&srv->metrics, t, (recd_m_format)f, tally->samples[f], tally->bytes[f]);
+        recd_metrics_input(metrics, t, (recd_m_format)f, tally->samples[f], tally->bytes[f]);
         tally->samples[f] = tally->bytes[f] = 0;
     }
-}
-
-const char *session_input_peer(session_input *in)
-{
-    if (in->peer)
-        return in->peer;
-    const struct sockaddr *addr = in->peer_addr;
-    char host[INET6_ADDRSTRLEN] = "?";
-    if (addr && addr->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)addr;
-        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-        snprintf(in->peer_buf, sizeof in->peer_buf, "udp [%s]:%d", host, ntohs(a->sin6_port));
-    } else if (addr && addr->sa_family == AF_INET) {
-        const struct sockaddr_in *a = (const struct sockaddr_in *)addr;
-        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-        snprintf(in->peer_buf, sizeof in->peer_buf, "udp %s:%d", host, ntohs(a->sin_port));
-    } else {
-        snprintf(in->peer_buf, sizeof in->peer_buf, "udp ?");
-    }
-    in->peer = in->peer_buf;
-    return in->peer;
 }
 
 static void account_start(session_input *in, const recd_wire_meta *meta)

@@ -1,9 +1,7 @@
 /* TCP and Unix stream connections: accept, read into the connection's wire decoder, pause and
  * resume reading for backpressure, and on a protocol violation answer with one error reply naming
  * the problem and close. Everything decoded before the bad message stays accepted. */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +9,7 @@
 
 #include "listener.h"
 #include "support/log.h"
-#include "app/server.h"
+#include "support/peer_name.h"
 
 typedef struct reply_req {
     uv_write_t req;
@@ -34,47 +32,30 @@ static void peer_name(recd_conn *c, const recd_listener *l)
     }
     struct sockaddr_storage ss;
     int len = sizeof ss;
-    char host[INET6_ADDRSTRLEN] = "?";
-    int port = 0;
-    if (uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len) == 0) {
-        if (ss.ss_family == AF_INET6) {
-            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
-            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-            port = ntohs(a->sin6_port);
-            snprintf(c->peer, sizeof c->peer, "tcp [%s]:%d", host, port);
-            return;
-        }
-        const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
-        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-        port = ntohs(a->sin_port);
-    }
-    snprintf(c->peer, sizeof c->peer, "tcp %s:%d", host, port);
+    int rc = uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len);
+    recd_peer_name(rc == 0 ? (const struct sockaddr *)&ss : NULL, "tcp ", c->peer, sizeof c->peer);
 }
 
 static void on_conn_closed(uv_handle_t *h)
 {
     recd_conn *c = h->data;
-    recd_server *srv = c->srv;
-    if (c->prev)
-        c->prev->next = c->next;
-    else if (srv->conns == c)
-        srv->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    recd_ingest *g = c->ingest;
+    LIST_REMOVE(c, link);
     recd_wire_decoder_free(c->dec);
     free(c);
-    srv->conn_count--;
-    server_conn_gone(srv);
+    g->conn_count--;
+    if (g->on.conn_gone)
+        g->on.conn_gone(g->on.data);
 }
 
-void conn_close(recd_conn *c)
+void stream_conn_close(recd_conn *c)
 {
     if (uv_is_closing(&c->h.handle))
         return;
     c->closing = true;
     if (c->paused) {
         c->paused = false;
-        c->srv->paused_count--;
+        c->ingest->paused_count--;
     }
     uv_close(&c->h.handle, on_conn_closed);
 }
@@ -83,7 +64,7 @@ static void on_reply_written(uv_write_t *req, int status)
 {
     reply_req *r = (reply_req *)req;
     (void)status;
-    conn_close(r->conn);
+    stream_conn_close(r->conn);
     recd_buf_free(&r->buf);
     free(r);
 }
@@ -91,8 +72,7 @@ static void on_reply_written(uv_write_t *req, int status)
 /* One error reply naming the problem, then close. */
 static void protocol_error(recd_conn *c, int rc, const char *err)
 {
-    recd_server *srv = c->srv;
-    recd_metrics_decode_error(&srv->metrics, listener_error_reason(&c->in, rc, err));
+    recd_metrics_decode_error(c->ingest->metrics, listener_error_reason(&c->in, rc, err));
     log_warn("%s: %s; closing the connection", c->peer, err);
     uv_read_stop(&c->h.stream);
     c->reading = false;
@@ -103,7 +83,7 @@ static void protocol_error(recd_conn *c, int rc, const char *err)
         if (r)
             recd_buf_free(&r->buf);
         free(r);
-        conn_close(c);
+        stream_conn_close(c);
         return;
     }
     r->conn = c;
@@ -111,20 +91,20 @@ static void protocol_error(recd_conn *c, int rc, const char *err)
     if (uv_write(&r->req, &c->h.stream, &b, 1, on_reply_written) < 0) {
         recd_buf_free(&r->buf);
         free(r);
-        conn_close(c);
+        stream_conn_close(c);
     }
 }
 
 static void pause_reading(recd_conn *c)
 {
-    recd_server *srv = c->srv;
+    recd_ingest *g = c->ingest;
     if (c->paused || c->closing)
         return;
     uv_read_stop(&c->h.stream);
     c->paused = true;
-    srv->paused_count++;
+    g->paused_count++;
     memcpy(c->blocked_on, c->in.over_process ? "" : c->in.over_key, sizeof c->blocked_on);
-    recd_metric_add(srv->metrics.backpressure_events_total, 0, 1);
+    recd_metric_add(g->metrics->backpressure_events_total, 0, 1);
     log_debug("%s: reading paused: %s over its buffer limit", c->peer,
               c->blocked_on[0] ? "a session is" : "the process is");
 }
@@ -134,7 +114,7 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     recd_conn *c = h->data;
     (void)suggested;
     /* One shared buffer: every read is decoded completely before the loop reads again. */
-    *buf = uv_buf_init((char *)c->srv->read_buf, SERVER_READ_BUFFER);
+    *buf = uv_buf_init((char *)c->ingest->read_buf, INGEST_READ_BUFFER);
 }
 
 static void reset_input(session_input *in)
@@ -157,7 +137,7 @@ static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
                                         sizeof err);
         c->fed += (uint64_t)nread;
         listener_account_end(&c->in, c->fed - recd_wire_decoder_pending(c->dec));
-        listener_tally_publish(c->srv, c->in.transport, &c->tally);
+        listener_tally_publish(c->ingest->metrics, c->in.transport, &c->tally);
         if (rc < 0)
             protocol_error(c, rc, err);
         else if (c->in.over_process || c->in.over_key[0])
@@ -168,45 +148,58 @@ static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         reset_input(&c->in);
         int rc = recd_wire_decoder_finish(c->dec, err, sizeof err);
         listener_account_end(&c->in, c->fed);
-        listener_tally_publish(c->srv, c->in.transport, &c->tally);
+        listener_tally_publish(c->ingest->metrics, c->in.transport, &c->tally);
         if (rc < 0)
             protocol_error(c, rc, err);
         else
-            conn_close(c);
+            stream_conn_close(c);
         return;
     }
     if (nread < 0) {
         log_debug("%s: read error: %s", c->peer, uv_strerror((int)nread));
-        conn_close(c);
+        stream_conn_close(c);
     }
 }
 
-void conn_try_resume(recd_conn *c)
+/* Resumes reading when its limits allow it. */
+static void try_resume(recd_conn *c)
 {
-    recd_server *srv = c->srv;
-    const recd_config *cfg = &srv->cfg;
+    recd_ingest *g = c->ingest;
     if (!c->paused || c->closing)
         return;
-    if (srv->buffered > cfg->limits.process_buffer)
+    if (sessions_over_limit(g->sessions, c->blocked_on))
         return;
-    if (c->blocked_on[0]) {
-        recd_session *s = session_table_get(&srv->table, c->blocked_on);
-        if (s && s->buffered > cfg->limits.session_buffer)
-            return;
-    }
     if (uv_read_start(&c->h.stream, alloc_cb, read_cb) < 0) {
-        conn_close(c);
+        stream_conn_close(c);
         return;
     }
     c->paused = false;
-    srv->paused_count--;
+    g->paused_count--;
     log_debug("%s: reading resumed", c->peer);
+}
+
+void ingest_resume_paused(recd_ingest *g)
+{
+    recd_conn *next;
+    for (recd_conn *c = LIST_FIRST(&g->conns); c && g->paused_count; c = next) {
+        next = LIST_NEXT(c, link);
+        try_resume(c);
+    }
+}
+
+void ingest_close_conns(recd_ingest *g)
+{
+    recd_conn *next;
+    for (recd_conn *c = LIST_FIRST(&g->conns); c; c = next) {
+        next = LIST_NEXT(c, link);
+        stream_conn_close(c);
+    }
 }
 
 static void on_connection(uv_stream_t *server, int status)
 {
     recd_listener *l = server->data;
-    recd_server *srv = l->srv;
+    recd_ingest *g = l->ingest;
     if (status < 0) {
         log_warn("%s: accept failed: %s", l->bound, uv_strerror(status));
         return;
@@ -216,44 +209,41 @@ static void on_connection(uv_stream_t *server, int status)
         log_crit("out of memory accepting a connection on %s", l->bound);
         return;
     }
-    c->srv = srv;
-    int rc = l->cfg.transport == RECD_TRANSPORT_UNIX ? uv_pipe_init(srv->loop, &c->h.pipe, 0)
-                                                      : uv_tcp_init(srv->loop, &c->h.tcp);
+    c->ingest = g;
+    int rc = l->cfg.transport == RECD_TRANSPORT_UNIX ? uv_pipe_init(g->loop, &c->h.pipe, 0)
+                                                      : uv_tcp_init(g->loop, &c->h.tcp);
     if (rc < 0) {
         free(c);
         return;
     }
     c->h.handle.data = c;
     /* Linked first so the close callback can always unlink it. */
-    c->next = srv->conns;
-    if (srv->conns)
-        srv->conns->prev = c;
-    srv->conns = c;
-    srv->conn_count++;
+    LIST_INSERT_HEAD(&g->conns, c, link);
+    g->conn_count++;
     if ((rc = uv_accept(server, &c->h.stream)) < 0) {
-        conn_close(c);
+        stream_conn_close(c);
         return;
     }
     peer_name(c, l);
-    if (srv->conn_count > srv->cfg.limits.max_connections || srv->phase != SERVER_RUNNING) {
+    if (g->conn_count > g->cfg->limits.max_connections || !g->accepting) {
         log_warn("%s: connection refused: %u connections are open (limits.max_connections)",
-                 c->peer, srv->cfg.limits.max_connections);
-        conn_close(c);
+                 c->peer, g->cfg->limits.max_connections);
+        stream_conn_close(c);
         return;
     }
-    c->in.srv = srv;
+    c->in.sessions = g->sessions;
     c->in.transport = l->cfg.transport == RECD_TRANSPORT_UNIX ? RECD_M_UNIX : RECD_M_TCP;
     c->in.peer = c->peer;
     c->in.tally = &c->tally;
     recd_wire_decoder_config dc = {.encoding = wire_encoding(l->cfg.encoding),
-                                   .max_frame = (size_t)srv->cfg.limits.max_frame,
+                                   .max_frame = (size_t)g->cfg->limits.max_frame,
                                    .format_of = session_format_of,
                                    .on_msg = listener_on_msg,
                                    .ctx = &c->in,
                                    .on_rec_state = listener_on_rec_state};
     if (recd_wire_decoder_new(&c->dec, &dc) < 0 ||
         uv_read_start(&c->h.stream, alloc_cb, read_cb) < 0) {
-        conn_close(c);
+        stream_conn_close(c);
         return;
     }
     if (l->cfg.transport == RECD_TRANSPORT_TCP)

@@ -9,7 +9,6 @@
 
 #include "listener.h"
 #include "support/log.h"
-#include "app/server.h"
 
 static recd_wire_encoding wire_encoding(recd_encoding e)
 {
@@ -26,31 +25,31 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init((char *)l->udp_buf, LISTENER_UDP_BUFFER);
 }
 
-static void drop(session_input *in, recd_m_reason reason, const char *why)
+static void drop(recd_listener *l, session_input *in, recd_m_reason reason, const char *why)
 {
-    recd_metrics_decode_error(&in->srv->metrics, reason);
+    recd_metrics_decode_error(l->ingest->metrics, reason);
     log_warn("%s: datagram dropped: %s", session_input_peer(in), why);
 }
 
 static void process(recd_listener *l, const uint8_t *data, size_t len, const struct sockaddr *addr,
                     bool truncated)
 {
-    recd_server *srv = l->srv;
-    session_input in = {.srv = srv,
+    recd_ingest *g = l->ingest;
+    session_input in = {.sessions = g->sessions,
                         .transport = RECD_M_UDP,
                         .datagram = true,
                         .peer_addr = addr, /* formatted only if a line is logged */
                         .tally = &l->udp_tally};
-    if (truncated || len > srv->cfg.limits.max_frame) {
+    if (truncated || len > g->cfg->limits.max_frame) {
         char why[128];
         snprintf(why, sizeof why, "%s than limits.max_frame (%llu bytes)",
                  truncated ? "truncated: larger" : "larger",
-                 (unsigned long long)srv->cfg.limits.max_frame);
-        drop(&in, RECD_M_TOO_LARGE, why);
+                 (unsigned long long)g->cfg->limits.max_frame);
+        drop(l, &in, RECD_M_TOO_LARGE, why);
         return;
     }
     recd_wire_decoder_config dc = {.encoding = wire_encoding(l->cfg.encoding),
-                                   .max_frame = (size_t)srv->cfg.limits.max_frame,
+                                   .max_frame = (size_t)g->cfg->limits.max_frame,
                                    .format_of = session_format_of,
                                    .on_msg = listener_on_msg,
                                    .ctx = &in,
@@ -59,7 +58,7 @@ static void process(recd_listener *l, const uint8_t *data, size_t len, const str
     int rc = recd_wire_decode_datagram(&dc, data, len, err, sizeof err);
     listener_account_end(&in, len);
     if (rc < 0)
-        drop(&in, listener_error_reason(&in, rc, err), err);
+        drop(l, &in, listener_error_reason(&in, rc, err), err);
 }
 
 static void recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
@@ -67,21 +66,21 @@ static void recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
 {
     recd_listener *l = h->data;
     if (flags & UV_UDP_MMSG_FREE) { /* the end of a recvmmsg batch (the buffer is ours) */
-        listener_tally_publish(l->srv, RECD_M_UDP, &l->udp_tally);
+        listener_tally_publish(l->ingest->metrics, RECD_M_UDP, &l->udp_tally);
         return;
     }
     if (nread < 0) {
         log_warn("%s: receive error: %s", l->bound, uv_strerror((int)nread));
         return;
     }
-    if (nread == 0 || !addr || l->srv->phase >= SERVER_FINALIZING)
+    if (nread == 0 || !addr || !l->ingest->taking_datagrams)
         return;
     process(l, (const uint8_t *)buf->base, (size_t)nread, addr, (flags & UV_UDP_PARTIAL) != 0);
     if (!(flags & UV_UDP_MMSG_CHUNK)) /* read on its own: no batch end follows */
-        listener_tally_publish(l->srv, RECD_M_UDP, &l->udp_tally);
+        listener_tally_publish(l->ingest->metrics, RECD_M_UDP, &l->udp_tally);
 }
 
-void listener_udp_drain(recd_listener *l)
+static void drain(recd_listener *l)
 {
     uv_os_fd_t fd;
     if (l->cfg.transport != RECD_TRANSPORT_UDP || l->closing || uv_fileno(&l->h.handle, &fd) < 0)
@@ -102,9 +101,16 @@ void listener_udp_drain(recd_listener *l)
         process(l, l->udp_buf, truncated ? LISTENER_UDP_DATAGRAM_MAX : (size_t)r,
                 (const struct sockaddr *)&ss, truncated);
     }
-    listener_tally_publish(l->srv, RECD_M_UDP, &l->udp_tally);
+    listener_tally_publish(l->ingest->metrics, RECD_M_UDP, &l->udp_tally);
     if (n)
         log_info("%s: %zu datagrams read from the socket queue at shutdown", l->bound, n);
+}
+
+void ingest_drain_datagrams(recd_ingest *g)
+{
+    recd_listener *l;
+    LIST_FOREACH(l, &g->listeners, link)
+        drain(l);
 }
 
 int listener_udp_start(recd_listener *l)

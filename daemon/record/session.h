@@ -1,31 +1,45 @@
-/* Recording sessions. A session is one recording keyed by the client's session key: it outlives
- * connections (a reconnecting TCP client or a UDP client resumes it), turns samples into file
- * bytes on the loop thread (a .rec block, or Recap delta actions through the encoder) and queues
- * them for the writer stage, which it flushes by time and size. It rotates to a new part by size,
- * duration and idle time, and finalizes its file on close and shutdown. */
+/* A recording session and what its format modules use of it. A session is one recording keyed by
+ * the client's session key: it outlives connections (a reconnecting TCP client or a UDP client
+ * resumes it), turns samples into file bytes on the loop thread (a .rec block, or Recap delta
+ * actions through the encoder) and queues them for the writer stage. This header is the bottom
+ * of the record layer: the session, its environment, the input it is given, the format table's
+ * type, and the buffering and part helpers (session.c). The registry that owns sessions, with
+ * dispatch, flushing and the lifecycle, is sessions.h. */
 #ifndef RECD_DAEMON_SESSION_H
 #define RECD_DAEMON_SESSION_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
+#include <uv.h>
 
-#include "support/metrics.h"
 #include "recd/message.h"
 #include "recd/samp_rec.h"
 #include "recd/wire.h"
+#include "support/config.h"
+#include "support/metrics.h"
 #include "write/writer.h"
 
-typedef struct recd_server recd_server;
 struct sockaddr;
+struct recd_sessions;
 typedef struct session_format session_format;
+
+/* What every session of a registry shares (the first member of recd_sessions, sessions.h). */
+typedef struct session_env {
+    uv_loop_t *loop;          /* its cached time is the sessions' clock */
+    const recd_config *cfg;   /* the running configuration (reload changes it in place) */
+    recd_daemon_metrics *metrics;
+    writer_stage *writer;
+    uint64_t buffered;        /* bytes accepted and not yet written, all sessions */
+} session_env;
 
 typedef struct recd_session {
     /* First the fields every sample touches, packed into as few cache lines as possible: with
      * thousands of interleaved sessions each sample finds its session out of cache, and every
      * further line is another miss (docs/performance.md). */
     struct recd_session *hnext; /* session_table chain */
-    recd_server *srv;
+    session_env *env;
     uint8_t key_len;
     bool in_table; /* false once closed: the key may be opened again while this one finishes */
     bool closing;  /* no more input; freed when the writer is done */
@@ -51,7 +65,7 @@ typedef struct recd_session {
     uint32_t rec_part_first;
 
     /* Colder: per part, per flush, per timer tick. */
-    struct recd_session *prev, *next; /* every live session, for the timers */
+    LIST_ENTRY(recd_session) live; /* every live session, for the timers */
     int64_t start_epoch_ms;   /* session start, Unix ms (open's start_time or arrival) */
     uint64_t start_mono_ms;   /* monotonic clock at open: arrival stamps count from here */
     uint64_t last_flush_ms;
@@ -71,7 +85,7 @@ typedef struct input_tally {
 
 /* How a message reached the daemon; filled by the listener, read and written by dispatch. */
 typedef struct session_input {
-    recd_server *srv;
+    struct recd_sessions *sessions;
     recd_m_transport transport;
     bool datagram;        /* UDP rules: sequence numbers, drop instead of backpressure */
     const char *peer;     /* for log lines (session_input_peer()); NULL for a datagram: */
@@ -93,15 +107,6 @@ typedef struct session_input {
 /* The sender, for log lines. */
 const char *session_input_peer(session_input *in);
 
-/* Applies one decoded message. Returns 0 when it was accepted, or dropped and counted; a negative
- * errno when it violates the protocol (why says how; in->reason says which metric): a TCP
- * connection is then answered with an error and closed, a UDP datagram is dropped. */
-int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
-                     size_t whylen);
-/* The same for a .rec state that arrived as its block (the binary frames' path). */
-int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
-                         const recd_wire_meta *meta, char *why, size_t whylen);
-
 /* Refuses the message being dispatched: writes why, sets the metric label, returns -EBADMSG. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
@@ -109,18 +114,12 @@ __attribute__((format(printf, 5, 6)))
 int session_refuse(session_input *in, recd_m_reason reason, char *why, size_t whylen,
                    const char *fmt, ...);
 
-/* recd_wire_format_fn over the registry (ctx is a session_input); the handle is the session. */
-recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void **handle);
+/* The loop's cached time, refreshed once per loop iteration: samples read in one batch share an
+ * arrival time, and a per-sample clock read (a fifth of the loop's time in the S1 profile) is
+ * avoided. Monotonic milliseconds. */
+static inline uint64_t session_now_ms(const recd_session *s) { return uv_now(s->env->loop); }
 
-/* Timer work for one session: flush by time, idle rotation, forgetting dormant sessions. */
-void session_tick(recd_session *s, uint64_t now_ms);
-/* Writes what is buffered now (flush.buffer_size, flush messages, shutdown). */
-void session_flush(recd_session *s);
-/* Finalizes the current part, detaches the session and frees it once written (close message,
- * shutdown, forgetting a dormant session). */
-void session_close(recd_session *s, const char *why);
-
-/* Used by the format modules. */
+/* Buffering and parts, for the format modules and the registry. */
 int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level);
 int session_put(recd_session *s, const void *data, size_t len);
 /* Queues len bytes (len > 0) for the current part and returns where to write them (valid until
@@ -128,14 +127,14 @@ int session_put(recd_session *s, const void *data, size_t len);
 uint8_t *session_reserve(recd_session *s, size_t len);
 void session_account(recd_session *s, int64_t delta); /* buffered bytes, session and process */
 void session_note_pending(recd_session *s, uint64_t now_ms); /* starts the flush clock */
-void session_maybe_flush(recd_session *s);            /* flush when over flush.buffer_size */
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms);
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
 
 /* A format's part of a session: one table per output format (session_rec.c, session_recap.c),
- * found by session_format_for() (session_formats.c). session.c calls through it and never asks
- * which format a session has. An entry left NULL means the format has nothing to do there (the
- * checks keep the .rec sample path free of indirect calls). */
+ * found by session_format_for() (session_formats.c). The registry (sessions.c,
+ * session_dispatch.c) calls through it and never asks which format a session has. An entry left
+ * NULL means the format has nothing to do there (the checks keep the .rec sample path free of
+ * indirect calls). */
 struct session_format {
     bool events; /* takes event messages */
     bool packed; /* the writer compresses its bytes: a part's size is estimated from the ratio */

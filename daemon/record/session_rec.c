@@ -10,7 +10,6 @@
 #include "session_rec.h"
 
 #include "support/log.h"
-#include "app/server.h"
 
 static void put_le32(uint8_t *b, uint32_t t)
 {
@@ -34,7 +33,7 @@ static recd_rec_type rec_type(const recd_session *s)
 /* Opens a part whose first block is at session time t (its header goes with that block). */
 static int start_part(recd_session *s, uint32_t t)
 {
-    const recd_config *cfg = &s->srv->cfg;
+    const recd_config *cfg = s->env->cfg;
     bool first = s->part_no == 0;
     int rc = session_start_part(s, first ? s->start_epoch_ms : s->start_epoch_ms + t, 0);
     if (rc < 0)
@@ -56,11 +55,11 @@ static void end_part(recd_session *s, bool session_end)
 int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                       const uint8_t *fields, uint64_t now_ms)
 {
-    const recd_config *cfg = &s->srv->cfg;
+    const recd_config *cfg = s->env->cfg;
     uint32_t t = has_time ? time_ms : stamp(s, now_ms);
     if (s->rec_any && t < s->rec_last) {
         if (cfg->rec.time_policy == RECD_REC_TIME_REJECT) {
-            recd_metrics_decode_error(&s->srv->metrics, RECD_M_TIME_ORDER);
+            recd_metrics_decode_error(s->env->metrics, RECD_M_TIME_ORDER);
             log_warn("session '%s': sample at %u ms is before the previous one at %u ms: dropped "
                      "(rec.time_policy: reject)",
                      s->key, t, s->rec_last);

@@ -13,7 +13,6 @@
 #include "session_recap.h"
 
 #include "support/log.h"
-#include "app/server.h"
 
 typedef struct session_recap {
     recd_msg open;           /* deep copy of the open message: the header of every part */
@@ -138,7 +137,7 @@ static void take_member(recd_session *s)
     if (n < 0) {
         log_err("session '%s': the Recap encoder failed: %s", s->key, recd_strerror(n));
     } else if (r->member.len) {
-        int rc = writer_put_member(&s->srv->writer, &s->queue, s->part, r->member.data,
+        int rc = writer_put_member(s->env->writer, &s->queue, s->part, r->member.data,
                                    r->member.len);
         if (rc < 0) {
             log_err("session '%s': out of memory queueing a member: %s", s->key, recd_strerror(rc));
@@ -166,7 +165,7 @@ static recd_recap_header part_header(const session_recap *r)
 static int start_part(recd_session *s, uint64_t tick)
 {
     session_recap *r = recap_of(s);
-    const recd_config *cfg = &s->srv->cfg;
+    const recd_config *cfg = s->env->cfg;
     if (!r->started) {
         r->started = true;
         r->first_tick = tick;
@@ -335,7 +334,7 @@ static void feed_group(recd_session *s)
         if (!st)
             st = carried_state(s, &carried);
         if (!st) {
-            recd_metrics_decode_error(&s->srv->metrics, RECD_M_SCHEMA);
+            recd_metrics_decode_error(s->env->metrics, RECD_M_SCHEMA);
             log_warn("session '%s': tick %llu dropped: the first tick of a recording needs a state",
                      s->key, (unsigned long long)tick);
             group_clear(r);
@@ -358,7 +357,7 @@ static void feed_group(recd_session *s)
             free(evs);
     }
     if (rc < 0) {
-        recd_metrics_decode_error(&s->srv->metrics, RECD_M_SCHEMA);
+        recd_metrics_decode_error(s->env->metrics, RECD_M_SCHEMA);
         log_warn("session '%s': tick %llu dropped: the Recap encoder refused it: %s", s->key,
                  (unsigned long long)tick, recd_strerror(rc));
     } else {
@@ -466,7 +465,7 @@ static void recap_flush(recd_session *s, uint64_t now_ms)
     session_recap *r = recap_of(s);
     /* A tick still being collected is written by the rule of group_since(), so the rest of it
      * (sent in the same burst) is not split off by a timer. */
-    uint64_t interval = s->srv->cfg.flush.interval_ms;
+    uint64_t interval = s->env->cfg->flush.interval_ms;
     if (r->have_group && now_ms - group_since(r, interval) >= interval)
         feed_group(s);
     take_member(s);
@@ -475,7 +474,7 @@ static void recap_flush(recd_session *s, uint64_t now_ms)
 /* A tick still being collected keeps the clock of its first message. */
 static uint64_t recap_pending_since(const recd_session *s)
 {
-    return group_since(recap_of(s), s->srv->cfg.flush.interval_ms);
+    return group_since(recap_of(s), s->env->cfg->flush.interval_ms);
 }
 
 static int recap_flush_message(recd_session *s, const recd_msg *m, char *why, size_t whylen)
