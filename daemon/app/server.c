@@ -118,7 +118,7 @@ static bool activated_covers(const recd_server *s, const recd_listen_config *cfg
 {
     struct sockaddr_storage ss;
     char url[RECD_CONFIG_URL_MAX + 16] = "";
-    if (cfg->transport != RECD_TRANSPORT_UNIX) {
+    if (cfg->transport != RECD_WIRE_UNIX) {
         memset(&ss, 0, sizeof ss);
         int rc = cfg->addr.family == AF_INET6
                      ? uv_ip6_addr(cfg->addr.host, cfg->addr.port, (struct sockaddr_in6 *)&ss)
@@ -126,13 +126,13 @@ static bool activated_covers(const recd_server *s, const recd_listen_config *cfg
         if (rc < 0)
             return false;
         recd_peer_name((const struct sockaddr *)&ss,
-                       cfg->transport == RECD_TRANSPORT_UDP ? "udp://" : "tcp://", url, sizeof url);
+                       cfg->transport == RECD_WIRE_UDP ? "udp://" : "tcp://", url, sizeof url);
     }
     const recd_listener *l;
     LIST_FOREACH(l, &s->ingest.listeners, link) {
         if (!l->activated || l->cfg.transport != cfg->transport)
             continue;
-        if (cfg->transport == RECD_TRANSPORT_UNIX ? strcmp(l->cfg.path, cfg->path) == 0
+        if (cfg->transport == RECD_WIRE_UNIX ? strcmp(l->cfg.path, cfg->path) == 0
                                                   : strcmp(url, l->bound) == 0)
             return true;
     }

@@ -17,11 +17,11 @@
 
 static void describe(recd_listener *l)
 {
-    if (l->cfg.transport == RECD_TRANSPORT_UNIX) {
+    if (l->cfg.transport == RECD_WIRE_UNIX) {
         snprintf(l->bound, sizeof l->bound, "unix://%s", l->cfg.path);
         return;
     }
-    bool udp = l->cfg.transport == RECD_TRANSPORT_UDP;
+    bool udp = l->cfg.transport == RECD_WIRE_UDP;
     struct sockaddr_storage ss;
     int len = sizeof ss;
     int rc = udp ? uv_udp_getsockname(&l->h.udp, (struct sockaddr *)&ss, &len)
@@ -106,7 +106,7 @@ static int open_stream(recd_listener *l, char *why, size_t whylen)
 {
     recd_ingest *g = l->ingest;
     int rc;
-    if (l->cfg.transport == RECD_TRANSPORT_UNIX) {
+    if (l->cfg.transport == RECD_WIRE_UNIX) {
         if ((rc = clear_unix_path(l->cfg.path, why, whylen)) < 0)
             return rc;
         if ((rc = uv_pipe_init(g->loop, &l->h.pipe, 0)) < 0)
@@ -152,7 +152,7 @@ int listener_open(recd_ingest *g, const recd_listen_config *cfg, recd_listener *
     recd_listener *l = listener_new(g, cfg);
     if (!l)
         return -ENOMEM;
-    int rc = cfg->transport == RECD_TRANSPORT_UDP ? open_udp(l) : open_stream(l, why, whylen);
+    int rc = cfg->transport == RECD_WIRE_UDP ? open_udp(l) : open_stream(l, why, whylen);
     if (rc < 0) {
         if (!why[0])
             snprintf(why, whylen, "%s: %s", cfg->url, uv_strerror(rc));
@@ -176,20 +176,20 @@ int listener_adopt(recd_ingest *g, const recd_sd_listen_fd *fd, recd_listener **
     *out = NULL;
     recd_listen_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.encoding = RECD_ENCODING_AUTO;
+    cfg.encoding = RECD_WIRE_AUTO;
     cfg.addr.family = fd->family;
     if (fd->socktype == SOCK_DGRAM && (fd->family == AF_INET || fd->family == AF_INET6))
-        cfg.transport = RECD_TRANSPORT_UDP;
+        cfg.transport = RECD_WIRE_UDP;
     else if (fd->socktype == SOCK_STREAM && (fd->family == AF_INET || fd->family == AF_INET6))
-        cfg.transport = RECD_TRANSPORT_TCP;
+        cfg.transport = RECD_WIRE_TCP;
     else if (fd->socktype == SOCK_STREAM && fd->family == AF_UNIX)
-        cfg.transport = RECD_TRANSPORT_UNIX;
+        cfg.transport = RECD_WIRE_UNIX;
     else {
         snprintf(why, whylen, "passed fd %d (%s) is not a TCP, UDP or Unix stream socket", fd->fd,
                  fd->name);
         return -EINVAL;
     }
-    if (cfg.transport == RECD_TRANSPORT_UNIX) {
+    if (cfg.transport == RECD_WIRE_UNIX) {
         struct sockaddr_un sa;
         socklen_t len = sizeof sa;
         memset(&sa, 0, sizeof sa);
@@ -203,11 +203,11 @@ int listener_adopt(recd_ingest *g, const recd_sd_listen_fd *fd, recd_listener **
         return -ENOMEM;
     l->activated = true;
     int rc;
-    if (cfg.transport == RECD_TRANSPORT_UDP) {
+    if (cfg.transport == RECD_WIRE_UDP) {
         rc = uv_udp_init_ex(g->loop, &l->h.udp, UV_UDP_RECVMMSG);
         if (rc == 0 && (rc = uv_udp_open(&l->h.udp, fd->fd)) == 0)
             rc = listener_udp_start(l);
-    } else if (cfg.transport == RECD_TRANSPORT_TCP) {
+    } else if (cfg.transport == RECD_WIRE_TCP) {
         rc = uv_tcp_init(g->loop, &l->h.tcp);
         if (rc == 0 && (rc = uv_tcp_open(&l->h.tcp, fd->fd)) == 0)
             rc = listener_stream_start(l);
@@ -247,7 +247,7 @@ void listener_close(recd_listener *l)
     l->closing = true;
     LIST_REMOVE(l, link);
     log_info("stopped listening on %s", l->bound);
-    if (l->cfg.transport == RECD_TRANSPORT_UDP)
+    if (l->cfg.transport == RECD_WIRE_UDP)
         uv_udp_recv_stop(&l->h.udp);
     uv_close(&l->h.handle, on_closed);
 }
@@ -263,7 +263,7 @@ void ingest_close_stream_listeners(recd_ingest *g)
     recd_listener *next;
     for (recd_listener *l = LIST_FIRST(&g->listeners); l; l = next) {
         next = LIST_NEXT(l, link);
-        if (l->cfg.transport != RECD_TRANSPORT_UDP)
+        if (l->cfg.transport != RECD_WIRE_UDP)
             listener_close(l);
     }
 }

@@ -17,16 +17,9 @@ typedef struct reply_req {
     recd_buf buf;
 } reply_req;
 
-static recd_wire_encoding wire_encoding(recd_encoding e)
-{
-    return e == RECD_ENCODING_BINARY ? RECD_WIRE_BINARY
-           : e == RECD_ENCODING_NDJSON ? RECD_WIRE_NDJSON
-                                       : RECD_WIRE_AUTO;
-}
-
 static void peer_name(recd_conn *c, const recd_listener *l)
 {
-    if (l->cfg.transport == RECD_TRANSPORT_UNIX) {
+    if (l->cfg.transport == RECD_WIRE_UNIX) {
         snprintf(c->peer, sizeof c->peer, "unix:%.80s", l->cfg.path);
         return;
     }
@@ -210,7 +203,7 @@ static void on_connection(uv_stream_t *server, int status)
         return;
     }
     c->ingest = g;
-    int rc = l->cfg.transport == RECD_TRANSPORT_UNIX ? uv_pipe_init(g->loop, &c->h.pipe, 0)
+    int rc = l->cfg.transport == RECD_WIRE_UNIX ? uv_pipe_init(g->loop, &c->h.pipe, 0)
                                                       : uv_tcp_init(g->loop, &c->h.tcp);
     if (rc < 0) {
         free(c);
@@ -232,10 +225,10 @@ static void on_connection(uv_stream_t *server, int status)
         return;
     }
     c->in.sessions = g->sessions;
-    c->in.transport = l->cfg.transport == RECD_TRANSPORT_UNIX ? RECD_M_UNIX : RECD_M_TCP;
+    c->in.transport = l->cfg.transport == RECD_WIRE_UNIX ? RECD_M_UNIX : RECD_M_TCP;
     c->in.peer = c->peer;
     c->in.tally = &c->tally;
-    recd_wire_decoder_config dc = {.encoding = wire_encoding(l->cfg.encoding),
+    recd_wire_decoder_config dc = {.encoding = l->cfg.encoding,
                                    .max_frame = (size_t)g->cfg->limits.max_frame,
                                    .format_of = session_format_of,
                                    .on_msg = listener_on_msg,
@@ -246,7 +239,7 @@ static void on_connection(uv_stream_t *server, int status)
         stream_conn_close(c);
         return;
     }
-    if (l->cfg.transport == RECD_TRANSPORT_TCP)
+    if (l->cfg.transport == RECD_WIRE_TCP)
         uv_tcp_nodelay(&c->h.tcp, 1);
     c->reading = true;
     log_debug("%s: connected", c->peer);

@@ -10,13 +10,6 @@
 #include "listener.h"
 #include "support/log.h"
 
-static recd_wire_encoding wire_encoding(recd_encoding e)
-{
-    return e == RECD_ENCODING_BINARY ? RECD_WIRE_BINARY
-           : e == RECD_ENCODING_NDJSON ? RECD_WIRE_NDJSON
-                                       : RECD_WIRE_AUTO;
-}
-
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     recd_listener *l = h->data;
@@ -48,7 +41,7 @@ static void process(recd_listener *l, const uint8_t *data, size_t len, const str
         drop(l, &in, RECD_M_TOO_LARGE, why);
         return;
     }
-    recd_wire_decoder_config dc = {.encoding = wire_encoding(l->cfg.encoding),
+    recd_wire_decoder_config dc = {.encoding = l->cfg.encoding,
                                    .max_frame = (size_t)g->cfg->limits.max_frame,
                                    .format_of = session_format_of,
                                    .on_msg = listener_on_msg,
@@ -83,7 +76,7 @@ static void recv_cb(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
 static void drain(recd_listener *l)
 {
     uv_os_fd_t fd;
-    if (l->cfg.transport != RECD_TRANSPORT_UDP || l->closing || uv_fileno(&l->h.handle, &fd) < 0)
+    if (l->cfg.transport != RECD_WIRE_UDP || l->closing || uv_fileno(&l->h.handle, &fd) < 0)
         return;
     /* Whatever the kernel queued before the stop is recorded too (bounded: a sender that keeps
      * going cannot hold the shutdown). */

@@ -11,6 +11,7 @@
 
 #include "recd/common.h"
 #include "recd/path_template.h"
+#include "recd/wire.h"
 
 #define RECD_CONFIG_DEFAULT_PATH "/etc/recd/recd.yaml"
 #define RECD_CONFIG_MAX_FILE_SIZE (1u << 20) /* larger files are refused */
@@ -19,10 +20,6 @@
 #define RECD_CONFIG_UNIX_PATH_MAX 108 /* sun_path, NUL included */
 #define RECD_CONFIG_URL_MAX 160
 
-typedef enum recd_transport { RECD_TRANSPORT_TCP, RECD_TRANSPORT_UDP, RECD_TRANSPORT_UNIX } recd_transport;
-
-/* How a listener decodes input: auto sniffs the first bytes of each connection (datagram for UDP). */
-typedef enum recd_encoding { RECD_ENCODING_AUTO, RECD_ENCODING_BINARY, RECD_ENCODING_NDJSON } recd_encoding;
 
 /* An IP literal and port. */
 typedef struct recd_hostport {
@@ -33,8 +30,8 @@ typedef struct recd_hostport {
 
 typedef struct recd_listen_config {
     char url[RECD_CONFIG_URL_MAX];   /* as written, for log lines */
-    recd_transport transport;
-    recd_encoding encoding;
+    recd_wire_transport transport;   /* lib's (recd/wire.h): TCP, UDP or UNIX */
+    recd_wire_encoding encoding;     /* auto sniffs the first bytes of each connection (datagram) */
     recd_hostport addr;              /* tcp, udp */
     char path[RECD_CONFIG_UNIX_PATH_MAX]; /* unix */
 } recd_listen_config;

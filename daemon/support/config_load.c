@@ -313,7 +313,7 @@ static int load_listen_entry(loader *L, yaml_node_t *item, recd_listen_config *o
             return rc;
         if (recd_cfg_parse_enum(recd_cfg_encodings, text, &value, why, sizeof why) < 0)
             return fail(L, encoding->start_mark, "listen encoding: %s", why);
-        out->encoding = (recd_encoding)value;
+        out->encoding = (recd_wire_encoding)value;
     }
     return 0;
 }
@@ -460,7 +460,7 @@ static int find_conflict(const recd_config *c, conflict_info *out)
             if (recd_cfg_same_listener(&c->listen[j], l))
                 return report_conflict(out, "listen", "listen", "listen: '%s' is the same socket as '%s'", l->url,
                                        c->listen[j].url);
-        if (c->metrics.enabled && l->transport == RECD_TRANSPORT_TCP && l->addr.port != 0 &&
+        if (c->metrics.enabled && l->transport == RECD_WIRE_TCP && l->addr.port != 0 &&
             l->addr.port == c->metrics.listen.port &&
             (strcmp(l->addr.host, c->metrics.listen.host) == 0 || is_wildcard(&l->addr) ||
              is_wildcard(&c->metrics.listen)))

@@ -33,9 +33,9 @@ static const enum_name time_policies[] = {
 };
 
 const enum_name recd_cfg_encodings[] = {
-    {"auto", RECD_ENCODING_AUTO},
-    {"binary", RECD_ENCODING_BINARY},
-    {"ndjson", RECD_ENCODING_NDJSON},
+    {"auto", RECD_WIRE_AUTO},
+    {"binary", RECD_WIRE_BINARY},
+    {"ndjson", RECD_WIRE_NDJSON},
     {NULL, 0},
 };
 
@@ -493,13 +493,13 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
     snprintf(out->url, sizeof out->url, "%s", url);
     const char *rest;
     if (strncmp(url, "tcp://", 6) == 0) {
-        out->transport = RECD_TRANSPORT_TCP;
+        out->transport = RECD_WIRE_TCP;
         rest = url + 6;
     } else if (strncmp(url, "udp://", 6) == 0) {
-        out->transport = RECD_TRANSPORT_UDP;
+        out->transport = RECD_WIRE_UDP;
         rest = url + 6;
     } else if (strncmp(url, "unix://", 7) == 0) {
-        out->transport = RECD_TRANSPORT_UNIX;
+        out->transport = RECD_WIRE_UNIX;
         rest = url + 7;
         if (rest[0] != '/') {
             snprintf(why, cap, "'%s': a Unix socket needs an absolute path, e.g. unix:///run/recd/ingest.sock",
@@ -524,7 +524,7 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
     }
     if (strchr(rest, '/')) {
         snprintf(why, cap, "'%s': a %s URL has no path", recd_cfg_shown(url, b, sizeof b),
-                 out->transport == RECD_TRANSPORT_TCP ? "tcp" : "udp");
+                 out->transport == RECD_WIRE_TCP ? "tcp" : "udp");
         return -EINVAL;
     }
     return parse_hostport(rest, &out->addr, why, cap);
@@ -534,7 +534,7 @@ int recd_cfg_same_listener(const recd_listen_config *a, const recd_listen_config
 {
     if (a->transport != b->transport)
         return 0;
-    if (a->transport == RECD_TRANSPORT_UNIX)
+    if (a->transport == RECD_WIRE_UNIX)
         return strcmp(a->path, b->path) == 0;
     return a->addr.port != 0 && a->addr.port == b->addr.port && strcmp(a->addr.host, b->addr.host) == 0;
 }

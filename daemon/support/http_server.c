@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include <http_parser.h>
 
@@ -20,7 +21,7 @@ struct recd_http_server {
     uv_loop_t *loop;
     recd_http_options opt;
     http_parser_settings settings;
-    conn *conns;      /* open clients, to close them on shutdown */
+    LIST_HEAD(conn_list, conn) conns; /* open clients, to close them on shutdown */
     size_t nconns;
     size_t open_handles; /* listener + client handles still to be closed */
     bool closing;
@@ -33,7 +34,7 @@ struct conn {
     uv_timer_t timer;
     http_parser parser;
     recd_http_server *srv;
-    conn *prev, *next;
+    LIST_ENTRY(conn) link;
     char url[URL_MAX + 1];
     size_t url_len;
     bool url_too_long;
@@ -67,19 +68,14 @@ static void conn_handle_closed(uv_handle_t *h)
     if (--c->handles > 0)
         return;
     recd_http_server *s = c->srv;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        s->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    LIST_REMOVE(c, link);
     s->nconns--;
     recd_buf_free(&c->response);
     free(c);
     server_handle_closed(s);
 }
 
-static void conn_close(conn *c)
+static void http_conn_close(conn *c)
 {
     if (c->closing)
         return;
@@ -93,20 +89,20 @@ static void conn_close(conn *c)
 static void on_shutdown(uv_shutdown_t *req, int status)
 {
     if (status < 0)
-        conn_close(req->data);
+        http_conn_close(req->data);
 }
 
 static void on_written(uv_write_t *req, int status)
 {
     conn *c = req->data;
     if (status < 0 || c->closing) {
-        conn_close(c);
+        http_conn_close(c);
         return;
     }
     /* Half-close so the client sees the end of the response; its input until EOF is discarded. */
     c->shutdown_req.data = c;
     if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) < 0)
-        conn_close(c);
+        http_conn_close(c);
 }
 
 static const char *status_text(int code)
@@ -136,13 +132,13 @@ static void respond(conn *c, int code, const char *content_type, const void *bod
                      code, status_text(code), content_type, body_len, code == 405 ? "Allow: GET\r\n" : "");
     if (n < 0 || (size_t)n >= sizeof head || recd_buf_append(&c->response, head, (size_t)n) < 0 ||
         recd_buf_append(&c->response, body, body_len) < 0) {
-        conn_close(c);
+        http_conn_close(c);
         return;
     }
     uv_buf_t buf = uv_buf_init((char *)c->response.data, (unsigned)c->response.len);
     c->write_req.data = c;
     if (uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &buf, 1, on_written) < 0)
-        conn_close(c);
+        http_conn_close(c);
 }
 
 static void respond_text(conn *c, int code, const char *text)
@@ -236,7 +232,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     conn *c = stream->data;
     if (nread < 0) { /* EOF or error: before a response the client gave up, after it we are done */
-        conn_close(c);
+        http_conn_close(c);
         return;
     }
     if (nread == 0 || c->responded || c->closing)
@@ -261,7 +257,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 
 static void on_timeout(uv_timer_t *t)
 {
-    conn_close(t->data);
+    http_conn_close(t->data);
 }
 
 static void on_connection(uv_stream_t *listener, int status)
@@ -278,21 +274,18 @@ static void on_connection(uv_stream_t *listener, int status)
     c->tcp.data = c;
     c->timer.data = c;
     c->handles = 2;
-    c->next = s->conns;
-    if (s->conns)
-        s->conns->prev = c;
-    s->conns = c;
+    LIST_INSERT_HEAD(&s->conns, c, link);
     s->nconns++;
     s->open_handles++;
     if (uv_accept(listener, (uv_stream_t *)&c->tcp) < 0 || s->nconns > s->opt.max_connections) {
-        conn_close(c);
+        http_conn_close(c);
         return;
     }
     http_parser_init(&c->parser, HTTP_REQUEST);
     c->parser.data = c;
     if (uv_timer_start(&c->timer, on_timeout, s->opt.timeout_ms, 0) < 0 ||
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) < 0)
-        conn_close(c);
+        http_conn_close(c);
 }
 
 int recd_http_server_start(uv_loop_t *loop, const char *host, int port, const recd_http_options *opt,
@@ -369,7 +362,8 @@ void recd_http_server_close(recd_http_server *s, void (*on_closed)(void *ctx), v
     s->closing = true;
     s->on_closed = on_closed;
     s->on_closed_ctx = ctx;
-    for (conn *c = s->conns; c; c = c->next)
-        conn_close(c);
+    conn *c;
+    LIST_FOREACH(c, &s->conns, link)
+        http_conn_close(c);
     uv_close((uv_handle_t *)&s->listener, on_listener_closed);
 }

@@ -53,13 +53,13 @@ static void defaults(void **state)
     recd_config c;
     assert_int_equal(recd_config_defaults(&c), 0);
     assert_int_equal(c.listen_count, 2);
-    assert_int_equal(c.listen[0].transport, RECD_TRANSPORT_TCP);
-    assert_int_equal(c.listen[1].transport, RECD_TRANSPORT_UDP);
+    assert_int_equal(c.listen[0].transport, RECD_WIRE_TCP);
+    assert_int_equal(c.listen[1].transport, RECD_WIRE_UDP);
     for (int i = 0; i < 2; i++) {
         assert_string_equal(c.listen[i].addr.host, "127.0.0.1");
         assert_int_equal(c.listen[i].addr.port, 7070);
         assert_int_equal(c.listen[i].addr.family, AF_INET);
-        assert_int_equal(c.listen[i].encoding, RECD_ENCODING_AUTO);
+        assert_int_equal(c.listen[i].encoding, RECD_WIRE_AUTO);
     }
     assert_string_equal(c.output.root, "./recordings");
     assert_string_equal(c.output.path_template.text, RECD_PATH_TEMPLATE_DEFAULT);
@@ -159,18 +159,18 @@ static void full_file(void **state)
     if (rc)
         fail_msg("%s", e.text);
     assert_int_equal(c.listen_count, 3);
-    assert_int_equal(c.listen[0].transport, RECD_TRANSPORT_TCP);
+    assert_int_equal(c.listen[0].transport, RECD_WIRE_TCP);
     assert_string_equal(c.listen[0].addr.host, "0.0.0.0");
     assert_int_equal(c.listen[0].addr.port, 7400);
     assert_string_equal(c.listen[0].url, "tcp://0.0.0.0:7400");
-    assert_int_equal(c.listen[1].transport, RECD_TRANSPORT_UDP);
+    assert_int_equal(c.listen[1].transport, RECD_WIRE_UDP);
     assert_string_equal(c.listen[1].addr.host, "::1");
     assert_int_equal(c.listen[1].addr.family, AF_INET6);
     assert_int_equal(c.listen[1].addr.port, 7401);
-    assert_int_equal(c.listen[1].encoding, RECD_ENCODING_BINARY);
-    assert_int_equal(c.listen[2].transport, RECD_TRANSPORT_UNIX);
+    assert_int_equal(c.listen[1].encoding, RECD_WIRE_BINARY);
+    assert_int_equal(c.listen[2].transport, RECD_WIRE_UNIX);
     assert_string_equal(c.listen[2].path, "/run/recd/ingest.sock");
-    assert_int_equal(c.listen[2].encoding, RECD_ENCODING_NDJSON);
+    assert_int_equal(c.listen[2].encoding, RECD_WIRE_NDJSON);
     assert_string_equal(c.output.root, "/var/lib/recd");
     assert_string_equal(c.output.path_template.text, "{session}/{date}/{format}-{part}.{ext}");
     assert_false(c.output.rebase_parts);
@@ -666,7 +666,7 @@ static void overrides(void **state)
 
     recd_listen_config l;
     assert_int_equal(recd_config_parse_listen("udp://[::1]:7000", &l, why, sizeof why), 0);
-    assert_int_equal(l.transport, RECD_TRANSPORT_UDP);
+    assert_int_equal(l.transport, RECD_WIRE_UDP);
     assert_int_equal(l.addr.port, 7000);
     assert_int_equal(recd_config_parse_listen("tcp://host:1", &l, why, sizeof why), -EINVAL);
     assert_non_null(strstr(why, "not an IPv4 address"));
