@@ -1,5 +1,5 @@
-/* Tests for daemon/log.c: "<N>" prefixes, level filter, one line per event, rate limiting with a
- * fake clock, and concurrent use. */
+/* Tests for daemon/support/log.c: "<N>" prefixes, level filter, one line per event, rate
+ * limiting with a fake clock, and concurrent use. */
 #include "testutil.h"
 
 #include <errno.h>

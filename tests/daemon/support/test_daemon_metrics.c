@@ -1,5 +1,5 @@
-/* Tests for daemon/metrics.c: registration rules, counters/gauges/histograms, exact Prometheus text
- * output, escaping, recd's metric set, and concurrent updates from threads. */
+/* Tests for daemon/support/metrics.c: registration rules, counters/gauges/histograms, exact
+ * Prometheus text output, escaping, recd's metric set, and concurrent updates from threads. */
 #include "testutil.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
-/* Tests for daemon/sd_notify.c against real AF_UNIX datagram sockets (path and abstract), plus
- * watchdog discovery and LISTEN_FDS parsing with real sockets on fds 3 and 4. */
+/* Tests for daemon/support/sd_notify.c against real AF_UNIX datagram sockets (path and
+ * abstract), plus watchdog discovery and LISTEN_FDS parsing with real sockets on fds 3 and 4. */
 #include "testutil.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Tests for daemon/units.c: duration and size parsing, overflow, and printing. */
+/* Tests for daemon/support/units.c: duration and size parsing, overflow, and printing. */
 #include "testutil.h"
 
 #include <errno.h>

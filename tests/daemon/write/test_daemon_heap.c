@@ -1,6 +1,6 @@
-/* Tests for daemon/heap.c: when the heap is trimmed (only once the load has fallen to a quarter of
- * what the heap was sized for, and never for small heaps), and, with glibc, that freed batch
- * memory stays mapped under the configured bound and goes back on a trim. */
+/* Tests for daemon/write/heap.c: when the heap is trimmed (only once the load has fallen to a
+ * quarter of what the heap was sized for, and never for small heaps), and, with glibc, that
+ * freed batch memory stays mapped under the configured bound and goes back on a trim. */
 #include "testutil.h"
 
 #include <stdlib.h>
