@@ -323,63 +323,57 @@ static int parse_mode(const char *text, uint32_t required, uint32_t *out, char *
     return 0;
 }
 
-/* "IPv4:PORT" or "[IPv6]:PORT" with an IP literal; the host is stored in canonical form. */
-static int parse_hostport(const char *text, recd_hostport *out, char *why, size_t cap)
+/* The address of a parsed URL as an IP literal (host names are not resolved): IPv4 unless it was
+ * written in brackets. The host is stored in canonical form. shown is the text for messages. */
+static int ip_literal(const recd_wire_url *u, bool bracketed, const char *shown, recd_hostport *out,
+                      char *why, size_t cap)
 {
-    char b[80], host[RECD_CONFIG_HOST_MAX];
-    const char *port;
-    int family;
-    if (text[0] == '[') {
-        const char *close = strchr(text, ']');
-        if (!close || (size_t)(close - text - 1) >= sizeof host) {
-            snprintf(why, cap, "'%s': missing ']' after the IPv6 address", recd_cfg_shown(text, b, sizeof b));
-            return -EINVAL;
-        }
-        memcpy(host, text + 1, (size_t)(close - text - 1));
-        host[close - text - 1] = '\0';
-        family = AF_INET6;
-        if (close[1] != ':') {
-            snprintf(why, cap, "'%s': expected ':PORT' after ']'", recd_cfg_shown(text, b, sizeof b));
-            return -EINVAL;
-        }
-        port = close + 2;
-    } else {
-        const char *colon = strrchr(text, ':');
-        if (!colon) {
-            snprintf(why, cap, "'%s': missing ':PORT'", recd_cfg_shown(text, b, sizeof b));
-            return -EINVAL;
-        }
-        if (memchr(text, ':', (size_t)(colon - text))) {
-            snprintf(why, cap, "'%s': write IPv6 addresses in brackets, e.g. [::1]:7070", recd_cfg_shown(text, b, sizeof b));
-            return -EINVAL;
-        }
-        if ((size_t)(colon - text) >= sizeof host) {
-            snprintf(why, cap, "'%s': host is not an IP address", recd_cfg_shown(text, b, sizeof b));
-            return -EINVAL;
-        }
-        memcpy(host, text, (size_t)(colon - text));
-        host[colon - text] = '\0';
-        family = AF_INET;
-        port = colon + 1;
-    }
+    char b[80];
+    int family = bracketed ? AF_INET6 : AF_INET;
     unsigned char bin[16];
-    if (inet_pton(family, host, bin) != 1) {
-        snprintf(why, cap, "'%s' is not an IP%s address (host names are not resolved; use e.g. %s)",
-                 recd_cfg_shown(host, b, sizeof b), family == AF_INET ? "v4" : "v6",
-                 family == AF_INET ? "127.0.0.1 or 0.0.0.0" : "[::1] or [::]");
+    if (strlen(u->host) >= RECD_CONFIG_HOST_MAX) {
+        snprintf(why, cap, "'%s': host is not an IP address", recd_cfg_shown(shown, b, sizeof b));
         return -EINVAL;
     }
-    uint64_t pv;
-    size_t plen = strlen(port);
-    if (plen == 0 || plen > 5 || parse_whole(port, &pv, why, cap) < 0 || pv > 65535) {
-        snprintf(why, cap, "'%s': port must be a number from 0 to 65535", recd_cfg_shown(text, b, sizeof b));
+    if (inet_pton(family, u->host, bin) != 1) {
+        snprintf(why, cap, "'%s' is not an IP%s address (host names are not resolved; use e.g. %s)",
+                 recd_cfg_shown(u->host, b, sizeof b), family == AF_INET ? "v4" : "v6",
+                 family == AF_INET ? "127.0.0.1 or 0.0.0.0" : "[::1] or [::]");
         return -EINVAL;
     }
     memset(out, 0, sizeof *out);
     inet_ntop(family, bin, out->host, sizeof out->host);
-    out->port = (uint16_t)pv;
+    out->port = u->port;
     out->family = family;
     return 0;
+}
+
+/* lib's URL parser (recd/wire.h) on url; its complaint is shown after the text it is about. */
+static int parse_url(const char *url, const char *shown, recd_wire_url *u, char *why, size_t cap)
+{
+    char b[80], err[160] = "";
+    if (recd_wire_url_parse(url, u, err, sizeof err) == 0)
+        return 0;
+    snprintf(why, cap, "'%s': %s", recd_cfg_shown(shown, b, sizeof b), err);
+    return -EINVAL;
+}
+
+/* "IPv4:PORT" or "[IPv6]:PORT" with an IP literal, read by lib's URL grammar. */
+static int parse_hostport(const char *text, recd_hostport *out, char *why, size_t cap)
+{
+    char b[80], url[RECD_CONFIG_URL_MAX + 8];
+    if (strchr(text, '?')) { /* a URL query: not part of an address */
+        snprintf(why, cap, "'%s': port must be a number from 0 to 65535", recd_cfg_shown(text, b, sizeof b));
+        return -EINVAL;
+    }
+    if ((size_t)snprintf(url, sizeof url, "tcp://%s", text) >= sizeof url) {
+        snprintf(why, cap, "'%s': host is not an IP address", recd_cfg_shown(text, b, sizeof b));
+        return -EINVAL;
+    }
+    recd_wire_url u;
+    if (parse_url(url, text, &u, why, cap) < 0)
+        return -EINVAL;
+    return ip_literal(&u, text[0] == '[', text, out, why, cap);
 }
 
 static int parse_token(const char *text, char **out, char *why, size_t cap)
@@ -482,6 +476,19 @@ int recd_cfg_parse_value(recd_config *cfg, const row *r, const char *text, char 
 
 /* ---- listen URLs ---- */
 
+/* The scheme before "://" as lib names its transports, or RECD_WIRE_TRANSPORT_NONE. */
+static recd_wire_transport scheme_of(const char *url, size_t len)
+{
+    for (recd_wire_transport tr = RECD_WIRE_TCP; tr <= RECD_WIRE_UNIX; tr++) {
+        const char *name = recd_wire_transport_name(tr);
+        if (strlen(name) == len && strncmp(url, name, len) == 0)
+            return tr;
+    }
+    return RECD_WIRE_TRANSPORT_NONE;
+}
+
+/* A listen URL, by lib's grammar (recd_wire_url_parse), with the config's own rules on top:
+ * IP literals only, absolute Unix paths, and the encoding as its own key rather than a query. */
 int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *why, size_t cap)
 {
     char b[80];
@@ -491,16 +498,25 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
         return -EINVAL;
     }
     snprintf(out->url, sizeof out->url, "%s", url);
-    const char *rest;
-    if (strncmp(url, "tcp://", 6) == 0) {
-        out->transport = RECD_WIRE_TCP;
-        rest = url + 6;
-    } else if (strncmp(url, "udp://", 6) == 0) {
-        out->transport = RECD_WIRE_UDP;
-        rest = url + 6;
-    } else if (strncmp(url, "unix://", 7) == 0) {
-        out->transport = RECD_WIRE_UNIX;
-        rest = url + 7;
+    const char *sep = strstr(url, "://");
+    if (!sep) {
+        snprintf(why, cap, "'%s' is not a listen URL; expected tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH",
+                 recd_cfg_shown(url, b, sizeof b));
+        return -EINVAL;
+    }
+    out->transport = scheme_of(url, (size_t)(sep - url));
+    if (out->transport == RECD_WIRE_TRANSPORT_NONE) {
+        snprintf(why, cap, "unknown scheme '%.*s'; use tcp://, udp:// or unix://",
+                 (int)(sep - url < 20 ? sep - url : 20), url);
+        return -EINVAL;
+    }
+    const char *rest = sep + 3;
+    if (strchr(rest, '?')) {
+        snprintf(why, cap, "'%s': give the encoding as the entry's own key (url: ..., encoding: ...), "
+                 "not as a ?query", recd_cfg_shown(url, b, sizeof b));
+        return -EINVAL;
+    }
+    if (out->transport == RECD_WIRE_UNIX) {
         if (rest[0] != '/') {
             snprintf(why, cap, "'%s': a Unix socket needs an absolute path, e.g. unix:///run/recd/ingest.sock",
                      recd_cfg_shown(url, b, sizeof b));
@@ -510,24 +526,19 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
             snprintf(why, cap, "Unix socket path is longer than %zu bytes", sizeof out->path - 1);
             return -EINVAL;
         }
-        snprintf(out->path, sizeof out->path, "%s", rest);
-        return 0;
-    } else {
-        const char *sep = strstr(url, "://");
-        if (sep)
-            snprintf(why, cap, "unknown scheme '%.*s'; use tcp://, udp:// or unix://", (int)(sep - url < 20 ? sep - url : 20),
-                     url);
-        else
-            snprintf(why, cap, "'%s' is not a listen URL; expected tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH",
-                     recd_cfg_shown(url, b, sizeof b));
-        return -EINVAL;
-    }
-    if (strchr(rest, '/')) {
+    } else if (strchr(rest, '/')) {
         snprintf(why, cap, "'%s': a %s URL has no path", recd_cfg_shown(url, b, sizeof b),
-                 out->transport == RECD_WIRE_TCP ? "tcp" : "udp");
+                 recd_wire_transport_name(out->transport));
         return -EINVAL;
     }
-    return parse_hostport(rest, &out->addr, why, cap);
+    recd_wire_url u;
+    if (parse_url(url, rest, &u, why, cap) < 0)
+        return -EINVAL;
+    if (out->transport == RECD_WIRE_UNIX) {
+        snprintf(out->path, sizeof out->path, "%s", u.path);
+        return 0;
+    }
+    return ip_literal(&u, rest[0] == '[', rest, &out->addr, why, cap);
 }
 
 int recd_cfg_same_listener(const recd_listen_config *a, const recd_listen_config *b)

@@ -1,5 +1,6 @@
-/* Tests for daemon/config.c: defaults, a full file, every error class with its exact position and
- * hint, listen URLs, templates, reload comparison, dumping, and the shipped config/docs. */
+/* Tests for daemon/support/config*.c: defaults, a full file, every error class with its exact
+ * position and hint, listen URLs, templates, reload comparison, dumping, and the shipped
+ * config/docs. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -309,6 +310,7 @@ static void listen_errors(void **state)
                  "t.yaml:3:5: listen: 'tcp://1.2.3.4:7' is the same socket as 'tcp://1.2.3.4:7' above");
     expect_error_at("listen:\n  - udp://[::1]:7\n  - udp://[0:0::1]:7\n", 3, 5, "is the same socket");
     expect_error_at("listen:\n  - unix://run/x.sock\n", 2, 5, "a Unix socket needs an absolute path");
+    expect_error_at("listen:\n  - tcp://1.2.3.4:7?encoding=binary\n", 2, 5, "not as a ?query");
     char long_path[256] = "listen:\n  - unix:///";
     memset(long_path + strlen(long_path), 'a', 107); /* '/' + 107 = 108 bytes: no room for the NUL */
     strcat(long_path, "\n");
