@@ -74,8 +74,8 @@ typedef struct recd_session {
     uint64_t last_seq;
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
     uint64_t packed_in, packed_out; /* members compressed so far: the ratio to expect */
-    void *format_data;          /* the format's own state (session_recap.c), or NULL */
     const session_format *ops;  /* what the session does in its format's way */
+    void *format_data;          /* the format's own state (session_recap.c), or NULL */
 } recd_session;
 
 /* Accepted input not yet added to the metrics: published once per read, not per message. */

@@ -4,10 +4,10 @@
  * are checked and encoded first. Times count from the session start (stamped on arrival when the
  * client left them out) and never decrease (rec.time_policy); part 1 keeps them as given, later
  * parts start again at 0 when output.rebase_parts is set. Each part is a complete file. */
+#include "session_rec.h"
+
 #include <errno.h>
 #include <string.h>
-
-#include "session_rec.h"
 
 #include "support/log.h"
 

@@ -5,12 +5,12 @@
  * encoder, so it starts with a header and a FULL_STATE; its header is patched with the frame
  * count and end time when the part ends. Ticks without a time are stamped on arrival
  * (elapsed / 50 ms). */
+#include "session_recap.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "session_recap.h"
 
 #include "support/log.h"
 
