@@ -103,26 +103,16 @@ int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level)
     return 0;
 }
 
-/* Bytes the current part will hold once everything queued for it is written. A plain part gets
- * exactly what was queued; a packed one (Recap) is still to be compressed, so this session's
- * ratio so far is assumed (1:2 before its first member). */
-static uint64_t expected_part_size(const recd_session *s)
-{
-    if (!s->ops->packed)
-        return s->part_written + s->part_pending;
-    uint64_t held = s->ops->encoder_bytes ? s->ops->encoder_bytes(s) : 0;
-    double pending = (double)(s->part_pending + held);
-    pending *= s->packed_in ? (double)s->packed_out / (double)s->packed_in : 0.5;
-    return s->part_written + (uint64_t)pending;
-}
-
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms)
 {
     const recd_config *cfg = s->env->cfg;
     if (!s->part)
         return false;
     if (cfg->rotation.max_size) {
-        uint64_t size = expected_part_size(s);
+        /* What the part will hold once everything queued for it is written: what was queued,
+         * unless the format estimates it (Recap: compressed later). */
+        uint64_t size = s->ops->part_size ? s->ops->part_size(s)
+                                          : s->part_written + s->part_pending;
         if (size && size + add_bytes > cfg->rotation.max_size)
             return true;
     }

@@ -137,7 +137,6 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
  * indirect calls). */
 struct session_format {
     bool events; /* takes event messages */
-    bool packed; /* the writer compresses its bytes: a part's size is estimated from the ratio */
     /* The open message (a new session): keeps what the format needs of it. 0, -ENOMEM, or
      * -EBADMSG with why. */
     int (*open)(recd_session *s, const recd_msg *open, char *why, size_t whylen);
@@ -151,6 +150,9 @@ struct session_format {
     /* After a flush: the clock flush.interval counts from for what it still holds, or 0. */
     uint64_t (*pending_since)(const recd_session *s);
     uint64_t (*encoder_bytes)(const recd_session *s); /* held outside the batch, estimated */
+    /* The current part's size once everything queued for it is written, when that is not just
+     * the bytes queued (a compressed format estimates it), for rotation by size. */
+    uint64_t (*part_size)(const recd_session *s);
     bool (*pending)(const recd_session *s);           /* holds input not yet in the batch */
     void (*idle)(recd_session *s);                    /* no input for a while: keep less */
     void (*end_part)(recd_session *s, bool session_end); /* required */

@@ -104,6 +104,15 @@ static bool recap_pending(const recd_session *s)
 
 static uint64_t recap_encoder_bytes(const recd_session *s) { return recap_of(s)->estimate; }
 
+/* A part's members are compressed by the writer: this session's ratio so far is assumed for what
+ * is still queued or in the encoder (1:2 before its first member). */
+static uint64_t recap_part_size(const recd_session *s)
+{
+    double pending = (double)(s->part_pending + recap_of(s)->estimate);
+    pending *= s->packed_in ? (double)s->packed_out / (double)s->packed_in : 0.5;
+    return s->part_written + (uint64_t)pending;
+}
+
 /* A tick still being collected is written once no message has joined it for a whole interval,
  * or once it has been open for two: a client that pauses in the middle of a tick for less than an
  * interval keeps its tick whole, and none stays unwritten for long. The returned clock is the one
@@ -518,7 +527,6 @@ static void recap_end_part(recd_session *s, bool session_end)
 
 const session_format session_recap_format = {
     .events = true,
-    .packed = true,
     .open = recap_open,
     .sample = recap_msg,
     .flush_message = recap_flush_message,
@@ -526,6 +534,7 @@ const session_format session_recap_format = {
     .flush = recap_flush,
     .pending_since = recap_pending_since,
     .encoder_bytes = recap_encoder_bytes,
+    .part_size = recap_part_size,
     .pending = recap_pending,
     .idle = recap_idle,
     .end_part = recap_end_part,
