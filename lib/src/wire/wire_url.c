@@ -28,7 +28,7 @@ static int parse_port(const char *s, size_t n, uint16_t *port, char *err, size_t
         v = v * 10 + (unsigned long)(s[i] - '0');
     }
     if (v > 65535) {
-        wire_why(err, errlen, "port %lu is above 65535", v);
+        wire_why(err, errlen, "the port must be a number from 0 to 65535, not %lu", v);
         return -EINVAL;
     }
     *port = (uint16_t)v;
@@ -50,7 +50,7 @@ static int parse_host_port(const char *s, size_t n, recd_wire_url *u, char *err,
         hlen = (size_t)(close - host);
         colon = close + 1;
         if (colon >= s + n || *colon != ':') {
-            wire_why(err, errlen, "expected :PORT after the address");
+            wire_why(err, errlen, "expected ':PORT' after ']'");
             return -EINVAL;
         }
     } else {
@@ -61,7 +61,7 @@ static int parse_host_port(const char *s, size_t n, recd_wire_url *u, char *err,
                 break;
             }
         if (!colon) {
-            wire_why(err, errlen, "expected HOST:PORT");
+            wire_why(err, errlen, "missing ':PORT'");
             return -EINVAL;
         }
         hlen = (size_t)(colon - s);
@@ -72,8 +72,10 @@ static int parse_host_port(const char *s, size_t n, recd_wire_url *u, char *err,
     }
     for (size_t i = 0; i < hlen; i++) {
         if (!host_char(host[i], bracketed)) {
-            wire_why(err, errlen, "invalid character in the host%s",
-                     host[i] == ':' ? " (write IPv6 addresses in brackets: [::1]:7070)" : "");
+            if (host[i] == ':')
+                wire_why(err, errlen, "write IPv6 addresses in brackets, e.g. [::1]:7070");
+            else
+                wire_why(err, errlen, "invalid character in the host");
             return -EINVAL;
         }
     }

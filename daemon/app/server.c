@@ -1,0 +1,435 @@
+/* The daemon's lifecycle: startup (output root, recovery of .part files, metrics endpoint,
+ * listeners, READY=1), the periodic timers (flush/rotation tick, retention, watchdog), and the
+ * shutdown sequence (STOPPING=1, drain, finalize every session, close every handle). */
+#include "server.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recd/recovery.h"
+#include "support/log.h"
+#include "support/peer_name.h"
+#include "support/sd_notify.h"
+
+#define HEALTH_ERROR_WINDOW_MS 60000u /* a write error makes /healthz fail this long */
+
+void server_announce_listener(recd_server *s, const recd_listener *l)
+{
+    log_info("listening on %s%s", l->bound, l->activated ? " (socket activation)" : "");
+    if (s->cli && s->cli->print_ports) {
+        printf("listen %s\n", l->bound);
+        fflush(stdout);
+    }
+}
+
+/* ---- startup --------------------------------------------------------------------------------- */
+
+/* New files and directories get output.file_mode / output.dir_mode (part_file creates them 0644 /
+ * 0755 before the umask): the bits neither mode grants are added to the umask. */
+void server_apply_modes(recd_server *s)
+{
+    mode_t extra = (mode_t)(0777 & ~(s->cfg.output.file_mode | s->cfg.output.dir_mode));
+    umask((mode_t)s->base_umask | extra);
+}
+
+static void recover(recd_server *s)
+{
+    recd_recover_options opt;
+    memset(&opt, 0, sizeof opt);
+    recd_recover_summary sum;
+    memset(&sum, 0, sizeof sum);
+    int rc = recd_recover_root(s->root_fd, &opt, &sum);
+    for (size_t i = 0; i < sum.count; i++) {
+        const recd_recover_file *f = &sum.files[i];
+        switch (f->action) {
+        case RECD_RECOVER_FINALIZED:
+            log_info("recovery: %s -> %s (%s, kept %llu, dropped %llu bytes)", f->part, f->final,
+                     f->kind, (unsigned long long)f->size_after, (unsigned long long)f->bytes_dropped);
+            break;
+        case RECD_RECOVER_REMOVED: log_info("recovery: removed %s (%s)", f->part, f->message); break;
+        case RECD_RECOVER_QUARANTINED:
+            log_warn("recovery: %s is not a recording: moved to %s (%s)", f->part, f->final, f->message);
+            break;
+        case RECD_RECOVER_FAILED:
+            log_err("recovery: %s left as it is: %s (%s)", f->part, f->message, recd_strerror(f->error));
+            break;
+        }
+    }
+    if (rc < 0)
+        log_err("recovery: scanning %s failed: %s", s->cfg.output.root, recd_strerror(rc));
+    else if (sum.found)
+        log_notice("recovery: %zu .part files: %zu finalized, %zu removed, %zu quarantined, %zu failed",
+                   sum.found, sum.finalized, sum.removed, sum.quarantined, sum.failed);
+    recd_recover_summary_free(&sum);
+}
+
+static int health(void *ctx)
+{
+    recd_server *s = ctx;
+    uint64_t now = uv_now(s->loop);
+    uint64_t last = s->sessions.last_write_error_ms;
+    return last && now - last < HEALTH_ERROR_WINDOW_MS ? 1 : 0;
+}
+
+/* Gauges kept as plain loop-thread counters are published when scraped (same thread). */
+static void refresh_metrics(void *ctx)
+{
+    recd_server *s = ctx;
+    recd_metric_set(s->metrics.buffered_bytes, 0, (int64_t)s->sessions.env.buffered);
+    recd_metrics_refresh_process(&s->metrics);
+}
+
+static int start_metrics(recd_server *s)
+{
+    s->metrics_port = -1;
+    if (!s->cfg.metrics.enabled)
+        return 0;
+    recd_http_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.metrics = s->metrics.registry;
+    opt.health = health;
+    opt.health_ctx = s;
+    opt.before_metrics = refresh_metrics;
+    opt.metrics_ctx = s;
+    const recd_hostport *hp = &s->cfg.metrics.listen;
+    int rc = recd_http_server_start(s->loop, hp->host, hp->port, &opt, &s->http);
+    if (rc < 0) {
+        log_crit("cannot serve metrics on %s%s%s:%u: %s", hp->family == AF_INET6 ? "[" : "", hp->host,
+                 hp->family == AF_INET6 ? "]" : "", hp->port, recd_strerror(rc));
+        return rc;
+    }
+    s->metrics_port = recd_http_server_port(s->http);
+    const char *l = hp->family == AF_INET6 ? "[" : "", *r = hp->family == AF_INET6 ? "]" : "";
+    log_info("metrics on http://%s%s%s:%d/metrics", l, hp->host, r, s->metrics_port);
+    if (s->cli && s->cli->print_ports) {
+        printf("metrics %s%s%s:%d\n", l, hp->host, r, s->metrics_port);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* True when a socket passed by systemd already serves cfg. */
+static bool activated_covers(const recd_server *s, const recd_listen_config *cfg)
+{
+    struct sockaddr_storage ss;
+    char url[RECD_CONFIG_URL_MAX + 16] = "";
+    if (cfg->transport != RECD_WIRE_UNIX) {
+        memset(&ss, 0, sizeof ss);
+        int rc = cfg->addr.family == AF_INET6
+                     ? uv_ip6_addr(cfg->addr.host, cfg->addr.port, (struct sockaddr_in6 *)&ss)
+                     : uv_ip4_addr(cfg->addr.host, cfg->addr.port, (struct sockaddr_in *)&ss);
+        if (rc < 0)
+            return false;
+        recd_peer_name((const struct sockaddr *)&ss,
+                       cfg->transport == RECD_WIRE_UDP ? "udp://" : "tcp://", url, sizeof url);
+    }
+    const recd_listener *l;
+    LIST_FOREACH(l, &s->ingest.listeners, link) {
+        if (!l->activated || l->cfg.transport != cfg->transport)
+            continue;
+        if (cfg->transport == RECD_WIRE_UNIX ? strcmp(l->cfg.path, cfg->path) == 0
+                                                  : strcmp(url, l->bound) == 0)
+            return true;
+    }
+    return false;
+}
+
+static int start_listeners(recd_server *s)
+{
+    recd_sd_listen_fd *fds = NULL;
+    char why[512];
+    int n = recd_sd_listen_fds(true, &fds);
+    if (n < 0) {
+        log_crit("socket activation: %s", recd_strerror(n));
+        return n;
+    }
+    for (int i = 0; i < n; i++) {
+        recd_listener *l;
+        int rc = listener_adopt(&s->ingest, &fds[i], &l, why, sizeof why);
+        if (rc < 0) {
+            log_crit("socket activation: %s", why);
+            free(fds);
+            return rc;
+        }
+        server_announce_listener(s, l);
+    }
+    free(fds);
+    for (size_t i = 0; i < s->cfg.listen_count; i++) {
+        const recd_listen_config *cfg = &s->cfg.listen[i];
+        if (activated_covers(s, cfg))
+            continue;
+        recd_listener *l;
+        int rc = listener_open(&s->ingest, cfg, &l, why, sizeof why);
+        if (rc < 0) {
+            log_crit("cannot listen on %s: %s", cfg->url, why);
+            return rc;
+        }
+        server_announce_listener(s, l);
+    }
+    if (LIST_EMPTY(&s->ingest.listeners))
+        log_warn("no listeners: nothing can be recorded (listen is empty and no sockets were passed)");
+    return 0;
+}
+
+/* ---- timers ---------------------------------------------------------------------------------- */
+
+static uint64_t tick_period(const recd_config *cfg)
+{
+    uint64_t p = cfg->flush.interval_ms / 4;
+    return p < 10 ? 10 : p > 250 ? 250 : p;
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    recd_server *s = t->data;
+    uint64_t now = uv_now(s->loop);
+    sessions_tick(&s->sessions, now);
+    uint64_t pad;
+    if (heap_release_due(&s->heap, s->sessions.env.buffered, now, &pad))
+        heap_trim(pad);
+    recd_log_flush_suppressed(false);
+}
+
+static void on_watchdog(uv_timer_t *t)
+{
+    (void)t;
+    recd_sd_notify_watchdog();
+}
+
+static void on_retention_timer(uv_timer_t *t) { server_run_retention(t->data); }
+
+static int start_timers(recd_server *s)
+{
+    uv_timer_t *timers[] = {&s->tick_timer, &s->retention_timer, &s->watchdog_timer, &s->drain_timer};
+    for (size_t i = 0; i < sizeof timers / sizeof *timers; i++) {
+        int rc = uv_timer_init(s->loop, timers[i]);
+        if (rc < 0)
+            return rc;
+        timers[i]->data = s;
+    }
+    s->tick_period_ms = tick_period(&s->cfg);
+    uv_timer_start(&s->tick_timer, on_tick, s->tick_period_ms, s->tick_period_ms);
+    uv_timer_start(&s->retention_timer, on_retention_timer, 0, 60000);
+    uint64_t usec;
+    if (recd_sd_watchdog_usec(&usec) == 1) {
+        uint64_t ms = usec / 2000;
+        uv_timer_start(&s->watchdog_timer, on_watchdog, 0, ms ? ms : 1);
+        log_info("watchdog: keep-alive every %llu ms", (unsigned long long)(ms ? ms : 1));
+    }
+    return 0;
+}
+
+void server_retune_tick(recd_server *s)
+{
+    uint64_t p = tick_period(&s->cfg);
+    if (p == s->tick_period_ms)
+        return;
+    s->tick_period_ms = p;
+    uv_timer_start(&s->tick_timer, on_tick, p, p);
+}
+
+/* ---- shutdown -------------------------------------------------------------------------------- */
+
+static void close_timer(uv_timer_t *t)
+{
+    if (t->loop && !uv_is_closing((uv_handle_t *)t))
+        uv_close((uv_handle_t *)t, NULL);
+}
+
+static void finish_close(recd_server *s)
+{
+    if (s->phase == SERVER_CLOSING)
+        return;
+    s->phase = SERVER_CLOSING;
+    close_timer(&s->tick_timer);
+    close_timer(&s->retention_timer);
+    close_timer(&s->watchdog_timer);
+    close_timer(&s->drain_timer);
+    recd_signals_close(&s->signals);
+    if (s->http) {
+        recd_http_server_close(s->http, NULL, NULL);
+        s->http = NULL;
+    }
+    ingest_close_listeners(&s->ingest);
+    log_notice("stopped: every file is finalized");
+    recd_sd_notify_status("stopped");
+}
+
+static void drain_done(recd_server *s)
+{
+    if (s->phase != SERVER_DRAINING)
+        return;
+    uv_timer_stop(&s->drain_timer);
+    ingest_drain_datagrams(&s->ingest);
+    s->phase = SERVER_FINALIZING;
+    s->ingest.taking_datagrams = false;
+    ingest_close_listeners(&s->ingest);
+    if (s->ingest.conn_count)
+        log_warn("shutdown: closing %zu connections still open after the drain",
+                 s->ingest.conn_count);
+    ingest_close_conns(&s->ingest);
+    log_info("shutdown: flushing and finalizing %zu sessions", s->sessions.live_count);
+    recd_sd_notify_status("finalizing %zu sessions", s->sessions.live_count);
+    sessions_close_all(&s->sessions, "shutdown");
+    if (s->sessions.live_count == 0)
+        finish_close(s);
+}
+
+static void on_drain_timeout(uv_timer_t *t)
+{
+    recd_server *s = t->data;
+    log_warn("shutdown: drain_timeout reached with %zu connections open", s->ingest.conn_count);
+    drain_done(s);
+}
+
+void server_shutdown(recd_server *s)
+{
+    if (s->phase == SERVER_DRAINING) {
+        log_notice("second stop signal: finishing the drain now");
+        drain_done(s);
+        return;
+    }
+    if (s->phase != SERVER_RUNNING)
+        return;
+    recd_sd_notify_stopping();
+    s->phase = SERVER_DRAINING;
+    s->ingest.accepting = false;
+    log_notice("shutting down: reading %zu open connections to their end (at most %llu ms)",
+               s->ingest.conn_count, (unsigned long long)s->cfg.shutdown.drain_timeout_ms);
+    recd_sd_notify_status("draining %zu connections", s->ingest.conn_count);
+    /* Stop accepting; UDP keeps being read until the drain ends. */
+    ingest_close_stream_listeners(&s->ingest);
+    if (s->ingest.conn_count == 0) {
+        drain_done(s);
+        return;
+    }
+    uv_timer_start(&s->drain_timer, on_drain_timeout, s->cfg.shutdown.drain_timeout_ms, 0);
+}
+
+/* ---- the callbacks wired between the layers ---------------------------------------------------- */
+
+/* ingest: a connection is gone; the drain ends with the last one. */
+static void on_conn_gone(void *data)
+{
+    recd_server *s = data;
+    if (s->phase == SERVER_DRAINING && s->ingest.conn_count == 0)
+        drain_done(s);
+}
+
+/* record: a session is gone; the shutdown ends with the last one. */
+static void on_session_gone(void *data)
+{
+    recd_server *s = data;
+    if (s->phase == SERVER_FINALIZING && s->sessions.live_count == 0)
+        finish_close(s);
+}
+
+/* record: a write completed, so there is room again: paused connections may read. */
+static void on_room(void *data)
+{
+    recd_server *s = data;
+    ingest_resume_paused(&s->ingest);
+}
+
+static void on_stop_signal(void *ctx) { server_shutdown(ctx); }
+static void on_reload_signal(void *ctx) { server_reload(ctx); }
+
+/* ---- run ------------------------------------------------------------------------------------- */
+
+static int startup(recd_server *s)
+{
+    int rc = recd_out_root_open(s->cfg.output.root, true);
+    if (rc < 0) {
+        log_crit("cannot open the output root '%s': %s", s->cfg.output.root, recd_strerror(rc));
+        return rc;
+    }
+    s->root_fd = rc;
+    recover(s); /* before any listener exists: no writer has a .part open yet */
+    sessions_events record_events = {.room = on_room, .gone = on_session_gone, .data = s};
+    if ((rc = writer_stage_init(&s->writer, s->loop, s->root_fd)) < 0 ||
+        (rc = sessions_init(&s->sessions, s->loop, &s->cfg, &s->metrics, &s->writer,
+                            record_events)) < 0) {
+        log_crit("out of memory");
+        return rc;
+    }
+    ingest_events ingest_on = {.conn_gone = on_conn_gone, .data = s};
+    ingest_init(&s->ingest, s->loop, &s->cfg, &s->metrics, &s->sessions, ingest_on);
+    if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
+        return rc;
+    if ((rc = start_timers(s)) < 0 ||
+        (rc = recd_signals_start(&s->signals, s->loop, on_stop_signal, on_reload_signal, s)) < 0) {
+        log_crit("cannot set up the event loop: %s", uv_strerror(rc));
+        return rc;
+    }
+    recd_sd_notify_ready();
+    recd_sd_notify_status("recording; output in %s", s->cfg.output.root);
+    log_notice("recd %s ready (output %s)", recd_version(), s->cfg.output.root);
+    return 0;
+}
+
+static void close_walk(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+int recd_server_run(recd_config *cfg, const recd_cli *cli)
+{
+    recd_server *s = calloc(1, sizeof *s);
+    uv_loop_t *loop = malloc(sizeof *loop);
+    if (!s || !loop || uv_loop_init(loop) < 0) {
+        fprintf(stderr, "recd: out of memory\n");
+        free(s);
+        free(loop);
+        recd_config_free(cfg);
+        return 1;
+    }
+    s->loop = loop;
+    s->cfg = *cfg;
+    memset(cfg, 0, sizeof *cfg);
+    s->cli = cli;
+    s->root_fd = -1;
+    s->metrics_port = -1;
+    recd_log_set_level(s->cfg.log.level);
+    mode_t base = umask(0);
+    s->base_umask = (unsigned)base;
+    server_apply_modes(s);
+    heap_configure(s->cfg.limits.process_buffer);
+    int rc = recd_daemon_metrics_init(&s->metrics);
+    if (rc == 0)
+        rc = startup(s);
+    if (rc < 0) {
+        s->exit_code = 1;
+        s->phase = SERVER_CLOSING;
+        s->ingest.taking_datagrams = false;
+        recd_signals_close(&s->signals);
+        if (s->http)
+            recd_http_server_close(s->http, NULL, NULL);
+        ingest_close_listeners(&s->ingest);
+        uv_walk(loop, close_walk, NULL);
+    }
+    uv_run(loop, UV_RUN_DEFAULT);
+    recd_log_flush_suppressed(true);
+    if (uv_loop_close(loop) == UV_EBUSY) {
+        uv_walk(loop, close_walk, NULL);
+        uv_run(loop, UV_RUN_DEFAULT);
+        uv_loop_close(loop);
+    }
+    int code = s->exit_code;
+    sessions_free(&s->sessions);
+    if (s->writer.loop)
+        writer_stage_free(&s->writer);
+    if (s->root_fd >= 0)
+        close(s->root_fd);
+    recd_daemon_metrics_free(&s->metrics);
+    recd_config_free(&s->cfg);
+    free(loop);
+    free(s);
+    return code;
+}

@@ -1,0 +1,67 @@
+/* The recd daemon's app layer: one libuv loop, the layers below it (ingest, record, write) wired
+ * together through their callbacks, and the lifecycle around them: startup recovery of .part
+ * files, binding, readiness, reload, watchdog, retention, and on SIGTERM a drain that reads open
+ * connections to their end, then flushes and finalizes every file before the process exits. */
+#ifndef RECD_DAEMON_SERVER_H
+#define RECD_DAEMON_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "ingest/listener.h"
+#include "record/sessions.h"
+#include "server_options.h"
+#include "support/config.h"
+#include "support/http_server.h"
+#include "support/metrics.h"
+#include "support/signals.h"
+#include "write/heap.h"
+#include "write/writer.h"
+
+typedef struct recd_server recd_server;
+
+typedef enum server_phase {
+    SERVER_RUNNING = 0,
+    SERVER_DRAINING,   /* SIGTERM: no new connections; open ones are read until EOF or timeout */
+    SERVER_FINALIZING, /* every session is being flushed and finalized */
+    SERVER_CLOSING     /* handles are closing; the loop ends when they are */
+} server_phase;
+
+struct recd_server {
+    uv_loop_t *loop;
+    recd_config cfg;
+    const recd_cli *cli; /* reapplied on reload */
+    server_phase phase;
+    int exit_code;
+
+    recd_daemon_metrics metrics;
+    recd_http_server *http;
+    int metrics_port; /* bound port, -1 when off */
+
+    writer_stage writer;
+    int root_fd;
+    recd_sessions sessions; /* the record layer */
+    recd_ingest ingest;     /* the ingest layer */
+    heap_release heap; /* when freed memory goes back to the kernel (heap.h) */
+
+    uv_timer_t tick_timer, retention_timer, watchdog_timer, drain_timer;
+    uint64_t tick_period_ms;
+    bool retention_running;
+    unsigned base_umask;          /* the umask recd started with */
+    recd_signals signals;
+};
+
+/* Runs the daemon until it has shut down. Takes cfg over. Returns the process exit code. */
+int recd_server_run(recd_config *cfg, const recd_cli *cli);
+
+/* The app layer's own files (server.c, server_reload.c, server_retention.c). */
+void server_shutdown(recd_server *s); /* SIGTERM / SIGINT; a second call skips the drain */
+void server_reload(recd_server *s);   /* SIGHUP */
+void server_run_retention(recd_server *s); /* on the thread pool; one run at a time */
+void server_retune_tick(recd_server *s);   /* after flush.interval changed */
+void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */
+void server_announce_listener(recd_server *s, const recd_listener *l); /* log + --print-ports */
+
+#endif

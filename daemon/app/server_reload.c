@@ -1,0 +1,101 @@
+/* SIGHUP: reload the configuration file (with the command-line overrides on top). An invalid
+ * file keeps the running configuration. Live options apply at once (listeners are added and
+ * removed, limits, flushing, rotation, retention, log level); the others keep their old values
+ * until a restart, and the reload says which. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "support/config_schema.h"
+#include "support/log.h"
+#include "support/sd_notify.h"
+
+/* The same configured socket: same address, or the same entry text (keeps port-0 listeners). */
+static bool same_socket(const recd_listen_config *a, const recd_listen_config *b)
+{
+    if (a->transport != b->transport)
+        return false;
+    return recd_cfg_same_listener(a, b) || strcmp(a->url, b->url) == 0;
+}
+
+static void apply_listeners(recd_server *s, const recd_config *next)
+{
+    recd_listener *lnext;
+    for (recd_listener *l = LIST_FIRST(&s->ingest.listeners); l; l = lnext) {
+        lnext = LIST_NEXT(l, link);
+        if (l->activated)
+            continue;
+        const recd_listen_config *keep = NULL;
+        for (size_t i = 0; i < next->listen_count && !keep; i++)
+            if (same_socket(&l->cfg, &next->listen[i]))
+                keep = &next->listen[i];
+        if (!keep) {
+            listener_close(l);
+        } else if (keep->encoding != l->cfg.encoding) {
+            l->cfg.encoding = keep->encoding; /* new connections use the new decoder choice */
+            log_info("%s: encoding is now %s", l->bound, recd_cfg_enum_name(recd_cfg_encodings, keep->encoding));
+        }
+    }
+    for (size_t i = 0; i < next->listen_count; i++) {
+        bool have = false;
+        for (recd_listener *l = LIST_FIRST(&s->ingest.listeners); l && !have; l = LIST_NEXT(l, link))
+            have = !l->activated && same_socket(&l->cfg, &next->listen[i]);
+        if (have)
+            continue;
+        recd_listener *l;
+        char why[512];
+        if (listener_open(&s->ingest, &next->listen[i], &l, why, sizeof why) < 0)
+            log_err("reload: cannot listen on %s: %s", next->listen[i].url, why);
+        else
+            server_announce_listener(s, l);
+    }
+}
+
+void server_reload(recd_server *s)
+{
+    if (s->phase != SERVER_RUNNING)
+        return;
+    recd_sd_notify_reloading();
+    recd_config next;
+    memset(&next, 0, sizeof next);
+    char why[1200];
+    if (!s->cli->config_path) {
+        log_notice("reload: no configuration file was given (--config): nothing to reload");
+        recd_sd_notify_ready();
+        return;
+    }
+    if (recd_cli_load_config(s->cli, &next, why, sizeof why) < 0) {
+        log_err("reload failed, keeping the running configuration: %s", why);
+        recd_metrics_config_reload(&s->metrics, 0);
+        recd_sd_notify_ready();
+        return;
+    }
+    recd_config_diff diff;
+    recd_config_compare(&s->cfg, &next, &diff);
+    for (size_t i = 0; i < diff.count && i < RECD_CONFIG_MAX_CHANGES; i++) {
+        if (diff.changes[i].live)
+            log_info("reload: %s changed", diff.changes[i].key);
+        else
+            log_warn("reload: %s changed, but only takes effect after a restart; keeping the old value",
+                     diff.changes[i].key);
+    }
+    /* Options that need a restart keep their running values. */
+    char *root = next.output.root;
+    next.output.root = s->cfg.output.root;
+    s->cfg.output.root = root;
+    next.metrics = s->cfg.metrics;
+    apply_listeners(s, &next);
+    recd_config old = s->cfg;
+    s->cfg = next;
+    recd_config_free(&old);
+    recd_log_set_level(s->cfg.log.level);
+    server_apply_modes(s);
+    server_retune_tick(s);
+    heap_configure(s->cfg.limits.process_buffer);
+    ingest_resume_paused(&s->ingest); /* limits may have grown */
+    recd_metrics_config_reload(&s->metrics, 1);
+    log_notice("configuration reloaded from %s (%zu changes)", s->cli->config_path, diff.count);
+    server_run_retention(s);
+    recd_sd_notify_ready();
+}

@@ -1,0 +1,130 @@
+/* The ingest layer: listeners and connections, and the state they share (recd_ingest). A listener
+ * is one bound socket from the configuration or from systemd socket activation: TCP and Unix
+ * stream listeners accept connections, each read through its own wire decoder; a UDP listener
+ * reads datagrams in recvmmsg batches and decodes each one on its own. Decoded messages go down to
+ * the record layer (session_dispatch(), sessions.h); what the app layer needs to hear goes up
+ * through the callbacks it installed (ingest_events). */
+#ifndef RECD_DAEMON_LISTENER_H
+#define RECD_DAEMON_LISTENER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <uv.h>
+
+#include "record/sessions.h"
+#include "support/config.h"
+#include "support/metrics.h"
+#include "support/sd_notify.h"
+
+#define INGEST_READ_BUFFER (64u * 1024u) /* one read at a time on the loop thread */
+
+/* libuv's recvmmsg takes one 64 KiB slot per datagram and at most 20 slots per call. */
+#define LISTENER_UDP_BUFFER (20u * 64u * 1024u)
+#define LISTENER_UDP_RCVBUF (8 * 1024 * 1024)     /* asked of the kernel (it may give less) */
+#define LISTENER_BACKLOG 511
+#define LISTENER_UDP_DATAGRAM_MAX (64u * 1024u)
+#define LISTENER_UDP_DRAIN_MAX 100000u /* datagrams read at shutdown, at most */
+
+typedef struct recd_ingest recd_ingest;
+
+typedef struct recd_listener {
+    LIST_ENTRY(recd_listener) link;
+    recd_ingest *ingest;
+    recd_listen_config cfg;
+    bool activated; /* passed by systemd: kept across reloads */
+    bool closing;
+    bool remove_path; /* a Unix socket file we created */
+    union {
+        uv_handle_t handle;
+        uv_stream_t stream;
+        uv_tcp_t tcp;
+        uv_pipe_t pipe;
+        uv_udp_t udp;
+    } h;
+    uint8_t *udp_buf;
+    input_tally udp_tally; /* published after each batch of datagrams */
+    char bound[RECD_CONFIG_URL_MAX + 64]; /* "tcp://127.0.0.1:40123" */
+} recd_listener;
+
+typedef struct recd_conn {
+    LIST_ENTRY(recd_conn) link;
+    recd_ingest *ingest;
+    union {
+        uv_handle_t handle;
+        uv_stream_t stream;
+        uv_tcp_t tcp;
+        uv_pipe_t pipe;
+    } h;
+    recd_wire_decoder *dec;
+    session_input in;
+    input_tally tally;
+    char peer[96];
+    bool paused, closing, reading;
+    char blocked_on[RECD_SESSION_KEY_MAX + 1]; /* session that paused us; "" = the process limit */
+    uint64_t fed; /* bytes given to the decoder */
+} recd_conn;
+
+/* Events for the app layer, as {callback, data} pairs (the callback may be NULL). */
+typedef struct ingest_events {
+    void (*conn_gone)(void *data); /* a connection was freed (conn_count fell) */
+    void *data;
+} ingest_events;
+
+/* Everything the ingest layer owns. */
+struct recd_ingest {
+    uv_loop_t *loop;
+    const recd_config *cfg; /* the running configuration (reload changes it in place) */
+    recd_daemon_metrics *metrics;
+    recd_sessions *sessions; /* where decoded messages go */
+    LIST_HEAD(listener_list, recd_listener) listeners;
+    LIST_HEAD(conn_list, recd_conn) conns;
+    size_t conn_count, paused_count;
+    bool accepting;    /* new connections are taken (false from the shutdown's drain on) */
+    bool taking_datagrams; /* datagrams are recorded (false once sessions are being finalized) */
+    ingest_events on;
+    uint8_t read_buf[INGEST_READ_BUFFER];
+};
+
+void ingest_init(recd_ingest *g, uv_loop_t *loop, const recd_config *cfg,
+                 recd_daemon_metrics *metrics, recd_sessions *sessions, ingest_events on);
+
+/* Binds a listener from the configuration and starts it. 0, or a negative errno with why. */
+int listener_open(recd_ingest *g, const recd_listen_config *cfg, recd_listener **out, char *why,
+                  size_t whylen);
+/* Starts a listener on a socket passed by systemd. */
+int listener_adopt(recd_ingest *g, const recd_sd_listen_fd *fd, recd_listener **out, char *why,
+                   size_t whylen);
+/* Stops and closes it; it unlinks itself from the ingest state and frees itself once closed. */
+void listener_close(recd_listener *l);
+void ingest_close_listeners(recd_ingest *g); /* every one of them */
+void ingest_close_stream_listeners(recd_ingest *g); /* stop accepting; UDP goes on */
+
+/* Stream connections (listener_stream.c). */
+int listener_stream_start(recd_listener *l);
+void stream_conn_close(recd_conn *c);  /* immediate close (drain timeout, shutdown) */
+void ingest_close_conns(recd_ingest *g); /* every open connection, at once */
+/* Resumes reading on paused connections whose limits allow it now (a write completed). */
+void ingest_resume_paused(recd_ingest *g);
+
+/* UDP (listener_udp.c). */
+int listener_udp_start(recd_listener *l);
+/* Reads and records what is queued on every UDP socket now (shutdown: before they are closed). */
+void ingest_drain_datagrams(recd_ingest *g);
+
+/* Decoded-message handling shared by both (listener_input.c): dispatch to the sessions with
+ * input byte accounting for the metrics. */
+int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
+                    size_t errlen);
+/* The same for .rec samples taken as blocks (recd_wire_decoder_config.on_rec_state). */
+int listener_on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wire_meta *meta,
+                          char *err, size_t errlen);
+/* The message in flight ends at end_offset (stream offset, or datagram length): tallies it. */
+void listener_account_end(session_input *in, uint64_t end_offset);
+/* Adds a tally to the samples and bytes metrics and clears it. */
+void listener_tally_publish(recd_daemon_metrics *metrics, recd_m_transport t, input_tally *tally);
+/* Metric label of a refused input from the decoder's error code and text. */
+recd_m_reason listener_error_reason(const session_input *in, int rc, const char *err);
+
+#endif

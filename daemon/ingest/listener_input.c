@@ -1,0 +1,92 @@
+/* Decoded messages from any listener: dispatch to the sessions, input accounting for the metrics
+ * (tallied per message, published per read), and the metric label of a refused input. */
+#include <errno.h>
+#include <string.h>
+
+#include "listener.h"
+
+static recd_m_format metric_format(recd_msg_format f)
+{
+    switch (f) {
+    case RECD_MSG_FMT_SAMP_VEHICLE: return RECD_M_SAMP_VEHICLE;
+    case RECD_MSG_FMT_RECAP: return RECD_M_RECAP;
+    default: return RECD_M_SAMP_ONFOOT;
+    }
+}
+
+void listener_account_end(session_input *in, uint64_t end_offset)
+{
+    if (!in->acct_open)
+        return;
+    in->acct_open = false;
+    if (end_offset < in->acct_offset)
+        return;
+    size_t f = (size_t)metric_format(in->acct_format);
+    in->tally->bytes[f] += end_offset - in->acct_offset;
+    in->tally->samples[f] += in->acct_sample;
+}
+
+void listener_tally_publish(recd_daemon_metrics *metrics, recd_m_transport t, input_tally *tally)
+{
+    for (size_t f = 0; f < RECD_M_FORMATS; f++) {
+        if (!tally->bytes[f] && !tally->samples[f])
+            continue;
+        recd_metrics_input(metrics, t, (recd_m_format)f, tally->samples[f], tally->bytes[f]);
+        tally->samples[f] = tally->bytes[f] = 0;
+    }
+}
+
+static void account_start(session_input *in, const recd_wire_meta *meta)
+{
+    listener_account_end(in, meta->offset);
+    in->accepted = false;
+    in->lookup_missed = false; /* a miss that still decoded (a close) is not an error */
+}
+
+/* An accepted message's bytes are counted when the next one starts (or the read ends). */
+static void account_open(session_input *in, const recd_wire_meta *meta, bool sample)
+{
+    in->acct_open = true;
+    in->acct_offset = meta->offset;
+    in->acct_sample = sample;
+}
+
+int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
+                    size_t errlen)
+{
+    session_input *in = ctx;
+    account_start(in, meta);
+    bool sample = m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT; /* m may be moved from */
+    int rc = session_dispatch(in, m, meta, err, errlen);
+    if (rc == 0 && in->accepted)
+        account_open(in, meta, sample);
+    return rc;
+}
+
+int listener_on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wire_meta *meta,
+                          char *err, size_t errlen)
+{
+    session_input *in = ctx;
+    account_start(in, meta);
+    int rc = session_dispatch_rec(in, st, meta, err, errlen);
+    if (rc == 0 && in->accepted)
+        account_open(in, meta, true);
+    return rc;
+}
+
+recd_m_reason listener_error_reason(const session_input *in, int rc, const char *err)
+{
+    if (in->reason_set)
+        return in->reason;
+    if (in->lookup_missed || strstr(err, "unknown session"))
+        return RECD_M_UNKNOWN_SESSION;
+    switch (rc) {
+    case -EPROTO: return RECD_M_FRAMING;
+    case -EMSGSIZE: return RECD_M_TOO_LARGE;
+    case -EBADMSG:
+        if (strstr(err, "invalid JSON") || strstr(err, "invalid UTF-8"))
+            return RECD_M_SYNTAX;
+        return RECD_M_SCHEMA;
+    default: return RECD_M_OTHER;
+    }
+}

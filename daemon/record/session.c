@@ -1,0 +1,136 @@
+/* A session's buffering and parts (see session.h): accounting of its unwritten bytes, its batch
+ * through the writer's reserve, naming and starting parts from the path template, rotation by
+ * size and duration, and ending a part. Used by the format modules and the registry. */
+#include "session.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recd/path_template.h"
+#include "support/clock.h"
+#include "support/log.h"
+#include "support/peer_name.h"
+
+int session_refuse(session_input *in, recd_m_reason reason, char *why, size_t whylen,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, whylen, fmt, ap);
+    va_end(ap);
+    in->reason_set = true;
+    in->reason = reason;
+    return -EBADMSG;
+}
+
+const char *session_input_peer(session_input *in)
+{
+    if (!in->peer)
+        in->peer = recd_peer_name(in->peer_addr, "udp ", in->peer_buf, sizeof in->peer_buf);
+    return in->peer;
+}
+
+/* ---- buffering ------------------------------------------------------------------------------- */
+
+void session_account(recd_session *s, int64_t delta)
+{
+    if (delta < 0 && (uint64_t)-delta > s->buffered)
+        delta = -(int64_t)s->buffered;
+    s->buffered += (uint64_t)delta;
+    s->env->buffered += (uint64_t)delta; /* the gauge is set from this at each scrape */
+}
+
+void session_note_pending(recd_session *s, uint64_t now_ms)
+{
+    if (!s->pending_since_ms)
+        s->pending_since_ms = now_ms ? now_ms : 1;
+}
+
+uint8_t *session_reserve(recd_session *s, size_t len)
+{
+    if (!s->part)
+        return NULL;
+    uint8_t *at = writer_reserve(s->env->writer, &s->queue, s->part, len);
+    if (!at)
+        return NULL;
+    s->part_pending += len;
+    session_account(s, (int64_t)len);
+    session_note_pending(s, session_now_ms(s));
+    return at;
+}
+
+int session_put(recd_session *s, const void *data, size_t len)
+{
+    if (!s->part)
+        return -EINVAL;
+    if (len == 0)
+        return 0;
+    uint8_t *at = session_reserve(s, len);
+    if (!at)
+        return -ENOMEM;
+    memcpy(at, data, len);
+    return 0;
+}
+
+/* ---- parts ----------------------------------------------------------------------------------- */
+
+int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level)
+{
+    const recd_config *cfg = s->env->cfg;
+    recd_path_vars v = {recd_msg_format_name(s->format), recd_msg_format_ext(s->format), s->key,
+                        start_epoch_ms, s->part_no};
+    char rel[RECD_PATH_MAX];
+    int rc = recd_path_render(&cfg->output.path_template, &v, rel, sizeof rel);
+    if (rc == -ERANGE) { /* a start time strftime cannot show: name the part by arrival */
+        v.start_ms = recd_epoch_ms();
+        rc = recd_path_render(&cfg->output.path_template, &v, rel, sizeof rel);
+    }
+    if (rc < 0) {
+        log_err("session '%s': cannot name part %u from the path template: %s", s->key, s->part_no,
+                recd_strerror(rc));
+        return rc;
+    }
+    writer_part *p = writer_part_new(rel, gzip_level);
+    if (!p)
+        return -ENOMEM;
+    s->part = p;
+    s->part_no++;
+    s->part_written = 0;
+    s->part_pending = 0;
+    return 0;
+}
+
+bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms)
+{
+    const recd_config *cfg = s->env->cfg;
+    if (!s->part)
+        return false;
+    if (cfg->rotation.max_size) {
+        /* What the part will hold once everything queued for it is written: what was queued,
+         * unless the format estimates it (Recap: compressed later). */
+        uint64_t size = s->ops->part_size ? s->ops->part_size(s)
+                                          : s->part_written + s->part_pending;
+        if (size && size + add_bytes > cfg->rotation.max_size)
+            return true;
+    }
+    return cfg->rotation.max_duration_ms && span_ms >= cfg->rotation.max_duration_ms;
+}
+
+void session_end_part(recd_session *s, uint8_t *header, size_t header_len)
+{
+    if (!s->part)
+        return;
+    int rc = writer_end_part(&s->queue, s->part, header, header_len);
+    if (rc < 0) {
+        free(header);
+        log_crit("session '%s': out of memory ending a part; its .part file is left for recovery",
+                 s->key);
+    }
+    s->part = NULL;
+    s->part_written = s->part_pending = 0;
+}
+
+/* Ends the current part in the format's way (Recap: last member, header patch). */

@@ -1,0 +1,162 @@
+/* A recording session and what its format modules use of it. A session is one recording keyed by
+ * the client's session key: it outlives connections (a reconnecting TCP client or a UDP client
+ * resumes it), turns samples into file bytes on the loop thread (a .rec block, or Recap delta
+ * actions through the encoder) and queues them for the writer stage. This header is the bottom
+ * of the record layer: the session, its environment, the input it is given, the format table's
+ * type, and the buffering and part helpers (session.c). The registry that owns sessions, with
+ * dispatch, flushing and the lifecycle, is sessions.h. */
+#ifndef RECD_DAEMON_SESSION_H
+#define RECD_DAEMON_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <uv.h>
+
+#include "recd/message.h"
+#include "recd/samp_rec.h"
+#include "recd/wire.h"
+#include "support/config.h"
+#include "support/metrics.h"
+#include "write/writer.h"
+
+struct sockaddr;
+struct recd_sessions;
+typedef struct session_format session_format;
+
+/* What every session of a registry shares (the first member of recd_sessions, sessions.h). */
+typedef struct session_env {
+    uv_loop_t *loop;          /* its cached time is the sessions' clock */
+    const recd_config *cfg;   /* the running configuration (reload changes it in place) */
+    recd_daemon_metrics *metrics;
+    writer_stage *writer;
+    uint64_t buffered;        /* bytes accepted and not yet written, all sessions */
+} session_env;
+
+typedef struct recd_session {
+    /* First the fields every sample touches, packed into as few cache lines as possible: with
+     * thousands of interleaved sessions each sample finds its session out of cache, and every
+     * further line is another miss (docs/performance.md). */
+    struct recd_session *hnext; /* session_table chain */
+    session_env *env;
+    uint8_t key_len;
+    bool in_table; /* false once closed: the key may be opened again while this one finishes */
+    bool closing;  /* no more input; freed when the writer is done */
+    bool dormant;  /* idle: file finalized, buffers freed, resumes on the next sample */
+    bool rec_any;  /* .rec: a block was accepted in this session */
+    bool rec_header_due; /* .rec: the current part's file header goes with its next block */
+    recd_msg_format format;
+    char key[RECD_SESSION_KEY_MAX + 1];
+
+    uint64_t last_input_ms;    /* monotonic time of the last message */
+    uint64_t pending_since_ms; /* oldest unflushed input; 0 when nothing is pending */
+    uint64_t buffered; /* bytes accepted and not yet written (queued, in flight, in the encoder) */
+
+    /* Current part: NULL until the first bytes of a part are produced. */
+    writer_part *part;
+    uint64_t part_written; /* its size on disk after the last job that wrote it */
+    uint64_t part_pending; /* bytes queued for it and not yet written (uncompressed) */
+    writer_queue queue;
+
+    /* .rec */
+    uint32_t rec_last;     /* last accepted time (session clock) */
+    uint32_t rec_base;     /* subtracted in this part (rebased parts) */
+    uint32_t rec_part_first;
+
+    /* Colder: per part, per flush, per timer tick. */
+    LIST_ENTRY(recd_session) live; /* every live session, for the timers */
+    int64_t start_epoch_ms;   /* session start, Unix ms (open's start_time or arrival) */
+    uint64_t start_mono_ms;   /* monotonic clock at open: arrival stamps count from here */
+    uint64_t last_flush_ms;
+    uint64_t dormant_since_ms;
+    bool have_seq; /* UDP: highest sequence number seen */
+    uint64_t last_seq;
+    uint32_t part_no;      /* parts started so far (the next one gets this number) */
+    uint64_t packed_in, packed_out; /* members compressed so far: the ratio to expect */
+    const session_format *ops;  /* what the session does in its format's way */
+    void *format_data;          /* the format's own state (session_recap.c), or NULL */
+} recd_session;
+
+/* Accepted input not yet added to the metrics: published once per read, not per message. */
+typedef struct input_tally {
+    uint64_t samples[RECD_M_FORMATS], bytes[RECD_M_FORMATS];
+} input_tally;
+
+/* How a message reached the daemon; filled by the listener, read and written by dispatch. */
+typedef struct session_input {
+    struct recd_sessions *sessions;
+    recd_m_transport transport;
+    bool datagram;        /* UDP rules: sequence numbers, drop instead of backpressure */
+    const char *peer;     /* for log lines (session_input_peer()); NULL for a datagram: */
+    const struct sockaddr *peer_addr; /* its sender, formatted only when a line is logged */
+    char peer_buf[96];
+    input_tally *tally;
+    bool reason_set;      /* dispatch refused a message and chose the metric label: */
+    recd_m_reason reason;
+    bool accepted;        /* the last message was applied (not dropped): count its bytes */
+    char over_key[RECD_SESSION_KEY_MAX + 1]; /* a session over its buffer limit ("" none) */
+    bool over_process;                       /* the process is over its buffer limit */
+    bool lookup_missed;   /* format_of found no session: an unknown-session error follows */
+    /* Input byte accounting: a message's size is known when the next one starts. */
+    bool acct_open, acct_sample;
+    recd_msg_format acct_format;
+    uint64_t acct_offset;
+} session_input;
+
+/* The sender, for log lines. */
+const char *session_input_peer(session_input *in);
+
+/* Refuses the message being dispatched: writes why, sets the metric label, returns -EBADMSG. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+int session_refuse(session_input *in, recd_m_reason reason, char *why, size_t whylen,
+                   const char *fmt, ...);
+
+/* The loop's cached time, refreshed once per loop iteration: samples read in one batch share an
+ * arrival time, and a per-sample clock read (a fifth of the loop's time in the S1 profile) is
+ * avoided. Monotonic milliseconds. */
+static inline uint64_t session_now_ms(const recd_session *s) { return uv_now(s->env->loop); }
+
+/* Buffering and parts, for the format modules and the registry. */
+int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level);
+int session_put(recd_session *s, const void *data, size_t len);
+/* Queues len bytes (len > 0) for the current part and returns where to write them (valid until
+ * the session's next put or reserve); NULL without a part or memory. */
+uint8_t *session_reserve(recd_session *s, size_t len);
+void session_account(recd_session *s, int64_t delta); /* buffered bytes, session and process */
+void session_note_pending(recd_session *s, uint64_t now_ms); /* starts the flush clock */
+bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms);
+void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
+
+/* A format's part of a session: one table per output format (session_rec.c, session_recap.c),
+ * found by session_format_for() (session_formats.c). The registry (sessions.c,
+ * session_dispatch.c) calls through it and never asks which format a session has. An entry left
+ * NULL means the format has nothing to do there (the checks keep the .rec sample path free of
+ * indirect calls). */
+struct session_format {
+    bool events; /* takes event messages */
+    /* The open message (a new session): keeps what the format needs of it. 0, -ENOMEM, or
+     * -EBADMSG with why. */
+    int (*open)(recd_session *s, const recd_msg *open, char *why, size_t whylen);
+    /* A decoded state or event. 0 (also when dropped and logged), or a refusal / -ENOMEM. */
+    int (*sample)(recd_session *s, session_input *in, const recd_msg *m,
+                  const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen);
+    /* A flush message, before the session flushes. 0 or -EBADMSG with why. */
+    int (*flush_message)(recd_session *s, const recd_msg *m, char *why, size_t whylen);
+    void (*close_message)(recd_session *s, const recd_msg *m); /* before the session closes */
+    void (*flush)(recd_session *s, uint64_t now_ms); /* moves what it holds into the batch */
+    /* After a flush: the clock flush.interval counts from for what it still holds, or 0. */
+    uint64_t (*pending_since)(const recd_session *s);
+    uint64_t (*encoder_bytes)(const recd_session *s); /* held outside the batch, estimated */
+    /* The current part's size once everything queued for it is written, when that is not just
+     * the bytes queued (a compressed format estimates it), for rotation by size. */
+    uint64_t (*part_size)(const recd_session *s);
+    bool (*pending)(const recd_session *s);           /* holds input not yet in the batch */
+    void (*idle)(recd_session *s);                    /* no input for a while: keep less */
+    void (*end_part)(recd_session *s, bool session_end); /* required */
+    void (*free)(recd_session *s);
+};
+
+#endif

@@ -1,0 +1,258 @@
+/* Dispatch of decoded messages to the sessions (see sessions.h): opening a session in its
+ * format, UDP sequence numbers, the buffer limits a sample is checked against, and the hand-off
+ * to the format, through its table for decoded messages and directly for .rec blocks. */
+#include "sessions.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_formats.h"
+#include "session_rec.h"
+#include "support/clock.h"
+#include "support/log.h"
+
+/* The message was refused with why already written: set the metric label only. */
+static int refuse_as(session_input *in, recd_m_reason reason)
+{
+    in->reason_set = true;
+    in->reason = reason;
+    return -EBADMSG;
+}
+
+recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void **handle)
+{
+    session_input *in = ctx;
+    recd_session *s = session_table_find(&in->sessions->table, key, len);
+    if (!s) {
+        /* An invalid key is also missed (its bytes are checked after this): that error is a
+         * schema error, not an unknown session. */
+        in->lookup_missed = recd_session_key_valid(key, len);
+        return RECD_MSG_FMT_NONE;
+    }
+    *handle = s;
+    return s->format;
+}
+
+/* ---- dispatch -------------------------------------------------------------------------------- */
+
+static recd_session *session_new(recd_sessions *r, const recd_msg *m, const session_format *ops,
+                                 uint64_t now_ms)
+{
+    recd_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->env = &r->env;
+    s->ops = ops;
+    memcpy(s->key, m->session, sizeof s->key);
+    s->key[RECD_SESSION_KEY_MAX] = 0;
+    s->key_len = (uint8_t)strlen(s->key);
+    s->format = m->format;
+    s->start_epoch_ms = m->open.has_start_time ? m->open.start_time_ms : recd_epoch_ms();
+    s->start_mono_ms = now_ms;
+    s->last_input_ms = now_ms;
+    s->last_flush_ms = now_ms;
+    return s;
+}
+
+static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, char *why,
+                         size_t whylen)
+{
+    recd_sessions *r = in->sessions;
+    const recd_config *cfg = r->env.cfg;
+    if (cfg->auth.token && (!m->open.auth || strcmp(m->open.auth, cfg->auth.token) != 0))
+        return session_refuse(in, RECD_M_AUTH, why, whylen, "open of session '%s': %s auth token", m->session,
+                      m->open.auth ? "wrong" : "missing");
+    const session_format *ops = session_format_for(m->format);
+    if (!ops)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "open of session '%s' without a format",
+                      m->session);
+    recd_session *s = session_table_get(&r->table, m->session);
+    if (s) {
+        if (s->format != m->format)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                          "open of session '%s' as %s, but it is open as %s", m->session,
+                          recd_msg_format_name(m->format), recd_msg_format_name(s->format));
+        s->last_input_ms = now_ms; /* a resumed session: the repeated open changes nothing */
+        in->accepted = true;
+        return 0;
+    }
+    if (r->table.count >= cfg->limits.max_sessions)
+        return session_refuse(in, RECD_M_OTHER, why, whylen,
+                      "open of session '%s' refused: %u sessions are open (limits.max_sessions)",
+                      m->session, cfg->limits.max_sessions);
+    s = session_new(r, m, ops, now_ms);
+    if (!s)
+        return -ENOMEM;
+    if (in->datagram && m->has_seq) {
+        s->have_seq = true;
+        s->last_seq = m->seq;
+    }
+    if (ops->open) {
+        int rc = ops->open(s, m, why, whylen);
+        if (rc < 0) {
+            free(s);
+            if (rc == -ENOMEM)
+                return rc;
+            return refuse_as(in, RECD_M_SCHEMA);
+        }
+    }
+    if (sessions_add(r, s) < 0) {
+        session_discard(s);
+        return -ENOMEM;
+    }
+    in->accepted = true;
+    log_debug("session '%s' opened (%s) from %s", s->key, recd_msg_format_name(s->format),
+              session_input_peer(in));
+    return 0;
+}
+
+/* UDP sequence numbers: false for a duplicate (or reordered) message, which is dropped. */
+static bool sequence_ok(session_input *in, recd_session *s, uint64_t seq)
+{
+    recd_daemon_metrics *mt = in->sessions->env.metrics;
+    if (!s->have_seq) {
+        s->have_seq = true;
+        s->last_seq = seq;
+        return true;
+    }
+    if (seq <= s->last_seq) {
+        recd_metric_add(mt->udp_duplicates_total, 0, 1);
+        return false;
+    }
+    if (seq - s->last_seq > 1)
+        recd_metric_add(mt->udp_gaps_total, 0, seq - s->last_seq - 1);
+    s->last_seq = seq;
+    return true;
+}
+
+static void note_limits(session_input *in, recd_session *s)
+{
+    const session_env *env = s->env;
+    if (s->buffered > env->cfg->limits.session_buffer)
+        memcpy(in->over_key, s->key, sizeof in->over_key);
+    if (env->buffered > env->cfg->limits.process_buffer)
+        in->over_process = true;
+}
+
+/* A datagram for a session over its buffer limits is dropped: UDP has no backpressure. */
+static bool datagram_over_limits(session_input *in, recd_session *s)
+{
+    const session_env *env = s->env;
+    if (!in->datagram || (s->buffered <= env->cfg->limits.session_buffer &&
+                          env->buffered <= env->cfg->limits.process_buffer))
+        return false;
+    recd_metric_add(env->metrics->backpressure_events_total, 0, 1);
+    log_warn("%s: session '%s' is over its buffer limit: datagram dropped", session_input_peer(in),
+             s->key);
+    return true;
+}
+
+/* What every sample passes before its format takes it: a state must be of the session's format,
+ * and a datagram over the buffer limits is dropped. 1 to go on (the session's activity clock is
+ * set), 0 when dropped, or a refusal. */
+static int admit_sample(session_input *in, recd_session *s, bool is_state, recd_msg_format f,
+                        uint64_t now_ms, char *why, size_t whylen)
+{
+    if (is_state && f != s->format)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "a %s state for session '%s', which is %s",
+                      recd_msg_format_name(f), s->key, recd_msg_format_name(s->format));
+    if (datagram_over_limits(in, s))
+        return 0;
+    s->last_input_ms = now_ms;
+    s->dormant = false;
+    return 1;
+}
+
+/* After a format took a sample (rc is what it returned). */
+static int sample_taken(session_input *in, recd_session *s, int rc)
+{
+    if (rc < 0)
+        return rc;
+    note_limits(in, s);
+    session_maybe_flush(s);
+    return 0;
+}
+
+static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m,
+                           const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
+{
+    if (m->type == RECD_MSG_EVENT && !s->ops->events)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "event for session '%s': %s sessions have no events",
+                      s->key, recd_msg_format_name(s->format));
+    int rc = admit_sample(in, s, m->type == RECD_MSG_STATE, m->format, now_ms, why, whylen);
+    if (rc <= 0)
+        return rc;
+    rc = s->ops->sample(s, in, m, meta, now_ms, why, whylen);
+    return sample_taken(in, s, rc);
+}
+
+/* The session a key of len bytes names, or a refusal. Sets the format its bytes count under. */
+static recd_session *find(session_input *in, const char *type, const char *key, size_t len,
+                          char *why, size_t whylen)
+{
+    recd_session *s = session_table_find(&in->sessions->table, key, len);
+    if (!s) {
+        session_refuse(in, RECD_M_UNKNOWN_SESSION, why, whylen,
+                       "%s for unknown session '%.*s' (never opened, or closed)", type, (int)len,
+                       key);
+        return NULL;
+    }
+    in->acct_format = s->format;
+    return s;
+}
+
+int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
+                         const recd_wire_meta *meta, char *why, size_t whylen)
+{
+    /* format_of found it for this very frame: no second lookup. */
+    recd_session *s = st->handle;
+    if (s)
+        in->acct_format = s->format;
+    else if (!(s = find(in, "state", st->key, st->key_len, why, whylen)))
+        return -EBADMSG;
+    if (in->datagram && st->has_seq && !sequence_ok(in, s, st->seq))
+        return 0;
+    uint64_t now_ms = session_now_ms(s);
+    int rc = admit_sample(in, s, true, st->format, now_ms, why, whylen);
+    if (rc <= 0)
+        return rc;
+    rc = session_rec_block(s, in, st->time_ms, meta->has_time, st->fields, now_ms);
+    return sample_taken(in, s, rc);
+}
+
+int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
+                     size_t whylen)
+{
+    uint64_t now_ms = sessions_now_ms(in->sessions);
+    if (m->type == RECD_MSG_OPEN) {
+        in->acct_format = m->format;
+        return dispatch_open(in, m, now_ms, why, whylen);
+    }
+    recd_session *s = find(in, recd_msg_type_name(m->type), m->session,
+                           strnlen(m->session, RECD_SESSION_KEY_MAX), why, whylen);
+    if (!s)
+        return -EBADMSG;
+    if (in->datagram && m->has_seq && !sequence_ok(in, s, m->seq))
+        return 0;
+    switch (m->type) {
+    case RECD_MSG_STATE:
+    case RECD_MSG_EVENT: return dispatch_sample(in, s, m, meta, now_ms, why, whylen);
+    case RECD_MSG_FLUSH:
+        s->last_input_ms = now_ms;
+        if (s->ops->flush_message && s->ops->flush_message(s, m, why, whylen) < 0)
+            return refuse_as(in, RECD_M_SCHEMA);
+        session_flush(s);
+        in->accepted = true;
+        return 0;
+    case RECD_MSG_CLOSE:
+        if (s->ops->close_message)
+            s->ops->close_message(s, m);
+        session_close(s, "close message");
+        in->accepted = true;
+        return 0;
+    default:
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "unexpected message type %d", (int)m->type);
+    }
+}
+

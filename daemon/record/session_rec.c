@@ -1,0 +1,126 @@
+/* .rec sessions: each sample becomes one 67/72-byte block appended straight to the session's
+ * pending batch, after the file header at the start of each part. Binary frames arrive as checked
+ * fields already and are written as they are behind the session's time; decoded messages (NDJSON)
+ * are checked and encoded first. Times count from the session start (stamped on arrival when the
+ * client left them out) and never decrease (rec.time_policy); part 1 keeps them as given, later
+ * parts start again at 0 when output.rebase_parts is set. Each part is a complete file. */
+#include "session_rec.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "support/log.h"
+
+static void put_le32(uint8_t *b, uint32_t t)
+{
+    b[0] = (uint8_t)t;
+    b[1] = (uint8_t)(t >> 8);
+    b[2] = (uint8_t)(t >> 16);
+    b[3] = (uint8_t)(t >> 24);
+}
+
+static uint32_t stamp(const recd_session *s, uint64_t now_ms)
+{
+    uint64_t t = now_ms - s->start_mono_ms;
+    return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+}
+
+static recd_rec_type rec_type(const recd_session *s)
+{
+    return s->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE;
+}
+
+/* Opens a part whose first block is at session time t (its header goes with that block). */
+static int start_part(recd_session *s, uint32_t t)
+{
+    const recd_config *cfg = s->env->cfg;
+    bool first = s->part_no == 0;
+    int rc = session_start_part(s, first ? s->start_epoch_ms : s->start_epoch_ms + t, 0);
+    if (rc < 0)
+        return rc;
+    s->rec_base = !first && cfg->output.rebase_parts ? t : 0;
+    s->rec_part_first = t;
+    s->rec_header_due = true;
+    return 0;
+}
+
+/* A .rec part holds whole blocks only: ending it needs no header patch. */
+static void end_part(recd_session *s, bool session_end)
+{
+    (void)session_end;
+    if (s->part)
+        session_end_part(s, NULL, 0);
+}
+
+int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
+                      const uint8_t *fields, uint64_t now_ms)
+{
+    const recd_config *cfg = s->env->cfg;
+    uint32_t t = has_time ? time_ms : stamp(s, now_ms);
+    if (s->rec_any && t < s->rec_last) {
+        if (cfg->rec.time_policy == RECD_REC_TIME_REJECT) {
+            recd_metrics_decode_error(s->env->metrics, RECD_M_TIME_ORDER);
+            log_warn("session '%s': sample at %u ms is before the previous one at %u ms: dropped "
+                     "(rec.time_policy: reject)",
+                     s->key, t, s->rec_last);
+            return 0;
+        }
+        t = s->rec_last;
+    }
+    bool foot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
+    size_t len = foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
+    int rc;
+    if (s->part && session_should_rotate(s, len, t - s->rec_part_first))
+        end_part(s, false);
+    if (!s->part && (rc = start_part(s, t)) < 0) {
+        if (rc == -ENOMEM)
+            return rc;
+        log_err("session '%s': sample dropped: no output file", s->key);
+        return 0;
+    }
+    /* The first block of a part brings the file header along: both are queued, or neither. */
+    size_t head = s->rec_header_due ? RECD_REC_HEADER_SIZE : 0;
+    uint8_t *block = session_reserve(s, head + len);
+    if (!block)
+        return -ENOMEM;
+    if (head) {
+        recd_rec_header_encode(rec_type(s), block);
+        block += head;
+        s->rec_header_due = false;
+    }
+    /* Written in place: the fields go from the frame to the batch in one copy. */
+    put_le32(block, t - s->rec_base);
+    if (foot)
+        memcpy(block + 4, fields, RECD_REC_ONFOOT_BLOCK_SIZE - 4);
+    else
+        memcpy(block + 4, fields, RECD_REC_VEHICLE_BLOCK_SIZE - 4);
+    s->rec_last = t;
+    s->rec_any = true;
+    in->accepted = true;
+    return 0;
+}
+
+/* A decoded state (NDJSON): checked and encoded, then written as a block. */
+static int rec_state(recd_session *s, session_input *in, const recd_msg *m,
+                     const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
+{
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    bool onfoot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
+    int rc = onfoot ? recd_rec_onfoot_check(&m->onfoot) : recd_rec_vehicle_check(&m->vehicle);
+    if (rc < 0)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "state for session '%s': a float is NaN or infinite, or weapon / "
+                              "additional_key is out of range",
+                              s->key);
+    if (onfoot)
+        recd_rec_onfoot_encode(&m->onfoot, block);
+    else
+        recd_rec_vehicle_encode(&m->vehicle, block);
+    uint32_t t = onfoot ? m->onfoot.time_ms : m->vehicle.time_ms;
+    return session_rec_block(s, in, t, meta->has_time, block + 4, now_ms);
+}
+
+const session_format session_rec_format = {
+    .sample = rec_state,
+    .end_part = end_part,
+};

@@ -1,0 +1,18 @@
+/* .rec sessions (session_rec.c): the format's table, and the binary frames' direct path. */
+#ifndef RECD_DAEMON_SESSION_REC_H
+#define RECD_DAEMON_SESSION_REC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "session.h"
+
+extern const session_format session_rec_format;
+
+/* A checked block of the session's type, given as its time (used when has_time, else the
+ * arrival is stamped) and the fields after it. 0 (also when the sample was dropped and logged)
+ * or -ENOMEM. A direct call, not through the table: it is the per-sample path gcc inlines. */
+int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
+                      const uint8_t *fields, uint64_t now_ms);
+
+#endif

@@ -1,0 +1,542 @@
+/* Recap sessions. States and events of one tick are collected and given to the Recap encoder
+ * together once a later tick starts (or the tick has waited a whole flush interval). The encoder
+ * never compresses here: a flush takes the member's uncompressed bytes and the writer job
+ * compresses them, so the loop thread only does the cheap delta encoding. Every part has its own
+ * encoder, so it starts with a header and a FULL_STATE; its header is patched with the frame
+ * count and end time when the part ends. Ticks without a time are stamped on arrival
+ * (elapsed / 50 ms). */
+#include "session_recap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/log.h"
+
+typedef struct session_recap {
+    recd_msg open;           /* deep copy of the open message: the header of every part */
+    recd_recap_encoder *enc; /* the current part's encoder; NULL between parts */
+    /* How the current part's header was written: it is encoded again, patched, when the part ends
+     * (the config may have changed meanwhile, so the options are kept, not re-read). */
+    int64_t part_start_ms;
+    recd_recap_encoder_options part_opt;
+    uint64_t estimate;       /* bytes accounted for the encoder's pending member */
+    uint64_t part_first_tick;
+    bool started;            /* a tick was fed in this session */
+    uint64_t first_tick, last_fed;
+    /* the tick being collected */
+    bool have_group, group_stamped;
+    bool group_late; /* opened by a message for the tick written just before it */
+    uint64_t group_tick, group_since_ms;
+    uint64_t group_last_ms; /* arrival of its latest message */
+    recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
+    recd_msg *events;
+    size_t nevents, capevents;
+    /* Between parts: the reader's state at the end of the last one, as one binary frame (smaller
+     * than a recd_recap_state), for a next part whose first tick has only events. While a part is
+     * open the encoder holds that state itself. */
+    recd_buf carry;
+    bool has_close_end;
+    int64_t close_end_ms;
+    recd_buf member; /* scratch for a taken member */
+} session_recap;
+
+static session_recap *recap_of(const recd_session *s) { return s->format_data; }
+
+static int recap_sink(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }
+
+static int recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
+{
+    if (!open->open.recap) {
+        snprintf(why, whylen, "open of recap session '%s' without its header", s->key);
+        return -EBADMSG;
+    }
+    session_recap *r = calloc(1, sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    int rc = recd_msg_copy(&r->open, open);
+    if (rc < 0) {
+        free(r);
+        return rc;
+    }
+    const recd_msg_recap_open *ro = r->open.open.recap;
+    if (ro->has_start_time)
+        s->start_epoch_ms = ro->header.start_ms;
+    s->format_data = r;
+    return 0;
+}
+
+static void group_clear(session_recap *r)
+{
+    recd_msg_free(&r->state);
+    for (size_t i = 0; i < r->nevents; i++)
+        recd_msg_free(&r->events[i]);
+    r->nevents = 0;
+    if (r->capevents > 16) {
+        free(r->events);
+        r->events = NULL;
+        r->capevents = 0;
+    }
+    r->have_group = false;
+}
+
+static void recap_free(recd_session *s)
+{
+    session_recap *r = recap_of(s);
+    s->format_data = NULL;
+    if (!r)
+        return;
+    group_clear(r);
+    free(r->events);
+    recd_buf_free(&r->carry);
+    recd_msg_free(&r->open);
+    recd_recap_encoder_free(r->enc);
+    recd_buf_free(&r->member);
+    free(r);
+}
+
+static bool recap_pending(const recd_session *s)
+{
+    const session_recap *r = recap_of(s);
+    return r->have_group || r->estimate > 0;
+}
+
+static uint64_t recap_encoder_bytes(const recd_session *s) { return recap_of(s)->estimate; }
+
+/* A part's members are compressed by the writer: this session's ratio so far is assumed for what
+ * is still queued or in the encoder (1:2 before its first member). */
+static uint64_t recap_part_size(const recd_session *s)
+{
+    double pending = (double)(s->part_pending + recap_of(s)->estimate);
+    pending *= s->packed_in ? (double)s->packed_out / (double)s->packed_in : 0.5;
+    return s->part_written + (uint64_t)pending;
+}
+
+/* A tick still being collected is written once no message has joined it for a whole interval,
+ * or once it has been open for two: a client that pauses in the middle of a tick for less than an
+ * interval keeps its tick whole, and none stays unwritten for long. The returned clock is the one
+ * flush.interval counts from for that rule. */
+static uint64_t group_since(const session_recap *r, uint64_t interval_ms)
+{
+    if (!r->have_group)
+        return 0;
+    uint64_t cap = r->group_since_ms + interval_ms;
+    uint64_t since = r->group_last_ms < cap ? r->group_last_ms : cap;
+    return since ? since : 1;
+}
+
+/* The encoder's open member counts as buffered bytes of the session. */
+static void update_estimate(recd_session *s)
+{
+    session_recap *r = recap_of(s);
+    uint64_t est = r->enc ? recd_recap_encoder_pending(r->enc) : 0;
+    session_account(s, (int64_t)est - (int64_t)r->estimate);
+    r->estimate = est;
+}
+
+/* Ends the current gzip member: its uncompressed bytes go to the writer, which compresses them. */
+static void take_member(recd_session *s)
+{
+    session_recap *r = recap_of(s);
+    if (!r->enc)
+        return;
+    r->member.len = 0;
+    int n = recd_recap_encoder_take_member(r->enc, &r->member);
+    if (n < 0) {
+        log_err("session '%s': the Recap encoder failed: %s", s->key, recd_strerror(n));
+    } else if (r->member.len) {
+        int rc = writer_put_member(s->env->writer, &s->queue, s->part, r->member.data,
+                                   r->member.len);
+        if (rc < 0) {
+            log_err("session '%s': out of memory queueing a member: %s", s->key, recd_strerror(rc));
+        } else {
+            s->part_pending += r->member.len;
+            session_account(s, (int64_t)r->member.len);
+        }
+    }
+    recd_buf_free(&r->member); /* an idle session keeps no member buffer */
+    recd_recap_encoder_trim(r->enc);
+    update_estimate(s);
+}
+
+/* The current part's header as first written: frame count 0 means "not finalized" until the
+ * end patch, and recovery recounts after a crash. */
+static recd_recap_header part_header(const session_recap *r)
+{
+    recd_recap_header h = r->open.open.recap->header;
+    h.start_ms = r->part_start_ms;
+    h.end_ms = 0;
+    h.frame_count = 0;
+    return h;
+}
+
+static int start_part(recd_session *s, uint64_t tick)
+{
+    session_recap *r = recap_of(s);
+    const recd_config *cfg = s->env->cfg;
+    if (!r->started) {
+        r->started = true;
+        r->first_tick = tick;
+    }
+    bool first = s->part_no == 0;
+    int64_t start = s->start_epoch_ms;
+    if (!first)
+        start += (int64_t)((tick - r->first_tick) * RECD_RECAP_TICK_MS);
+    int rc = session_start_part(s, start, (int)cfg->recap.gzip_level); /* the header records it */
+    if (rc < 0)
+        return rc;
+    recd_recap_encoder_options *opt = &r->part_opt;
+    memset(opt, 0, sizeof *opt);
+    opt->keyframe_interval = cfg->recap.keyframe_interval;
+    opt->gzip_level = (uint8_t)cfg->recap.gzip_level;
+    opt->defer_compression = true; /* members end when the daemon flushes, compressed by the writer */
+    r->part_start_ms = start;
+    recd_recap_header h = part_header(r);
+    recd_sink sink = {recap_sink, s};
+    rc = recd_recap_encoder_new(&r->enc, &h, opt, sink);
+    if (rc < 0) {
+        log_err("session '%s': cannot start a Recap part: %s", s->key, recd_strerror(rc));
+        session_end_part(s, NULL, 0);
+        return rc;
+    }
+    r->part_first_tick = tick;
+    r->estimate = 0;
+    recd_buf_free(&r->carry);
+    return 0;
+}
+
+/* Keeps the reader's state at the end of the part, to open the next one with. */
+static void keep_carry(recd_session *s)
+{
+    session_recap *r = recap_of(s);
+    recd_buf_free(&r->carry);
+    recd_recap_state st;
+    if (recd_recap_encoder_state(r->enc, &st) < 0)
+        return; /* nothing was recorded */
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
+    memcpy(m.session, s->key, sizeof m.session);
+    int rc = recd_msg_set_recap_state(&m, r->last_fed, &st);
+    if (rc == 0)
+        rc = recd_wire_encode(&m, RECD_WIRE_BINARY, SIZE_MAX / 2, &r->carry);
+    recd_msg_free(&m);
+    if (rc < 0) {
+        log_err("session '%s': cannot keep its last state: %s", s->key, recd_strerror(rc));
+        recd_buf_free(&r->carry);
+    } else if (r->carry.cap > r->carry.len + 64) { /* it may be kept for long: no slack */
+        recd_buf exact = {0};
+        if (recd_buf_append(&exact, r->carry.data, r->carry.len) == 0) {
+            recd_buf_free(&r->carry);
+            r->carry = exact;
+        }
+    }
+}
+
+/* The part's header as written, with the final frame count and end time; NULL on failure. */
+static uint8_t *patched_header(session_recap *r, const recd_recap_finish_info *info, int64_t end_ms,
+                               size_t *len)
+{
+    recd_recap_header h = part_header(r);
+    recd_buf b = {0};
+    if (recd_recap_encoder_header(&h, &r->part_opt, &b) < 0 ||
+        recd_recap_header_patch(b.data, b.len, (uint32_t)info->frame_count, end_ms) < 0) {
+        recd_buf_free(&b);
+        return NULL;
+    }
+    *len = b.len;
+    return b.data;
+}
+
+/* Closes the current part: last member, then finish and the header patch. */
+static void end_part(recd_session *s, bool session_end)
+{
+    session_recap *r = recap_of(s);
+    if (!r->enc) {
+        session_end_part(s, NULL, 0);
+        return;
+    }
+    take_member(s);
+    if (!session_end)
+        keep_carry(s);
+    recd_recap_finish_info info;
+    int rc = recd_recap_encoder_finish(r->enc, &info);
+    uint8_t *patched = NULL;
+    size_t len = 0;
+    if (rc == 0)
+        patched = patched_header(r, &info, session_end && r->has_close_end ? r->close_end_ms : info.end_ms,
+                                 &len);
+    if (rc < 0 || !patched)
+        log_err("session '%s': the Recap part cannot be finished (%s); the file keeps a frame count "
+                "of 0, which readers recount",
+                s->key, rc < 0 ? recd_strerror(rc) : "out of memory");
+    session_end_part(s, patched, len);
+    recd_recap_encoder_free(r->enc);
+    r->enc = NULL;
+    update_estimate(s);
+}
+
+static recd_msg_format any_recap(void *ctx, const char *key, size_t len, void **handle)
+{
+    (void)ctx;
+    (void)key;
+    (void)len;
+    (void)handle;
+    return RECD_MSG_FMT_RECAP;
+}
+
+static int take_state(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
+                      size_t errlen)
+{
+    (void)meta;
+    (void)err;
+    (void)errlen;
+    return recd_msg_copy(ctx, m);
+}
+
+/* The state carried over from the last part, unpacked into *out; NULL when there is none. */
+static const recd_recap_state *carried_state(recd_session *s, recd_msg *out)
+{
+    session_recap *r = recap_of(s);
+    if (!r->carry.len)
+        return NULL;
+    recd_wire_decoder_config dc = {.encoding = RECD_WIRE_BINARY,
+                                   .max_frame = r->carry.len,
+                                   .format_of = any_recap,
+                                   .on_msg = take_state,
+                                   .ctx = out};
+    char err[256];
+    if (recd_wire_decode_datagram(&dc, r->carry.data, r->carry.len, err, sizeof err) < 0) {
+        log_err("session '%s': cannot unpack its last state: %s", s->key, err);
+        recd_msg_free(out);
+    }
+    return out->type == RECD_MSG_STATE ? &out->recap_state->state : NULL;
+}
+
+static void recap_idle(recd_session *s)
+{
+    session_recap *r = recap_of(s);
+    if (r->enc)
+        recd_recap_encoder_trim(r->enc);
+    recd_buf_free(&r->member);
+    if (!r->have_group) {
+        free(r->events);
+        r->events = NULL;
+        r->capevents = 0;
+    }
+}
+
+/* Gives the collected tick to the encoder, rotating first when the part is full or long. */
+static void feed_group(recd_session *s)
+{
+    session_recap *r = recap_of(s);
+    if (!r->have_group)
+        return;
+    uint64_t tick = r->group_tick;
+    bool has_state = r->state.type == RECD_MSG_STATE;
+    if (r->enc && session_should_rotate(s, 0, (tick - r->part_first_tick) * RECD_RECAP_TICK_MS))
+        end_part(s, false);
+    const recd_recap_state *st = has_state ? &r->state.recap_state->state : NULL;
+    recd_msg carried;
+    recd_msg_init(&carried, RECD_MSG_NONE, RECD_MSG_FMT_RECAP);
+    if (!r->enc) {
+        if (!st)
+            st = carried_state(s, &carried);
+        if (!st) {
+            recd_metrics_decode_error(s->env->metrics, RECD_M_SCHEMA);
+            log_warn("session '%s': tick %llu dropped: the first tick of a recording needs a state",
+                     s->key, (unsigned long long)tick);
+            group_clear(r);
+            return;
+        }
+        if (start_part(s, tick) < 0) {
+            recd_msg_free(&carried);
+            group_clear(r);
+            return;
+        }
+    }
+    recd_recap_event evbuf[8];
+    recd_recap_event *evs = r->nevents <= 8 ? evbuf : malloc(r->nevents * sizeof *evs);
+    int rc = -ENOMEM;
+    if (evs) {
+        for (size_t i = 0; i < r->nevents; i++)
+            evs[i] = r->events[i].recap_event->event;
+        rc = recd_recap_encoder_tick(r->enc, tick, st, evs, r->nevents);
+        if (evs != evbuf)
+            free(evs);
+    }
+    if (rc < 0) {
+        recd_metrics_decode_error(s->env->metrics, RECD_M_SCHEMA);
+        log_warn("session '%s': tick %llu dropped: the Recap encoder refused it: %s", s->key,
+                 (unsigned long long)tick, recd_strerror(rc));
+    } else {
+        r->last_fed = tick;
+    }
+    recd_msg_free(&carried);
+    group_clear(r);
+    update_estimate(s);
+}
+
+/* Keeps m: moved out of the decoder's message when allowed (a Recap state is a few KiB of
+ * items), else deep-copied. */
+static int keep(recd_msg *dst, const recd_msg *m, recd_msg *movable)
+{
+    if (movable != m)
+        return recd_msg_copy(dst, m);
+    recd_msg_move(dst, movable);
+    return 0;
+}
+
+static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, recd_msg *movable,
+                        char *why, size_t whylen)
+{
+    session_recap *r = recap_of(s);
+    if (m->type == RECD_MSG_STATE) {
+        if (r->state.type == RECD_MSG_STATE) {
+            if (!r->group_stamped)
+                return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                      "session '%s': a second state for tick %llu", s->key,
+                                      (unsigned long long)r->group_tick);
+            recd_msg_free(&r->state); /* stamped: the latest state of the tick wins */
+        }
+        return keep(&r->state, m, movable);
+    }
+    if (r->nevents == r->capevents) {
+        size_t cap = r->capevents ? r->capevents * 2 : 4;
+        recd_msg *e = realloc(r->events, cap * sizeof *e);
+        if (!e)
+            return -ENOMEM;
+        r->events = e;
+        r->capevents = cap;
+    }
+    int rc = keep(&r->events[r->nevents], m, movable);
+    if (rc == 0)
+        r->nevents++;
+    return rc;
+}
+
+static int recap_msg(recd_session *s, session_input *in, const recd_msg *m,
+                     const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
+{
+    session_recap *r = recap_of(s);
+    bool has_time = meta->has_time;
+    bool is_state = m->type == RECD_MSG_STATE;
+    if (!is_state) {
+        int rc = recd_recap_event_check(&m->recap_event->event);
+        if (rc < 0)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                  "event for session '%s': invalid action: %s", s->key,
+                                  recd_strerror(rc));
+    }
+    uint64_t tick = is_state ? m->recap_state->tick : m->recap_event->tick;
+    if (!has_time)
+        tick = (now_ms - s->start_mono_ms) / RECD_RECAP_TICK_MS;
+    uint64_t floor = r->have_group ? r->group_tick : r->started ? r->last_fed + 1 : 0;
+    bool late = false;
+    if (tick < floor) {
+        /* The tick just written may still get a message: the client paused in the middle of it
+         * for longer than the flush rule waits. It is the client's data and in order, so it is
+         * kept, in the next tick (50 ms late), rather than refused. */
+        late = has_time && r->started && tick == r->last_fed && (!r->have_group || r->group_late);
+        if (has_time && !late)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                  "session '%s': tick %llu comes after tick %llu (ticks only move "
+                                  "forward)",
+                                  s->key, (unsigned long long)tick,
+                                  (unsigned long long)(floor ? floor - 1 : 0));
+        if (late && !r->have_group)
+            log_warn("session '%s': tick %llu went on after it was written (the client paused "
+                     "in it for over flush.interval): the rest is kept in tick %llu; send a tick's "
+                     "messages together, or raise flush.interval",
+                     s->key, (unsigned long long)tick, (unsigned long long)floor);
+        tick = floor; /* a stamped sample just after its tick was written */
+    }
+    if (r->have_group && tick != r->group_tick)
+        feed_group(s);
+    if (!r->have_group) {
+        r->have_group = true;
+        r->group_tick = tick;
+        r->group_stamped = !has_time || late; /* a later state for this tick supersedes */
+        r->group_late = late;
+        r->group_since_ms = now_ms;
+    }
+    int rc = add_to_group(s, in, m, meta->movable, why, whylen);
+    if (rc < 0)
+        return rc;
+    r->group_last_ms = now_ms;
+    session_note_pending(s, now_ms);
+    in->accepted = true;
+    return 0;
+}
+
+static void recap_flush(recd_session *s, uint64_t now_ms)
+{
+    session_recap *r = recap_of(s);
+    /* A tick still being collected is written by the rule of group_since(), so the rest of it
+     * (sent in the same burst) is not split off by a timer. */
+    uint64_t interval = s->env->cfg->flush.interval_ms;
+    if (r->have_group && now_ms - group_since(r, interval) >= interval)
+        feed_group(s);
+    take_member(s);
+}
+
+/* A tick still being collected keeps the clock of its first message. */
+static uint64_t recap_pending_since(const recd_session *s)
+{
+    return group_since(recap_of(s), s->env->cfg->flush.interval_ms);
+}
+
+static int recap_flush_message(recd_session *s, const recd_msg *m, char *why, size_t whylen)
+{
+    session_recap *r = recap_of(s);
+    feed_group(s);
+    if (!m->flush.has_end_tick || !r->started)
+        return 0;
+    if (m->flush.end_tick <= r->last_fed) {
+        snprintf(why, whylen, "session '%s': flush.end_tick %llu must be after the last tick %llu",
+                 s->key, (unsigned long long)m->flush.end_tick, (unsigned long long)r->last_fed);
+        return -EBADMSG;
+    }
+    uint64_t last = m->flush.end_tick - 1;
+    if (last > r->last_fed && r->enc) {
+        int rc = recd_recap_encoder_tick(r->enc, last, NULL, NULL, 0); /* unchanged ticks */
+        if (rc < 0) {
+            snprintf(why, whylen, "session '%s': flush.end_tick %llu: %s", s->key,
+                     (unsigned long long)m->flush.end_tick, recd_strerror(rc));
+            return -EBADMSG;
+        }
+    }
+    r->last_fed = last;
+    return 0;
+}
+
+static void recap_close_message(recd_session *s, const recd_msg *m)
+{
+    session_recap *r = recap_of(s);
+    if (!m->close.has_end_time)
+        return;
+    r->has_close_end = true;
+    r->close_end_ms = m->close.end_time_ms;
+}
+
+static void recap_end_part(recd_session *s, bool session_end)
+{
+    feed_group(s);
+    end_part(s, session_end);
+}
+
+const session_format session_recap_format = {
+    .events = true,
+    .open = recap_open,
+    .sample = recap_msg,
+    .flush_message = recap_flush_message,
+    .close_message = recap_close_message,
+    .flush = recap_flush,
+    .pending_since = recap_pending_since,
+    .encoder_bytes = recap_encoder_bytes,
+    .part_size = recap_part_size,
+    .pending = recap_pending,
+    .idle = recap_idle,
+    .end_part = recap_end_part,
+    .free = recap_free,
+};

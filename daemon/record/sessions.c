@@ -1,0 +1,241 @@
+/* The session registry and each session's lifecycle (see sessions.h): flushing by time and size,
+ * the writer hand-off and its completion, dormancy after the idle timeout, close and freeing.
+ * What a format does its own way goes through the session's format table (s->ops). */
+#include "sessions.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/log.h"
+
+static void on_written(void *ctx, const writer_result *r);
+
+static recd_sessions *registry_of(const recd_session *s)
+{
+    return (recd_sessions *)((char *)s->env - offsetof(recd_sessions, env));
+}
+
+static void update_open_gauge(recd_sessions *r)
+{
+    recd_metric_set(r->env.metrics->sessions_open, 0, (int64_t)r->table.count);
+}
+
+int sessions_init(recd_sessions *r, uv_loop_t *loop, const recd_config *cfg,
+                  recd_daemon_metrics *metrics, writer_stage *writer, sessions_events on)
+{
+    memset(r, 0, sizeof *r);
+    r->env.loop = loop;
+    r->env.cfg = cfg;
+    r->env.metrics = metrics;
+    r->env.writer = writer;
+    LIST_INIT(&r->live);
+    r->on = on;
+    return session_table_init(&r->table);
+}
+
+void sessions_free(recd_sessions *r)
+{
+    if (r->table.buckets)
+        session_table_free(&r->table);
+}
+
+bool sessions_over_limit(recd_sessions *r, const char *key)
+{
+    const recd_config *cfg = r->env.cfg;
+    if (r->env.buffered > cfg->limits.process_buffer)
+        return true;
+    if (!key[0])
+        return false;
+    recd_session *s = session_table_get(&r->table, key);
+    return s && s->buffered > cfg->limits.session_buffer;
+}
+
+/* ---- flushing -------------------------------------------------------------------------------- */
+
+static void kick(recd_session *s)
+{
+    int rc = writer_kick(s->env->writer, &s->queue, on_written, s);
+    if (rc < 0)
+        log_err("session '%s': cannot start a writer job: %s (retrying at the next flush)", s->key,
+                recd_strerror(rc));
+}
+
+/* Seals what is pending and starts its write. A flush for size may carry up to a block's bytes
+ * over into the next batch (writer_seal_aligned()); every other flush writes everything. */
+static void flush(recd_session *s, bool for_size)
+{
+    uint64_t now = session_now_ms(s);
+    if (s->ops->flush)
+        s->ops->flush(s, now);
+    if (for_size)
+        writer_seal_aligned(s->env->writer, &s->queue);
+    else
+        writer_seal(&s->queue);
+    s->last_flush_ms = now;
+    /* What the format still holds keeps its own clock; carried bytes are the newest. */
+    s->pending_since_ms = s->ops->pending_since ? s->ops->pending_since(s) : 0;
+    if (writer_open_bytes(&s->queue))
+        session_note_pending(s, now);
+    kick(s);
+}
+
+void session_flush(recd_session *s) { flush(s, false); }
+
+void session_maybe_flush(recd_session *s)
+{
+    uint64_t pending = writer_open_bytes(&s->queue);
+    if (s->ops->encoder_bytes)
+        pending += s->ops->encoder_bytes(s);
+    if (pending >= s->env->cfg->flush.buffer_size)
+        flush(s, true);
+}
+
+static void end_format_part(recd_session *s, bool session_end)
+{
+    s->ops->end_part(s, session_end);
+}
+
+static void free_format(recd_session *s)
+{
+    if (s->ops->free)
+        s->ops->free(s);
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------------- */
+
+static void destroy(recd_session *s)
+{
+    recd_sessions *r = registry_of(s);
+    LIST_REMOVE(s, live);
+    if (s->in_table) {
+        session_table_remove(&r->table, s);
+        update_open_gauge(r);
+    }
+    session_account(s, -(int64_t)s->buffered);
+    writer_queue_discard(&s->queue);
+    free_format(s);
+    free(s);
+    r->live_count--;
+    if (r->on.gone)
+        r->on.gone(r->on.data);
+}
+
+void session_close(recd_session *s, const char *why)
+{
+    if (s->closing)
+        return;
+    log_debug("session '%s' closed: %s", s->key, why);
+    end_format_part(s, true);
+    writer_seal(&s->queue);
+    kick(s);
+    if (s->in_table) {
+        recd_sessions *r = registry_of(s);
+        session_table_remove(&r->table, s);
+        s->in_table = false;
+        update_open_gauge(r);
+    }
+    s->closing = true;
+    if (writer_idle(&s->queue))
+        destroy(s);
+}
+
+static void go_dormant(recd_session *s, uint64_t now_ms)
+{
+    log_debug("session '%s' idle: finalizing its file", s->key);
+    end_format_part(s, false);
+    writer_seal(&s->queue);
+    s->pending_since_ms = 0;
+    kick(s);
+    s->dormant = true;
+    s->dormant_since_ms = now_ms;
+    if (s->ops->idle)
+        s->ops->idle(s);
+}
+
+void session_tick(recd_session *s, uint64_t now_ms)
+{
+    const recd_config *cfg = s->env->cfg;
+    if (s->closing)
+        return;
+    if (s->dormant) {
+        if (cfg->rotation.idle_timeout_ms && now_ms - s->dormant_since_ms >= cfg->rotation.idle_timeout_ms)
+            session_close(s, "forgotten after being idle");
+        return;
+    }
+    bool pending = s->pending_since_ms != 0 || (s->ops->pending && s->ops->pending(s));
+    if (pending && s->pending_since_ms && now_ms - s->pending_since_ms >= cfg->flush.interval_ms)
+        session_flush(s);
+    else if (pending && !s->pending_since_ms)
+        session_note_pending(s, now_ms);
+    if (s->ops->idle && !pending && now_ms - s->last_input_ms >= cfg->flush.interval_ms)
+        s->ops->idle(s);
+    if (cfg->rotation.idle_timeout_ms && now_ms - s->last_input_ms >= cfg->rotation.idle_timeout_ms)
+        go_dormant(s, now_ms);
+}
+
+static void on_written(void *ctx, const writer_result *r)
+{
+    recd_session *s = ctx;
+    recd_sessions *reg = registry_of(s);
+    session_account(s, -(int64_t)r->released);
+    recd_metrics_flush_done(reg->env.metrics, r->written, r->seconds);
+    if (r->finalized)
+        recd_metric_add(reg->env.metrics->files_finalized_total, 0, r->finalized);
+    if (r->failures)
+        reg->last_write_error_ms = sessions_now_ms(reg);
+    s->packed_in += r->members_in;
+    s->packed_out += r->members_out;
+    if (s->part && r->last == s->part) {
+        s->part_written = r->last_size;
+        s->part_pending -= r->last_released < s->part_pending ? r->last_released : s->part_pending;
+    }
+    if (s->part && r->broken == s->part && !s->closing) {
+        /* The file failed: end it (left for recovery) and start a fresh part on the next sample. */
+        end_format_part(s, false);
+        writer_seal(&s->queue);
+    }
+    if (s->queue.head)
+        kick(s);
+    else if (s->closing && writer_idle(&s->queue)) {
+        destroy(s);
+    }
+    if (reg->on.room)
+        reg->on.room(reg->on.data);
+}
+
+int sessions_add(recd_sessions *r, recd_session *s)
+{
+    if (session_table_put(&r->table, s) < 0)
+        return -ENOMEM;
+    s->in_table = true;
+    LIST_INSERT_HEAD(&r->live, s, live);
+    r->live_count++;
+    update_open_gauge(r);
+    return 0;
+}
+
+void session_discard(recd_session *s)
+{
+    free_format(s);
+    free(s);
+}
+
+void sessions_tick(recd_sessions *r, uint64_t now_ms)
+{
+    recd_session *next;
+    for (recd_session *s = LIST_FIRST(&r->live); s; s = next) {
+        next = LIST_NEXT(s, live);
+        session_tick(s, now_ms);
+    }
+}
+
+void sessions_close_all(recd_sessions *r, const char *why)
+{
+    recd_session *next;
+    for (recd_session *s = LIST_FIRST(&r->live); s; s = next) {
+        next = LIST_NEXT(s, live);
+        session_close(s, why);
+    }
+}

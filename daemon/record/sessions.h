@@ -1,0 +1,76 @@
+/* The session registry: every live session by key (session_table.h) and in one list for the
+ * timers, the process-wide byte total, dispatch of decoded messages (session_dispatch.c), and
+ * the session lifecycle: flushing by time and size, the writer hand-off, dormancy, close
+ * (sessions.c). It calls nothing above it: what the layers above need to hear (bytes were
+ * written, a session is gone) goes to the callbacks the app layer installed. */
+#ifndef RECD_DAEMON_SESSIONS_H
+#define RECD_DAEMON_SESSIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <uv.h>
+
+#include "session.h"
+#include "session_table.h"
+
+/* Events for the layer above, as {callback, data} pairs (either callback may be NULL). */
+typedef struct sessions_events {
+    void (*room)(void *data); /* a write completed: input paused for the limits may go on */
+    void (*gone)(void *data); /* a session was freed (live_count fell) */
+    void *data;
+} sessions_events;
+
+typedef struct recd_sessions {
+    session_env env; /* first: a session reaches its registry through s->env */
+    session_table table;
+    LIST_HEAD(session_list, recd_session) live; /* open or finishing */
+    size_t live_count;
+    uint64_t last_write_error_ms; /* for /healthz */
+    sessions_events on;
+} recd_sessions;
+
+/* 0 or -ENOMEM. cfg, metrics and writer stay the caller's and must outlive the registry. */
+int sessions_init(recd_sessions *r, uv_loop_t *loop, const recd_config *cfg,
+                  recd_daemon_metrics *metrics, writer_stage *writer, sessions_events on);
+void sessions_free(recd_sessions *r); /* after every session is gone */
+
+static inline uint64_t sessions_now_ms(const recd_sessions *r) { return uv_now(r->env.loop); }
+
+/* True when the process, or the session named key ("" for none), holds more unwritten bytes than
+ * its limit: input paused for it stays paused. */
+bool sessions_over_limit(recd_sessions *r, const char *key);
+
+/* Timer work for every session: flush by time, idle rotation, forgetting dormant sessions. */
+void sessions_tick(recd_sessions *r, uint64_t now_ms);
+/* Finalizes every session (shutdown); each is freed once written, then on.gone runs. */
+void sessions_close_all(recd_sessions *r, const char *why);
+
+/* ---- dispatch (session_dispatch.c) ---- */
+
+/* Applies one decoded message. Returns 0 when it was accepted, or dropped and counted; a negative
+ * errno when it violates the protocol (why says how; in->reason says which metric): a TCP
+ * connection is then answered with an error and closed, a UDP datagram is dropped. */
+int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
+                     size_t whylen);
+/* The same for a .rec state that arrived as its block (the binary frames' path). */
+int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
+                         const recd_wire_meta *meta, char *why, size_t whylen);
+/* recd_wire_format_fn over the registry (ctx is a session_input); the handle is the session. */
+recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void **handle);
+
+/* ---- one session's lifecycle (sessions.c), for dispatch ---- */
+
+/* Adds a new session (its format opened it) to the table and the live list. 0 or -ENOMEM. */
+int sessions_add(recd_sessions *r, recd_session *s);
+void session_discard(recd_session *s); /* frees a session that was never added */
+void session_tick(recd_session *s, uint64_t now_ms);
+/* Writes what is buffered now (flush messages, shutdown). */
+void session_flush(recd_session *s);
+void session_maybe_flush(recd_session *s); /* flush when over flush.buffer_size */
+/* Finalizes the current part, detaches the session and frees it once written (close message,
+ * shutdown, forgetting a dormant session). */
+void session_close(recd_session *s, const char *why);
+
+#endif

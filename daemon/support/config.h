@@ -1,0 +1,160 @@
+/* recd's configuration: a typed struct loaded from YAML (libyaml) against a table-driven schema.
+ * Every option has a built-in default, so recd runs without a file. Loading is strict: unknown
+ * keys, wrong types and bad values are errors that name file:line:column and suggest a fix.
+ * The schema and every option are documented in docs/configuration.md and config/recd.yaml. */
+#ifndef RECD_DAEMON_CONFIG_H
+#define RECD_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recd/common.h"
+#include "recd/path_template.h"
+#include "recd/wire.h"
+
+#define RECD_CONFIG_DEFAULT_PATH "/etc/recd/recd.yaml"
+#define RECD_CONFIG_MAX_FILE_SIZE (1u << 20) /* larger files are refused */
+#define RECD_CONFIG_MAX_LISTEN 64
+#define RECD_CONFIG_HOST_MAX 64   /* an IPv6 literal fits */
+#define RECD_CONFIG_UNIX_PATH_MAX 108 /* sun_path, NUL included */
+#define RECD_CONFIG_URL_MAX 160
+
+
+/* An IP literal and port. */
+typedef struct recd_hostport {
+    char host[RECD_CONFIG_HOST_MAX]; /* no brackets, e.g. "127.0.0.1" or "::1" */
+    uint16_t port;                   /* 0 = any free port (tests) */
+    int family;                      /* AF_INET or AF_INET6 */
+} recd_hostport;
+
+typedef struct recd_listen_config {
+    char url[RECD_CONFIG_URL_MAX];   /* as written, for log lines */
+    recd_wire_transport transport;   /* lib's (recd/wire.h): TCP, UDP or UNIX */
+    recd_wire_encoding encoding;     /* auto sniffs the first bytes of each connection (datagram) */
+    recd_hostport addr;              /* tcp, udp */
+    char path[RECD_CONFIG_UNIX_PATH_MAX]; /* unix */
+} recd_listen_config;
+
+typedef struct recd_config {
+    recd_listen_config *listen;   /* malloc'd; may be empty (socket activation only) */
+    size_t listen_count;
+    struct {
+        char *root;                        /* directory under which recordings are written */
+        recd_path_template path_template;  /* validated by recd_path_template_parse */
+        bool rebase_parts;                 /* rotated .rec parts start again at time 0 */
+        uint32_t file_mode, dir_mode;      /* permission bits, before the umask */
+    } output;
+    struct {
+        uint64_t interval_ms;              /* a session's buffered samples are written at least this often */
+        uint64_t buffer_size;              /* ... or as soon as this many bytes are buffered */
+    } flush;
+    struct {
+        uint64_t max_frame;                /* largest input message, bytes */
+        uint64_t session_buffer;           /* per session, before backpressure */
+        uint64_t process_buffer;           /* all sessions, before backpressure */
+        uint32_t max_sessions, max_connections;
+    } limits;
+    struct {
+        uint64_t max_size;                 /* 0 = off */
+        uint64_t max_duration_ms;          /* 0 = off */
+        uint64_t idle_timeout_ms;          /* 0 = never close an idle session */
+    } rotation;
+    struct {
+        uint64_t max_age_ms;               /* 0 = keep forever */
+        uint64_t max_total_size;           /* 0 = unlimited */
+        uint32_t max_files_per_session;    /* 0 = unlimited */
+    } retention;
+    struct {
+        uint32_t keyframe_interval;        /* ticks between FULL_STATE keyframes */
+        uint32_t gzip_level;               /* 1..9 */
+    } recap;
+    struct {
+        int time_policy;                   /* recd_rec_time_policy */
+    } rec;
+    struct {
+        bool enabled;
+        recd_hostport listen;
+        bool allow_remote;                 /* permit a non-loopback metrics address */
+    } metrics;
+    struct {
+        int level;                         /* recd_log_level */
+    } log;
+    struct {
+        uint64_t drain_timeout_ms;         /* time to flush and finalize on SIGTERM */
+    } shutdown;
+    struct {
+        char *token;                       /* NULL = open messages need no token */
+    } auth;
+} recd_config;
+
+typedef struct recd_config_error {
+    char file[256];     /* the file name as given, or "<string>" */
+    unsigned line;      /* 1-based; 0 when the error has no position (e.g. file not found) */
+    unsigned column;    /* 1-based */
+    char message[512];  /* what is wrong and how to fix it */
+    char text[1024];    /* "file:line:column: message", ready to print */
+} recd_config_error;
+
+/* Fills cfg with the built-in defaults. 0 or -ENOMEM. Free with recd_config_free. */
+int recd_config_defaults(recd_config *cfg);
+
+/* Loads a YAML file: defaults, overridden by the file. On success fills *cfg (which must not hold a
+ * config: free it first) and returns 0; on failure returns a negative errno (-EINVAL for anything
+ * wrong with the content, -ENOENT etc. for the file) and describes it in *err (may be NULL). */
+int recd_config_load_file(const char *path, recd_config *cfg, recd_config_error *err);
+/* Same from memory; name is used in messages ("<string>" when NULL). */
+int recd_config_load_string(const char *text, size_t len, const char *name, recd_config *cfg,
+                            recd_config_error *err);
+
+void recd_config_free(recd_config *cfg);
+
+/* For command-line overrides applied after loading: sets one schema key ("flush.interval") from
+ * config-file syntax ("2s") with the same validation as the file. 0, -ENOENT for an unknown key, or
+ * a negative errno with the reason in why ("flush.interval: ..."). Run recd_config_check after. */
+int recd_config_set(recd_config *cfg, const char *key, const char *value, char *why, size_t cap);
+/* Parses one listen URL (tcp://, udp://, unix://) with encoding auto. 0 or -EINVAL with why. */
+int recd_config_parse_listen(const char *url, recd_listen_config *out, char *why, size_t cap);
+/* The rules spanning several options (buffer sizes, loopback metrics, duplicate or clashing
+ * sockets), which loading already applies. 0 or -EINVAL with the first violation in why. */
+int recd_config_check(const recd_config *cfg, char *why, size_t cap);
+
+/* Writes cfg as YAML that loads back to an equal config (for --print-config). The output includes
+ * auth.token in clear text. 0 or -ENOMEM. */
+int recd_config_dump(const recd_config *cfg, recd_buf *out);
+
+/* ---- reload (SIGHUP) ---- */
+
+typedef struct recd_config_change {
+    const char *key;   /* "flush.interval", "listen", ... (static storage) */
+    bool live;         /* can change without a restart */
+} recd_config_change;
+
+#define RECD_CONFIG_MAX_CHANGES 64
+
+typedef struct recd_config_diff {
+    size_t count;                 /* keys that differ */
+    size_t restart_needed;        /* of those, how many cannot change live */
+    recd_config_change changes[RECD_CONFIG_MAX_CHANGES];
+} recd_config_diff;
+
+/* Lists the keys whose values differ between old and new. Listeners, limits, flush, rotation,
+ * retention, log level and most others change live; output.root and the metrics endpoint need a
+ * restart (a reload keeps the old values of those and says so). */
+void recd_config_compare(const recd_config *old_cfg, const recd_config *new_cfg, recd_config_diff *diff);
+
+/* ---- schema introspection (docs and tests) ---- */
+
+typedef struct recd_config_key_info {
+    const char *key;        /* "section.name" */
+    const char *type;       /* "duration", "size", "integer", "bool", "string", ... */
+    const char *default_value; /* in config-file syntax; "" for none */
+    bool live;
+    const char *doc;
+} recd_config_key_info;
+
+size_t recd_config_key_count(void);
+/* Information about schema key i (< recd_config_key_count()); "listen" is included. */
+void recd_config_key_at(size_t i, recd_config_key_info *info);
+
+#endif

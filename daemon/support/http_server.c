@@ -1,0 +1,369 @@
+/* Monitoring HTTP endpoint on libuv + http-parser (see http_server.h). */
+#include "http_server.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include <http_parser.h>
+
+#define URL_MAX 1024
+#define READ_CHUNK 4096
+
+typedef struct conn conn;
+
+struct recd_http_server {
+    uv_tcp_t listener;
+    uv_loop_t *loop;
+    recd_http_options opt;
+    http_parser_settings settings;
+    LIST_HEAD(conn_list, conn) conns; /* open clients, to close them on shutdown */
+    size_t nconns;
+    size_t open_handles; /* listener + client handles still to be closed */
+    bool closing;
+    void (*on_closed)(void *ctx);
+    void *on_closed_ctx;
+};
+
+struct conn {
+    uv_tcp_t tcp;
+    uv_timer_t timer;
+    http_parser parser;
+    recd_http_server *srv;
+    LIST_ENTRY(conn) link;
+    char url[URL_MAX + 1];
+    size_t url_len;
+    bool url_too_long;
+    bool headers_done;
+    bool has_body;   /* decides between 413 (body) and 431 (headers) for an oversized request */
+    bool complete;   /* the parser saw the whole request */
+    bool responded;  /* a response is being written: ignore further input */
+    bool closing;
+    int handles;     /* 2 while tcp and timer are open */
+    size_t received;
+    char rbuf[READ_CHUNK];
+    uv_write_t write_req;
+    uv_shutdown_t shutdown_req;
+    recd_buf response;
+};
+
+static void server_handle_closed(recd_http_server *s)
+{
+    if (--s->open_handles > 0)
+        return;
+    void (*cb)(void *) = s->on_closed;
+    void *ctx = s->on_closed_ctx;
+    free(s);
+    if (cb)
+        cb(ctx);
+}
+
+static void conn_handle_closed(uv_handle_t *h)
+{
+    conn *c = h->data;
+    if (--c->handles > 0)
+        return;
+    recd_http_server *s = c->srv;
+    LIST_REMOVE(c, link);
+    s->nconns--;
+    recd_buf_free(&c->response);
+    free(c);
+    server_handle_closed(s);
+}
+
+static void http_conn_close(conn *c)
+{
+    if (c->closing)
+        return;
+    c->closing = true;
+    uv_close((uv_handle_t *)&c->tcp, conn_handle_closed);
+    uv_close((uv_handle_t *)&c->timer, conn_handle_closed);
+}
+
+/* After our FIN the connection stays open until the client closes (or the deadline passes): closing
+ * with unread request bytes would send a RST, which can destroy the response in flight. */
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    if (status < 0)
+        http_conn_close(req->data);
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+    conn *c = req->data;
+    if (status < 0 || c->closing) {
+        http_conn_close(c);
+        return;
+    }
+    /* Half-close so the client sees the end of the response; its input until EOF is discarded. */
+    c->shutdown_req.data = c;
+    if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) < 0)
+        http_conn_close(c);
+}
+
+static const char *status_text(int code)
+{
+    switch (code) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 413: return "Payload Too Large";
+    case 414: return "URI Too Long";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Error";
+    }
+}
+
+static void respond(conn *c, int code, const char *content_type, const void *body, size_t body_len)
+{
+    if (c->responded || c->closing)
+        return;
+    c->responded = true;
+    char head[512];
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: close\r\n\r\n",
+                     code, status_text(code), content_type, body_len, code == 405 ? "Allow: GET\r\n" : "");
+    if (n < 0 || (size_t)n >= sizeof head || recd_buf_append(&c->response, head, (size_t)n) < 0 ||
+        recd_buf_append(&c->response, body, body_len) < 0) {
+        http_conn_close(c);
+        return;
+    }
+    uv_buf_t buf = uv_buf_init((char *)c->response.data, (unsigned)c->response.len);
+    c->write_req.data = c;
+    if (uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &buf, 1, on_written) < 0)
+        http_conn_close(c);
+}
+
+static void respond_text(conn *c, int code, const char *text)
+{
+    respond(c, code, "text/plain; charset=utf-8", text, strlen(text));
+}
+
+static void serve_metrics(conn *c)
+{
+    recd_buf body = {0};
+    if (c->srv->opt.before_metrics)
+        c->srv->opt.before_metrics(c->srv->opt.metrics_ctx);
+    if (recd_metrics_render(c->srv->opt.metrics, &body) < 0) {
+        recd_buf_free(&body);
+        respond_text(c, 500, "metrics unavailable\n");
+        return;
+    }
+    respond(c, 200, RECD_METRICS_CONTENT_TYPE, body.data ? body.data : (const uint8_t *)"", body.len);
+    recd_buf_free(&body);
+}
+
+static void route(conn *c)
+{
+    struct http_parser_url u;
+    http_parser_url_init(&u);
+    if (c->url_len == 0 || http_parser_parse_url(c->url, c->url_len, 0, &u) != 0 ||
+        !(u.field_set & (1 << UF_PATH))) {
+        respond_text(c, 400, "bad request\n");
+        return;
+    }
+    const char *path = c->url + u.field_data[UF_PATH].off;
+    size_t plen = u.field_data[UF_PATH].len;
+    bool is_metrics = plen == 8 && memcmp(path, "/metrics", 8) == 0;
+    bool is_health = plen == 8 && memcmp(path, "/healthz", 8) == 0;
+    if (c->parser.method != HTTP_GET) {
+        respond_text(c, 405, "method not allowed\n");
+        return;
+    }
+    if (!is_metrics && !is_health) {
+        respond_text(c, 404, "not found\n");
+        return;
+    }
+    if (is_metrics) {
+        serve_metrics(c);
+        return;
+    }
+    recd_http_server *s = c->srv;
+    if (s->opt.health && s->opt.health(s->opt.health_ctx) != 0)
+        respond_text(c, 503, "error");
+    else
+        respond_text(c, 200, "ok");
+}
+
+static int on_url(http_parser *p, const char *at, size_t len)
+{
+    conn *c = p->data;
+    if (len > URL_MAX - c->url_len) {
+        c->url_too_long = true;
+        return 0;
+    }
+    memcpy(c->url + c->url_len, at, len);
+    c->url_len += len;
+    c->url[c->url_len] = '\0';
+    return 0;
+}
+
+static int on_headers_complete(http_parser *p)
+{
+    conn *c = p->data;
+    c->headers_done = true;
+    c->has_body = (p->content_length > 0 && p->content_length != ULLONG_MAX) || (p->flags & F_CHUNKED);
+    return 0;
+}
+
+static int on_message_complete(http_parser *p)
+{
+    conn *c = p->data;
+    c->complete = true;
+    http_parser_pause(p, 1); /* one request per connection: ignore anything pipelined after it */
+    return 0;
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    conn *c = h->data;
+    *buf = uv_buf_init(c->rbuf, sizeof c->rbuf);
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    conn *c = stream->data;
+    if (nread < 0) { /* EOF or error: before a response the client gave up, after it we are done */
+        http_conn_close(c);
+        return;
+    }
+    if (nread == 0 || c->responded || c->closing)
+        return;
+    c->received += (size_t)nread;
+    size_t parsed = http_parser_execute(&c->parser, &c->srv->settings, buf->base, (size_t)nread);
+    enum http_errno e = HTTP_PARSER_ERRNO(&c->parser);
+    /* Bytes of this request so far; whatever is pipelined after a complete request is not counted. */
+    size_t request_bytes = c->received - (size_t)nread + parsed;
+    if (c->url_too_long) {
+        respond_text(c, 414, "uri too long\n");
+    } else if (request_bytes > c->srv->opt.max_request_bytes) {
+        respond_text(c, c->headers_done && c->has_body ? 413 : 431, "request too large\n");
+    } else if (c->complete) {
+        route(c);
+    } else if (e != HPE_OK && e != HPE_PAUSED) {
+        respond_text(c, e == HPE_HEADER_OVERFLOW ? 431 : 400, "bad request\n");
+    } else if (parsed != (size_t)nread) {
+        respond_text(c, 400, "bad request\n");
+    }
+}
+
+static void on_timeout(uv_timer_t *t)
+{
+    http_conn_close(t->data);
+}
+
+static void on_connection(uv_stream_t *listener, int status)
+{
+    recd_http_server *s = listener->data;
+    if (status < 0 || s->closing)
+        return;
+    conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return; /* out of memory: libuv leaves the connection queued and stops accepting */
+    c->srv = s;
+    uv_tcp_init(s->loop, &c->tcp);
+    uv_timer_init(s->loop, &c->timer);
+    c->tcp.data = c;
+    c->timer.data = c;
+    c->handles = 2;
+    LIST_INSERT_HEAD(&s->conns, c, link);
+    s->nconns++;
+    s->open_handles++;
+    if (uv_accept(listener, (uv_stream_t *)&c->tcp) < 0 || s->nconns > s->opt.max_connections) {
+        http_conn_close(c);
+        return;
+    }
+    http_parser_init(&c->parser, HTTP_REQUEST);
+    c->parser.data = c;
+    if (uv_timer_start(&c->timer, on_timeout, s->opt.timeout_ms, 0) < 0 ||
+        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) < 0)
+        http_conn_close(c);
+}
+
+int recd_http_server_start(uv_loop_t *loop, const char *host, int port, const recd_http_options *opt,
+                           recd_http_server **out)
+{
+    if (!loop || !host || !out || port < 0 || port > 65535)
+        return -EINVAL;
+    struct sockaddr_storage addr;
+    memset(&addr, 0, sizeof addr);
+    if (uv_ip4_addr(host, port, (struct sockaddr_in *)&addr) != 0 &&
+        uv_ip6_addr(host, port, (struct sockaddr_in6 *)&addr) != 0)
+        return -EINVAL;
+
+    recd_http_server *s = calloc(1, sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    s->loop = loop;
+    if (opt)
+        s->opt = *opt;
+    if (!s->opt.max_connections)
+        s->opt.max_connections = 16;
+    if (!s->opt.max_request_bytes)
+        s->opt.max_request_bytes = 8192;
+    if (!s->opt.timeout_ms)
+        s->opt.timeout_ms = 5000;
+    http_parser_settings_init(&s->settings);
+    s->settings.on_url = on_url;
+    s->settings.on_headers_complete = on_headers_complete;
+    s->settings.on_message_complete = on_message_complete;
+
+    int r = uv_tcp_init(loop, &s->listener);
+    if (r < 0) {
+        free(s);
+        return r;
+    }
+    s->listener.data = s;
+    s->open_handles = 1;
+    r = uv_tcp_bind(&s->listener, (const struct sockaddr *)&addr, 0);
+    if (r == 0)
+        r = uv_listen((uv_stream_t *)&s->listener, 64, on_connection);
+    if (r < 0) {
+        recd_http_server_close(s, NULL, NULL);
+        return r;
+    }
+    *out = s;
+    return 0;
+}
+
+int recd_http_server_port(const recd_http_server *s)
+{
+    struct sockaddr_storage addr;
+    int len = sizeof addr;
+    if (!s)
+        return -EINVAL;
+    int r = uv_tcp_getsockname(&s->listener, (struct sockaddr *)&addr, &len);
+    if (r < 0)
+        return r;
+    if (addr.ss_family == AF_INET)
+        return ntohs(((struct sockaddr_in *)&addr)->sin_port);
+    if (addr.ss_family == AF_INET6)
+        return ntohs(((struct sockaddr_in6 *)&addr)->sin6_port);
+    return -EAFNOSUPPORT;
+}
+
+static void on_listener_closed(uv_handle_t *h)
+{
+    server_handle_closed(h->data);
+}
+
+void recd_http_server_close(recd_http_server *s, void (*on_closed)(void *ctx), void *ctx)
+{
+    if (!s || s->closing)
+        return;
+    s->closing = true;
+    s->on_closed = on_closed;
+    s->on_closed_ctx = ctx;
+    conn *c;
+    LIST_FOREACH(c, &s->conns, link)
+        http_conn_close(c);
+    uv_close((uv_handle_t *)&s->listener, on_listener_closed);
+}

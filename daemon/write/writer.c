@@ -1,0 +1,560 @@
+/* Writer jobs on the libuv thread pool: batches in, file bytes out (see writer.h). */
+#include "writer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "support/log.h"
+
+typedef struct writer_seg {
+    size_t len;
+    bool member; /* compress before writing */
+} writer_seg;
+
+#define WRITER_HINT_MAX (1u << 20)
+#define WRITER_NICE 10
+
+struct writer_batch {
+    writer_part *part;
+    recd_buf data;
+    writer_seg *segs;
+    uint32_t nsegs, capsegs;
+    bool has_members;
+    bool end;
+    writer_batch *next;
+    uint8_t *header; /* patched header written at offset 0 on end */
+    size_t header_len;
+};
+
+typedef struct writer_job {
+    uv_work_t req;
+    writer_stage *stage;
+    writer_queue *queue;
+    writer_batch *batches;
+    writer_done_fn done;
+    void *ctx;
+    writer_result result;
+} writer_job;
+
+int writer_stage_init(writer_stage *w, uv_loop_t *loop, int root_fd)
+{
+    memset(w, 0, sizeof *w);
+    w->loop = loop;
+    w->root_fd = root_fd;
+    return uv_mutex_init(&w->lock);
+}
+
+void writer_stage_free(writer_stage *w)
+{
+    for (size_t i = 0; i < w->nidle; i++)
+        recd_gzip_deflater_free(w->idle[i]);
+    w->nidle = 0;
+    buffer_pool_free(&w->buffers);
+    uv_mutex_destroy(&w->lock);
+}
+
+writer_part *writer_part_new(const char *rel, int gzip_level)
+{
+    writer_part *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->name = strdup(rel);
+    if (!p->name) {
+        free(p);
+        return NULL;
+    }
+    p->gzip_level = gzip_level;
+    return p;
+}
+
+static void part_free(writer_part *p)
+{
+    if (!p)
+        return;
+    free(p->name);
+    free(p);
+}
+
+static void batch_free(buffer_pool *pool, writer_batch *b)
+{
+    if (pool)
+        buffer_pool_release(pool, &b->data);
+    else
+        recd_buf_free(&b->data);
+    free(b->segs);
+    free(b->header);
+    free(b);
+}
+
+static void queue_push(writer_queue *q, writer_batch *b)
+{
+    b->next = NULL;
+    if (q->tail)
+        q->tail->next = b;
+    else
+        q->head = b;
+    q->tail = b;
+}
+
+/* Counts the bytes appended through the cursor into the open batch and its last segment (which
+ * the cursor extends), and closes the cursor. */
+static void commit_cursor(writer_queue *q)
+{
+    if (!q->cur)
+        return;
+    writer_batch *b = q->open;
+    size_t n = (size_t)(q->cur - (b->data.data + b->data.len));
+    b->data.len += n;
+    b->segs[b->nsegs - 1].len += n;
+    q->cur = q->end = NULL;
+    q->cur_part = NULL;
+}
+
+void writer_seal(writer_queue *q)
+{
+    commit_cursor(q);
+    if (!q->open)
+        return;
+    size_t len = q->open->data.len;
+    if (len) /* a batch that only ends a part says nothing about sizes */
+        q->size_hint = len > WRITER_HINT_MAX ? WRITER_HINT_MAX : (uint32_t)len;
+    q->open->part->sealed += len;
+    q->open->part->packed |= q->open->has_members;
+    queue_push(q, q->open);
+    q->open = NULL;
+    q->open_bytes = 0;
+}
+
+size_t writer_open_bytes(const writer_queue *q) { return q->open_bytes; }
+
+bool writer_idle(const writer_queue *q) { return !q->open && !q->head && !q->busy; }
+
+/* The open batch for part p, starting a new one when the part changes. */
+static writer_batch *open_batch(writer_stage *w, writer_queue *q, writer_part *p)
+{
+    commit_cursor(q);
+    if (q->open && q->open->part != p)
+        writer_seal(q);
+    if (!q->open) {
+        q->open = calloc(1, sizeof *q->open);
+        if (!q->open)
+            return NULL;
+        q->open->part = p;
+        /* Batches of a session tend to the same size: growing each from nothing would realloc
+         * and copy it a dozen times. Best effort, bounded (see buffer_pool_prepare()): put()
+         * grows it further when needed. */
+        if (w && q->size_hint)
+            buffer_pool_prepare(&w->buffers, &q->open->data, q->size_hint + q->size_hint / 8 + 64);
+    }
+    return q->open;
+}
+
+/* Appends len bytes (len > 0) to the open batch of q for p and returns where they go. */
+static uint8_t *append(writer_stage *w, writer_queue *q, writer_part *p, size_t len, bool member)
+{
+    writer_batch *b = open_batch(w, q, p);
+    if (!b)
+        return NULL;
+    writer_seg *last = b->nsegs ? &b->segs[b->nsegs - 1] : NULL;
+    if (!last || last->member || member) {
+        if (b->nsegs == b->capsegs) {
+            size_t cap = b->capsegs ? b->capsegs * 2 : 4;
+            writer_seg *s = realloc(b->segs, cap * sizeof *s);
+            if (!s)
+                return NULL;
+            b->segs = s;
+            b->capsegs = (uint32_t)cap;
+        }
+        last = &b->segs[b->nsegs];
+        last->len = 0;
+        last->member = member;
+    }
+    if (buffer_pool_reserve(&w->buffers, &b->data, len) < 0)
+        return NULL;
+    uint8_t *at = b->data.data + b->data.len;
+    b->data.len += len;
+    q->open_bytes += len;
+    if (last == &b->segs[b->nsegs])
+        b->nsegs++;
+    last->len += len;
+    b->has_members |= member;
+    return at;
+}
+
+void writer_seal_aligned(writer_stage *w, writer_queue *q)
+{
+    commit_cursor(q);
+    writer_batch *b = q->open;
+    /* Compressed bytes have no offset known here; literal ones fill a single segment. */
+    if (!b || b->has_members || b->part->packed || b->nsegs != 1) {
+        writer_seal(q);
+        return;
+    }
+    uint64_t start = b->part->sealed, end = start + b->data.len;
+    uint64_t cut = end & ~(uint64_t)(WRITER_ALIGN - 1);
+    if (cut <= start || cut == end) {
+        writer_seal(q);
+        return;
+    }
+    size_t tail = (size_t)(end - cut);
+    b->data.len -= tail;
+    b->segs[0].len -= tail;
+    writer_seal(q);
+    /* Sealed batches wait in the queue until the next kick, so the cut bytes are still in b's
+     * buffer to start the next batch with. */
+    uint8_t *at = append(w, q, b->part, tail, false);
+    if (at) {
+        memcpy(at, b->data.data + b->data.len, tail);
+        return;
+    }
+    b->data.len += tail; /* no memory for them: b keeps them after all */
+    b->segs[0].len += tail;
+    b->part->sealed += tail;
+}
+
+/* The next append's cache lines, fetched now for writing: with many sessions interleaved, appends
+ * to one batch are too far apart for the hardware prefetcher to follow, and a store that misses
+ * holds up every later load that needs store forwarding (docs/performance.md). */
+static void prefetch_next(const uint8_t *next, const uint8_t *end)
+{
+    if (end - next >= 2 * 64) {
+        __builtin_prefetch(next + 64, 1);
+        __builtin_prefetch(next + 127, 1);
+    }
+}
+
+static int put(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len,
+               bool member)
+{
+    if (len == 0)
+        return open_batch(w, q, p) ? 0 : -ENOMEM;
+    uint8_t *at = append(w, q, p, len, member);
+    if (!at)
+        return -ENOMEM;
+    memcpy(at, data, len);
+    return 0;
+}
+
+int writer_put(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len)
+{
+    return put(w, q, p, data, len, false);
+}
+
+uint8_t *writer_reserve(writer_stage *w, writer_queue *q, writer_part *p, size_t len)
+{
+    if (len == 0)
+        return NULL;
+    uint8_t *at;
+    if (q->cur && q->cur_part == p && (size_t)(q->end - q->cur) >= len) {
+        at = q->cur; /* the common case: the session's own cache line, then the data */
+        q->cur += len;
+        q->open_bytes += len;
+    } else {
+        if (!(at = append(w, q, p, len, false)))
+            return NULL;
+        writer_batch *b = q->open;
+        q->cur = b->data.data + b->data.len; /* room after this append, in the same segment */
+        q->end = b->data.data + b->data.cap;
+        q->cur_part = p;
+    }
+    prefetch_next(q->cur, q->end);
+    return at;
+}
+
+int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len)
+{
+    return put(w, q, p, data, len, true);
+}
+
+int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t header_len)
+{
+    writer_batch *b = open_batch(NULL, q, p);
+    if (!b)
+        return -ENOMEM;
+    b->end = true;
+    b->header = header;
+    b->header_len = header ? header_len : 0;
+    writer_seal(q);
+    return 0;
+}
+
+/* ---- the job (thread pool) ------------------------------------------------------------------ */
+
+/* The part file the job is working on: lib's recd_part, rebuilt from a writer_part. */
+typedef struct open_part {
+    writer_part *owner;
+    recd_part file;
+} open_part;
+
+static recd_gzip_deflater *deflater_take(writer_stage *w)
+{
+    recd_gzip_deflater *d = NULL;
+    uv_mutex_lock(&w->lock);
+    if (w->nidle)
+        d = w->idle[--w->nidle];
+    uv_mutex_unlock(&w->lock);
+    return d ? d : recd_gzip_deflater_new();
+}
+
+static void deflater_give(writer_stage *w, recd_gzip_deflater *d)
+{
+    if (!d)
+        return;
+    uv_mutex_lock(&w->lock);
+    if (w->nidle < WRITER_POOL_MAX) {
+        w->idle[w->nidle++] = d;
+        d = NULL;
+    }
+    uv_mutex_unlock(&w->lock);
+    recd_gzip_deflater_free(d);
+}
+
+/* Writes back what the job learnt about its current part and closes its file. */
+static void part_release(open_part *op)
+{
+    writer_part *p = op->owner;
+    if (!p)
+        return;
+    recd_part_close_fd(&op->file);
+    if (p->created && strcmp(p->name, op->file.name) != 0) {
+        char *name = strdup(op->file.name);
+        if (name) {
+            free(p->name);
+            p->name = name;
+        }
+    }
+    p->size = op->file.size;
+    p->bytes_written = op->file.bytes_written;
+    p->dev = op->file.dev;
+    p->ino = op->file.ino;
+    p->finalized = op->file.finalized;
+    op->owner = NULL;
+}
+
+static void part_acquire(writer_stage *w, open_part *op, writer_part *p)
+{
+    if (op->owner == p)
+        return;
+    part_release(op);
+    memset(&op->file, 0, sizeof op->file);
+    op->file.root_fd = w->root_fd;
+    op->file.fd = -1;
+    snprintf(op->file.name, sizeof op->file.name, "%s", p->name);
+    op->file.size = p->size;
+    op->file.bytes_written = p->bytes_written;
+    op->file.dev = p->dev;
+    op->file.ino = p->ino;
+    op->file.finalized = p->finalized;
+    op->owner = p;
+}
+
+/* Literal bytes copied, member bodies compressed, in order, into out. */
+static int render(writer_job *j, const writer_batch *b, recd_gzip_deflater **d, recd_buf *out)
+{
+    size_t off = 0;
+    int rc = 0;
+    out->len = 0;
+    for (size_t i = 0; rc == 0 && i < b->nsegs; i++) {
+        const writer_seg *s = &b->segs[i];
+        if (s->member) {
+            if (!*d)
+                *d = deflater_take(j->stage);
+            size_t before = out->len;
+            rc = recd_gzip_member_write(*d, b->part->gzip_level, b->data.data + off, s->len, out);
+            j->result.members_in += s->len;
+            j->result.members_out += out->len - before;
+        } else {
+            rc = recd_buf_append(out, b->data.data + off, s->len);
+        }
+        off += s->len;
+    }
+    return rc;
+}
+
+static void mark_broken(writer_job *j, open_part *op, int rc, const char *what)
+{
+    op->owner->broken = true;
+    j->result.failures++;
+    log_err("writer: %s '%s': %s", what, op->file.name[0] ? op->file.name : op->owner->name,
+            op->file.error[0] ? op->file.error : recd_strerror(rc));
+}
+
+static void write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_deflater **d,
+                        recd_buf *out)
+{
+    writer_part *p = b->part;
+    if (p->broken || !b->data.len)
+        return;
+    part_acquire(j->stage, op, p);
+    int rc;
+    if (!p->created) {
+        rc = recd_part_create(&op->file, j->stage->root_fd, p->name);
+        if (rc < 0) {
+            mark_broken(j, op, rc, "cannot create");
+            return;
+        }
+        p->created = true;
+    }
+    const void *src = b->data.data;
+    size_t n = b->data.len;
+    if (b->has_members) {
+        rc = render(j, b, d, out);
+        if (rc < 0) {
+            mark_broken(j, op, rc, "cannot compress for");
+            return;
+        }
+        src = out->data;
+        n = out->len;
+    }
+    rc = recd_part_append(&op->file, src, n);
+    if (rc < 0) {
+        mark_broken(j, op, rc, "cannot append to");
+        return;
+    }
+    j->result.written += n;
+}
+
+static void end_part(writer_job *j, writer_batch *b, open_part *op)
+{
+    writer_part *p = b->part;
+    if (!p->created)
+        return; /* nothing was ever written: no file */
+    part_acquire(j->stage, op, p);
+    if (p->broken) {
+        log_warn("writer: '%s.part' is left for recovery at the next start after a write error",
+                 op->file.name);
+        return;
+    }
+    int rc = 0;
+    if (b->header_len) {
+        rc = recd_part_pwrite(&op->file, 0, b->header, b->header_len);
+        if (rc == 0)
+            j->result.written += b->header_len;
+    }
+    if (rc == 0)
+        rc = recd_part_finalize(&op->file, 0);
+    if (rc < 0) {
+        mark_broken(j, op, rc, "cannot finalize");
+        return;
+    }
+    j->result.finalized++;
+    log_debug("finalized %s (%llu bytes)", op->file.name, (unsigned long long)op->file.size);
+}
+
+/* The threadpool threads that run writer jobs drop below the loop's priority: when the CPUs are
+ * busy, reading input (UDP has no backpressure: the kernel drops what is not read in time) comes
+ * before writing it out, which the buffers absorb. Linux applies the nice value per thread; the
+ * daemon runs nothing latency-bound on the threadpool. */
+static void lower_priority_once(void)
+{
+    static _Thread_local bool done;
+    if (done)
+        return;
+    done = true;
+#ifdef __linux__
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WRITER_NICE);
+#endif
+}
+
+static void job_work(uv_work_t *req)
+{
+    lower_priority_once();
+    writer_job *j = req->data;
+    uint64_t t0 = uv_hrtime();
+    recd_gzip_deflater *d = NULL;
+    recd_buf out = {0};
+    open_part op;
+    op.owner = NULL;
+    for (writer_batch *b = j->batches; b; b = b->next) {
+        write_batch(j, b, &op, &d, &out);
+        if (b->end)
+            end_part(j, b, &op);
+    }
+    /* Files are opened per job and closed after it: descriptors stay bounded by the pool. */
+    part_release(&op);
+    for (writer_batch *b = j->batches; b; b = b->next) {
+        if (b->end)
+            continue;
+        bool ended_later = false;
+        for (writer_batch *c = b->next; c; c = c->next)
+            ended_later |= c->end && c->part == b->part;
+        if (ended_later)
+            continue;
+        j->result.last = b->part;
+        j->result.last_size = b->part->size;
+        if (b->part->broken)
+            j->result.broken = b->part;
+    }
+    deflater_give(j->stage, d);
+    recd_buf_free(&out);
+    j->result.seconds = (double)(uv_hrtime() - t0) / 1e9;
+}
+
+static void job_after(uv_work_t *req, int status)
+{
+    writer_job *j = req->data;
+    (void)status; /* jobs are never cancelled */
+    writer_batch *b = j->batches;
+    while (b) {
+        writer_batch *next = b->next;
+        j->result.released += b->data.len;
+        if (b->part == j->result.last)
+            j->result.last_released += b->data.len;
+        if (b->end)
+            part_free(b->part);
+        batch_free(&j->stage->buffers, b);
+        b = next;
+    }
+    j->queue->busy = false;
+    j->stage->jobs_running--;
+    writer_done_fn done = j->done;
+    void *ctx = j->ctx;
+    writer_result r = j->result;
+    free(j);
+    done(ctx, &r);
+}
+
+int writer_kick(writer_stage *w, writer_queue *q, writer_done_fn done, void *ctx)
+{
+    if (q->busy || !q->head)
+        return 0;
+    writer_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return -ENOMEM;
+    j->stage = w;
+    j->queue = q;
+    j->batches = q->head;
+    j->done = done;
+    j->ctx = ctx;
+    j->req.data = j;
+    int rc = uv_queue_work(w->loop, &j->req, job_work, job_after);
+    if (rc < 0) {
+        free(j);
+        return rc;
+    }
+    q->head = q->tail = NULL;
+    q->busy = true;
+    w->jobs_running++;
+    return 0;
+}
+
+uint64_t writer_queue_discard(writer_queue *q)
+{
+    uint64_t bytes = 0;
+    writer_seal(q);
+    writer_batch *b = q->head;
+    while (b) {
+        writer_batch *next = b->next;
+        bytes += b->data.len;
+        if (b->end)
+            part_free(b->part);
+        batch_free(NULL, b);
+        b = next;
+    }
+    q->head = q->tail = NULL;
+    return bytes;
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Checks that daemon/ stays a set of one-way layers: a file includes headers of its own layer or of
+# a layer below it (app -> ingest -> record -> write -> support), never lib/src's private headers,
+# and no files include each other in a circle (a module is x.c with x.h). With --self-test it also
+# proves it can fail: on a copy of the tree it adds an upward include, then a circle, and expects
+# each to be refused.
+#   usage: layers.sh [DAEMON_DIR] | layers.sh --self-test [DAEMON_DIR]
+set -u
+
+LAYERS=(app ingest record write support) # top to bottom
+
+rank_of() {
+    local i
+    for i in "${!LAYERS[@]}"; do
+        [[ ${LAYERS[$i]} == "$1" ]] && { echo "$i"; return; }
+    done
+    echo -1
+}
+
+# Prints one problem per line; exit status 1 when there is any.
+check() {
+    local root=$1 bad=0 edges file layer dir base inc target tlayer
+    edges=$(mktemp)
+    for file in "$root"/*.c "$root"/*.h; do
+        [[ -e $file ]] || continue
+        echo "daemon/$(basename "$file"): outside the layer folders"
+        bad=1
+    done
+    while IFS= read -r file; do
+        dir=$(dirname "$file")
+        layer=$(basename "$dir")
+        if [[ $(rank_of "$layer") -lt 0 ]]; then
+            echo "${file#"$root"/}: in a folder that is not a layer"
+            bad=1
+            continue
+        fi
+        base=$(basename "$file")
+        base=${base%.*}
+        while IFS= read -r inc; do
+            if [[ $inc == */* ]]; then
+                target=$root/$inc
+            else
+                target=$dir/$inc
+            fi
+            if [[ ! -f $target ]]; then
+                # Only lib's public headers (recd/...) come from outside daemon/.
+                if [[ $inc != recd/* ]]; then
+                    echo "${file#"$root"/}: includes \"$inc\", which is neither in daemon/ nor lib's public recd/"
+                    bad=1
+                fi
+                continue
+            fi
+            tlayer=$(basename "$(dirname "$target")")
+            if [[ $(rank_of "$tlayer") -lt $(rank_of "$layer") ]]; then
+                echo "${file#"$root"/}: $layer includes \"$inc\" from $tlayer, a layer above it"
+                bad=1
+            fi
+            target=$(basename "$target")
+            if [[ "$tlayer/${target%.*}" != "$layer/$base" ]]; then
+                echo "$layer/$base $tlayer/${target%.*}" >>"$edges"
+            fi
+        done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
+    done < <(find "$root" -mindepth 2 -name '*.[ch]' | sort)
+    # tsort reports every circle it finds on stderr.
+    local loops
+    loops=$(sort -u "$edges" | tsort 2>&1 >/dev/null)
+    if [[ -n $loops ]]; then
+        echo "files include each other in a circle:"
+        echo "$loops"
+        bad=1
+    fi
+    rm -f "$edges"
+    return $bad
+}
+
+self_test() {
+    local root=$1 tmp ok=0
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' RETURN
+    cp -r "$root" "$tmp/daemon"
+    if ! check "$tmp/daemon" >/dev/null; then
+        echo "self-test: the unchanged tree already fails"
+        return 1
+    fi
+    echo '#include "app/server.h"' >>"$tmp/daemon/support/log.c"
+    if check "$tmp/daemon" >/dev/null; then
+        echo "self-test: an upward include (support -> app) was not caught"
+        ok=1
+    fi
+    cp "$root/support/log.c" "$tmp/daemon/support/log.c"
+    echo '#include "session_rec.h"' >>"$tmp/daemon/record/session.c"
+    if check "$tmp/daemon" >/dev/null; then
+        echo "self-test: a circle (session <-> session_rec) was not caught"
+        ok=1
+    fi
+    cp "$root/record/session.c" "$tmp/daemon/record/session.c"
+    echo '#include "wire_internal.h"' >>"$tmp/daemon/ingest/listener.c"
+    if check "$tmp/daemon" >/dev/null; then
+        echo "self-test: a private lib header was not caught"
+        ok=1
+    fi
+    return $ok
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+if [[ ${1:-} == --self-test ]]; then
+    self_test "${2:-$here/../../daemon}" || exit 1
+    echo "layers.sh: self-test passed (upward include, circle and private header are refused)"
+    exit 0
+fi
+root=${1:-$here/../../daemon}
+if check "$root"; then
+    echo "layers.sh: daemon/ includes only downwards and has no circles"
+else
+    exit 1
+fi
