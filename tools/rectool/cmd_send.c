@@ -224,11 +224,11 @@ static int collect(void *ctx, const recd_msg *m, char *err, size_t errlen)
 /* The first pass over a text file: every line is checked before anything is sent. */
 static int check_only(void *ctx, const recd_msg *m, char *err, size_t errlen)
 {
-    (void)ctx;
     (void)m;
     (void)err;
     (void)errlen;
-    return 0;
+    track *t = ctx;
+    return rt_send_queue_cancelled(&t->q) ? -ECANCELED : 0;
 }
 
 /* Base name without directory and extension, reduced to a valid session key. */

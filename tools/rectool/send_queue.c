@@ -54,6 +54,14 @@ void rt_send_queue_close(rt_send_queue *q)
     pthread_mutex_unlock(&q->lock);
 }
 
+bool rt_send_queue_cancelled(rt_send_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    bool cancelled = q->cancelled;
+    pthread_mutex_unlock(&q->lock);
+    return cancelled;
+}
+
 const rt_timed_msg *rt_send_queue_peek(rt_send_queue *q)
 {
     pthread_mutex_lock(&q->lock);

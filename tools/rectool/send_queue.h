@@ -33,6 +33,7 @@ void rt_send_queue_destroy(rt_send_queue *q);
  * returns -ECANCELED, freeing the message, once the sender cancelled. */
 int rt_send_queue_put(rt_send_queue *q, rt_timed_msg *tm);
 void rt_send_queue_close(rt_send_queue *q);
+bool rt_send_queue_cancelled(rt_send_queue *q);
 
 /* Sender side. peek waits for a message and returns the oldest, still queued; NULL when the
  * reader closed the queue and nothing is left. pop moves the oldest into out. */
