@@ -11,14 +11,6 @@
 
 #include "support/log.h"
 
-static void put_le32(uint8_t *b, uint32_t t)
-{
-    b[0] = (uint8_t)t;
-    b[1] = (uint8_t)(t >> 8);
-    b[2] = (uint8_t)(t >> 16);
-    b[3] = (uint8_t)(t >> 24);
-}
-
 static uint32_t stamp(const recd_session *s, uint64_t now_ms)
 {
     uint64_t t = now_ms - s->start_mono_ms;
@@ -89,7 +81,7 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
         s->rec_header_due = false;
     }
     /* Written in place: the fields go from the frame to the batch in one copy. */
-    put_le32(block, t - s->rec_base);
+    recd_rec_block_set_time(block, t - s->rec_base);
     if (foot)
         memcpy(block + 4, fields, RECD_REC_ONFOOT_BLOCK_SIZE - 4);
     else

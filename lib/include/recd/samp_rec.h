@@ -58,6 +58,16 @@ typedef union recd_rec_vehicle_extra {
     float train_speed;
 } recd_rec_vehicle_extra;
 
+/* Sets a block's time_ms (its first four bytes, little-endian) in place, for writers that copy
+ * the other fields of a block through as they arrived. */
+static inline void recd_rec_block_set_time(uint8_t *block, uint32_t time_ms)
+{
+    block[0] = (uint8_t)time_ms;
+    block[1] = (uint8_t)(time_ms >> 8);
+    block[2] = (uint8_t)(time_ms >> 16);
+    block[3] = (uint8_t)(time_ms >> 24);
+}
+
 static inline uint16_t recd_rec_hydra_thrust(recd_rec_vehicle_extra e, int i)
 {
     return (uint16_t)(i == 0 ? e.bits & 0xFFFFu : e.bits >> 16);
