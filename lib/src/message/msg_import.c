@@ -324,7 +324,7 @@ static int recap_finish(recd_importer *im, char *err, size_t errlen)
     int rc = recap_feed(im, err, errlen);
     if (rc < 0)
         return rc;
-    recd_recap_finish_info info;
+    recd_recap_finish_info info = {0};
     rc = recd_recap_encoder_finish(ri->enc, &info);
     if (rc < 0) {
         msg_err(err, errlen, "finishing the Recap file: %s", recd_strerror(rc));
