@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "message/msg_recap.h"
-#include "recd/format.h"
 
 const char *recd_msg_type_name(recd_msg_type t)
 {
@@ -20,23 +19,36 @@ const char *recd_msg_type_name(recd_msg_type t)
     }
 }
 
-/* Names and extensions are the format table's. */
+/* The message model's own list, below the format table: test_format_table.c checks that every
+ * table entry agrees with it. */
 const char *recd_msg_format_name(recd_msg_format f)
 {
-    const recd_format *entry = recd_format_of_msg(f);
-    return entry ? entry->name : "";
+    switch (f) {
+    case RECD_MSG_FMT_SAMP_ONFOOT: return "samp-onfoot";
+    case RECD_MSG_FMT_SAMP_VEHICLE: return "samp-vehicle";
+    case RECD_MSG_FMT_RECAP: return "recap";
+    default: return "";
+    }
 }
 
 recd_msg_format recd_msg_format_parse(const char *name)
 {
-    const recd_format *entry = recd_format_find(name);
-    return entry ? entry->msg_format : RECD_MSG_FMT_NONE;
+    if (!name)
+        return RECD_MSG_FMT_NONE;
+    for (int f = RECD_MSG_FMT_SAMP_ONFOOT; f <= RECD_MSG_FMT_RECAP; f++)
+        if (strcmp(name, recd_msg_format_name((recd_msg_format)f)) == 0)
+            return (recd_msg_format)f;
+    return RECD_MSG_FMT_NONE;
 }
 
 const char *recd_msg_format_ext(recd_msg_format f)
 {
-    const recd_format *entry = recd_format_of_msg(f);
-    return entry ? entry->extension : "";
+    switch (f) {
+    case RECD_MSG_FMT_SAMP_ONFOOT:
+    case RECD_MSG_FMT_SAMP_VEHICLE: return "rec";
+    case RECD_MSG_FMT_RECAP: return "recap";
+    default: return "";
+    }
 }
 
 /* Bytes allowed in a session key: A-Z a-z 0-9 . _ - (a table: every frame's key is checked). */

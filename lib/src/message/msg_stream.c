@@ -1,5 +1,5 @@
-/* The file-level message rules shared by the JSONL and CSV readers: open first, one session,
- * nothing after close. */
+/* Handing messages on: the file-level rules shared by the JSONL and CSV readers (open first, one
+ * session, nothing after close), and the delivery the per-format exporters share. */
 #include "message/msg_stream.h"
 
 #include <errno.h>
@@ -49,5 +49,14 @@ int msg_stream_deliver(msg_stream *st, const recd_msg *m, uint64_t line, char *e
     }
     if (rc < 0)
         msg_err(err, errlen, "line %llu: %s", (unsigned long long)line, why);
+    return rc;
+}
+
+int msg_deliver_owned(recd_msg_fn on_msg, void *ctx, recd_msg *m, char *err, size_t errlen)
+{
+    int rc = on_msg(ctx, m, err, errlen);
+    if (rc < 0 && err && errlen && !err[0])
+        msg_err(err, errlen, "%s", recd_strerror(rc));
+    recd_msg_free(m);
     return rc;
 }

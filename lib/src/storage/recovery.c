@@ -1,6 +1,7 @@
-/* Crash recovery: plan each .part from its content (.rec whole blocks, .recap complete gzip
- * members + header patch), then truncate/patch, rename, remove or quarantine it. */
-#include "recd/recovery.h"
+/* Crash recovery: walk the output tree, have each .part planned from its content by the planner
+ * given (the format table's, formats/format_recover.c), then truncate/patch, rename, remove or
+ * quarantine it as planned. */
+#include "storage/recovery_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,11 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/bytes.h"
-#include "formats/rec/rec_format.h"
-#include "formats/recap/recap_format.h"
-#include "recd/recap.h"
-#include "recd/samp_rec.h"
 
 const char *recd_recover_action_name(recd_recover_action a)
 {
@@ -28,11 +24,8 @@ const char *recd_recover_action_name(recd_recover_action a)
     return "unknown";
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static int decide(recd_recover_plan *plan, recd_recover_action action, const char *kind,
-                  const char *fmt, ...)
+int recd_recover__decide(recd_recover_plan *plan, recd_recover_action action, const char *kind,
+                         const char *fmt, ...)
 {
     plan->action = action;
     snprintf(plan->kind, sizeof plan->kind, "%s", kind);
@@ -43,114 +36,12 @@ static int decide(recd_recover_plan *plan, recd_recover_action action, const cha
     return 0;
 }
 
-/* A .rec header as recd writes it: 1000, then type 1 or 2, little-endian. */
-static bool rec_header_prefix(const uint8_t *buf, size_t len)
-{
-    static const uint8_t sig[4] = {0xE8, 0x03, 0x00, 0x00};
-    for (size_t i = 0; i < len && i < RECD_REC_HEADER_SIZE; i++) {
-        if (i < 4 && buf[i] != sig[i])
-            return false;
-        if (i == 4 && buf[i] != RECD_REC_TYPE_VEHICLE && buf[i] != RECD_REC_TYPE_ONFOOT)
-            return false;
-        if (i > 4 && buf[i] != 0)
-            return false;
-    }
-    return true;
-}
-
-int recd_rec__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan)
-{
-    if (!rec_header_prefix(buf, len))
-        return decide(plan, RECD_RECOVER_QUARANTINED, "unknown",
-                      "starts like a .rec but the header is not 1000 + type 1/2");
-    if (len < RECD_REC_HEADER_SIZE)
-        return decide(plan, RECD_RECOVER_REMOVED, "samp-rec",
-                      "only %zu bytes of a .rec header", len);
-    /* The block size follows the header type recd wrote, as open.mp reads it. */
-    bool vehicle = ld_le32(buf + 4) == RECD_REC_TYPE_VEHICLE;
-    const char *kind = vehicle ? "samp-vehicle" : "samp-onfoot";
-    size_t bs = vehicle ? RECD_REC_VEHICLE_BLOCK_SIZE : RECD_REC_ONFOOT_BLOCK_SIZE;
-    size_t blocks = (len - RECD_REC_HEADER_SIZE) / bs;
-    size_t keep = RECD_REC_HEADER_SIZE + blocks * bs;
-    if (blocks == 0)
-        return decide(plan, RECD_RECOVER_REMOVED, kind, "header only, %zu bytes of a first block",
-                      len - keep);
-    plan->keep = keep;
-    plan->units = blocks;
-    recd_rec_info info;
-    memset(&info, 0, sizeof info);
-    recd_rec_probe(buf, keep, &info, NULL);
-    if (info.block_size == bs && recd_rec_valid_prefix(&info) == keep)
-        return decide(plan, RECD_RECOVER_FINALIZED, kind,
-                      "%zu whole blocks, %zu trailing bytes dropped, %u..%u ms", blocks,
-                      len - keep, (unsigned)info.first_time_ms, (unsigned)info.last_time_ms);
-    /* Kept anyway: the header type is what players of the file go by. */
-    return decide(plan, RECD_RECOVER_FINALIZED, kind,
-                  "%zu whole blocks, %zu trailing bytes dropped; the probe reads it as %s",
-                  blocks, len - keep, recd_rec_layout_name(info.layout));
-}
-
-int recd_recap__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan)
-{
-    static const char magic[] = RECD_RECAP_MAGIC;
-    if (memcmp(buf, magic, len < 4 ? len : 4) != 0)
-        return decide(plan, RECD_RECOVER_QUARANTINED, "unknown", "not a Recap magic");
-    recd_recap_header h;
-    int hr = recd_recap_header_decode(buf, len, &h, NULL);
-    if (hr == -EAGAIN)
-        return decide(plan, RECD_RECOVER_REMOVED, "recap", "only %zu bytes of a Recap header", len);
-    if (hr < 0)
-        return decide(plan, RECD_RECOVER_QUARANTINED, "recap", "invalid Recap header: %s",
-                      recd_strerror(hr));
-    recd_recap_decode_result res;
-    memset(&res, 0, sizeof res);
-    int rc = recd_recap_decode(buf, len, NULL, NULL, &res, NULL);
-    if (rc < 0 && rc != -EBADMSG)
-        return rc;
-    if (!res.header_valid)
-        return decide(plan, RECD_RECOVER_QUARANTINED, "recap", "the Recap header does not decode");
-    if (res.members == 0 || res.valid_end <= res.data_offset)
-        return decide(plan, RECD_RECOVER_REMOVED, "recap",
-                      "header only, %llu bytes of a first gzip member",
-                      (unsigned long long)(len - res.data_offset));
-    uint32_t frames = res.ticks <= UINT32_MAX ? (uint32_t)res.ticks : 0;
-    int64_t end_ms = res.header.start_ms;
-    uint64_t span = res.ticks * RECD_RECAP_TICK_MS;
-    if (res.ticks <= UINT64_MAX / RECD_RECAP_TICK_MS && span <= (uint64_t)INT64_MAX &&
-        end_ms <= INT64_MAX - (int64_t)span)
-        end_ms += (int64_t)span;
-    rc = recd_recap_header_patch(buf, (size_t)res.data_offset, frames, end_ms);
-    if (rc < 0)
-        return decide(plan, RECD_RECOVER_QUARANTINED, "recap", "cannot patch the header: %s",
-                      recd_strerror(rc));
-    plan->keep = res.valid_end;
-    plan->units = res.ticks;
-    plan->header_len = res.data_offset;
-    return decide(plan, RECD_RECOVER_FINALIZED, "recap",
-                  "%llu complete gzip members, %llu ticks, %llu trailing bytes dropped",
-                  (unsigned long long)res.members, (unsigned long long)res.ticks,
-                  (unsigned long long)(len - res.valid_end));
-}
-
-int recd_recover_plan_buffer(uint8_t *buf, size_t len, recd_recover_plan *plan)
-{
-    if (!plan || (!buf && len))
-        return -EINVAL;
-    memset(plan, 0, sizeof *plan);
-    if (len == 0)
-        return decide(plan, RECD_RECOVER_REMOVED, "empty", "empty file");
-    int claimed = recd_format_recover(buf, len, plan);
-    if (claimed != 0)
-        return claimed < 0 ? claimed : 0;
-    return decide(plan, RECD_RECOVER_QUARANTINED, "unknown",
-                  "neither a .rec nor a Recap header (first byte 0x%02x)", buf[0]);
-}
-
 /* ---- Applying plans to files ---------------------------------------------------------------- */
 
 typedef struct recover_ctx {
     const recd_recover_options *opt;
     recd_recover_summary *sum;
+    recd_recover_planner plan;
 } recover_ctx;
 
 static bool ends_with(const char *s, const char *suffix)
@@ -272,7 +163,7 @@ static void recover_one(recover_ctx *c, const recd_walk_entry *e, recd_recover_f
     }
     f->size_before = got;
     recd_recover_plan plan;
-    rc = recd_recover_plan_buffer(buf, got, &plan);
+    rc = c->plan(buf, got, &plan);
     if (rc < 0) {
         file_failed(f, rc, "cannot plan: %s", recd_strerror(rc));
         goto out;
@@ -377,12 +268,13 @@ static int on_entry(void *ctx, const recd_walk_entry *e)
     return 0;
 }
 
-int recd_recover_root(int root_fd, const recd_recover_options *opt, recd_recover_summary *out)
+int recd_recover__root(int root_fd, const recd_recover_options *opt, recd_recover_summary *out,
+                       recd_recover_planner plan)
 {
     if (!out)
         return -EINVAL;
     recd_recover_options defaults = {0};
-    recover_ctx c = {opt ? opt : &defaults, out};
+    recover_ctx c = {opt ? opt : &defaults, out, plan};
     int rc = recd_confined_walk(root_fd, c.opt->max_depth, on_entry, &c);
     return rc < 0 ? rc : (int)(out->found > INT32_MAX ? INT32_MAX : out->found);
 }

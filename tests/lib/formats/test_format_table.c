@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "formats/format_import.h"
 #include "recd/format.h"
 #include "recd/synth.h"
 
@@ -32,8 +33,6 @@ static void test_entries_complete(void **state)
         assert_true(f->description && f->description[0]);
         assert_true(f->unit && f->unit[0]);
         assert_int_not_equal(f->msg_format, RECD_MSG_FMT_NONE);
-        assert_string_equal(recd_msg_format_name(f->msg_format), f->name);
-        assert_string_equal(recd_msg_format_ext(f->msg_format), f->extension);
         assert_non_null(f->sniff);
         assert_non_null(f->verify);
         assert_non_null(f->repair);
@@ -43,6 +42,45 @@ static void test_entries_complete(void **state)
         assert_non_null(f->import_text);
     }
     assert_null(recd_format_at(recd_format_count()));
+}
+
+/* The message model keeps its own list of format names and extensions (it sits below the table and
+ * looks nothing up in it): every entry and every message format must agree with it. */
+static void test_message_model_agrees(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < recd_format_count(); i++) {
+        const recd_format *f = recd_format_at(i);
+        assert_string_equal(recd_msg_format_name(f->msg_format), f->name);
+        assert_string_equal(recd_msg_format_ext(f->msg_format), f->extension);
+        assert_int_equal(recd_msg_format_parse(f->name), f->msg_format);
+    }
+    for (recd_msg_format mf = RECD_MSG_FMT_SAMP_ONFOOT; recd_msg_format_name(mf)[0]; mf++) {
+        const recd_format *f = recd_format_of_msg(mf);
+        assert_non_null(f);
+        assert_string_equal(f->name, recd_msg_format_name(mf));
+    }
+    assert_string_equal(recd_msg_format_name(RECD_MSG_FMT_NONE), "");
+    assert_int_equal(recd_msg_format_parse("carla"), RECD_MSG_FMT_NONE);
+    assert_int_equal(recd_msg_format_parse(NULL), RECD_MSG_FMT_NONE);
+}
+
+/* An importer lists the message formats it writes, which the importer engine checks states against
+ * without the table: exactly the entries that share it. */
+static void test_importer_formats_agree(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < recd_format_count(); i++) {
+        const recd_format *f = recd_format_at(i);
+        if (!f->importer)
+            continue;
+        for (size_t k = 0; k < recd_format_count(); k++) {
+            const recd_format *g = recd_format_at(k);
+            assert_int_equal(recd_format__importer_writes(f->importer, g->msg_format),
+                             f->importer == g->importer);
+        }
+        assert_false(recd_format__importer_writes(f->importer, RECD_MSG_FMT_NONE));
+    }
 }
 
 static void test_names_unique(void **state)
@@ -265,6 +303,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entries_complete),
+        cmocka_unit_test(test_message_model_agrees),
+        cmocka_unit_test(test_importer_formats_agree),
         cmocka_unit_test(test_names_unique),
         cmocka_unit_test(test_lookups),
         cmocka_unit_test(test_sniff_generated),

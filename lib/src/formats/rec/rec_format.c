@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/format_import.h"
 #include "recd/samp_rec.h"
 
 extern const recd_format recd_format__samp_onfoot;
@@ -112,13 +113,6 @@ static uint64_t rec_count_units(const uint8_t *buf, size_t len)
     return info.block_count;
 }
 
-static int rec_import(const recd_format *self, const uint8_t *text, size_t len,
-                      recd_text_encoding enc, recd_sink out, recd_import_stats *stats, char *err,
-                      size_t errlen)
-{
-    return recd_import_text(text, len, enc, self->msg_format, out, stats, err, errlen);
-}
-
 const recd_format recd_format__samp_onfoot = {
     .name = "samp-onfoot",
     .extension = "rec",
@@ -132,7 +126,7 @@ const recd_format recd_format__samp_onfoot = {
     .end_part = NULL, /* the header holds no totals */
     .count_units = rec_count_units,
     .export_msgs = recd_rec__export_msgs,
-    .import_text = rec_import,
+    .import_text = recd_format__import_through_importer,
     .importer = &recd_rec__importer,
 };
 
@@ -149,6 +143,6 @@ const recd_format recd_format__samp_vehicle = {
     .end_part = NULL,
     .count_units = rec_count_units,
     .export_msgs = recd_rec__export_msgs,
-    .import_text = rec_import,
+    .import_text = recd_format__import_through_importer,
     .importer = &recd_rec__importer,
 };

@@ -5,12 +5,12 @@
 #include "recd/format.h"
 
 int recd_rec__repair(const uint8_t *buf, size_t len, recd_repair_result *r);
-/* In message_export.c, beside the message model it builds on. */
+/* In rec_export.c. */
 int recd_rec__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx,
                           char *err, size_t errlen);
-/* In message_import.c, beside the importer it serves. */
+/* In rec_import.c. */
 extern const struct recd_format_importer recd_rec__importer;
-/* In recovery.c, beside the rest of crash recovery. */
+/* In rec_recover.c. */
 int recd_rec__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan);
 
 #endif

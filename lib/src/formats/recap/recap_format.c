@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/format_import.h"
 #include "recd/recap.h"
 
 static int recap_sniff(const uint8_t *head, size_t len, recd_sniff_result *out)
@@ -58,13 +59,6 @@ static uint64_t recap_count_units(const uint8_t *buf, size_t len)
     return recd_recap_header_decode(buf, len, &h, NULL) < 0 ? 0 : h.frame_count;
 }
 
-static int recap_import(const recd_format *self, const uint8_t *text, size_t len,
-                        recd_text_encoding enc, recd_sink out, recd_import_stats *stats, char *err,
-                        size_t errlen)
-{
-    return recd_import_text(text, len, enc, self->msg_format, out, stats, err, errlen);
-}
-
 const recd_format recd_format__recap = {
     .name = "recap",
     .extension = "recap",
@@ -78,6 +72,6 @@ const recd_format recd_format__recap = {
     .end_part = recap_end_part,
     .count_units = recap_count_units,
     .export_msgs = recd_recap__export_msgs,
-    .import_text = recap_import,
+    .import_text = recd_format__import_through_importer,
     .importer = &recd_recap__importer,
 };

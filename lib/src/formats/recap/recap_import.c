@@ -1,16 +1,17 @@
-/* recd_importer: writes the recording a message sequence describes. .rec goes through the
- * streaming recd_rec_writer; .recap through the Recap encoder, grouping a tick's state and events
- * and replaying flush points, into a buffer whose header is patched at the end. */
+/* The Recap importer: feeds the Recap encoder a tick at a time (a tick's state and events are
+ * grouped, flush messages end gzip members where they did) into a buffer, whose header gets the
+ * frame count and end time the messages left open before it goes to the sink. */
+#include "formats/recap/recap_format.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/format_import.h"
-#include "formats/rec/rec_format.h"
-#include "formats/recap/recap_format.h"
 #include "message/msg_fields.h"
 #include "message/msg_recap.h"
+#include "recd/recap.h"
 
 typedef struct recap_import {
     recd_recap_encoder *enc;
@@ -29,18 +30,6 @@ typedef struct recap_import {
     uint64_t first_tick; /* the message tick that becomes file tick 0 */
 } recap_import;
 
-typedef struct rec_import {
-    recd_rec_writer w;
-} rec_import;
-
-void recd_importer_init(recd_importer *im, recd_msg_format expect, recd_sink sink)
-{
-    memset(im, 0, sizeof *im);
-    im->expect = expect;
-    im->sink = sink;
-    im->rec_time_policy = RECD_REC_TIME_REJECT;
-}
-
 static void recap_pending_clear(recap_import *ri)
 {
     msg_recap_state_free(ri->state);
@@ -50,82 +39,6 @@ static void recap_pending_clear(recap_import *ri)
     ri->nevents = 0;
     ri->have_pending = false;
 }
-
-/* The importer of the session's format (set by its open message). */
-static const struct recd_format_importer *importer_of(const recd_importer *im)
-{
-    const recd_format *f = recd_format_of_msg(im->format);
-    return f ? f->importer : NULL;
-}
-
-void recd_importer_free(recd_importer *im)
-{
-    if (!im->impl)
-        return;
-    const struct recd_format_importer *ops = importer_of(im);
-    if (ops && ops->release)
-        ops->release(im);
-    free(im->impl);
-    im->impl = NULL;
-}
-
-/* ---- .rec ------------------------------------------------------------------------------------ */
-
-static int rec_state(recd_importer *im, const recd_msg *m, char *err, size_t errlen)
-{
-    rec_import *ri = im->impl;
-    if (m->format != im->format) {
-        msg_err(err, errlen, "state: a %s block in a %s session", recd_msg_format_name(m->format),
-                recd_msg_format_name(im->format));
-        return -EBADMSG;
-    }
-    uint32_t prev = ri->w.last_time_ms;
-    uint32_t t = m->format == RECD_MSG_FMT_SAMP_ONFOOT ? m->onfoot.time_ms : m->vehicle.time_ms;
-    int rc = m->format == RECD_MSG_FMT_SAMP_ONFOOT ? recd_rec_writer_onfoot(&ri->w, &m->onfoot)
-                                                   : recd_rec_writer_vehicle(&ri->w, &m->vehicle);
-    if (rc == -ERANGE)
-        msg_err(err, errlen, "state.t: %u is before the previous block's %u (.rec times never "
-                "decrease)", t, prev);
-    else if (rc == -EINVAL)
-        msg_err(err, errlen, "state: a float is NaN or infinite, or weapon/additional_key overflow");
-    else if (rc < 0)
-        msg_err(err, errlen, "writing block: %s", recd_strerror(rc));
-    if (rc == 0)
-        im->states++;
-    return rc < 0 ? (rc == -ERANGE || rc == -EINVAL ? -EBADMSG : rc) : 0;
-}
-
-static int rec_open(recd_importer *im, const recd_msg *m, char *err, size_t errlen)
-{
-    (void)err, (void)errlen;
-    rec_import *ri = calloc(1, sizeof *ri);
-    if (!ri)
-        return -ENOMEM;
-    im->impl = ri;
-    recd_rec_type type = m->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT
-                                                               : RECD_REC_TYPE_VEHICLE;
-    return recd_rec_writer_init(&ri->w, type, im->rec_time_policy, im->sink);
-}
-
-static int rec_finish(recd_importer *im, char *err, size_t errlen)
-{
-    rec_import *ri = im->impl;
-    if (ri->w.header_written)
-        return 0;
-    int rc = recd_rec_writer_header(&ri->w); /* a file with no blocks is the header alone */
-    if (rc < 0)
-        msg_err(err, errlen, "writing the output: %s", recd_strerror(rc));
-    return rc;
-}
-
-/* .rec blocks are written whole as they come: flush is ignored and there are no events. */
-const struct recd_format_importer recd_rec__importer = {
-    .open = rec_open,
-    .state = rec_state,
-    .finish = rec_finish,
-};
-
-/* ---- .recap ---------------------------------------------------------------------------------- */
 
 static int buf_write(void *ctx, const void *data, size_t len) { return recd_buf_append(ctx, data, len); }
 
@@ -382,6 +295,7 @@ static void recap_release(recd_importer *im)
 }
 
 const struct recd_format_importer recd_recap__importer = {
+    .formats = {RECD_MSG_FMT_RECAP},
     .open = recap_open,
     .state = recap_state,
     .event = recap_event,
@@ -390,79 +304,3 @@ const struct recd_format_importer recd_recap__importer = {
     .finish = recap_finish,
     .release = recap_release,
 };
-
-/* ---- dispatch: message order here, everything else in the session format's importer --------- */
-
-static int import_open(recd_importer *im, const recd_msg *m, char *err, size_t errlen)
-{
-    if (im->expect && m->format != im->expect) {
-        msg_err(err, errlen, "open.format: the input is %s, but %s was asked for",
-                recd_msg_format_name(m->format), recd_msg_format_name(im->expect));
-        return -EBADMSG;
-    }
-    const recd_format *f = recd_format_of_msg(m->format);
-    if (!f || !f->importer) {
-        msg_err(err, errlen, "open.format: no importer for format '%s'",
-                recd_msg_format_name(m->format));
-        return -EBADMSG;
-    }
-    im->format = m->format;
-    im->opened = true;
-    return f->importer->open(im, m, err, errlen);
-}
-
-int recd_importer_msg(void *importer, const recd_msg *m, char *err, size_t errlen)
-{
-    recd_importer *im = importer;
-    if (im->closed) {
-        msg_err(err, errlen, "%s after close", recd_msg_type_name(m->type));
-        return -EBADMSG;
-    }
-    if (!im->opened && m->type != RECD_MSG_OPEN) {
-        msg_err(err, errlen, "the first message must be open");
-        return -EBADMSG;
-    }
-    const struct recd_format_importer *ops = importer_of(im);
-    switch (m->type) {
-    case RECD_MSG_OPEN:
-        if (im->opened) {
-            msg_err(err, errlen, "a second open: one file holds one session");
-            return -EBADMSG;
-        }
-        return import_open(im, m, err, errlen);
-    case RECD_MSG_STATE: {
-        const recd_format *sf = recd_format_of_msg(m->format);
-        if (!sf || sf->importer != ops) { /* the session's importer checks within its family */
-            msg_err(err, errlen, "state: a %s state in a %s session",
-                    recd_msg_format_name(m->format), recd_msg_format_name(im->format));
-            return -EBADMSG;
-        }
-        return ops->state(im, m, err, errlen);
-    }
-    case RECD_MSG_EVENT:
-        if (!ops->event) {
-            msg_err(err, errlen, "event: .%s sessions have no events",
-                    recd_msg_format_ext(im->format));
-            return -EBADMSG;
-        }
-        return ops->event(im, m, err, errlen);
-    case RECD_MSG_FLUSH:
-        return ops->flush ? ops->flush(im, m, err, errlen) : 0;
-    case RECD_MSG_CLOSE:
-        im->closed = true;
-        if (ops->close)
-            ops->close(im, m);
-        return 0;
-    default: msg_err(err, errlen, "unknown message type"); return -EBADMSG;
-    }
-}
-
-int recd_importer_finish(recd_importer *im, char *err, size_t errlen)
-{
-    if (!im->opened) {
-        msg_err(err, errlen, "no open message: nothing to write");
-        return -EBADMSG;
-    }
-    im->closed = true;
-    return importer_of(im)->finish(im, err, errlen);
-}

@@ -1,0 +1,98 @@
+/* A valid, complete .recap as messages (open with the header, a state and its events per tick, a
+ * flush at the end of each gzip member, close), for recd_export_msgs. */
+#include "formats/recap/recap_format.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "message/msg_fields.h"
+#include "message/msg_stream.h"
+#include "recd/recap.h"
+
+typedef struct recap_export {
+    recd_msg_fn on_msg;
+    void *ctx;
+    char *err;
+    size_t errlen;
+} recap_export;
+
+static int on_header(void *ctx, const recd_recap_header *h)
+{
+    recap_export *x = ctx;
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
+    int rc = recd_msg_set_recap_open(&m, h);
+    if (rc < 0) {
+        recd_msg_free(&m);
+        return rc;
+    }
+    return msg_deliver_owned(x->on_msg, x->ctx, &m, x->err, x->errlen);
+}
+
+static int on_tick(void *ctx, uint64_t tick, const recd_recap_state *state,
+                   const recd_recap_event *events, size_t n)
+{
+    recap_export *x = ctx;
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
+    int rc = recd_msg_set_recap_state(&m, tick, state);
+    if (rc < 0 || (rc = msg_deliver_owned(x->on_msg, x->ctx, &m, x->err, x->errlen)) < 0) {
+        recd_msg_free(&m);
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
+        rc = recd_msg_set_recap_event(&m, tick, &events[i]);
+        if (rc < 0 || (rc = msg_deliver_owned(x->on_msg, x->ctx, &m, x->err, x->errlen)) < 0) {
+            recd_msg_free(&m);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static int on_member_end(void *ctx, uint64_t end_tick, uint64_t end_offset)
+{
+    (void)end_offset;
+    recap_export *x = ctx;
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_FLUSH, RECD_MSG_FMT_RECAP);
+    m.flush.has_end_tick = true;
+    m.flush.end_tick = end_tick;
+    return msg_deliver_owned(x->on_msg, x->ctx, &m, x->err, x->errlen);
+}
+
+int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx,
+                            char *err, size_t errlen)
+{
+    /* Validate first so nothing is emitted for a file that cannot be exported whole. */
+    recd_recap_decode_result res;
+    recd_report report = {0};
+    report.limit = 4;
+    int rc = recd_recap_verify(buf, len, &res, &report);
+    if (rc < 0) {
+        const recd_problem *p = NULL;
+        for (size_t i = 0; i < report.count && !p; i++)
+            if (report.items[i].severity == RECD_SEV_ERROR)
+                p = &report.items[i];
+        if (p)
+            msg_err(err, errlen, "not a complete, valid Recap file: offset %llu: %s%s",
+                    (unsigned long long)p->offset, p->message,
+                    res.truncated ? " (rectool repair keeps the complete part)" : "");
+        else
+            msg_err(err, errlen, "not a complete, valid Recap file: %s", recd_strerror(rc));
+        recd_report_free(&report);
+        return rc == -ENOMEM ? rc : -EBADMSG;
+    }
+    recd_report_free(&report);
+    recap_export x = {on_msg, ctx, err, errlen};
+    recd_recap_callbacks cb = {on_header, on_tick, NULL, on_member_end, &x};
+    rc = recd_recap_decode(buf, len, NULL, &cb, &res, NULL);
+    if (rc < 0)
+        return rc;
+    if (rc > 0)
+        return -EPROTO;
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_CLOSE, RECD_MSG_FMT_RECAP);
+    return msg_deliver_owned(on_msg, ctx, &m, err, errlen);
+}
