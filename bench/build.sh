@@ -29,5 +29,5 @@ mv "$build/bench/benchgen.new" "$build/bench/benchgen"
 if [ -x "$build/daemon/recd" ]; then
   echo "bench: built $build/daemon/recd, rectool and benchgen"
 else
-  echo "bench: recd is not buildable yet (daemon/main.c missing or failing); baselines only" >&2
+  echo "bench: recd is not buildable yet (daemon/app/main.c missing or failing); baselines only" >&2
 fi

@@ -4,7 +4,7 @@
  * daemon's recd_heap_bytes gauge (allocator statistics) between two session counts, so that
  * one-time allocations (writer pools, the first table buckets) do not count. After a load: the
  * memory its batches freed stays resident for a while, and goes back to the kernel once the load
- * has been gone for a window (daemon/heap.h). The sanitizer build replaces the allocator, so there
+ * has been gone for a window (daemon/write/heap.h). The sanitizer build replaces the allocator, so there
  * the tests skip; the normal build runs them. */
 #include "test_daemon_harness.h"
 
@@ -166,7 +166,7 @@ static void test_memory_goes_back_after_a_load(void **state)
     td_setup(&d, "flush:\n  interval: 60s\n  buffer_size: 2MiB\nlimits:\n  session_buffer: 4MiB\n"
                  "rotation:\n  idle_timeout: 10m\n");
     td_start(&d);
-    if (td_metric(&d, "recd_heap_bytes") <= 0) { /* the heap policy is glibc's (daemon/heap.c) */
+    if (td_metric(&d, "recd_heap_bytes") <= 0) { /* the heap policy is glibc's (daemon/write/heap.c) */
         td_stop(&d);
         td_cleanup(&d);
         printf("SKIP: this C library is not glibc (recd_heap_bytes is 0)\n");
