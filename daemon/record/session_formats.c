@@ -5,12 +5,15 @@
 #include "session_rec.h"
 #include "session_recap.h"
 
+/* Indexed by recd_msg_format; a format the daemon does not record has no entry. */
+static const session_format *const session_formats[] = {
+    [RECD_MSG_FMT_SAMP_ONFOOT] = &session_rec_format,
+    [RECD_MSG_FMT_SAMP_VEHICLE] = &session_rec_format,
+    [RECD_MSG_FMT_RECAP] = &session_recap_format,
+};
+
 const session_format *session_format_for(recd_msg_format f)
 {
-    switch (f) {
-    case RECD_MSG_FMT_SAMP_ONFOOT:
-    case RECD_MSG_FMT_SAMP_VEHICLE: return &session_rec_format;
-    case RECD_MSG_FMT_RECAP: return &session_recap_format;
-    default: return NULL;
-    }
+    size_t i = (size_t)f;
+    return i < sizeof session_formats / sizeof session_formats[0] ? session_formats[i] : NULL;
 }
