@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Thin wrapper around CMake. See README.md: `make run` and `make test` are all a newcomer needs.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan

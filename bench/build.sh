@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds what the benchmarks run: librecd, rectool and recd with optimisation in build-bench
 # (RelWithDebInfo-style: -O3 plus symbols for perf), and benchgen, the load generator in bench/gen,
 # linked against that librecd. Usage: bench/build.sh [BUILD_DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Counts the instructions recd executes to record one prepared scenario stream, under callgrind.
 # Instruction counts do not depend on what else the machine is doing, so two builds can be
 # compared on a busy machine where samples/s would only show the noise (docs/performance.md).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Entry point of `make bench` / `make bench-quick`: installs rsyslog and socat, builds recd,
 # rectool and benchgen optimised in build-bench, then runs the Python driver, which prints the
 # tables and writes bench/results/latest.md (quick: latest-quick.md).

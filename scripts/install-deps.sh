@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages recd needs to build, test and run. Does nothing when all are there.
 # Usage: scripts/install-deps.sh [extra-package...]
 set -euo pipefail

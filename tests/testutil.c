@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers for the C tests (see testutil.h). */
 #include "testutil.h"
 

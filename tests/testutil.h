@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the C tests: cmocka includes, file I/O, corpus lookup, seeded RNG. */
 #ifndef RECD_TESTUTIL_H
 #define RECD_TESTUTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* benchgen: the benchmark load generator. Declarations shared by its subcommands (prepare
  * streams of samples once, then replay them over TCP or paced UDP on loopback only; plus a
  * recvmmsg UDP sink, the raw limit for UDP). */

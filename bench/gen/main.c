@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* benchgen entry point: dispatches to prepare, send-tcp, send-udp and sink-udp. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* benchgen prepare: turns librecd's deterministic synthetic players into the byte streams every
  * system under test receives, written once to files so that generating samples never costs time
  * inside a measurement and every system gets exactly the same samples:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* benchgen send-tcp: replays prepared files over one or more TCP connections to a loopback
  * address as fast as the receiver takes them (non-blocking sockets, one poll loop), optionally
  * ends every connection with a sentinel line, then half-closes and waits for the receiver to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* benchgen send-udp: sends prepared messages one per datagram to a loopback address at a fixed
  * rate for a bounded time (bursts of about 1 ms worth through sendmmsg, sleeping in between, so
  * the sender does not spin on a core the receiver needs). Runs of equal-length datagrams go as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* benchgen sink-udp: the raw UDP socket-to-file limit. Binds 127.0.0.1:PORT, drains datagrams
  * with recvmmsg in batches (socat reads one datagram per syscall and is no fair limit) and
  * appends them back to back to a file through a large buffer, until SIGTERM or SIGINT. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* benchgen text lines for rsyslog: a .rec block as the CSV row of docs/protocol.md section 3.1
  * (same columns, same order), printed with a fast formatter. librecd's CSV writer prints the
  * shortest float text, which costs ~30 us per block through printf and would make preparing

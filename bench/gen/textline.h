@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* benchgen text lines: .rec blocks as CSV rows for the rsyslog baseline (see textline.c). */
 #ifndef BENCHGEN_TEXTLINE_H
 #define BENCHGEN_TEXTLINE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* benchgen helpers: mapping prepared files, the monotonic clock, loopback-only addresses. */
 #include <arpa/inet.h>
 #include <errno.h>

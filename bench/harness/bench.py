@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Benchmark driver: prepares the fixed-seed streams, runs every scenario against recd, rsyslog and
 the raw socket-to-file limit (loopback only, every run bounded in time), prints the tables and
 writes them to bench/results/. Started by bench/run.sh (`make bench`, `make bench-quick`)."""

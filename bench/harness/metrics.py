@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Reading recd's Prometheus endpoint: scraping /metrics over loopback and summarising the flush
 latency histogram into a percentile."""
 

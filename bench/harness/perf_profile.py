@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Profiling recd during a benchmark run (`bench/run.sh full --only S1 --profile`): `perf record`
 attached to the daemon's pid for the measured part of the run, summarised by symbol into
 bench/results/profile-<scenario>.txt. Without a working perf the run goes on unprofiled and the

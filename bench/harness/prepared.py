@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Prepared sample streams: runs `benchgen prepare` once per parameter set and keeps the result
 under the work directory, keyed by the parameters and the code that renders them, so repeated
 benchmark runs (and every system within one run) replay exactly the same bytes."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Process plumbing for the benchmark harness: starting children as an unprivileged user, reading
 their CPU time and peak memory from /proc, waiting on ports and conditions with a deadline, and
 stopping them by pid (never by name)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Counting what reached the disk: recd's recordings read back with `rectool info`, rsyslog's
 per-key files read line by line (through gzip when compressed), raw captures by size or by frame."""
 

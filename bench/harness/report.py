@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Turning raw runs into the results tables: medians over repetitions, ratios against rsyslog and
 the raw socket-to-file limit, and the verdict on each target. Only measured numbers appear; a
 system that did not run shows why."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One measured run of one system: start it fresh, replay a prepared stream, find the moment the
 last sample is on disk (recd: every file finalized; rsyslog: the in-stream sentinel written;
 raw: socat and gzip exited), read CPU and peak RSS, stop it, and count what is on disk."""

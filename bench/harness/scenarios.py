@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The benchmark scenarios and their sample budgets. `full` is `make bench` (about 8 minutes on
 2 cores, plus about 3 minutes the first time to generate the streams); `quick` is
 `make bench-quick` (about a minute, for CI). Every stream is generated

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The systems under test, each started fresh for one run in its own directory, as an unprivileged
 child process listening on 127.0.0.1 only:
   Recd      build-bench/daemon/recd with a generated YAML configuration;

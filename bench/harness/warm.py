@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Warm against fresh recd, side by side with the raw copy (docs/performance.md, "Targets
 missed"). The harness starts every system afresh for each run, so recd's runs include first
 touching the memory its batches need. This script starts recd ROUNDS times, replays one TCP

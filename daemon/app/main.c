@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd: the recorder daemon's entry point. Parses the command line, loads the configuration
  * (file or built-in defaults, flags on top), answers --help / --version / --check-config /
  * --print-config, and otherwise runs the server until it has shut down. */

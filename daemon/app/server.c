@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The daemon's lifecycle: startup (output root, recovery of .part files, metrics endpoint,
  * listeners, READY=1), the periodic timers (flush/rotation tick, retention, watchdog), and the
  * shutdown sequence (STOPPING=1, drain, finalize every session, close every handle). */

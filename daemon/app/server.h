@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The recd daemon's app layer: one libuv loop, the layers below it (ingest, record, write) wired
  * together through their callbacks, and the lifecycle around them: startup recovery of .part
  * files, binding, readiness, reload, watchdog, retention, and on SIGTERM a drain that reads open

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Command-line parsing and overrides for recd (see server_options.h). Overrides go through the
  * configuration schema, so a flag is validated exactly like the same key in the file. */
 #include "server_options.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd's command line: options, their overrides of the configuration file, and --help text. */
 #ifndef RECD_DAEMON_SERVER_OPTIONS_H
 #define RECD_DAEMON_SERVER_OPTIONS_H

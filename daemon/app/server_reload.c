@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SIGHUP: reload the configuration file (with the command-line overrides on top). An invalid
  * file keeps the running configuration. Live options apply at once (listeners are added and
  * removed, limits, flushing, rotation, retention, log level); the others keep their old values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Retention on the thread pool: deletes old finalized recordings by age, per-session count and
  * total size (lib retention.h never touches .part files), one run at a time, every minute, at
  * startup and after each reload. */

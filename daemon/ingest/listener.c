@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Listener setup and teardown: binding TCP, UDP and Unix sockets from the configuration, adopting
  * sockets passed by systemd, naming what is bound, and closing (see listener.h). */
 #include "listener.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ingest layer: listeners and connections, and the state they share (recd_ingest). A listener
  * is one bound socket from the configuration or from systemd socket activation: TCP and Unix
  * stream listeners accept connections, each read through its own wire decoder; a UDP listener

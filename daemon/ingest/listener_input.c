@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Decoded messages from any listener: dispatch to the sessions, input accounting for the metrics
  * (tallied per message, published per read), and the metric label of a refused input. */
 #include <errno.h>

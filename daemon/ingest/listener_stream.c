@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TCP and Unix stream connections: accept, read into the connection's wire decoder, pause and
  * resume reading for backpressure, and on a protocol violation answer with one error reply naming
  * the problem and close. Everything decoded before the bad message stays accepted. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* UDP input: datagrams read in recvmmsg batches into one large per-listener buffer, each decoded
  * on its own (all or nothing). A bad datagram is counted and dropped; UDP has no backpressure, so
  * loss shows in the sequence-number metrics. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A session's buffering and parts (see session.h): accounting of its unwritten bytes, its batch
  * through the writer's reserve, naming and starting parts from the path template, rotation by
  * size and duration, and ending a part. Used by the format modules and the registry. */

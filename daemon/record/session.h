@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A recording session and what its format modules use of it. A session is one recording keyed by
  * the client's session key: it outlives connections (a reconnecting TCP client or a UDP client
  * resumes it), turns samples into file bytes on the loop thread (a .rec block, or Recap delta

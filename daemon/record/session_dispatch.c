@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Dispatch of decoded messages to the sessions (see sessions.h): opening a session in its
  * format, UDP sequence numbers, the buffer limits a sample is checked against, and the hand-off
  * to the format, through its table for decoded messages and directly for .rec blocks. */

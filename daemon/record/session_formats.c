@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The table of session formats. A new output format is one file with its session_format and
  * one entry here. */
 #include "session_formats.h"

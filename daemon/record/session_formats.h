@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The table of session formats: which session_format (session.h) records each message format. */
 #ifndef RECD_DAEMON_SESSION_FORMATS_H
 #define RECD_DAEMON_SESSION_FORMATS_H

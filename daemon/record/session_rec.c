@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* .rec sessions: each sample becomes one 67/72-byte block appended straight to the session's
  * pending batch, after the file header at the start of each part. Binary frames arrive as checked
  * fields already and are written as they are behind the session's time; decoded messages (NDJSON)

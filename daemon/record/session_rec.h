@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* .rec sessions (session_rec.c): the format's table, and the binary frames' direct path. */
 #ifndef RECD_DAEMON_SESSION_REC_H
 #define RECD_DAEMON_SESSION_REC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recap sessions. States and events of one tick are collected and given to the Recap encoder
  * together once a later tick starts (or the tick has waited a whole flush interval). The encoder
  * never compresses here: a flush takes the member's uncompressed bytes and the writer job

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seeded chained hash table of sessions keyed by session key (see session_table.h). */
 #include "session_table.h"
 

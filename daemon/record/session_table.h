@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The session registry: sessions by key in a seeded chained hash table, so hostile keys cannot
  * pile up in one bucket by a hash chosen in advance. Lookups happen on the loop thread only. */
 #ifndef RECD_DAEMON_SESSION_TABLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The session registry and each session's lifecycle (see sessions.h): flushing by time and size,
  * the writer hand-off and its completion, dormancy after the idle timeout, close and freeing.
  * What a format does its own way goes through the session's format table (s->ops). */

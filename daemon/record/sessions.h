@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The session registry: every live session by key (session_table.h) and in one list for the
  * timers, the process-wide byte total, dispatch of decoded messages (session_dispatch.c), and
  * the session lifecycle: flushing by time and size, the writer hand-off, dormancy, close

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Wall-clock time (see clock.h). */
 #include "clock.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd's configuration: a typed struct loaded from YAML (libyaml) against a table-driven schema.
  * Every option has a built-in default, so recd runs without a file. Loading is strict: unknown
  * keys, wrong types and bad values are errors that name file:line:column and suggest a fix.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Config comparison for reload (which keys changed, which need a restart) and YAML dumping. */
 #include "config_schema.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd.yaml loading (one part of the config module declared in config.h, with config_schema.c
  * and config_compare.c): the libyaml document walk against the schema, errors with file:line:column
  * and a hint, and the checks that span several options. See config.h and docs/configuration.md. */

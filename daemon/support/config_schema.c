@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The config schema: one table row per option (type, default, range, live reload, documentation),
  * the value parsers it uses, listen URL parsing, defaults and schema introspection. */
 #include "config_schema.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to the config module (config.c, config_schema.c, config_compare.c): the schema table
  * that drives defaults, validation, comparison, dumping and documentation, and its value parsers. */
 #ifndef RECD_DAEMON_CONFIG_SCHEMA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Monitoring HTTP endpoint on libuv + http-parser (see http_server.h). */
 #include "http_server.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The monitoring endpoint: a tiny HTTP/1.1 server on a libuv TCP handle (loopback by default) that
  * answers GET /metrics (Prometheus text format) and GET /healthz, one request per connection.
  * Requests are parsed by http-parser, bounded in size and time, and answered with Connection: close. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The daemon logger (see log.h): formatting, level filter, per-key rate limiting, output. */
 #include "log.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd's logger: one stderr line per event with a "<N>" syslog priority prefix (journald turns it into
  * the entry's priority), a level filter, and rate limiting so a repeated error cannot flood the
  * journal. Safe to call from any thread. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Metrics registry, Prometheus text rendering and recd's metric set (see metrics.h). */
 #include "metrics.h"
 

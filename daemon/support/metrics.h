@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Metrics registry for the Prometheus /metrics endpoint: counters, gauges and fixed-bucket
  * histograms, each with up to two labels whose values are fixed at registration. Updates are
  * lock-free C11 atomics, so the event loop and writer threads may update concurrently; register

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Socket addresses as text (see peer_name.h), on libuv's uv_ip_name(). */
 #include "peer_name.h"
 

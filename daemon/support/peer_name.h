@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Socket addresses as text for log lines and listener names: "tcp 127.0.0.1:7070",
  * "udp://[::1]:7070". One function, so every address reads the same. */
 #ifndef RECD_DAEMON_PEER_NAME_H

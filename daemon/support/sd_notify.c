@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Direct implementation of systemd's notify, watchdog and socket-activation conventions (see
  * sd_notify.h and docs/configuration.md for why libsystemd is not used). */
 #include "sd_notify.h"

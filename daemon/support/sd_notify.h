@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* systemd integration without libsystemd: the readiness/watchdog notify protocol (one datagram to
  * $NOTIFY_SOCKET), watchdog discovery (WATCHDOG_USEC/WATCHDOG_PID) and socket activation
  * (LISTEN_FDS/LISTEN_PID/LISTEN_FDNAMES). Everything is a no-op when not started by systemd. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SIGTERM/SIGINT/SIGHUP delivered as libuv signal handles (see signals.h). */
 #include "signals.h"
 

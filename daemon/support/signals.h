@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process signals on the event loop: SIGTERM and SIGINT stop the daemon (drain, flush, finalize),
  * SIGHUP reloads the configuration; SIGPIPE is ignored so a vanished peer is a write error. */
 #ifndef RECD_DAEMON_SIGNALS_H

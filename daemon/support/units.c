@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Duration and size parsing/printing for the config file (see units.h). */
 #include "units.h"
 

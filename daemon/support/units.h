@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Human units of recd.yaml: durations ("250ms", "5m", "30d") and byte sizes ("64KiB", "1000").
  * Parsing is strict (one integer, one unit, no fractions) so a typo never silently changes a value. */
 #ifndef RECD_DAEMON_UNITS_H

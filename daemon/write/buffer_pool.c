@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recycled large byte buffers for the writer's batches (see buffer_pool.h). */
 #include "buffer_pool.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recycled large byte buffers for the writer's batches (loop thread only). A busy session fills
  * one flush.buffer_size batch per flush; growing each from a few hundred bytes by doubling, then
  * freeing it after the write, costs more (realloc copies, fresh pages, mmap/munmap of the large

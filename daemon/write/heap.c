@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The process heap's policy: what stays mapped and when it is given back (see heap.h). */
 #include "heap.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How recd uses the process heap. Batch buffers (64-128 KiB, allocated and freed thousands of times
  * a second under load) live on glibc's heap, and memory they free stays mapped while the load may
  * need it again: giving it back to the kernel and faulting it in again for the next batches cost

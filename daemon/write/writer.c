@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writer jobs on the libuv thread pool: batches in, file bytes out (see writer.h). */
 #include "writer.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The writer stage. A session's output travels in batches of file bytes (for Recap also
  * uncompressed gzip member bodies) to jobs on the libuv thread pool, at most one job per session
  * at a time, so every file receives its bytes in order without locks. A job creates or reopens

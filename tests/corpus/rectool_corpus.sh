@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # rectool against the real SA-MP recordings of the shared corpus: every standard file verifies and
 # survives export + import byte for byte through JSON lines and CSV; the legacy file is named
 # legacy by info and verify; the text-mangled copy is rejected.

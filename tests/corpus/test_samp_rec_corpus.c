@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Corpus tests for the .rec reader/codec on the real files in $RECD_CORPUS_DIR/samp-rec: each
  * file's layout must match its SOURCES.md row, standard files must verify cleanly, agree with the
  * statistics in DUMP.txt (written by an independent Python dumper), and decode+encode (and the

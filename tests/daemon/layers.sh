@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks that daemon/ stays a set of one-way layers: a file includes headers of its own layer or of
 # a layer below it (app -> ingest -> record -> write -> support), never lib/src's private headers,
 # and no files include each other in a circle (a module is x.c with x.h). With --self-test it also

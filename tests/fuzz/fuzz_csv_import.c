@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: CSV import of arbitrary bytes. Must never crash or leak; every parsed message must
  * be writable as CSV, and an imported .rec that exports must re-import to the same bytes. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: JSON-lines import of arbitrary bytes. Must never crash or leak; every parsed
  * message must re-encode and re-parse, and an imported .rec that exports must re-import to the
  * same bytes. */

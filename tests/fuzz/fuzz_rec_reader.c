@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the .rec reader: probe any input, then every block the probe reports must
  * decode and re-encode to exactly its input bytes, and the reported geometry must fit the input. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the Recap decoder: decode any input, touch every value handed out, and
  * when the input is valid, re-encode what was decoded: that must succeed and decode again to
  * the same number of ticks (docs/formats/recap.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for crash recovery of .part files: any bytes may be on disk after a crash. A
  * plan to keep a prefix must describe a valid prefix once the patched header is applied: a .recap
  * that verifies, or a .rec header followed by whole blocks of the header's type (the header is

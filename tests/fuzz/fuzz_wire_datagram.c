@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the datagram decoder. Byte 0 picks the setup (encoding, a small max_frame,
  * a session registry); the rest is one datagram. A datagram is all or nothing: an error delivers
  * nothing, success delivers every message, and the binary re-encoding of what was delivered is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the wire fuzz targets: a session registry answering by the key's first byte, and the
  * check every .rec state handed to on_rec_state must pass before it is compared with on_msg's. */
 #ifndef RECD_FUZZ_WIRE_REGISTRY_H

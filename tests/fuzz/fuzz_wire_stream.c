@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target for the stream decoder. Byte 0 picks the chunk size (0 = all at once), byte 1
  * the decoder setup (encoding, a small max_frame, a session registry); the rest is the stream.
  * The input is decoded whole and in chunks (the chunked run optionally through the .rec block

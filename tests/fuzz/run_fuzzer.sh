@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs one libFuzzer target for a bounded time. Seeds come from tests/fuzz/seeds/<target>.sh when
 # it exists (it writes seed files into the directory given), so no binary seeds live in git.
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays fuzz inputs given as files without libFuzzer, so the targets build with any compiler
  * and a crash file can be re-run under gdb or valgrind. */
 #include <stdint.h>

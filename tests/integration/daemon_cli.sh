@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # recd command line and packaging: --help, --version, --check-config (exit 0 / file:line:col and
 # exit 1), --print-config with overrides, usage errors, startup failure on an unusable listener,
 # and the systemd unit's hardening score (skipped when systemd-analyze is not installed).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # recd corpus round trip: every standard SA-MP recording of the shared corpus, sent with
 # `rectool send` over TCP and over UDP, comes out of the daemon byte-identical.
 set -u

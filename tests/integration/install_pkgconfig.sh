@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Installs the build into a temporary prefix and builds a small program against the installed
 # headers and recd.pc, once against the shared and once against the static library. The program
 # includes only the umbrella <recd/recd.h> and checks the library's version against the header's.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # rectool command-line behaviour: help and exit codes, verify on good and damaged files, sniffing
 # by content whatever the file is called, info --json, repair/export/import argument rules.
 set -u

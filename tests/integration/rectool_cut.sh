@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cut tests: a .rec and a .recap (each >= 20 KiB) are truncated at every byte offset of their last
 # 4 KiB; `rectool repair` must turn every cut into a file that verifies and holds exactly what
 # was completely written: the whole blocks before the cut, the ticks of every gzip member that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # rectool import and repair keep a Recap header what it says: import refuses an open whose
 # frame_count disagrees with the ticks (it used to write a file that verify rejects), and a
 # version-1 open with weather or time_of_day (version 1 has neither; they were dropped silently);

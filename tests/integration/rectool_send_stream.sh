@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # rectool send streams: a one-hour .recap goes to recd in bounded memory (the sender's peak RSS
 # stays near what a 10-second file takes; it used to hold every decoded message, 131 MB for this
 # file) and arrives complete; --auth carries the daemon's auth.token, and without it the daemon

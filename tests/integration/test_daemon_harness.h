@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers of the recd integration tests (included by each test_daemon_*.c): start the
  * daemon from $RECD on ephemeral loopback ports (--print-ports), stop or kill it, read its
  * metrics, send synthetic sessions with the librecd client, and inspect the output tree.

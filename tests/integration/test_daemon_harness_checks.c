@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Checks of the integration-test harness itself: its waits stretch under sanitizers (a server
  * that closes after the client library's 5 s default still counts as a clean close there), and a
  * test that fails half-way leaks nothing and leaves no directory behind. Needs no daemon. */

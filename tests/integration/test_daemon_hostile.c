@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd against hostile input: random bytes, truncated and oversized frames, invalid UTF-8,
  * unknown sessions, missing auth and hostile session keys ("../", absolute paths, NUL, very long)
  * over TCP, Unix and UDP. The daemon stays up, answers stream clients with one error reply and

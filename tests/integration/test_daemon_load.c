@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd under load: 1,000 concurrent sessions over 20 connections end as 1,000 complete files
  * identical to what was sent, even with SIGTERM right after the senders finish; SIGTERM keeps
  * reading open connections to their end (or to shutdown.drain_timeout); backpressure pauses a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd's memory. Per idle session: sessions that sent a few samples and went quiet (not yet idle
  * long enough to be finalized) must cost at most 4 KiB of heap each beyond the bytes still
  * buffered, for .rec and for Recap players with a full inventory. Measured as the growth of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd end to end for SA-MP .rec sessions: synthetic sessions sent over TCP (binary and NDJSON),
  * UDP and a Unix socket come out as byte-identical files; samples without a time are stamped on
  * arrival; rotation by size, by duration and by idle time gives complete, valid parts; large

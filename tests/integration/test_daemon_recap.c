@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd end to end for Recap sessions: synthetic players sent as binary frames and as NDJSON (TCP)
  * and as datagrams (UDP) decode to exactly what librecd's own encoder makes of the same ticks:
  * the same states and events at the same ticks, the same frame count and header; rotated parts

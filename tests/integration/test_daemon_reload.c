@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd reload and retention: SIGHUP with a valid file adds and removes listeners (IPv6 too) and
  * applies live options while sessions keep recording; SIGHUP with an invalid file keeps the
  * running configuration; retention deletes old finalized recordings and never an open .part. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd under systemd's conventions without systemd: sockets passed by socket activation
  * (LISTEN_FDS) are adopted and record; the notify socket receives READY=1 once listening,
  * WATCHDOG=1 at half of WATCHDOG_USEC, RELOADING=1 with MONOTONIC_USEC then READY=1 on SIGHUP,

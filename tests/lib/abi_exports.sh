@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # librecd.so must export only the public API: every defined dynamic symbol starts with recd_.
 # The library is built with hidden visibility and RECD_API marks the exports, so an offender is an
 # internal function exported because the visibility setting was lost, or a public one named

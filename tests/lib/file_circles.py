@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """No circles between librecd's files: by #include (lib/src and lib/include) and by calls, where
 file A calling a function defined in file B while B calls one defined in A is a circle. Calls are
 read from the compiled objects' symbol tables (nm), so macros and static functions do not count.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs file_circles.py: no two librecd files may depend on each other, by #include or by calls.
 set -eu
 : "${RECD_SOURCE_DIR:?}" "${RECD_LIB_OBJECTS:?set by tests/CMakeLists.txt to the list of librecd objects}"

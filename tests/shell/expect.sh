@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for the shell-driven CLI tests. Source after setting $tmp (a scratch directory).
 # fail MSG counts a failure and goes on; expect CODE CMD... runs CMD with its output in $tmp/out and
 # $tmp/err and checks its exit code. Scripts end with: [ "$failures" -eq 0 ].

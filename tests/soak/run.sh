@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Soak test behind `make soak`: runs recd for SOAK_SECONDS under mixed synthetic load (TCP binary,
 # TCP NDJSON, UDP; .rec on foot, .rec vehicle, Recap; a few hundred sessions that reconnect every
 # round), reloads it every SOAK_HUP_SECONDS (alternately a changed valid config and an invalid one),

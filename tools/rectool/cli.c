@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Usage errors, getopt glue and path helpers shared by the rectool commands. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small helpers shared by the rectool commands: usage errors and option parsing conventions. */
 #ifndef RECTOOL_CLI_H
 #define RECTOOL_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rectool export FILE --to jsonl|csv [-o OUT]`: a recording as text messages (docs/protocol.md),
  * glue over librecd's recd_export_msgs() and the JSONL/CSV writers. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rectool generate: write a deterministic synthetic recording (.rec or .recap) from a seed, for
  * tests, benchmarks and demos. The generation itself is librecd's synth module. */
 #include <errno.h>

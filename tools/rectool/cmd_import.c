@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rectool import FILE.jsonl|FILE.csv -o OUT.rec|OUT.recap`: builds a recording from text
  * messages, glue over librecd's readers and recd_importer. */
 #include <errno.h>

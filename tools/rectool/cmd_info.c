@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rectool info FILE... [--json]`: what a recording is, how it is timed and what looks wrong. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rectool repair FILE -o OUT`: writes the longest valid prefix of a damaged recording (its
  * format's repair hook in librecd) through OUT.part + rename, and says what it did. */
 #include <errno.h>

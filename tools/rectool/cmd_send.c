@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rectool send: stream recordings to a recd daemon at their original pace (or faster), one session
  * per file, interleaved by time, each file decoded by its own reader thread while it is sent; or
  * produce bounded synthetic load on loopback from librecd's synth generators. Both go through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rectool verify FILE...`: exit 0 only when every file is complete and valid for its format;
  * otherwise one "FILE: offset N: what is wrong" line per problem and exit 1. */
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rectool sub-commands. Each takes the arguments after the command name (argv[0] is the command
  * name) and returns the process exit code: 0 success, 1 the input is invalid / the operation found
  * problems, 2 usage error, 3 I/O or internal error. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Input by mmap (regular files) or a read loop (pipes), output through NAME.part + rename so a
  * reader never sees a half-written file under the final name. */
 #include "file_io.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whole-file input (mmap, or one read loop for pipes) and crash-safe output (OUT.part, then
  * rename) for the rectool commands. */
 #ifndef RECTOOL_FILE_IO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rectool's per-format presentation table, keyed by the librecd format entry's name. */
 #include "formats.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rectool's presentation per recording format, reached through the format's librecd table entry:
  * what `info` adds beyond what the entry's hooks say. A format without an entry here still gets
  * the generic description built from its verify hook. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Format-specific parts of `rectool info`: each adds its keys to the file's JSON description. */
 #ifndef RECTOOL_INFO_H
 #define RECTOOL_INFO_H

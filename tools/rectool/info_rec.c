@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rectool info` for SA-MP .rec files (and the legacy layouts librecd can decode): the probe's
  * header and validation facts plus timing statistics over every block. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `rectool info` for Recap .recap files: header fields, counted vs recorded frames, gzip members,
  * keyframes and the action mix, and timing statistics over the ticks that carried actions. */
 #include <errno.h>

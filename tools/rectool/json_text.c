@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSON -> human-readable text: objects become indented "key: value" lines, arrays of scalars stay
  * on one line, arrays of objects become one "- k: v, k: v" line per element. */
 #include "json_text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Prints a JSON description as indented "key: value" lines for people (`info` without --json),
  * so the text and JSON outputs always carry the same facts. */
 #ifndef RECTOOL_JSON_TEXT_H

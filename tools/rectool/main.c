@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rectool entry point: global options and dispatch to the sub-commands declared in commands.h. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Progress bar: redraws at most every 100 ms and only on visible change, so it costs nothing in
  * tight loops; never drawn unless stderr is a TTY. */
 #include "progress.h"

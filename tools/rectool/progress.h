@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A one-line progress bar on stderr for long operations. It only draws when stderr is a
  * terminal and the work is big enough to be worth watching; on a pipe or in a log it stays silent. */
 #ifndef RECTOOL_PROGRESS_H

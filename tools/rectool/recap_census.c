@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Action census: inflate each complete gzip member and step over every action with the field
  * types of recd_recap_tag_info_get(); MOVEMENT's mode bytes and ITEM/LIST shapes follow
  * docs/formats/recap.md section 6. Anything unexpected stops the census (complete = false). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Counts the actions of a .recap file per tag (keyframes = FULL_STATE actions, idle runs, event
  * mix) for `rectool info`. It only steps over payloads, guided by librecd's schema table; the
  * decoder (recd_recap_decode) stays the authority on validity. */

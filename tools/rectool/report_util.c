@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Problem report formatting shared by info and verify. */
 #include "report_util.h"
 

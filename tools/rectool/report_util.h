@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Turning a librecd problem report into JSON for `info --json` and into the
  * "FILE: offset N: what is wrong" lines of `verify`. */
 #ifndef RECTOOL_REPORT_UTIL_H

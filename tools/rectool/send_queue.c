@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_send_queue: a ring of RT_SEND_QUEUE_SLOTS messages under one mutex; one condition variable
  * wakes whichever side waits (the reader for room, the sender for a message). */
 #include "send_queue.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A bounded queue of messages from one file's reader thread to rectool send's sending thread, so
  * that a recording is decoded while it is sent, in memory bounded by the queue, not the file. */
 #ifndef RT_SEND_QUEUE_H

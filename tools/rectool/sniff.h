@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recognises a recording or text file by its content, never by its name: recordings through
  * librecd's format table, plus the text (JSON lines, CSV) that rectool import reads. */
 #ifndef RECTOOL_SNIFF_H

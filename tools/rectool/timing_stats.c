@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Timing statistics: interval histogram for the median, streaming detection of equal and
  * decreasing timestamps and of teleports, and gap candidates judged once the median is known. */
 #include "timing_stats.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sample-rate statistics and anomaly detection over a stream of timed positions, shared by the
  * .rec and .recap summaries of `rectool info`. One pass, O(1) work per sample; the median comes
  * from a histogram, so huge files need no sorting and little memory. */

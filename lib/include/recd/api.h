@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RECD_API marks the functions librecd exports. The library is built with hidden visibility, so
  * anything without this mark stays internal to librecd.so. */
 #ifndef RECD_API_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A blocking C client for recd: connect by URL, open sessions, send states and events with
  * batching, close. Game-server plugins and rectool send use it. One client is one connection
  * (or one connected UDP socket) and must be used from one thread at a time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* librecd common types: error convention, byte sinks, growable buffers and problem reports.
  *
  * Every function that can fail returns 0 (or a count) on success and a negative errno on failure,

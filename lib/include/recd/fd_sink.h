@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A recd_sink that writes to a file descriptor, retrying short writes and EINTR. */
 #ifndef RECD_FD_SINK_H
 #define RECD_FD_SINK_H

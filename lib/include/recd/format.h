@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The format table: every recording format recd writes, described once with its name, file
  * extension and hooks (content sniffing, verification, repair, crash recovery, end of part, export
  * to and import from the message model). rectool and librecd dispatch through it, so adding a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Complete gzip members: deterministic one-shot writer and a bounded multi-member reader that
  * finds where the last complete member ends (so a cut file can be repaired by truncation). */
 #ifndef RECD_GZIP_MEMBERS_H

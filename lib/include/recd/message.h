@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sample message model (open / state / event / flush / close) shared by files and the wire,
  * its JSON-lines and CSV encodings, and whole-file conversions between recordings and text.
  * Spec with every field and examples: docs/protocol.md. */

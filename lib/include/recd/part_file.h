@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Confined part files: a recording is written as NAME.part under an output-root directory fd and
  * renamed to NAME when finalized.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output path templates: validate a template such as
  * "{format}/{session}/{start:%Y%m%dT%H%M%SZ}.{ext}" at config time and render it into a confined
  * relative path (no "..", no absolute path, no empty or dot-leading components) for one part.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recap (.recap) recordings: header codec, table-driven action schema, a streaming encoder that
  * turns full per-tick player states into delta actions inside gzip members, and a tolerant,
  * validating decoder. Format spec: docs/formats/recap.md (this header follows it exactly). */

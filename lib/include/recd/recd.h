@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every public librecd header in one include: #include <recd/recd.h>. */
 #ifndef RECD_RECD_H
 #define RECD_RECD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Crash recovery at startup: finds every NAME.part under the output root (bounded depth, symlinks
  * never followed), repairs it by content and gives it its final name, before the daemon accepts
  * data.

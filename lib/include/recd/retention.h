@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Retention: deletes old finalized recordings under the output root by age, per-session count
  * and total size, then removes the directories it emptied.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SA-MP / open.mp NPC recordings (.rec): typed blocks, exact little-endian codec, streaming
  * writer and a validating reader. Format spec: docs/formats/samp-rec.md. */
 #ifndef RECD_SAMP_REC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deterministic synthetic recordings for tests, benchmarks and demos.
  *
  * A seed and a few parameters fully determine the output: the generator uses its own PRNG and its

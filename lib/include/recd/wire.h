@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The recd wire protocol: recd_msg carried as little-endian binary frames or as NDJSON lines, over
  * streams (TCP, Unix) and datagrams (UDP). No sockets here: decoders take bytes and yield messages,
  * encoders append bytes to a buffer, so the daemon, the client and the fuzzers share one parser.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Explicit little- and big-endian loads and stores. Formats are defined byte by byte, so codecs
  * never memcpy structs and work on any host byte order. */
 #ifndef RECD_BYTES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error names, growable buffers and problem reports shared by every librecd module. */
 #include "recd/common.h"
 

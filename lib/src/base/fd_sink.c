@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File-descriptor sink: full writes with EINTR and short-write handling. */
 #include "recd/fd_sink.h"
 

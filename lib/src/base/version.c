@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The library's own version, for programs that compare it with the recd/version.h they were
  * compiled against. */
 #include "recd/version.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whole exports: a recording, its format sniffed through the format table, as messages
  * (recd_export_msgs) or as JSONL/CSV text through a sink (recd_export_text). Above the table, so
  * that the message model below it needs no format lookups. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The public importer API: recd_importer_msg/_finish/_free and recd_import_text look the
  * session's importer up in the format table and run the importer engine
  * (format_import_engine.c) with it. recd_importer_init, which needs no lookup, is the engine's. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: how recd_importer writes one format (a family of formats may share one). The
  * importer engine checks the message order and hands each message to the hooks of its session's
  * format; the hooks own im->impl. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The importer engine: checks the message order (open first, one session, one family's states,
  * nothing after close) and hands everything else to the session format's importer, which the
  * caller passes in. Taking the importer as a parameter keeps the engine below the format table:

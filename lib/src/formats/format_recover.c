@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Crash recovery through the format table: recd_recover_plan_buffer lets the entry that claims a
  * .part's content plan it, and recd_recover_root runs storage's recovery (storage/recovery.c)
  * with that planner, so storage needs no format lookups. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the first error of a problem report in one line, for repair details. */
 #include "formats/format_report.h"
 

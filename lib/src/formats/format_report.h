@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: small helpers the format entries share. */
 #ifndef RECD_FORMAT_REPORT_H
 #define RECD_FORMAT_REPORT_H

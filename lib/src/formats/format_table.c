@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The format table: one entry per recording format, each defined in its folder under
  * lib/src/formats/, and the lookups and hook wrappers everything dispatches through. */
 #include "recd/format.h"

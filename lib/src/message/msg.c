@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Message basics: names of types and formats, session key rules, init/free, encoding names. */
 #include "recd/message.h"
 

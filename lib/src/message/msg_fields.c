@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .rec field tables behind the JSON and CSV encodings: table-driven flattening of blocks,
  * per-field range checks and the error-text helpers both encodings share. */
 #include "message/msg_fields.h"

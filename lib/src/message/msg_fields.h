@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the .rec field tables that drive both text encodings, plus the exact number text,
  * range-checked number reading and string helpers they share. */
 #ifndef RECD_MSG_FIELDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact number text shared by the JSON and CSV encodings: the shortest decimal that reads back
  * to the same f32/f64 bits, and a strict JSON-syntax number reader for CSV cells. Locale-proof:
  * the text always uses '.', whatever LC_NUMERIC says. */

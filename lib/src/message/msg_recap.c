@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ownership of Recap message parts: each open/state/event deep-copies its blobs, values and lists
  * into one storage block, so a message outlives the decoder callback or JSON document it came
  * from and is freed with one call. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: Recap parts of the message model (open metadata, tick states, events): ownership,
  * deep copies and the JSON mapping, kept apart so the .rec code does not depend on them. */
 #ifndef RECD_MSG_RECAP_H

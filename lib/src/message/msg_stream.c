@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Handing messages on: the file-level rules shared by the JSONL and CSV readers (open first, one
  * session, nothing after close), and the delivery the per-format exporters share. */
 #include "message/msg_stream.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: handing messages on: the file-level rules shared by the JSONL and CSV readers, and
  * the delivery the per-format exporters share. */
 #ifndef RECD_MSG_STREAM_H

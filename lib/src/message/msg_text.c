@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSONL or CSV text read by its encoding (sniffed when not given), and recd_text_peek_format,
  * which reads only as far as the open message. */
 #include "message/msg_text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: JSONL or CSV text read by its encoding, for the whole-text import and peek. */
 #ifndef RECD_MSG_TEXT_H
 #define RECD_MSG_TEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Confined part files: symlink-proof descent from the output root, exclusive create, full
  * appends and header patches, fd close/reopen for an LRU cache, no-replace finalize rename. */
 #include "recd/part_file.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output path templates: config-time validation and rendering into confined relative paths. */
 #include "recd/path_template.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Crash recovery: walk the output tree, have each .part planned from its content by the planner
  * given (the format table's, formats/format_recover.c), then truncate/patch, rename, remove or
  * quarantine it as planned. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the parts of crash recovery that the format table's planner (formats/format_recover.c)
  * and the per-format plans build on, so storage applies plans without looking formats up. */
 #ifndef RECD_RECOVERY_INTERNAL_H

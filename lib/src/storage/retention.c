@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Retention: scan finalized files, mark by age / per-session count / total size, delete oldest
  * first, prune emptied directories. */
 #include "recd/retention.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals shared by the synthetic generators: deterministic trigonometry, gentle terrain and a
  * kinematic mover (heading, turn rate, speed) that both the SA-MP and the Recap scenarios drive. */
 #ifndef RECD_SYNTH_INTERNAL_H

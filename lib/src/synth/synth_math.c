@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deterministic trigonometry and rounding for the synthetic generators: only IEEE basic
  * operations, so every host computes the same bits (libm's sin/cos may differ by an ulp). */
 #include "synth/synth_internal.h"

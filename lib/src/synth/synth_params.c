@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parameters of the synthetic generators: format and scenario names, duration text ("90s",
  * "1h30m"), the check of which format/scenario pairs make sense, and activity lengths. */
 #include "synth/synth_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Synthetic SA-MP .rec generator: sample timing as real servers record it and the public API.
  *
  * Timing follows the public recordings: blocks every 25-110 ms while moving (a per-file typical

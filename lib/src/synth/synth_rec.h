@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals of the synthetic .rec generator: the generator state shared by the timing core
  * (synth_rec.c) and the on-foot and vehicle behaviours (synth_rec_foot.c, synth_rec_vehicle.c). */
 #ifndef RECD_SYNTH_REC_H

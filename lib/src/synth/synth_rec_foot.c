@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Synthetic on-foot behaviour for .rec: gaits (walk 1.5 m/s with KEY_WALK, jog 4.2 m/s, sprint
  * 5.9 m/s with KEY_SPRINT, as measured in public recordings), crouching, jumps, special actions,
  * aiming and firing, damage and weapon switches, each with matching keys and GTA animation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Synthetic driver behaviour for .rec: cruising, fast stretches, slow manoeuvring and stops, with
  * throttle/brake keys and steering derived from the motion, a body that pitches with the terrain
  * and rolls in curves, vehicle health lost to the odd bump, and police sirens. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals of the synthetic Recap generator: the generator state shared by the tick loop and
  * movement (synth_recap.c), the player's activities (synth_recap_play.c) and the event builders
  * (synth_recap_events.c). Minecraft units: blocks, ticks of 50 ms, degrees. */

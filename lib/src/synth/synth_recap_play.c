@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the synthetic Minecraft player does: scenario-weighted activities (walking, sprinting,
  * sneaking, mining, building, fighting a zombie, riding a horse, standing AFK), the inventory and
  * equipment they change, and the events they cause at plausible rates. */

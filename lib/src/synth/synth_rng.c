@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The synthetic generators' PRNG: xoshiro256** seeded through splitmix64. Our own code, so a seed
  * gives the same sequence on every platform (rand() and random() differ between libcs). */
 #include "synth/synth_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The synthetic world: rolling terrain and a kinematic mover whose turn rate does a bounded random
  * walk, so paths curve smoothly instead of zig-zagging, and whose speed eases towards a target
  * with acceleration and braking limits. */

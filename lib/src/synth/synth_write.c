@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Convenience writers: a complete synthetic .rec or .recap byte stream through a recd_sink, using
  * librecd's own .rec writer and Recap encoder (so the output is what the daemon would write). */
 #include "recd/synth.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The blocking recd client: connects by URL (TCP, UDP, Unix stream), batches encoded messages
  * (streams: up to batch_bytes; UDP: several whole frames per datagram), and on close reads the
  * server's error reply, if any, before the connection goes away. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Binary frame body -> recd_msg: session key (or continuation), seq, time and the per-type
  * payload, every length checked against the body. The header was checked by wire_header_check. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd_msg -> one binary frame: header, session key, optional seq and time, per-type payload.
  * The body length is patched in at the end; on any error the output is rolled back. */
 #include <errno.h>

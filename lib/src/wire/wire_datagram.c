@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Datagram input: a datagram is all or nothing. One with several frames or lines is decoded once
  * to check every one (opens inside it count for the states after them) and, only when all are
  * good, decoded again to deliver, so a receiver never applies half a datagram. One with a single

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The incremental stream decoder: detects the encoding, cuts the byte stream into frames or lines
  * without rescanning (a partial message is copied once, complete ones are decoded in place),
  * delivers messages in order and stops for good at the first protocol error. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Public encoders: one message as a binary frame or an NDJSON line. */
 #include <errno.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The error reply a server sends before it closes a stream, in both encodings, and the client's
  * reader for it. Messages are reduced to printable ASCII so hostile input never echoes back raw. */
 #include <errno.h>

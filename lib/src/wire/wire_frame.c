@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Wire basics: encoding and transport names, the frame header rules every binary reader applies,
  * and the text helpers for error messages. */
 #include <errno.h>

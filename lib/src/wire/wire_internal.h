@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the pieces of the wire protocol shared by the stream decoder, the datagram decoder,
  * the encoders and the client (frame header rules, per-message decoding, session bookkeeping). */
 #ifndef RECD_WIRE_INTERNAL_H

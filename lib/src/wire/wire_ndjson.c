@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NDJSON on the wire: one recd_msg JSON line per message, read and written by the message
  * module's own JSON mapping; this file adds only the wire rules (UTF-8 check, session
  * continuation, the session's format for state and event lines, the line length bound). */

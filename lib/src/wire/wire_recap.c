@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recap payloads on the wire, read and written by the Recap codec's own pieces: a lone FULL_STATE
  * payload and a lone event action through the table-driven field codec (recap_internal.h), the
  * open header through recd_recap_header_encode/decode. Only the mapping between the FULL_STATE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Session bookkeeping of a wire decoder: the formats of sessions opened on this connection (or in
  * this datagram), which session a key-less message continues, and the format lookup order. */
 #include <errno.h>

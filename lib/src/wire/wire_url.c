@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Transport URLs: tcp://HOST:PORT, udp://HOST:PORT, unix:///path, [IPv6] hosts and the optional
  * ?encoding= query, parsed strictly so a typo is an error rather than a surprise. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fake writer stage for record-layer tests (see fake_writer.h). */
 #include "fake_writer.h"
 

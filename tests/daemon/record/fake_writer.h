@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A stand-in for the writer stage (daemon/write/writer.c) in record-layer tests: it keeps each
  * part's bytes in memory, runs no thread pool and opens no file. A kicked job completes only when
  * the test calls fake_writer_run(), as the loop would run its callback later. Linked instead of

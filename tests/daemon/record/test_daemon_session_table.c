@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for daemon/record/session_table.c: lookups by key across growth, the last-found cache
  * (which must forget a removed session: the next lookup may not return freed memory), removal,
  * keys of every length compared word by word, found from bytes that are not NUL-terminated, how

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for the record layer (daemon/record/) on a fake writer, with no sockets and no files: a
  * .rec session from open to close (its file header and blocks, the binary frames' direct path,
  * the close, the freed session and the app's "gone" callback), backpressure as the layers above

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for daemon/support/config*.c: defaults, a full file, every error class with its exact
  * position and hint, listen URLs, templates, reload comparison, dumping, and the shipped
  * config/docs. */

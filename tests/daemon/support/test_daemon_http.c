@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for daemon/support/http_server.c: a real libuv loop serving on 127.0.0.1 port 0, driven
  * by a plain blocking socket client in another thread (metrics, health, 404/405/400/431, split
  * requests, timeouts and the connection cap). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for daemon/support/log.c: "<N>" prefixes, level filter, one line per event, rate
  * limiting with a fake clock, and concurrent use. */
 #include "testutil.h"

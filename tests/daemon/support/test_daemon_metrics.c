@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for daemon/support/metrics.c: registration rules, counters/gauges/histograms, exact
  * Prometheus text output, escaping, recd's metric set, and concurrent updates from threads. */
 #include "testutil.h"

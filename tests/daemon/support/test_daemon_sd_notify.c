@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for daemon/support/sd_notify.c against real AF_UNIX datagram sockets (path and
  * abstract), plus watchdog discovery and LISTEN_FDS parsing with real sockets on fds 3 and 4. */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for daemon/support/units.c: duration and size parsing, overflow, and printing. */
 #include "testutil.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for daemon/write/buffer_pool.c: small buffers grow normally, large ones move into a pooled
  * buffer with their bytes intact, released buffers are reused, the pool stays bounded, and a large
  * size hint gets a pooled buffer up front (an idle one first). */

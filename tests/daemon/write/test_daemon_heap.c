@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests for daemon/write/heap.c: when the heap is trimmed (only once the load has fallen to a
  * quarter of what the heap was sized for, and never for small heaps), and, with glibc, that
  * freed batch memory stays mapped under the configured bound and goes back on a trim. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Writes seed inputs for fuzz_csv_import into $1: small hand-written CSV documents (on foot,
 # vehicle, Recap with quoted JSON cells), plus exports of short generated recordings when
 # $RECTOOL is available.

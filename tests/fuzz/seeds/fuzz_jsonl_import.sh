@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Writes seed inputs for fuzz_jsonl_import into $1: small hand-written JSONL documents, plus
 # exports of short generated recordings when $RECTOOL is available.
 set -eu

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Writes small synthetic .rec seeds for fuzz_rec_reader into $1: one of each layout the probe
 # knows (standard, header-only, partial block, legacy 56/75, VC:MP-like, text-mangled).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Writes small synthetic .recap seeds for fuzz_recap_decoder into $1: header only, a multi-member
 # file touching state, event, skip and extension actions, a version-1 header, a cut file, and an
 # empty member before the first tick.

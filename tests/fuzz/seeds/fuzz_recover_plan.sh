@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Seeds for fuzz_recover_plan: the recap and .rec seeds of the decoder fuzzers, plus the same files
 # cut short, as a crash leaves them.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Writes datagram seeds for fuzz_wire_datagram into $1: one setup byte, then one datagram.
 set -euo pipefail
 dir=${1:?usage: fuzz_wire_datagram.sh DIR}

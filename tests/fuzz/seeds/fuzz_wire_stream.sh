@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Writes wire stream seeds for fuzz_wire_stream into $1. Each input starts with two control bytes
 # (chunk size, decoder setup) followed by a binary or NDJSON stream.
 set -euo pipefail

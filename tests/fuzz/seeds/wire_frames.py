@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Builds wire protocol seed inputs (docs/wire.md) for the wire fuzzers; imported by the seed
 # scripts fuzz_wire_stream.sh and fuzz_wire_datagram.sh. Little-endian frames, big-endian Recap
 # payloads, NDJSON lines.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd/version.h and the umbrella recd/recd.h: the version macros agree with each other and with
  * what the library reports at run time, and recd.h compiles as the first librecd include. */
 #include "recd/recd.h"

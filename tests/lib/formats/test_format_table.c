@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The format table: every entry is complete, names are unique, lookups work, sniffing recognises a
  * generated sample of each format and rejects garbage, and the hooks agree with each other
  * (verify, count, export/import round trip, repair and recovery of a cut file). */

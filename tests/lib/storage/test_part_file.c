@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Confined part files: exclusive create, appends and patches, close/reopen, finalize collisions,
  * and symlink escape attempts (symlinked directory, symlinked .part, .part swapped for a link). */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Path templates: config-time rejection with reasons, rendering, hostile values, suffixes. */
 #include "testutil.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Crash recovery: .rec with a partial block, .recap cut mid-member, empty and header-only parts,
  * garbage quarantined, collisions, symlinks and hard links left alone, dry run, depth bound. */
 #include "testutil.h"

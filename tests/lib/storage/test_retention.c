@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Retention: by age, per-session count and total size; dry run; .part files never touched;
  * symlinks never followed; emptied directories removed; deterministic order. */
 #include "testutil.h"

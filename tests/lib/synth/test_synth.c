@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tests of the synthetic recordings (recd/synth.h) and `rectool generate`: determinism, durations,
  * validity of the .rec and .recap output, physical plausibility, scenario contents. */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The blocking client against a plain socket server in a thread (TCP on 127.0.0.1, UDP, Unix in a
  * temporary directory): what the server decodes equals what was sent, in both encodings; UDP
  * packs several frames per datagram; a server's error reply surfaces in recd_client_close(). */

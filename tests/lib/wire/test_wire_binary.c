@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Binary wire frames: encode/decode round trips for every message type and format, chunking
  * independence, key_len 0 continuation, untimed frames, and every framing or content error with
  * its message and the messages delivered before it; every stream is decoded both as messages and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Datagram decoding: several frames or lines per datagram, opens that serve the states after them
  * in the same datagram, and the all-or-nothing rule: a datagram with any bad frame or line
  * delivers nothing and names the bad one. */

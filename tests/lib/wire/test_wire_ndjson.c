@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NDJSON on the wire: round trips through the message module's JSON mapping, chunking
  * independence, AUTO detection, blank and CRLF lines, session continuation, the last line without
  * a newline, and the errors (invalid UTF-8, line too long, unknown session, wrong format). */

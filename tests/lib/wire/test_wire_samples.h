@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sample messages of every type and format for the wire tests, a collecting receiver that turns
  * decoded messages into JSON lines (floats print bit-exactly, so equal text means equal messages)
  * and a format registry. Included by tests/lib/wire/test_wire_*.c and test_client.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A standard .rec as messages (open, one state per block, close), for recd_export_msgs. Only
  * files an import reproduces byte for byte are accepted: signature 1000, whole blocks, no NaN or
  * infinite floats. */

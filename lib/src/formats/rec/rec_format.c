@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The SA-MP .rec entries of the format table: samp-onfoot (type 2, 72-byte blocks) and
  * samp-vehicle (type 1, 67-byte blocks). Both share one sniff, which also names the legacy, VC:MP
  * and text-damaged files that look like a .rec, so tools can say why those are not loadable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the hooks of the SA-MP .rec entries (samp-onfoot, samp-vehicle), split over files. */
 #ifndef RECD_REC_FORMAT_H
 #define RECD_REC_FORMAT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .rec importer: writes each state as a block through the streaming recd_rec_writer, so a
  * .rec import needs no more memory than one block. Flush messages are ignored (blocks are written
  * whole as they come) and .rec sessions have no events. */

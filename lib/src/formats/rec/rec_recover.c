@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Crash recovery of a .rec .part: keep the header and every whole block, dropping a partial last
  * block. The block size follows the header's type, as players of the file go by it. */
 #include "formats/rec/rec_format.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* .rec repair: keep the 8-byte header and every whole block, drop a trailing partial block, and
  * restore the 1000 signature the SA-MP 0.3.7 client insists on. Legacy, VC:MP and text-damaged
  * files are not repaired: cutting cannot turn them into standard files. */

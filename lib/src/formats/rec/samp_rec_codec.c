@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SA-MP .rec block codec: byte-exact little-endian encode/decode of the 72-byte on-foot, 67-byte
  * vehicle and the two legacy block kinds, plus the small bit-level helpers (animation flags,
  * weapon/additional-key byte, surf id classes). Layout: docs/formats/samp-rec.md. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Layout identification for .rec files. The header alone is not enough: legacy 56-byte on-foot
  * files carry the same 1000/2 header as 72-byte ones, VC:MP plugin files reuse the 1000 magic,
  * and the oldest files have no header. So sizes are checked against each candidate block size and

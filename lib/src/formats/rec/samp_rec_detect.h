@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: layout identification for .rec files (which block layout a buffer holds), shared by
  * the probe. The decision rules are documented in docs/formats/samp-rec.md, "Telling layouts apart". */
 #ifndef RECD_SAMP_REC_DETECT_H

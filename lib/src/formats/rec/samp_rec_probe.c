@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* .rec reader/validator: identifies the layout (samp_rec_detect.c), fills recd_rec_info and reports,
  * with byte offsets, what the real readers (samp-npc 0.3.7, open.mp, FCNPC) would reject as errors
  * and suspicious content (time steps, non-finite floats, non-unit quaternions) as warnings/info. */

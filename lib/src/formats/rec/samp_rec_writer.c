@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Streaming .rec writer: header, then whole blocks only, one sink call per block, so a reader
  * never sees a partial block (the 0.3.7 NPC client exits on one). Invalid input writes nothing. */
 #include "recd/samp_rec.h"

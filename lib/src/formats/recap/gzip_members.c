@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gzip members (RFC 1952) written in one go with a fixed header, and read back one complete member
  * at a time with a bound on the inflated size, stopping cleanly at a cut or corrupt tail. */
 #include "recd/gzip_members.h"

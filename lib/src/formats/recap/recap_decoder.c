@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recap decoder and validator: header, then each complete gzip member is checked in full before
  * any of its ticks is delivered, so a bad or cut member contributes nothing and the repair point
  * is the end of the last good member (docs/formats/recap.md sections 5 and 8). */

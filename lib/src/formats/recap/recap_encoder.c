@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recap streaming encoder: full per-tick states in, canonical delta actions out, one complete gzip
  * member per flush (docs/formats/recap.md section 7). Keeps only the reader's view of the state
  * and the bytes of the open member, so an idle session stays small. */

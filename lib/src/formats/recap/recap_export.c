@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A valid, complete .recap as messages (open with the header, a state and its events per tick, a
  * flush at the end of each gzip member, close), for recd_export_msgs. */
 #include "formats/recap/recap_format.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Recap entry of the format table: .recap files, a header then gzip members of delta-encoded
  * ticks. Recognised by its "RCAP" magic; its header states the tick count and end time, which the
  * end of a part and a repair rewrite. */

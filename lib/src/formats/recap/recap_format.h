@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the hooks of the Recap entry, split over files. */
 #ifndef RECD_RECAP_FORMAT_H
 #define RECD_RECAP_FORMAT_H

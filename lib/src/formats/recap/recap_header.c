@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recap header: preamble, header body, TLV extension records and the in-place patch of end
  * timestamp and frame count (docs/formats/recap.md sections 2 and 3). */
 #include <errno.h>

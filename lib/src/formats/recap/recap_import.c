@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Recap importer: feeds the Recap encoder a tick at a time (a tick's state and events are
  * grouped, flush messages end gzip members where they did) into a buffer, whose header gets the
  * frame count and end time the messages left open before it goes to the sink. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal pieces shared by the Recap codec files: bounded byte cursor, UTF-8 rules, the
  * table-driven payload codec, item slots and the MOVEMENT channel codec. */
 #ifndef RECD_RECAP_INTERNAL_H

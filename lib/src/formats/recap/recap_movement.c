@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MOVEMENT (0x02): per-channel UNCHANGED / SHORT / FLOAT / DOUBLE against the value the reader
  * reconstructs, so quantisation error never accumulates (docs/formats/recap.md section 6.2). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Crash recovery of a .recap .part: keep the header and every complete gzip member, and plan the
  * header patch that makes the frame count and end time agree with the ticks kept. */
 #include "formats/recap/recap_format.h"

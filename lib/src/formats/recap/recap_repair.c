@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* .recap repair: keep the header and every complete, valid gzip member, then rewrite the header's
  * frame count and end timestamp from the ticks those members hold (a crashed writer leaves 0 or
  * stale values there); a complete, finalized file keeps its end timestamp. */

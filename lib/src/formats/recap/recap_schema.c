@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Recap action table: one row per tag with its typed payload fields. Encoder, decoder,
  * validation and the JSON mapping all walk this table (docs/formats/recap.md section 6). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The item slot table of the Recap encoder and decoder: 47 canonical item encodings packed into
  * one buffer. Replacing an item appends its bytes; the buffer is repacked (dropping replaced bytes)
  * only when it runs out of room, so steady play costs no allocations and an idle session holds

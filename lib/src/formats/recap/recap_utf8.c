@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Strict UTF-8 validation and code-point-safe truncation for Recap strings. */
 #include <string.h>
 

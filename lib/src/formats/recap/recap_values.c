@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Table-driven payload codec: typed field values <-> big-endian wire bytes, ItemStacks, and the
  * owned item slots that encoder and decoder keep for equipment and inventory. */
 #include <errno.h>

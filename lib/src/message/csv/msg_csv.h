@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: an RFC 4180 CSV row reader over a buffer, and CSV cell writing. */
 #ifndef RECD_MSG_CSV_H
 #define RECD_MSG_CSV_H

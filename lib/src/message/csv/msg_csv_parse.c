@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RFC 4180 CSV rows from a buffer (hostile input): quoted cells with "" escapes, LF or CRLF line
  * ends, a bounded number of cells per row. Also the matching cell writer. */
 #include "message/csv/msg_csv.h"

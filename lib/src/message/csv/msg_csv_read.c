@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd_csv_read: a whole CSV document (hostile input) into messages. The header row decides the
  * format; .rec rows become blocks field by field, Recap rows are turned into JSON objects and go
  * through the JSON reader so both encodings share one set of rules. */

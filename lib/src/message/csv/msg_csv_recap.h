@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the column layout of Recap CSV (see docs/protocol.md, "CSV encoding"). */
 #ifndef RECD_MSG_CSV_RECAP_H
 #define RECD_MSG_CSV_RECAP_H

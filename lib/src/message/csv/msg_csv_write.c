@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CSV writer: .rec as one row per block with one column per field; Recap as one row per message
  * with a kind column, the state fields as columns and a JSON "data" column for the rest. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd_msg_from_json: one JSON line (hostile input) into a recd_msg. jansson parses and checks
  * UTF-8; this file checks keys, types and ranges and names the offending field. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reads the Recap parts of JSON messages (hostile input): open metadata, tick states and events.
  * Events are read generically from the tag table in recap.h; every key, type, range and length is
  * checked and errors name the field path ("inventory[2].count: 300 does not fit u8"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSON for Recap message parts (open metadata, tick states, events), written by hand for exact
  * numbers. Events are mapped generically by walking the tag table from recap.h. */
 #include <errno.h>

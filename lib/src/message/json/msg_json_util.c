@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSON text helpers: UTF-8 validation, string escaping and base64 (Recap byte fields). */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd_msg_to_json: one message as one JSON line. Written by hand (not through jansson) so that
  * floats get the shortest text that reads back to the same f32 bits. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd_jsonl_read: a whole JSON-lines document into messages, with line numbers in errors; the
  * session rules of a file (open first, one session, nothing after close) come from msg_stream.c. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for the SA-MP .rec codec, writer and probe (lib/src/formats/rec/samp_rec_*.c): field offsets,
  * bit layouts, exact round trips, writer rules and layout identification on synthetic files. */
 #include "testutil.h"

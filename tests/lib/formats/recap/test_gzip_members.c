@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gzip member writer/reader: determinism, multi-member files read by zlib, Python and zcat, cut
  * files readable up to the last complete member, zip-bomb bound, corrupt tails. */
 #include <errno.h>

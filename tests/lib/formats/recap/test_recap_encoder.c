@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recap encoder/decoder: SKIP_TICKS chains, keyframes, determinism, random round trips (fixed
  * seeds), cut last member, unfinalized header, the 512-byte idle-minute target, and the
  * decode -> re-encode byte identity that export/import relies on. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recap header: round trip, patch offsets, extension records (known, unknown, skipped by
  * readers), string truncation, and rejection of bad magic / version / UTF-8 / lengths. */
 #include <errno.h>

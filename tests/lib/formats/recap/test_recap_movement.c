@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MOVEMENT encoding: mode choice at every boundary (+-327.67, 327.68, NaN, +-Inf, 1e300, FLOAT vs
  * DOUBLE), the exact byte layout, decoded precision, and no error build-up over 100k ticks. */
 #include <errno.h>

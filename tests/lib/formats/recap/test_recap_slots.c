@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The packed item slot table: random replacements checked against plain per-slot copies, in-place
  * shrinking, repacking when full, compaction to the live bytes, and clearing. */
 #include <errno.h>

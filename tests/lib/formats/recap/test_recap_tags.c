@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every Recap action tag 0x01..0x2B (and the 0xFF extension) encodes and decodes: events with
  * random field values, state tags from state changes, framing from idle ticks; plus the schema
  * table itself and the decoder's rejection of malformed action streams. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Strict UTF-8 validation of Recap strings. The ASCII fast path (8 bytes at a time) must not change
  * any answer: ASCII bytes are code points of their own, so a string padded with ASCII on either
  * side is valid exactly when the unpadded string is, and a string under 8 bytes never takes the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The message model's CSV encoding: exact round trips of every .rec field and of Recap files
  * (states, events with awkward text, flush points), and clear errors for hostile CSV. */
 #include "testutil.h"

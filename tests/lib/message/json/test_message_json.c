@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The message model's JSON encoding: exact round trips of every .rec field and of Recap
  * states/events/headers, whole-file export/import identity, and clear errors for hostile lines. */
 #include "testutil.h"
