@@ -19,24 +19,9 @@
 
 #define HEALTH_ERROR_WINDOW_MS 60000u /* a write error makes /healthz fail this long */
 
-void server_announce_listener(recd_server *s, const recd_listener *l)
-{
-    log_info("listening on %s%s", l->bound, l->activated ? " (socket activation)" : "");
-    if (s->cli && s->cli->print_ports) {
-        printf("listen %s\n", l->bound);
-        fflush(stdout);
-    }
-}
 
 /* ---- startup --------------------------------------------------------------------------------- */
 
-/* New files and directories get output.file_mode / output.dir_mode (part_file creates them 0644 /
- * 0755 before the umask): the bits neither mode grants are added to the umask. */
-void server_apply_modes(recd_server *s)
-{
-    mode_t extra = (mode_t)(0777 & ~(s->cfg.output.file_mode | s->cfg.output.dir_mode));
-    umask((mode_t)s->base_umask | extra);
-}
 
 static void recover(recd_server *s)
 {
@@ -177,62 +162,6 @@ static int start_listeners(recd_server *s)
     return 0;
 }
 
-/* ---- timers ---------------------------------------------------------------------------------- */
-
-static uint64_t tick_period(const recd_config *cfg)
-{
-    uint64_t p = cfg->flush.interval_ms / 4;
-    return p < 10 ? 10 : p > 250 ? 250 : p;
-}
-
-static void on_tick(uv_timer_t *t)
-{
-    recd_server *s = t->data;
-    uint64_t now = uv_now(s->loop);
-    sessions_tick(&s->sessions, now);
-    uint64_t pad;
-    if (heap_release_due(&s->heap, s->sessions.env.buffered, now, &pad))
-        heap_trim(pad);
-    recd_log_flush_suppressed(false);
-}
-
-static void on_watchdog(uv_timer_t *t)
-{
-    (void)t;
-    recd_sd_notify_watchdog();
-}
-
-static void on_retention_timer(uv_timer_t *t) { server_run_retention(t->data); }
-
-static int start_timers(recd_server *s)
-{
-    uv_timer_t *timers[] = {&s->tick_timer, &s->retention_timer, &s->watchdog_timer, &s->drain_timer};
-    for (size_t i = 0; i < sizeof timers / sizeof *timers; i++) {
-        int rc = uv_timer_init(s->loop, timers[i]);
-        if (rc < 0)
-            return rc;
-        timers[i]->data = s;
-    }
-    s->tick_period_ms = tick_period(&s->cfg);
-    uv_timer_start(&s->tick_timer, on_tick, s->tick_period_ms, s->tick_period_ms);
-    uv_timer_start(&s->retention_timer, on_retention_timer, 0, 60000);
-    uint64_t usec;
-    if (recd_sd_watchdog_usec(&usec) == 1) {
-        uint64_t ms = usec / 2000;
-        uv_timer_start(&s->watchdog_timer, on_watchdog, 0, ms ? ms : 1);
-        log_info("watchdog: keep-alive every %llu ms", (unsigned long long)(ms ? ms : 1));
-    }
-    return 0;
-}
-
-void server_retune_tick(recd_server *s)
-{
-    uint64_t p = tick_period(&s->cfg);
-    if (p == s->tick_period_ms)
-        return;
-    s->tick_period_ms = p;
-    uv_timer_start(&s->tick_timer, on_tick, p, p);
-}
 
 /* ---- shutdown -------------------------------------------------------------------------------- */
 
@@ -362,7 +291,7 @@ static int startup(recd_server *s)
     ingest_init(&s->ingest, s->loop, &s->cfg, &s->metrics, &s->sessions, ingest_on);
     if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
         return rc;
-    if ((rc = start_timers(s)) < 0 ||
+    if ((rc = server_start_timers(s)) < 0 ||
         (rc = recd_signals_start(&s->signals, s->loop, on_stop_signal, on_reload_signal, s)) < 0) {
         log_crit("cannot set up the event loop: %s", uv_strerror(rc));
         return rc;

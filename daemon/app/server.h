@@ -57,10 +57,12 @@ struct recd_server {
 /* Runs the daemon until it has shut down. Takes cfg over. Returns the process exit code. */
 int recd_server_run(recd_config *cfg, const recd_cli *cli);
 
-/* The app layer's own files (server.c, server_reload.c, server_retention.c). */
+/* The app layer's own files (server.c, server_reload.c, server_retention.c, server_timers.c,
+ * server_setup.c). */
 void server_shutdown(recd_server *s); /* SIGTERM / SIGINT; a second call skips the drain */
 void server_reload(recd_server *s);   /* SIGHUP */
 void server_run_retention(recd_server *s); /* on the thread pool; one run at a time */
+int server_start_timers(recd_server *s);    /* tick, retention, watchdog; 0 or a libuv error */
 void server_retune_tick(recd_server *s);   /* after flush.interval changed */
 void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */
 void server_announce_listener(recd_server *s, const recd_listener *l); /* log + --print-ports */

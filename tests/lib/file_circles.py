@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""No circles between librecd's files: by #include (lib/src and lib/include) and by calls, where
-file A calling a function defined in file B while B calls one defined in A is a circle. Calls are
-read from the compiled objects' symbol tables (nm), so macros and static functions do not count.
+"""No circles between librecd's files, or the daemon's: by #include (lib/src and lib/include, or
+every file under the daemon's folder) and by calls, where file A calling a function defined in
+file B while B calls one defined in A is a circle. Calls are read from the compiled objects'
+symbol tables (nm), so macros and static functions do not count.
 
-usage: file_circles.py LIB_DIR OBJECT_LIST_FILE
+usage: file_circles.py LIB_DIR|DAEMON_DIR OBJECT_LIST_FILE
 """
 import os
 import re
@@ -44,6 +45,8 @@ def strongly_connected(graph):
 
 def include_graph(lib_dir):
     roots = [os.path.join(lib_dir, "src"), os.path.join(lib_dir, "include")]
+    if not os.path.isdir(roots[0]):
+        roots = [lib_dir]  # the daemon: includes are relative to daemon/
     files = {}
     for root in roots:
         for folder, _, names in os.walk(root):

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon's periodic timers: the tick that flushes, rotates and trims the heap (its period
+ * follows flush.interval, also after a reload), retention once a minute, and the systemd
+ * watchdog's keep-alive. */
+#include "server.h"
+
+#include "support/log.h"
+#include "support/sd_notify.h"
+
+static uint64_t tick_period(const recd_config *cfg)
+{
+    uint64_t p = cfg->flush.interval_ms / 4;
+    return p < 10 ? 10 : p > 250 ? 250 : p;
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    recd_server *s = t->data;
+    uint64_t now = uv_now(s->loop);
+    sessions_tick(&s->sessions, now);
+    uint64_t pad;
+    if (heap_release_due(&s->heap, s->sessions.env.buffered, now, &pad))
+        heap_trim(pad);
+    recd_log_flush_suppressed(false);
+}
+
+static void on_watchdog(uv_timer_t *t)
+{
+    (void)t;
+    recd_sd_notify_watchdog();
+}
+
+static void on_retention_timer(uv_timer_t *t) { server_run_retention(t->data); }
+
+int server_start_timers(recd_server *s)
+{
+    uv_timer_t *timers[] = {&s->tick_timer, &s->retention_timer, &s->watchdog_timer, &s->drain_timer};
+    for (size_t i = 0; i < sizeof timers / sizeof *timers; i++) {
+        int rc = uv_timer_init(s->loop, timers[i]);
+        if (rc < 0)
+            return rc;
+        timers[i]->data = s;
+    }
+    s->tick_period_ms = tick_period(&s->cfg);
+    uv_timer_start(&s->tick_timer, on_tick, s->tick_period_ms, s->tick_period_ms);
+    uv_timer_start(&s->retention_timer, on_retention_timer, 0, 60000);
+    uint64_t usec;
+    if (recd_sd_watchdog_usec(&usec) == 1) {
+        uint64_t ms = usec / 2000;
+        uv_timer_start(&s->watchdog_timer, on_watchdog, 0, ms ? ms : 1);
+        log_info("watchdog: keep-alive every %llu ms", (unsigned long long)(ms ? ms : 1));
+    }
+    return 0;
+}
+
+void server_retune_tick(recd_server *s)
+{
+    uint64_t p = tick_period(&s->cfg);
+    if (p == s->tick_period_ms)
+        return;
+    s->tick_period_ms = p;
+    uv_timer_start(&s->tick_timer, on_tick, p, p);
+}
