@@ -73,6 +73,7 @@ typedef struct recd_session {
     bool have_seq; /* UDP: highest sequence number seen */
     uint64_t last_seq;
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
+    uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */
     uint64_t packed_in, packed_out; /* members compressed so far: the ratio to expect */
     const session_format *ops;  /* what the session does in its format's way */
     void *format_data;          /* the format's own state (session_recap.c), or NULL */

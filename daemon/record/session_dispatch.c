@@ -73,9 +73,17 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
             return session_refuse(in, RECD_M_SCHEMA, why, whylen,
                           "open of session '%s' as %s, but it is open as %s", m->session,
                           recd_msg_format_name(m->format), recd_msg_format_name(s->format));
-        s->last_input_ms = now_ms; /* a resumed session: the repeated open changes nothing */
-        in->accepted = true;
-        return 0;
+        /* A resend after a restarted sender must not run into the live file: its clock starts
+         * again and the times would be squashed behind the old ones. A dormant session's file
+         * is finalized already, so the new open simply replaces it. */
+        if (!s->dormant && cfg->sessions.second_open == RECD_SECOND_OPEN_REFUSE)
+            return session_refuse(in, RECD_M_ALREADY_OPEN, why, whylen,
+                                  "open of session '%s' refused: it is open already "
+                                  "(close it first; sessions.second_open: refuse)",
+                                  m->session);
+        log_info("session '%s' opened again from %s: %s", m->session, session_input_peer(in),
+                 s->dormant ? "its idle session is replaced" : "the live one is closed and the new one gets a file of its own");
+        session_close(s, "opened again");
     }
     if (r->table.count >= cfg->limits.max_sessions)
         return session_refuse(in, RECD_M_OTHER, why, whylen,
