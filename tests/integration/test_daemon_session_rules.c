@@ -1,6 +1,7 @@
 /* recd end to end for what a session promises (docs/reliability.md, "sessions"): a second open
  * of a live key is refused (or, by sessions.second_open, gets a file of its own); clamped times
- * are counted and logged once. */
+ * are counted and logged once; a session whose name and its 999 suffixed variants are all taken
+ * still gets a file. */
 #include "test_daemon_harness.h"
 
 #define START_MS 1763213398000
@@ -152,6 +153,50 @@ static void test_clamped_times_are_counted_and_logged_once(void **state)
     td_cleanup(&d);
 }
 
+/* The name of a session started at START_MS, NAME-1 .. NAME-999 all exist (a key opened and
+ * closed 1,000 times with one start time): the next session still gets a file of its own. */
+static void test_names_never_run_out(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "");
+    char dir[2048], path[2200], name[64];
+    snprintf(dir, sizeof dir, "%s/samp-onfoot", d.out);
+    assert_true(mkdir(d.out, 0755) == 0 && mkdir(dir, 0755) == 0);
+    snprintf(dir, sizeof dir, "%s/samp-onfoot/names", d.out);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    time_t start = (time_t)(START_MS / 1000);
+    struct tm tm;
+    gmtime_r(&start, &tm);
+    strftime(name, sizeof name, "%Y%m%dT%H%M%SZ", &tm);
+    for (unsigned n = 0; n < 1000; n++) {
+        if (n)
+            snprintf(path, sizeof path, "%s/%s-%u.rec", dir, name, n);
+        else
+            snprintf(path, sizeof path, "%s/%s.rec", dir, name);
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        assert_true(fd >= 0);
+        close(fd);
+    }
+    td_start(&d);
+    td_rec_session s;
+    td_rec_session_init(&s, "names", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 5000, 8);
+    td_send_rec_session(d.tcp, &s, START_MS);
+    td_stop(&d);
+    td_files f = td_session_files(&d, "samp-onfoot", "names");
+    size_t found = 0;
+    for (size_t i = 0; i < f.count; i++)
+        if (f.items[i].size && file_equals(&d, f.items[i].path, &s.expect))
+            found++;
+    if (f.count != 1001 || f.parts != 0 || found != 1) {
+        td_dump_log(&d);
+        fail_msg("%zu files (%zu .part), %zu with the session's data", f.count, f.parts, found);
+    }
+    td_files_free(&f);
+    td_rec_session_free(&s);
+    td_cleanup(&d);
+}
+
 int main(void)
 {
     td_require_recd();
@@ -159,6 +204,7 @@ int main(void)
         td_unit_test(test_second_open_is_refused),
         td_unit_test(test_second_open_may_start_a_new_file),
         td_unit_test(test_clamped_times_are_counted_and_logged_once),
+        td_unit_test(test_names_never_run_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
