@@ -49,6 +49,9 @@ typedef struct recd_session {
     recd_msg_format format;
     char key[RECD_SESSION_KEY_MAX + 1];
 
+    /* Who may send to it: the connection that opened or last resumed it (session_input.owner),
+     * or 0 for datagrams. On the line last_input_ms is on: checked with every sample. */
+    uint64_t owner;
     uint64_t last_input_ms;    /* monotonic time of the last message */
     uint64_t pending_since_ms; /* oldest unflushed input; 0 when nothing is pending */
     uint64_t buffered; /* bytes accepted and not yet written (queued, in flight, in the encoder) */
@@ -99,6 +102,12 @@ typedef struct session_input {
     char over_key[RECD_SESSION_KEY_MAX + 1]; /* a session over its buffer limit ("" none) */
     bool over_process;                       /* the process is over its buffer limit */
     bool lookup_missed;   /* format_of found no session: an unknown-session error follows */
+    /* Streams: this connection's number as an owner of sessions, given at its first message
+     * (0 until then; datagrams stay 0). */
+    uint64_t owner;
+    /* Datagrams with auth.token set: the session whose open or resume, with the token, came
+     * earlier in this datagram; only its messages are taken. */
+    struct recd_session *datagram_opened;
     /* Input byte accounting: a message's size is known when the next one starts. */
     bool acct_open, acct_sample;
     recd_msg_format acct_format;

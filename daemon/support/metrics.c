@@ -370,7 +370,7 @@ static const char *const transport_values[] = {"tcp", "udp", "unix"};
 static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap"};
 static const char *const reason_values[] = {"framing", "too_large", "syntax", "schema",
                                             "unknown_session", "time_order", "auth", "already_open",
-                                            "other"};
+                                            "not_owner", "other"};
 static const char *const result_values[] = {"ok", "failed"};
 
 _Static_assert(sizeof transport_values / sizeof *transport_values == RECD_M_TRANSPORTS, "transport labels");

@@ -74,6 +74,7 @@ typedef enum recd_m_reason {
     RECD_M_TIME_ORDER,      /* "time_order": time went backwards under rec.time_policy reject */
     RECD_M_AUTH,            /* "auth": missing or wrong auth token */
     RECD_M_ALREADY_OPEN,    /* "already_open": open of a live session (sessions.second_open) */
+    RECD_M_NOT_OWNER,       /* "not_owner": a message for a session another connection owns */
     RECD_M_OTHER,           /* "other" */
     RECD_M_REASONS
 } recd_m_reason;
