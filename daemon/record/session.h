@@ -50,6 +50,9 @@ typedef struct recd_session {
     recd_msg_format format;
     char key[RECD_SESSION_KEY_MAX + 1];
 
+    /* Who may send to it: the connection that opened or last resumed it (session_input.owner),
+     * or 0 for datagrams. On the line last_input_ms is on: checked with every sample. */
+    uint64_t owner;
     uint64_t last_input_ms;    /* monotonic time of the last message */
     uint64_t pending_since_ms; /* oldest unflushed input; 0 when nothing is pending */
     uint64_t buffered; /* bytes accepted and not yet written (queued, in flight, in the encoder) */
@@ -74,6 +77,7 @@ typedef struct recd_session {
     bool have_seq; /* UDP: highest sequence number seen */
     uint64_t last_seq;
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
+    uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */
     uint64_t packed_in, packed_out; /* members compressed so far: the ratio to expect */
     const session_format *ops;  /* what the session does in its format's way */
     void *format_data;          /* the format's own state (session_recap.c), or NULL */
@@ -99,6 +103,12 @@ typedef struct session_input {
     char over_key[RECD_SESSION_KEY_MAX + 1]; /* a session over its buffer limit ("" none) */
     bool over_process;                       /* the process is over its buffer limit */
     bool lookup_missed;   /* format_of found no session: an unknown-session error follows */
+    /* Streams: this connection's number as an owner of sessions, given at its first message
+     * (0 until then; datagrams stay 0). */
+    uint64_t owner;
+    /* Datagrams with auth.token set: the session whose open or resume, with the token, came
+     * earlier in this datagram; only its messages are taken. */
+    struct recd_session *datagram_opened;
     /* Input byte accounting: a message's size is known when the next one starts. */
     bool acct_open, acct_sample;
     recd_msg_format acct_format;

@@ -35,6 +35,34 @@ recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void *
     return s->format;
 }
 
+/* ---- ownership ------------------------------------------------------------------------------- */
+
+/* This input's number as a session owner: a stream connection gets one at its first message,
+ * datagrams are all 0. */
+static uint64_t owner_of(session_input *in)
+{
+    if (!in->owner && !in->datagram)
+        in->owner = ++in->sessions->owners;
+    return in->owner;
+}
+
+/* A session takes messages from its owner only (and, with auth.token set, datagrams only after
+ * its open or resume with the token in the same datagram): the refusal, or 0. */
+static int check_owner(session_input *in, const recd_session *s, const char *type, char *why,
+                       size_t whylen)
+{
+    if (s->owner == owner_of(in) &&
+        !(in->datagram && s->env->cfg->auth.token && in->datagram_opened != s))
+        return 0;
+    return session_refuse(in, RECD_M_NOT_OWNER, why, whylen,
+                          in->datagram && s->owner == 0
+                              ? "%s for session '%s' without its open (with the auth token) earlier "
+                                "in the datagram"
+                              : "%s for session '%s', which belongs to another connection (an "
+                                "open with resume and the auth token takes it over)",
+                          type, s->key);
+}
+
 /* ---- dispatch -------------------------------------------------------------------------------- */
 
 static recd_session *session_new(recd_sessions *r, const recd_msg *m, const session_format *ops,
@@ -74,9 +102,28 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
             return session_refuse(in, RECD_M_SCHEMA, why, whylen,
                           "open of session '%s' as %s, but it is open as %s", m->session,
                           recd_msg_format_name(m->format), recd_msg_format_name(s->format));
-        s->last_input_ms = now_ms; /* a resumed session: the repeated open changes nothing */
-        in->accepted = true;
-        return 0;
+        /* A resend after a restarted sender must not run into the live file: its clock starts
+         * again and the times would be squashed behind the old ones. A dormant session's file
+         * is finalized already, so the new open simply replaces it. */
+        if (m->open.resume) {
+            /* The token was checked above: the sender takes the session over, as it is. */
+            if (s->owner != owner_of(in))
+                log_info("session '%s' resumed from %s", s->key, session_input_peer(in));
+            s->owner = owner_of(in);
+            if (in->datagram)
+                in->datagram_opened = s;
+            s->last_input_ms = now_ms;
+            in->accepted = true;
+            return 0;
+        }
+        if (!s->dormant && cfg->sessions.second_open == RECD_SECOND_OPEN_REFUSE)
+            return session_refuse(in, RECD_M_ALREADY_OPEN, why, whylen,
+                                  "open of session '%s' refused: it is open already "
+                                  "(close it first; sessions.second_open: refuse)",
+                                  m->session);
+        log_info("session '%s' opened again from %s: %s", m->session, session_input_peer(in),
+                 s->dormant ? "its idle session is replaced" : "the live one is closed and the new one gets a file of its own");
+        session_close(s, "opened again");
     }
     if (r->table.count >= cfg->limits.max_sessions)
         return session_refuse(in, RECD_M_OTHER, why, whylen,
@@ -89,6 +136,9 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
         s->have_seq = true;
         s->last_seq = m->seq;
     }
+    s->owner = owner_of(in);
+    if (in->datagram)
+        in->datagram_opened = s;
     if (ops->open) {
         int rc = ops->open(s, m, why, whylen);
         if (rc < 0) {
@@ -212,6 +262,9 @@ int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
         in->acct_format = s->format;
     else if (!(s = find(in, "state", st->key, st->key_len, why, whylen)))
         return -EBADMSG;
+    /* One compare per frame for a stream that owns the session (its number is never 0). */
+    if ((!in->owner || s->owner != in->owner) && check_owner(in, s, "state", why, whylen) < 0)
+        return -EBADMSG;
     if (in->datagram && st->has_seq && !sequence_ok(in, s, st->seq))
         return 0;
     uint64_t now_ms = session_now_ms(s);
@@ -232,7 +285,7 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
     }
     recd_session *s = find(in, recd_msg_type_name(m->type), m->session,
                            strnlen(m->session, RECD_SESSION_KEY_MAX), why, whylen);
-    if (!s)
+    if (!s || check_owner(in, s, recd_msg_type_name(m->type), why, whylen) < 0)
         return -EBADMSG;
     if (in->datagram && m->has_seq && !sequence_ok(in, s, m->seq))
         return 0;

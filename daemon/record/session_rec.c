@@ -45,6 +45,16 @@ static void end_part(recd_session *s, bool session_end)
         session_end_part(s, NULL, 0);
 }
 
+/* A sample earlier than the previous one, kept at the previous time: counted, logged once. */
+static void clamped(recd_session *s, uint32_t t)
+{
+    if (!s->rec_clamped++)
+        log_warn("session '%s': sample at %u ms is before the previous one at %u ms: its time is "
+                 "raised to it (rec.time_policy: clamp); later ones are only counted",
+                 s->key, t, s->rec_last);
+    recd_metric_add(s->env->metrics->time_clamped_total, 0, 1);
+}
+
 int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                       const uint8_t *fields, uint64_t now_ms)
 {
@@ -58,6 +68,7 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
                      s->key, t, s->rec_last);
             return 0;
         }
+        clamped(s, t);
         t = s->rec_last;
     }
     bool foot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;

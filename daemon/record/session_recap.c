@@ -5,7 +5,8 @@
  * compresses them, so the loop thread only does the cheap delta encoding. Every part has its own
  * encoder, so it starts with a header and a FULL_STATE; its header is patched with the frame
  * count and end time when the part ends. Ticks without a time are stamped on arrival
- * (elapsed / 50 ms). */
+ * (elapsed / 50 ms). The tick being collected counts toward the buffer limits, and a tick never
+ * outgrows the session's limit or what a reader takes in one gzip member. */
 #include "session_recap.h"
 
 #include <errno.h>
@@ -14,6 +15,12 @@
 #include <string.h>
 
 #include "support/log.h"
+
+/* Readers refuse a gzip member that inflates to more than RECD_RECAP_DEFAULT_MAX_MEMBER_SIZE. A
+ * tick is never split over members, so one tick may hold at most a quarter of that, and a member
+ * is ended before a tick would take it past half: with the keyframe a member always fits. */
+#define RECAP_TICK_MAX_BYTES (RECD_RECAP_DEFAULT_MAX_MEMBER_SIZE / 4)
+#define RECAP_MEMBER_SOFT_BYTES (RECD_RECAP_DEFAULT_MAX_MEMBER_SIZE / 2)
 
 typedef struct session_recap {
     recd_msg open;           /* deep copy of the open message: the header of every part */
@@ -34,6 +41,7 @@ typedef struct session_recap {
     recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
     recd_msg *events;
     size_t nevents, capevents;
+    uint64_t group_bytes; /* its events' encoded size, counted in the session's buffered bytes */
     /* Between parts: the reader's state at the end of the last one, as one binary frame (smaller
      * than a recd_recap_state), for a next part whose first tick has only events. While a part is
      * open the encoder holds that state itself. */
@@ -68,8 +76,10 @@ static int recap_open(recd_session *s, const recd_msg *open, char *why, size_t w
     return 0;
 }
 
-static void group_clear(session_recap *r)
+static void group_clear(recd_session *s, session_recap *r)
 {
+    session_account(s, -(int64_t)r->group_bytes);
+    r->group_bytes = 0;
     recd_msg_free(&r->state);
     for (size_t i = 0; i < r->nevents; i++)
         recd_msg_free(&r->events[i]);
@@ -88,7 +98,7 @@ static void recap_free(recd_session *s)
     s->format_data = NULL;
     if (!r)
         return;
-    group_clear(r);
+    group_clear(s, r);
     free(r->events);
     recd_buf_free(&r->carry);
     recd_msg_free(&r->open);
@@ -347,15 +357,17 @@ static void feed_group(recd_session *s)
             recd_metrics_decode_error(s->env->metrics, RECD_M_SCHEMA);
             log_warn("session '%s': tick %llu dropped: the first tick of a recording needs a state",
                      s->key, (unsigned long long)tick);
-            group_clear(r);
+            group_clear(s, r);
             return;
         }
         if (start_part(s, tick) < 0) {
             recd_msg_free(&carried);
-            group_clear(r);
+            group_clear(s, r);
             return;
         }
     }
+    if (r->enc && r->estimate + r->group_bytes > RECAP_MEMBER_SOFT_BYTES)
+        take_member(s);
     recd_recap_event evbuf[8];
     recd_recap_event *evs = r->nevents <= 8 ? evbuf : malloc(r->nevents * sizeof *evs);
     int rc = -ENOMEM;
@@ -374,7 +386,7 @@ static void feed_group(recd_session *s)
         r->last_fed = tick;
     }
     recd_msg_free(&carried);
-    group_clear(r);
+    group_clear(s, r);
     update_estimate(s);
 }
 
@@ -386,6 +398,35 @@ static int keep(recd_msg *dst, const recd_msg *m, recd_msg *movable)
         return recd_msg_copy(dst, m);
     recd_msg_move(dst, movable);
     return 0;
+}
+
+/* An upper bound of one value's encoded size (recap.md section 5). */
+static uint64_t value_bytes(const recd_recap_field *f, const recd_recap_value *v)
+{
+    switch (f->type) {
+    case RECD_RECAP_T_STR:
+    case RECD_RECAP_T_TEXT:
+    case RECD_RECAP_T_BYTES: return 4 + v->blob.len;
+    case RECD_RECAP_T_ITEM: return 8 + v->item.key.len + v->item.data.len;
+    case RECD_RECAP_T_LIST: {
+        uint64_t n = 2;
+        for (size_t row = 0; row < v->list.count; row++)
+            for (size_t i = 0; i < f->elem_count; i++)
+                n += value_bytes(&f->elem[i], &v->list.values[row * f->elem_count + i]);
+        return n;
+    }
+    default: return 8;
+    }
+}
+
+/* An upper bound of a checked event's encoded size. */
+static uint64_t event_bytes(const recd_recap_event *ev)
+{
+    const recd_recap_tag_info *info = recd_recap_tag_info_get(ev->tag);
+    uint64_t n = 1;
+    for (size_t i = 0; info && i < ev->field_count; i++)
+        n += value_bytes(&info->fields[i], &ev->fields[i]);
+    return n;
 }
 
 static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, recd_msg *movable,
@@ -402,6 +443,19 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, r
         }
         return keep(&r->state, m, movable);
     }
+    /* A tick is written whole, so it must fit the session's limit: paused for its own bytes, a
+     * connection could not send the rest of it. */
+    uint64_t bytes = event_bytes(&m->recap_event->event);
+    uint64_t most = s->env->cfg->limits.session_buffer;
+    if (most > RECAP_TICK_MAX_BYTES)
+        most = RECAP_TICK_MAX_BYTES;
+    if (r->group_bytes + bytes > most)
+        return session_refuse(in, RECD_M_TOO_LARGE, why, whylen,
+                              "session '%s': tick %llu would hold more than %llu bytes of events "
+                              "(limits.session_buffer, and at most %u MiB, what a Recap reader "
+                              "takes at once): spread them over more ticks",
+                              s->key, (unsigned long long)r->group_tick, (unsigned long long)most,
+                              (unsigned)(RECAP_TICK_MAX_BYTES >> 20));
     if (r->nevents == r->capevents) {
         size_t cap = r->capevents ? r->capevents * 2 : 4;
         recd_msg *e = realloc(r->events, cap * sizeof *e);
@@ -411,8 +465,11 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, r
         r->capevents = cap;
     }
     int rc = keep(&r->events[r->nevents], m, movable);
-    if (rc == 0)
+    if (rc == 0) {
         r->nevents++;
+        r->group_bytes += bytes;
+        session_account(s, (int64_t)bytes);
+    }
     return rc;
 }
 

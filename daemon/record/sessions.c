@@ -128,6 +128,10 @@ void session_close(recd_session *s, const char *why)
     if (s->closing)
         return;
     log_debug("session '%s' closed: %s", s->key, why);
+    if (s->rec_clamped)
+        log_warn("session '%s': %llu samples had their time raised to the previous one's "
+                 "(rec.time_policy: clamp)",
+                 s->key, (unsigned long long)s->rec_clamped);
     end_format_part(s, true);
     writer_seal(&s->queue);
     kick(s);

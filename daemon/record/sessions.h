@@ -29,6 +29,7 @@ typedef struct recd_sessions {
     LIST_HEAD(session_list, recd_session) live; /* open or finishing */
     size_t live_count;
     uint64_t last_write_error_ms; /* for /healthz */
+    uint64_t owners;              /* stream connections numbered as session owners so far */
     sessions_events on;
 } recd_sessions;
 

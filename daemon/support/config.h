@@ -74,6 +74,9 @@ typedef struct recd_config {
         int time_policy;                   /* recd_rec_time_policy */
     } rec;
     struct {
+        int second_open;                   /* recd_second_open */
+    } sessions;
+    struct {
         bool enabled;
         recd_hostport listen;
         bool allow_remote;                 /* permit a non-loopback metrics address */
@@ -88,6 +91,12 @@ typedef struct recd_config {
         char *token;                       /* NULL = open messages need no token */
     } auth;
 } recd_config;
+
+/* An open of a session key that is open already (sessions.second_open). */
+typedef enum recd_second_open {
+    RECD_SECOND_OPEN_REFUSE = 0,  /* refused: the live session keeps its file */
+    RECD_SECOND_OPEN_NEW_FILE = 1 /* the live session is closed and the open starts a new one */
+} recd_second_open;
 
 typedef struct recd_config_error {
     char file[256];     /* the file name as given, or "<string>" */

@@ -33,6 +33,12 @@ static const enum_name time_policies[] = {
     {NULL, 0},
 };
 
+static const enum_name second_opens[] = {
+    {"refuse", RECD_SECOND_OPEN_REFUSE},
+    {"new_file", RECD_SECOND_OPEN_NEW_FILE},
+    {NULL, 0},
+};
+
 const enum_name recd_cfg_encodings[] = {
     {"auto", RECD_WIRE_AUTO},
     {"binary", RECD_WIRE_BINARY},
@@ -107,6 +113,11 @@ const row recd_cfg_rows[] = {
      "A .rec sample whose time is earlier than the previous one: reject (drop it, count a time_order "
      "error) or clamp (keep it at the previous time)."},
 
+    {"sessions.second_open", T_ENUM, OFF(sessions.second_open), 0, 0, F_LIVE, "refuse", second_opens,
+     "An open of a session key that is open already (a resend after a restarted sender): refuse it "
+     "(an already_open error; the live session keeps its file) or new_file (close the live session "
+     "and record the new one into a file of its own)."},
+
     {"metrics.enabled", T_BOOL, OFF(metrics.enabled), 0, 0, 0, "true", NULL,
      "Serve GET /metrics (Prometheus) and GET /healthz over HTTP."},
     {"metrics.listen", T_HOSTPORT, OFF(metrics.listen), 0, 0, 0, "127.0.0.1:9464", NULL,
@@ -129,7 +140,7 @@ const row recd_cfg_rows[] = {
 _Static_assert(sizeof recd_cfg_rows / sizeof recd_cfg_rows[0] == RECD_CFG_ROW_COUNT, "update RECD_CFG_ROW_COUNT");
 
 const char *const recd_cfg_sections[] = {"listen", "output",  "flush", "limits",   "rotation", "retention",
-                                         "recap",  "rec",     "metrics", "log",    "shutdown", "auth"};
+                                         "recap",  "rec",     "sessions", "metrics", "log", "shutdown", "auth"};
 _Static_assert(sizeof recd_cfg_sections / sizeof recd_cfg_sections[0] == RECD_CFG_SECTION_COUNT, "sections");
 
 static const char *const default_listen[] = {"tcp://127.0.0.1:7070", "udp://127.0.0.1:7070"};

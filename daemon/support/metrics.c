@@ -370,7 +370,8 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *buf)
 static const char *const transport_values[] = {"tcp", "udp", "unix"};
 static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap"};
 static const char *const reason_values[] = {"framing", "too_large", "syntax", "schema",
-                                            "unknown_session", "time_order", "auth", "other"};
+                                            "unknown_session", "time_order", "auth", "already_open",
+                                            "not_owner", "other"};
 static const char *const result_values[] = {"ok", "failed"};
 
 _Static_assert(sizeof transport_values / sizeof *transport_values == RECD_M_TRANSPORTS, "transport labels");
@@ -430,10 +431,14 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
                                      "Heap bytes in use, from the C library's allocator statistics "
                                      "(0 where they are unavailable).",
                                      NULL, 0, NULL, 0);
+    m->time_clamped_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_time_clamped_total",
+                                             ".rec samples whose time was raised to the previous "
+                                             "sample's (rec.time_policy: clamp).",
+                                             NULL, 0, NULL, 0);
     if (!m->sessions_open || !m->samples_total || !m->bytes_in_total || !m->decode_errors_total ||
         !m->udp_gaps_total || !m->udp_duplicates_total || !m->bytes_written_total || !m->files_finalized_total ||
         !m->flush_latency_seconds || !m->buffered_bytes || !m->backpressure_events_total ||
-        !m->config_reloads_total || !m->heap_bytes) {
+        !m->config_reloads_total || !m->heap_bytes || !m->time_clamped_total) {
         recd_daemon_metrics_free(m);
         return -ENOMEM;
     }

@@ -74,6 +74,8 @@ typedef enum recd_m_reason {
     RECD_M_UNKNOWN_SESSION, /* "unknown_session": state/event/close for a session never opened */
     RECD_M_TIME_ORDER,      /* "time_order": time went backwards under rec.time_policy reject */
     RECD_M_AUTH,            /* "auth": missing or wrong auth token */
+    RECD_M_ALREADY_OPEN,    /* "already_open": open of a live session (sessions.second_open) */
+    RECD_M_NOT_OWNER,       /* "not_owner": a message for a session another connection owns */
     RECD_M_OTHER,           /* "other" */
     RECD_M_REASONS
 } recd_m_reason;
@@ -93,6 +95,7 @@ typedef struct recd_daemon_metrics {
     recd_metric *backpressure_events_total; /* counter */
     recd_metric *config_reloads_total;      /* counter {result: ok, failed} */
     recd_metric *heap_bytes;                /* gauge, sampled at each scrape */
+    recd_metric *time_clamped_total;        /* counter: .rec times raised under clamp */
 } recd_daemon_metrics;
 
 /* Registers every recd metric (all series start at 0, so dashboards see them at once). 0 or -ENOMEM. */

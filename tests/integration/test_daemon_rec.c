@@ -203,9 +203,17 @@ static void test_reconnecting_client_resumes(void **state)
     td_rec_session_init(&s, "resumed", RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_MIXED, 60000, 15);
     const char *urls[] = {d.tcp, d.unix_url, d.udp};
     recd_msg m;
-    for (int k = 0; k < 3; k++) { /* three connections; each repeats the open, none closes */
+    /* Three connections, none closes before the last; each sends an open with resume, which
+     * opens the session the first time and then takes it over (test_daemon_session_rules.c). */
+    for (int k = 0; k < 3; k++) {
         recd_client *c = td_connect(urls[k]);
-        td_send_open(c, "resumed", RECD_MSG_FMT_SAMP_VEHICLE, 1763213398000);
+        recd_msg o;
+        recd_msg_init(&o, RECD_MSG_OPEN, RECD_MSG_FMT_SAMP_VEHICLE);
+        snprintf(o.session, sizeof o.session, "resumed");
+        o.open.has_start_time = true;
+        o.open.start_time_ms = 1763213398000;
+        o.open.resume = true;
+        td_send(c, &o);
         for (int i = 0; i < 150 && td_rec_session_next(&s, &m); i++)
             td_send(c, &m);
         if (k == 2) {

@@ -73,6 +73,9 @@ typedef struct recd_msg_open {
     bool has_start_time;
     int64_t start_time_ms;      /* session start, Unix epoch ms */
     char *auth;                 /* NULL when absent; owned, NUL-terminated */
+    /* Take over the live session of this key after a reconnect (docs/wire.md, "Ownership and
+     * resume"); without a live session it opens one like any open. */
+    bool resume;
     recd_msg_recap_open *recap; /* format recap only (required there); owned */
 } recd_msg_open;
 

@@ -23,7 +23,8 @@ extern "C" {
 #endif
 
 #define RECD_PART_SUFFIX ".part"
-#define RECD_PART_MAX_SUFFIX 1000 /* names tried: NAME, NAME-1 .. NAME-999 */
+#define RECD_PART_MAX_SUFFIX 1000 /* names tried in order: NAME, NAME-1 .. NAME-999 (then a few
+                                     * clock-drawn suffixes above, by recd_part_create) */
 #define RECD_OUT_DIR_MODE 0755    /* new directories and files; the process umask applies */
 #define RECD_OUT_FILE_MODE 0644
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Tries of the create descent: retention may remove an emptied directory between our mkdirat
@@ -401,6 +402,26 @@ static int try_create(recd_part *p, int dfd, const char *leaf)
     return 0;
 }
 
+/* After NAME-1 .. NAME-999, a few suffixes drawn from the clock, 1000 .. 999000999 (nine
+ * digits fit the room path templates keep): a key opened again and again with one start time
+ * still finds a name, and its data is not lost. */
+#define WIDE_SUFFIX_TRIES 16
+
+static uint64_t clock_seed(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + (uint64_t)getpid();
+}
+
+static unsigned suffix_number(unsigned n, uint64_t seed)
+{
+    if (n < RECD_PART_MAX_SUFFIX)
+        return n;
+    uint64_t x = (seed + n) * UINT64_C(0x9E3779B97F4A7C15); /* spread neighbouring seeds */
+    return RECD_PART_MAX_SUFFIX + (unsigned)((x >> 32) % 999000000u);
+}
+
 int recd_part_create(recd_part *p, int root_fd, const char *rel)
 {
     if (!p)
@@ -424,11 +445,12 @@ int recd_part_create(recd_part *p, int root_fd, const char *rel)
             return dfd;
         size_t dir_len = (size_t)(leaf - rel);
         rc = -EEXIST;
-        for (unsigned n = 0; n < RECD_PART_MAX_SUFFIX && rc == -EEXIST; n++) {
+        uint64_t seed = clock_seed();
+        for (unsigned n = 0; n < RECD_PART_MAX_SUFFIX + WIDE_SUFFIX_TRIES && rc == -EEXIST; n++) {
             char cand[RECD_PATH_NAME_MAX + 32];
             if (n == 0)
                 snprintf(cand, sizeof cand, "%s", leaf);
-            else if (recd_path_with_suffix(leaf, n, cand, sizeof cand) < 0)
+            else if (recd_path_with_suffix(leaf, suffix_number(n, seed), cand, sizeof cand) < 0)
                 break;
             int t = try_create(p, dfd, cand);
             if (t == 0) {
@@ -442,7 +464,7 @@ int recd_part_create(recd_part *p, int root_fd, const char *rel)
     }
     if (rc == -EEXIST)
         part_fail(p, rc, "'%s' and its %d suffixed variants all exist", rel,
-                  RECD_PART_MAX_SUFFIX - 1);
+                  RECD_PART_MAX_SUFFIX - 1 + WIDE_SUFFIX_TRIES);
     return rc;
 }
 

@@ -33,6 +33,10 @@ struct recd_client {
     unsigned close_timeout_ms;
     recd_buf queue; /* stream: bytes to send; UDP: the datagram being built */
     recd_buf frame; /* UDP: the frame being added */
+    /* UDP with a token: the last open with one, as a resume, which starts every datagram of its
+     * session (the daemon wants the token in each: docs/wire.md, "Ownership and resume"). */
+    recd_buf udp_open;
+    char udp_open_key[RECD_SESSION_KEY_MAX + 1];
     char last_session[RECD_SESSION_KEY_MAX + 1];
     int broken; /* first send error, sticky */
     uint64_t bytes_sent;
@@ -196,6 +200,22 @@ static int encode(recd_client *c, const recd_msg *m, bool omit_key, bool timed, 
     return wire_binary_encode(m, c->max_frame, omit_key, timed, out);
 }
 
+/* Keeps an open that carries a token, as a resume, to start the session's datagrams with. */
+static int keep_udp_open(recd_client *c, const recd_msg *m)
+{
+    recd_buf_reset(&c->udp_open);
+    c->udp_open_key[0] = 0;
+    if (!m->open.auth)
+        return 0;
+    recd_msg resume = *m; /* shallow: encoded at once, never freed */
+    resume.open.resume = true;
+    resume.has_seq = false;
+    int rc = encode(c, &resume, false, true, &c->udp_open);
+    if (rc == 0)
+        memcpy(c->udp_open_key, m->session, sizeof c->udp_open_key);
+    return rc;
+}
+
 static int queue_datagram_frame(recd_client *c, const recd_msg *m, bool timed)
 {
     recd_buf_reset(&c->frame);
@@ -204,8 +224,14 @@ static int queue_datagram_frame(recd_client *c, const recd_msg *m, bool timed)
         return rc;
     if (c->frame.len > RECD_CLIENT_MAX_DATAGRAM)
         return -EMSGSIZE;
+    if (m->type == RECD_MSG_OPEN && (rc = keep_udp_open(c, m)) < 0)
+        return rc;
     if (c->queue.len && c->queue.len + c->frame.len > c->datagram_bytes &&
         (rc = send_datagram(c)) < 0)
+        return rc;
+    if (!c->queue.len && c->udp_open.len && m->type != RECD_MSG_OPEN &&
+        strcmp(m->session, c->udp_open_key) == 0 &&
+        (rc = recd_buf_append(&c->queue, c->udp_open.data, c->udp_open.len)) < 0)
         return rc;
     if ((rc = recd_buf_append(&c->queue, c->frame.data, c->frame.len)) < 0)
         return rc;
@@ -314,6 +340,7 @@ int recd_client_close(recd_client *c, char *err, size_t errlen)
     close(c->fd);
     recd_buf_free(&c->queue);
     recd_buf_free(&c->frame);
+    recd_buf_free(&c->udp_open);
     free(c);
     return rc;
 }

@@ -322,6 +322,8 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
     *has_time = fh.timed || (m->type != RECD_MSG_STATE && m->type != RECD_MSG_EVENT);
     if (rc == 0)
         rc = read_payload(env, &r, fh.time, m, fh.key_len, why, whylen);
+    if (rc == 0 && m->type == RECD_MSG_OPEN)
+        m->open.resume = (h->flags & WIRE_F_RESUME) != 0;
     if (rc < 0)
         recd_msg_free(m);
     if (rc == -ENOMEM)

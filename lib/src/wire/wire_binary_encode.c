@@ -133,7 +133,10 @@ int wire_binary_encode(const recd_msg *m, size_t max_frame, bool omit_key, bool 
     size_t start = out->len;
     uint8_t hdr[RECD_WIRE_HEADER_SIZE] = {RECD_WIRE_MAGIC, RECD_WIRE_VERSION, type,
                                           (uint8_t)((m->has_seq ? WIRE_F_SEQ : 0) |
-                                                    (timed ? WIRE_F_TIME : 0)),
+                                                    (timed ? WIRE_F_TIME : 0) |
+                                                    (m->type == RECD_MSG_OPEN && m->open.resume
+                                                         ? WIRE_F_RESUME
+                                                         : 0)),
                                           0, 0, 0, 0};
     int rc = put(out, hdr, sizeof hdr);
     if (rc == 0)

@@ -82,6 +82,10 @@ int wire_header_check(const uint8_t *p, size_t avail, size_t max_frame, bool err
             wire_why(why, whylen, "an error frame has no flags");
             return -EPROTO;
         }
+        if ((f & WIRE_F_RESUME) && p[2] != WIRE_T_OPEN) {
+            wire_why(why, whylen, "only open frames carry the resume flag");
+            return -EPROTO;
+        }
         if ((f & WIRE_F_TIME) && p[2] != WIRE_T_STATE && p[2] != WIRE_T_EVENT) {
             wire_why(why, whylen, "only state and event frames carry a time");
             return -EPROTO;

@@ -23,7 +23,8 @@ enum {
 /* Header flags (byte 3). */
 #define WIRE_F_SEQ 0x01u
 #define WIRE_F_TIME 0x02u
-#define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME)
+#define WIRE_F_RESUME 0x04u /* open frames only */
+#define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME | WIRE_F_RESUME)
 
 /* Open payload format byte. */
 enum { WIRE_FMT_SAMP_ONFOOT = 1, WIRE_FMT_SAMP_VEHICLE = 2, WIRE_FMT_RECAP = 3 };

@@ -23,4 +23,6 @@ write("binary_cut", 5, 0, b[:-3])
 write("ndjson", 3, 2, w.ndjson_session())
 write("ndjson_auto_registry", 9, 8, b"\r\n" + w.ndjson_session())
 write("bad_magic", 0, 0, b"\xd8\x01\x05\x00\x01\x00\x00\x00\x00")
+write("resume", 0, 0, w.frame(1, "foot1", w.open_payload(1, 0, b"token"), resume=True) +
+      w.frame(2, "", w.onfoot_body(1), time=1))
 PY

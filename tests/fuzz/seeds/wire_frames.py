@@ -4,8 +4,8 @@
 # payloads, NDJSON lines.
 import json, struct
 
-def frame(ftype, key, payload=b"", seq=None, time=None):
-    flags = (1 if seq is not None else 0) | (2 if time is not None else 0)
+def frame(ftype, key, payload=b"", seq=None, time=None, resume=False):
+    flags = (1 if seq is not None else 0) | (2 if time is not None else 0) | (4 if resume else 0)
     body = bytes([len(key)]) + key.encode()
     if seq is not None:
         body += struct.pack("<Q", seq)
@@ -67,6 +67,7 @@ def binary_session():
 def ndjson_session():
     lines = [
         {"type": "open", "session": "p", "format": "samp-vehicle", "start_time": 5},
+        {"type": "open", "session": "p", "format": "samp-vehicle", "auth": "tok", "resume": True},
         {"type": "flush", "session": "p", "end_tick": 3},
         {"type": "close"},
         {"type": "event", "session": "q", "tick": 1, "action": "TOTEM"},

@@ -21,6 +21,7 @@ typedef struct server {
     char url[300];
     pthread_t thread;
     ws_sink sink;
+    size_t resumes; /* opens the client repeated as resumes (UDP, with a token) */
     size_t expect; /* UDP: messages to wait for */
     size_t datagrams, multi_frame_datagrams;
     int rc;
@@ -47,6 +48,10 @@ static int server_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *met
                          size_t errlen)
 {
     server *s = ctx;
+    if (m->type == RECD_MSG_OPEN && m->open.resume) { /* UDP: a token's open starts a datagram */
+        s->resumes++;
+        return 0;
+    }
     int rc = ws_on_msg(&s->sink, m, meta, err, errlen);
     if (rc == 0 && m->type == RECD_MSG_OPEN && s->nsessions < 16) {
         strcpy(s->sessions[s->nsessions].key, m->session);
@@ -200,6 +205,8 @@ static void send_all_and_compare(recd_wire_transport t, const char *query,
     if (t == RECD_WIRE_UDP) {
         assert_true(s.datagrams > 1);
         assert_true(s.multi_frame_datagrams >= 1);
+    } else {
+        assert_int_equal(s.resumes, 0); /* only datagrams repeat a token's open */
     }
     recd_buf_free(&s.sink.json);
     recd_buf_free(&want);

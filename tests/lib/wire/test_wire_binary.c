@@ -96,6 +96,42 @@ static void roundtrip_all_types(void **state)
     ws_free(&s);
 }
 
+/* An open's resume flag: header flag bit 2 in binary, "resume": true in JSON; both round trip. */
+static void resume_flag(void **state)
+{
+    (void)state;
+    ws_set s;
+    ws_build(&s);
+    recd_msg o = s.m[0];
+    o.open.resume = true;
+    recd_buf wire = {0}, again = {0}, json = {0};
+    assert_int_equal(recd_wire_encode(&o, RECD_WIRE_BINARY, 0, &wire), 0);
+    assert_int_equal(wire.data[3] & 0x04, 0x04);
+    recd_wire_decoder_config cfg = {.encoding = RECD_WIRE_BINARY, .on_msg = reencode, .ctx = &again};
+    recd_wire_decoder *d;
+    char err[320] = "";
+    assert_int_equal(recd_wire_decoder_new(&d, &cfg), 0);
+    assert_int_equal(recd_wire_decoder_feed(d, wire.data, wire.len, err, sizeof err), 0);
+    recd_wire_decoder_free(d);
+    assert_int_equal(again.len, wire.len);
+    assert_memory_equal(again.data, wire.data, wire.len);
+    assert_int_equal(recd_msg_to_json(&o, &json), 0);
+    assert_non_null(memmem(json.data, json.len, "\"resume\":true", 13));
+    recd_msg back;
+    assert_int_equal(recd_msg_from_json((const char *)json.data, json.len, RECD_MSG_FMT_NONE, &back,
+                                        err, sizeof err),
+                     0);
+    assert_true(back.open.resume);
+    recd_msg_free(&back);
+    const char *bad = "{\"type\":\"open\",\"session\":\"a\",\"format\":\"recap\",\"resume\":1}";
+    assert_true(recd_msg_from_json(bad, strlen(bad), RECD_MSG_FMT_NONE, &back, err, sizeof err) < 0);
+    assert_non_null(strstr(err, "open.resume"));
+    recd_buf_free(&wire);
+    recd_buf_free(&again);
+    recd_buf_free(&json);
+    ws_free(&s);
+}
+
 static void frame_layout(void **state)
 {
     (void)state;
@@ -289,8 +325,10 @@ static void bad_headers(void **state)
     expect_error(type, sizeof type, -EPROTO, "unknown frame type 9");
     const uint8_t errframe[] = {0xD7, 1, 0x7F, 0, 3, 0, 0, 0, 0, 0, 0};
     expect_error(errframe, sizeof errframe, -EPROTO, "error frames only travel from server");
-    const uint8_t flags[] = {0xD7, 1, 5, 0x05, 2, 0, 0, 0, 1, 'a'};
-    expect_error(flags, sizeof flags, -EPROTO, "unknown flag bits 0x04");
+    const uint8_t flags[] = {0xD7, 1, 5, 0x09, 2, 0, 0, 0, 1, 'a'};
+    expect_error(flags, sizeof flags, -EPROTO, "unknown flag bits 0x08");
+    const uint8_t resumed_close[] = {0xD7, 1, 5, 0x04, 2, 0, 0, 0, 1, 'a'};
+    expect_error(resumed_close, sizeof resumed_close, -EPROTO, "only open frames carry the resume");
     const uint8_t timed_close[] = {0xD7, 1, 5, 0x02, 10, 0, 0, 0, 1, 'a', 0, 0, 0, 0, 0, 0, 0, 0};
     expect_error(timed_close, sizeof timed_close, -EPROTO, "only state and event frames carry");
     const uint8_t big[] = {0xD7, 1, 2, 0, 0x01, 0x00, 0x01, 0x00};
@@ -594,7 +632,8 @@ static void error_replies(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(roundtrip_all_types), cmocka_unit_test(frame_layout),
+        cmocka_unit_test(roundtrip_all_types), cmocka_unit_test(resume_flag),
+        cmocka_unit_test(frame_layout),
         cmocka_unit_test(random_chunks),       cmocka_unit_test(big_frame_byte_by_byte),
         cmocka_unit_test(key_continuation),    cmocka_unit_test(untimed_state),
         cmocka_unit_test(bad_headers),         cmocka_unit_test(bad_bodies),

@@ -201,7 +201,8 @@ static bool auth_token_valid(const char *s, size_t len)
 
 static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen)
 {
-    static const char *const allowed[] = {COMMON_KEYS, "format", "start_time", "auth", "recap", NULL};
+    static const char *const allowed[] = {COMMON_KEYS, "format", "start_time", "auth", "resume",
+                                          "recap", NULL};
     const char *bad = unknown_key(root, allowed);
     if (bad)
         return err_unknown_key("open", bad, err, errlen);
@@ -241,6 +242,12 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
         if (!out->open.auth)
             return -ENOMEM;
     }
+    json_t *resume = json_object_get(root, "resume");
+    if (resume && !json_is_boolean(resume)) {
+        msg_err(err, errlen, "open.resume: expected true or false, got %s", msg_json_type_name(resume));
+        return -EBADMSG;
+    }
+    out->open.resume = resume && json_is_true(resume);
     json_t *recap = json_object_get(root, "recap");
     if (out->format != RECD_MSG_FMT_RECAP) {
         if (recap) {

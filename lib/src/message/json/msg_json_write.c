@@ -100,6 +100,8 @@ static int put_open(recd_buf *out, const recd_msg *m)
         if (rc == 0)
             rc = msg_json_append_string(out, m->open.auth, strlen(m->open.auth));
     }
+    if (rc == 0 && m->open.resume && (rc = put_key(out, "resume")) == 0)
+        rc = msg_buf_puts(out, "true");
     if (rc == 0 && m->format == RECD_MSG_FMT_RECAP) {
         if (!m->open.recap)
             return -EINVAL;
