@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd end to end for session ownership (docs/reliability.md, "sessions"): a session takes
  * messages only from the connection that opened it; an open with resume and the token moves it to
  * a new connection; with auth.token set, a session's datagrams carry its open with the token. */

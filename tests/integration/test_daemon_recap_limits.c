@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd end to end for the buffer limits of a Recap tick (docs/reliability.md, "sessions"): the
  * events of the tick being collected count toward the session and process limits, and a tick
  * larger than a reader takes in one gzip member is refused, so every file recd writes verifies. */

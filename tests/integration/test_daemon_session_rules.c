@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* recd end to end for what a session promises (docs/reliability.md, "sessions"): a second open
  * of a live key is refused (or, by sessions.second_open, gets a file of its own); clamped times
  * are counted and logged once; a session whose name and its 999 suffixed variants are all taken
