@@ -17,6 +17,7 @@
 #include "support/sd_notify.h"
 
 #define HEALTH_ERROR_WINDOW_MS 60000u /* a write error makes /healthz fail this long */
+#define ROOT_CHECK_MS 500u             /* how often the output root is checked for removal */
 
 void server_announce_listener(recd_server *s, const recd_listener *l)
 {
@@ -184,10 +185,54 @@ static uint64_t tick_period(const recd_config *cfg)
     return p < 10 ? 10 : p > 250 ? 250 : p;
 }
 
+/* The fd a removed root leaves behind is closed once no writer or retention job can use it. */
+static void close_retired_root(recd_server *s)
+{
+    if (s->retired_root_fd < 0 || s->writer.jobs_running || s->retention_running)
+        return;
+    close(s->retired_root_fd);
+    s->retired_root_fd = -1;
+}
+
+/* An output root removed while recd runs (rm -rf, or replaced by another directory) would take
+ * every later write with it: notice it by the held directory's link count or the path's inode,
+ * and open the root by path again once it is there. Until then new parts cannot be created and
+ * their sessions wait as for a full disk. */
+static void watch_root(recd_server *s, uint64_t now)
+{
+    if (now - s->root_checked_ms < ROOT_CHECK_MS)
+        return;
+    s->root_checked_ms = now;
+    close_retired_root(s);
+    struct stat held, named;
+    bool gone = fstat(s->root_fd, &held) < 0 || held.st_nlink == 0;
+    bool named_ok = stat(s->cfg.output.root, &named) == 0 && S_ISDIR(named.st_mode);
+    bool replaced = named_ok && !gone && (named.st_dev != held.st_dev || named.st_ino != held.st_ino);
+    if (!gone && !replaced)
+        return;
+    s->sessions.last_write_error_ms = now; /* /healthz fails while the root is missing */
+    if (!s->root_lost) {
+        s->root_lost = true;
+        log_err("the output root %s was %s: files cannot be written until it is there again",
+                s->cfg.output.root, gone ? "removed" : "replaced");
+    }
+    if (!named_ok || s->retired_root_fd >= 0)
+        return; /* not back yet, or the last swap's fd is still in use */
+    int fd = recd_out_root_open(s->cfg.output.root, false);
+    if (fd < 0)
+        return;
+    s->retired_root_fd = writer_stage_swap_root(&s->writer, fd);
+    s->root_fd = fd;
+    s->root_lost = false;
+    close_retired_root(s);
+    log_notice("the output root %s is there again: writing resumes", s->cfg.output.root);
+}
+
 static void on_tick(uv_timer_t *t)
 {
     recd_server *s = t->data;
     uint64_t now = uv_now(s->loop);
+    watch_root(s, now);
     sessions_tick(&s->sessions, now);
     uint64_t pad;
     if (heap_release_due(&s->heap, s->sessions.env.buffered, now, &pad))
@@ -405,6 +450,7 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
     memset(cfg, 0, sizeof *cfg);
     s->cli = cli;
     s->root_fd = -1;
+    s->retired_root_fd = -1;
     s->metrics_port = -1;
     recd_log_set_level(s->cfg.log.level);
     mode_t base = umask(0);
@@ -437,6 +483,8 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
         writer_stage_free(&s->writer);
     if (s->root_fd >= 0)
         close(s->root_fd);
+    if (s->retired_root_fd >= 0)
+        close(s->retired_root_fd);
     recd_daemon_metrics_free(&s->metrics);
     recd_config_free(&s->cfg);
     free(loop);

@@ -42,6 +42,9 @@ struct recd_server {
 
     writer_stage writer;
     int root_fd;
+    int retired_root_fd;  /* a removed root's fd, closed once no job can be using it, or -1 */
+    bool root_lost;       /* the output root was removed and is not back yet */
+    uint64_t root_checked_ms;
     recd_sessions sessions; /* the record layer */
     recd_ingest ingest;     /* the ingest layer */
     heap_release heap; /* when freed memory goes back to the kernel (heap.h) */

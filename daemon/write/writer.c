@@ -51,6 +51,13 @@ int writer_stage_init(writer_stage *w, uv_loop_t *loop, int root_fd)
     return uv_mutex_init(&w->lock);
 }
 
+static int root_of(const writer_stage *w) { return __atomic_load_n(&w->root_fd, __ATOMIC_ACQUIRE); }
+
+int writer_stage_swap_root(writer_stage *w, int root_fd)
+{
+    return __atomic_exchange_n(&w->root_fd, root_fd, __ATOMIC_ACQ_REL);
+}
+
 void writer_stage_free(writer_stage *w)
 {
     for (size_t i = 0; i < w->nidle; i++)
@@ -344,7 +351,7 @@ static void part_acquire(writer_stage *w, open_part *op, writer_part *p)
         return;
     part_release(w->ops, op);
     memset(&op->file, 0, sizeof op->file);
-    op->file.root_fd = w->root_fd;
+    op->file.root_fd = root_of(w);
     op->file.fd = -1;
     snprintf(op->file.name, sizeof op->file.name, "%s", p->name);
     op->file.size = p->size;
@@ -442,7 +449,7 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
     op->file.error[0] = '\0';
     int rc;
     if (!p->created) {
-        rc = ops->create(&op->file, j->stage->root_fd, p->name);
+        rc = ops->create(&op->file, op->file.root_fd, p->name);
         if (rc < 0)
             return write_failed(j, op, rc, "cannot create", b->data.len);
         p->created = true;

@@ -59,7 +59,7 @@ typedef struct writer_queue {
 /* Shared by all jobs: the output root, a pool of reusable compressors and one of batch buffers. */
 typedef struct writer_stage {
     uv_loop_t *loop;
-    int root_fd;
+    int root_fd; /* read by jobs on the pool: see writer_stage_swap_root() */
     const writer_file_ops *ops; /* writer_file_ops_real; tests install failing ones */
     uv_mutex_t lock;
     recd_gzip_deflater *idle[WRITER_POOL_MAX];
@@ -92,6 +92,10 @@ typedef void (*writer_done_fn)(void *ctx, const writer_result *r);
 
 int writer_stage_init(writer_stage *w, uv_loop_t *loop, int root_fd);
 void writer_stage_free(writer_stage *w);
+/* The output root was opened again (the old one was removed): jobs started from now on use
+ * root_fd. Returns the old fd, which jobs already running may still use: close it only once
+ * jobs_running is 0. Loop thread only. */
+int writer_stage_swap_root(writer_stage *w, int root_fd);
 
 /* A new part that will be created as rel + ".part" by the first job that has bytes for it. */
 writer_part *writer_part_new(const char *rel, int gzip_level);

@@ -59,6 +59,36 @@ static void send_flush(recd_client *c, const td_rec_session *s)
     assert_int_equal(recd_client_flush(c), 0);
 }
 
+/* Waits until recd counts more write errors than before. */
+static void wait_write_errors(const td_daemon *d, double before)
+{
+    uint64_t deadline = td_deadline(10000);
+    while (td_metric(d, "recd_write_errors_total") <= before) {
+        if (td_now_ms() > deadline) {
+            td_dump_log(d);
+            fail_msg("recd reported no write error");
+        }
+        td_sleep_ms(10);
+    }
+}
+
+/* Waits until /healthz reports a write error (503). */
+static void wait_unhealthy(const td_daemon *d)
+{
+    uint64_t deadline = td_deadline(10000);
+    for (;;) {
+        int status = 0;
+        free(td_http_get(d, "/healthz", &status));
+        if (status == 503)
+            return;
+        if (td_now_ms() > deadline) {
+            td_dump_log(d);
+            fail_msg("/healthz did not report the write error");
+        }
+        td_sleep_ms(20);
+    }
+}
+
 /* A .part removed behind recd's back cannot be finalized: at the stop, recd says so and exits
  * non-zero instead of "every file is finalized". */
 static void lost_part_makes_exit_status_fail(void **state)
@@ -89,6 +119,55 @@ static void lost_part_makes_exit_status_fail(void **state)
     }
     assert_true(log_has(&d, "stopped with write errors"));
     td_rec_session_free(&s);
+    td_cleanup(&d);
+}
+
+/* The output root removed while recd runs, then made again: recd notices, opens the new root,
+ * and a session opened after that is recorded whole. The part that was open in the removed root
+ * cannot be finalized, which the stop reports. */
+static void removed_root_is_opened_again(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, FAULT_CONFIG);
+    td_start(&d);
+    td_rec_session before, after;
+    td_rec_session_init(&before, "before", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 3);
+    td_rec_session_init(&after, "after", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 4);
+    recd_client *c = td_connect(d.tcp);
+    td_send_open(c, before.session, before.format, 0);
+    send_states(c, &before, 100);
+    send_flush(c, &before);
+    char rel[1024];
+    wait_for_part(&d, rel, sizeof rel);
+
+    tu_rmtree(d.out);
+    send_states(c, &before, 100);
+    send_flush(c, &before);
+    wait_unhealthy(&d);
+    assert_int_equal(mkdir(d.out, 0755), 0);
+    send_states(c, &before, UINT32_MAX);
+    td_send_close(c, before.session, before.format);
+    td_close_client(c);
+
+    td_send_rec_session(d.tcp, &after, 0);
+    uint64_t deadline = td_deadline(30000);
+    for (;;) {
+        td_files f = td_session_files(&d, "samp-onfoot", after.session);
+        bool done = f.count == 1 && f.parts == 0;
+        td_files_free(&f);
+        if (done || td_now_ms() > deadline)
+            break;
+        td_sleep_ms(50);
+    }
+    td_expect_single_file(&d, "samp-onfoot", after.session, &after.expect);
+    td_files f = td_session_files(&d, "samp-onfoot", before.session);
+    assert_true(f.count >= 1); /* what came after the removal, in a new part */
+    td_files_free(&f);
+    assert_int_not_equal(td_signal_wait(&d, SIGTERM), 0); /* the removed part was never finalized */
+    assert_true(log_has(&d, "is there again"));
+    td_rec_session_free(&before);
+    td_rec_session_free(&after);
     td_cleanup(&d);
 }
 
@@ -174,19 +253,6 @@ static void start_fault_end(fault_end *f, const char *dir, bool remount_rw)
     assert_int_equal(pthread_create(&f->thread, NULL, end_fault, f), 0);
 }
 
-/* Waits until recd counts more write errors than before. */
-static void wait_write_errors(const td_daemon *d, double before)
-{
-    uint64_t deadline = td_deadline(10000);
-    while (td_metric(d, "recd_write_errors_total") <= before) {
-        if (td_now_ms() > deadline) {
-            td_dump_log(d);
-            fail_msg("recd reported no write error");
-        }
-        td_sleep_ms(10);
-    }
-}
-
 /* Two sessions, one over TCP and one over the Unix socket: their first states until the writes
  * fail, the rest while the fault lasts (their connections are paused), then each file is checked
  * whole. */
@@ -263,6 +329,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         td_unit_test(lost_part_makes_exit_status_fail),
+        td_unit_test(removed_root_is_opened_again),
         td_unit_test(full_and_read_only_tmpfs_lose_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
