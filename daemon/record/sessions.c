@@ -208,7 +208,7 @@ static void retry_later(recd_session *s, int error)
     s->retry_delay_ms = delay > cap ? cap : delay;
     s->retry_at_ms = session_now_ms(s) + s->retry_delay_ms;
     if (!s->write_failing)
-        log_warn("session '%s': cannot write (%s): its data is kept, its input paused, and the "
+        log_warn("session '%s': cannot write (%s): its data is kept, its stream input waits, and the "
                  "write retried",
                  s->key, recd_strerror(error));
     s->write_failing = true;
