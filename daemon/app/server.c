@@ -412,6 +412,7 @@ static int startup(recd_server *s)
         log_crit("out of memory");
         return rc;
     }
+    s->writer.fsync = s->cfg.flush.fsync; /* also after each reload (server_reload.c) */
     ingest_events ingest_on = {.conn_gone = on_conn_gone, .data = s};
     ingest_init(&s->ingest, s->loop, &s->cfg, &s->metrics, &s->sessions, ingest_on);
     if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)

@@ -5,6 +5,7 @@ const writer_file_ops writer_file_ops_real = {
     .create = recd_part_create,
     .append = recd_part_append,
     .pwrite = recd_part_pwrite,
+    .sync = recd_part_sync,
     .finalize = recd_part_finalize,
     .close_fd = recd_part_close_fd,
 };

@@ -14,6 +14,7 @@ typedef struct writer_file_ops {
     int (*create)(recd_part *p, int root_fd, const char *rel);
     int (*append)(recd_part *p, const void *data, size_t len);
     int (*pwrite)(recd_part *p, uint64_t offset, const void *data, size_t len);
+    int (*sync)(recd_part *p); /* fdatasync */
     int (*finalize)(recd_part *p, unsigned flags);
     int (*close_fd)(recd_part *p);
 } writer_file_ops;

@@ -39,6 +39,7 @@ typedef struct writer_job {
     writer_done_fn done;
     void *ctx;
     writer_batch *stopped_at; /* the batch a passing error stopped the job at, or NULL */
+    bool fsync;               /* flush.fsync when the job was kicked */
     writer_result result;
 } writer_job;
 
@@ -298,6 +299,7 @@ int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t hea
 typedef struct open_part {
     writer_part *owner;
     recd_part file;
+    bool dirty; /* appended to by this job and not synced */
 } open_part;
 
 static recd_gzip_deflater *deflater_take(writer_stage *w)
@@ -352,6 +354,7 @@ static void part_acquire(writer_stage *w, open_part *op, writer_part *p)
     part_release(w->ops, op);
     memset(&op->file, 0, sizeof op->file);
     op->file.root_fd = root_of(w);
+    op->dirty = false;
     op->file.fd = -1;
     snprintf(op->file.name, sizeof op->file.name, "%s", p->name);
     op->file.size = p->size;
@@ -471,6 +474,7 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
     if (rc < 0)
         return write_failed(j, op, rc, "cannot append to", b->data.len);
     b->data_done = true;
+    op->dirty = true;
     j->result.written += n;
     return 0;
 }
@@ -496,13 +500,14 @@ static int end_part(writer_job *j, writer_batch *b, open_part *op)
             j->result.written += b->header_len;
     }
     if (rc == 0)
-        rc = j->stage->ops->finalize(&op->file, 0);
+        rc = j->stage->ops->finalize(&op->file, j->fsync ? RECD_PART_FINALIZE_SYNC : 0);
     if (rc < 0) {
         if (write_failed(j, op, rc, "cannot finalize", 0))
             return 1;
         j->result.abandoned++;
         return 0;
     }
+    op->dirty = false;
     j->result.finalized++;
     log_debug("finalized %s (%llu bytes)", op->file.name, (unsigned long long)op->file.size);
     return 0;
@@ -523,6 +528,23 @@ static void lower_priority_once(void)
 #endif
 }
 
+/* flush.fsync: the part the job wrote to reaches the disk before the job moves on. The bytes are
+ * the kernel's already, so a failure is logged and counted, not retried: after a failed
+ * fdatasync the page cache cannot be trusted to still hold them. */
+static void sync_part(writer_job *j, open_part *op)
+{
+    if (!j->fsync || !op->owner || !op->dirty)
+        return;
+    op->dirty = false;
+    op->file.error[0] = '\0';
+    int rc = j->stage->ops->sync(&op->file);
+    if (rc < 0) {
+        j->result.failures++;
+        log_err("writer: cannot sync '%s': %s", part_label(op),
+                op->file.error[0] ? op->file.error : recd_strerror(rc));
+    }
+}
+
 static void job_work(uv_work_t *req)
 {
     lower_priority_once();
@@ -532,12 +554,16 @@ static void job_work(uv_work_t *req)
     recd_buf out = {0};
     open_part op;
     op.owner = NULL;
+    op.dirty = false;
     for (writer_batch *b = j->batches; b; b = b->next) {
+        if (op.owner != b->part)
+            sync_part(j, &op);
         if (write_batch(j, b, &op, &d, &out) || (b->end && end_part(j, b, &op))) {
             j->stopped_at = b;
             break;
         }
     }
+    sync_part(j, &op);
     /* Files are opened per job and closed after it: descriptors stay bounded by the pool. */
     part_release(j->stage->ops, &op);
     for (writer_batch *b = j->batches; b != j->stopped_at; b = b->next) {
@@ -605,6 +631,7 @@ int writer_kick(writer_stage *w, writer_queue *q, writer_done_fn done, void *ctx
     j->batches = q->head;
     j->done = done;
     j->ctx = ctx;
+    j->fsync = w->fsync;
     j->req.data = j;
     int rc = uv_queue_work(w->loop, &j->req, job_work, job_after);
     if (rc < 0) {

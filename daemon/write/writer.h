@@ -61,6 +61,7 @@ typedef struct writer_stage {
     uv_loop_t *loop;
     int root_fd; /* read by jobs on the pool: see writer_stage_swap_root() */
     const writer_file_ops *ops; /* writer_file_ops_real; tests install failing ones */
+    bool fsync; /* flush.fsync: jobs kicked from now on sync what they write (loop thread) */
     uv_mutex_t lock;
     recd_gzip_deflater *idle[WRITER_POOL_MAX];
     size_t nidle;

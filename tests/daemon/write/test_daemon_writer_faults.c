@@ -15,13 +15,15 @@
 
 /* ---- the injecting file operations ---------------------------------------------------------- */
 
-typedef enum fault_op { OP_CREATE, OP_APPEND, OP_PWRITE, OP_FINALIZE, OP_COUNT } fault_op;
+typedef enum fault_op { OP_CREATE, OP_APPEND, OP_PWRITE, OP_SYNC, OP_FINALIZE, OP_COUNT } fault_op;
 
 static struct {
     unsigned calls[OP_COUNT];
     unsigned fail_from[OP_COUNT]; /* calls fail_from .. fail_until (1-based; 0 = never) */
     unsigned fail_until[OP_COUNT];
     int error[OP_COUNT];
+    unsigned sync_delay_ms; /* a slow disk */
+    unsigned finalize_flags; /* as the last finalize was called */
 } faults;
 
 static int injected(fault_op op)
@@ -62,13 +64,22 @@ static int f_pwrite(recd_part *p, uint64_t off, const void *data, size_t len)
     return rc < 0 ? rc : recd_part_pwrite(p, off, data, len);
 }
 
+static int f_sync(recd_part *p)
+{
+    int rc = injected(OP_SYNC);
+    if (faults.sync_delay_ms)
+        usleep(faults.sync_delay_ms * 1000u);
+    return rc < 0 ? rc : recd_part_sync(p);
+}
+
 static int f_finalize(recd_part *p, unsigned flags)
 {
+    faults.finalize_flags = flags;
     int rc = injected(OP_FINALIZE);
     return rc < 0 ? rc : recd_part_finalize(p, flags);
 }
 
-static const writer_file_ops faulty_ops = {f_create, f_append, f_pwrite, f_finalize,
+static const writer_file_ops faulty_ops = {f_create, f_append, f_pwrite, f_sync, f_finalize,
                                            recd_part_close_fd};
 
 /* ---- a stage on a loop ---------------------------------------------------------------------- */
@@ -298,6 +309,54 @@ static void vanished_part_is_given_up(void **state)
     rig_free(g);
 }
 
+static void on_loop_tick(uv_timer_t *t) { (*(unsigned *)t->data)++; }
+
+/* flush.fsync: each job syncs each part it appended to once, a part's rename syncs its directory,
+ * a slow fsync holds up only the pool thread (the loop's timer keeps firing), and a failed one
+ * is counted without losing or rewriting anything. */
+static void fsync_per_job(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    g->w.fsync = true;
+    writer_part *p = writer_part_new("f.rec", 0);
+    assert_non_null(p);
+    put_batch(g, p, 'a', 2);
+    put_batch(g, p, 'b', 2);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->failures, 0);
+    assert_int_equal(faults.calls[OP_SYNC], 1);
+
+    faults.sync_delay_ms = tu_scaled_ms(300);
+    unsigned ticks = 0;
+    uv_timer_t timer;
+    assert_int_equal(uv_timer_init(&g->loop, &timer), 0);
+    timer.data = &ticks;
+    uv_timer_start(&timer, on_loop_tick, 10, 10);
+    put_batch(g, p, 'c', 2);
+    assert_int_equal(writer_kick(&g->w, &g->q, on_done, g), 0);
+    while (g->jobs < 2)
+        uv_run(&g->loop, UV_RUN_ONCE);
+    uv_close((uv_handle_t *)&timer, NULL);
+    assert_true(ticks >= 3); /* the loop went on while the disk was slow */
+    assert_int_equal(faults.calls[OP_SYNC], 2);
+
+    faults.sync_delay_ms = 0;
+    fail_calls(OP_SYNC, 3, 3, -EIO);
+    put_batch(g, p, 'd', 2);
+    r = run_job(g);
+    assert_int_equal(r->failures, 1);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->released, 2);
+
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_int_equal(faults.finalize_flags, RECD_PART_FINALIZE_SYNC);
+    check_file(g, "f.rec", "aabbccdd");
+    rig_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +365,7 @@ int main(void)
         cmocka_unit_test(no_empty_parts_pile_up),
         cmocka_unit_test(end_of_part_is_retried),
         cmocka_unit_test(vanished_part_is_given_up),
+        cmocka_unit_test(fsync_per_job),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
