@@ -233,6 +233,30 @@ static void create_fails_then_passes(void **state)
     rig_free(g);
 }
 
+/* The output root removed: creating a part fails with ENOENT until a directory is there again;
+ * the batches wait and land in the one part that is then created. */
+static void missing_root_waits(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    writer_part *p = writer_part_new("dir/g.rec", 0);
+    assert_non_null(p);
+    put_batch(g, p, 'g', 3);
+    fail_calls(OP_CREATE, 1, 3, -ENOENT);
+    for (int i = 0; i < 3; i++) {
+        const writer_result *r = run_job(g);
+        assert_int_equal(r->retry_error, -ENOENT);
+        assert_int_equal(r->lost, 0);
+        put_batch(g, p, 'h', 1);
+    }
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->finalized, 1);
+    check_file(g, "dir/g.rec", "ggghhh");
+    rig_free(g);
+}
+
 /* The first bytes of a part fail (the .part exists, empty): later batches go into that same
  * .part, so no empty parts pile up. */
 static void no_empty_parts_pile_up(void **state)
@@ -363,6 +387,7 @@ int main(void)
         cmocka_unit_test(full_disk_keeps_batches),
         cmocka_unit_test(create_fails_then_passes),
         cmocka_unit_test(no_empty_parts_pile_up),
+        cmocka_unit_test(missing_root_waits),
         cmocka_unit_test(end_of_part_is_retried),
         cmocka_unit_test(vanished_part_is_given_up),
         cmocka_unit_test(fsync_per_job),
