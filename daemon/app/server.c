@@ -186,6 +186,16 @@ static void finish_close(recd_server *s)
         s->http = NULL;
     }
     ingest_close_listeners(&s->ingest);
+    const recd_sessions *r = &s->sessions;
+    if (r->parts_left || r->bytes_lost) {
+        /* The exit status says it too: a supervisor or script must not take this for a clean stop. */
+        log_err("stopped with write errors: %llu files left as .part (recovered at the next "
+                "start), %llu accepted bytes never written",
+                (unsigned long long)r->parts_left, (unsigned long long)r->bytes_lost);
+        recd_sd_notify_status("stopped with write errors");
+        s->exit_code = 1;
+        return;
+    }
     log_notice("stopped: every file is finalized");
     recd_sd_notify_status("stopped");
 }
@@ -287,6 +297,7 @@ static int startup(recd_server *s)
         log_crit("out of memory");
         return rc;
     }
+    s->writer.fsync = s->cfg.flush.fsync; /* also after each reload (server_reload.c) */
     ingest_events ingest_on = {.conn_gone = on_conn_gone, .data = s};
     ingest_init(&s->ingest, s->loop, &s->cfg, &s->metrics, &s->sessions, ingest_on);
     if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
@@ -325,6 +336,7 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
     memset(cfg, 0, sizeof *cfg);
     s->cli = cli;
     s->root_fd = -1;
+    s->retired_root_fd = -1;
     s->metrics_port = -1;
     recd_log_set_level(s->cfg.log.level);
     mode_t base = umask(0);
@@ -357,6 +369,8 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
         writer_stage_free(&s->writer);
     if (s->root_fd >= 0)
         close(s->root_fd);
+    if (s->retired_root_fd >= 0)
+        close(s->retired_root_fd);
     recd_daemon_metrics_free(&s->metrics);
     recd_config_free(&s->cfg);
     free(loop);

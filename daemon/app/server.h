@@ -43,6 +43,9 @@ struct recd_server {
 
     writer_stage writer;
     int root_fd;
+    int retired_root_fd;  /* a removed root's fd, closed once no job can be using it, or -1 */
+    bool root_lost;       /* the output root was removed and is not back yet */
+    uint64_t root_checked_ms;
     recd_sessions sessions; /* the record layer */
     recd_ingest ingest;     /* the ingest layer */
     heap_release heap; /* when freed memory goes back to the kernel (heap.h) */
@@ -58,10 +61,11 @@ struct recd_server {
 int recd_server_run(recd_config *cfg, const recd_cli *cli);
 
 /* The app layer's own files (server.c, server_reload.c, server_retention.c, server_timers.c,
- * server_setup.c). */
+ * server_setup.c, server_root_watch.c). */
 void server_shutdown(recd_server *s); /* SIGTERM / SIGINT; a second call skips the drain */
 void server_reload(recd_server *s);   /* SIGHUP */
 void server_run_retention(recd_server *s); /* on the thread pool; one run at a time */
+void server_watch_root(recd_server *s, uint64_t now); /* from the tick: a removed root */
 int server_start_timers(recd_server *s);    /* tick, retention, watchdog; 0 or a libuv error */
 void server_retune_tick(recd_server *s);   /* after flush.interval changed */
 void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */

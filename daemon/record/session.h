@@ -47,6 +47,7 @@ typedef struct recd_session {
     bool dormant;  /* idle: file finalized, buffers freed, resumes on the next sample */
     bool rec_any;  /* .rec: a block was accepted in this session */
     bool rec_header_due; /* .rec: the current part's file header goes with its next block */
+    bool write_failing;  /* its last write failed and waits for a retry: input is paused */
     recd_msg_format format;
     char key[RECD_SESSION_KEY_MAX + 1];
 
@@ -78,6 +79,9 @@ typedef struct recd_session {
     uint64_t last_seq;
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
     uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */
+    uint64_t retry_at_ms;     /* while write_failing: when the writer tries again */
+    uint32_t retry_delay_ms;  /* the backoff: doubles with each failure up to a cap */
+    uint32_t stop_retries;    /* failed tries since the shutdown began */
     uint64_t packed_in, packed_out; /* members compressed so far: the ratio to expect */
     const session_format *ops;  /* what the session does in its format's way */
     void *format_data;          /* the format's own state (session_recap.c), or NULL */

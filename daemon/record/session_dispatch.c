@@ -180,7 +180,7 @@ static bool sequence_ok(session_input *in, recd_session *s, uint64_t seq)
 static void note_limits(session_input *in, recd_session *s)
 {
     const session_env *env = s->env;
-    if (s->buffered > env->cfg->limits.session_buffer)
+    if (s->buffered > env->cfg->limits.session_buffer || s->write_failing)
         memcpy(in->over_key, s->key, sizeof in->over_key);
     if (env->buffered > env->cfg->limits.process_buffer)
         in->over_process = true;
@@ -194,6 +194,7 @@ static bool datagram_over_limits(session_input *in, recd_session *s)
                           env->buffered <= env->cfg->limits.process_buffer))
         return false;
     recd_metric_add(env->metrics->backpressure_events_total, 0, 1);
+    recd_metric_add(env->metrics->samples_dropped_total, RECD_M_DROP_BUFFER_FULL, 1);
     log_warn("%s: session '%s' is over its buffer limit: datagram dropped", session_input_peer(in),
              s->key);
     return true;

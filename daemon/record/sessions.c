@@ -11,6 +11,13 @@
 
 #include "support/log.h"
 
+/* A failed write is tried again after WRITE_RETRY_FIRST_MS, doubling up to WRITE_RETRY_MAX_MS.
+ * At shutdown a session gives up after WRITE_RETRY_AT_STOP more failures (about 3 s). */
+#define WRITE_RETRY_FIRST_MS 100u
+#define WRITE_RETRY_MAX_MS 5000u
+#define WRITE_RETRY_STOP_MAX_MS 1000u
+#define WRITE_RETRY_AT_STOP 5u
+
 static void on_written(void *ctx, const writer_result *r);
 
 static recd_sessions *registry_of(const recd_session *s)
@@ -50,13 +57,15 @@ bool sessions_over_limit(recd_sessions *r, const char *key)
     if (!key[0])
         return false;
     recd_session *s = session_table_get(&r->table, key);
-    return s && s->buffered > cfg->limits.session_buffer;
+    return s && (s->buffered > cfg->limits.session_buffer || s->write_failing);
 }
 
 /* ---- flushing -------------------------------------------------------------------------------- */
 
 static void kick(recd_session *s)
 {
+    if (s->write_failing && session_now_ms(s) < s->retry_at_ms)
+        return; /* the backoff: session_tick() kicks when it is over */
     int rc = writer_kick(s->env->writer, &s->queue, on_written, s);
     if (rc < 0)
         log_err("session '%s': cannot start a writer job: %s (retrying at the next flush)", s->key,
@@ -162,6 +171,8 @@ static void go_dormant(recd_session *s, uint64_t now_ms)
 void session_tick(recd_session *s, uint64_t now_ms)
 {
     const recd_config *cfg = s->env->cfg;
+    if (s->write_failing && now_ms >= s->retry_at_ms)
+        kick(s);
     if (s->closing)
         return;
     if (s->dormant) {
@@ -180,6 +191,36 @@ void session_tick(recd_session *s, uint64_t now_ms)
         go_dormant(s, now_ms);
 }
 
+/* Shutdown, and the session's writes keep failing: what it still holds is lost. */
+static void give_up(recd_session *s)
+{
+    recd_sessions *reg = registry_of(s);
+    log_err("session '%s': writes still fail at shutdown: %llu bytes are lost; its .part file "
+            "is left for recovery at the next start",
+            s->key, (unsigned long long)s->buffered);
+    reg->bytes_lost += s->buffered;
+    recd_metric_add(reg->env.metrics->bytes_lost_total, 0, s->buffered);
+    reg->parts_left++;
+    destroy(s);
+}
+
+/* The job stopped at a write that may pass: its batches wait in the queue for a retry. */
+static void retry_later(recd_session *s, int error)
+{
+    recd_sessions *reg = registry_of(s);
+    uint32_t cap = reg->stopping ? WRITE_RETRY_STOP_MAX_MS : WRITE_RETRY_MAX_MS;
+    uint32_t delay = s->write_failing ? s->retry_delay_ms * 2 : WRITE_RETRY_FIRST_MS;
+    s->retry_delay_ms = delay > cap ? cap : delay;
+    s->retry_at_ms = session_now_ms(s) + s->retry_delay_ms;
+    if (!s->write_failing)
+        log_warn("session '%s': cannot write (%s): its data is kept, its stream input waits, and the "
+                 "write retried",
+                 s->key, recd_strerror(error));
+    s->write_failing = true;
+    if (reg->stopping)
+        s->stop_retries++;
+}
+
 static void on_written(void *ctx, const writer_result *r)
 {
     recd_session *s = ctx;
@@ -188,8 +229,22 @@ static void on_written(void *ctx, const writer_result *r)
     recd_metrics_flush_done(reg->env.metrics, r->written, r->seconds);
     if (r->finalized)
         recd_metric_add(reg->env.metrics->files_finalized_total, 0, r->finalized);
-    if (r->failures)
+    if (r->failures) {
         reg->last_write_error_ms = sessions_now_ms(reg);
+        recd_metric_add(reg->env.metrics->write_errors_total, 0, r->failures);
+    }
+    if (r->lost) {
+        reg->bytes_lost += r->lost;
+        recd_metric_add(reg->env.metrics->bytes_lost_total, 0, r->lost);
+    }
+    reg->parts_left += r->abandoned;
+    if (r->retry_error) {
+        retry_later(s, r->retry_error);
+    } else if (s->write_failing) {
+        s->write_failing = false;
+        s->retry_delay_ms = 0;
+        log_notice("session '%s': writing again", s->key);
+    }
     s->packed_in += r->members_in;
     s->packed_out += r->members_out;
     if (s->part && r->last == s->part) {
@@ -201,11 +256,12 @@ static void on_written(void *ctx, const writer_result *r)
         end_format_part(s, false);
         writer_seal(&s->queue);
     }
-    if (s->queue.head)
+    if (s->write_failing && s->closing && s->stop_retries >= WRITE_RETRY_AT_STOP)
+        give_up(s);
+    else if (s->queue.head)
         kick(s);
-    else if (s->closing && writer_idle(&s->queue)) {
+    else if (s->closing && writer_idle(&s->queue))
         destroy(s);
-    }
     if (reg->on.room)
         reg->on.room(reg->on.data);
 }
@@ -238,6 +294,7 @@ void sessions_tick(recd_sessions *r, uint64_t now_ms)
 
 void sessions_close_all(recd_sessions *r, const char *why)
 {
+    r->stopping = true;
     recd_session *next;
     for (recd_session *s = LIST_FIRST(&r->live); s; s = next) {
         next = LIST_NEXT(s, live);

@@ -30,6 +30,9 @@ typedef struct recd_sessions {
     size_t live_count;
     uint64_t last_write_error_ms; /* for /healthz */
     uint64_t owners;              /* stream connections numbered as session owners so far */
+    bool stopping;                /* shutdown: writes that keep failing are given up */
+    uint64_t parts_left;          /* parts left as .part after write errors */
+    uint64_t bytes_lost;          /* accepted bytes that never reached a file */
     sessions_events on;
 } recd_sessions;
 

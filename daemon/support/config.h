@@ -49,6 +49,7 @@ typedef struct recd_config {
     struct {
         uint64_t interval_ms;              /* a session's buffered samples are written at least this often */
         uint64_t buffer_size;              /* ... or as soon as this many bytes are buffered */
+        bool fsync;                        /* fdatasync each part after each write job */
     } flush;
     struct {
         uint64_t max_frame;                /* largest input message, bytes */

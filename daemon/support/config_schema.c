@@ -76,6 +76,9 @@ const row recd_cfg_rows[] = {
      "the most data a crash can lose."},
     {"flush.buffer_size", T_SIZE, OFF(flush.buffer_size), 4 * KIB, 64 * MIB, F_LIVE, "64KiB", NULL,
      "A session is also flushed as soon as this many bytes are buffered. At most limits.session_buffer."},
+    {"flush.fsync", T_BOOL, OFF(flush.fsync), 0, 0, F_LIVE, "false", NULL,
+     "After each write, fdatasync the file, and fsync the directory when a part is renamed: a power "
+     "loss then loses at most flush.interval, at the cost of a disk flush per session per interval."},
 
     {"limits.max_frame", T_SIZE, OFF(limits.max_frame), 256, 16 * MIB, F_LIVE, "64KiB", NULL,
      "Largest input message (one binary frame, NDJSON line or datagram). Larger ones are rejected."},

@@ -383,6 +383,9 @@ static const recd_metric_label transport_format[] = {
     {"format", format_values, RECD_M_FORMATS},
 };
 static const recd_metric_label reason_label[] = {{"reason", reason_values, RECD_M_REASONS}};
+static const char *const drop_values[] = {"buffer_full"};
+_Static_assert(sizeof drop_values / sizeof *drop_values == RECD_M_DROPS, "drop labels");
+static const recd_metric_label drop_label[] = {{"reason", drop_values, RECD_M_DROPS}};
 static const recd_metric_label result_label[] = {{"result", result_values, 2}};
 
 /* Flushes are buffered writes of up to a few MiB: sub-millisecond normally, seconds when the disk
@@ -435,7 +438,19 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
                                              ".rec samples whose time was raised to the previous "
                                              "sample's (rec.time_policy: clamp).",
                                              NULL, 0, NULL, 0);
-    if (!m->sessions_open || !m->samples_total || !m->bytes_in_total || !m->decode_errors_total ||
+    m->samples_dropped_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_samples_dropped_total",
+                                                "Samples that arrived and were not kept, by reason.",
+                                                drop_label, 1, NULL, 0);
+    m->write_errors_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_write_errors_total",
+                                             "Writes to recording files that failed (each is retried "
+                                             "with backoff).",
+                                             NULL, 0, NULL, 0);
+    m->bytes_lost_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_bytes_lost_total",
+                                           "Bytes accepted that never reached a file (a part replaced "
+                                           "behind recd's back, or writes still failing at shutdown).",
+                                           NULL, 0, NULL, 0);
+    if (!m->samples_dropped_total || !m->write_errors_total || !m->bytes_lost_total ||
+        !m->sessions_open || !m->samples_total || !m->bytes_in_total || !m->decode_errors_total ||
         !m->udp_gaps_total || !m->udp_duplicates_total || !m->bytes_written_total || !m->files_finalized_total ||
         !m->flush_latency_seconds || !m->buffered_bytes || !m->backpressure_events_total ||
         !m->config_reloads_total || !m->heap_bytes || !m->time_clamped_total) {

@@ -96,7 +96,16 @@ typedef struct recd_daemon_metrics {
     recd_metric *config_reloads_total;      /* counter {result: ok, failed} */
     recd_metric *heap_bytes;                /* gauge, sampled at each scrape */
     recd_metric *time_clamped_total;        /* counter: .rec times raised under clamp */
+    recd_metric *samples_dropped_total;     /* counter {reason}: accepted input not kept */
+    recd_metric *write_errors_total;        /* counter: writes that failed (and are retried) */
+    recd_metric *bytes_lost_total;          /* counter: queued bytes that never reached a file */
 } recd_daemon_metrics;
+
+/* Why a sample that arrived was not kept (label "reason" of recd_samples_dropped_total). */
+typedef enum recd_m_drop {
+    RECD_M_DROP_BUFFER_FULL, /* "buffer_full": a datagram over the session or process buffer limit */
+    RECD_M_DROPS
+} recd_m_drop;
 
 /* Registers every recd metric (all series start at 0, so dashboards see them at once). 0 or -ENOMEM. */
 int recd_daemon_metrics_init(recd_daemon_metrics *m);

@@ -26,6 +26,7 @@ struct writer_batch {
     uint32_t nsegs, capsegs;
     bool has_members;
     bool end;
+    bool data_done; /* its bytes are in the file: a retry only has the part's end left to do */
     writer_batch *next;
     uint8_t *header; /* patched header written at offset 0 on end */
     size_t header_len;
@@ -38,6 +39,8 @@ typedef struct writer_job {
     writer_batch *batches;
     writer_done_fn done;
     void *ctx;
+    writer_batch *stopped_at; /* the batch a passing error stopped the job at, or NULL */
+    bool fsync;               /* flush.fsync when the job was kicked */
     writer_result result;
 } writer_job;
 
@@ -46,7 +49,15 @@ int writer_stage_init(writer_stage *w, uv_loop_t *loop, int root_fd)
     memset(w, 0, sizeof *w);
     w->loop = loop;
     w->root_fd = root_fd;
+    w->ops = &writer_file_ops_real;
     return uv_mutex_init(&w->lock);
+}
+
+static int root_of(const writer_stage *w) { return __atomic_load_n(&w->root_fd, __ATOMIC_ACQUIRE); }
+
+int writer_stage_swap_root(writer_stage *w, int root_fd)
+{
+    return __atomic_exchange_n(&w->root_fd, root_fd, __ATOMIC_ACQ_REL);
 }
 
 void writer_stage_free(writer_stage *w)
@@ -289,6 +300,7 @@ int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t hea
 typedef struct open_part {
     writer_part *owner;
     recd_part file;
+    bool dirty; /* appended to by this job and not synced */
 } open_part;
 
 static recd_gzip_deflater *deflater_take(writer_stage *w)
@@ -315,12 +327,12 @@ static void deflater_give(writer_stage *w, recd_gzip_deflater *d)
 }
 
 /* Writes back what the job learnt about its current part and closes its file. */
-static void part_release(open_part *op)
+static void part_release(const writer_file_ops *ops, open_part *op)
 {
     writer_part *p = op->owner;
     if (!p)
         return;
-    recd_part_close_fd(&op->file);
+    ops->close_fd(&op->file);
     if (p->created && strcmp(p->name, op->file.name) != 0) {
         char *name = strdup(op->file.name);
         if (name) {
@@ -340,9 +352,10 @@ static void part_acquire(writer_stage *w, open_part *op, writer_part *p)
 {
     if (op->owner == p)
         return;
-    part_release(op);
+    part_release(w->ops, op);
     memset(&op->file, 0, sizeof op->file);
-    op->file.root_fd = w->root_fd;
+    op->file.root_fd = root_of(w);
+    op->dirty = false;
     op->file.fd = -1;
     snprintf(op->file.name, sizeof op->file.name, "%s", p->name);
     op->file.size = p->size;
@@ -376,74 +389,129 @@ static int render(writer_job *j, const writer_batch *b, recd_gzip_deflater **d, 
     return rc;
 }
 
-static void mark_broken(writer_job *j, open_part *op, int rc, const char *what)
+/* Errors that may pass while recd waits: the disk fills and empties, a filesystem is remounted,
+ * a directory is made again. Anything else (the file was replaced, a name is too long) will
+ * fail the same way at every try. */
+static bool may_pass(int rc)
 {
-    op->owner->broken = true;
-    j->result.failures++;
-    log_err("writer: %s '%s': %s", what, op->file.name[0] ? op->file.name : op->owner->name,
-            op->file.error[0] ? op->file.error : recd_strerror(rc));
+    switch (-rc) {
+    case ENOSPC:
+    case EDQUOT:
+    case EIO:
+    case EROFS:
+    case EACCES:
+    case EPERM:
+    case ENOENT:
+    case EAGAIN:
+    case EINTR:
+    case ENOMEM:
+    case EMFILE:
+    case ENFILE:
+    case EBUSY:
+        return true;
+    default:
+        return false;
+    }
 }
 
-static void write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_deflater **d,
-                        recd_buf *out)
+static const char *part_label(const open_part *op)
+{
+    return op->file.name[0] ? op->file.name : op->owner->name;
+}
+
+/* A write of bytes (queued bytes) failed: the job stops here to try again later (1), or the
+ * part is broken and the bytes are lost (0). A part whose file has vanished (ENOENT after it was
+ * created) cannot be written again. */
+static int write_failed(writer_job *j, open_part *op, int rc, const char *what, uint64_t bytes)
+{
+    j->result.failures++;
+    const char *why = op->file.error[0] ? op->file.error : recd_strerror(rc);
+    if (may_pass(rc) && !(rc == -ENOENT && op->owner->created)) {
+        j->result.retry_error = rc;
+        log_err("writer: %s '%s': %s (kept, retrying)", what, part_label(op), why);
+        return 1;
+    }
+    op->owner->broken = true;
+    j->result.lost += bytes;
+    log_err("writer: %s '%s': %s", what, part_label(op), why);
+    return 0;
+}
+
+/* 1 when the job must stop at b (the write may succeed later), else 0. */
+static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_deflater **d,
+                       recd_buf *out)
 {
     writer_part *p = b->part;
-    if (p->broken || !b->data.len)
-        return;
+    const writer_file_ops *ops = j->stage->ops;
+    if (p->broken) {
+        j->result.lost += b->data.len;
+        return 0;
+    }
+    if (!b->data.len || b->data_done)
+        return 0;
     part_acquire(j->stage, op, p);
+    op->file.error[0] = '\0';
     int rc;
     if (!p->created) {
-        rc = recd_part_create(&op->file, j->stage->root_fd, p->name);
-        if (rc < 0) {
-            mark_broken(j, op, rc, "cannot create");
-            return;
-        }
+        rc = ops->create(&op->file, op->file.root_fd, p->name);
+        if (rc < 0)
+            return write_failed(j, op, rc, "cannot create", b->data.len);
         p->created = true;
     }
     const void *src = b->data.data;
     size_t n = b->data.len;
     if (b->has_members) {
+        uint64_t in = j->result.members_in, out_bytes = j->result.members_out;
         rc = render(j, b, d, out);
         if (rc < 0) {
-            mark_broken(j, op, rc, "cannot compress for");
-            return;
+            j->result.members_in = in; /* compressed again by the retry */
+            j->result.members_out = out_bytes;
+            return write_failed(j, op, rc, "cannot compress for", b->data.len);
         }
         src = out->data;
         n = out->len;
     }
-    rc = recd_part_append(&op->file, src, n);
-    if (rc < 0) {
-        mark_broken(j, op, rc, "cannot append to");
-        return;
-    }
+    rc = ops->append(&op->file, src, n);
+    if (rc < 0)
+        return write_failed(j, op, rc, "cannot append to", b->data.len);
+    b->data_done = true;
+    op->dirty = true;
     j->result.written += n;
+    return 0;
 }
 
-static void end_part(writer_job *j, writer_batch *b, open_part *op)
+/* 1 when the job must stop at b (the end may succeed later), else 0. */
+static int end_part(writer_job *j, writer_batch *b, open_part *op)
 {
     writer_part *p = b->part;
     if (!p->created)
-        return; /* nothing was ever written: no file */
+        return 0; /* nothing was ever written: no file */
     part_acquire(j->stage, op, p);
     if (p->broken) {
+        j->result.abandoned++;
         log_warn("writer: '%s.part' is left for recovery at the next start after a write error",
                  op->file.name);
-        return;
+        return 0;
     }
+    op->file.error[0] = '\0';
     int rc = 0;
     if (b->header_len) {
-        rc = recd_part_pwrite(&op->file, 0, b->header, b->header_len);
+        rc = j->stage->ops->pwrite(&op->file, 0, b->header, b->header_len);
         if (rc == 0)
             j->result.written += b->header_len;
     }
     if (rc == 0)
-        rc = recd_part_finalize(&op->file, 0);
+        rc = j->stage->ops->finalize(&op->file, j->fsync ? RECD_PART_FINALIZE_SYNC : 0);
     if (rc < 0) {
-        mark_broken(j, op, rc, "cannot finalize");
-        return;
+        if (write_failed(j, op, rc, "cannot finalize", 0))
+            return 1;
+        j->result.abandoned++;
+        return 0;
     }
+    op->dirty = false;
     j->result.finalized++;
     log_debug("finalized %s (%llu bytes)", op->file.name, (unsigned long long)op->file.size);
+    return 0;
 }
 
 /* The threadpool threads that run writer jobs drop below the loop's priority: when the CPUs are
@@ -461,6 +529,23 @@ static void lower_priority_once(void)
 #endif
 }
 
+/* flush.fsync: the part the job wrote to reaches the disk before the job moves on. The bytes are
+ * the kernel's already, so a failure is logged and counted, not retried: after a failed
+ * fdatasync the page cache cannot be trusted to still hold them. */
+static void sync_part(writer_job *j, open_part *op)
+{
+    if (!j->fsync || !op->owner || !op->dirty)
+        return;
+    op->dirty = false;
+    op->file.error[0] = '\0';
+    int rc = j->stage->ops->sync(&op->file);
+    if (rc < 0) {
+        j->result.failures++;
+        log_err("writer: cannot sync '%s': %s", part_label(op),
+                op->file.error[0] ? op->file.error : recd_strerror(rc));
+    }
+}
+
 static void job_work(uv_work_t *req)
 {
     lower_priority_once();
@@ -470,18 +555,23 @@ static void job_work(uv_work_t *req)
     recd_buf out = {0};
     open_part op;
     op.owner = NULL;
+    op.dirty = false;
     for (writer_batch *b = j->batches; b; b = b->next) {
-        write_batch(j, b, &op, &d, &out);
-        if (b->end)
-            end_part(j, b, &op);
+        if (op.owner != b->part)
+            sync_part(j, &op);
+        if (write_batch(j, b, &op, &d, &out) || (b->end && end_part(j, b, &op))) {
+            j->stopped_at = b;
+            break;
+        }
     }
+    sync_part(j, &op);
     /* Files are opened per job and closed after it: descriptors stay bounded by the pool. */
-    part_release(&op);
-    for (writer_batch *b = j->batches; b; b = b->next) {
+    part_release(j->stage->ops, &op);
+    for (writer_batch *b = j->batches; b != j->stopped_at; b = b->next) {
         if (b->end)
             continue;
         bool ended_later = false;
-        for (writer_batch *c = b->next; c; c = c->next)
+        for (writer_batch *c = b->next; c != j->stopped_at; c = c->next)
             ended_later |= c->end && c->part == b->part;
         if (ended_later)
             continue;
@@ -499,8 +589,19 @@ static void job_after(uv_work_t *req, int status)
 {
     writer_job *j = req->data;
     (void)status; /* jobs are never cancelled */
+    writer_queue *q = j->queue;
+    if (j->stopped_at) {
+        /* Not consumed: back to the front of the queue, before what was sealed meanwhile. */
+        writer_batch *last = j->stopped_at;
+        while (last->next)
+            last = last->next;
+        last->next = q->head;
+        if (!q->head)
+            q->tail = last;
+        q->head = j->stopped_at;
+    }
     writer_batch *b = j->batches;
-    while (b) {
+    while (b != j->stopped_at) {
         writer_batch *next = b->next;
         j->result.released += b->data.len;
         if (b->part == j->result.last)
@@ -510,7 +611,7 @@ static void job_after(uv_work_t *req, int status)
         batch_free(&j->stage->buffers, b);
         b = next;
     }
-    j->queue->busy = false;
+    q->busy = false;
     j->stage->jobs_running--;
     writer_done_fn done = j->done;
     void *ctx = j->ctx;
@@ -531,6 +632,7 @@ int writer_kick(writer_stage *w, writer_queue *q, writer_done_fn done, void *ctx
     j->batches = q->head;
     j->done = done;
     j->ctx = ctx;
+    j->fsync = w->fsync;
     j->req.data = j;
     int rc = uv_queue_work(w->loop, &j->req, job_work, job_after);
     if (rc < 0) {

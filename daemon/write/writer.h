@@ -14,6 +14,7 @@
 #include <uv.h>
 
 #include "buffer_pool.h"
+#include "file_ops.h"
 
 #include "recd/common.h"
 #include "recd/gzip_members.h"
@@ -59,7 +60,9 @@ typedef struct writer_queue {
 /* Shared by all jobs: the output root, a pool of reusable compressors and one of batch buffers. */
 typedef struct writer_stage {
     uv_loop_t *loop;
-    int root_fd;
+    int root_fd; /* read by jobs on the pool: see writer_stage_swap_root() */
+    const writer_file_ops *ops; /* writer_file_ops_real; tests install failing ones */
+    bool fsync; /* flush.fsync: jobs kicked from now on sync what they write (loop thread) */
     uv_mutex_t lock;
     recd_gzip_deflater *idle[WRITER_POOL_MAX];
     size_t nidle;
@@ -72,6 +75,12 @@ typedef struct writer_result {
     uint64_t written;          /* bytes that reached files, header patches included */
     unsigned finalized;        /* parts renamed to their final name */
     unsigned failures;         /* batches or parts that failed (logged by the job) */
+    /* A write failed in a way that may pass (disk full, read-only, I/O error, a directory
+     * missing): the job stopped at that batch and it went back, with every batch after it, to
+     * the front of the queue for a later job. 0 when everything was consumed. */
+    int retry_error;
+    unsigned abandoned;        /* parts left as .part after an error that cannot pass */
+    uint64_t lost;             /* queued bytes of such parts that never reached their file */
     const writer_part *broken; /* a part that failed and was not ended, or NULL */
     const writer_part *last;   /* the last part written and not ended, or NULL */
     uint64_t last_size;        /* its size on disk */
@@ -85,6 +94,10 @@ typedef void (*writer_done_fn)(void *ctx, const writer_result *r);
 
 int writer_stage_init(writer_stage *w, uv_loop_t *loop, int root_fd);
 void writer_stage_free(writer_stage *w);
+/* The output root was opened again (the old one was removed): jobs started from now on use
+ * root_fd. Returns the old fd, which jobs already running may still use: close it only once
+ * jobs_running is 0. Loop thread only. */
+int writer_stage_swap_root(writer_stage *w, int root_fd);
 
 /* A new part that will be created as rel + ".part" by the first job that has bytes for it. */
 writer_part *writer_part_new(const char *rel, int gzip_level);
@@ -118,7 +131,8 @@ bool writer_idle(const writer_queue *q); /* nothing queued and no job in flight 
 int writer_kick(writer_stage *w, writer_queue *q, writer_done_fn done, void *ctx);
 
 /* Frees everything queued (only when no job is in flight), parts included. Returns the bytes
- * that were queued. Used when a session is dropped without writing (out of memory). */
+ * that were queued. Used when a session is dropped without writing (out of memory, or writes
+ * still failing at shutdown). */
 uint64_t writer_queue_discard(writer_queue *q);
 
 #endif

@@ -3,9 +3,11 @@
 # Soak test behind `make soak`: runs recd for SOAK_SECONDS under mixed synthetic load (TCP binary,
 # TCP NDJSON, UDP; .rec on foot, .rec vehicle, Recap; a few hundred sessions that reconnect every
 # round), reloads it every SOAK_HUP_SECONDS (alternately a changed valid config and an invalid one),
-# kills it with SIGKILL half-way and restarts it on the same output root, samples its RSS, then
-# stops it and checks the output: no .part left, every file verifies, .recap gzip members are
-# intact, nothing escaped the root, retention held. Prints one PASS/FAIL line per check and exits 0
+# fills the disk under it in the first round (the output root lives on a small tmpfs when the
+# soak runs as root; otherwise that phase is skipped), removes and recreates the output root after
+# the first round, kills it with SIGKILL half-way and restarts it on the same output root, samples
+# its RSS, then stops it and checks the output: no .part left, every file verifies, .recap gzip
+# members are intact, nothing escaped the root, retention held. Prints one PASS/FAIL line per check and exits 0
 # only when every check passed.
 #
 # usage: bash tests/soak/run.sh BUILD_DIR      (BUILD_DIR holds daemon/recd and tools/rectool)
@@ -71,13 +73,20 @@ loads=(
     "recap tcp-ndjson 4 200 rc-heavy"
 )
 
-# Layout: out/ is recd's output root, cwd/ its working directory (must stay empty), work/ ours.
+# Layout: disk/out/ is recd's output root, cwd/ its working directory (must stay empty), work/
+# ours. disk/ is a small tmpfs when we may mount one: the disk-full phase fills it.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/recd-soak.XXXXXX") || exit 1
 tmp=$(realpath "$tmp")
-root=$tmp/out
+disk=$tmp/disk
+root=$disk/out
 work=$tmp/work
-mkdir -p "$tmp/cwd" "$work/logs"
+mkdir -p "$tmp/cwd" "$work/logs" "$disk"
 config=$work/recd.yaml
+disk_mounted=0
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64m recd-soak "$disk" 2>/dev/null; then
+    disk_mounted=1
+fi
+mkdir -p "$root"
 
 recd_pid=
 sender_pids=()
@@ -87,6 +96,7 @@ cleanup() {
         kill -9 "$p" 2>/dev/null
     done
     wait 2>/dev/null
+    [ "$disk_mounted" = 1 ] && umount -l "$disk" 2>/dev/null
     if [ "${SOAK_KEEP:-0}" = 1 ]; then
         echo "soak: kept $tmp"
     else
@@ -326,6 +336,64 @@ restart_recd() {
     fi
 }
 
+# --- disk full and a removed output root (first process only: /healthz fails a minute after) --
+
+disk_full_detail="skipped: the output root is not on a tmpfs (needs root and mount)"
+disk_full_ok=skip
+# Fills the tmpfs under the root for 3 s while senders run, then frees it: recd must keep every
+# byte (senders are paused, writes retried), lose none, and go on.
+fill_disk() {
+    local before after lost
+    scrape && before=$(metric recd_write_errors_total)
+    dd if=/dev/zero of="$disk/filler" bs=64k 2>/dev/null
+    say "disk full: $(df -k --output=avail "$disk" | tail -1 | tr -d ' ') KiB free for 3 s"
+    sleep 3
+    rm -f "$disk/filler"
+    sleep 1
+    if ! scrape; then
+        disk_full_ok=1 disk_full_detail="cannot scrape the metrics after the disk-full phase"
+        return
+    fi
+    after=$(metric recd_write_errors_total)
+    lost=$(metric recd_bytes_lost_total)
+    if [ "$after" -gt "${before:-0}" ] && [ "$lost" -eq 0 ]; then
+        disk_full_ok=0
+        disk_full_detail="$((after - ${before:-0})) writes failed while the disk was full, all retried, 0 bytes lost (recd_bytes_lost_total)"
+    else
+        disk_full_ok=1
+        disk_full_detail="write errors ${before:-?} -> $after (expected more), bytes lost $lost (expected 0)"
+    fi
+}
+
+root_deleted_ok=skip
+root_deleted_detail="the phase did not run"
+# Between two rounds, once every part is finalized (idle timeout): rm -rf the root, make it again.
+# The next round must be written into the new directory.
+delete_root() {
+    for _ in $(seq 300); do
+        [ "$(part_count)" -eq 0 ] && break
+        sleep 0.1
+    done
+    record_seen
+    rm -rf "$root"
+    sleep 1.5 # recd checks its root twice a second
+    mkdir -p "$root"
+    root_deleted_ok=pending
+    say "output root removed and made again"
+}
+# After the round that followed delete_root().
+check_root_deleted() {
+    local n
+    n=$(find "$root" -type f | wc -l)
+    if ! grep -q 'output root .* was removed' "$recd_log"; then
+        root_deleted_ok=1 root_deleted_detail="recd did not log that its output root was removed"
+    elif [ "$n" -eq 0 ]; then
+        root_deleted_ok=1 root_deleted_detail="nothing was written into the recreated output root"
+    else
+        root_deleted_ok=0 root_deleted_detail="recd noticed the removal and wrote $n files into the recreated root in the next round"
+    fi
+}
+
 # --- rounds ---------------------------------------------------------------------------------
 
 round=0
@@ -341,8 +409,11 @@ next_hup=$((hup_seconds / 2))
 half=$((soak_seconds / 2))
 
 run_round() { # DURATION
-    local d=$1 kill_at=-1 spec fmt kind n rate prefix url i began ticks_before ticks_after wall
+    local d=$1 kill_at=-1 full_at=-1 spec fmt kind n rate prefix url i began ticks_before ticks_after wall
     round=$((round + 1))
+    if [ "$round" -eq 1 ] && [ "$disk_mounted" = 1 ]; then
+        full_at=$(($(elapsed) + d / 3))
+    fi
     # The first round that reaches past the half-way point is cut by kill -9 in its middle.
     if [ "$killed" -eq 0 ] && [ $(($(elapsed) + d)) -gt "$half" ]; then
         kill_at=$(($(elapsed) + d / 2))
@@ -375,7 +446,10 @@ run_round() { # DURATION
             for i in "${!sender_pids[@]}"; do kill -9 "${sender_pids[$i]}" 2>/dev/null; done
             break
         fi
-        if [ "$kill_at" -ge 0 ] && [ "$(elapsed)" -ge "$kill_at" ]; then
+        if [ "$full_at" -ge 0 ] && [ "$(elapsed)" -ge "$full_at" ]; then
+            fill_disk
+            full_at=-1
+        elif [ "$kill_at" -ge 0 ] && [ "$(elapsed)" -ge "$kill_at" ]; then
             kill_recd
             kill_at=-1
         elif [ -n "$recd_pid" ] && [ "$(elapsed)" -ge "$next_hup" ]; then
@@ -441,6 +515,11 @@ while [ -n "$recd_pid" ]; do
     left=$((soak_seconds - $(elapsed)))
     [ "$left" -lt 3 ] && break
     run_round $((left < round_seconds ? left : round_seconds))
+    if [ "$root_deleted_ok" = pending ]; then
+        check_root_deleted
+    elif [ "$round" -eq 1 ] && [ "$killed" -eq 0 ] && [ -n "$recd_pid" ]; then
+        delete_root
+    fi
 done
 last_round=$round
 
@@ -473,6 +552,16 @@ else
     else
         fail reload-invalid "$hup_invalid_bad of $((hup_invalid_ok + hup_invalid_bad)) invalid reloads went wrong: $hup_problems"
     fi
+fi
+case $disk_full_ok in
+0) pass disk-full "$disk_full_detail" ;;
+skip) echo "SKIP  disk-full        $disk_full_detail" ;;
+*) fail disk-full "$disk_full_detail" ;;
+esac
+if [ "$root_deleted_ok" = 0 ]; then
+    pass root-deleted "$root_deleted_detail"
+else
+    fail root-deleted "$root_deleted_detail"
 fi
 if [ "$killed" -eq 1 ]; then
     if [ "$restart_ok" -eq 0 ]; then pass restart "$restart_detail"; else fail restart "$restart_detail"; fi
@@ -629,7 +718,7 @@ escaped=$(find "$root" -type f -print0 | xargs -0 -r realpath -e -- | grep -vc "
 odd=$(find "$root" ! -type f ! -type d | wc -l)
 stray=$(find "$tmp/cwd" -mindepth 1 | wc -l)
 top=$(find "$tmp" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tr '\n' ' ')
-if [ "$escaped" -eq 0 ] && [ "$odd" -eq 0 ] && [ "$stray" -eq 0 ] && [ "$top" = "cwd out work " ]; then
+if [ "$escaped" -eq 0 ] && [ "$odd" -eq 0 ] && [ "$stray" -eq 0 ] && [ "$top" = "cwd disk work " ]; then
     pass confinement "all $files files resolve under $real_root; no links; recd's working directory is empty"
 else
     fail confinement "outside the root: $escaped files resolve elsewhere, $odd links or special files, $stray entries in recd's cwd, scratch holds: $top"

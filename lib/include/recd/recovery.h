@@ -15,7 +15,8 @@
  *   - unrecognised or invalid content (not a recd header): renamed to NAME.part.bad and left for
  *     a human (QUARANTINED). Recovery never touches *.part.bad again; retention ages them out.
  * A .part that is not a plain file with one link (hard link, FIFO, symlink) is left alone and
- * reported FAILED, as is one larger than max_file_size. Running recovery twice is harmless; it
+ * reported FAILED, as is one larger than max_file_size (no limit by default: a large part is
+ * mapped, not read into memory, so a part of any size is recovered). Running recovery twice is harmless; it
  * must not run while a writer has parts open under the same root (it is a startup step). */
 #ifndef RECD_RECOVERY_H
 #define RECD_RECOVERY_H
@@ -32,7 +33,7 @@ extern "C" {
 #endif
 
 #define RECD_RECOVER_BAD_SUFFIX ".bad"
-#define RECD_RECOVER_DEFAULT_MAX_FILE (UINT64_C(1) << 30) /* 1 GiB, read into memory */
+#define RECD_RECOVER_DEFAULT_MAX_FILE 0 /* no limit */
 
 typedef enum recd_recover_action {
     RECD_RECOVER_FINALIZED = 0, /* repaired as needed, renamed to its final name */
@@ -70,7 +71,7 @@ typedef struct recd_recover_file {
 
 typedef struct recd_recover_options {
     unsigned max_depth;     /* directory levels below the root; 0 = RECD_WALK_DEFAULT_DEPTH */
-    uint64_t max_file_size; /* 0 = RECD_RECOVER_DEFAULT_MAX_FILE */
+    uint64_t max_file_size; /* larger .part files are left alone (FAILED); 0 = no limit */
     bool sync;              /* fdatasync repaired files and fsync their directories */
     bool dry_run;           /* plan and report only; change nothing */
 } recd_recover_options;

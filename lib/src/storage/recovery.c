@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,6 +82,47 @@ static int read_all(int fd, uint8_t *buf, size_t len, size_t *got)
     return 0;
 }
 
+/* Parts up to this size are read into memory; larger ones are mapped (copy on write, so a plan
+ * may patch its header in place), so recovery needs no memory in proportion to a part. */
+#define RECOVER_READ_MAX (UINT64_C(64) << 20)
+
+/* The content of a part: read into a buffer or mapped. */
+typedef struct part_content {
+    uint8_t *data;
+    size_t len;
+    bool mapped;
+} part_content;
+
+static int content_load(int fd, uint64_t size, part_content *c)
+{
+    memset(c, 0, sizeof *c);
+    if (size > SIZE_MAX - 1)
+        return -EFBIG;
+    if (size > RECOVER_READ_MAX) {
+        void *map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED)
+            return -errno;
+        madvise(map, (size_t)size, MADV_SEQUENTIAL); /* a hint: read ahead, drop behind */
+        c->data = map;
+        c->len = (size_t)size;
+        c->mapped = true;
+        return 0;
+    }
+    c->data = malloc(size ? (size_t)size : 1);
+    if (!c->data)
+        return -ENOMEM;
+    return read_all(fd, c->data, (size_t)size, &c->len);
+}
+
+static void content_free(part_content *c)
+{
+    if (c->mapped)
+        munmap(c->data, c->len);
+    else
+        free(c->data);
+    memset(c, 0, sizeof *c);
+}
+
 static int write_all_at(int fd, const uint8_t *buf, size_t len, off_t off)
 {
     while (len > 0) {
@@ -122,7 +164,7 @@ static int rename_entry(recd_recover_file *f, const recd_walk_entry *e, const ch
 static void recover_one(recover_ctx *c, const recd_walk_entry *e, recd_recover_file *f)
 {
     const recd_recover_options *opt = c->opt;
-    uint64_t max = opt->max_file_size ? opt->max_file_size : RECD_RECOVER_DEFAULT_MAX_FILE;
+    uint64_t max = opt->max_file_size ? opt->max_file_size : UINT64_MAX;
     int flags = (opt->dry_run ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
     int fd = openat(e->dir_fd, e->leaf, flags);
     if (fd < 0) {
@@ -130,7 +172,7 @@ static void recover_one(recover_ctx *c, const recd_walk_entry *e, recd_recover_f
         return;
     }
     struct stat st;
-    uint8_t *buf = NULL;
+    part_content content = {0};
     if (fstat(fd, &st) < 0) {
         file_failed(f, -errno, "cannot stat: %s", strerror(errno));
         goto out;
@@ -146,22 +188,18 @@ static void recover_one(recover_ctx *c, const recd_walk_entry *e, recd_recover_f
         goto out;
     }
     f->size_before = (uint64_t)st.st_size;
-    if ((uint64_t)st.st_size > max || (uint64_t)st.st_size > SIZE_MAX - 1) {
+    if ((uint64_t)st.st_size > max) {
         file_failed(f, -EFBIG, "%ju bytes is over the %llu-byte recovery limit",
                     (uintmax_t)st.st_size, (unsigned long long)max);
         goto out;
     }
-    size_t size = (size_t)st.st_size, got;
-    buf = malloc(size ? size : 1);
-    if (!buf) {
-        file_failed(f, -ENOMEM, "out of memory reading %zu bytes", size);
-        goto out;
-    }
-    int rc = read_all(fd, buf, size, &got);
+    int rc = content_load(fd, (uint64_t)st.st_size, &content);
     if (rc < 0) {
-        file_failed(f, rc, "read failed: %s", recd_strerror(rc));
+        file_failed(f, rc, "cannot read %ju bytes: %s", (uintmax_t)st.st_size, recd_strerror(rc));
         goto out;
     }
+    uint8_t *buf = content.data;
+    size_t got = content.len;
     f->size_before = got;
     recd_recover_plan plan;
     rc = c->plan(buf, got, &plan);
@@ -210,7 +248,7 @@ static void recover_one(recover_ctx *c, const recd_walk_entry *e, recd_recover_f
 out:
     if (fd >= 0)
         close(fd);
-    free(buf);
+    content_free(&content);
 }
 
 static int add_file(recd_recover_summary *s, recd_recover_file **out)

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for daemon/write/writer.c under failing file operations (file_ops.h): a write that fails
+ * in a way that may pass (ENOSPC, EROFS, EIO, EACCES) keeps its batch and every batch after it for
+ * a retry, creates no second .part, and writes each byte once; a part whose file vanished is
+ * given up and its bytes counted as lost. The real writer runs on a real loop; only the Nth
+ * file operation is made to fail. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "write/writer.h"
+
+/* ---- the injecting file operations ---------------------------------------------------------- */
+
+typedef enum fault_op { OP_CREATE, OP_APPEND, OP_PWRITE, OP_SYNC, OP_FINALIZE, OP_COUNT } fault_op;
+
+static struct {
+    unsigned calls[OP_COUNT];
+    unsigned fail_from[OP_COUNT]; /* calls fail_from .. fail_until (1-based; 0 = never) */
+    unsigned fail_until[OP_COUNT];
+    int error[OP_COUNT];
+    unsigned sync_delay_ms; /* a slow disk */
+    unsigned finalize_flags; /* as the last finalize was called */
+} faults;
+
+static int injected(fault_op op)
+{
+    unsigned n = ++faults.calls[op];
+    if (faults.fail_from[op] && n >= faults.fail_from[op] && n <= faults.fail_until[op])
+        return faults.error[op];
+    return 0;
+}
+
+static void fail_calls(fault_op op, unsigned from, unsigned until, int error)
+{
+    faults.fail_from[op] = from;
+    faults.fail_until[op] = until;
+    faults.error[op] = error;
+}
+
+static int f_create(recd_part *p, int root_fd, const char *rel)
+{
+    int rc = injected(OP_CREATE);
+    if (rc < 0) {
+        memset(p, 0, sizeof *p);
+        p->fd = -1;
+        return rc;
+    }
+    return recd_part_create(p, root_fd, rel);
+}
+
+static int f_append(recd_part *p, const void *data, size_t len)
+{
+    int rc = injected(OP_APPEND);
+    return rc < 0 ? rc : recd_part_append(p, data, len);
+}
+
+static int f_pwrite(recd_part *p, uint64_t off, const void *data, size_t len)
+{
+    int rc = injected(OP_PWRITE);
+    return rc < 0 ? rc : recd_part_pwrite(p, off, data, len);
+}
+
+static int f_sync(recd_part *p)
+{
+    int rc = injected(OP_SYNC);
+    if (faults.sync_delay_ms)
+        usleep(faults.sync_delay_ms * 1000u);
+    return rc < 0 ? rc : recd_part_sync(p);
+}
+
+static int f_finalize(recd_part *p, unsigned flags)
+{
+    faults.finalize_flags = flags;
+    int rc = injected(OP_FINALIZE);
+    return rc < 0 ? rc : recd_part_finalize(p, flags);
+}
+
+static const writer_file_ops faulty_ops = {f_create, f_append, f_pwrite, f_sync, f_finalize,
+                                           recd_part_close_fd};
+
+/* ---- a stage on a loop ---------------------------------------------------------------------- */
+
+typedef struct rig {
+    uv_loop_t loop;
+    writer_stage w;
+    writer_queue q;
+    writer_result last;
+    unsigned jobs;
+    char root[4096];
+    int root_fd;
+} rig;
+
+static void on_done(void *ctx, const writer_result *r)
+{
+    rig *g = ctx;
+    g->last = *r;
+    g->jobs++;
+}
+
+static rig *rig_new(void)
+{
+    rig *g = calloc(1, sizeof *g);
+    assert_non_null(g);
+    memset(&faults, 0, sizeof faults);
+    snprintf(g->root, sizeof g->root, "%s", tu_tmpdir());
+    g->root_fd = recd_out_root_open(g->root, false);
+    assert_true(g->root_fd >= 0);
+    assert_int_equal(uv_loop_init(&g->loop), 0);
+    assert_int_equal(writer_stage_init(&g->w, &g->loop, g->root_fd), 0);
+    g->w.ops = &faulty_ops;
+    return g;
+}
+
+static void rig_free(rig *g)
+{
+    writer_queue_discard(&g->q);
+    uv_run(&g->loop, UV_RUN_DEFAULT);
+    writer_stage_free(&g->w);
+    assert_int_equal(uv_loop_close(&g->loop), 0);
+    close(g->root_fd);
+    tu_rmtree(g->root);
+    free(g);
+}
+
+/* Starts a job for what is queued and waits for it. */
+static const writer_result *run_job(rig *g)
+{
+    unsigned before = g->jobs;
+    assert_int_equal(writer_kick(&g->w, &g->q, on_done, g), 0);
+    uv_run(&g->loop, UV_RUN_DEFAULT);
+    assert_int_equal(g->jobs, before + 1);
+    return &g->last;
+}
+
+static void put_batch(rig *g, writer_part *p, char c, size_t len)
+{
+    char buf[256];
+    memset(buf, c, len);
+    assert_int_equal(writer_put(&g->w, &g->q, p, buf, len), 0);
+    writer_seal(&g->q);
+}
+
+/* The names in the root, sorted, joined by spaces. */
+static const char *listing(const rig *g)
+{
+    static char out[1024];
+    out[0] = 0;
+    struct dirent **names;
+    int n = scandir(g->root, &names, NULL, alphasort);
+    assert_true(n >= 0);
+    for (int i = 0; i < n; i++) {
+        if (names[i]->d_name[0] != '.') {
+            strncat(out, out[0] ? " " : "", sizeof out - strlen(out) - 1);
+            strncat(out, names[i]->d_name, sizeof out - strlen(out) - 1);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return out;
+}
+
+static void check_file(const rig *g, const char *name, const char *expect)
+{
+    size_t len;
+    uint8_t *data = tu_read_file(tu_at(g->root, name), &len);
+    assert_non_null(data);
+    assert_int_equal(len, strlen(expect));
+    assert_memory_equal(data, expect, len);
+    free(data);
+}
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+
+/* Disk full in the middle of a job: the first batch is written, the failed one and the one after
+ * it wait for the next job, and nothing is written twice. */
+static void full_disk_keeps_batches(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    writer_part *p = writer_part_new("a.rec", 0);
+    assert_non_null(p);
+    put_batch(g, p, 'a', 3);
+    put_batch(g, p, 'b', 4);
+    put_batch(g, p, 'c', 5);
+    fail_calls(OP_APPEND, 2, 3, -ENOSPC);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOSPC);
+    assert_int_equal(r->released, 3);
+    assert_int_equal(r->lost, 0);
+    assert_non_null(g->q.head);
+    r = run_job(g); /* the second try fails too (call 3) */
+    assert_int_equal(r->retry_error, -ENOSPC);
+    assert_int_equal(r->released, 0);
+    r = run_job(g); /* space again */
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->released, 9);
+    assert_null(g->q.head);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_string_equal(listing(g), "a.rec");
+    check_file(g, "a.rec", "aaabbbbccccc");
+    rig_free(g);
+}
+
+/* A read-only filesystem from the first write on: no .part at all until it can be created, then
+ * one, with everything. */
+static void create_fails_then_passes(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    writer_part *p = writer_part_new("b.rec", 0);
+    assert_non_null(p);
+    put_batch(g, p, 'x', 2);
+    fail_calls(OP_CREATE, 1, 4, -EROFS);
+    for (int i = 0; i < 4; i++) {
+        const writer_result *r = run_job(g);
+        assert_int_equal(r->retry_error, -EROFS);
+        assert_int_equal(r->released, 0);
+        assert_string_equal(listing(g), "");
+        put_batch(g, p, (char)('0' + i), 1);
+    }
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->finalized, 1);
+    assert_string_equal(listing(g), "b.rec");
+    check_file(g, "b.rec", "xx0123");
+    rig_free(g);
+}
+
+/* The output root removed: creating a part fails with ENOENT until a directory is there again;
+ * the batches wait and land in the one part that is then created. */
+static void missing_root_waits(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    writer_part *p = writer_part_new("dir/g.rec", 0);
+    assert_non_null(p);
+    put_batch(g, p, 'g', 3);
+    fail_calls(OP_CREATE, 1, 3, -ENOENT);
+    for (int i = 0; i < 3; i++) {
+        const writer_result *r = run_job(g);
+        assert_int_equal(r->retry_error, -ENOENT);
+        assert_int_equal(r->lost, 0);
+        put_batch(g, p, 'h', 1);
+    }
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->finalized, 1);
+    check_file(g, "dir/g.rec", "ggghhh");
+    rig_free(g);
+}
+
+/* The first bytes of a part fail (the .part exists, empty): later batches go into that same
+ * .part, so no empty parts pile up. */
+static void no_empty_parts_pile_up(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    writer_part *p = writer_part_new("c.rec", 0);
+    assert_non_null(p);
+    fail_calls(OP_APPEND, 1, 10, -EIO);
+    for (int i = 0; i < 10; i++) {
+        put_batch(g, p, (char)('a' + i), 1);
+        const writer_result *r = run_job(g);
+        assert_int_equal(r->retry_error, -EIO);
+    }
+    assert_string_equal(listing(g), "c.rec.part");
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->finalized, 1);
+    check_file(g, "c.rec", "abcdefghij");
+    rig_free(g);
+}
+
+/* The header patch and the rename at a part's end are retried too, without appending again. */
+static void end_of_part_is_retried(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    writer_part *p = writer_part_new("d.rec", 0);
+    assert_non_null(p);
+    put_batch(g, p, 'z', 4);
+    uint8_t *header = malloc(2);
+    assert_non_null(header);
+    memcpy(header, "HD", 2);
+    assert_int_equal(writer_end_part(&g->q, p, header, 2), 0);
+    fail_calls(OP_PWRITE, 1, 1, -EACCES);
+    fail_calls(OP_FINALIZE, 1, 1, -ENOSPC);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, -EACCES);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOSPC);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->finalized, 1);
+    assert_int_equal(faults.calls[OP_APPEND], 1);
+    assert_string_equal(listing(g), "d.rec");
+    check_file(g, "d.rec", "HDzz");
+    rig_free(g);
+}
+
+/* A .part deleted behind recd's back cannot be written again: the part is given up (left to the
+ * session to replace), its bytes counted as lost, and the job does not stop. */
+static void vanished_part_is_given_up(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    g->w.ops = &writer_file_ops_real;
+    writer_part *p = writer_part_new("e.rec", 0);
+    assert_non_null(p);
+    put_batch(g, p, 'e', 3);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(unlink(tu_at(g->root, "e.rec.part")), 0);
+    put_batch(g, p, 'f', 6);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->lost, 6);
+    assert_true(r->broken == p);
+    assert_null(g->q.head);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->abandoned, 1);
+    assert_string_equal(listing(g), "");
+    rig_free(g);
+}
+
+static void on_loop_tick(uv_timer_t *t) { (*(unsigned *)t->data)++; }
+
+/* flush.fsync: each job syncs each part it appended to once, a part's rename syncs its directory,
+ * a slow fsync holds up only the pool thread (the loop's timer keeps firing), and a failed one
+ * is counted without losing or rewriting anything. */
+static void fsync_per_job(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    g->w.fsync = true;
+    writer_part *p = writer_part_new("f.rec", 0);
+    assert_non_null(p);
+    put_batch(g, p, 'a', 2);
+    put_batch(g, p, 'b', 2);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->failures, 0);
+    assert_int_equal(faults.calls[OP_SYNC], 1);
+
+    faults.sync_delay_ms = tu_scaled_ms(300);
+    unsigned ticks = 0;
+    uv_timer_t timer;
+    assert_int_equal(uv_timer_init(&g->loop, &timer), 0);
+    timer.data = &ticks;
+    uv_timer_start(&timer, on_loop_tick, 10, 10);
+    put_batch(g, p, 'c', 2);
+    assert_int_equal(writer_kick(&g->w, &g->q, on_done, g), 0);
+    while (g->jobs < 2)
+        uv_run(&g->loop, UV_RUN_ONCE);
+    uv_close((uv_handle_t *)&timer, NULL);
+    assert_true(ticks >= 3); /* the loop went on while the disk was slow */
+    assert_int_equal(faults.calls[OP_SYNC], 2);
+
+    faults.sync_delay_ms = 0;
+    fail_calls(OP_SYNC, 3, 3, -EIO);
+    put_batch(g, p, 'd', 2);
+    r = run_job(g);
+    assert_int_equal(r->failures, 1);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->released, 2);
+
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_int_equal(faults.finalize_flags, RECD_PART_FINALIZE_SYNC);
+    check_file(g, "f.rec", "aabbccdd");
+    rig_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(full_disk_keeps_batches),
+        cmocka_unit_test(create_fails_then_passes),
+        cmocka_unit_test(no_empty_parts_pile_up),
+        cmocka_unit_test(missing_root_waits),
+        cmocka_unit_test(end_of_part_is_retried),
+        cmocka_unit_test(vanished_part_is_given_up),
+        cmocka_unit_test(fsync_per_job),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
