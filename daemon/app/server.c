@@ -359,13 +359,16 @@ static int startup(recd_server *s)
     }
     ingest_events ingest_on = {.conn_gone = on_conn_gone, .data = s};
     ingest_init(&s->ingest, s->loop, &s->cfg, &s->metrics, &s->sessions, ingest_on);
-    if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
-        return rc;
-    if ((rc = start_timers(s)) < 0 ||
-        (rc = recd_signals_start(&s->signals, s->loop, on_stop_signal, on_reload_signal, s)) < 0) {
+    /* Handlers before the first bound socket: once a port is printed, a supervisor may send
+     * SIGHUP or SIGTERM, and the default action would kill recd. They run from the loop, so a
+     * reload or stop waits until startup is complete. */
+    if ((rc = recd_signals_start(&s->signals, s->loop, on_stop_signal, on_reload_signal, s)) < 0 ||
+        (rc = start_timers(s)) < 0) {
         log_crit("cannot set up the event loop: %s", uv_strerror(rc));
         return rc;
     }
+    if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
+        return rc;
     recd_sd_notify_ready();
     recd_sd_notify_status("recording; output in %s", s->cfg.output.root);
     log_notice("recd %s ready (output %s)", recd_version(), s->cfg.output.root);
