@@ -77,6 +77,16 @@ typedef enum recd_m_reason {
     RECD_M_REASONS
 } recd_m_reason;
 
+/* Why a stream connection was closed by recd before its client ended it (label "reason" of
+ * recd_connections_dropped_total); protocol errors are counted by recd_decode_errors_total. */
+typedef enum recd_m_drop {
+    RECD_M_DROP_IDLE,          /* "idle": no session and no input for limits.idle_timeout */
+    RECD_M_DROP_FRAME_TIMEOUT, /* "frame_timeout": a frame unfinished for limits.frame_timeout */
+    RECD_M_DROP_SHED,          /* "shed": gave its place to a new connection at a limit */
+    RECD_M_DROP_REFUSED,       /* "refused": a new connection over a limit, none to shed */
+    RECD_M_DROPS
+} recd_m_drop;
+
 typedef struct recd_daemon_metrics {
     recd_metrics *registry;
     recd_metric *sessions_open;             /* gauge */
@@ -92,6 +102,8 @@ typedef struct recd_daemon_metrics {
     recd_metric *backpressure_events_total; /* counter */
     recd_metric *config_reloads_total;      /* counter {result: ok, failed} */
     recd_metric *heap_bytes;                /* gauge, sampled at each scrape */
+    recd_metric *connections_dropped_total; /* counter {reason} */
+    recd_metric *partial_frame_bytes;       /* gauge, published at each scrape */
 } recd_daemon_metrics;
 
 /* Registers every recd metric (all series start at 0, so dashboards see them at once). 0 or -ENOMEM. */
@@ -104,6 +116,7 @@ void recd_metrics_input(recd_daemon_metrics *m, recd_m_transport t, recd_m_forma
 void recd_metrics_decode_error(recd_daemon_metrics *m, recd_m_reason reason);
 void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, double seconds);
 void recd_metrics_config_reload(recd_daemon_metrics *m, int ok);
+void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_drop reason);
 /* Samples process-wide gauges (heap in use); called before each /metrics render. */
 void recd_metrics_refresh_process(recd_daemon_metrics *m);
 
