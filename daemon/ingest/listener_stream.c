@@ -398,7 +398,7 @@ static void refuse(recd_conn *c, const char *limit, unsigned value)
              value, limit);
     char why[128];
     snprintf(why, sizeof why, "connection refused: %s (%u) reached", limit, value);
-    answer_error(c, why, AFTER_REPLY_CLOSE);
+    answer_error(c, why, AFTER_REPLY_DRAIN); /* a new client may be sending already */
     leave_limits(c);
 }
 

@@ -43,6 +43,7 @@ struct conn {
     bool has_body;   /* decides between 413 (body) and 431 (headers) for an oversized request */
     bool complete;   /* the parser saw the whole request */
     bool responded;  /* a response is being written: ignore further input */
+    bool written;    /* ... and it is out: waiting for the client to close */
     bool closing;
     bool reserve;    /* taken beyond max_connections: answers GET /healthz only */
     int handles;     /* 2 while tcp and timer are open */
@@ -103,6 +104,7 @@ static void on_written(uv_write_t *req, int status)
         http_conn_close(c);
         return;
     }
+    c->written = true;
     /* Half-close so the client sees the end of the response; its input until EOF is discarded. */
     c->shutdown_req.data = c;
     if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) < 0)
@@ -270,12 +272,13 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     }
 }
 
-/* The oldest client other than c still sending its request, to close for c; NULL when none. */
-static conn *oldest_unanswered(recd_http_server *s, const conn *c)
+/* The oldest client other than c that is still sending its request, or was answered and has
+ * not closed yet, to close for c; NULL when every other one is being answered. */
+static conn *oldest_sheddable(recd_http_server *s, const conn *c)
 {
     conn *oldest = NULL, *o;
     LIST_FOREACH(o, &s->conns, link) /* newest first */
-        if (o != c && !o->responded && !o->closing)
+        if (o != c && !o->closing && (!o->responded || o->written))
             oldest = o;
     return oldest;
 }
@@ -303,7 +306,7 @@ static void on_connection(uv_stream_t *listener, int status)
     }
     size_t open = s->nconns - s->nclosing;
     if (open > s->opt.max_connections + s->opt.health_reserve) {
-        conn *old = s->opt.health_reserve ? oldest_unanswered(s, c) : NULL;
+        conn *old = s->opt.health_reserve ? oldest_sheddable(s, c) : NULL;
         if (!old) {
             http_conn_close(c);
             return;
