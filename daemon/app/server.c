@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,10 +19,28 @@
 #include "support/sd_notify.h"
 
 #define HEALTH_ERROR_WINDOW_MS 60000u /* a write error makes /healthz fail this long */
+#define HTTP_HEADER_TIMEOUT_MS 2000u  /* a monitoring request must arrive within this */
+#define HTTP_HEALTH_RESERVE 4u        /* connections beyond the 16 kept for GET /healthz */
 
 
 /* ---- startup --------------------------------------------------------------------------------- */
 
+/* Each stream connection is a descriptor: the soft limit (often 1024) is raised to the hard one so
+ * that limits.max_connections, not EMFILE, decides which connections are kept. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+        return;
+    rlim_t was = rl.rlim_cur;
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+        log_warn("cannot raise the open file limit from %llu to %llu: %s", (unsigned long long)was,
+                 (unsigned long long)rl.rlim_max, strerror(errno));
+    else
+        log_debug("open file limit raised from %llu to %llu", (unsigned long long)was,
+                  (unsigned long long)rl.rlim_max);
+}
 
 static void recover(recd_server *s)
 {
@@ -67,6 +86,7 @@ static void refresh_metrics(void *ctx)
 {
     recd_server *s = ctx;
     recd_metric_set(s->metrics.buffered_bytes, 0, (int64_t)s->sessions.env.buffered);
+    recd_metric_set(s->metrics.partial_frame_bytes, 0, (int64_t)s->ingest.partial_bytes);
     recd_metrics_refresh_process(&s->metrics);
 }
 
@@ -82,6 +102,9 @@ static int start_metrics(recd_server *s)
     opt.health_ctx = s;
     opt.before_metrics = refresh_metrics;
     opt.metrics_ctx = s;
+    /* Hanging clients must not starve liveness probes (docs/reliability.md, "Hostile peers"). */
+    opt.header_timeout_ms = HTTP_HEADER_TIMEOUT_MS;
+    opt.health_reserve = HTTP_HEALTH_RESERVE;
     const recd_hostport *hp = &s->cfg.metrics.listen;
     int rc = recd_http_server_start(s->loop, hp->host, hp->port, &opt, &s->http);
     if (rc < 0) {
@@ -180,6 +203,7 @@ static void finish_close(recd_server *s)
     close_timer(&s->retention_timer);
     close_timer(&s->watchdog_timer);
     close_timer(&s->drain_timer);
+    ingest_stop(&s->ingest);
     recd_signals_close(&s->signals);
     if (s->http) {
         recd_http_server_close(s->http, NULL, NULL);
@@ -289,6 +313,7 @@ static int startup(recd_server *s)
         return rc;
     }
     s->root_fd = rc;
+    raise_fd_limit();
     recover(s); /* before any listener exists: no writer has a .part open yet */
     sessions_events record_events = {.room = on_room, .gone = on_session_gone, .data = s};
     if ((rc = writer_stage_init(&s->writer, s->loop, s->root_fd)) < 0 ||
@@ -300,13 +325,20 @@ static int startup(recd_server *s)
     s->writer.fsync = s->cfg.flush.fsync; /* also after each reload (server_reload.c) */
     ingest_events ingest_on = {.conn_gone = on_conn_gone, .data = s};
     ingest_init(&s->ingest, s->loop, &s->cfg, &s->metrics, &s->sessions, ingest_on);
-    if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
-        return rc;
-    if ((rc = server_start_timers(s)) < 0 ||
-        (rc = recd_signals_start(&s->signals, s->loop, on_stop_signal, on_reload_signal, s)) < 0) {
+    if ((rc = ingest_start(&s->ingest)) < 0) {
         log_crit("cannot set up the event loop: %s", uv_strerror(rc));
         return rc;
     }
+    /* Handlers before the first bound socket: once a port is printed, a supervisor may send
+     * SIGHUP or SIGTERM, and the default action would kill recd. They run from the loop, so a
+     * reload or stop waits until startup is complete. */
+    if ((rc = recd_signals_start(&s->signals, s->loop, on_stop_signal, on_reload_signal, s)) < 0 ||
+        (rc = server_start_timers(s)) < 0) {
+        log_crit("cannot set up the event loop: %s", uv_strerror(rc));
+        return rc;
+    }
+    if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
+        return rc;
     recd_sd_notify_ready();
     recd_sd_notify_status("recording; output in %s", s->cfg.output.root);
     log_notice("recd %s ready (output %s)", recd_version(), s->cfg.output.root);
@@ -365,6 +397,7 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
     }
     int code = s->exit_code;
     sessions_free(&s->sessions);
+    ingest_free(&s->ingest);
     if (s->writer.loop)
         writer_stage_free(&s->writer);
     if (s->root_fd >= 0)

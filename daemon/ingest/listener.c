@@ -40,11 +40,36 @@ void ingest_init(recd_ingest *g, uv_loop_t *loop, const recd_config *cfg,
     g->metrics = metrics;
     g->sessions = sessions;
     LIST_INIT(&g->listeners);
-    LIST_INIT(&g->conns);
+    TAILQ_INIT(&g->conns);
     g->accepting = true;
     g->taking_datagrams = true;
     g->on = on;
 }
+
+static void on_sweep(uv_timer_t *t)
+{
+    recd_ingest *g = t->data;
+    ingest_sweep(g, uv_now(g->loop));
+}
+
+int ingest_start(recd_ingest *g)
+{
+    int rc = uv_timer_init(g->loop, &g->sweep);
+    if (rc < 0)
+        return rc;
+    g->sweep.data = g;
+    g->sweeping = true;
+    return uv_timer_start(&g->sweep, on_sweep, INGEST_SWEEP_MS, INGEST_SWEEP_MS);
+}
+
+void ingest_stop(recd_ingest *g)
+{
+    if (g->sweeping && !uv_is_closing((uv_handle_t *)&g->sweep))
+        uv_close((uv_handle_t *)&g->sweep, NULL);
+    g->sweeping = false;
+}
+
+void ingest_free(recd_ingest *g) { peer_counts_free(&g->peers); }
 
 static int ip_addr(const recd_hostport *hp, struct sockaddr_storage *ss)
 {

@@ -14,6 +14,7 @@
 #include <sys/queue.h>
 #include <uv.h>
 
+#include "peer_counts.h"
 #include "record/sessions.h"
 #include "support/config.h"
 #include "support/metrics.h"
@@ -27,6 +28,8 @@
 #define LISTENER_BACKLOG 511
 #define LISTENER_UDP_DATAGRAM_MAX (64u * 1024u)
 #define LISTENER_UDP_DRAIN_MAX 100000u /* datagrams read at shutdown, at most */
+#define INGEST_SWEEP_MS 250u           /* how often connection deadlines are checked */
+#define INGEST_ERROR_DRAIN_MS 5000u    /* after an error reply: read and discard this long, at most */
 
 typedef struct recd_ingest recd_ingest;
 
@@ -50,7 +53,7 @@ typedef struct recd_listener {
 } recd_listener;
 
 typedef struct recd_conn {
-    LIST_ENTRY(recd_conn) link;
+    TAILQ_ENTRY(recd_conn) link; /* least recently read first */
     recd_ingest *ingest;
     union {
         uv_handle_t handle;
@@ -62,9 +65,17 @@ typedef struct recd_conn {
     session_input in;
     input_tally tally;
     char peer[96];
+    peer_key key;  /* its address, for limits.max_connections_per_peer (none for Unix) */
     bool paused, closing, reading;
+    bool live;     /* counted in live_conns and the peer table */
+    bool draining; /* answered with an error: reading and discarding until EOF or drain_until_ms */
     char blocked_on[RECD_SESSION_KEY_MAX + 1]; /* session that paused us; "" = the process limit */
     uint64_t fed; /* bytes given to the decoder */
+    uint64_t last_read_ms, drain_until_ms;
+    uint64_t partial_start;    /* stream offset where the unfinished frame or line starts */
+    uint64_t partial_since_ms; /* when it started (0: none) */
+    size_t partial_bytes;      /* its bytes held by the decoder, counted in ingest.partial_bytes */
+    uint32_t sessions_held;    /* opens accepted minus closes: idle rules spare it while > 0 */
 } recd_conn;
 
 /* Events for the app layer, as {callback, data} pairs (the callback may be NULL). */
@@ -80,8 +91,14 @@ struct recd_ingest {
     recd_daemon_metrics *metrics;
     recd_sessions *sessions; /* where decoded messages go */
     LIST_HEAD(listener_list, recd_listener) listeners;
-    LIST_HEAD(conn_list, recd_conn) conns;
+    TAILQ_HEAD(conn_list, recd_conn) conns;
     size_t conn_count, paused_count;
+    size_t live_conns;    /* conns not closing: what limits.max_connections counts */
+    uint64_t partial_bytes; /* unfinished frames held by every decoder: count toward process_buffer */
+    peer_counts peers;    /* live connections per peer address */
+    uv_timer_t sweep;     /* idle, frame and drain deadlines */
+    bool sweeping;        /* the sweep timer is initialised */
+    bool resume_due;      /* unfinished frames were released: paused connections may read */
     bool accepting;    /* new connections are taken (false from the shutdown's drain on) */
     bool taking_datagrams; /* datagrams are recorded (false once sessions are being finalized) */
     ingest_events on;
@@ -90,6 +107,13 @@ struct recd_ingest {
 
 void ingest_init(recd_ingest *g, uv_loop_t *loop, const recd_config *cfg,
                  recd_daemon_metrics *metrics, recd_sessions *sessions, ingest_events on);
+/* Starts the deadline sweep (0 or a libuv error); ingest_stop() closes its timer, and
+ * ingest_free(), once every connection is gone, frees the peer table. */
+int ingest_start(recd_ingest *g);
+void ingest_stop(recd_ingest *g);
+void ingest_free(recd_ingest *g);
+/* True when buffered session bytes and unfinished frames together exceed limits.process_buffer. */
+bool ingest_over_process_limit(const recd_ingest *g);
 
 /* Binds a listener from the configuration and starts it. 0, or a negative errno with why. */
 int listener_open(recd_ingest *g, const recd_listen_config *cfg, recd_listener **out, char *why,
@@ -108,6 +132,9 @@ void stream_conn_close(recd_conn *c);  /* immediate close (drain timeout, shutdo
 void ingest_close_conns(recd_ingest *g); /* every open connection, at once */
 /* Resumes reading on paused connections whose limits allow it now (a write completed). */
 void ingest_resume_paused(recd_ingest *g);
+/* Closes connections past their deadlines (limits.idle_timeout, limits.frame_timeout, the drain
+ * after an error reply); called every INGEST_SWEEP_MS. */
+void ingest_sweep(recd_ingest *g, uint64_t now_ms);
 
 /* UDP (listener_udp.c). */
 int listener_udp_start(recd_listener *l);

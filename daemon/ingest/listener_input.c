@@ -2,6 +2,7 @@
 /* Decoded messages from any listener: dispatch to the sessions, input accounting for the metrics
  * (tallied per message, published per read), and the metric label of a refused input. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "listener.h"
@@ -52,15 +53,30 @@ static void account_open(session_input *in, const recd_wire_meta *meta, bool sam
     in->acct_sample = sample;
 }
 
+/* A stream connection that opened a session is not idle while it holds it (limits.idle_timeout,
+ * shedding at the connection limits). */
+static void note_sessions_held(session_input *in, recd_msg_type type)
+{
+    recd_conn *c = (recd_conn *)(void *)((char *)in - offsetof(recd_conn, in));
+    if (type == RECD_MSG_OPEN)
+        c->sessions_held++;
+    else if (type == RECD_MSG_CLOSE && c->sessions_held > 0)
+        c->sessions_held--;
+}
+
 int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
                     size_t errlen)
 {
     session_input *in = ctx;
     account_start(in, meta);
-    bool sample = m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT; /* m may be moved from */
+    recd_msg_type type = m->type; /* m may be moved from */
+    bool sample = type == RECD_MSG_STATE || type == RECD_MSG_EVENT;
     int rc = session_dispatch(in, m, meta, err, errlen);
-    if (rc == 0 && in->accepted)
+    if (rc == 0 && in->accepted) {
         account_open(in, meta, sample);
+        if (!in->datagram)
+            note_sessions_held(in, type);
+    }
     return rc;
 }
 

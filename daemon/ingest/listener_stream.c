@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* TCP and Unix stream connections: accept, read into the connection's wire decoder, pause and
- * resume reading for backpressure, and on a protocol violation answer with one error reply naming
- * the problem and close. Everything decoded before the bad message stays accepted. */
+/* TCP and Unix stream connections: accept (within limits.max_connections and
+ * limits.max_connections_per_peer, making room by shedding the connection idle longest that holds
+ * no session), read into the connection's wire decoder, pause and resume reading for
+ * backpressure (unfinished frames count toward limits.process_buffer), close connections past
+ * their deadlines, and on a protocol violation answer with one error reply naming the problem,
+ * half-close and drain (docs/wire.md 5.1). Everything decoded before the bad message stays
+ * accepted. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +16,23 @@
 #include "support/log.h"
 #include "support/peer_name.h"
 
+/* What follows an error reply: reading and discarding until EOF (the client may still be sending:
+ * closing with unread input would reset the connection and lose the reply), or an immediate close
+ * (an idle connection has sent nothing to discard). */
+typedef enum after_reply { AFTER_REPLY_DRAIN, AFTER_REPLY_CLOSE } after_reply;
+
 typedef struct reply_req {
     uv_write_t req;
+    uv_shutdown_t shut;
     recd_conn *conn;
+    after_reply then;
     recd_buf buf;
 } reply_req;
 
-static void peer_name(recd_conn *c, const recd_listener *l)
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
+
+static void name_peer(recd_conn *c, const recd_listener *l)
 {
     if (l->cfg.transport == RECD_WIRE_UNIX) {
         snprintf(c->peer, sizeof c->peer, "unix:%.80s", l->cfg.path);
@@ -27,14 +41,49 @@ static void peer_name(recd_conn *c, const recd_listener *l)
     struct sockaddr_storage ss;
     int len = sizeof ss;
     int rc = uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len);
-    recd_peer_name(rc == 0 ? (const struct sockaddr *)&ss : NULL, "tcp ", c->peer, sizeof c->peer);
+    const struct sockaddr *sa = rc == 0 ? (const struct sockaddr *)&ss : NULL;
+    recd_peer_name(sa, "tcp ", c->peer, sizeof c->peer);
+    peer_key_from_sockaddr(sa, &c->key);
+}
+
+bool ingest_over_process_limit(const recd_ingest *g)
+{
+    return g->sessions->env.buffered + g->partial_bytes > g->cfg->limits.process_buffer;
+}
+
+/* The decoder's unfinished frame is no longer held against the limits. */
+static void release_partial(recd_conn *c)
+{
+    recd_ingest *g = c->ingest;
+    if (!c->partial_bytes)
+        return;
+    g->partial_bytes -= c->partial_bytes;
+    c->partial_bytes = 0;
+    c->partial_since_ms = 0;
+    g->resume_due = true;
+}
+
+/* Counts the connection out of the limits (once). */
+static void leave_limits(recd_conn *c)
+{
+    recd_ingest *g = c->ingest;
+    release_partial(c);
+    if (c->paused) {
+        c->paused = false;
+        g->paused_count--;
+    }
+    if (c->live) {
+        c->live = false;
+        g->live_conns--;
+        peer_counts_remove(&g->peers, &c->key);
+    }
 }
 
 static void on_conn_closed(uv_handle_t *h)
 {
     recd_conn *c = h->data;
     recd_ingest *g = c->ingest;
-    LIST_REMOVE(c, link);
+    TAILQ_REMOVE(&g->conns, c, link);
     recd_wire_decoder_free(c->dec);
     free(c);
     g->conn_count--;
@@ -47,31 +96,57 @@ void stream_conn_close(recd_conn *c)
     if (uv_is_closing(&c->h.handle))
         return;
     c->closing = true;
-    if (c->paused) {
-        c->paused = false;
-        c->ingest->paused_count--;
-    }
+    leave_limits(c);
     uv_close(&c->h.handle, on_conn_closed);
+}
+
+static void drop_count(recd_ingest *g, recd_m_conn_drop reason)
+{
+    recd_metrics_conn_dropped(g->metrics, reason);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    reply_req *r = req->data;
+    if (status < 0)
+        stream_conn_close(r->conn);
+    recd_buf_free(&r->buf);
+    free(r);
 }
 
 static void on_reply_written(uv_write_t *req, int status)
 {
     reply_req *r = (reply_req *)req;
-    (void)status;
-    stream_conn_close(r->conn);
+    recd_conn *c = r->conn;
+    if (status >= 0 && !c->closing && r->then == AFTER_REPLY_DRAIN) {
+        /* Our FIN tells the client the reply is complete; its input is discarded until EOF. */
+        r->shut.data = r;
+        if (uv_shutdown(&r->shut, &c->h.stream, on_shutdown) == 0)
+            return;
+    }
+    stream_conn_close(c);
     recd_buf_free(&r->buf);
     free(r);
 }
 
-/* One error reply naming the problem, then close. */
-static void protocol_error(recd_conn *c, int rc, const char *err)
+/* Sends one error reply naming the problem; the decoder is done with. */
+static void answer_error(recd_conn *c, const char *err, after_reply then)
 {
-    recd_metrics_decode_error(c->ingest->metrics, listener_error_reason(&c->in, rc, err));
-    log_warn("%s: %s; closing the connection", c->peer, err);
-    uv_read_stop(&c->h.stream);
-    c->reading = false;
-    c->closing = true;
-    recd_wire_encoding enc = recd_wire_decoder_encoding(c->dec);
+    recd_ingest *g = c->ingest;
+    recd_wire_encoding enc = c->dec ? recd_wire_decoder_encoding(c->dec) : RECD_WIRE_AUTO;
+    release_partial(c);
+    recd_wire_decoder_free(c->dec);
+    c->dec = NULL;
+    c->draining = true;
+    c->drain_until_ms = uv_now(g->loop) + INGEST_ERROR_DRAIN_MS;
+    if (c->paused) {
+        c->paused = false;
+        g->paused_count--;
+    }
+    if (!uv_is_active(&c->h.handle) && uv_read_start(&c->h.stream, alloc_cb, read_cb) < 0) {
+        stream_conn_close(c);
+        return;
+    }
     reply_req *r = calloc(1, sizeof *r);
     if (!r || recd_wire_encode_error(enc == RECD_WIRE_AUTO ? RECD_WIRE_NDJSON : enc, err, &r->buf) < 0) {
         if (r)
@@ -81,6 +156,7 @@ static void protocol_error(recd_conn *c, int rc, const char *err)
         return;
     }
     r->conn = c;
+    r->then = then;
     uv_buf_t b = uv_buf_init((char *)r->buf.data, (unsigned)r->buf.len);
     if (uv_write(&r->req, &c->h.stream, &b, 1, on_reply_written) < 0) {
         recd_buf_free(&r->buf);
@@ -89,10 +165,18 @@ static void protocol_error(recd_conn *c, int rc, const char *err)
     }
 }
 
+/* A protocol violation: counted, logged, answered; the connection is drained and closed. */
+static void protocol_error(recd_conn *c, int rc, const char *err)
+{
+    recd_metrics_decode_error(c->ingest->metrics, listener_error_reason(&c->in, rc, err));
+    log_warn("%s: %s; closing the connection", c->peer, err);
+    answer_error(c, err, AFTER_REPLY_DRAIN);
+}
+
 static void pause_reading(recd_conn *c)
 {
     recd_ingest *g = c->ingest;
-    if (c->paused || c->closing)
+    if (c->paused || c->closing || c->draining)
         return;
     uv_read_stop(&c->h.stream);
     c->paused = true;
@@ -107,6 +191,12 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     recd_conn *c = h->data;
     (void)suggested;
+    /* Checked before each read, so the process limit is overshot by one read at most, not one
+     * per connection: read_cb gets UV_ENOBUFS and pauses. */
+    if (!c->draining && ingest_over_process_limit(c->ingest)) {
+        *buf = uv_buf_init(NULL, 0);
+        return;
+    }
     /* One shared buffer: every read is decoded completely before the loop reads again. */
     *buf = uv_buf_init((char *)c->ingest->read_buf, INGEST_READ_BUFFER);
 }
@@ -119,30 +209,67 @@ static void reset_input(session_input *in)
     in->over_process = false;
 }
 
+/* The decoder's unfinished frame after a read: its bytes count toward the process limit and its
+ * age toward limits.frame_timeout. */
+static void track_partial(recd_conn *c, uint64_t now)
+{
+    recd_ingest *g = c->ingest;
+    size_t pending = recd_wire_decoder_pending(c->dec);
+    uint64_t start = c->fed - pending;
+    if (pending == 0)
+        c->partial_since_ms = 0;
+    else if (c->partial_since_ms == 0 || start != c->partial_start)
+        c->partial_since_ms = now ? now : 1;
+    c->partial_start = start;
+    if (pending < c->partial_bytes)
+        g->resume_due = true;
+    g->partial_bytes = g->partial_bytes - c->partial_bytes + pending;
+    c->partial_bytes = pending;
+}
+
 static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     recd_conn *c = stream->data;
+    recd_ingest *g = c->ingest;
     char err[512] = "";
     if (c->closing)
         return;
+    if (c->draining) { /* after an error reply: discard until the client closes */
+        if (nread < 0)
+            stream_conn_close(c);
+        return;
+    }
     if (nread > 0) {
+        uint64_t now = uv_now(g->loop);
+        c->last_read_ms = now;
+        TAILQ_REMOVE(&g->conns, c, link);
+        TAILQ_INSERT_TAIL(&g->conns, c, link);
         reset_input(&c->in);
         int rc = recd_wire_decoder_feed(c->dec, (const uint8_t *)buf->base, (size_t)nread, err,
                                         sizeof err);
         c->fed += (uint64_t)nread;
         listener_account_end(&c->in, c->fed - recd_wire_decoder_pending(c->dec));
-        listener_tally_publish(c->ingest->metrics, c->in.transport, &c->tally);
-        if (rc < 0)
+        listener_tally_publish(g->metrics, c->in.transport, &c->tally);
+        if (rc < 0) {
             protocol_error(c, rc, err);
-        else if (c->in.over_process || c->in.over_key[0])
+            return;
+        }
+        track_partial(c, now);
+        if (c->in.over_process || c->in.over_key[0])
             pause_reading(c);
+        return;
+    }
+    if (nread == UV_ENOBUFS) { /* alloc_cb: the process is over its limit */
+        reset_input(&c->in);
+        c->in.over_process = true;
+        pause_reading(c);
         return;
     }
     if (nread == UV_EOF) {
         reset_input(&c->in);
         int rc = recd_wire_decoder_finish(c->dec, err, sizeof err);
         listener_account_end(&c->in, c->fed);
-        listener_tally_publish(c->ingest->metrics, c->in.transport, &c->tally);
+        listener_tally_publish(g->metrics, c->in.transport, &c->tally);
         if (rc < 0)
             protocol_error(c, rc, err);
         else
@@ -161,7 +288,7 @@ static void try_resume(recd_conn *c)
     recd_ingest *g = c->ingest;
     if (!c->paused || c->closing)
         return;
-    if (sessions_over_limit(g->sessions, c->blocked_on))
+    if (ingest_over_process_limit(g) || sessions_over_limit(g->sessions, c->blocked_on))
         return;
     if (uv_read_start(&c->h.stream, alloc_cb, read_cb) < 0) {
         stream_conn_close(c);
@@ -169,14 +296,16 @@ static void try_resume(recd_conn *c)
     }
     c->paused = false;
     g->paused_count--;
+    c->last_read_ms = uv_now(g->loop); /* waiting on our limits is not idleness */
     log_debug("%s: reading resumed", c->peer);
 }
 
 void ingest_resume_paused(recd_ingest *g)
 {
     recd_conn *next;
-    for (recd_conn *c = LIST_FIRST(&g->conns); c && g->paused_count; c = next) {
-        next = LIST_NEXT(c, link);
+    g->resume_due = false;
+    for (recd_conn *c = TAILQ_FIRST(&g->conns); c && g->paused_count; c = next) {
+        next = TAILQ_NEXT(c, link);
         try_resume(c);
     }
 }
@@ -184,10 +313,94 @@ void ingest_resume_paused(recd_ingest *g)
 void ingest_close_conns(recd_ingest *g)
 {
     recd_conn *next;
-    for (recd_conn *c = LIST_FIRST(&g->conns); c; c = next) {
-        next = LIST_NEXT(c, link);
+    for (recd_conn *c = TAILQ_FIRST(&g->conns); c; c = next) {
+        next = TAILQ_NEXT(c, link);
         stream_conn_close(c);
     }
+}
+
+void ingest_sweep(recd_ingest *g, uint64_t now)
+{
+    const recd_config *cfg = g->cfg;
+    char why[160];
+    recd_conn *next;
+    for (recd_conn *c = TAILQ_FIRST(&g->conns); c; c = next) {
+        next = TAILQ_NEXT(c, link);
+        if (c->closing)
+            continue;
+        if (c->draining) {
+            if (now >= c->drain_until_ms)
+                stream_conn_close(c);
+            continue;
+        }
+        if (c->partial_since_ms && now - c->partial_since_ms >= cfg->limits.frame_timeout_ms) {
+            drop_count(g, RECD_M_CONN_DROP_FRAME_TIMEOUT);
+            snprintf(why, sizeof why, "a frame or line started %llu ms ago is still incomplete "
+                     "(limits.frame_timeout)", (unsigned long long)(now - c->partial_since_ms));
+            log_warn("%s: %s; closing the connection", c->peer, why);
+            answer_error(c, why, AFTER_REPLY_DRAIN);
+            continue;
+        }
+        if (cfg->limits.idle_timeout_ms && !c->paused && c->sessions_held == 0 &&
+            now - c->last_read_ms >= cfg->limits.idle_timeout_ms) {
+            drop_count(g, RECD_M_CONN_DROP_IDLE);
+            log_info("%s: no session and no input for %llu ms (limits.idle_timeout); closing the "
+                     "connection", c->peer, (unsigned long long)(now - c->last_read_ms));
+            answer_error(c, "closed: idle without a session (limits.idle_timeout)", AFTER_REPLY_CLOSE);
+        }
+    }
+    if (g->resume_due && g->paused_count)
+        ingest_resume_paused(g);
+    g->resume_due = false;
+}
+
+/* The connection to give up for a new one: one that already got its error reply, else the one
+ * idle longest that holds no session and is not paused by our limits; of one peer when key is
+ * given. NULL when every one is busy. */
+static recd_conn *shed_candidate(recd_ingest *g, const peer_key *key, const recd_conn *newcomer)
+{
+    recd_conn *idle = NULL;
+    recd_conn *c;
+    TAILQ_FOREACH(c, &g->conns, link) {
+        if (c == newcomer || c->closing || !c->live || (key && !peer_key_equal(&c->key, key)))
+            continue;
+        if (c->draining)
+            return c;
+        if (!idle && c->sessions_held == 0 && !c->paused)
+            idle = c;
+    }
+    return idle;
+}
+
+/* Makes room for c by shedding another connection; false when there is none to shed. */
+static bool make_room(recd_conn *c, const peer_key *key, const char *limit)
+{
+    recd_ingest *g = c->ingest;
+    recd_conn *victim = shed_candidate(g, key, c);
+    if (!victim)
+        return false;
+    drop_count(g, RECD_M_CONN_DROP_SHED);
+    if (victim->draining) {
+        stream_conn_close(victim);
+        return true;
+    }
+    log_info("%s: closed to make room for %s (%s)", victim->peer, c->peer, limit);
+    char why[128];
+    snprintf(why, sizeof why, "closed: idle without a session, and %s was reached", limit);
+    answer_error(victim, why, AFTER_REPLY_CLOSE);
+    leave_limits(victim);
+    return true;
+}
+
+static void refuse(recd_conn *c, const char *limit, unsigned value)
+{
+    drop_count(c->ingest, RECD_M_CONN_DROP_REFUSED);
+    log_warn("%s: connection refused: %u connections are open and none is idle (%s)", c->peer,
+             value, limit);
+    char why[128];
+    snprintf(why, sizeof why, "connection refused: %s (%u) reached", limit, value);
+    answer_error(c, why, AFTER_REPLY_DRAIN); /* a new client may be sending already */
+    leave_limits(c);
 }
 
 static void on_connection(uv_stream_t *server, int status)
@@ -212,19 +425,23 @@ static void on_connection(uv_stream_t *server, int status)
     }
     c->h.handle.data = c;
     /* Linked first so the close callback can always unlink it. */
-    LIST_INSERT_HEAD(&g->conns, c, link);
+    TAILQ_INSERT_TAIL(&g->conns, c, link);
     g->conn_count++;
     if ((rc = uv_accept(server, &c->h.stream)) < 0) {
         stream_conn_close(c);
         return;
     }
-    peer_name(c, l);
-    if (g->conn_count > g->cfg->limits.max_connections || !g->accepting) {
-        log_warn("%s: connection refused: %u connections are open (limits.max_connections)",
-                 c->peer, g->cfg->limits.max_connections);
+    name_peer(c, l);
+    if (!g->accepting) {
+        drop_count(g, RECD_M_CONN_DROP_REFUSED);
         stream_conn_close(c);
         return;
     }
+    c->last_read_ms = uv_now(g->loop);
+    c->live = true;
+    g->live_conns++;
+    if (peer_counts_add(&g->peers, &c->key) == 0)
+        c->key.family = 0; /* not counted (Unix, or no memory): never uncounted either */
     c->in.sessions = g->sessions;
     c->in.transport = l->cfg.transport == RECD_WIRE_UNIX ? RECD_M_UNIX : RECD_M_TCP;
     c->in.peer = c->peer;
@@ -235,8 +452,22 @@ static void on_connection(uv_stream_t *server, int status)
                                    .on_msg = listener_on_msg,
                                    .ctx = &c->in,
                                    .on_rec_state = listener_on_rec_state};
-    if (recd_wire_decoder_new(&c->dec, &dc) < 0 ||
-        uv_read_start(&c->h.stream, alloc_cb, read_cb) < 0) {
+    if (recd_wire_decoder_new(&c->dec, &dc) < 0) {
+        stream_conn_close(c);
+        return;
+    }
+    unsigned max_total = g->cfg->limits.max_connections;
+    unsigned max_peer = g->cfg->limits.max_connections_per_peer;
+    if (g->live_conns > max_total && !make_room(c, NULL, "limits.max_connections")) {
+        refuse(c, "limits.max_connections", max_total);
+        return;
+    }
+    if (c->key.family && peer_counts_get(&g->peers, &c->key) > max_peer &&
+        !make_room(c, &c->key, "limits.max_connections_per_peer")) {
+        refuse(c, "limits.max_connections_per_peer", max_peer);
+        return;
+    }
+    if (uv_read_start(&c->h.stream, alloc_cb, read_cb) < 0) {
         stream_conn_close(c);
         return;
     }

@@ -56,6 +56,9 @@ typedef struct recd_config {
         uint64_t session_buffer;           /* per session, before backpressure */
         uint64_t process_buffer;           /* all sessions, before backpressure */
         uint32_t max_sessions, max_connections;
+        uint32_t max_connections_per_peer; /* stream connections from one address */
+        uint64_t idle_timeout_ms;          /* a connection holding no session; 0 = off */
+        uint64_t frame_timeout_ms;         /* a started frame or line must end within it */
     } limits;
     struct {
         uint64_t max_size;                 /* 0 = off */

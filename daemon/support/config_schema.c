@@ -90,7 +90,18 @@ const row recd_cfg_rows[] = {
     {"limits.max_sessions", T_U32, OFF(limits.max_sessions), 1, 1000000, F_LIVE, "10000", NULL,
      "Recording sessions open at once; further open messages are refused."},
     {"limits.max_connections", T_U32, OFF(limits.max_connections), 1, 1000000, F_LIVE, "1024", NULL,
-     "Stream connections (TCP and Unix) accepted at once; more are closed right away."},
+     "Stream connections (TCP and Unix) at once. At the limit a new one takes the place of the "
+     "connection idle longest that holds no session; without one, the new one is closed."},
+    {"limits.max_connections_per_peer", T_U32, OFF(limits.max_connections_per_peer), 1, 1000000, F_LIVE,
+     "256", NULL,
+     "Stream connections from one IP address at once (Unix sockets are not counted). At the limit a "
+     "new one takes the place of that address's connection idle longest that holds no session."},
+    {"limits.idle_timeout", T_DURATION, OFF(limits.idle_timeout_ms), SEC, 30 * DAY, F_LIVE | F_ZERO_OFF,
+     "60s", NULL,
+     "Close a stream connection that holds no open session after this long without input. 0 = never."},
+    {"limits.frame_timeout", T_DURATION, OFF(limits.frame_timeout_ms), SEC, HOUR, F_LIVE, "10s", NULL,
+     "A frame or line that has started must end within this time; otherwise the connection gets an "
+     "error reply and is closed."},
 
     {"rotation.max_size", T_SIZE, OFF(rotation.max_size), 64 * KIB, TIB, F_LIVE | F_ZERO_OFF, "1GiB", NULL,
      "Start a new part when a file reaches this size. 0 = no size limit."},

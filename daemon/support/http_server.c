@@ -24,6 +24,7 @@ struct recd_http_server {
     http_parser_settings settings;
     LIST_HEAD(conn_list, conn) conns; /* open clients, to close them on shutdown */
     size_t nconns;
+    size_t nclosing; /* of them, closing (their handles are not closed yet) */
     size_t open_handles; /* listener + client handles still to be closed */
     bool closing;
     void (*on_closed)(void *ctx);
@@ -43,7 +44,9 @@ struct conn {
     bool has_body;   /* decides between 413 (body) and 431 (headers) for an oversized request */
     bool complete;   /* the parser saw the whole request */
     bool responded;  /* a response is being written: ignore further input */
+    bool written;    /* ... and it is out: waiting for the client to close */
     bool closing;
+    bool reserve;    /* taken beyond max_connections: answers GET /healthz only */
     int handles;     /* 2 while tcp and timer are open */
     size_t received;
     char rbuf[READ_CHUNK];
@@ -71,6 +74,7 @@ static void conn_handle_closed(uv_handle_t *h)
     recd_http_server *s = c->srv;
     LIST_REMOVE(c, link);
     s->nconns--;
+    s->nclosing--;
     recd_buf_free(&c->response);
     free(c);
     server_handle_closed(s);
@@ -81,6 +85,7 @@ static void http_conn_close(conn *c)
     if (c->closing)
         return;
     c->closing = true;
+    c->srv->nclosing++;
     uv_close((uv_handle_t *)&c->tcp, conn_handle_closed);
     uv_close((uv_handle_t *)&c->timer, conn_handle_closed);
 }
@@ -100,10 +105,16 @@ static void on_written(uv_write_t *req, int status)
         http_conn_close(c);
         return;
     }
+    c->written = true;
     /* Half-close so the client sees the end of the response; its input until EOF is discarded. */
     c->shutdown_req.data = c;
     if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->tcp, on_shutdown) < 0)
         http_conn_close(c);
+}
+
+static void on_timeout(uv_timer_t *t)
+{
+    http_conn_close(t->data);
 }
 
 static const char *status_text(int code)
@@ -136,6 +147,8 @@ static void respond(conn *c, int code, const char *content_type, const void *bod
         http_conn_close(c);
         return;
     }
+    /* The request is in: the rest of the connection gets the whole-connection deadline. */
+    uv_timer_start(&c->timer, on_timeout, c->srv->opt.timeout_ms, 0);
     uv_buf_t buf = uv_buf_init((char *)c->response.data, (unsigned)c->response.len);
     c->write_req.data = c;
     if (uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &buf, 1, on_written) < 0)
@@ -182,11 +195,15 @@ static void route(conn *c)
         respond_text(c, 404, "not found\n");
         return;
     }
+    recd_http_server *s = c->srv;
+    if (c->reserve && !is_health) {
+        respond_text(c, 503, "busy: too many clients\n");
+        return;
+    }
     if (is_metrics) {
         serve_metrics(c);
         return;
     }
-    recd_http_server *s = c->srv;
     if (s->opt.health && s->opt.health(s->opt.health_ctx) != 0)
         respond_text(c, 503, "error");
     else
@@ -256,9 +273,15 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     }
 }
 
-static void on_timeout(uv_timer_t *t)
+/* The oldest client other than c that is still sending its request, or was answered and has
+ * not closed yet, to close for c; NULL when every other one is being answered. */
+static conn *oldest_sheddable(recd_http_server *s, const conn *c)
 {
-    http_conn_close(t->data);
+    conn *oldest = NULL, *o;
+    LIST_FOREACH(o, &s->conns, link) /* newest first */
+        if (o != c && !o->closing && (!o->responded || o->written))
+            oldest = o;
+    return oldest;
 }
 
 static void on_connection(uv_stream_t *listener, int status)
@@ -278,13 +301,24 @@ static void on_connection(uv_stream_t *listener, int status)
     LIST_INSERT_HEAD(&s->conns, c, link);
     s->nconns++;
     s->open_handles++;
-    if (uv_accept(listener, (uv_stream_t *)&c->tcp) < 0 || s->nconns > s->opt.max_connections) {
+    if (uv_accept(listener, (uv_stream_t *)&c->tcp) < 0) {
         http_conn_close(c);
         return;
     }
+    size_t open = s->nconns - s->nclosing;
+    if (open > s->opt.max_connections + s->opt.health_reserve) {
+        conn *old = s->opt.health_reserve ? oldest_sheddable(s, c) : NULL;
+        if (!old) {
+            http_conn_close(c);
+            return;
+        }
+        http_conn_close(old);
+        open--;
+    }
+    c->reserve = open > s->opt.max_connections;
     http_parser_init(&c->parser, HTTP_REQUEST);
     c->parser.data = c;
-    if (uv_timer_start(&c->timer, on_timeout, s->opt.timeout_ms, 0) < 0 ||
+    if (uv_timer_start(&c->timer, on_timeout, s->opt.header_timeout_ms, 0) < 0 ||
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) < 0)
         http_conn_close(c);
 }
@@ -312,6 +346,8 @@ int recd_http_server_start(uv_loop_t *loop, const char *host, int port, const re
         s->opt.max_request_bytes = 8192;
     if (!s->opt.timeout_ms)
         s->opt.timeout_ms = 5000;
+    if (!s->opt.header_timeout_ms || s->opt.header_timeout_ms > s->opt.timeout_ms)
+        s->opt.header_timeout_ms = s->opt.timeout_ms;
     http_parser_settings_init(&s->settings);
     s->settings.on_url = on_url;
     s->settings.on_headers_complete = on_headers_complete;

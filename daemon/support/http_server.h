@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The monitoring endpoint: a tiny HTTP/1.1 server on a libuv TCP handle (loopback by default) that
  * answers GET /metrics (Prometheus text format) and GET /healthz, one request per connection.
- * Requests are parsed by http-parser, bounded in size and time, and answered with Connection: close. */
+ * Requests are parsed by http-parser, bounded in size and time, and answered with Connection: close.
+ * With a header deadline and a health reserve (recd sets both), hanging clients cannot starve
+ * health checks: a request must arrive within the deadline, a few connections beyond
+ * max_connections are kept for /healthz alone, and when even those are taken, the oldest client
+ * still sending its request (or answered but not gone) is closed to make room. */
 #ifndef RECD_DAEMON_HTTP_SERVER_H
 #define RECD_DAEMON_HTTP_SERVER_H
 
@@ -20,9 +24,14 @@ typedef struct recd_http_options {
     void *health_ctx;
     void (*before_metrics)(void *ctx); /* refreshes sampled gauges before each render; NULL = none */
     void *metrics_ctx;
-    size_t max_connections;        /* concurrent clients; 0 = 16. Extra ones are closed at once */
+    size_t max_connections;        /* concurrent clients; 0 = 16. Extra ones are closed at once, */
+    size_t health_reserve;         /* unless there is a reserve: this many more clients, answered
+                                    * for GET /healthz only; when it is full too, the oldest client
+                                    * still sending its request (or answered and not gone) is
+                                    * closed instead. 0 = none */
     size_t max_request_bytes;      /* request line + headers + body; 0 = 8192. Larger: 431/413 */
-    uint64_t timeout_ms;           /* whole-request deadline; 0 = 5000 */
+    uint64_t header_timeout_ms;    /* the request must be complete within it; 0 = timeout_ms */
+    uint64_t timeout_ms;           /* whole-connection deadline; 0 = 5000 */
 } recd_http_options;
 
 typedef struct recd_http_server recd_http_server;

@@ -385,7 +385,10 @@ static const recd_metric_label transport_format[] = {
 static const recd_metric_label reason_label[] = {{"reason", reason_values, RECD_M_REASONS}};
 static const char *const drop_values[] = {"buffer_full"};
 _Static_assert(sizeof drop_values / sizeof *drop_values == RECD_M_DROPS, "drop labels");
+static const char *const conn_drop_values[] = {"idle", "frame_timeout", "shed", "refused"};
+_Static_assert(sizeof conn_drop_values / sizeof *conn_drop_values == RECD_M_CONN_DROPS, "conn_drop_values");
 static const recd_metric_label drop_label[] = {{"reason", drop_values, RECD_M_DROPS}};
+static const recd_metric_label conn_drop_label[] = {{"reason", conn_drop_values, RECD_M_CONN_DROPS}};
 static const recd_metric_label result_label[] = {{"result", result_values, 2}};
 
 /* Flushes are buffered writes of up to a few MiB: sub-millisecond normally, seconds when the disk
@@ -434,6 +437,19 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
                                      "Heap bytes in use, from the C library's allocator statistics "
                                      "(0 where they are unavailable).",
                                      NULL, 0, NULL, 0);
+    m->connections_dropped_total = recd_metrics_add(
+        r, RECD_METRIC_COUNTER, "recd_connections_dropped_total",
+        "Stream connections closed by recd before their client ended them, by reason.", conn_drop_label, 1,
+        NULL, 0);
+    m->partial_frame_bytes = recd_metrics_add(
+        r, RECD_METRIC_GAUGE, "recd_partial_frame_bytes",
+        "Bytes of unfinished frames and lines held for stream connections (count toward "
+        "limits.process_buffer).",
+        NULL, 0, NULL, 0);
+    if (!m->connections_dropped_total || !m->partial_frame_bytes) {
+        recd_daemon_metrics_free(m);
+        return -ENOMEM;
+    }
     m->time_clamped_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_time_clamped_total",
                                              ".rec samples whose time was raised to the previous "
                                              "sample's (rec.time_policy: clamp).",
@@ -495,6 +511,13 @@ void recd_metrics_refresh_process(recd_daemon_metrics *m)
 #else
     (void)m;
 #endif
+}
+
+void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_conn_drop reason)
+{
+    size_t idx = (size_t)reason;
+    recd_metric_add(m->connections_dropped_total,
+                    recd_metric_series(m->connections_dropped_total, &idx), 1);
 }
 
 void recd_metrics_config_reload(recd_daemon_metrics *m, int ok)

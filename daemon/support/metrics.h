@@ -80,6 +80,16 @@ typedef enum recd_m_reason {
     RECD_M_REASONS
 } recd_m_reason;
 
+/* Why a stream connection was closed by recd before its client ended it (label "reason" of
+ * recd_connections_dropped_total); protocol errors are counted by recd_decode_errors_total. */
+typedef enum recd_m_conn_drop {
+    RECD_M_CONN_DROP_IDLE,          /* "idle": no session and no input for limits.idle_timeout */
+    RECD_M_CONN_DROP_FRAME_TIMEOUT, /* "frame_timeout": a frame unfinished for limits.frame_timeout */
+    RECD_M_CONN_DROP_SHED,          /* "shed": gave its place to a new connection at a limit */
+    RECD_M_CONN_DROP_REFUSED,       /* "refused": a new connection over a limit, none to shed */
+    RECD_M_CONN_DROPS
+} recd_m_conn_drop;
+
 typedef struct recd_daemon_metrics {
     recd_metrics *registry;
     recd_metric *sessions_open;             /* gauge */
@@ -99,6 +109,8 @@ typedef struct recd_daemon_metrics {
     recd_metric *samples_dropped_total;     /* counter {reason}: accepted input not kept */
     recd_metric *write_errors_total;        /* counter: writes that failed (and are retried) */
     recd_metric *bytes_lost_total;          /* counter: queued bytes that never reached a file */
+    recd_metric *connections_dropped_total; /* counter {reason} */
+    recd_metric *partial_frame_bytes;       /* gauge, published at each scrape */
 } recd_daemon_metrics;
 
 /* Why a sample that arrived was not kept (label "reason" of recd_samples_dropped_total). */
@@ -117,6 +129,7 @@ void recd_metrics_input(recd_daemon_metrics *m, recd_m_transport t, recd_m_forma
 void recd_metrics_decode_error(recd_daemon_metrics *m, recd_m_reason reason);
 void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, double seconds);
 void recd_metrics_config_reload(recd_daemon_metrics *m, int ok);
+void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_conn_drop reason);
 /* Samples process-wide gauges (heap in use); called before each /metrics render. */
 void recd_metrics_refresh_process(recd_daemon_metrics *m);
 

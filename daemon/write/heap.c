@@ -10,6 +10,7 @@
 
 #define MMAP_THRESHOLD (4u << 20)
 #define HEAP_TRIM_MIN (16u << 20) /* a load that never buffered this much leaves the heap alone */
+#define HEAP_STATS_MS 1000u       /* how often heap_read_stats() asks the allocator */
 
 void heap_configure(uint64_t keep_bytes)
 {
@@ -43,6 +44,49 @@ bool heap_release_due(heap_release *h, uint64_t buffered, uint64_t now_ms, uint6
         return false;
     h->sized_for = peak;
     *pad = 2 * peak; /* batch buffers are pooled at their full size whatever they hold */
+    return true;
+}
+
+heap_stats heap_read_stats(uint64_t now_ms)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    static uint64_t read_ms;
+    static heap_stats last;
+    static bool read_once;
+    if (!read_once || now_ms - read_ms >= HEAP_STATS_MS) {
+        struct mallinfo2 mi = mallinfo2();
+        last.in_use = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+        last.free = (uint64_t)mi.fordblks;
+        read_ms = now_ms;
+        read_once = true;
+    }
+    return last;
+#else
+    (void)now_ms;
+    return (heap_stats){0, 0};
+#endif
+}
+
+bool heap_free_release_due(heap_release *h, heap_stats st, uint64_t now_ms, uint64_t *pad)
+{
+    if (!h->free_started || st.free < h->window_min_free)
+        h->window_min_free = st.free;
+    if (!h->free_started || st.in_use > h->window_max_used)
+        h->window_max_used = st.in_use;
+    if (!h->free_started) {
+        h->free_window_start_ms = now_ms;
+        h->free_started = true;
+    }
+    if (now_ms - h->free_window_start_ms < HEAP_WINDOW_MS)
+        return false;
+    uint64_t min_free = h->window_min_free, max_used = h->window_max_used;
+    h->free_window_start_ms = now_ms;
+    h->window_min_free = st.free;
+    h->window_max_used = st.in_use;
+    /* Free memory the whole window never needed, beyond as much as is in use. */
+    if (min_free < HEAP_TRIM_MIN || min_free <= max_used)
+        return false;
+    *pad = max_used;
     return true;
 }
 

@@ -731,4 +731,22 @@ TD_FN void td_expect_single_file(const td_daemon *d, const char *format, const c
         fail_msg("%s: %zu bytes, expected %zu; first difference at byte %zu", path, len, expect->len, i);
 }
 
+/* ---- the daemon's process ---------------------------------------------------------------------- */
+
+/* Resident memory of pid in KiB (VmRSS). */
+TD_FN long td_rss_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    long kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+            break;
+    fclose(f);
+    assert_true(kib >= 0);
+    return kib;
+}
+
 #endif

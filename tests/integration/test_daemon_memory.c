@@ -139,20 +139,7 @@ static void check_budget(void (*send)(recd_client *, unsigned, unsigned), const 
 #define LOAD_BLOCKS 20000 /* 1.4 MiB per session, 44 MiB in all, held until the sessions close */
 
 #ifndef TU_SANITIZED
-static long rss_mib(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    long kib = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-            break;
-    fclose(f);
-    assert_true(kib >= 0);
-    return kib / 1024;
-}
+static long rss_mib(pid_t pid) { return td_rss_kib(pid) / 1024; }
 #endif
 
 static void test_memory_goes_back_after_a_load(void **state)
