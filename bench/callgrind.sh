@@ -5,7 +5,8 @@
 # compared on a busy machine where samples/s would only show the noise (docs/performance.md).
 # Usage: bench/callgrind.sh BUILD_DIR [SCENARIO] (S1, S2 or S3; default S2). The streams come
 # from a `make bench-quick` (BENCH_WORK, default /var/tmp/recd-bench). Prints one line:
-# "SCENARIO BUILD_DIR instructions=N samples=M per_sample=X".
+# "SCENARIO BUILD_DIR instructions=N samples=M per_sample=X". CALLGRIND_OUT=FILE keeps the profile
+# for callgrind_annotate.
 set -euo pipefail
 build="${1:?usage: bench/callgrind.sh BUILD_DIR [S1|S2|S3]}"
 scenario="${2:-S2}"
@@ -55,5 +56,6 @@ kill -TERM "$pid"
 wait "$pid" || { echo "callgrind: recd exited non-zero" >&2; cat "$tmp/recd.log" >&2; exit 1; }
 pid=""
 total="$(sed -n 's/^summary: //p' "$tmp/cg.out" | awk '{print $1}')"
+[ -n "${CALLGRIND_OUT:-}" ] && cp "$tmp/cg.out" "$CALLGRIND_OUT"
 awk -v s="$scenario" -v b="$build" -v n="$total" -v m="$samples" \
   'BEGIN { printf "%s %s instructions=%.0f samples=%d per_sample=%.1f\n", s, b, n, m, n / m }'

@@ -186,6 +186,16 @@ static void note_limits(session_input *in, recd_session *s)
         in->over_process = true;
 }
 
+/* Kept out of line (cold), so that the checks every sample runs stay small enough to inline. */
+__attribute__((cold, noinline)) static void datagram_dropped(session_input *in, recd_session *s)
+{
+    const session_env *env = s->env;
+    recd_metric_add(env->metrics->backpressure_events_total, 0, 1);
+    recd_metric_add(env->metrics->samples_dropped_total, RECD_M_DROP_BUFFER_FULL, 1);
+    log_warn("%s: session '%s' is over its buffer limit: datagram dropped", session_input_peer(in),
+             s->key);
+}
+
 /* A datagram for a session over its buffer limits is dropped: UDP has no backpressure. */
 static bool datagram_over_limits(session_input *in, recd_session *s)
 {
@@ -193,10 +203,7 @@ static bool datagram_over_limits(session_input *in, recd_session *s)
     if (!in->datagram || (s->buffered <= env->cfg->limits.session_buffer &&
                           env->buffered <= env->cfg->limits.process_buffer))
         return false;
-    recd_metric_add(env->metrics->backpressure_events_total, 0, 1);
-    recd_metric_add(env->metrics->samples_dropped_total, RECD_M_DROP_BUFFER_FULL, 1);
-    log_warn("%s: session '%s' is over its buffer limit: datagram dropped", session_input_peer(in),
-             s->key);
+    datagram_dropped(in, s);
     return true;
 }
 

@@ -45,8 +45,9 @@ static void end_part(recd_session *s, bool session_end)
         session_end_part(s, NULL, 0);
 }
 
-/* A sample earlier than the previous one, kept at the previous time: counted, logged once. */
-static void clamped(recd_session *s, uint32_t t)
+/* A sample earlier than the previous one, kept at the previous time: counted, logged once. Out of
+ * line (cold), so that session_rec_block stays small enough to inline into the frame's path. */
+__attribute__((cold, noinline)) static void clamped(recd_session *s, uint32_t t)
 {
     if (!s->rec_clamped++)
         log_warn("session '%s': sample at %u ms is before the previous one at %u ms: its time is "
