@@ -12,6 +12,7 @@
 #include "wire/wire_internal.h"
 
 #define KEEP_BUFFER_BYTES 4096u /* larger partial-message buffers are released once used */
+#define MIN_BUFFER_BYTES 256u   /* a partial .rec frame fits the first allocation */
 
 struct recd_wire_decoder {
     recd_wire_decoder_config cfg;
@@ -161,6 +162,30 @@ static int buffer(recd_wire_decoder *d, const uint8_t *p, size_t n)
     return rc < 0 ? fail(d, rc, "out of memory") : 0;
 }
 
+/* Appends n bytes of an unfinished frame of `whole` bytes (its header's size while that is
+ * incomplete). The buffer grows with the bytes that arrive, at least doubling so the copying stays
+ * linear, and never past the frame: a header alone does not allocate the size it announces, so what
+ * the decoder holds stays within twice what was received (plus MIN_BUFFER_BYTES). */
+static int buffer_frame(recd_wire_decoder *d, const uint8_t *p, size_t n, size_t whole)
+{
+    recd_buf *b = &d->pending;
+    size_t need = b->len + n;
+    if (need > b->cap) {
+        size_t cap = b->cap > whole / 2 ? whole : 2 * b->cap;
+        cap = cap < MIN_BUFFER_BYTES ? MIN_BUFFER_BYTES : cap;
+        cap = cap > whole ? whole : cap;
+        cap = cap < need ? need : cap;
+        uint8_t *grown = realloc(b->data, cap);
+        if (!grown)
+            return fail(d, -ENOMEM, "out of memory");
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len = need;
+    return 0;
+}
+
 static int feed_binary(recd_wire_decoder *d, const uint8_t *data, size_t len)
 {
     wire_header h;
@@ -184,17 +209,17 @@ static int feed_binary(recd_wire_decoder *d, const uint8_t *data, size_t len)
             size_t avail = len < RECD_WIRE_HEADER_SIZE ? len : RECD_WIRE_HEADER_SIZE;
             if ((rc = check_header(d, data, avail, &h)) < 0)
                 return rc;
-            if (avail == RECD_WIRE_HEADER_SIZE &&
-                recd_buf_reserve(&d->pending, RECD_WIRE_HEADER_SIZE + (size_t)h.body_len) < 0)
-                return fail(d, -ENOMEM, "out of memory");
-            return buffer(d, data, len);
+            return buffer_frame(d, data, len,
+                                avail == RECD_WIRE_HEADER_SIZE
+                                    ? RECD_WIRE_HEADER_SIZE + (size_t)h.body_len
+                                    : RECD_WIRE_HEADER_SIZE);
         }
         /* Complete the buffered header, then the buffered body. */
         size_t take;
         if (d->pending.len < RECD_WIRE_HEADER_SIZE) {
             take = RECD_WIRE_HEADER_SIZE - d->pending.len;
             take = take < len ? take : len;
-            if ((rc = buffer(d, data, take)) < 0)
+            if ((rc = buffer_frame(d, data, take, RECD_WIRE_HEADER_SIZE)) < 0)
                 return rc;
             data += take;
             len -= take;
@@ -202,13 +227,11 @@ static int feed_binary(recd_wire_decoder *d, const uint8_t *data, size_t len)
                 return rc;
             if (d->pending.len < RECD_WIRE_HEADER_SIZE)
                 return 0;
-            if (recd_buf_reserve(&d->pending, (size_t)h.body_len) < 0)
-                return fail(d, -ENOMEM, "out of memory");
         }
         size_t total = RECD_WIRE_HEADER_SIZE + (size_t)ld_le32(d->pending.data + 4);
         take = total - d->pending.len;
         take = take < len ? take : len;
-        if ((rc = buffer(d, data, take)) < 0)
+        if ((rc = buffer_frame(d, data, take, total)) < 0)
             return rc;
         data += take;
         len -= take;
