@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests for daemon/write/writer.c under failing file operations (file_ops.h): a write that fails
  * in a way that may pass (ENOSPC, EROFS, EIO, EACCES) keeps its batch and every batch after it for
- * a retry, creates no second .part, and writes each byte once; a part whose file vanished is
- * given up and its bytes counted as lost; a short write leaves each byte in the file once. The
- * real writer runs on a real loop; only the Nth
- * file operation is made to fail. */
+ * a retry, creates no second .part, and writes each byte once; a part whose file vanished starts
+ * again in a new file (with a preamble) or is given up and its bytes counted as lost; a short
+ * write leaves each byte in the file once. The real writer runs on a real loop; only the Nth file
+ * operation is made to fail. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -367,6 +367,41 @@ static void vanished_part_is_given_up(void **state)
     rig_free(g);
 }
 
+/* The same with a preamble (a .rec part's header): the bytes still queued when the .part
+ * vanished go to a new file under the same name that starts with the preamble; nothing is lost. */
+static void vanished_part_starts_again(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    g->w.ops = &writer_file_ops_real;
+    writer_part *p = writer_part_new("v.rec", 0);
+    assert_non_null(p);
+    assert_int_equal(writer_part_set_preamble(p, "H", 1), 0);
+    put_batch(g, p, 'H', 1); /* the first batch brings the header itself */
+    put_batch(g, p, 'e', 3);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    check_file(g, "v.rec.part", "Heee");
+    assert_int_equal(unlink(tu_at(g->root, "v.rec.part")), 0);
+    put_batch(g, p, 'f', 6);
+    put_batch(g, p, 'g', 2);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOENT); /* noticed: retried in a new file */
+    assert_int_equal(r->lost, 0);
+    assert_null(r->broken);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->lost, 0);
+    assert_int_equal(r->released, 8);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_int_equal(r->abandoned, 0);
+    assert_string_equal(listing(g), "v.rec");
+    check_file(g, "v.rec", "Hffffffgg");
+    rig_free(g);
+}
+
 static void on_loop_tick(uv_timer_t *t) { (*(unsigned *)t->data)++; }
 
 /* flush.fsync: each job syncs each part it appended to once, a part's rename syncs its directory,
@@ -464,6 +499,7 @@ int main(void)
         cmocka_unit_test(missing_root_waits),
         cmocka_unit_test(end_of_part_is_retried),
         cmocka_unit_test(vanished_part_is_given_up),
+        cmocka_unit_test(vanished_part_starts_again),
         cmocka_unit_test(fsync_per_job),
         cmocka_unit_test(short_write_is_exact),
     };
