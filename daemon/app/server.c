@@ -211,11 +211,13 @@ static void finish_close(recd_server *s)
     }
     ingest_close_listeners(&s->ingest);
     const recd_sessions *r = &s->sessions;
-    if (r->parts_left || r->bytes_lost) {
+    if (r->parts_left || r->bytes_lost || r->parts_vanished) {
         /* The exit status says it too: a supervisor or script must not take this for a clean stop. */
         log_err("stopped with write errors: %llu files left as .part (recovered at the next "
-                "start), %llu accepted bytes never written",
-                (unsigned long long)r->parts_left, (unsigned long long)r->bytes_lost);
+                "start), %llu files removed behind recd's back (what they held is gone), %llu "
+                "accepted bytes never written",
+                (unsigned long long)r->parts_left, (unsigned long long)r->parts_vanished,
+                (unsigned long long)r->bytes_lost);
         recd_sd_notify_status("stopped with write errors");
         s->exit_code = 1;
         return;

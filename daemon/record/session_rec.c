@@ -31,6 +31,13 @@ static int start_part(recd_session *s, uint32_t t)
     int rc = session_start_part(s, first ? s->start_epoch_ms : s->start_epoch_ms + t, 0);
     if (rc < 0)
         return rc;
+    /* Should its file vanish (the output root removed), what is still queued goes to a new file
+     * that starts with this header. Without memory for it, that part is given up instead. */
+    uint8_t head[RECD_REC_HEADER_SIZE];
+    recd_rec_header_encode(rec_type(s), head);
+    if (writer_part_set_preamble(s->part, head, sizeof head) < 0)
+        log_warn("session '%s': out of memory: part %u cannot start again should its file vanish",
+                 s->key, s->part_no);
     s->rec_base = !first && cfg->output.rebase_parts ? t : 0;
     s->rec_part_first = t;
     s->rec_header_due = true;

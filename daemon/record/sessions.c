@@ -238,6 +238,7 @@ static void on_written(void *ctx, const writer_result *r)
         recd_metric_add(reg->env.metrics->bytes_lost_total, 0, r->lost);
     }
     reg->parts_left += r->abandoned;
+    reg->parts_vanished += r->vanished;
     if (r->retry_error) {
         retry_later(s, r->retry_error);
     } else if (s->write_failing) {

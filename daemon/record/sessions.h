@@ -32,6 +32,7 @@ typedef struct recd_sessions {
     uint64_t owners;              /* stream connections numbered as session owners so far */
     bool stopping;                /* shutdown: writes that keep failing are given up */
     uint64_t parts_left;          /* parts left as .part after write errors */
+    uint64_t parts_vanished;      /* files removed behind recd's back (their parts started again) */
     uint64_t bytes_lost;          /* accepted bytes that never reached a file */
     sessions_events on;
 } recd_sessions;

@@ -83,10 +83,24 @@ writer_part *writer_part_new(const char *rel, int gzip_level)
     return p;
 }
 
+int writer_part_set_preamble(writer_part *p, const void *data, size_t len)
+{
+    uint8_t *copy = len ? malloc(len) : NULL;
+    if (len && !copy)
+        return -ENOMEM;
+    if (len)
+        memcpy(copy, data, len);
+    free(p->preamble);
+    p->preamble = copy;
+    p->preamble_len = (uint32_t)len;
+    return 0;
+}
+
 static void part_free(writer_part *p)
 {
     if (!p)
         return;
+    free(p->preamble);
     free(p->name);
     free(p);
 }
@@ -419,13 +433,37 @@ static const char *part_label(const open_part *op)
     return op->file.name[0] ? op->file.name : op->owner->name;
 }
 
+/* The part's file has vanished (the output root or the .part was removed): what was written to
+ * it is gone, but the bytes still queued are not. The part starts again as a new file, its
+ * preamble first, and the batch is retried there. */
+static void start_part_again(writer_job *j, open_part *op, const char *why)
+{
+    writer_part *p = op->owner;
+    log_err("writer: '%s.part' has vanished (%s): what was written to it (%llu bytes) is gone; "
+            "the bytes still queued for it go to a new file",
+            op->file.name, why, (unsigned long long)op->file.size);
+    j->stage->ops->close_fd(&op->file);
+    p->preamble_due = op->file.size > 0; /* an empty file lacked even the batch that brings it */
+    op->owner = NULL; /* forget the vanished file: nothing of it is written back */
+    op->dirty = false;
+    p->created = false;
+    p->size = p->bytes_written = p->dev = p->ino = 0;
+}
+
 /* A write of bytes (queued bytes) failed: the job stops here to try again later (1), or the
  * part is broken and the bytes are lost (0). A part whose file has vanished (ENOENT after it was
- * created) cannot be written again. */
+ * created) cannot be written again: with a preamble it starts again in a new file (1), without
+ * one it is broken. */
 static int write_failed(writer_job *j, open_part *op, int rc, const char *what, uint64_t bytes)
 {
     j->result.failures++;
     const char *why = op->file.error[0] ? op->file.error : recd_strerror(rc);
+    if (rc == -ENOENT && op->owner->created && op->owner->preamble && bytes) {
+        j->result.retry_error = rc;
+        j->result.vanished++;
+        start_part_again(j, op, why);
+        return 1;
+    }
     if (may_pass(rc) && !(rc == -ENOENT && op->owner->created)) {
         j->result.retry_error = rc;
         log_err("writer: %s '%s': %s (kept, retrying)", what, part_label(op), why);
@@ -457,6 +495,14 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
         if (rc < 0)
             return write_failed(j, op, rc, "cannot create", b->data.len);
         p->created = true;
+    }
+    if (p->preamble_due) {
+        rc = ops->append(&op->file, p->preamble, p->preamble_len);
+        if (rc < 0)
+            return write_failed(j, op, rc, "cannot start again", b->data.len);
+        p->preamble_due = false;
+        op->dirty = true;
+        j->result.written += p->preamble_len;
     }
     const void *src = b->data.data;
     size_t n = b->data.len;

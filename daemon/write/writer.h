@@ -33,6 +33,12 @@ typedef struct writer_part {
     int gzip_level; /* Recap members: the level recorded in the part's header */
     bool created, broken, finalized;
     uint64_t size, bytes_written, dev, ino; /* identity and length of the created .part */
+    /* Bytes a file of this part starts with (.rec: its header), or NULL: when the .part vanishes
+     * (the output root was removed), the bytes still queued go to a new file that starts with
+     * them. preamble_due: the new file needs them before the next batch. */
+    uint8_t *preamble;
+    uint32_t preamble_len;
+    bool preamble_due;
     /* Loop thread only. Bytes sealed for the part so far: while no member was queued (packed
      * false) that is the file offset where the open batch will land. */
     uint64_t sealed;
@@ -80,6 +86,7 @@ typedef struct writer_result {
      * the front of the queue for a later job. 0 when everything was consumed. */
     int retry_error;
     unsigned abandoned;        /* parts left as .part after an error that cannot pass */
+    unsigned vanished;         /* parts whose file vanished and that started again in a new one */
     uint64_t lost;             /* queued bytes of such parts that never reached their file */
     const writer_part *broken; /* a part that failed and was not ended, or NULL */
     const writer_part *last;   /* the last part written and not ended, or NULL */
@@ -101,6 +108,10 @@ int writer_stage_swap_root(writer_stage *w, int root_fd);
 
 /* A new part that will be created as rel + ".part" by the first job that has bytes for it. */
 writer_part *writer_part_new(const char *rel, int gzip_level);
+
+/* Sets p's preamble (copied; see writer_part). 0 or -ENOMEM. Loop thread, before p's first
+ * job. */
+int writer_part_set_preamble(writer_part *p, const void *data, size_t len);
 
 /* Appends file bytes for part p (a new batch starts when p differs from the open batch's part).
  * 0 or -ENOMEM. */

@@ -124,13 +124,15 @@ static void lost_part_makes_exit_status_fail(void **state)
 }
 
 /* The output root removed while recd runs, then made again: recd notices, opens the new root,
- * and a session opened after that is recorded whole. The part that was open in the removed root
- * cannot be finalized, which the stop reports. */
+ * and a session opened after that is recorded whole. Samples sent before the removal but still
+ * queued when it happened (flush.interval is long) are not lost: the part whose file vanished
+ * starts again in the new root, a .rec header first, and holds every sample after those the
+ * removed file took. Nothing recd held is lost; the stop reports the removed file. */
 static void removed_root_is_opened_again(void **state)
 {
     (void)state;
     td_daemon d;
-    td_setup(&d, FAULT_CONFIG);
+    td_setup(&d, "flush:\n  interval: 1h\n");
     td_start(&d);
     td_rec_session before, after;
     td_rec_session_init(&before, "before", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 3);
@@ -141,10 +143,11 @@ static void removed_root_is_opened_again(void **state)
     send_flush(c, &before);
     char rel[1024];
     wait_for_part(&d, rel, sizeof rel);
+    uint64_t gone = before.blocks; /* in the file that is removed now */
 
     tu_rmtree(d.out);
-    send_states(c, &before, 100);
-    send_flush(c, &before);
+    send_states(c, &before, 100); /* queued: the flush interval is long */
+    assert_int_equal(recd_client_flush(c), 0);
     wait_unhealthy(&d);
     assert_int_equal(mkdir(d.out, 0755), 0);
     send_states(c, &before, UINT32_MAX);
@@ -162,7 +165,7 @@ static void removed_root_is_opened_again(void **state)
         td_sleep_ms(50);
     }
     td_expect_single_file(&d, "samp-onfoot", after.session, &after.expect);
-    for (;;) { /* what came after the removal, in a new part, once its retries got through */
+    for (;;) { /* the part started again in the new root, once its retries got through */
         td_files f = td_session_files(&d, "samp-onfoot", before.session);
         bool done = f.count >= 1 && f.parts == 0;
         td_files_free(&f);
@@ -174,7 +177,19 @@ static void removed_root_is_opened_again(void **state)
         }
         td_sleep_ms(50);
     }
-    assert_int_not_equal(td_signal_wait(&d, SIGTERM), 0); /* the removed part was never finalized */
+    /* Its file: a header, then every block after the ones the removed file held. */
+    size_t block = RECD_REC_ONFOOT_BLOCK_SIZE;
+    recd_buf rest = {0};
+    assert_int_equal(recd_buf_append(&rest, before.expect.data, RECD_REC_HEADER_SIZE), 0);
+    size_t skip = RECD_REC_HEADER_SIZE + (size_t)gone * block;
+    assert_true(before.expect.len > skip);
+    assert_int_equal(recd_buf_append(&rest, before.expect.data + skip, before.expect.len - skip), 0);
+    td_expect_single_file(&d, "samp-onfoot", before.session, &rest);
+    recd_buf_free(&rest);
+    assert_true(td_metric(&d, "recd_bytes_lost_total") == 0);
+    /* Nothing recd held was lost, but the removed file was: the stop says so. */
+    assert_int_not_equal(td_signal_wait(&d, SIGTERM), 0);
+    assert_true(log_has(&d, "1 files removed behind recd's back"));
     assert_true(log_has(&d, "is there again"));
     td_rec_session_free(&before);
     td_rec_session_free(&after);

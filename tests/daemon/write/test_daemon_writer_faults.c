@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests for daemon/write/writer.c under failing file operations (file_ops.h): a write that fails
  * in a way that may pass (ENOSPC, EROFS, EIO, EACCES) keeps its batch and every batch after it for
- * a retry, creates no second .part, and writes each byte once; a part whose file vanished is
- * given up and its bytes counted as lost. The real writer runs on a real loop; only the Nth
- * file operation is made to fail. */
+ * a retry, creates no second .part, and writes each byte once; a part whose file vanished starts
+ * again in a new file (with a preamble) or is given up and its bytes counted as lost; a short
+ * write leaves each byte in the file once. The real writer runs on a real loop; only the Nth file
+ * operation is made to fail. */
 #include "testutil.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "write/writer.h"
@@ -24,6 +27,11 @@ static struct {
     unsigned fail_until[OP_COUNT];
     int error[OP_COUNT];
     unsigned sync_delay_ms; /* a slow disk */
+    /* A short write at append call short_call (1-based; 0 = never): short_len bytes reach the
+     * file, then the rest fails with short_error, or is written when short_error is 0. */
+    unsigned short_call;
+    size_t short_len;
+    int short_error;
     unsigned finalize_flags; /* as the last finalize was called */
 } faults;
 
@@ -53,10 +61,35 @@ static int f_create(recd_part *p, int root_fd, const char *rel)
     return recd_part_create(p, root_fd, rel);
 }
 
+/* A short write then a failure, made by the kernel inside lib's append: the file size limit
+ * (RLIMIT_FSIZE, SIGXFSZ ignored) lets the first pwrite write short_len bytes and fails the next
+ * one with EFBIG. Reported as short_error, the error a full disk gives at that point. */
+static int short_write_then_fail(recd_part *p, const void *data, size_t len)
+{
+    struct rlimit was;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+    struct rlimit cut = was;
+    cut.rlim_cur = (rlim_t)(p->size + faults.short_len);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &cut), 0);
+    int rc = recd_part_append(p, data, len);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+    assert_int_equal(rc, -EFBIG); /* the kernel did write short, then refused the rest */
+    return faults.short_error;
+}
+
 static int f_append(recd_part *p, const void *data, size_t len)
 {
     int rc = injected(OP_APPEND);
-    return rc < 0 ? rc : recd_part_append(p, data, len);
+    if (rc < 0)
+        return rc;
+    if (faults.calls[OP_APPEND] != faults.short_call || len <= faults.short_len)
+        return recd_part_append(p, data, len);
+    if (faults.short_error)
+        return short_write_then_fail(p, data, len);
+    /* Success on the rest: what lib's write loop does after a short pwrite. */
+    rc = recd_part_append(p, data, faults.short_len);
+    return rc < 0 ? rc : recd_part_append(p, (const uint8_t *)data + faults.short_len,
+                                          len - faults.short_len);
 }
 
 static int f_pwrite(recd_part *p, uint64_t off, const void *data, size_t len)
@@ -334,6 +367,41 @@ static void vanished_part_is_given_up(void **state)
     rig_free(g);
 }
 
+/* The same with a preamble (a .rec part's header): the bytes still queued when the .part
+ * vanished go to a new file under the same name that starts with the preamble; nothing is lost. */
+static void vanished_part_starts_again(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    g->w.ops = &writer_file_ops_real;
+    writer_part *p = writer_part_new("v.rec", 0);
+    assert_non_null(p);
+    assert_int_equal(writer_part_set_preamble(p, "H", 1), 0);
+    put_batch(g, p, 'H', 1); /* the first batch brings the header itself */
+    put_batch(g, p, 'e', 3);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    check_file(g, "v.rec.part", "Heee");
+    assert_int_equal(unlink(tu_at(g->root, "v.rec.part")), 0);
+    put_batch(g, p, 'f', 6);
+    put_batch(g, p, 'g', 2);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOENT); /* noticed: retried in a new file */
+    assert_int_equal(r->lost, 0);
+    assert_null(r->broken);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->lost, 0);
+    assert_int_equal(r->released, 8);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_int_equal(r->abandoned, 0);
+    assert_string_equal(listing(g), "v.rec");
+    check_file(g, "v.rec", "Hffffffgg");
+    rig_free(g);
+}
+
 static void on_loop_tick(uv_timer_t *t) { (*(unsigned *)t->data)++; }
 
 /* flush.fsync: each job syncs each part it appended to once, a part's rename syncs its directory,
@@ -382,8 +450,48 @@ static void fsync_per_job(void **state)
     rig_free(g);
 }
 
+/* A short write in the middle of a batch, then ENOSPC: the half-written bytes are cut from the
+ * .part, the batch waits, and the retry writes it once; a short write whose rest succeeds is one
+ * append. Either way the file is byte-exact. */
+static void short_write_is_exact(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    writer_part *p = writer_part_new("s.rec", 0);
+    assert_non_null(p);
+    put_batch(g, p, 'a', 10);
+    put_batch(g, p, 'b', 20);
+    put_batch(g, p, 'c', 5);
+    faults.short_call = 2;
+    faults.short_len = 7;
+    faults.short_error = -ENOSPC;
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOSPC);
+    assert_int_equal(r->released, 10);
+    assert_int_equal(r->lost, 0);
+    check_file(g, "s.rec.part", "aaaaaaaaaa"); /* the 7 bytes of 'b' are gone again */
+    r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->released, 25);
+
+    faults.short_call = faults.calls[OP_APPEND] + 1;
+    faults.short_len = 3;
+    faults.short_error = 0;
+    put_batch(g, p, 'd', 8);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->released, 8);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_string_equal(listing(g), "s.rec");
+    check_file(g, "s.rec", "aaaaaaaaaabbbbbbbbbbbbbbbbbbbbcccccdddddddd");
+    rig_free(g);
+}
+
 int main(void)
 {
+    signal(SIGXFSZ, SIG_IGN); /* short_write_then_fail(): EFBIG instead of the signal */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(full_disk_keeps_batches),
         cmocka_unit_test(create_fails_then_passes),
@@ -391,7 +499,9 @@ int main(void)
         cmocka_unit_test(missing_root_waits),
         cmocka_unit_test(end_of_part_is_retried),
         cmocka_unit_test(vanished_part_is_given_up),
+        cmocka_unit_test(vanished_part_starts_again),
         cmocka_unit_test(fsync_per_job),
+        cmocka_unit_test(short_write_is_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
