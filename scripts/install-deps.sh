@@ -12,6 +12,7 @@ packages=(
   libhttp-parser-dev                 # /metrics and /healthz requests
   libcmocka-dev                      # unit tests
   python3 gzip                       # integration tests cross-check files with Python's gzip module
+  time                               # /usr/bin/time: rectool send's peak memory (rectool_send_stream)
   "$@"
 )
 
