@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* File-descriptor sink: full writes with EINTR and short-write handling. */
+/* File-descriptor sink: full writes with EINTR and short-write handling, appended or at an
+ * offset. */
 #include "recd/fd_sink.h"
+
+#include "base/fd_io.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -17,6 +20,25 @@ int recd_write_all(int fd, const void *data, size_t len)
         }
         p += n;
         len -= (size_t)n;
+    }
+    return 0;
+}
+
+int recd__pwrite_all(int fd, const void *data, size_t len, uint64_t off)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t n = pwrite(fd, p, len, (off_t)off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (n == 0)
+            return -EIO;
+        p += n;
+        len -= (size_t)n;
+        off += (uint64_t)n;
     }
     return 0;
 }

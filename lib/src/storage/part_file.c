@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fd_io.h"
+
 /* Tries of the create descent: retention may remove an emptied directory between our mkdirat
  * and openat; descending again recreates it. */
 #define CREATE_RETRIES 3
@@ -345,25 +347,6 @@ int recd_confined_prune_dirs(int root_fd, const char *rel_dir)
 
 /* ---- Part files ---------------------------------------------------------------------------- */
 
-static int pwrite_all(int fd, const void *data, size_t len, uint64_t off)
-{
-    const uint8_t *b = data;
-    while (len > 0) {
-        ssize_t n = pwrite(fd, b, len, (off_t)off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        if (n == 0)
-            return -EIO;
-        b += n;
-        len -= (size_t)n;
-        off += (uint64_t)n;
-    }
-    return 0;
-}
-
 /* name + ".part" */
 static int part_path(const recd_part *p, char *out, size_t cap)
 {
@@ -545,7 +528,7 @@ int recd_part_append(recd_part *p, const void *data, size_t len)
     int rc = recd_part_reopen(p);
     if (rc < 0)
         return rc;
-    rc = pwrite_all(p->fd, data, len, p->size);
+    rc = recd__pwrite_all(p->fd, data, len, p->size);
     if (rc < 0) {
         /* Cut a partial write so the file never ends in half a record. */
         if (ftruncate(p->fd, (off_t)p->size) < 0) {
@@ -571,7 +554,7 @@ int recd_part_pwrite(recd_part *p, uint64_t offset, const void *data, size_t len
     int rc = recd_part_reopen(p);
     if (rc < 0)
         return rc;
-    rc = pwrite_all(p->fd, data, len, offset);
+    rc = recd__pwrite_all(p->fd, data, len, offset);
     if (rc < 0)
         return part_fail(p, rc, "patch of '%s" RECD_PART_SUFFIX "' failed: %s", p->name,
                          recd_strerror(rc));

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fd_io.h"
 
 const char *recd_recover_action_name(recd_recover_action a)
 {
@@ -123,24 +124,6 @@ static void content_free(part_content *c)
     memset(c, 0, sizeof *c);
 }
 
-static int write_all_at(int fd, const uint8_t *buf, size_t len, off_t off)
-{
-    while (len > 0) {
-        ssize_t n = pwrite(fd, buf, len, off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        if (n == 0)
-            return -EIO;
-        buf += n;
-        len -= (size_t)n;
-        off += n;
-    }
-    return 0;
-}
-
 /* Renames dir/leaf to new_leaf (never replacing) and records the new relative name. */
 static int rename_entry(recd_recover_file *f, const recd_walk_entry *e, const char *new_leaf,
                         bool sync)
@@ -222,7 +205,7 @@ static void recover_one(recover_ctx *c, const recd_walk_entry *e, recd_recover_f
             file_failed(f, -errno, "cannot truncate: %s", strerror(errno));
             goto out;
         }
-        if (plan.header_len && (rc = write_all_at(fd, buf, (size_t)plan.header_len, 0)) < 0) {
+        if (plan.header_len && (rc = recd__pwrite_all(fd, buf, (size_t)plan.header_len, 0)) < 0) {
             file_failed(f, rc, "cannot patch the header: %s", recd_strerror(rc));
             goto out;
         }

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* Positioned full writes, shared by the part files and crash recovery (internal to librecd). */
+#ifndef RECD_BASE_FD_IO_H
+#define RECD_BASE_FD_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Writes all len bytes at offset off, retrying after EINTR and short writes. 0 or -errno
+ * (-EIO when the kernel writes nothing). */
+int recd__pwrite_all(int fd, const void *data, size_t len, uint64_t off);
+
+#endif
