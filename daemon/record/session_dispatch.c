@@ -118,8 +118,9 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
         }
         if (!s->dormant && cfg->sessions.second_open == RECD_SECOND_OPEN_REFUSE)
             return session_refuse(in, RECD_M_ALREADY_OPEN, why, whylen,
-                                  "open of session '%s' refused: it is open already "
-                                  "(close it first; sessions.second_open: refuse)",
+                                  "open of session '%s' refused: it is open already (close it "
+                                  "first, or open it with resume to take it over; the server's "
+                                  "sessions.second_open: new_file starts a new file instead)",
                                   m->session);
         log_info("session '%s' opened again from %s: %s", m->session, session_input_peer(in),
                  s->dormant ? "its idle session is replaced" : "the live one is closed and the new one gets a file of its own");
