@@ -14,6 +14,7 @@
 #include "recd/common.h"
 #include "recd/message.h"
 #include "recd/recovery.h"
+#include "recd/replay.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,6 +102,13 @@ struct recd_format {
                        size_t errlen);
     /* What recd_importer writes this format with; formats of one family share it. */
     const struct recd_format_importer *importer;
+
+    /* Foreign replays only (read-only entries: msg_format NONE, no export_msgs or import_text). */
+    /* The replay as the common event stream, in time order (recd/replay.h). */
+    int (*export_events)(const uint8_t *buf, size_t len, recd_replay_event_fn on_event, void *data,
+                         char *err, size_t errlen);
+    /* A summary for `rectool info --json`: one JSON object's text appended to out. */
+    int (*describe)(const uint8_t *buf, size_t len, recd_buf *out, char *err, size_t errlen);
 };
 
 /* The table, in sniffing order (signature checks before heuristics). */
@@ -116,6 +124,9 @@ RECD_API const recd_format *recd_format_by_extension(const char *ext, size_t i);
  * NULL) says what was seen. */
 RECD_API const recd_format *recd_format_sniff(const uint8_t *head, size_t len, recd_sniff_result *result);
 
+/* True for formats recd records (msg_format set); false for read-only foreign replays. */
+RECD_API bool recd_format_is_recorded(const recd_format *f);
+
 /* The hooks through f, with -ENOTSUP for a hook the format lacks. */
 RECD_API int recd_format_verify(const recd_format *f, const uint8_t *buf, size_t len,
                                 recd_format_verdict *out, recd_report *report);
@@ -129,6 +140,11 @@ RECD_API int recd_format_export(const recd_format *f, const uint8_t *buf, size_t
 RECD_API int recd_format_import(const recd_format *f, const uint8_t *text, size_t len,
                                 recd_text_encoding enc, recd_sink out, recd_import_stats *stats, char *err,
                                 size_t errlen);
+RECD_API int recd_format_export_events(const recd_format *f, const uint8_t *buf, size_t len,
+                                       recd_replay_event_fn on_event, void *data, char *err,
+                                       size_t errlen);
+RECD_API int recd_format_describe(const recd_format *f, const uint8_t *buf, size_t len, recd_buf *out,
+                                  char *err, size_t errlen);
 /* Crash recovery through the table: the first entry whose recover hook claims buf plans it.
  * 1 when one did, 0 when none did (plan left zeroed), or a negative errno. */
 RECD_API int recd_format_recover(uint8_t *buf, size_t len, recd_recover_plan *plan);

@@ -14,6 +14,7 @@
 #include "recd/path_template.h"
 #include "recd/recap.h"
 #include "recd/recovery.h"
+#include "recd/replay.h"
 #include "recd/retention.h"
 #include "recd/samp_rec.h"
 #include "recd/synth.h"

@@ -122,6 +122,27 @@ int recd_format_import(const recd_format *f, const uint8_t *text, size_t len,
     return f->import_text ? f->import_text(f, text, len, enc, out, stats, err, errlen) : -ENOTSUP;
 }
 
+bool recd_format_is_recorded(const recd_format *f)
+{
+    return f && f->msg_format != RECD_MSG_FMT_NONE;
+}
+
+int recd_format_export_events(const recd_format *f, const uint8_t *buf, size_t len,
+                              recd_replay_event_fn on_event, void *data, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    return f->export_events ? f->export_events(buf, len, on_event, data, err, errlen) : -ENOTSUP;
+}
+
+int recd_format_describe(const recd_format *f, const uint8_t *buf, size_t len, recd_buf *out,
+                         char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    return f->describe ? f->describe(buf, len, out, err, errlen) : -ENOTSUP;
+}
+
 int recd_format_recover(uint8_t *buf, size_t len, recd_recover_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
