@@ -1,0 +1,263 @@
+# SPDX-License-Identifier: MIT
+# The Python client against a real recd: every transport (TCP, UDP, Unix) in both encodings
+# (binary frames, NDJSON) records samp-onfoot, samp-vehicle and recap sessions, and the files
+# recd writes export (rectool) to exactly the messages sent; plus the auth token, reconnect with
+# resume, arrival-stamped binary states, and the encoder's refusals.
+import os
+import socket
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "clients", "python"))
+sys.path.insert(0, HERE)
+
+import recd_client  # noqa: E402
+from recd_client import Client, EncodeError, ServerError, encode_binary, encode_ndjson  # noqa: E402
+from recd_harness import Recd  # noqa: E402
+
+TOKEN = "0123456789abcdef-python-client"
+
+
+def onfoot(i):
+    return {"t": 100 + 50 * i, "left_right": -128 if i % 3 else 0, "up_down": 128, "keys": i % 7,
+            "position": [1532.5 + i * 0.25, -1675.25, 13.546875], "rotation": [1.0, 0.0, 0.0, -0.5],
+            "health": 100 - i % 50, "armour": 3, "weapon": 22 + i % 3, "additional_key": i % 4,
+            "special_action": 0, "velocity": [0.125, -0.0, 0.0], "surf_offset": [0.0, 0.0, 0.0],
+            "surf_id": 0, "anim_id": 1189, "anim_flags": {"frame_delta": 4, "loop": i % 2 == 0,
+                                                          "lock_x": False, "lock_y": True,
+                                                          "freeze": False, "time": 8}}
+
+
+def vehicle(i):
+    m = {"t": 31 + 40 * i, "vehicle_id": 7, "left_right": 0, "up_down": -3, "keys": 8,
+         "rotation": [0.5, 0.0, 0.0, -0.75], "position": [1697.0, -1953.5 - i, 14.875],
+         "velocity": [0.0625, 0.0, 0.0], "vehicle_health": 1000.0, "driver_health": 100,
+         "driver_armour": 0, "weapon": 0, "additional_key": 0, "siren": i % 2,
+         "landing_gear": 0, "trailer_id": 0}
+    if i % 2:
+        m["hydra_thrust"] = [5000, 4000 + i]
+    else:
+        m["train_speed"] = -0.171875
+    return m
+
+
+def recap_open():
+    return {"recap": {"name": "client-test", "player": "Alex", "uuid": "069a79f4-44e9-4726-a5be-fca90e38aaf5",
+                      "world": "world", "origin": [-134.5, 67.0, -1374.5], "weather": 1,
+                      "time_of_day": 6000,
+                      "encoder": {"keyframe_interval": 200, "gzip_level": 6, "member_limit": 65536}}}
+
+
+def recap_state(tick):
+    s = {"tick": tick, "pos": [-34.5 + tick * 0.25, 69.0, -1816.5], "rot": [-157.04122877703463, 4.25, 0.0],
+         "vel": [0.0, -0.0784000015258789, 0.0], "flags": 512, "pose": 0, "game_mode": 0,
+         "hand_state": 0, "health": 20.0, "absorption": 0.0,
+         "equipment": [{"slot": 0, "key": "minecraft:diamond_sword", "count": 1, "flags": 1}],
+         "inventory": [{"slot": 0, "key": "minecraft:diamond_sword", "count": 1, "flags": 1},
+                       {"slot": 40, "key": "minecraft:written_book", "count": 1, "data": "CgAALA=="}]}
+    return s
+
+
+RECAP_EVENTS = [
+    {"tick": 3, "action": "CHAT_MESSAGE", "message": "hello, world"},
+    {"tick": 5, "action": "BLOCK_DAMAGE_START", "x": 42, "y": 67, "z": -1863, "stage": 0},
+    {"tick": 5, "action": "EXPLOSION", "x": 40.5, "y": 66.0, "z": -1860.5, "power": 4.0,
+     "blocks": [{"x": 40, "y": 66, "z": -1861}, {"x": 41, "y": 66, "z": -1861}]},
+    {"tick": 7, "action": "DAMAGE", "cause": 1, "amount": 2.5, "flags": 1, "attacker_id": -1},
+    {"tick": 8, "action": "POTION_EFFECTS", "color": 123,
+     "effects": [{"effect": "minecraft:speed", "amplifier": 1, "duration": 200, "flags": 6}]},
+    {"tick": 9, "action": "ITEM_DROP", "item": {"key": "minecraft:torch", "count": 3},
+     "x": 1.0, "y": 2.0, "z": 3.0, "vx": 0.0, "vy": 0.5, "vz": 0.0},
+    {"tick": 9, "action": "EXTENSION", "id": 7, "data": "AQID"},
+]
+RECAP_TICKS = 12
+
+
+def subset(got, sent):
+    """The keys we sent, as recd exported them (item flags and data default when absent)."""
+    out = {}
+    for k in sent:
+        out[k] = got.get(k)
+    return out
+
+
+class PythonClientAgainstRecd(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.recd = Recd(token=TOKEN)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.recd.cleanup()
+
+    def send_all_formats(self, client, prefix):
+        ses = {f: f"{prefix}-{f}" for f in ("samp-onfoot", "samp-vehicle", "recap")}
+        client.open(ses["samp-onfoot"], "samp-onfoot", start_time=1763213398000)
+        client.open(ses["samp-vehicle"], "samp-vehicle")
+        client.open(ses["recap"], "recap", **recap_open())
+        for i in range(40):
+            client.state(ses["samp-onfoot"], **onfoot(i))
+            client.state(ses["samp-vehicle"], **vehicle(i))
+            if i % 10 == 9:
+                client.flush()  # a server tick
+        for tick in range(RECAP_TICKS):
+            client.state(ses["recap"], **recap_state(tick))
+            for ev in RECAP_EVENTS:
+                if ev["tick"] == tick:
+                    client.event(ses["recap"], **ev)
+            if tick == 6:
+                client.end_member(ses["recap"])
+        for s in ses.values():
+            client.close_session(s)
+        return ses
+
+    def check_files(self, ses):
+        want = [(f, s) for f, s in ses.items()]
+        self.assertTrue(self.recd.wait_for_files(want), "recd did not finalize " + repr(want) +
+                        "\n" + self.recd.log_text())
+        for fmt, s in ses.items():
+            files = self.recd.files(fmt, s)
+            self.assertEqual(len(files), 1, files)
+            msgs = self.recd.export(files[0])
+            self.assertEqual(msgs[0]["type"], "open")
+            self.assertEqual(msgs[0]["format"], fmt)
+            states = [m for m in msgs if m["type"] == "state"]
+            if fmt == "recap":
+                self.assertEqual(len(states), RECAP_TICKS)
+                for tick, st in enumerate(states):
+                    sent = recap_state(tick)
+                    got = subset(st, sent)
+                    for it in got["equipment"] + got["inventory"]:
+                        it.setdefault("flags", 0)
+                    for it in sent["equipment"] + sent["inventory"]:
+                        it.setdefault("flags", 0)
+                    self.assertEqual(got, sent)
+                events = [m for m in msgs if m["type"] == "event"]
+                self.assertEqual(len(events), len(RECAP_EVENTS))
+                for got, sent in zip(events, RECAP_EVENTS):
+                    g = subset(got, sent)
+                    if "item" in sent:
+                        g["item"] = subset(g["item"], sent["item"])
+                    self.assertEqual(g, sent)
+                hdr = msgs[0]["recap"]
+                self.assertEqual((hdr["name"], hdr["player"], hdr["weather"]), ("client-test", "Alex", 1))
+                self.assertGreaterEqual(sum(m["type"] == "flush" for m in msgs), 1)
+            else:
+                gen = onfoot if fmt == "samp-onfoot" else vehicle
+                self.assertEqual(len(states), 40)
+                for i, st in enumerate(states):
+                    sent = gen(i)
+                    self.assertEqual(subset(st, sent), sent, f"{fmt} state {i}")
+
+    def run_transport(self, transport, encoding):
+        with Client(self.recd.url(transport, encoding), auth=TOKEN) as c:
+            ses = self.send_all_formats(c, f"{transport}-{encoding}")
+        self.assertEqual(c.messages_lost, 0)
+        self.check_files(ses)
+
+    def test_tcp_binary(self):
+        self.run_transport("tcp", "binary")
+
+    def test_tcp_ndjson(self):
+        self.run_transport("tcp", "ndjson")
+
+    def test_unix_binary(self):
+        self.run_transport("unix", "binary")
+
+    def test_unix_ndjson(self):
+        self.run_transport("unix", "ndjson")
+
+    def test_udp_binary(self):
+        self.run_transport("udp", "binary")
+
+    def test_udp_ndjson(self):
+        self.run_transport("udp", "ndjson")
+
+    def test_small_batches(self):
+        # Many small batches and datagrams: every batch must stand alone (no key_len 0 across).
+        with Client(self.recd.url("tcp", "binary"), auth=TOKEN, batch_bytes=100) as c:
+            ses = self.send_all_formats(c, "tcp-small")
+        self.check_files(ses)
+        with Client(self.recd.url("udp", "binary"), auth=TOKEN, datagram_bytes=200) as c:
+            ses = self.send_all_formats(c, "udp-small")
+        self.check_files(ses)
+
+    def test_without_token_refused(self):
+        c = Client(self.recd.url("tcp", "ndjson"))
+        c.open("no-token", "samp-onfoot")
+        with self.assertRaises(ServerError) as cm:
+            c.close()
+        self.assertIn("auth", str(cm.exception).lower())
+
+    def test_reconnect_resumes_session(self):
+        for transport in ("tcp", "unix"):
+            for encoding in ("binary", "ndjson"):
+                key = f"reconnect-{transport}-{encoding}"
+                with Client(self.recd.url(transport, encoding), auth=TOKEN) as c:
+                    c.open(key, "samp-onfoot")
+                    for i in range(10):
+                        c.state(key, **onfoot(i))
+                    c.flush()
+                    c._sock.shutdown(socket.SHUT_RDWR)  # the connection breaks
+                    for i in range(10, 20):
+                        c.state(key, **onfoot(i))
+                    c.flush()  # fails, reconnects, resumes, sends the batch again
+                    for i in range(20, 30):
+                        c.state(key, **onfoot(i))
+                    c.close_session(key)
+                self.assertEqual(c.reconnects, 1)
+                self.assertEqual(c.messages_lost, 0)
+                self.assertTrue(self.recd.wait_for_files([("samp-onfoot", key)]), self.recd.log_text())
+                files = self.recd.files("samp-onfoot", key)
+                self.assertEqual(len(files), 1, files)
+                states = [m for m in self.recd.export(files[0]) if m["type"] == "state"]
+                self.assertEqual([s["t"] for s in states], [onfoot(i)["t"] for i in range(30)])
+
+    def test_untimed_binary_states_are_stamped(self):
+        key = "untimed"
+        with Client(self.recd.url("tcp", "binary"), auth=TOKEN) as c:
+            c.open(key, "samp-vehicle")
+            for i in range(5):
+                st = vehicle(i)
+                del st["t"]
+                c.state(key, **st)
+            c.close_session(key)
+        self.assertTrue(self.recd.wait_for_files([("samp-vehicle", key)]), self.recd.log_text())
+        states = [m for m in self.recd.export(self.recd.files("samp-vehicle", key)[0])
+                  if m["type"] == "state"]
+        self.assertEqual(len(states), 5)
+        self.assertEqual(sorted(s["t"] for s in states), [s["t"] for s in states])
+
+
+class Encoding(unittest.TestCase):
+    def test_wire_md_example(self):
+        m = {"type": "close", "session": "ab", "seq": 0x0102030405060708, "end_time": -2}
+        self.assertEqual(encode_binary(m, None, False).hex(),
+                         "d701050113000000026162" "0807060504030201" "feffffffffffffff")
+
+    def test_onfoot_frame_size(self):
+        m = dict(onfoot(0), type="state", session="p")
+        self.assertEqual(len(encode_binary(m, "samp-onfoot", True)), 85)  # docs/wire.md 2.4
+
+    def test_refusals_name_the_field(self):
+        bad = dict(onfoot(0), type="state", session="p", health=300)
+        with self.assertRaisesRegex(EncodeError, r"state\.health: 300 does not fit u8"):
+            encode_binary(bad, "samp-onfoot", False)
+        with self.assertRaisesRegex(EncodeError, "NaN"):
+            encode_ndjson(dict(onfoot(0), type="state", session="p", velocity=[float("nan"), 0, 0]), False)
+        with self.assertRaisesRegex(EncodeError, "valid session key"):
+            encode_ndjson({"type": "close", "session": "../x"}, False)
+        with self.assertRaisesRegex(EncodeError, "no binary encoding"):
+            encode_binary({"type": "open", "session": "c", "format": "not-yet"}, "not-yet", False)
+
+    def test_ndjson_passes_any_format_through(self):
+        line = encode_ndjson({"type": "state", "session": "w", "t": 5, "actors": [{"id": 1}]}, True)
+        self.assertEqual(line, b'{"type":"state","t":5,"actors":[{"id":1}]}\n')
+
+    def test_format_table_has_every_format(self):
+        self.assertLessEqual({"samp-onfoot", "samp-vehicle", "recap"}, set(recd_client.FORMATS))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
