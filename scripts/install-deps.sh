@@ -13,6 +13,7 @@ packages=(
   libcmocka-dev                      # unit tests
   python3 gzip                       # integration tests cross-check files with Python's gzip module
   time                               # /usr/bin/time: rectool send's peak memory (rectool_send_stream)
+  openjdk-17-jdk-headless            # javac and jar: builds and tests the Java client (clients/java)
   "$@"
 )
 
