@@ -170,7 +170,7 @@ class Client:
 
     def _encode(self, msg: dict, fmt: Optional[str], omit_session: bool) -> bytes:
         if self.encoding == "ndjson":
-            return encode_ndjson(msg, omit_session, self.max_frame)
+            return encode_ndjson(msg, omit_session, self.max_frame, fmt)
         return encode_binary(msg, fmt, omit_session, self.max_frame)
 
     def _resume_of(self, open_msg: dict) -> bytes:

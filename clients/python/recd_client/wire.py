@@ -40,12 +40,14 @@ def _check_common(m: dict) -> str:
     return check_session_key(m.get("session"))
 
 
-def encode_ndjson(m: dict, omit_session: bool, max_frame: int = DEFAULT_MAX_FRAME) -> bytes:
+def encode_ndjson(m: dict, omit_session: bool, max_frame: int = DEFAULT_MAX_FRAME,
+                  fmt_name: Optional[str] = None) -> bytes:
     """One line. Every field passes through, so any format (carla too) works without a table
     entry; the daemon checks the fields and names the bad one."""
     _check_common(m)
-    if m["type"] in ("state", "event") and "t" not in m and "tick" not in m:
-        raise EncodeError(f"{m['type']}: NDJSON always carries the time ('t' or 'tick')")
+    fmt = FORMATS.get(fmt_name) if fmt_name else None
+    if fmt and m["type"] in ("state", "event") and fmt.time_key not in m:
+        raise EncodeError(f"{m['type']}.{fmt.time_key}: missing (NDJSON always carries the time)")
     out = {k: v for k, v in m.items() if not (omit_session and k == "session")}
     try:
         line = json.dumps(out, separators=(",", ":"), allow_nan=False, default=_json_default)

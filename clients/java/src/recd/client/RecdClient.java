@@ -208,7 +208,7 @@ public final class RecdClient implements AutoCloseable {
     // ---- encoding and batching ----
 
     private byte[] encode(Map<String, Object> m, String fmt, boolean omitSession) {
-        return url.encoding.equals("ndjson") ? Wire.encodeNdjson(m, omitSession, opt.maxFrame)
+        return url.encoding.equals("ndjson") ? Wire.encodeNdjson(m, omitSession, opt.maxFrame, fmt)
                                              : Wire.encodeBinary(m, fmt, omitSession, opt.maxFrame);
     }
 

@@ -44,11 +44,12 @@ public final class Wire {
     }
 
     /* One NDJSON line. Fields pass through, so any format works without a table entry. */
-    public static byte[] encodeNdjson(Map<String, Object> m, boolean omitSession, int maxFrame) {
+    public static byte[] encodeNdjson(Map<String, Object> m, boolean omitSession, int maxFrame, String formatName) {
         checkCommon(m);
         Object type = m.get("type");
-        if (("state".equals(type) || "event".equals(type)) && !m.containsKey("t") && !m.containsKey("tick"))
-            throw new EncodeException(type + ": NDJSON always carries the time ('t' or 'tick')");
+        WireFormat fmt = formatName == null ? null : Formats.TABLE.get(formatName);
+        if (fmt != null && ("state".equals(type) || "event".equals(type)) && !m.containsKey(fmt.timeKey()))
+            throw new EncodeException(type + "." + fmt.timeKey() + ": missing (NDJSON always carries the time)");
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("type", type);
         for (Map.Entry<String, Object> e : m.entrySet())
