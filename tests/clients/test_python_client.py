@@ -117,6 +117,7 @@ class RecordsAllFormats:
         for fmt, s in ses.items():
             files = self.recd.files(fmt, s)
             self.assertEqual(len(files), 1, files)
+            self.assertFalse(os.path.basename(files[0]).startswith("1970"), files[0])  # start_time set
             msgs = self.recd.export(files[0])
             self.assertEqual(msgs[0]["type"], "open")
             self.assertEqual(msgs[0]["format"], fmt)

@@ -78,6 +78,10 @@ class Client:
             fmt = msg.get("format")
             if not isinstance(fmt, str):
                 raise EncodeError("open.format: required (a format name)")
+            if fmt == "recap" and "start_time" not in msg and not (
+                    isinstance(msg.get("recap"), dict) and "start_time" in msg["recap"]):
+                # Otherwise the Recap header (and the file name) would say 1970.
+                msg = dict(msg, start_time=int(time.time() * 1000))
         else:
             fmt = self._formats.get(session)
             if fmt is None and self.encoding == "binary":

@@ -97,6 +97,13 @@ public final class RecdClient implements AutoCloseable {
             }
             if (!(msg.get("format") instanceof String))
                 throw new EncodeException("open.format: required (a format name)");
+            Object recap = msg.get("recap");
+            if ("recap".equals(msg.get("format")) && msg.get("start_time") == null
+                    && !(recap instanceof Map && ((Map<?, ?>) recap).get("start_time") != null)) {
+                /* Otherwise the Recap header (and the file name) would say 1970. */
+                msg = new LinkedHashMap<>(msg);
+                msg.put("start_time", System.currentTimeMillis());
+            }
             fmt = (String) msg.get("format");
         } else {
             fmt = formats.get(session);
