@@ -2,7 +2,8 @@
 # The Java client against a real recd: builds it with javac and jar (clients/java/build.sh),
 # then replays the Python client's test sessions (test_python_client.py) through it, as JSON
 # lines fed to tests/clients/java/JsonLinesSender.java, over TCP, UDP and Unix in both encodings,
-# and checks the files recd wrote; plus the auth refusal and reconnect with resume.
+# and checks the files recd wrote; plus the auth refusal, reconnect with resume, and the encoder
+# checks of tests/clients/java/EncoderChecks.java.
 import json
 import os
 import subprocess
@@ -26,16 +27,21 @@ def build():
     os.mkdir(os.path.join(BUILD, "test-classes"))
     subprocess.run(["javac", "--release", "17", "-Xlint:all", "-Werror", "-cp",
                     os.path.join(BUILD, "recd-client.jar"), "-d", os.path.join(BUILD, "test-classes"),
-                    os.path.join(HERE, "java", "JsonLinesSender.java")], check=True)
+                    os.path.join(HERE, "java", "JsonLinesSender.java"),
+                    os.path.join(HERE, "java", "EncoderChecks.java")], check=True)
+
+
+def java(main, *args):
+    cp = os.path.join(BUILD, "recd-client.jar") + os.pathsep + os.path.join(BUILD, "test-classes")
+    return ["java", "-cp", cp, main, *args]
 
 
 class JavaSender:
     """The Python client's interface, carried out by the Java client in a child process."""
 
     def __init__(self, url, auth=TOKEN, batch=65536, datagram=1400):
-        cp = os.path.join(BUILD, "recd-client.jar") + os.pathsep + os.path.join(BUILD, "test-classes")
-        self.proc = subprocess.Popen(["java", "-cp", cp, "recd.client.JsonLinesSender", url, auth or "-",
-                                      str(batch), str(datagram)],
+        self.proc = subprocess.Popen(java("recd.client.JsonLinesSender", url, auth or "-", str(batch),
+                                          str(datagram)),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         self.result = None
 
@@ -90,6 +96,10 @@ class JavaClientAgainstRecd(RecordsAllFormats, unittest.TestCase):
         self.assertIsNone(res["error"])
         self.assertEqual(res["lost"], 0)
         self.check_files(ses)
+
+    def test_encoders_without_a_server(self):
+        r = subprocess.run(java("recd.client.EncoderChecks"), capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "ok"), r.stderr)
 
     def test_every_transport_and_encoding(self):
         for transport in ("tcp", "udp", "unix"):

@@ -223,6 +223,11 @@ class PythonClientAgainstRecd(RecordsAllFormats, unittest.TestCase):
                 states = [m for m in self.recd.export(files[0]) if m["type"] == "state"]
                 self.assertEqual([s["t"] for s in states], [onfoot(i)["t"] for i in range(30)])
 
+    def test_auto_seq_over_udp(self):
+        with Client(self.recd.url("udp", "binary"), auth=TOKEN, auto_seq=True) as c:
+            ses = self.send_all_formats(c, "udp-seq")
+        self.check_files(ses)
+
     def test_untimed_binary_states_are_stamped(self):
         key = "untimed"
         with Client(self.recd.url("tcp", "binary"), auth=TOKEN) as c:
@@ -259,6 +264,24 @@ class Encoding(unittest.TestCase):
             encode_ndjson({"type": "close", "session": "../x"}, False)
         with self.assertRaisesRegex(EncodeError, "no binary encoding"):
             encode_binary({"type": "open", "session": "c", "format": "not-yet"}, "not-yet", False)
+
+    def test_auto_seq_numbers_each_session(self):
+        rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        rx.bind(("127.0.0.1", 0))
+        rx.settimeout(10)
+        with Client(f"udp://127.0.0.1:{rx.getsockname()[1]}?encoding=ndjson", auto_seq=True,
+                    datagram_bytes=65000) as c:
+            c.open("a", "samp-onfoot")
+            c.open("b", "samp-onfoot")
+            for i in range(3):
+                c.state("a", **onfoot(i))
+            c.state("b", **onfoot(0))
+            c.close_session("a")
+        import json
+        lines = [json.loads(x) for x in rx.recv(65536).splitlines()]
+        rx.close()
+        self.assertEqual([(m["session"], m["seq"]) for m in lines],
+                         [("a", 0), ("b", 0), ("a", 1), ("a", 2), ("a", 3), ("b", 1), ("a", 4)])
 
     def test_ndjson_passes_any_format_through(self):
         line = encode_ndjson({"type": "state", "session": "w", "t": 5, "actors": [{"id": 1}]}, True)

@@ -37,7 +37,7 @@ class Client:
                  datagram_bytes: int = 1400, max_frame: int = DEFAULT_MAX_FRAME,
                  close_timeout: float = 5.0, connect_timeout: float = 5.0,
                  reconnect: bool = True, reconnect_attempts: int = 8,
-                 reconnect_delay: float = 0.1):
+                 reconnect_delay: float = 0.1, auto_seq: bool = False):
         self.url = parse_url(url)
         self.encoding = self.url.encoding
         self.transport = self.url.transport
@@ -50,6 +50,8 @@ class Client:
         self.reconnect = reconnect
         self.reconnect_attempts = reconnect_attempts
         self.reconnect_delay = reconnect_delay
+        self.auto_seq = auto_seq  # number each session's messages 0, 1, ... (recd counts UDP gaps)
+        self._seq: Dict[str, int] = {}
         self.bytes_sent = 0
         self.messages_sent = 0  # handed to the kernel
         self.messages_lost = 0  # in a batch or datagram that broke
@@ -72,6 +74,8 @@ class Client:
             raise self._broken
         session = check_session_key(msg.get("session"))
         mtype = msg.get("type")
+        if self.auto_seq and "seq" not in msg:
+            msg = dict(msg, seq=self._seq.get(session, 0))
         if mtype == "open":
             if self.auth and "auth" not in msg:
                 msg = dict(msg, auth=self.auth)
@@ -93,12 +97,15 @@ class Client:
             self._queue += self._encode(msg, fmt, omit)
             self._queued += 1
             self._last_session = session
+        if self.auto_seq:
+            self._seq[session] = msg["seq"] + 1
         if mtype == "open":
             self._formats[session] = fmt
             self._opens[session] = msg
         elif mtype == "close":
             self._opens.pop(session, None)
             self._udp_opens.pop(session, None)
+            self._seq.pop(session, None)
         if self.transport != "udp" and len(self._queue) >= self.batch_bytes:
             self.flush()
 

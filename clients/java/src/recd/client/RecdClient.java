@@ -39,6 +39,7 @@ public final class RecdClient implements AutoCloseable {
         public boolean reconnect = true;
         public int reconnectAttempts = 8;
         public long reconnectDelayMs = 100;
+        public boolean autoSeq; /* number each session's messages 0, 1, ... (recd counts UDP gaps) */
     }
 
     private static final int MAX_DATAGRAM = 65507;
@@ -50,6 +51,7 @@ public final class RecdClient implements AutoCloseable {
     private final Map<String, String> formats = new HashMap<>();
     private final Map<String, Map<String, Object>> opens = new LinkedHashMap<>();
     private final Map<String, byte[]> udpOpens = new HashMap<>();
+    private final Map<String, Long> seqs = new HashMap<>();
     private final ByteWriter queue = new ByteWriter(64 * 1024);
     private int queued;
     private String lastSession; /* null at a batch start: every batch stands alone */
@@ -89,6 +91,10 @@ public final class RecdClient implements AutoCloseable {
             throw broken;
         String session = Wire.checkSessionKey(msg.get("session"));
         Object type = msg.get("type");
+        if (opt.autoSeq && msg.get("seq") == null) {
+            msg = new LinkedHashMap<>(msg);
+            msg.put("seq", seqs.getOrDefault(session, 0L));
+        }
         String fmt;
         if ("open".equals(type)) {
             if (opt.auth != null && msg.get("auth") == null) {
@@ -117,12 +123,15 @@ public final class RecdClient implements AutoCloseable {
             queued++;
             lastSession = session;
         }
+        if (opt.autoSeq)
+            seqs.put(session, ((Number) msg.get("seq")).longValue() + 1);
         if ("open".equals(type)) {
             formats.put(session, fmt);
             opens.put(session, msg);
         } else if ("close".equals(type)) {
             opens.remove(session);
             udpOpens.remove(session);
+            seqs.remove(session);
         }
         if (!url.transport.equals("udp") && queue.length() >= opt.batchBytes)
             flush();
@@ -153,11 +162,12 @@ public final class RecdClient implements AutoCloseable {
     private static Map<String, Object> with(Map<String, Object> fields, String type, String session,
                                             String key, Object value) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("type", type);
+        m.put("type", type); /* first in NDJSON lines, for people reading them */
+        m.putAll(fields);
+        m.put("type", type); /* the arguments win over same-named fields */
         m.put("session", session);
         if (key != null && value != null)
             m.put(key, value);
-        m.putAll(fields);
         return m;
     }
 
