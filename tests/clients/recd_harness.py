@@ -22,15 +22,19 @@ class Recd:
         self.root = os.path.join(self.tmp, "recordings")
         os.mkdir(self.root)
         self.sock_path = os.path.join(self.tmp, "recd.sock")
+        self.token, self.extra_yaml = token, extra_yaml
+        self.log = open(os.path.join(self.tmp, "recd.log"), "w+")
+        self.urls = {}
+        self.start("tcp://127.0.0.1:0", "udp://127.0.0.1:0")
+
+    def start(self, tcp, udp):
         cfg = os.path.join(self.tmp, "recd.yaml")
         with open(cfg, "w") as f:
-            f.write("listen:\n  - tcp://127.0.0.1:0\n  - udp://127.0.0.1:0\n"
-                    f"  - unix://{self.sock_path}\n"
+            f.write(f"listen:\n  - {tcp}\n  - {udp}\n  - unix://{self.sock_path}\n"
                     f"output:\n  root: {self.root}\nmetrics:\n  enabled: false\n")
-            if token:
-                f.write(f"auth:\n  token: {token}\n")
-            f.write(extra_yaml)
-        self.log = open(os.path.join(self.tmp, "recd.log"), "w+")
+            if self.token:
+                f.write(f"auth:\n  token: {self.token}\n")
+            f.write(self.extra_yaml)
         self.proc = subprocess.Popen([self.recd, "--config", cfg, "--print-ports"],
                                      stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.urls = {}
@@ -45,6 +49,12 @@ class Recd:
         if len(self.urls) < 3:
             self.stop()
             raise RuntimeError("recd did not start:\n" + self.log_text())
+
+    def restart(self):
+        """Stops recd (every file is finalized) and starts it again on the same addresses."""
+        tcp, udp = self.urls["tcp"], self.urls["udp"]
+        self.stop()
+        self.start(tcp, udp)
 
     def url(self, transport, encoding):
         return f"{self.urls[transport]}?encoding={encoding}"
@@ -78,6 +88,8 @@ class Recd:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        if self.proc.stdout:
+            self.proc.stdout.close()
         return self.proc.returncode
 
     def cleanup(self):

@@ -13,6 +13,7 @@ from .wire import (DEFAULT_MAX_FRAME, check_session_key, decode_error_reply, enc
 
 _MAX_DATAGRAM = 65507  # largest UDP payload over IPv4
 _REPLY_MAX = 8192  # an error reply is one short frame or line
+_NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)  # a closed peer is an error, never a SIGPIPE
 # Errors that mean the connection is gone (worth a reconnect), not that the request was wrong.
 _BROKEN = {errno.EPIPE, errno.ECONNRESET, errno.ECONNREFUSED, errno.ECONNABORTED,
            errno.ENOTCONN, errno.ETIMEDOUT, errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ENOENT}
@@ -157,10 +158,15 @@ class Client:
                 self.flush()
             if self.transport != "udp":
                 self._sock.shutdown(socket.SHUT_WR)
-                reply = self._read_reply(self.close_timeout)
+                reply, end = self._read_reply(self.close_timeout)
                 text = decode_error_reply(reply)
                 if text is not None:
                     raise ServerError(text)
+                if end == "timeout":
+                    raise TimeoutError(f"recd did not close the connection within {self.close_timeout} s")
+                if end == "reset" and not self._broken:
+                    raise ConnectionResetError("the connection ended abnormally (reset): recd may "
+                                               "not have read everything")
             if self._broken:
                 raise self._broken
         finally:
@@ -257,7 +263,7 @@ class Client:
         sent = 0
         while sent < len(data):
             try:
-                sent += self._sock.send(view[sent:])
+                sent += self._sock.send(view[sent:], _NOSIGNAL)
             except InterruptedError:
                 continue
             except OSError as e:
@@ -277,7 +283,7 @@ class Client:
                 raise
             written = e.bytes_written
         # The connection broke. Did the server say why? Then it refused us: do not retry.
-        text = decode_error_reply(self._read_reply(0.05))
+        text = decode_error_reply(self._read_reply(0.05)[0])
         if text is not None:
             self._broken = ServerError(text)
             raise self._broken
@@ -309,7 +315,7 @@ class Client:
     def _send_datagram(self, data: bytes, count: int) -> None:
         while True:
             try:
-                self._sock.send(data)
+                self._sock.send(data, _NOSIGNAL)
                 self.bytes_sent += len(data)
                 self.messages_sent += count
                 return
@@ -324,29 +330,25 @@ class Client:
                 self._broken = e
                 raise
 
-    def _read_reply(self, timeout: float) -> bytes:
-        """Reads until the server closes (or timeout); keeps the first _REPLY_MAX bytes."""
+    def _read_reply(self, timeout: float):
+        """Reads until the server closes, resets or the timeout passes; returns the first
+        _REPLY_MAX bytes and how it ended: "closed", "reset" or "timeout"."""
         reply = bytearray()
         deadline = time.monotonic() + timeout
         try:
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    if timeout >= 1:
-                        raise TimeoutError(f"recd did not close the connection within {timeout} s")
-                    break
+                    return bytes(reply), "timeout"
                 self._sock.settimeout(left)
                 try:
                     chunk = self._sock.recv(4096)
                 except socket.timeout:
                     continue
+                except OSError:  # a reset: the server did not read all we sent
+                    return bytes(reply), "reset"
                 if not chunk:
-                    break
+                    return bytes(reply), "closed"
                 reply += chunk[:max(0, _REPLY_MAX - len(reply))]
-        except (ConnectionError, OSError) as e:
-            if isinstance(e, TimeoutError):
-                raise
         finally:
-            if self._sock is not None:
-                self._sock.settimeout(None)
-        return bytes(reply)
+            self._sock.settimeout(None)

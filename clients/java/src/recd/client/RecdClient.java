@@ -57,6 +57,7 @@ public final class RecdClient implements AutoCloseable {
     private String lastSession; /* null at a batch start: every batch stands alone */
     private String datagramOpen; /* the session of the datagram's latest open */
     private IOException broken;
+    private String replyEnd = ""; /* how the last readReply ended: closed, reset or timeout */
     private long bytesSent, messagesSent, messagesLost, reconnects;
 
     private RecdClient(WireUrl url, Options opt) throws IOException {
@@ -203,10 +204,14 @@ public final class RecdClient implements AutoCloseable {
             if (!url.transport.equals("udp")) {
                 ((SocketChannel) channel).shutdownOutput();
                 byte[] reply = new byte[REPLY_MAX];
-                int n = readReply(reply, opt.closeTimeoutMs, true);
+                int n = readReply(reply, opt.closeTimeoutMs);
                 String text = Wire.decodeErrorReply(reply, n);
                 if (text != null)
                     throw new ServerErrorException(text);
+                if (replyEnd.equals("timeout"))
+                    throw new IOException("recd did not close the connection within " + opt.closeTimeoutMs + " ms");
+                if (replyEnd.equals("reset") && broken == null)
+                    throw new IOException("the connection ended abnormally (reset): recd may not have read everything");
             }
             if (broken != null)
                 throw broken;
@@ -333,7 +338,7 @@ public final class RecdClient implements AutoCloseable {
         byte[] reply = new byte[REPLY_MAX];
         int n;
         try {
-            n = readReply(reply, 50, false);
+            n = readReply(reply, 50);
         } catch (IOException e) {
             n = 0;
         }
@@ -395,8 +400,9 @@ public final class RecdClient implements AutoCloseable {
         }
     }
 
-    /* Reads until the server closes or the timeout; keeps the first buf.length bytes. */
-    private int readReply(byte[] buf, long timeoutMs, boolean timeoutIsError) throws IOException {
+    /* Reads until the server closes, resets or the timeout passes (replyEnd says which); keeps
+     * the first buf.length bytes. */
+    private int readReply(byte[] buf, long timeoutMs) throws IOException {
         SocketChannel ch = (SocketChannel) channel;
         int n = 0;
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
@@ -407,8 +413,7 @@ public final class RecdClient implements AutoCloseable {
             for (;;) {
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
                 if (left <= 0) {
-                    if (timeoutIsError)
-                        throw new IOException("recd did not close the connection within " + timeoutMs + " ms");
+                    replyEnd = "timeout";
                     return n;
                 }
                 sel.select(left);
@@ -418,10 +423,13 @@ public final class RecdClient implements AutoCloseable {
                 try {
                     r = ch.read(chunk);
                 } catch (IOException e) {
-                    return n; /* a reset: whatever came before it is the reply */
-                }
-                if (r < 0)
+                    replyEnd = "reset"; /* the server did not read all we sent */
                     return n;
+                }
+                if (r < 0) {
+                    replyEnd = "closed";
+                    return n;
+                }
                 int keep = Math.min(r, buf.length - n);
                 System.arraycopy(chunk.array(), 0, buf, n, keep);
                 n += keep;
