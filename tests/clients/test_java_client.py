@@ -3,12 +3,13 @@
 # then replays the Python client's test sessions (test_python_client.py) through it, as JSON
 # lines fed to tests/clients/java/JsonLinesSender.java, over TCP, UDP and Unix in both encodings,
 # and checks the files recd wrote; plus the auth refusal, reconnect with resume, and the encoder
-# checks of tests/clients/java/EncoderChecks.java.
+# checks of tests/clients/java/EncoderChecks.java; and reconnect across a recd restart.
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -71,6 +72,10 @@ class JavaSender:
 
     def break_connection(self):
         self.line({"cmd": "break"})
+
+    def sync(self):
+        self.line({"cmd": "sync"})
+        return self.proc.stdout.readline().strip()
 
     def finish(self):
         out, _ = self.proc.communicate(timeout=120)
@@ -139,6 +144,35 @@ class JavaClientAgainstRecd(RecordsAllFormats, unittest.TestCase):
                 self.assertEqual(len(files), 1, files)
                 states = [m for m in self.recd.export(files[0]) if m["type"] == "state"]
                 self.assertEqual([s["t"] for s in states], [onfoot(i)["t"] for i in range(30)])
+
+    def test_reconnect_after_recd_restarts(self):
+        r = Recd(token=TOKEN, extra_yaml="shutdown:\n  drain_timeout: 2s\n")
+        try:
+            key = "java-restart"
+            j = JavaSender(r.url("tcp", "ndjson"))
+            j.open(key, "samp-onfoot")
+            for i in range(10):
+                j.state(key, **onfoot(i))
+            self.assertEqual(j.sync(), "synced")
+            r.restart()
+            for batch in range(1, 4):  # the first write after the restart may vanish unseen
+                for i in range(10 * batch, 10 * batch + 10):
+                    j.state(key, **onfoot(i))
+                self.assertEqual(j.sync(), "synced")
+                time.sleep(0.05)
+            j.close_session(key)
+            res = j.finish()
+            self.assertEqual((res["error"], res["reconnects"]), (None, 1))
+            self.assertTrue(r.wait_for_files([("samp-onfoot", key)]), r.log_text())
+            r.stop()
+            files = r.files("samp-onfoot", key)
+            self.assertEqual(len(files), 2, files)
+            before = [m["t"] for m in r.export(files[0]) if m["type"] == "state"]
+            after = [m["t"] for m in r.export(files[1]) if m["type"] == "state"]
+            self.assertEqual(before, [onfoot(i)["t"] for i in range(10)])
+            self.assertEqual(after[-10:], [onfoot(i)["t"] for i in range(30, 40)])
+        finally:
+            r.cleanup()
 
 
 if __name__ == "__main__":

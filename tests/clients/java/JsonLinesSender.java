@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Test driver for the Java client: reads JSON lines on stdin and sends each message through
  * RecdClient, so test_java_client.py can replay the Python client's test sessions through it.
- * Control lines: {"cmd":"flush"}, {"cmd":"break"} (the connection dies). At end of input it
+ * Control lines: {"cmd":"flush"}, {"cmd":"break"} (the connection dies), {"cmd":"sync"} (flush,
+ * then print "synced", so the test knows the data left). At end of input it
  * closes the client and prints {"reconnects":N,"lost":N,"error":TEXT-or-null}.
  * Usage: java -cp recd-client.jar:classes recd.client.JsonLinesSender URL TOKEN|- [BATCH DATAGRAM] */
 package recd.client;
@@ -42,6 +43,11 @@ public final class JsonLinesSender {
                     c.flush();
                 else if ("break".equals(cmd))
                     c.breakConnectionForTest();
+                else if ("sync".equals(cmd)) {
+                    c.flush();
+                    System.out.println("synced");
+                    System.out.flush();
+                }
                 else
                     c.send(m);
             }
