@@ -57,7 +57,7 @@ for f in usr/bin/recd usr/bin/rectool; do
     [ -x "$root/$f" ] || fail "/$f missing or not executable"
 done
 for f in etc/recd/recd.yaml usr/lib/systemd/system/recd.service usr/lib/systemd/system/recd.socket \
-    usr/include/recd/recd.h usr/include/recd/version.h usr/lib/librecd.a usr/lib/pkgconfig/recd.pc \
+    usr/include/recd/recd.h usr/include/recd/version.h \
     usr/share/man/man8/recd.8.gz usr/share/man/man1/rectool.1.gz usr/share/man/man5/recd.yaml.5.gz \
     usr/share/man/man7/recd-protocol.7.gz usr/share/bash-completion/completions/rectool \
     usr/share/bash-completion/completions/recd usr/share/zsh/vendor-completions/_rectool \
@@ -66,7 +66,10 @@ for f in etc/recd/recd.yaml usr/lib/systemd/system/recd.service usr/lib/systemd/
     usr/share/doc/recd/formats/recap.md usr/share/doc/recd/copyright usr/share/doc/rectool/copyright; do
     [ -f "$root/$f" ] || fail "/$f is not in the packages"
 done
-[ -L "$root/usr/lib/librecd.so" ] && [ -f "$root/usr/lib/librecd.so.0" ] || fail "librecd.so or librecd.so.0 missing"
+# librecd in usr/lib, or in usr/lib/<multiarch> when the tree was configured for /usr.
+for f in librecd.a librecd.so librecd.so.0 pkgconfig/recd.pc; do
+    [ -n "$(find "$root/usr/lib" -path "*/$f" 2>/dev/null)" ] || fail "$f is not in the packages"
+done
 "$root/usr/bin/rectool" --version >/dev/null 2>&1 || fail "the packaged rectool does not run"
 "$root/usr/bin/recd" --check-config "$root/etc/recd/recd.yaml" >"$tmp/check" 2>&1 ||
     fail "the packaged recd rejects the packaged /etc/recd/recd.yaml: $(cat "$tmp/check")"
