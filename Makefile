@@ -26,7 +26,7 @@ build: deps $(BUILD)/CMakeCache.txt
 asan: deps
 	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRECD_SANITIZE=ON -DRECD_FUZZ=ON \
 	  -DRECD_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS)
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) $(QUIET_MAKE)
 
 # The sanitizer pass skips the byte-by-byte cut test: it runs 12k repairs through the same code the
 # fuzzers and unit tests already exercise under ASan, and would take most of the time budget.
