@@ -90,6 +90,17 @@ done
 grep -q '^LogsDirectory=' "$unit" && fail "the unit sets LogsDirectory=, which recd never uses"
 grep -q '@[A-Z_]*@' "$unit" && fail "the unit has an unexpanded placeholder: $(grep '@[A-Z_]*@' "$unit")"
 
+# `cmake --install` into a prefix: the unit follows the prefix, and a second install keeps an
+# edited config (the shipped one goes beside it as recd.yaml.new).
+prefix="$tmp/prefix"
+cmake --install "$RECD_BUILD_DIR" --prefix "$prefix" >/dev/null 2>"$tmp/install.err" || fail "cmake --install: $(cat "$tmp/install.err")"
+grep -qx "ExecStart=$prefix/bin/recd --config $prefix/etc/recd/recd.yaml" "$prefix/lib/systemd/system/recd.service" ||
+    fail "cmake --install --prefix gives $(grep '^ExecStart=' "$prefix/lib/systemd/system/recd.service" 2>/dev/null)"
+echo "# edited" >>"$prefix/etc/recd/recd.yaml"
+cmake --install "$RECD_BUILD_DIR" --prefix "$prefix" >/dev/null 2>&1
+tail -n 1 "$prefix/etc/recd/recd.yaml" | grep -qx "# edited" || fail "a second cmake --install overwrote the edited recd.yaml"
+cmp -s "$prefix/etc/recd/recd.yaml.new" "$RECD_SOURCE_DIR/config/recd.yaml" || fail "the shipped config is not beside the edited one as recd.yaml.new"
+
 # man finds the installed pages.
 for page in recd rectool recd.yaml recd-protocol; do
     found=$(MANPATH="$root/usr/share/man" man -w "$page" 2>/dev/null)
