@@ -178,7 +178,7 @@ def _item(v, where: str) -> bytes:
 
 
 def _parse_fields(spec: str):
-    """'i32 x y z; text block' -> [("x","i32"),...]; lists are given as tuples already."""
+    """'i32 x y z; text block' -> [('x', 'i32'), ('y', 'i32'), ('z', 'i32'), ('block', 'text')]"""
     out = []
     for part in spec.split(";"):
         words = part.split()
@@ -234,7 +234,7 @@ RECAP_EVENTS = {
 
 
 def _event_fields(spec):
-    """Spec forms: "fields", ("list", "row fields") or ("fields", "list", "row fields")."""
+    """Spec forms: "fields", ("list_name", "row fields") or ("fields", "list_name", "row fields")."""
     if isinstance(spec, str):
         return _parse_fields(spec)
     if len(spec) == 2:

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # recd's wire encodings without sockets (docs/wire.md): binary frames and NDJSON lines from the
 # message dicts of docs/protocol.md, client URLs, and the server's error reply.
+import base64
 import json
 import re
 import struct
@@ -62,7 +63,6 @@ def encode_ndjson(m: dict, omit_session: bool, max_frame: int = DEFAULT_MAX_FRAM
 
 def _json_default(v):
     if isinstance(v, (bytes, bytearray)):  # bytes fields are base64 in JSON
-        import base64
         return base64.b64encode(bytes(v)).decode("ascii")
     raise TypeError(f"{type(v).__name__} is not JSON serialisable")
 
