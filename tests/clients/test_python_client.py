@@ -349,6 +349,18 @@ class Encoding(unittest.TestCase):
         self.assertEqual([(m["session"], m["seq"]) for m in lines],
                          [("a", 0), ("b", 0), ("a", 1), ("a", 2), ("a", 3), ("b", 1), ("a", 4)])
 
+    def test_urls(self):
+        from recd_client import parse_url
+        u = parse_url("tcp://[::1]:7070?encoding=ndjson")
+        self.assertEqual((u.transport, u.host, u.port, u.encoding), ("tcp", "::1", 7070, "ndjson"))
+        self.assertEqual(parse_url("unix:///run/recd.sock").path, "/run/recd.sock")
+        self.assertEqual(parse_url("udp://127.0.0.1:1?encoding=auto").encoding, "binary")
+        for bad, why in (("http://x:1", "scheme"), ("tcp://x", "PORT"), ("tcp://x:0", "PORT"),
+                         ("tcp://x:70000", "port"), ("tcp://x:1?speed=2", "unknown query key"),
+                         ("tcp://x:1?encoding=xml", "encoding")):
+            with self.assertRaisesRegex(ValueError, why):
+                parse_url(bad)
+
     def test_ndjson_passes_any_format_through(self):
         line = encode_ndjson({"type": "state", "session": "w", "t": 5, "actors": [{"id": 1}]}, True)
         self.assertEqual(line, b'{"type":"state","t":5,"actors":[{"id":1}]}\n')
