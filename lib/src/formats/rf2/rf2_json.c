@@ -11,6 +11,8 @@
 
 int rf2_json_text(recd_buf *out, const uint8_t *p, size_t len)
 {
+    if (len == 0) /* also text a cut header never reached (p NULL) */
+        return msg_buf_puts(out, "\"\"");
     const uint8_t *nul = memchr(p, 0, len);
     if (nul)
         len = (size_t)(nul - p);

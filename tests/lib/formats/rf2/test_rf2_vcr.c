@@ -527,6 +527,26 @@ static void test_hostile_lengths(void **state)
     recd_buf_free(&b);
 }
 
+/* Another version still reads, with a warning: only 1.08 is documented. */
+static void test_other_version_warns(void **state)
+{
+    (void)state;
+    vcrw_header h = plain_header;
+    h.version = 1.1f;
+    vcrw w;
+    recd_buf b;
+    assert_int_equal(vcrw_begin(&w, &h, NULL, 0), 0);
+    assert_int_equal(vcrw_finish(&w, 0, 0, true, &b), 0);
+    recd_format_verdict v;
+    recd_report report = {0};
+    assert_int_equal(recd_format_verify(rf2(), b.data, b.len, &v, &report), 0);
+    assert_int_equal(report.count, 1);
+    assert_int_equal(report.items[0].severity, RECD_SEV_WARNING);
+    assert_string_equal(report.items[0].code, "rf2-version");
+    recd_report_free(&report);
+    recd_buf_free(&b);
+}
+
 static void test_not_a_replay(void **state)
 {
     (void)state;
@@ -558,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_sample_plain_and_gzip),
         cmocka_unit_test(test_every_cut),
         cmocka_unit_test(test_hostile_lengths),
+        cmocka_unit_test(test_other_version_warns),
         cmocka_unit_test(test_not_a_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
