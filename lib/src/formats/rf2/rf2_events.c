@@ -211,6 +211,12 @@ static int decode_known(const rf2_event *ev, unsigned id, recd_buf *out)
     }
 }
 
+const char *rf2_event_kind(const rf2_event *ev)
+{
+    const kind_def *k;
+    return is_pose(ev) && ev->size == RF2_POSE_SIZE ? "pose" : (k = find_kind(ev)) ? k->kind : "unknown";
+}
+
 int rf2_event_decode(const rf2_event *ev, const char **kind, recd_buf *fields)
 {
     /* Every event starts with the byte after its header and the header bits nobody has named,

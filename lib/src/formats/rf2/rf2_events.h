@@ -12,6 +12,8 @@
 #define RF2_CHECKPOINT_MIN 10
 #define RF2_ORDER_HEAD 21
 
+/* The kind rf2_event_decode() gives ev (a static string), without building its fields. */
+const char *rf2_event_kind(const rf2_event *ev);
 /* Sets *kind (a static string) and appends the fields object's text to fields. 0 or -ENOMEM. */
 int rf2_event_decode(const rf2_event *ev, const char **kind, recd_buf *fields);
 

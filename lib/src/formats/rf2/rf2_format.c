@@ -125,7 +125,6 @@ typedef struct summary {
     uint64_t *laps; /* per driver entry */
     const char *kinds[KIND_SLOTS];
     uint64_t kind_counts[KIND_SLOTS];
-    recd_buf scratch;
 } summary;
 
 /* The driver entry an event of slot at time belongs to: slots are reused when drivers leave, so
@@ -148,11 +147,7 @@ static long driver_of(const rf2_vcr *v, uint8_t slot, float time)
 static int summarise_one(void *data, const rf2_event *ev)
 {
     summary *s = data;
-    const char *kind = "unknown";
-    recd_buf_reset(&s->scratch);
-    int rc = rf2_event_decode(ev, &kind, &s->scratch);
-    if (rc < 0)
-        return rc;
+    const char *kind = rf2_event_kind(ev);
     for (size_t i = 0; i < KIND_SLOTS; i++) {
         if (!s->kinds[i])
             s->kinds[i] = kind;
@@ -295,7 +290,6 @@ static int rf2_describe(const uint8_t *buf, size_t len, recd_buf *out, char *err
     if (rc < 0)
         out->len = start;
     free(s.laps);
-    recd_buf_free(&s.scratch);
     rf2_vcr_close(&v);
     return rc;
 }
