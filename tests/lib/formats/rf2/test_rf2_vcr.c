@@ -527,6 +527,51 @@ static void test_hostile_lengths(void **state)
     recd_buf_free(&b);
 }
 
+/* Slots are reused when drivers leave: laps count for the entry whose stay covers them. */
+static void test_reused_slot_laps(void **state)
+{
+    (void)state;
+    vcrw_driver d[2] = {{1, "First", "", "Car", "1", "ID", "a.veh", 0.0f, 100.0f},
+                        {1, "Second", "", "Car", "1", "ID", "b.veh", 100.5f, 500.0f}};
+    vcrw w;
+    recd_buf b;
+    uint8_t p[11];
+    assert_int_equal(vcrw_begin(&w, &plain_header, d, 2), 0);
+    static const float times[] = {50.0f, 90.0f, 200.0f, 600.0f};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(vcrw_slice(&w, times[i]), 0);
+        vcrw_checkpoint_encode(40.0f, times[i], (uint8_t)(i + 1), 3, p);
+        assert_int_equal(vcrw_event(&w, 3, 6, 1, 0, p, 11), 0);
+    }
+    assert_int_equal(vcrw_finish(&w, 0, 600, false, &b), 0);
+    json_t *j = describe(&b);
+    json_t *drivers = json_object_get(j, "drivers");
+    assert_int_equal(int_of(json_array_get(drivers, 0), "laps"), 2);
+    assert_int_equal(int_of(json_array_get(drivers, 1), "laps"), 2); /* 600: after its exit, still the last */
+    json_decref(j);
+    recd_buf_free(&b);
+}
+
+/* A gzip'd replay with bytes after its stream, or a corrupt stream, is damaged. */
+static void test_gzip_damage(void **state)
+{
+    (void)state;
+    recd_buf gz;
+    char err[256];
+    assert_int_equal(vcrw_sample(true, &gz), 0);
+    assert_int_equal(recd_buf_append(&gz, "tail", 4), 0);
+    json_t *list = export_all(&gz, -EBADMSG, err, sizeof err);
+    assert_int_equal(json_array_size(list), 50); /* every event is there */
+    assert_non_null(strstr(err, "4 bytes after the gzip stream"));
+    json_decref(list);
+    gz.len -= 4;
+    gz.data[gz.len / 2] ^= 0x55;
+    recd_format_verdict v;
+    assert_int_equal(recd_format_verify(rf2(), gz.data, gz.len, &v, NULL), -EBADMSG);
+    assert_true(v.fallback[0]);
+    recd_buf_free(&gz);
+}
+
 /* Another version still reads, with a warning: only 1.08 is documented. */
 static void test_other_version_warns(void **state)
 {
@@ -578,6 +623,8 @@ int main(void)
         cmocka_unit_test(test_sample_plain_and_gzip),
         cmocka_unit_test(test_every_cut),
         cmocka_unit_test(test_hostile_lengths),
+        cmocka_unit_test(test_reused_slot_laps),
+        cmocka_unit_test(test_gzip_damage),
         cmocka_unit_test(test_other_version_warns),
         cmocka_unit_test(test_not_a_replay),
     };
