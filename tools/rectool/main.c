@@ -21,6 +21,7 @@ static const rt_command commands[] = {
     {"import", cmd_import, "build a recording from JSON lines or CSV"},
     {"generate", cmd_generate, "write a deterministic synthetic recording"},
     {"send", cmd_send, "stream recordings or synthetic load to a recd daemon"},
+    {"rf2", cmd_rf2, "rFactor 2 replays: lap and sector table (rf2 laps)"},
 };
 
 static void print_usage(FILE *out)
