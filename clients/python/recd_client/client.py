@@ -102,7 +102,7 @@ class Client:
             self._seq[session] = msg["seq"] + 1
         if mtype == "open":
             self._formats[session] = fmt
-            self._opens[session] = msg
+            self._opens[session] = dict(msg)  # the caller may reuse its dict
         elif mtype == "close":
             self._opens.pop(session, None)
             self._udp_opens.pop(session, None)

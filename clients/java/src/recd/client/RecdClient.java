@@ -128,7 +128,7 @@ public final class RecdClient implements AutoCloseable {
             seqs.put(session, ((Number) msg.get("seq")).longValue() + 1);
         if ("open".equals(type)) {
             formats.put(session, fmt);
-            opens.put(session, msg);
+            opens.put(session, new LinkedHashMap<>(msg)); /* the caller may reuse its map */
         } else if ("close".equals(type)) {
             opens.remove(session);
             udpOpens.remove(session);
