@@ -27,7 +27,7 @@ int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink
             msg_err(err, errlen, "input %zu is %s, input 1 is %s: only one format can be joined",
                     loaded + 1, l[loaded].format->name, l[0].format->name);
             loaded++;
-            rc = -EINVAL;
+            rc = -EBADMSG;
             break;
         }
     }

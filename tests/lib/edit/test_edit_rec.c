@@ -328,7 +328,7 @@ static void test_concat_times_continue(void **state)
     recd_buf fc = car_file(c, 1);
     in[1] = input_of(&fc);
     recd_buf_reset(&out);
-    assert_int_equal(recd_edit_concat(in, 2, -1, recd_buf_sink(&out), err, sizeof err), -EINVAL);
+    assert_int_equal(recd_edit_concat(in, 2, -1, recd_buf_sink(&out), err, sizeof err), -EBADMSG);
     recd_buf_free(&fa);
     recd_buf_free(&fb);
     recd_buf_free(&fc);
