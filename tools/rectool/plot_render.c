@@ -263,7 +263,7 @@ static void draw_axes(cairo_t *cr, const rt_plot_layout *l, rt_plot_rect r, cons
     snprintf(s, sizeof s, "%.0f", max);
     text_at(cr, r.x - 32, r.y + 9, 9, s);
     text_at(cr, r.x - 12, r.y + r.h, 9, "0");
-    text_at(cr, r.x + 6, r.y + 12, 10, label);
+    text_at(cr, r.x + 2, r.y - 3, 10, label); /* above the frame: lines may run along the top */
     if (time_labels) {
         snprintf(s, sizeof s, "%.1f s", l->t0);
         text_at(cr, r.x, r.y + r.h + 11, 9, s);
