@@ -194,12 +194,36 @@ static void test_refused(void **state)
     recd_buf_free(&f);
 }
 
+static int last_point(void *data, const recd_track_point *p)
+{
+    *(recd_track_point *)data = *p;
+    return 0;
+}
+
+static void test_track(void **state)
+{
+    (void)state;
+    recd_buf f = generate(5000);
+    recd_track_point p;
+    char err[256];
+    assert_int_equal(recd_track_read(f.data, f.len, last_point, &p, err, sizeof err), 0);
+    assert_int_equal(p.kind, RECD_TRACK_PLAYER);
+    assert_true(p.t < 5.0 && p.t > 0);
+    /* The last state: map y is Minecraft's -z, health 0..20 shown as percent. */
+    timeline tl = timeline_of(&f, 100);
+    assert_true(p.x == tl.pos[99][0] && p.y == -tl.pos[99][2] && p.z == tl.pos[99][1]);
+    assert_true(p.health == tl.health[99] * 5.0);
+    timeline_free(&tl);
+    recd_buf_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cut),
         cmocka_unit_test(test_split_concat_round_trip),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_track),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

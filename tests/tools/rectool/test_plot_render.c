@@ -214,6 +214,17 @@ static void test_corpus(void **state)
             rt_plot_layout_compute(&d, &o, &l);
             if (ink_in(s, l.map) < 50)
                 fail_msg("%s: the route map is empty", e->d_name);
+            /* A known pixel: the first sample is under the green start disc (unless the route
+             * ends where it began and the end square covers it). */
+            const rt_plot_series *sr = &d.s[0];
+            double sx, sy, ex, ey, green[3] = {0.1, 0.65, 0.2};
+            rt_plot_map_point(&l, sr->pts[0].x, sr->pts[0].y, &sx, &sy);
+            rt_plot_map_point(&l, sr->pts[sr->n - 1].x, sr->pts[sr->n - 1].y, &ex, &ey);
+            int got[3];
+            pixel(s, (int)sx, (int)sy, got);
+            if (hypot(sx - ex, sy - ey) > 16 && !colour_near(got, green, 10))
+                fail_msg("%s: start pixel (%d,%d,%d) is not the start marker", e->d_name, got[0],
+                         got[1], got[2]);
             cairo_surface_destroy(s);
             drawn++;
         }
