@@ -39,6 +39,10 @@ typedef struct recd_cut_opts {
 RECD_API int recd_edit_cut(recd_edit_input in, const recd_cut_opts *o, recd_sink out, char *err,
                            size_t errlen);
 
+/* Most samples a resampling retime writes (-E2BIG beyond): 7 days at 20 Hz fit, while a hostile
+ * file's few blocks spread over the .rec clock's 49 days cannot make gigabytes. */
+#define RECD_EDIT_MAX_SAMPLES (16u * 1024u * 1024u)
+
 /* retime: speed > 0 plays the recording that many times faster (times divided by speed, velocities
  * multiplied by it); rate_hz > 0 then resamples it on a regular grid of 1000/rate_hz ms,
  * interpolating, while every block whose controls (keys, weapon, ...) change is kept. */

@@ -110,8 +110,17 @@ static int retime_loaded(const recd_edit_msgs *l, const recd_retime_opts *o, rec
         msg_err(err, errlen, "the recording holds no sample");
         rc = -EINVAL;
     }
-    if (rc == 0 && period > 0)
-        rc = resample(&r, s, ts, n, period);
+    if (rc == 0 && period > 0 && n > 0) {
+        /* A hostile file's few blocks can span 49 days: bound what the grid may write. */
+        double grid = floor((ts[n - 1] - ts[0]) / period) + 1.0 + (double)n;
+        if (grid > (double)RECD_EDIT_MAX_SAMPLES) {
+            msg_err(err, errlen, "resampling would write %.0f blocks, more than the limit of %u",
+                    grid, (unsigned)RECD_EDIT_MAX_SAMPLES);
+            rc = -E2BIG;
+        } else {
+            rc = resample(&r, s, ts, n, period);
+        }
+    }
     for (size_t i = 0; rc == 0 && period == 0 && i < n; i++)
         rc = emit_at(&r, s[i], ts[i]);
     if (rc == 0 && l->v[l->n - 1].type == RECD_MSG_CLOSE)

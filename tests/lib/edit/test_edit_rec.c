@@ -202,6 +202,14 @@ static void test_retime_rate_keeps_controls(void **state)
         double n = b.rotation.w * b.rotation.w + b.rotation.z * b.rotation.z;
         assert_near(n, 1.0, 1e-6);
     }
+    /* Two blocks 49 days apart at 1000 Hz would be billions of blocks: refused. */
+    recd_rec_vehicle far[2] = {car(0, 0, 0, 0, 0), car(4000000000u, 1, 1, 0, 0)};
+    recd_buf ff = car_file(far, 2), none = {0};
+    recd_retime_opts fast = {1.0, 1000.0};
+    assert_int_equal(recd_edit_retime(input_of(&ff), &fast, recd_buf_sink(&none), err, sizeof err),
+                     -E2BIG);
+    assert_int_equal(none.len, 0);
+    recd_buf_free(&ff);
     /* The kept originals are the input blocks exactly. */
     assert_car_block(&out, 3, &in[1]);
     recd_buf_free(&f);
