@@ -73,12 +73,22 @@ static void recover(recd_server *s)
     recd_recover_summary_free(&sum);
 }
 
-static int health(void *ctx)
+/* /healthz: each failing check with its reason (docs/operations.md). */
+static void health(void *ctx, recd_health_report *r)
 {
     recd_server *s = ctx;
     uint64_t now = uv_now(s->loop);
     uint64_t last = s->sessions.last_write_error_ms;
-    return last && now - last < HEALTH_ERROR_WINDOW_MS ? 1 : 0;
+    if (s->root_lost)
+        recd_health_fail(r, "output_root",
+                         "the output root %s was removed or replaced: files cannot be written until it "
+                         "is there again",
+                         s->cfg.output.root);
+    else if (last && now - last < HEALTH_ERROR_WINDOW_MS)
+        recd_health_fail(r, "writes",
+                         "a write to a recording file failed %llu s ago (recd_write_errors_total has the "
+                         "reason; this check fails for %u s after each write error)",
+                         (unsigned long long)((now - last) / 1000), HEALTH_ERROR_WINDOW_MS / 1000);
 }
 
 /* Gauges kept as plain loop-thread counters are published when scraped (same thread). */
@@ -87,6 +97,14 @@ static void refresh_metrics(void *ctx)
     recd_server *s = ctx;
     recd_metric_set(s->metrics.buffered_bytes, 0, (int64_t)s->sessions.env.buffered);
     recd_metric_set(s->metrics.partial_frame_bytes, 0, (int64_t)s->ingest.partial_bytes);
+    recd_metric_set(s->metrics.connections_open, 0, (int64_t)s->ingest.live_conns);
+    int64_t by_format[RECD_M_FORMATS] = {0};
+    recd_session *sess;
+    LIST_FOREACH(sess, &s->sessions.live, live)
+        if (sess->in_table)
+            by_format[recd_metrics_format_of(sess->format)]++;
+    for (size_t f = 0; f < RECD_M_FORMATS; f++)
+        recd_metric_set(s->metrics.sessions_open_by_format, f, by_format[f]);
     recd_metrics_refresh_process(&s->metrics);
 }
 
