@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "recd/units.h"
+
 #include "commands.h"
 #include "progress.h"
 
@@ -20,6 +22,15 @@ int rt_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n\n%s", usage);
     return RT_EXIT_USAGE;
+}
+
+int rt_parse_duration(const char *cmd, const char *usage, const char *option, const char *text,
+                      uint64_t *ms)
+{
+    const char *why = NULL;
+    if (recd_parse_duration_ms(text, ms, &why) < 0)
+        return rt_usage_error(cmd, usage, "%s: invalid duration '%s': %s", option, text, why);
+    return 0;
 }
 
 void rt_error(const char *fmt, ...)

@@ -4,6 +4,7 @@
 #define RECTOOL_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "recd/synth.h"
 
@@ -12,6 +13,10 @@
 __attribute__((format(printf, 3, 4)))
 #endif
 int rt_usage_error(const char *cmd, const char *usage, const char *fmt, ...);
+/* Reads a duration with librecd's parser (recd/units.h); on error prints "OPTION: invalid duration
+ * 'TEXT': why" as a usage error and returns RT_EXIT_USAGE. */
+int rt_parse_duration(const char *cmd, const char *usage, const char *option, const char *text,
+                      uint64_t *ms);
 
 /* Prints "rectool: message" to stderr. */
 #if defined(__GNUC__)

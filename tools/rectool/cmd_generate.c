@@ -25,7 +25,7 @@ static const char usage[] =
     "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed)\n"
     "                       samp-onfoot has no 'drive' and samp-vehicle no 'walk' (a .rec holds\n"
     "                       one block type); recap 'drive' rides a horse\n"
-    "  --duration DUR       length: 1500ms, 90s, 5m, 1h, 1h30m, 2d (a bare number is seconds),\n"
+    "  --duration DUR       length: 1500ms, 90s, 5m, 1h, 1h30m, 2d (a unit is required),\n"
     "                       at most 7d\n"
     "  --seed N             any unsigned 64-bit number, decimal or 0x-hex (default 1)\n"
     "  -o, --output OUT     output file\n"
@@ -99,14 +99,11 @@ static int parse_args(int argc, char **argv, generate_args *a)
             if (rt_parse_synth_scenario("generate", usage, optarg, &a->p.scenario) != 0)
                 return RT_EXIT_USAGE;
             break;
-        case 'd': {
-            int rc = recd_synth_parse_duration(optarg, &a->p.duration_ms);
-            if (rc < 0)
-                return rt_usage_error("generate", usage,
-                                      "bad duration '%s' (examples: 1500ms, 90s, 5m, 1h)", optarg);
+        case 'd':
+            if (rt_parse_duration("generate", usage, "--duration", optarg, &a->p.duration_ms) != 0)
+                return RT_EXIT_USAGE;
             a->have_duration = true;
             break;
-        }
         case 'S':
             if (parse_seed(optarg, &a->p.seed) < 0)
                 return rt_usage_error("generate", usage,

@@ -52,7 +52,7 @@ static const char usage[] =
     "  --sessions N         concurrent sessions (1..100000)\n"
     "  --rate R             samples per second PER SESSION (total = N x R); a sample is one .rec\n"
     "                       block, or one Recap tick (its full state plus that tick's events)\n"
-    "  --duration DUR       how long to send: 1500ms, 90s, 5m (a bare number is seconds)\n"
+    "  --duration DUR       how long to send: 1500ms, 90s, 5m, 1h30m (a unit is required)\n"
     "  --seed S             session i uses seed S + i (default 1)\n"
     "  --session PREFIX     session keys PREFIX-1 .. PREFIX-N (default synth)\n"
     "\n"
@@ -715,10 +715,10 @@ static int parse_args(int argc, char **argv, send_args *a)
                                       optarg);
             break;
         case 'd':
-            if (recd_synth_parse_duration(optarg, &a->p.duration_ms) < 0 || a->p.duration_ms == 0 ||
-                (double)a->p.duration_ms / 1000.0 > MAX_SEND_SECONDS)
-                return rt_usage_error("send", usage, "bad duration '%s' (1500ms, 90s, 5m; at most 24h)",
-                                      optarg);
+            if (rt_parse_duration("send", usage, "--duration", optarg, &a->p.duration_ms) != 0)
+                return RT_EXIT_USAGE;
+            if (a->p.duration_ms == 0 || (double)a->p.duration_ms / 1000.0 > MAX_SEND_SECONDS)
+                return rt_usage_error("send", usage, "--duration: '%s' is out of range (1ms .. 24h)", optarg);
             a->have_duration = true;
             break;
         case 'S':

@@ -51,10 +51,6 @@ RECD_API int recd_synth_format_parse(const char *name, recd_synth_format *out); 
 RECD_API int recd_synth_scenario_parse(const char *name,
                                        recd_synth_scenario *out); /* 0 or -EINVAL */
 
-/* "1500ms", "90s", "5m", "1h", "1h30m", "2d"; a bare number means seconds. 0 or -EINVAL
- * (syntax) / -ERANGE (overflow). Zero is accepted here; recd_synth_params_check refuses it. */
-RECD_API int recd_synth_parse_duration(const char *text, uint64_t *ms_out);
-
 /* 0 when the combination can be generated; otherwise -EINVAL and *why (if why != NULL) points at a
  * static sentence saying what is wrong. samp-onfoot has no "drive" and samp-vehicle no "walk": a
  * .rec file holds one block type, so those pairs are refused rather than silently changed. */

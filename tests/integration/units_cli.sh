@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: MIT
+# recd.yaml, recd's flags and rectool's options read durations with the one parser in librecd
+# (recd/units.h): the same text is accepted or refused everywhere, with the same message.
+set -u
+if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ] || [ -z "${RECTOOL:-}" ]; then
+    echo "SKIP: \$RECD or \$RECTOOL is not built"
+    exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/units_cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
+
+bare="invalid duration '10': a number alone is not a duration: add a unit, ms, s, m, h or d (e.g. 30s)"
+unit="invalid duration '1h30': expected a unit after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m)"
+
+expect 1 "$RECD" --print-config --flush-interval 10
+grep -qF -- "--flush-interval: $bare" "$tmp/err" || fail "recd flag: $(cat "$tmp/err")"
+printf 'shutdown:\n  drain_timeout: 10\n' >"$tmp/bare.yaml"
+expect 1 "$RECD" --check-config "$tmp/bare.yaml"
+grep -qF "bare.yaml:2:18: shutdown.drain_timeout: $bare" "$tmp/err" || fail "recd.yaml: $(cat "$tmp/err")"
+expect 2 "$RECTOOL" generate --format recap --duration 10 -o "$tmp/x.recap"
+grep -qF "rectool generate: --duration: $bare" "$tmp/err" || fail "rectool generate: $(cat "$tmp/err")"
+expect 2 "$RECTOOL" send --synthetic --format recap --sessions 1 --rate 1 --duration 10 tcp://127.0.0.1:1
+grep -qF "rectool send: --duration: $bare" "$tmp/err" || fail "rectool send: $(cat "$tmp/err")"
+
+expect 1 "$RECD" --print-config --flush-interval 1h30
+grep -qF -- "--flush-interval: $unit" "$tmp/err" || fail "recd flag: $(cat "$tmp/err")"
+expect 2 "$RECTOOL" generate --format recap --duration 1h30 -o "$tmp/x.recap"
+grep -qF "rectool generate: --duration: $unit" "$tmp/err" || fail "rectool generate: $(cat "$tmp/err")"
+
+# Compound durations work everywhere.
+expect 0 "$RECD" --print-config --flush-interval 1m30s
+grep -q "  interval: 90s" "$tmp/out" || fail "recd --flush-interval 1m30s: $(grep interval "$tmp/out")"
+printf 'shutdown:\n  drain_timeout: 1m30s\n' >"$tmp/ok.yaml"
+expect 0 "$RECD" --check-config "$tmp/ok.yaml"
+expect 0 "$RECTOOL" generate --format samp-onfoot --scenario walk --duration 1m30s -o "$tmp/x.rec"
+[ -s "$tmp/x.rec" ] || fail "rectool generate --duration 1m30s wrote nothing"
+[ "$failures" -eq 0 ]
