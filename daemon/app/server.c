@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "recd/recovery.h"
+#include "recd/units.h"
 #include "support/log.h"
 #include "support/peer_name.h"
 #include "support/sd_notify.h"
@@ -244,6 +245,8 @@ static void finish_close(recd_server *s)
     recd_sd_notify_status("stopped");
 }
 
+#define SHUTDOWN_SAY_EVERY_MS 2000u /* how often a stop that waits says again what for */
+
 static void drain_done(recd_server *s)
 {
     if (s->phase != SERVER_DRAINING)
@@ -257,7 +260,9 @@ static void drain_done(recd_server *s)
         log_warn("shutdown: closing %zu connections still open after the drain",
                  s->ingest.conn_count);
     ingest_close_conns(&s->ingest);
-    log_info("shutdown: flushing and finalizing %zu sessions", s->sessions.live_count);
+    if (s->sessions.live_count)
+        log_notice("shutdown: writing and finalizing the files of %zu sessions", s->sessions.live_count);
+    s->shutdown_said_ms = uv_now(s->loop);
     recd_sd_notify_status("finalizing %zu sessions", s->sessions.live_count);
     sessions_close_all(&s->sessions, "shutdown");
     if (s->sessions.live_count == 0)
@@ -271,10 +276,20 @@ static void on_drain_timeout(uv_timer_t *t)
     drain_done(s);
 }
 
+static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
+
+/* "10s", "1500ms": the duration as recd.yaml writes it. */
+static const char *duration_text(uint64_t ms, char *buf, size_t cap)
+{
+    recd_format_duration_ms(ms, buf, cap);
+    return buf;
+}
+
 void server_shutdown(recd_server *s)
 {
     if (s->phase == SERVER_DRAINING) {
-        log_notice("second stop signal: finishing the drain now");
+        log_notice("second stop signal: closing %zu connection%s now", s->ingest.conn_count,
+                   plural(s->ingest.conn_count));
         drain_done(s);
         return;
     }
@@ -283,8 +298,15 @@ void server_shutdown(recd_server *s)
     recd_sd_notify_stopping();
     s->phase = SERVER_DRAINING;
     s->ingest.accepting = false;
-    log_notice("shutting down: reading %zu open connections to their end (at most %llu ms)",
-               s->ingest.conn_count, (unsigned long long)s->cfg.shutdown.drain_timeout_ms);
+    s->drain_started_ms = s->shutdown_said_ms = uv_now(s->loop);
+    char limit[32];
+    if (s->ingest.conn_count)
+        log_notice("shutting down: waiting for %zu connection%s to finish (up to %s)%s", s->ingest.conn_count,
+                   plural(s->ingest.conn_count),
+                   duration_text(s->cfg.shutdown.drain_timeout_ms, limit, sizeof limit),
+                   recd_log_get_style() == RECD_LOG_STYLE_TERMINAL ? "; Ctrl-C again to stop at once" : "");
+    else
+        log_notice("shutting down: no connections open");
     recd_sd_notify_status("draining %zu connections", s->ingest.conn_count);
     /* Stop accepting; UDP keeps being read until the drain ends. */
     ingest_close_stream_listeners(&s->ingest);
@@ -293,6 +315,24 @@ void server_shutdown(recd_server *s)
         return;
     }
     uv_timer_start(&s->drain_timer, on_drain_timeout, s->cfg.shutdown.drain_timeout_ms, 0);
+}
+
+void server_report_shutdown(recd_server *s, uint64_t now)
+{
+    if ((s->phase != SERVER_DRAINING && s->phase != SERVER_FINALIZING) ||
+        now - s->shutdown_said_ms < SHUTDOWN_SAY_EVERY_MS)
+        return;
+    s->shutdown_said_ms = now;
+    if (s->phase == SERVER_DRAINING) {
+        uint64_t spent = now - s->drain_started_ms, limit = s->cfg.shutdown.drain_timeout_ms;
+        char left[32];
+        log_notice("shutting down: still waiting for %zu connection%s to finish (%s left)", s->ingest.conn_count,
+                   plural(s->ingest.conn_count),
+                   duration_text(limit > spent ? (limit - spent) / 1000 * 1000 : 0, left, sizeof left));
+    } else {
+        log_notice("shutting down: still writing the files of %zu session%s", s->sessions.live_count,
+                   plural(s->sessions.live_count));
+    }
 }
 
 /* ---- the callbacks wired between the layers ---------------------------------------------------- */
@@ -360,8 +400,14 @@ static int startup(recd_server *s)
     if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
         return rc;
     recd_sd_notify_ready();
-    recd_sd_notify_status("recording; output in %s", s->cfg.output.root);
-    log_notice("recd %s ready (output %s)", recd_version(), s->cfg.output.root);
+    /* The absolute path: "./recordings" says little in a log read later or elsewhere. */
+    char *output = realpath(s->cfg.output.root, NULL);
+    const char *shown = output ? output : s->cfg.output.root;
+    recd_sd_notify_status("recording; output in %s", shown);
+    log_notice("recd %s ready (output %s)", recd_version(), shown);
+    free(output);
+    if (recd_log_get_style() == RECD_LOG_STYLE_TERMINAL)
+        log_notice("Ctrl-C to stop (twice to stop at once)");
     return 0;
 }
 
@@ -391,6 +437,7 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
     s->retired_root_fd = -1;
     s->metrics_port = -1;
     recd_log_set_level(s->cfg.log.level);
+    recd_log_set_style(recd_log_style_for_stderr());
     mode_t base = umask(0);
     s->base_umask = (unsigned)base;
     server_apply_modes(s);

@@ -53,6 +53,8 @@ struct recd_server {
     uv_timer_t tick_timer, retention_timer, watchdog_timer, drain_timer;
     uint64_t tick_period_ms;
     bool retention_running;
+    uint64_t drain_started_ms;    /* when the stop signal came */
+    uint64_t shutdown_said_ms;    /* when the shutdown last said what it waits for */
     unsigned base_umask;          /* the umask recd started with */
     recd_signals signals;
 };
@@ -66,6 +68,7 @@ void server_shutdown(recd_server *s); /* SIGTERM / SIGINT; a second call skips t
 void server_reload(recd_server *s);   /* SIGHUP */
 void server_run_retention(recd_server *s); /* on the thread pool; one run at a time */
 void server_watch_root(recd_server *s, uint64_t now); /* from the tick: a removed root */
+void server_report_shutdown(recd_server *s, uint64_t now); /* from the tick: what a stop waits for */
 int server_start_timers(recd_server *s);    /* tick, retention, watchdog; 0 or a libuv error */
 void server_retune_tick(recd_server *s);   /* after flush.interval changed */
 void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */

@@ -38,7 +38,8 @@ void recd_cli_usage(FILE *out)
           "  -h, --help              this text\n"
           "\n"
           "Flags override the configuration file, on start and on every reload (SIGHUP).\n"
-          "Signals: SIGTERM/SIGINT drain, flush and finalize every file, then exit 0;\n"
+          "Signals: SIGTERM/SIGINT drain, flush and finalize every file, then exit 0; a second\n"
+          "one stops waiting for clients at once (their connections are closed, files still finalized);\n"
           "SIGHUP reloads the configuration (an invalid file keeps the running one).\n",
           out);
 }

@@ -18,6 +18,7 @@ static void on_tick(uv_timer_t *t)
     recd_server *s = t->data;
     uint64_t now = uv_now(s->loop);
     server_watch_root(s, now);
+    server_report_shutdown(s, now);
     sessions_tick(&s->sessions, now);
     uint64_t pad;
     if (heap_release_due(&s->heap, s->sessions.env.buffered, now, &pad) ||
