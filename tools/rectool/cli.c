@@ -33,6 +33,20 @@ int rt_parse_duration(const char *cmd, const char *usage, const char *option, co
     return 0;
 }
 
+uint64_t rt_count_lines(const uint8_t *p, size_t len)
+{
+    uint64_t n = 0;
+    const uint8_t *end = p + len;
+    while (p < end) {
+        const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+        n++;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return n;
+}
+
 void rt_error(const char *fmt, ...)
 {
     va_list ap;
@@ -82,6 +96,7 @@ int rt_for_each_file(const char *label, char **files, int n,
 {
     rt_progress progress;
     rt_progress_start(&progress, label, (uint64_t)n, (unsigned)n >= RT_PROGRESS_MIN_FILES);
+    rt_progress_set_unit(&progress, RT_UNIT_ITEMS, "files");
     int exit_code = RT_EXIT_OK;
     for (int i = 0; i < n; i++) {
         rt_progress_clear(&progress);

@@ -117,6 +117,7 @@ static int export_file(const rt_input *in, recd_text_encoding enc, const char *o
     /* Progress in the format's units: blocks, or ticks against the header's frame count. */
     uint64_t work = recd_format_count_units(f, in->data, in->len);
     rt_progress_start(&x.progress, "exporting", work, in->len >= RT_PROGRESS_MIN_BYTES);
+    rt_progress_set_unit(&x.progress, RT_UNIT_ITEMS, f->unit);
 
     char err[256] = "";
     rc = recd_format_export(f, in->data, in->len, on_message, &x, err, sizeof err);

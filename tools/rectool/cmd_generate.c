@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "progress.h"
 #include "recd/synth.h"
 
 #define GENERATE_FLUSH_BYTES (1u << 20) /* write in big chunks, not one syscall per block */
@@ -128,6 +129,19 @@ static int parse_args(int argc, char **argv, generate_args *a)
     return -1;
 }
 
+typedef struct generate_progress {
+    rt_progress bar;
+    unsigned calls;
+} generate_progress;
+
+/* Once per block or tick: looks at the clock only every 256th time. */
+static void on_progress(void *ctx, uint64_t done_ms)
+{
+    generate_progress *g = ctx;
+    if ((++g->calls & 255) == 0)
+        rt_progress_update(&g->bar, done_ms);
+}
+
 int cmd_generate(int argc, char **argv)
 {
     generate_args a;
@@ -144,7 +158,12 @@ int cmd_generate(int argc, char **argv)
     chunked_sink chunks = {rt_output_sink(&out), {0}};
     recd_sink sink = {chunked_write, &chunks};
     uint64_t units = 0;
-    rc = recd_synth_write(&a.p, sink, &units);
+    generate_progress progress = {.calls = 0};
+    /* Minutes of recording take a moment; days take half a minute (a Recap week about 30 s). */
+    rt_progress_start(&progress.bar, "generating", a.p.duration_ms, strcmp(a.output, "-") != 0);
+    rt_progress_set_unit(&progress.bar, RT_UNIT_REC_MS, NULL);
+    rc = recd_synth_write_progress(&a.p, sink, &units, on_progress, &progress);
+    rt_progress_finish(&progress.bar);
     if (rc == 0)
         rc = chunked_flush(&chunks);
     recd_buf_free(&chunks.buf);

@@ -136,6 +136,13 @@ RECD_API int recd_synth_write_recap(const recd_synth_params *p, recd_sink sink,
  * ticks for .recap. */
 RECD_API int recd_synth_write(const recd_synth_params *p, recd_sink sink, uint64_t *units_out);
 
+/* Called with the recording time reached so far (0 .. duration_ms), once per block or tick. */
+typedef void (*recd_synth_progress_fn)(void *ctx, uint64_t done_ms);
+/* recd_synth_write with a progress callback (may be NULL), for tools that show how far along a
+ * long recording is. */
+RECD_API int recd_synth_write_progress(const recd_synth_params *p, recd_sink sink, uint64_t *units_out,
+                                       recd_synth_progress_fn progress, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif
