@@ -245,8 +245,6 @@ static void finish_close(recd_server *s)
     recd_sd_notify_status("stopped");
 }
 
-#define SHUTDOWN_SAY_EVERY_MS 2000u /* how often a stop that waits says again what for */
-
 static void drain_done(recd_server *s)
 {
     if (s->phase != SERVER_DRAINING)
@@ -315,24 +313,6 @@ void server_shutdown(recd_server *s)
         return;
     }
     uv_timer_start(&s->drain_timer, on_drain_timeout, s->cfg.shutdown.drain_timeout_ms, 0);
-}
-
-void server_report_shutdown(recd_server *s, uint64_t now)
-{
-    if ((s->phase != SERVER_DRAINING && s->phase != SERVER_FINALIZING) ||
-        now - s->shutdown_said_ms < SHUTDOWN_SAY_EVERY_MS)
-        return;
-    s->shutdown_said_ms = now;
-    if (s->phase == SERVER_DRAINING) {
-        uint64_t spent = now - s->drain_started_ms, limit = s->cfg.shutdown.drain_timeout_ms;
-        char left[32];
-        log_notice("shutting down: still waiting for %zu connection%s to finish (%s left)", s->ingest.conn_count,
-                   plural(s->ingest.conn_count),
-                   duration_text(limit > spent ? (limit - spent) / 1000 * 1000 : 0, left, sizeof left));
-    } else {
-        log_notice("shutting down: still writing the files of %zu session%s", s->sessions.live_count,
-                   plural(s->sessions.live_count));
-    }
 }
 
 /* ---- the callbacks wired between the layers ---------------------------------------------------- */

@@ -68,7 +68,6 @@ void server_shutdown(recd_server *s); /* SIGTERM / SIGINT; a second call skips t
 void server_reload(recd_server *s);   /* SIGHUP */
 void server_run_retention(recd_server *s); /* on the thread pool; one run at a time */
 void server_watch_root(recd_server *s, uint64_t now); /* from the tick: a removed root */
-void server_report_shutdown(recd_server *s, uint64_t now); /* from the tick: what a stop waits for */
 int server_start_timers(recd_server *s);    /* tick, retention, watchdog; 0 or a libuv error */
 void server_retune_tick(recd_server *s);   /* after flush.interval changed */
 void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */

@@ -15,7 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build_info.h"
+#include "recd/version.h"
+
+#ifndef RECD_BUILD_COMMIT
+#define RECD_BUILD_COMMIT "unknown" /* set by daemon/CMakeLists.txt from git */
+#endif
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -403,7 +407,7 @@ static const char *const reason_values[] = {"framing", "too_large", "syntax", "s
                                             "not_owner", "other"};
 static const char *const result_values[] = {"ok", "failed"};
 static const char *const write_error_values[] = {"no_space", "read_only", "permission", "missing", "io"};
-static const char *const version_values[] = {RECD_BUILD_VERSION};
+static const char *const version_values[] = {RECD_VERSION_STRING};
 static const char *const commit_values[] = {RECD_BUILD_COMMIT};
 
 _Static_assert(sizeof transport_values / sizeof *transport_values == RECD_M_TRANSPORTS, "transport labels");
