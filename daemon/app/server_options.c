@@ -27,7 +27,7 @@ void recd_cli_usage(FILE *out)
           "                          several; replaces the file's listen list\n"
           "      --output DIR        output.root: where recordings are written\n"
           "      --metrics HOST:PORT serve /metrics and /healthz there (port 0: any free port)\n"
-          "      --flush-interval D  flush.interval, e.g. 250ms, 1s\n"
+          "      --flush-interval D  flush.interval, e.g. 250ms, 1s, 1m30s (a unit is required)\n"
           "      --log-level LEVEL   emerg, alert, crit, err, warning, notice, info or debug\n"
           "      --print-ports       print every bound address on stdout once listening\n"
           "                          (\"listen tcp://127.0.0.1:40123\", \"metrics 127.0.0.1:9464\")\n"
