@@ -2,7 +2,8 @@
 # Scrapes a running recd and checks every metric against Prometheus' naming rules: snake_case
 # with a recd_ or process_ prefix, counters (and only counters) end in _total, a unit comes last
 # (before _total), units are base units (seconds, bytes), _info gauges are 1, and each deprecated
-# name points at a replacement that is there. Also HEAD, /healthz's JSON and the live gauges.
+# name points at a replacement that is there. Also HEAD, /healthz's JSON (with the reason of a
+# failing check) and the live gauges.
 import http.client
 import json
 import os
@@ -160,6 +161,19 @@ def main():
         status, hlen2, _, body = request(mport, "HEAD", "/healthz")
         if status != 200 or body or hlen2 != hlen:
             fail(f"HEAD /healthz: {status} {hlen2} {body!r}")
+        # A failing check names itself and says why: remove the output root under recd.
+        subprocess.run(["rm", "-rf", tmp + "/out"])
+        doc, status = None, None
+        for _ in range(400):
+            status, _, _, body = request(mport, "GET", "/healthz")
+            if status == 503:
+                doc = json.loads(body)
+                break
+            time.sleep(0.05)
+        checks = {c.get("name"): c.get("reason", "") for c in (doc or {}).get("checks", [])}
+        if status != 503 or doc.get("status") != "error" or "output_root" not in checks or \
+                tmp + "/out" not in checks["output_root"]:
+            fail(f"/healthz with the output root gone: {status} {doc}")
     finally:
         proc.terminate()
         proc.wait(timeout=60)
