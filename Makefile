@@ -7,7 +7,9 @@ FUZZ_SECONDS ?= 30
 FUZZ_LONG_SECONDS ?= 1800
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build asan test run fuzz soak install clean
+.PHONY: all deps build asan test run fuzz soak install clean deb
+# cmake --build runs make inside make: without this, every step prints "Entering directory".
+QUIET_MAKE = -- --no-print-directory
 
 all: build
 
@@ -18,13 +20,13 @@ $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
 
 build: deps $(BUILD)/CMakeCache.txt
-	cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) $(QUIET_MAKE)
 
 # Sanitizer build with clang: unit tests under ASan+UBSan plus a short libFuzzer run per target.
 asan: deps
 	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRECD_SANITIZE=ON -DRECD_FUZZ=ON \
 	  -DRECD_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS)
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) $(QUIET_MAKE)
 
 # The sanitizer pass skips the byte-by-byte cut test: it runs 12k repairs through the same code the
 # fuzzers and unit tests already exercise under ASan, and would take most of the time budget.
@@ -34,8 +36,12 @@ test: build asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -E '$(ASAN_SKIP)'
 
-run: build
-	@if [ -x $(BUILD)/daemon/recd ]; then exec $(BUILD)/daemon/recd; \
+# `make run` builds only what it runs (recd and rectool, no tests or fuzzers) and records into
+# RUN_OUTPUT, a scratch folder that git ignores. `make test` builds everything in the same tree.
+RUN_OUTPUT ?= scratch/recordings
+run: deps $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS) --target recd rectool $(QUIET_MAKE)
+	@if [ -x $(BUILD)/daemon/recd ]; then exec $(BUILD)/daemon/recd --output $(RUN_OUTPUT); \
 	 else $(BUILD)/tools/rectool --help; fi
 
 fuzz: deps
@@ -50,8 +56,18 @@ soak: build
 install: build
 	cmake --install $(BUILD)
 
+# Debian packages (recd, rectool, librecd0, librecd-dev) in $(DEB_BUILD)/packages: an optimised
+# build without tests, installed under /usr (docs/operations.md, "Packages").
+DEB_BUILD ?= build-deb
+deb: deps
+	cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRECD_TESTS=OFF \
+	  -DCMAKE_INSTALL_PREFIX=/usr $(CMAKE_FLAGS)
+	@cmake --build $(DEB_BUILD) -j $(JOBS) $(QUIET_MAKE)
+	cd $(DEB_BUILD) && cpack -G DEB -B packages
+	@ls -1 $(DEB_BUILD)/packages/*.deb
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(DEB_BUILD)
 
 # Side-by-side benchmarks (not part of `make test`): recd vs rsyslog vs the raw socket-to-file
 # limit on loopback. Installs rsyslog and socat, builds optimised in build-bench, writes

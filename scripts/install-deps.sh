@@ -13,14 +13,17 @@ packages=(
   libcmocka-dev                      # unit tests
   python3 gzip                       # integration tests cross-check files with Python's gzip module
   time                               # /usr/bin/time: rectool send's peak memory (rectool_send_stream)
+  scdoc man-db                       # man pages from docs/man/*.scd; `man -w` in package_deb
+  zsh                                # parses the zsh completions (tests/repo/completions.sh)
   "$@"
 )
 
+# One dpkg-query for all of them: `make run` calls this every time.
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null |
+  awk '/ install ok installed$/ { print $1 }' || true)
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
+  grep -qx -- "$p" <<<"$installed" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

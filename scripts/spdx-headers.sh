@@ -12,7 +12,7 @@ missing=0
 while IFS= read -r f; do
   case "$f" in
     *.c | *.h | *.h.in) style=c ;;
-    *.sh | *.py | CMakeLists.txt | */CMakeLists.txt | Makefile | *.yaml | *.service | *.socket | *.pc.in | .ci/run) style=hash ;;
+    *.sh | *.py | CMakeLists.txt | */CMakeLists.txt | Makefile | *.yaml | *.service | *.service.in | *.socket | *.cmake | *.pc.in | .ci/run) style=hash ;;
     *) continue ;;
   esac
   [ -f "$f" ] || continue

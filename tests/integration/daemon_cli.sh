@@ -54,8 +54,12 @@ expect 1 timeout 20 "$RECD" --config "$tmp/unbindable.yaml"
 grep -q "cannot listen on unix://" "$tmp/err" || fail "no startup error: $(cat "$tmp/err")"
 
 # The hardened unit: systemd-analyze scores it at most 2.0.
-unit="$RECD_SOURCE_DIR/systemd/recd.service"
-[ -f "$unit" ] || fail "systemd/recd.service is missing"
+# (systemd/recd.service.in is the template that install fills in; tests/integration/package_deb.sh
+# checks the installed unit.)
+[ -f "$RECD_SOURCE_DIR/systemd/recd.service.in" ] || fail "systemd/recd.service.in is missing"
+unit="$tmp/recd.service"
+sed -e 's|@RECD_BINDIR@|/usr/bin|' -e 's|@RECD_CONFDIR@|/etc/recd|' -e 's|@RECD_DOCDIR@|/usr/share/doc/recd|' \
+    "$RECD_SOURCE_DIR/systemd/recd.service.in" >"$unit"
 [ -f "$RECD_SOURCE_DIR/systemd/recd.socket" ] || fail "systemd/recd.socket is missing"
 if command -v systemd-analyze >/dev/null 2>&1; then
     score=$(systemd-analyze security --offline=true "$unit" 2>/dev/null |

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: MIT
+# Shell completion for rectool and recd (completions/): the bash scripts register with
+# `complete`, offer exactly the commands of `rectool --help` and every option of each command's
+# --help (and of `recd --help`), and complete a few words as a user would type them. The zsh
+# scripts parse and name the same commands and options.
+set -u
+: "${RECD_SOURCE_DIR:?}" "${RECTOOL:?}"
+comp="$RECD_SOURCE_DIR/completions"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+help_options() {
+    { grep -oE '(^|[][ ,|(])--[a-z][a-z-]*' | sed 's/^[^-]*//'; } <"$1"
+    grep -oE '^ +-[a-zA-Z],' "$1" | tr -d ' ,'
+    true
+}
+same_set() { [ "$(printf '%s\n' $1 | sort -u)" = "$(printf '%s\n' $2 | sort -u)" ]; }
+
+# Completes the words given (the last one being typed) and prints COMPREPLY, one a line.
+complete_words() {
+    local fn=$1
+    shift
+    COMP_WORDS=("$@")
+    COMP_CWORD=$(($# - 1))
+    COMPREPLY=()
+    "$fn"
+    printf '%s\n' "${COMPREPLY[@]}"
+}
+
+# shellcheck source=/dev/null
+. "$comp/bash/rectool" || fail "sourcing completions/bash/rectool failed"
+complete -p rectool 2>/dev/null | grep -q -- '-F _rectool' || fail "bash: rectool has no completion function"
+
+"$RECTOOL" --help >"$tmp/help" 2>&1
+commands=$(sed -n '/^commands:/,/^$/p' "$tmp/help" | awk 'NF && !/^commands:/ { print $1 }')
+[ -n "$commands" ] || fail "no command list in rectool --help"
+same_set "$commands" "$_rectool_commands" ||
+    fail "bash: commands '$_rectool_commands' differ from rectool --help's '$(echo $commands)'"
+for cmd in $commands; do
+    "$RECTOOL" "$cmd" --help >"$tmp/cmd" 2>&1
+    expected=$(help_options "$tmp/cmd")
+    same_set "$expected" "$(_rectool_options "$cmd")" ||
+        fail "bash: options of $cmd '$(_rectool_options "$cmd")' differ from rectool $cmd --help's '$(printf '%s\n' $expected | sort -u | tr '\n' ' ')'"
+    grep -qE "^ +'$cmd:" "$comp/zsh/_rectool" || fail "zsh: _rectool does not list the command $cmd"
+    for opt in $expected; do
+        case "$opt" in --*) grep -qF -- "$opt[" "$comp/zsh/_rectool" || grep -qF -- ",$opt}" "$comp/zsh/_rectool" ||
+            fail "zsh: _rectool does not offer $opt (rectool $cmd --help has it)" ;;
+        esac
+    done
+done
+
+got=$(complete_words _rectool rectool exp)
+[ "$got" = export ] || fail "bash: 'rectool exp<TAB>' gave '$got', not export"
+got=$(complete_words _rectool rectool generate --format r)
+[ "$got" = recap ] || fail "bash: 'rectool generate --format r<TAB>' gave '$got', not recap"
+got=$(complete_words _rectool rectool export x.rec --to j)
+[ "$got" = jsonl ] || fail "bash: 'rectool export x.rec --to j<TAB>' gave '$got', not jsonl"
+got=$(complete_words _rectool rectool verify --w)
+[ "$got" = --warnings ] || fail "bash: 'rectool verify --w<TAB>' gave '$got', not --warnings"
+touch "$tmp/walk.rec"
+got=$(cd "$tmp" && complete_words _rectool rectool info wa)
+[ "$got" = walk.rec ] || fail "bash: 'rectool info wa<TAB>' gave '$got', not the file walk.rec"
+
+. "$comp/bash/recd" || fail "sourcing completions/bash/recd failed"
+complete -p recd 2>/dev/null | grep -q -- '-F _recd' || fail "bash: recd has no completion function"
+if [ -n "${RECD:-}" ]; then
+    "$RECD" --help >"$tmp/recd" 2>&1
+    expected=$(help_options "$tmp/recd")
+    same_set "$expected" "$_recd_option_list" ||
+        fail "bash: recd options '$_recd_option_list' differ from recd --help's '$(printf '%s\n' $expected | sort -u | tr '\n' ' ')'"
+    for opt in $expected; do
+        case "$opt" in --*) grep -qF -- "$opt[" "$comp/zsh/_recd" || grep -qF -- ",$opt}" "$comp/zsh/_recd" ||
+            fail "zsh: _recd does not offer $opt (recd --help has it)" ;;
+        esac
+    done
+fi
+got=$(complete_words _recd recd --log-level deb)
+[ "$got" = debug ] || fail "bash: 'recd --log-level deb<TAB>' gave '$got', not debug"
+
+if command -v zsh >/dev/null 2>&1; then
+    for f in "$comp"/zsh/_*; do
+        zsh -n "$f" 2>"$tmp/zsh.err" || fail "zsh cannot parse $(basename "$f"): $(cat "$tmp/zsh.err")"
+        head -n 1 "$f" | grep -q "^#compdef $(basename "$f" | cut -c2-)\$" || fail "$(basename "$f") lacks its #compdef line"
+    done
+else
+    echo "note: zsh not installed; the zsh scripts were not parsed"
+fi
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed" >&2
+    exit 1
+fi
+echo "completions: bash and zsh complete every rectool command and option and every recd option"

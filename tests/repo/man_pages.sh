@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: MIT
+# The man pages (docs/man/*.scd) stay in sync with the programs and the configuration reference:
+# every option of `recd --help` is in recd(8); every command of `rectool --help`, and every option
+# of `rectool COMMAND --help`, is in that command's section of rectool(1); every key of
+# `recd --print-config` and of docs/configuration.md's option table is in recd.yaml(5), and every
+# key recd.yaml(5) describes still exists. Each page renders with scdoc and man without warnings.
+set -u
+: "${RECD_SOURCE_DIR:?}" "${RECTOOL:?}"
+man_dir="$RECD_SOURCE_DIR/docs/man"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Long and short options named in a --help text ("  -o, --output OUT", "[--seed N]").
+help_options() {
+    grep -oE '(^|[][ ,|(])--[a-z][a-z-]*' | sed 's/^[^-]*//'
+    true
+}
+help_short_options() {
+    grep -oE '^ +-[a-zA-Z],' | tr -d ' ,'
+    true
+}
+
+# recd(8)
+if [ -n "${RECD:-}" ]; then
+    "$RECD" --help >"$tmp/recd.help" 2>&1
+    for opt in $( { help_options <"$tmp/recd.help"; help_short_options <"$tmp/recd.help"; } | sort -u); do
+        grep -qF -- "*$opt*" "$man_dir/recd.8.scd" || fail "recd.8.scd does not describe $opt (recd --help has it)"
+    done
+else
+    echo "note: RECD not set (no daemon in this build); recd(8) and --print-config not checked"
+fi
+
+# rectool(1): one '## COMMAND' section per command, holding each of its options.
+"$RECTOOL" --help >"$tmp/rectool.help" 2>&1
+commands=$(sed -n '/^commands:/,/^$/p' "$tmp/rectool.help" | awk 'NF && !/^commands:/ { print $1 }')
+[ -n "$commands" ] || fail "no command list in rectool --help"
+for cmd in $commands; do
+    section=$(awk -v c="## $cmd" '$0 == c { on = 1; next } /^#/ { on = 0 } on' "$man_dir/rectool.1.scd")
+    if [ -z "$section" ]; then
+        fail "rectool.1.scd has no '## $cmd' section"
+        continue
+    fi
+    "$RECTOOL" "$cmd" --help >"$tmp/cmd.help" 2>&1
+    for opt in $( { help_options <"$tmp/cmd.help"; help_short_options <"$tmp/cmd.help"; } | sort -u); do
+        [ "$opt" = --help ] || [ "$opt" = -h ] && continue   # under COMMON OPTIONS
+        printf '%s\n' "$section" | grep -qF -- "*$opt*" ||
+            fail "rectool.1.scd's '$cmd' section does not describe $opt (rectool $cmd --help has it)"
+    done
+done
+for sec in $(sed -n 's/^## //p' "$man_dir/rectool.1.scd"); do
+    printf '%s\n' $commands | grep -qx "$sec" || fail "rectool.1.scd describes '$sec', which rectool --help does not list"
+done
+
+# recd.yaml(5): the keys the daemon prints and the keys the reference documents.
+described=$(sed -n 's/^\*\([a-z_.]*\)\* (default.*/\1/p' "$man_dir/recd.yaml.5.scd" | sort -u)
+[ -n "$described" ] || fail "recd.yaml.5.scd describes no option"
+documented=$(awk '/^## Options/ { on = 1; next } /^## / { on = 0 } on' "$RECD_SOURCE_DIR/docs/configuration.md" |
+    sed -n 's/^| `\([a-z_.]*\)` |.*/\1/p' | sort -u)
+[ -n "$documented" ] || fail "no option table found in docs/configuration.md"
+for key in $documented; do
+    printf '%s\n' $described | grep -qx "$key" || fail "recd.yaml.5.scd does not describe $key (docs/configuration.md has it)"
+done
+for key in $described; do
+    printf '%s\n' $documented | grep -qx "$key" || fail "recd.yaml.5.scd describes $key, which docs/configuration.md does not"
+done
+if [ -n "${RECD:-}" ]; then
+    # Dotted paths of the scalar keys in the effective configuration (nested mappings, 2-space indent).
+    "$RECD" --print-config >"$tmp/config.yaml" 2>/dev/null || fail "recd --print-config failed"
+    printed=$(awk '
+        /^[[:space:]]*#/ || /^[[:space:]]*-/ || !NF { next }
+        match($0, /^ *[a-z_]+:/) {
+            indent = match($0, /[^ ]/) - 1
+            key = $0; sub(/^ */, "", key); sub(/:.*/, "", key)
+            level = indent / 2
+            path[level] = key
+            full = path[0]
+            for (i = 1; i <= level; i++) full = full "." path[i]
+            if (full !~ /\.\./) print full   # not the keys of list entries (url, encoding)
+        }' "$tmp/config.yaml" | sort -u)
+    for key in $printed; do
+        # A mapping (output, flush, ...) is a prefix of its keys; only leaves must be described.
+        printf '%s\n' $printed | grep -q "^$key\." && continue
+        printf '%s\n' $described | grep -qx "$key" || fail "recd.yaml.5.scd does not describe $key (recd --print-config prints it)"
+    done
+fi
+
+# Each page renders.
+if command -v scdoc >/dev/null 2>&1; then
+    for src in "$man_dir"/*.scd; do
+        page=$(basename "$src" .scd)
+        scdoc <"$src" >"$tmp/$page" 2>"$tmp/scdoc.err" || { fail "scdoc $page: $(cat "$tmp/scdoc.err")"; continue; }
+        if command -v man >/dev/null 2>&1; then
+            warnings=$(MANWIDTH=80 man --warnings -l "$tmp/$page" 2>&1 >/dev/null)
+            [ -z "$warnings" ] || fail "man warns about $page: $warnings"
+        fi
+    done
+else
+    echo "note: scdoc not installed (scripts/install-deps.sh installs it); pages not rendered"
+fi
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed" >&2
+    exit 1
+fi
+echo "man_pages: recd(8), rectool(1) and recd.yaml(5) cover every option, command and config key; all pages render"

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: MIT
+# README.md's "The first five minutes" and "rectool examples" work as written, in order, from an
+# empty folder: every file a command reads was made by an earlier command, every command exits as
+# its comment says (0 unless it says "exit 1"), and recd records the car. recd runs as `make run`
+# starts it, but on free ports; the examples' 127.0.0.1:7070 is replaced by the port it bound.
+# Skipped: the `make run` block itself, the 100-session synthetic load and the auth-token send.
+set -u
+: "${RECD_SOURCE_DIR:?}" "${RECTOOL:?}"
+[ -n "${RECD:-}" ] || { echo "SKIP: this build has no recd"; exit 77; }
+tmp=$(mktemp -d)
+pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+
+mkdir -p "$tmp/repo/scratch"
+"$RECD" --output "$tmp/repo/scratch/recordings" --listen tcp://127.0.0.1:0 --listen udp://127.0.0.1:0 \
+    --metrics 127.0.0.1:0 --print-ports >"$tmp/ports" 2>"$tmp/recd.log" &
+pid=$!
+for _ in $(seq 200); do
+    grep -q '^listen udp://' "$tmp/ports" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+tcp=$(sed -n 's/^listen \(tcp:.*\)/\1/p' "$tmp/ports")
+udp=$(sed -n 's/^listen \(udp:.*\)/\1/p' "$tmp/ports")
+if [ -z "$tcp" ] || [ -z "$udp" ]; then
+    cat "$tmp/recd.log" >&2
+    echo "FAIL: recd did not start" >&2
+    exit 1
+fi
+
+# The shell lines of the two sections' ```sh blocks, continuation lines joined.
+awk '
+    /^## / { on = ($0 ~ /^## (The first five minutes|rectool examples)/) }
+    on && /^```sh/ { block = 1; text = ""; next }
+    on && block && /^```/ { block = 0; if (text !~ /make run/) printf "%s", text; next }
+    on && block { text = text $0 "\n" }
+' "$RECD_SOURCE_DIR/README.md" | sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' >"$tmp/lines"
+[ -s "$tmp/lines" ] || { echo "FAIL: no shell blocks found in README.md's first-steps sections" >&2; exit 1; }
+
+# One script: each line runs in order in the same shell, its output to a file (the redirection
+# goes before the line's comment), followed by a check of its exit code.
+{
+    echo 'failures=0'
+    while IFS= read -r line; do
+        case "$line" in
+            '' | '#'*) continue ;;
+            *--synthetic* | *'$TOKEN'*) printf 'echo %q\n' "skipped: ${line%%  #*}"; continue ;;
+            R=*) printf 'R=%q\n' "$RECTOOL"; continue ;;
+        esac
+        expected=0
+        case "$line" in *'# exit 1'*) expected=1 ;; esac
+        line=${line//tcp:\/\/127.0.0.1:7070/$tcp}
+        line=${line//udp:\/\/127.0.0.1:7070/$udp}
+        command=${line%%  #*}
+        printf '%s >"$OUT" 2>&1\n' "$command"
+        printf 'rc=$?; [ $rc -eq %d ] || { echo "FAIL: exit $rc, not %d:" %q >&2; cat "$OUT" >&2; failures=$((failures + 1)); }\n' \
+            "$expected" "$expected" "$command"
+        # recd finalizes a closed session's file (renames it from .part) after send returns.
+        case "$command" in
+            *'$R send '*) echo 'for _ in $(seq 100); do [ -n "$(find recordings -type f 2>/dev/null)" ] && [ -z "$(find recordings -name "*.part" 2>/dev/null)" ] && break; sleep 0.1; done' ;;
+        esac
+    done <"$tmp/lines"
+    echo 'exit $failures'
+} >"$tmp/run.sh"
+
+(cd "$tmp/repo" && OUT="$tmp/out" bash "$tmp/run.sh")
+failures=$?
+ls "$tmp/repo/scratch/recordings/samp-vehicle/car/"*.rec >/dev/null 2>&1 ||
+    { echo "FAIL: recd recorded no scratch/recordings/samp-vehicle/car/*.rec" >&2; failures=$((failures + 1)); }
+extra=$(ls -A "$tmp/repo" | grep -vx scratch)
+[ -z "$extra" ] || { echo "FAIL: the README's commands left files outside scratch/: $extra" >&2; failures=$((failures + 1)); }
+if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed" >&2
+    exit 1
+fi
+echo "readme_first_steps: README's first five minutes and rectool examples run as written, inside scratch/"
