@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-# rectool on a terminal shows progress with a rate and the time left (generate, send); on a pipe
-# it stays silent; and SIGINT or SIGTERM in the middle of a command leaves no OUT.part behind
-# (generate, import), ending the process by that signal.
+# rectool on a terminal shows progress with a rate and the time left (generate, export, import,
+# send); on a pipe it stays silent; and SIGINT or SIGTERM in the middle of a command leaves no
+# OUT.part behind (generate, import), ending the process by that signal.
 import os
 import pty
 import select
@@ -86,6 +86,17 @@ def main(tmp):
             fail(f"generate on a terminal shows no '{want}': {shown[-400:]!r}")
     if os.path.exists(out + ".part"):
         fail("generate left its .part")
+    # export and import of half an hour on foot: about a second each here.
+    walk = os.path.join(tmp, "walk.rec")
+    subprocess.run([RECTOOL, "generate", "--format", "samp-onfoot", "--scenario", "walk", "--duration",
+                    "30m", "-o", walk], check=True, capture_output=True, timeout=WAIT)
+    text = os.path.join(tmp, "walk.jsonl")
+    rc, shown = on_a_terminal(["export", walk, "--to", "jsonl", "-o", text])
+    if rc != 0 or "exporting [" not in shown or "blocks/s" not in shown or "ETA " not in shown:
+        fail(f"export on a terminal: exit {rc}, showed {shown[-400:]!r}")
+    rc, shown = on_a_terminal(["import", text, "-o", os.path.join(tmp, "again.rec")])
+    if rc != 0 or "importing [" not in shown or "lines/s" not in shown or "ETA " not in shown:
+        fail(f"import on a terminal: exit {rc}, showed {shown[-400:]!r}")
     piped = subprocess.run([RECTOOL, "generate", "--format", "samp-onfoot", "--scenario", "walk",
                             "--duration", "10m", "-o", os.path.join(tmp, "w.rec")],
                            capture_output=True, text=True, timeout=WAIT)

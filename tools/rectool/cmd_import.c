@@ -74,7 +74,7 @@ static int import_text(const rt_input *in, recd_text_encoding enc, import_ctx *x
     char err[256] = "";
     recd_importer_init(&x->importer, x->importer.expect, rt_output_sink(out));
     rt_progress_start(&x->progress, "importing", rt_count_lines(in->data, in->len),
-                      in->len >= RT_PROGRESS_MIN_BYTES);
+                      !rt_output_is_terminal(out));
     rt_progress_set_unit(&x->progress, RT_UNIT_ITEMS, "lines");
     int rc = enc == RECD_TEXT_JSONL
                  ? recd_jsonl_read(in->data, in->len, on_message, x, err, sizeof err)

@@ -173,6 +173,11 @@ int rt_output_open(rt_output *out, const char *path)
     return 0;
 }
 
+bool rt_output_is_terminal(const rt_output *out)
+{
+    return !out->part_path && isatty(STDOUT_FILENO);
+}
+
 recd_sink rt_output_sink(rt_output *out) { return recd_fd_sink(&out->fd); }
 
 static void free_paths(rt_output *out)
