@@ -4,7 +4,6 @@
  * watchdog's keep-alive. */
 #include "server.h"
 
-#include "recd/units.h"
 #include "support/log.h"
 #include "support/sd_notify.h"
 
@@ -18,12 +17,6 @@ static uint64_t tick_period(const recd_config *cfg)
 
 static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
 
-static const char *duration_text(uint64_t ms, char *buf, size_t cap)
-{
-    recd_format_duration_ms(ms, buf, cap);
-    return buf;
-}
-
 /* While a stop waits (for clients, or for files to be written), says so every few seconds. */
 static void report_shutdown(recd_server *s, uint64_t now)
 {
@@ -33,10 +26,9 @@ static void report_shutdown(recd_server *s, uint64_t now)
     s->shutdown_said_ms = now;
     if (s->phase == SERVER_DRAINING) {
         uint64_t spent = now - s->drain_started_ms, limit = s->cfg.shutdown.drain_timeout_ms;
-        char left[32];
-        log_notice("shutting down: still waiting for %zu connection%s to finish (%s left)", s->ingest.conn_count,
-                   plural(s->ingest.conn_count),
-                   duration_text(limit > spent ? (limit - spent) / 1000 * 1000 : 0, left, sizeof left));
+        log_notice("shutting down: still waiting for %zu connection%s to finish (%llus left)",
+                   s->ingest.conn_count, plural(s->ingest.conn_count),
+                   (unsigned long long)(limit > spent ? (limit - spent + 999) / 1000 : 0));
     } else {
         log_notice("shutting down: still writing the files of %zu session%s", s->sessions.live_count,
                    plural(s->sessions.live_count));

@@ -95,6 +95,9 @@ def on_a_terminal(tmp):
         if not term.wait_for(r"shutting down: waiting for 1 connection to finish \(up to 10s\); "
                              r"Ctrl-C again to stop at once$"):
             fail(f"the drain does not say what it waits for:\n{term.text}")
+        # Every 2 s it says again what it waits for (the drain itself may take up to 10 s).
+        if not term.wait_for(r"shutting down: still waiting for 1 connection to finish \(\d+s left\)$"):
+            fail(f"the drain does not keep saying what it waits for:\n{term.text}")
         proc.send_signal(signal.SIGINT)
         if not term.wait_for(r"second stop signal: closing 1 connection now$"):
             fail(f"no answer to the second Ctrl-C:\n{term.text}")
