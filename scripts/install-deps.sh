@@ -11,6 +11,7 @@ packages=(
   libjansson-dev                     # NDJSON / JSONL parsing
   libhttp-parser-dev                 # /metrics and /healthz requests
   libcmocka-dev                      # unit tests
+  libcairo2-dev                      # rectool plot: PNG/SVG drawing (pulls in fontconfig)
   python3 gzip                       # integration tests cross-check files with Python's gzip module
   time                               # /usr/bin/time: rectool send's peak memory (rectool_send_stream)
   scdoc man-db                       # man pages from docs/man/*.scd; `man -w` in package_deb

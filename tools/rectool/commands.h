@@ -14,5 +14,13 @@ int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_send(int argc, char **argv);
+int cmd_rf2(int argc, char **argv);
+int cmd_edit_cut(int argc, char **argv);
+int cmd_edit_retime(int argc, char **argv);
+int cmd_edit_transform(int argc, char **argv);
+int cmd_edit_concat(int argc, char **argv);
+int cmd_edit_split(int argc, char **argv);
+int cmd_edit_diff(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

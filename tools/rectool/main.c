@@ -22,6 +22,14 @@ static const rt_command commands[] = {
     {"import", cmd_import, "build a recording from JSON lines or CSV"},
     {"generate", cmd_generate, "write a deterministic synthetic recording"},
     {"send", cmd_send, "stream recordings or synthetic load to a recd daemon"},
+    {"cut", cmd_edit_cut, "keep one time range of a recording"},
+    {"retime", cmd_edit_retime, "play a .rec faster or slower, or resample it at a fixed rate"},
+    {"transform", cmd_edit_transform, "move and turn a .rec (positions, velocities, rotations)"},
+    {"concat", cmd_edit_concat, "join recordings of one format, times continuing"},
+    {"split", cmd_edit_split, "cut a recording into consecutive pieces"},
+    {"diff", cmd_edit_diff, "show where two recordings first differ, field by field"},
+    {"plot", cmd_plot, "draw route maps and speed/health panels (SVG or PNG)"},
+    {"rf2", cmd_rf2, "rFactor 2 replays: lap and sector table (rf2 laps)"},
 };
 
 static void print_usage(FILE *out)

@@ -22,6 +22,7 @@ extern "C" {
 
 typedef struct recd_format recd_format;
 struct recd_format_importer; /* internal to librecd: how recd_importer writes the format */
+struct recd_format_edit;     /* internal to librecd: how the edit operations treat the format */
 
 typedef enum recd_sniff_level {
     RECD_SNIFF_NONE = 0,     /* not this format */
@@ -102,6 +103,9 @@ struct recd_format {
                        size_t errlen);
     /* What recd_importer writes this format with; formats of one family share it. */
     const struct recd_format_importer *importer;
+    /* How cut, retime, transform, concat, split, diff and plots treat it (recd/edit.h); NULL when
+     * the format cannot be edited. */
+    const struct recd_format_edit *edit;
 
     /* Foreign replays only (read-only entries: msg_format NONE, no export_msgs or import_text). */
     /* The replay as the common event stream, in time order (recd/replay.h). */

@@ -6,6 +6,7 @@
 #include "recd/api.h"
 #include "recd/client.h"
 #include "recd/common.h"
+#include "recd/edit.h"
 #include "recd/fd_sink.h"
 #include "recd/format.h"
 #include "recd/gzip_members.h"

@@ -127,11 +127,12 @@ static void test_lookups(void **state)
 static void test_sniff_generated(void **state)
 {
     (void)state;
-    size_t generated = 0;
+    size_t generated = 0, recorded = 0;
     for (size_t i = 0; i < recd_format_count(); i++) {
         const recd_format *f = recd_format_at(i);
         recd_buf b;
         uint64_t units = 0;
+        recorded += recd_format_is_recorded(f);
         if (!generate(f, &b, &units))
             continue;
         generated++;
@@ -153,7 +154,7 @@ static void test_sniff_generated(void **state)
         assert_int_equal(recd_format_count_units(f, b.data, b.len), units);
         recd_buf_free(&b);
     }
-    assert_int_equal(generated, recd_format_count());
+    assert_int_equal(generated, recorded); /* foreign replays have their own writers in tests */
 }
 
 static void test_sniff_rejects_garbage(void **state)

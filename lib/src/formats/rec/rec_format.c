@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "formats/format_import.h"
+#include "formats/rec/rec_edit.h"
 #include "recd/samp_rec.h"
 
 extern const recd_format recd_format__samp_onfoot;
@@ -129,6 +130,7 @@ const recd_format recd_format__samp_onfoot = {
     .export_msgs = recd_rec__export_msgs,
     .import_text = recd_format__import_through_importer,
     .importer = &recd_rec__importer,
+    .edit = &recd_rec__edit,
 };
 
 const recd_format recd_format__samp_vehicle = {
@@ -146,4 +148,5 @@ const recd_format recd_format__samp_vehicle = {
     .export_msgs = recd_rec__export_msgs,
     .import_text = recd_format__import_through_importer,
     .importer = &recd_rec__importer,
+    .edit = &recd_rec__edit,
 };

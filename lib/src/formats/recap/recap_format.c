@@ -75,4 +75,5 @@ const recd_format recd_format__recap = {
     .export_msgs = recd_recap__export_msgs,
     .import_text = recd_format__import_through_importer,
     .importer = &recd_recap__importer,
+    .edit = &recd_recap__edit,
 };

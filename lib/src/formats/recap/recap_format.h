@@ -11,6 +11,7 @@ int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
                             char *err, size_t errlen);
 /* In recap_import.c. */
 extern const struct recd_format_importer recd_recap__importer;
+extern const struct recd_format_edit recd_recap__edit; /* recap_edit.c */
 /* In recap_recover.c. */
 int recd_recap__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan);
 

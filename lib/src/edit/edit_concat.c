@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* concat: several recordings of one format into one file, times continuing (the format's concat
+ * hook says how). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "edit/edit_internal.h"
+#include "message/msg_fields.h"
+
+int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink out, char *err,
+                     size_t errlen)
+{
+    if (n == 0) {
+        msg_err(err, errlen, "nothing to concatenate");
+        return -EINVAL;
+    }
+    recd_edit_msgs *l = calloc(n, sizeof *l);
+    if (!l)
+        return -ENOMEM;
+    int rc = 0;
+    size_t loaded = 0;
+    for (; loaded < n; loaded++) {
+        rc = edit_load(in[loaded], &l[loaded], err, errlen);
+        if (rc < 0)
+            break;
+        if (l[loaded].format != l[0].format) {
+            msg_err(err, errlen, "input %zu is %s, input 1 is %s: only one format can be joined",
+                    loaded + 1, l[loaded].format->name, l[0].format->name);
+            loaded++;
+            rc = -EBADMSG;
+            break;
+        }
+    }
+    if (rc == 0 && !edit_hooks(&l[0])->concat)
+        rc = edit_unsupported(&l[0], "concat", NULL, err, errlen);
+    if (rc == 0) {
+        edit_out o;
+        edit_out_begin(&o, l[0].format->msg_format, out);
+        rc = edit_hooks(&l[0])->concat(l, n, gap, edit_out_msg, &o, err, errlen);
+        rc = edit_out_end(&o, rc, err, errlen);
+    }
+    for (size_t i = 0; i < loaded; i++)
+        recd_edit__msgs_free(&l[i]);
+    free(l);
+    return rc;
+}

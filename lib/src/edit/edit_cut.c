@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* cut and split: one time range, or consecutive ranges, of a recording into new files. What a
+ * range keeps is the format's cut hook; the engine checks the range and writes the file. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "edit/edit_internal.h"
+#include "message/msg_fields.h"
+
+static int cut_loaded(const recd_edit_msgs *l, const recd_cut_opts *o, recd_sink sink, char *err,
+                      size_t errlen)
+{
+    const struct recd_format_edit *e = edit_hooks(l);
+    if (!e->cut)
+        return edit_unsupported(l, "cut", NULL, err, errlen);
+    if (o->from < 0 || (o->to >= 0 && o->to <= o->from)) {
+        msg_err(err, errlen, "the range [%lld, %lld) %s is empty", (long long)o->from,
+                (long long)o->to, e->time_unit);
+        return -EINVAL;
+    }
+    edit_out out;
+    edit_out_begin(&out, l->format->msg_format, sink);
+    int rc = e->cut(l, o, edit_out_msg, &out, err, errlen);
+    return edit_out_end(&out, rc, err, errlen);
+}
+
+int recd_edit_cut(recd_edit_input in, const recd_cut_opts *o, recd_sink out, char *err,
+                  size_t errlen)
+{
+    recd_edit_msgs l;
+    int rc = edit_load(in, &l, err, errlen);
+    if (rc < 0)
+        return rc;
+    rc = cut_loaded(&l, o, out, err, errlen);
+    recd_edit__msgs_free(&l);
+    return rc;
+}
+
+int recd_edit_split(recd_edit_input in, const int64_t *at, size_t n, bool keep_time,
+                    recd_edit_piece_fn piece_sink, void *data, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (at[i] <= 0 || (i > 0 && at[i] <= at[i - 1])) {
+            msg_err(err, errlen, "split points must be positive and increasing (%lld)",
+                    (long long)at[i]);
+            return -EINVAL;
+        }
+    }
+    recd_edit_msgs l;
+    int rc = edit_load(in, &l, err, errlen);
+    for (size_t i = 0; rc == 0 && i <= n; i++) {
+        recd_cut_opts o = {i == 0 ? 0 : at[i - 1], i == n ? -1 : at[i], keep_time};
+        recd_sink sink;
+        rc = piece_sink(data, i, &sink);
+        if (rc == 0)
+            rc = cut_loaded(&l, &o, sink, err, errlen);
+        if (rc < 0 && err && errlen) {
+            char inner[200];
+            snprintf(inner, sizeof inner, "%s", err);
+            msg_err(err, errlen, "piece %zu: %s", i + 1, inner);
+        }
+    }
+    if (l.format)
+        recd_edit__msgs_free(&l);
+    return rc;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* The edit engine's plumbing: a recording in as an owned message list (through the format's
+ * exporter), messages out as a file (through its importer). */
+#include "edit/edit_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "message/msg_fields.h"
+
+/* Bound on what a list may hold: 256 Mi messages is far beyond any real recording and keeps the
+ * array's size computation far from overflow. */
+#define EDIT_MAX_MSGS ((size_t)1 << 28)
+
+int recd_edit__msgs_push(recd_edit_msgs *l, const recd_msg *m)
+{
+    if (l->n == l->cap) {
+        if (l->cap >= EDIT_MAX_MSGS)
+            return -E2BIG;
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        recd_msg *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return -ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    int rc = recd_msg_copy(&l->v[l->n], m);
+    if (rc < 0)
+        return rc;
+    l->n++;
+    return 0;
+}
+
+void recd_edit__msgs_free(recd_edit_msgs *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        recd_msg_free(&l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static int push_cb(void *ctx, const recd_msg *m, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    return recd_edit__msgs_push(ctx, m);
+}
+
+int edit_load(recd_edit_input in, recd_edit_msgs *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    recd_sniff_result what;
+    const recd_format *f = recd_format_sniff(in.data, in.len, &what);
+    if (!f) {
+        msg_err(err, errlen, "not a recording recd knows");
+        return -EBADMSG;
+    }
+    if (!f->edit || !recd_format_is_recorded(f)) {
+        msg_err(err, errlen, "%s files cannot be edited", f->name);
+        return -ENOTSUP;
+    }
+    if (!what.standard) {
+        msg_err(err, errlen, "%s: %s", what.kind, what.description);
+        return -EBADMSG;
+    }
+    out->format = f;
+    int rc = recd_format_export(f, in.data, in.len, push_cb, out, err, errlen);
+    if (rc < 0) {
+        if (err && errlen && !err[0])
+            msg_err(err, errlen, "reading the recording: %s", recd_strerror(rc));
+        recd_edit__msgs_free(out);
+        return rc;
+    }
+    out->format = f;
+    return 0;
+}
+
+const struct recd_format_edit *edit_hooks(const recd_edit_msgs *l)
+{
+    return l->format ? l->format->edit : NULL;
+}
+
+void edit_out_begin(edit_out *o, recd_msg_format format, recd_sink sink)
+{
+    recd_importer_init(&o->im, format, sink);
+}
+
+int edit_out_msg(void *out, const recd_msg *m, char *err, size_t errlen)
+{
+    edit_out *o = out;
+    return recd_importer_msg(&o->im, m, err, errlen);
+}
+
+int edit_out_end(edit_out *o, int rc, char *err, size_t errlen)
+{
+    if (rc == 0)
+        rc = recd_importer_finish(&o->im, err, errlen);
+    recd_importer_free(&o->im);
+    return rc;
+}
+
+int edit_unsupported(const recd_edit_msgs *l, const char *op, const char *why, char *err,
+                     size_t errlen)
+{
+    msg_err(err, errlen, "%s is not available for %s files%s%s", op, l->format->name,
+            why ? ": " : "", why ? why : "");
+    return -ENOTSUP;
+}
+
+const char *recd_edit_time_unit(const recd_format *f)
+{
+    return f && f->edit ? f->edit->time_unit : NULL;
+}

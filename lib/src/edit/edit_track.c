@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* Tracks for plots: every sample of a recording as a point in SI units, through the format's
+ * edit hooks (its states read through the message model, or a whole-file track hook for formats
+ * read without it). */
+#include <errno.h>
+
+#include "edit/edit_internal.h"
+#include "message/msg_fields.h"
+
+typedef struct track_read {
+    const struct recd_format_edit *e;
+    recd_track_fn on_point;
+    void *data;
+} track_read;
+
+static int track_msg(void *ctx, const recd_msg *m, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    track_read *t = ctx;
+    recd_track_point p;
+    if (m->type != RECD_MSG_STATE || !t->e->track_point(m, &p))
+        return 0;
+    return t->on_point(t->data, &p);
+}
+
+int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data, char *err,
+                    size_t errlen)
+{
+    recd_sniff_result what;
+    const recd_format *f = recd_format_sniff(buf, len, &what);
+    if (!f) {
+        msg_err(err, errlen, "not a recording recd knows");
+        return -EBADMSG;
+    }
+    const struct recd_format_edit *e = f->edit;
+    if (!e || (!e->track && !e->track_point)) {
+        msg_err(err, errlen, "%s files have no track to draw", f->name);
+        return -ENOTSUP;
+    }
+    if (!what.standard) {
+        msg_err(err, errlen, "%s: %s", what.kind, what.description);
+        return -EBADMSG;
+    }
+    if (e->track)
+        return e->track(buf, len, on_point, data, err, errlen);
+    track_read t = {e, on_point, data};
+    return recd_format_export(f, buf, len, track_msg, &t, err, errlen);
+}

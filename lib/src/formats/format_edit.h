@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: how the editing operations (recd/edit.h) treat one format. The edit engine
+ * (lib/src/edit/) loads a file as messages, asks these hooks what a message's time is and how to
+ * change it, and writes the result through the format's importer. A hook left NULL means the
+ * operation does not apply to the format. */
+#ifndef RECD_FORMAT_EDIT_H
+#define RECD_FORMAT_EDIT_H
+
+#include "recd/edit.h"
+#include "recd/format.h"
+
+/* A whole recording as messages (open, ..., close), each owned. */
+typedef struct recd_edit_msgs {
+    recd_msg *v;
+    size_t n, cap;
+    const recd_format *format;
+} recd_edit_msgs;
+
+/* The rotation and translation of a transform, ready to apply: p' = pivot + R (p - pivot) + t.
+ * cos_a/sin_a are exact for multiples of 90 degrees. */
+typedef struct recd_edit_xform {
+    double cos_a, sin_a;
+    double half_cos, half_sin; /* of half the angle, for quaternions */
+    double pivot[3];
+    double translate[3];
+} recd_edit_xform;
+
+struct recd_format_edit {
+    const char *time_unit; /* "ms", "tick" */
+    const char *unit_name; /* what diff names a position by: "block", "tick" */
+
+    /* Time of a state or event in time_unit; flush messages have none (return -1). */
+    int64_t (*time_of)(const recd_msg *m);
+    /* cut: writes the messages of [o->from, o->to) through emit, open first, close last. */
+    int (*cut)(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_fn emit, void *ctx,
+               char *err, size_t errlen);
+    /* concat: the inputs (same format, checked by the engine) one after the other. */
+    int (*concat)(const recd_edit_msgs *in, size_t n, int64_t gap, recd_msg_fn emit, void *ctx,
+                  char *err, size_t errlen);
+
+    /* Retime (NULL: not supported); only for formats whose states own no heap memory, as the
+     * engine copies them by value. */
+    void (*set_time)(recd_msg *m, int64_t t);
+    /* True when b changes none of a's controls (keys, weapon, ...): the resampler may drop b. */
+    bool (*same_controls)(const recd_msg *a, const recd_msg *b);
+    /* out (a copy of a) gets a's and b's continuous fields mixed at f in [0, 1]. */
+    void (*interpolate)(const recd_msg *a, const recd_msg *b, double f, recd_msg *out);
+    void (*scale_velocity)(recd_msg *m, double k);
+
+    /* Transform (NULL: not supported). position gives a state's position (false: none). */
+    bool (*position)(const recd_msg *m, double pos[3]);
+    void (*transform)(recd_msg *m, const recd_edit_xform *x);
+
+    /* Plots: a state as a track point (false: the message is not a sample). */
+    bool (*track_point)(const recd_msg *m, recd_track_point *out);
+    /* Or, for formats read without the message model (foreign replays), the whole file at once. */
+    int (*track)(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data, char *err,
+                 size_t errlen);
+};
+
+/* The engine's list helpers, for the per-format hooks. */
+int recd_edit__msgs_push(recd_edit_msgs *l, const recd_msg *m); /* deep copy */
+void recd_edit__msgs_free(recd_edit_msgs *l);
+
+#endif

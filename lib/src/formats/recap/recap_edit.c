@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/* How the edit operations treat .recap files: times are ticks (50 ms). A cut starts the new file
+ * with the full state the player had at its first tick, keeps the states and events of the range
+ * and ends it exactly at its last tick; concat continues each file's ticks after the previous
+ * one's frame count. Ticks always start at 0 in a file, so a cut moves the header's start time
+ * instead. Retime and transform do not apply: the clock is the game's fixed tick, and events hold
+ * world positions (blocks placed, explosions) that no transform can move consistently. */
+#include <errno.h>
+#include <math.h>
+
+#include "formats/format_edit.h"
+#include "message/msg_fields.h"
+#include "recd/recap.h"
+
+/* Health is 0..20 in the game; plots show 0..100 like every other format. */
+#define RECAP_HEALTH_TO_PERCENT 5.0
+#define RECAP_TICKS_PER_SECOND 20.0
+
+static int64_t recap_time_of(const recd_msg *m)
+{
+    if (m->type == RECD_MSG_STATE)
+        return (int64_t)m->recap_state->tick;
+    if (m->type == RECD_MSG_EVENT)
+        return (int64_t)m->recap_event->tick;
+    return -1;
+}
+
+/* Hands on a copy of m with its tick (or a flush's end tick) moved to t. */
+static int emit_at(const recd_msg *m, int64_t t, recd_msg_fn emit, void *ctx, char *err,
+                   size_t errlen)
+{
+    recd_msg c;
+    int rc = recd_msg_copy(&c, m);
+    if (rc < 0)
+        return rc;
+    if (c.type == RECD_MSG_STATE)
+        c.recap_state->tick = (uint64_t)t;
+    else if (c.type == RECD_MSG_EVENT)
+        c.recap_event->tick = (uint64_t)t;
+    else if (c.type == RECD_MSG_FLUSH)
+        c.flush.end_tick = (uint64_t)t;
+    rc = emit(ctx, &c, err, errlen);
+    recd_msg_free(&c);
+    return rc;
+}
+
+static int emit_flush(uint64_t end_tick, recd_msg_fn emit, void *ctx, char *err, size_t errlen)
+{
+    recd_msg f;
+    recd_msg_init(&f, RECD_MSG_FLUSH, RECD_MSG_FMT_RECAP);
+    f.flush.has_end_tick = true;
+    f.flush.end_tick = end_tick;
+    return emit(ctx, &f, err, errlen);
+}
+
+/* The open message with the header's start moved by `ticks` and its totals left to be counted. */
+static int emit_open(const recd_msg *open, int64_t ticks, recd_msg_fn emit, void *ctx, char *err,
+                     size_t errlen)
+{
+    recd_msg c;
+    int rc = recd_msg_copy(&c, open);
+    if (rc < 0)
+        return rc;
+    recd_msg_recap_open *r = c.open.recap;
+    r->header.start_ms += ticks * RECD_RECAP_TICK_MS;
+    r->has_start_time = true;
+    r->has_end_time = false;
+    r->has_frame_count = false;
+    r->header.frame_count = 0;
+    rc = emit(ctx, &c, err, errlen);
+    recd_msg_free(&c);
+    return rc;
+}
+
+static uint64_t recap_frames(const recd_edit_msgs *l)
+{
+    return l->v[0].open.recap->header.frame_count;
+}
+
+static int recap_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_fn emit,
+                     void *ctx, char *err, size_t errlen)
+{
+    int64_t frames = (int64_t)recap_frames(in);
+    int64_t end = o->to < 0 || o->to > frames ? frames : o->to;
+    if (o->from >= end) {
+        msg_err(err, errlen, "no tick in [%lld, %lld): the file has %lld ticks",
+                (long long)o->from, (long long)o->to, (long long)frames);
+        return -EINVAL;
+    }
+    if (o->keep_time && o->from > 0) {
+        msg_err(err, errlen, "a .recap file's ticks always start at 0 (its header's start time "
+                             "moves instead): keep-time does not apply");
+        return -EINVAL;
+    }
+    int rc = emit_open(&in->v[0], o->from, emit, ctx, err, errlen);
+    const recd_msg *carried = NULL; /* the last state before the range */
+    bool started = false;
+    uint64_t last_flush = (uint64_t)o->from;
+    for (size_t i = 1; rc == 0 && i < in->n; i++) {
+        const recd_msg *m = &in->v[i];
+        int64_t t = recap_time_of(m);
+        if (m->type == RECD_MSG_FLUSH) {
+            uint64_t e = m->flush.end_tick;
+            if (started && e > last_flush && e < (uint64_t)end) {
+                rc = emit(ctx, m, err, errlen);
+                last_flush = e;
+            }
+            continue;
+        }
+        if (t < 0)
+            continue;
+        if (t < o->from) {
+            if (m->type == RECD_MSG_STATE)
+                carried = m;
+            continue;
+        }
+        if (t >= end)
+            break;
+        if (!started) {
+            started = true;
+            /* The first tick of the new file needs the full state the player had then. */
+            if (!(m->type == RECD_MSG_STATE && t == o->from)) {
+                if (!carried) {
+                    msg_err(err, errlen, "no state at or before tick %lld", (long long)o->from);
+                    return -EBADMSG;
+                }
+                rc = emit_at(carried, o->from, emit, ctx, err, errlen);
+                if (rc < 0)
+                    break;
+            }
+        }
+        rc = emit(ctx, m, err, errlen);
+    }
+    if (rc == 0 && !started) {
+        if (!carried) {
+            msg_err(err, errlen, "no state at or before tick %lld", (long long)o->from);
+            return -EBADMSG;
+        }
+        rc = emit_at(carried, o->from, emit, ctx, err, errlen);
+    }
+    if (rc == 0)
+        rc = emit_flush((uint64_t)end, emit, ctx, err, errlen); /* the file ends at `end` */
+    if (rc == 0) {
+        recd_msg c;
+        recd_msg_init(&c, RECD_MSG_CLOSE, RECD_MSG_FMT_RECAP);
+        rc = emit(ctx, &c, err, errlen);
+    }
+    return rc;
+}
+
+static int recap_concat(const recd_edit_msgs *in, size_t n, int64_t gap, recd_msg_fn emit,
+                        void *ctx, char *err, size_t errlen)
+{
+    int rc = emit_open(&in[0].v[0], 0, emit, ctx, err, errlen);
+    int64_t offset = 0;
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        int64_t frames = (int64_t)recap_frames(&in[k]);
+        uint64_t last_flush = 0;
+        for (size_t i = 1; rc == 0 && i < in[k].n; i++) {
+            const recd_msg *m = &in[k].v[i];
+            if (m->type == RECD_MSG_FLUSH) {
+                last_flush = offset + m->flush.end_tick;
+                rc = emit_at(m, (int64_t)last_flush, emit, ctx, err, errlen);
+            } else if (m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT) {
+                rc = emit_at(m, offset + recap_time_of(m), emit, ctx, err, errlen);
+            }
+        }
+        if (rc == 0 && last_flush != (uint64_t)(offset + frames))
+            rc = emit_flush((uint64_t)(offset + frames), emit, ctx, err, errlen);
+        offset += frames + (gap > 0 ? gap : 0);
+        if (offset > (int64_t)UINT32_MAX) {
+            msg_err(err, errlen, "%lld ticks do not fit the header's frame count",
+                    (long long)offset);
+            return -ERANGE;
+        }
+    }
+    if (rc == 0) {
+        recd_msg c;
+        recd_msg_init(&c, RECD_MSG_CLOSE, RECD_MSG_FMT_RECAP);
+        rc = emit(ctx, &c, err, errlen);
+    }
+    return rc;
+}
+
+static bool recap_track_point(const recd_msg *m, recd_track_point *p)
+{
+    const recd_msg_recap_state *s = m->recap_state;
+    const recd_recap_state *st = &s->state;
+    p->actor = 0;
+    p->kind = RECD_TRACK_PLAYER;
+    p->t = (double)s->tick / RECAP_TICKS_PER_SECOND;
+    /* Minecraft: x east, y up, z south. */
+    p->x = st->pos[0];
+    p->y = -st->pos[2];
+    p->z = st->pos[1];
+    p->speed = sqrt(st->vel[0] * st->vel[0] + st->vel[1] * st->vel[1] + st->vel[2] * st->vel[2]) *
+               RECAP_TICKS_PER_SECOND;
+    p->health = st->health * RECAP_HEALTH_TO_PERCENT;
+    p->armour = NAN;
+    p->vehicle_health = NAN;
+    return isfinite(p->x) && isfinite(p->y);
+}
+
+const struct recd_format_edit recd_recap__edit = {
+    .time_unit = "tick",
+    .unit_name = "tick",
+    .time_of = recap_time_of,
+    .cut = recap_cut,
+    .concat = recap_concat,
+    .track_point = recap_track_point,
+};

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* The format table's edit hooks are consistent: every recorded format can be edited (a time unit,
+ * cut and concat), retime and transform hooks come complete or not at all, and an entry that can
+ * be plotted has a track. */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "formats/format_edit.h"
+#include "recd/edit.h"
+#include "recd/format.h"
+
+static void test_edit_hooks_complete(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < recd_format_count(); i++) {
+        const recd_format *f = recd_format_at(i);
+        const struct recd_format_edit *e = f->edit;
+        if (!e) {
+            assert_false(recd_format_is_recorded(f)); /* what recd writes, rectool can edit */
+            assert_null(recd_edit_time_unit(f));
+            continue;
+        }
+        assert_string_equal(recd_edit_time_unit(f), e->time_unit);
+        assert_true(e->unit_name && e->unit_name[0]);
+        if (recd_format_is_recorded(f)) {
+            assert_non_null(e->time_of);
+            assert_non_null(e->cut);
+            assert_non_null(e->concat);
+            assert_non_null(e->track_point);
+        }
+        bool retime = e->interpolate != NULL;
+        assert_true((e->set_time != NULL) == retime && (e->same_controls != NULL) == retime &&
+                    (e->scale_velocity != NULL) == retime);
+        assert_true((e->position != NULL) == (e->transform != NULL));
+        assert_true(e->track_point || e->track);
+    }
+    assert_string_equal(recd_edit_time_unit(recd_format_find("samp-onfoot")), "ms");
+    assert_string_equal(recd_edit_time_unit(recd_format_find("samp-vehicle")), "ms");
+    assert_string_equal(recd_edit_time_unit(recd_format_find("recap")), "tick");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_edit_hooks_complete),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* `rectool cut FILE --from T --to T -o OUT`: one time range of a recording as a new file
+ * (recd_edit_cut; the rule is in docs/editing.md). */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "edit_util.h"
+
+static const char usage[] =
+    "usage: rectool cut FILE [--from T] [--to T] [--keep-time] -o OUT\n"
+    "\n"
+    "Keeps the samples of FILE whose time is in [from, to): milliseconds for a .rec, ticks for a\n"
+    ".recap (or seconds with an 's' suffix: 12.5s). The result starts again at time 0 unless\n"
+    "--keep-time (.rec only); a .recap starts with the full player state of its first tick and\n"
+    "its header's start time moves with the cut. The output verifies or is not written.\n"
+    "\n"
+    "  -f, --from T       first time kept (default 0)\n"
+    "  -t, --to T         first time no longer kept (default: the end)\n"
+    "  -k, --keep-time    keep the original times (.rec)\n"
+    "  -o, --output OUT   where to write the result (OUT.part, then renamed)\n"
+    "  -q, --quiet        print nothing on success\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "Exit: 0 written, 1 the input cannot be cut, 2 usage error, 3 I/O error.\n";
+
+int cmd_edit_cut(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"from", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
+        {"keep-time", no_argument, NULL, 'k'},  {"output", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *from = NULL, *to = NULL, *output = NULL;
+    bool keep = false, quiet = false;
+    int c;
+    rt_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":f:t:ko:qh", options, NULL)) != -1) {
+        switch (c) {
+        case 'f': from = optarg; break;
+        case 't': to = optarg; break;
+        case 'k': keep = true; break;
+        case 'o': output = optarg; break;
+        case 'q': quiet = true; break;
+        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        default: return rt_bad_option("cut", usage, argv, c);
+        }
+    }
+    if (optind + 1 != argc)
+        return rt_usage_error("cut", usage, "give exactly one FILE");
+    if (!output)
+        return rt_usage_error("cut", usage, "no output given (-o OUT)");
+    rt_input in;
+    int rc = rt_edit_open("cut", argv[optind], &in);
+    if (rc)
+        return rc;
+    const char *unit = rt_edit_unit("cut", &in);
+    recd_cut_opts o = {0, -1, keep};
+    int exit_code = RT_EXIT_OK;
+    if (!unit)
+        exit_code = RT_EXIT_INVALID;
+    else if ((from && rt_edit_parse_time(from, unit, &o.from) < 0) ||
+             (to && rt_edit_parse_time(to, unit, &o.to) < 0))
+        exit_code = rt_usage_error("cut", usage, "times are whole %s, or seconds like 12.5s", unit);
+    if (exit_code == RT_EXIT_OK) {
+        recd_buf out = {0};
+        char err[256] = "";
+        rc = recd_edit_cut(rt_edit_input_of(&in), &o, recd_buf_sink(&out), err, sizeof err);
+        exit_code = rc < 0 ? rt_edit_fail("cut", rc, err) : rt_edit_write("cut", output, &out, quiet);
+        recd_buf_free(&out);
+    }
+    rt_input_close(&in);
+    return exit_code;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/* `rectool plot FILE... -o OUT.svg|.png`: route maps and speed/health panels drawn with cairo
+ * (plot_data.c reads the tracks through librecd's format table, plot_render.c draws them). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "edit_util.h"
+#include "file_io.h"
+#include "plot_data.h"
+#include "plot_render.h"
+
+static const char usage[] =
+    "usage: rectool plot FILE... [--from S] [--to S] [--size WxH] -o OUT.svg|OUT.png\n"
+    "\n"
+    "Draws a top-down route map of each recording (north up; one file is coloured by speed, several\n"
+    "files each get their own colour; start is a green disc, end a black square), a speed-over-time\n"
+    "panel, and a health panel (health and armour on foot, vehicle health for vehicles).\n"
+    "Works for every format whose librecd entry has a track (.rec, .recap).\n"
+    "\n"
+    "  -f, --from S       first second drawn (default 0)\n"
+    "  -t, --to S         last second drawn (default: the end)\n"
+    "  -s, --size WxH     image size (default 1000x1000; 200..8000 each)\n"
+    "  -o, --output OUT   .svg or .png file (written as OUT.part, then renamed)\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "Exit: 0 drawn, 1 a file cannot be read or holds nothing to draw, 2 usage error, 3 I/O error.\n";
+
+int cmd_plot(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"from", required_argument, NULL, 'f'},   {"to", required_argument, NULL, 't'},
+        {"size", required_argument, NULL, 's'},   {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    double from = 0, to = -1;
+    rt_plot_opts po = {1000, 1000};
+    const char *output = NULL;
+    int c;
+    rt_getopt_reset();
+    while ((c = getopt_long(argc, argv, ":f:t:s:o:h", options, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (rt_edit_parse_number(optarg, &from) < 0 || from < 0)
+                return rt_usage_error("plot", usage, "--from takes seconds >= 0");
+            break;
+        case 't':
+            if (rt_edit_parse_number(optarg, &to) < 0 || to < 0)
+                return rt_usage_error("plot", usage, "--to takes seconds >= 0");
+            break;
+        case 's':
+            if (sscanf(optarg, "%dx%d", &po.width, &po.height) != 2 || po.width < 200 ||
+                po.height < 200 || po.width > 8000 || po.height > 8000)
+                return rt_usage_error("plot", usage, "--size takes WxH, each 200..8000");
+            break;
+        case 'o': output = optarg; break;
+        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        default: return rt_bad_option("plot", usage, argv, c);
+        }
+    }
+    if (optind >= argc)
+        return rt_usage_error("plot", usage, "no FILE given");
+    if (!output)
+        return rt_usage_error("plot", usage, "no output given (-o OUT.svg or OUT.png)");
+    if (to >= 0 && to < from)
+        return rt_usage_error("plot", usage, "--to is before --from");
+    rt_plot_data d = {0};
+    int exit_code = RT_EXIT_OK;
+    for (int i = optind; i < argc && exit_code == RT_EXIT_OK; i++) {
+        rt_input in;
+        exit_code = rt_edit_open("plot", argv[i], &in);
+        if (exit_code)
+            break;
+        char err[256] = "";
+        size_t before = d.points;
+        const char *slash = strrchr(argv[i], '/');
+        int rc = rt_plot_add_file(&d, slash ? slash + 1 : argv[i], in.data, in.len, from, to, err, sizeof err);
+        if (rc < 0) {
+            fprintf(stderr, "rectool plot: %s: %s\n", argv[i], err[0] ? err : recd_strerror(rc));
+            exit_code = RT_EXIT_INVALID;
+        } else if (d.points == before) {
+            fprintf(stderr, "rectool plot: %s: no sample in the time range\n", argv[i]);
+            exit_code = RT_EXIT_INVALID;
+        }
+        rt_input_close(&in);
+    }
+    if (exit_code == RT_EXIT_OK) {
+        char err[300] = "";
+        int rc = rt_plot_render(&d, &po, output, err, sizeof err);
+        if (rc < 0) {
+            fprintf(stderr, "rectool plot: %s\n", err);
+            exit_code = rc == -EINVAL ? RT_EXIT_USAGE : RT_EXIT_IO;
+        }
+    }
+    rt_plot_data_free(&d);
+    return exit_code;
+}

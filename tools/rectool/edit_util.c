@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* Input, argument parsing and verified output for the editing commands. */
+#include "edit_util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "recd/format.h"
+
+int rt_edit_open(const char *cmd, const char *path, rt_input *in)
+{
+    int rc = rt_input_open(in, path);
+    if (rc < 0) {
+        fprintf(stderr, "rectool %s: %s: %s\n", cmd, path, recd_strerror(rc));
+        return RT_EXIT_IO;
+    }
+    return 0;
+}
+
+recd_edit_input rt_edit_input_of(const rt_input *in)
+{
+    recd_edit_input e = {in->data, in->len};
+    return e;
+}
+
+int rt_edit_parse_number(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno || !isfinite(v))
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int rt_edit_parse_time(const char *text, const char *unit, int64_t *out)
+{
+    size_t n = strlen(text);
+    if (n > 1 && text[n - 1] == 's' && text[n - 2] != 'm') {
+        char buf[64];
+        if (n >= sizeof buf)
+            return -EINVAL;
+        memcpy(buf, text, n - 1);
+        buf[n - 1] = 0;
+        double s;
+        if (rt_edit_parse_number(buf, &s) < 0 || s < 0 || s > 1e9)
+            return -EINVAL;
+        double per_second = strcmp(unit, "tick") == 0 ? 20.0 : 1000.0;
+        *out = (int64_t)llround(s * per_second);
+        return 0;
+    }
+    if (n > 2 && strcmp(text + n - 2, "ms") == 0 && strcmp(unit, "ms") != 0)
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || (*end && strcmp(end, "ms") != 0) || errno || v < 0)
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int rt_edit_parse_vec3(const char *text, double out[3])
+{
+    char buf[256];
+    if (strlen(text) >= sizeof buf)
+        return -EINVAL;
+    snprintf(buf, sizeof buf, "%s", text);
+    char *save = NULL, *p = strtok_r(buf, ",", &save);
+    for (int i = 0; i < 3; i++) {
+        if (!p || rt_edit_parse_number(p, &out[i]) < 0)
+            return -EINVAL;
+        p = strtok_r(NULL, ",", &save);
+    }
+    return p ? -EINVAL : 0;
+}
+
+const char *rt_edit_unit(const char *cmd, const rt_input *in)
+{
+    const recd_format *f = recd_format_sniff(in->data, in->len, NULL);
+    const char *unit = recd_edit_time_unit(f);
+    if (!unit)
+        fprintf(stderr, "rectool %s: %s: %s\n", cmd, in->path,
+                f ? "this format cannot be edited" : "not a recording recd knows");
+    return unit;
+}
+
+int rt_edit_write(const char *cmd, const char *path, const recd_buf *data, bool quiet)
+{
+    const recd_format *f = recd_format_sniff(data->data, data->len, NULL);
+    recd_format_verdict v;
+    memset(&v, 0, sizeof v);
+    if (!f || recd_format_verify(f, data->data, data->len, &v, NULL) < 0 || !v.valid) {
+        fprintf(stderr, "rectool %s: internal error: the result does not verify (%s); %s not "
+                        "written\n", cmd, v.fallback[0] ? v.fallback : "unknown format", path);
+        return RT_EXIT_INVALID;
+    }
+    rt_output out;
+    int rc = rt_output_open(&out, path);
+    if (rc == 0) {
+        recd_sink sink = rt_output_sink(&out);
+        rc = sink.write(sink.ctx, data->data, data->len);
+        if (rc < 0)
+            rt_output_abort(&out);
+        else
+            rc = rt_output_commit(&out);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "rectool %s: %s: %s\n", cmd, path, recd_strerror(rc));
+        return RT_EXIT_IO;
+    }
+    if (!quiet && strcmp(path, "-") != 0)
+        fprintf(stderr, "%s: ok (%s)\n", path, v.summary);
+    return RT_EXIT_OK;
+}
+
+int rt_edit_fail(const char *cmd, int rc, const char *err)
+{
+    fprintf(stderr, "rectool %s: %s\n", cmd, err && err[0] ? err : recd_strerror(rc));
+    if (rc == -ENOMEM || rc == -EIO)
+        return RT_EXIT_IO;
+    return rc == -EINVAL ? RT_EXIT_USAGE : RT_EXIT_INVALID; /* EINVAL: options that do not fit */
+}

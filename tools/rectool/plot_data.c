@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* Plot series from recordings: every track point librecd reads, grouped by file and actor. */
+#include "plot_data.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct plot_load {
+    rt_plot_data *d;
+    const char *name;
+    size_t first; /* this file's first series */
+    double from, to;
+} plot_load;
+
+static rt_plot_series *series_of(plot_load *l, const recd_track_point *p)
+{
+    rt_plot_data *d = l->d;
+    for (size_t i = d->n; i > l->first; i--)
+        if (d->s[i - 1].actor == p->actor)
+            return &d->s[i - 1];
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 8;
+        rt_plot_series *s = realloc(d->s, cap * sizeof *s);
+        if (!s)
+            return NULL;
+        d->s = s;
+        d->cap = cap;
+    }
+    rt_plot_series *s = &d->s[d->n++];
+    memset(s, 0, sizeof *s);
+    s->file = d->files;
+    s->actor = p->actor;
+    s->kind = p->kind;
+    if (p->actor == 0)
+        snprintf(s->label, sizeof s->label, "%s", l->name);
+    else
+        snprintf(s->label, sizeof s->label, "%s #%lld", l->name, (long long)p->actor);
+    return s;
+}
+
+static int on_point(void *data, const recd_track_point *p)
+{
+    plot_load *l = data;
+    if (p->t < l->from || (l->to >= 0 && p->t > l->to))
+        return 0;
+    if (l->d->points >= RT_PLOT_MAX_POINTS)
+        return -E2BIG;
+    rt_plot_series *s = series_of(l, p);
+    if (!s)
+        return -ENOMEM;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1024;
+        recd_track_point *v = realloc(s->pts, cap * sizeof *v);
+        if (!v)
+            return -ENOMEM;
+        s->pts = v;
+        s->cap = cap;
+    }
+    s->pts[s->n++] = *p;
+    l->d->points++;
+    return 0;
+}
+
+int rt_plot_add_file(rt_plot_data *d, const char *name, const uint8_t *buf, size_t len,
+                     double from, double to, char *err, size_t errlen)
+{
+    plot_load l = {d, name, d->n, from, to};
+    int rc = recd_track_read(buf, len, on_point, &l, err, errlen);
+    if (rc == -E2BIG)
+        snprintf(err, errlen, "more than %u points to draw", RT_PLOT_MAX_POINTS);
+    d->files++;
+    return rc < 0 ? rc : 0;
+}
+
+void rt_plot_data_free(rt_plot_data *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        free(d->s[i].pts);
+    free(d->s);
+    memset(d, 0, sizeof *d);
+}

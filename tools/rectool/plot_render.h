@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Drawing plot series with cairo: a top-down route map (north up, coloured by speed for one
+ * series, by series otherwise; start and end marked) above a speed-over-time panel and a
+ * health panel. The layout functions are public so tests can find a route's pixels. */
+#ifndef RECTOOL_PLOT_RENDER_H
+#define RECTOOL_PLOT_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plot_data.h"
+
+typedef struct rt_plot_opts {
+    int width, height; /* pixels (PNG) or points (SVG) */
+} rt_plot_opts;
+
+typedef struct rt_plot_rect {
+    double x, y, w, h;
+} rt_plot_rect;
+
+/* Where everything goes for a given data set and size. */
+typedef struct rt_plot_layout {
+    rt_plot_rect map, speed_panel, health_panel;
+    double min_x, min_y, scale; /* world -> map pixels: px = map.x + pad + (x - min_x) * scale */
+    double pad_x, pad_y;
+    double max_y;
+    double t0, t1;     /* time axis, seconds */
+    double max_speed;  /* m/s, at least 1 */
+    bool by_speed;     /* one series: colour by speed */
+} rt_plot_layout;
+
+void rt_plot_layout_compute(const rt_plot_data *d, const rt_plot_opts *o, rt_plot_layout *l);
+/* The pixel of world point (x, y) on the map. */
+void rt_plot_map_point(const rt_plot_layout *l, double x, double y, double *px, double *py);
+/* The colour of a speed (m/s) on the speed scale, and of series i. rgb in 0..1. */
+void rt_plot_speed_colour(double speed, double max_speed, double rgb[3]);
+void rt_plot_series_colour(size_t i, double rgb[3]);
+
+/* Draws d into path: SVG when it ends in .svg, PNG when it ends in .png (else -EINVAL).
+ * 0 or a negative errno with err set. */
+int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *path, char *err,
+                   size_t errlen);
+
+#endif
