@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# recd.yaml, recd's flags and rectool's options read durations with the one parser in librecd
-# (recd/units.h): the same text is accepted or refused everywhere, with the same message.
+# recd.yaml, recd's flags and rectool's options (generate, send, and the editing commands' times)
+# read durations with the one parser in librecd (recd/units.h): the same text is accepted or
+# refused everywhere, with the same message.
 set -u
 if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ] || [ -z "${RECTOOL:-}" ]; then
     echo "SKIP: \$RECD or \$RECTOOL is not built"
@@ -36,4 +37,13 @@ printf 'shutdown:\n  drain_timeout: 1m30s\n' >"$tmp/ok.yaml"
 expect 0 "$RECD" --check-config "$tmp/ok.yaml"
 expect 0 "$RECTOOL" generate --format samp-onfoot --scenario walk --duration 1m30s -o "$tmp/x.rec"
 [ -s "$tmp/x.rec" ] || fail "rectool generate --duration 1m30s wrote nothing"
+
+# The editing commands: a number alone is a position in the file's unit; anything else is a
+# duration read by the same parser.
+expect 0 "$RECTOOL" cut "$tmp/x.rec" --from 1m --to 1m20s500ms -q -o "$tmp/cut.rec"
+expect 0 "$RECTOOL" cut "$tmp/x.rec" --from 60000 --to 80500 -q -o "$tmp/cut2.rec"
+cmp -s "$tmp/cut.rec" "$tmp/cut2.rec" || fail "cut --from 1m --to 1m20s500ms differs from 60000..80500"
+expect 2 "$RECTOOL" cut "$tmp/x.rec" --from 1.5s -o "$tmp/bad.rec"
+grep -qF "rectool cut: --from: invalid time '1.5s': fractions are not allowed; use a smaller unit (e.g. 1500ms, 90m) (a number alone counts milliseconds)" "$tmp/err" ||
+    fail "cut --from 1.5s: $(head -1 "$tmp/err")"
 [ "$failures" -eq 0 ]
