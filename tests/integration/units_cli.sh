@@ -46,4 +46,8 @@ cmp -s "$tmp/cut.rec" "$tmp/cut2.rec" || fail "cut --from 1m --to 1m20s500ms dif
 expect 2 "$RECTOOL" cut "$tmp/x.rec" --from 1.5s -o "$tmp/bad.rec"
 grep -qF "rectool cut: --from: invalid time '1.5s': fractions are not allowed; use a smaller unit (e.g. 1500ms, 90m) (a number alone counts milliseconds)" "$tmp/err" ||
     fail "cut --from 1.5s: $(head -1 "$tmp/err")"
+# plot: a number alone is seconds, anything else a duration.
+expect 2 "$RECTOOL" plot "$tmp/x.rec" --from 1x -o "$tmp/p.svg"
+grep -qF "rectool plot: --from: invalid time '1x': expected a unit after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m) (a number alone counts seconds)" "$tmp/err" ||
+    fail "plot --from 1x: $(head -1 "$tmp/err")"
 [ "$failures" -eq 0 ]

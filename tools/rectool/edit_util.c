@@ -71,6 +71,25 @@ int rt_edit_parse_time(const char *text, const char *unit, int64_t *out, const c
     return 0;
 }
 
+int rt_edit_parse_seconds(const char *text, double *out, const char **why)
+{
+    *why = NULL;
+    double s;
+    if (rt_edit_parse_number(text, &s) == 0) {
+        if (s < 0) {
+            *why = "negative values are not allowed";
+            return -EINVAL;
+        }
+        *out = s;
+        return 0;
+    }
+    uint64_t ms;
+    int rc = recd_parse_duration_ms(text, &ms, why);
+    if (rc == 0)
+        *out = (double)ms / 1000.0;
+    return rc;
+}
+
 const char *rt_edit_unit_words(const char *unit)
 {
     return strcmp(unit, "tick") == 0 ? "ticks of 50 ms" : "milliseconds";
