@@ -63,8 +63,8 @@ int vcrw_begin(vcrw *w, const vcrw_header *h, const vcrw_driver *drivers, uint32
     for (uint32_t i = 0; i < count; i++) {
         const vcrw_driver *d = &drivers[i];
         char veh[32] = {0};
-        if (d->veh_file)
-            strncpy(veh, d->veh_file, sizeof veh);
+        if (d->veh_file) /* a fixed 32-byte field: no terminator when the name fills it */
+            memcpy(veh, d->veh_file, strnlen(d->veh_file, sizeof veh));
         rc |= put_u8(w, d->slot) | put_text(w, 1, d->name) | put_text(w, 1, d->co_driver);
         rc |= put_text(w, 2, d->vehicle) | put_text(w, 2, d->vehicle_version) | put_text(w, 2, d->vehicle_id);
         rc |= put(w, veh, 32) | put(w, zeros, 48) | put_f32(w, d->entry_time) | put_f32(w, d->exit_time);
