@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "recd/recovery.h"
+#include "recd/units.h"
 #include "support/log.h"
 #include "support/peer_name.h"
 #include "support/sd_notify.h"
@@ -73,12 +74,22 @@ static void recover(recd_server *s)
     recd_recover_summary_free(&sum);
 }
 
-static int health(void *ctx)
+/* /healthz: each failing check with its reason (docs/operations.md). */
+static void health(void *ctx, recd_health_report *r)
 {
     recd_server *s = ctx;
     uint64_t now = uv_now(s->loop);
     uint64_t last = s->sessions.last_write_error_ms;
-    return last && now - last < HEALTH_ERROR_WINDOW_MS ? 1 : 0;
+    if (s->root_lost)
+        recd_health_fail(r, "output_root",
+                         "the output root %s was removed or replaced: files cannot be written until it "
+                         "is there again",
+                         s->cfg.output.root);
+    else if (last && now - last < HEALTH_ERROR_WINDOW_MS)
+        recd_health_fail(r, "writes",
+                         "a write to a recording file failed %llu s ago (recd_write_errors_total has the "
+                         "reason; this check fails for %u s after each write error)",
+                         (unsigned long long)((now - last) / 1000), HEALTH_ERROR_WINDOW_MS / 1000);
 }
 
 /* Gauges kept as plain loop-thread counters are published when scraped (same thread). */
@@ -87,6 +98,14 @@ static void refresh_metrics(void *ctx)
     recd_server *s = ctx;
     recd_metric_set(s->metrics.buffered_bytes, 0, (int64_t)s->sessions.env.buffered);
     recd_metric_set(s->metrics.partial_frame_bytes, 0, (int64_t)s->ingest.partial_bytes);
+    recd_metric_set(s->metrics.connections_open, 0, (int64_t)s->ingest.live_conns);
+    int64_t by_format[RECD_M_FORMATS] = {0};
+    recd_session *sess;
+    LIST_FOREACH(sess, &s->sessions.live, live)
+        if (sess->in_table)
+            by_format[recd_metrics_format_of(sess->format)]++;
+    for (size_t f = 0; f < RECD_M_FORMATS; f++)
+        recd_metric_set(s->metrics.sessions_open_by_format, f, by_format[f]);
     recd_metrics_refresh_process(&s->metrics);
 }
 
@@ -239,7 +258,9 @@ static void drain_done(recd_server *s)
         log_warn("shutdown: closing %zu connections still open after the drain",
                  s->ingest.conn_count);
     ingest_close_conns(&s->ingest);
-    log_info("shutdown: flushing and finalizing %zu sessions", s->sessions.live_count);
+    if (s->sessions.live_count)
+        log_notice("shutdown: writing and finalizing the files of %zu sessions", s->sessions.live_count);
+    s->shutdown_said_ms = uv_now(s->loop);
     recd_sd_notify_status("finalizing %zu sessions", s->sessions.live_count);
     sessions_close_all(&s->sessions, "shutdown");
     if (s->sessions.live_count == 0)
@@ -253,10 +274,20 @@ static void on_drain_timeout(uv_timer_t *t)
     drain_done(s);
 }
 
+static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
+
+/* "10s", "1500ms": the duration as recd.yaml writes it. */
+static const char *duration_text(uint64_t ms, char *buf, size_t cap)
+{
+    recd_format_duration_ms(ms, buf, cap);
+    return buf;
+}
+
 void server_shutdown(recd_server *s)
 {
     if (s->phase == SERVER_DRAINING) {
-        log_notice("second stop signal: finishing the drain now");
+        log_notice("second stop signal: closing %zu connection%s now", s->ingest.conn_count,
+                   plural(s->ingest.conn_count));
         drain_done(s);
         return;
     }
@@ -265,8 +296,15 @@ void server_shutdown(recd_server *s)
     recd_sd_notify_stopping();
     s->phase = SERVER_DRAINING;
     s->ingest.accepting = false;
-    log_notice("shutting down: reading %zu open connections to their end (at most %llu ms)",
-               s->ingest.conn_count, (unsigned long long)s->cfg.shutdown.drain_timeout_ms);
+    s->drain_started_ms = s->shutdown_said_ms = uv_now(s->loop);
+    char limit[32];
+    if (s->ingest.conn_count)
+        log_notice("shutting down: waiting for %zu connection%s to finish (up to %s)%s", s->ingest.conn_count,
+                   plural(s->ingest.conn_count),
+                   duration_text(s->cfg.shutdown.drain_timeout_ms, limit, sizeof limit),
+                   recd_log_get_style() == RECD_LOG_STYLE_TERMINAL ? "; Ctrl-C again to stop at once" : "");
+    else
+        log_notice("shutting down: no connections open");
     recd_sd_notify_status("draining %zu connections", s->ingest.conn_count);
     /* Stop accepting; UDP keeps being read until the drain ends. */
     ingest_close_stream_listeners(&s->ingest);
@@ -342,8 +380,14 @@ static int startup(recd_server *s)
     if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
         return rc;
     recd_sd_notify_ready();
-    recd_sd_notify_status("recording; output in %s", s->cfg.output.root);
-    log_notice("recd %s ready (output %s)", recd_version(), s->cfg.output.root);
+    /* The absolute path: "./recordings" says little in a log read later or elsewhere. */
+    char *output = realpath(s->cfg.output.root, NULL);
+    const char *shown = output ? output : s->cfg.output.root;
+    recd_sd_notify_status("recording; output in %s", shown);
+    log_notice("recd %s ready (output %s)", recd_version(), shown);
+    free(output);
+    if (recd_log_get_style() == RECD_LOG_STYLE_TERMINAL)
+        log_notice("Ctrl-C to stop (twice to stop at once)");
     return 0;
 }
 
@@ -373,6 +417,7 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
     s->retired_root_fd = -1;
     s->metrics_port = -1;
     recd_log_set_level(s->cfg.log.level);
+    recd_log_set_style(recd_log_style_for_stderr());
     mode_t base = umask(0);
     s->base_umask = (unsigned)base;
     server_apply_modes(s);

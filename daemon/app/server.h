@@ -53,6 +53,8 @@ struct recd_server {
     uv_timer_t tick_timer, retention_timer, watchdog_timer, drain_timer;
     uint64_t tick_period_ms;
     bool retention_running;
+    uint64_t drain_started_ms;    /* when the stop signal came */
+    uint64_t shutdown_said_ms;    /* when the shutdown last said what it waits for */
     unsigned base_umask;          /* the umask recd started with */
     recd_signals signals;
 };

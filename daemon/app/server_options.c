@@ -27,7 +27,7 @@ void recd_cli_usage(FILE *out)
           "                          several; replaces the file's listen list\n"
           "      --output DIR        output.root: where recordings are written\n"
           "      --metrics HOST:PORT serve /metrics and /healthz there (port 0: any free port)\n"
-          "      --flush-interval D  flush.interval, e.g. 250ms, 1s\n"
+          "      --flush-interval D  flush.interval, e.g. 250ms, 1s, 1m30s (a unit is required)\n"
           "      --log-level LEVEL   emerg, alert, crit, err, warning, notice, info or debug\n"
           "      --print-ports       print every bound address on stdout once listening\n"
           "                          (\"listen tcp://127.0.0.1:40123\", \"metrics 127.0.0.1:9464\")\n"
@@ -38,7 +38,8 @@ void recd_cli_usage(FILE *out)
           "  -h, --help              this text\n"
           "\n"
           "Flags override the configuration file, on start and on every reload (SIGHUP).\n"
-          "Signals: SIGTERM/SIGINT drain, flush and finalize every file, then exit 0;\n"
+          "Signals: SIGTERM/SIGINT drain, flush and finalize every file, then exit 0; a second\n"
+          "one stops waiting for clients at once (their connections are closed, files still finalized);\n"
           "SIGHUP reloads the configuration (an invalid file keeps the running one).\n",
           out);
 }

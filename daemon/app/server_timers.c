@@ -13,11 +13,34 @@ static uint64_t tick_period(const recd_config *cfg)
     return p < 10 ? 10 : p > 250 ? 250 : p;
 }
 
+#define SHUTDOWN_SAY_EVERY_MS 2000u /* how often a stop that waits says again what for */
+
+static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
+
+/* While a stop waits (for clients, or for files to be written), says so every few seconds. */
+static void report_shutdown(recd_server *s, uint64_t now)
+{
+    if ((s->phase != SERVER_DRAINING && s->phase != SERVER_FINALIZING) ||
+        now - s->shutdown_said_ms < SHUTDOWN_SAY_EVERY_MS)
+        return;
+    s->shutdown_said_ms = now;
+    if (s->phase == SERVER_DRAINING) {
+        uint64_t spent = now - s->drain_started_ms, limit = s->cfg.shutdown.drain_timeout_ms;
+        log_notice("shutting down: still waiting for %zu connection%s to finish (%llus left)",
+                   s->ingest.conn_count, plural(s->ingest.conn_count),
+                   (unsigned long long)(limit > spent ? (limit - spent + 999) / 1000 : 0));
+    } else {
+        log_notice("shutting down: still writing the files of %zu session%s", s->sessions.live_count,
+                   plural(s->sessions.live_count));
+    }
+}
+
 static void on_tick(uv_timer_t *t)
 {
     recd_server *s = t->data;
     uint64_t now = uv_now(s->loop);
     server_watch_root(s, now);
+    report_shutdown(s, now);
     sessions_tick(&s->sessions, now);
     uint64_t pad;
     if (heap_release_due(&s->heap, s->sessions.env.buffered, now, &pad) ||

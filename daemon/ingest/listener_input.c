@@ -7,15 +7,6 @@
 
 #include "listener.h"
 
-static recd_m_format metric_format(recd_msg_format f)
-{
-    switch (f) {
-    case RECD_MSG_FMT_SAMP_VEHICLE: return RECD_M_SAMP_VEHICLE;
-    case RECD_MSG_FMT_RECAP: return RECD_M_RECAP;
-    default: return RECD_M_SAMP_ONFOOT;
-    }
-}
-
 void listener_account_end(session_input *in, uint64_t end_offset)
 {
     if (!in->acct_open)
@@ -23,7 +14,7 @@ void listener_account_end(session_input *in, uint64_t end_offset)
     in->acct_open = false;
     if (end_offset < in->acct_offset)
         return;
-    size_t f = (size_t)metric_format(in->acct_format);
+    size_t f = (size_t)recd_metrics_format_of(in->acct_format);
     in->tally->bytes[f] += end_offset - in->acct_offset;
     in->tally->samples[f] += in->acct_sample;
 }

@@ -199,7 +199,7 @@ static void give_up(recd_session *s)
             "is left for recovery at the next start",
             s->key, (unsigned long long)s->buffered);
     reg->bytes_lost += s->buffered;
-    recd_metric_add(reg->env.metrics->bytes_lost_total, 0, s->buffered);
+    recd_metrics_bytes_lost(reg->env.metrics, s->buffered);
     reg->parts_left++;
     destroy(s);
 }
@@ -231,11 +231,11 @@ static void on_written(void *ctx, const writer_result *r)
         recd_metric_add(reg->env.metrics->files_finalized_total, 0, r->finalized);
     if (r->failures) {
         reg->last_write_error_ms = sessions_now_ms(reg);
-        recd_metric_add(reg->env.metrics->write_errors_total, 0, r->failures);
+        recd_metrics_write_errors(reg->env.metrics, r->retry_error ? r->retry_error : EIO, r->failures);
     }
     if (r->lost) {
         reg->bytes_lost += r->lost;
-        recd_metric_add(reg->env.metrics->bytes_lost_total, 0, r->lost);
+        recd_metrics_bytes_lost(reg->env.metrics, r->lost);
     }
     reg->parts_left += r->abandoned;
     reg->parts_vanished += r->vanished;

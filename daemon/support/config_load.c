@@ -16,7 +16,7 @@
 #include <yaml.h>
 
 #include "config_schema.h"
-#include "units.h"
+#include "recd/units.h"
 
 /* ---- loading ---- */
 

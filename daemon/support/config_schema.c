@@ -13,7 +13,7 @@
 #include "log.h"
 #include "recd/message.h"
 #include "recd/samp_rec.h"
-#include "units.h"
+#include "recd/units.h"
 
 #define ROOT_PATH_MAX 4096
 #define AUTH_TOKEN_MIN 16

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +134,54 @@ static const char *status_text(int code)
     }
 }
 
+struct recd_health_report {
+    recd_buf json; /* the entries of "checks", comma separated */
+    size_t failing;
+    int err;
+};
+
+static void json_string(recd_buf *b, const char *s, int *err)
+{
+    char esc[8];
+    if (recd_buf_append(b, "\"", 1) < 0)
+        *err = -ENOMEM;
+    for (; *s && !*err; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)ch;
+            *err = recd_buf_append(b, esc, 2) < 0 ? -ENOMEM : 0;
+        } else if (ch < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", ch);
+            *err = recd_buf_append(b, esc, 6) < 0 ? -ENOMEM : 0;
+        } else {
+            *err = recd_buf_append(b, s, 1) < 0 ? -ENOMEM : 0;
+        }
+    }
+    if (!*err && recd_buf_append(b, "\"", 1) < 0)
+        *err = -ENOMEM;
+}
+
+void recd_health_fail(recd_health_report *r, const char *check, const char *fmt, ...)
+{
+    char reason[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    const char *sep = r->failing++ ? "," : "";
+    if (recd_buf_append(&r->json, sep, strlen(sep)) < 0 || recd_buf_append(&r->json, "{\"name\":", 8) < 0)
+        r->err = -ENOMEM;
+    if (!r->err)
+        json_string(&r->json, check, &r->err);
+    if (!r->err && recd_buf_append(&r->json, ",\"reason\":", 10) < 0)
+        r->err = -ENOMEM;
+    if (!r->err)
+        json_string(&r->json, reason, &r->err);
+    if (!r->err && recd_buf_append(&r->json, "}", 1) < 0)
+        r->err = -ENOMEM;
+}
+
 static void respond(conn *c, int code, const char *content_type, const void *body, size_t body_len)
 {
     if (c->responded || c->closing)
@@ -141,9 +190,11 @@ static void respond(conn *c, int code, const char *content_type, const void *bod
     char head[512];
     int n = snprintf(head, sizeof head,
                      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: close\r\n\r\n",
-                     code, status_text(code), content_type, body_len, code == 405 ? "Allow: GET\r\n" : "");
+                     code, status_text(code), content_type, body_len, code == 405 ? "Allow: GET, HEAD\r\n" : "");
+    /* HEAD: the same headers as GET, without the body. */
+    bool head_only = c->parser.method == HTTP_HEAD;
     if (n < 0 || (size_t)n >= sizeof head || recd_buf_append(&c->response, head, (size_t)n) < 0 ||
-        recd_buf_append(&c->response, body, body_len) < 0) {
+        (!head_only && recd_buf_append(&c->response, body, body_len) < 0)) {
         http_conn_close(c);
         return;
     }
@@ -174,6 +225,23 @@ static void serve_metrics(conn *c)
     recd_buf_free(&body);
 }
 
+static void serve_health(conn *c)
+{
+    recd_health_report r = {{0}, 0, 0};
+    if (c->srv->opt.health)
+        c->srv->opt.health(c->srv->opt.health_ctx, &r);
+    recd_buf body = {0};
+    const char *status = r.failing ? "{\"status\":\"error\",\"checks\":[" : "{\"status\":\"ok\",\"checks\":[";
+    if (r.err || recd_buf_append(&body, status, strlen(status)) < 0 ||
+        recd_buf_append(&body, r.json.data ? r.json.data : (const uint8_t *)"", r.json.len) < 0 ||
+        recd_buf_append(&body, "]}\n", 3) < 0)
+        respond_text(c, 503, "{\"status\":\"error\",\"checks\":[{\"name\":\"memory\",\"reason\":\"out of memory\"}]}\n");
+    else
+        respond(c, r.failing ? 503 : 200, "application/json", body.data, body.len);
+    recd_buf_free(&body);
+    recd_buf_free(&r.json);
+}
+
 static void route(conn *c)
 {
     struct http_parser_url u;
@@ -187,7 +255,7 @@ static void route(conn *c)
     size_t plen = u.field_data[UF_PATH].len;
     bool is_metrics = plen == 8 && memcmp(path, "/metrics", 8) == 0;
     bool is_health = plen == 8 && memcmp(path, "/healthz", 8) == 0;
-    if (c->parser.method != HTTP_GET) {
+    if (c->parser.method != HTTP_GET && c->parser.method != HTTP_HEAD) {
         respond_text(c, 405, "method not allowed\n");
         return;
     }
@@ -195,7 +263,6 @@ static void route(conn *c)
         respond_text(c, 404, "not found\n");
         return;
     }
-    recd_http_server *s = c->srv;
     if (c->reserve && !is_health) {
         respond_text(c, 503, "busy: too many clients\n");
         return;
@@ -204,10 +271,7 @@ static void route(conn *c)
         serve_metrics(c);
         return;
     }
-    if (s->opt.health && s->opt.health(s->opt.health_ctx) != 0)
-        respond_text(c, 503, "error");
-    else
-        respond_text(c, 200, "ok");
+    serve_health(c);
 }
 
 static int on_url(http_parser *p, const char *at, size_t len)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The monitoring endpoint: a tiny HTTP/1.1 server on a libuv TCP handle (loopback by default) that
- * answers GET /metrics (Prometheus text format) and GET /healthz, one request per connection.
+ * answers GET and HEAD for /metrics (Prometheus text format) and /healthz (JSON), one request per
+ * connection.
  * Requests are parsed by http-parser, bounded in size and time, and answered with Connection: close.
  * With a header deadline and a health reserve (recd sets both), hanging clients cannot starve
  * health checks: a request must arrive within the deadline, a few connections beyond
@@ -15,8 +16,18 @@
 
 #include "metrics.h"
 
-/* Returns 0 when healthy; anything else makes /healthz answer 503 "error". */
-typedef int (*recd_http_health_fn)(void *ctx);
+/* What /healthz answers: {"status":"ok","checks":[]} with 200, or with 503
+ * {"status":"error","checks":[{"name":"writes","reason":"..."}, ...]}, one entry per failing check. */
+typedef struct recd_health_report recd_health_report;
+
+/* Adds a failing check to the report (called by the health function). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void recd_health_fail(recd_health_report *r, const char *check, const char *fmt, ...);
+
+/* Calls recd_health_fail for each check that fails; none = healthy. */
+typedef void (*recd_http_health_fn)(void *ctx, recd_health_report *r);
 
 typedef struct recd_http_options {
     const recd_metrics *metrics;   /* rendered on GET /metrics; NULL = empty exposition */

@@ -25,6 +25,7 @@ typedef struct limit_slot {
 } limit_slot;
 
 static atomic_int current_level = RECD_LOG_INFO;
+static atomic_int current_style = RECD_LOG_STYLE_PRIORITY;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned limit_burst = 10;
 static uint64_t limit_interval_ms = 5000;
@@ -66,6 +67,15 @@ void recd_log_set_level(int level)
 int recd_log_get_level(void) { return atomic_load(&current_level); }
 
 bool recd_log_enabled(int level) { return level <= atomic_load_explicit(&current_level, memory_order_relaxed); }
+
+void recd_log_set_style(recd_log_style style) { atomic_store(&current_style, (int)style); }
+
+recd_log_style recd_log_get_style(void) { return (recd_log_style)atomic_load(&current_style); }
+
+recd_log_style recd_log_style_for_stderr(void)
+{
+    return isatty(STDERR_FILENO) ? RECD_LOG_STYLE_TERMINAL : RECD_LOG_STYLE_PRIORITY;
+}
 
 void recd_log_set_rate_limit(unsigned burst, uint64_t interval_ms)
 {
@@ -118,13 +128,29 @@ static void emit(const char *line, size_t len)
     }
 }
 
-/* Builds "<N>message\n" into out; control characters become spaces or '?' so one event is one line
- * even when the message quotes hostile input. */
+/* "2026-11-25 20:51:14.123 " in local time, and the level in words for warnings and worse. */
+static int terminal_prefix(char *out, size_t cap, int level)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    time_t secs = ts.tv_sec;
+    char when[32] = "";
+    if (localtime_r(&secs, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    static const char *const words[] = {"emergency: ", "alert: ", "critical: ", "error: ", "warning: "};
+    return snprintf(out, cap, "%s.%03ld %s", when, ts.tv_nsec / 1000000L,
+                    level <= RECD_LOG_WARNING ? words[level] : "");
+}
+
+/* Builds "<N>message\n" (or the terminal form) into out; control characters become spaces or '?'
+ * so one event is one line even when the message quotes hostile input. */
 static size_t format_line(char *out, size_t cap, int level, const char *msg)
 {
     if (level < RECD_LOG_EMERG || level > RECD_LOG_DEBUG)
         level = RECD_LOG_ERR;
-    int n = snprintf(out, cap, "<%d>", level);
+    int n = recd_log_get_style() == RECD_LOG_STYLE_TERMINAL ? terminal_prefix(out, cap, level)
+                                                            : snprintf(out, cap, "<%d>", level);
     size_t len = (size_t)n;
     size_t room = cap - 2; /* keep space for '\n' and NUL */
     int cut = 0;

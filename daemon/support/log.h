@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* recd's logger: one stderr line per event with a "<N>" syslog priority prefix (journald turns it into
- * the entry's priority), a level filter, and rate limiting so a repeated error cannot flood the
- * journal. Safe to call from any thread. */
+/* recd's logger: one stderr line per event, a level filter, and rate limiting so a repeated error
+ * cannot flood the journal. Lines carry a "<N>" syslog priority prefix for journald and pipes, or,
+ * on a terminal, a local timestamp and the level in words. Safe to call from any thread. */
 #ifndef RECD_DAEMON_LOG_H
 #define RECD_DAEMON_LOG_H
 
@@ -36,6 +36,15 @@ bool recd_log_enabled(int level);
  * counted and reported as one "suppressed" line once the interval is over. burst 0 = no limit.
  * Default: 10 per 5 s. */
 void recd_log_set_rate_limit(unsigned burst, uint64_t interval_ms);
+
+/* How a line looks: "<6>message" (journald turns <N> into the entry's priority; also what a pipe
+ * or file gets, so tools can filter by it), or "2026-11-25 20:51:14.123 warning: message" for a
+ * person at a terminal (the level word only for warnings and worse). */
+typedef enum recd_log_style { RECD_LOG_STYLE_PRIORITY, RECD_LOG_STYLE_TERMINAL } recd_log_style;
+void recd_log_set_style(recd_log_style style); /* default RECD_LOG_STYLE_PRIORITY */
+recd_log_style recd_log_get_style(void);
+/* The style for stderr: terminal when it is a TTY, otherwise priority prefixes. */
+recd_log_style recd_log_style_for_stderr(void);
 
 /* Where finished lines go (each ends in '\n'); NULL restores stderr. For tests and embedding. */
 typedef void (*recd_log_writer_fn)(void *ctx, const char *line, size_t len);

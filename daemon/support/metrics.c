@@ -4,11 +4,22 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recd/version.h"
+
+#ifndef RECD_BUILD_COMMIT
+#define RECD_BUILD_COMMIT "unknown" /* set by daemon/CMakeLists.txt from git */
+#endif
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -23,6 +34,7 @@ struct recd_metric {
     size_t nbuckets;
     size_t nseries;
     size_t stride; /* cells per series: 1, or buckets + the +Inf bucket + the sum for histograms */
+    bool real;     /* the one cell holds a double's bits (recd_metrics_add_real) */
     _Atomic uint64_t *cells;
 };
 
@@ -123,6 +135,17 @@ recd_metric *recd_metrics_add(recd_metrics *reg, recd_metric_type type, const ch
     return m;
 }
 
+recd_metric *recd_metrics_add_real(recd_metrics *reg, recd_metric_type type, const char *name,
+                                   const char *help)
+{
+    if (type == RECD_METRIC_HISTOGRAM)
+        return NULL;
+    recd_metric *m = recd_metrics_add(reg, type, name, help, NULL, 0, NULL, 0);
+    if (m)
+        m->real = true;
+    return m;
+}
+
 size_t recd_metric_series(const recd_metric *m, const size_t *value_indexes)
 {
     if (!m)
@@ -152,21 +175,21 @@ static _Atomic uint64_t *cell(const recd_metric *m, size_t series)
 void recd_metric_add(recd_metric *m, size_t series, uint64_t n)
 {
     _Atomic uint64_t *c = cell(m, series);
-    if (c && m->type != RECD_METRIC_HISTOGRAM)
+    if (c && m->type != RECD_METRIC_HISTOGRAM && !m->real)
         atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
 void recd_metric_sub(recd_metric *m, size_t series, uint64_t n)
 {
     _Atomic uint64_t *c = cell(m, series);
-    if (c && m->type == RECD_METRIC_GAUGE)
+    if (c && m->type == RECD_METRIC_GAUGE && !m->real)
         atomic_fetch_sub_explicit(c, n, memory_order_relaxed);
 }
 
 void recd_metric_set(recd_metric *m, size_t series, int64_t value)
 {
     _Atomic uint64_t *c = cell(m, series);
-    if (c && m->type == RECD_METRIC_GAUGE)
+    if (c && m->type == RECD_METRIC_GAUGE && !m->real)
         atomic_store_explicit(c, (uint64_t)value, memory_order_relaxed);
 }
 
@@ -182,6 +205,13 @@ static uint64_t double_to_bits(double d)
     uint64_t u;
     memcpy(&u, &d, sizeof u);
     return u;
+}
+
+void recd_metric_set_real(recd_metric *m, double value)
+{
+    _Atomic uint64_t *c = cell(m, 0);
+    if (c && m->real)
+        atomic_store_explicit(c, double_to_bits(value), memory_order_relaxed);
 }
 
 void recd_metric_observe(recd_metric *m, size_t series, double value)
@@ -356,7 +386,10 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *buf)
             }
             put_series_name(&o, m, "", s, NULL);
             uint64_t v = atomic_load_explicit(&m->cells[s], memory_order_relaxed);
-            if (m->type == RECD_METRIC_GAUGE)
+            char tmp[40];
+            if (m->real)
+                putf(&o, " %s\n", format_double(bits_to_double(v), tmp, sizeof tmp));
+            else if (m->type == RECD_METRIC_GAUGE)
                 putf(&o, " %lld\n", (long long)as_signed(v));
             else
                 putf(&o, " %llu\n", (unsigned long long)v);
@@ -373,15 +406,20 @@ static const char *const reason_values[] = {"framing", "too_large", "syntax", "s
                                             "unknown_session", "time_order", "auth", "already_open",
                                             "not_owner", "other"};
 static const char *const result_values[] = {"ok", "failed"};
+static const char *const write_error_values[] = {"no_space", "read_only", "permission", "missing", "io"};
+static const char *const version_values[] = {RECD_VERSION_STRING};
+static const char *const commit_values[] = {RECD_BUILD_COMMIT};
 
 _Static_assert(sizeof transport_values / sizeof *transport_values == RECD_M_TRANSPORTS, "transport labels");
 _Static_assert(sizeof format_values / sizeof *format_values == RECD_M_FORMATS, "format labels");
 _Static_assert(sizeof reason_values / sizeof *reason_values == RECD_M_REASONS, "reason labels");
+_Static_assert(sizeof write_error_values / sizeof *write_error_values == RECD_M_WRITE_ERRORS, "write labels");
 
 static const recd_metric_label transport_format[] = {
     {"transport", transport_values, RECD_M_TRANSPORTS},
     {"format", format_values, RECD_M_FORMATS},
 };
+static const recd_metric_label format_label[] = {{"format", format_values, RECD_M_FORMATS}};
 static const recd_metric_label reason_label[] = {{"reason", reason_values, RECD_M_REASONS}};
 static const char *const drop_values[] = {"buffer_full"};
 _Static_assert(sizeof drop_values / sizeof *drop_values == RECD_M_DROPS, "drop labels");
@@ -390,11 +428,34 @@ _Static_assert(sizeof conn_drop_values / sizeof *conn_drop_values == RECD_M_CONN
 static const recd_metric_label drop_label[] = {{"reason", drop_values, RECD_M_DROPS}};
 static const recd_metric_label conn_drop_label[] = {{"reason", conn_drop_values, RECD_M_CONN_DROPS}};
 static const recd_metric_label result_label[] = {{"result", result_values, 2}};
+static const recd_metric_label write_error_label[] = {{"reason", write_error_values, RECD_M_WRITE_ERRORS}};
+static const recd_metric_label build_labels[] = {{"version", version_values, 1}, {"commit", commit_values, 1}};
 
 /* Flushes are buffered writes of up to a few MiB: sub-millisecond normally, seconds when the disk
  * stalls. */
 static const double flush_buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                        0.1,    0.25,  0.5,    1,     2.5,  5,     10};
+
+#define DEPRECATED(new_name) "Deprecated: use " new_name " (this name goes in the next release)."
+
+/* Registers one family into *slot; remembers a failure in *failed. */
+static void add(recd_metrics *r, int *failed, recd_metric **slot, recd_metric_type type, const char *name,
+                const char *help, const recd_metric_label *labels, size_t nlabels)
+{
+    *slot = recd_metrics_add(r, type, name, help, labels, nlabels, NULL, 0);
+    if (!*slot)
+        *failed = 1;
+}
+
+static void add_real(recd_metrics *r, int *failed, recd_metric **slot, recd_metric_type type,
+                     const char *name, const char *help)
+{
+    *slot = recd_metrics_add_real(r, type, name, help);
+    if (!*slot)
+        *failed = 1;
+}
+
+static double process_start_time(void);
 
 int recd_daemon_metrics_init(recd_daemon_metrics *m)
 {
@@ -403,76 +464,81 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
     if (!r)
         return -ENOMEM;
     m->registry = r;
-    m->sessions_open = recd_metrics_add(r, RECD_METRIC_GAUGE, "recd_sessions_open",
-                                        "Recording sessions currently open.", NULL, 0, NULL, 0);
-    m->samples_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_samples_total",
-                                        "Samples (state and event messages) accepted.", transport_format, 2,
-                                        NULL, 0);
-    m->bytes_in_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_bytes_in_total",
-                                         "Bytes of accepted input messages.", transport_format, 2, NULL, 0);
-    m->decode_errors_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_decode_errors_total",
-                                              "Input messages rejected, by reason.", reason_label, 1, NULL, 0);
-    m->udp_gaps_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_udp_gaps_total",
-                                         "UDP datagrams missing by sequence number.", NULL, 0, NULL, 0);
-    m->udp_duplicates_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_udp_duplicates_total",
-                                               "UDP datagrams dropped as duplicates.", NULL, 0, NULL, 0);
-    m->bytes_written_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_bytes_written_total",
-                                              "Bytes written to recording files.", NULL, 0, NULL, 0);
-    m->files_finalized_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_files_finalized_total",
-                                                "Recording files finalized (renamed from .part).", NULL, 0,
-                                                NULL, 0);
+    int bad = 0;
+    const recd_metric_type C = RECD_METRIC_COUNTER, G = RECD_METRIC_GAUGE;
+    add(r, &bad, &m->build_info, G, "recd_build_info",
+        "recd's version and the git commit it was built from (always 1).", build_labels, 2);
+    add(r, &bad, &m->sessions_open, G, "recd_sessions_open", "Recording sessions currently open.", NULL, 0);
+    add(r, &bad, &m->sessions_open_by_format, G, "recd_sessions_open_by_format",
+        "Recording sessions currently open, by format.", format_label, 1);
+    add(r, &bad, &m->connections_open, G, "recd_connections_open",
+        "Stream connections (TCP and Unix) currently open.", NULL, 0);
+    add(r, &bad, &m->samples_total, C, "recd_samples_total", "Samples (state and event messages) accepted.",
+        transport_format, 2);
+    add(r, &bad, &m->in_bytes_total, C, "recd_in_bytes_total", "Bytes of accepted input messages.",
+        transport_format, 2);
+    add(r, &bad, &m->bytes_in_total, C, "recd_bytes_in_total", DEPRECATED("recd_in_bytes_total"),
+        transport_format, 2);
+    add(r, &bad, &m->decode_errors_total, C, "recd_decode_errors_total", "Input messages rejected, by reason.",
+        reason_label, 1);
+    add(r, &bad, &m->udp_gaps_total, C, "recd_udp_gaps_total", "UDP datagrams missing by sequence number.",
+        NULL, 0);
+    add(r, &bad, &m->udp_duplicates_total, C, "recd_udp_duplicates_total",
+        "UDP datagrams dropped as duplicates.", NULL, 0);
+    add(r, &bad, &m->written_bytes_total, C, "recd_written_bytes_total", "Bytes written to recording files.",
+        NULL, 0);
+    add(r, &bad, &m->bytes_written_total, C, "recd_bytes_written_total", DEPRECATED("recd_written_bytes_total"),
+        NULL, 0);
+    add(r, &bad, &m->files_finalized_total, C, "recd_files_finalized_total",
+        "Recording files finalized (renamed from .part).", NULL, 0);
     m->flush_latency_seconds = recd_metrics_add(r, RECD_METRIC_HISTOGRAM, "recd_flush_latency_seconds",
                                                 "Time to write one session flush to its file.", NULL, 0,
                                                 flush_buckets, sizeof flush_buckets / sizeof *flush_buckets);
-    m->buffered_bytes = recd_metrics_add(r, RECD_METRIC_GAUGE, "recd_buffered_bytes",
-                                         "Bytes accepted but not yet written, over all sessions.", NULL, 0,
-                                         NULL, 0);
-    m->backpressure_events_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_backpressure_events_total",
-                                                    "Times reading was paused because a buffer limit was hit.",
-                                                    NULL, 0, NULL, 0);
-    m->config_reloads_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_config_reloads_total",
-                                               "Configuration reloads (SIGHUP), by result.", result_label, 1,
-                                               NULL, 0);
-    m->heap_bytes = recd_metrics_add(r, RECD_METRIC_GAUGE, "recd_heap_bytes",
-                                     "Heap bytes in use, from the C library's allocator statistics "
-                                     "(0 where they are unavailable).",
-                                     NULL, 0, NULL, 0);
-    m->connections_dropped_total = recd_metrics_add(
-        r, RECD_METRIC_COUNTER, "recd_connections_dropped_total",
-        "Stream connections closed by recd before their client ended them, by reason.", conn_drop_label, 1,
+    bad |= !m->flush_latency_seconds;
+    add(r, &bad, &m->buffered_bytes, G, "recd_buffered_bytes",
+        "Bytes accepted but not yet written, over all sessions.", NULL, 0);
+    add(r, &bad, &m->backpressure_events_total, C, "recd_backpressure_events_total",
+        "Times reading was paused because a buffer limit was hit.", NULL, 0);
+    add(r, &bad, &m->config_reloads_total, C, "recd_config_reloads_total",
+        "Configuration reloads (SIGHUP), by result.", result_label, 1);
+    add(r, &bad, &m->heap_bytes, G, "recd_heap_bytes",
+        "Heap bytes in use, from the C library's allocator statistics (0 where they are unavailable).",
         NULL, 0);
-    m->partial_frame_bytes = recd_metrics_add(
-        r, RECD_METRIC_GAUGE, "recd_partial_frame_bytes",
+    add(r, &bad, &m->connections_dropped_total, C, "recd_connections_dropped_total",
+        "Stream connections closed by recd before their client ended them, by reason.", conn_drop_label, 1);
+    add(r, &bad, &m->partial_frame_bytes, G, "recd_partial_frame_bytes",
         "Bytes of unfinished frames and lines held for stream connections (count toward "
         "limits.process_buffer).",
-        NULL, 0, NULL, 0);
-    if (!m->connections_dropped_total || !m->partial_frame_bytes) {
+        NULL, 0);
+    add(r, &bad, &m->time_clamped_total, C, "recd_time_clamped_total",
+        ".rec samples whose time was raised to the previous sample's (rec.time_policy: clamp).", NULL, 0);
+    add(r, &bad, &m->samples_dropped_total, C, "recd_samples_dropped_total",
+        "Samples that arrived and were not kept, by reason.", drop_label, 1);
+    add(r, &bad, &m->write_errors_total, C, "recd_write_errors_total",
+        "Writes to recording files that failed (each is retried with backoff), by reason.",
+        write_error_label, 1);
+    add(r, &bad, &m->lost_bytes_total, C, "recd_lost_bytes_total",
+        "Bytes accepted that never reached a file (a part replaced behind recd's back, or writes still "
+        "failing at shutdown).",
+        NULL, 0);
+    add(r, &bad, &m->bytes_lost_total, C, "recd_bytes_lost_total", DEPRECATED("recd_lost_bytes_total"), NULL,
+        0);
+    add_real(r, &bad, &m->process_cpu_seconds_total, C, "process_cpu_seconds_total",
+             "Total user and system CPU time spent in seconds.");
+    add_real(r, &bad, &m->process_resident_memory_bytes, G, "process_resident_memory_bytes",
+             "Resident memory size in bytes.");
+    add_real(r, &bad, &m->process_virtual_memory_bytes, G, "process_virtual_memory_bytes",
+             "Virtual memory size in bytes.");
+    add_real(r, &bad, &m->process_open_fds, G, "process_open_fds", "Number of open file descriptors.");
+    add_real(r, &bad, &m->process_max_fds, G, "process_max_fds", "Maximum number of open file descriptors.");
+    add_real(r, &bad, &m->process_start_time_seconds, G, "process_start_time_seconds",
+             "Start time of the process since the Unix epoch in seconds.");
+    if (bad) {
         recd_daemon_metrics_free(m);
         return -ENOMEM;
     }
-    m->time_clamped_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_time_clamped_total",
-                                             ".rec samples whose time was raised to the previous "
-                                             "sample's (rec.time_policy: clamp).",
-                                             NULL, 0, NULL, 0);
-    m->samples_dropped_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_samples_dropped_total",
-                                                "Samples that arrived and were not kept, by reason.",
-                                                drop_label, 1, NULL, 0);
-    m->write_errors_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_write_errors_total",
-                                             "Writes to recording files that failed (each is retried "
-                                             "with backoff).",
-                                             NULL, 0, NULL, 0);
-    m->bytes_lost_total = recd_metrics_add(r, RECD_METRIC_COUNTER, "recd_bytes_lost_total",
-                                           "Bytes accepted that never reached a file (a part replaced "
-                                           "behind recd's back, or writes still failing at shutdown).",
-                                           NULL, 0, NULL, 0);
-    if (!m->samples_dropped_total || !m->write_errors_total || !m->bytes_lost_total ||
-        !m->sessions_open || !m->samples_total || !m->bytes_in_total || !m->decode_errors_total ||
-        !m->udp_gaps_total || !m->udp_duplicates_total || !m->bytes_written_total || !m->files_finalized_total ||
-        !m->flush_latency_seconds || !m->buffered_bytes || !m->backpressure_events_total ||
-        !m->config_reloads_total || !m->heap_bytes || !m->time_clamped_total) {
-        recd_daemon_metrics_free(m);
-        return -ENOMEM;
-    }
+    recd_metric_set(m->build_info, 0, 1);
+    recd_metric_set_real(m->process_start_time_seconds, process_start_time());
     return 0;
 }
 
@@ -482,11 +548,21 @@ void recd_daemon_metrics_free(recd_daemon_metrics *m)
     memset(m, 0, sizeof *m);
 }
 
+recd_m_format recd_metrics_format_of(recd_msg_format f)
+{
+    switch (f) {
+    case RECD_MSG_FMT_SAMP_VEHICLE: return RECD_M_SAMP_VEHICLE;
+    case RECD_MSG_FMT_RECAP: return RECD_M_RECAP;
+    default: return RECD_M_SAMP_ONFOOT;
+    }
+}
+
 void recd_metrics_input(recd_daemon_metrics *m, recd_m_transport t, recd_m_format f, uint64_t samples,
                         uint64_t bytes)
 {
     size_t s = recd_metric_series2(m->samples_total, (size_t)t, (size_t)f);
     recd_metric_add(m->samples_total, s, samples);
+    recd_metric_add(m->in_bytes_total, s, bytes);
     recd_metric_add(m->bytes_in_total, s, bytes);
 }
 
@@ -498,8 +574,83 @@ void recd_metrics_decode_error(recd_daemon_metrics *m, recd_m_reason reason)
 
 void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, double seconds)
 {
+    recd_metric_add(m->written_bytes_total, 0, bytes_written);
     recd_metric_add(m->bytes_written_total, 0, bytes_written);
     recd_metric_observe(m->flush_latency_seconds, 0, seconds);
+}
+
+void recd_metrics_write_errors(recd_daemon_metrics *m, int err, uint64_t n)
+{
+    recd_m_write_error why;
+    switch (err < 0 ? -err : err) {
+    case ENOSPC:
+    case EDQUOT: why = RECD_M_WRITE_NO_SPACE; break;
+    case EROFS: why = RECD_M_WRITE_READ_ONLY; break;
+    case EACCES:
+    case EPERM: why = RECD_M_WRITE_DENIED; break;
+    case ENOENT:
+    case ENOTDIR: why = RECD_M_WRITE_MISSING; break;
+    default: why = RECD_M_WRITE_IO; break;
+    }
+    size_t idx = (size_t)why;
+    recd_metric_add(m->write_errors_total, recd_metric_series(m->write_errors_total, &idx), n);
+}
+
+void recd_metrics_bytes_lost(recd_daemon_metrics *m, uint64_t n)
+{
+    recd_metric_add(m->lost_bytes_total, 0, n);
+    recd_metric_add(m->bytes_lost_total, 0, n);
+}
+
+/* Seconds since boot at which this process started (/proc/self/stat field 22, in clock ticks) plus
+ * the boot time (/proc/stat btime); the current time where /proc is not there. */
+static double process_start_time(void)
+{
+    double now = (double)time(NULL);
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return now;
+    char line[256];
+    long long btime = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "btime %lld", &btime) == 1)
+            break;
+    fclose(f);
+    f = fopen("/proc/self/stat", "r");
+    if (!f || btime < 0) {
+        if (f)
+            fclose(f);
+        return now;
+    }
+    char buf[1024];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+    unsigned long long start = 0;
+    long ticks = sysconf(_SC_CLK_TCK);
+    /* after ") ": state is field 3, starttime field 22 */
+    if (!p || ticks <= 0 ||
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+               &start) != 1)
+        return now;
+    return (double)btime + (double)start / (double)ticks;
+}
+
+static void refresh_fds(recd_daemon_metrics *m)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        recd_metric_set_real(m->process_max_fds, rl.rlim_cur == RLIM_INFINITY ? INFINITY : (double)rl.rlim_cur);
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return;
+    double open = -1; /* the directory's own fd is counted below */
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.')
+            open++;
+    closedir(d);
+    recd_metric_set_real(m->process_open_fds, open < 0 ? 0 : open);
 }
 
 void recd_metrics_refresh_process(recd_daemon_metrics *m)
@@ -508,9 +659,23 @@ void recd_metrics_refresh_process(recd_daemon_metrics *m)
     struct mallinfo2 mi = mallinfo2();
     /* uordblks: in-use bytes of the main arena plus mmapped chunks (hblkhd) */
     recd_metric_set(m->heap_bytes, 0, (int64_t)(mi.uordblks + mi.hblkhd));
-#else
-    (void)m;
 #endif
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        recd_metric_set_real(m->process_cpu_seconds_total,
+                             (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        unsigned long long pages_virt = 0, pages_res = 0;
+        long page = sysconf(_SC_PAGESIZE);
+        if (fscanf(f, "%llu %llu", &pages_virt, &pages_res) == 2 && page > 0) {
+            recd_metric_set_real(m->process_virtual_memory_bytes, (double)pages_virt * (double)page);
+            recd_metric_set_real(m->process_resident_memory_bytes, (double)pages_res * (double)page);
+        }
+        fclose(f);
+    }
+    refresh_fds(m);
 }
 
 void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_conn_drop reason)

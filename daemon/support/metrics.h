@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "recd/common.h"
+#include "recd/message.h"
 
 typedef enum recd_metric_type {
     RECD_METRIC_COUNTER,
@@ -49,6 +50,12 @@ void recd_metric_add(recd_metric *m, size_t series, uint64_t n);          /* cou
 void recd_metric_sub(recd_metric *m, size_t series, uint64_t n);          /* gauge */
 void recd_metric_set(recd_metric *m, size_t series, int64_t value);       /* gauge */
 void recd_metric_observe(recd_metric *m, size_t series, double value);    /* histogram */
+
+/* A family without labels whose value is a real number sampled from elsewhere (the process_*
+ * metrics: CPU seconds, start time), set whole with recd_metric_set_real. NULL as for _add. */
+recd_metric *recd_metrics_add_real(recd_metrics *reg, recd_metric_type type, const char *name,
+                                   const char *help);
+void recd_metric_set_real(recd_metric *m, double value);
 
 /* Current value of a counter or gauge series (tests, status lines). */
 int64_t recd_metric_value(const recd_metric *m, size_t series);
@@ -90,15 +97,30 @@ typedef enum recd_m_conn_drop {
     RECD_M_CONN_DROPS
 } recd_m_conn_drop;
 
+/* Why a write to a recording file failed (label "reason" of recd_write_errors_total). */
+typedef enum recd_m_write_error {
+    RECD_M_WRITE_NO_SPACE,  /* "no_space": ENOSPC, EDQUOT */
+    RECD_M_WRITE_READ_ONLY, /* "read_only": EROFS */
+    RECD_M_WRITE_DENIED,    /* "permission": EACCES, EPERM */
+    RECD_M_WRITE_MISSING,   /* "missing": ENOENT, ENOTDIR (the output root or a folder is gone) */
+    RECD_M_WRITE_IO,        /* "io": EIO and any other error */
+    RECD_M_WRITE_ERRORS
+} recd_m_write_error;
+
 typedef struct recd_daemon_metrics {
     recd_metrics *registry;
+    recd_metric *build_info;                /* gauge {version, commit}, always 1 */
     recd_metric *sessions_open;             /* gauge */
+    recd_metric *sessions_open_by_format;   /* gauge {format}, published at each scrape */
+    recd_metric *connections_open;          /* gauge, published at each scrape */
     recd_metric *samples_total;             /* counter {transport, format} */
-    recd_metric *bytes_in_total;            /* counter {transport, format} */
+    recd_metric *in_bytes_total;            /* counter {transport, format} */
+    recd_metric *bytes_in_total;            /* deprecated name of in_bytes_total (one release) */
     recd_metric *decode_errors_total;       /* counter {reason} */
     recd_metric *udp_gaps_total;            /* counter */
     recd_metric *udp_duplicates_total;      /* counter */
-    recd_metric *bytes_written_total;       /* counter */
+    recd_metric *written_bytes_total;       /* counter */
+    recd_metric *bytes_written_total;       /* deprecated name of written_bytes_total */
     recd_metric *files_finalized_total;     /* counter */
     recd_metric *flush_latency_seconds;     /* histogram */
     recd_metric *buffered_bytes;            /* gauge */
@@ -107,10 +129,18 @@ typedef struct recd_daemon_metrics {
     recd_metric *heap_bytes;                /* gauge, sampled at each scrape */
     recd_metric *time_clamped_total;        /* counter: .rec times raised under clamp */
     recd_metric *samples_dropped_total;     /* counter {reason}: accepted input not kept */
-    recd_metric *write_errors_total;        /* counter: writes that failed (and are retried) */
-    recd_metric *bytes_lost_total;          /* counter: queued bytes that never reached a file */
+    recd_metric *write_errors_total;        /* counter {reason}: writes that failed (and are retried) */
+    recd_metric *lost_bytes_total;          /* counter: queued bytes that never reached a file */
+    recd_metric *bytes_lost_total;          /* deprecated name of lost_bytes_total */
     recd_metric *connections_dropped_total; /* counter {reason} */
     recd_metric *partial_frame_bytes;       /* gauge, published at each scrape */
+    /* The standard process metrics (Prometheus client conventions), sampled at each scrape. */
+    recd_metric *process_cpu_seconds_total;
+    recd_metric *process_resident_memory_bytes;
+    recd_metric *process_virtual_memory_bytes;
+    recd_metric *process_open_fds;
+    recd_metric *process_max_fds;
+    recd_metric *process_start_time_seconds;
 } recd_daemon_metrics;
 
 /* Why a sample that arrived was not kept (label "reason" of recd_samples_dropped_total). */
@@ -128,9 +158,15 @@ void recd_metrics_input(recd_daemon_metrics *m, recd_m_transport t, recd_m_forma
                         uint64_t bytes);
 void recd_metrics_decode_error(recd_daemon_metrics *m, recd_m_reason reason);
 void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, double seconds);
+/* Counts n failed writes under the reason that errno err (negative or positive) names. */
+void recd_metrics_write_errors(recd_daemon_metrics *m, int err, uint64_t n);
+/* Counts accepted bytes that never reached a file. */
+void recd_metrics_bytes_lost(recd_daemon_metrics *m, uint64_t n);
+/* The metrics label of a message format (recorded formats only; others count as samp-onfoot). */
+recd_m_format recd_metrics_format_of(recd_msg_format f);
 void recd_metrics_config_reload(recd_daemon_metrics *m, int ok);
 void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_conn_drop reason);
-/* Samples process-wide gauges (heap in use); called before each /metrics render. */
+/* Samples process-wide gauges (heap in use, process_*); called before each /metrics render. */
 void recd_metrics_refresh_process(recd_daemon_metrics *m);
 
 #endif

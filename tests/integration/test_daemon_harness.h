@@ -13,6 +13,7 @@
 #include <ftw.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,12 +406,20 @@ TD_FN double td_metric(const td_daemon *d, const char *series)
     char *body = td_http_get(d, "/metrics", NULL);
     if (!body)
         return -1;
+    /* A family name without labels also matches its labelled series, summed
+     * (recd_write_errors_total = the sum over its reasons). */
     double v = -1;
     size_t n = strlen(series);
+    bool sum = strchr(series, '{') == NULL;
     for (char *line = body; line && *line;) {
         char *nl = strchr(line, '\n');
-        if (strncmp(line, series, n) == 0 && line[n] == ' ')
+        if (strncmp(line, series, n) == 0 && line[n] == ' ') {
             v = strtod(line + n + 1, NULL);
+        } else if (sum && strncmp(line, series, n) == 0 && line[n] == '{') {
+            char *close = strstr(line, "} ");
+            if (close && (!nl || close < nl))
+                v = (v < 0 ? 0 : v) + strtod(close + 2, NULL);
+        }
         line = nl ? nl + 1 : NULL;
     }
     free(body);

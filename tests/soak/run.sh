@@ -355,10 +355,10 @@ fill_disk() {
         return
     fi
     after=$(metric recd_write_errors_total)
-    lost=$(metric recd_bytes_lost_total)
+    lost=$(metric recd_lost_bytes_total)
     if [ "$after" -gt "${before:-0}" ] && [ "$lost" -eq 0 ]; then
         disk_full_ok=0
-        disk_full_detail="$((after - ${before:-0})) writes failed while the disk was full, all retried, 0 bytes lost (recd_bytes_lost_total)"
+        disk_full_detail="$((after - ${before:-0})) writes failed while the disk was full, all retried, 0 bytes lost (recd_lost_bytes_total)"
     else
         disk_full_ok=1
         disk_full_detail="write errors ${before:-?} -> $after (expected more), bytes lost $lost (expected 0)"

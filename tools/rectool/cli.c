@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "recd/units.h"
+
 #include "commands.h"
 #include "progress.h"
 
@@ -20,6 +22,29 @@ int rt_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n\n%s", usage);
     return RT_EXIT_USAGE;
+}
+
+int rt_parse_duration(const char *cmd, const char *usage, const char *option, const char *text,
+                      uint64_t *ms)
+{
+    const char *why = NULL;
+    if (recd_parse_duration_ms(text, ms, &why) < 0)
+        return rt_usage_error(cmd, usage, "%s: invalid duration '%s': %s", option, text, why);
+    return 0;
+}
+
+uint64_t rt_count_lines(const uint8_t *p, size_t len)
+{
+    uint64_t n = 0;
+    const uint8_t *end = p + len;
+    while (p < end) {
+        const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+        n++;
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return n;
 }
 
 void rt_error(const char *fmt, ...)
@@ -71,6 +96,7 @@ int rt_for_each_file(const char *label, char **files, int n,
 {
     rt_progress progress;
     rt_progress_start(&progress, label, (uint64_t)n, (unsigned)n >= RT_PROGRESS_MIN_FILES);
+    rt_progress_set_unit(&progress, RT_UNIT_ITEMS, "files");
     int exit_code = RT_EXIT_OK;
     for (int i = 0; i < n; i++) {
         rt_progress_clear(&progress);

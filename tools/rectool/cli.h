@@ -4,6 +4,8 @@
 #define RECTOOL_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "recd/synth.h"
 
@@ -12,6 +14,12 @@
 __attribute__((format(printf, 3, 4)))
 #endif
 int rt_usage_error(const char *cmd, const char *usage, const char *fmt, ...);
+/* Reads a duration with librecd's parser (recd/units.h); on error prints "OPTION: invalid duration
+ * 'TEXT': why" as a usage error and returns RT_EXIT_USAGE. */
+/* Lines in a text (the last one may lack its newline): the progress unit for JSON lines and CSV. */
+uint64_t rt_count_lines(const uint8_t *p, size_t len);
+int rt_parse_duration(const char *cmd, const char *usage, const char *option, const char *text,
+                      uint64_t *ms);
 
 /* Prints "rectool: message" to stderr. */
 #if defined(__GNUC__)

@@ -13,7 +13,7 @@ static const char usage[] =
     "usage: rectool cut FILE [--from T] [--to T] [--keep-time] -o OUT\n"
     "\n"
     "Keeps the samples of FILE whose time is in [from, to): milliseconds for a .rec, ticks for a\n"
-    ".recap (or seconds with an 's' suffix: 12.5s). The result starts again at time 0 unless\n"
+    ".recap, or a duration with units: 90s, 1m30s, 1500ms. The result starts again at time 0 unless\n"
     "--keep-time (.rec only); a .recap starts with the full player state of its first tick and\n"
     "its header's start time moves with the cut. The output verifies or is not written.\n"
     "\n"
@@ -58,12 +58,16 @@ int cmd_edit_cut(int argc, char **argv)
         return rc;
     const char *unit = rt_edit_unit("cut", &in);
     recd_cut_opts o = {0, -1, keep};
+    const char *why = NULL;
     int exit_code = RT_EXIT_OK;
     if (!unit)
         exit_code = RT_EXIT_INVALID;
-    else if ((from && rt_edit_parse_time(from, unit, &o.from) < 0) ||
-             (to && rt_edit_parse_time(to, unit, &o.to) < 0))
-        exit_code = rt_usage_error("cut", usage, "times are whole %s, or seconds like 12.5s", unit);
+    else if (from && rt_edit_parse_time(from, unit, &o.from, &why) < 0)
+        exit_code = rt_usage_error("cut", usage, "--from: invalid time '%s': %s (a number alone counts %s)",
+                                   from, why, rt_edit_unit_words(unit));
+    else if (to && rt_edit_parse_time(to, unit, &o.to, &why) < 0)
+        exit_code = rt_usage_error("cut", usage, "--to: invalid time '%s': %s (a number alone counts %s)",
+                                   to, why, rt_edit_unit_words(unit));
     if (exit_code == RT_EXIT_OK) {
         recd_buf out = {0};
         char err[256] = "";

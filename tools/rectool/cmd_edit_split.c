@@ -17,7 +17,7 @@
 static const char usage[] =
     "usage: rectool split FILE --at T [--at T...] [--keep-time] [-o NAME]\n"
     "\n"
-    "Cuts FILE at each time T (ms for a .rec, ticks for a .recap, or seconds like 60s) into\n"
+    "Cuts FILE at each time T (ms for a .rec, ticks for a .recap, or a duration like 60s) into\n"
     "pieces [0, T1), [T1, T2), ..., [Tn, end), each rebased to 0 like `rectool cut`. Pieces are\n"
     "written as NAME-1.EXT, NAME-2.EXT, ... (NAME defaults to FILE without its extension), and\n"
     "only when every piece verifies. A piece that would hold nothing is an error.\n"
@@ -120,9 +120,11 @@ int cmd_edit_split(int argc, char **argv)
         char *save = NULL;
         for (char *t = strtok_r(buf, ",", &save); t && exit_code == RT_EXIT_OK;
              t = strtok_r(NULL, ",", &save)) {
-            if (n == SPLIT_MAX_POINTS || rt_edit_parse_time(t, unit, &at[n]) < 0)
-                exit_code = rt_usage_error("split", usage, "bad split point '%s' (whole %s or "
-                                                           "seconds like 60s)", t, unit);
+            const char *why = "too many split points";
+            if (n == SPLIT_MAX_POINTS || rt_edit_parse_time(t, unit, &at[n], &why) < 0)
+                exit_code = rt_usage_error("split", usage,
+                                           "--at: invalid time '%s': %s (a number alone counts %s)", t, why,
+                                           rt_edit_unit_words(unit));
             n++;
         }
     }

@@ -116,7 +116,10 @@ static int export_file(const rt_input *in, recd_text_encoding enc, const char *o
     x.sink = rt_output_sink(&out);
     /* Progress in the format's units: blocks, or ticks against the header's frame count. */
     uint64_t work = recd_format_count_units(f, in->data, in->len);
-    rt_progress_start(&x.progress, "exporting", work, in->len >= RT_PROGRESS_MIN_BYTES);
+    /* Any size: the bar waits RT_PROGRESS_DELAY_S, so quick exports draw nothing. Not when the
+     * text itself goes to the same terminal. */
+    rt_progress_start(&x.progress, "exporting", work, !rt_output_is_terminal(&out));
+    rt_progress_set_unit(&x.progress, RT_UNIT_ITEMS, f->unit);
 
     char err[256] = "";
     rc = recd_format_export(f, in->data, in->len, on_message, &x, err, sizeof err);

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "progress.h"
 #include "recd/synth.h"
 
 #define GENERATE_FLUSH_BYTES (1u << 20) /* write in big chunks, not one syscall per block */
@@ -25,7 +26,7 @@ static const char usage[] =
     "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed)\n"
     "                       samp-onfoot has no 'drive' and samp-vehicle no 'walk' (a .rec holds\n"
     "                       one block type); recap 'drive' rides a horse\n"
-    "  --duration DUR       length: 1500ms, 90s, 5m, 1h, 1h30m, 2d (a bare number is seconds),\n"
+    "  --duration DUR       length: 1500ms, 90s, 5m, 1h, 1h30m, 2d (a unit is required),\n"
     "                       at most 7d\n"
     "  --seed N             any unsigned 64-bit number, decimal or 0x-hex (default 1)\n"
     "  -o, --output OUT     output file\n"
@@ -99,14 +100,11 @@ static int parse_args(int argc, char **argv, generate_args *a)
             if (rt_parse_synth_scenario("generate", usage, optarg, &a->p.scenario) != 0)
                 return RT_EXIT_USAGE;
             break;
-        case 'd': {
-            int rc = recd_synth_parse_duration(optarg, &a->p.duration_ms);
-            if (rc < 0)
-                return rt_usage_error("generate", usage,
-                                      "bad duration '%s' (examples: 1500ms, 90s, 5m, 1h)", optarg);
+        case 'd':
+            if (rt_parse_duration("generate", usage, "--duration", optarg, &a->p.duration_ms) != 0)
+                return RT_EXIT_USAGE;
             a->have_duration = true;
             break;
-        }
         case 'S':
             if (parse_seed(optarg, &a->p.seed) < 0)
                 return rt_usage_error("generate", usage,
@@ -131,6 +129,19 @@ static int parse_args(int argc, char **argv, generate_args *a)
     return -1;
 }
 
+typedef struct generate_progress {
+    rt_progress bar;
+    unsigned calls;
+} generate_progress;
+
+/* Once per block or tick: looks at the clock only every 256th time. */
+static void on_progress(void *ctx, uint64_t done_ms)
+{
+    generate_progress *g = ctx;
+    if ((++g->calls & 255) == 0)
+        rt_progress_update(&g->bar, done_ms);
+}
+
 int cmd_generate(int argc, char **argv)
 {
     generate_args a;
@@ -147,7 +158,12 @@ int cmd_generate(int argc, char **argv)
     chunked_sink chunks = {rt_output_sink(&out), {0}};
     recd_sink sink = {chunked_write, &chunks};
     uint64_t units = 0;
-    rc = recd_synth_write(&a.p, sink, &units);
+    generate_progress progress = {.calls = 0};
+    /* Minutes of recording take a moment; days take half a minute (a Recap week about 30 s). */
+    rt_progress_start(&progress.bar, "generating", a.p.duration_ms, strcmp(a.output, "-") != 0);
+    rt_progress_set_unit(&progress.bar, RT_UNIT_REC_MS, NULL);
+    rc = recd_synth_write_progress(&a.p, sink, &units, on_progress, &progress);
+    rt_progress_finish(&progress.bar);
     if (rc == 0)
         rc = chunked_flush(&chunks);
     recd_buf_free(&chunks.buf);

@@ -52,21 +52,6 @@ static int on_message(void *ctx, const recd_msg *m, char *err, size_t errlen)
     return recd_importer_msg(&x->importer, m, err, errlen);
 }
 
-/* Lines in the text, the unit of the progress bar (one message per line, near enough for CSV). */
-static uint64_t count_lines(const uint8_t *p, size_t len)
-{
-    uint64_t n = 0;
-    const uint8_t *end = p + len;
-    while (p < end) {
-        const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
-        n++;
-        if (!nl)
-            break;
-        p = nl + 1;
-    }
-    return n;
-}
-
 /* The recording format OUT's extension asks for (NONE and *shared_ext set when several formats
  * share it); false when no format uses the extension. */
 static bool format_from_name(const char *out, recd_msg_format *expect, const char **shared_ext)
@@ -88,8 +73,9 @@ static int import_text(const rt_input *in, recd_text_encoding enc, import_ctx *x
 {
     char err[256] = "";
     recd_importer_init(&x->importer, x->importer.expect, rt_output_sink(out));
-    rt_progress_start(&x->progress, "importing", count_lines(in->data, in->len),
-                      in->len >= RT_PROGRESS_MIN_BYTES);
+    rt_progress_start(&x->progress, "importing", rt_count_lines(in->data, in->len),
+                      !rt_output_is_terminal(out));
+    rt_progress_set_unit(&x->progress, RT_UNIT_ITEMS, "lines");
     int rc = enc == RECD_TEXT_JSONL
                  ? recd_jsonl_read(in->data, in->len, on_message, x, err, sizeof err)
                  : recd_csv_read(in->data, in->len, on_message, x, err, sizeof err);

@@ -22,7 +22,7 @@ static const char usage[] =
     "panel, and a health panel (health and armour on foot, vehicle health for vehicles).\n"
     "Works for every format whose librecd entry has a track (.rec, .recap).\n"
     "\n"
-    "  -f, --from S       first second drawn (default 0)\n"
+    "  -f, --from S       first second drawn (default 0; also 1m30s, 1500ms)\n"
     "  -t, --to S         last second drawn (default: the end)\n"
     "  -s, --size WxH     image size (default 1000x1000; 200..8000 each)\n"
     "  -o, --output OUT   .svg or .png file (written as OUT.part, then renamed)\n"
@@ -38,18 +38,16 @@ int cmd_plot(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     double from = 0, to = -1;
     rt_plot_opts po = {1000, 1000};
-    const char *output = NULL;
+    const char *output = NULL, *why = NULL;
     int c;
     rt_getopt_reset();
     while ((c = getopt_long(argc, argv, ":f:t:s:o:h", options, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (rt_edit_parse_number(optarg, &from) < 0 || from < 0)
-                return rt_usage_error("plot", usage, "--from takes seconds >= 0");
-            break;
         case 't':
-            if (rt_edit_parse_number(optarg, &to) < 0 || to < 0)
-                return rt_usage_error("plot", usage, "--to takes seconds >= 0");
+            if (rt_edit_parse_seconds(optarg, c == 'f' ? &from : &to, &why) < 0)
+                return rt_usage_error("plot", usage, "%s: invalid time '%s': %s (a number alone counts seconds)",
+                                      c == 'f' ? "--from" : "--to", optarg, why);
             break;
         case 's':
             if (sscanf(optarg, "%dx%d", &po.width, &po.height) != 2 || po.width < 200 ||

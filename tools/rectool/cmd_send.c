@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "progress.h"
 #include "recd/client.h"
 #include "recd/synth.h"
 #include "send_queue.h"
@@ -52,7 +53,7 @@ static const char usage[] =
     "  --sessions N         concurrent sessions (1..100000)\n"
     "  --rate R             samples per second PER SESSION (total = N x R); a sample is one .rec\n"
     "                       block, or one Recap tick (its full state plus that tick's events)\n"
-    "  --duration DUR       how long to send: 1500ms, 90s, 5m (a bare number is seconds)\n"
+    "  --duration DUR       how long to send: 1500ms, 90s, 5m, 1h30m (a unit is required)\n"
     "  --seed S             session i uses seed S + i (default 1)\n"
     "  --session PREFIX     session keys PREFIX-1 .. PREFIX-N (default synth)\n"
     "\n"
@@ -190,6 +191,8 @@ typedef struct track {
     pthread_t reader;
     int code; /* the reader's exit code, valid once the queue is closed */
     uint64_t last_ms, seq;
+    bool text;     /* JSON lines or CSV: progress counts messages (lines), else blocks / ticks */
+    uint64_t done; /* progress units sent (sending loop only) */
 } track;
 
 static uint64_t msg_time_ms(const recd_msg *m, uint64_t last)
@@ -367,6 +370,36 @@ static int set_auth(recd_msg *m, const char *auth)
     return 0;
 }
 
+/* The progress bar's total: the files' blocks or ticks (their formats count them from the size
+ * or the header), or lines of text; 0 (no bar) when one is standard input. Marks text tracks. */
+static uint64_t count_work(track *tracks, int nfiles, char **files)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < nfiles; i++) {
+        rt_input in;
+        if (strcmp(files[i], "-") == 0 || rt_input_open(&in, files[i]) < 0)
+            return 0;
+        rt_sniffed what;
+        rt_sniff(in.data, in.len, &what);
+        tracks[i].text = what.text != RECD_TEXT_NONE;
+        if (rt_sniffed_recording(&what))
+            total += recd_format_count_units(what.format, in.data, in.len);
+        else if (tracks[i].text)
+            total += rt_count_lines(in.data, in.len);
+        rt_input_close(&in);
+    }
+    return total;
+}
+
+/* After a message went out: a state is a block, or reaches its tick; a text line is a message. */
+static void note_sent(track *t, const recd_msg *m)
+{
+    if (t->text)
+        t->done++;
+    else if (m->type == RECD_MSG_STATE)
+        t->done = m->format == RECD_MSG_FMT_RECAP && m->recap_state ? m->recap_state->tick + 1 : t->done + 1;
+}
+
 /* Starts one reader thread per file; the exit code says whether all of them run. */
 static int start_readers(track *tracks, int nfiles, char **files)
 {
@@ -409,6 +442,7 @@ static int replay(const send_args *a, int nfiles, char **files)
     if (!tracks)
         return RT_EXIT_IO;
     name_tracks(tracks, nfiles, (const char *const *)files, a->session);
+    uint64_t work = count_work(tracks, nfiles, files);
     int code = start_readers(tracks, nfiles, files);
     /* Nothing goes out before every file has passed its checks: a reader's first message (or
      * its end) comes after them. */
@@ -423,6 +457,10 @@ static int replay(const send_args *a, int nfiles, char **files)
         s.sessions = (unsigned long)nfiles;
         track *t;
         int reader_code = RT_EXIT_OK;
+        rt_progress bar;
+        uint64_t done = 0;
+        rt_progress_start(&bar, "sending", work, true);
+        rt_progress_set_unit(&bar, RT_UNIT_ITEMS, "samples");
         while (code == RT_EXIT_OK && (t = next_due(tracks, nfiles, &reader_code))) {
             rt_timed_msg tm;
             rt_send_queue_pop(&t->q, &tm);
@@ -433,10 +471,19 @@ static int replay(const send_args *a, int nfiles, char **files)
                 rc = pace(&s, (double)tm.at_ms / 1000.0 / a->speed);
             if (rc == 0)
                 rc = send_msg(&s, &tm.m);
+            if (rc == 0 && bar.active) {
+                uint64_t before = t->done;
+                note_sent(t, &tm.m);
+                done += t->done - before;
+                rt_progress_update(&bar, done);
+            }
             recd_msg_free(&tm.m);
-            if (rc < 0)
+            if (rc < 0) {
+                rt_progress_clear(&bar);
                 code = send_failed(rc);
+            }
         }
+        rt_progress_finish(&bar);
         if (code == RT_EXIT_OK)
             code = reader_code;
         code = summarise(&s, code);
@@ -583,9 +630,14 @@ static int synthetic(const send_args *a)
             rc = synth_open(&s, &ss[i], a, i, samples);
         /* Message j (sample j / N of session j % N) is due at j / (N x R): a smooth total rate. */
         uint64_t total = samples * a->sessions;
+        rt_progress bar;
+        rt_progress_start(&bar, "sending", total, true);
+        rt_progress_set_unit(&bar, RT_UNIT_ITEMS, "samples");
         for (uint64_t j = 0; j < total && rc == 0; j++) {
             if ((j & 1023) == 0 && elapsed_s(&s) > secs)
                 break; /* behind schedule: the duration still bounds the run */
+            if (bar.active && (total_rate < 10000 || (j & 63) == 0))
+                rt_progress_update(&bar, j);
             synth_session *one = &ss[j % a->sessions];
             if ((rc = pace(&s, (double)j / total_rate)) == 0 && (one->rec || one->recap))
                 rc = synth_sample(&s, one, f);
@@ -597,6 +649,7 @@ static int synthetic(const send_args *a)
                 rc = 0;
             }
         }
+        rt_progress_finish(&bar);
         for (unsigned long i = 0; i < a->sessions && rc == 0; i++)
             rc = synth_close(&s, &ss[i], f);
         if (rc < 0)
@@ -715,10 +768,10 @@ static int parse_args(int argc, char **argv, send_args *a)
                                       optarg);
             break;
         case 'd':
-            if (recd_synth_parse_duration(optarg, &a->p.duration_ms) < 0 || a->p.duration_ms == 0 ||
-                (double)a->p.duration_ms / 1000.0 > MAX_SEND_SECONDS)
-                return rt_usage_error("send", usage, "bad duration '%s' (1500ms, 90s, 5m; at most 24h)",
-                                      optarg);
+            if (rt_parse_duration("send", usage, "--duration", optarg, &a->p.duration_ms) != 0)
+                return RT_EXIT_USAGE;
+            if (a->p.duration_ms == 0 || (double)a->p.duration_ms / 1000.0 > MAX_SEND_SECONDS)
+                return rt_usage_error("send", usage, "--duration: '%s' is out of range (1ms .. 24h)", optarg);
             a->have_duration = true;
             break;
         case 'S':

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "recd/format.h"
+#include "recd/units.h"
 
 int rt_edit_open(const char *cmd, const char *path, rt_input *in)
 {
@@ -39,31 +41,58 @@ int rt_edit_parse_number(const char *text, double *out)
     return 0;
 }
 
-int rt_edit_parse_time(const char *text, const char *unit, int64_t *out)
+int rt_edit_parse_time(const char *text, const char *unit, int64_t *out, const char **why)
 {
-    size_t n = strlen(text);
-    if (n > 1 && text[n - 1] == 's' && text[n - 2] != 'm') {
-        char buf[64];
-        if (n >= sizeof buf)
-            return -EINVAL;
-        memcpy(buf, text, n - 1);
-        buf[n - 1] = 0;
-        double s;
-        if (rt_edit_parse_number(buf, &s) < 0 || s < 0 || s > 1e9)
-            return -EINVAL;
-        double per_second = strcmp(unit, "tick") == 0 ? 20.0 : 1000.0;
-        *out = (int64_t)llround(s * per_second);
+    *why = NULL;
+    bool digits = *text != '\0';
+    for (const char *p = text; *p; p++)
+        digits = digits && *p >= '0' && *p <= '9';
+    if (digits) { /* a position in the file's own unit */
+        char *end;
+        errno = 0;
+        long long v = strtoll(text, &end, 10);
+        if (errno || *end) {
+            *why = "number too large";
+            return -ERANGE;
+        }
+        *out = v;
         return 0;
     }
-    if (n > 2 && strcmp(text + n - 2, "ms") == 0 && strcmp(unit, "ms") != 0)
-        return -EINVAL;
-    char *end;
-    errno = 0;
-    long long v = strtoll(text, &end, 10);
-    if (end == text || (*end && strcmp(end, "ms") != 0) || errno || v < 0)
-        return -EINVAL;
-    *out = v;
+    uint64_t ms;
+    int rc = recd_parse_duration_ms(text, &ms, why);
+    if (rc < 0)
+        return rc;
+    uint64_t v = strcmp(unit, "tick") == 0 ? (ms + 25) / 50 : ms; /* ticks of 50 ms, rounded */
+    if (v > (uint64_t)INT64_MAX) {
+        *why = "value too large";
+        return -ERANGE;
+    }
+    *out = (int64_t)v;
     return 0;
+}
+
+int rt_edit_parse_seconds(const char *text, double *out, const char **why)
+{
+    *why = NULL;
+    double s;
+    if (rt_edit_parse_number(text, &s) == 0) {
+        if (s < 0) {
+            *why = "negative values are not allowed";
+            return -EINVAL;
+        }
+        *out = s;
+        return 0;
+    }
+    uint64_t ms;
+    int rc = recd_parse_duration_ms(text, &ms, why);
+    if (rc == 0)
+        *out = (double)ms / 1000.0;
+    return rc;
+}
+
+const char *rt_edit_unit_words(const char *unit)
+{
+    return strcmp(unit, "tick") == 0 ? "ticks of 50 ms" : "milliseconds";
 }
 
 int rt_edit_parse_vec3(const char *text, double out[3])

@@ -14,9 +14,15 @@
 int rt_edit_open(const char *cmd, const char *path, rt_input *in);
 recd_edit_input rt_edit_input_of(const rt_input *in);
 
-/* A time in the unit of the file's format ("ms", "tick"): an integer, or seconds with an "s"
- * suffix ("12.5s"). 0, or -EINVAL. */
-int rt_edit_parse_time(const char *text, const char *unit, int64_t *out);
+/* A time in the unit of the file's format ("ms", "tick"): a bare integer is in that unit; anything
+ * else is a duration for librecd's parser (recd/units.h: "90s", "1m30s", "1500ms"), converted to
+ * ticks of 50 ms (rounded) for "tick". 0, or -EINVAL / -ERANGE with *why saying what is wrong. */
+int rt_edit_parse_time(const char *text, const char *unit, int64_t *out, const char **why);
+/* Seconds for plot: a number alone is seconds (5, 12.5); anything else is a duration for
+ * librecd's parser (1m30s). 0, or -EINVAL / -ERANGE with *why saying what is wrong. */
+int rt_edit_parse_seconds(const char *text, double *out, const char **why);
+/* "milliseconds" or "ticks": the unit in words, for messages. */
+const char *rt_edit_unit_words(const char *unit);
 /* "X,Y,Z" as three finite numbers. 0 or -EINVAL. */
 int rt_edit_parse_vec3(const char *text, double out[3]);
 /* A finite number. 0 or -EINVAL. */

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "progress.h"
 #include "recd/fd_sink.h"
 
 static const uint8_t empty_input[1];
@@ -92,6 +94,55 @@ void rt_input_close(rt_input *in)
     in->len = 0;
 }
 
+/* Part files being written: the handler of SIGINT, SIGTERM and SIGHUP removes them, so an
+ * interrupted command leaves no OUT.part behind. unlink() is async-signal-safe; the strings stay
+ * allocated while they are listed. */
+#define LIVE_PARTS 4
+static char *volatile live_parts[LIVE_PARTS];
+
+static void remember_part(char *path)
+{
+    for (size_t i = 0; i < LIVE_PARTS; i++)
+        if (!live_parts[i]) {
+            live_parts[i] = path;
+            return;
+        }
+}
+
+static void forget_part(const char *path)
+{
+    for (size_t i = 0; i < LIVE_PARTS; i++)
+        if (live_parts[i] == path)
+            live_parts[i] = NULL;
+}
+
+static void on_stop_signal(int sig)
+{
+    int saved = errno;
+    rt_progress_erase_on_signal();
+    for (size_t i = 0; i < LIVE_PARTS; i++)
+        if (live_parts[i])
+            unlink(live_parts[i]);
+    /* Die of the signal, so the shell sees 128 + sig as for any interrupted program. */
+    signal(sig, SIG_DFL);
+    raise(sig);
+    errno = saved;
+}
+
+void rt_cleanup_on_signals(void)
+{
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+        struct sigaction old, sa;
+        if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue; /* nohup and friends: stay ignored */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(signals[i], &sa, NULL);
+    }
+}
+
 int rt_output_open(rt_output *out, const char *path)
 {
     memset(out, 0, sizeof *out);
@@ -109,9 +160,11 @@ int rt_output_open(rt_output *out, const char *path)
     }
     memcpy(out->part_path, path, n);
     memcpy(out->part_path + n, ".part", sizeof ".part");
+    remember_part(out->part_path); /* before it exists: a signal after open() removes it */
     out->fd = open(out->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out->fd < 0) {
         int err = -errno;
+        forget_part(out->part_path);
         free(out->part_path);
         out->part_path = NULL;
         rt_output_abort(out);
@@ -120,10 +173,16 @@ int rt_output_open(rt_output *out, const char *path)
     return 0;
 }
 
+bool rt_output_is_terminal(const rt_output *out)
+{
+    return !out->part_path && isatty(STDOUT_FILENO);
+}
+
 recd_sink rt_output_sink(rt_output *out) { return recd_fd_sink(&out->fd); }
 
 static void free_paths(rt_output *out)
 {
+    forget_part(out->part_path);
     free(out->final_path);
     free(out->part_path);
     out->final_path = out->part_path = NULL;

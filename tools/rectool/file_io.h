@@ -36,8 +36,14 @@ recd_sink rt_output_sink(rt_output *out);
 /* Closes and renames the .part file onto the final name. 0 or a negative errno (then the .part
  * file is removed). */
 int rt_output_commit(rt_output *out);
+/* True when the output is standard output on a terminal (a progress line would garble it). */
+bool rt_output_is_terminal(const rt_output *out);
 /* Closes and removes the .part file; safe to call after commit or on an unopened output. */
 void rt_output_abort(rt_output *out);
+
+/* Installs handlers for SIGINT, SIGTERM and SIGHUP (unless ignored) that remove every OUT.part
+ * being written and erase the progress bar, then end the process by the same signal. */
+void rt_cleanup_on_signals(void);
 
 /* True when both paths name the same existing file (same device and inode) or the same string. */
 bool rt_same_file(const char *a, const char *b);

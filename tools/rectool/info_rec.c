@@ -124,6 +124,7 @@ int rt_info_rec(const uint8_t *buf, size_t len, json_t *out, bool show_progress)
         rt_progress progress;
         rt_progress_start(&progress, "reading blocks", info.block_count,
                           show_progress && len >= RT_PROGRESS_MIN_BYTES);
+        rt_progress_set_unit(&progress, RT_UNIT_ITEMS, "blocks");
         err = walk_blocks(buf, &info, &timing, &progress);
         rt_progress_finish(&progress);
     }

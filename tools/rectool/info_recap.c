@@ -167,6 +167,7 @@ int rt_info_recap(const uint8_t *buf, size_t len, json_t *out, bool show_progres
     w.member_start = header_size > 0 ? (uint64_t)header_size : 0;
     rt_progress_start(&w.progress, "reading ticks", header_size > 0 ? peek.frame_count : 0,
                       show_progress && len >= RT_PROGRESS_MIN_BYTES);
+    rt_progress_set_unit(&w.progress, RT_UNIT_ITEMS, "ticks");
     recd_recap_callbacks cb = {NULL, on_tick, NULL, on_member_end, &w};
     int rc = recd_recap_decode(buf, len, NULL, &cb, &res, &report);
     rt_progress_finish(&w.progress);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "file_io.h"
 #include "recd/common.h"
 #include "recd/version.h"
 
@@ -88,5 +89,6 @@ int main(int argc, char **argv)
         print_usage(stderr);
         return RT_EXIT_USAGE;
     }
+    rt_cleanup_on_signals(); /* a command stopped by Ctrl-C leaves no OUT.part behind */
     return c->run(argc - 1, argv + 1);
 }

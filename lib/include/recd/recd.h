@@ -19,6 +19,7 @@
 #include "recd/retention.h"
 #include "recd/samp_rec.h"
 #include "recd/synth.h"
+#include "recd/units.h"
 #include "recd/version.h"
 #include "recd/wire.h"
 

@@ -51,10 +51,6 @@ RECD_API int recd_synth_format_parse(const char *name, recd_synth_format *out); 
 RECD_API int recd_synth_scenario_parse(const char *name,
                                        recd_synth_scenario *out); /* 0 or -EINVAL */
 
-/* "1500ms", "90s", "5m", "1h", "1h30m", "2d"; a bare number means seconds. 0 or -EINVAL
- * (syntax) / -ERANGE (overflow). Zero is accepted here; recd_synth_params_check refuses it. */
-RECD_API int recd_synth_parse_duration(const char *text, uint64_t *ms_out);
-
 /* 0 when the combination can be generated; otherwise -EINVAL and *why (if why != NULL) points at a
  * static sentence saying what is wrong. samp-onfoot has no "drive" and samp-vehicle no "walk": a
  * .rec file holds one block type, so those pairs are refused rather than silently changed. */
@@ -139,6 +135,13 @@ RECD_API int recd_synth_write_recap(const recd_synth_params *p, recd_sink sink,
 /* Writes whatever p->format asks for through sink. units_out (may be NULL): blocks for .rec,
  * ticks for .recap. */
 RECD_API int recd_synth_write(const recd_synth_params *p, recd_sink sink, uint64_t *units_out);
+
+/* Called with the recording time reached so far (0 .. duration_ms), once per block or tick. */
+typedef void (*recd_synth_progress_fn)(void *ctx, uint64_t done_ms);
+/* recd_synth_write with a progress callback (may be NULL), for tools that show how far along a
+ * long recording is. */
+RECD_API int recd_synth_write_progress(const recd_synth_params *p, recd_sink sink, uint64_t *units_out,
+                                       recd_synth_progress_fn progress, void *ctx);
 
 #ifdef __cplusplus
 }

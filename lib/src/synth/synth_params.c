@@ -41,60 +41,6 @@ int recd_synth_scenario_parse(const char *name, recd_synth_scenario *out)
     return -EINVAL;
 }
 
-/* Milliseconds per unit suffix, or 0 when the suffix is unknown. */
-static uint64_t unit_ms(const char *s, size_t len)
-{
-    static const struct {
-        const char *name;
-        uint64_t ms;
-    } units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000}};
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (strlen(units[i].name) == len && memcmp(units[i].name, s, len) == 0)
-            return units[i].ms;
-    return 0;
-}
-
-/* True when the number ending at end is the first component of text (only digits before it). */
-static bool u_first(const char *text, const char *end)
-{
-    for (const char *q = text; q < end; q++)
-        if (*q < '0' || *q > '9')
-            return false;
-    return true;
-}
-
-int recd_synth_parse_duration(const char *text, uint64_t *ms_out)
-{
-    if (!text || !*text)
-        return -EINVAL;
-    uint64_t total = 0;
-    const char *p = text;
-    while (*p) {
-        if (*p < '0' || *p > '9')
-            return -EINVAL;
-        uint64_t n = 0;
-        while (*p >= '0' && *p <= '9') {
-            if (n > (UINT64_MAX - 9) / 10)
-                return -ERANGE;
-            n = n * 10 + (uint64_t)(*p++ - '0');
-        }
-        const char *u = p;
-        while (*p >= 'a' && *p <= 'z')
-            p++;
-        bool bare = u == p;
-        if (bare && (*p || u_first(text, u) == false)) /* a bare number must be the whole text */
-            return -EINVAL;
-        uint64_t scale = bare ? 1000 : unit_ms(u, (size_t)(p - u));
-        if (scale == 0)
-            return -EINVAL;
-        if (n > UINT64_MAX / scale || n * scale > UINT64_MAX - total)
-            return -ERANGE;
-        total += n * scale;
-    }
-    *ms_out = total;
-    return 0;
-}
-
 int recd_synth_params_check(const recd_synth_params *p, const char **why)
 {
     const char *reason = NULL;

@@ -246,8 +246,11 @@ static void value_errors(void **state)
 {
     (void)state;
     expect_error("flush:\n  interval: 1x\n",
-                 "t.yaml:2:13: flush.interval: invalid duration '1x': expected a unit: ms, s, m, h or d "
-                 "(e.g. 250ms, 30s, 5m)");
+                 "t.yaml:2:13: flush.interval: invalid duration '1x': expected a unit after each number: ms, s, "
+                 "m, h or d (e.g. 250ms, 30s, 1h30m)");
+    expect_error("flush:\n  interval: 10\n",
+                 "t.yaml:2:13: flush.interval: invalid duration '10': a number alone is not a duration: add a "
+                 "unit, ms, s, m, h or d (e.g. 30s)");
     expect_error("flush:\n  interval: 5ms\n", "t.yaml:2:13: flush.interval: 5ms is below the minimum of 10ms");
     expect_error("flush:\n  interval: 2h\n", "t.yaml:2:13: flush.interval: 2h is above the maximum of 1h");
     expect_error("rotation:\n  max_size: 1KiB\n",
@@ -655,8 +658,9 @@ static void overrides(void **state)
     assert_int_equal(recd_config_set(&c, "output.root", "/srv/rec", why, sizeof why), 0);
     assert_string_equal(c.output.root, "/srv/rec");
     assert_int_equal(recd_config_set(&c, "flush.interval", "1x", why, sizeof why), -EINVAL);
-    assert_string_equal(why, "flush.interval: invalid duration '1x': expected a unit: ms, s, m, h or d (e.g. 250ms, "
-                             "30s, 5m)");
+    assert_string_equal(why, "flush.interval: invalid duration '1x': expected a unit after each number: ms, s, m, "
+                             "h or d (e.g. 250ms, 30s, 1h30m)");
+    assert_int_equal(recd_config_set(&c, "shutdown.drain_timeout", "1m30s", why, sizeof why), 0);
     assert_int_equal(recd_config_set(&c, "flush.intervall", "1s", why, sizeof why), -ENOENT);
     assert_string_equal(why, "unknown key 'flush.intervall'");
     assert_int_equal(recd_config_check(&c, why, sizeof why), 0);

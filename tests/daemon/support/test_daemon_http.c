@@ -30,11 +30,16 @@ typedef struct response {
 
 static atomic_int healthy = 1;
 
-static int health(void *ctx)
+static void health(void *ctx, recd_health_report *r)
 {
     (void)ctx;
-    return atomic_load(&healthy) ? 0 : 1;
+    if (!atomic_load(&healthy)) {
+        recd_health_fail(r, "writes", "a write failed 3 s ago");
+        recd_health_fail(r, "quote\"d", "line\nbreak");
+    }
 }
+
+#define HEALTH_OK "{\"status\":\"ok\",\"checks\":[]}\n"
 
 static double now_s(void)
 {
@@ -203,14 +208,16 @@ static void endpoints_client(harness *h)
 
     request(h->port, "GET /healthz HTTP/1.1\r\n\r\n", &r);
     CHECK((r.status) == (200));
-    CHECK(strcmp(r.body, "ok") == 0);
-    CHECK((content_length(&r)) == (2));
+    CHECK(strcmp(r.body, HEALTH_OK) == 0);
+    CHECK(strstr(r.headers, "Content-Type: application/json") != NULL);
+    CHECK((content_length(&r)) == (strlen(HEALTH_OK)));
 
     atomic_store(&healthy, 0);
     request(h->port, "GET /healthz HTTP/1.1\r\n\r\n", &r);
     atomic_store(&healthy, 1);
     CHECK((r.status) == (503));
-    CHECK(strcmp(r.body, "error") == 0);
+    CHECK(strcmp(r.body, "{\"status\":\"error\",\"checks\":[{\"name\":\"writes\",\"reason\":\"a write "
+                         "failed 3 s ago\"},{\"name\":\"quote\\\"d\",\"reason\":\"line\\u000abreak\"}]}\n") == 0);
 
     request(h->port, "GET /metrics?name=x HTTP/1.0\r\n\r\n", &r);
     CHECK((r.status) == (200));
@@ -224,9 +231,19 @@ static void endpoints_client(harness *h)
 
     request(h->port, "POST /metrics HTTP/1.1\r\nContent-Length: 2\r\n\r\nab", &r);
     CHECK((r.status) == (405));
-    CHECK((strstr(r.headers, "Allow: GET")) != NULL);
+    CHECK((strstr(r.headers, "Allow: GET, HEAD")) != NULL);
+    /* HEAD: GET's status and headers (Content-Length included), no body. */
     request(h->port, "HEAD /healthz HTTP/1.1\r\n\r\n", &r);
-    CHECK((r.status) == (405));
+    CHECK((r.status) == (200));
+    CHECK((r.body_len) == (0));
+    CHECK((content_length(&r)) == (strlen(HEALTH_OK)));
+    request(h->port, "HEAD /metrics HTTP/1.1\r\n\r\n", &r);
+    CHECK((r.status) == (200));
+    CHECK((r.body_len) == (0));
+    CHECK(content_length(&r) > 100);
+    request(h->port, "HEAD /nope HTTP/1.1\r\n\r\n", &r);
+    CHECK((r.status) == (404));
+    CHECK((r.body_len) == (0));
 
     request(h->port, "HELLO\r\n\r\n", &r);
     CHECK((r.status) == (400));
@@ -267,12 +284,12 @@ static void endpoints_client(harness *h)
     read_response(fd, &r);
     close(fd);
     CHECK((r.status) == (200));
-    CHECK(strcmp(r.body, "ok") == 0);
+    CHECK(strcmp(r.body, HEALTH_OK) == 0);
 
     /* Pipelined requests: only the first is answered. */
     request(h->port, "GET /healthz HTTP/1.1\r\n\r\nGET /metrics HTTP/1.1\r\n\r\n", &r);
     CHECK((r.status) == (200));
-    CHECK(strcmp(r.body, "ok") == 0);
+    CHECK(strcmp(r.body, HEALTH_OK) == 0);
 }
 
 static void endpoints(void **state)

@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,35 @@ static void one_line_per_event(void **state)
     assert_memory_equal(captured, "<6>xxx", 6);
 }
 
+/* On a terminal: "YYYY-MM-DD HH:MM:SS.mmm ", the level in words for warnings and worse, no <N>. */
+static void terminal_style(void **state)
+{
+    (void)state;
+    recd_log_set_style(RECD_LOG_STYLE_TERMINAL);
+    log_info("ready");
+    log_err("disk %s", "full");
+    log_warn("careful\nnow");
+    recd_log_set_style(RECD_LOG_STYLE_PRIORITY);
+    log_info("back");
+    const char *line = captured;
+    for (int i = 0; i < 3; i++) {
+        static const char *const rest[] = {"ready\n", "error: disk full\n", "warning: careful now\n"};
+        /* 2026-11-25 20:51:14.123 */
+        for (int k = 0; k < 23; k++) {
+            char c = line[k];
+            bool digit = c >= '0' && c <= '9';
+            bool ok = (k == 4 || k == 7) ? c == '-' : k == 10 ? c == ' ' : (k == 13 || k == 16) ? c == ':'
+                                                                      : k == 19 ? c == '.' : digit;
+            if (!ok)
+                fail_msg("line %d: no timestamp at %d: %s", i, k, line);
+        }
+        assert_int_equal(line[23], ' ');
+        assert_memory_equal(line + 24, rest[i], strlen(rest[i]));
+        line = strchr(line, '\n') + 1;
+    }
+    assert_string_equal(line, "<6>back\n");
+}
+
 static void rate_limited(void **state)
 {
     (void)state;
@@ -175,6 +205,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(levels, setup, teardown),
         cmocka_unit_test_setup_teardown(one_line_per_event, setup, teardown),
+        cmocka_unit_test_setup_teardown(terminal_style, setup, teardown),
         cmocka_unit_test_setup_teardown(rate_limited, setup, teardown),
         cmocka_unit_test_setup_teardown(keys_overflow_table, setup, teardown),
         cmocka_unit_test_setup_teardown(threads, setup, teardown),

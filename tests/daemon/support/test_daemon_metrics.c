@@ -3,9 +3,12 @@
  * Prometheus text output, escaping, recd's metric set, and concurrent updates from threads. */
 #include "testutil.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "support/metrics.h"
 
@@ -130,6 +133,11 @@ static void recd_set(void **state)
     recd_metric_add(m.sessions_open, 0, 3);
     recd_metric_sub(m.sessions_open, 0, 1);
     recd_metric_set(m.buffered_bytes, 0, 65536);
+    recd_metrics_write_errors(&m, -ENOSPC, 2);
+    recd_metrics_write_errors(&m, EIO, 1);
+    recd_metrics_write_errors(&m, -EBADF, 1);
+    recd_metrics_bytes_lost(&m, 10);
+    recd_metrics_refresh_process(&m);
     const char *text = render(m.registry);
     static const char *const expected[] = {
         "# TYPE recd_sessions_open gauge\nrecd_sessions_open 2\n",
@@ -137,6 +145,17 @@ static void recd_set(void **state)
         "recd_samples_total{transport=\"tcp\",format=\"samp-onfoot\"} 1\n",
         "recd_samples_total{transport=\"unix\",format=\"samp-vehicle\"} 0\n",
         "recd_bytes_in_total{transport=\"udp\",format=\"recap\"} 200\n",
+        "recd_in_bytes_total{transport=\"udp\",format=\"recap\"} 200\n",
+        "# HELP recd_bytes_in_total Deprecated: use recd_in_bytes_total",
+        "recd_written_bytes_total 4096\n",
+        "recd_write_errors_total{reason=\"no_space\"} 2\n",
+        "recd_write_errors_total{reason=\"io\"} 2\n",
+        "recd_lost_bytes_total 10\n",
+        "recd_bytes_lost_total 10\n",
+        "# TYPE recd_build_info gauge\nrecd_build_info{version=\"",
+        "# TYPE process_cpu_seconds_total counter\n",
+        "# TYPE process_start_time_seconds gauge\n",
+        "recd_sessions_open_by_format{format=\"recap\"} 0\n",
         "recd_decode_errors_total{reason=\"too_large\"} 1\n",
         "recd_decode_errors_total{reason=\"other\"} 0\n",
         "# TYPE recd_udp_gaps_total counter\nrecd_udp_gaps_total 0\n",
@@ -153,6 +172,17 @@ static void recd_set(void **state)
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         if (!strstr(text, expected[i]))
             fail_msg("missing:\n%s\nin:\n%s", expected[i], text);
+    /* The process metrics hold this process' real values. */
+    const char *rss = strstr(text, "\nprocess_resident_memory_bytes ");
+    assert_non_null(rss);
+    assert_true(strtod(rss + 31, NULL) > 100000);
+    const char *start = strstr(text, "\nprocess_start_time_seconds ");
+    assert_non_null(start);
+    double started = strtod(start + 28, NULL);
+    assert_true(started > 1.6e9 && started <= (double)time(NULL) + 1);
+    const char *fds = strstr(text, "\nprocess_open_fds ");
+    assert_non_null(fds);
+    assert_true(strtod(fds + 18, NULL) >= 3);
     recd_daemon_metrics_free(&m);
 }
 

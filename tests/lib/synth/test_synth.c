@@ -58,30 +58,6 @@ static void test_names(void **state)
     assert_string_equal(recd_synth_scenario_name((recd_synth_scenario)9), "?");
 }
 
-static void test_durations(void **state)
-{
-    (void)state;
-    static const struct {
-        const char *text;
-        uint64_t ms;
-    } good[] = {{"1500ms", 1500}, {"90s", 90000},       {"5m", 300000},  {"1h", 3600000},
-                {"1h30m", 5400000}, {"2d", 172800000}, {"90", 90000},   {"0s", 0},
-                {"1m500ms", 60500}};
-    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-        uint64_t ms = 12345;
-        assert_int_equal(recd_synth_parse_duration(good[i].text, &ms), 0);
-        assert_true(ms == good[i].ms);
-    }
-    static const char *const bad[] = {"", "5x", "m5", "1.5h", "-1s", "1h30", "5 m", "5M", "s"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        uint64_t ms;
-        assert_int_equal(recd_synth_parse_duration(bad[i], &ms), -EINVAL);
-    }
-    uint64_t ms;
-    assert_int_equal(recd_synth_parse_duration("99999999999999999999", &ms), -ERANGE);
-    assert_int_equal(recd_synth_parse_duration("9999999999999999d", &ms), -ERANGE);
-}
-
 static void test_params_check(void **state)
 {
     (void)state;
@@ -736,7 +712,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
-        cmocka_unit_test(test_durations),
         cmocka_unit_test(test_params_check),
         cmocka_unit_test(test_rng),
         cmocka_unit_test(test_rec_determinism),
