@@ -5,8 +5,9 @@
  * compresses them, so the loop thread only does the cheap delta encoding. Every part has its own
  * encoder, so it starts with a header and a FULL_STATE; its header is patched with the frame
  * count and end time when the part ends. Ticks without a time are stamped on arrival
- * (elapsed / 50 ms). The tick being collected counts toward the buffer limits, and a tick never
- * outgrows the session's limit or what a reader takes in one gzip member. */
+ * (elapsed / 50 ms). Every byte on its way to the file counts toward the buffer limits (the tick
+ * being collected, its state included, and the encoder's buffers), and a tick never outgrows the
+ * session's limit or what a reader takes in one gzip member. */
 #include "session_recap.h"
 
 #include <errno.h>
@@ -29,7 +30,8 @@ typedef struct session_recap {
      * (the config may have changed meanwhile, so the options are kept, not re-read). */
     int64_t part_start_ms;
     recd_recap_encoder_options part_opt;
-    uint64_t estimate;       /* bytes accounted for the encoder's pending member */
+    uint64_t estimate;       /* the encoder's pending member (uncompressed), for flush and size */
+    uint64_t encoder_held;   /* the encoder's buffers, counted in the session's buffered bytes */
     uint64_t part_first_tick;
     bool started;            /* a tick was fed in this session */
     uint64_t first_tick, last_fed;
@@ -41,7 +43,7 @@ typedef struct session_recap {
     recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
     recd_msg *events;
     size_t nevents, capevents;
-    uint64_t group_bytes; /* its events' encoded size, counted in the session's buffered bytes */
+    uint64_t group_bytes; /* its state's and events' encoded size, counted in the buffered bytes */
     /* Between parts: the reader's state at the end of the last one, as one binary frame (smaller
      * than a recd_recap_state), for a next part whose first tick has only events. While a part is
      * open the encoder holds that state itself. */
@@ -103,6 +105,7 @@ static void recap_free(recd_session *s)
     recd_buf_free(&r->carry);
     recd_msg_free(&r->open);
     recd_recap_encoder_free(r->enc);
+    session_account(s, -(int64_t)r->encoder_held);
     recd_buf_free(&r->member);
     free(r);
 }
@@ -137,13 +140,16 @@ static uint64_t group_since(const session_recap *r, uint64_t interval_ms)
     return since ? since : 1;
 }
 
-/* The encoder's open member counts as buffered bytes of the session. */
+/* The encoder's buffers (its open member, output and item scratch) count as buffered bytes of the
+ * session; its item slots, the reader's view that the next delta is taken against, do not: no
+ * write releases them, so counting them could pause a connection for good. */
 static void update_estimate(recd_session *s)
 {
     session_recap *r = recap_of(s);
-    uint64_t est = r->enc ? recd_recap_encoder_pending(r->enc) : 0;
-    session_account(s, (int64_t)est - (int64_t)r->estimate);
-    r->estimate = est;
+    r->estimate = r->enc ? recd_recap_encoder_pending(r->enc) : 0;
+    uint64_t held = r->enc ? recd_recap_encoder_buffer_memory(r->enc) : 0;
+    session_account(s, (int64_t)held - (int64_t)r->encoder_held);
+    r->encoder_held = held;
 }
 
 /* Ends the current gzip member: its uncompressed bytes go to the writer, which compresses them. */
@@ -212,8 +218,8 @@ static int start_part(recd_session *s, uint64_t tick)
         return rc;
     }
     r->part_first_tick = tick;
-    r->estimate = 0;
     recd_buf_free(&r->carry);
+    update_estimate(s);
     return 0;
 }
 
@@ -329,6 +335,7 @@ static void recap_idle(recd_session *s)
     session_recap *r = recap_of(s);
     if (r->enc)
         recd_recap_encoder_trim(r->enc);
+    update_estimate(s);
     recd_buf_free(&r->member);
     if (!r->have_group) {
         free(r->events);
@@ -429,30 +436,73 @@ static uint64_t event_bytes(const recd_recap_event *ev)
     return n;
 }
 
+/* An upper bound of a state's encoded size: its fixed fields and its items (up to 47 of 64 KiB). */
+static uint64_t state_bytes(const recd_recap_state *st)
+{
+    uint64_t n = 64;
+    for (size_t i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+        n += 8 + st->equipment[i].key.len + st->equipment[i].data.len;
+    for (size_t i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
+        n += 8 + st->inventory[i].key.len + st->inventory[i].data.len;
+    return n;
+}
+
+/* A tick is written whole, so it must fit the session's limit: paused for its own bytes, a
+ * connection could not send the rest of it. */
+static uint64_t tick_most_bytes(const recd_session *s)
+{
+    uint64_t most = s->env->cfg->limits.session_buffer;
+    return most < RECAP_TICK_MAX_BYTES ? most : RECAP_TICK_MAX_BYTES;
+}
+
+/* The tick's state, which counts toward the limits until it is given to the encoder. */
+static int add_state(recd_session *s, session_input *in, const recd_msg *m, recd_msg *movable,
+                     char *why, size_t whylen)
+{
+    session_recap *r = recap_of(s);
+    uint64_t old = 0;
+    if (r->state.type == RECD_MSG_STATE) {
+        if (!r->group_stamped)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                  "session '%s': a second state for tick %llu", s->key,
+                                  (unsigned long long)r->group_tick);
+        old = state_bytes(&r->state.recap_state->state); /* stamped: the latest state wins */
+    }
+    uint64_t bytes = state_bytes(&m->recap_state->state);
+    uint64_t most = tick_most_bytes(s);
+    if (r->group_bytes - old + bytes > most)
+        return session_refuse(in, RECD_M_TOO_LARGE, why, whylen,
+                              "session '%s': the state for tick %llu holds %llu bytes of items, and "
+                              "the tick would hold more than %llu bytes (limits.session_buffer, and "
+                              "at most %u MiB, what a Recap reader takes at once): send smaller "
+                              "item data",
+                              s->key, (unsigned long long)r->group_tick, (unsigned long long)bytes,
+                              (unsigned long long)most, (unsigned)(RECAP_TICK_MAX_BYTES >> 20));
+    if (old) {
+        recd_msg_free(&r->state);
+        r->group_bytes -= old;
+        session_account(s, -(int64_t)old);
+    }
+    int rc = keep(&r->state, m, movable);
+    if (rc == 0) {
+        r->group_bytes += bytes;
+        session_account(s, (int64_t)bytes);
+    }
+    return rc;
+}
+
 static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, recd_msg *movable,
                         char *why, size_t whylen)
 {
     session_recap *r = recap_of(s);
-    if (m->type == RECD_MSG_STATE) {
-        if (r->state.type == RECD_MSG_STATE) {
-            if (!r->group_stamped)
-                return session_refuse(in, RECD_M_SCHEMA, why, whylen,
-                                      "session '%s': a second state for tick %llu", s->key,
-                                      (unsigned long long)r->group_tick);
-            recd_msg_free(&r->state); /* stamped: the latest state of the tick wins */
-        }
-        return keep(&r->state, m, movable);
-    }
-    /* A tick is written whole, so it must fit the session's limit: paused for its own bytes, a
-     * connection could not send the rest of it. */
+    if (m->type == RECD_MSG_STATE)
+        return add_state(s, in, m, movable, why, whylen);
     uint64_t bytes = event_bytes(&m->recap_event->event);
-    uint64_t most = s->env->cfg->limits.session_buffer;
-    if (most > RECAP_TICK_MAX_BYTES)
-        most = RECAP_TICK_MAX_BYTES;
+    uint64_t most = tick_most_bytes(s);
     if (r->group_bytes + bytes > most)
         return session_refuse(in, RECD_M_TOO_LARGE, why, whylen,
                               "session '%s': tick %llu would hold more than %llu bytes of events "
-                              "(limits.session_buffer, and at most %u MiB, what a Recap reader "
+                              "and state (limits.session_buffer, and at most %u MiB, what a Recap reader "
                               "takes at once): spread them over more ticks",
                               s->key, (unsigned long long)r->group_tick, (unsigned long long)most,
                               (unsigned)(RECAP_TICK_MAX_BYTES >> 20));
@@ -558,6 +608,7 @@ static int recap_flush_message(recd_session *s, const recd_msg *m, char *why, si
     uint64_t last = m->flush.end_tick - 1;
     if (last > r->last_fed && r->enc) {
         int rc = recd_recap_encoder_tick(r->enc, last, NULL, NULL, 0); /* unchanged ticks */
+        update_estimate(s);
         if (rc < 0) {
             snprintf(why, whylen, "session '%s': flush.end_tick %llu: %s", s->key,
                      (unsigned long long)m->flush.end_tick, recd_strerror(rc));
