@@ -40,6 +40,7 @@ typedef struct session_recap {
     bool group_late; /* opened by a message for the tick written just before it */
     uint64_t group_tick, group_since_ms;
     uint64_t group_last_ms; /* arrival of its latest message */
+    bool group_held; /* its clock was stopped: recd held its sender back (group_clock_held()) */
     recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
     recd_msg *events;
     size_t nevents, capevents;
@@ -78,10 +79,20 @@ static int recap_open(recd_session *s, const recd_msg *open, char *why, size_t w
     return 0;
 }
 
+/* The tick's bytes count as buffered bytes of the session and as bytes being collected. */
+static void group_account(recd_session *s, session_recap *r, int64_t delta)
+{
+    if (delta < 0 && (uint64_t)-delta > r->group_bytes)
+        delta = -(int64_t)r->group_bytes;
+    r->group_bytes += (uint64_t)delta;
+    s->env->collecting += (uint64_t)delta;
+    session_account(s, delta);
+}
+
 static void group_clear(recd_session *s, session_recap *r)
 {
-    session_account(s, -(int64_t)r->group_bytes);
-    r->group_bytes = 0;
+    group_account(s, r, -(int64_t)r->group_bytes);
+    r->group_held = false;
     recd_msg_free(&r->state);
     for (size_t i = 0; i < r->nevents; i++)
         recd_msg_free(&r->events[i]);
@@ -480,14 +491,11 @@ static int add_state(recd_session *s, session_input *in, const recd_msg *m, recd
                               (unsigned long long)most, (unsigned)(RECAP_TICK_MAX_BYTES >> 20));
     if (old) {
         recd_msg_free(&r->state);
-        r->group_bytes -= old;
-        session_account(s, -(int64_t)old);
+        group_account(s, r, -(int64_t)old);
     }
     int rc = keep(&r->state, m, movable);
-    if (rc == 0) {
-        r->group_bytes += bytes;
-        session_account(s, (int64_t)bytes);
-    }
+    if (rc == 0)
+        group_account(s, r, (int64_t)bytes);
     return rc;
 }
 
@@ -517,8 +525,7 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, r
     int rc = keep(&r->events[r->nevents], m, movable);
     if (rc == 0) {
         r->nevents++;
-        r->group_bytes += bytes;
-        session_account(s, (int64_t)bytes);
+        group_account(s, r, (int64_t)bytes);
     }
     return rc;
 }
@@ -577,14 +584,44 @@ static int recap_msg(recd_session *s, session_input *in, const recd_msg *m,
     return 0;
 }
 
+/* Whether recd itself holds the session's sender back now (its input paused, TCP and Unix, as
+ * session_dispatch.c decides): then a tick still being collected must not be written by the
+ * clock, or the rest of it, sent once the sender is let go, would be split off into the next
+ * tick. The clock stops only while writes under way will let the sender go on, so a stopped
+ * clock can never hold recd still:
+ * - its writes fail (they are retried; the tick would not reach the file sooner anyway);
+ * - the session is over limits.session_buffer: a tick holds at most that (tick_most_bytes()),
+ *   so the excess is queued or encoded output, which the flush hands to the writer;
+ * - the process is over limits.process_buffer while the ticks being collected in every session
+ *   take no more than that together; when they alone fill it, no write would ever release
+ *   them, so the clock runs and they are written (the rest of such a tick, sent later, is kept
+ *   in the next tick, as for a client that pauses mid-tick). */
+static bool group_clock_held(const recd_session *s)
+{
+    const session_env *env = s->env;
+    const recd_config *cfg = env->cfg;
+    if (s->write_failing || s->buffered > cfg->limits.session_buffer)
+        return true;
+    return env->buffered > cfg->limits.process_buffer &&
+           env->collecting <= cfg->limits.process_buffer;
+}
+
 static void recap_flush(recd_session *s, uint64_t now_ms)
 {
     session_recap *r = recap_of(s);
     /* A tick still being collected is written by the rule of group_since(), so the rest of it
-     * (sent in the same burst) is not split off by a timer. */
+     * (sent in the same burst) is not split off by a timer; its clock stands still while recd
+     * holds the sender back, and starts again from the first check after it lets go, so the
+     * sender has a whole interval to send the rest. */
     uint64_t interval = s->env->cfg->flush.interval_ms;
-    if (r->have_group && now_ms - group_since(r, interval) >= interval)
-        feed_group(s);
+    if (r->have_group && now_ms - group_since(r, interval) >= interval) {
+        if (group_clock_held(s) || r->group_held) {
+            r->group_held = group_clock_held(s);
+            r->group_since_ms = r->group_last_ms = now_ms;
+        } else {
+            feed_group(s);
+        }
+    }
     take_member(s);
 }
 
