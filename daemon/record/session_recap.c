@@ -52,6 +52,13 @@ typedef struct session_recap {
     bool has_close_end;
     int64_t close_end_ms;
     recd_buf member; /* scratch for a taken member */
+    /* The restart point for the next member (writer_set_restart): a header for a file that
+     * starts at the last tick written, and a member body with the reader's state then as a
+     * FULL_STATE. Not counted while the session holds it (like the encoder's item slots, no
+     * write releases it); counted once a batch takes it. */
+    recd_buf restart_header, restart_member;
+    uint64_t restart_ticks; /* ticks of the part before the restarted file */
+    bool restart_due;       /* a member was queued: prepare one before the next tick is encoded */
 } session_recap;
 
 static session_recap *recap_of(const recd_session *s) { return s->format_data; }
@@ -118,6 +125,8 @@ static void recap_free(recd_session *s)
     recd_recap_encoder_free(r->enc);
     session_account(s, -(int64_t)r->encoder_held);
     recd_buf_free(&r->member);
+    recd_buf_free(&r->restart_header);
+    recd_buf_free(&r->restart_member);
     free(r);
 }
 
@@ -163,6 +172,63 @@ static void update_estimate(recd_session *s)
     r->encoder_held = held;
 }
 
+static recd_recap_header part_header(const session_recap *r);
+
+static void restart_free(session_recap *r)
+{
+    recd_buf_free(&r->restart_header);
+    recd_buf_free(&r->restart_member);
+}
+
+/* Prepares the restart point for the member that starts now (just before its first tick is
+ * encoded, so an idle session holds none): should the part's file vanish while that member is
+ * still queued, the new file is a valid .recap of its own, starting at the last tick already
+ * queued (its full state, the one the member's deltas are taken against), then the queued
+ * members. */
+static void prepare_restart(recd_session *s, session_recap *r)
+{
+    if (!r->restart_due)
+        return;
+    r->restart_due = false;
+    restart_free(r);
+    recd_recap_state st;
+    if (!r->enc || !r->started || r->last_fed < r->part_first_tick ||
+        recd_recap_encoder_state(r->enc, &st) < 0)
+        return;
+    uint64_t before = r->last_fed - r->part_first_tick; /* ticks before the last one written */
+    recd_recap_header h = part_header(r);
+    h.start_ms = r->part_start_ms + (int64_t)(before * RECD_RECAP_TICK_MS);
+    recd_recap_encoder *e = NULL;
+    int rc = recd_recap_encoder_new(&e, &h, &r->part_opt, recd_buf_sink(&r->restart_header));
+    if (rc == 0)
+        rc = recd_recap_encoder_tick(e, 0, &st, NULL, 0);
+    if (rc == 0)
+        rc = recd_recap_encoder_take_member(e, &r->restart_member);
+    recd_recap_encoder_free(e);
+    if (rc < 0) {
+        log_warn("session '%s': no restart point for its next member (%s): should its file "
+                 "vanish, what is queued for it is lost",
+                 s->key, recd_strerror(rc));
+        restart_free(r);
+        return;
+    }
+    r->restart_ticks = before;
+}
+
+/* Hands the prepared restart point to the batch the next member opens (or drops it: the batch
+ * began earlier and carries its own). */
+static void attach_restart(recd_session *s, session_recap *r)
+{
+    if (!r->restart_member.len)
+        return;
+    uint64_t bytes = r->restart_header.len + r->restart_member.len;
+    int rc = writer_set_restart(s->env->writer, &s->queue, s->part, &r->restart_header,
+                                &r->restart_member, r->restart_ticks);
+    if (rc == 1)
+        session_account(s, (int64_t)bytes); /* released when the batch is written */
+    restart_free(r);
+}
+
 /* Ends the current gzip member: its uncompressed bytes go to the writer, which compresses them. */
 static void take_member(recd_session *s)
 {
@@ -174,6 +240,7 @@ static void take_member(recd_session *s)
     if (n < 0) {
         log_err("session '%s': the Recap encoder failed: %s", s->key, recd_strerror(n));
     } else if (r->member.len) {
+        attach_restart(s, r);
         int rc = writer_put_member(s->env->writer, &s->queue, s->part, r->member.data,
                                    r->member.len);
         if (rc < 0) {
@@ -182,10 +249,36 @@ static void take_member(recd_session *s)
             s->part_pending += r->member.len;
             session_account(s, (int64_t)r->member.len);
         }
+        r->restart_due = true;
     }
     recd_buf_free(&r->member); /* an idle session keeps no member buffer */
     recd_recap_encoder_trim(r->enc);
     update_estimate(s);
+}
+
+/* writer_rebase_fn for Recap parts: the end header of a file that started again at a restart
+ * point, which lacks the part's first ticks: a later start and fewer frames (the end stays). Runs
+ * on the writer's thread pool: pure. */
+static int rebase_header(uint8_t *header, size_t len, uint64_t ticks_dropped)
+{
+    recd_recap_header h;
+    int rc = recd_recap_header_decode(header, len, &h, NULL);
+    if (rc < 0)
+        return rc;
+    uint64_t end_off, frames_off;
+    recd_recap_header_patch_offsets(&h, &end_off, &frames_off);
+    if (frames_off + 4 > len || end_off < 8)
+        return -EINVAL;
+    uint32_t frames = h.frame_count; /* 0: not finalized, readers recount */
+    if (frames) {
+        if (ticks_dropped >= frames)
+            return -ERANGE;
+        frames -= (uint32_t)ticks_dropped;
+    }
+    uint64_t start = (uint64_t)(h.start_ms + (int64_t)(ticks_dropped * RECD_RECAP_TICK_MS));
+    for (unsigned i = 0; i < 8; i++) /* the start timestamp: big-endian, just before the end */
+        header[end_off - 8 + i] = (uint8_t)(start >> (56 - 8 * i));
+    return recd_recap_header_patch(header, len, frames, h.end_ms);
 }
 
 /* The current part's header as first written: frame count 0 means "not finalized" until the
@@ -229,6 +322,9 @@ static int start_part(recd_session *s, uint64_t tick)
         return rc;
     }
     r->part_first_tick = tick;
+    writer_part_set_rebase(s->part, rebase_header);
+    restart_free(r); /* the part's first batch brings its header */
+    r->restart_due = false;
     recd_buf_free(&r->carry);
     update_estimate(s);
     return 0;
@@ -285,6 +381,8 @@ static void end_part(recd_session *s, bool session_end)
         return;
     }
     take_member(s);
+    restart_free(r); /* nothing more is queued for this part */
+    r->restart_due = false;
     if (!session_end)
         keep_carry(s);
     recd_recap_finish_info info;
@@ -392,6 +490,7 @@ static void feed_group(recd_session *s)
     if (evs) {
         for (size_t i = 0; i < r->nevents; i++)
             evs[i] = r->events[i].recap_event->event;
+        prepare_restart(s, r);
         rc = recd_recap_encoder_tick(r->enc, tick, st, evs, r->nevents);
         if (evs != evbuf)
             free(evs);
@@ -644,6 +743,7 @@ static int recap_flush_message(recd_session *s, const recd_msg *m, char *why, si
     }
     uint64_t last = m->flush.end_tick - 1;
     if (last > r->last_fed && r->enc) {
+        prepare_restart(s, r);
         int rc = recd_recap_encoder_tick(r->enc, last, NULL, NULL, 0); /* unchanged ticks */
         update_estimate(s);
         if (rc < 0) {
