@@ -7,7 +7,9 @@
  * count and end time when the part ends. Ticks without a time are stamped on arrival
  * (elapsed / 50 ms). Every byte on its way to the file counts toward the buffer limits (the tick
  * being collected, its state included, and the encoder's buffers), and a tick never outgrows the
- * session's limit or what a reader takes in one gzip member. */
+ * session's limit or what a reader takes in one gzip member. A tick's collection clock stands
+ * still while recd holds its sender back, and each batch of members carries a restart point, so
+ * a part whose file vanished starts again as a standalone file. */
 #include "session_recap.h"
 
 #include <errno.h>
