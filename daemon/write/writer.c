@@ -480,14 +480,16 @@ static void start_part_again(writer_job *j, open_part *op, const char *why)
 
 /* A write of batch b's bytes (queued bytes) failed: the job stops here to try again later (1),
  * or the part is broken and the bytes are lost (0). A part whose file has vanished (ENOENT after
- * it was created) cannot be written again: with a preamble or b's restart point it starts again
- * in a new file (1), without either it is broken. */
+ * it was created) cannot be written again: with a preamble or b's restart point, or when nothing
+ * of it was written yet (b brings the file's start), it starts again in a new file (1); otherwise
+ * it is broken. */
 static int write_failed(writer_job *j, open_part *op, const writer_batch *b, int rc,
                         const char *what, uint64_t bytes)
 {
     j->result.failures++;
     const char *why = op->file.error[0] ? op->file.error : recd_strerror(rc);
-    if (rc == -ENOENT && op->owner->created && (op->owner->preamble || b->restart.len) && bytes) {
+    bool can_start_again = op->owner->preamble || b->restart.len || op->file.size == 0;
+    if (rc == -ENOENT && op->owner->created && can_start_again && bytes) {
         j->result.retry_error = rc;
         j->result.vanished++;
         start_part_again(j, op, why);

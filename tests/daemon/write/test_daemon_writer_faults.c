@@ -478,6 +478,33 @@ static void vanished_part_starts_at_its_restart_point(void **state)
     rig_free(g);
 }
 
+/* A part without preamble or restart point whose file vanished before any of it was written (its
+ * first append failed): the batch brings the file's start, so it goes to a new file as it is. */
+static void vanished_empty_part_starts_again(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    writer_part *p = writer_part_new("n.recap", 6);
+    assert_non_null(p);
+    put_batch(g, p, 'h', 5);
+    fail_calls(OP_APPEND, 1, 1, -ENOSPC);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOSPC);
+    assert_int_equal(unlink(tu_at(g->root, "n.recap.part")), 0);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOENT); /* noticed: started again */
+    assert_int_equal(r->lost, 0);
+    assert_null(r->broken);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->released, 5);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    check_file(g, "n.recap", "hhhhh");
+    rig_free(g);
+}
+
 static void on_loop_tick(uv_timer_t *t) { (*(unsigned *)t->data)++; }
 
 /* flush.fsync: each job syncs each part it appended to once, a part's rename syncs its directory,
@@ -577,6 +604,7 @@ int main(void)
         cmocka_unit_test(vanished_part_is_given_up),
         cmocka_unit_test(vanished_part_starts_again),
         cmocka_unit_test(vanished_part_starts_at_its_restart_point),
+        cmocka_unit_test(vanished_empty_part_starts_again),
         cmocka_unit_test(fsync_per_job),
         cmocka_unit_test(short_write_is_exact),
     };
