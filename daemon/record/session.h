@@ -33,6 +33,9 @@ typedef struct session_env {
     recd_daemon_metrics *metrics;
     writer_stage *writer;
     uint64_t buffered;        /* bytes accepted and not yet written, all sessions */
+    /* The part of buffered that formats hold until a unit of input is complete (the Recap ticks
+     * being collected): no write releases it. */
+    uint64_t collecting;
 } session_env;
 
 typedef struct recd_session {

@@ -5,8 +5,11 @@
  * compresses them, so the loop thread only does the cheap delta encoding. Every part has its own
  * encoder, so it starts with a header and a FULL_STATE; its header is patched with the frame
  * count and end time when the part ends. Ticks without a time are stamped on arrival
- * (elapsed / 50 ms). The tick being collected counts toward the buffer limits, and a tick never
- * outgrows the session's limit or what a reader takes in one gzip member. */
+ * (elapsed / 50 ms). Every byte on its way to the file counts toward the buffer limits (the tick
+ * being collected, its state included, and the encoder's buffers), and a tick never outgrows the
+ * session's limit or what a reader takes in one gzip member. A tick's collection clock stands
+ * still while recd holds its sender back, and each batch of members carries a restart point, so
+ * a part whose file vanished starts again as a standalone file. */
 #include "session_recap.h"
 
 #include <errno.h>
@@ -29,7 +32,8 @@ typedef struct session_recap {
      * (the config may have changed meanwhile, so the options are kept, not re-read). */
     int64_t part_start_ms;
     recd_recap_encoder_options part_opt;
-    uint64_t estimate;       /* bytes accounted for the encoder's pending member */
+    uint64_t estimate;       /* the encoder's pending member (uncompressed), for flush and size */
+    uint64_t encoder_held;   /* the encoder's buffers, counted in the session's buffered bytes */
     uint64_t part_first_tick;
     bool started;            /* a tick was fed in this session */
     uint64_t first_tick, last_fed;
@@ -38,10 +42,11 @@ typedef struct session_recap {
     bool group_late; /* opened by a message for the tick written just before it */
     uint64_t group_tick, group_since_ms;
     uint64_t group_last_ms; /* arrival of its latest message */
+    bool group_held; /* its clock was stopped: recd held its sender back (group_clock_held()) */
     recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
     recd_msg *events;
     size_t nevents, capevents;
-    uint64_t group_bytes; /* its events' encoded size, counted in the session's buffered bytes */
+    uint64_t group_bytes; /* its state's and events' encoded size, counted in the buffered bytes */
     /* Between parts: the reader's state at the end of the last one, as one binary frame (smaller
      * than a recd_recap_state), for a next part whose first tick has only events. While a part is
      * open the encoder holds that state itself. */
@@ -49,6 +54,13 @@ typedef struct session_recap {
     bool has_close_end;
     int64_t close_end_ms;
     recd_buf member; /* scratch for a taken member */
+    /* The restart point for the next member (writer_set_restart): a header for a file that
+     * starts at the last tick written, and a member body with the reader's state then as a
+     * FULL_STATE. Not counted while the session holds it (like the encoder's item slots, no
+     * write releases it); counted once a batch takes it. */
+    recd_buf restart_header, restart_member;
+    uint64_t restart_ticks; /* ticks of the part before the restarted file */
+    bool restart_due;       /* a member was queued: prepare one before the next tick is encoded */
 } session_recap;
 
 static session_recap *recap_of(const recd_session *s) { return s->format_data; }
@@ -76,10 +88,20 @@ static int recap_open(recd_session *s, const recd_msg *open, char *why, size_t w
     return 0;
 }
 
+/* The tick's bytes count as buffered bytes of the session and as bytes being collected. */
+static void group_account(recd_session *s, session_recap *r, int64_t delta)
+{
+    if (delta < 0 && (uint64_t)-delta > r->group_bytes)
+        delta = -(int64_t)r->group_bytes;
+    r->group_bytes += (uint64_t)delta;
+    s->env->collecting += (uint64_t)delta;
+    session_account(s, delta);
+}
+
 static void group_clear(recd_session *s, session_recap *r)
 {
-    session_account(s, -(int64_t)r->group_bytes);
-    r->group_bytes = 0;
+    group_account(s, r, -(int64_t)r->group_bytes);
+    r->group_held = false;
     recd_msg_free(&r->state);
     for (size_t i = 0; i < r->nevents; i++)
         recd_msg_free(&r->events[i]);
@@ -103,7 +125,10 @@ static void recap_free(recd_session *s)
     recd_buf_free(&r->carry);
     recd_msg_free(&r->open);
     recd_recap_encoder_free(r->enc);
+    session_account(s, -(int64_t)r->encoder_held);
     recd_buf_free(&r->member);
+    recd_buf_free(&r->restart_header);
+    recd_buf_free(&r->restart_member);
     free(r);
 }
 
@@ -137,13 +162,73 @@ static uint64_t group_since(const session_recap *r, uint64_t interval_ms)
     return since ? since : 1;
 }
 
-/* The encoder's open member counts as buffered bytes of the session. */
+/* The encoder's buffers (its open member, output and item scratch) count as buffered bytes of the
+ * session; its item slots, the reader's view that the next delta is taken against, do not: no
+ * write releases them, so counting them could pause a connection for good. */
 static void update_estimate(recd_session *s)
 {
     session_recap *r = recap_of(s);
-    uint64_t est = r->enc ? recd_recap_encoder_pending(r->enc) : 0;
-    session_account(s, (int64_t)est - (int64_t)r->estimate);
-    r->estimate = est;
+    r->estimate = r->enc ? recd_recap_encoder_pending(r->enc) : 0;
+    uint64_t held = r->enc ? recd_recap_encoder_buffer_memory(r->enc) : 0;
+    session_account(s, (int64_t)held - (int64_t)r->encoder_held);
+    r->encoder_held = held;
+}
+
+static recd_recap_header part_header(const session_recap *r);
+
+static void restart_free(session_recap *r)
+{
+    recd_buf_free(&r->restart_header);
+    recd_buf_free(&r->restart_member);
+}
+
+/* Prepares the restart point for the member that starts now (just before its first tick is
+ * encoded, so an idle session holds none): should the part's file vanish while that member is
+ * still queued, the new file is a valid .recap of its own, starting at the last tick already
+ * queued (its full state, the one the member's deltas are taken against), then the queued
+ * members. */
+static void prepare_restart(recd_session *s, session_recap *r)
+{
+    if (!r->restart_due)
+        return;
+    r->restart_due = false;
+    restart_free(r);
+    recd_recap_state st;
+    if (!r->enc || !r->started || r->last_fed < r->part_first_tick ||
+        recd_recap_encoder_state(r->enc, &st) < 0)
+        return;
+    uint64_t before = r->last_fed - r->part_first_tick; /* ticks before the last one written */
+    recd_recap_header h = part_header(r);
+    h.start_ms = r->part_start_ms + (int64_t)(before * RECD_RECAP_TICK_MS);
+    recd_recap_encoder *e = NULL;
+    int rc = recd_recap_encoder_new(&e, &h, &r->part_opt, recd_buf_sink(&r->restart_header));
+    if (rc == 0)
+        rc = recd_recap_encoder_tick(e, 0, &st, NULL, 0);
+    if (rc == 0)
+        rc = recd_recap_encoder_take_member(e, &r->restart_member);
+    recd_recap_encoder_free(e);
+    if (rc < 0) {
+        log_warn("session '%s': no restart point for its next member (%s): should its file "
+                 "vanish, what is queued for it is lost",
+                 s->key, recd_strerror(rc));
+        restart_free(r);
+        return;
+    }
+    r->restart_ticks = before;
+}
+
+/* Hands the prepared restart point to the batch the next member opens (or drops it: the batch
+ * began earlier and carries its own). */
+static void attach_restart(recd_session *s, session_recap *r)
+{
+    if (!r->restart_member.len)
+        return;
+    uint64_t bytes = r->restart_header.len + r->restart_member.len;
+    int rc = writer_set_restart(s->env->writer, &s->queue, s->part, &r->restart_header,
+                                &r->restart_member, r->restart_ticks);
+    if (rc == 1)
+        session_account(s, (int64_t)bytes); /* released when the batch is written */
+    restart_free(r);
 }
 
 /* Ends the current gzip member: its uncompressed bytes go to the writer, which compresses them. */
@@ -157,6 +242,7 @@ static void take_member(recd_session *s)
     if (n < 0) {
         log_err("session '%s': the Recap encoder failed: %s", s->key, recd_strerror(n));
     } else if (r->member.len) {
+        attach_restart(s, r);
         int rc = writer_put_member(s->env->writer, &s->queue, s->part, r->member.data,
                                    r->member.len);
         if (rc < 0) {
@@ -165,10 +251,36 @@ static void take_member(recd_session *s)
             s->part_pending += r->member.len;
             session_account(s, (int64_t)r->member.len);
         }
+        r->restart_due = true;
     }
     recd_buf_free(&r->member); /* an idle session keeps no member buffer */
     recd_recap_encoder_trim(r->enc);
     update_estimate(s);
+}
+
+/* writer_rebase_fn for Recap parts: the end header of a file that started again at a restart
+ * point, which lacks the part's first ticks: a later start and fewer frames (the end stays). Runs
+ * on the writer's thread pool: pure. */
+static int rebase_header(uint8_t *header, size_t len, uint64_t ticks_dropped)
+{
+    recd_recap_header h;
+    int rc = recd_recap_header_decode(header, len, &h, NULL);
+    if (rc < 0)
+        return rc;
+    uint64_t end_off, frames_off;
+    recd_recap_header_patch_offsets(&h, &end_off, &frames_off);
+    if (frames_off + 4 > len || end_off < 8)
+        return -EINVAL;
+    uint32_t frames = h.frame_count; /* 0: not finalized, readers recount */
+    if (frames) {
+        if (ticks_dropped >= frames)
+            return -ERANGE;
+        frames -= (uint32_t)ticks_dropped;
+    }
+    uint64_t start = (uint64_t)(h.start_ms + (int64_t)(ticks_dropped * RECD_RECAP_TICK_MS));
+    for (unsigned i = 0; i < 8; i++) /* the start timestamp: big-endian, just before the end */
+        header[end_off - 8 + i] = (uint8_t)(start >> (56 - 8 * i));
+    return recd_recap_header_patch(header, len, frames, h.end_ms);
 }
 
 /* The current part's header as first written: frame count 0 means "not finalized" until the
@@ -212,8 +324,11 @@ static int start_part(recd_session *s, uint64_t tick)
         return rc;
     }
     r->part_first_tick = tick;
-    r->estimate = 0;
+    writer_part_set_rebase(s->part, rebase_header);
+    restart_free(r); /* the part's first batch brings its header */
+    r->restart_due = false;
     recd_buf_free(&r->carry);
+    update_estimate(s);
     return 0;
 }
 
@@ -268,6 +383,8 @@ static void end_part(recd_session *s, bool session_end)
         return;
     }
     take_member(s);
+    restart_free(r); /* nothing more is queued for this part */
+    r->restart_due = false;
     if (!session_end)
         keep_carry(s);
     recd_recap_finish_info info;
@@ -329,6 +446,7 @@ static void recap_idle(recd_session *s)
     session_recap *r = recap_of(s);
     if (r->enc)
         recd_recap_encoder_trim(r->enc);
+    update_estimate(s);
     recd_buf_free(&r->member);
     if (!r->have_group) {
         free(r->events);
@@ -374,6 +492,7 @@ static void feed_group(recd_session *s)
     if (evs) {
         for (size_t i = 0; i < r->nevents; i++)
             evs[i] = r->events[i].recap_event->event;
+        prepare_restart(s, r);
         rc = recd_recap_encoder_tick(r->enc, tick, st, evs, r->nevents);
         if (evs != evbuf)
             free(evs);
@@ -429,30 +548,70 @@ static uint64_t event_bytes(const recd_recap_event *ev)
     return n;
 }
 
+/* An upper bound of a state's encoded size: its fixed fields and its items (up to 47 of 64 KiB). */
+static uint64_t state_bytes(const recd_recap_state *st)
+{
+    uint64_t n = 64;
+    for (size_t i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+        n += 8 + st->equipment[i].key.len + st->equipment[i].data.len;
+    for (size_t i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
+        n += 8 + st->inventory[i].key.len + st->inventory[i].data.len;
+    return n;
+}
+
+/* A tick is written whole, so it must fit the session's limit: paused for its own bytes, a
+ * connection could not send the rest of it. */
+static uint64_t tick_most_bytes(const recd_session *s)
+{
+    uint64_t most = s->env->cfg->limits.session_buffer;
+    return most < RECAP_TICK_MAX_BYTES ? most : RECAP_TICK_MAX_BYTES;
+}
+
+/* The tick's state, which counts toward the limits until it is given to the encoder. */
+static int add_state(recd_session *s, session_input *in, const recd_msg *m, recd_msg *movable,
+                     char *why, size_t whylen)
+{
+    session_recap *r = recap_of(s);
+    uint64_t old = 0;
+    if (r->state.type == RECD_MSG_STATE) {
+        if (!r->group_stamped)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                  "session '%s': a second state for tick %llu", s->key,
+                                  (unsigned long long)r->group_tick);
+        old = state_bytes(&r->state.recap_state->state); /* stamped: the latest state wins */
+    }
+    uint64_t bytes = state_bytes(&m->recap_state->state);
+    uint64_t most = tick_most_bytes(s);
+    if (r->group_bytes - old + bytes > most)
+        return session_refuse(in, RECD_M_TOO_LARGE, why, whylen,
+                              "session '%s': the state for tick %llu holds %llu bytes of items, and "
+                              "the tick would hold more than %llu bytes (limits.session_buffer, and "
+                              "at most %u MiB, what a Recap reader takes at once): send smaller "
+                              "item data",
+                              s->key, (unsigned long long)r->group_tick, (unsigned long long)bytes,
+                              (unsigned long long)most, (unsigned)(RECAP_TICK_MAX_BYTES >> 20));
+    if (old) {
+        recd_msg_free(&r->state);
+        group_account(s, r, -(int64_t)old);
+    }
+    int rc = keep(&r->state, m, movable);
+    if (rc == 0)
+        group_account(s, r, (int64_t)bytes);
+    return rc;
+}
+
 static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, recd_msg *movable,
                         char *why, size_t whylen)
 {
     session_recap *r = recap_of(s);
-    if (m->type == RECD_MSG_STATE) {
-        if (r->state.type == RECD_MSG_STATE) {
-            if (!r->group_stamped)
-                return session_refuse(in, RECD_M_SCHEMA, why, whylen,
-                                      "session '%s': a second state for tick %llu", s->key,
-                                      (unsigned long long)r->group_tick);
-            recd_msg_free(&r->state); /* stamped: the latest state of the tick wins */
-        }
-        return keep(&r->state, m, movable);
-    }
-    /* A tick is written whole, so it must fit the session's limit: paused for its own bytes, a
-     * connection could not send the rest of it. */
+    if (m->type == RECD_MSG_STATE)
+        return add_state(s, in, m, movable, why, whylen);
     uint64_t bytes = event_bytes(&m->recap_event->event);
-    uint64_t most = s->env->cfg->limits.session_buffer;
-    if (most > RECAP_TICK_MAX_BYTES)
-        most = RECAP_TICK_MAX_BYTES;
+    uint64_t most = tick_most_bytes(s);
     if (r->group_bytes + bytes > most)
         return session_refuse(in, RECD_M_TOO_LARGE, why, whylen,
                               "session '%s': tick %llu would hold more than %llu bytes of events "
-                              "(limits.session_buffer, and at most %u MiB, what a Recap reader "
+                              "and state (limits.session_buffer, and at most %u MiB, what a Recap reader "
                               "takes at once): spread them over more ticks",
                               s->key, (unsigned long long)r->group_tick, (unsigned long long)most,
                               (unsigned)(RECAP_TICK_MAX_BYTES >> 20));
@@ -467,8 +626,7 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, r
     int rc = keep(&r->events[r->nevents], m, movable);
     if (rc == 0) {
         r->nevents++;
-        r->group_bytes += bytes;
-        session_account(s, (int64_t)bytes);
+        group_account(s, r, (int64_t)bytes);
     }
     return rc;
 }
@@ -527,14 +685,44 @@ static int recap_msg(recd_session *s, session_input *in, const recd_msg *m,
     return 0;
 }
 
+/* Whether recd itself holds the session's sender back now (its input paused, TCP and Unix, as
+ * session_dispatch.c decides): then a tick still being collected must not be written by the
+ * clock, or the rest of it, sent once the sender is let go, would be split off into the next
+ * tick. The clock stops only while writes under way will let the sender go on, so a stopped
+ * clock can never hold recd still:
+ * - its writes fail (they are retried; the tick would not reach the file sooner anyway);
+ * - the session is over limits.session_buffer: a tick holds at most that (tick_most_bytes()),
+ *   so the excess is queued or encoded output, which the flush hands to the writer;
+ * - the process is over limits.process_buffer while the ticks being collected in every session
+ *   take no more than that together; when they alone fill it, no write would ever release
+ *   them, so the clock runs and they are written (the rest of such a tick, sent later, is kept
+ *   in the next tick, as for a client that pauses mid-tick). */
+static bool group_clock_held(const recd_session *s)
+{
+    const session_env *env = s->env;
+    const recd_config *cfg = env->cfg;
+    if (s->write_failing || s->buffered > cfg->limits.session_buffer)
+        return true;
+    return env->buffered > cfg->limits.process_buffer &&
+           env->collecting <= cfg->limits.process_buffer;
+}
+
 static void recap_flush(recd_session *s, uint64_t now_ms)
 {
     session_recap *r = recap_of(s);
     /* A tick still being collected is written by the rule of group_since(), so the rest of it
-     * (sent in the same burst) is not split off by a timer. */
+     * (sent in the same burst) is not split off by a timer; its clock stands still while recd
+     * holds the sender back, and starts again from the first check after it lets go, so the
+     * sender has a whole interval to send the rest. */
     uint64_t interval = s->env->cfg->flush.interval_ms;
-    if (r->have_group && now_ms - group_since(r, interval) >= interval)
-        feed_group(s);
+    if (r->have_group && now_ms - group_since(r, interval) >= interval) {
+        if (group_clock_held(s) || r->group_held) {
+            r->group_held = group_clock_held(s);
+            r->group_since_ms = r->group_last_ms = now_ms;
+        } else {
+            feed_group(s);
+        }
+    }
     take_member(s);
 }
 
@@ -557,7 +745,9 @@ static int recap_flush_message(recd_session *s, const recd_msg *m, char *why, si
     }
     uint64_t last = m->flush.end_tick - 1;
     if (last > r->last_fed && r->enc) {
+        prepare_restart(s, r);
         int rc = recd_recap_encoder_tick(r->enc, last, NULL, NULL, 0); /* unchanged ticks */
+        update_estimate(s);
         if (rc < 0) {
             snprintf(why, whylen, "session '%s': flush.end_tick %llu: %s", s->key,
                      (unsigned long long)m->flush.end_tick, recd_strerror(rc));

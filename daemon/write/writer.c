@@ -30,6 +30,11 @@ struct writer_batch {
     writer_batch *next;
     uint8_t *header; /* patched header written at offset 0 on end */
     size_t header_len;
+    /* Its restart point (writer_set_restart), or NULL: restart_plain_len plain bytes, then a
+     * member body, in one buffer. */
+    recd_buf restart;
+    size_t restart_plain_len;
+    uint64_t restart_units;
 };
 
 typedef struct writer_job {
@@ -113,6 +118,7 @@ static void batch_free(buffer_pool *pool, writer_batch *b)
         recd_buf_free(&b->data);
     free(b->segs);
     free(b->header);
+    recd_buf_free(&b->restart);
     free(b);
 }
 
@@ -296,6 +302,28 @@ int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const vo
     return put(w, q, p, data, len, true);
 }
 
+int writer_set_restart(writer_stage *w, writer_queue *q, writer_part *p, recd_buf *plain,
+                       recd_buf *member, uint64_t units_dropped)
+{
+    commit_cursor(q);
+    if (q->open && q->open->part == p && (q->open->data.len || q->open->restart.len))
+        return 0;
+    writer_batch *b = open_batch(w, q, p);
+    if (!b)
+        return -ENOMEM;
+    recd_buf all = *plain;
+    if (recd_buf_append(&all, member->data, member->len) < 0)
+        return -ENOMEM;
+    b->restart = all;
+    b->restart_plain_len = plain->len;
+    b->restart_units = units_dropped;
+    memset(plain, 0, sizeof *plain);
+    recd_buf_free(member);
+    return 1;
+}
+
+void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase) { p->rebase = rebase; }
+
 int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t header_len)
 {
     writer_batch *b = open_batch(NULL, q, p);
@@ -450,15 +478,18 @@ static void start_part_again(writer_job *j, open_part *op, const char *why)
     p->size = p->bytes_written = p->dev = p->ino = 0;
 }
 
-/* A write of bytes (queued bytes) failed: the job stops here to try again later (1), or the
- * part is broken and the bytes are lost (0). A part whose file has vanished (ENOENT after it was
- * created) cannot be written again: with a preamble it starts again in a new file (1), without
- * one it is broken. */
-static int write_failed(writer_job *j, open_part *op, int rc, const char *what, uint64_t bytes)
+/* A write of batch b's bytes (queued bytes) failed: the job stops here to try again later (1),
+ * or the part is broken and the bytes are lost (0). A part whose file has vanished (ENOENT after
+ * it was created) cannot be written again: with a preamble or b's restart point, or when nothing
+ * of it was written yet (b brings the file's start), it starts again in a new file (1); otherwise
+ * it is broken. */
+static int write_failed(writer_job *j, open_part *op, const writer_batch *b, int rc,
+                        const char *what, uint64_t bytes)
 {
     j->result.failures++;
     const char *why = op->file.error[0] ? op->file.error : recd_strerror(rc);
-    if (rc == -ENOENT && op->owner->created && op->owner->preamble && bytes) {
+    bool can_start_again = op->owner->preamble || b->restart.len || op->file.size == 0;
+    if (rc == -ENOENT && op->owner->created && can_start_again && bytes) {
         j->result.retry_error = rc;
         j->result.vanished++;
         start_part_again(j, op, why);
@@ -472,6 +503,37 @@ static int write_failed(writer_job *j, open_part *op, int rc, const char *what, 
     op->owner->broken = true;
     j->result.lost += bytes;
     log_err("writer: %s '%s': %s", what, part_label(op), why);
+    return 0;
+}
+
+/* The start of a part's new file after its old one vanished: b's restart point (a header and a
+ * full state, compressed here) or else the part's preamble. */
+static int start_file(writer_job *j, const writer_batch *b, open_part *op, recd_gzip_deflater **d,
+                      recd_buf *out)
+{
+    writer_part *p = op->owner;
+    if (!b->restart.len) {
+        p->units_dropped = 0;
+        int rc = j->stage->ops->append(&op->file, p->preamble, p->preamble_len);
+        if (rc == 0)
+            j->result.written += p->preamble_len;
+        return rc;
+    }
+    out->len = 0;
+    int rc = recd_buf_append(out, b->restart.data, b->restart_plain_len);
+    if (rc == 0) {
+        if (!*d)
+            *d = deflater_take(j->stage);
+        rc = *d ? recd_gzip_member_write(*d, p->gzip_level, b->restart.data + b->restart_plain_len,
+                                         b->restart.len - b->restart_plain_len, out)
+                : -ENOMEM;
+    }
+    if (rc == 0)
+        rc = j->stage->ops->append(&op->file, out->data, out->len);
+    if (rc < 0)
+        return rc;
+    j->result.written += out->len;
+    p->units_dropped = b->restart_units;
     return 0;
 }
 
@@ -493,16 +555,15 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
     if (!p->created) {
         rc = ops->create(&op->file, op->file.root_fd, p->name);
         if (rc < 0)
-            return write_failed(j, op, rc, "cannot create", b->data.len);
+            return write_failed(j, op, b, rc, "cannot create", b->data.len);
         p->created = true;
     }
     if (p->preamble_due) {
-        rc = ops->append(&op->file, p->preamble, p->preamble_len);
+        rc = start_file(j, b, op, d, out);
         if (rc < 0)
-            return write_failed(j, op, rc, "cannot start again", b->data.len);
+            return write_failed(j, op, b, rc, "cannot start again", b->data.len);
         p->preamble_due = false;
         op->dirty = true;
-        j->result.written += p->preamble_len;
     }
     const void *src = b->data.data;
     size_t n = b->data.len;
@@ -512,14 +573,14 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
         if (rc < 0) {
             j->result.members_in = in; /* compressed again by the retry */
             j->result.members_out = out_bytes;
-            return write_failed(j, op, rc, "cannot compress for", b->data.len);
+            return write_failed(j, op, b, rc, "cannot compress for", b->data.len);
         }
         src = out->data;
         n = out->len;
     }
     rc = ops->append(&op->file, src, n);
     if (rc < 0)
-        return write_failed(j, op, rc, "cannot append to", b->data.len);
+        return write_failed(j, op, b, rc, "cannot append to", b->data.len);
     b->data_done = true;
     op->dirty = true;
     j->result.written += n;
@@ -541,6 +602,12 @@ static int end_part(writer_job *j, writer_batch *b, open_part *op)
     }
     op->file.error[0] = '\0';
     int rc = 0;
+    if (b->header_len && p->units_dropped && p->rebase &&
+        p->rebase(b->header, b->header_len, p->units_dropped) < 0) {
+        log_err("writer: '%s': the end header cannot be fitted to the file that started again; "
+                "it keeps its first header (frame count 0: readers recount)", op->file.name);
+        b->header_len = 0;
+    }
     if (b->header_len) {
         rc = j->stage->ops->pwrite(&op->file, 0, b->header, b->header_len);
         if (rc == 0)
@@ -549,7 +616,7 @@ static int end_part(writer_job *j, writer_batch *b, open_part *op)
     if (rc == 0)
         rc = j->stage->ops->finalize(&op->file, j->fsync ? RECD_PART_FINALIZE_SYNC : 0);
     if (rc < 0) {
-        if (write_failed(j, op, rc, "cannot finalize", 0))
+        if (write_failed(j, op, b, rc, "cannot finalize", 0))
             return 1;
         j->result.abandoned++;
         return 0;
@@ -649,7 +716,7 @@ static void job_after(uv_work_t *req, int status)
     writer_batch *b = j->batches;
     while (b != j->stopped_at) {
         writer_batch *next = b->next;
-        j->result.released += b->data.len;
+        j->result.released += b->data.len + b->restart.len;
         if (b->part == j->result.last)
             j->result.last_released += b->data.len;
         if (b->end)
@@ -698,7 +765,7 @@ uint64_t writer_queue_discard(writer_queue *q)
     writer_batch *b = q->head;
     while (b) {
         writer_batch *next = b->next;
-        bytes += b->data.len;
+        bytes += b->data.len + b->restart.len;
         if (b->end)
             part_free(b->part);
         batch_free(NULL, b);

@@ -26,6 +26,10 @@
  * whole .rec blocks end (docs/performance.md). */
 #define WRITER_ALIGN (64u * 1024u)
 
+/* Rewrites a part's end header (len bytes, in place) for a file that lacks the part's first
+ * units_dropped units: the file started again at a restart point. 0 or a negative errno. */
+typedef int (*writer_rebase_fn)(uint8_t *header, size_t len, uint64_t units_dropped);
+
 /* One output file, from its first byte to its rename; owned by the writer once ended. Kept small
  * (an idle session holds one): the recd_part of lib/part_file is rebuilt from it in each job. */
 typedef struct writer_part {
@@ -39,6 +43,11 @@ typedef struct writer_part {
     uint8_t *preamble;
     uint32_t preamble_len;
     bool preamble_due;
+    /* A part whose batches carry restart points (writer_set_restart) instead: how many units
+     * (Recap ticks) the file now being written lacks at its start, and how its end header is
+     * rewritten for that (pure: it runs on the thread pool). */
+    uint64_t units_dropped;
+    writer_rebase_fn rebase;
     /* Loop thread only. Bytes sealed for the part so far: while no member was queued (packed
      * false) that is the file offset where the open batch will land. */
     uint64_t sealed;
@@ -77,7 +86,8 @@ typedef struct writer_stage {
 } writer_stage;
 
 typedef struct writer_result {
-    uint64_t released;         /* queued bytes the job consumed (written or not) */
+    uint64_t released;         /* queued bytes the job consumed (written or not), restart points
+                                  included */
     uint64_t written;          /* bytes that reached files, header patches included */
     unsigned finalized;        /* parts renamed to their final name */
     unsigned failures;         /* batches or parts that failed (logged by the job) */
@@ -112,6 +122,18 @@ writer_part *writer_part_new(const char *rel, int gzip_level);
 /* Sets p's preamble (copied; see writer_part). 0 or -ENOMEM. Loop thread, before p's first
  * job. */
 int writer_part_set_preamble(writer_part *p, const void *data, size_t len);
+
+/* A restart point, for parts whose bytes depend on what came before (Recap members carry deltas
+ * against the reader's state): should p's file vanish while the open batch is still queued, the
+ * new file starts with plain (a header) and then member (an uncompressed gzip member body, which
+ * the job compresses: a full state), and lacks the part's first units_dropped units, which
+ * rebase (writer_part_set_rebase) writes into its end header. It belongs to the batch that
+ * starts here, so it is taken only when p's open batch holds nothing yet: 1 when taken (plain and
+ * member are moved into the batch and zeroed), 0 when not needed (the batch began earlier and has
+ * its own), -ENOMEM. Its bytes count in the batch's released bytes. */
+int writer_set_restart(writer_stage *w, writer_queue *q, writer_part *p, recd_buf *plain,
+                       recd_buf *member, uint64_t units_dropped);
+void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase);
 
 /* Appends file bytes for part p (a new batch starts when p differs from the open batch's part).
  * 0 or -ENOMEM. */

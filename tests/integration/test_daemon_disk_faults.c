@@ -196,6 +196,180 @@ static void removed_root_is_opened_again(void **state)
     td_cleanup(&d);
 }
 
+/* ---- a Recap part whose file vanished ----------------------------------------------------- */
+
+#define RECAP_TICKS 1200
+#define RECAP_CUT 400 /* ticks in the file that is removed */
+
+/* What was sent, also encoded here without faults: the x position a reader reconstructs at each
+ * tick (MOVEMENT deltas are rounded, so the reader's value is the reference, not the sent one). */
+typedef struct recap_sent {
+    recd_recap_encoder *enc;
+    recd_buf file;
+    double x[RECAP_TICKS];
+    size_t events_after_cut;
+} recap_sent;
+
+static int note_tick(void *ctx, uint64_t tick, const recd_recap_state *st,
+                     const recd_recap_event *ev, size_t n)
+{
+    (void)ev;
+    (void)n;
+    recap_sent *sent = ctx;
+    for (uint64_t t = tick; t < RECAP_TICKS; t++)
+        sent->x[t] = st->pos[0]; /* idle ticks after it keep it */
+    return 0;
+}
+
+/* Decodes the fault-free encoding into sent->x. */
+static void reference_positions(recap_sent *sent)
+{
+    recd_recap_finish_info info;
+    assert_int_equal(recd_recap_encoder_finish(sent->enc, &info), 0);
+    recd_recap_encoder_free(sent->enc);
+    recd_recap_callbacks cb = {NULL, note_tick, NULL, NULL, sent};
+    recd_recap_decode_result res;
+    assert_int_equal(recd_recap_decode(sent->file.data, sent->file.len, NULL, &cb, &res, NULL), 0);
+    assert_int_equal(res.ticks, RECAP_TICKS);
+    recd_buf_free(&sent->file);
+}
+
+static void send_recap_ticks(recd_client *c, recd_synth_recap_gen *g, uint64_t until,
+                             recap_sent *sent)
+{
+    recd_synth_recap_tick t;
+    while (recd_synth_recap_gen_next(g, &t) == 1) {
+        recd_msg m;
+        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
+        snprintf(m.session, sizeof m.session, "cap");
+        assert_int_equal(recd_msg_set_recap_state(&m, t.tick, t.state), 0);
+        td_send(c, &m);
+        recd_msg_free(&m);
+        for (size_t i = 0; i < t.n_events; i++) {
+            recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
+            snprintf(m.session, sizeof m.session, "cap");
+            assert_int_equal(recd_msg_set_recap_event(&m, t.tick, &t.events[i]), 0);
+            td_send(c, &m);
+            recd_msg_free(&m);
+        }
+        assert_int_equal(recd_recap_encoder_tick(sent->enc, t.tick, t.state, t.events, t.n_events), 0);
+        if (t.tick >= RECAP_CUT)
+            sent->events_after_cut += t.n_events;
+        if (t.tick + 1 >= until)
+            return;
+    }
+}
+
+static void send_recap_flush(recd_client *c)
+{
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_FLUSH, RECD_MSG_FMT_RECAP);
+    snprintf(m.session, sizeof m.session, "cap");
+    td_send(c, &m);
+    assert_int_equal(recd_client_flush(c), 0);
+}
+
+typedef struct recap_seen {
+    const recap_sent *sent;
+    uint64_t offset; /* the session tick of file tick 0 */
+    size_t events, action_ticks, wrong;
+} recap_seen;
+
+static int check_tick(void *ctx, uint64_t tick, const recd_recap_state *st,
+                      const recd_recap_event *ev, size_t n)
+{
+    (void)ev;
+    recap_seen *seen = ctx;
+    uint64_t at = tick + seen->offset;
+    seen->action_ticks++;
+    seen->events += n;
+    if (at >= RECAP_TICKS || st->pos[0] != seen->sent->x[at])
+        seen->wrong++;
+    return 0;
+}
+
+/* The output root is removed while a Recap session has members queued for its part: the part
+ * starts again in the new root as a standalone .recap (its header, a full state for the last
+ * tick the removed file held, then the queued members); it verifies, its header says where it
+ * starts and how many ticks it holds, and every tick sent after the removed file's last one is
+ * there, state and events. Nothing recd held is lost. Before, the part was given up and its
+ * queued bytes counted as lost. */
+static void removed_root_recap_part_starts_again(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "flush:\n  interval: 1h\n");
+    td_start(&d);
+    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED,
+                           RECAP_TICKS * RECD_RECAP_TICK_MS, 11};
+    recd_synth_recap_gen *g;
+    assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
+    recap_sent *sent = calloc(1, sizeof *sent);
+    assert_non_null(sent);
+    recd_recap_header h;
+    recd_synth_recap_gen_header(g, &h);
+    const int64_t start_ms = h.start_ms;
+    assert_int_equal(recd_recap_encoder_new(&sent->enc, &h, NULL, recd_buf_sink(&sent->file)), 0);
+    recd_client *c = td_connect(d.tcp);
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
+    snprintf(m.session, sizeof m.session, "cap");
+    assert_int_equal(recd_msg_set_recap_open(&m, &h), 0);
+    td_send(c, &m);
+    recd_msg_free(&m);
+    send_recap_ticks(c, g, RECAP_CUT, sent);
+    send_recap_flush(c);
+    char rel[1024];
+    wait_for_part(&d, rel, sizeof rel);
+
+    tu_rmtree(d.out);
+    send_recap_ticks(c, g, 2 * RECAP_CUT, sent); /* queued, then their write finds no file */
+    send_recap_flush(c);
+    wait_unhealthy(&d);
+    assert_int_equal(mkdir(d.out, 0755), 0);
+    send_recap_ticks(c, g, RECAP_TICKS, sent);
+    td_send_close(c, "cap", RECD_MSG_FMT_RECAP);
+    td_close_client(c);
+    reference_positions(sent);
+    recd_synth_recap_gen_free(g);
+
+    uint64_t deadline = td_deadline(30000);
+    for (;;) {
+        td_files f = td_session_files(&d, "recap", "cap");
+        bool done = f.count >= 1 && f.parts == 0;
+        td_files_free(&f);
+        if (done)
+            break;
+        if (td_now_ms() > deadline) {
+            td_dump_log(&d);
+            fail_msg("session 'cap' has no finalized file in the new root");
+        }
+        td_sleep_ms(50);
+    }
+    size_t len;
+    uint8_t *data = td_read_only_recording(&d, "recap", "cap", &len); /* it verifies */
+    recap_seen seen = {sent, RECAP_CUT - 1, 0, 0, 0};
+    recd_recap_callbacks cb = {NULL, check_tick, NULL, NULL, &seen};
+    recd_recap_decode_result res;
+    recd_report rep = {0};
+    if (recd_recap_decode(data, len, NULL, &cb, &res, &rep) != 0)
+        fail_msg("the restarted file does not decode cleanly (%zu errors)", recd_report_errors(&rep));
+    recd_report_free(&rep);
+    free(data);
+    /* It starts at the removed file's last tick: a full state, then every later tick. */
+    assert_int_equal(res.ticks, RECAP_TICKS - (RECAP_CUT - 1));
+    assert_int_equal(res.header.frame_count, RECAP_TICKS - (RECAP_CUT - 1));
+    assert_int_equal(res.header.start_ms, start_ms + (RECAP_CUT - 1) * RECD_RECAP_TICK_MS);
+    assert_int_equal(seen.wrong, 0);
+    assert_int_equal(seen.events, sent->events_after_cut);
+    assert_true(seen.action_ticks > RECAP_CUT);
+    free(sent);
+    assert_true(td_metric(&d, "recd_bytes_lost_total") == 0);
+    assert_int_not_equal(td_signal_wait(&d, SIGTERM), 0);
+    assert_true(log_has(&d, "1 files removed behind recd's back"));
+    td_cleanup(&d);
+}
+
 /* ---- a real small filesystem ---------------------------------------------------------------- */
 
 typedef struct tmpfs_mount {
@@ -408,6 +582,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         td_unit_test(lost_part_makes_exit_status_fail),
         td_unit_test(removed_root_is_opened_again),
+        td_unit_test(removed_root_recap_part_starts_again),
         td_unit_test(full_and_read_only_tmpfs_lose_nothing),
         td_unit_test(udp_past_its_limit_is_counted),
     };

@@ -553,6 +553,24 @@ TD_FN bool td_valid_recording(const uint8_t *data, size_t len)
            recd_rec_layout_is_standard(info.layout);
 }
 
+/* The bytes of a session's only file, which must be finalized and verify (free() them). */
+TD_FN uint8_t *td_read_only_recording(const td_daemon *d, const char *format, const char *session,
+                                      size_t *len)
+{
+    td_files f = td_session_files(d, format, session);
+    if (f.count != 1 || f.parts != 0) {
+        td_dump_log(d);
+        fail_msg("expected 1 finalized file, found %zu (%zu .part)", f.count, f.parts);
+    }
+    uint8_t *data = td_read_output(d, f.items[0].path, len);
+    td_files_free(&f);
+    if (!td_valid_recording(data, *len)) {
+        free(data);
+        fail_msg("the recording does not verify");
+    }
+    return data;
+}
+
 /* ---- sending ---------------------------------------------------------------------------------- */
 
 static void td_release_client(void *obj)

@@ -4,6 +4,9 @@
 # of `rectool COMMAND --help`, is in that command's section of rectool(1); every key of
 # `recd --print-config` and of docs/configuration.md's option table is in recd.yaml(5), and every
 # key recd.yaml(5) describes still exists. Each page renders with scdoc and man without warnings.
+# A command with subcommands (`rectool rf2 --help` lists laps) has a '## rf2' section and one
+# '## rf2 laps' section per subcommand holding that subcommand's options (scdoc has only two
+# heading levels), so adding a command or a subcommand is adding its section.
 set -u
 : "${RECD_SOURCE_DIR:?}" "${RECTOOL:?}"
 man_dir="$RECD_SOURCE_DIR/docs/man"
@@ -12,46 +15,58 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Long and short options named in a --help text ("  -o, --output OUT", "[--seed N]").
-help_options() {
-    grep -oE '(^|[][ ,|(])--[a-z][a-z-]*' | sed 's/^[^-]*//'
-    true
-}
-help_short_options() {
-    grep -oE '^ +-[a-zA-Z],' | tr -d ' ,'
-    true
-}
+# shellcheck source=../shell/help_text.sh
+. "$RECD_SOURCE_DIR/tests/shell/help_text.sh"
 
 # recd(8)
 if [ -n "${RECD:-}" ]; then
     "$RECD" --help >"$tmp/recd.help" 2>&1
-    for opt in $( { help_options <"$tmp/recd.help"; help_short_options <"$tmp/recd.help"; } | sort -u); do
+    for opt in $(help_options <"$tmp/recd.help" | sort -u); do
         grep -qF -- "*$opt*" "$man_dir/recd.8.scd" || fail "recd.8.scd does not describe $opt (recd --help has it)"
     done
 else
     echo "note: RECD not set (no daemon in this build); recd(8) and --print-config not checked"
 fi
 
-# rectool(1): one '## COMMAND' section per command, holding each of its options.
-"$RECTOOL" --help >"$tmp/rectool.help" 2>&1
-commands=$(sed -n '/^commands:/,/^$/p' "$tmp/rectool.help" | awk 'NF && !/^commands:/ { print $1 }')
-[ -n "$commands" ] || fail "no command list in rectool --help"
-for cmd in $commands; do
-    section=$(awk -v c="## $cmd" '$0 == c { on = 1; next } /^#/ { on = 0 } on' "$man_dir/rectool.1.scd")
+# rectool(1): one '## COMMAND' section per command (and '## COMMAND SUB' per subcommand), holding
+# each of its options.
+rectool_section() {
+    awk -v c="## $1" '$0 == c { on = 1; next } /^#/ { on = 0 } on' "$man_dir/rectool.1.scd"
+}
+# check_section NAME ARGS...: the section NAME describes every option of `rectool ARGS... --help`.
+check_section() {
+    local name=$1 section opt
+    shift
+    section=$(rectool_section "$name")
     if [ -z "$section" ]; then
-        fail "rectool.1.scd has no '## $cmd' section"
-        continue
+        fail "rectool.1.scd has no '## $name' section"
+        return
     fi
-    "$RECTOOL" "$cmd" --help >"$tmp/cmd.help" 2>&1
-    for opt in $( { help_options <"$tmp/cmd.help"; help_short_options <"$tmp/cmd.help"; } | sort -u); do
+    "$RECTOOL" "$@" --help >"$tmp/cmd.help" 2>&1
+    for opt in $(help_options <"$tmp/cmd.help" | sort -u); do
         [ "$opt" = --help ] || [ "$opt" = -h ] && continue   # under COMMON OPTIONS
         printf '%s\n' "$section" | grep -qF -- "*$opt*" ||
-            fail "rectool.1.scd's '$cmd' section does not describe $opt (rectool $cmd --help has it)"
+            fail "rectool.1.scd's '$name' section does not describe $opt (rectool $* --help has it)"
+    done
+}
+"$RECTOOL" --help >"$tmp/rectool.help" 2>&1
+commands=$(help_commands <"$tmp/rectool.help")
+[ -n "$commands" ] || fail "no command list in rectool --help"
+sections=""   # every section name the help texts call for, one a line
+for cmd in $commands; do
+    check_section "$cmd" "$cmd"
+    sections="$sections$cmd
+"
+    for sub in $(rectool_subcommands "$cmd"); do
+        check_section "$cmd $sub" "$cmd" "$sub"
+        sections="$sections$cmd $sub
+"
     done
 done
-for sec in $(sed -n 's/^## //p' "$man_dir/rectool.1.scd"); do
-    printf '%s\n' $commands | grep -qx "$sec" || fail "rectool.1.scd describes '$sec', which rectool --help does not list"
-done
+while IFS= read -r sec; do
+    printf '%s' "$sections" | grep -qxF -- "$sec" ||
+        fail "rectool.1.scd describes '$sec', which rectool --help (or its command's --help) does not list"
+done < <(sed -n 's/^## //p' "$man_dir/rectool.1.scd")
 
 # recd.yaml(5): the keys the daemon prints and the keys the reference documents.
 described=$(sed -n 's/^\*\([a-z_.]*\)\* (default.*/\1/p' "$man_dir/recd.yaml.5.scd" | sort -u)

@@ -330,6 +330,9 @@ RECD_API void recd_recap_encoder_free(recd_recap_encoder *e);
 
 /* Heap bytes the encoder holds now (for per-session accounting). */
 RECD_API size_t recd_recap_encoder_memory(const recd_recap_encoder *e);
+/* The part of it that holds output on its way (the open member, compressed output, the item
+ * scratch of the last tick): everything but the item slots, the reader's view. */
+RECD_API size_t recd_recap_encoder_buffer_memory(const recd_recap_encoder *e);
 /* Frees the scratch buffers (and the pending-output buffer when nothing is pending) and packs the
  * item slots tightly: for sessions that have gone quiet. */
 RECD_API void recd_recap_encoder_trim(recd_recap_encoder *e);

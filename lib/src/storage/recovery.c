@@ -2,7 +2,7 @@
 /* Crash recovery: walk the output tree, have each .part planned from its content by the planner
  * given (the format table's, formats/format_recover.c), then truncate/patch, rename, remove or
  * quarantine it as planned. */
-#include "storage/recovery_internal.h"
+#include "storage/recovery_file_ops.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,11 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "base/fd_io.h"
 
 const char *recd_recover_action_name(recd_recover_action a)
 {
@@ -45,6 +40,7 @@ typedef struct recover_ctx {
     const recd_recover_options *opt;
     recd_recover_summary *sum;
     recd_recover_planner plan;
+    const recovery_file_ops *ops;
 } recover_ctx;
 
 static bool ends_with(const char *s, const char *suffix)
@@ -66,19 +62,38 @@ static void file_failed(recd_recover_file *f, int err, const char *fmt, ...)
     va_end(ap);
 }
 
-static int read_all(int fd, uint8_t *buf, size_t len, size_t *got)
+/* Reads len bytes from the start; a short read is continued, an early end is an error (recovery
+ * runs before any writer, so a part that seems to shrink is not to be cut to what was read). */
+static int read_all(const recovery_file_ops *ops, int fd, uint8_t *buf, size_t len)
 {
-    *got = 0;
-    while (*got < len) {
-        ssize_t n = pread(fd, buf + *got, len - *got, (off_t)*got);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = ops->pread_at(ops->data, fd, buf + got, len - got, got);
+        if (n == -EINTR)
+            continue;
+        if (n < 0)
+            return (int)n;
         if (n == 0)
-            break; /* shrank meanwhile: plan what is there */
-        *got += (size_t)n;
+            return -EIO; /* the end came before the size fstat gave */
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+/* Writes len bytes at off, continuing short writes; -EIO when nothing is written. */
+static int write_all(const recovery_file_ops *ops, int fd, const uint8_t *buf, size_t len,
+                     uint64_t off)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = ops->pwrite_at(ops->data, fd, buf + done, len - done, off + done);
+        if (n == -EINTR)
+            continue;
+        if (n < 0)
+            return (int)n;
+        if (n == 0)
+            return -EIO;
+        done += (size_t)n;
     }
     return 0;
 }
@@ -94,16 +109,16 @@ typedef struct part_content {
     bool mapped;
 } part_content;
 
-static int content_load(int fd, uint64_t size, part_content *c)
+static int content_load(const recovery_file_ops *ops, int fd, uint64_t size, part_content *c)
 {
     memset(c, 0, sizeof *c);
     if (size > SIZE_MAX - 1)
         return -EFBIG;
     if (size > RECOVER_READ_MAX) {
-        void *map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED)
-            return -errno;
-        madvise(map, (size_t)size, MADV_SEQUENTIAL); /* a hint: read ahead, drop behind */
+        void *map = NULL;
+        int rc = ops->map(ops->data, fd, (size_t)size, &map);
+        if (rc < 0)
+            return rc;
         c->data = map;
         c->len = (size_t)size;
         c->mapped = true;
@@ -112,30 +127,31 @@ static int content_load(int fd, uint64_t size, part_content *c)
     c->data = malloc(size ? (size_t)size : 1);
     if (!c->data)
         return -ENOMEM;
-    return read_all(fd, c->data, (size_t)size, &c->len);
+    c->len = (size_t)size;
+    return read_all(ops, fd, c->data, (size_t)size);
 }
 
-static void content_free(part_content *c)
+static void content_free(const recovery_file_ops *ops, part_content *c)
 {
     if (c->mapped)
-        munmap(c->data, c->len);
+        ops->unmap(ops->data, c->data, c->len);
     else
         free(c->data);
     memset(c, 0, sizeof *c);
 }
 
 /* Renames dir/leaf to new_leaf (never replacing) and records the new relative name. */
-static int rename_entry(recd_recover_file *f, const recd_walk_entry *e, const char *new_leaf,
-                        bool sync)
+static int rename_entry(const recovery_file_ops *ops, recd_recover_file *f,
+                        const recd_walk_entry *e, const char *new_leaf, bool sync)
 {
     char chosen[RECD_PATH_MAX];
-    int rc = recd_rename_noreplace(e->dir_fd, e->leaf, new_leaf, chosen, sizeof chosen);
+    int rc = ops->rename_noreplace(ops->data, e->dir_fd, e->leaf, new_leaf, chosen, sizeof chosen);
     if (rc < 0) {
         file_failed(f, rc, "cannot rename to '%s': %s", new_leaf, recd_strerror(rc));
         return rc;
     }
     if (sync)
-        fsync(e->dir_fd); /* best effort: the rename itself succeeded */
+        ops->sync_dir(ops->data, e->dir_fd); /* best effort: the rename itself succeeded */
     size_t dir_len = (size_t)(e->leaf - e->rel);
     int n = snprintf(f->final, sizeof f->final, "%.*s%s", (int)dir_len, e->rel, chosen);
     if (n < 0 || (size_t)n >= sizeof f->final)
@@ -143,47 +159,50 @@ static int rename_entry(recd_recover_file *f, const recd_walk_entry *e, const ch
     return 0;
 }
 
-/* Opens, reads, plans and applies one .part; fills f. */
+/* Opens, reads, plans and applies one .part; fills f. A failure at any step leaves the part a
+ * .part that the next run plans again from its content: the tail cut off is never a whole block
+ * or member, and the header patch is redone from what decodes. */
 static void recover_one(recover_ctx *c, const recd_walk_entry *e, recd_recover_file *f)
 {
     const recd_recover_options *opt = c->opt;
+    const recovery_file_ops *ops = c->ops;
     uint64_t max = opt->max_file_size ? opt->max_file_size : UINT64_MAX;
     int flags = (opt->dry_run ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-    int fd = openat(e->dir_fd, e->leaf, flags);
+    int fd = ops->open_at(ops->data, e->dir_fd, e->leaf, flags);
     if (fd < 0) {
-        file_failed(f, -errno, "cannot open: %s", strerror(errno));
+        file_failed(f, fd, "cannot open: %s", recd_strerror(fd));
         return;
     }
-    struct stat st;
+    recovery_file_stat st;
     part_content content = {0};
-    if (fstat(fd, &st) < 0) {
-        file_failed(f, -errno, "cannot stat: %s", strerror(errno));
+    int rc = ops->stat_fd(ops->data, fd, &st);
+    if (rc < 0) {
+        file_failed(f, rc, "cannot stat: %s", recd_strerror(rc));
         goto out;
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (!st.is_regular) {
         file_failed(f, -EINVAL, "not a regular file");
         goto out;
     }
-    if (st.st_nlink != 1) {
+    if (st.nlink != 1) {
         /* A hard link could make us truncate a file that lives elsewhere. */
-        file_failed(f, -EPERM, "has %ju links; refusing to modify a shared file",
-                    (uintmax_t)st.st_nlink);
+        file_failed(f, -EPERM, "has %lu links; refusing to modify a shared file", st.nlink);
         goto out;
     }
-    f->size_before = (uint64_t)st.st_size;
-    if ((uint64_t)st.st_size > max) {
-        file_failed(f, -EFBIG, "%ju bytes is over the %llu-byte recovery limit",
-                    (uintmax_t)st.st_size, (unsigned long long)max);
+    f->size_before = st.size;
+    if (st.size > max) {
+        file_failed(f, -EFBIG, "%llu bytes is over the %llu-byte recovery limit",
+                    (unsigned long long)st.size, (unsigned long long)max);
         goto out;
     }
-    int rc = content_load(fd, (uint64_t)st.st_size, &content);
+    rc = content_load(ops, fd, st.size, &content);
     if (rc < 0) {
-        file_failed(f, rc, "cannot read %ju bytes: %s", (uintmax_t)st.st_size, recd_strerror(rc));
+        file_failed(f, rc, "cannot read %llu bytes: %s", (unsigned long long)st.size,
+                    recd_strerror(rc));
         goto out;
     }
     uint8_t *buf = content.data;
     size_t got = content.len;
-    f->size_before = got;
     recd_recover_plan plan;
     rc = c->plan(buf, got, &plan);
     if (rc < 0) {
@@ -201,37 +220,39 @@ static void recover_one(recover_ctx *c, const recd_walk_entry *e, recd_recover_f
     if (opt->dry_run)
         goto out;
     if (plan.action == RECD_RECOVER_FINALIZED) {
-        if (plan.keep < got && ftruncate(fd, (off_t)plan.keep) < 0) {
-            file_failed(f, -errno, "cannot truncate: %s", strerror(errno));
+        if (plan.keep < got && (rc = ops->truncate(ops->data, fd, plan.keep)) < 0) {
+            file_failed(f, rc, "cannot truncate to %llu bytes: %s",
+                        (unsigned long long)plan.keep, recd_strerror(rc));
             goto out;
         }
-        if (plan.header_len && (rc = recd__pwrite_all(fd, buf, (size_t)plan.header_len, 0)) < 0) {
+        if (plan.header_len &&
+            (rc = write_all(ops, fd, buf, (size_t)plan.header_len, 0)) < 0) {
             file_failed(f, rc, "cannot patch the header: %s", recd_strerror(rc));
             goto out;
         }
-        if (opt->sync && fdatasync(fd) < 0) {
-            file_failed(f, -errno, "fdatasync failed: %s", strerror(errno));
+        if (opt->sync && (rc = ops->datasync(ops->data, fd)) < 0) {
+            file_failed(f, rc, "fdatasync failed: %s", recd_strerror(rc));
             goto out;
         }
     }
-    close(fd);
+    ops->close_fd(ops->data, fd);
     fd = -1;
     char new_leaf[RECD_PATH_NAME_MAX + 8];
     if (plan.action == RECD_RECOVER_REMOVED) {
-        if (unlinkat(e->dir_fd, e->leaf, 0) < 0)
-            file_failed(f, -errno, "cannot remove: %s", strerror(errno));
+        if ((rc = ops->unlink_at(ops->data, e->dir_fd, e->leaf)) < 0)
+            file_failed(f, rc, "cannot remove: %s", recd_strerror(rc));
     } else if (plan.action == RECD_RECOVER_FINALIZED) {
         int keep = (int)(strlen(e->leaf) - strlen(RECD_PART_SUFFIX));
         snprintf(new_leaf, sizeof new_leaf, "%.*s", keep, e->leaf);
-        rename_entry(f, e, new_leaf, opt->sync);
+        rename_entry(ops, f, e, new_leaf, opt->sync);
     } else {
         snprintf(new_leaf, sizeof new_leaf, "%s" RECD_RECOVER_BAD_SUFFIX, e->leaf);
-        rename_entry(f, e, new_leaf, opt->sync);
+        rename_entry(ops, f, e, new_leaf, opt->sync);
     }
 out:
     if (fd >= 0)
-        close(fd);
-    content_free(&content);
+        ops->close_fd(ops->data, fd);
+    content_free(ops, &content);
 }
 
 static int add_file(recd_recover_summary *s, recd_recover_file **out)
@@ -293,10 +314,16 @@ static int on_entry(void *ctx, const recd_walk_entry *e)
 int recd_recover__root(int root_fd, const recd_recover_options *opt, recd_recover_summary *out,
                        recd_recover_planner plan)
 {
-    if (!out)
+    return recd_recover__root_ops(root_fd, opt, out, plan, &recovery_file_ops_system);
+}
+
+int recd_recover__root_ops(int root_fd, const recd_recover_options *opt, recd_recover_summary *out,
+                           recd_recover_planner plan, const recovery_file_ops *ops)
+{
+    if (!out || !ops)
         return -EINVAL;
     recd_recover_options defaults = {0};
-    recover_ctx c = {opt ? opt : &defaults, out, plan};
+    recover_ctx c = {opt ? opt : &defaults, out, plan, ops};
     int rc = recd_confined_walk(root_fd, c.opt->max_depth, on_entry, &c);
     return rc < 0 ? rc : (int)(out->found > INT32_MAX ? INT32_MAX : out->found);
 }

@@ -105,6 +105,25 @@ int writer_part_set_preamble(writer_part *p, const void *data, size_t len)
     return 0;
 }
 
+/* Nor is a restart point. */
+int writer_set_restart(writer_stage *w, writer_queue *q, writer_part *p, recd_buf *plain,
+                       recd_buf *member, uint64_t units_dropped)
+{
+    (void)w;
+    (void)q;
+    (void)p;
+    (void)plain;
+    (void)member;
+    (void)units_dropped;
+    return 0;
+}
+
+void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase)
+{
+    (void)p;
+    (void)rebase;
+}
+
 uint8_t *writer_reserve(writer_stage *w, writer_queue *q, writer_part *p, size_t len)
 {
     (void)w;

@@ -402,6 +402,109 @@ static void vanished_part_starts_again(void **state)
     rig_free(g);
 }
 
+static uint64_t rebased_units;
+static int record_rebase(uint8_t *header, size_t len, uint64_t units)
+{
+    (void)header;
+    (void)len;
+    rebased_units = units;
+    return 0;
+}
+
+/* A part without a preamble whose batches carry restart points (Recap): when its .part vanishes,
+ * the queued batch goes to a new file that starts with that batch's restart point (its plain
+ * bytes, then its member compressed), through a create that fails once more (ENOSPC) and is
+ * retried; the end header is rebased by the units the new file lacks. Nothing is lost. */
+static void vanished_part_starts_at_its_restart_point(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    writer_part *p = writer_part_new("r.recap", 6);
+    assert_non_null(p);
+    writer_part_set_rebase(p, record_rebase);
+    rebased_units = 0;
+    assert_int_equal(writer_put(&g->w, &g->q, p, "HDR", 3), 0);
+    assert_int_equal(writer_put_member(&g->w, &g->q, p, "aaaa", 4), 0);
+    writer_seal(&g->q);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(unlink(tu_at(g->root, "r.recap.part")), 0);
+
+    recd_buf plain = {0}, member = {0};
+    assert_int_equal(recd_buf_append(&plain, "NEW", 3), 0);
+    assert_int_equal(recd_buf_append(&member, "ss", 2), 0);
+    assert_int_equal(writer_set_restart(&g->w, &g->q, p, &plain, &member, 7), 1);
+    assert_null(plain.data); /* moved into the batch */
+    assert_int_equal(writer_put_member(&g->w, &g->q, p, "bbbb", 4), 0);
+    recd_buf late = {0}, late_member = {0};
+    assert_int_equal(recd_buf_append(&late_member, "x", 1), 0);
+    assert_int_equal(writer_set_restart(&g->w, &g->q, p, &late, &late_member, 9), 0); /* begun */
+    recd_buf_free(&late_member);
+    writer_seal(&g->q);
+
+    fail_calls(OP_CREATE, 2, 2, -ENOSPC);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOENT); /* noticed: started again */
+    assert_int_equal(r->lost, 0);
+    assert_null(r->broken);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOSPC);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->lost, 0);
+    assert_int_equal(r->released, 4 + 3 + 2); /* the batch and its restart point */
+    uint8_t *end_header = malloc(3);
+    memcpy(end_header, "END", 3);
+    assert_int_equal(writer_end_part(&g->q, p, end_header, 3), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_int_equal(rebased_units, 7);
+
+    recd_buf want = {0};
+    recd_gzip_deflater *d = recd_gzip_deflater_new();
+    assert_non_null(d);
+    assert_int_equal(recd_buf_append(&want, "END", 3), 0);
+    assert_int_equal(recd_gzip_member_write(d, 6, "ss", 2, &want), 0);
+    assert_int_equal(recd_gzip_member_write(d, 6, "bbbb", 4, &want), 0);
+    recd_gzip_deflater_free(d);
+    size_t len;
+    uint8_t *got = tu_read_file(tu_at(g->root, "r.recap"), &len);
+    assert_non_null(got);
+    assert_int_equal(len, want.len);
+    assert_memory_equal(got, want.data, len);
+    free(got);
+    recd_buf_free(&want);
+    assert_string_equal(listing(g), "r.recap");
+    rig_free(g);
+}
+
+/* A part without preamble or restart point whose file vanished before any of it was written (its
+ * first append failed): the batch brings the file's start, so it goes to a new file as it is. */
+static void vanished_empty_part_starts_again(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    writer_part *p = writer_part_new("n.recap", 6);
+    assert_non_null(p);
+    put_batch(g, p, 'h', 5);
+    fail_calls(OP_APPEND, 1, 1, -ENOSPC);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOSPC);
+    assert_int_equal(unlink(tu_at(g->root, "n.recap.part")), 0);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOENT); /* noticed: started again */
+    assert_int_equal(r->lost, 0);
+    assert_null(r->broken);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->released, 5);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    check_file(g, "n.recap", "hhhhh");
+    rig_free(g);
+}
+
 static void on_loop_tick(uv_timer_t *t) { (*(unsigned *)t->data)++; }
 
 /* flush.fsync: each job syncs each part it appended to once, a part's rename syncs its directory,
@@ -500,6 +603,8 @@ int main(void)
         cmocka_unit_test(end_of_part_is_retried),
         cmocka_unit_test(vanished_part_is_given_up),
         cmocka_unit_test(vanished_part_starts_again),
+        cmocka_unit_test(vanished_part_starts_at_its_restart_point),
+        cmocka_unit_test(vanished_empty_part_starts_again),
         cmocka_unit_test(fsync_per_job),
         cmocka_unit_test(short_write_is_exact),
     };

@@ -543,6 +543,11 @@ size_t recd_recap_encoder_memory(const recd_recap_encoder *e)
     return sizeof(*e) + e->pending.cap + e->out.cap + e->scratch.cap + e->slots.cap;
 }
 
+size_t recd_recap_encoder_buffer_memory(const recd_recap_encoder *e)
+{
+    return e->pending.cap + e->out.cap + e->scratch.cap;
+}
+
 void recd_recap_encoder_trim(recd_recap_encoder *e)
 {
     if (e->pending.len == 0)
