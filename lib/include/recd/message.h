@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recd/carla.h"
 #include "recd/common.h"
 #include "recd/recap.h"
 #include "recd/samp_rec.h"
@@ -33,7 +34,8 @@ typedef enum recd_msg_format {
     RECD_MSG_FMT_NONE = 0,
     RECD_MSG_FMT_SAMP_ONFOOT,  /* "samp-onfoot": .rec type 2, 72-byte blocks */
     RECD_MSG_FMT_SAMP_VEHICLE, /* "samp-vehicle": .rec type 1, 67-byte blocks */
-    RECD_MSG_FMT_RECAP         /* "recap": .recap */
+    RECD_MSG_FMT_RECAP,        /* "recap": .recap */
+    RECD_MSG_FMT_CARLA         /* "carla": CARLA recorder .log (recd/carla.h) */
 } recd_msg_format;
 
 RECD_API const char *recd_msg_type_name(recd_msg_type t);     /* "open", "state", ... */
@@ -77,6 +79,7 @@ typedef struct recd_msg_open {
      * resume"); without a live session it opens one like any open. */
     bool resume;
     recd_msg_recap_open *recap; /* format recap only (required there); owned */
+    recd_carla_open *carla;     /* format carla only (required there); owned */
 } recd_msg_open;
 
 typedef struct recd_msg_flush {
@@ -105,7 +108,9 @@ typedef struct recd_msg {
         recd_rec_onfoot onfoot;            /* STATE, SAMP_ONFOOT: time_ms is "t" */
         recd_rec_vehicle vehicle;          /* STATE, SAMP_VEHICLE */
         recd_msg_recap_state *recap_state; /* STATE, RECAP; owned */
-        recd_msg_recap_event *recap_event; /* EVENT (always RECAP); owned */
+        recd_msg_recap_event *recap_event; /* EVENT, RECAP; owned */
+        recd_carla_frame *carla_state;     /* STATE, CARLA: a frame without its events; owned */
+        recd_carla_event *carla_event;     /* EVENT, CARLA: actor add/delete/parent, collision */
     };
 } recd_msg;
 
