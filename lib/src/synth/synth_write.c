@@ -16,7 +16,7 @@ int recd_synth_write_rec(const recd_synth_params *p, recd_sink sink, uint64_t *b
 {
     if (blocks_out)
         *blocks_out = 0;
-    if (recd_synth_params_check(p, NULL) < 0 || p->format == RECD_SYNTH_FORMAT_RECAP)
+    if (recd_synth_params_check(p, NULL) < 0 || p->format >= RECD_SYNTH_FORMAT_RECAP)
         return -EINVAL;
     recd_rec_writer w;
     recd_rec_type type = p->format == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_REC_TYPE_VEHICLE
@@ -69,5 +69,7 @@ int recd_synth_write(const recd_synth_params *p, recd_sink sink, uint64_t *units
 {
     if (p->format == RECD_SYNTH_FORMAT_RECAP)
         return recd_synth_write_recap(p, sink, units_out);
+    if (p->format == RECD_SYNTH_FORMAT_CARLA)
+        return recd_synth_write_carla(p, 0, sink, units_out);
     return recd_synth_write_rec(p, sink, units_out);
 }
