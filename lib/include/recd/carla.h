@@ -97,18 +97,22 @@ typedef struct recd_carla_open {
                                WalkerBones and PlatformTime packets are written every frame */
 } recd_carla_open;
 
-/* ---- CARLA's query texts, byte for byte (docs/formats/carla.md, "Queries") ----------------- */
+/* ---- CARLA's queries, without a server (docs/formats/carla.md, "Queries") -------------------
+ * Text: byte for byte what CARLA's server returns (C locale, %g numbers, the date in local time
+ * as "%m/%d/%y %H:%M:%S"). json: the same content as one JSON object with a trailing newline.
+ * Each appends to out; -EBADMSG with err for a file that is not a CARLA recorder log (the text
+ * form then appends CARLA's "File is not a CARLA recorder" line and returns 0). */
 
-/* show_recorder_file_info(path, show_all). Appends to out; -EBADMSG with err for a file that is
- * not a CARLA recorder log. */
-RECD_API int recd_carla_info_text(const uint8_t *buf, size_t len, bool show_all, recd_buf *out,
-                                  char *err, size_t errlen);
+/* show_recorder_file_info(path, show_all). */
+RECD_API int recd_carla_info(const uint8_t *buf, size_t len, bool show_all, bool json, recd_buf *out,
+                             char *err, size_t errlen);
 /* show_recorder_collisions(path, cat1, cat2): categories h v w t o a. */
-RECD_API int recd_carla_collisions_text(const uint8_t *buf, size_t len, char cat1, char cat2,
-                                        recd_buf *out, char *err, size_t errlen);
-/* show_recorder_actors_blocked(path, min_time s, min_distance cm). */
-RECD_API int recd_carla_blocked_text(const uint8_t *buf, size_t len, double min_time,
-                                     double min_distance, recd_buf *out, char *err, size_t errlen);
+RECD_API int recd_carla_collisions(const uint8_t *buf, size_t len, char cat1, char cat2, bool json,
+                                   recd_buf *out, char *err, size_t errlen);
+/* show_recorder_actors_blocked(path, min_time s, min_distance cm); CARLA's defaults 30 and 10. */
+RECD_API int recd_carla_blocked(const uint8_t *buf, size_t len, double min_time,
+                                double min_distance, bool json, recd_buf *out, char *err,
+                                size_t errlen);
 
 #ifdef __cplusplus
 }
