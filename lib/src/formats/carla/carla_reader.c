@@ -63,7 +63,7 @@ static int resolve_kind(carla_reader *r, unsigned id, const uint8_t *p, uint32_t
 /* One pass over packet headers: id table, vector width, additional data. */
 static void detect(carla_reader *r)
 {
-    bool later = false, door23 = false, door21 = false, width_known = false;
+    bool later = false, has23 = false, door23 = false, door21 = false, width_known = false;
     r->width = 4;
     for (size_t pos = r->hdr.size; r->len - pos >= CARLA_PACKET_HEADER;) {
         unsigned id = r->buf[pos];
@@ -81,14 +81,15 @@ static void detect(carla_reader *r)
             later = true;
         if (id == 14)
             r->additional_data = true;
-        if (id == 23 && size >= 2 && (size - 2) == 6u * ld_le16(p))
+        has23 |= id == 23;
+        if (id == 23 && size >= 2 && ld_le16(p) && (size - 2) == 6u * ld_le16(p))
             door23 = true;
         if (id == 21 && size >= 2 && ld_le16(p) && (size - 2) == 6u * ld_le16(p))
             door21 = true;
         pos += CARLA_PACKET_HEADER + size;
     }
     r->interim_ids = door21 && !door23;
-    r->ids = door23 || door21 ? RECD_CARLA_IDS_0_9_16 : later ? RECD_CARLA_IDS_0_9_15 : RECD_CARLA_IDS_0_9_13;
+    r->ids = has23 ? RECD_CARLA_IDS_0_9_16 : later ? RECD_CARLA_IDS_0_9_15 : RECD_CARLA_IDS_0_9_13;
 }
 
 int carla_reader_init(carla_reader *r, const uint8_t *buf, size_t len, recd_report *report)
