@@ -12,6 +12,7 @@ static recd_m_format metric_format(recd_msg_format f)
     switch (f) {
     case RECD_MSG_FMT_SAMP_VEHICLE: return RECD_M_SAMP_VEHICLE;
     case RECD_MSG_FMT_RECAP: return RECD_M_RECAP;
+    case RECD_MSG_FMT_CARLA: return RECD_M_CARLA;
     default: return RECD_M_SAMP_ONFOOT;
     }
 }

@@ -368,7 +368,7 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *buf)
 /* ---- recd's metric set ---- */
 
 static const char *const transport_values[] = {"tcp", "udp", "unix"};
-static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap"};
+static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap", "carla"};
 static const char *const reason_values[] = {"framing", "too_large", "syntax", "schema",
                                             "unknown_session", "time_order", "auth", "already_open",
                                             "not_owner", "other"};

@@ -97,6 +97,26 @@ typedef struct recd_carla_open {
                                WalkerBones and PlatformTime packets are written every frame */
 } recd_carla_open;
 
+/* ---- Writing a log frame by frame (what the daemon and the importer use) ----------------------
+ * Header, then each frame's packets in the order of open->ids with CARLA's empty packets; one
+ * frame is held back until the next state so its duration is known (docs/formats/carla.md,
+ * "How recd writes"). Events belong to the frame of the state before them. */
+typedef struct recd_carla_writer recd_carla_writer;
+
+/* 0, -EINVAL (width not 4 or 8, map over 65535 bytes) or -ENOMEM. Nothing is written yet. */
+RECD_API int recd_carla_writer_new(recd_carla_writer **out, const recd_carla_open *o,
+                                   recd_sink sink);
+/* The next frame: writes the held one. -EBADMSG with err for a frame the release cannot hold
+ * (a kind its id table lacks, more than 65535 positions, records that do not match). */
+RECD_API int recd_carla_writer_state(recd_carla_writer *w, const recd_carla_frame *f, char *err,
+                                     size_t errlen);
+RECD_API int recd_carla_writer_event(recd_carla_writer *w, const recd_carla_event *e, char *err,
+                                     size_t errlen);
+/* Writes the header (if nothing was written) and the held frame, its duration -1. */
+RECD_API int recd_carla_writer_finish(recd_carla_writer *w, char *err, size_t errlen);
+RECD_API bool recd_carla_writer_holds_frame(const recd_carla_writer *w);
+RECD_API void recd_carla_writer_free(recd_carla_writer *w);
+
 /* ---- CARLA's queries, without a server (docs/formats/carla.md, "Queries") -------------------
  * Text: byte for byte what CARLA's server returns (C locale, %g numbers, the date in local time
  * as "%m/%d/%y %H:%M:%S"). json: the same content as one JSON object with a trailing newline.

@@ -302,3 +302,54 @@ void carla_writer_free(carla_writer *w)
     free(w->open.map);
     w->open.map = NULL;
 }
+
+/* The public face of the writer (recd/carla.h). */
+struct recd_carla_writer {
+    carla_writer w;
+};
+
+int recd_carla_writer_new(recd_carla_writer **out, const recd_carla_open *o, recd_sink sink)
+{
+    *out = NULL;
+    if (o->map && strlen(o->map) > 0xFFFF)
+        return -EINVAL;
+    recd_carla_writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return -ENOMEM;
+    int rc = carla_writer_init(&w->w, o, sink);
+    if (rc < 0) {
+        carla_writer_free(&w->w);
+        free(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+int recd_carla_writer_state(recd_carla_writer *w, const recd_carla_frame *f, char *err, size_t errlen)
+{
+    return carla_writer_state(&w->w, f, err, errlen);
+}
+
+int recd_carla_writer_event(recd_carla_writer *w, const recd_carla_event *e, char *err, size_t errlen)
+{
+    return carla_writer_event(&w->w, e, err, errlen);
+}
+
+int recd_carla_writer_finish(recd_carla_writer *w, char *err, size_t errlen)
+{
+    return carla_writer_finish(&w->w, err, errlen);
+}
+
+bool recd_carla_writer_holds_frame(const recd_carla_writer *w)
+{
+    return w->w.held;
+}
+
+void recd_carla_writer_free(recd_carla_writer *w)
+{
+    if (!w)
+        return;
+    carla_writer_free(&w->w);
+    free(w);
+}

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: MIT
+# recd CARLA round trip: the real CARLA 0.9.13 log of the shared corpus and a generated 0.9.16 log (50 actors), sent with
+# `rectool send` over TCP and over UDP, comes out of the daemon byte-identical.
+set -u
+corpus="${RECD_CORPUS_DIR:-}/carla"
+if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
+    echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
+    exit 77
+fi
+: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+if [ -z "${RECD_CORPUS_DIR:-}" ] || [ ! -d "$corpus" ]; then
+    echo "SKIP: the CARLA corpus ($corpus) is not available; set RECD_CORPUS_DIR"
+    exit 77
+fi
+if ! "$RECTOOL" send --help >/dev/null 2>&1; then
+    echo "SKIP: this rectool has no working 'send' command"
+    exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_corpus.XXXXXX")
+pid=
+cleanup() {
+    [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+cat >"$tmp/recd.yaml" <<YAML
+listen:
+  - tcp://127.0.0.1:0
+  - udp://127.0.0.1:0
+output:
+  root: $tmp/out
+metrics:
+  enabled: false
+flush:
+  interval: 100ms
+limits:
+  # UDP has no backpressure: the whole 1.7 MB log sent at full speed must fit the buffer
+  session_buffer: 64MiB
+YAML
+"$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>"$tmp/log" &
+pid=$!
+for _ in $(seq 200); do
+    grep -q '^listen udp://' "$tmp/ports" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+tcp=$(sed -n 's/^listen \(tcp:.*\)/\1/p' "$tmp/ports")
+udp=$(sed -n 's/^listen \(udp:.*\)/\1/p' "$tmp/ports")
+if [ -z "$tcp" ] || [ -z "$udp" ]; then
+    cat "$tmp/log" >&2
+    echo "FAIL: recd did not start" >&2
+    exit 1
+fi
+
+"$RECTOOL" generate --format carla --actors 50 --duration 10s --seed 5 -o "$tmp/generated.log" >/dev/null ||
+    fail "generate a CARLA log"
+sent=0
+i=0
+for f in "$corpus"/*.log "$tmp/generated.log"; do
+    "$RECTOOL" verify "$f" >/dev/null 2>&1 || continue
+    i=$((i + 1))
+    for transport in tcp udp; do
+        url=$tcp
+        [ "$transport" = udp ] && url=$udp
+        if ! "$RECTOOL" send "$f" --to "$url" --session "$transport-$i" --speed max >"$tmp/send.out" 2>&1; then
+            fail "rectool send $(basename "$f") over $transport: $(cat "$tmp/send.out")"
+        fi
+        sent=$((sent + 1))
+    done
+    echo "$i $f" >>"$tmp/sent"
+done
+[ "$sent" -eq 4 ] || fail "sent $sent sessions, not 4"
+
+kill -TERM "$pid"
+wait "$pid"
+code=$?
+pid=
+[ "$code" -eq 0 ] || fail "recd exited with $code after SIGTERM"
+if find "$tmp/out" -name '*.part' | grep -q .; then
+    fail ".part files left after a clean stop: $(find "$tmp/out" -name '*.part')"
+fi
+
+while read -r n f; do
+    for transport in tcp udp; do
+        files=$(find "$tmp/out" -path "*/$transport-$n/*" -type f)
+        count=$(printf '%s\n' "$files" | grep -c .)
+        if [ "$count" -ne 1 ]; then
+            fail "$(basename "$f") over $transport: $count output files"
+            continue
+        fi
+        cmp -s "$f" "$files" || fail "$(basename "$f") over $transport: output differs ($(cmp "$f" "$files" 2>&1 | head -1))"
+    done
+done <"$tmp/sent"
+
+if [ "$failures" -ne 0 ]; then
+    sed 's/^/    recd: /' "$tmp/log" | tail -40 >&2
+    echo "$failures check(s) failed" >&2
+    exit 1
+fi
+echo "$sent CARLA sessions came out byte-identical"
