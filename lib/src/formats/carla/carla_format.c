@@ -9,36 +9,6 @@
 
 #include "formats/format_import.h"
 
-int carla_scan_file(const uint8_t *buf, size_t len, recd_report *report, carla_scan *s)
-{
-    memset(s, 0, sizeof *s);
-    int rc = carla_reader_init(&s->r, buf, len, report);
-    if (rc < 0) {
-        s->error = rc;
-        snprintf(s->err, sizeof s->err, "%s", s->r.err);
-        return rc;
-    }
-    s->header_ok = true;
-    s->frames_end = s->r.hdr.size;
-    recd_carla_frame f;
-    size_t at;
-    while ((rc = carla_reader_next(&s->r, &f, &at)) == 1) {
-        s->frames++;
-        s->frames_end = s->r.pos;
-        s->last_frame_start = at;
-        s->last_elapsed = f.elapsed;
-        s->last_duration = f.duration;
-    }
-    s->raw_packets = s->r.raw_packets;
-    if (rc < 0) {
-        s->error = rc;
-        snprintf(s->err, sizeof s->err, "%s", s->r.err);
-        s->err_offset = s->r.err_offset;
-    }
-    carla_reader_free(&s->r);
-    return rc == -ENOMEM ? rc : 0;
-}
-
 static int carla_sniff(const uint8_t *head, size_t len, recd_sniff_result *out)
 {
     carla_header h;
