@@ -60,7 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     recd_buf text = {0}, back = {0};
     char err[256];
-    if (recd_export_text(data, size, RECD_TEXT_JSONL, recd_buf_sink(&text), err, sizeof err) == 0) {
+    bool carla = recd_format_sniff(data, size, NULL) == fmt; /* export goes by content */
+    if (carla && recd_export_text(data, size, RECD_TEXT_JSONL, recd_buf_sink(&text), err, sizeof err) == 0) {
         if (recd_import_text(text.data, text.len, RECD_TEXT_JSONL, RECD_MSG_FMT_CARLA,
                              recd_buf_sink(&back), NULL, err, sizeof err) != 0 ||
             back.len != size || memcmp(back.data, data, size) != 0)
