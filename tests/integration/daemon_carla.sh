@@ -76,6 +76,9 @@ for f in "$corpus"/*.log "$tmp/generated.log"; do
     echo "$i $f" >>"$tmp/sent"
 done
 [ "$sent" -eq 4 ] || fail "sent $sent sessions, not 4"
+# NDJSON too: the same messages as JSON lines
+"$RECTOOL" send "$tmp/generated.log" --to "$tcp?encoding=ndjson" --session ndjson-1 --speed max \
+    >"$tmp/send.out" 2>&1 || fail "rectool send as NDJSON: $(cat "$tmp/send.out")"
 
 kill -TERM "$pid"
 wait "$pid"
@@ -97,6 +100,8 @@ while read -r n f; do
         cmp -s "$f" "$files" || fail "$(basename "$f") over $transport: output differs ($(cmp "$f" "$files" 2>&1 | head -1))"
     done
 done <"$tmp/sent"
+ndjson_out=$(find "$tmp/out" -path "*/ndjson-1/*" -type f)
+cmp -s "$tmp/generated.log" "$ndjson_out" || fail "the generated log sent as NDJSON comes out different"
 
 # Rotation: every part is a log of its own (frames from 1, time from 0), and a part after the
 # first starts with an EventAdd for every actor alive when it began.

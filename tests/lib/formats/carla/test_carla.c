@@ -18,6 +18,7 @@
 #include "recd/format.h"
 #include "recd/message.h"
 #include "recd/synth.h"
+#include "wire/wire_internal.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -428,6 +429,70 @@ static void test_not_carla(void **state)
     recd_buf_free(&out);
 }
 
+/* Binary frames: a frame and an event survive encode/decode; short, overlong and misfit
+ * payloads are refused. */
+static void test_wire_payloads(void **state)
+{
+    (void)state;
+    recd_buf pos = {0}, out = {0};
+    make_record(carla_kind(RECD_CARLA_POSITION, 4)->fields, 4, 3, &pos);
+    recd_carla_packet pk[2] = {
+        {.kind = RECD_CARLA_POSITION, .count = 1, .len = (uint32_t)pos.len, .data = pos.data},
+        {.kind = 139, .raw = true, .len = 3, .data = (const uint8_t *)"abc"},
+    };
+    recd_carla_frame f = {.id = 9, .elapsed = 1.5, .has_duration = true, .duration = 0.25, .width = 4,
+                          .count = 2, .packets = pk};
+    assert_int_equal(wire_carla_state_write(&f, &out), 0);
+    char why[200];
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
+    assert_int_equal(wire_carla_state_read(out.data, out.len, &m, why, sizeof why), 0);
+    const recd_carla_frame *g = m.carla_state;
+    assert_int_equal(g->id, 9);
+    assert_true(g->elapsed == 1.5 && g->has_duration && g->duration == 0.25);
+    assert_int_equal(g->count, 2);
+    assert_memory_equal(g->packets[0].data, pos.data, pos.len);
+    assert_true(g->packets[1].raw);
+    assert_memory_equal(g->packets[1].data, "abc", 3);
+    recd_msg_free(&m);
+    for (size_t cut = 0; cut < out.len; cut++) {
+        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
+        assert_int_equal(wire_carla_state_read(out.data, cut, &m, why, sizeof why), -EBADMSG);
+        recd_msg_free(&m);
+    }
+    recd_buf_append(&out, "x", 1);
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
+    assert_int_equal(wire_carla_state_read(out.data, out.len, &m, why, sizeof why), -EBADMSG);
+    recd_msg_free(&m);
+    /* a Position packet claiming 2 records in the bytes of 1 */
+    out.len--;
+    st_le32(out.data + 28 + 2, 2);
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
+    assert_int_equal(wire_carla_state_read(out.data, out.len, &m, why, sizeof why), -EBADMSG);
+    assert_non_null(strstr(why, "whole records"));
+    recd_msg_free(&m);
+
+    recd_buf ev = {0};
+    recd_buf_reset(&out);
+    make_record(carla_kind(RECD_CARLA_COLLISION, 8)->fields, 8, 5, &ev);
+    recd_carla_event e = {.kind = RECD_CARLA_COLLISION, .width = 8, .len = (uint32_t)ev.len, .data = ev.data};
+    assert_int_equal(wire_carla_event_write(&e, &out), 0);
+    recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_CARLA);
+    assert_int_equal(wire_carla_event_read(out.data, out.len, &m, why, sizeof why), 0);
+    assert_int_equal(m.carla_event->len, 14);
+    recd_msg_free(&m);
+    recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_CARLA);
+    assert_int_equal(wire_carla_event_read(out.data, out.len - 1, &m, why, sizeof why), -EBADMSG);
+    recd_msg_free(&m);
+    out.data[0] = RECD_CARLA_POSITION; /* not an event kind */
+    recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_CARLA);
+    assert_int_equal(wire_carla_event_read(out.data, out.len, &m, why, sizeof why), -EBADMSG);
+    recd_msg_free(&m);
+    recd_buf_free(&ev);
+    recd_buf_free(&pos);
+    recd_buf_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_counts_capped),
         cmocka_unit_test(test_cuts_repaired),
         cmocka_unit_test(test_not_carla),
+        cmocka_unit_test(test_wire_payloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
