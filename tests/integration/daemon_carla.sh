@@ -78,7 +78,7 @@ done
 [ "$sent" -eq 4 ] || fail "sent $sent sessions, not 4"
 # NDJSON too: the same messages as JSON lines
 "$RECTOOL" send "$tmp/generated.log" --to "$tcp?encoding=ndjson" --session ndjson-1 --speed max \
-    >"$tmp/send.out" 2>&1 || fail "rectool send as NDJSON: $(cat "$tmp/send.out")"
+    >"$tmp/send.out" 2>&1 || fail "rectool send as NDJSON (exit $?): $(cat "$tmp/send.out")"
 
 kill -TERM "$pid"
 wait "$pid"
