@@ -756,6 +756,10 @@ static int parse_args(int argc, char **argv, send_args *a)
     if (!a->have_format || !a->have_duration || !a->sessions || !(a->rate > 0))
         return rt_usage_error("send", usage,
                               "--synthetic needs --format, --sessions, --rate and --duration");
+    if (a->p.format == RECD_SYNTH_FORMAT_CARLA)
+        return rt_usage_error("send", usage,
+                              "--synthetic has no carla load yet: write a log with 'rectool "
+                              "generate --format carla' and send that file");
     const char *why;
     recd_synth_params check = a->p;
     if (recd_synth_params_check(&check, &why) < 0)

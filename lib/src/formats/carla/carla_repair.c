@@ -49,9 +49,11 @@ int recd_carla__recover(uint8_t *buf, size_t len, recd_recover_plan *plan)
     int rc = carla_read_header(buf, len, &h, &prefix, &why);
     if (!prefix || len < 2 || buf[0] != 1 || buf[1] != 0)
         return 0;
-    if (rc < 0)
-        return recd_recover__decide(plan, RECD_RECOVER_REMOVED, "carla", "only %zu bytes of a "
-                                    "CARLA header", len) < 0 ? -1 : 1;
+    if (rc < 0) {
+        recd_recover__decide(plan, RECD_RECOVER_REMOVED, "carla", "only %zu bytes of a CARLA header",
+                             len);
+        return 1;
+    }
     carla_scan s;
     if ((rc = carla_scan_file(buf, len, NULL, &s)) < 0)
         return rc;

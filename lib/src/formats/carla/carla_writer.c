@@ -298,7 +298,6 @@ void carla_writer_free(carla_writer *w)
         recd_buf_free(&w->records[k]);
     recd_buf_free(&w->raw);
     recd_buf_free(&w->out);
-    recd_buf_free(&w->scratch);
     free(w->open.map);
     w->open.map = NULL;
 }

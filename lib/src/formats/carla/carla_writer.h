@@ -26,7 +26,6 @@ typedef struct carla_writer {
     bool present[RECD_CARLA_KIND_COUNT];
     recd_buf raw;             /* raw packets: u8 id, u32 size, payload */
     recd_buf out;             /* the frame being serialised */
-    recd_buf scratch;
     uint64_t frames_written;
     uint64_t bytes_written;
 } carla_writer;
