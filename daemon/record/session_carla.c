@@ -8,6 +8,7 @@
 #include "session_carla.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,6 +162,13 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
         return rc;
     }
     const recd_carla_frame *f = m->carla_state;
+    if (!isfinite(f->elapsed) || f->elapsed < 0 || f->elapsed > 1e9)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "state for session '%s': elapsed must be 0 .. 1e9 seconds", s->key);
+    if (cs->w && f->elapsed < cs->elapsed_base)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "state for session '%s': elapsed %g is before this part's start %g",
+                              s->key, f->elapsed, cs->elapsed_base);
     uint64_t span = cs->w ? (uint64_t)((f->elapsed - cs->elapsed_base) * 1000.0) : 0;
     if (s->part && session_should_rotate(s, 0, span))
         end_part(s, false);

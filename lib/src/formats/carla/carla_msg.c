@@ -142,18 +142,27 @@ int recd__carla_open_from_json(const json_t *j, recd_carla_open **out, char *why
     return *out ? 0 : -ENOMEM;
 }
 
-static int put_records(const recd_carla_packet *p, unsigned width, recd_buf *out)
+/* The records of every packet of kind in f as one JSON array (a kind split at 65,535 records
+ * into several packets is one list again; the writer splits it the same way). */
+static int put_records(const recd_carla_frame *f, unsigned kind, recd_buf *out)
 {
-    const carla_kind_info *ki = carla_kind(p->kind, width);
+    const carla_kind_info *ki = carla_kind(kind, f->width);
     int rc = msg_buf_puts(out, "[");
-    size_t at = 0;
-    for (uint32_t i = 0; i < p->count && rc == 0; i++) {
-        size_t used = 0;
-        if (i)
-            rc = msg_buf_puts(out, ",");
-        if (rc == 0)
-            rc = carla_record_to_json(ki->fields, width, p->data + at, p->len - at, out, &used);
-        at += used;
+    bool first = true;
+    for (size_t k = 0; k < f->count && rc == 0; k++) {
+        const recd_carla_packet *p = &f->packets[k];
+        if (p->raw || p->kind != kind)
+            continue;
+        size_t at = 0;
+        for (uint32_t i = 0; i < p->count && rc == 0; i++) {
+            size_t used = 0;
+            if (!first)
+                rc = msg_buf_puts(out, ",");
+            first = false;
+            if (rc == 0)
+                rc = carla_record_to_json(ki->fields, f->width, p->data + at, p->len - at, out, &used);
+            at += used;
+        }
     }
     return rc == 0 ? msg_buf_puts(out, "]") : rc;
 }
@@ -181,7 +190,7 @@ int recd__carla_state_to_json(const recd_carla_frame *f, recd_buf *out)
             continue;
         }
         if (seen[p->kind])
-            return -EINVAL; /* a state holds one packet per kind */
+            continue; /* its records went out with the kind's first packet */
         seen[p->kind] = true;
         snprintf(t, sizeof t, ",\"%s\":", recd_carla_kind_name(p->kind));
         rc = msg_buf_puts(out, t);
@@ -197,7 +206,7 @@ int recd__carla_state_to_json(const recd_carla_frame *f, recd_buf *out)
                 out->len = mark + vlen;
             }
         } else if (rc == 0) {
-            rc = put_records(p, f->width, out);
+            rc = put_records(f, p->kind, out);
         }
     }
     if (rc == 0 && any_raw) {
