@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # rectool against the real CARLA 0.9.13 recording of the shared corpus, with the corpus's
 # reference reader (carla_log_reader.py) as the oracle: `info` prints exactly its text,
-# `info --all` too where the oracle prints a block, the log verifies, and export + import gives
-# the same bytes back. Generated logs with 1, 50 and 500 actors verify and survive the round trip.
+# `info --all` too where the oracle prints a block, the log verifies, and export + import (JSON lines
+# and CSV) gives the same bytes back. Generated logs with 1, 50 and 500 actors verify and survive the round trip.
 set -u
 : "${RECTOOL:?RECTOOL must point at the rectool binary}"
 corpus="${RECD_CORPUS_DIR:-}/carla"
@@ -58,9 +58,11 @@ grep -q "^ Dynamic actors: 1$" "$tmp/all.txt" || fail "info --all lacks the Kine
 python3 -c 'import json,sys; o=json.load(sys.stdin); c=o["carla"]; sys.exit(not (o["valid"] and c["frames"] == 432 and c["map"] == "Town01" and len(c["events"]) == 193))' \
     <"$tmp/info.json" || fail "info --json: $(head -c 300 "$tmp/info.json")"
 
-"$RECTOOL" export "$log" --to jsonl -o "$tmp/c.jsonl" || fail "export"
-"$RECTOOL" import "$tmp/c.jsonl" -o "$tmp/back.log" || fail "import"
-cmp -s "$log" "$tmp/back.log" || fail "the corpus log changes through export/import"
+for enc in jsonl csv; do
+    "$RECTOOL" export "$log" --to $enc -o "$tmp/c.$enc" || fail "export $enc"
+    "$RECTOOL" import "$tmp/c.$enc" -o "$tmp/back.log" || fail "import $enc"
+    cmp -s "$log" "$tmp/back.log" || fail "the corpus log changes through export/import as $enc"
+done
 
 "$RECTOOL" carla blocked "$log" --min-time 5 >"$tmp/blocked.txt" || fail "carla blocked"
 head -5 "$tmp/blocked.txt" | tail -1 | grep -q '^    Time     Id Actor                                 Duration$' ||
@@ -77,8 +79,10 @@ for n in 1 50 500; do
     "$RECTOOL" verify "$g" >/dev/null || fail "generated log with $n actors does not verify"
     python3 "$oracle" "$g" >"$tmp/st" && grep -q "size mismatches: none" "$tmp/st" &&
         grep -q "unknown ids: none" "$tmp/st" || fail "the oracle finds problems in the $n-actor log"
-    "$RECTOOL" export "$g" --to jsonl -o "$g.jsonl" && "$RECTOOL" import "$g.jsonl" -o "$g.back.log" &&
-        cmp -s "$g" "$g.back.log" || fail "the $n-actor log changes through export/import"
+    for enc in jsonl csv; do
+        "$RECTOOL" export "$g" --to $enc -o "$g.$enc" && "$RECTOOL" import "$g.$enc" -o "$g.back.log" &&
+            cmp -s "$g" "$g.back.log" || fail "the $n-actor log changes through export/import as $enc"
+    done
 done
 # The 0.9.16 layout (VisualTime, doors, wheels, bikers, walker bones) against the oracle too
 "$RECTOOL" info "$tmp/gen50.log" >"$tmp/g.txt" && python3 "$oracle" "$tmp/gen50.log" --info >"$tmp/g_oracle.txt" &&

@@ -164,7 +164,9 @@ RECD_API int recd_jsonl_read(const uint8_t *buf, size_t len, recd_msg_fn on_msg,
  * .rec: one row per block, one column per field; the column set tells on-foot from vehicle.
  * recap: one row per message: a "kind" column (open/state/event/flush/close), "tick", one column
  * per scalar state field, JSON item arrays in "equipment"/"inventory", and a "data" column holding
- * the JSON object of open/event/flush/close rows. Column names: docs/protocol.md. */
+ * the JSON object of open/event/flush/close rows. carla: one row per message: kind, frame,
+ * elapsed, duration, and a "data" column with the records (or the other messages) as JSON.
+ * Column names: docs/protocol.md. */
 
 typedef struct recd_csv_writer {
     recd_msg_format format;

@@ -181,6 +181,13 @@ int recd__carla_state_to_json(const recd_carla_frame *f, recd_buf *out)
         rc = carla_put_f64(out, f->elapsed);
     if (rc == 0 && f->has_duration && (rc = msg_buf_puts(out, ",\"duration\":")) == 0)
         rc = carla_put_f64(out, f->duration);
+    return rc == 0 ? recd__carla_state_packets_json(f, out) : rc;
+}
+
+int recd__carla_state_packets_json(const recd_carla_frame *f, recd_buf *out)
+{
+    char t[96];
+    int rc = 0;
     bool seen[RECD_CARLA_KIND_COUNT] = {false};
     bool any_raw = false;
     for (size_t i = 0; i < f->count && rc == 0; i++) {

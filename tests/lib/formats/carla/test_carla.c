@@ -94,17 +94,20 @@ static void write_all_kinds(recd_carla_ids ids, unsigned w, recd_buf *file, recd
 
 static void text_round_trip(const recd_buf *file)
 {
-    recd_buf text = {0}, back = {0};
-    char err[256] = "";
-    if (recd_export_text(file->data, file->len, RECD_TEXT_JSONL, recd_buf_sink(&text), err, sizeof err) != 0)
-        fail_msg("export: %s", err);
-    if (recd_import_text(text.data, text.len, RECD_TEXT_NONE, RECD_MSG_FMT_CARLA, recd_buf_sink(&back),
-                         NULL, err, sizeof err) != 0)
-        fail_msg("import: %s", err);
-    assert_int_equal(back.len, file->len);
-    assert_memory_equal(back.data, file->data, file->len);
-    recd_buf_free(&text);
-    recd_buf_free(&back);
+    const recd_text_encoding encs[] = {RECD_TEXT_JSONL, RECD_TEXT_CSV};
+    for (int e = 0; e < 2; e++) {
+        recd_buf text = {0}, back = {0};
+        char err[256] = "";
+        if (recd_export_text(file->data, file->len, encs[e], recd_buf_sink(&text), err, sizeof err) != 0)
+            fail_msg("export (%s): %s", e ? "csv" : "jsonl", err);
+        if (recd_import_text(text.data, text.len, RECD_TEXT_NONE, RECD_MSG_FMT_CARLA,
+                             recd_buf_sink(&back), NULL, err, sizeof err) != 0)
+            fail_msg("import (%s): %s", e ? "csv" : "jsonl", err);
+        assert_int_equal(back.len, file->len);
+        assert_memory_equal(back.data, file->data, file->len);
+        recd_buf_free(&text);
+        recd_buf_free(&back);
+    }
 }
 
 /* ---- tests ----------------------------------------------------------------------------------- */
