@@ -3,6 +3,7 @@
  * one entry here. */
 #include "session_formats.h"
 
+#include "session_carla.h"
 #include "session_rec.h"
 #include "session_recap.h"
 
@@ -11,6 +12,7 @@ static const session_format *const session_formats[] = {
     [RECD_MSG_FMT_SAMP_ONFOOT] = &session_rec_format,
     [RECD_MSG_FMT_SAMP_VEHICLE] = &session_rec_format,
     [RECD_MSG_FMT_RECAP] = &session_recap_format,
+    [RECD_MSG_FMT_CARLA] = &session_carla_format,
 };
 
 const session_format *session_format_for(recd_msg_format f)

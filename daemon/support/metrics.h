@@ -70,7 +70,13 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *out);
 /* ---- recd's metric set ---- */
 
 typedef enum recd_m_transport { RECD_M_TCP, RECD_M_UDP, RECD_M_UNIX, RECD_M_TRANSPORTS } recd_m_transport;
-typedef enum recd_m_format { RECD_M_SAMP_ONFOOT, RECD_M_SAMP_VEHICLE, RECD_M_RECAP, RECD_M_FORMATS } recd_m_format;
+typedef enum recd_m_format {
+    RECD_M_SAMP_ONFOOT,
+    RECD_M_SAMP_VEHICLE,
+    RECD_M_RECAP,
+    RECD_M_CARLA,
+    RECD_M_FORMATS
+} recd_m_format;
 
 /* Why an input message was rejected (label "reason" of recd_decode_errors_total). */
 typedef enum recd_m_reason {

@@ -17,18 +17,20 @@
 
 static const char usage[] =
     "usage: rectool generate --format FORMAT --duration DUR [--scenario SCENARIO] [--seed N]\n"
-    "                        -o OUT\n"
+    "                        [--actors N] -o OUT\n"
     "\n"
     "Writes a synthetic recording that is identical, byte for byte, for the same arguments on\n"
     "every host. OUT is written as OUT.part and renamed when complete; '-o -' writes to stdout.\n"
     "\n"
-    "  --format FORMAT      samp-onfoot | samp-vehicle | recap\n"
-    "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed)\n"
+    "  --format FORMAT      samp-onfoot | samp-vehicle | recap | carla\n"
+    "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed) | traffic (carla's,\n"
+    "                       where mixed means traffic too)\n"
     "                       samp-onfoot has no 'drive' and samp-vehicle no 'walk' (a .rec holds\n"
     "                       one block type); recap 'drive' rides a horse\n"
     "  --duration DUR       length: 1500ms, 90s, 5m, 1h, 1h30m, 2d (a unit is required),\n"
     "                       at most 7d\n"
     "  --seed N             any unsigned 64-bit number, decimal or 0x-hex (default 1)\n"
+    "  --actors N           carla: vehicles and walkers, 1..65000 (default 50)\n"
     "  -o, --output OUT     output file\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -74,6 +76,7 @@ typedef struct generate_args {
     recd_synth_params p;
     const char *output;
     bool have_format, have_duration;
+    uint32_t actors; /* carla */
 } generate_args;
 
 /* Fills a from argv; returns -1 to go on, or the exit code to return now. */
@@ -82,6 +85,7 @@ static int parse_args(int argc, char **argv, generate_args *a)
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'},   {"scenario", required_argument, NULL, 's'},
         {"duration", required_argument, NULL, 'd'}, {"seed", required_argument, NULL, 'S'},
+        {"actors", required_argument, NULL, 'A'},
         {"output", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
@@ -110,6 +114,14 @@ static int parse_args(int argc, char **argv, generate_args *a)
                 return rt_usage_error("generate", usage,
                                       "bad seed '%s' (an unsigned 64-bit number)", optarg);
             break;
+        case 'A': {
+            char *end;
+            unsigned long n = strtoul(optarg, &end, 10);
+            if (!*optarg || *end || n == 0 || n > 65000)
+                return rt_usage_error("generate", usage, "bad --actors '%s' (1..65000)", optarg);
+            a->actors = (uint32_t)n;
+            break;
+        }
         case 'o': a->output = optarg; break;
         case 'h': fputs(usage, stdout); return RT_EXIT_OK;
         default: return rt_bad_option("generate", usage, argv, c);
@@ -162,7 +174,9 @@ int cmd_generate(int argc, char **argv)
     /* Minutes of recording take a moment; days take half a minute (a Recap week about 30 s). */
     rt_progress_start(&progress.bar, "generating", a.p.duration_ms, strcmp(a.output, "-") != 0);
     rt_progress_set_unit(&progress.bar, RT_UNIT_REC_MS, NULL);
-    rc = recd_synth_write_progress(&a.p, sink, &units, on_progress, &progress);
+    rc = a.p.format == RECD_SYNTH_FORMAT_CARLA
+             ? recd_synth_write_carla(&a.p, a.actors, sink, &units)
+             : recd_synth_write_progress(&a.p, sink, &units, on_progress, &progress);
     rt_progress_finish(&progress.bar);
     if (rc == 0)
         rc = chunked_flush(&chunks);
@@ -183,6 +197,8 @@ int cmd_generate(int argc, char **argv)
                recd_synth_format_name(a.p.format), recd_synth_scenario_name(a.p.scenario),
                (unsigned long long)a.p.duration_ms, (unsigned long long)a.p.seed,
                (unsigned long long)units,
-               a.p.format == RECD_SYNTH_FORMAT_RECAP ? "ticks" : "blocks");
+               a.p.format == RECD_SYNTH_FORMAT_RECAP   ? "ticks"
+               : a.p.format == RECD_SYNTH_FORMAT_CARLA ? "frames"
+                                                       : "blocks");
     return RT_EXIT_OK;
 }

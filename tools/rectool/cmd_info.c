@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -18,14 +19,18 @@
 #include "sniff.h"
 
 static const char usage[] =
-    "usage: rectool info [--json] FILE...\n"
+    "usage: rectool info [--json] [--all] FILE...\n"
     "\n"
     "Describes recordings, recognised by content (SA-MP .rec incl. legacy, VC:MP and damaged\n"
     "files, Recap .recap): header, counts, duration, sample rates (median/mean interval, samples\n"
     "per second), anomalies (equal or decreasing timestamps, gaps, teleports) and the problems\n"
     "a validating reader reports.\n"
     "\n"
+    "A CARLA .log is described as CARLA's show_recorder_file_info describes it, byte for byte\n"
+    "(--all: show_all=True); with --json its events (--all: every record) join the object.\n"
+    "\n"
     "  -j, --json   print JSON: one indented object for one file, one object per line for several\n"
+    "  -a, --all    CARLA logs: every frame's records, as show_all=True prints them\n"
     "  -h, --help   show this help\n"
     "\n"
     "Exit: 0 every file was recognised, 1 some file is not a recording, 3 I/O error.\n";
@@ -48,7 +53,7 @@ static int describe_recording(const recd_format *f, const rt_input *in, json_t *
 }
 
 /* Builds the description of one file; *exit_code is raised for unrecognised or unreadable files. */
-static json_t *describe(const char *path, bool show_progress, int *exit_code)
+static json_t *describe(const char *path, bool show_progress, bool show_all, int *exit_code)
 {
     json_t *obj = json_object();
     json_object_set_new(obj, "file", json_string(path));
@@ -67,6 +72,11 @@ static json_t *describe(const char *path, bool show_progress, int *exit_code)
     json_object_set_new(obj, "description", json_string(what.description));
     if (what.format) {
         rc = describe_recording(what.format, &in, obj, show_progress);
+        json_t *carla = strcmp(what.format->name, "carla") == 0
+                            ? rt_carla_info_json(in.data, in.len, show_all)
+                            : NULL;
+        if (carla)
+            json_object_set_new(obj, "carla", carla);
     } else if (what.text != RECD_TEXT_NONE) {
         rc = 0; /* text: rectool import turns it into a recording */
     } else {
@@ -84,16 +94,30 @@ static json_t *describe(const char *path, bool show_progress, int *exit_code)
     return obj;
 }
 
+/* True when path holds a CARLA recorder log (recognised by content). */
+static bool is_carla_log(const char *path)
+{
+    rt_input in;
+    if (rt_input_open(&in, path) < 0)
+        return false;
+    const recd_format *f = recd_format_sniff(in.data, in.len, NULL);
+    bool carla = f && strcmp(f->name, "carla") == 0;
+    rt_input_close(&in);
+    return carla;
+}
+
 int cmd_info(int argc, char **argv)
 {
     static const struct option options[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    bool as_json = false;
+        {"json", no_argument, NULL, 'j'}, {"all", no_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    bool as_json = false, show_all = false;
     int c;
     rt_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":jh", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":jah", options, NULL)) != -1) {
         switch (c) {
         case 'j': as_json = true; break;
+        case 'a': show_all = true; break;
         case 'h': fputs(usage, stdout); return RT_EXIT_OK;
         default: return rt_bad_option("info", usage, argv, c);
         }
@@ -104,7 +128,14 @@ int cmd_info(int argc, char **argv)
 
     int exit_code = RT_EXIT_OK;
     for (int i = optind; i < argc; i++) {
-        json_t *obj = describe(argv[i], nfiles == 1, &exit_code);
+        if (!as_json && is_carla_log(argv[i])) { /* CARLA's own text, byte for byte */
+            if (i > optind)
+                fputc('\n', stdout);
+            int rc = rt_carla_info(argv[i], show_all);
+            exit_code = rc > exit_code ? rc : exit_code;
+            continue;
+        }
+        json_t *obj = describe(argv[i], nfiles == 1, show_all, &exit_code);
         if (as_json) {
             size_t flags = JSON_REAL_PRECISION(10) | (nfiles == 1 ? JSON_INDENT(2) : JSON_COMPACT);
             if (json_dumpf(obj, stdout, flags) < 0)

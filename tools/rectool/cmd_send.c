@@ -198,13 +198,17 @@ typedef struct track {
 static uint64_t msg_time_ms(const recd_msg *m, uint64_t last)
 {
     uint64_t t = last;
-    if (m->type == RECD_MSG_STATE && m->format == RECD_MSG_FMT_RECAP && m->recap_state)
+    if (m->format == RECD_MSG_FMT_CARLA) { /* a frame's elapsed seconds; events go with it */
+        if (m->type == RECD_MSG_STATE && m->carla_state && m->carla_state->elapsed > 0 &&
+            m->carla_state->elapsed < 1e12)
+            t = (uint64_t)(m->carla_state->elapsed * 1000.0);
+    } else if (m->type == RECD_MSG_STATE && m->format == RECD_MSG_FMT_RECAP && m->recap_state)
         t = m->recap_state->tick * RECD_RECAP_TICK_MS;
     else if (m->type == RECD_MSG_STATE && m->format == RECD_MSG_FMT_SAMP_VEHICLE)
         t = m->vehicle.time_ms;
     else if (m->type == RECD_MSG_STATE)
         t = m->onfoot.time_ms;
-    else if (m->type == RECD_MSG_EVENT && m->recap_event)
+    else if (m->type == RECD_MSG_EVENT && m->format == RECD_MSG_FMT_RECAP && m->recap_event)
         t = m->recap_event->tick * RECD_RECAP_TICK_MS;
     return t > last ? t : last;
 }
@@ -805,6 +809,10 @@ static int parse_args(int argc, char **argv, send_args *a)
     if (!a->have_format || !a->have_duration || !a->sessions || !(a->rate > 0))
         return rt_usage_error("send", usage,
                               "--synthetic needs --format, --sessions, --rate and --duration");
+    if (a->p.format == RECD_SYNTH_FORMAT_CARLA)
+        return rt_usage_error("send", usage,
+                              "--synthetic has no carla load yet: write a log with 'rectool "
+                              "generate --format carla' and send that file");
     const char *why;
     recd_synth_params check = a->p;
     if (recd_synth_params_check(&check, &why) < 0)

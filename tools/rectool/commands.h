@@ -5,6 +5,10 @@
 #ifndef RECTOOL_COMMANDS_H
 #define RECTOOL_COMMANDS_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 enum { RT_EXIT_OK = 0, RT_EXIT_INVALID = 1, RT_EXIT_USAGE = 2, RT_EXIT_IO = 3 };
 
 int cmd_info(int argc, char **argv);
@@ -22,5 +26,11 @@ int cmd_edit_concat(int argc, char **argv);
 int cmd_edit_split(int argc, char **argv);
 int cmd_edit_diff(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_carla(int argc, char **argv);
+
+/* CARLA's show_recorder_file_info text of one file on stdout (cmd_carla.c); an exit code. */
+int rt_carla_info(const char *path, bool show_all);
+/* The same as JSON (events, or every record with show_all); NULL when it is no CARLA log. */
+struct json_t *rt_carla_info_json(const uint8_t *buf, size_t len, bool show_all);
 
 #endif

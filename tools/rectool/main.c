@@ -21,6 +21,7 @@ static const rt_command commands[] = {
     {"export", cmd_export, "convert a recording to JSON lines or CSV"},
     {"import", cmd_import, "build a recording from JSON lines or CSV"},
     {"generate", cmd_generate, "write a deterministic synthetic recording"},
+    {"carla", cmd_carla, "CARLA's recorder queries on a CARLA .log: collisions, blocked actors"},
     {"send", cmd_send, "stream recordings or synthetic load to a recd daemon"},
     {"cut", cmd_edit_cut, "keep one time range of a recording"},
     {"retime", cmd_edit_retime, "play a .rec faster or slower, or resample it at a fixed rate"},

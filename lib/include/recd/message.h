@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recd/carla.h"
 #include "recd/common.h"
 #include "recd/recap.h"
 #include "recd/samp_rec.h"
@@ -33,7 +34,8 @@ typedef enum recd_msg_format {
     RECD_MSG_FMT_NONE = 0,
     RECD_MSG_FMT_SAMP_ONFOOT,  /* "samp-onfoot": .rec type 2, 72-byte blocks */
     RECD_MSG_FMT_SAMP_VEHICLE, /* "samp-vehicle": .rec type 1, 67-byte blocks */
-    RECD_MSG_FMT_RECAP         /* "recap": .recap */
+    RECD_MSG_FMT_RECAP,        /* "recap": .recap */
+    RECD_MSG_FMT_CARLA         /* "carla": CARLA recorder .log (recd/carla.h) */
 } recd_msg_format;
 
 RECD_API const char *recd_msg_type_name(recd_msg_type t);     /* "open", "state", ... */
@@ -77,6 +79,7 @@ typedef struct recd_msg_open {
      * resume"); without a live session it opens one like any open. */
     bool resume;
     recd_msg_recap_open *recap; /* format recap only (required there); owned */
+    recd_carla_open *carla;     /* format carla only (required there); owned */
 } recd_msg_open;
 
 typedef struct recd_msg_flush {
@@ -105,7 +108,9 @@ typedef struct recd_msg {
         recd_rec_onfoot onfoot;            /* STATE, SAMP_ONFOOT: time_ms is "t" */
         recd_rec_vehicle vehicle;          /* STATE, SAMP_VEHICLE */
         recd_msg_recap_state *recap_state; /* STATE, RECAP; owned */
-        recd_msg_recap_event *recap_event; /* EVENT (always RECAP); owned */
+        recd_msg_recap_event *recap_event; /* EVENT, RECAP; owned */
+        recd_carla_frame *carla_state;     /* STATE, CARLA: a frame without its events; owned */
+        recd_carla_event *carla_event;     /* EVENT, CARLA: actor add/delete/parent, collision */
     };
 } recd_msg;
 
@@ -159,7 +164,9 @@ RECD_API int recd_jsonl_read(const uint8_t *buf, size_t len, recd_msg_fn on_msg,
  * .rec: one row per block, one column per field; the column set tells on-foot from vehicle.
  * recap: one row per message: a "kind" column (open/state/event/flush/close), "tick", one column
  * per scalar state field, JSON item arrays in "equipment"/"inventory", and a "data" column holding
- * the JSON object of open/event/flush/close rows. Column names: docs/protocol.md. */
+ * the JSON object of open/event/flush/close rows. carla: one row per message: kind, frame,
+ * elapsed, duration, and a "data" column with the records (or the other messages) as JSON.
+ * Column names: docs/protocol.md. */
 
 typedef struct recd_csv_writer {
     recd_msg_format format;

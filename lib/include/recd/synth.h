@@ -26,15 +26,18 @@ extern "C" {
 typedef enum recd_synth_format {
     RECD_SYNTH_FORMAT_SAMP_ONFOOT = 0, /* "samp-onfoot": .rec type 2 */
     RECD_SYNTH_FORMAT_SAMP_VEHICLE,    /* "samp-vehicle": .rec type 1 */
-    RECD_SYNTH_FORMAT_RECAP            /* "recap": .recap, 20 ticks/s */
+    RECD_SYNTH_FORMAT_RECAP,           /* "recap": .recap, 20 ticks/s */
+    RECD_SYNTH_FORMAT_CARLA            /* "carla": CARLA recorder .log, 20 frames/s */
 } recd_synth_format;
 
 typedef enum recd_synth_scenario {
     RECD_SYNTH_SCENARIO_IDLE = 0, /* standing or parked, look-arounds: 500 ms blocks, SKIP_TICKS */
     RECD_SYNTH_SCENARIO_WALK,     /* on foot: walk, jog/sprint, sneak (recap), pauses, jumps */
     RECD_SYNTH_SCENARIO_DRIVE,    /* .rec: cruising, junctions, stops, fast roads; recap: horses */
-    RECD_SYNTH_SCENARIO_MIXED     /* everything the format models: weapons, damage, sirens, mining,
+    RECD_SYNTH_SCENARIO_MIXED,    /* everything the format models: weapons, damage, sirens, mining,
                                    * building, fights, chests, chat, drops, a teleport (recap) */
+    RECD_SYNTH_SCENARIO_TRAFFIC   /* carla: a town grid with vehicles, walkers, traffic lights,
+                                   * collisions (carla's only scenario; mixed means it too) */
 } recd_synth_scenario;
 
 typedef struct recd_synth_params {
@@ -131,6 +134,13 @@ RECD_API int recd_synth_recap_run(const recd_synth_params *p, recd_synth_recap_f
  * ticks_out (may be NULL) receives the frame count. */
 RECD_API int recd_synth_write_recap(const recd_synth_params *p, recd_sink sink,
                                     uint64_t *ticks_out);
+
+/* A CARLA log of the traffic scenario (0.9.16 ids, f32, additional data) with `actors`
+ * vehicles and walkers (1..65000; 0 = 50; recd_synth_write uses 50) through sink. frames_out
+ * (may be NULL) receives the frame count. */
+#define RECD_SYNTH_CARLA_MAX_ACTORS 65000u
+RECD_API int recd_synth_write_carla(const recd_synth_params *p, uint32_t actors, recd_sink sink,
+                                    uint64_t *frames_out);
 
 /* Writes whatever p->format asks for through sink. units_out (may be NULL): blocks for .rec,
  * ticks for .recap. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 /* Entries, defined in their folders. A new format adds its line here and in the table. */
+extern const recd_format recd_format__carla;
 extern const recd_format recd_format__recap;
 extern const recd_format recd_format__rf2_vcr;
 extern const recd_format recd_format__samp_onfoot;
@@ -15,6 +16,7 @@ extern const recd_format recd_format__samp_vehicle;
 /* Sniffing order: signature checks first, so cheap certain answers stop the search early. */
 static const recd_format *const format_table[] = {
     &recd_format__recap,
+    &recd_format__carla,
     &recd_format__rf2_vcr,
     &recd_format__samp_onfoot,
     &recd_format__samp_vehicle,

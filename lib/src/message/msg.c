@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/carla/carla_msg.h"
 #include "message/msg_recap.h"
 
 const char *recd_msg_type_name(recd_msg_type t)
@@ -28,6 +29,7 @@ const char *recd_msg_format_name(recd_msg_format f)
     case RECD_MSG_FMT_SAMP_ONFOOT: return "samp-onfoot";
     case RECD_MSG_FMT_SAMP_VEHICLE: return "samp-vehicle";
     case RECD_MSG_FMT_RECAP: return "recap";
+    case RECD_MSG_FMT_CARLA: return "carla";
     default: return "";
     }
 }
@@ -36,7 +38,7 @@ recd_msg_format recd_msg_format_parse(const char *name)
 {
     if (!name)
         return RECD_MSG_FMT_NONE;
-    for (int f = RECD_MSG_FMT_SAMP_ONFOOT; f <= RECD_MSG_FMT_RECAP; f++)
+    for (int f = RECD_MSG_FMT_SAMP_ONFOOT; f <= RECD_MSG_FMT_CARLA; f++)
         if (strcmp(name, recd_msg_format_name((recd_msg_format)f)) == 0)
             return (recd_msg_format)f;
     return RECD_MSG_FMT_NONE;
@@ -48,6 +50,7 @@ const char *recd_msg_format_ext(recd_msg_format f)
     case RECD_MSG_FMT_SAMP_ONFOOT:
     case RECD_MSG_FMT_SAMP_VEHICLE: return "rec";
     case RECD_MSG_FMT_RECAP: return "recap";
+    case RECD_MSG_FMT_CARLA: return "log";
     default: return "";
     }
 }
@@ -94,12 +97,20 @@ void recd_msg_free(recd_msg *m)
     case RECD_MSG_OPEN:
         free(m->open.auth);
         msg_recap_open_free(m->open.recap);
+        recd__carla_open_free(m->open.carla);
         break;
     case RECD_MSG_STATE:
         if (m->format == RECD_MSG_FMT_RECAP)
             msg_recap_state_free(m->recap_state);
+        else if (m->format == RECD_MSG_FMT_CARLA)
+            free(m->carla_state);
         break;
-    case RECD_MSG_EVENT: msg_recap_event_free(m->recap_event); break;
+    case RECD_MSG_EVENT:
+        if (m->format == RECD_MSG_FMT_CARLA)
+            free(m->carla_event);
+        else
+            msg_recap_event_free(m->recap_event);
+        break;
     default: break;
     }
     memset(m, 0, sizeof *m);
@@ -119,6 +130,9 @@ int recd_msg_copy(recd_msg *dst, const recd_msg *src)
     case RECD_MSG_OPEN:
         dst->open.auth = NULL;
         dst->open.recap = NULL;
+        dst->open.carla = NULL;
+        if (src->open.carla && !(dst->open.carla = recd__carla_open_clone(src->open.carla)))
+            ok = false;
         if (src->open.auth && !(dst->open.auth = strdup(src->open.auth)))
             ok = false;
         if (ok && src->open.recap) {
@@ -137,9 +151,17 @@ int recd_msg_copy(recd_msg *dst, const recd_msg *src)
                                                                         &src->recap_state->state)
                                                 : NULL;
             ok = dst->recap_state || !src->recap_state;
+        } else if (src->format == RECD_MSG_FMT_CARLA) {
+            dst->carla_state = src->carla_state ? recd__carla_frame_clone(src->carla_state) : NULL;
+            ok = dst->carla_state || !src->carla_state;
         }
         break;
     case RECD_MSG_EVENT:
+        if (src->format == RECD_MSG_FMT_CARLA) {
+            dst->carla_event = src->carla_event ? recd__carla_event_clone(src->carla_event) : NULL;
+            ok = dst->carla_event || !src->carla_event;
+            break;
+        }
         dst->recap_event = src->recap_event ? msg_recap_event_clone(src->recap_event->tick,
                                                                     &src->recap_event->event)
                                             : NULL;

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "recd/message.h"
+
 /* Room kept free in every rendered path for ".part" plus a "-N" collision suffix. */
 #define PATH_SLACK 16
 #define STRFTIME_FMT_MAX 64
@@ -259,20 +261,16 @@ static void put_time(out_buf *o, const char *fmt, const struct tm *tm)
 
 static int vars_check(const recd_path_vars *v, char *why, size_t cap)
 {
-    static const char *const formats[] = {"samp-onfoot", "samp-vehicle", "recap"};
-    static const char *const exts[] = {"rec", "rec", "recap"};
     if (!v->format || !v->ext || !v->session) {
         set_why(why, cap, "format, ext and session are required");
         return -EINVAL;
     }
-    size_t i = 0;
-    while (i < 3 && strcmp(v->format, formats[i]) != 0)
-        i++;
-    if (i == 3) {
+    recd_msg_format f = recd_msg_format_parse(v->format); /* the message model's formats */
+    if (f == RECD_MSG_FMT_NONE) {
         set_why(why, cap, "unknown format");
         return -EINVAL;
     }
-    if (strcmp(v->ext, exts[i]) != 0) {
+    if (strcmp(v->ext, recd_msg_format_ext(f)) != 0) {
         set_why(why, cap, "extension does not match the format");
         return -EINVAL;
     }

@@ -6,22 +6,22 @@
 #include <errno.h>
 #include <string.h>
 
-static const char *const format_names[] = {"samp-onfoot", "samp-vehicle", "recap"};
-static const char *const scenario_names[] = {"idle", "walk", "drive", "mixed"};
+static const char *const format_names[] = {"samp-onfoot", "samp-vehicle", "recap", "carla"};
+static const char *const scenario_names[] = {"idle", "walk", "drive", "mixed", "traffic"};
 
 const char *recd_synth_format_name(recd_synth_format f)
 {
-    return (unsigned)f < 3 ? format_names[f] : "?";
+    return (unsigned)f < 4 ? format_names[f] : "?";
 }
 
 const char *recd_synth_scenario_name(recd_synth_scenario s)
 {
-    return (unsigned)s < 4 ? scenario_names[s] : "?";
+    return (unsigned)s < 5 ? scenario_names[s] : "?";
 }
 
 int recd_synth_format_parse(const char *name, recd_synth_format *out)
 {
-    for (unsigned i = 0; name && i < 3; i++) {
+    for (unsigned i = 0; name && i < 4; i++) {
         if (strcmp(name, format_names[i]) == 0) {
             *out = (recd_synth_format)i;
             return 0;
@@ -32,7 +32,7 @@ int recd_synth_format_parse(const char *name, recd_synth_format *out)
 
 int recd_synth_scenario_parse(const char *name, recd_synth_scenario *out)
 {
-    for (unsigned i = 0; name && i < 4; i++) {
+    for (unsigned i = 0; name && i < 5; i++) {
         if (strcmp(name, scenario_names[i]) == 0) {
             *out = (recd_synth_scenario)i;
             return 0;
@@ -44,10 +44,15 @@ int recd_synth_scenario_parse(const char *name, recd_synth_scenario *out)
 int recd_synth_params_check(const recd_synth_params *p, const char **why)
 {
     const char *reason = NULL;
-    if ((unsigned)p->format > RECD_SYNTH_FORMAT_RECAP)
+    if ((unsigned)p->format > RECD_SYNTH_FORMAT_CARLA)
         reason = "unknown format";
-    else if ((unsigned)p->scenario > RECD_SYNTH_SCENARIO_MIXED)
+    else if ((unsigned)p->scenario > RECD_SYNTH_SCENARIO_TRAFFIC)
         reason = "unknown scenario";
+    else if (p->format == RECD_SYNTH_FORMAT_CARLA && p->scenario != RECD_SYNTH_SCENARIO_TRAFFIC &&
+             p->scenario != RECD_SYNTH_SCENARIO_MIXED)
+        reason = "a CARLA log holds the 'traffic' scenario (or 'mixed', the same)";
+    else if (p->format != RECD_SYNTH_FORMAT_CARLA && p->scenario == RECD_SYNTH_SCENARIO_TRAFFIC)
+        reason = "'traffic' is a CARLA scenario: use --format carla";
     else if (p->duration_ms == 0)
         reason = "the duration must be at least 1 ms";
     else if (p->duration_ms > RECD_SYNTH_MAX_DURATION_MS)

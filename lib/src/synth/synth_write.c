@@ -26,7 +26,7 @@ static int write_rec(const recd_synth_params *p, recd_sink sink, uint64_t *block
 {
     if (blocks_out)
         *blocks_out = 0;
-    if (recd_synth_params_check(p, NULL) < 0 || p->format == RECD_SYNTH_FORMAT_RECAP)
+    if (recd_synth_params_check(p, NULL) < 0 || p->format >= RECD_SYNTH_FORMAT_RECAP)
         return -EINVAL;
     rec_job j = {.progress = progress, .ctx = ctx};
     recd_rec_type type = p->format == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_REC_TYPE_VEHICLE
@@ -94,6 +94,8 @@ int recd_synth_write_progress(const recd_synth_params *p, recd_sink sink, uint64
 {
     if (p->format == RECD_SYNTH_FORMAT_RECAP)
         return write_recap(p, sink, units_out, progress, ctx);
+    if (p->format == RECD_SYNTH_FORMAT_CARLA) /* default actor count; no progress: a few seconds at most */
+        return recd_synth_write_carla(p, 0, sink, units_out);
     return write_rec(p, sink, units_out, progress, ctx);
 }
 

@@ -101,8 +101,9 @@ static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
     case WIRE_FMT_SAMP_ONFOOT: m->format = RECD_MSG_FMT_SAMP_ONFOOT; break;
     case WIRE_FMT_SAMP_VEHICLE: m->format = RECD_MSG_FMT_SAMP_VEHICLE; break;
     case WIRE_FMT_RECAP: m->format = RECD_MSG_FMT_RECAP; break;
+    case WIRE_FMT_CARLA: m->format = RECD_MSG_FMT_CARLA; break;
     default:
-        wire_why(why, whylen, "open: unknown format %u (1 samp-onfoot, 2 samp-vehicle, 3 recap)",
+        wire_why(why, whylen, "open: unknown format %u (1 samp-onfoot, 2 samp-vehicle, 3 recap, 4 carla)",
                  *fmt);
         return -EBADMSG;
     }
@@ -123,6 +124,8 @@ static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
     }
     if (m->format == RECD_MSG_FMT_RECAP)
         return wire_recap_open_read(r->p + r->pos, left(r), m, why, whylen);
+    if (m->format == RECD_MSG_FMT_CARLA)
+        return wire_carla_open_read(r->p + r->pos, left(r), m, why, whylen);
     if (left(r)) {
         wire_why(why, whylen, "open: %lu bytes after the payload (a samp open ends after the token)",
                  (unsigned long)left(r));
@@ -215,6 +218,8 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
         m->format = wire_env_format(env, m->session, key_len, &handle);
         if (m->format == RECD_MSG_FMT_NONE)
             return unknown_session("state", m->session, why, whylen);
+        if (m->format == RECD_MSG_FMT_CARLA)
+            return wire_carla_state_read(r->p + r->pos, left(r), m, why, whylen);
         if (m->format != RECD_MSG_FMT_RECAP)
             return read_rec_state(r, time, m, why, whylen);
         return wire_recap_state_read(r->p + r->pos, left(r), time, m, why, whylen);
@@ -222,6 +227,8 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
         m->format = wire_env_format(env, m->session, key_len, &handle);
         if (m->format == RECD_MSG_FMT_NONE)
             return unknown_session("event", m->session, why, whylen);
+        if (m->format == RECD_MSG_FMT_CARLA)
+            return wire_carla_event_read(r->p + r->pos, left(r), m, why, whylen);
         if (m->format != RECD_MSG_FMT_RECAP) {
             wire_why(why, whylen, "event for %s session '%s': only recap sessions have events",
                      recd_msg_format_name(m->format), m->session);

@@ -45,6 +45,7 @@ static int put_open(const recd_msg *m, recd_buf *out)
     case RECD_MSG_FMT_SAMP_ONFOOT: fmt = WIRE_FMT_SAMP_ONFOOT; break;
     case RECD_MSG_FMT_SAMP_VEHICLE: fmt = WIRE_FMT_SAMP_VEHICLE; break;
     case RECD_MSG_FMT_RECAP: fmt = WIRE_FMT_RECAP; break;
+    case RECD_MSG_FMT_CARLA: fmt = WIRE_FMT_CARLA; break;
     default: return -EINVAL;
     }
     size_t tlen = m->open.auth ? strlen(m->open.auth) : 0;
@@ -59,6 +60,8 @@ static int put_open(const recd_msg *m, recd_buf *out)
         rc = put(out, m->open.auth, tlen);
     if (rc == 0 && fmt == WIRE_FMT_RECAP)
         rc = m->open.recap ? wire_recap_open_write(m->open.recap, out) : -EINVAL;
+    if (rc == 0 && fmt == WIRE_FMT_CARLA)
+        rc = m->open.carla ? wire_carla_open_write(m->open.carla, out) : -EINVAL;
     return rc;
 }
 
@@ -78,6 +81,8 @@ static int put_state(const recd_msg *m, recd_buf *out)
         return put(out, block + 4, WIRE_VEHICLE_STATE_SIZE);
     case RECD_MSG_FMT_RECAP:
         return m->recap_state ? wire_recap_state_write(m->recap_state, out) : -EINVAL;
+    case RECD_MSG_FMT_CARLA:
+        return m->carla_state ? wire_carla_state_write(m->carla_state, out) : -EINVAL;
     default: return -EINVAL;
     }
 }
@@ -85,6 +90,10 @@ static int put_state(const recd_msg *m, recd_buf *out)
 /* The time a STATE or EVENT carries: .rec ms or Recap tick. */
 static int message_time(const recd_msg *m, uint64_t *t)
 {
+    if (m->format == RECD_MSG_FMT_CARLA) { /* a frame's time is in its payload */
+        *t = 0;
+        return 0;
+    }
     if (m->type == RECD_MSG_EVENT) {
         if (!m->recap_event)
             return -EINVAL;
@@ -105,6 +114,8 @@ static int put_body(const recd_msg *m, recd_buf *out)
     case RECD_MSG_OPEN: return put_open(m, out);
     case RECD_MSG_STATE: return put_state(m, out);
     case RECD_MSG_EVENT:
+        if (m->format == RECD_MSG_FMT_CARLA)
+            return m->carla_event ? wire_carla_event_write(m->carla_event, out) : -EINVAL;
         return m->recap_event ? wire_recap_event_write(m->recap_event, out) : -EINVAL;
     case RECD_MSG_FLUSH:
         if (!m->flush.has_end_tick)
@@ -128,7 +139,7 @@ int wire_binary_encode(const recd_msg *m, size_t max_frame, bool omit_key, bool 
     if ((m->has_seq && m->seq > INT64_MAX) || (timed && message_time(m, &time) < 0))
         return -EINVAL;
     if (m->type == RECD_MSG_EVENT && m->format != RECD_MSG_FMT_RECAP &&
-        m->format != RECD_MSG_FMT_NONE)
+        m->format != RECD_MSG_FMT_CARLA && m->format != RECD_MSG_FMT_NONE)
         return -EINVAL;
     size_t start = out->len;
     uint8_t hdr[RECD_WIRE_HEADER_SIZE] = {RECD_WIRE_MAGIC, RECD_WIRE_VERSION, type,

@@ -27,7 +27,7 @@ enum {
 #define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME | WIRE_F_RESUME)
 
 /* Open payload format byte. */
-enum { WIRE_FMT_SAMP_ONFOOT = 1, WIRE_FMT_SAMP_VEHICLE = 2, WIRE_FMT_RECAP = 3 };
+enum { WIRE_FMT_SAMP_ONFOOT = 1, WIRE_FMT_SAMP_VEHICLE = 2, WIRE_FMT_RECAP = 3, WIRE_FMT_CARLA = 4 };
 
 /* Payload sizes of a samp state: the block without its leading u32 time. */
 #define WIRE_ONFOOT_STATE_SIZE (RECD_REC_ONFOOT_BLOCK_SIZE - 4)
@@ -126,6 +126,15 @@ int wire_recap_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
                           size_t whylen);
 int wire_recap_open_write(const recd_msg_recap_open *o, recd_buf *out);
 int wire_recap_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
+
+/* CARLA payloads (wire_carla.c): the open's carla fields, a frame, one event record. Decoders
+ * fill m (type and format already set): 0, -EBADMSG with why, or -ENOMEM. */
+int wire_carla_open_write(const recd_carla_open *o, recd_buf *out);
+int wire_carla_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
+int wire_carla_state_write(const recd_carla_frame *f, recd_buf *out);
+int wire_carla_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
+int wire_carla_event_write(const recd_carla_event *e, recd_buf *out);
+int wire_carla_event_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
 
 /* Replaces bytes outside printable ASCII by '?' and cuts at WIRE_ERROR_TEXT_MAX; returns length. */
 size_t wire_error_sanitize(const char *in, char *out, size_t outlen);

@@ -71,7 +71,8 @@ static void test_message_model_agrees(void **state)
         assert_string_equal(f->name, recd_msg_format_name(mf));
     }
     assert_string_equal(recd_msg_format_name(RECD_MSG_FMT_NONE), "");
-    assert_int_equal(recd_msg_format_parse("carla"), RECD_MSG_FMT_NONE);
+    assert_int_equal(recd_msg_format_parse("carla"), RECD_MSG_FMT_CARLA);
+    assert_int_equal(recd_msg_format_parse("unreal"), RECD_MSG_FMT_NONE);
     assert_int_equal(recd_msg_format_parse(NULL), RECD_MSG_FMT_NONE);
 }
 
@@ -112,7 +113,8 @@ static void test_lookups(void **state)
     }
     assert_string_equal(recd_format_find("recap")->extension, "recap");
     assert_string_equal(recd_format_find("samp-onfoot")->extension, "rec");
-    assert_null(recd_format_find("carla"));
+    assert_string_equal(recd_format_find("carla")->extension, "log");
+    assert_null(recd_format_find("unreal"));
     assert_null(recd_format_find(NULL));
     assert_null(recd_format_of_msg(RECD_MSG_FMT_NONE));
     /* Both SA-MP formats share .rec; Recap has its own. */

@@ -143,7 +143,7 @@ static void line_errors(void **state)
     expect_line_error((char *)line.data, line.len, -EBADMSG, "state");
     recd_buf_free(&line);
     const char event[] = "{\"type\":\"event\",\"session\":\"p\",\"tick\":1,\"action\":\"TOTEM\"}\n";
-    expect_line_error(event, strlen(event), -EBADMSG, "only recap sessions have events");
+    expect_line_error(event, strlen(event), -EBADMSG, "only recap and carla sessions have events");
     const char key[] = "{\"type\":\"close\",\"session\":\"../etc\"}\n";
     expect_line_error(key, strlen(key), -EBADMSG, "not a valid session key");
     const char json[] = "{\"type\":\"close\",\"session\":\"p\"\n";

@@ -12,6 +12,10 @@
 #include "message/msg_fields.h"
 #include "message/msg_stream.h"
 
+const char *const msg_csv_carla_columns[MSG_CSV_CARLA_COLUMNS] = {"kind", "frame", "elapsed",
+                                                                 "duration", "data"};
+enum { CC_KIND = 0, CC_FRAME = 1, CC_ELAPSED = 2, CC_DURATION = 3, CC_DATA = 4 };
+
 const char *const msg_csv_recap_columns[MSG_CSV_RECAP_COLUMNS] = {
     "kind",  "tick",      "pos_x",      "pos_y",  "pos_z",      "yaw",       "pitch",
     "head_yaw", "vel_x",  "vel_y",      "vel_z",  "flags",      "pose",      "game_mode",
@@ -43,21 +47,30 @@ static int read_header(csv_doc *d, size_t ncells, uint64_t line)
 {
     const char *names[MSG_CSV_MAX_CELLS];
     d->format = RECD_MSG_FMT_SAMP_ONFOOT;
+    bool carla = false;
+    for (size_t i = 0; i < ncells; i++)
+        carla |= strcmp(msg_csv_cell(&d->r, i), "frame") == 0;
     for (size_t i = 0; i < ncells; i++) {
         names[i] = msg_csv_cell(&d->r, i);
-        if (strcmp(names[i], "kind") == 0)
+        if (carla)
+            d->format = RECD_MSG_FMT_CARLA;
+        else if (strcmp(names[i], "kind") == 0)
             d->format = RECD_MSG_FMT_RECAP;
         else if (strcmp(names[i], "vehicle_id") == 0 && d->format != RECD_MSG_FMT_RECAP)
             d->format = RECD_MSG_FMT_SAMP_VEHICLE;
     }
     size_t n;
     const msg_field *fields = msg_rec_fields(d->format, &n);
+    const char *const *named = d->format == RECD_MSG_FMT_CARLA ? msg_csv_carla_columns
+                                                               : msg_csv_recap_columns;
     if (d->format == RECD_MSG_FMT_RECAP)
         n = MSG_CSV_RECAP_COLUMNS;
+    if (d->format == RECD_MSG_FMT_CARLA)
+        n = MSG_CSV_CARLA_COLUMNS;
     bool seen[MSG_CSV_MAX_CELLS] = {false};
     for (size_t i = 0; i < ncells; i++) {
         size_t f = 0;
-        while (f < n && strcmp(fields ? fields[f].csv : msg_csv_recap_columns[f], names[i]) != 0)
+        while (f < n && strcmp(fields ? fields[f].csv : named[f], names[i]) != 0)
             f++;
         if (f == n || strlen(names[i]) != d->r.cell_len[i]) {
             char safe[48], why[160];
@@ -78,7 +91,7 @@ static int read_header(csv_doc *d, size_t ncells, uint64_t line)
     for (size_t f = 0; f < n; f++) {
         if (!seen[f]) {
             msg_err(d->err, d->errlen, "line %llu: missing column \"%s\" (%s CSV)",
-                    (unsigned long long)line, fields ? fields[f].csv : msg_csv_recap_columns[f],
+                    (unsigned long long)line, fields ? fields[f].csv : named[f],
                     recd_msg_format_name(d->format));
             return -EBADMSG;
         }
@@ -273,6 +286,72 @@ static int read_recap_row(csv_doc *d, uint64_t line)
     return rc;
 }
 
+/* ---- CARLA rows ------------------------------------------------------------------------------ */
+
+static int carla_number(csv_doc *d, json_t *obj, const char *key, size_t col, uint64_t line)
+{
+    const char *cell = msg_csv_cell(&d->r, col);
+    size_t len = d->r.cell_len[col];
+    json_t *v = number_json(cell, len);
+    if (!v || json_object_set_new(obj, key, v) < 0) {
+        char safe[48], what[96];
+        msg_safe_text(cell, len, safe);
+        snprintf(what, sizeof what, "\"%s\" is not a number", safe);
+        return v ? -ENOMEM : bad(d, line, key, what);
+    }
+    return 0;
+}
+
+static int read_carla_row(csv_doc *d, uint64_t line)
+{
+    size_t col[MSG_CSV_CARLA_COLUMNS];
+    for (size_t c = 0; c < d->ncols; c++)
+        col[d->col_field[c]] = c;
+    const char *kind = msg_csv_cell(&d->r, col[CC_KIND]);
+    bool state = strcmp(kind, "state") == 0;
+    json_t *obj = NULL;
+    int rc = 0;
+    if (d->r.cell_len[col[CC_DATA]]) {
+        json_error_t jerr;
+        obj = json_loadb(msg_csv_cell(&d->r, col[CC_DATA]), d->r.cell_len[col[CC_DATA]],
+                         JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+        if (!obj || !json_is_object(obj)) {
+            json_decref(obj);
+            return bad(d, line, "data", "expected a JSON object");
+        }
+        if (json_object_get(obj, "type") || json_object_get(obj, "frame") ||
+            json_object_get(obj, "elapsed") || json_object_get(obj, "duration")) {
+            json_decref(obj);
+            return bad(d, line, "data", "type, frame, elapsed and duration belong in their columns");
+        }
+    } else if (!(obj = json_object())) {
+        return -ENOMEM;
+    }
+    static const char *const numeric[] = {"frame", "elapsed", "duration"};
+    for (int c = CC_FRAME; c <= CC_DURATION && rc == 0; c++) {
+        size_t at = col[c];
+        if (!state && d->r.cell_len[at])
+            rc = bad(d, line, numeric[c - 1], "only state rows have it");
+        else if (state && d->r.cell_len[at])
+            rc = carla_number(d, obj, numeric[c - 1], at, line);
+    }
+    if (rc == 0 && json_object_set_new(obj, "type", json_stringn(kind, d->r.cell_len[col[CC_KIND]])) < 0)
+        rc = -ENOMEM;
+    if (rc == 0) {
+        recd_msg m;
+        char why[256];
+        rc = msg_from_json_value(obj, d->st.format, &m, why, sizeof why);
+        if (rc < 0) {
+            msg_err(d->err, d->errlen, "line %llu: %s", (unsigned long long)line, why);
+        } else {
+            rc = msg_stream_deliver(&d->st, &m, line, d->err, d->errlen);
+            recd_msg_free(&m);
+        }
+    }
+    json_decref(obj);
+    return rc;
+}
+
 /* ---- document -------------------------------------------------------------------------------- */
 
 static int read_rows(csv_doc *d)
@@ -289,7 +368,8 @@ static int read_rows(csv_doc *d)
         goto fail;
     if ((rc = read_header(d, ncells, line)) < 0)
         return rc;
-    if (d->format != RECD_MSG_FMT_RECAP) {
+    bool own_open = d->format == RECD_MSG_FMT_RECAP || d->format == RECD_MSG_FMT_CARLA;
+    if (!own_open) {
         recd_msg open;
         recd_msg_init(&open, RECD_MSG_OPEN, d->format);
         if ((rc = msg_stream_deliver(&d->st, &open, line, d->err, d->errlen)) < 0)
@@ -303,7 +383,9 @@ static int read_rows(csv_doc *d)
                     (unsigned long long)line, ncells, d->ncols);
             return -EBADMSG;
         }
-        rc = d->format == RECD_MSG_FMT_RECAP ? read_recap_row(d, line) : read_rec_row(d, line);
+        rc = d->format == RECD_MSG_FMT_CARLA   ? read_carla_row(d, line)
+             : d->format == RECD_MSG_FMT_RECAP ? read_recap_row(d, line)
+                                               : read_rec_row(d, line);
         if (rc < 0)
             return rc;
     }
@@ -313,7 +395,7 @@ static int read_rows(csv_doc *d)
         msg_err(d->err, d->errlen, "no open row");
         return -EBADMSG;
     }
-    if (d->format != RECD_MSG_FMT_RECAP && !d->st.closed) {
+    if (!own_open && !d->st.closed) {
         recd_msg close;
         recd_msg_init(&close, RECD_MSG_CLOSE, d->format);
         return msg_stream_deliver(&d->st, &close, last_line, d->err, d->errlen);

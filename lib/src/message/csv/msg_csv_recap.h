@@ -10,4 +10,8 @@
 /* kind, tick, 15 state scalars, equipment, inventory, data: in this order when written. */
 extern const char *const msg_csv_recap_columns[MSG_CSV_RECAP_COLUMNS];
 
+/* CARLA CSV: kind, frame, elapsed, duration, data. */
+#define MSG_CSV_CARLA_COLUMNS 5
+extern const char *const msg_csv_carla_columns[MSG_CSV_CARLA_COLUMNS];
+
 #endif

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* CSV writer: .rec as one row per block with one column per field; Recap as one row per message
- * with a kind column, the state fields as columns and a JSON "data" column for the rest. */
+ * with a kind column, the state fields as columns and a JSON "data" column for the rest; CARLA as
+ * one row per message with kind, frame, elapsed and duration columns and the records as JSON. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "message/csv/msg_csv.h"
+#include "formats/carla/carla_msg.h"
 #include "message/csv/msg_csv_recap.h"
 #include "message/msg_fields.h"
 #include "message/msg_recap.h"
@@ -14,7 +16,7 @@
 int recd_csv_writer_init(recd_csv_writer *w, recd_msg_format format)
 {
     memset(w, 0, sizeof *w);
-    if (format < RECD_MSG_FMT_SAMP_ONFOOT || format > RECD_MSG_FMT_RECAP)
+    if (format < RECD_MSG_FMT_SAMP_ONFOOT || format > RECD_MSG_FMT_CARLA)
         return -EINVAL;
     w->format = format;
     return 0;
@@ -23,7 +25,11 @@ int recd_csv_writer_init(recd_csv_writer *w, recd_msg_format format)
 static int put_header(recd_csv_writer *w, recd_buf *out)
 {
     int rc = 0;
-    if (w->format == RECD_MSG_FMT_RECAP) {
+    if (w->format == RECD_MSG_FMT_CARLA) {
+        for (size_t i = 0; i < MSG_CSV_CARLA_COLUMNS && rc == 0; i++)
+            rc = msg_csv_put_cell(out, msg_csv_carla_columns[i], strlen(msg_csv_carla_columns[i]),
+                                  i == 0);
+    } else if (w->format == RECD_MSG_FMT_RECAP) {
         for (size_t i = 0; i < MSG_CSV_RECAP_COLUMNS && rc == 0; i++)
             rc = msg_csv_put_cell(out, msg_csv_recap_columns[i], strlen(msg_csv_recap_columns[i]),
                                   i == 0);
@@ -138,6 +144,53 @@ static int put_recap_row(const recd_msg *m, recd_buf *out)
     return rc == 0 ? recd_buf_append(out, "\n", 1) : rc;
 }
 
+
+/* kind, frame, elapsed, duration, data: a state's numbers in columns and its records as one JSON
+ * object; other messages only in data (the open's format and carla object, an event's record). */
+static int put_carla_row(const recd_msg *m, recd_buf *out)
+{
+    const char *kind = recd_msg_type_name(m->type);
+    if (!*kind || (m->type != RECD_MSG_CLOSE && m->format != RECD_MSG_FMT_CARLA))
+        return -EINVAL;
+    int rc = msg_csv_put_cell(out, kind, strlen(kind), true);
+    recd_buf json = {0};
+    if (m->type == RECD_MSG_STATE) {
+        const recd_carla_frame *f = m->carla_state;
+        if (!f || f->id > INT64_MAX)
+            return -EINVAL;
+        char num[48];
+        snprintf(num, sizeof num, "%" PRIu64, f->id);
+        if (rc == 0)
+            rc = msg_csv_put_cell(out, num, strlen(num), false);
+        if (rc == 0)
+            rc = put_f64_cell(out, f->elapsed);
+        if (rc == 0)
+            rc = f->has_duration ? put_f64_cell(out, f->duration) : msg_csv_put_cell(out, "", 0, false);
+        recd_buf keys = {0}; /* ,"positions":[...],... */
+        if (rc == 0)
+            rc = recd__carla_state_packets_json(f, &keys);
+        if (rc == 0 && keys.len) {
+            rc = msg_buf_puts(&json, "{");
+            if (rc == 0)
+                rc = recd_buf_append(&json, keys.data + 1, keys.len - 1);
+            if (rc == 0)
+                rc = msg_buf_puts(&json, "}");
+        }
+        recd_buf_free(&keys);
+        if (rc == 0)
+            rc = json.len ? put_json_cell(out, &json) : msg_csv_put_cell(out, "", 0, false);
+    } else {
+        for (int i = 0; i < 3 && rc == 0; i++)
+            rc = msg_csv_put_cell(out, "", 0, false);
+        if (rc == 0)
+            rc = msg_json_object(m, &json, MSG_OMIT_TYPE);
+        if (rc == 0)
+            rc = json.len == 2 ? msg_csv_put_cell(out, "", 0, false) : put_json_cell(out, &json);
+    }
+    recd_buf_free(&json);
+    return rc == 0 ? recd_buf_append(out, "\n", 1) : rc;
+}
+
 int recd_csv_write(recd_csv_writer *w, const recd_msg *m, recd_buf *out)
 {
     if (w->format == RECD_MSG_FMT_NONE)
@@ -146,7 +199,9 @@ int recd_csv_write(recd_csv_writer *w, const recd_msg *m, recd_buf *out)
     bool header_now = !w->header_written;
     int rc = header_now ? put_header(w, out) : 0;
     if (rc == 0) {
-        if (w->format == RECD_MSG_FMT_RECAP) {
+        if (w->format == RECD_MSG_FMT_CARLA) {
+            rc = put_carla_row(m, out);
+        } else if (w->format == RECD_MSG_FMT_RECAP) {
             bool mine = m->type == RECD_MSG_OPEN || m->type == RECD_MSG_FLUSH ||
                         m->type == RECD_MSG_CLOSE || m->format == RECD_MSG_FMT_RECAP;
             if (m->type == RECD_MSG_OPEN && m->format != RECD_MSG_FMT_RECAP)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "message/msg_fields.h"
+#include "formats/carla/carla_msg.h"
 #include "message/msg_recap.h"
 
 #define COMMON_KEYS "type", "session", "seq"
@@ -164,6 +165,8 @@ static recd_msg_format infer_state_format(const json_t *root)
 {
     if (json_object_get(root, "tick"))
         return RECD_MSG_FMT_RECAP;
+    if (json_object_get(root, "frame") && json_object_get(root, "elapsed"))
+        return RECD_MSG_FMT_CARLA;
     if (json_object_get(root, "vehicle_id"))
         return RECD_MSG_FMT_SAMP_VEHICLE;
     return RECD_MSG_FMT_SAMP_ONFOOT;
@@ -202,7 +205,7 @@ static bool auth_token_valid(const char *s, size_t len)
 static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen)
 {
     static const char *const allowed[] = {COMMON_KEYS, "format", "start_time", "auth", "resume",
-                                          "recap", NULL};
+                                          "recap", "carla", NULL};
     const char *bad = unknown_key(root, allowed);
     if (bad)
         return err_unknown_key("open", bad, err, errlen);
@@ -219,7 +222,7 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
     if (out->format == RECD_MSG_FMT_NONE || strlen(json_string_value(fmt)) != json_string_length(fmt)) {
         char safe[48];
         msg_safe_text(json_string_value(fmt), json_string_length(fmt), safe);
-        msg_err(err, errlen, "open.format: \"%s\" is not samp-onfoot, samp-vehicle or recap", safe);
+        msg_err(err, errlen, "open.format: \"%s\" is not samp-onfoot, samp-vehicle, recap or carla", safe);
         return -EBADMSG;
     }
     int rc = read_int64(root, "open", "start_time", INT64_MIN, &out->open.start_time_ms,
@@ -248,6 +251,26 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
         return -EBADMSG;
     }
     out->open.resume = resume && json_is_true(resume);
+    json_t *carla = json_object_get(root, "carla");
+    if (out->format != RECD_MSG_FMT_CARLA && carla) {
+        msg_err(err, errlen, "open.carla: only allowed with format carla");
+        return -EBADMSG;
+    }
+    if (out->format == RECD_MSG_FMT_CARLA) {
+        char cwhy[200];
+        if (!carla) {
+            msg_err(err, errlen, "open: missing key \"carla\" (format carla: map, date, width, ids)");
+            return -EBADMSG;
+        }
+        rc = recd__carla_open_from_json(carla, &out->open.carla, cwhy, sizeof cwhy);
+        if (rc == -EBADMSG)
+            msg_err(err, errlen, "open.carla%s", cwhy);
+        if (rc == 0 && json_object_get(root, "recap")) {
+            msg_err(err, errlen, "open.recap: only allowed with format recap");
+            return -EBADMSG;
+        }
+        return rc;
+    }
     json_t *recap = json_object_get(root, "recap");
     if (out->format != RECD_MSG_FMT_RECAP) {
         if (recap) {
@@ -281,6 +304,12 @@ static int read_body(const json_t *root, recd_msg_format session_format, recd_ms
     case RECD_MSG_OPEN: return read_open(root, out, err, errlen);
     case RECD_MSG_STATE:
         out->format = session_format ? session_format : infer_state_format(root);
+        if (out->format == RECD_MSG_FMT_CARLA) {
+            rc = recd__carla_state_from_json(root, &out->carla_state, why, sizeof why);
+            if (rc == -EBADMSG)
+                msg_err(err, errlen, "state%s", why);
+            return rc;
+        }
         if (out->format != RECD_MSG_FMT_RECAP)
             return read_rec_state(root, out, err, errlen);
         rc = msg_recap_state_from_json(root, common, &out->recap_state, why, sizeof why);
@@ -288,8 +317,16 @@ static int read_body(const json_t *root, recd_msg_format session_format, recd_ms
             msg_err(err, errlen, "state%s%s", why[0] == ':' ? "" : ".", why);
         return rc;
     case RECD_MSG_EVENT:
+        if (session_format == RECD_MSG_FMT_CARLA ||
+            (!session_format && json_object_get(root, "kind"))) {
+            out->format = RECD_MSG_FMT_CARLA;
+            rc = recd__carla_event_from_json(root, &out->carla_event, why, sizeof why);
+            if (rc == -EBADMSG)
+                msg_err(err, errlen, "event%s", why);
+            return rc;
+        }
         if (session_format && session_format != RECD_MSG_FMT_RECAP) {
-            msg_err(err, errlen, "event: only recap sessions have events");
+            msg_err(err, errlen, "event: only recap and carla sessions have events");
             return -EBADMSG;
         }
         out->format = RECD_MSG_FMT_RECAP;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "message/msg_fields.h"
+#include "formats/carla/carla_msg.h"
 #include "message/msg_recap.h"
 
 static int put_int(recd_buf *out, int64_t v)
@@ -109,6 +110,13 @@ static int put_open(recd_buf *out, const recd_msg *m)
         if (rc == 0)
             rc = msg_recap_open_to_json(m->open.recap, out);
     }
+    if (rc == 0 && m->format == RECD_MSG_FMT_CARLA) {
+        if (!m->open.carla)
+            return -EINVAL;
+        rc = put_key(out, "carla");
+        if (rc == 0)
+            rc = recd__carla_open_to_json(m->open.carla, out);
+    }
     return rc;
 }
 
@@ -119,8 +127,12 @@ static int put_body(recd_buf *out, const recd_msg *m, unsigned omit)
     case RECD_MSG_STATE:
         if (m->format == RECD_MSG_FMT_RECAP)
             return m->recap_state ? msg_recap_state_to_json(m->recap_state, out) : -EINVAL;
+        if (m->format == RECD_MSG_FMT_CARLA)
+            return m->carla_state ? recd__carla_state_to_json(m->carla_state, out) : -EINVAL;
         return put_rec_fields(out, m);
     case RECD_MSG_EVENT:
+        if (m->format == RECD_MSG_FMT_CARLA)
+            return m->carla_event ? recd__carla_event_to_json(m->carla_event, out) : -EINVAL;
         return m->recap_event ? msg_recap_event_to_json(m->recap_event, !(omit & MSG_OMIT_TICK), out)
                               : -EINVAL;
     case RECD_MSG_CLOSE:

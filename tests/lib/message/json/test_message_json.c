@@ -406,7 +406,7 @@ static void test_bad_fields(void **state)
     expect_error("{\"type\":\"close\",\"bye\":1}", F, "close: unknown key \"bye\"");
     expect_error("{\"type\":\"flush\",\"end_tick\":\"x\"}", F, "flush.end_tick: expected an integer");
     expect_error("{\"type\":\"event\",\"tick\":1,\"action\":\"TOTEM\"}", F,
-                 "event: only recap sessions have events");
+                 "event: only recap and carla sessions have events");
 
     /* Vehicle bytes 63-66: exactly one of the two spellings. */
     recd_msg m;

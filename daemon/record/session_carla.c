@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* CARLA sessions: each state is a simulation frame and each event an actor add / delete / parent
+ * or a collision of it, written through librecd's CARLA writer (recd/carla.h) into the session's
+ * batch. The writer holds one frame back until the next state, so its duration is known; the
+ * part's last frame, written when the part ends, keeps -1 as CARLA's own logs do. Every part is a
+ * log CARLA replays on its own: its frames count from 1 and its time from 0, and a part after the
+ * first starts with an EventAdd for every actor alive at that point. */
+#include "session_carla.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recd/carla.h"
+#include "support/log.h"
+
+typedef struct live_actor {
+    uint32_t id;
+    uint8_t width;
+    uint32_t len;
+    uint8_t *record; /* its EventAdd record */
+} live_actor;
+
+typedef struct carla_session {
+    recd_carla_open open;
+    recd_carla_writer *w; /* the current part's; NULL between parts */
+    uint64_t frame_base;  /* subtracted from frame ids in this part */
+    double elapsed_base;  /* and from elapsed times */
+    bool replay_live;     /* this part begins with the live actors' EventAdds */
+    live_actor *live;
+    size_t nlive, cap;
+} carla_session;
+
+static carla_session *cs_of(recd_session *s) { return s->format_data; }
+
+static int sink_write(void *ctx, const void *data, size_t len)
+{
+    return session_put(ctx, data, len);
+}
+
+static int carla_open(recd_session *s, const recd_msg *m, char *why, size_t whylen)
+{
+    if (!m->open.carla) {
+        snprintf(why, whylen, "open of session '%s': format carla needs its carla object", s->key);
+        return -EBADMSG;
+    }
+    carla_session *cs = calloc(1, sizeof *cs);
+    if (!cs)
+        return -ENOMEM;
+    cs->open = *m->open.carla;
+    cs->open.map = strdup(m->open.carla->map ? m->open.carla->map : "");
+    if (!cs->open.map) {
+        free(cs);
+        return -ENOMEM;
+    }
+    s->format_data = cs;
+    return 0;
+}
+
+static void end_part(recd_session *s, bool session_end)
+{
+    carla_session *cs = cs_of(s);
+    if (cs && cs->w) {
+        char err[200];
+        if (s->part && recd_carla_writer_finish(cs->w, err, sizeof err) < 0)
+            log_err("session '%s': the last frame of part %u is lost: %s", s->key, s->part_no, err);
+        recd_carla_writer_free(cs->w);
+        cs->w = NULL;
+        cs->replay_live = !session_end;
+    }
+    if (s->part)
+        session_end_part(s, NULL, 0);
+}
+
+static int start_part(recd_session *s, carla_session *cs, const recd_carla_frame *f)
+{
+    bool first = s->part_no == 0;
+    int64_t start = s->start_epoch_ms + (first ? 0 : (int64_t)(f->elapsed * 1000.0));
+    int rc = session_start_part(s, start, 0);
+    if (rc < 0)
+        return rc;
+    recd_carla_open o = cs->open;
+    o.date = cs->open.date + (first ? 0 : (int64_t)f->elapsed);
+    if ((rc = recd_carla_writer_new(&cs->w, &o, (recd_sink){sink_write, s})) < 0)
+        return rc;
+    cs->frame_base = first ? 0 : f->id - 1;
+    cs->elapsed_base = first ? 0.0 : f->elapsed;
+    return 0;
+}
+
+static live_actor *find_live(carla_session *cs, uint32_t id)
+{
+    for (size_t i = 0; i < cs->nlive; i++)
+        if (cs->live[i].id == id)
+            return &cs->live[i];
+    return NULL;
+}
+
+/* Keeps the set of live actors: an add stores its record, a delete drops it. */
+static int track_actor(carla_session *cs, const recd_carla_event *e)
+{
+    if (e->len < 4)
+        return 0;
+    uint32_t id = (uint32_t)e->data[0] | (uint32_t)e->data[1] << 8 | (uint32_t)e->data[2] << 16 |
+                  (uint32_t)e->data[3] << 24;
+    live_actor *a = find_live(cs, id);
+    if (e->kind == RECD_CARLA_EVENT_DEL) {
+        if (a) {
+            free(a->record);
+            *a = cs->live[--cs->nlive];
+        }
+        return 0;
+    }
+    if (e->kind != RECD_CARLA_EVENT_ADD)
+        return 0;
+    uint8_t *copy = malloc(e->len);
+    if (!copy)
+        return -ENOMEM;
+    memcpy(copy, e->data, e->len);
+    if (!a) {
+        if (cs->nlive == cs->cap) {
+            size_t cap = cs->cap ? cs->cap * 2 : 32;
+            live_actor *n = realloc(cs->live, cap * sizeof *n);
+            if (!n) {
+                free(copy);
+                return -ENOMEM;
+            }
+            cs->live = n;
+            cs->cap = cap;
+        }
+        a = &cs->live[cs->nlive++];
+    } else {
+        free(a->record);
+    }
+    *a = (live_actor){id, e->width, e->len, copy};
+    return 0;
+}
+
+static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
+                        const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
+{
+    (void)meta;
+    (void)now_ms;
+    carla_session *cs = cs_of(s);
+    char err[200] = "";
+    int rc;
+    if (m->format != RECD_MSG_FMT_CARLA)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "%s for session '%s': not a carla message",
+                              recd_msg_type_name(m->type), s->key);
+    if (m->type == RECD_MSG_EVENT) {
+        if (!cs->w)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                  "event for session '%s': before its first state", s->key);
+        rc = recd_carla_writer_event(cs->w, m->carla_event, err, sizeof err);
+        if (rc == 0)
+            rc = track_actor(cs, m->carla_event);
+        if (rc == -EBADMSG)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);
+        if (rc == 0)
+            in->accepted = true;
+        return rc;
+    }
+    const recd_carla_frame *f = m->carla_state;
+    if (!isfinite(f->elapsed) || f->elapsed < 0 || f->elapsed > 1e9)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "state for session '%s': elapsed must be 0 .. 1e9 seconds", s->key);
+    if (cs->w && f->elapsed < cs->elapsed_base)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "state for session '%s': elapsed %g is before this part's start %g",
+                              s->key, f->elapsed, cs->elapsed_base);
+    uint64_t span = cs->w ? (uint64_t)((f->elapsed - cs->elapsed_base) * 1000.0) : 0;
+    if (s->part && session_should_rotate(s, 0, span))
+        end_part(s, false);
+    if (!s->part && (rc = start_part(s, cs, f)) < 0) {
+        if (rc == -ENOMEM)
+            return rc;
+        log_err("session '%s': frame dropped: no output file", s->key);
+        return 0;
+    }
+    recd_carla_frame part_frame = *f;
+    part_frame.id = f->id >= cs->frame_base ? f->id - cs->frame_base : f->id;
+    part_frame.elapsed = f->elapsed - cs->elapsed_base;
+    rc = recd_carla_writer_state(cs->w, &part_frame, err, sizeof err);
+    for (size_t i = 0; rc == 0 && cs->replay_live && i < cs->nlive; i++) {
+        recd_carla_event e = {RECD_CARLA_EVENT_ADD, cs->live[i].width, cs->live[i].len,
+                              cs->live[i].record, NULL};
+        rc = recd_carla_writer_event(cs->w, &e, err, sizeof err);
+    }
+    cs->replay_live = false;
+    if (rc == -EBADMSG)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);
+    if (rc == 0)
+        in->accepted = true;
+    return rc;
+}
+
+static void carla_free(recd_session *s)
+{
+    carla_session *cs = cs_of(s);
+    if (!cs)
+        return;
+    recd_carla_writer_free(cs->w);
+    for (size_t i = 0; i < cs->nlive; i++)
+        free(cs->live[i].record);
+    free(cs->live);
+    free(cs->open.map);
+    free(cs);
+    s->format_data = NULL;
+}
+
+const session_format session_carla_format = {
+    .events = true,
+    .open = carla_open,
+    .sample = carla_sample,
+    .end_part = end_part,
+    .free = carla_free,
+};

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* A CARLA log as messages: open, then per frame its state and its events, then close. Only logs
+ * an import gives back byte for byte are exported: the messages are first written again and
+ * compared with the file, so any layout recd cannot reproduce is refused with its offset. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/bytes.h"
+#include "formats/carla/carla_format.h"
+#include "formats/carla/carla_schema.h"
+#include "formats/carla/carla_writer.h"
+#include "message/msg_fields.h"
+
+typedef int (*walk_fn)(void *ctx, recd_msg *m, char *err, size_t errlen);
+
+static int deliver_event(walk_fn fn, void *ctx, const recd_carla_packet *p, unsigned width,
+                         char *err, size_t errlen)
+{
+    const carla_field *fields = carla_kind(p->kind, width)->fields;
+    size_t at = 0;
+    for (uint32_t i = 0; i < p->count; i++) {
+        size_t n = carla_record_size(fields, width, p->data + at, p->len - at);
+        recd_carla_event *e = malloc(sizeof *e);
+        if (!e)
+            return -ENOMEM;
+        *e = (recd_carla_event){.kind = p->kind, .width = (uint8_t)width, .len = (uint32_t)n,
+                                .data = p->data + at};
+        recd_msg m;
+        recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_CARLA);
+        m.carla_event = e;
+        int rc = fn(ctx, &m, err, errlen);
+        if (rc < 0)
+            return rc;
+        at += n;
+    }
+    return 0;
+}
+
+static bool is_event(const recd_carla_packet *p)
+{
+    return !p->raw && p->kind >= RECD_CARLA_EVENT_ADD && p->kind <= RECD_CARLA_COLLISION;
+}
+
+static int walk(const uint8_t *buf, size_t len, walk_fn fn, void *ctx, char *err, size_t errlen)
+{
+    carla_reader r;
+    int rc = carla_reader_init(&r, buf, len, NULL);
+    if (rc < 0) {
+        msg_err(err, errlen, "%s", r.err);
+        return rc;
+    }
+    if (r.interim_ids) {
+        msg_err(err, errlen, "ids 21-23 are numbered as ue4-dev numbered them from Nov 2023 to "
+                "Mar 2025; recd writes the 0.9.13, 0.9.15 and 0.9.16 tables only");
+        return -EBADMSG;
+    }
+    if (memchr(r.hdr.map, 0, r.hdr.map_len)) {
+        msg_err(err, errlen, "the map name holds a NUL byte");
+        return -EBADMSG;
+    }
+    recd_carla_open o = {.date = r.hdr.date, .width = (uint8_t)r.width, .ids = r.ids,
+                         .additional_data = r.additional_data};
+    o.map = strndup((const char *)r.hdr.map, r.hdr.map_len);
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_CARLA);
+    m.open.carla = o.map ? malloc(sizeof o) : NULL;
+    if (!m.open.carla) {
+        free(o.map);
+        return -ENOMEM;
+    }
+    *m.open.carla = o;
+    if (r.hdr.version != 1) {
+        recd_msg_free(&m);
+        msg_err(err, errlen, "header version %u; CARLA writes 1", r.hdr.version);
+        return -EBADMSG;
+    }
+    rc = fn(ctx, &m, err, errlen);
+    recd_carla_frame f;
+    size_t at;
+    while (rc == 0 && (rc = carla_reader_next(&r, &f, &at)) == 1) {
+        recd_carla_frame *st = malloc(sizeof *st + f.count * sizeof *f.packets);
+        if (!st) {
+            rc = -ENOMEM;
+            break;
+        }
+        *st = f;
+        st->packets = (recd_carla_packet *)(st + 1);
+        st->count = 0;
+        for (size_t i = 0; i < f.count; i++)
+            if (!is_event(&f.packets[i]))
+                st->packets[st->count++] = f.packets[i];
+        double next;
+        double computed = carla_reader_peek_elapsed(&r, &next) ? next - f.elapsed : -1.0;
+        st->has_duration = f64_to_bits(computed) != f64_to_bits(f.duration);
+        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
+        m.carla_state = st;
+        rc = fn(ctx, &m, err, errlen);
+        for (size_t i = 0; rc == 0 && i < f.count; i++)
+            if (is_event(&f.packets[i]))
+                rc = deliver_event(fn, ctx, &f.packets[i], r.width, err, errlen);
+    }
+    if (rc == -EBADMSG && r.err[0])
+        msg_err(err, errlen, "%s: run rectool repair to cut a torn frame", r.err);
+    carla_reader_free(&r);
+    if (rc < 0)
+        return rc;
+    recd_msg_init(&m, RECD_MSG_CLOSE, RECD_MSG_FMT_CARLA);
+    return fn(ctx, &m, err, errlen);
+}
+
+/* Pass 1: the messages written again must give back the file. */
+typedef struct compare {
+    const uint8_t *buf;
+    size_t len, at;
+    bool differs;
+    size_t diff_at;
+    carla_writer w;
+    bool opened;
+} compare;
+
+static int compare_write(void *ctx, const void *data, size_t len)
+{
+    compare *c = ctx;
+    if (c->differs)
+        return 0;
+    const uint8_t *d = data;
+    for (size_t i = 0; i < len; i++)
+        if (c->at + i >= c->len || c->buf[c->at + i] != d[i]) {
+            c->differs = true;
+            c->diff_at = c->at + i;
+            return 0;
+        }
+    c->at += len;
+    return 0;
+}
+
+static int compare_msg(void *ctx, recd_msg *m, char *err, size_t errlen)
+{
+    compare *c = ctx;
+    int rc = 0;
+    if (m->type == RECD_MSG_OPEN) {
+        rc = carla_writer_init(&c->w, m->open.carla, (recd_sink){compare_write, c});
+        c->opened = rc == 0;
+    } else if (m->type == RECD_MSG_STATE) {
+        rc = carla_writer_state(&c->w, m->carla_state, err, errlen);
+    } else if (m->type == RECD_MSG_EVENT) {
+        rc = carla_writer_event(&c->w, m->carla_event, err, errlen);
+    } else if (m->type == RECD_MSG_CLOSE) {
+        rc = carla_writer_finish(&c->w, err, errlen);
+    }
+    recd_msg_free(m);
+    return rc;
+}
+
+typedef struct deliver {
+    recd_msg_fn on_msg;
+    void *ctx;
+} deliver;
+
+static int deliver_msg(void *ctx, recd_msg *m, char *err, size_t errlen)
+{
+    deliver *d = ctx;
+    int rc = d->on_msg(d->ctx, m, err, errlen);
+    recd_msg_free(m);
+    return rc;
+}
+
+int recd_carla__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx,
+                            char *err, size_t errlen)
+{
+    compare c = {.buf = buf, .len = len};
+    int rc = walk(buf, len, compare_msg, &c, err, errlen);
+    if (c.opened)
+        carla_writer_free(&c.w);
+    if (rc < 0)
+        return rc;
+    if (c.differs || c.at != len) {
+        msg_err(err, errlen, "offset %zu: this log's layout (packet order, empty packets or a "
+                "count above 65535) is not one recd writes, so an import would not give it back "
+                "byte for byte", c.differs ? c.diff_at : c.at);
+        return -EBADMSG;
+    }
+    deliver d = {on_msg, ctx};
+    return walk(buf, len, deliver_msg, &d, err, errlen);
+}

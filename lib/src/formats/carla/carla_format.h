@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: the carla entry's hooks, one file each, and the scan they share. */
+#ifndef RECD_CARLA_FORMAT_H
+#define RECD_CARLA_FORMAT_H
+
+#include "formats/carla/carla_reader.h"
+#include "recd/format.h"
+
+/* A whole-file scan: complete frames, where they end, the first error. */
+typedef struct carla_scan {
+    bool header_ok;
+    uint64_t frames;
+    size_t frames_end;       /* end of the last complete frame (header size when none) */
+    size_t last_frame_start; /* offset of the last complete frame's FrameStart, or 0 */
+    double last_elapsed, last_duration;
+    uint64_t raw_packets;
+    int error;               /* 0 or -EBADMSG (reader's err and err_offset below) */
+    char err[200];
+    uint64_t err_offset;
+    carla_reader r;          /* after the scan: detected ids/width; packets freed */
+} carla_scan;
+
+int carla_scan_file(const uint8_t *buf, size_t len, recd_report *report, carla_scan *s);
+
+int recd_carla__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx,
+                            char *err, size_t errlen);
+int recd_carla__repair(const uint8_t *buf, size_t len, recd_repair_result *r);
+int recd_carla__recover(uint8_t *buf, size_t len, recd_recover_plan *plan);
+extern const struct recd_format_importer recd_carla__importer;
+
+#endif

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* The parts CARLA's three queries share: text output, header lines, record sizes, actor names. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/bytes.h"
+#include "formats/carla/carla_query.h"
+#include "formats/carla/carla_schema.h"
+#include "message/msg_fields.h"
+
+int carla_out_printf(recd_buf *out, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -EINVAL;
+    if ((size_t)n < sizeof small)
+        return recd_buf_append(out, small, (size_t)n);
+    int rc = recd_buf_reserve(out, (size_t)n + 1);
+    if (rc < 0)
+        return rc;
+    va_start(ap, fmt);
+    vsnprintf((char *)out->data + out->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    out->len += (size_t)n;
+    return 0;
+}
+
+int carla_query_open(carla_reader *r, const uint8_t *buf, size_t len, bool json, recd_buf *out,
+                       char *err, size_t errlen)
+{
+    if (carla_reader_init(r, buf, len, NULL) == 0)
+        return 0;
+    snprintf(err, errlen, "%s", r->err);
+    if (!json)
+        return recd_buf_append(out, "File is not a CARLA recorder\n", 29) < 0 ? -ENOMEM : 1;
+    return -EBADMSG;
+}
+
+/* Version, Map, Date and the blank line every query starts with. */
+int carla_put_query_header(const carla_reader *r, recd_buf *out)
+{
+    time_t t = (time_t)r->hdr.date;
+    struct tm tm;
+    char date[64] = "";
+    if (localtime_r(&t, &tm))
+        strftime(date, sizeof date, "%m/%d/%y %H:%M:%S", &tm);
+    int rc = carla_out_printf(out, "Version: %u\nMap: ", r->hdr.version);
+    if (rc == 0)
+        rc = recd_buf_append(out, r->hdr.map, r->hdr.map_len);
+    return rc == 0 ? carla_out_printf(out, "\nDate: %s\n\n", date) : rc;
+}
+
+int carla_put_json_header(const carla_reader *r, recd_buf *out)
+{
+    int rc = carla_out_printf(out, "{\"version\":%u,\"map\":", r->hdr.version);
+    if (rc == 0)
+        rc = msg_json_append_string(out, (const char *)r->hdr.map, r->hdr.map_len);
+    if (rc == 0)
+        rc = carla_out_printf(out, ",\"date\":%" PRId64 ",\"ids\":\"%s\",\"width\":\"%s\"", r->hdr.date,
+                        recd_carla_ids_name(r->ids), r->width == 8 ? "f64" : "f32");
+    return rc;
+}
+
+int carla_put_vec(recd_buf *out, const uint8_t *p, unsigned w)
+{
+    return carla_out_printf(out, "(%g, %g, %g)", carla_vat(p, w, 0), carla_vat(p, w, 1), carla_vat(p, w, 2));
+}
+
+size_t carla_rec_size(unsigned kind, unsigned w, const uint8_t *p, size_t len)
+{
+    return carla_record_size(carla_kind(kind, w)->fields, w, p, len);
+}
+
+bool carla_is_event(const recd_carla_packet *p)
+{
+    return !p->raw && p->kind >= RECD_CARLA_EVENT_ADD && p->kind <= RECD_CARLA_COLLISION;
+}
+
+actor_name *carla_actor_find(actor_map *m, uint32_t id)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->a[i].id == id)
+            return &m->a[i];
+    return NULL;
+}
+
+int carla_actor_set(actor_map *m, const actor_name *a)
+{
+    actor_name *e = carla_actor_find(m, a->id);
+    if (e) {
+        *e = *a;
+        return 0;
+    }
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        void *na = realloc(m->a, cap * sizeof *m->a);
+        if (!na)
+            return -ENOMEM;
+        m->a = na;
+        m->cap = cap;
+    }
+    m->a[m->n++] = *a;
+    return 0;
+}
+
+void carla_actor_erase(actor_map *m, uint32_t id)
+{
+    actor_name *e = carla_actor_find(m, id);
+    if (e)
+        *e = m->a[--m->n];
+}
+
+actor_name carla_add_record(const uint8_t *q, unsigned w)
+{
+    size_t s = 4 + 1 + 6u * w + 4;
+    return (actor_name){ld_le32(q), q[4], q + s + 2, ld_le16(q + s)};
+}
+
+int carla_put_name_cell(recd_buf *out, actor_map *m, uint32_t id)
+{
+    actor_name *a = carla_actor_find(m, id);
+    char pad[36];
+    size_t nl = a ? a->name_len : 0;
+    int rc = a ? recd_buf_append(out, a->name, nl) : 0;
+    if (rc == 0 && nl < 35) {
+        memset(pad, ' ', 35 - nl);
+        rc = recd_buf_append(out, pad, 35 - nl);
+    }
+    return rc;
+}
+
+int carla_put_name_json(recd_buf *out, actor_map *m, uint32_t id)
+{
+    actor_name *a = carla_actor_find(m, id);
+    return a ? msg_json_append_string(out, (const char *)a->name, a->name_len) : msg_buf_puts(out, "null");
+}
+

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: reading a CARLA recorder log (hostile input): the header, what the packets say about
+ * the release that wrote it (id table, vector width, additional data), and its frames one by
+ * one as views into the buffer. Tolerant as CARLA's replayer is (unknown ids are skipped and
+ * kept), stricter in what it reports (every short or overlong packet with its byte offset). */
+#ifndef RECD_CARLA_READER_H
+#define RECD_CARLA_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recd/carla.h"
+
+#define CARLA_MAGIC "CARLA_RECORDER"
+#define CARLA_MAGIC_LEN 14
+#define CARLA_PACKET_HEADER 5 /* u8 id + u32 size */
+
+typedef struct carla_header {
+    uint16_t version;
+    int64_t date;
+    const uint8_t *map;
+    uint16_t map_len;
+    size_t size; /* bytes of the header */
+} carla_header;
+
+/* 0, or -EBADMSG when buf does not start with a whole header with CARLA's magic (*why says
+ * which: "cut header", "not a CARLA recorder log"). A cut header still matching the magic's
+ * prefix sets *prefix. */
+int carla_read_header(const uint8_t *buf, size_t len, carla_header *h, bool *prefix,
+                      const char **why);
+
+typedef struct carla_reader {
+    const uint8_t *buf;
+    size_t len;
+    carla_header hdr;
+    recd_carla_ids ids;   /* detected */
+    bool interim_ids;     /* ids 21-23 as ue4-dev wrote them Nov 2023 .. Mar 2025 */
+    unsigned width;       /* 4 or 8, detected from Position packets */
+    bool additional_data; /* PlatformTime packets seen */
+    size_t pos;           /* next frame */
+    uint64_t frames;      /* frames read so far */
+    uint64_t raw_packets; /* kept unparsed */
+    recd_report *report;  /* may be NULL */
+    recd_carla_packet *packets;
+    size_t cap;
+    char err[200]; /* why the last next() failed */
+    uint64_t err_offset;
+} carla_reader;
+
+/* Reads the header and detects the layout. -EBADMSG (err) when it is no CARLA log. */
+int carla_reader_init(carla_reader *r, const uint8_t *buf, size_t len, recd_report *report);
+/* The next frame (FrameStart .. FrameEnd) into *f, views valid until the next call; *offset =
+ * where it starts. 1 = a frame, 0 = end of file, -EBADMSG = a truncated, torn or misplaced
+ * packet (r->err, r->err_offset; r->pos stays at the frame's start), -ENOMEM. */
+int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset);
+/* Elapsed of the frame at r->pos, when a whole FrameStart is there. */
+bool carla_reader_peek_elapsed(const carla_reader *r, double *elapsed);
+void carla_reader_free(carla_reader *r);
+
+#endif

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/* `rectool carla collisions|blocked` and the CARLA text of `rectool info`: CARLA's recorder
+ * queries (show_recorder_file_info, _collisions, _actors_blocked) answered from the file,
+ * without a CARLA server, as CARLA's exact text or as JSON. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "file_io.h"
+#include "recd/carla.h"
+#include "recd/format.h"
+
+static const char usage[] =
+    "usage: rectool carla collisions FILE CAT1 CAT2 [--json]\n"
+    "       rectool carla blocked FILE [--min-time S] [--min-distance CM] [--json]\n"
+    "\n"
+    "CARLA's recorder queries on a CARLA .log, without a CARLA server. The text is byte for\n"
+    "byte what show_recorder_collisions and show_recorder_actors_blocked print (quirks\n"
+    "included: docs/formats/carla.md, \"Queries\"); --json gives the same rows as data.\n"
+    "\n"
+    "  collisions      pairs of actors that start touching; CAT1 and CAT2 are h (hero),\n"
+    "                  v (vehicle), w (walker), t (traffic light), o (other) or a (any)\n"
+    "  blocked         actors that moved less than --min-distance (cm, default 10) for at\n"
+    "                  least --min-time (seconds, default 30)\n"
+    "  -j, --json      print JSON\n"
+    "  -h, --help      show this help\n"
+    "\n"
+    "Exit: 0 answered, 1 not a CARLA log, 2 usage error, 3 I/O error.\n";
+
+static int rt_carla_query(const char *path, int (*fn)(const uint8_t *, size_t, const void *, bool,
+                                               recd_buf *, char *, size_t),
+                   const void *args, bool json)
+{
+    rt_input in;
+    int rc = rt_input_open(&in, path);
+    if (rc < 0) {
+        rt_error("%s: %s", path, recd_strerror(rc));
+        return RT_EXIT_IO;
+    }
+    recd_buf out = {0};
+    char err[256] = "";
+    rc = fn(in.data, in.len, args, json, &out, err, sizeof err);
+    rt_input_close(&in);
+    int exit_code = RT_EXIT_OK;
+    if (rc < 0) {
+        rt_error("%s: %s", path, err[0] ? err : recd_strerror(rc));
+        exit_code = rc == -ENOMEM ? RT_EXIT_IO : RT_EXIT_INVALID;
+    }
+    if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len)
+        exit_code = RT_EXIT_IO;
+    recd_buf_free(&out);
+    if (fflush(stdout) != 0)
+        exit_code = RT_EXIT_IO;
+    return exit_code;
+}
+
+typedef struct info_args {
+    bool show_all;
+} info_args;
+typedef struct collision_args {
+    char c1, c2;
+} collision_args;
+typedef struct blocked_args {
+    double min_time, min_distance;
+} blocked_args;
+
+static int run_info(const uint8_t *b, size_t n, const void *a, bool json, recd_buf *out,
+                    char *err, size_t errlen)
+{
+    return recd_carla_info(b, n, ((const info_args *)a)->show_all, json, out, err, errlen);
+}
+
+static int run_collisions(const uint8_t *b, size_t n, const void *a, bool json, recd_buf *out,
+                          char *err, size_t errlen)
+{
+    const collision_args *c = a;
+    return recd_carla_collisions(b, n, c->c1, c->c2, json, out, err, errlen);
+}
+
+static int run_blocked(const uint8_t *b, size_t n, const void *a, bool json, recd_buf *out,
+                       char *err, size_t errlen)
+{
+    const blocked_args *c = a;
+    return recd_carla_blocked(b, n, c->min_time, c->min_distance, json, out, err, errlen);
+}
+
+int rt_carla_info(const char *path, bool show_all)
+{
+    info_args a = {show_all};
+    return rt_carla_query(path, run_info, &a, false);
+}
+
+json_t *rt_carla_info_json(const uint8_t *buf, size_t len, bool show_all)
+{
+    recd_buf out = {0};
+    char err[256];
+    json_t *j = NULL;
+    if (recd_carla_info(buf, len, show_all, true, &out, err, sizeof err) == 0)
+        j = json_loadb((const char *)out.data, out.len, JSON_DECODE_ANY, NULL);
+    recd_buf_free(&out);
+    return j;
+}
+
+static bool parse_number(const char *s, double *out)
+{
+    char *end;
+    *out = strtod(s, &end);
+    return *s && !*end && *out >= 0 && *out < 1e15;
+}
+
+int cmd_carla(int argc, char **argv)
+{
+    static const struct option options[] = {{"json", no_argument, NULL, 'j'},
+                                            {"min-time", required_argument, NULL, 't'},
+                                            {"min-distance", required_argument, NULL, 'd'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {NULL, 0, NULL, 0}};
+    bool json = false;
+    blocked_args b = {30.0, 10.0};
+    bool have_time = false, have_distance = false;
+    rt_getopt_reset();
+    int c;
+    while ((c = getopt_long(argc, argv, ":jh", options, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = true; break;
+        case 't':
+            if (!parse_number(optarg, &b.min_time))
+                return rt_usage_error("carla", usage, "bad --min-time '%s' (seconds)", optarg);
+            have_time = true;
+            break;
+        case 'd':
+            if (!parse_number(optarg, &b.min_distance))
+                return rt_usage_error("carla", usage, "bad --min-distance '%s' (cm)", optarg);
+            have_distance = true;
+            break;
+        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        default: return rt_bad_option("carla", usage, argv, c);
+        }
+    }
+    int n = argc - optind;
+    const char *what = n > 0 ? argv[optind] : "";
+    if (strcmp(what, "collisions") == 0) {
+        if (n != 4)
+            return rt_usage_error("carla", usage, "collisions takes FILE CAT1 CAT2");
+        const char *c1 = argv[optind + 2], *c2 = argv[optind + 3];
+        if (strlen(c1) != 1 || strlen(c2) != 1 || !strchr("hvwtoa", c1[0]) || !strchr("hvwtoa", c2[0]))
+            return rt_usage_error("carla", usage, "categories are one of h v w t o a");
+        if (have_time || have_distance)
+            return rt_usage_error("carla", usage, "--min-time and --min-distance are for blocked");
+        collision_args a = {c1[0], c2[0]};
+        return rt_carla_query(argv[optind + 1], run_collisions, &a, json);
+    }
+    if (strcmp(what, "blocked") == 0) {
+        if (n != 2)
+            return rt_usage_error("carla", usage, "blocked takes FILE");
+        return rt_carla_query(argv[optind + 1], run_blocked, &b, json);
+    }
+    return rt_usage_error("carla", usage, n ? "unknown query '%s'" : "no query given%s",
+                          n ? what : "");
+}
