@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 # The CARLA recording example (clients/python/examples/carla_record.py) driven by a stand-in
 # world, since the carla package is not available here: actors spawn, get attached, collide and
-# go away over a few ticks, and the NDJSON the example sends (captured by a local socket) holds
-# the open, one state per snapshot and the actor events. The field names are the example's
-# proposal, pending recd's carla model (issue 20); recd itself cannot take them yet.
+# go away over a few ticks. The NDJSON the example sends (captured by a local socket) holds the
+# open, one state per snapshot and the actor events of docs/protocol.md section 2.8; and a real
+# recd records it into a CARLA .log that rectool verifies and exports back to the same frames
+# and events.
 import json
 import os
 import socket
@@ -197,46 +198,81 @@ class Capture:
         return [json.loads(line) for line in self.data.decode().splitlines() if line.strip()]
 
 
+def run_example(url, session, auth="0123456789abcdef-token"):
+    fake = FakeCarla()
+    rc = carla_record.main(["--carla", "sim:2000", "--to", url, "--session", session, "--frames", "4",
+                            "--collision-sensors", "--auth", auth], carla_module=fake)
+    return rc
+
+
+# Frame by frame: 1 hero, 2 traffic light, 3 collision sensor (spawned at start), 4 walker
+# (tick 1), 5 camera on the hero (tick 2, when the hero hits the walker), the walker gone (tick 3).
+EXPECTED_EVENTS = [
+    (1, "add", 1), (1, "add", 2), (1, "add", 3), (1, "add", 4), (1, "parent", 3),
+    (2, "add", 5), (2, "parent", 5), (2, "collision", 1),
+    (3, "delete", 4)]
+
+
+def events_by_frame(msgs):
+    out, frame = [], None
+    for m in msgs:
+        if m["type"] == "state":
+            frame = m["frame"]
+        elif m["type"] == "event":
+            out.append((frame, m["kind"], m["id"]))
+    return out
+
+
 class CarlaExample(unittest.TestCase):
     def test_records_a_stand_in_world(self):
         cap = Capture()
-        fake = FakeCarla()
-        rc = carla_record.main(["--carla", "sim:2000", "--to", f"tcp://127.0.0.1:{cap.port}?encoding=ndjson",
-                                "--session", "town10-run1", "--frames", "4", "--collision-sensors",
-                                "--auth", "0123456789abcdef-token"], carla_module=fake)
-        self.assertEqual(rc, 0)
+        self.assertEqual(run_example(f"tcp://127.0.0.1:{cap.port}?encoding=ndjson", "town10-run1"), 0)
         msgs = cap.messages()
         self.assertEqual(msgs[0], {"type": "open", "session": "town10-run1", "format": "carla",
-                                   "start_time": msgs[0]["start_time"], "map": "Carla/Maps/Town10HD_Opt",
+                                   "start_time": msgs[0]["start_time"],
+                                   "carla": {"map": "Carla/Maps/Town10HD_Opt",
+                                             "date": msgs[0]["start_time"] // 1000,
+                                             "width": "f32", "ids": "0.9.16", "additional_data": True},
                                    "auth": "0123456789abcdef-token"})
         self.assertEqual(msgs[-1]["type"], "close")
         states = [m for m in msgs if m["type"] == "state"]
         self.assertEqual([s["frame"] for s in states], [1, 2, 3, 4])
-        self.assertEqual([s["t"] for s in states], [50, 100, 150, 200])
-        events = [(m["t"], m["action"], m["id"] if "id" in m else m["actor1"]) for m in msgs if m["type"] == "event"]
-        # 1 hero, 2 traffic light, 3 collision sensor (spawned at start), 4 walker, 5 camera
-        self.assertEqual(events, [
-            (50, "actor_add", 1), (50, "actor_add", 2), (50, "actor_add", 3), (50, "actor_add", 4),
-            (50, "parent", 3),
-            (100, "actor_add", 5), (100, "parent", 5), (100, "collision", 1),
-            (150, "actor_del", 4)])
-        add = next(m for m in msgs if m.get("action") == "actor_add")
-        self.assertEqual((add["blueprint"], add["actor_type"], add["attributes"]["role_name"]),
-                         ("vehicle.tesla.model3", 1, "hero"))
-        hit = next(m for m in msgs if m.get("action") == "collision")
-        self.assertEqual((hit["actor2"], hit["actor1_hero"], hit["actor2_hero"]), (4, True, False))
+        self.assertEqual([round(s["elapsed"], 6) for s in states], [0.0, 0.05, 0.1, 0.15])
+        self.assertEqual(events_by_frame(msgs), EXPECTED_EVENTS)
+        add = next(m for m in msgs if m.get("kind") == "add")
+        self.assertEqual((add["blueprint"], add["actor_type"], add["location"]),
+                         ("vehicle.tesla.model3", 1, [1100.0, 500.0, 50.0]))  # centimetres
+        self.assertIn({"type": 3, "id": "role_name", "value": "hero"}, add["attributes"])
+        hit = next(m for m in msgs if m.get("kind") == "collision")
+        self.assertEqual((hit["actor1"], hit["actor2"], hit["hero1"], hit["hero2"]), (1, 4, 1, 0))
         first = states[0]
         self.assertEqual([p["id"] for p in first["positions"]], [1, 2, 4])  # sensors have no position
-        self.assertEqual(first["vehicle_anims"], [{"id": 1, "steering": -0.25, "throttle": 0.5,
-                                                   "brake": 0.0, "handbrake": False, "gear": 2}])
+        self.assertEqual(first["vehicle_animations"], [{"id": 1, "steering": -0.25, "throttle": 0.5,
+                                                        "brake": 0.0, "handbrake": 0, "gear": 2}])
         self.assertEqual(first["traffic_lights"][0]["state"], 2)
-        self.assertEqual(first["walker_anims"], [{"id": 4, "speed": 1.5}])
+        self.assertEqual(first["walker_animations"], [{"id": 4, "speed": 150.0}])  # cm/s
         self.assertNotIn(4, [p["id"] for p in states[2]["positions"]])
 
-    def test_without_carla_package(self):
-        if "carla" in sys.modules or any(os.path.isdir(os.path.join(p, "carla")) for p in sys.path if p):
-            self.skipTest("a carla package is installed")
-        self.assertEqual(carla_record.main(["--frames", "1"]), 2)
+    def test_recd_records_the_example(self):
+        if not os.environ.get("RECD") or not os.environ.get("RECTOOL"):
+            self.skipTest("RECD and RECTOOL are not set (the daemon is not built)")
+        sys.path.insert(0, HERE)
+        from recd_harness import Recd
+        r = Recd(token="0123456789abcdef-token")
+        try:
+            for transport in ("tcp", "unix"):
+                session = f"carla-{transport}"
+                self.assertEqual(run_example(r.url(transport, "ndjson"), session), 0)
+                self.assertTrue(r.wait_for_files([("carla", session)]), r.log_text())
+                files = r.files("carla", session)
+                self.assertEqual(len(files), 1, files)
+                self.assertTrue(files[0].endswith(".log"), files)
+                msgs = r.export(files[0])  # rectool verify, then export
+                self.assertEqual(msgs[0]["carla"]["map"], "Carla/Maps/Town10HD_Opt")
+                self.assertEqual([m["frame"] for m in msgs if m["type"] == "state"], [1, 2, 3, 4])
+                self.assertEqual(events_by_frame(msgs), EXPECTED_EVENTS)
+        finally:
+            r.cleanup()
 
 
 if __name__ == "__main__":
