@@ -274,6 +274,44 @@ class CarlaExample(unittest.TestCase):
         finally:
             r.cleanup()
 
+    def test_binary_frames_record_the_same_log(self):
+        # The example's messages, replayed through the client in binary frames and in NDJSON:
+        # both logs export to the same messages.
+        if not os.environ.get("RECD") or not os.environ.get("RECTOOL"):
+            self.skipTest("RECD and RECTOOL are not set (the daemon is not built)")
+        cap = Capture()
+        self.assertEqual(run_example(f"tcp://127.0.0.1:{cap.port}?encoding=ndjson", "x"), 0)
+        sent = cap.messages()
+        sent[1]["bounding_boxes"].append({"id": 9, "origin": ["nan", 0.0, "-inf"], "extent": [1.0, "inf", 2.5]})
+        sent[1]["weather"] = [{k: 0.5 for k in ("cloudiness", "precipitation", "precipitation_deposits",
+                                                "wind_intensity", "sun_azimuth_angle", "sun_altitude_angle",
+                                                "fog_density", "fog_distance", "fog_falloff", "wetness",
+                                                "scattering_intensity", "mie_scattering_scale",
+                                                "rayleigh_scattering_scale", "dust_storm")}]
+        sent[1]["wheel_animations"] = [{"id": 1, "wheels": [{"location": 0, "steering_angle": 1.5, "tire_rotation": 2.0}]}]
+        sent[1]["walker_bones"] = [{"id": 4, "bones": [{"name": "crl_root", "location": [0.0, 0.0, 1.0],
+                                                        "rotation": [0.0, 90.0, 0.0]}]}]
+        sent[1]["doors"] = [{"id": 1, "doors": 6, "open": 1}]
+        sys.path.insert(0, HERE)
+        from recd_harness import Recd
+        sys.path.insert(0, os.path.join(HERE, "..", "..", "clients", "python"))
+        from recd_client import Client
+        r = Recd()
+        try:
+            for enc in ("binary", "ndjson"):
+                with Client(r.url("unix", enc)) as c:
+                    for m in sent:
+                        if m["type"] in ("open", "state", "event", "close"):
+                            c.send(dict(m, session=f"replay-{enc}"))
+            want = [("carla", "replay-binary"), ("carla", "replay-ndjson")]
+            self.assertTrue(r.wait_for_files(want), r.log_text())
+            logs = [r.export(r.files(f, k)[0]) for f, k in want]
+            self.assertEqual(logs[0], logs[1])
+            self.assertEqual(events_by_frame(logs[0]), EXPECTED_EVENTS)
+            self.assertEqual(logs[0][1]["bounding_boxes"][-1]["origin"], ["nan", 0.0, "-inf"])
+        finally:
+            r.cleanup()
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -18,7 +18,7 @@ class EncodeError(ValueError):
 class WireFormat:
     name: str
     code: int  # the open payload's format byte
-    time_key: str  # the message key that becomes the frame's time ("t" or "tick")
+    time_key: Optional[str]  # the key that becomes the frame's time ("t", "tick"; None: always 0)
     time_max: int  # largest frame time the format allows
     open_extra: Callable[[dict], bytes]  # bytes after the token (recap: the header)
     state: Callable[[dict], bytes]
@@ -376,3 +376,11 @@ FORMATS: Dict[str, WireFormat] = {
     "samp-vehicle": WireFormat("samp-vehicle", 2, "t", 0xFFFFFFFF, _no_extra, vehicle_state, None),
     "recap": WireFormat("recap", 3, "tick", 2**63 - 1, recap_header, recap_state, recap_event),
 }
+
+
+def _register_carla():
+    from . import carla_format as c  # its own file: the record tables are long
+    FORMATS["carla"] = WireFormat("carla", 4, None, 0, c.carla_open, c.carla_state, c.carla_event)
+
+
+_register_carla()

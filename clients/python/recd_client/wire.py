@@ -47,7 +47,7 @@ def encode_ndjson(m: dict, omit_session: bool, max_frame: int = DEFAULT_MAX_FRAM
     entry; the daemon checks the fields and names the bad one."""
     _check_common(m)
     fmt = FORMATS.get(fmt_name) if fmt_name else None
-    if fmt and m["type"] in ("state", "event") and fmt.time_key not in m:
+    if fmt and fmt.time_key and m["type"] in ("state", "event") and fmt.time_key not in m:
         raise EncodeError(f"{m['type']}.{fmt.time_key}: missing (NDJSON always carries the time)")
     out = {k: v for k, v in m.items() if not (omit_session and k == "session")}
     try:
@@ -93,7 +93,10 @@ def encode_binary(m: dict, fmt_name: Optional[str], omit_key: bool,
             raise EncodeError("open.auth: binary tokens are at most 255 bytes")
         payload = struct.pack("<BqB", fmt.code, start, len(tok)) + tok + fmt.open_extra(m)
     elif mtype in ("state", "event"):
-        if fmt.time_key in m:
+        if fmt.time_key is None:  # the payload carries its own time (carla): send 0
+            flags |= FLAG_TIME
+            head += struct.pack("<Q", 0)
+        elif fmt.time_key in m:
             t = m[fmt.time_key]
             if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= fmt.time_max:
                 raise EncodeError(f"{mtype}.{fmt.time_key}: {t!r} is not 0 .. {fmt.time_max}")
