@@ -16,6 +16,7 @@ packages=(
   time                               # /usr/bin/time: rectool send's peak memory (rectool_send_stream)
   scdoc man-db                       # man pages from docs/man/*.scd; `man -w` in package_deb
   zsh                                # parses the zsh completions (tests/repo/completions.sh)
+  openjdk-17-jdk-headless            # javac and jar: builds and tests the Java client (clients/java)
   "$@"
 )
 

@@ -11,7 +11,7 @@ check=false
 missing=0
 while IFS= read -r f; do
   case "$f" in
-    *.c | *.h | *.h.in) style=c ;;
+    *.c | *.h | *.h.in | *.java) style=c ;;
     *.sh | *.py | CMakeLists.txt | */CMakeLists.txt | Makefile | *.yaml | *.service | *.service.in | *.socket | *.cmake | *.pc.in | .ci/run) style=hash ;;
     *) continue ;;
   esac

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/* The blocking recd client: connects by URL (TCP, UDP, Unix), batches encoded messages, passes
+ * the auth token, reconnects a broken stream and takes its sessions back with resume opens
+ * (docs/wire.md section 5.3), and on close reads the server's error reply, if any. */
+package recd.client;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One connection (or one connected UDP socket) to recd; use it from one thread at a time.
+ * Messages are maps of the JSON model of docs/protocol.md. Queued bytes leave when a batch
+ * fills, on flush() or on close(): flush whenever samples must be on the wire (every server
+ * tick). With reconnect on, a stream that breaks is connected again and every session this
+ * client opened (and did not close) is opened again with "resume": its file goes on. The batch
+ * being written when the connection broke is sent again when none of it had left; otherwise its
+ * messages are counted in messagesLost() (part of it may have arrived).
+ */
+public final class RecdClient implements AutoCloseable {
+    public static final class Options {
+        public String auth; /* added to every open without its own token */
+        public int batchBytes = 64 * 1024;
+        public int datagramBytes = 1400;
+        public int maxFrame = Wire.DEFAULT_MAX_FRAME;
+        public long closeTimeoutMs = 5000;
+        public boolean reconnect = true;
+        public int reconnectAttempts = 8;
+        public long reconnectDelayMs = 100;
+        public boolean autoSeq; /* number each session's messages 0, 1, ... (recd counts UDP gaps) */
+    }
+
+    private static final int MAX_DATAGRAM = 65507;
+    private static final int REPLY_MAX = 8192;
+
+    private final WireUrl url;
+    private final Options opt;
+    private ByteChannel channel;
+    private final Map<String, String> formats = new HashMap<>();
+    private final Map<String, Map<String, Object>> opens = new LinkedHashMap<>();
+    private final Map<String, byte[]> udpOpens = new HashMap<>();
+    private final Map<String, Long> seqs = new HashMap<>();
+    private final ByteWriter queue = new ByteWriter(64 * 1024);
+    private int queued;
+    private String lastSession; /* null at a batch start: every batch stands alone */
+    private String datagramOpen; /* the session of the datagram's latest open */
+    private IOException broken;
+    private String replyEnd = ""; /* how the last readReply ended: closed, reset or timeout */
+    private long bytesSent, messagesSent, messagesLost, reconnects;
+
+    private RecdClient(WireUrl url, Options opt) throws IOException {
+        this.url = url;
+        this.opt = opt;
+        this.channel = connect();
+    }
+
+    public static RecdClient connect(String url, Options opt) throws IOException {
+        Options o = opt != null ? opt : new Options();
+        o.datagramBytes = Math.min(o.datagramBytes, MAX_DATAGRAM);
+        return new RecdClient(WireUrl.parse(url), o);
+    }
+
+    public static RecdClient connect(String url) throws IOException { return connect(url, null); }
+
+    public String encoding() { return url.encoding; }
+
+    public String transport() { return url.transport; }
+
+    public long bytesSent() { return bytesSent; }
+
+    public long messagesSent() { return messagesSent; }
+
+    public long messagesLost() { return messagesLost; }
+
+    public long reconnects() { return reconnects; }
+
+    /** Queues one message (its "session" is required); sends when a batch is full. */
+    public void send(Map<String, Object> msg) throws IOException {
+        if (broken != null)
+            throw broken;
+        String session = Wire.checkSessionKey(msg.get("session"));
+        Object type = msg.get("type");
+        if (opt.autoSeq && msg.get("seq") == null) {
+            msg = new LinkedHashMap<>(msg);
+            msg.put("seq", seqs.getOrDefault(session, 0L));
+        }
+        String fmt;
+        if ("open".equals(type)) {
+            if (opt.auth != null && msg.get("auth") == null) {
+                msg = new LinkedHashMap<>(msg);
+                msg.put("auth", opt.auth);
+            }
+            if (!(msg.get("format") instanceof String))
+                throw new EncodeException("open.format: required (a format name)");
+            Object recap = msg.get("recap");
+            if ("recap".equals(msg.get("format")) && msg.get("start_time") == null
+                    && !(recap instanceof Map && ((Map<?, ?>) recap).get("start_time") != null)) {
+                /* Otherwise the Recap header (and the file name) would say 1970. */
+                msg = new LinkedHashMap<>(msg);
+                msg.put("start_time", System.currentTimeMillis());
+            }
+            fmt = (String) msg.get("format");
+        } else {
+            fmt = formats.get(session);
+            if (fmt == null && url.encoding.equals("binary"))
+                throw new EncodeException(type + " for session '" + session + "': no open seen for it");
+        }
+        if (url.transport.equals("udp")) {
+            queueDatagram(msg, fmt, session);
+        } else {
+            queue.bytes(encode(msg, fmt, session.equals(lastSession)));
+            queued++;
+            lastSession = session;
+        }
+        if (opt.autoSeq)
+            seqs.put(session, ((Number) msg.get("seq")).longValue() + 1);
+        if ("open".equals(type)) {
+            formats.put(session, fmt);
+            opens.put(session, new LinkedHashMap<>(msg)); /* the caller may reuse its map */
+        } else if ("close".equals(type)) {
+            opens.remove(session);
+            udpOpens.remove(session);
+            seqs.remove(session);
+        }
+        if (!url.transport.equals("udp") && queue.length() >= opt.batchBytes)
+            flush();
+    }
+
+    public void open(String session, String format, Map<String, Object> fields) throws IOException {
+        send(with(fields, "open", session, "format", format));
+    }
+
+    public void state(String session, Map<String, Object> fields) throws IOException {
+        send(with(fields, "state", session, null, null));
+    }
+
+    public void event(String session, Map<String, Object> fields) throws IOException {
+        send(with(fields, "event", session, null, null));
+    }
+
+    /** The flush message (Recap: the gzip member ends); endTick may be null. */
+    public void endMember(String session, Long endTick) throws IOException {
+        send(with(Map.of(), "flush", session, "end_tick", endTick));
+    }
+
+    /** The close message of one session; endTime (Recap header end, epoch ms) may be null. */
+    public void closeSession(String session, Long endTime) throws IOException {
+        send(with(Map.of(), "close", session, "end_time", endTime));
+    }
+
+    private static Map<String, Object> with(Map<String, Object> fields, String type, String session,
+                                            String key, Object value) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", type); /* first in NDJSON lines, for people reading them */
+        m.putAll(fields);
+        m.put("type", type); /* the arguments win over same-named fields */
+        m.put("session", session);
+        if (key != null && value != null)
+            m.put(key, value);
+        return m;
+    }
+
+    /** Sends everything queued. */
+    public void flush() throws IOException {
+        if (broken != null)
+            throw broken;
+        if (queue.length() == 0)
+            return;
+        byte[] data = queue.toBytes();
+        int count = queued;
+        queue.clear();
+        queued = 0;
+        lastSession = null;
+        datagramOpen = null;
+        if (url.transport.equals("udp"))
+            sendDatagram(data, count);
+        else
+            sendBatch(data, count);
+    }
+
+    /**
+     * Flushes, ends the connection and waits for the server to close it; throws
+     * ServerErrorException when the server sent an error reply.
+     */
+    @Override
+    public void close() throws IOException {
+        if (channel == null)
+            return;
+        try {
+            if (broken == null)
+                flush();
+            if (!url.transport.equals("udp")) {
+                ((SocketChannel) channel).shutdownOutput();
+                byte[] reply = new byte[REPLY_MAX];
+                int n = readReply(reply, opt.closeTimeoutMs);
+                String text = Wire.decodeErrorReply(reply, n);
+                if (text != null)
+                    throw new ServerErrorException(text);
+                if (replyEnd.equals("timeout"))
+                    throw new IOException("recd did not close the connection within " + opt.closeTimeoutMs + " ms");
+                if (replyEnd.equals("reset") && broken == null)
+                    throw new IOException("the connection ended abnormally (reset): recd may not have read everything");
+            }
+            if (broken != null)
+                throw broken;
+        } finally {
+            channel.close();
+            channel = null;
+        }
+    }
+
+    /* Tests: break the connection as a dying peer would (the next write fails). */
+    void breakConnectionForTest() throws IOException {
+        ((SocketChannel) channel).shutdownOutput();
+        ((SocketChannel) channel).shutdownInput();
+    }
+
+    // ---- encoding and batching ----
+
+    private byte[] encode(Map<String, Object> m, String fmt, boolean omitSession) {
+        return url.encoding.equals("ndjson") ? Wire.encodeNdjson(m, omitSession, opt.maxFrame, fmt)
+                                             : Wire.encodeBinary(m, fmt, omitSession, opt.maxFrame);
+    }
+
+    private byte[] resumeOf(Map<String, Object> open) {
+        Map<String, Object> r = new LinkedHashMap<>(open);
+        r.remove("seq");
+        r.put("resume", true);
+        return encode(r, (String) r.get("format"), false);
+    }
+
+    private void queueDatagram(Map<String, Object> msg, String fmt, String session) throws IOException {
+        byte[] frame = encode(msg, fmt, false);
+        if (frame.length > MAX_DATAGRAM)
+            throw new EncodeException(msg.get("type") + ": " + frame.length + " bytes do not fit a datagram");
+        boolean isOpen = "open".equals(msg.get("type"));
+        if (isOpen) {
+            /* With a token, every datagram of the session starts with its open as a resume. */
+            if (msg.get("auth") != null)
+                udpOpens.put(session, resumeOf(msg));
+            else
+                udpOpens.remove(session);
+        }
+        byte[] prefix = udpPrefix(isOpen, session);
+        if (queue.length() > 0 && queue.length() + prefix.length + frame.length > opt.datagramBytes) {
+            flush();
+            prefix = udpPrefix(isOpen, session);
+        }
+        queue.bytes(prefix).bytes(frame);
+        queued++;
+        if (prefix.length > 0 || isOpen)
+            datagramOpen = session;
+        if (queue.length() >= opt.datagramBytes)
+            flush();
+    }
+
+    /* recd lets a datagram's frames of a protected session follow the datagram's latest open
+     * only, so the open is repeated whenever frames of another session came between. */
+    private byte[] udpPrefix(boolean isOpen, String session) {
+        if (isOpen || session.equals(datagramOpen))
+            return new byte[0];
+        return udpOpens.getOrDefault(session, new byte[0]);
+    }
+
+    // ---- sockets ----
+
+    private ByteChannel connect() throws IOException {
+        switch (url.transport) {
+        case "unix": {
+            SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+            try {
+                ch.connect(UnixDomainSocketAddress.of(url.path));
+            } catch (IOException e) {
+                ch.close();
+                throw new IOException("cannot connect to " + url.path + ": " + e.getMessage(), e);
+            }
+            return ch;
+        }
+        case "udp": {
+            DatagramChannel ch = DatagramChannel.open();
+            ch.connect(new InetSocketAddress(url.host, url.port));
+            return ch;
+        }
+        default: {
+            SocketChannel ch = SocketChannel.open();
+            try {
+                ch.connect(new InetSocketAddress(url.host, url.port));
+            } catch (IOException e) {
+                ch.close();
+                throw new IOException("cannot connect to " + url.host + " port " + url.port + ": "
+                        + e.getMessage(), e);
+            }
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true); /* we batch ourselves */
+            return ch;
+        }
+        }
+    }
+
+    /* Writes all of data; returns -1 when done, else how many bytes had left before the error. */
+    private long write(byte[] data, IOException[] error) {
+        ByteBuffer b = ByteBuffer.wrap(data);
+        try {
+            while (b.hasRemaining())
+                channel.write(b);
+            bytesSent += data.length;
+            return -1;
+        } catch (IOException e) {
+            error[0] = e;
+            bytesSent += b.position();
+            return b.position();
+        }
+    }
+
+    private void sendBatch(byte[] data, int count) throws IOException {
+        IOException[] err = new IOException[1];
+        long written = write(data, err);
+        if (written < 0) {
+            messagesSent += count;
+            return;
+        }
+        if (!opt.reconnect) {
+            broken = err[0];
+            throw broken;
+        }
+        /* The connection broke. Did the server say why? Then it refused us: do not retry. */
+        byte[] reply = new byte[REPLY_MAX];
+        int n;
+        try {
+            n = readReply(reply, 50);
+        } catch (IOException e) {
+            n = 0;
+        }
+        String text = Wire.decodeErrorReply(reply, n);
+        if (text != null) {
+            broken = new ServerErrorException(text);
+            throw broken;
+        }
+        reconnectAndResume(written == 0 ? data : new byte[0], written == 0 ? count : 0);
+        if (written > 0)
+            messagesLost += count;
+    }
+
+    private void reconnectAndResume(byte[] pending, int pendingCount) throws IOException {
+        long delay = opt.reconnectDelayMs;
+        IOException last = null;
+        for (int attempt = 0; attempt < opt.reconnectAttempts; attempt++) {
+            try {
+                channel.close();
+                channel = connect();
+                ByteWriter w = new ByteWriter();
+                for (Map<String, Object> o : opens.values())
+                    w.bytes(resumeOf(o));
+                w.bytes(pending);
+                IOException[] err = new IOException[1];
+                if (write(w.toBytes(), err) >= 0)
+                    throw err[0];
+                messagesSent += pendingCount;
+                reconnects++;
+                return;
+            } catch (IOException e) {
+                last = e;
+                try {
+                    Thread.sleep(delay);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+                delay = Math.min(delay * 2, 2000);
+            }
+        }
+        broken = new IOException("reconnecting to recd failed: " + (last != null ? last.getMessage() : "interrupted"), last);
+        throw broken;
+    }
+
+    private void sendDatagram(byte[] data, int count) throws IOException {
+        try {
+            channel.write(ByteBuffer.wrap(data));
+            bytesSent += data.length;
+            messagesSent += count;
+        } catch (PortUnreachableException e) {
+            /* An earlier datagram was refused (ICMP); UDP promises no delivery, so with
+             * reconnect on the datagram counts as lost. */
+            if (!opt.reconnect) {
+                broken = e;
+                throw e;
+            }
+            messagesLost += count;
+        }
+    }
+
+    /* Reads until the server closes, resets or the timeout passes (replyEnd says which); keeps
+     * the first buf.length bytes. */
+    private int readReply(byte[] buf, long timeoutMs) throws IOException {
+        SocketChannel ch = (SocketChannel) channel;
+        int n = 0;
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        ch.configureBlocking(false);
+        try (Selector sel = Selector.open()) {
+            ch.register(sel, SelectionKey.OP_READ);
+            ByteBuffer chunk = ByteBuffer.allocate(4096);
+            for (;;) {
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    replyEnd = "timeout";
+                    return n;
+                }
+                sel.select(left);
+                sel.selectedKeys().clear();
+                chunk.clear();
+                int r;
+                try {
+                    r = ch.read(chunk);
+                } catch (IOException e) {
+                    replyEnd = "reset"; /* the server did not read all we sent */
+                    return n;
+                }
+                if (r < 0) {
+                    replyEnd = "closed";
+                    return n;
+                }
+                int keep = Math.min(r, buf.length - n);
+                System.arraycopy(chunk.array(), 0, buf, n, keep);
+                n += keep;
+            }
+        } finally {
+            if (ch.isOpen()) /* the selector is closed by now, which deregistered the channel */
+                ch.configureBlocking(true);
+        }
+    }
+}

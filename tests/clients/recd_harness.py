@@ -1,0 +1,109 @@
+# SPDX-License-Identifier: MIT
+# Starts a real recd for the client tests: TCP, UDP and Unix listeners on free loopback ports
+# (port 0, read back with --print-ports), a temporary output root, an optional auth token; stops
+# it with SIGTERM so every file is finalized; reads the files back with rectool.
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+# Sanitizer builds start and stop slowly on a busy 2-core machine.
+SLOW = 4 if os.environ.get("ASAN_OPTIONS") or "asan" in os.environ.get("RECD", "") else 1
+
+
+class Recd:
+    def __init__(self, token=None, extra_yaml=""):
+        self.recd = os.environ["RECD"]
+        self.rectool = os.environ["RECTOOL"]
+        self.tmp = tempfile.mkdtemp(prefix="recd_clients.")
+        self.root = os.path.join(self.tmp, "recordings")
+        os.mkdir(self.root)
+        self.sock_path = os.path.join(self.tmp, "recd.sock")
+        self.token, self.extra_yaml = token, extra_yaml
+        self.log = open(os.path.join(self.tmp, "recd.log"), "w+")
+        self.urls = {}
+        self.start("tcp://127.0.0.1:0", "udp://127.0.0.1:0")
+
+    def start(self, tcp, udp):
+        cfg = os.path.join(self.tmp, "recd.yaml")
+        with open(cfg, "w") as f:
+            f.write(f"listen:\n  - {tcp}\n  - {udp}\n  - unix://{self.sock_path}\n"
+                    f"output:\n  root: {self.root}\nmetrics:\n  enabled: false\n")
+            if self.token:
+                f.write(f"auth:\n  token: {self.token}\n")
+            f.write(self.extra_yaml)
+        self.proc = subprocess.Popen([self.recd, "--config", cfg, "--print-ports"],
+                                     stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.urls = {}
+        deadline = time.monotonic() + 60 * SLOW
+        while len(self.urls) < 3 and time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            if line.startswith("listen "):
+                url = line.split()[1]
+                self.urls[url.split(":", 1)[0]] = url
+        if len(self.urls) < 3:
+            self.stop()
+            raise RuntimeError("recd did not start:\n" + self.log_text())
+
+    def restart(self):
+        """Stops recd (every file is finalized) and starts it again on the same addresses."""
+        tcp, udp = self.urls["tcp"], self.urls["udp"]
+        self.stop()
+        self.start(tcp, udp)
+
+    def url(self, transport, encoding):
+        return f"{self.urls[transport]}?encoding={encoding}"
+
+    def log_text(self):
+        self.log.flush()
+        with open(self.log.name) as f:
+            return f.read()
+
+    def files(self, fmt, session, final_only=True):
+        d = os.path.join(self.root, fmt, session)
+        if not os.path.isdir(d):
+            return []
+        return sorted(os.path.join(d, n) for n in os.listdir(d)
+                      if not (final_only and n.endswith(".part")))
+
+    def wait_for_files(self, wanted, timeout=30):
+        """wanted: (format, session) pairs; waits until each has a finalized file."""
+        deadline = time.monotonic() + timeout * SLOW
+        while time.monotonic() < deadline:
+            if all(self.files(f, s) for f, s in wanted):
+                return True
+            time.sleep(0.05)
+        return False
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60 * SLOW)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        return self.proc.returncode
+
+    def cleanup(self):
+        self.stop()
+        self.log.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def export(self, path):
+        """rectool verify, then the file's messages from rectool export --to jsonl."""
+        v = subprocess.run([self.rectool, "verify", path], capture_output=True, text=True)
+        if v.returncode != 0:
+            raise AssertionError(f"rectool verify {path}: {v.stdout}{v.stderr}")
+        e = subprocess.run([self.rectool, "export", path, "--to", "jsonl"],
+                           capture_output=True, text=True)
+        if e.returncode != 0:
+            raise AssertionError(f"rectool export {path}: {e.stderr}")
+        return [json.loads(line) for line in e.stdout.splitlines() if line.strip()]

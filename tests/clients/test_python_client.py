@@ -1,0 +1,373 @@
+# SPDX-License-Identifier: MIT
+# The Python client against a real recd: every transport (TCP, UDP, Unix) in both encodings
+# (binary frames, NDJSON) records samp-onfoot, samp-vehicle and recap sessions, and the files
+# recd writes export (rectool) to exactly the messages sent; plus the auth token, reconnect with
+# resume, arrival-stamped binary states, and the encoder's refusals.
+import os
+import socket
+import sys
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "clients", "python"))
+sys.path.insert(0, HERE)
+
+import recd_client  # noqa: E402
+from recd_client import Client, EncodeError, ServerError, encode_binary, encode_ndjson  # noqa: E402
+from recd_harness import Recd  # noqa: E402
+
+TOKEN = "0123456789abcdef-python-client"
+
+
+def onfoot(i):
+    return {"t": 100 + 50 * i, "left_right": -128 if i % 3 else 0, "up_down": 128, "keys": i % 7,
+            "position": [1532.5 + i * 0.25, -1675.25, 13.546875], "rotation": [1.0, 0.0, 0.0, -0.5],
+            "health": 100 - i % 50, "armour": 3, "weapon": 22 + i % 3, "additional_key": i % 4,
+            "special_action": 0, "velocity": [0.125, -0.0, 0.0], "surf_offset": [0.0, 0.0, 0.0],
+            "surf_id": 0, "anim_id": 1189, "anim_flags": {"frame_delta": 4, "loop": i % 2 == 0,
+                                                          "lock_x": False, "lock_y": True,
+                                                          "freeze": False, "time": 8}}
+
+
+def vehicle(i):
+    m = {"t": 31 + 40 * i, "vehicle_id": 7, "left_right": 0, "up_down": -3, "keys": 8,
+         "rotation": [0.5, 0.0, 0.0, -0.75], "position": [1697.0, -1953.5 - i, 14.875],
+         "velocity": [0.0625, 0.0, 0.0], "vehicle_health": 1000.0, "driver_health": 100,
+         "driver_armour": 0, "weapon": 0, "additional_key": 0, "siren": i % 2,
+         "landing_gear": 0, "trailer_id": 0}
+    if i % 2:
+        m["hydra_thrust"] = [5000, 4000 + i]
+    else:
+        m["train_speed"] = -0.171875
+    return m
+
+
+def recap_open():
+    return {"recap": {"name": "client-test", "player": "Alex", "uuid": "069a79f4-44e9-4726-a5be-fca90e38aaf5",
+                      "world": "world", "origin": [-134.5, 67.0, -1374.5], "weather": 1,
+                      "time_of_day": 6000,
+                      "encoder": {"keyframe_interval": 200, "gzip_level": 6, "member_limit": 65536}}}
+
+
+def recap_state(tick):
+    s = {"tick": tick, "pos": [-34.5 + tick * 0.25, 69.0, -1816.5], "rot": [-157.04122877703463, 4.25, 0.0],
+         "vel": [0.0, -0.0784000015258789, 0.0], "flags": 512, "pose": 0, "game_mode": 0,
+         "hand_state": 0, "health": 20.0, "absorption": 0.0,
+         "equipment": [{"slot": 0, "key": "minecraft:diamond_sword", "count": 1, "flags": 1}],
+         "inventory": [{"slot": 0, "key": "minecraft:diamond_sword", "count": 1, "flags": 1},
+                       {"slot": 40, "key": "minecraft:written_book", "count": 1, "data": "CgAALA=="}]}
+    return s
+
+
+ITEM = {"key": "minecraft:torch", "count": 3, "flags": 1, "data": "AQID"}
+AIR = {"key": ""}
+# One event of every Recap action (recap.md section 6.4), so both clients' tag tables are checked
+# field by field against recd's.
+RECAP_EVENTS = [
+    {"tick": 1, "action": "SWING_ARM", "hand": 1},
+    {"tick": 1, "action": "USE_ITEM", "hand": 0},
+    {"tick": 1, "action": "BLOCK_PLACE", "x": 1, "y": 64, "z": -3, "block": "minecraft:oak_stairs[facing=north]"},
+    {"tick": 1, "action": "BLOCK_BREAK", "x": 1, "y": 64, "z": -3, "block": "minecraft:stone"},
+    {"tick": 2, "action": "DAMAGE", "cause": 1, "amount": 2.5, "flags": 1, "attacker_id": -1},
+    {"tick": 2, "action": "BLOCK_DAMAGE_ABORT", "x": 42, "y": 67, "z": -1863},
+    {"tick": 2, "action": "SIGN_CHANGE", "x": 5, "y": 65, "z": 5, "side": 1, "line1": "a", "line2": "",
+     "line3": "c, \"d\"", "line4": "\u00e9"},
+    {"tick": 3, "action": "CHAT_MESSAGE", "message": "hello, world"},
+    {"tick": 3, "action": "CONTAINER_OPEN", "x": 0, "y": 60, "z": 0, "container_type": "minecraft:chest", "open": 1},
+    {"tick": 3, "action": "CONTAINER_UPDATE", "slot": 300, "item": ITEM},
+    {"tick": 4, "action": "PROJECTILE", "entity_type": "minecraft:arrow", "x": 1.5, "y": 2.0, "z": 3.0,
+     "vx": 0.25, "vy": -0.5, "vz": 1.0, "projectile_id": 77},
+    {"tick": 4, "action": "DEATH", "message": ""},
+    {"tick": 4, "action": "RIPTIDE", "level": 3},
+    {"tick": 5, "action": "BLOCK_DAMAGE_START", "x": 42, "y": 67, "z": -1863, "stage": 0},
+    {"tick": 5, "action": "EXPLOSION", "x": 40.5, "y": 66.0, "z": -1860.5, "power": 4.0,
+     "blocks": [{"x": 40, "y": 66, "z": -1861}, {"x": 41, "y": 66, "z": -1861}]},
+    {"tick": 5, "action": "BED_ENTER", "x": 1, "y": 2, "z": 3},
+    {"tick": 5, "action": "BED_LEAVE", "x": 1, "y": 2, "z": 3},
+    {"tick": 6, "action": "REDSTONE_INTERACTION", "x": 9, "y": 8, "z": 7, "block": "minecraft:lever[powered=true]"},
+    {"tick": 6, "action": "CRITICAL_HIT", "target_id": 12},
+    {"tick": 6, "action": "ENCHANT_CRIT", "target_id": 13},
+    {"tick": 7, "action": "ENTITY_INTERACTION", "entity_id": 5, "entity_type": "minecraft:cow", "hand": 0, "item": AIR},
+    {"tick": 7, "action": "VEHICLE_ENTER", "entity_id": 6, "entity_type": "minecraft:boat"},
+    {"tick": 7, "action": "VEHICLE_LEAVE", "entity_id": 6, "entity_type": "minecraft:boat"},
+    {"tick": 8, "action": "MOB_STATES", "mobs": [
+        {"entity_id": 9, "entity_type": "minecraft:zombie", "x": 1.0, "y": 2.0, "z": 3.0, "yaw": 90.0,
+         "pitch": 0.0, "head_yaw": 45.0, "health": 20.0, "flags": 1, "variant": -1, "main_hand": ITEM,
+         "off_hand": AIR, "feet": AIR, "legs": AIR, "chest": AIR, "head": AIR}]},
+    {"tick": 8, "action": "POTION_EFFECTS", "color": 123,
+     "effects": [{"effect": "minecraft:speed", "amplifier": 1, "duration": 200, "flags": 6}]},
+    {"tick": 8, "action": "TOTEM"},
+    {"tick": 9, "action": "ARROWS_IN_BODY", "count": 2},
+    {"tick": 9, "action": "PARTICLES", "particles": [
+        {"particle": "minecraft:flame", "x": 0.5, "y": 1.5, "z": 2.5, "dx": 0.125, "dy": 0.0, "dz": 0.0,
+         "speed": 0.5, "count": 4, "data": ""}]},
+    {"tick": 9, "action": "SIGN_EXTRAS", "x": 5, "y": 65, "z": 5, "side": 0, "color": 14, "glowing": 1},
+    {"tick": 10, "action": "ITEM_DROP", "item": ITEM, "x": 1.0, "y": 2.0, "z": 3.0, "vx": 0.0, "vy": 0.5, "vz": 0.0},
+    {"tick": 10, "action": "CAPTURED_PACKETS", "packets": [{"type": "minecraft:brand", "data": "BXBhcGVy"}]},
+    {"tick": 11, "action": "BLOCK_CHANGES", "changes": [{"x": 1, "y": 2, "z": 3, "block": "minecraft:air"}]},
+    {"tick": 11, "action": "EXTENSION", "id": 7, "data": "AQID"},
+]
+RECAP_TICKS = 12
+
+
+def subset(got, sent):
+    """The keys we sent, as recd exported them (item flags and data default when absent)."""
+    out = {}
+    for k in sent:
+        out[k] = got.get(k)
+    return out
+
+
+class RecordsAllFormats:
+    """Sends every format's sessions through a client and checks the files recd wrote; shared
+    with test_java_client.py, whose client is the Java one behind an adapter."""
+
+    def send_all_formats(self, client, prefix):
+        ses = {f: f"{prefix}-{f}" for f in ("samp-onfoot", "samp-vehicle", "recap")}
+        client.open(ses["samp-onfoot"], "samp-onfoot", start_time=1763213398000)
+        client.open(ses["samp-vehicle"], "samp-vehicle")
+        client.open(ses["recap"], "recap", **recap_open())
+        for i in range(40):
+            client.state(ses["samp-onfoot"], **onfoot(i))
+            client.state(ses["samp-vehicle"], **vehicle(i))
+            if i % 10 == 9:
+                client.flush()  # a server tick
+                if prefix.startswith(("udp", "java-udp")):
+                    time.sleep(0.01)  # UDP has no backpressure: keep bursts small on a busy box
+        for tick in range(RECAP_TICKS):
+            client.state(ses["recap"], **recap_state(tick))
+            for ev in RECAP_EVENTS:
+                if ev["tick"] == tick:
+                    client.event(ses["recap"], **ev)
+            if tick == 6:
+                client.end_member(ses["recap"])
+        for s in ses.values():
+            client.close_session(s)
+        return ses
+
+    def check_files(self, ses):
+        want = [(f, s) for f, s in ses.items()]
+        self.assertTrue(self.recd.wait_for_files(want), "recd did not finalize " + repr(want) +
+                        "\n" + self.recd.log_text())
+        for fmt, s in ses.items():
+            files = self.recd.files(fmt, s)
+            self.assertEqual(len(files), 1, files)
+            self.assertFalse(os.path.basename(files[0]).startswith("1970"), files[0])  # start_time set
+            msgs = self.recd.export(files[0])
+            self.assertEqual(msgs[0]["type"], "open")
+            self.assertEqual(msgs[0]["format"], fmt)
+            states = [m for m in msgs if m["type"] == "state"]
+            if fmt == "recap":
+                self.assertEqual(len(states), RECAP_TICKS)
+                for tick, st in enumerate(states):
+                    sent = recap_state(tick)
+                    got = subset(st, sent)
+                    for it in got["equipment"] + got["inventory"]:
+                        it.setdefault("flags", 0)
+                    for it in sent["equipment"] + sent["inventory"]:
+                        it.setdefault("flags", 0)
+                    self.assertEqual(got, sent)
+                events = [m for m in msgs if m["type"] == "event"]
+                self.assertEqual(len(events), len(RECAP_EVENTS))
+                for got, sent in zip(events, RECAP_EVENTS):
+                    self.assertEqual(subset(got, sent), sent)
+                hdr = msgs[0]["recap"]
+                self.assertEqual((hdr["name"], hdr["player"], hdr["weather"]), ("client-test", "Alex", 1))
+                self.assertGreaterEqual(sum(m["type"] == "flush" for m in msgs), 1)
+            else:
+                gen = onfoot if fmt == "samp-onfoot" else vehicle
+                self.assertEqual(len(states), 40)
+                for i, st in enumerate(states):
+                    sent = gen(i)
+                    self.assertEqual(subset(st, sent), sent, f"{fmt} state {i}")
+
+
+class PythonClientAgainstRecd(RecordsAllFormats, unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.recd = Recd(token=TOKEN)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.recd.cleanup()
+
+    def run_transport(self, transport, encoding):
+        with Client(self.recd.url(transport, encoding), auth=TOKEN) as c:
+            ses = self.send_all_formats(c, f"{transport}-{encoding}")
+        self.assertEqual(c.messages_lost, 0)
+        self.check_files(ses)
+
+    def test_tcp_binary(self):
+        self.run_transport("tcp", "binary")
+
+    def test_tcp_ndjson(self):
+        self.run_transport("tcp", "ndjson")
+
+    def test_unix_binary(self):
+        self.run_transport("unix", "binary")
+
+    def test_unix_ndjson(self):
+        self.run_transport("unix", "ndjson")
+
+    def test_udp_binary(self):
+        self.run_transport("udp", "binary")
+
+    def test_udp_ndjson(self):
+        self.run_transport("udp", "ndjson")
+
+    def test_small_batches(self):
+        # Many small batches and datagrams: every batch must stand alone (no key_len 0 across).
+        with Client(self.recd.url("tcp", "binary"), auth=TOKEN, batch_bytes=100) as c:
+            ses = self.send_all_formats(c, "tcp-small")
+        self.check_files(ses)
+        with Client(self.recd.url("udp", "binary"), auth=TOKEN, datagram_bytes=200) as c:
+            ses = self.send_all_formats(c, "udp-small")
+        self.check_files(ses)
+
+    def test_without_token_refused(self):
+        c = Client(self.recd.url("tcp", "ndjson"))
+        c.open("no-token", "samp-onfoot")
+        with self.assertRaises(ServerError) as cm:
+            c.close()
+        self.assertIn("auth", str(cm.exception).lower())
+
+    def test_reconnect_resumes_session(self):
+        for transport in ("tcp", "unix"):
+            for encoding in ("binary", "ndjson"):
+                key = f"reconnect-{transport}-{encoding}"
+                with Client(self.recd.url(transport, encoding), auth=TOKEN) as c:
+                    c.open(key, "samp-onfoot")
+                    for i in range(10):
+                        c.state(key, **onfoot(i))
+                    c.flush()
+                    c._sock.shutdown(socket.SHUT_RDWR)  # the connection breaks
+                    for i in range(10, 20):
+                        c.state(key, **onfoot(i))
+                    c.flush()  # fails, reconnects, resumes, sends the batch again
+                    for i in range(20, 30):
+                        c.state(key, **onfoot(i))
+                    c.close_session(key)
+                self.assertEqual(c.reconnects, 1)
+                self.assertEqual(c.messages_lost, 0)
+                self.assertTrue(self.recd.wait_for_files([("samp-onfoot", key)]), self.recd.log_text())
+                files = self.recd.files("samp-onfoot", key)
+                self.assertEqual(len(files), 1, files)
+                states = [m for m in self.recd.export(files[0]) if m["type"] == "state"]
+                self.assertEqual([s["t"] for s in states], [onfoot(i)["t"] for i in range(30)])
+
+    def test_reconnect_after_recd_restarts(self):
+        # A daemon restart: the connection dies, the reconnect waits until recd listens again,
+        # and the resume opens the session anew (its first file was finalized at the stop).
+        r = Recd(token=TOKEN, extra_yaml="shutdown:\n  drain_timeout: 2s\n")
+        try:
+            key = "restart"
+            c = Client(r.url("tcp", "binary"), auth=TOKEN, reconnect_attempts=12)
+            c.open(key, "samp-onfoot")
+            for i in range(10):
+                c.state(key, **onfoot(i))
+            c.flush()
+            r.restart()
+            # The first write after the restart may still land in the dead socket's buffer and be
+            # lost without an error (TCP cannot tell); a later one fails and reconnects.
+            for batch in range(1, 4):
+                for i in range(10 * batch, 10 * batch + 10):
+                    c.state(key, **onfoot(i))
+                c.flush()
+                time.sleep(0.05)
+            c.close_session(key)
+            c.close()
+            self.assertEqual(c.reconnects, 1)
+            self.assertTrue(r.wait_for_files([("samp-onfoot", key)]), r.log_text())
+            r.stop()
+            files = r.files("samp-onfoot", key)
+            self.assertEqual(len(files), 2, files)
+            before = [m["t"] for m in r.export(files[0]) if m["type"] == "state"]
+            after = [m["t"] for m in r.export(files[1]) if m["type"] == "state"]
+            self.assertEqual(before, [onfoot(i)["t"] for i in range(10)])
+            self.assertEqual(after[-10:], [onfoot(i)["t"] for i in range(30, 40)])
+        finally:
+            r.cleanup()
+
+    def test_auto_seq_over_udp(self):
+        with Client(self.recd.url("udp", "binary"), auth=TOKEN, auto_seq=True) as c:
+            ses = self.send_all_formats(c, "udp-seq")
+        self.check_files(ses)
+
+    def test_untimed_binary_states_are_stamped(self):
+        key = "untimed"
+        with Client(self.recd.url("tcp", "binary"), auth=TOKEN) as c:
+            c.open(key, "samp-vehicle")
+            for i in range(5):
+                st = vehicle(i)
+                del st["t"]
+                c.state(key, **st)
+            c.close_session(key)
+        self.assertTrue(self.recd.wait_for_files([("samp-vehicle", key)]), self.recd.log_text())
+        states = [m for m in self.recd.export(self.recd.files("samp-vehicle", key)[0])
+                  if m["type"] == "state"]
+        self.assertEqual(len(states), 5)
+        self.assertEqual(sorted(s["t"] for s in states), [s["t"] for s in states])
+
+
+class Encoding(unittest.TestCase):
+    def test_wire_md_example(self):
+        m = {"type": "close", "session": "ab", "seq": 0x0102030405060708, "end_time": -2}
+        self.assertEqual(encode_binary(m, None, False).hex(),
+                         "d701050113000000026162" "0807060504030201" "feffffffffffffff")
+
+    def test_onfoot_frame_size(self):
+        m = dict(onfoot(0), type="state", session="p")
+        self.assertEqual(len(encode_binary(m, "samp-onfoot", True)), 85)  # docs/wire.md 2.4
+
+    def test_refusals_name_the_field(self):
+        bad = dict(onfoot(0), type="state", session="p", health=300)
+        with self.assertRaisesRegex(EncodeError, r"state\.health: 300 does not fit u8"):
+            encode_binary(bad, "samp-onfoot", False)
+        with self.assertRaisesRegex(EncodeError, "NaN"):
+            encode_ndjson(dict(onfoot(0), type="state", session="p", velocity=[float("nan"), 0, 0]), False)
+        with self.assertRaisesRegex(EncodeError, "valid session key"):
+            encode_ndjson({"type": "close", "session": "../x"}, False)
+        with self.assertRaisesRegex(EncodeError, "no binary encoding"):
+            encode_binary({"type": "open", "session": "c", "format": "not-yet"}, "not-yet", False)
+
+    def test_auto_seq_numbers_each_session(self):
+        rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        rx.bind(("127.0.0.1", 0))
+        rx.settimeout(10)
+        with Client(f"udp://127.0.0.1:{rx.getsockname()[1]}?encoding=ndjson", auto_seq=True,
+                    datagram_bytes=65000) as c:
+            c.open("a", "samp-onfoot")
+            c.open("b", "samp-onfoot")
+            for i in range(3):
+                c.state("a", **onfoot(i))
+            c.state("b", **onfoot(0))
+            c.close_session("a")
+        import json
+        lines = [json.loads(x) for x in rx.recv(65536).splitlines()]
+        rx.close()
+        self.assertEqual([(m["session"], m["seq"]) for m in lines],
+                         [("a", 0), ("b", 0), ("a", 1), ("a", 2), ("a", 3), ("b", 1), ("a", 4)])
+
+    def test_urls(self):
+        from recd_client import parse_url
+        u = parse_url("tcp://[::1]:7070?encoding=ndjson")
+        self.assertEqual((u.transport, u.host, u.port, u.encoding), ("tcp", "::1", 7070, "ndjson"))
+        self.assertEqual(parse_url("unix:///run/recd.sock").path, "/run/recd.sock")
+        self.assertEqual(parse_url("udp://127.0.0.1:1?encoding=auto").encoding, "binary")
+        for bad, why in (("http://x:1", "scheme"), ("tcp://x", "PORT"), ("tcp://x:0", "PORT"),
+                         ("tcp://x:70000", "port"), ("tcp://x:1?speed=2", "unknown query key"),
+                         ("tcp://x:1?encoding=xml", "encoding")):
+            with self.assertRaisesRegex(ValueError, why):
+                parse_url(bad)
+
+    def test_ndjson_passes_any_format_through(self):
+        line = encode_ndjson({"type": "state", "session": "w", "t": 5, "actors": [{"id": 1}]}, True)
+        self.assertEqual(line, b'{"type":"state","t":5,"actors":[{"id":1}]}\n')
+
+    def test_format_table_has_every_format(self):
+        self.assertLessEqual({"samp-onfoot", "samp-vehicle", "recap"}, set(recd_client.FORMATS))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
