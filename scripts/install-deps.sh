@@ -11,6 +11,7 @@ packages=(
   libjansson-dev                     # NDJSON / JSONL parsing
   libhttp-parser-dev                 # /metrics and /healthz requests
   libcmocka-dev                      # unit tests
+  libstorm-dev                       # StormLib: the MPQ container of StarCraft II replays
   python3 gzip                       # integration tests cross-check files with Python's gzip module
   time                               # /usr/bin/time: rectool send's peak memory (rectool_send_stream)
   "$@"
