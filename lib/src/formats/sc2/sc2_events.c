@@ -13,7 +13,6 @@
 #include "formats/sc2/sc2_replay.h"
 
 #define FOOD_ONE 4096.0  /* supply is stored in 1/4096ths */
-#define POSITION_SCALE 4 /* unit-position coordinates are stored divided by 4 */
 
 typedef struct export_ctx {
     recd_replay_event_fn on_event;
@@ -158,7 +157,9 @@ static int64_t unit_died(export_ctx *x, const sc2v_tree *t, const sc2v_node *ev)
     return sc2v_int(t, sc2v_field(t, ev, 2), -1);
 }
 
-/* Items are (index delta, x, y) triples from the first unit index. */
+/* Items are (index delta, x, y) triples from the first unit index. x and y are whole map cells,
+ * the same unit as UnitBorn's and UnitDied's (a unit's last position and its death place agree),
+ * so they are kept as stored; tools that multiply them by 4 get quarter-cell "points". */
 static void unit_positions(export_ctx *x, const sc2v_tree *t, const sc2v_node *ev)
 {
     int64_t index = field(t, ev, 0);
@@ -172,7 +173,7 @@ static void unit_positions(export_ctx *x, const sc2v_tree *t, const sc2v_node *e
             break;
         index += sc2v_int(t, c, 0);
         putf(x, "%s{\"unit_index\":%" PRId64 ",\"x\":%" PRId64 ",\"y\":%" PRId64 "}", n ? "," : "",
-             index, sc2v_int(t, cx, 0) * POSITION_SCALE, sc2v_int(t, cy, 0) * POSITION_SCALE);
+             index, sc2v_int(t, cx, 0), sc2v_int(t, cy, 0));
         c = sc2v_next(t, cy);
     }
     put(x, "]", 1);
