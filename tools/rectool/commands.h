@@ -14,5 +14,6 @@ int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_send(int argc, char **argv);
+int cmd_sc2(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const rt_command commands[] = {
     {"import", cmd_import, "build a recording from JSON lines or CSV"},
     {"generate", cmd_generate, "write a deterministic synthetic recording"},
     {"send", cmd_send, "stream recordings or synthetic load to a recd daemon"},
+    {"sc2", cmd_sc2, "StarCraft II replays: build order, supply and resources over time"},
 };
 
 static void print_usage(FILE *out)
