@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The MPQ container of a replay, read through StormLib. StormLib opens archives by path while the
- * format table hands whole files in memory, so the bytes are put in an anonymous memory file
- * (memfd, reached as /proc/self/fd/N) or, where that is unavailable, an unlinked temporary file. */
+/* The MPQ container of a replay, read through StormLib in a child process. StormLib opens archives
+ * by path while the format table hands whole files in memory, so the child puts the bytes in an
+ * anonymous memory file (memfd, reached as /proc/self/fd/N) or an unlinked temporary file. The
+ * child exists because StormLib 9.22 is not safe on hostile archives: Debian's build aborts on
+ * failed assertions (BET table checks) and its bzip2 loop spins forever on some damaged sectors.
+ * A crash or a stall then costs the child, and the caller gets an error and the members read
+ * before it. */
 #ifndef RECD_SC2_MPQ_H
 #define RECD_SC2_MPQ_H
 
@@ -10,20 +14,25 @@
 
 #include "recd/common.h"
 
-typedef struct sc2_mpq {
-    void *archive; /* StormLib's HANDLE */
-    int fd;        /* the memory file, -1 when none */
-    size_t file_len;
-} sc2_mpq;
+#define SC2_MPQ_MAX_WANTED 8
+#define SC2_MPQ_TIMEOUT_MS 5000 /* real replays take milliseconds; only a stalled StormLib waits */
 
-/* 0, -EBADMSG (err says why, with the offset where it applies), or a negative errno. */
-int sc2_mpq_open(sc2_mpq *m, const uint8_t *buf, size_t len, char *err, size_t errlen);
-/* Reads member name (at most cap bytes) into out (reset first). 0, -ENOENT when the archive has no
- * such member, -EFBIG over cap, -EBADMSG when it cannot be read (err says where it is stored). */
-int sc2_mpq_read(sc2_mpq *m, const char *name, size_t cap, recd_buf *out, char *err,
-                 size_t errlen);
-/* Calls fn once per member name StormLib lists; returns how many. */
-size_t sc2_mpq_list(sc2_mpq *m, void (*fn)(void *data, const char *name), void *data);
-void sc2_mpq_close(sc2_mpq *m);
+typedef struct sc2_extract {
+    recd_buf names; /* the member names StormLib lists, each ending in '\0' */
+    size_t nnames;
+    /* Per wanted member: 0 read (data holds it), -ENOENT absent, -EFBIG over the cap, -EBADMSG
+     * unreadable (data holds the reason, with the byte offset where the member is stored),
+     * -ECANCELED not reached because StormLib stopped before it. */
+    int status[SC2_MPQ_MAX_WANTED];
+    recd_buf data[SC2_MPQ_MAX_WANTED];
+} sc2_extract;
+
+/* Opens buf as an MPQ archive, lists its members and reads the wanted ones (at most cap bytes
+ * each). 0 when the archive opened (see the per-member status), -EBADMSG when it did not or
+ * StormLib crashed or stalled (err says so; what arrived before is kept in out), or a negative
+ * errno. out must be freed with sc2_extract_free() whatever the result. */
+int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, size_t nwanted,
+                    size_t cap, sc2_extract *out, char *err, size_t errlen);
+void sc2_extract_free(sc2_extract *x);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -347,26 +348,18 @@ static int count_event(void *data, int64_t loop, int64_t id, const sc2v_tree *t,
     return 0;
 }
 
-static void add_member(void *data, const char *name)
-{
-    sc2_replay *r = data;
-    if (recd_buf_append(&r->members, name, strlen(name) + 1) == 0)
-        r->nmembers++;
-}
+enum { WANT_DETAILS, WANT_ATTRIBUTES, WANT_METADATA, WANT_TRACKER, WANT_COUNT };
+static const char *const wanted[WANT_COUNT] = {"replay.details", "replay.attributes.events",
+                                               "replay.gamemetadata.json", "replay.tracker.events"};
 
-/* Reads one member; absence is no damage (found false), a cut or unreadable member is. */
-static int member(sc2_replay *r, sc2_mpq *m, const char *name, recd_buf *out, bool *found)
+/* A member's outcome: absence is no damage; a cut or unreadable member is. true when read. */
+static bool member_ok(sc2_replay *r, const sc2_extract *x, int i)
 {
-    char err[256] = "";
-    int rc = sc2_mpq_read(m, name, SC2_MEMBER_CAP, out, err, sizeof err);
-    *found = rc == 0;
-    if (rc == -ENOENT)
-        return 0;
-    if (rc == -ENOMEM)
-        return rc;
-    if (rc < 0)
-        return damage(r, "%s", err[0] ? err : name);
-    return 0;
+    if (x->status[i] == 0)
+        return true;
+    if (x->status[i] != -ENOENT && x->status[i] != -ECANCELED)
+        damage(r, "%.*s", (int)x->data[i].len, (const char *)x->data[i].data);
+    return false;
 }
 
 int sc2_replay_read(sc2_replay *r, const uint8_t *buf, size_t len, bool with_tracker)
@@ -377,48 +370,65 @@ int sc2_replay_read(sc2_replay *r, const uint8_t *buf, size_t len, bool with_tra
         return rc;
     if ((rc = check_archive(r, buf, len)) < 0)
         return rc;
-    sc2_mpq m;
+    sc2_extract x;
     char err[256] = "";
-    if ((rc = sc2_mpq_open(&m, buf, len, err, sizeof err)) < 0)
-        return rc == -ENOMEM ? rc : damage(r, "%s", err);
-    sc2_mpq_list(&m, add_member, r);
-    recd_buf data = {0};
-    bool found = false;
-    if ((rc = member(r, &m, "replay.details", &data, &found)) == 0 && found)
-        rc = read_details(r, &data);
-    if (rc == 0 && (rc = member(r, &m, "replay.attributes.events", &data, &found)) == 0 && found)
-        rc = read_attributes(r, &data);
-    if (rc == 0 && (rc = member(r, &m, "replay.gamemetadata.json", &data, &found)) == 0 && found)
-        rc = read_metadata(r, &data);
-    if (rc == 0 && with_tracker && (rc = member(r, &m, "replay.tracker.events", &data, &found)) == 0 &&
-        found) {
+    int xrc = sc2_mpq_extract(buf, len, wanted, with_tracker ? WANT_COUNT : WANT_TRACKER,
+                              SC2_MEMBER_CAP, &x, err, sizeof err);
+    if (xrc == -ENOMEM) {
+        sc2_extract_free(&x);
+        return xrc;
+    }
+    /* What arrived is decoded even when StormLib failed later: the damage is reported after. */
+    recd_buf_append(&r->members, x.names.data ? (const char *)x.names.data : "", x.names.len);
+    r->nmembers = x.nnames;
+    rc = 0;
+    if (member_ok(r, &x, WANT_DETAILS))
+        rc = read_details(r, &x.data[WANT_DETAILS]);
+    if (rc == 0 && member_ok(r, &x, WANT_ATTRIBUTES))
+        rc = read_attributes(r, &x.data[WANT_ATTRIBUTES]);
+    if (rc == 0 && member_ok(r, &x, WANT_METADATA))
+        rc = read_metadata(r, &x.data[WANT_METADATA]);
+    if (rc == 0 && with_tracker && member_ok(r, &x, WANT_TRACKER)) {
         r->has_tracker = true;
-        rc = sc2_tracker_walk(data.data, data.len, count_event, r, err, sizeof err);
+        rc = sc2_tracker_walk(x.data[WANT_TRACKER].data, x.data[WANT_TRACKER].len, count_event, r,
+                              err, sizeof err);
         if (rc == -EBADMSG)
             damage(r, "%s", err);
     }
+    if (xrc < 0)
+        rc = damage(r, "%s", err);
     if (rc == 0 && !r->has_details)
         rc = damage(r, "the archive has no replay.details member");
-    recd_buf_free(&data);
-    sc2_mpq_close(&m);
-    return rc;
+    sc2_extract_free(&x);
+    return r->damaged && rc == 0 ? -EBADMSG : rc;
 }
 
 int sc2_replay_member(const uint8_t *buf, size_t len, const char *name, recd_buf *out, char *err,
                       size_t errlen)
 {
-    sc2_replay r;
-    memset(&r, 0, sizeof r);
-    if (sc2_replay_read_header(&r, buf, len) < 0 || check_archive(&r, buf, len) < 0) {
-        snprintf(err, errlen, "%s", r.err);
-        return -EBADMSG;
-    }
-    sc2_mpq m;
-    int rc = sc2_mpq_open(&m, buf, len, err, errlen);
-    if (rc < 0)
+    sc2_replay *r = calloc(1, sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    int rc = sc2_replay_read_header(r, buf, len);
+    if (rc == 0)
+        rc = check_archive(r, buf, len);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s", r->err);
+        free(r);
         return rc;
-    rc = sc2_mpq_read(&m, name, SC2_MEMBER_CAP, out, err, errlen);
-    sc2_mpq_close(&m);
+    }
+    free(r);
+    sc2_extract x;
+    const char *const names[1] = {name};
+    rc = sc2_mpq_extract(buf, len, names, 1, SC2_MEMBER_CAP, &x, err, errlen);
+    if (rc == 0) {
+        rc = x.status[0];
+        if (rc == 0)
+            rc = recd_buf_append(out, x.data[0].data, x.data[0].len);
+        else if (rc != -ENOENT)
+            snprintf(err, errlen, "%.*s", (int)x.data[0].len, (const char *)x.data[0].data);
+    }
+    sc2_extract_free(&x);
     return rc;
 }
 

@@ -95,7 +95,8 @@ typedef int (*sc2_tracker_fn)(void *data, int64_t loop, int64_t id, const sc2v_t
 int sc2_tracker_walk(const uint8_t *buf, size_t len, sc2_tracker_fn fn, void *data, char *err,
                      size_t errlen);
 
-/* Opens buf's archive and reads one member (see sc2_mpq_read); convenience for the exporters. */
+/* Reads one member of buf's archive into out (appended): 0, -ENOENT when absent, -EBADMSG with
+ * err, or a negative errno. */
 int sc2_replay_member(const uint8_t *buf, size_t len, const char *name, recd_buf *out, char *err,
                       size_t errlen);
 

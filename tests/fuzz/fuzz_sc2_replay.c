@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target for a whole StarCraft II replay through its format-table entry: sniff, describe
+ * (header, StormLib's MPQ, details, attributes, metadata, tracker counts), verify and export. The
+ * summary must always be one JSON object and a failure must say what went wrong. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recd/format.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint64_t sink;
+
+static int on_event(void *ctx, const recd_replay_event *ev)
+{
+    (void)ctx;
+    sink += ev->fields_len + (uint64_t)ev->t_raw;
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const recd_format *f = recd_format_find("sc2replay");
+    if (!f)
+        abort();
+    recd_format_sniff(data, size, NULL);
+    recd_buf out = {0};
+    char err[256] = "";
+    int rc = recd_format_describe(f, data, size, &out, err, sizeof err);
+    if (rc != -ENOMEM && (out.len < 2 || out.data[0] != '{'))
+        abort();
+    if (rc == -EBADMSG && !err[0])
+        abort();
+    recd_buf_free(&out);
+    recd_format_verdict verdict;
+    recd_format_verify(f, data, size, &verdict, NULL);
+    recd_format_export_events(f, data, size, on_event, NULL, err, sizeof err);
+    return 0;
+}
