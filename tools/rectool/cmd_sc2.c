@@ -126,7 +126,7 @@ static int build_row(sc2_view *v, const recd_replay_event *ev, json_t *f)
                                                  "supply", supply, "kind", what, "name", name));
         return 0;
     }
-    char clock[16];
+    char clock[48];
     clock_text(ev->t, clock, sizeof clock);
     printf("%6s  p%lld  %5g  %-9s  %s\n", clock, (long long)ev->actor, supply, what, name);
     return 0;

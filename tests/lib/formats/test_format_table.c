@@ -153,7 +153,10 @@ static void test_sniff_generated(void **state)
         assert_int_equal(recd_format_count_units(f, b.data, b.len), units);
         recd_buf_free(&b);
     }
-    assert_int_equal(generated, recd_format_count());
+    size_t recorded = 0; /* read-only entries (foreign replays) have no generator */
+    for (size_t i = 0; i < recd_format_count(); i++)
+        recorded += recd_format_is_recorded(recd_format_at(i));
+    assert_int_equal(generated, recorded);
 }
 
 static void test_sniff_rejects_garbage(void **state)
