@@ -21,6 +21,13 @@
 
 #define MAX_NAMES 4096
 
+static int timeout_ms = SC2_MPQ_TIMEOUT_MS;
+
+void sc2_mpq_set_timeout_ms(int ms)
+{
+    timeout_ms = ms > 0 ? ms : SC2_MPQ_TIMEOUT_MS;
+}
+
 static int write_all(int fd, const void *data, size_t len)
 {
     const uint8_t *p = data;
@@ -112,6 +119,11 @@ static void child_read(int fd, HANDLE archive, uint32_t index, const char *name,
 static void child_main(int fd, const uint8_t *buf, size_t len, const char *const *wanted,
                        size_t nwanted, size_t cap)
 {
+    /* A StormLib crash ends the child quietly: the caller's handlers (a fuzzer's, a sanitizer's)
+     * would report it as their own process's crash. */
+    static const int fatal[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        signal(fatal[i], SIG_DFL);
     HANDLE archive = child_open(buf, len);
     if (!archive) {
         char msg[160];
@@ -149,7 +161,7 @@ static int64_t now_ms(void)
 /* Reads the pipe to its end or the deadline; -ETIMEDOUT, -ENOMEM or 0. */
 static int drain_pipe(int fd, recd_buf *in, size_t max)
 {
-    int64_t deadline = now_ms() + SC2_MPQ_TIMEOUT_MS;
+    int64_t deadline = now_ms() + timeout_ms;
     for (;;) {
         int64_t left = deadline - now_ms();
         if (left <= 0)
@@ -260,7 +272,7 @@ int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, s
             }
         if (rc == -ETIMEDOUT)
             snprintf(err, errlen, "StormLib did not finish reading %s within %d ms (damaged "
-                     "compressed data?)", where, SC2_MPQ_TIMEOUT_MS);
+                     "compressed data?)", where, timeout_ms);
         else
             snprintf(err, errlen, "StormLib stopped on %s (%s %d)", where,
                      WIFSIGNALED(wstatus) ? "signal" : "exit status",

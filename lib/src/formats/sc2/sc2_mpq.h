@@ -35,4 +35,8 @@ int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, s
                     size_t cap, sc2_extract *out, char *err, size_t errlen);
 void sc2_extract_free(sc2_extract *x);
 
+/* Changes the deadline (default SC2_MPQ_TIMEOUT_MS); the fuzz target shortens it so inputs that
+ * stall StormLib do not eat its time budget. */
+void sc2_mpq_set_timeout_ms(int ms);
+
 #endif
