@@ -99,7 +99,8 @@ static void tag_field(export_ctx *x, const char *name, const sc2v_tree *t, const
     if (sc2v_int(t, index, INT64_MIN) == INT64_MIN)
         put(x, "null", 4);
     else
-        putf(x, "%" PRId64, (sc2v_int(t, index, 0) << 18) | field(t, ev, index_tag + 1));
+        putf(x, "%" PRId64, (int64_t)((uint64_t)sc2v_int(t, index, 0) << 18 |
+                                      (uint64_t)field(t, ev, index_tag + 1)));
 }
 
 /* PlayerStats: the named values most tools chart, and every stored value in "stats". */
@@ -171,7 +172,7 @@ static void unit_positions(export_ctx *x, const sc2v_tree *t, const sc2v_node *e
         const sc2v_node *cx = sc2v_next(t, c), *cy = sc2v_next(t, cx);
         if (!cy)
             break;
-        index += sc2v_int(t, c, 0);
+        index = (int64_t)((uint64_t)index + (uint64_t)sc2v_int(t, c, 0)); /* hostile deltas wrap */
         putf(x, "%s{\"unit_index\":%" PRId64 ",\"x\":%" PRId64 ",\"y\":%" PRId64 "}", n ? "," : "",
              index, sc2v_int(t, cx, 0), sc2v_int(t, cy, 0));
         c = sc2v_next(t, cy);

@@ -216,8 +216,12 @@ static int read_details(sc2_replay *r, const recd_buf *data)
     copy_blob(&t, sc2v_field(&t, d, 1), r->map, sizeof r->map);
     r->time_utc = sc2v_int(&t, sc2v_field(&t, d, 5), 0);
     r->time_local_offset = sc2v_int(&t, sc2v_field(&t, d, 6), 0);
-    if (r->time_local_offset > FILETIME_PER_DAY || r->time_local_offset < -FILETIME_PER_DAY)
-        r->time_local_offset -= r->time_utc; /* an absolute local time (seen in 2.1.3) */
+    if (r->time_local_offset > FILETIME_PER_DAY || r->time_local_offset < -FILETIME_PER_DAY) {
+        /* an absolute local time (seen in 2.1.3); wrapping arithmetic, the values are hostile */
+        r->time_local_offset = (int64_t)((uint64_t)r->time_local_offset - (uint64_t)r->time_utc);
+        if (r->time_local_offset > FILETIME_PER_DAY || r->time_local_offset < -FILETIME_PER_DAY)
+            r->time_local_offset = 0; /* neither an offset nor a time near the start */
+    }
     r->has_details = true;
     sc2v_free(&t);
     return 0;
