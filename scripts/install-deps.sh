@@ -12,6 +12,7 @@ packages=(
   libhttp-parser-dev                 # /metrics and /healthz requests
   libcmocka-dev                      # unit tests
   libcairo2-dev                      # rectool plot: PNG/SVG drawing (pulls in fontconfig)
+  libstorm-dev                       # StormLib: the MPQ container of StarCraft II replays
   python3 gzip                       # integration tests cross-check files with Python's gzip module
   time                               # /usr/bin/time: rectool send's peak memory (rectool_send_stream)
   scdoc man-db                       # man pages from docs/man/*.scd; `man -w` in package_deb

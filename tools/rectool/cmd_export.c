@@ -23,6 +23,9 @@ static const char usage[] =
     "Writes a recording (SA-MP .rec or Recap .recap, recognised by content) as JSON lines or CSV\n"
     "messages: open, state/event/flush..., close. 'rectool import' turns the text back into a\n"
     "byte-identical file. Only complete, standard files export; run 'rectool repair' first.\n"
+    "Foreign replays (StarCraft II .SC2Replay, ...) export as the common event stream\n"
+    "{source, t, t_raw, actor, kind, fields} (docs/protocol.md, \"Foreign replays\"); they cannot\n"
+    "be imported back.\n"
     "\n"
     "  -t, --to FORMAT     jsonl or csv (required)\n"
     "  -o, --output OUT    write to OUT (via OUT.part) instead of standard output\n"
@@ -95,12 +98,35 @@ static int on_message(void *ctx, const recd_msg *m, char *err, size_t errlen)
     return 0;
 }
 
+/* A foreign replay's event: the common stream's JSON line or CSV row (recd/replay.h). */
+static int on_replay_event(void *ctx, const recd_replay_event *ev)
+{
+    export_ctx *x = ctx;
+    int rc = x->enc == RECD_TEXT_JSONL ? recd_replay_event_jsonl(ev, &x->text)
+                                       : recd_replay_event_csv(ev, &x->text);
+    if (rc == 0 && x->text.len >= EXPORT_CHUNK)
+        rc = drain(x);
+    return rc;
+}
+
+/* Read-only entries export events; recorded formats export messages. */
+static int export_through_table(const recd_format *f, const rt_input *in, export_ctx *x, char *err,
+                                size_t errlen)
+{
+    if (recd_format_is_recorded(f))
+        return recd_format_export(f, in->data, in->len, on_message, x, err, errlen);
+    int rc = x->enc == RECD_TEXT_CSV ? recd_replay_event_csv_header(&x->text) : 0;
+    return rc < 0 ? rc
+                  : recd_format_export_events(f, in->data, in->len, on_replay_event, x, err, errlen);
+}
+
 static int export_file(const rt_input *in, recd_text_encoding enc, const char *out_path)
 {
     rt_sniffed what;
     rt_sniff(in->data, in->len, &what);
     if (!rt_sniffed_recording(&what)) {
-        rt_error("%s: %s; only SA-MP .rec and Recap files export", in->path, what.description);
+        rt_error("%s: %s; only SA-MP .rec, Recap files and foreign replays export", in->path,
+                 what.description);
         return RT_EXIT_INVALID;
     }
     const recd_format *f = what.format;
@@ -122,7 +148,7 @@ static int export_file(const rt_input *in, recd_text_encoding enc, const char *o
     rt_progress_set_unit(&x.progress, RT_UNIT_ITEMS, f->unit);
 
     char err[256] = "";
-    rc = recd_format_export(f, in->data, in->len, on_message, &x, err, sizeof err);
+    rc = export_through_table(f, in, &x, err, sizeof err);
     if (rc == 0)
         rc = drain(&x);
     rt_progress_finish(&x.progress);

@@ -24,7 +24,8 @@ static const char usage[] =
     "Describes recordings, recognised by content (SA-MP .rec incl. legacy, VC:MP and damaged\n"
     "files, Recap .recap): header, counts, duration, sample rates (median/mean interval, samples\n"
     "per second), anomalies (equal or decreasing timestamps, gaps, teleports) and the problems\n"
-    "a validating reader reports.\n"
+    "a validating reader reports. Foreign replays (StarCraft II .SC2Replay, ...) are read-only:\n"
+    "their summary (version, map, players, event counts) comes from the format's describe hook.\n"
     "\n"
     "A CARLA .log is described as CARLA's show_recorder_file_info describes it, byte for byte\n"
     "(--all: show_all=True); with --json its events (--all: every record) join the object.\n"
@@ -33,12 +34,38 @@ static const char usage[] =
     "  -a, --all    CARLA logs: every frame's records, as show_all=True prints them\n"
     "  -h, --help   show this help\n"
     "\n"
-    "Exit: 0 every file was recognised, 1 some file is not a recording, 3 I/O error.\n";
+    "Exit: 0 every file was recognised, 1 some file is not a recording or a replay is damaged,\n"
+    "3 I/O error.\n";
+
+/* A foreign replay (read-only entry): the describe hook's JSON object, merged into obj. Damage is
+ * no I/O error: the keys decoded before it are kept, with "valid": false and the hook's error. */
+static int describe_replay(const recd_format *f, const rt_input *in, json_t *obj, bool *damaged)
+{
+    recd_buf text = {0};
+    char err[256] = "";
+    int rc = recd_format_describe(f, in->data, in->len, &text, err, sizeof err);
+    json_t *keys = text.len ? json_loadb((const char *)text.data, text.len, 0, NULL) : NULL;
+    recd_buf_free(&text);
+    if (rc == -ENOMEM) {
+        json_decref(keys);
+        return rc;
+    }
+    if (json_is_object(keys))
+        json_object_update(obj, keys);
+    json_decref(keys);
+    *damaged = rc < 0;
+    json_object_set_new(obj, "valid", json_boolean(rc == 0));
+    if (rc < 0 && !json_object_get(obj, "error"))
+        json_object_set_new(obj, "error", json_string(err[0] ? err : recd_strerror(rc)));
+    return 0;
+}
 
 /* The format's own keys: rectool's presentation when it has one, else the verify hook's verdict. */
 static int describe_recording(const recd_format *f, const rt_input *in, json_t *obj,
-                              bool show_progress)
+                              bool show_progress, bool *damaged)
 {
+    if (!recd_format_is_recorded(f))
+        return describe_replay(f, in, obj, damaged);
     const rt_format_tool *tool = rt_format_tool_of(f);
     if (tool && tool->info)
         return tool->info(in->data, in->len, obj, show_progress);
@@ -71,7 +98,10 @@ static json_t *describe(const char *path, bool show_progress, bool show_all, int
     json_object_set_new(obj, "format", json_string(what.name));
     json_object_set_new(obj, "description", json_string(what.description));
     if (what.format) {
-        rc = describe_recording(what.format, &in, obj, show_progress);
+        bool damaged = false;
+        rc = describe_recording(what.format, &in, obj, show_progress, &damaged);
+        if (damaged && *exit_code < RT_EXIT_INVALID)
+            *exit_code = RT_EXIT_INVALID;
         json_t *carla = strcmp(what.format->name, "carla") == 0
                             ? rt_carla_info_json(in.data, in.len, show_all)
                             : NULL;

@@ -32,5 +32,6 @@ int cmd_carla(int argc, char **argv);
 int rt_carla_info(const char *path, bool show_all);
 /* The same as JSON (events, or every record with show_all); NULL when it is no CARLA log. */
 struct json_t *rt_carla_info_json(const uint8_t *buf, size_t len, bool show_all);
+int cmd_sc2(int argc, char **argv);
 
 #endif

@@ -31,6 +31,7 @@ static const rt_command commands[] = {
     {"diff", cmd_edit_diff, "show where two recordings first differ, field by field"},
     {"plot", cmd_plot, "draw route maps and speed/health panels (SVG or PNG)"},
     {"rf2", cmd_rf2, "rFactor 2 replays: lap and sector table (rf2 laps)"},
+    {"sc2", cmd_sc2, "StarCraft II replays: build order, supply and resources over time"},
 };
 
 static void print_usage(FILE *out)

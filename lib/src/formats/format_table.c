@@ -12,6 +12,7 @@ extern const recd_format recd_format__recap;
 extern const recd_format recd_format__rf2_vcr;
 extern const recd_format recd_format__samp_onfoot;
 extern const recd_format recd_format__samp_vehicle;
+extern const recd_format recd_format__sc2replay;
 
 /* Sniffing order: signature checks first, so cheap certain answers stop the search early. */
 static const recd_format *const format_table[] = {
@@ -20,6 +21,7 @@ static const recd_format *const format_table[] = {
     &recd_format__rf2_vcr,
     &recd_format__samp_onfoot,
     &recd_format__samp_vehicle,
+    &recd_format__sc2replay,
 };
 
 #define FORMAT_COUNT (sizeof format_table / sizeof format_table[0])

@@ -35,7 +35,8 @@ int recd_carla__repair(const uint8_t *buf, size_t len, recd_repair_result *r)
     r->dropped_bytes = len - s.frames_end;
     r->kept_units = s.frames;
     r->changed = patched || s.frames_end != len;
-    snprintf(r->detail, sizeof r->detail, "%llu whole frames%s%s%s",
+    /* The reader's message is capped so the whole detail always fits in 256 bytes. */
+    snprintf(r->detail, sizeof r->detail, "%llu whole frames%s%.150s%s",
              (unsigned long long)s.frames, s.frames_end != len ? ", cut a torn frame: " : "",
              s.frames_end != len ? s.err : "", patched ? "; last duration set to -1" : "");
     return 0;
