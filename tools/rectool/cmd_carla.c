@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "info.h"
 #include "file_io.h"
 #include "recd/carla.h"
 #include "recd/format.h"

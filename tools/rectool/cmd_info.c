@@ -102,11 +102,12 @@ static json_t *describe(const char *path, bool show_progress, bool show_all, int
         rc = describe_recording(what.format, &in, obj, show_progress, &damaged);
         if (damaged && *exit_code < RT_EXIT_INVALID)
             *exit_code = RT_EXIT_INVALID;
-        json_t *carla = strcmp(what.format->name, "carla") == 0
-                            ? rt_carla_info_json(in.data, in.len, show_all)
-                            : NULL;
-        if (carla)
-            json_object_set_new(obj, "carla", carla);
+        const rt_format_tool *tool = rt_format_tool_of(what.format);
+        json_t *details = tool && tool->info_details
+                              ? tool->info_details(in.data, in.len, show_all)
+                              : NULL;
+        if (details)
+            json_object_set_new(obj, what.format->name, details);
     } else if (what.text != RECD_TEXT_NONE) {
         rc = 0; /* text: rectool import turns it into a recording */
     } else {
@@ -124,16 +125,15 @@ static json_t *describe(const char *path, bool show_progress, bool show_all, int
     return obj;
 }
 
-/* True when path holds a CARLA recorder log (recognised by content). */
-static bool is_carla_log(const char *path)
+/* The format tool of path's content when it prints a text of its own for `info`, else NULL. */
+static const rt_format_tool *own_text_tool(const char *path)
 {
     rt_input in;
     if (rt_input_open(&in, path) < 0)
-        return false;
-    const recd_format *f = recd_format_sniff(in.data, in.len, NULL);
-    bool carla = f && strcmp(f->name, "carla") == 0;
+        return NULL; /* describe() reports the error */
+    const rt_format_tool *tool = rt_format_tool_of(recd_format_sniff(in.data, in.len, NULL));
     rt_input_close(&in);
-    return carla;
+    return tool && tool->info_text ? tool : NULL;
 }
 
 int cmd_info(int argc, char **argv)
@@ -158,10 +158,11 @@ int cmd_info(int argc, char **argv)
 
     int exit_code = RT_EXIT_OK;
     for (int i = optind; i < argc; i++) {
-        if (!as_json && is_carla_log(argv[i])) { /* CARLA's own text, byte for byte */
+        const rt_format_tool *text_tool = as_json ? NULL : own_text_tool(argv[i]);
+        if (text_tool) {
             if (i > optind)
                 fputc('\n', stdout);
-            int rc = rt_carla_info(argv[i], show_all);
+            int rc = text_tool->info_text(argv[i], show_all);
             exit_code = rc > exit_code ? rc : exit_code;
             continue;
         }

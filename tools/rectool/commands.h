@@ -28,10 +28,6 @@ int cmd_edit_diff(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_carla(int argc, char **argv);
 
-/* CARLA's show_recorder_file_info text of one file on stdout (cmd_carla.c); an exit code. */
-int rt_carla_info(const char *path, bool show_all);
-/* The same as JSON (events, or every record with show_all); NULL when it is no CARLA log. */
-struct json_t *rt_carla_info_json(const uint8_t *buf, size_t len, bool show_all);
 int cmd_sc2(int argc, char **argv);
 
 #endif

@@ -7,9 +7,10 @@
 #include "info.h"
 
 static const rt_format_tool format_tools[] = {
-    {"samp-onfoot", rt_info_rec},
-    {"samp-vehicle", rt_info_rec},
-    {"recap", rt_info_recap},
+    {"samp-onfoot", rt_info_rec, NULL, NULL},
+    {"samp-vehicle", rt_info_rec, NULL, NULL},
+    {"recap", rt_info_recap, NULL, NULL},
+    {"carla", NULL, rt_carla_info_json, rt_carla_info},
 };
 
 const rt_format_tool *rt_format_tool_of(const recd_format *f)

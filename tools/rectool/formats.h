@@ -15,8 +15,15 @@
 
 typedef struct rt_format_tool {
     const char *name; /* the recd_format's name */
-    /* Adds the format's keys to the file's `info` description (see info.h). */
+    /* Adds the format's keys to the file's `info` description (see info.h); NULL: the verify
+     * hook's verdict. */
     int (*info)(const uint8_t *buf, size_t len, json_t *out, bool show_progress);
+    /* More keys, put under the format's name in the description (`info --json`; show_all is
+     * `--all`). NULL when there are none; returns NULL when the file yields none. */
+    json_t *(*info_details)(const uint8_t *buf, size_t len, bool show_all);
+    /* The text `info` prints instead of the generic description, when the format's users know
+     * another tool's exact text (CARLA's show_recorder_file_info); an exit code. NULL: generic. */
+    int (*info_text)(const char *path, bool show_all);
 } rt_format_tool;
 
 /* The tool entry of f, or NULL when rectool has nothing format-specific for it. */
