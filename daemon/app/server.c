@@ -380,6 +380,10 @@ static int startup(recd_server *s)
     if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
         return rc;
     recd_sd_notify_ready();
+    if (s->cli && s->cli->print_ports) { /* after every port: scripts wait for this line */
+        printf("ready\n");
+        fflush(stdout);
+    }
     /* The absolute path: "./recordings" says little in a log read later or elsewhere. */
     char *output = realpath(s->cfg.output.root, NULL);
     const char *shown = output ? output : s->cfg.output.root;

@@ -29,7 +29,7 @@ void recd_cli_usage(FILE *out)
           "      --metrics HOST:PORT serve /metrics and /healthz there (port 0: any free port)\n"
           "      --flush-interval D  flush.interval, e.g. 250ms, 1s, 1m30s (a unit is required)\n"
           "      --log-level LEVEL   emerg, alert, crit, err, warning, notice, info or debug\n"
-          "      --print-ports       print every bound address on stdout once listening\n"
+          "      --print-ports       print every bound address on stdout, then 'ready'\n"
           "                          (\"listen tcp://127.0.0.1:40123\", \"metrics 127.0.0.1:9464\")\n"
           "      --check-config FILE load FILE, print the first error as file:line:col, exit 1 on\n"
           "                          error and 0 when it is valid\n"

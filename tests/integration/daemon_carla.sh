@@ -17,9 +17,10 @@ if ! "$RECTOOL" send --help >/dev/null 2>&1; then
     exit 77
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_corpus.XXXXXX")
-pid=
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
 cleanup() {
-    [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+    stop_recd_at_exit
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -43,20 +44,7 @@ limits:
   # UDP has no backpressure: the whole 1.7 MB log sent at full speed must fit the buffer
   session_buffer: 64MiB
 YAML
-"$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>"$tmp/log" &
-pid=$!
-for _ in $(seq 200); do
-    grep -q '^listen udp://' "$tmp/ports" 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-tcp=$(sed -n 's/^listen \(tcp:.*\)/\1/p' "$tmp/ports")
-udp=$(sed -n 's/^listen \(udp:.*\)/\1/p' "$tmp/ports")
-if [ -z "$tcp" ] || [ -z "$udp" ]; then
-    cat "$tmp/log" >&2
-    echo "FAIL: recd did not start" >&2
-    exit 1
-fi
+start_recd "$tmp/log" --config "$tmp/recd.yaml"
 
 "$RECTOOL" generate --format carla --actors 50 --duration 10s --seed 5 -o "$tmp/generated.log" >/dev/null ||
     fail "generate a CARLA log"
@@ -80,10 +68,10 @@ done
 "$RECTOOL" send "$tmp/generated.log" --to "$tcp?encoding=ndjson" --session ndjson-1 --speed max \
     >"$tmp/send.out" 2>&1 || fail "rectool send as NDJSON (exit $?): $(cat "$tmp/send.out")"
 
-kill -TERM "$pid"
-wait "$pid"
+kill -TERM "$recd_pid"
+wait "$recd_pid"
 code=$?
-pid=
+recd_pid=
 [ "$code" -eq 0 ] || fail "recd exited with $code after SIGTERM"
 if find "$tmp/out" -name '*.part' | grep -q .; then
     fail ".part files left after a clean stop: $(find "$tmp/out" -name '*.part')"
@@ -115,18 +103,13 @@ metrics:
 rotation:
   max_size: 256KiB
 YAML
-"$RECD" --config "$tmp/rot.yaml" --print-ports >"$tmp/rot.ports" 2>"$tmp/rot.log" &
-pid=$!
-for _ in $(seq 200); do
-    grep -q '^listen tcp://' "$tmp/rot.ports" 2>/dev/null && break
-    sleep 0.1
-done
-rot_url=$(sed -n 's/^listen \(tcp:.*\)/\1/p' "$tmp/rot.ports")
+start_recd "$tmp/rot.log" --config "$tmp/rot.yaml"
+rot_url=$tcp
 "$RECTOOL" send "$tmp/generated.log" --to "$rot_url" --session rotated --speed max >"$tmp/send.out" 2>&1 ||
     fail "send for rotation: $(cat "$tmp/send.out")"
-kill -TERM "$pid"
-wait "$pid"
-pid=
+kill -TERM "$recd_pid"
+wait "$recd_pid"
+recd_pid=
 parts=$(find "$tmp/rot" -name '*.log' -type f | sort)
 nparts=$(printf '%s\n' "$parts" | grep -c .)
 [ "$nparts" -ge 3 ] || fail "rotation at 256 KiB made $nparts parts of an 870 KB log"
@@ -169,28 +152,20 @@ metrics:
 flush:
   interval: 100ms
 YAML
-start_recd() {
-    "$RECD" --config "$tmp/kill.yaml" --print-ports >"$tmp/kill.ports" 2>>"$tmp/kill.log" &
-    pid=$!
-    for _ in $(seq 200); do
-        grep -q '^listen tcp://' "$tmp/kill.ports" 2>/dev/null && break
-        sleep 0.1
-    done
-}
-start_recd
-kill_url=$(sed -n 's/^listen \(tcp:.*\)/\1/p' "$tmp/kill.ports")
+start_recd "$tmp/kill.log" --config "$tmp/kill.yaml"
+kill_url=$tcp
 "$RECTOOL" send "$tmp/generated.log" --to "$kill_url" --session killed --speed 1 >/dev/null 2>&1 &
 sender=$!
 sleep 2
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
+kill -9 "$recd_pid"
+wait "$recd_pid" 2>/dev/null
 kill "$sender" 2>/dev/null
 wait "$sender" 2>/dev/null
 find "$tmp/kill" -name '*.part' | grep -q . || fail "no .part file after kill -9 mid-episode"
-start_recd
-kill -TERM "$pid"
-wait "$pid"
-pid=
+start_recd "$tmp/kill2.log" --config "$tmp/kill.yaml"
+kill -TERM "$recd_pid"
+wait "$recd_pid"
+recd_pid=
 recovered=$(find "$tmp/kill" -name '*.log' -type f)
 if [ -z "$recovered" ] || find "$tmp/kill" -name '*.part*' | grep -q .; then
     fail "recovery left: $(find "$tmp/kill" -type f)"

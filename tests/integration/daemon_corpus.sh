@@ -17,9 +17,10 @@ if ! "$RECTOOL" send --help >/dev/null 2>&1; then
     exit 77
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_corpus.XXXXXX")
-pid=
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
 cleanup() {
-    [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+    stop_recd_at_exit
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -40,20 +41,7 @@ metrics:
 flush:
   interval: 100ms
 YAML
-"$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>"$tmp/log" &
-pid=$!
-for _ in $(seq 200); do
-    grep -q '^listen udp://' "$tmp/ports" 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-tcp=$(sed -n 's/^listen \(tcp:.*\)/\1/p' "$tmp/ports")
-udp=$(sed -n 's/^listen \(udp:.*\)/\1/p' "$tmp/ports")
-if [ -z "$tcp" ] || [ -z "$udp" ]; then
-    cat "$tmp/log" >&2
-    echo "FAIL: recd did not start" >&2
-    exit 1
-fi
+start_recd "$tmp/log" --config "$tmp/recd.yaml"
 
 sent=0
 i=0
@@ -73,10 +61,10 @@ for f in "$corpus"/*.rec; do
 done
 [ "$sent" -gt 0 ] || fail "no standard recording in $corpus"
 
-kill -TERM "$pid"
-wait "$pid"
+kill -TERM "$recd_pid"
+wait "$recd_pid"
 code=$?
-pid=
+recd_pid=
 [ "$code" -eq 0 ] || fail "recd exited with $code after SIGTERM"
 if find "$tmp/out" -name '*.part' | grep -q .; then
     fail ".part files left after a clean stop: $(find "$tmp/out" -name '*.part')"

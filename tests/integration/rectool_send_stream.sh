@@ -11,9 +11,10 @@ if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
 fi
 "$RECTOOL" generate --help >/dev/null 2>&1 || { echo "SKIP: rectool generate unavailable"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_send_stream.XXXXXX")
-recd_pid=
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
 cleanup() {
-    [ -n "$recd_pid" ] && kill -KILL "$recd_pid" 2>/dev/null
+    stop_recd_at_exit
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -34,20 +35,8 @@ metrics:
 auth:
   token: $token
 EOF
-"$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>"$tmp/recd.log" &
-recd_pid=$!
-url=
-for _ in $(seq 600); do # up to 60 s: a sanitizer build on a busy machine starts slowly
-    url=$(sed -n 's/^listen \(tcp:.*\)$/\1/p' "$tmp/ports")
-    [ -n "$url" ] && break
-    kill -0 "$recd_pid" 2>/dev/null || break
-    sleep 0.1
-done
-if [ -z "$url" ]; then
-    cat "$tmp/recd.log" >&2
-    echo "FAIL: recd did not start" >&2
-    exit 1
-fi
+start_recd "$tmp/recd.log" --config "$tmp/recd.yaml"
+url=$tcp
 
 # Runs a command; $peak gets its peak RSS in KiB, $peak_rc its exit code ($tmp/out, $tmp/err).
 measure() {

@@ -8,25 +8,13 @@ set -u
 : "${RECD_SOURCE_DIR:?}" "${RECTOOL:?}"
 [ -n "${RECD:-}" ] || { echo "SKIP: this build has no recd"; exit 77; }
 tmp=$(mktemp -d)
-pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
+trap 'stop_recd_at_exit; rm -rf "$tmp"' EXIT
 
 mkdir -p "$tmp/repo/scratch"
-"$RECD" --output "$tmp/repo/scratch/recordings" --listen tcp://127.0.0.1:0 --listen udp://127.0.0.1:0 \
-    --metrics 127.0.0.1:0 --print-ports >"$tmp/ports" 2>"$tmp/recd.log" &
-pid=$!
-for _ in $(seq 200); do
-    grep -q '^listen udp://' "$tmp/ports" 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-tcp=$(sed -n 's/^listen \(tcp:.*\)/\1/p' "$tmp/ports")
-udp=$(sed -n 's/^listen \(udp:.*\)/\1/p' "$tmp/ports")
-if [ -z "$tcp" ] || [ -z "$udp" ]; then
-    cat "$tmp/recd.log" >&2
-    echo "FAIL: recd did not start" >&2
-    exit 1
-fi
+start_recd "$tmp/recd.log" --output "$tmp/repo/scratch/recordings" --listen tcp://127.0.0.1:0 \
+    --listen udp://127.0.0.1:0 --metrics 127.0.0.1:0
 
 # The shell lines of the two sections' ```sh blocks, continuation lines joined.
 awk '

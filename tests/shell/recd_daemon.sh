@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# Starts the recd under test for a shell test. Source after setting $tmp (a scratch directory) and
+# $RECD; call `start_recd LOG ARG...` with recd's arguments (--config FILE, --listen URL, ...).
+# It waits for recd's "ready" line (--print-ports) and sets recd_pid and tcp, udp, unix and
+# metrics to what recd bound (empty when not listening there); recd is killed when the script
+# exits. When recd does not start, it prints LOG and exits 1.
+recd_pid=
+
+stop_recd_at_exit() {
+    [ -n "$recd_pid" ] && kill -9 "$recd_pid" 2>/dev/null
+    wait "$recd_pid" 2>/dev/null
+}
+
+start_recd() {
+    local log=$1
+    shift
+    "$RECD" "$@" --print-ports >"$tmp/ports" 2>"$log" &
+    recd_pid=$!
+    # Up to 60 s: a sanitizer build on a busy machine starts slowly.
+    for _ in $(seq 600); do
+        grep -qx 'ready' "$tmp/ports" 2>/dev/null && break
+        kill -0 "$recd_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if ! grep -qx 'ready' "$tmp/ports" 2>/dev/null; then
+        cat "$log" >&2
+        echo "FAIL: recd did not start" >&2
+        exit 1
+    fi
+    tcp=$(sed -n 's/^listen \(tcp:.*\)/\1/p' "$tmp/ports" | head -1)
+    udp=$(sed -n 's/^listen \(udp:.*\)/\1/p' "$tmp/ports" | head -1)
+    unix=$(sed -n 's/^listen \(unix:.*\)/\1/p' "$tmp/ports" | head -1)
+    metrics=$(sed -n 's/^metrics \(.*\)/\1/p' "$tmp/ports" | head -1)
+}
