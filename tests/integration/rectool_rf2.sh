@@ -38,6 +38,28 @@ lap = cars[1]["laps"][0]
 assert (lap["lap"], lap["lap_time"], lap["s1"], lap["s2"], lap["s3"]) == (1, 81.75, 26.0, 27.25, 28.5), lap
 PY
 
+# info and export reach the entry through the format table, with no rf2 code in rectool.
+expect 0 "$RECTOOL" info --json "$tmp/sample.bin"
+python3 - "$tmp/out" <<'PY' || fail "info --json: summary"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "rf2-vcr" and d["valid"] is True, d
+assert d["track"] == "Locations/Sample/Track", d["track"]
+assert [x["laps"] for x in d["drivers"]][:1] == [3], d["drivers"]
+PY
+expect 0 "$RECTOOL" export "$tmp/sample.vcr" --to jsonl -o "$tmp/events.jsonl"
+python3 - "$tmp/events.jsonl" <<'PY' || fail "export: the common event stream"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows and all(set(r) == {"source", "t", "t_raw", "actor", "kind", "fields"} for r in rows)
+assert all(r["source"] == "rf2-vcr" for r in rows)
+kinds = {r["kind"] for r in rows}
+assert {"checkpoint", "pose", "unknown"} <= kinds, kinds
+assert all(a["t"] <= b["t"] for a, b in zip(rows, rows[1:])), "not in time order"
+PY
+expect 0 "$RECTOOL" export "$tmp/sample.vcr" --to csv -o "$tmp/events.csv"
+[ "$(head -1 "$tmp/events.csv")" = "source,t,t_raw,actor,kind,fields" ] || fail "export csv: header"
+
 # A cut replay: the laps before the cut, the damage with its offset, exit 1.
 head -c 2500 "$tmp/sample.vcr" >"$tmp/cut.vcr"
 expect 1 "$RECTOOL" rf2 laps --csv "$tmp/cut.vcr"
