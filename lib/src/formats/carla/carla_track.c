@@ -148,16 +148,16 @@ int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, vo
             start = f.elapsed;
         first = false;
         double t = f.elapsed - start;
-        for (size_t i = 0; rc >= 0 && i < f.count; i++) {
-            const recd_carla_packet *p = &f.packets[i];
-            if (!p->raw && p->kind == RECD_CARLA_EVENT_ADD)
-                rc = each_record(&s, p, r.width, on_add);
-            else if (!p->raw && p->kind == RECD_CARLA_EVENT_DEL)
-                rc = each_record(&s, p, r.width, on_delete);
-        }
+        /* Actors added in a frame have their first position in it; a deleted one its last. */
+        for (size_t i = 0; rc >= 0 && i < f.count; i++)
+            if (!f.packets[i].raw && f.packets[i].kind == RECD_CARLA_EVENT_ADD)
+                rc = each_record(&s, &f.packets[i], r.width, on_add);
         for (size_t i = 0; rc >= 0 && i < f.count; i++)
             if (!f.packets[i].raw && f.packets[i].kind == RECD_CARLA_POSITION && isfinite(t))
                 rc = on_positions(&s, &f.packets[i], r.width, t, on_point, data);
+        for (size_t i = 0; rc >= 0 && i < f.count; i++)
+            if (!f.packets[i].raw && f.packets[i].kind == RECD_CARLA_EVENT_DEL)
+                rc = each_record(&s, &f.packets[i], r.width, on_delete);
         if (rc != 1 && rc != 0)
             break;
         rc = 1;
