@@ -105,10 +105,10 @@ wait "$pid"
 code=$?
 pid=
 [ "$code" -eq 0 ] || fail "recd exited with $code after SIGTERM"
-for f in $(find "$tmp/out" -path "*/refused/*" -type f); do
-    "$RECTOOL" export "$f" --to jsonl >/dev/null 2>"$tmp/refused.err" ||
-        fail "the refused session's file does not export: $(cat "$tmp/refused.err")"
-done
+refused=$(find "$tmp/out" -path "*/refused/*" -type f)
+if [ -n "$refused" ] && ! "$RECTOOL" export "$refused" --to jsonl >/dev/null 2>"$tmp/refused.err"; then
+    fail "the refused session's file does not export: $(cat "$tmp/refused.err")"
+fi
 if find "$tmp/out" -name '*.part' | grep -q .; then
     fail ".part files left after a clean stop: $(find "$tmp/out" -name '*.part')"
 fi
