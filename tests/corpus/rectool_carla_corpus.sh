@@ -3,6 +3,7 @@
 # reference reader (carla_log_reader.py) as the oracle: `info` prints exactly its text,
 # `info --all` too where the oracle prints a block, the log verifies, and export + import (JSON lines
 # and CSV) gives the same bytes back. Generated logs with 1, 50 and 500 actors verify and survive the round trip.
+# cut, split, concat and plot work on it (a cut's first frame adds the hero again); retime is refused.
 set -u
 : "${RECTOOL:?RECTOOL must point at the rectool binary}"
 corpus="${RECD_CORPUS_DIR:-}/carla"
@@ -93,6 +94,26 @@ python3 "$tmp/subset.py" "$tmp/ga.txt" | cmp -s - "$tmp/ga_oracle.txt" ||
     fail "info --all of a generated log differs from the oracle"
 "$RECTOOL" carla collisions "$tmp/gen50.log" h v >"$tmp/c50.txt" || fail "collisions on a generated log"
 grep -q '^       5   h v ' "$tmp/c50.txt" || fail "no hero collision at 5 s: $(cat "$tmp/c50.txt")"
+
+# Edits (docs/editing.md): a cut replays on its own, as the oracle reads it; split, concat, plot.
+"$RECTOOL" cut "$log" --from 5s --to 10s -q -o "$tmp/cut.log" || fail "cut of the corpus log"
+"$RECTOOL" verify "$tmp/cut.log" >/dev/null || fail "the cut log does not verify"
+python3 "$oracle" "$tmp/cut.log" >"$tmp/cst" && grep -q "size mismatches: none" "$tmp/cst" ||
+    fail "the oracle finds problems in the cut log"
+python3 "$oracle" "$tmp/cut.log" --info | awk '/^Frame 1 at 0 seconds$/ { on = 1; next } /^Frame / { on = 0 } on' |
+    grep -q '^ Create 234: vehicle.lincoln.mkz_2017 (1)' || fail "the cut's frame 1 does not add the hero vehicle"
+"$RECTOOL" split "$log" --at 4s --at 8s -q -o "$tmp/piece" || fail "split of the corpus log"
+for i in 1 2 3; do
+    "$RECTOOL" verify "$tmp/piece-$i.log" >/dev/null || fail "split piece $i does not verify"
+done
+"$RECTOOL" concat "$tmp/piece-1.log" "$tmp/piece-2.log" "$tmp/piece-3.log" -q -o "$tmp/joined.log" &&
+    "$RECTOOL" verify "$tmp/joined.log" >"$tmp/jv" || fail "concat of the pieces"
+grep -q ", 432 frames" "$tmp/jv" || fail "the joined pieces do not hold the 432 frames: $(cat "$tmp/jv")"
+"$RECTOOL" retime "$log" --speed 2 -o "$tmp/fast.log" 2>"$tmp/re"
+[ $? -eq 1 ] && grep -q "time factor" "$tmp/re" && [ ! -e "$tmp/fast.log" ] ||
+    fail "retime of a CARLA log is not refused with its reason: $(cat "$tmp/re")"
+"$RECTOOL" plot "$log" "$tmp/gen50.log" -o "$tmp/plot.svg" && grep -q '<path' "$tmp/plot.svg" ||
+    fail "plot of CARLA logs"
 
 [ "$failures" -eq 0 ] || exit 1
 echo "ok"

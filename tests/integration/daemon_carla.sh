@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # recd CARLA round trip: the real CARLA 0.9.13 log of the shared corpus and a generated 0.9.16 log (50 actors), sent with
-# `rectool send` over TCP and over UDP, comes out of the daemon byte-identical.
+# `rectool send` over TCP and over UDP, comes out of the daemon byte-identical; a state with
+# platform_time in a session without additional_data is refused with its reason.
 set -u
 corpus="${RECD_CORPUS_DIR:-}/carla"
 if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
@@ -67,12 +68,35 @@ done
 # NDJSON too: the same messages as JSON lines
 "$RECTOOL" send "$tmp/generated.log" --to "$tcp?encoding=ndjson" --session ndjson-1 --speed max \
     >"$tmp/send.out" 2>&1 || fail "rectool send as NDJSON (exit $?): $(cat "$tmp/send.out")"
+# PlatformTime without additional_data would make a log that does not read back as written: the
+# daemon refuses the state with the reason, and what it wrote of the session still exports.
+python3 - "${tcp#tcp://}" >"$tmp/refused.out" 2>&1 <<'PY' || fail "platform_time without additional_data: $(cat "$tmp/refused.out")"
+import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)), timeout=30)
+s.sendall(b'{"type":"open","session":"refused","format":"carla","carla":{"map":"Town01"}}\n'
+          b'{"type":"state","frame":1,"elapsed":0,"platform_time":0.5}\n'
+          b'{"type":"state","frame":2,"elapsed":0.05,"platform_time":0.6}\n{"type":"close"}\n')
+s.shutdown(socket.SHUT_WR)
+reply = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    reply += d
+if b'"type":"error"' not in reply or b"additional_data" not in reply:
+    sys.exit(f"no error reply naming additional_data: {reply!r}")
+PY
 
 kill -TERM "$recd_pid"
 wait "$recd_pid"
 code=$?
 recd_pid=
 [ "$code" -eq 0 ] || fail "recd exited with $code after SIGTERM"
+refused=$(find "$tmp/out" -path "*/refused/*" -type f)
+if [ -n "$refused" ] && ! "$RECTOOL" export "$refused" --to jsonl >/dev/null 2>"$tmp/refused.err"; then
+    fail "the refused session's file does not export: $(cat "$tmp/refused.err")"
+fi
 if find "$tmp/out" -name '*.part' | grep -q .; then
     fail ".part files left after a clean stop: $(find "$tmp/out" -name '*.part')"
 fi

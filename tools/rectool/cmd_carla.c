@@ -18,19 +18,38 @@
 #include "recd/format.h"
 
 static const char usage[] =
-    "usage: rectool carla collisions FILE CAT1 CAT2 [--json]\n"
-    "       rectool carla blocked FILE [--min-time S] [--min-distance CM] [--json]\n"
+    "usage: rectool carla COMMAND FILE [ARGS...]\n"
     "\n"
     "CARLA's recorder queries on a CARLA .log, without a CARLA server. The text is byte for\n"
     "byte what show_recorder_collisions and show_recorder_actors_blocked print (quirks\n"
-    "included: docs/formats/carla.md, \"Queries\"); --json gives the same rows as data.\n"
+    "included: docs/formats/carla.md, \"Queries\"), or the same rows as JSON.\n"
+    "Commands:\n"
+    "  collisions   pairs of actors that start touching (rectool carla collisions --help)\n"
+    "  blocked      actors that stood still long enough (rectool carla blocked --help)\n"
     "\n"
-    "  collisions      pairs of actors that start touching; CAT1 and CAT2 are h (hero),\n"
-    "                  v (vehicle), w (walker), t (traffic light), o (other) or a (any)\n"
-    "  blocked         actors that moved less than --min-distance (cm, default 10) for at\n"
-    "                  least --min-time (seconds, default 30)\n"
+    "Exit: 0 answered, 1 not a CARLA log, 2 usage error, 3 I/O error.\n";
+
+static const char collisions_usage[] =
+    "usage: rectool carla collisions FILE CAT1 CAT2 [--json]\n"
+    "\n"
+    "Pairs of actors that start touching, as show_recorder_collisions prints them. CAT1 and\n"
+    "CAT2 are h (hero), v (vehicle), w (walker), t (traffic light), o (other) or a (any).\n"
+    "\n"
     "  -j, --json      print JSON\n"
     "  -h, --help      show this help\n"
+    "\n"
+    "Exit: 0 answered, 1 not a CARLA log, 2 usage error, 3 I/O error.\n";
+
+static const char blocked_usage[] =
+    "usage: rectool carla blocked FILE [--min-time S] [--min-distance CM] [--json]\n"
+    "\n"
+    "Actors that moved less than --min-distance (cm, default 10) for at least --min-time\n"
+    "(seconds, default 30), as show_recorder_actors_blocked prints them.\n"
+    "\n"
+    "  -t, --min-time S       seconds without moving (default 30)\n"
+    "  -d, --min-distance CM  how far counts as not moving (default 10)\n"
+    "  -j, --json             print JSON\n"
+    "  -h, --help             show this help\n"
     "\n"
     "Exit: 0 answered, 1 not a CARLA log, 2 usage error, 3 I/O error.\n";
 
@@ -115,53 +134,65 @@ static bool parse_number(const char *s, double *out)
     return *s && !*end && *out >= 0 && *out < 1e15;
 }
 
-int cmd_carla(int argc, char **argv)
+/* `rectool carla collisions|blocked ...`: argv[0] is the query. */
+static int carla_query(int argc, char **argv, bool blocked)
 {
-    static const struct option options[] = {{"json", no_argument, NULL, 'j'},
-                                            {"min-time", required_argument, NULL, 't'},
-                                            {"min-distance", required_argument, NULL, 'd'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {NULL, 0, NULL, 0}};
+    static const struct option collision_options[] = {{"json", no_argument, NULL, 'j'},
+                                                      {"help", no_argument, NULL, 'h'},
+                                                      {NULL, 0, NULL, 0}};
+    static const struct option blocked_options[] = {{"json", no_argument, NULL, 'j'},
+                                                    {"min-time", required_argument, NULL, 't'},
+                                                    {"min-distance", required_argument, NULL, 'd'},
+                                                    {"help", no_argument, NULL, 'h'},
+                                                    {NULL, 0, NULL, 0}};
+    const char *name = blocked ? "carla blocked" : "carla collisions";
+    const char *use = blocked ? blocked_usage : collisions_usage;
     bool json = false;
     blocked_args b = {30.0, 10.0};
-    bool have_time = false, have_distance = false;
     rt_getopt_reset();
     int c;
-    while ((c = getopt_long(argc, argv, ":jh", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, blocked ? ":jht:d:" : ":jh",
+                            blocked ? blocked_options : collision_options, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
         case 't':
             if (!parse_number(optarg, &b.min_time))
-                return rt_usage_error("carla", usage, "bad --min-time '%s' (seconds)", optarg);
-            have_time = true;
+                return rt_usage_error(name, use, "bad --min-time '%s' (seconds)", optarg);
             break;
         case 'd':
             if (!parse_number(optarg, &b.min_distance))
-                return rt_usage_error("carla", usage, "bad --min-distance '%s' (cm)", optarg);
-            have_distance = true;
+                return rt_usage_error(name, use, "bad --min-distance '%s' (cm)", optarg);
             break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
-        default: return rt_bad_option("carla", usage, argv, c);
+        case 'h': fputs(use, stdout); return RT_EXIT_OK;
+        default: return rt_bad_option(name, use, argv, c);
         }
     }
     int n = argc - optind;
-    const char *what = n > 0 ? argv[optind] : "";
-    if (strcmp(what, "collisions") == 0) {
-        if (n != 4)
-            return rt_usage_error("carla", usage, "collisions takes FILE CAT1 CAT2");
-        const char *c1 = argv[optind + 2], *c2 = argv[optind + 3];
-        if (strlen(c1) != 1 || strlen(c2) != 1 || !strchr("hvwtoa", c1[0]) || !strchr("hvwtoa", c2[0]))
-            return rt_usage_error("carla", usage, "categories are one of h v w t o a");
-        if (have_time || have_distance)
-            return rt_usage_error("carla", usage, "--min-time and --min-distance are for blocked");
-        collision_args a = {c1[0], c2[0]};
-        return rt_carla_query(argv[optind + 1], run_collisions, &a, json);
+    if (blocked) {
+        if (n != 1)
+            return rt_usage_error(name, use, "blocked takes FILE");
+        return rt_carla_query(argv[optind], run_blocked, &b, json);
     }
-    if (strcmp(what, "blocked") == 0) {
-        if (n != 2)
-            return rt_usage_error("carla", usage, "blocked takes FILE");
-        return rt_carla_query(argv[optind + 1], run_blocked, &b, json);
+    if (n != 3)
+        return rt_usage_error(name, use, "collisions takes FILE CAT1 CAT2");
+    const char *c1 = argv[optind + 1], *c2 = argv[optind + 2];
+    if (strlen(c1) != 1 || strlen(c2) != 1 || !strchr("hvwtoa", c1[0]) || !strchr("hvwtoa", c2[0]))
+        return rt_usage_error(name, use, "categories are one of h v w t o a");
+    collision_args a = {c1[0], c2[0]};
+    return rt_carla_query(argv[optind], run_collisions, &a, json);
+}
+
+int cmd_carla(int argc, char **argv)
+{
+    if (argc < 2)
+        return rt_usage_error("carla", usage, "no query given");
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(usage, stdout);
+        return RT_EXIT_OK;
     }
-    return rt_usage_error("carla", usage, n ? "unknown query '%s'" : "no query given%s",
-                          n ? what : "");
+    if (strcmp(argv[1], "collisions") == 0)
+        return carla_query(argc - 1, argv + 1, false);
+    if (strcmp(argv[1], "blocked") == 0)
+        return carla_query(argc - 1, argv + 1, true);
+    return rt_usage_error("carla", usage, "unknown query '%s'", argv[1]);
 }

@@ -162,6 +162,7 @@ static void draw_markers(cairo_t *cr, const rt_plot_layout *l, const rt_plot_ser
         return;
     double x, y;
     rt_plot_map_point(l, s->pts[0].x, s->pts[0].y, &x, &y);
+    cairo_new_path(cr); /* the last label left a current point: no line from it to this arc */
     cairo_arc(cr, x, y, 7, 0, 2 * 3.14159265358979323846);
     cairo_set_source_rgb(cr, 0.1, 0.65, 0.2);
     cairo_fill_preserve(cr);

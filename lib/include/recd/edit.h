@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Editing whole recordings: cut, retime, transform, concat, split and diff, for every format whose
- * table entry has edit hooks (.rec both types; .recap for cut, concat, split and diff). Each
- * operation reads a valid recording (recognised by content) and writes a whole new file into a
- * sink; the exact rule of each is in docs/editing.md. Times are in the format's own unit:
- * milliseconds for .rec, ticks for .recap (recd_edit_time_unit()). Errors are negative errnos
- * with a reason in err: -EBADMSG for an input that cannot be edited, -EINVAL for options that do
- * not fit it, -ENOTSUP for an operation the format does not have. */
+ * table entry has edit hooks (.rec both types; .recap and CARLA .log for cut, concat, split and
+ * diff). Each operation reads a valid recording (recognised by content) and writes a whole new file
+ * into a sink; the exact rule of each is in docs/editing.md. Times are in the format's own unit:
+ * milliseconds for .rec and CARLA logs (elapsed game time), ticks for .recap
+ * (recd_edit_time_unit()). Errors are negative errnos with a reason in err: -EBADMSG for an input
+ * that cannot be edited, -EINVAL for options that do not fit it, -ENOTSUP for an operation the
+ * format does not have. */
 #ifndef RECD_EDIT_H
 #define RECD_EDIT_H
 

@@ -87,7 +87,7 @@ static void diff_json(diff_out *d, const char *path, const json_t *a, const json
     d->lines++;
 }
 
-/* "block 12 (t 1200 ms)", "tick 40 state", "header". */
+/* "block 12 (t 1200 ms)", "tick 40 state", "frame 3 (t 100 ms)", "frame 3 event", "header". */
 static void where(const recd_edit_msgs *l, size_t i, uint64_t state_index, char *out, size_t n)
 {
     const recd_msg *m = &l->v[i];
@@ -99,6 +99,10 @@ static void where(const recd_edit_msgs *l, size_t i, uint64_t state_index, char 
         snprintf(out, n, "end");
     else if (strcmp(e->unit_name, "block") == 0)
         snprintf(out, n, "block %" PRIu64 " (t %lld %s)", state_index, (long long)t, e->time_unit);
+    else if (strcmp(e->unit_name, "frame") == 0 && m->type == RECD_MSG_STATE)
+        snprintf(out, n, "frame %" PRIu64 " (t %lld %s)", state_index + 1, (long long)t, e->time_unit);
+    else if (strcmp(e->unit_name, "frame") == 0) /* an event belongs to the frame before it */
+        snprintf(out, n, "frame %" PRIu64 " %s", state_index, recd_msg_type_name(m->type));
     else if (t >= 0)
         snprintf(out, n, "%s %lld %s", e->unit_name, (long long)t, recd_msg_type_name(m->type));
     else

@@ -76,7 +76,7 @@ static int retime_loaded(const recd_edit_msgs *l, const recd_retime_opts *o, rec
 {
     const struct recd_format_edit *e = edit_hooks(l);
     if (!e->interpolate)
-        return edit_unsupported(l, "retime", "its clock is the game's fixed tick", err, errlen);
+        return edit_unsupported(l, "retime", e->no_retime, err, errlen);
     double speed = o->speed == 0 ? 1.0 : o->speed;
     if (!(speed > 0) || !isfinite(speed) || o->rate_hz < 0 || !isfinite(o->rate_hz)) {
         msg_err(err, errlen, "speed must be > 0 and rate >= 0");

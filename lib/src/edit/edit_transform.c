@@ -34,9 +34,7 @@ static int transform_loaded(const recd_edit_msgs *l, const recd_transform_opts *
 {
     const struct recd_format_edit *e = edit_hooks(l);
     if (!e->transform)
-        return edit_unsupported(l, "transform",
-                                "its events hold world positions a transform cannot move", err,
-                                errlen);
+        return edit_unsupported(l, "transform", e->no_transform, err, errlen);
     if (!isfinite(o->rotate_z_deg) || !isfinite(o->translate[0]) || !isfinite(o->translate[1]) ||
         !isfinite(o->translate[2])) {
         msg_err(err, errlen, "transform values must be finite numbers");

@@ -27,7 +27,9 @@ typedef struct recd_edit_xform {
 
 struct recd_format_edit {
     const char *time_unit; /* "ms", "tick" */
-    const char *unit_name; /* what diff names a position by: "block", "tick" */
+    const char *unit_name; /* what diff names a position by: "block", "tick", "frame" */
+    /* Why retime / transform do not apply, when their hooks are NULL. */
+    const char *no_retime, *no_transform;
 
     /* Time of a state or event in time_unit; flush messages have none (return -1). */
     int64_t (*time_of)(const recd_msg *m);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* rectool plot's drawing (plot_data.c, plot_render.c), run in-process and read back with cairo:
  * image size, strokes on the map and the panels, the colour of known route pixels (by speed for
- * one file, by file for several), the time range, SVG output, and every corpus .rec drawn. */
+ * one file, by file for several), the time range, SVG output, every corpus .rec drawn, and every
+ * vehicle and walker of a generated CARLA log and of the corpus CARLA log. */
 #include "testutil.h"
 
 #include <dirent.h>
@@ -16,6 +17,7 @@
 #include "plot_render.h"
 #include "recd/format.h"
 #include "recd/samp_rec.h"
+#include "recd/synth.h"
 
 /* A car driving east along y = y0 from x = 0 to 200 in 2 s: 5 m/s for the first half, then
  * 20 m/s (SA-MP velocity = m per 1/50 s). */
@@ -235,12 +237,82 @@ static void test_corpus(void **state)
     assert_true(drawn >= 5);
 }
 
+/* A CARLA log: one series per vehicle and walker, each drawn, with the start disc on the first
+ * sample of a series. */
+static void check_carla_plot(const char *name, const uint8_t *buf, size_t len, size_t min_series)
+{
+    rt_plot_data d = {0};
+    char err[256] = "";
+    if (rt_plot_add_file(&d, name, buf, len, 0, -1, err, sizeof err) != 0)
+        fail_msg("%s: %s", name, err);
+    if (d.n < min_series)
+        fail_msg("%s: %zu series, expected at least %zu", name, d.n, min_series);
+    for (size_t i = 0; i < d.n; i++)
+        assert_true(d.s[i].actor > 0 && d.s[i].n > 0);
+    rt_plot_opts o = {400, 400};
+    const char *png = tmp_path("carla.png");
+    assert_int_equal(rt_plot_render(&d, &o, png, err, sizeof err), 0);
+    cairo_surface_t *s = read_png(png, 400, 400);
+    rt_plot_layout l;
+    rt_plot_layout_compute(&d, &o, &l);
+    if (ink_in(s, l.map) < 50)
+        fail_msg("%s: the route map is empty", name);
+    assert_true(ink_in(s, l.speed_panel) > 50);
+    /* The longest series' start disc covers its first sample (unless its end square does). */
+    const rt_plot_series *sr = &d.s[0];
+    for (size_t i = 1; i < d.n; i++)
+        if (d.s[i].n > sr->n)
+            sr = &d.s[i];
+    double sx, sy, ex, ey, green[3] = {0.1, 0.65, 0.2};
+    rt_plot_map_point(&l, sr->pts[0].x, sr->pts[0].y, &sx, &sy);
+    rt_plot_map_point(&l, sr->pts[sr->n - 1].x, sr->pts[sr->n - 1].y, &ex, &ey);
+    int got[3];
+    pixel(s, (int)sx, (int)sy, got);
+    if (hypot(sx - ex, sy - ey) > 16 && !colour_near(got, green, 10))
+        fail_msg("%s: start pixel (%d,%d,%d) is not the start marker", name, got[0], got[1], got[2]);
+    cairo_surface_destroy(s);
+    rt_plot_data_free(&d);
+}
+
+static void test_carla(void **state)
+{
+    (void)state;
+    recd_synth_params p;
+    memset(&p, 0, sizeof p);
+    p.format = RECD_SYNTH_FORMAT_CARLA;
+    p.scenario = RECD_SYNTH_SCENARIO_MIXED; /* carla: traffic */
+    p.duration_ms = 5000;
+    p.seed = 3;
+    recd_buf log = {0};
+    uint64_t frames;
+    assert_int_equal(recd_synth_write_carla(&p, 6, recd_buf_sink(&log), &frames), 0);
+    check_carla_plot("traffic.log", log.data, log.len, 6);
+    recd_buf_free(&log);
+
+    const char *dir = tu_corpus_dir("carla");
+    if (!dir) {
+        print_message("corpus carla not found (../shared/corpus): corpus CARLA plot skipped\n");
+        return;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/DistanceToLaneCenter.log", dir);
+    size_t len;
+    uint8_t *buf = tu_read_file(path, &len);
+    if (!buf) {
+        print_message("%s not found: corpus CARLA plot skipped\n", path);
+        return;
+    }
+    check_carla_plot("DistanceToLaneCenter.log", buf, len, 1); /* one hero vehicle */
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_file_by_speed),
         cmocka_unit_test(test_overlay_and_range),
         cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_carla),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,4 +79,5 @@ const recd_format recd_format__carla = {
     .export_msgs = recd_carla__export_msgs,
     .import_text = recd_format__import_through_importer,
     .importer = &recd_carla__importer,
+    .edit = &recd_carla__edit,
 };

@@ -4,6 +4,7 @@
 #define RECD_CARLA_FORMAT_H
 
 #include "formats/carla/carla_reader.h"
+#include "recd/edit.h"
 #include "recd/format.h"
 
 /* A whole-file scan: complete frames, where they end, the first error. */
@@ -27,5 +28,9 @@ int recd_carla__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
 int recd_carla__repair(const uint8_t *buf, size_t len, recd_repair_result *r);
 int recd_carla__recover(uint8_t *buf, size_t len, recd_recover_plan *plan);
 extern const struct recd_format_importer recd_carla__importer;
+extern const struct recd_format_edit recd_carla__edit;
+/* Plots: every vehicle's and walker's route (carla_track.c), read without the message model. */
+int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data,
+                      char *err, size_t errlen);
 
 #endif

@@ -221,6 +221,13 @@ int carla_writer_state(carla_writer *w, const recd_carla_frame *f, char *err, si
                      p->kind < RECD_CARLA_KIND_COUNT ? carla_kind(p->kind, 4)->title : "such");
             return -EBADMSG;
         }
+        if (!p->raw && p->kind == RECD_CARLA_PLATFORM_TIME && !w->open.additional_data) {
+            /* CARLA writes PlatformTime only with additional data, and readers take its presence
+             * as that setting: a log holding it otherwise would not read back as written. */
+            snprintf(err, errlen, "state.platform_time: the open's additional_data is false; "
+                     "PlatformTime is only written with additional_data true");
+            return -EBADMSG;
+        }
         if (!p->raw && p->kind == RECD_CARLA_POSITION && p->count > MAX_RECORDS) {
             snprintf(err, errlen, "state.positions: %u records; a frame holds at most 65535 (one "
                      "Position packet per frame)", p->count);

@@ -497,6 +497,41 @@ static void test_wire_payloads(void **state)
     recd_buf_free(&out);
 }
 
+/* PlatformTime marks a log as recorded with additional data, so a session without it may not
+ * write one: refused with a reason, while the same state with additional_data gives a log that
+ * exports again. */
+static void test_platform_time_needs_additional_data(void **state)
+{
+    (void)state;
+    static const char *const opens[] = {
+        "{\"type\":\"open\",\"format\":\"carla\",\"carla\":{\"map\":\"Town01\"}}\n",
+        "{\"type\":\"open\",\"format\":\"carla\",\"carla\":{\"map\":\"Town01\","
+        "\"additional_data\":true}}\n"};
+    const char *rest = "{\"type\":\"state\",\"frame\":1,\"elapsed\":0,\"platform_time\":0.5}\n"
+                       "{\"type\":\"state\",\"frame\":2,\"elapsed\":0.05,\"platform_time\":0.6}\n"
+                       "{\"type\":\"close\"}\n";
+    for (int i = 0; i < 2; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "%s%s", opens[i], rest);
+        recd_buf file = {0}, back = {0};
+        char err[256] = "";
+        int rc = recd_import_text((const uint8_t *)text, strlen(text), RECD_TEXT_NONE,
+                                  RECD_MSG_FMT_CARLA, recd_buf_sink(&file), NULL, err, sizeof err);
+        if (i == 0) {
+            assert_int_equal(rc, -EBADMSG);
+            assert_non_null(strstr(err, "additional_data"));
+        } else {
+            if (rc != 0)
+                fail_msg("import: %s", err);
+            if (recd_export_text(file.data, file.len, RECD_TEXT_JSONL, recd_buf_sink(&back), err,
+                                 sizeof err) != 0)
+                fail_msg("export: %s", err);
+        }
+        recd_buf_free(&file);
+        recd_buf_free(&back);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -510,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_cuts_repaired),
         cmocka_unit_test(test_not_carla),
         cmocka_unit_test(test_wire_payloads),
+        cmocka_unit_test(test_platform_time_needs_additional_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
