@@ -111,6 +111,7 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
             profiler.attach(sysm.proc.pid)
         if which == "recd":  # CPU from here on is the run's, not start-up's (see _cpu_split)
             cpu_before = _cpu_split(sysm.proc.pid)
+            faults_before = procs.minor_faults(sysm.proc.pid)
         sender = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             if which == "recd":
@@ -127,6 +128,8 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
                 cpu_after = _cpu_split(sysm.proc.pid)
                 res["run_cpu_s"] = cpu_after[0] - cpu_before[0]
                 res["loop_cpu_s"] = cpu_after[1] - cpu_before[1]
+                # First touches of memory (page faults) during the run, all threads.
+                res["minflt"] = procs.minor_faults(sysm.proc.pid) - faults_before
             elif which == "rsyslog":
                 t_done = sysm.wait_sentinel(1, timeout)
             else:
