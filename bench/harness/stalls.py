@@ -26,6 +26,14 @@ def lag_buckets(m):
 
 
 
+def loop_sched(pid):
+    """The loop thread's CPU time and time spent runnable but waiting for a CPU, in seconds
+    (/proc schedstat), since recd started."""
+    with open(f"/proc/{pid}/task/{pid}/schedstat") as f:
+        run_ns, wait_ns, _ = (int(x) for x in f.read().split())
+    return {"run_s": run_ns / 1e9, "runqueue_wait_s": wait_ns / 1e9}
+
+
 def udp_run(env, sc, prep, rate, work):
     orig = runs._recd_extras
 
@@ -33,6 +41,7 @@ def udp_run(env, sc, prep, rate, work):
         res = orig(sysm)
         m = sysm.metrics()
         res["lag"] = lag_buckets(m) if m else {}
+        res["loop_sched"] = loop_sched(sysm.proc.pid)
         res["kernel_drops_metric"] = m["totals"].get("recd_udp_kernel_drops_total") if m else None
         res["minflt"] = procs.minor_faults(sysm.proc.pid)
         return res
@@ -87,7 +96,7 @@ def main():
             out["udp"].append(r)
             print(f"S4 {os.path.basename(env.build):14s} {a.rate / 1e3:.0f}k/s sent {r['sent']:,} lost "
                   f"{r['lost']:,} kernel drops {r['kernel_rcvbuf_drops']} (metric "
-                  f"{r.get('kernel_drops_metric')}) lag {r.get('lag')}", flush=True)
+                  f"{r.get('kernel_drops_metric')}) loop {r.get('loop_sched')} lag {r.get('lag')}", flush=True)
             if p2:
                 t = tcp_run(env, s2, p2, work)
                 t["build"] = env.build

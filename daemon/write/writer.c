@@ -55,6 +55,7 @@ int writer_stage_init(writer_stage *w, uv_loop_t *loop, int root_fd)
     w->loop = loop;
     w->root_fd = root_fd;
     w->ops = &writer_file_ops_real;
+    (void)buffer_pool_preload(&w->buffers); /* best effort: batch memory faulted in ahead of load */
     return uv_mutex_init(&w->lock);
 }
 
@@ -171,6 +172,8 @@ static writer_batch *open_batch(writer_stage *w, writer_queue *q, writer_part *p
     commit_cursor(q);
     if (q->open && q->open->part != p)
         writer_seal(q);
+    if (w)
+        q->pool = &w->buffers;
     if (!q->open) {
         q->open = calloc(1, sizeof *q->open);
         if (!q->open)
@@ -768,7 +771,7 @@ uint64_t writer_queue_discard(writer_queue *q)
         bytes += b->data.len + b->restart.len;
         if (b->end)
             part_free(b->part);
-        batch_free(NULL, b);
+        batch_free(q->pool, b);
         b = next;
     }
     q->head = q->tail = NULL;
