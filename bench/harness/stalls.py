@@ -101,7 +101,7 @@ def main():
                 t = tcp_run(env, s2, p2, work)
                 t["build"] = env.build
                 out["s2"].append(t)
-                n = t.get("states") or s2["samples"]
+                n = t["samples"]
                 print(f"S2 {os.path.basename(env.build):14s} {t['samples_per_s'] / 1e6:.2f} M/s cpu "
                       f"{t['cpu_s'] * 1e6 / n:.3f} s/1M minflt {t['minflt']:,} "
                       f"({t['minflt'] * 1e6 / n:,.0f} per 1M) hwm {t['hwm_kib'] / 1024:.0f} MiB",
@@ -109,6 +109,27 @@ def main():
     if a.out:
         with open(a.out, "w") as f:
             json.dump(out, f, indent=1, default=str)
+    print(markdown(out))
+
+
+def markdown(out):
+    """Every run as one table row, in the order they ran."""
+    rows = ["| build | S4 lost | kernel drops (metric) | loop runqueue wait s | iterations | "
+            "> 2 ms | > 5 ms | > 10 ms | > 20 ms |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in out["udp"]:
+        lag = r.get("lag") or {}
+        n = lag.get("+Inf", 0)
+        over = [int(n - lag.get(b, n)) for b in ("0.002", "0.005", "0.01", "0.02")]
+        rows.append(f"| {r['build']} | {r['lost']:,} | {r.get('kernel_drops_metric')} | "
+                    f"{(r.get('loop_sched') or {}).get('runqueue_wait_s', 0):.2f} | {int(n):,} | "
+                    + " | ".join(str(o) for o in over) + " |")
+    rows += ["", "| build | S2 M samples/s | CPU s per 1M | minor faults per 1M | peak RSS MiB |",
+             "|---|---|---|---|---|"]
+    for t in out["s2"]:
+        n = t["samples"]
+        rows.append(f"| {t['build']} | {t['samples_per_s'] / 1e6:.2f} | {t['cpu_s'] * 1e6 / n:.3f} | "
+                    f"{t['minflt'] * 1e6 / n:,.0f} | {t['hwm_kib'] / 1024:.0f} |")
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@
  * sessions, keep plain small allocations.
  *
  * Pooled buffers are fixed-size slots carved from slabs of BUFFER_POOL_SLAB bytes, mapped with
- * MADV_HUGEPAGE where the kernel has it and touched once when mapped (MADV_POPULATE_WRITE): a
- * fresh process faults its batch memory in 2 MiB pages, ahead of the load, and once the slabs
- * exist the steady state touches no new memory. Free slots are reused last-in first-out, so the
+ * MADV_HUGEPAGE where the kernel has it: a fresh process faults its batch memory in 2 MiB pages
+ * (one fault where there were 512), the first slab ahead of the load (MADV_POPULATE_WRITE at
+ * start), and once the slabs exist the steady state touches no new memory. Free slots are reused last-in first-out, so the
  * busy sessions cycle through the same few, cache-hot slots. Past BUFFER_POOL_SLAB_MAX, or where
  * mapping fails, buffers come from malloc as before. */
 #ifndef RECD_DAEMON_BUFFER_POOL_H
@@ -55,7 +55,7 @@ void buffer_pool_prepare(buffer_pool *p, recd_buf *b, size_t hint);
  * it. b is left empty. Every batch buffer must be given back here (never to free()): it may be
  * a slot. */
 void buffer_pool_release(buffer_pool *p, recd_buf *b);
-/* Maps one slab ahead of use (start-up): 0 or -ENOMEM. */
+/* Maps one slab and faults it in ahead of use (start-up): 0 or -ENOMEM. */
 int buffer_pool_preload(buffer_pool *p);
 void buffer_pool_free(buffer_pool *p);
 
