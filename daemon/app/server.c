@@ -364,6 +364,8 @@ static int startup(recd_server *s)
         return rc;
     }
     s->writer.fsync = s->cfg.flush.fsync; /* also after each reload (server_reload.c) */
+    s->writer.buffers.huge_pages = s->cfg.limits.batch_huge_pages;
+    (void)buffer_pool_preload(&s->writer.buffers); /* best effort: batch memory faulted in early */
     ingest_events ingest_on = {.conn_gone = on_conn_gone, .data = s};
     ingest_init(&s->ingest, s->loop, &s->cfg, &s->metrics, &s->sessions, ingest_on);
     if ((rc = ingest_start(&s->ingest)) < 0) {

@@ -33,7 +33,7 @@ static void populate(uint8_t *slab)
         ((volatile uint8_t *)slab)[off] = 0;
 }
 
-/* Maps a slab aligned to a huge page and asks for huge pages, then stacks its slots. Not touched
+/* Maps a slab aligned to a huge page (asking for huge pages with huge_pages), then stacks its slots. Not touched
  * here: under load, faulting 4 MiB in one go held the loop for milliseconds (an S4 run at
  * 1,000 sessions maps 18 slabs in its first second); left to the first writes, each 2 MiB huge
  * page costs one fault when it is first used. 0 or -ENOMEM (also at BUFFER_POOL_SLAB_MAX). */
@@ -59,7 +59,8 @@ static int add_slab(buffer_pool *p)
     if (m + span > slab + BUFFER_POOL_SLAB)
         munmap(slab + BUFFER_POOL_SLAB, (size_t)(m + span - (slab + BUFFER_POOL_SLAB)));
 #if defined(MADV_HUGEPAGE)
-    (void)madvise(slab, BUFFER_POOL_SLAB, MADV_HUGEPAGE);
+    if (p->huge_pages)
+        (void)madvise(slab, BUFFER_POOL_SLAB, MADV_HUGEPAGE);
 #endif
     p->slabs[p->nslabs++] = slab;
     p->slab_faults++;

@@ -5,15 +5,18 @@
  * ones) than the bytes copied into it. Small batches, the common case of thousands of quiet
  * sessions, keep plain small allocations.
  *
- * Pooled buffers are fixed-size slots carved from slabs of BUFFER_POOL_SLAB bytes, mapped with
- * MADV_HUGEPAGE where the kernel has it: a fresh process faults its batch memory in 2 MiB pages
- * (one fault where there were 512), the first slab ahead of the load (MADV_POPULATE_WRITE at
- * start), and once the slabs exist the steady state touches no new memory. Free slots are reused last-in first-out, so the
+ * Pooled buffers are fixed-size slots carved from slabs of BUFFER_POOL_SLAB bytes, the first one
+ * faulted in ahead of the load (MADV_POPULATE_WRITE at start); once the slabs exist the steady
+ * state touches no new memory. With huge_pages (limits.batch_huge_pages) slabs are mapped with
+ * MADV_HUGEPAGE: one fault per 2 MiB where there were 512, but each zeroes 2 MiB at once, which
+ * doubled the loop's CPU in S2 on the benchmark machine (docs/performance.md), so it is off by
+ * default. Free slots are reused last-in first-out, so the
  * busy sessions cycle through the same few, cache-hot slots. Past BUFFER_POOL_SLAB_MAX, or where
  * mapping fails, buffers come from malloc as before. */
 #ifndef RECD_DAEMON_BUFFER_POOL_H
 #define RECD_DAEMON_BUFFER_POOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +41,7 @@ typedef struct buffer_pool {
     size_t nfree;
     size_t slots_cap;
     size_t slab_faults; /* slabs mapped (tests, logs) */
+    bool huge_pages;    /* limits.batch_huge_pages: MADV_HUGEPAGE on new slabs */
 } buffer_pool;
 
 /* Makes room for extra more bytes in b. Once b needs BUFFER_POOL_MIN bytes it moves into a pooled

@@ -55,7 +55,6 @@ int writer_stage_init(writer_stage *w, uv_loop_t *loop, int root_fd)
     w->loop = loop;
     w->root_fd = root_fd;
     w->ops = &writer_file_ops_real;
-    (void)buffer_pool_preload(&w->buffers); /* best effort: batch memory faulted in ahead of load */
     return uv_mutex_init(&w->lock);
 }
 
