@@ -222,6 +222,7 @@ static void finish_close(recd_server *s)
     close_timer(&s->retention_timer);
     close_timer(&s->watchdog_timer);
     close_timer(&s->drain_timer);
+    loop_lag_close(&s->lag);
     ingest_stop(&s->ingest);
     recd_signals_close(&s->signals);
     if (s->http) {
@@ -363,6 +364,8 @@ static int startup(recd_server *s)
         return rc;
     }
     s->writer.fsync = s->cfg.flush.fsync; /* also after each reload (server_reload.c) */
+    s->writer.buffers.huge_pages = s->cfg.limits.batch_huge_pages;
+    (void)buffer_pool_preload(&s->writer.buffers); /* best effort: batch memory faulted in early */
     ingest_events ingest_on = {.conn_gone = on_conn_gone, .data = s};
     ingest_init(&s->ingest, s->loop, &s->cfg, &s->metrics, &s->sessions, ingest_on);
     if ((rc = ingest_start(&s->ingest)) < 0) {
@@ -373,7 +376,8 @@ static int startup(recd_server *s)
      * SIGHUP or SIGTERM, and the default action would kill recd. They run from the loop, so a
      * reload or stop waits until startup is complete. */
     if ((rc = recd_signals_start(&s->signals, s->loop, on_stop_signal, on_reload_signal, s)) < 0 ||
-        (rc = server_start_timers(s)) < 0) {
+        (rc = server_start_timers(s)) < 0 ||
+        (rc = loop_lag_start(&s->lag, s->loop, s->metrics.loop_lag_seconds)) < 0) {
         log_crit("cannot set up the event loop: %s", uv_strerror(rc));
         return rc;
     }
@@ -406,7 +410,7 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
 {
     recd_server *s = calloc(1, sizeof *s);
     uv_loop_t *loop = malloc(sizeof *loop);
-    if (!s || !loop || uv_loop_init(loop) < 0) {
+    if (!s || !loop || uv_loop_init(loop) < 0 || loop_lag_configure(loop) < 0) {
         fprintf(stderr, "recd: out of memory\n");
         free(s);
         free(loop);

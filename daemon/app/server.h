@@ -16,6 +16,7 @@
 #include "server_options.h"
 #include "support/config.h"
 #include "support/http_server.h"
+#include "support/loop_lag.h"
 #include "support/metrics.h"
 #include "support/signals.h"
 #include "write/heap.h"
@@ -57,6 +58,7 @@ struct recd_server {
     uint64_t shutdown_said_ms;    /* when the shutdown last said what it waits for */
     unsigned base_umask;          /* the umask recd started with */
     recd_signals signals;
+    loop_lag lag; /* recd_loop_lag_seconds */
 };
 
 /* Runs the daemon until it has shut down. Takes cfg over. Returns the process exit code. */

@@ -24,7 +24,6 @@
 
 /* libuv's recvmmsg takes one 64 KiB slot per datagram and at most 20 slots per call. */
 #define LISTENER_UDP_BUFFER (20u * 64u * 1024u)
-#define LISTENER_UDP_RCVBUF (8 * 1024 * 1024)     /* asked of the kernel (it may give less) */
 #define LISTENER_BACKLOG 511
 #define LISTENER_UDP_DATAGRAM_MAX (64u * 1024u)
 #define LISTENER_UDP_DRAIN_MAX 100000u /* datagrams read at shutdown, at most */
@@ -49,6 +48,7 @@ typedef struct recd_listener {
     } h;
     uint8_t *udp_buf;
     input_tally udp_tally; /* published after each batch of datagrams */
+    uint32_t udp_kernel_drops; /* the socket's drop count last added to the metric */
     char bound[RECD_CONFIG_URL_MAX + 64]; /* "tcp://127.0.0.1:40123" */
 } recd_listener;
 
@@ -138,6 +138,9 @@ void ingest_sweep(recd_ingest *g, uint64_t now_ms);
 
 /* UDP (listener_udp.c). */
 int listener_udp_start(recd_listener *l);
+/* Adds what the kernel dropped on every UDP socket since the last call to
+ * recd_udp_kernel_drops_total (from the sweep, and at shutdown). */
+void ingest_count_udp_drops(recd_ingest *g);
 /* Reads and records what is queued on every UDP socket now (shutdown: before they are closed). */
 void ingest_drain_datagrams(recd_ingest *g);
 

@@ -352,6 +352,7 @@ void ingest_sweep(recd_ingest *g, uint64_t now)
     if (g->resume_due && g->paused_count)
         ingest_resume_paused(g);
     g->resume_due = false;
+    ingest_count_udp_drops(g);
 }
 
 /* The connection to give up for a new one: one that already got its error reply, else the one

@@ -3,10 +3,14 @@
  * on its own (all or nothing). A bad datagram is counted and dropped; UDP has no backpressure, so
  * loss shows in the sequence-number metrics. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#if defined(__linux__)
+#include <linux/sock_diag.h>
+#endif
 
 #include "listener.h"
 #include "support/log.h"
@@ -100,11 +104,67 @@ static void drain(recd_listener *l)
         log_info("%s: %zu datagrams read from the socket queue at shutdown", l->bound, n);
 }
 
+/* The socket's count of datagrams the kernel dropped (the counter SO_RXQ_OVFL reports with each
+ * datagram; libuv's recvmmsg hands over no control messages, so it is read with SO_MEMINFO). */
+static bool kernel_drops(recd_listener *l, uint32_t *drops)
+{
+#if defined(SO_MEMINFO)
+    uv_os_fd_t fd;
+    uint32_t mem[SK_MEMINFO_VARS];
+    socklen_t len = sizeof mem;
+    if (l->cfg.transport != RECD_WIRE_UDP || l->closing || uv_fileno(&l->h.handle, &fd) < 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0 || len <= SK_MEMINFO_DROPS * sizeof *mem)
+        return false;
+    *drops = mem[SK_MEMINFO_DROPS];
+    return true;
+#else
+    (void)l;
+    (void)drops;
+    return false;
+#endif
+}
+
+void ingest_count_udp_drops(recd_ingest *g)
+{
+    recd_listener *l;
+    LIST_FOREACH(l, &g->listeners, link) {
+        uint32_t now;
+        if (!kernel_drops(l, &now))
+            continue;
+        recd_metric_add(g->metrics->udp_kernel_drops_total, 0, (uint32_t)(now - l->udp_kernel_drops));
+        l->udp_kernel_drops = now;
+    }
+}
+
 void ingest_drain_datagrams(recd_ingest *g)
 {
     recd_listener *l;
     LIST_FOREACH(l, &g->listeners, link)
         drain(l);
+    ingest_count_udp_drops(g);
+}
+
+/* limits.udp_receive_buffer: SO_RCVBUFFORCE passes net.core.rmem_max when recd may (root or
+ * CAP_NET_ADMIN), else SO_RCVBUF gets what the kernel allows. */
+static void size_receive_buffer(recd_listener *l)
+{
+    uint64_t want64 = l->ingest->cfg->limits.udp_receive_buffer;
+    int want = want64 > INT_MAX / 2 ? INT_MAX / 2 : (int)want64, got = 0;
+    socklen_t len = sizeof got;
+    uv_os_fd_t fd;
+    if (uv_fileno(&l->h.handle, &fd) < 0)
+        return;
+#if defined(SO_RCVBUFFORCE)
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof want) < 0)
+#endif
+        (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof want);
+    if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len) < 0)
+        return;
+    /* Linux reports twice the size asked (the other half is its bookkeeping). */
+    if (got / 2 < want)
+        log_warn("%s: receive buffer is %d bytes, not limits.udp_receive_buffer's %d (raise "
+                 "net.core.rmem_max); bursts may be dropped by the kernel",
+                 l->cfg.url, got / 2, want);
 }
 
 int listener_udp_start(recd_listener *l)
@@ -113,9 +173,7 @@ int listener_udp_start(recd_listener *l)
     l->udp_buf = malloc(LISTENER_UDP_BUFFER);
     if (!l->udp_buf)
         return -ENOMEM;
-    int size = LISTENER_UDP_RCVBUF;
-    if (uv_recv_buffer_size(&l->h.handle, &size) < 0)
-        log_warn("%s: cannot enlarge the receive buffer; bursts may be dropped by the kernel",
-                 l->cfg.url);
+    size_receive_buffer(l);
+    (void)kernel_drops(l, &l->udp_kernel_drops); /* drops before recd owned it are not its own */
     return uv_udp_recv_start(&l->h.udp, alloc_cb, recv_cb);
 }

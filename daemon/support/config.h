@@ -55,6 +55,8 @@ typedef struct recd_config {
         uint64_t max_frame;                /* largest input message, bytes */
         uint64_t session_buffer;           /* per session, before backpressure */
         uint64_t process_buffer;           /* all sessions, before backpressure */
+        uint64_t udp_receive_buffer;       /* SO_RCVBUF of each UDP listener */
+        bool batch_huge_pages;             /* MADV_HUGEPAGE on the batch pool's slabs */
         uint32_t max_sessions, max_connections;
         uint32_t max_connections_per_peer; /* stream connections from one address */
         uint64_t idle_timeout_ms;          /* a connection holding no session; 0 = off */

@@ -87,6 +87,13 @@ const row recd_cfg_rows[] = {
     {"limits.process_buffer", T_SIZE, OFF(limits.process_buffer), MIB, TIB, F_LIVE, "256MiB", NULL,
      "Bytes buffered over all sessions before recd stops reading every connection; also the most "
      "freed memory kept mapped for reuse while a load lasts."},
+    {"limits.udp_receive_buffer", T_SIZE, OFF(limits.udp_receive_buffer), 64 * KIB, GIB, 0, "8MiB", NULL,
+     "Kernel receive buffer (SO_RCVBUF) of each UDP listener: the datagrams that can queue while the "
+     "loop is busy. Datagrams beyond it are dropped by the kernel (recd_udp_kernel_drops_total)."},
+    {"limits.batch_huge_pages", T_BOOL, OFF(limits.batch_huge_pages), 0, 0, 0, "false", NULL,
+     "Map the writer's batch memory with transparent huge pages (MADV_HUGEPAGE): one page fault per "
+     "2 MiB instead of per 4 KiB, each zeroing 2 MiB at once. Worth it where page faults are dear "
+     "(some hypervisors); elsewhere it costs loop CPU (docs/performance.md)."},
     {"limits.max_sessions", T_U32, OFF(limits.max_sessions), 1, 1000000, F_LIVE, "10000", NULL,
      "Recording sessions open at once; further open messages are refused."},
     {"limits.max_connections", T_U32, OFF(limits.max_connections), 1, 1000000, F_LIVE, "1024", NULL,

@@ -129,6 +129,8 @@ typedef struct recd_daemon_metrics {
     recd_metric *bytes_written_total;       /* deprecated name of written_bytes_total */
     recd_metric *files_finalized_total;     /* counter */
     recd_metric *flush_latency_seconds;     /* histogram */
+    recd_metric *loop_lag_seconds;          /* histogram: busy time of each loop iteration */
+    recd_metric *udp_kernel_drops_total;    /* counter: datagrams the kernel dropped, socket full */
     recd_metric *buffered_bytes;            /* gauge */
     recd_metric *backpressure_events_total; /* counter */
     recd_metric *config_reloads_total;      /* counter {result: ok, failed} */

@@ -171,6 +171,8 @@ static writer_batch *open_batch(writer_stage *w, writer_queue *q, writer_part *p
     commit_cursor(q);
     if (q->open && q->open->part != p)
         writer_seal(q);
+    if (w)
+        q->pool = &w->buffers;
     if (!q->open) {
         q->open = calloc(1, sizeof *q->open);
         if (!q->open)
@@ -768,7 +770,7 @@ uint64_t writer_queue_discard(writer_queue *q)
         bytes += b->data.len + b->restart.len;
         if (b->end)
             part_free(b->part);
-        batch_free(NULL, b);
+        batch_free(q->pool, b);
         b = next;
     }
     q->head = q->tail = NULL;

@@ -70,6 +70,7 @@ typedef struct writer_queue {
     writer_batch *head, *tail; /* sealed, waiting for the next job */
     bool busy;                 /* a job is in flight */
     uint32_t size_hint;        /* size the last batch reached: the next one starts that large */
+    struct buffer_pool *pool;  /* where its batch buffers go back (they may be pool slots) */
 } writer_queue;
 
 /* Shared by all jobs: the output root, a pool of reusable compressors and one of batch buffers. */
