@@ -476,8 +476,8 @@ int carla_record_from_json(const carla_field *f, const json_t *j, recd_buf *out,
         uint8_t b[8];
         uint64_t u = 0;
         bool ok = true;
-        float fv;
-        double dv;
+        float fv = 0.0f; /* set on every path; -O3 cannot see it through carla_get_f32 */
+        double dv = 0.0;
         switch (f->type) {
         case CF_U8: ok = get_uint(v, 0xFF, &u); b[0] = (uint8_t)u; if (ok) rc = recd_buf_append(out, b, 1); break;
         case CF_U16: ok = get_uint(v, 0xFFFF, &u); st_le16(b, (uint16_t)u); if (ok) rc = recd_buf_append(out, b, 2); break;
