@@ -191,9 +191,24 @@ size_t carla_record_size(const carla_field *f, unsigned width, const uint8_t *p,
     return at;
 }
 
+size_t carla_fixed_size(const carla_field *f, unsigned width)
+{
+    size_t at = 0;
+    for (; f && f->name; f++) {
+        size_t s = scalar_size(f->type, width);
+        if (s == 0)
+            return 0; /* a string or a list: the size depends on the bytes */
+        at += s;
+    }
+    return at;
+}
+
 bool carla_records_fill(const carla_field *f, unsigned width, uint32_t count, const uint8_t *p,
                         size_t len)
 {
+    size_t fixed = carla_fixed_size(f, width);
+    if (fixed) /* most kinds: one multiplication instead of a walk over every record */
+        return (uint64_t)count * fixed == len;
     size_t at = 0;
     for (uint32_t i = 0; i < count; i++) {
         size_t r = carla_record_size(f, width, p + at, len - at);
