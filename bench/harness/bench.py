@@ -97,7 +97,8 @@ def run_tcp(env, sid, sc, prep, work):
             try:
                 r = one(env, sc, prep, system, os.path.join(work, "run"))
                 unit = "frames" if sc["kind"] == "carla" else "samples"
-                log(f"  {sid} rep {rep + 1} {system:11s} {r['samples_per_s'] / 1e3:9.2f} k {unit}/s"
+                digits = 2 if sc["kind"] == "carla" else 0
+                log(f"  {sid} rep {rep + 1} {system:11s} {r['samples_per_s'] / 1e3:9.{digits}f} k {unit}/s"
                     f"  cpu {r['cpu_s']:6.2f} s  hwm {(r['hwm_kib'] or 0) / 1024:6.0f} MiB"
                     f"  {r['bytes_per_sample']:6.1f} B/{unit[:-1]}  lost {r.get('lost')}"
                     + (f"  identical {r['identical']}/{r['identical_of']}" if "identical" in r else ""))

@@ -222,17 +222,6 @@ def targets(results, flush_interval_s=1.0):
         b = _ratio(y.get("bytes_per_sample"), r.get("bytes_per_sample"))
         rows.append(("S3: >= 4x fewer bytes/sample than rsyslog gzip",
                      _fmt(b, ".1f") + "x fewer" if b else "-", _verdict(b, 4.0)))
-    s = tcp_sum("S7")
-    if s:
-        r, w = s.get("recd", {}), s.get("raw", {})
-        q = _ratio(r.get("sps_med"), w.get("sps_med"))
-        clean = r.get("n") and r.get("lost") == 0 and not r.get("invalid") and r.get("identical_all")
-        verdict = _verdict(q, 0.5)
-        if verdict == "met" and not clean:
-            verdict = "missed (loss)"
-        rows.append(("S7: recd >= 0.5x raw frames/s with zero loss",
-                     (_fmt(q, ".2f") + "x" if q else "-") + f", lost {r.get('lost', '-')}, "
-                     f"identical {', '.join(r.get('identical', [])) or '-'}", verdict))
     s4 = results.get("S4", {}).get("summary", {}).get("recd")
     if s4 is not None:
         best = s4["best"]["rate_target"] if s4["best"] else 0
@@ -252,6 +241,17 @@ def targets(results, flush_interval_s=1.0):
         rows.append((f"S5: peak RSS <= 1 GiB with {s5['sessions']:,} sessions",
                      f"{s5['hwm_kib'] / MIB:.0f} MiB",
                      "met" if s5["hwm_kib"] <= 1024 * 1024 else "missed"))
+    s = tcp_sum("S7")
+    if s:
+        r, w = s.get("recd", {}), s.get("raw", {})
+        q = _ratio(r.get("sps_med"), w.get("sps_med"))
+        clean = r.get("n") and r.get("lost") == 0 and not r.get("invalid") and r.get("identical_all")
+        verdict = _verdict(q, 0.5)
+        if verdict == "met" and not clean:
+            verdict = "missed (loss)"
+        rows.append(("S7: recd >= 0.5x raw frames/s with zero loss",
+                     (_fmt(q, ".2f") + "x" if q else "-") + f", lost {r.get('lost', '-')}, "
+                     f"identical {', '.join(r.get('identical', [])) or '-'}", verdict))
     p99s = [s.get("recd", {}).get("flush_p99") for sid in ("S1", "S2", "S3", "S6")
             for s in [tcp_sum(sid)] if s]
     p99s = [p for p in p99s if p is not None]
