@@ -15,6 +15,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import carla  # noqa: E402
 import prepared  # noqa: E402
 import procs  # noqa: E402
 import perf_profile  # noqa: E402
@@ -77,12 +78,15 @@ def log(msg):
 
 def prepare(env, sid, sc, mode):
     """Scenario sid's fixed-seed streams for mode (full or quick), written once and cached."""
+    if sc["kind"] == "carla":
+        return carla.ensure(env, f"{sid}-{mode}", sc, log=log)
     return prepared.ensure(env, f"{sid}-{mode}", sc["format"], sc["sessions"],
                            scenarios.prepared_samples(sc), scenarios.encodings(sc),
                            prefix=sid.lower() + "-", log=log)
 
 
 def run_tcp(env, sid, sc, prep, work):
+    one = carla.run if sc["kind"] == "carla" else runs.tcp
     results = {s: [] for s in sc["systems"]}
     for rep in range(sc["reps"]):
         order = sc["systems"][rep % len(sc["systems"]):] + sc["systems"][:rep % len(sc["systems"])]
@@ -91,10 +95,13 @@ def run_tcp(env, sid, sc, prep, work):
                 results[system].append({"error": "recd binary not built yet"})
                 continue
             try:
-                r = runs.tcp(env, sc, prep, system, os.path.join(work, "run"))
-                log(f"  {sid} rep {rep + 1} {system:11s} {r['samples_per_s'] / 1e3:9.0f} k samples/s"
+                r = one(env, sc, prep, system, os.path.join(work, "run"))
+                unit = "frames" if sc["kind"] == "carla" else "samples"
+                digits = 2 if sc["kind"] == "carla" else 0
+                log(f"  {sid} rep {rep + 1} {system:11s} {r['samples_per_s'] / 1e3:9.{digits}f} k {unit}/s"
                     f"  cpu {r['cpu_s']:6.2f} s  hwm {(r['hwm_kib'] or 0) / 1024:6.0f} MiB"
-                    f"  {r['bytes_per_sample']:6.1f} B/sample  lost {r.get('lost')}")
+                    f"  {r['bytes_per_sample']:6.1f} B/{unit[:-1]}  lost {r.get('lost')}"
+                    + (f"  identical {r['identical']}/{r['identical_of']}" if "identical" in r else ""))
             except (procs.BenchError, subprocess.SubprocessError, OSError) as e:
                 r = {"error": str(e)[:300]}
                 log(f"  {sid} rep {rep + 1} {system}: FAILED {r['error']}")
@@ -139,12 +146,13 @@ def run_idle(env, sid, sc, work):
 def run_profiles(env, specs, preps, work, results_dir):
     """--profile: one recd run per selected scenario under perf; numbers are not reported."""
     for sid, sc in specs.items():
-        if sc["kind"] not in ("tcp", "udp") or not env.have_recd:
+        if sc["kind"] not in ("tcp", "udp", "carla") or not env.have_recd:
             continue
         prof = perf_profile.Profiler(os.path.join(results_dir, f"profile-{sid}.txt"))
         try:
-            if sc["kind"] == "tcp":
-                runs.tcp(env, sc, preps[sid], "recd", os.path.join(work, "run"), profiler=prof)
+            if sc["kind"] in ("tcp", "carla"):
+                one = carla.run if sc["kind"] == "carla" else runs.tcp
+                one(env, sc, preps[sid], "recd", os.path.join(work, "run"), profiler=prof)
             else:
                 rate = sc.get("profile_rate", sc["rates"][-1])
                 runs.udp_step(env, sc, preps[sid], "recd", rate, os.path.join(work, "run"),
@@ -179,6 +187,8 @@ def render(mode, info, specs, results, have_recd=True):
             continue
         if sc["kind"] == "tcp":
             out += report.tcp_table(sid, sc, r["summary"])
+        elif sc["kind"] == "carla":
+            out += report.carla_table(sid, sc, r["summary"])
         elif sc["kind"] == "udp":
             out += report.udp_table(sid, sc, r["summary"])
         else:
@@ -240,7 +250,7 @@ def main():
         + ("" if env.have_recd else "; recd NOT built: baselines only"))
 
     preps = {sid: prepare(env, sid, sc, a.mode) for sid, sc in specs.items()
-             if sc["kind"] in ("tcp", "udp")}
+             if sc["kind"] in ("tcp", "udp", "carla")}
     if a.profile:
         os.makedirs(os.path.dirname(os.path.abspath(a.results)), exist_ok=True)
         run_profiles(env, specs, preps, a.work, os.path.dirname(os.path.abspath(a.results)))
@@ -248,7 +258,7 @@ def main():
     results = {}
     for sid, sc in specs.items():
         log(f"{sid}: {scenarios.title(sc)}")
-        if sc["kind"] == "tcp":
+        if sc["kind"] in ("tcp", "carla"):
             results[sid] = run_tcp(env, sid, sc, preps[sid], a.work)
         elif sc["kind"] == "udp":
             results[sid] = run_udp(env, sid, sc, preps[sid], a.work)

@@ -47,6 +47,10 @@ def summarize_tcp(runs):
             "run_cpu_per_m": _median_per_m(ok, "run_cpu_s"),
             "loop_cpu_per_m": _median_per_m(ok, "loop_cpu_s"),
             "sender_cpu_per_m": _median_per_m(ok, "sender_cpu_s"),
+            # S7: outputs equal to what was sent, byte for byte, per run ("3/100")
+            "identical": [f"{r['identical']}/{r['identical_of']}" for r in ok if "identical" in r],
+            "identical_all": all(r["identical"] == r["identical_of"] for r in ok
+                                 if "identical" in r),
         }
     return out
 
@@ -89,6 +93,47 @@ def tcp_table(sid, sc, summary):
             f"{s['cpu_per_m']:.2f} | {_fmt(s['hwm_mib'], '.0f')} | {s['bytes_per_sample']:.1f} | "
             f"{lost} | "
             f"{p99} |")
+    return lines
+
+
+def carla_table(sid, sc, summary):
+    """S7: frames/s side by side with the raw copy, the live rate the episodes need, CPU per frame
+    (CPU s per 1M frames = microseconds per frame) and the zero-loss checks."""
+    live = sc["sessions"] * sc["fps"]
+    first = summary[next(iter(summary))] if summary else {}
+    lines = [f"### {sid}: {scenarios.title(sc)}", "",
+             f"{first.get('samples', 0):,} frames per run ({sc['sessions']} episodes, one TCP "
+             f"connection, sent as fast as the receiver takes them); live, the episodes produce "
+             f"{live:,} frames/s.", "",
+             "| system | runs | frames/s median (min-max) | recd / this | x live rate "
+             "| loop CPU us/frame | process CPU us/frame | sender CPU us/frame | peak RSS MiB "
+             "| bytes/frame | frames lost | byte-identical | flush p99 |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    recd = summary.get("recd", {})
+    for system, s in summary.items():
+        if s["n"] == 0:
+            lines.append(f"| {system} | 0 | not measured: {'; '.join(s['errors'])[:160]} "
+                         "| | | | | | | | | | |")
+            continue
+        ratio = _ratio(recd.get("sps_med"), s["sps_med"]) if system != "recd" else None
+        lost = "n/a" if s["lost"] is None else f"{s['lost']:,}"
+        if s["invalid"]:
+            lost += f" ({s['invalid']} unreadable files)"
+        p99 = "-" if s["flush_p99"] is None else f"{s['flush_p99'] * 1000:.1f} ms"
+        rate = lambda v: "-" if v is None else f"{v:,.0f}"  # noqa: E731
+        lines.append(
+            f"| {system} | {s['n']} | {rate(s['sps_med'])} ({rate(s['sps_min'])}-"
+            f"{rate(s['sps_max'])}) | {_fmt(ratio, '.2f')}{'x' if ratio else ''} | "
+            f"{s['sps_med'] / live:.1f}x | {_fmt(s['loop_cpu_per_m'], '.1f')} | "
+            f"{_fmt(s['run_cpu_per_m'] or s['cpu_per_m'], '.1f')} | "
+            f"{_fmt(s['sender_cpu_per_m'], '.1f')} | {_fmt(s['hwm_mib'], '.0f')} | "
+            f"{s['bytes_per_sample']:,.0f} | {lost} | {', '.join(s['identical']) or '-'} | "
+            f"{p99} |")
+    lines += ["", "recd's process CPU is from the sender's first byte to the last log finalized; "
+              "raw's is socat's whole run. byte-identical: recd's output logs equal to their "
+              "episode's `rectool generate` log / episodes; raw: the capture equal to the sent "
+              "stream. frames lost: frames sent minus frames read back (`rectool info --json` on "
+              "recd's logs, state frames counted in raw's capture)."]
     return lines
 
 
@@ -196,6 +241,17 @@ def targets(results, flush_interval_s=1.0):
         rows.append((f"S5: peak RSS <= 1 GiB with {s5['sessions']:,} sessions",
                      f"{s5['hwm_kib'] / MIB:.0f} MiB",
                      "met" if s5["hwm_kib"] <= 1024 * 1024 else "missed"))
+    s = tcp_sum("S7")
+    if s:
+        r, w = s.get("recd", {}), s.get("raw", {})
+        q = _ratio(r.get("sps_med"), w.get("sps_med"))
+        clean = r.get("n") and r.get("lost") == 0 and not r.get("invalid") and r.get("identical_all")
+        verdict = _verdict(q, 0.5)
+        if verdict == "met" and not clean:
+            verdict = "missed (loss)"
+        rows.append(("S7: recd >= 0.5x raw frames/s with zero loss",
+                     (_fmt(q, ".2f") + "x" if q else "-") + f", lost {r.get('lost', '-')}, "
+                     f"identical {', '.join(r.get('identical', [])) or '-'}", verdict))
     p99s = [s.get("recd", {}).get("flush_p99") for sid in ("S1", "S2", "S3", "S6")
             for s in [tcp_sum(sid)] if s]
     p99s = [p for p in p99s if p is not None]

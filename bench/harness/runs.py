@@ -92,9 +92,10 @@ def send_tcp_args(env, sc, prep, which, port):
     return args + ["--conn", ",".join(prep.files(sc["input"]))]
 
 
-def tcp(env, sc, prep, which, run_dir, profiler=None):
-    """A TCP scenario (S1, S2, S3, S6) for one system; returns the measurements. A profiler
-    (perf_profile.Profiler) is attached to the system's process for the measured part."""
+def tcp(env, sc, prep, which, run_dir, profiler=None, read_back=None):
+    """A TCP scenario (S1, S2, S3, S6, S7) for one system; returns the measurements. A profiler
+    (perf_profile.Profiler) is attached to the system's process for the measured part. read_back
+    (system -> dict like readback's) replaces the system's own count of what is on disk (S7)."""
     fresh_dir(run_dir)
     states = prep.meta["states"]
     sysm = make_system(env, which, run_dir, sc)
@@ -152,7 +153,7 @@ def tcp(env, sc, prep, which, run_dir, profiler=None):
     finally:
         stop = sysm.stop(grace=1.5) if which == "rsyslog" else sysm.stop()
     res["stop"] = stop
-    rb = sysm.readback()
+    rb = read_back(sysm) if read_back else sysm.readback()
     _finish(res, which, states, rb)
     shutil.rmtree(run_dir, ignore_errors=True)
     return res

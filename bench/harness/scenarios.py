@@ -31,6 +31,13 @@ FULL = {
                format="samp-onfoot", sessions=1000, samples=1_000_000, input="ndjson",
                rsyslog_input="sysjson", rsyslog_zip=0, rsyslog_cache=1100,
                systems=TCP_SYSTEMS, reps=3),
+    # 100 CARLA episodes of 200 actors at CARLA's 20 frames/s, interleaved by time on one TCP
+    # connection and sent as fast as the receiver takes them: frames/s against the raw copy of the
+    # same bytes, and against the 2,000 frames/s the episodes produce live.
+    "S7": dict(kind="carla", title="{sessions:,} CARLA episodes x {actors} actors at {fps} "
+               "frames/s ({seconds} s each), TCP binary frames",
+               sessions=100, actors=200, fps=20, seconds=20, seed=1, session_prefix="s7",
+               input="wire", systems=["recd", "raw"], reps=3),
 }
 
 QUICK = {
@@ -39,6 +46,7 @@ QUICK = {
     "S3": dict(FULL["S3"], samples=100_000, reps=1, systems=["recd", "rsyslog"]),
     "S4": dict(FULL["S4"], seconds=1, rates=[100_000, 200_000], systems=["recd"]),
     "S5": dict(FULL["S5"], sessions=10_000, seconds=10),
+    "S7": dict(FULL["S7"], seconds=5, reps=1),
 }
 
 
@@ -54,6 +62,8 @@ def encodings(sc):
 
 
 def prepared_samples(sc):
+    if sc["kind"] == "carla":
+        return sc["sessions"] * sc["seconds"] * sc["fps"]
     if sc["kind"] == "udp":
         return max(sc["rates"]) * sc["seconds"]
     return sc["samples"]

@@ -107,10 +107,16 @@ static int put_records(carla_writer *w, unsigned kind, unsigned id)
     }
     size_t at = 0;
     uint32_t left = w->counts[kind];
+    size_t fixed = ki->fields ? carla_fixed_size(ki->fields, w->open.width) : 0;
     do {
         uint32_t n = left > MAX_RECORDS ? MAX_RECORDS : left;
         size_t bytes = 0;
-        for (uint32_t i = 0; i < n; i++) {
+        if (fixed) { /* most kinds: no walk over every record */
+            bytes = (size_t)n * fixed;
+            if (bytes > r->len - at)
+                return -EBADMSG;
+        }
+        for (uint32_t i = 0; !fixed && i < n; i++) {
             size_t s = ki->fields ? carla_record_size(ki->fields, w->open.width, r->data + at + bytes,
                                                       r->len - at - bytes)
                                   : r->len - at;
