@@ -32,6 +32,7 @@
 #define INGEST_ERROR_DRAIN_MS 5000u    /* after an error reply: read and discard this long, at most */
 
 typedef struct recd_ingest recd_ingest;
+struct nats_source; /* listener_nats.c */
 
 typedef struct recd_listener {
     LIST_ENTRY(recd_listener) link;
@@ -46,7 +47,9 @@ typedef struct recd_listener {
         uv_tcp_t tcp;
         uv_pipe_t pipe;
         uv_udp_t udp;
+        uv_async_t async; /* nats:// (listener_nats.c) */
     } h;
+    struct nats_source *nats; /* nats:// only */
     uint8_t *udp_buf;
     input_tally udp_tally; /* published after each batch of datagrams */
     char bound[RECD_CONFIG_URL_MAX + 64]; /* "tcp://127.0.0.1:40123" */
@@ -96,6 +99,7 @@ struct recd_ingest {
     size_t live_conns;    /* conns not closing: what limits.max_connections counts */
     uint64_t partial_bytes; /* unfinished frames held by every decoder: count toward process_buffer */
     peer_counts peers;    /* live connections per peer address */
+    LIST_HEAD(nats_list, nats_source) nats_sources; /* nats:// inputs, retiring ones too */
     uv_timer_t sweep;     /* idle, frame and drain deadlines */
     bool sweeping;        /* the sweep timer is initialised */
     bool resume_due;      /* unfinished frames were released: paused connections may read */
