@@ -16,6 +16,7 @@ packages=(
   time                               # /usr/bin/time: rectool send's peak memory (rectool_send_stream)
   scdoc man-db                       # man pages from docs/man/*.scd; `man -w` in package_deb
   zsh                                # parses the zsh completions (tests/repo/completions.sh)
+  libnats-dev nats-server            # the fleet on NATS JetStream: nats:// in recd and rectool send; its tests
   "$@"
 )
 

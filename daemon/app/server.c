@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ingest/listener_nats.h"
 #include "recd/recovery.h"
 #include "recd/units.h"
 #include "support/log.h"

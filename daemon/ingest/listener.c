@@ -2,7 +2,6 @@
 /* Listener setup and teardown: binding TCP, UDP and Unix sockets from the configuration, adopting
  * sockets passed by systemd, naming what is bound, and closing (see listener.h). */
 #include "listener.h"
-#include "listener_nats.h"
 
 #include <errno.h>
 #include <netinet/in.h>

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* nats:// inputs (listener_nats.h): the worker thread that talks to JetStream (connection,
+/* nats:// inputs (listener.h): the worker thread that talks to JetStream (connection,
  * stream, lease bucket, consumers, leases, pulls) and the loop-thread side that decodes,
  * dispatches and acknowledges once written. The two share only the per-partition queues, the
  * in-flight counts and a few flags, under one mutex. */
-#include "listener_nats.h"
+
+#include "listener.h"
 
 #include <errno.h>
 #include <stdio.h>
