@@ -66,6 +66,7 @@ typedef struct nats_partition {
     /* worker thread */
     natsSubscription *sub;
     bool owned;
+    bool draining; /* given up for a fair share: released once nothing of it is in flight */
     uint64_t lease_rev;
     uint64_t renewed_ms; /* last successful claim or renewal */
     /* shared, under src->lock */
@@ -319,10 +320,75 @@ static void count_renew_failure(nats_source *src)
     pthread_mutex_unlock(&src->lock);
 }
 
-/* Renews the leases held and claims the free ones. */
+/* Announces this instance (key i.NAME, expiring with the bucket's TTL) and counts the live ones:
+ * each should own about partitions / instances. 1 when they cannot be counted. */
+static uint32_t live_instances(nats_source *src)
+{
+    char key[160];
+    snprintf(key, sizeof key, "i.%s", src->instance);
+    uint64_t rev = 0;
+    if (kvStore_PutString(&rev, src->kv, key, src->instance) != NATS_OK)
+        return 1;
+    kvKeysList keys = {0};
+    if (kvStore_Keys(&keys, src->kv, NULL) != NATS_OK)
+        return 1;
+    uint32_t n = 0;
+    for (int i = 0; i < keys.Count; i++)
+        n += keys.Keys[i] && strncmp(keys.Keys[i], "i.", 2) == 0;
+    kvKeysList_Destroy(&keys);
+    return n ? n : 1;
+}
+
+static void release_partition(nats_source *src, nats_partition *p)
+{
+    natsSubscription_Destroy(p->sub);
+    p->sub = NULL;
+    p->owned = false;
+    p->draining = false;
+    pthread_mutex_lock(&src->lock);
+    p->owned_shared = false;
+    pthread_mutex_unlock(&src->lock);
+    char key[32];
+    lease_key(p, key, sizeof key);
+    kvStore_Delete(src->kv, key);
+    log_info("%s: partition %u handed back for another instance", src->l->cfg.url, p->no);
+}
+
+/* More than a fair share: the highest partitions owned stop being pulled, and are released once
+ * every message taken from them is acknowledged, so they never have two owners at once. */
+static void rebalance(nats_source *src, uint32_t fair)
+{
+    uint32_t owned = 0;
+    for (uint32_t i = 0; i < src->nparts; i++)
+        owned += src->parts[i].owned && !src->parts[i].draining;
+    for (uint32_t i = src->nparts; i-- > 0 && owned > fair;) {
+        nats_partition *p = &src->parts[i];
+        if (p->owned && !p->draining) {
+            p->draining = true;
+            owned--;
+        }
+    }
+    for (uint32_t i = 0; i < src->nparts; i++) {
+        nats_partition *p = &src->parts[i];
+        if (!p->draining)
+            continue;
+        pthread_mutex_lock(&src->lock);
+        bool idle = p->in_flight == 0;
+        pthread_mutex_unlock(&src->lock);
+        if (idle)
+            release_partition(src, p);
+    }
+}
+
+/* Renews the leases held, claims free ones up to a fair share and hands back the excess. */
 static void tend_leases(nats_source *src)
 {
     uint64_t now = mono_ms();
+    uint32_t instances = live_instances(src);
+    uint32_t fair = (src->nparts + instances - 1) / instances;
+    uint32_t owned = 0;
+    for (uint32_t i = 0; i < src->nparts; i++)
+        owned += src->parts[i].owned;
     for (uint32_t i = 0; i < src->nparts && !stopping(src); i++) {
         nats_partition *p = &src->parts[i];
         char key[32];
@@ -338,10 +404,15 @@ static void tend_leases(nats_source *src)
             count_renew_failure(src);
             set_error(src, "lease renewal", s);
             /* Another owner may take it once the lease has expired: stop well before that. */
-            if (s != NATS_TIMEOUT || now - p->renewed_ms > src->lease_ttl_ms * 2 / 3)
+            if (s != NATS_TIMEOUT || now - p->renewed_ms > src->lease_ttl_ms * 2 / 3) {
                 drop_ownership(src, p, "its lease could not be renewed");
+                p->draining = false;
+                owned--;
+            }
             continue;
         }
+        if (owned >= fair)
+            continue;
         uint64_t rev = 0;
         natsStatus s = kvStore_CreateString(&rev, src->kv, key, src->instance);
         if (s != NATS_OK)
@@ -353,11 +424,14 @@ static void tend_leases(nats_source *src)
             continue;
         }
         p->owned = true;
+        owned++;
         pthread_mutex_lock(&src->lock);
         p->owned_shared = true;
         pthread_mutex_unlock(&src->lock);
         log_info("%s: partition %u claimed by %s", src->l->cfg.url, p->no, src->instance);
     }
+    if (!stopping(src))
+        rebalance(src, fair);
 }
 
 /* Pulls what room allows from one partition and hands it to the loop. Returns messages taken. */
@@ -414,6 +488,11 @@ static void release_leases(nats_source *src)
         if (src->kv && now - p->renewed_ms < src->lease_ttl_ms)
             kvStore_Delete(src->kv, key);
     }
+    if (src->kv) {
+        char key[160];
+        snprintf(key, sizeof key, "i.%s", src->instance);
+        kvStore_Delete(src->kv, key);
+    }
 }
 
 static void *worker_main(void *arg)
@@ -459,7 +538,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&src->lock);
         int got = 0;
         for (uint32_t i = 0; i < src->nparts && !retiring; i++)
-            if (src->parts[i].owned)
+            if (src->parts[i].owned && !src->parts[i].draining)
                 got += pull(src, &src->parts[i]);
         if (!got)
             worker_wait(src, NATS_IDLE_WAIT_MS);
@@ -778,6 +857,10 @@ static void default_names(nats_source *src, const recd_config *cfg)
         char host[64] = "recd";
         gethostname(host, sizeof host - 1);
         snprintf(src->instance, sizeof src->instance, "%s-%ld", host, (long)getpid());
+        for (char *c = src->instance; *c; c++) /* a key token: no dots */
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= '0' && *c <= '9') || *c == '-'))
+                *c = '_';
     }
 }
 
