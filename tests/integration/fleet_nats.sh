@@ -76,7 +76,7 @@ nats:
 YAML
 "$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>"$tmp/log" &
 recd_pid=$!
-wait_for 20 grep -q '^metrics ' "$tmp/ports"
+wait_for 20 grep -qs "^metrics " "$tmp/ports"
 if grep -q 'without NATS support' "$tmp/log"; then
     echo "SKIP: recd was built without libnats"
     exit 77

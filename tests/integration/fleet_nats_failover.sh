@@ -60,7 +60,7 @@ nats:
 YAML
     "$RECD" --config "$tmp/$1.yaml" --print-ports >"$tmp/$1.ports" 2>"$tmp/$1.log" &
     pid_out=$!
-    wait_for 20 grep -q '^metrics ' "$tmp/$1.ports"
+    wait_for 20 grep -qs '^metrics ' "$tmp/$1.ports"
     if grep -q 'without NATS support' "$tmp/$1.log"; then
         echo "SKIP: recd was built without libnats"
         exit 77
