@@ -3,7 +3,8 @@
 # every standard .rec of the corpus published with `rectool send --to nats://` comes out
 # byte-identical, a generated .recap holds the same messages, recd creates the stream, the
 # consumers and the lease bucket itself, /healthz fails while the server is down, and what is
-# published after the server restarts is recorded too.
+# published after the server restarts is recorded too, and a publisher whose messages are not
+# confirmed says so.
 set -u
 corpus="${RECD_CORPUS_DIR:-}/samp-rec"
 if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
@@ -150,6 +151,26 @@ code=$?
 recd_pid=
 [ "$code" -eq 0 ] || fail "recd exited with $code after SIGTERM"
 find "$tmp/out" -name '*.part' | grep -q . && fail ".part files left: $(find "$tmp/out" -name '*.part')"
+
+# 3. A publisher never drops in silence: to a prefix no stream covers, and with the server killed
+# in the middle, the unconfirmed messages are reported and the exit code is 3.
+"$RECTOOL" send "$tmp/gen.rec" --to "nats://127.0.0.1:$port/nostream" --session lost --speed max \
+    --ack-timeout 1s >"$tmp/lost.out" 2>&1
+code=$?
+[ "$code" -eq 3 ] || fail "publishing where no stream listens exited $code, not 3"
+grep -q 'not confirmed by JetStream' "$tmp/lost.out" || fail "no loss reported: $(cat "$tmp/lost.out")"
+"$RECTOOL" generate --format samp-vehicle --duration 3s --seed 9 -o "$tmp/short.rec" >/dev/null
+"$RECTOOL" send "$tmp/short.rec" --to "$url" --partitions 4 --session cut --speed 1 --ack-timeout 1s \
+    >"$tmp/cut.out" 2>&1 &
+sender=$!
+sleep 1
+kill -9 "$nats_pid"
+wait "$nats_pid" 2>/dev/null
+nats_pid=
+wait "$sender"
+code=$?
+[ "$code" -eq 3 ] || fail "publishing while the server died exited $code, not 3: $(cat "$tmp/cut.out")"
+grep -qE 'not confirmed|publishing to' "$tmp/cut.out" || fail "the lost messages were not reported: $(cat "$tmp/cut.out")"
 
 one_file() { # SESSION: the single file recorded for it
     local files

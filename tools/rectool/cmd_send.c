@@ -41,6 +41,8 @@ static const char usage[] =
     "                       PREFIX.<partition>.<session> (docs/fleet.md), waiting for its ack\n"
     "  --partitions N       with nats://: the fleet's partition count (default 8)\n"
     "  --max-in-flight N    with nats://: publishes awaiting their ack, at most (default 1024)\n"
+    "  --ack-timeout DUR    with nats://: how long to wait for acks (a full window, or the last\n"
+    "                       ones) before the unconfirmed messages are reported lost (default 10s)\n"
     "  --auth TOKEN         the daemon's auth.token, put in every open message (1..255\n"
     "                       printable ASCII characters, no spaces; 256 with ndjson)\n"
     "\n"
@@ -756,6 +758,7 @@ static int parse_args(int argc, char **argv, send_args *a)
         {"duration", required_argument, NULL, 'd'},  {"seed", required_argument, NULL, 'S'},
         {"auth", required_argument, NULL, 'a'},      {"help", no_argument, NULL, 'h'},
         {"partitions", required_argument, NULL, 'P'}, {"max-in-flight", required_argument, NULL, 'M'},
+        {"ack-timeout", required_argument, NULL, 'A'},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->speed = 1;
@@ -821,6 +824,15 @@ static int parse_args(int argc, char **argv, send_args *a)
                 return rt_usage_error("send", usage, "bad --max-in-flight '%s' (1..1000000)", optarg);
             a->nats.max_in_flight = (int)v;
             break;
+        case 'A': {
+            uint64_t ms;
+            if (rt_parse_duration("send", usage, "--ack-timeout", optarg, &ms) != 0)
+                return RT_EXIT_USAGE;
+            if (ms == 0 || ms > 3600000)
+                return rt_usage_error("send", usage, "--ack-timeout: '%s' is out of range (1ms .. 1h)", optarg);
+            a->nats.stall_ms = (int64_t)ms;
+            break;
+        }
         case 'h': fputs(usage, stdout); return RT_EXIT_OK;
         default: return rt_bad_option("send", usage, argv, c);
         }

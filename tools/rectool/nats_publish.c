@@ -43,6 +43,7 @@ int rt_nats_close(rt_nats *n, char *err, size_t errlen) { return rt_nats_flush(n
 
 struct rt_nats {
     natsConnection *nc;
+    int64_t ack_wait_ms;
     jsCtx *js;
     recd_fleet_url url;
     uint32_t partitions;
@@ -50,6 +51,7 @@ struct rt_nats {
     uint64_t bytes;
     pthread_mutex_t lock; /* the ack error handler runs on a libnats thread */
     uint64_t lost;
+    uint64_t reported; /* lost messages already reported by rt_nats_flush */
     char first_error[200];
 };
 
@@ -103,6 +105,7 @@ int rt_nats_open(rt_nats **out, const char *url, const rt_nats_options *opt, cha
         jo.PublishAsync.ErrHandler = on_pub_error;
         jo.PublishAsync.ErrHandlerClosure = n;
         jo.PublishAsync.StallWait = opt && opt->stall_ms ? opt->stall_ms : 10000;
+        n->ack_wait_ms = jo.PublishAsync.StallWait;
         s = natsConnection_JetStream(&n->js, n->nc, &jo);
     }
     if (s != NATS_OK) {
@@ -145,7 +148,7 @@ int rt_nats_flush(rt_nats *n, char *err, size_t errlen)
         return 0;
     jsPubOptions po;
     jsPubOptions_Init(&po);
-    po.MaxWait = 30000;
+    po.MaxWait = n->ack_wait_ms;
     natsStatus s = js_PublishAsyncComplete(n->js, &po);
     if (s != NATS_OK) {
         /* Still unconfirmed after the wait: every one of them counts as lost. */
@@ -161,9 +164,10 @@ int rt_nats_flush(rt_nats *n, char *err, size_t errlen)
         }
     }
     pthread_mutex_lock(&n->lock);
-    uint64_t lost = n->lost;
+    uint64_t lost = n->lost, fresh = n->lost - n->reported;
+    n->reported = n->lost;
     pthread_mutex_unlock(&n->lock);
-    if (lost) {
+    if (fresh) {
         if (err)
             snprintf(err, errlen, "%llu messages were not confirmed by JetStream (first: %s)",
                      (unsigned long long)lost, n->first_error);

@@ -18,7 +18,8 @@ typedef struct rt_nats_options {
     uint32_t partitions;     /* 0 = RECD_FLEET_DEFAULT_PARTITIONS; must match the fleet's */
     int max_in_flight;       /* publishes awaiting an ack (0 = 1024) */
     int64_t buffer_bytes;    /* kept while the server is unreachable (0 = 8 MiB) */
-    int64_t stall_ms;        /* how long a full window may block one publish (0 = 10000) */
+    int64_t stall_ms;        /* how long a full window may block one publish, and the last acks
+                                may take at the end (0 = 10000) */
 } rt_nats_options;
 
 /* True when url is a nats:// URL (the build may still lack NATS support). */
