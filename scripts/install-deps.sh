@@ -18,6 +18,7 @@ packages=(
   scdoc man-db                       # man pages from docs/man/*.scd; `man -w` in package_deb
   zsh                                # parses the zsh completions (tests/repo/completions.sh)
   openjdk-17-jdk-headless            # javac and jar: builds and tests the Java client (clients/java)
+  libnats-dev nats-server            # the fleet on NATS JetStream: nats:// in recd and rectool send; its tests
   "$@"
 )
 

@@ -80,6 +80,9 @@ static void health(void *ctx, recd_health_report *r)
     recd_server *s = ctx;
     uint64_t now = uv_now(s->loop);
     uint64_t last = s->sessions.last_write_error_ms;
+    char why[400];
+    if (ingest_nats_unhealthy(&s->ingest, why, sizeof why))
+        recd_health_fail(r, "nats", "%s", why);
     if (s->root_lost)
         recd_health_fail(r, "output_root",
                          "the output root %s was removed or replaced: files cannot be written until it "
@@ -99,6 +102,7 @@ static void refresh_metrics(void *ctx)
     recd_metric_set(s->metrics.buffered_bytes, 0, (int64_t)s->sessions.env.buffered);
     recd_metric_set(s->metrics.partial_frame_bytes, 0, (int64_t)s->ingest.partial_bytes);
     recd_metric_set(s->metrics.connections_open, 0, (int64_t)s->ingest.live_conns);
+    ingest_nats_refresh_metrics(&s->ingest);
     int64_t by_format[RECD_M_FORMATS] = {0};
     recd_session *sess;
     LIST_FOREACH(sess, &s->sessions.live, live)
@@ -230,6 +234,7 @@ static void finish_close(recd_server *s)
         s->http = NULL;
     }
     ingest_close_listeners(&s->ingest);
+    ingest_nats_close_all(&s->ingest);
     const recd_sessions *r = &s->sessions;
     if (r->parts_left || r->bytes_lost || r->parts_vanished) {
         /* The exit status says it too: a supervisor or script must not take this for a clean stop. */
@@ -339,6 +344,14 @@ static void on_room(void *data)
 {
     recd_server *s = data;
     ingest_resume_paused(&s->ingest);
+    ingest_nats_progress(&s->ingest); /* acknowledge what is in files now */
+}
+
+/* record: a session is about to be freed: stream messages waiting for it are written. */
+static void on_session_freed(void *data, const recd_session *sess)
+{
+    recd_server *s = data;
+    ingest_nats_session_freed(&s->ingest, sess);
 }
 
 static void on_stop_signal(void *ctx) { server_shutdown(ctx); }
@@ -356,7 +369,8 @@ static int startup(recd_server *s)
     s->root_fd = rc;
     raise_fd_limit();
     recover(s); /* before any listener exists: no writer has a .part open yet */
-    sessions_events record_events = {.room = on_room, .gone = on_session_gone, .data = s};
+    sessions_events record_events = {
+        .room = on_room, .gone = on_session_gone, .freed = on_session_freed, .data = s};
     if ((rc = writer_stage_init(&s->writer, s->loop, s->root_fd)) < 0 ||
         (rc = sessions_init(&s->sessions, s->loop, &s->cfg, &s->metrics, &s->writer,
                             record_events)) < 0) {

@@ -40,6 +40,7 @@ void ingest_init(recd_ingest *g, uv_loop_t *loop, const recd_config *cfg,
     g->metrics = metrics;
     g->sessions = sessions;
     LIST_INIT(&g->listeners);
+    LIST_INIT(&g->nats_sources);
     TAILQ_INIT(&g->conns);
     g->accepting = true;
     g->taking_datagrams = true;
@@ -175,6 +176,8 @@ int listener_open(recd_ingest *g, const recd_listen_config *cfg, recd_listener *
 {
     *out = NULL;
     why[0] = 0;
+    if (cfg->nats)
+        return listener_nats_open(g, cfg, out, why, whylen);
     recd_listener *l = listener_new(g, cfg);
     if (!l)
         return -ENOMEM;
@@ -273,6 +276,10 @@ void listener_close(recd_listener *l)
     l->closing = true;
     LIST_REMOVE(l, link);
     log_info("stopped listening on %s", l->bound);
+    if (l->nats) {
+        listener_nats_retire(l);
+        return;
+    }
     if (l->cfg.transport == RECD_WIRE_UDP)
         uv_udp_recv_stop(&l->h.udp);
     uv_close(&l->h.handle, on_closed);

@@ -31,6 +31,7 @@
 #define INGEST_ERROR_DRAIN_MS 5000u    /* after an error reply: read and discard this long, at most */
 
 typedef struct recd_ingest recd_ingest;
+struct nats_source; /* listener_nats.c */
 
 typedef struct recd_listener {
     LIST_ENTRY(recd_listener) link;
@@ -45,7 +46,9 @@ typedef struct recd_listener {
         uv_tcp_t tcp;
         uv_pipe_t pipe;
         uv_udp_t udp;
+        uv_async_t async; /* nats:// (listener_nats.c) */
     } h;
+    struct nats_source *nats; /* nats:// only */
     uint8_t *udp_buf;
     input_tally udp_tally; /* published after each batch of datagrams */
     uint32_t udp_kernel_drops; /* the socket's drop count last added to the metric */
@@ -96,6 +99,7 @@ struct recd_ingest {
     size_t live_conns;    /* conns not closing: what limits.max_connections counts */
     uint64_t partial_bytes; /* unfinished frames held by every decoder: count toward process_buffer */
     peer_counts peers;    /* live connections per peer address */
+    LIST_HEAD(nats_list, nats_source) nats_sources; /* nats:// inputs, retiring ones too */
     uv_timer_t sweep;     /* idle, frame and drain deadlines */
     bool sweeping;        /* the sweep timer is initialised */
     bool resume_due;      /* unfinished frames were released: paused connections may read */
@@ -143,6 +147,32 @@ int listener_udp_start(recd_listener *l);
 void ingest_count_udp_drops(recd_ingest *g);
 /* Reads and records what is queued on every UDP socket now (shutdown: before they are closed). */
 void ingest_drain_datagrams(recd_ingest *g);
+
+/* nats:// inputs (listener_nats.c): recd as a member of a fleet reading a NATS JetStream stream
+ * (docs/fleet.md). A worker thread owns the libnats connection: it claims partitions through
+ * leases in a key-value bucket, renews and releases them, and pulls from one durable consumer per
+ * owned partition while that partition has room (nats.max_in_flight). Messages reach the loop
+ * thread through a uv_async and a queue per partition; each is one wire frame, decoded and
+ * dispatched like stream input, and acknowledged only once the bytes it produced are in a file. */
+/* Starts a nats:// listener (cfg->nats). 0, or a negative errno with why (-ENOTSUP: recd was
+ * built without libnats). The connection is made in the background: an unreachable server is
+ * retried, and /healthz says so meanwhile. */
+int listener_nats_open(recd_ingest *g, const recd_listen_config *cfg, recd_listener **out,
+                       char *why, size_t whylen);
+/* Stops pulling (listener_close); the listener finishes once every message it took is
+ * acknowledged (their sessions written), then releases its leases and frees itself. */
+void listener_nats_retire(recd_listener *l);
+
+/* Upward events routed by the app layer: a write completed (acknowledge what is in files now,
+ * go on with partitions that waited for room) and a session is about to be freed. */
+void ingest_nats_progress(recd_ingest *g);
+void ingest_nats_session_freed(recd_ingest *g, const recd_session *s);
+/* Writes why and returns true when some nats:// input cannot reach its server now. */
+bool ingest_nats_unhealthy(recd_ingest *g, char *why, size_t whylen);
+/* Publishes the gauges (partitions owned, connected inputs, lag); at each scrape. */
+void ingest_nats_refresh_metrics(recd_ingest *g);
+/* Every nats:// listener stops at once, acknowledged or not (the last step of a shutdown). */
+void ingest_nats_close_all(recd_ingest *g);
 
 /* Decoded-message handling shared by both (listener_input.c): dispatch to the sessions with
  * input byte accounting for the metrics. */

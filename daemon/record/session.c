@@ -58,7 +58,7 @@ uint8_t *session_reserve(recd_session *s, size_t len)
     if (!at)
         return NULL;
     s->part_pending += len;
-    session_account(s, (int64_t)len);
+    session_queued(s, len);
     session_note_pending(s, session_now_ms(s));
     return at;
 }

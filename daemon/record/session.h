@@ -86,6 +86,13 @@ typedef struct recd_session {
     uint32_t retry_delay_ms;  /* the backoff: doubles with each failure up to a cap */
     uint32_t stop_retries;    /* failed tries since the shutdown began */
     uint64_t packed_in, packed_out; /* members compressed so far: the ratio to expect */
+    /* Bytes handed to the writer queue so far and bytes of it the writer consumed: input that
+     * led to queued_total bytes is in a file once written_total reaches that (input that waits
+     * for acknowledgement, nats://, uses it). lost_total: bytes of it that never reached a file. */
+    uint64_t queued_total, written_total, lost_total;
+    /* Samples dispatched to it so far, and how many of the first of them the format holds no
+     * more: their bytes count in queued_total. */
+    uint64_t inputs, inputs_queued;
     const session_format *ops;  /* what the session does in its format's way */
     void *format_data;          /* the format's own state (session_recap.c), or NULL */
 } recd_session;
@@ -110,6 +117,9 @@ typedef struct session_input {
     char over_key[RECD_SESSION_KEY_MAX + 1]; /* a session over its buffer limit ("" none) */
     bool over_process;                       /* the process is over its buffer limit */
     bool lookup_missed;   /* format_of found no session: an unknown-session error follows */
+    /* The session the last message fed (a sample, flush or close), or NULL: input that is
+     * acknowledged once written (nats://) waits for it. Cleared by the caller. */
+    struct recd_session *touched;
     /* Streams: this connection's number as an owner of sessions, given at its first message
      * (0 until then; datagrams stay 0). */
     uint64_t owner;
@@ -144,6 +154,12 @@ int session_put(recd_session *s, const void *data, size_t len);
  * the session's next put or reserve); NULL without a part or memory. */
 uint8_t *session_reserve(recd_session *s, size_t len);
 void session_account(recd_session *s, int64_t delta); /* buffered bytes, session and process */
+/* Bytes going into the writer queue (counted in queued_total as well as in buffered). */
+static inline void session_queued(recd_session *s, uint64_t len)
+{
+    s->queued_total += len;
+    session_account(s, (int64_t)len);
+}
 void session_note_pending(recd_session *s, uint64_t now_ms); /* starts the flush clock */
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms);
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len);

@@ -221,6 +221,8 @@ static int admit_sample(session_input *in, recd_session *s, bool is_state, recd_
         return 0;
     s->last_input_ms = now_ms;
     s->dormant = false;
+    s->inputs++;
+    in->touched = s;
     return 1;
 }
 
@@ -229,6 +231,8 @@ static int sample_taken(session_input *in, recd_session *s, int rc)
 {
     if (rc < 0)
         return rc;
+    if (!s->ops->pending) /* the format keeps nothing back: the sample's bytes are queued */
+        s->inputs_queued = s->inputs;
     note_limits(in, s);
     session_maybe_flush(s);
     return 0;
@@ -306,11 +310,13 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
         if (s->ops->flush_message && s->ops->flush_message(s, m, why, whylen) < 0)
             return refuse_as(in, RECD_M_SCHEMA);
         session_flush(s);
+        in->touched = s;
         in->accepted = true;
         return 0;
     case RECD_MSG_CLOSE:
         if (s->ops->close_message)
             s->ops->close_message(s, m);
+        in->touched = s; /* before: the close may free it (on.freed clears touched) */
         session_close(s, "close message");
         in->accepted = true;
         return 0;

@@ -39,6 +39,7 @@ typedef struct session_recap {
     uint64_t first_tick, last_fed;
     /* the tick being collected */
     bool have_group, group_stamped;
+    uint64_t inputs_before_group; /* s->inputs before the tick being collected began */
     bool group_late; /* opened by a message for the tick written just before it */
     uint64_t group_tick, group_since_ms;
     uint64_t group_last_ms; /* arrival of its latest message */
@@ -227,7 +228,7 @@ static void attach_restart(recd_session *s, session_recap *r)
     int rc = writer_set_restart(s->env->writer, &s->queue, s->part, &r->restart_header,
                                 &r->restart_member, r->restart_ticks);
     if (rc == 1)
-        session_account(s, (int64_t)bytes); /* released when the batch is written */
+        session_queued(s, bytes); /* released when the batch is written */
     restart_free(r);
 }
 
@@ -249,11 +250,13 @@ static void take_member(recd_session *s)
             log_err("session '%s': out of memory queueing a member: %s", s->key, recd_strerror(rc));
         } else {
             s->part_pending += r->member.len;
-            session_account(s, (int64_t)r->member.len);
+            session_queued(s, r->member.len);
         }
         r->restart_due = true;
     }
     recd_buf_free(&r->member); /* an idle session keeps no member buffer */
+    /* Every sample fed to the encoder is now in a queued member; the tick being collected is not. */
+    s->inputs_queued = r->have_group ? r->inputs_before_group : s->inputs;
     recd_recap_encoder_trim(r->enc);
     update_estimate(s);
 }
@@ -671,6 +674,7 @@ static int recap_msg(recd_session *s, session_input *in, const recd_msg *m,
         feed_group(s);
     if (!r->have_group) {
         r->have_group = true;
+        r->inputs_before_group = s->inputs - 1; /* this sample is counted already */
         r->group_tick = tick;
         r->group_stamped = !has_time || late; /* a later state for this tick supersedes */
         r->group_late = late;

@@ -126,6 +126,8 @@ static void destroy(recd_session *s)
     session_account(s, -(int64_t)s->buffered);
     writer_queue_discard(&s->queue);
     free_format(s);
+    if (r->on.freed)
+        r->on.freed(r->on.data, s);
     free(s);
     r->live_count--;
     if (r->on.gone)
@@ -200,6 +202,7 @@ static void give_up(recd_session *s)
             s->key, (unsigned long long)s->buffered);
     reg->bytes_lost += s->buffered;
     recd_metrics_bytes_lost(reg->env.metrics, s->buffered);
+    s->lost_total += s->buffered ? s->buffered : 1; /* whatever waits for it was not written */
     reg->parts_left++;
     destroy(s);
 }
@@ -226,6 +229,8 @@ static void on_written(void *ctx, const writer_result *r)
     recd_session *s = ctx;
     recd_sessions *reg = registry_of(s);
     session_account(s, -(int64_t)r->released);
+    s->written_total += r->released;
+    s->lost_total += r->lost;
     recd_metrics_flush_done(reg->env.metrics, r->written, r->seconds);
     if (r->finalized)
         recd_metric_add(reg->env.metrics->files_finalized_total, 0, r->finalized);

@@ -20,6 +20,9 @@
 typedef struct sessions_events {
     void (*room)(void *data); /* a write completed: input paused for the limits may go on */
     void (*gone)(void *data); /* a session was freed (live_count fell) */
+    /* Just before s is freed: everything it queued was written, unless lost_total says otherwise
+     * or it was given up (its bytes then count in bytes_lost). */
+    void (*freed)(void *data, const recd_session *s);
     void *data;
 } sessions_events;
 

@@ -35,6 +35,7 @@ typedef struct recd_listen_config {
     recd_wire_encoding encoding;     /* auto sniffs the first bytes of each connection (datagram) */
     recd_hostport addr;              /* tcp, udp */
     char path[RECD_CONFIG_UNIX_PATH_MAX]; /* unix */
+    bool nats;                       /* nats://HOST:PORT/PREFIX: a fleet member (transport NONE) */
 } recd_listen_config;
 
 typedef struct recd_config {
@@ -96,6 +97,11 @@ typedef struct recd_config {
     struct {
         char *token;                       /* NULL = open messages need no token */
     } auth;
+    struct {                               /* nats:// listeners (docs/fleet.md); NULL = unset */
+        char *stream, *instance, *creds, *tls_ca, *tls_cert, *tls_key;
+        uint32_t partitions, max_in_flight;
+        uint64_t lease_ttl_ms;
+    } nats;
 } recd_config;
 
 /* An open of a session key that is open already (sessions.second_open). */

@@ -2,6 +2,7 @@
 /* The config schema: one table row per option (type, default, range, live reload, documentation),
  * the value parsers it uses, listen URL parsing, defaults and schema introspection. */
 #include "config_schema.h"
+#include "recd/fleet.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -156,12 +157,36 @@ const row recd_cfg_rows[] = {
 
     {"auth.token", T_TOKEN, OFF(auth.token), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
      "If set, every open message must carry this token (16-256 printable ASCII characters, no spaces)."},
+
+    {"nats.stream", T_PATH, OFF(nats.stream), 0, 0, F_NULLABLE, "", NULL,
+     "JetStream stream a nats:// listener consumes (created when missing). Empty = RECD_ and the "
+     "subject prefix with '.' as '_' (nats://h/game.eu reads RECD_game_eu)."},
+    {"nats.partitions", T_U32, OFF(nats.partitions), 1, 1024, 0, "8", NULL,
+     "Partitions the sessions of a nats:// prefix are hashed into; publishers must use the same count "
+     "(rectool send --partitions)."},
+    {"nats.lease_ttl", T_DURATION, OFF(nats.lease_ttl_ms), 3 * SEC, HOUR, 0, "15s", NULL,
+     "A partition's lease lasts this long unless renewed (every third of it): the longest a dead "
+     "instance's partitions wait for another owner."},
+    {"nats.max_in_flight", T_U32, OFF(nats.max_in_flight), 1, 100000, 0, "1024", NULL,
+     "Messages of one partition taken and not yet acknowledged (not yet in a file) at most: beyond it "
+     "recd pulls nothing more from that partition."},
+    {"nats.instance", T_PATH, OFF(nats.instance), 0, 0, F_NULLABLE, "", NULL,
+     "This instance's name in the lease bucket. Empty = the host name and the process id."},
+    {"nats.creds", T_PATH, OFF(nats.creds), 0, 0, F_NULLABLE, "", NULL,
+     "NATS credentials file (JWT and NKey seed) for the connection. Empty = none."},
+    {"nats.tls_ca", T_PATH, OFF(nats.tls_ca), 0, 0, F_NULLABLE, "", NULL,
+     "CA certificates (PEM) that the NATS server's certificate must chain to; setting it turns TLS on."},
+    {"nats.tls_cert", T_PATH, OFF(nats.tls_cert), 0, 0, F_NULLABLE, "", NULL,
+     "Client certificate (PEM) for NATS servers that verify clients; needs nats.tls_key."},
+    {"nats.tls_key", T_PATH, OFF(nats.tls_key), 0, 0, F_NULLABLE, "", NULL,
+     "Private key (PEM) of nats.tls_cert."},
 };
 
 _Static_assert(sizeof recd_cfg_rows / sizeof recd_cfg_rows[0] == RECD_CFG_ROW_COUNT, "update RECD_CFG_ROW_COUNT");
 
 const char *const recd_cfg_sections[] = {"listen", "output",  "flush", "limits",   "rotation", "retention",
-                                         "recap",  "rec",     "sessions", "metrics", "log", "shutdown", "auth"};
+                                         "recap",  "rec",     "sessions", "metrics", "log", "shutdown", "auth",
+                                         "nats"};
 _Static_assert(sizeof recd_cfg_sections / sizeof recd_cfg_sections[0] == RECD_CFG_SECTION_COUNT, "sections");
 
 static const char *const default_listen[] = {"tcp://127.0.0.1:7070", "udp://127.0.0.1:7070"};
@@ -487,6 +512,11 @@ int recd_cfg_parse_value(recd_config *cfg, const row *r, const char *text, char 
             *(uint64_t *)field = v;
         return rc;
     case T_PATH:
+        if (!*text && (r->flags & F_NULLABLE)) {
+            free(*(char **)field);
+            *(char **)field = NULL;
+            return 0;
+        }
         return parse_path(text, field, why, cap);
     case T_ENUM:
         return recd_cfg_parse_enum(r->names, text, field, why, cap);
@@ -531,6 +561,13 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
         return -EINVAL;
     }
     snprintf(out->url, sizeof out->url, "%s", url);
+    if (strncmp(url, "nats://", 7) == 0) { /* a fleet member: the stream is named by the URL */
+        recd_fleet_url fu;
+        if (recd_fleet_url_parse(url, &fu, why, cap) < 0)
+            return -EINVAL;
+        out->nats = true;
+        return 0;
+    }
     const char *sep = strstr(url, "://");
     if (!sep) {
         snprintf(why, cap, "'%s' is not a listen URL; expected tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH",
@@ -576,8 +613,10 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
 
 int recd_cfg_same_listener(const recd_listen_config *a, const recd_listen_config *b)
 {
-    if (a->transport != b->transport)
+    if (a->transport != b->transport || a->nats != b->nats)
         return 0;
+    if (a->nats)
+        return strcmp(a->url, b->url) == 0;
     if (a->transport == RECD_WIRE_UNIX)
         return strcmp(a->path, b->path) == 0;
     return a->addr.port != 0 && a->addr.port == b->addr.port && strcmp(a->addr.host, b->addr.host) == 0;
@@ -592,6 +631,12 @@ void recd_config_free(recd_config *cfg)
     free(cfg->listen);
     free(cfg->output.root);
     free(cfg->auth.token);
+    free(cfg->nats.stream);
+    free(cfg->nats.instance);
+    free(cfg->nats.creds);
+    free(cfg->nats.tls_ca);
+    free(cfg->nats.tls_cert);
+    free(cfg->nats.tls_key);
     memset(cfg, 0, sizeof *cfg);
 }
 

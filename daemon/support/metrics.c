@@ -400,7 +400,7 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *buf)
 
 /* ---- recd's metric set ---- */
 
-static const char *const transport_values[] = {"tcp", "udp", "unix"};
+static const char *const transport_values[] = {"tcp", "udp", "unix", "nats"};
 static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap", "carla"};
 static const char *const reason_values[] = {"framing", "too_large", "syntax", "schema",
                                             "unknown_session", "time_order", "auth", "already_open",
@@ -538,6 +538,23 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         NULL, 0);
     add(r, &bad, &m->bytes_lost_total, C, "recd_bytes_lost_total", DEPRECATED("recd_lost_bytes_total"), NULL,
         0);
+    add(r, &bad, &m->nats_connected, G, "recd_nats_connected",
+        "nats:// inputs whose JetStream server is reachable now.", NULL, 0);
+    add(r, &bad, &m->nats_partitions_owned, G, "recd_nats_partitions_owned",
+        "Fleet partitions this instance holds the lease of, over every nats:// input.", NULL, 0);
+    add(r, &bad, &m->nats_lease_renew_failures_total, C, "recd_nats_lease_renew_failures_total",
+        "Partition lease claims or renewals that failed (a lost lease stops that partition here).",
+        NULL, 0);
+    add(r, &bad, &m->nats_consumer_lag_messages, G, "recd_nats_consumer_lag_messages",
+        "Messages waiting in the owned partitions' consumers (sum of num_pending), sampled at each pull.",
+        NULL, 0);
+    add(r, &bad, &m->nats_redeliveries_total, C, "recd_nats_redeliveries_total",
+        "Stream messages delivered more than once (JetStream's delivery count above 1).", NULL, 0);
+    add(r, &bad, &m->nats_duplicates_dropped_total, C, "recd_nats_duplicates_dropped_total",
+        "Stream messages dropped because their stream sequence was already taken or acknowledged.",
+        NULL, 0);
+    add(r, &bad, &m->nats_acked_total, C, "recd_nats_acked_total",
+        "Stream messages acknowledged once their bytes were in a file.", NULL, 0);
     add_real(r, &bad, &m->process_cpu_seconds_total, C, "process_cpu_seconds_total",
              "Total user and system CPU time spent in seconds.");
     add_real(r, &bad, &m->process_resident_memory_bytes, G, "process_resident_memory_bytes",

@@ -69,7 +69,7 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *out);
 
 /* ---- recd's metric set ---- */
 
-typedef enum recd_m_transport { RECD_M_TCP, RECD_M_UDP, RECD_M_UNIX, RECD_M_TRANSPORTS } recd_m_transport;
+typedef enum recd_m_transport { RECD_M_TCP, RECD_M_UDP, RECD_M_UNIX, RECD_M_NATS, RECD_M_TRANSPORTS } recd_m_transport;
 typedef enum recd_m_format {
     RECD_M_SAMP_ONFOOT,
     RECD_M_SAMP_VEHICLE,
@@ -142,6 +142,13 @@ typedef struct recd_daemon_metrics {
     recd_metric *bytes_lost_total;          /* deprecated name of lost_bytes_total */
     recd_metric *connections_dropped_total; /* counter {reason} */
     recd_metric *partial_frame_bytes;       /* gauge, published at each scrape */
+    recd_metric *nats_connected;            /* gauge: nats:// inputs connected */
+    recd_metric *nats_partitions_owned;     /* gauge */
+    recd_metric *nats_lease_renew_failures_total; /* counter */
+    recd_metric *nats_consumer_lag_messages; /* gauge */
+    recd_metric *nats_redeliveries_total;   /* counter */
+    recd_metric *nats_duplicates_dropped_total; /* counter */
+    recd_metric *nats_acked_total;          /* counter */
     /* The standard process metrics (Prometheus client conventions), sampled at each scrape. */
     recd_metric *process_cpu_seconds_total;
     recd_metric *process_resident_memory_bytes;

@@ -15,8 +15,10 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "nats_publish.h"
 #include "progress.h"
 #include "recd/client.h"
+#include "recd/fleet.h"
 #include "recd/synth.h"
 #include "send_queue.h"
 #include "sniff.h"
@@ -34,7 +36,13 @@ static const char usage[] =
     "Streams messages to a recd daemon with the librecd client and prints what was sent.\n"
     "\n"
     "  --to URL             tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH, optionally\n"
-    "                       ?encoding=binary|ndjson (default binary)\n"
+    "                       ?encoding=binary|ndjson (default binary); or nats://HOST:PORT/PREFIX:\n"
+    "                       each message a binary frame published to NATS JetStream on\n"
+    "                       PREFIX.<partition>.<session> (docs/fleet.md), waiting for its ack\n"
+    "  --partitions N       with nats://: the fleet's partition count (default 8)\n"
+    "  --max-in-flight N    with nats://: publishes awaiting their ack, at most (default 1024)\n"
+    "  --ack-timeout DUR    with nats://: how long to wait for acks (a full window, or the last\n"
+    "                       ones) before the unconfirmed messages are reported lost (default 10s)\n"
     "  --auth TOKEN         the daemon's auth.token, put in every open message (1..255\n"
     "                       printable ASCII characters, no spaces; 256 with ndjson)\n"
     "\n"
@@ -72,12 +80,15 @@ typedef struct send_args {
     bool have_format, have_duration;
     unsigned long sessions;
     double rate;
+    rt_nats_options nats;
 } send_args;
 
 /* ---- sending, pacing, summary ---------------------------------------------------------------- */
 
 typedef struct sender {
     recd_client *client;
+    rt_nats *nats; /* instead of client, for nats:// */
+    const rt_nats_options *nats_opt;
     struct timespec start;
     uint64_t messages, states, events;
     unsigned long sessions;
@@ -102,7 +113,7 @@ static int pace(sender *s, double at_s)
     double wait = at_s - elapsed_s(s);
     if (wait < 0.001)
         return 0;
-    int rc = recd_client_flush(s->client);
+    int rc = s->nats ? 0 : recd_client_flush(s->client); /* JetStream publishes go out at once */
     if (rc < 0)
         return rc;
     struct timespec until = s->start;
@@ -120,7 +131,16 @@ static int pace(sender *s, double at_s)
 
 static int send_msg(sender *s, const recd_msg *m)
 {
-    int rc = recd_client_send(s->client, m);
+    int rc;
+    if (s->nats) {
+        char err[300];
+        if ((rc = rt_nats_send(s->nats, m, err, sizeof err)) < 0) {
+            rt_error("send: %s", err);
+            return rc == -EINVAL ? rc : -EIO;
+        }
+    } else {
+        rc = recd_client_send(s->client, m);
+    }
     if (rc == 0) {
         s->messages++;
         s->states += m->type == RECD_MSG_STATE;
@@ -132,8 +152,10 @@ static int send_msg(sender *s, const recd_msg *m)
 static int connect_to(sender *s, const char *url)
 {
     char err[300];
+    const rt_nats_options *nats_opt = s->nats_opt;
     memset(s, 0, sizeof *s);
-    int rc = recd_client_connect(&s->client, url, NULL, err, sizeof err);
+    int rc = rt_nats_url(url) ? rt_nats_open(&s->nats, url, nats_opt, err, sizeof err)
+                              : recd_client_connect(&s->client, url, NULL, err, sizeof err);
     if (rc < 0) {
         rt_error("send: %s", err);
         return rc == -EINVAL ? RT_EXIT_USAGE : RT_EXIT_IO;
@@ -148,7 +170,9 @@ static int connect_to(sender *s, const char *url)
 static int finish(sender *s, int exit_code)
 {
     char err[1100];
-    int rc = recd_client_close(s->client, err, sizeof err);
+    err[0] = '\0';
+    int rc = s->nats ? rt_nats_close(s->nats, err, sizeof err)
+                     : recd_client_close(s->client, err, sizeof err);
     if (rc < 0) {
         rt_error("send: %s", err[0] ? err : recd_strerror(rc));
         if (rc == -EPROTO)
@@ -164,17 +188,23 @@ static int summarise(sender *s, int exit_code)
 {
     if (exit_code != RT_EXIT_OK)
         return exit_code;
-    int rc = recd_client_flush(s->client);
+    char err[300];
+    int rc = s->nats ? rt_nats_flush(s->nats, err, sizeof err) : recd_client_flush(s->client);
+    if (rc < 0 && s->nats) {
+        rt_error("send: %s", err);
+        return RT_EXIT_IO;
+    }
     if (rc < 0)
         return send_failed(rc);
     double secs = elapsed_s(s);
-    uint64_t bytes = recd_client_bytes_sent(s->client);
+    uint64_t bytes = s->nats ? rt_nats_bytes(s->nats) : recd_client_bytes_sent(s->client);
     double rate = secs > 0 ? (double)s->messages / secs : 0;
     printf("sent %llu messages (%llu states, %llu events) in %lu session%s over %s: %llu bytes in "
            "%.3f s, %.0f messages/s, %.2f MB/s\n",
            (unsigned long long)s->messages, (unsigned long long)s->states,
            (unsigned long long)s->events, s->sessions, s->sessions == 1 ? "" : "s",
-           recd_wire_encoding_name(recd_client_encoding(s->client)), (unsigned long long)bytes,
+           s->nats ? "nats" : recd_wire_encoding_name(recd_client_encoding(s->client)),
+           (unsigned long long)bytes,
            secs, rate, secs > 0 ? (double)bytes / secs / 1e6 : 0.0);
     fflush(stdout);
     return RT_EXIT_OK;
@@ -455,6 +485,7 @@ static int replay(const send_args *a, int nfiles, char **files)
             code = tracks[i].code;
     }
     sender s;
+    s.nats_opt = &a->nats;
     if (code == RT_EXIT_OK)
         code = connect_to(&s, a->to);
     if (code == RT_EXIT_OK) {
@@ -625,6 +656,7 @@ static int synthetic(const send_args *a)
     if (!ss)
         return RT_EXIT_IO;
     sender s;
+    s.nats_opt = &a->nats;
     int code = connect_to(&s, a->to);
     recd_msg_format f = msg_format(a->p.format);
     int rc = 0;
@@ -729,6 +761,8 @@ static int parse_args(int argc, char **argv, send_args *a)
         {"sessions", required_argument, NULL, 'N'},  {"rate", required_argument, NULL, 'r'},
         {"duration", required_argument, NULL, 'd'},  {"seed", required_argument, NULL, 'S'},
         {"auth", required_argument, NULL, 'a'},      {"help", no_argument, NULL, 'h'},
+        {"partitions", required_argument, NULL, 'P'}, {"max-in-flight", required_argument, NULL, 'M'},
+        {"ack-timeout", required_argument, NULL, 'A'},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->speed = 1;
@@ -783,6 +817,26 @@ static int parse_args(int argc, char **argv, send_args *a)
                 return rt_usage_error("send", usage, "bad seed '%s' (an unsigned 64-bit number)",
                                       optarg);
             break;
+        case 'P':
+            if (parse_positive(optarg, RECD_FLEET_PARTITIONS_MAX, &v) < 0 || v != floor(v))
+                return rt_usage_error("send", usage, "bad --partitions '%s' (1..%u)", optarg,
+                                      RECD_FLEET_PARTITIONS_MAX);
+            a->nats.partitions = (uint32_t)v;
+            break;
+        case 'M':
+            if (parse_positive(optarg, 1e6, &v) < 0 || v != floor(v))
+                return rt_usage_error("send", usage, "bad --max-in-flight '%s' (1..1000000)", optarg);
+            a->nats.max_in_flight = (int)v;
+            break;
+        case 'A': {
+            uint64_t ms;
+            if (rt_parse_duration("send", usage, "--ack-timeout", optarg, &ms) != 0)
+                return RT_EXIT_USAGE;
+            if (ms == 0 || ms > 3600000)
+                return rt_usage_error("send", usage, "--ack-timeout: '%s' is out of range (1ms .. 1h)", optarg);
+            a->nats.stall_ms = (int64_t)ms;
+            break;
+        }
         case 'h': fputs(usage, stdout); return RT_EXIT_OK;
         default: return rt_bad_option("send", usage, argv, c);
         }

@@ -5,6 +5,7 @@
 
 #include "recd/api.h"
 #include "recd/client.h"
+#include "recd/fleet.h"
 #include "recd/common.h"
 #include "recd/edit.h"
 #include "recd/fd_sink.h"

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* A recd fleet on NATS JetStream: the names publishers and recd agree on, with no NATS code here.
+ * A wire message goes to the subject PREFIX.<partition>.<key token>, the partition being a hash
+ * of the session key modulo the partition count, so every message of one session lands in one
+ * partition, in order. Spec: docs/fleet.md. */
+#ifndef RECD_FLEET_H
+#define RECD_FLEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recd/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RECD_FLEET_PREFIX_MAX 128    /* subject prefix, bytes */
+#define RECD_FLEET_PARTITIONS_MAX 1024u
+#define RECD_FLEET_DEFAULT_PARTITIONS 8u
+#define RECD_FLEET_DEFAULT_PORT 4222u
+#define RECD_FLEET_SUBJECT_MAX (RECD_FLEET_PREFIX_MAX + 80)
+
+typedef struct recd_fleet_url {
+    char host[256];                         /* name or address, IPv6 without brackets */
+    uint16_t port;                          /* 4222 when the URL names none */
+    char prefix[RECD_FLEET_PREFIX_MAX + 1]; /* subject prefix: tokens of [A-Za-z0-9_-] joined by '.' */
+} recd_fleet_url;
+
+/* nats://HOST[:PORT]/PREFIX (IPv6 as [::1]). 0 or -EINVAL with err saying what is wrong. */
+RECD_API int recd_fleet_url_parse(const char *url, recd_fleet_url *out, char *err, size_t errlen);
+
+/* The partition of a session key: FNV-1a (32 bit) of its bytes modulo partitions (> 0). */
+RECD_API uint32_t recd_fleet_partition(const char *key, size_t key_len, uint32_t partitions);
+
+/* Writes PREFIX.<partition>.<token> into out, the token being the key with '.' turned into '~'
+ * (a NATS subject separates tokens with '.'; '~' never occurs in a session key). Returns the
+ * length, or -ENAMETOOLONG when it does not fit in cap, -EINVAL for an empty key. */
+RECD_API int recd_fleet_subject(const char *prefix, const char *key, size_t key_len,
+                                uint32_t partitions, char *out, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: MIT
+# A one-instance recd fleet on a real `nats-server -js` (loopback, free port, temporary store):
+# every standard .rec of the corpus published with `rectool send --to nats://` comes out
+# byte-identical, a generated .recap holds the same messages, recd creates the stream, the
+# consumers and the lease bucket itself, /healthz fails while the server is down, and what is
+# published after the server restarts is recorded too, and a publisher whose messages are not
+# confirmed says so.
+set -u
+corpus="${RECD_CORPUS_DIR:-}/samp-rec"
+if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
+    echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
+    exit 77
+fi
+: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+if ! command -v nats-server >/dev/null; then
+    echo "SKIP: nats-server is not installed (scripts/install-deps.sh installs it)"
+    exit 77
+fi
+if ! command -v curl >/dev/null && ! command -v python3 >/dev/null; then
+    echo "SKIP: neither curl nor python3 to read /metrics"
+    exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fleet_nats.XXXXXX")
+recd_pid=
+nats_pid=
+cleanup() {
+    [ -n "$recd_pid" ] && kill -9 "$recd_pid" 2>/dev/null
+    [ -n "$nats_pid" ] && kill -9 "$nats_pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+# Timeouts scale under sanitizers and on a busy machine.
+scale=${RECD_TEST_TIME_SCALE:-1}
+wait_for() { # SECONDS COMMAND...: polls every 0.1 s
+    local n=$(($1 * 10 * scale))
+    shift
+    for _ in $(seq "$n"); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+port=
+start_nats() { # PORT (or -1 for any free one)
+    : >"$tmp/nats.log"
+    nats-server -js -a 127.0.0.1 -p "$1" -sd "$tmp/js" >"$tmp/nats.log" 2>&1 &
+    nats_pid=$!
+    wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" || {
+        cat "$tmp/nats.log" >&2
+        echo "FAIL: nats-server did not start" >&2
+        exit 1
+    }
+    port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
+}
+start_nats -1
+url="nats://127.0.0.1:$port/recd.fleet"
+
+cat >"$tmp/recd.yaml" <<YAML
+listen:
+  - $url
+output:
+  root: $tmp/out
+metrics:
+  enabled: true
+  listen: 127.0.0.1:0
+flush:
+  interval: 100ms
+nats:
+  partitions: 4
+  lease_ttl: 3s
+YAML
+"$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>"$tmp/log" &
+recd_pid=$!
+wait_for 20 grep -qs "^metrics " "$tmp/ports"
+if grep -q 'without NATS support' "$tmp/log"; then
+    echo "SKIP: recd was built without libnats"
+    exit 77
+fi
+metrics=$(sed -n 's/^metrics //p' "$tmp/ports")
+[ -n "$metrics" ] || {
+    cat "$tmp/log" >&2
+    echo "FAIL: recd did not start" >&2
+    exit 1
+}
+get() { # PATH: the body (any status)
+    if command -v curl >/dev/null; then
+        curl -s "http://$metrics$1"
+    else
+        python3 -c 'import sys, urllib.request, urllib.error
+try: print(urllib.request.urlopen(sys.argv[1]).read().decode())
+except urllib.error.HTTPError as e: print(e.read().decode())' "http://$metrics$1"
+    fi
+}
+metric() { get /metrics | sed -n "s/^$1 //p"; }
+owns_all() { [ "$(metric recd_nats_partitions_owned)" = 4 ]; }
+wait_for 30 owns_all || fail "recd did not claim the 4 partitions (owns $(metric recd_nats_partitions_owned))"
+
+send() { # FILE SESSION
+    "$RECTOOL" send "$1" --to "$url" --partitions 4 --session "$2" --speed max >"$tmp/send.out" 2>&1 ||
+        fail "rectool send $(basename "$1") to JetStream: $(cat "$tmp/send.out")"
+}
+finalized() { [ "$(find "$tmp/out" -type f ! -name '*.part' 2>/dev/null | grep -c .)" -ge "$1" ]; }
+
+# 1. The corpus and a generated Recap.
+expected=0
+if [ -n "${RECD_CORPUS_DIR:-}" ] && [ -d "$corpus" ]; then
+    i=0
+    for f in "$corpus"/*.rec; do
+        "$RECTOOL" verify "$f" >/dev/null 2>&1 || continue
+        i=$((i + 1))
+        send "$f" "rec-$i"
+        echo "$i $f" >>"$tmp/sent"
+        expected=$((expected + 1))
+    done
+else
+    echo "note: the SA-MP corpus is not available; only generated recordings are sent"
+fi
+"$RECTOOL" generate --format recap --duration 20s --seed 7 -o "$tmp/gen.recap" >/dev/null
+"$RECTOOL" generate --format samp-vehicle --duration 20s --seed 7 -o "$tmp/gen.rec" >/dev/null
+send "$tmp/gen.recap" gen-recap
+send "$tmp/gen.rec" gen-rec
+expected=$((expected + 2))
+wait_for 60 finalized "$expected" || fail "only $(find "$tmp/out" -type f ! -name '*.part' | grep -c .) of $expected files finalized"
+acked=$(metric recd_nats_acked_total)
+[ "${acked:-0}" -gt 0 ] || fail "no stream message was acknowledged"
+
+# 2. The server goes away: /healthz says so; it comes back: recording goes on.
+health=$(get /healthz)
+case $health in *'"status":"ok"'*) ;; *) fail "/healthz is not ok while connected: $health" ;; esac
+kill -TERM "$nats_pid"
+wait "$nats_pid" 2>/dev/null
+nats_pid=
+unhealthy() { get /healthz | grep -q '"nats"'; }
+wait_for 20 unhealthy || fail "/healthz did not report the unreachable JetStream server: $(get /healthz)"
+start_nats "$port"
+healthy() { get /healthz | grep -q '"status":"ok"'; }
+wait_for 30 healthy || fail "/healthz did not recover after the server restarted: $(get /healthz)"
+send "$tmp/gen.rec" after-restart
+expected=$((expected + 1))
+wait_for 60 finalized "$expected" || fail "the session sent after the restart was not recorded"
+
+kill -TERM "$recd_pid"
+wait "$recd_pid"
+code=$?
+recd_pid=
+[ "$code" -eq 0 ] || fail "recd exited with $code after SIGTERM"
+find "$tmp/out" -name '*.part' | grep -q . && fail ".part files left: $(find "$tmp/out" -name '*.part')"
+
+# 3. A publisher never drops in silence: to a prefix no stream covers, and with the server killed
+# in the middle, the unconfirmed messages are reported and the exit code is 3.
+"$RECTOOL" send "$tmp/gen.rec" --to "nats://127.0.0.1:$port/nostream" --session lost --speed max \
+    --ack-timeout 1s >"$tmp/lost.out" 2>&1
+code=$?
+[ "$code" -eq 3 ] || fail "publishing where no stream listens exited $code, not 3"
+grep -q 'not confirmed by JetStream' "$tmp/lost.out" || fail "no loss reported: $(cat "$tmp/lost.out")"
+"$RECTOOL" generate --format samp-vehicle --duration 3s --seed 9 -o "$tmp/short.rec" >/dev/null
+"$RECTOOL" send "$tmp/short.rec" --to "$url" --partitions 4 --session cut --speed 1 --ack-timeout 1s \
+    >"$tmp/cut.out" 2>&1 &
+sender=$!
+sleep 1
+kill -9 "$nats_pid"
+wait "$nats_pid" 2>/dev/null
+nats_pid=
+wait "$sender"
+code=$?
+[ "$code" -eq 3 ] || fail "publishing while the server died exited $code, not 3: $(cat "$tmp/cut.out")"
+grep -qE 'not confirmed|publishing to' "$tmp/cut.out" || fail "the lost messages were not reported: $(cat "$tmp/cut.out")"
+
+one_file() { # SESSION: the single file recorded for it
+    local files
+    files=$(find "$tmp/out" -path "*/$1/*" -type f)
+    if [ "$(printf '%s\n' "$files" | grep -c .)" -ne 1 ]; then
+        fail "session $1: $(printf '%s\n' "$files" | grep -c .) output files"
+        return 1
+    fi
+    printf '%s\n' "$files"
+}
+if [ -f "$tmp/sent" ]; then
+    while read -r n f; do
+        got=$(one_file "rec-$n") || continue
+        cmp -s "$f" "$got" || fail "$(basename "$f") through JetStream: output differs ($(cmp "$f" "$got" 2>&1 | head -1))"
+    done <"$tmp/sent"
+fi
+for s in gen-rec after-restart; do
+    got=$(one_file "$s") || continue
+    cmp -s "$tmp/gen.rec" "$got" || fail "generated .rec as $s: output differs"
+done
+if got=$(one_file gen-recap); then
+    "$RECTOOL" export "$tmp/gen.recap" --to jsonl | grep -v '"type":"flush"' >"$tmp/want.jsonl"
+    "$RECTOOL" export "$got" --to jsonl | grep -v '"type":"flush"' >"$tmp/got.jsonl"
+    cmp -s "$tmp/want.jsonl" "$tmp/got.jsonl" || fail "generated .recap: recd's file holds other messages"
+fi
+
+if [ "$failures" -ne 0 ]; then
+    sed 's/^/    recd: /' "$tmp/log" | tail -40 >&2
+    echo "$failures check(s) failed" >&2
+    exit 1
+fi
+echo "$expected sessions through JetStream came out as sent ($acked messages acknowledged)"

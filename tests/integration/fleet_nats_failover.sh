@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: MIT
+# A two-instance recd fleet on a real `nats-server -js`: when the second instance joins, the
+# first hands back half of the partitions (never two owners at once); the second takes them all
+# over after the
+# first is killed with SIGKILL, and records what is published then. Hostile stream messages
+# (garbage, a cut frame, an empty one, a state for an unknown session) are counted, acknowledged
+# and do not block their partitions.
+set -u
+if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
+    echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
+    exit 77
+fi
+: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+command -v nats-server >/dev/null || { echo "SKIP: nats-server is not installed"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fleet_failover.XXXXXX")
+a_pid= b_pid= nats_pid=
+cleanup() {
+    for p in $a_pid $b_pid $nats_pid; do kill -9 "$p" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+scale=${RECD_TEST_TIME_SCALE:-1}
+wait_for() { # SECONDS COMMAND...
+    local n=$(($1 * 10 * scale))
+    shift
+    for _ in $(seq "$n"); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+nats-server -js -a 127.0.0.1 -p -1 -sd "$tmp/js" >"$tmp/nats.log" 2>&1 &
+nats_pid=$!
+wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" || { echo "FAIL: nats-server did not start" >&2; exit 1; }
+port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
+url="nats://127.0.0.1:$port/recd.fo"
+
+start_recd() { # NAME: starts recd instance NAME; sets pid_out
+    cat >"$tmp/$1.yaml" <<YAML
+listen:
+  - $url
+output:
+  root: $tmp/out-$1
+metrics:
+  enabled: true
+  listen: 127.0.0.1:0
+flush:
+  interval: 100ms
+nats:
+  partitions: 4
+  lease_ttl: 3s
+  instance: $1
+YAML
+    "$RECD" --config "$tmp/$1.yaml" --print-ports >"$tmp/$1.ports" 2>"$tmp/$1.log" &
+    pid_out=$!
+    wait_for 20 grep -qs '^metrics ' "$tmp/$1.ports"
+    if grep -q 'without NATS support' "$tmp/$1.log"; then
+        echo "SKIP: recd was built without libnats"
+        exit 77
+    fi
+}
+metric() { # INSTANCE NAME
+    python3 -c 'import sys, urllib.request
+for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode().splitlines():
+    if line.startswith(sys.argv[2] + " "): print(line.split()[1])' \
+        "$(sed -n 's/^metrics //p' "$tmp/$1.ports")" "$2" 2>/dev/null
+}
+owns() { [ "$(metric "$1" recd_nats_partitions_owned)" = "$2" ]; }
+
+start_recd a
+a_pid=$pid_out
+wait_for 30 owns a 4 || fail "instance a did not claim the 4 partitions"
+start_recd b
+b_pid=$pid_out
+# b joins: a hands back half of the partitions and b claims them, never two owners at once
+# (sampled every 0.1 s until the shares are even).
+balanced() {
+    oa=$(metric a recd_nats_partitions_owned)
+    ob=$(metric b recd_nats_partitions_owned)
+    [ $((${oa:-0} + ${ob:-0})) -le 4 ] || fail "two owners at once: a owns $oa, b owns $ob"
+    [ "${oa:-0}" = 2 ] && [ "${ob:-0}" = 2 ]
+}
+wait_for 30 balanced || fail "no rebalance after b joined: a owns $oa, b owns $ob"
+# Hostile messages on every partition, straight on the NATS protocol.
+python3 - "$port" <<'PY' || fail "could not publish the hostile messages"
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.recv(4096)  # INFO
+s.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\n')
+# A binary frame for a state of a session nobody opened: magic, version, type 2 (state), ...
+bogus = [b"garbage, not a frame", b"\xd7\x01", b"", b"\xd7\x01\x02\x00\x05\x00\x00\x00ghost"]
+for p in range(4):
+    for i, payload in enumerate(bogus):
+        subj = "recd.fo.%d.hostile%d" % (p, i)
+        s.sendall(b"PUB %s %d\r\n%s\r\n" % (subj.encode(), len(payload), payload))
+s.sendall(b"PING\r\n")
+buf = b""
+while b"PONG" not in buf:
+    buf += s.recv(4096)
+PY
+"$RECTOOL" generate --format samp-vehicle --duration 10s --seed 3 -o "$tmp/gen.rec" >/dev/null
+"$RECTOOL" send "$tmp/gen.rec" --to "$url" --partitions 4 --session before --speed max >"$tmp/send.out" 2>&1 ||
+    fail "rectool send before the kill: $(cat "$tmp/send.out")"
+recorded() { [ -n "$(find "$tmp/out-$1" -path "*/$2/*" -type f ! -name '*.part' 2>/dev/null)" ]; }
+before_on() { recorded a before || recorded b before; }
+wait_for 30 before_on || fail "the session sent after the hostile messages was not recorded"
+bad=$(python3 -c 'import sys, urllib.request
+t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode()
+print(sum(int(float(l.split()[1])) for l in t.splitlines() if l.startswith("recd_decode_errors_total{")))' \
+    "$(sed -n 's/^metrics //p' "$tmp/a.ports")")
+bad_b=$(python3 -c 'import sys, urllib.request
+t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode()
+print(sum(int(float(l.split()[1])) for l in t.splitlines() if l.startswith("recd_decode_errors_total{")))' \
+    "$(sed -n 's/^metrics //p' "$tmp/b.ports")")
+bad=$((${bad:-0} + ${bad_b:-0}))
+[ "${bad:-0}" -ge 4 ] || fail "hostile messages: only ${bad:-0} decode errors counted"
+
+# a dies without a word: b takes every partition within about one lease TTL.
+kill -9 "$a_pid"
+wait "$a_pid" 2>/dev/null
+a_pid=
+wait_for 20 owns b 4 || fail "b did not take the partitions over (owns $(metric b recd_nats_partitions_owned))"
+"$RECTOOL" send "$tmp/gen.rec" --to "$url" --partitions 4 --session after --speed max >"$tmp/send.out" 2>&1 ||
+    fail "rectool send after the kill: $(cat "$tmp/send.out")"
+wait_for 30 recorded b after || fail "b did not record the session sent after the failover"
+kill -TERM "$b_pid"
+wait "$b_pid"
+code=$?
+b_pid=
+[ "$code" -eq 0 ] || fail "b exited with $code after SIGTERM"
+got=$(find "$tmp/out-b" -path "*/after/*" -type f)
+cmp -s "$tmp/gen.rec" "$got" || fail "the session recorded by b differs from what was sent"
+got=$(find "$tmp/out-a" "$tmp/out-b" -path "*/before/*" -type f)
+cmp -s "$tmp/gen.rec" "$got" || fail "the session recorded by a differs from what was sent"
+
+if [ "$failures" -ne 0 ]; then
+    sed 's/^/    a: /' "$tmp/a.log" | tail -20 >&2
+    sed 's/^/    b: /' "$tmp/b.log" | tail -20 >&2
+    echo "$failures check(s) failed" >&2
+    exit 1
+fi
+echo "a and b shared the 4 partitions 2:2, b took all 4 over after a's SIGKILL; $bad hostile messages were counted and passed"
