@@ -4,9 +4,9 @@
 # Instruction counts do not depend on what else the machine is doing, so two builds can be
 # compared on a busy machine where samples/s would only show the noise (docs/performance.md).
 # Usage: bench/callgrind.sh BUILD_DIR [SCENARIO] (S1, S2, S3 or S6; default S2). The streams come
-# from a `make bench-quick` (BENCH_WORK, default /var/tmp/recd-bench); S6 sends its NDJSON lines. Prints one line:
-# "SCENARIO BUILD_DIR instructions=N samples=M per_sample=X". CALLGRIND_OUT=FILE keeps the profile
-# for callgrind_annotate.
+# from a `make bench-quick` (BENCH_WORK, default /var/tmp/recd-bench); S6 sends NDJSON lines.
+# Prints one line: "SCENARIO BUILD_DIR instructions=N samples=M per_sample=X". CALLGRIND_OUT=FILE
+# keeps the profile for callgrind_annotate.
 set -euo pipefail
 build="${1:?usage: bench/callgrind.sh BUILD_DIR [S1|S2|S3|S6]}"
 scenario="${2:-S2}"
