@@ -299,6 +299,41 @@ static void test_mutations_agree(void **state)
     }
 }
 
+/* The UTF-8 check skips ASCII eight bytes at a time. A text under eight bytes is checked byte by
+ * byte; with ASCII around it (which changes no answer) it falls at every offset of those words. */
+static void test_utf8_check_alignment(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {"a", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xC3",
+                                         "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xC0\xAF", "\x80", "\xFF"};
+    tu_rng r = {8};
+    int invalid = 0;
+    for (int iter = 0; iter < 20000; iter++) {
+        char s[16];
+        size_t n = 0;
+        for (unsigned k = 1 + tu_rand_below(&r, 4); k; k--) {
+            const char *p = pieces[tu_rand_below(&r, 10)];
+            if (n + strlen(p) > 7)
+                break;
+            memcpy(s + n, p, strlen(p));
+            n += strlen(p);
+        }
+        bool valid = msg_utf8_valid((const uint8_t *)s, n); /* byte by byte */
+        invalid += !valid;
+        char buf[40];
+        for (size_t pre = 0; pre < 17; pre++) {
+            memset(buf, 'x', pre);
+            memcpy(buf + pre, s, n);
+            for (size_t post = 0; post < 17; post += 8) {
+                memset(buf + pre + n, 'y', post);
+                if (msg_utf8_valid((const uint8_t *)buf, pre + n + post) != valid)
+                    fail_msg("%zu bytes after %zu ASCII: want %d", n, pre, valid);
+            }
+        }
+    }
+    assert_true(invalid > 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_fast_path_takes_common_lines),
         cmocka_unit_test(test_errors_are_jansson_errors),
         cmocka_unit_test(test_mutations_agree),
+        cmocka_unit_test(test_utf8_check_alignment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
