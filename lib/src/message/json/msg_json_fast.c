@@ -18,58 +18,59 @@ static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
 
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-bool msg_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
+/* Reads the longest JSON number at p (before end) and returns where it ends, or NULL when the
+ * text there is no number. What follows is the caller's to check. */
+static const char *parse_number(const char *p, const char *end, bool *is_int, int64_t *i,
+                                double *d)
 {
-    if (len > 400)
-        return msg_parse_number(s, len, is_int, i, d); /* its length cap, its answer */
-    size_t p = 0;
-    bool neg = len && s[0] == '-';
+    const char *s = p;
+    bool neg = p < end && *p == '-';
     p += neg;
     uint64_t mant = 0; /* the first 19 significant digits; only used when there are fewer */
     int nd = 0;        /* digits in the integer and fraction parts */
-    size_t start = p;
-    for (; p < len && is_digit(s[p]); p++, nd++)
+    const char *start = p;
+    for (; p < end && is_digit(*p); p++, nd++)
         if (nd < 19)
-            mant = mant * 10 + (uint64_t)(s[p] - '0');
-    size_t int_digits = p - start;
-    if (int_digits == 0 || (int_digits > 1 && s[start] == '0'))
-        return false;
+            mant = mant * 10 + (uint64_t)(*p - '0');
+    if (p == start || (p - start > 1 && *start == '0'))
+        return NULL;
     bool real = false;
     int frac = 0;
-    if (p < len && s[p] == '.') {
-        size_t fs = ++p;
-        for (; p < len && is_digit(s[p]); p++, nd++)
+    if (p < end && *p == '.') {
+        const char *fs = ++p;
+        for (; p < end && is_digit(*p); p++, nd++)
             if (nd < 19)
-                mant = mant * 10 + (uint64_t)(s[p] - '0');
+                mant = mant * 10 + (uint64_t)(*p - '0');
         if (p == fs)
-            return false;
+            return NULL;
         frac = (int)(p - fs);
         real = true;
     }
     int exp = 0;
-    if (p < len && (s[p] == 'e' || s[p] == 'E')) {
+    if (p < end && (*p == 'e' || *p == 'E')) {
         real = true;
         p++;
-        bool eneg = p < len && s[p] == '-';
-        if (p < len && (s[p] == '-' || s[p] == '+'))
+        bool eneg = p < end && *p == '-';
+        if (p < end && (*p == '-' || *p == '+'))
             p++;
-        size_t es = p;
-        for (; p < len && is_digit(s[p]); p++)
+        const char *es = p;
+        for (; p < end && is_digit(*p); p++)
             if (exp < 100000)
-                exp = exp * 10 + (s[p] - '0');
+                exp = exp * 10 + (*p - '0');
         if (p == es)
-            return false;
+            return NULL;
         if (eneg)
             exp = -exp;
     }
-    if (p != len)
-        return false;
+    size_t len = (size_t)(p - s);
+    if (len > 400) /* msg_parse_number's length cap, and its answer */
+        return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
     if (!real) {
-        if (nd > 18)
-            return msg_parse_number(s, len, is_int, i, d); /* near or past the int64 range */
+        if (nd > 18) /* near or past the int64 range */
+            return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
         *is_int = true;
         *i = neg ? -(int64_t)mant : (int64_t)mant;
-        return true;
+        return p;
     }
     /* Clinger's fast path: an integer below 2^53 times or over an exact power of ten is one
      * correctly rounded IEEE operation, so it equals strtod's result. */
@@ -79,9 +80,14 @@ bool msg_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, d
         v = e10 < 0 ? v / exact_pow10[-e10] : v * exact_pow10[e10];
         *is_int = false;
         *d = neg ? -v : v;
-        return true;
+        return p;
     }
-    return msg_parse_number(s, len, is_int, i, d);
+    return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
+}
+
+bool msg_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
+{
+    return parse_number(s, s + len, is_int, i, d) == s + len;
 }
 
 /* ---- tokens ---------------------------------------------------------------------------------- */
@@ -129,11 +135,11 @@ static bool read_plain_string(reader *r, const char **s, size_t *n)
 static bool read_number(reader *r, bool *is_int, int64_t *i, double *d)
 {
     skip_ws(r);
-    const char *b = r->p;
-    while (r->p < r->end && (is_digit(*r->p) || *r->p == '-' || *r->p == '+' || *r->p == '.' ||
-                             *r->p == 'e' || *r->p == 'E'))
-        r->p++;
-    return msg_json_fast_number(b, (size_t)(r->p - b), is_int, i, d);
+    const char *e = parse_number(r->p, r->end, is_int, i, d);
+    if (!e)
+        return false;
+    r->p = e; /* a number must be followed by ',', ']' or '}': the caller checks */
+    return true;
 }
 
 static inline bool key_is(const char *key, const char *k, size_t kn)
