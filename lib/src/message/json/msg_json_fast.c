@@ -112,6 +112,15 @@ static inline bool eat(reader *r, char c)
     return false;
 }
 
+/* Bytes that may stand in a plain string: printable ASCII but '"' and '\\'. */
+#define PLAIN16(c) ((c) >= 0x20 && (c) < 0x7F && (c) != '"' && (c) != '\\')
+#define PLAIN4(c) PLAIN16(c), PLAIN16((c) + 1), PLAIN16((c) + 2), PLAIN16((c) + 3)
+#define PLAIN16X(c) PLAIN4(c), PLAIN4((c) + 4), PLAIN4((c) + 8), PLAIN4((c) + 12)
+static const bool plain_byte[256] = {
+    PLAIN16X(0x00), PLAIN16X(0x10), PLAIN16X(0x20), PLAIN16X(0x30),
+    PLAIN16X(0x40), PLAIN16X(0x50), PLAIN16X(0x60), PLAIN16X(0x70),
+};
+
 /* A string of printable ASCII without escapes (every key and value the fast path accepts). */
 static bool read_plain_string(reader *r, const char **s, size_t *n)
 {
@@ -119,17 +128,13 @@ static bool read_plain_string(reader *r, const char **s, size_t *n)
     if (r->p >= r->end || *r->p != '"')
         return false;
     const char *b = ++r->p;
-    for (; r->p < r->end; r->p++) {
-        unsigned char c = (unsigned char)*r->p;
-        if (c == '"') {
-            *s = b;
-            *n = (size_t)(r->p++ - b);
-            return true;
-        }
-        if (c < 0x20 || c >= 0x7F || c == '\\')
-            return false;
-    }
-    return false;
+    while (r->p < r->end && plain_byte[(unsigned char)*r->p])
+        r->p++;
+    if (r->p >= r->end || *r->p != '"')
+        return false; /* an escape, a control or non-ASCII byte, or no closing quote */
+    *s = b;
+    *n = (size_t)(r->p++ - b);
+    return true;
 }
 
 static bool read_number(reader *r, bool *is_int, int64_t *i, double *d)
@@ -213,6 +218,10 @@ static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end,
 
 static size_t group_end(const msg_field *fields, size_t n, size_t g)
 {
+    if (fields[g].index >= 0) /* an array group has one field per element */
+        return g + (size_t)fields[g].count <= n ? g + (size_t)fields[g].count : n;
+    if (!fields[g].sub) /* a scalar */
+        return g + 1;
     size_t e = g + 1;
     while (e < n && (fields[e].key == fields[g].key || strcmp(fields[e].key, fields[g].key) == 0))
         e++;
@@ -239,32 +248,41 @@ typedef struct common_keys {
     int64_t seq_value;
 } common_keys;
 
-/* type, session and seq; false when the key is none of them or its value is not plainly valid. */
-static bool read_common_key(reader *r, const char *k, size_t kn, common_keys *c)
+enum { NOT_COMMON, KEY_SEQ, KEY_TYPE, KEY_SESSION };
+
+/* Which of the keys every message may carry k is, by its length and then its bytes. */
+static int common_key(const char *k, size_t kn)
+{
+    switch (kn) {
+    case 3: return memcmp(k, "seq", 3) == 0 ? KEY_SEQ : NOT_COMMON;
+    case 4: return memcmp(k, "type", 4) == 0 ? KEY_TYPE : NOT_COMMON;
+    case 7: return memcmp(k, "session", 7) == 0 ? KEY_SESSION : NOT_COMMON;
+    default: return NOT_COMMON;
+    }
+}
+
+/* The value of type, session or seq; false when repeated or not plainly valid. */
+static bool read_common_value(reader *r, int which, common_keys *c)
 {
     const char *s;
     size_t n;
     bool is_int;
     double d;
-    switch (kn) {
-    case 3:
-        if (memcmp(k, "seq", 3) != 0 || c->seq || !read_number(r, &is_int, &c->seq_value, &d) ||
-            !is_int || c->seq_value < 0)
+    switch (which) {
+    case KEY_SEQ:
+        if (c->seq || !read_number(r, &is_int, &c->seq_value, &d) || !is_int || c->seq_value < 0)
             return false;
         return c->seq = true;
-    case 4:
-        if (memcmp(k, "type", 4) != 0 || c->type || !read_plain_string(r, &s, &n) || n != 5 ||
-            memcmp(s, "state", 5) != 0)
+    case KEY_TYPE:
+        if (c->type || !read_plain_string(r, &s, &n) || n != 5 || memcmp(s, "state", 5) != 0)
             return false;
         return c->type = true;
-    case 7:
-        if (memcmp(k, "session", 7) != 0 || c->session || !read_plain_string(r, &s, &n) ||
-            !recd_session_key_valid(s, n))
+    default:
+        if (c->session || !read_plain_string(r, &s, &n) || !recd_session_key_valid(s, n))
             return false;
         c->key = s;
         c->key_len = n;
         return c->session = true;
-    default: return false;
     }
 }
 
@@ -286,14 +304,17 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
         size_t kn;
         if (!read_plain_string(&r, &k, &kn) || kn == 0 || !eat(&r, ':'))
             return DECLINE;
-        size_t g = find_group(fields, n, k, kn, next);
-        if (g == n) {
-            /* A key on-foot states lack: when the format is inferred, try the vehicle table. It
-             * needs "vehicle_id" and refuses "tick", as the jansson reader's inference does. */
-            if (!read_common_key(&r, k, kn, &c))
-                return inferring ? AS_VEHICLE : DECLINE;
+        int which = common_key(k, kn); /* no table field has these names */
+        if (which != NOT_COMMON) {
+            if (!read_common_value(&r, which, &c))
+                return DECLINE;
             continue;
         }
+        size_t g = find_group(fields, n, k, kn, next);
+        /* A key on-foot states lack: when the format is inferred, try the vehicle table. It needs
+         * "vehicle_id" and refuses "tick", as the jansson reader's inference does. */
+        if (g == n)
+            return inferring ? AS_VEHICLE : DECLINE;
         if (seen >> g & 1u)
             return DECLINE;
         seen |= 1ull << g;
