@@ -98,7 +98,9 @@ typedef struct reader {
 
 static inline void skip_ws(reader *r)
 {
-    while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\n'))
+    /* Most tokens follow the last directly: one compare says so (all JSON space is <= ' '). */
+    while (r->p < r->end && (unsigned char)*r->p <= ' ' &&
+           (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\n'))
         r->p++;
 }
 
@@ -144,6 +146,18 @@ static bool read_number(reader *r, bool *is_int, int64_t *i, double *d)
     if (!e)
         return false;
     r->p = e; /* a number must be followed by ',', ']' or '}': the caller checks */
+    return true;
+}
+
+/* The quoted key `key` (plain ASCII, from the table) next in the text: the canonical order
+ * predicts most keys, and matching the prediction needs no scan of the string. */
+static inline bool eat_expected_key(reader *r, const char *key)
+{
+    size_t kl = strlen(key);
+    if ((size_t)(r->end - r->p) < kl + 2 || r->p[0] != '"' || memcmp(r->p + 1, key, kl) != 0 ||
+        r->p[kl + 1] != '"')
+        return false;
+    r->p += kl + 2;
     return true;
 }
 
@@ -197,14 +211,23 @@ static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end,
         if (!eat(r, '{'))
             return false;
         uint64_t seen = 0;
+        size_t expect = g;
         do {
             const char *k;
             size_t kn;
-            if (!read_plain_string(r, &k, &kn) || !eat(r, ':'))
-                return false;
             size_t i = g;
-            while (i < end && !key_is(fields[i].sub, k, kn))
-                i++;
+            skip_ws(r);
+            if (expect < end && eat_expected_key(r, fields[expect].sub)) {
+                i = expect;
+            } else {
+                if (!read_plain_string(r, &k, &kn))
+                    return false;
+                while (i < end && !key_is(fields[i].sub, k, kn))
+                    i++;
+            }
+            if (!eat(r, ':'))
+                return false;
+            expect = i + 1;
             if (i == end || (seen >> (i - g) & 1u))
                 return false; /* unknown or repeated member */
             seen |= 1ull << (i - g);
@@ -301,20 +324,27 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
         return DECLINE;
     do {
         const char *k;
-        size_t kn;
-        if (!read_plain_string(&r, &k, &kn) || kn == 0 || !eat(&r, ':'))
-            return DECLINE;
-        int which = common_key(k, kn); /* no table field has these names */
-        if (which != NOT_COMMON) {
-            if (!read_common_value(&r, which, &c))
+        size_t kn, g;
+        skip_ws(&r);
+        if (eat_expected_key(&r, fields[next].key)) {
+            g = next;
+            if (!eat(&r, ':'))
                 return DECLINE;
-            continue;
+        } else {
+            if (!read_plain_string(&r, &k, &kn) || kn == 0 || !eat(&r, ':'))
+                return DECLINE;
+            int which = common_key(k, kn); /* no table field has these names */
+            if (which != NOT_COMMON) {
+                if (!read_common_value(&r, which, &c))
+                    return DECLINE;
+                continue;
+            }
+            g = find_group(fields, n, k, kn, next);
+            /* A key on-foot states lack: when the format is inferred, try the vehicle table. It
+             * needs "vehicle_id" and refuses "tick", as the jansson reader's inference does. */
+            if (g == n)
+                return inferring ? AS_VEHICLE : DECLINE;
         }
-        size_t g = find_group(fields, n, k, kn, next);
-        /* A key on-foot states lack: when the format is inferred, try the vehicle table. It needs
-         * "vehicle_id" and refuses "tick", as the jansson reader's inference does. */
-        if (g == n)
-            return inferring ? AS_VEHICLE : DECLINE;
         if (seen >> g & 1u)
             return DECLINE;
         seen |= 1ull << g;
