@@ -106,6 +106,10 @@ static inline void skip_ws(reader *r)
 
 static inline bool eat(reader *r, char c)
 {
+    if (r->p < r->end && *r->p == c) { /* the usual case: no white space before it */
+        r->p++;
+        return true;
+    }
     skip_ws(r);
     if (r->p < r->end && *r->p == c) {
         r->p++;
