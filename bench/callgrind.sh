@@ -3,17 +3,19 @@
 # Counts the instructions recd executes to record one prepared scenario stream, under callgrind.
 # Instruction counts do not depend on what else the machine is doing, so two builds can be
 # compared on a busy machine where samples/s would only show the noise (docs/performance.md).
-# Usage: bench/callgrind.sh BUILD_DIR [SCENARIO] (S1, S2 or S3; default S2). The streams come
-# from a `make bench-quick` (BENCH_WORK, default /var/tmp/recd-bench). Prints one line:
-# "SCENARIO BUILD_DIR instructions=N samples=M per_sample=X". CALLGRIND_OUT=FILE keeps the profile
-# for callgrind_annotate.
+# Usage: bench/callgrind.sh BUILD_DIR [SCENARIO] (S1, S2, S3 or S6; default S2). The streams come
+# from a `make bench-quick` (BENCH_WORK, default /var/tmp/recd-bench); S6 sends NDJSON lines.
+# Prints one line: "SCENARIO BUILD_DIR instructions=N samples=M per_sample=X". CALLGRIND_OUT=FILE
+# keeps the profile for callgrind_annotate.
 set -euo pipefail
-build="${1:?usage: bench/callgrind.sh BUILD_DIR [S1|S2|S3]}"
+build="${1:?usage: bench/callgrind.sh BUILD_DIR [S1|S2|S3|S6]}"
 scenario="${2:-S2}"
 work="${BENCH_WORK:-/var/tmp/recd-bench}"
 command -v valgrind >/dev/null || { echo "callgrind: valgrind is not installed" >&2; exit 1; }
 prep="$(ls -d "$work/prepared/$scenario"-quick-* 2>/dev/null | head -n 1)"
 [ -n "$prep" ] || { echo "callgrind: no prepared $scenario stream in $work (run make bench-quick)" >&2; exit 1; }
+enc=wire
+[ -f "$prep/wire-head.0" ] || enc=ndjson # S6 is prepared as NDJSON only
 samples="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["states"])' "$prep/meta.json")"
 
 tmp="$(mktemp -d)"
@@ -51,7 +53,7 @@ for _ in $(seq 1 600); do
 done
 [ -n "$port" ] || { echo "callgrind: recd did not report its port" >&2; exit 1; }
 "$build/bench/benchgen" send-tcp --to "127.0.0.1:$port" \
-  --conn "$prep/wire-head.0,$prep/wire-body.0,$prep/wire-tail.0" >/dev/null
+  --conn "$prep/$enc-head.0,$prep/$enc-body.0,$prep/$enc-tail.0" >/dev/null
 kill -TERM "$pid"
 wait "$pid" || { echo "callgrind: recd exited non-zero" >&2; cat "$tmp/recd.log" >&2; exit 1; }
 pid=""

@@ -46,6 +46,7 @@ QUICK = {
     "S3": dict(FULL["S3"], samples=100_000, reps=1, systems=["recd", "rsyslog"]),
     "S4": dict(FULL["S4"], seconds=1, rates=[100_000, 200_000], systems=["recd"]),
     "S5": dict(FULL["S5"], sessions=10_000, seconds=10),
+    "S6": dict(FULL["S6"], samples=200_000, reps=1, systems=["recd", "rsyslog"]),
     "S7": dict(FULL["S7"], seconds=5, reps=1),
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* recd_msg_from_json: one JSON line (hostile input) into a recd_msg. jansson parses and checks
- * UTF-8; this file checks keys, types and ranges and names the offending field. */
+/* recd_msg_from_json: one JSON line (hostile input) into a recd_msg. A .rec state takes the
+ * tree-free reader (msg_json_fast.c); the rest is parsed by jansson, which checks UTF-8, and
+ * this file checks keys, types and ranges and names the offending field. */
 #include <errno.h>
 #include <string.h>
 
+#include "message/json/msg_json_fast.h"
 #include "message/msg_fields.h"
 #include "formats/carla/carla_msg.h"
 #include "message/msg_recap.h"
@@ -402,14 +404,31 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
     return rc;
 }
 
-int recd_msg_from_json(const char *line, size_t len, recd_msg_format session_format, recd_msg *out,
-                       char *err, size_t errlen)
+static size_t without_line_end(const char *line, size_t len)
 {
-    recd_msg_init(out, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
     if (len && line[len - 1] == '\n')
         len--;
     if (len && line[len - 1] == '\r')
         len--;
+    return len;
+}
+
+int recd_msg_from_json(const char *line, size_t len, recd_msg_format session_format, recd_msg *out,
+                       char *err, size_t errlen)
+{
+    /* The hot line (a .rec state) needs no tree; everything else, and every error, goes through
+     * jansson so the messages stay what docs/protocol.md shows. */
+    size_t body = without_line_end(line, len);
+    if (!memchr(line, '\n', body) && msg_json_fast_state(line, body, session_format, out))
+        return 0;
+    return msg_from_json_jansson(line, len, session_format, out, err, errlen);
+}
+
+int msg_from_json_jansson(const char *line, size_t len, recd_msg_format session_format,
+                          recd_msg *out, char *err, size_t errlen)
+{
+    recd_msg_init(out, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
+    len = without_line_end(line, len);
     if (memchr(line, '\n', len)) {
         msg_err(err, errlen, "a message must fit on one line");
         return -EBADMSG;

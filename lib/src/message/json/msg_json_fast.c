@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/* The tree-free reader for .rec state lines, the message NDJSON senders send most: one pass over
+ * the bytes, keys mapped to table fields by the canonical order (else by first byte), numbers
+ * converted in place. It only ever accepts what the jansson reader accepts, with the same values;
+ * whatever it is unsure of it declines, and the jansson reader gives the error message. */
+#include "message/json/msg_json_fast.h"
+
+#include <string.h>
+
+#include "message/msg_fields.h"
+
+/* ---- numbers --------------------------------------------------------------------------------- */
+
+/* Powers of ten that are exact doubles (10^22 < 2^53 * 2^22 is the last one). */
+static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Reads the longest JSON number at p (before end) and returns where it ends, or NULL when the
+ * text there is no number. What follows is the caller's to check. */
+static const char *parse_number(const char *p, const char *end, bool *is_int, int64_t *i,
+                                double *d)
+{
+    const char *s = p;
+    bool neg = p < end && *p == '-';
+    p += neg;
+    uint64_t mant = 0; /* the first 19 significant digits; only used when there are fewer */
+    int nd = 0;        /* digits in the integer and fraction parts */
+    const char *start = p;
+    for (; p < end && is_digit(*p); p++, nd++)
+        if (nd < 19)
+            mant = mant * 10 + (uint64_t)(*p - '0');
+    if (p == start || (p - start > 1 && *start == '0'))
+        return NULL;
+    bool real = false;
+    int frac = 0;
+    if (p < end && *p == '.') {
+        const char *fs = ++p;
+        for (; p < end && is_digit(*p); p++, nd++)
+            if (nd < 19)
+                mant = mant * 10 + (uint64_t)(*p - '0');
+        if (p == fs)
+            return NULL;
+        frac = (int)(p - fs);
+        real = true;
+    }
+    int exp = 0;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        real = true;
+        p++;
+        bool eneg = p < end && *p == '-';
+        if (p < end && (*p == '-' || *p == '+'))
+            p++;
+        const char *es = p;
+        for (; p < end && is_digit(*p); p++)
+            if (exp < 100000)
+                exp = exp * 10 + (*p - '0');
+        if (p == es)
+            return NULL;
+        if (eneg)
+            exp = -exp;
+    }
+    size_t len = (size_t)(p - s);
+    if (len > 400) /* msg_parse_number's length cap, and its answer */
+        return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
+    if (!real) {
+        if (nd > 18) /* near or past the int64 range */
+            return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
+        *is_int = true;
+        *i = neg ? -(int64_t)mant : (int64_t)mant;
+        return p;
+    }
+    /* Clinger's fast path: an integer below 2^53 times or over an exact power of ten is one
+     * correctly rounded IEEE operation, so it equals strtod's result. */
+    int e10 = exp - frac;
+    if (nd <= 15 && e10 >= -22 && e10 <= 22) {
+        double v = (double)mant;
+        v = e10 < 0 ? v / exact_pow10[-e10] : v * exact_pow10[e10];
+        *is_int = false;
+        *d = neg ? -v : v;
+        return p;
+    }
+    return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
+}
+
+bool msg_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
+{
+    return parse_number(s, s + len, is_int, i, d) == s + len;
+}
+
+/* ---- tokens ---------------------------------------------------------------------------------- */
+
+typedef struct reader {
+    const char *p, *end;
+} reader;
+
+static inline void skip_ws(reader *r)
+{
+    /* Most tokens follow the last directly: one compare says so (all JSON space is <= ' '). */
+    while (r->p < r->end && (unsigned char)*r->p <= ' ' &&
+           (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\n'))
+        r->p++;
+}
+
+static inline bool eat(reader *r, char c)
+{
+    if (r->p < r->end && *r->p == c) { /* the usual case: no white space before it */
+        r->p++;
+        return true;
+    }
+    skip_ws(r);
+    if (r->p < r->end && *r->p == c) {
+        r->p++;
+        return true;
+    }
+    return false;
+}
+
+/* Bytes that may stand in a plain string: printable ASCII but '"' and '\\'. */
+#define PLAIN16(c) ((c) >= 0x20 && (c) < 0x7F && (c) != '"' && (c) != '\\')
+#define PLAIN4(c) PLAIN16(c), PLAIN16((c) + 1), PLAIN16((c) + 2), PLAIN16((c) + 3)
+#define PLAIN16X(c) PLAIN4(c), PLAIN4((c) + 4), PLAIN4((c) + 8), PLAIN4((c) + 12)
+static const bool plain_byte[256] = {
+    PLAIN16X(0x00), PLAIN16X(0x10), PLAIN16X(0x20), PLAIN16X(0x30),
+    PLAIN16X(0x40), PLAIN16X(0x50), PLAIN16X(0x60), PLAIN16X(0x70),
+};
+
+/* A string of printable ASCII without escapes (every key and value the fast path accepts). */
+static bool read_plain_string(reader *r, const char **s, size_t *n)
+{
+    skip_ws(r);
+    if (r->p >= r->end || *r->p != '"')
+        return false;
+    const char *b = ++r->p;
+    while (r->p < r->end && plain_byte[(unsigned char)*r->p])
+        r->p++;
+    if (r->p >= r->end || *r->p != '"')
+        return false; /* an escape, a control or non-ASCII byte, or no closing quote */
+    *s = b;
+    *n = (size_t)(r->p++ - b);
+    return true;
+}
+
+static bool read_number(reader *r, bool *is_int, int64_t *i, double *d)
+{
+    skip_ws(r);
+    const char *e = parse_number(r->p, r->end, is_int, i, d);
+    if (!e)
+        return false;
+    r->p = e; /* a number must be followed by ',', ']' or '}': the caller checks */
+    return true;
+}
+
+/* The quoted key `key` (plain ASCII, from the table) next in the text: the canonical order
+ * predicts most keys, and matching the prediction needs no scan of the string. */
+static inline bool eat_expected_key(reader *r, const char *key)
+{
+    size_t kl = strlen(key);
+    if ((size_t)(r->end - r->p) < kl + 2 || r->p[0] != '"' || memcmp(r->p + 1, key, kl) != 0 ||
+        r->p[kl + 1] != '"')
+        return false;
+    r->p += kl + 2;
+    return true;
+}
+
+static inline bool key_is(const char *key, const char *k, size_t kn)
+{
+    return strncmp(key, k, kn) == 0 && key[kn] == 0; /* k holds no NUL (plain string) */
+}
+
+/* ---- fields ---------------------------------------------------------------------------------- */
+
+static bool read_field(reader *r, const msg_field *f, msg_value *v)
+{
+    if (f->type == MF_BOOL) {
+        skip_ws(r);
+        size_t left = (size_t)(r->end - r->p);
+        if (left >= 4 && memcmp(r->p, "true", 4) == 0) {
+            r->p += 4;
+            v->i = 1;
+        } else if (left >= 5 && memcmp(r->p, "false", 5) == 0) {
+            r->p += 5;
+            v->i = 0;
+        } else {
+            return false;
+        }
+        v->set = true;
+        return true;
+    }
+    bool is_int;
+    int64_t i;
+    double d;
+    if (!read_number(r, &is_int, &i, &d))
+        return false;
+    return is_int ? msg_value_from_int(f, i, v, NULL, 0) : msg_value_from_double(f, d, v, NULL, 0);
+}
+
+/* Group [g, end): an array of numbers, an object of named members, or one scalar. */
+static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end, msg_value *vals)
+{
+    const msg_field *f = &fields[g];
+    if (f->index >= 0) {
+        if (!eat(r, '[') || end - g != (size_t)f->count)
+            return false;
+        for (size_t k = 0; k < end - g; k++) {
+            if ((k && !eat(r, ',')) || fields[g + k].index != (int)k ||
+                !read_field(r, &fields[g + k], &vals[g + k]))
+                return false;
+        }
+        return eat(r, ']');
+    }
+    if (f->sub) {
+        if (!eat(r, '{'))
+            return false;
+        uint64_t seen = 0;
+        size_t expect = g;
+        do {
+            const char *k;
+            size_t kn;
+            size_t i = g;
+            skip_ws(r);
+            if (expect < end && eat_expected_key(r, fields[expect].sub)) {
+                i = expect;
+            } else {
+                if (!read_plain_string(r, &k, &kn))
+                    return false;
+                while (i < end && !key_is(fields[i].sub, k, kn))
+                    i++;
+            }
+            if (!eat(r, ':'))
+                return false;
+            expect = i + 1;
+            if (i == end || (seen >> (i - g) & 1u))
+                return false; /* unknown or repeated member */
+            seen |= 1ull << (i - g);
+            if (!read_field(r, &fields[i], &vals[i]))
+                return false;
+        } while (eat(r, ','));
+        return eat(r, '}') && seen == (1ull << (end - g)) - 1; /* every member present */
+    }
+    return read_field(r, f, &vals[g]);
+}
+
+static size_t group_end(const msg_field *fields, size_t n, size_t g)
+{
+    if (fields[g].index >= 0) /* an array group has one field per element */
+        return g + (size_t)fields[g].count <= n ? g + (size_t)fields[g].count : n;
+    if (!fields[g].sub) /* a scalar */
+        return g + 1;
+    size_t e = g + 1;
+    while (e < n && (fields[e].key == fields[g].key || strcmp(fields[e].key, fields[g].key) == 0))
+        e++;
+    return e;
+}
+
+/* The first field of key k's group, or n; `from` is where the canonical order expects it. */
+static size_t find_group(const msg_field *fields, size_t n, const char *k, size_t kn, size_t from)
+{
+    if (from < n && key_is(fields[from].key, k, kn))
+        return from;
+    for (size_t i = 0; i < n; i++)
+        if (fields[i].key[0] == k[0] && key_is(fields[i].key, k, kn))
+            return i;
+    return n;
+}
+
+enum { DECLINE = 0, ACCEPT = 1, AS_VEHICLE = 2 };
+
+typedef struct common_keys {
+    bool type, session, seq;
+    const char *key;
+    size_t key_len;
+    int64_t seq_value;
+} common_keys;
+
+enum { NOT_COMMON, KEY_SEQ, KEY_TYPE, KEY_SESSION };
+
+/* Which of the keys every message may carry k is, by its length and then its bytes. */
+static int common_key(const char *k, size_t kn)
+{
+    switch (kn) {
+    case 3: return memcmp(k, "seq", 3) == 0 ? KEY_SEQ : NOT_COMMON;
+    case 4: return memcmp(k, "type", 4) == 0 ? KEY_TYPE : NOT_COMMON;
+    case 7: return memcmp(k, "session", 7) == 0 ? KEY_SESSION : NOT_COMMON;
+    default: return NOT_COMMON;
+    }
+}
+
+/* The value of type, session or seq; false when repeated or not plainly valid. */
+static bool read_common_value(reader *r, int which, common_keys *c)
+{
+    const char *s;
+    size_t n;
+    bool is_int;
+    double d;
+    switch (which) {
+    case KEY_SEQ:
+        if (c->seq || !read_number(r, &is_int, &c->seq_value, &d) || !is_int || c->seq_value < 0)
+            return false;
+        return c->seq = true;
+    case KEY_TYPE:
+        if (c->type || !read_plain_string(r, &s, &n) || n != 5 || memcmp(s, "state", 5) != 0)
+            return false;
+        return c->type = true;
+    default:
+        if (c->session || !read_plain_string(r, &s, &n) || !recd_session_key_valid(s, n))
+            return false;
+        c->key = s;
+        c->key_len = n;
+        return c->session = true;
+    }
+}
+
+static int read_state(const char *line, size_t len, recd_msg_format fmt, bool inferring,
+                      recd_msg *out)
+{
+    size_t n;
+    const msg_field *fields = msg_rec_fields(fmt, &n);
+    msg_value vals[MSG_REC_MAX_FIELDS];
+    memset(vals, 0, n * sizeof vals[0]);
+    reader r = {line, line + len};
+    common_keys c = {0};
+    uint64_t seen = 0; /* group starts already read: a repeated key is declined */
+    size_t next = 0;
+    if (!eat(&r, '{'))
+        return DECLINE;
+    do {
+        const char *k;
+        size_t kn, g;
+        skip_ws(&r);
+        if (eat_expected_key(&r, fields[next].key)) {
+            g = next;
+            if (!eat(&r, ':'))
+                return DECLINE;
+        } else {
+            if (!read_plain_string(&r, &k, &kn) || kn == 0 || !eat(&r, ':'))
+                return DECLINE;
+            int which = common_key(k, kn); /* no table field has these names */
+            if (which != NOT_COMMON) {
+                if (!read_common_value(&r, which, &c))
+                    return DECLINE;
+                continue;
+            }
+            g = find_group(fields, n, k, kn, next);
+            /* A key on-foot states lack: when the format is inferred, try the vehicle table. It
+             * needs "vehicle_id" and refuses "tick", as the jansson reader's inference does. */
+            if (g == n)
+                return inferring ? AS_VEHICLE : DECLINE;
+        }
+        if (seen >> g & 1u)
+            return DECLINE;
+        seen |= 1ull << g;
+        size_t end = group_end(fields, n, g);
+        if (!read_group(&r, fields, g, end, vals))
+            return DECLINE;
+        next = end < n ? end : 0;
+    } while (eat(&r, ','));
+    if (!eat(&r, '}'))
+        return DECLINE;
+    skip_ws(&r);
+    if (r.p != r.end || !c.type)
+        return DECLINE;
+    int alt_seen[3] = {0, 0, 0};
+    bool has_alt = false;
+    for (size_t i = 0; i < n; i++) {
+        if (fields[i].alt) {
+            alt_seen[fields[i].alt] |= vals[i].set;
+            has_alt |= fields[i].alt == 1;
+        } else if (!vals[i].set) {
+            return DECLINE;
+        }
+    }
+    if (has_alt && alt_seen[1] + alt_seen[2] != 1)
+        return DECLINE;
+    recd_msg_init(out, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
+    out->type = RECD_MSG_STATE;
+    out->format = fmt;
+    if (c.session) {
+        memcpy(out->session, c.key, c.key_len);
+        out->session[c.key_len] = 0;
+    }
+    out->has_seq = c.seq;
+    out->seq = (uint64_t)c.seq_value;
+    msg_rec_unflatten(vals, out);
+    return ACCEPT;
+}
+
+int msg_json_fast_state(const char *line, size_t len, recd_msg_format session_format,
+                        recd_msg *out)
+{
+    switch (session_format) {
+    case RECD_MSG_FMT_NONE: {
+        int rc = read_state(line, len, RECD_MSG_FMT_SAMP_ONFOOT, true, out);
+        if (rc == AS_VEHICLE)
+            rc = read_state(line, len, RECD_MSG_FMT_SAMP_VEHICLE, false, out);
+        return rc == ACCEPT;
+    }
+    case RECD_MSG_FMT_SAMP_ONFOOT:
+    case RECD_MSG_FMT_SAMP_VEHICLE: return read_state(line, len, session_format, false, out) == ACCEPT;
+    default: return 0;
+    }
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Writes seed inputs for fuzz_ndjson_oracle into $1: one JSON line each, after a first byte that
+# picks the session format (0 inferred, 1 samp-onfoot, 2 samp-vehicle, 3 recap).
+set -eu
+dir=$1
+mkdir -p "$dir"
+onfoot='{"type":"state","session":"s-1","seq":7,"t":100,"left_right":0,"up_down":-128,"keys":8,"position":[1.5,2.0,-0.0],"rotation":[1.0,0.0,0.0,0.0],"health":100,"armour":0,"weapon":22,"additional_key":0,"special_action":0,"velocity":[0.0,0.0,1e-45],"surf_offset":[0.0,0.0,0.0],"surf_id":0,"anim_id":1189,"anim_flags":{"frame_delta":4,"loop":false,"lock_x":false,"lock_y":false,"freeze":false,"time":8}}'
+vehicle='{"type":"state","t":31,"vehicle_id":1,"left_right":0,"up_down":0,"keys":0,"rotation":[0.7,0.0,0.0,-0.7],"position":[1697.0,-1953.6,14.8],"velocity":[0.0,0.0,0.0],"vehicle_health":1000.0,"driver_health":100,"driver_armour":0,"weapon":0,"additional_key":0,"siren":0,"landing_gear":0,"trailer_id":0,"train_speed":-0.17}'
+hydra='{"type":"state","t":31,"vehicle_id":1,"left_right":0,"up_down":0,"keys":0,"rotation":[1,0,0,0],"position":[1e2,-1953.625,14.8E+1],"velocity":[0,0,0],"vehicle_health":1000,"driver_health":100,"driver_armour":0,"weapon":0,"additional_key":0,"siren":0,"landing_gear":0,"trailer_id":0,"hydra_thrust":[5000,0]}'
+printf '\000%s\n' "$onfoot" >"$dir/onfoot-inferred"
+printf '\001%s' "$onfoot" >"$dir/onfoot"
+printf '\000%s\r\n' "$vehicle" >"$dir/vehicle-inferred"
+printf '\002%s' "$hydra" >"$dir/hydra"
+printf '\000%s' '{"type":"open","session":"a","format":"samp-onfoot","auth":"tok"}' >"$dir/open"
+printf '\003%s' '{"type":"state","tick":0,"pos":[0.5,64.0,0.5],"rot":[90.0,0.0,90.0],"vel":[0.0,0.0,0.0],"flags":512,"pose":0,"game_mode":0,"hand_state":0,"health":20.0,"absorption":0.0,"equipment":[],"inventory":[]}' >"$dir/recap"
+printf '\001%s' '{"type":"close","end_time":99}' >"$dir/close"
