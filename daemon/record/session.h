@@ -51,6 +51,7 @@ typedef struct recd_session {
     bool rec_any;  /* .rec: a block was accepted in this session */
     bool rec_header_due; /* .rec: the current part's file header goes with its next block */
     bool write_failing;  /* its last write failed and waits for a retry: input is paused */
+    uint8_t rec_type;    /* .rec: the recd_rec_type of the blocks the current part holds */
     recd_msg_format format;
     char key[RECD_SESSION_KEY_MAX + 1];
 
@@ -82,6 +83,7 @@ typedef struct recd_session {
     uint64_t last_seq;
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
     uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */
+    bool rec_rebase_all;   /* .rec: every part starts at 0, the first too (samp-player) */
     uint64_t retry_at_ms;     /* while write_failing: when the writer tries again */
     uint32_t retry_delay_ms;  /* the backoff: doubles with each failure up to a cap */
     uint32_t stop_retries;    /* failed tries since the shutdown began */
@@ -147,6 +149,9 @@ void session_account(recd_session *s, int64_t delta); /* buffered bytes, session
 void session_note_pending(recd_session *s, uint64_t now_ms); /* starts the flush clock */
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms);
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
+/* Gives the current part another name; only before its first job has created it (in the sample
+ * call that started it). 0 or -ENOMEM. */
+int session_rename_part(recd_session *s, const char *rel);
 
 /* A format's part of a session: one table per output format (session_rec.c, session_recap.c),
  * found by session_format_for() (session_formats.c). The registry (sessions.c,

@@ -401,7 +401,7 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *buf)
 /* ---- recd's metric set ---- */
 
 static const char *const transport_values[] = {"tcp", "udp", "unix"};
-static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap", "carla"};
+static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap", "carla", "samp-player"};
 static const char *const reason_values[] = {"framing", "too_large", "syntax", "schema",
                                             "unknown_session", "time_order", "auth", "already_open",
                                             "not_owner", "other"};
@@ -554,6 +554,7 @@ recd_m_format recd_metrics_format_of(recd_msg_format f)
     case RECD_MSG_FMT_SAMP_VEHICLE: return RECD_M_SAMP_VEHICLE;
     case RECD_MSG_FMT_RECAP: return RECD_M_RECAP;
     case RECD_MSG_FMT_CARLA: return RECD_M_CARLA;
+    case RECD_MSG_FMT_SAMP_PLAYER: return RECD_M_SAMP_PLAYER;
     default: return RECD_M_SAMP_ONFOOT;
     }
 }

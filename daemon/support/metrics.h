@@ -75,6 +75,7 @@ typedef enum recd_m_format {
     RECD_M_SAMP_VEHICLE,
     RECD_M_RECAP,
     RECD_M_CARLA,
+    RECD_M_SAMP_PLAYER,
     RECD_M_FORMATS
 } recd_m_format;
 

@@ -35,7 +35,9 @@ typedef enum recd_msg_format {
     RECD_MSG_FMT_SAMP_ONFOOT,  /* "samp-onfoot": .rec type 2, 72-byte blocks */
     RECD_MSG_FMT_SAMP_VEHICLE, /* "samp-vehicle": .rec type 1, 67-byte blocks */
     RECD_MSG_FMT_RECAP,        /* "recap": .recap */
-    RECD_MSG_FMT_CARLA         /* "carla": CARLA recorder .log (recd/carla.h) */
+    RECD_MSG_FMT_CARLA,        /* "carla": CARLA recorder .log (recd/carla.h) */
+    RECD_MSG_FMT_SAMP_PLAYER   /* "samp-player": on-foot and vehicle states in one session, recorded
+                                  as a sequence of .rec parts and a manifest (daemon only) */
 } recd_msg_format;
 
 RECD_API const char *recd_msg_type_name(recd_msg_type t);     /* "open", "state", ... */
@@ -94,6 +96,14 @@ typedef struct recd_msg_close {
 
 /* One message. format says which union member is valid for STATE (onfoot / vehicle / recap) and is
  * the session format for OPEN. A message owns its heap data: release it with recd_msg_free(). */
+/* A samp-player state: its .rec type, and for a vehicle the model and seat when given. */
+typedef struct recd_msg_player {
+    recd_rec_type rec_type; /* RECD_REC_TYPE_ONFOOT or RECD_REC_TYPE_VEHICLE */
+    bool has_model, has_seat;
+    uint16_t vehicle_model; /* 400..611 */
+    uint8_t seat;           /* 0 driver, 1..3 passengers */
+} recd_msg_player;
+
 typedef struct recd_msg {
     recd_msg_type type;
     recd_msg_format format;
@@ -112,6 +122,9 @@ typedef struct recd_msg {
         recd_carla_frame *carla_state;     /* STATE, CARLA: a frame without its events; owned */
         recd_carla_event *carla_event;     /* EVENT, CARLA: actor add/delete/parent, collision */
     };
+    /* STATE, SAMP_PLAYER: which of onfoot / vehicle above holds the state, and what a vehicle
+     * state may add about the vehicle (docs/protocol.md section 2.9). */
+    recd_msg_player player;
 } recd_msg;
 
 /* Zeroes m and sets its type and format. */

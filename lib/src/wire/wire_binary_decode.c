@@ -102,8 +102,10 @@ static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
     case WIRE_FMT_SAMP_VEHICLE: m->format = RECD_MSG_FMT_SAMP_VEHICLE; break;
     case WIRE_FMT_RECAP: m->format = RECD_MSG_FMT_RECAP; break;
     case WIRE_FMT_CARLA: m->format = RECD_MSG_FMT_CARLA; break;
+    case WIRE_FMT_SAMP_PLAYER: m->format = RECD_MSG_FMT_SAMP_PLAYER; break;
     default:
-        wire_why(why, whylen, "open: unknown format %u (1 samp-onfoot, 2 samp-vehicle, 3 recap, 4 carla)",
+        wire_why(why, whylen, "open: unknown format %u (1 samp-onfoot, 2 samp-vehicle, 3 recap, 4 carla, "
+                              "5 samp-player)",
                  *fmt);
         return -EBADMSG;
     }
@@ -182,6 +184,44 @@ static int read_rec_state(reader *r, uint64_t time, recd_msg *m, char *why, size
     return rc;
 }
 
+/* A samp-player state: u8 .rec type, for a vehicle u16 model (0: not given) and u8 seat (0xFF:
+ * not given), then the block's fields as for that type (docs/wire.md section 2.3). */
+static int read_player_state(reader *r, uint64_t time, recd_msg *m, char *why, size_t whylen)
+{
+    const uint8_t *type, *model, *seat;
+    if (!take(r, 1, &type))
+        return truncated("state", why, whylen);
+    if (*type != RECD_REC_TYPE_ONFOOT && *type != RECD_REC_TYPE_VEHICLE) {
+        wire_why(why, whylen, "state: samp-player type %u (1 vehicle, 2 on foot)", *type);
+        return -EBADMSG;
+    }
+    m->player.rec_type = (recd_rec_type)*type;
+    if (*type == RECD_REC_TYPE_VEHICLE) {
+        if (!take(r, 2, &model) || !take(r, 1, &seat))
+            return truncated("state", why, whylen);
+        uint16_t mod = ld_le16(model);
+        if (mod && (mod < 400 || mod > 611)) {
+            wire_why(why, whylen, "state: vehicle model %u is not 400..611 (0: not given)", mod);
+            return -EBADMSG;
+        }
+        if (*seat > 3 && *seat != 0xFF) {
+            wire_why(why, whylen, "state: seat %u is not 0..3 (0xFF: not given)", *seat);
+            return -EBADMSG;
+        }
+        m->player.has_model = mod != 0;
+        m->player.vehicle_model = mod;
+        m->player.has_seat = *seat != 0xFF;
+        m->player.seat = *seat == 0xFF ? 0 : *seat;
+    }
+    recd_msg_format f = *type == RECD_REC_TYPE_ONFOOT ? RECD_MSG_FMT_SAMP_ONFOOT
+                                                       : RECD_MSG_FMT_SAMP_VEHICLE;
+    const uint8_t *fields;
+    int rc = read_rec_fields(r, f, time, &fields, why, whylen);
+    if (rc == 0)
+        rec_block(f, (uint32_t)time, fields, m);
+    return rc;
+}
+
 static int read_optional_u64(reader *r, const char *what, uint64_t *v, bool *has, char *why,
                              size_t whylen)
 {
@@ -220,6 +260,8 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
             return unknown_session("state", m->session, why, whylen);
         if (m->format == RECD_MSG_FMT_CARLA)
             return wire_carla_state_read(r->p + r->pos, left(r), m, why, whylen);
+        if (m->format == RECD_MSG_FMT_SAMP_PLAYER)
+            return read_player_state(r, time, m, why, whylen);
         if (m->format != RECD_MSG_FMT_RECAP)
             return read_rec_state(r, time, m, why, whylen);
         return wire_recap_state_read(r->p + r->pos, left(r), time, m, why, whylen);

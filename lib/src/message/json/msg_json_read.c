@@ -117,6 +117,12 @@ static size_t find_group(const msg_field *fields, size_t n, const char *key, siz
 
 static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t errlen)
 {
+    static const char *const common_keys[] = {COMMON_KEYS, NULL};
+    static const char *const player_keys[] = {COMMON_KEYS, "vehicle_model", "seat", NULL};
+    const char *const *extra = out->format == RECD_MSG_FMT_SAMP_VEHICLE &&
+                                       out->player.rec_type == RECD_REC_TYPE_VEHICLE
+                                   ? player_keys
+                                   : common_keys;
     size_t n;
     const msg_field *fields = msg_rec_fields(out->format, &n);
     msg_value vals[MSG_REC_MAX_FIELDS];
@@ -129,7 +135,7 @@ static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t e
     {
         size_t g = find_group(fields, n, key, next);
         if (g == n) {
-            if (key_in(key, (const char *const[]){COMMON_KEYS, NULL}))
+            if (key_in(key, extra))
                 continue;
             return err_unknown_key("state", key, err, errlen);
         }
@@ -170,6 +176,45 @@ static recd_msg_format infer_state_format(const json_t *root)
     if (json_object_get(root, "vehicle_id"))
         return RECD_MSG_FMT_SAMP_VEHICLE;
     return RECD_MSG_FMT_SAMP_ONFOOT;
+}
+
+static int read_int64(const json_t *root, const char *type, const char *key, int64_t min,
+                      int64_t *out, bool *present, char *err, size_t errlen);
+
+/* An optional integer key of a samp-player vehicle state, within [min, max]. */
+static int read_player_int(const json_t *root, const char *key, int64_t min, int64_t max,
+                           int64_t *v, bool *present, char *err, size_t errlen)
+{
+    int rc = read_int64(root, "state", key, min, v, present, err, errlen);
+    if (rc == 0 && *present && *v > max) {
+        msg_err(err, errlen, "state.%s: %lld is above %lld", key, (long long)*v, (long long)max);
+        return -EBADMSG;
+    }
+    return rc;
+}
+
+/* A samp-player state: a vehicle state when it has "vehicle_id" (which may add "vehicle_model"
+ * and "seat"), else an on-foot one. */
+static int read_player_state(const json_t *root, recd_msg *out, char *err, size_t errlen)
+{
+    bool vehicle = json_object_get(root, "vehicle_id") != NULL;
+    out->format = vehicle ? RECD_MSG_FMT_SAMP_VEHICLE : RECD_MSG_FMT_SAMP_ONFOOT;
+    out->player.rec_type = vehicle ? RECD_REC_TYPE_VEHICLE : RECD_REC_TYPE_ONFOOT;
+    int rc = read_rec_state(root, out, err, errlen);
+    if (rc == 0 && vehicle) {
+        int64_t v;
+        bool has;
+        if ((rc = read_player_int(root, "vehicle_model", 400, 611, &v, &has, err, errlen)) < 0)
+            return rc;
+        out->player.has_model = has;
+        out->player.vehicle_model = has ? (uint16_t)v : 0;
+        if ((rc = read_player_int(root, "seat", 0, 3, &v, &has, err, errlen)) < 0)
+            return rc;
+        out->player.has_seat = has;
+        out->player.seat = has ? (uint8_t)v : 0;
+    }
+    out->format = RECD_MSG_FMT_SAMP_PLAYER;
+    return rc;
 }
 
 static int read_int64(const json_t *root, const char *type, const char *key, int64_t min,
@@ -303,6 +348,8 @@ static int read_body(const json_t *root, recd_msg_format session_format, recd_ms
     switch (out->type) {
     case RECD_MSG_OPEN: return read_open(root, out, err, errlen);
     case RECD_MSG_STATE:
+        if (session_format == RECD_MSG_FMT_SAMP_PLAYER)
+            return read_player_state(root, out, err, errlen);
         out->format = session_format ? session_format : infer_state_format(root);
         if (out->format == RECD_MSG_FMT_CARLA) {
             rc = recd__carla_state_from_json(root, &out->carla_state, why, sizeof why);
