@@ -21,6 +21,8 @@ static const char npc_usage[] =
     "NPC playback of samp-player sessions (a player's on-foot and vehicle parts and their\n"
     "manifest, as recd writes them).\n"
     "\n"
+    "  -h, --help   show this help\n"
+    "\n"
     "Commands:\n"
     "  script   write the PAWN script that plays a session's parts in order\n";
 
