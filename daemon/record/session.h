@@ -25,6 +25,7 @@
 struct sockaddr;
 struct recd_sessions;
 typedef struct session_format session_format;
+typedef struct session_ring session_ring;
 
 /* What every session of a registry shares (the first member of recd_sessions, sessions.h). */
 typedef struct session_env {
@@ -36,6 +37,8 @@ typedef struct session_env {
     /* The part of buffered that formats hold until a unit of input is complete (the Recap ticks
      * being collected): no write releases it. */
     uint64_t collecting;
+    uint64_t ring_bytes;    /* memory of every instant-replay ring (session_ring.c) */
+    uint64_t ring_sessions; /* sessions keeping one */
 } session_env;
 
 typedef struct recd_session {
@@ -52,6 +55,7 @@ typedef struct recd_session {
     bool rec_header_due; /* .rec: the current part's file header goes with its next block */
     bool write_failing;  /* its last write failed and waits for a retry: input is paused */
     uint8_t rec_type;    /* .rec: the recd_rec_type of the blocks the current part holds */
+    bool ringed;         /* instant replay: samples go to the ring, not to a file */
     recd_msg_format format;
     char key[RECD_SESSION_KEY_MAX + 1];
 
@@ -88,6 +92,7 @@ typedef struct recd_session {
     uint32_t retry_delay_ms;  /* the backoff: doubles with each failure up to a cap */
     uint32_t stop_retries;    /* failed tries since the shutdown began */
     uint64_t packed_in, packed_out; /* members compressed so far: the ratio to expect */
+    session_ring *ring;         /* instant replay (session_ring.c), or NULL */
     const session_format *ops;  /* what the session does in its format's way */
     void *format_data;          /* the format's own state (session_recap.c), or NULL */
 } recd_session;
@@ -160,6 +165,7 @@ int session_rename_part(recd_session *s, const char *rel);
  * indirect calls). */
 struct session_format {
     bool events; /* takes event messages */
+    bool ring;   /* can keep an instant-replay ring (an open with ring: true) */
     /* The open message (a new session): keeps what the format needs of it. 0, -ENOMEM, or
      * -EBADMSG with why. */
     int (*open)(recd_session *s, const recd_msg *open, char *why, size_t whylen);
@@ -180,6 +186,8 @@ struct session_format {
     void (*idle)(recd_session *s);                    /* no input for a while: keep less */
     void (*end_part)(recd_session *s, bool session_end); /* required */
     void (*free)(recd_session *s);
+    /* A save message (instant replay). 0, -ENOMEM, or -EBADMSG with why. */
+    int (*save)(recd_session *s, const recd_msg *m, char *why, size_t whylen);
 };
 
 #endif

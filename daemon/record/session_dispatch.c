@@ -96,6 +96,11 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
     if (!ops)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "open of session '%s' without a format",
                       m->session);
+    if (m->open.ring && !ops->ring)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "open of session '%s': %s sessions keep no instant-replay ring (ring: "
+                              "true is for samp-onfoot and samp-vehicle)",
+                              m->session, recd_msg_format_name(m->format));
     recd_session *s = session_table_get(&r->table, m->session);
     if (s) {
         if (s->format != m->format)
@@ -308,6 +313,20 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
         session_flush(s);
         in->accepted = true;
         return 0;
+    case RECD_MSG_SAVE: {
+        if (!s->ops->save)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                  "save of session '%s': %s sessions keep no instant-replay ring",
+                                  s->key, recd_msg_format_name(s->format));
+        s->last_input_ms = now_ms;
+        int rc = s->ops->save(s, m, why, whylen);
+        if (rc == -EBADMSG)
+            return refuse_as(in, RECD_M_SCHEMA);
+        if (rc < 0)
+            return rc;
+        in->accepted = true;
+        return 0;
+    }
     case RECD_MSG_CLOSE:
         if (s->ops->close_message)
             s->ops->close_message(s, m);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "session_ring.h"
 #include "support/log.h"
 
 static uint32_t stamp(const recd_session *s, uint64_t now_ms)
@@ -31,8 +32,25 @@ static int rec_open(recd_session *s, const recd_msg *open, char *why, size_t why
     (void)why, (void)whylen;
     s->rec_type = open->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT
                                                             : RECD_REC_TYPE_VEHICLE;
-    return 0;
+    if (!open->open.ring && !s->env->cfg->ring.all)
+        return 0;
+    int rc = session_ring_start(s, s->rec_type == RECD_REC_TYPE_ONFOOT ? RECD_REC_ONFOOT_BLOCK_SIZE
+                                                                       : RECD_REC_VEHICLE_BLOCK_SIZE);
+    s->ringed = rc == 0;
+    return rc;
 }
+
+static int rec_save(recd_session *s, const recd_msg *m, char *why, size_t whylen)
+{
+    if (!s->ringed) {
+        snprintf(why, whylen, "save of session '%s': it was not opened with ring: true (and "
+                              "ring.all is off)", s->key);
+        return -EBADMSG;
+    }
+    return session_ring_save(s, m->save.last_ms, m->save.label, s->rec_type, why, whylen);
+}
+
+static void rec_free(recd_session *s) { session_ring_free(s); }
 
 /* Opens a part whose first block is at session time t (its header goes with that block). */
 static int start_part(recd_session *s, uint32_t t)
@@ -94,6 +112,14 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
     bool foot = s->rec_type == RECD_REC_TYPE_ONFOOT;
     size_t len = foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
     int rc;
+    if (s->ringed) { /* instant replay: memory only, until a save */
+        if ((rc = session_ring_put(s, t, fields)) < 0)
+            return rc;
+        s->rec_last = t;
+        s->rec_any = true;
+        in->accepted = true;
+        return 0;
+    }
     if (s->part && session_should_rotate(s, len, t - s->rec_part_first))
         s->ops->end_part(s, false);
     if (!s->part && (rc = start_part(s, t)) < 0) {
@@ -148,7 +174,10 @@ int session_rec_state(recd_session *s, session_input *in, const recd_msg *m,
 void session_rec_end_part(recd_session *s, bool session_end) { end_part(s, session_end); }
 
 const session_format session_rec_format = {
+    .ring = true,
     .open = rec_open,
+    .save = rec_save,
+    .free = rec_free,
     .sample = session_rec_state,
     .end_part = end_part,
 };

@@ -510,6 +510,12 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         "Bytes of unfinished frames and lines held for stream connections (count toward "
         "limits.process_buffer).",
         NULL, 0);
+    add(r, &bad, &m->ring_bytes, G, "recd_ring_bytes",
+        "Memory of the instant-replay rings of all sessions (bounded by ring.process_memory).", NULL, 0);
+    add(r, &bad, &m->ring_sessions, G, "recd_ring_sessions", "Sessions keeping an instant-replay ring.",
+        NULL, 0);
+    add(r, &bad, &m->ring_saves, C, "recd_ring_saves_total",
+        "Instant-replay saves written (each a finalized recording).", NULL, 0);
     add(r, &bad, &m->time_clamped_total, C, "recd_time_clamped_total",
         ".rec samples whose time was raised to the previous sample's (rec.time_policy: clamp).", NULL, 0);
     add(r, &bad, &m->samples_dropped_total, C, "recd_samples_dropped_total",

@@ -141,6 +141,9 @@ typedef struct recd_daemon_metrics {
     recd_metric *bytes_lost_total;          /* deprecated name of lost_bytes_total */
     recd_metric *connections_dropped_total; /* counter {reason} */
     recd_metric *partial_frame_bytes;       /* gauge, published at each scrape */
+    recd_metric *ring_bytes;                /* gauge: instant-replay rings, all sessions */
+    recd_metric *ring_sessions;             /* gauge: sessions keeping a ring */
+    recd_metric *ring_saves;                /* counter: saves written */
     /* The standard process metrics (Prometheus client conventions), sampled at each scrape. */
     recd_metric *process_cpu_seconds_total;
     recd_metric *process_resident_memory_bytes;

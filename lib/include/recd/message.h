@@ -27,7 +27,8 @@ typedef enum recd_msg_type {
     RECD_MSG_STATE, /* one sample: a .rec block, or a Recap tick's full player state */
     RECD_MSG_EVENT, /* a Recap non-state action at a tick */
     RECD_MSG_FLUSH, /* Recap: end the current gzip member here (ignored for .rec) */
-    RECD_MSG_CLOSE  /* ends the session */
+    RECD_MSG_CLOSE, /* ends the session */
+    RECD_MSG_SAVE   /* instant replay: write the last last_ms of a ring session's samples */
 } recd_msg_type;
 
 typedef enum recd_msg_format {
@@ -80,6 +81,9 @@ typedef struct recd_msg_open {
     /* Take over the live session of this key after a reconnect (docs/wire.md, "Ownership and
      * resume"); without a live session it opens one like any open. */
     bool resume;
+    /* Instant replay: keep the last seconds in memory only, written when a save asks
+     * (docs/protocol.md section 2.10). */
+    bool ring;
     recd_msg_recap_open *recap; /* format recap only (required there); owned */
     recd_carla_open *carla;     /* format carla only (required there); owned */
 } recd_msg_open;
@@ -88,6 +92,12 @@ typedef struct recd_msg_flush {
     bool has_end_tick;
     uint64_t end_tick; /* recap: the gzip member ends before this tick (ticks in between unchanged) */
 } recd_msg_flush;
+
+/* A save of a ring session: the samples of its last last_ms, as a recording named label. */
+typedef struct recd_msg_save {
+    uint32_t last_ms;                      /* 1 .. 2^32-1 */
+    char label[RECD_SESSION_KEY_MAX + 1]; /* a session key's rules: it names a file */
+} recd_msg_save;
 
 typedef struct recd_msg_close {
     bool has_end_time;
@@ -115,6 +125,7 @@ typedef struct recd_msg {
         recd_msg_open open;
         recd_msg_flush flush;
         recd_msg_close close;
+        recd_msg_save save;
         recd_rec_onfoot onfoot;            /* STATE, SAMP_ONFOOT: time_ms is "t" */
         recd_rec_vehicle vehicle;          /* STATE, SAMP_VEHICLE */
         recd_msg_recap_state *recap_state; /* STATE, RECAP; owned */

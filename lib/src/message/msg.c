@@ -17,6 +17,7 @@ const char *recd_msg_type_name(recd_msg_type t)
     case RECD_MSG_EVENT: return "event";
     case RECD_MSG_FLUSH: return "flush";
     case RECD_MSG_CLOSE: return "close";
+    case RECD_MSG_SAVE: return "save";
     default: return "";
     }
 }

@@ -222,6 +222,31 @@ static int read_player_state(reader *r, uint64_t time, recd_msg *m, char *why, s
     return rc;
 }
 
+/* save: u32 last_ms (1 or more), u8 label_len, label (a session key's rules). */
+static int read_save(reader *r, recd_msg *m, char *why, size_t whylen)
+{
+    const uint8_t *last, *llen, *label;
+    if (!take(r, 4, &last) || !take(r, 1, &llen) || !take(r, *llen, &label))
+        return truncated("save", why, whylen);
+    if (left(r)) {
+        wire_why(why, whylen, "save: %lu bytes after the label", (unsigned long)left(r));
+        return -EBADMSG;
+    }
+    m->save.last_ms = ld_le32(last);
+    if (m->save.last_ms == 0) {
+        wire_why(why, whylen, "save: last_ms is 0");
+        return -EBADMSG;
+    }
+    if (*llen > RECD_SESSION_KEY_MAX || !recd_session_key_valid((const char *)label, *llen)) {
+        wire_why(why, whylen, "save: the label is not 1..64 bytes of A-Z a-z 0-9 . _ - (not "
+                              "starting with '.')");
+        return -EBADMSG;
+    }
+    memcpy(m->save.label, label, *llen);
+    m->save.label[*llen] = 0;
+    return 0;
+}
+
 static int read_optional_u64(reader *r, const char *what, uint64_t *v, bool *has, char *why,
                              size_t whylen)
 {
@@ -293,6 +318,9 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
         m->close.has_end_time = has;
         m->close.end_time_ms = has ? (int64_t)v : 0;
         return rc;
+    case RECD_MSG_SAVE:
+        m->format = wire_env_format(env, m->session, key_len, &handle);
+        return read_save(r, m, why, whylen);
     default: return -EPROTO;
     }
 }
@@ -345,7 +373,7 @@ static size_t readable_from_key(const wire_env *env, const frame_head *fh, const
 
 static int check_type(const wire_header *h, char *why, size_t whylen)
 {
-    if (h->type >= WIRE_T_OPEN && h->type <= WIRE_T_CLOSE)
+    if (h->type >= WIRE_T_OPEN && h->type <= WIRE_T_SAVE)
         return 0;
     wire_why(why, whylen, "frame type %u is not a client message", h->type);
     return -EPROTO;
@@ -355,7 +383,8 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
                        recd_msg *m, bool *has_time, char *why, size_t whylen)
 {
     static const recd_msg_type types[] = {RECD_MSG_NONE, RECD_MSG_OPEN, RECD_MSG_STATE,
-                                          RECD_MSG_EVENT, RECD_MSG_FLUSH, RECD_MSG_CLOSE};
+                                          RECD_MSG_EVENT, RECD_MSG_FLUSH, RECD_MSG_CLOSE,
+                                          RECD_MSG_SAVE};
     int rc = check_type(h, why, whylen);
     if (rc < 0)
         return rc;
@@ -372,7 +401,10 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
     if (rc == 0)
         rc = read_payload(env, &r, fh.time, m, fh.key_len, why, whylen);
     if (rc == 0 && m->type == RECD_MSG_OPEN)
+    {
         m->open.resume = (h->flags & WIRE_F_RESUME) != 0;
+        m->open.ring = (h->flags & WIRE_F_RING) != 0;
+    }
     if (rc < 0)
         recd_msg_free(m);
     if (rc == -ENOMEM)

@@ -26,6 +26,7 @@ static uint8_t frame_type(recd_msg_type t)
     case RECD_MSG_EVENT: return WIRE_T_EVENT;
     case RECD_MSG_FLUSH: return WIRE_T_FLUSH;
     case RECD_MSG_CLOSE: return WIRE_T_CLOSE;
+    case RECD_MSG_SAVE: return WIRE_T_SAVE;
     default: return 0;
     }
 }
@@ -153,6 +154,16 @@ static int put_body(const recd_msg *m, recd_buf *out)
         return m->flush.end_tick > INT64_MAX ? -EINVAL : put_u64(out, m->flush.end_tick);
     case RECD_MSG_CLOSE:
         return m->close.has_end_time ? put_u64(out, (uint64_t)m->close.end_time_ms) : 0;
+    case RECD_MSG_SAVE: {
+        size_t n = strnlen(m->save.label, sizeof m->save.label);
+        uint8_t head[5] = {(uint8_t)m->save.last_ms, (uint8_t)(m->save.last_ms >> 8),
+                           (uint8_t)(m->save.last_ms >> 16), (uint8_t)(m->save.last_ms >> 24),
+                           (uint8_t)n};
+        if (!m->save.last_ms || !recd_session_key_valid(m->save.label, n))
+            return -EINVAL;
+        int rc = put(out, head, sizeof head);
+        return rc ? rc : put(out, m->save.label, n);
+    }
     default: return -EINVAL;
     }
 }
@@ -177,6 +188,9 @@ int wire_binary_encode(const recd_msg *m, size_t max_frame, bool omit_key, bool 
                                                     (timed ? WIRE_F_TIME : 0) |
                                                     (m->type == RECD_MSG_OPEN && m->open.resume
                                                          ? WIRE_F_RESUME
+                                                         : 0) |
+                                                    (m->type == RECD_MSG_OPEN && m->open.ring
+                                                         ? WIRE_F_RING
                                                          : 0)),
                                           0, 0, 0, 0};
     int rc = put(out, hdr, sizeof hdr);

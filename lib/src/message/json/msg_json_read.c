@@ -237,6 +237,37 @@ static int read_int64(const json_t *root, const char *type, const char *key, int
     return 0;
 }
 
+/* save: last_ms (1 .. 2^32-1) and label (a session key's rules), both required. */
+static int read_save(const json_t *root, recd_msg *out, recd_msg_format session_format, char *err,
+                     size_t errlen)
+{
+    static const char *const keys[] = {COMMON_KEYS, "last_ms", "label", NULL};
+    const char *bad = unknown_key(root, keys);
+    if (bad)
+        return err_unknown_key("save", bad, err, errlen);
+    out->format = session_format;
+    int64_t last;
+    bool has;
+    int rc = read_int64(root, "save", "last_ms", 1, &last, &has, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (!has || last > UINT32_MAX) {
+        msg_err(err, errlen, has ? "save.last_ms: %lld does not fit u32" : "save: missing key \"last_ms\"",
+                (long long)last);
+        return -EBADMSG;
+    }
+    json_t *label = json_object_get(root, "label");
+    if (!json_is_string(label) ||
+        !recd_session_key_valid(json_string_value(label), json_string_length(label))) {
+        msg_err(err, errlen, "save.label: %s", label ? "not 1..64 bytes of A-Z a-z 0-9 . _ - (not starting with '.')"
+                                                     : "missing");
+        return -EBADMSG;
+    }
+    out->save.last_ms = (uint32_t)last;
+    memcpy(out->save.label, json_string_value(label), json_string_length(label) + 1);
+    return 0;
+}
+
 static bool auth_token_valid(const char *s, size_t len)
 {
     if (len == 0 || len > RECD_AUTH_TOKEN_MAX)
@@ -250,7 +281,7 @@ static bool auth_token_valid(const char *s, size_t len)
 static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen)
 {
     static const char *const allowed[] = {COMMON_KEYS, "format", "start_time", "auth", "resume",
-                                          "recap", "carla", NULL};
+                                          "ring", "recap", "carla", NULL};
     const char *bad = unknown_key(root, allowed);
     if (bad)
         return err_unknown_key("open", bad, err, errlen);
@@ -267,7 +298,8 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
     if (out->format == RECD_MSG_FMT_NONE || strlen(json_string_value(fmt)) != json_string_length(fmt)) {
         char safe[48];
         msg_safe_text(json_string_value(fmt), json_string_length(fmt), safe);
-        msg_err(err, errlen, "open.format: \"%s\" is not samp-onfoot, samp-vehicle, recap or carla", safe);
+        msg_err(err, errlen, "open.format: \"%s\" is not samp-onfoot, samp-vehicle, recap, carla or "
+                             "samp-player", safe);
         return -EBADMSG;
     }
     int rc = read_int64(root, "open", "start_time", INT64_MIN, &out->open.start_time_ms,
@@ -296,6 +328,12 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
         return -EBADMSG;
     }
     out->open.resume = resume && json_is_true(resume);
+    json_t *ring = json_object_get(root, "ring");
+    if (ring && !json_is_boolean(ring)) {
+        msg_err(err, errlen, "open.ring: expected true or false, got %s", msg_json_type_name(ring));
+        return -EBADMSG;
+    }
+    out->open.ring = ring && json_is_true(ring);
     json_t *carla = json_object_get(root, "carla");
     if (out->format != RECD_MSG_FMT_CARLA && carla) {
         msg_err(err, errlen, "open.carla: only allowed with format carla");
@@ -388,6 +426,7 @@ static int read_body(const json_t *root, recd_msg_format session_format, recd_ms
         out->format = session_format;
         return read_int64(root, "close", "end_time", INT64_MIN, &out->close.end_time_ms,
                           &out->close.has_end_time, err, errlen);
+    case RECD_MSG_SAVE: return read_save(root, out, session_format, err, errlen);
     case RECD_MSG_FLUSH:
         bad = unknown_key(root, flush_keys);
         if (bad)
@@ -412,14 +451,14 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
         return -EBADMSG;
     }
     const char *t = json_string_value(type);
-    for (int i = RECD_MSG_OPEN; i <= RECD_MSG_CLOSE; i++)
+    for (int i = RECD_MSG_OPEN; i <= RECD_MSG_SAVE; i++)
         if (strcmp(t, recd_msg_type_name((recd_msg_type)i)) == 0 &&
             strlen(t) == json_string_length(type))
             out->type = (recd_msg_type)i;
     if (out->type == RECD_MSG_NONE) {
         char safe[48];
         msg_safe_text(t, json_string_length(type), safe);
-        msg_err(err, errlen, "type: \"%s\" is not open, state, event, flush or close", safe);
+        msg_err(err, errlen, "type: \"%s\" is not open, state, event, flush, close or save", safe);
         return -EBADMSG;
     }
     const char *tn = recd_msg_type_name(out->type);
