@@ -16,6 +16,7 @@
 #include "recd/player_manifest.h"
 #include "recd/recovery.h"
 #include "recd/units.h"
+#include "support/clock.h"
 #include "support/log.h"
 #include "support/peer_name.h"
 #include "support/sd_notify.h"
@@ -118,6 +119,53 @@ static void refresh_metrics(void *ctx)
     recd_metrics_refresh_process(&s->metrics);
 }
 
+/* POST /sessions/KEY/save?last=DUR[&label=LABEL] (instant replay, docs/protocol.md 2.10):
+ * loopback clients, others with metrics.remote_save; the auth token when one is set. */
+static int http_save(void *ctx, const recd_http_save_request *q, char *text, size_t cap)
+{
+    recd_server *s = ctx;
+    const char *token = s->cfg.auth.token;
+    if (!q->peer_loopback && (!s->cfg.metrics.remote_save || !token)) {
+        snprintf(text, cap, "saves are taken from loopback clients only (metrics.remote_save, with "
+                            "auth.token, allows others)");
+        return 403;
+    }
+    if (token && (!q->authorization || strncmp(q->authorization, "Bearer ", 7) != 0 ||
+                  strcmp(q->authorization + 7, token) != 0)) {
+        snprintf(text, cap, "missing or wrong token: send \"Authorization: Bearer TOKEN\"");
+        return 401;
+    }
+    if (!recd_session_key_valid(q->key, strlen(q->key))) {
+        snprintf(text, cap, "no such session");
+        return 404;
+    }
+    uint64_t ms = 0;
+    const char *why = NULL;
+    if (!q->last || recd_parse_duration_ms(q->last, &ms, &why) < 0 || ms == 0 || ms > UINT32_MAX) {
+        snprintf(text, cap, "last=DURATION is required, 1ms to 49d (30s, 2m)%s%s", why ? ": " : "",
+                 why ? why : "");
+        return 400;
+    }
+    char label[RECD_SESSION_KEY_MAX + 1];
+    if (q->label) {
+        if (!recd_session_key_valid(q->label, strlen(q->label))) {
+            snprintf(text, cap, "label: 1..64 bytes of A-Z a-z 0-9 . _ - (not starting with '.')");
+            return 400;
+        }
+        snprintf(label, sizeof label, "%s", q->label);
+    } else {
+        snprintf(label, sizeof label, "replay-%lld", (long long)recd_epoch_ms());
+    }
+    char reason[300];
+    int rc = sessions_save(&s->sessions, q->key, (uint32_t)ms, label, reason, sizeof reason);
+    if (rc == 0) {
+        snprintf(text, cap, "saved %s", label);
+        return 200;
+    }
+    snprintf(text, cap, "%s", rc == -ENOMEM ? "out of memory" : reason);
+    return rc == -ENOENT ? 404 : rc == -EBADMSG ? 409 : 503;
+}
+
 static int start_metrics(recd_server *s)
 {
     s->metrics_port = -1;
@@ -130,6 +178,8 @@ static int start_metrics(recd_server *s)
     opt.health_ctx = s;
     opt.before_metrics = refresh_metrics;
     opt.metrics_ctx = s;
+    opt.save = http_save;
+    opt.save_ctx = s;
     /* Hanging clients must not starve liveness probes (docs/reliability.md, "Hostile peers"). */
     opt.header_timeout_ms = HTTP_HEADER_TIMEOUT_MS;
     opt.health_reserve = HTTP_HEALTH_RESERVE;

@@ -289,6 +289,26 @@ int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
     return sample_taken(in, s, rc);
 }
 
+int sessions_save(recd_sessions *r, const char *key, uint32_t last_ms, const char *label,
+                  char *why, size_t whylen)
+{
+    recd_session *s = session_table_get(&r->table, key);
+    if (!s) {
+        snprintf(why, whylen, "no open session '%s'", key);
+        return -ENOENT;
+    }
+    if (!s->ops->save) {
+        snprintf(why, whylen, "save of session '%s': %s sessions keep no instant-replay ring", key,
+                 recd_msg_format_name(s->format));
+        return -EBADMSG;
+    }
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_SAVE, s->format);
+    m.save.last_ms = last_ms;
+    snprintf(m.save.label, sizeof m.save.label, "%s", label);
+    return s->ops->save(s, &m, why, whylen);
+}
+
 int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
                      size_t whylen)
 {

@@ -90,6 +90,7 @@ typedef struct recd_config {
         bool enabled;
         recd_hostport listen;
         bool allow_remote;                 /* permit a non-loopback metrics address */
+        bool remote_save;                  /* instant-replay saves from non-loopback clients */
     } metrics;
     struct {
         int level;                         /* recd_log_level */

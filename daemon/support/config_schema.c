@@ -148,6 +148,8 @@ const row recd_cfg_rows[] = {
      "metrics.allow_remote is true."},
     {"metrics.allow_remote", T_BOOL, OFF(metrics.allow_remote), 0, 0, 0, "false", NULL,
      "Allow a non-loopback metrics.listen address (the endpoint has no authentication)."},
+    {"metrics.remote_save", T_BOOL, OFF(metrics.remote_save), 0, 0, F_LIVE, "false", NULL,
+     "Accept POST /sessions/KEY/save from clients that are not on loopback (auth.token must be set)."},
 
     {"log.level", T_ENUM, OFF(log.level), 0, 0, F_LIVE, "info", log_levels,
      "Least important messages logged: emerg, alert, crit, err, warning, notice, info or debug."},

@@ -2,7 +2,8 @@
 # recd instant replay: a session opened with ring: true writes nothing until a save; a save sent
 # between samples that keep arriving writes a valid .rec named by its label that holds exactly
 # the asked window (NDJSON and binary frames); the ring's memory is in the metrics; a save for a
-# session without a ring is refused.
+# session without a ring is refused. POST /sessions/KEY/save on the metrics listener does the
+# same, with the auth token when one is set.
 set -u
 if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
     echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
@@ -136,6 +137,34 @@ ring_sessions=$(sed -n 's/^recd_ring_sessions \([0-9]*\)$/\1/p' "$tmp/metrics")
 [ "${ring_sessions:-x}" = 1 ] || fail "recd_ring_sessions is '$ring_sessions' with one ring session open"
 [ -n "$ring_bytes" ] && [ "$ring_bytes" -gt 0 ] && [ "$ring_bytes" -le 65536 ] ||
     fail "recd_ring_bytes is '$ring_bytes', not within 1..64KiB"
+# post.py METRICS PATH [TOKEN]: prints the status and the text.
+cat >"$tmp/post.py" <<'PY'
+import sys, urllib.error, urllib.request
+req = urllib.request.Request("http://%s%s" % (sys.argv[1], sys.argv[2]), data=b"", method="POST")
+if len(sys.argv) > 3:
+    req.add_header("Authorization", "Bearer " + sys.argv[3])
+try:
+    r = urllib.request.urlopen(req, timeout=10)
+    print(r.status, r.read().decode().strip())
+except urllib.error.HTTPError as e:
+    print(e.code, e.read().decode().strip())
+PY
+post() { python3 "$tmp/post.py" "$@" 2>&1; }
+expect_post() { # STATUS PATH [TOKEN]
+    want=$1
+    shift
+    got=$(post "$metrics" "$@")
+    [ "${got%% *}" = "$want" ] || fail "POST $1: '$got', expected $want"
+}
+expect_post 200 "/sessions/r-held/save?last=2s&label=http-clip"
+expect_post 200 "/sessions/r-held/save?last=1h"
+expect_post 400 "/sessions/r-held/save"
+expect_post 400 "/sessions/r-held/save?last=2s&label=.x"
+expect_post 404 "/sessions/nobody/save?last=2s"
+got=$(python3 -c 'import sys,urllib.request,urllib.error
+try: urllib.request.urlopen("http://%s/sessions/r-held/save?last=2s" % sys.argv[1], timeout=10)
+except urllib.error.HTTPError as e: print(e.code)' "$metrics")
+[ "$got" = 405 ] || fail "GET of a save: '$got', expected 405"
 echo >&3
 exec 3>&-
 wait "$sender" || fail "the held ring session"
@@ -152,17 +181,65 @@ s.settimeout(10)
 print(s.recv(4096).decode())
 PY
 grep -q "not opened with ring" "$tmp/refused" || fail "a save without a ring: $(cat "$tmp/refused")"
+expect_post 409 "/sessions/plain/save?last=2s"
 
 kill -TERM "$pid"
 wait "$pid" || fail "recd exited with $? after SIGTERM"
 pid=
 for key in r-ndjson r-binary r-held; do
-    files=$(cd "$tmp/out" && find . -path "*/$key/*" -type f | sort)
-    [ "$files" = "./samp-onfoot/$key/$key-clip.rec" ] || { fail "$key: files '$files', expected only the clip"; continue; }
+    files=$(cd "$tmp/out" && find . -path "*/$key/*" -type f -name "$key-clip.rec")
+    [ "$files" = "./samp-onfoot/$key/$key-clip.rec" ] || { fail "$key: files '$files', expected the clip"; continue; }
     f="$tmp/out/samp-onfoot/$key/$key-clip.rec"
     "$RECTOOL" verify "$f" >/dev/null 2>&1 || fail "$key: rectool verify the clip"
     python3 "$tmp/check.py" "$f" 2>"$tmp/check.err" || fail "$key: $(tail -1 "$tmp/check.err")"
 done
+others=$(cd "$tmp/out" && find . -type f ! -name '*-clip.rec' | sort | tr '\n' ' ')
+case "$others" in
+    "./samp-onfoot/r-held/replay-"*".rec ") ;;
+    *) fail "files besides the clips: '$others' (expected r-held's one replay-*)" ;;
+esac
+# r-held's ring holds its last 10 s (ring.window): http-clip its last 2 s, replay-* all 10 s.
+n=$(( ($(stat -c %s "$tmp/out/samp-onfoot/r-held/http-clip.rec") - 8) / 72 ))
+[ "$n" -eq 41 ] || fail "http-clip holds $n blocks, not 41 (2 s every 50 ms)"
+for f in "$tmp"/out/samp-onfoot/r-held/*.rec; do
+    "$RECTOOL" verify "$f" >/dev/null 2>&1 || fail "rectool verify $(basename "$f")"
+done
+n=$(( ($(stat -c %s "$tmp"/out/samp-onfoot/r-held/replay-*.rec) - 8) / 72 ))
+[ "$n" -eq 201 ] || fail "the 1h save holds $n blocks, not the 201 of the 10 s window"
+
+# With auth.token set, a save needs it.
+cat >>"$tmp/recd.yaml" <<YAML
+auth:
+  token: 0123456789abcdef-ring
+YAML
+"$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>>"$tmp/log" &
+pid=$!
+tcp= metrics=
+for _ in $(seq 300); do
+    tcp=$(sed -n 's/^listen tcp:\/\/\(.*\)/\1/p' "$tmp/ports" 2>/dev/null)
+    metrics=$(sed -n 's/^metrics \(.*\)/\1/p' "$tmp/ports" 2>/dev/null)
+    [ -n "$tcp" ] && [ -n "$metrics" ] && break
+    sleep 0.1
+done
+python3 - "$tcp" <<'PY' || fail "open a ring session with the token"
+import socket, sys, time
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+s.sendall(b'{"type":"open","session":"tok","format":"samp-vehicle","ring":true,"auth":"0123456789abcdef-ring"}\n'
+          b'{"type":"state","session":"tok","t":5,"vehicle_id":1,"left_right":0,"up_down":0,"keys":0,'
+          b'"rotation":[1.0,0.0,0.0,0.0],"position":[1.0,2.0,3.0],"velocity":[0.0,0.0,0.0],'
+          b'"vehicle_health":1000.0,"driver_health":100,"driver_armour":0,"weapon":0,"additional_key":0,'
+          b'"siren":0,"landing_gear":0,"trailer_id":0,"hydra_thrust":[0,0]}\n')
+time.sleep(0.3)
+PY
+expect_post 401 "/sessions/tok/save?last=1s&label=t1"
+expect_post 401 "/sessions/tok/save?last=1s&label=t1" wrong-token
+expect_post 200 "/sessions/tok/save?last=1s&label=t1" 0123456789abcdef-ring
+kill -TERM "$pid"
+wait "$pid" || fail "recd exited with $? after SIGTERM"
+pid=
+"$RECTOOL" verify "$tmp/out/samp-vehicle/tok/t1.rec" >/dev/null 2>&1 || fail "the token-saved clip"
+
 if [ "$failures" -ne 0 ]; then
     cat "$tmp/log" >&2
     exit 1
