@@ -197,6 +197,13 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
     if (pl->rec_type != RECD_REC_TYPE_ONFOOT && pl->rec_type != RECD_REC_TYPE_VEHICLE)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen,
                               "state for session '%s': neither on foot nor vehicle", s->key);
+    /* Checked before a switch: a refused state must not end the current part. */
+    if ((pl->rec_type == RECD_REC_TYPE_ONFOOT ? recd_rec_onfoot_check(&m->onfoot)
+                                              : recd_rec_vehicle_check(&m->vehicle)) < 0)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "state for session '%s': a float is NaN or infinite, or weapon / "
+                              "additional_key is out of range",
+                              s->key);
     if (switches(s, pd, m)) {
         if (s->part)
             player_end_part(s, false);
