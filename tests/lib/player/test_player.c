@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* samp-player in librecd: vehicle states with model and seat in JSON and binary frames (round
- * trip and refusals), and the manifest's text, parser and refusals. */
+ * trip and refusals), the manifest's text, parser and refusals, and the instant-replay save
+ * message and ring flag. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -60,6 +61,50 @@ static void json_states(void **state)
     snprintf(line, sizeof line, vehicle_json, ",\"vehicle_model\":411");
     assert_int_equal(recd_msg_from_json(line, strlen(line), RECD_MSG_FMT_SAMP_VEHICLE, &m, err, sizeof err),
                      -EBADMSG);
+}
+
+/* The instant-replay messages: save (both encodings) and the open's ring flag. */
+static void save_and_ring(void **state)
+{
+    (void)state;
+    recd_msg m;
+    char err[256];
+    const char *line = "{\"type\":\"save\",\"session\":\"p\",\"last_ms\":30000,\"label\":\"kill-cam.1\"}";
+    assert_int_equal(recd_msg_from_json(line, strlen(line), RECD_MSG_FMT_SAMP_ONFOOT, &m, err, sizeof err), 0);
+    assert_int_equal(m.type, RECD_MSG_SAVE);
+    assert_int_equal(m.save.last_ms, 30000);
+    assert_string_equal(m.save.label, "kill-cam.1");
+    recd_buf b = {0};
+    assert_int_equal(recd_msg_to_json(&m, &b), 0);
+    recd_msg back;
+    assert_int_equal(recd_msg_from_json((const char *)b.data, b.len, RECD_MSG_FMT_NONE, &back, err, sizeof err), 0);
+    assert_true(back.save.last_ms == 30000 && strcmp(back.save.label, "kill-cam.1") == 0);
+    recd_buf_free(&b);
+    assert_int_equal(recd_wire_encode(&m, RECD_WIRE_BINARY, 0, &b), 0);
+    assert_int_equal(b.len, 8 + 2 + 4 + 1 + 10);
+    recd_buf_free(&b);
+    static const char *const bad[][2] = {
+        {"{\"type\":\"save\",\"label\":\"x\"}", "missing key \"last_ms\""},
+        {"{\"type\":\"save\",\"last_ms\":0,\"label\":\"x\"}", "save.last_ms: 0 is below 1"},
+        {"{\"type\":\"save\",\"last_ms\":4294967296,\"label\":\"x\"}", "does not fit u32"},
+        {"{\"type\":\"save\",\"last_ms\":5}", "save.label: missing"},
+        {"{\"type\":\"save\",\"last_ms\":5,\"label\":\"../x\"}", "save.label: not"},
+        {"{\"type\":\"save\",\"last_ms\":5,\"label\":\"x\",\"when\":1}", "unknown key"},
+        {"{\"type\":\"open\",\"format\":\"samp-onfoot\",\"ring\":1}", "open.ring: expected true or false"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(recd_msg_from_json(bad[i][0], strlen(bad[i][0]), RECD_MSG_FMT_NONE, &back, err, sizeof err),
+                         -EBADMSG);
+        if (!strstr(err, bad[i][1]))
+            fail_msg("case %zu: '%s' does not say '%s'", i, err, bad[i][1]);
+    }
+    line = "{\"type\":\"open\",\"session\":\"p\",\"format\":\"samp-onfoot\",\"ring\":true}";
+    assert_int_equal(recd_msg_from_json(line, strlen(line), RECD_MSG_FMT_NONE, &m, err, sizeof err), 0);
+    assert_true(m.open.ring);
+    assert_int_equal(recd_wire_encode(&m, RECD_WIRE_BINARY, 0, &b), 0);
+    assert_int_equal(b.data[3], 0x08); /* the ring flag */
+    recd_buf_free(&b);
+    recd_msg_free(&m);
 }
 
 typedef struct sink {
@@ -196,6 +241,7 @@ int main(void)
         cmocka_unit_test(json_states),
         cmocka_unit_test(binary_states),
         cmocka_unit_test(manifest_round_trip),
+        cmocka_unit_test(save_and_ring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -251,16 +251,19 @@ static int read_save(const json_t *root, recd_msg *out, recd_msg_format session_
     int rc = read_int64(root, "save", "last_ms", 1, &last, &has, err, errlen);
     if (rc < 0)
         return rc;
-    if (!has || last > UINT32_MAX) {
-        msg_err(err, errlen, has ? "save.last_ms: %lld does not fit u32" : "save: missing key \"last_ms\"",
-                (long long)last);
+    if (!has) {
+        msg_err(err, errlen, "save: missing key \"last_ms\"");
+        return -EBADMSG;
+    }
+    if (last > UINT32_MAX) {
+        msg_err(err, errlen, "save.last_ms: %lld does not fit u32", (long long)last);
         return -EBADMSG;
     }
     json_t *label = json_object_get(root, "label");
     if (!json_is_string(label) ||
         !recd_session_key_valid(json_string_value(label), json_string_length(label))) {
-        msg_err(err, errlen, "save.label: %s", label ? "not 1..64 bytes of A-Z a-z 0-9 . _ - (not starting with '.')"
-                                                     : "missing");
+        msg_err(err, errlen, "save.label: %s",
+                label ? "not 1..64 bytes of A-Z a-z 0-9 . _ - (not starting with '.')" : "missing");
         return -EBADMSG;
     }
     out->save.last_ms = (uint32_t)last;
