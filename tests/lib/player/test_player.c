@@ -154,10 +154,15 @@ static void binary_states(void **state)
     assert_int_equal(decode(&b, &k, err, sizeof err), 0);
     assert_int_equal(k.n, 2);
     assert_int_equal(k.got[0].player.rec_type, RECD_REC_TYPE_ONFOOT);
-    assert_memory_equal(&k.got[0].onfoot, &foot.onfoot, sizeof foot.onfoot);
+    uint8_t want[RECD_REC_ONFOOT_BLOCK_SIZE], got[RECD_REC_ONFOOT_BLOCK_SIZE]; /* bytes, not padding */
+    recd_rec_onfoot_encode(&foot.onfoot, want);
+    recd_rec_onfoot_encode(&k.got[0].onfoot, got);
+    assert_memory_equal(got, want, RECD_REC_ONFOOT_BLOCK_SIZE);
     assert_int_equal(k.got[1].player.rec_type, RECD_REC_TYPE_VEHICLE);
     assert_true(k.got[1].player.has_model && k.got[1].player.vehicle_model == 560 && !k.got[1].player.has_seat);
-    assert_memory_equal(&k.got[1].vehicle, &car.vehicle, sizeof car.vehicle);
+    recd_rec_vehicle_encode(&car.vehicle, want);
+    recd_rec_vehicle_encode(&k.got[1].vehicle, got);
+    assert_memory_equal(got, want, RECD_REC_VEHICLE_BLOCK_SIZE);
     for (size_t i = 0; i < k.n; i++)
         recd_msg_free(&k.got[i]);
     /* hostile payloads: type, model, seat, size */
