@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "recd/player_manifest.h"
 #include "recd/recovery.h"
 #include "recd/units.h"
+#include "support/clock.h"
 #include "support/log.h"
 #include "support/peer_name.h"
 #include "support/sd_notify.h"
@@ -72,6 +74,12 @@ static void recover(recd_server *s)
         log_notice("recovery: %zu .part files: %zu finalized, %zu removed, %zu quarantined, %zu failed",
                    sum.found, sum.finalized, sum.removed, sum.quarantined, sum.failed);
     recd_recover_summary_free(&sum);
+    /* samp-player manifests left unfinished by a crash, now that their parts are final. */
+    rc = recd_player_manifest_recover_root(s->root_fd);
+    if (rc < 0)
+        log_err("recovery: samp-player manifests: %s", recd_strerror(rc));
+    else if (rc > 0)
+        log_notice("recovery: %d samp-player manifests completed", rc);
 }
 
 /* /healthz: each failing check with its reason (docs/operations.md). */
@@ -101,6 +109,8 @@ static void refresh_metrics(void *ctx)
     recd_server *s = ctx;
     recd_metric_set(s->metrics.buffered_bytes, 0, (int64_t)s->sessions.env.buffered);
     recd_metric_set(s->metrics.partial_frame_bytes, 0, (int64_t)s->ingest.partial_bytes);
+    recd_metric_set(s->metrics.ring_bytes, 0, (int64_t)s->sessions.env.ring_bytes);
+    recd_metric_set(s->metrics.ring_sessions, 0, (int64_t)s->sessions.env.ring_sessions);
     recd_metric_set(s->metrics.connections_open, 0, (int64_t)s->ingest.live_conns);
     ingest_nats_refresh_metrics(&s->ingest);
     int64_t by_format[RECD_M_FORMATS] = {0};
@@ -111,6 +121,53 @@ static void refresh_metrics(void *ctx)
     for (size_t f = 0; f < RECD_M_FORMATS; f++)
         recd_metric_set(s->metrics.sessions_open_by_format, f, by_format[f]);
     recd_metrics_refresh_process(&s->metrics);
+}
+
+/* POST /sessions/KEY/save?last=DUR[&label=LABEL] (instant replay, docs/protocol.md 2.10):
+ * loopback clients, others with metrics.remote_save; the auth token when one is set. */
+static int http_save(void *ctx, const recd_http_save_request *q, char *text, size_t cap)
+{
+    recd_server *s = ctx;
+    const char *token = s->cfg.auth.token;
+    if (!q->peer_loopback && (!s->cfg.metrics.remote_save || !token)) {
+        snprintf(text, cap, "saves are taken from loopback clients only (metrics.remote_save, with "
+                            "auth.token, allows others)");
+        return 403;
+    }
+    if (token && (!q->authorization || strncmp(q->authorization, "Bearer ", 7) != 0 ||
+                  strcmp(q->authorization + 7, token) != 0)) {
+        snprintf(text, cap, "missing or wrong token: send \"Authorization: Bearer TOKEN\"");
+        return 401;
+    }
+    if (!recd_session_key_valid(q->key, strlen(q->key))) {
+        snprintf(text, cap, "no such session");
+        return 404;
+    }
+    uint64_t ms = 0;
+    const char *why = NULL;
+    if (!q->last || recd_parse_duration_ms(q->last, &ms, &why) < 0 || ms == 0 || ms > UINT32_MAX) {
+        snprintf(text, cap, "last=DURATION is required, 1ms to 49d (30s, 2m)%s%s", why ? ": " : "",
+                 why ? why : "");
+        return 400;
+    }
+    char label[RECD_SESSION_KEY_MAX + 1];
+    if (q->label) {
+        if (!recd_session_key_valid(q->label, strlen(q->label))) {
+            snprintf(text, cap, "label: 1..64 bytes of A-Z a-z 0-9 . _ - (not starting with '.')");
+            return 400;
+        }
+        snprintf(label, sizeof label, "%s", q->label);
+    } else {
+        snprintf(label, sizeof label, "replay-%lld", (long long)recd_epoch_ms());
+    }
+    char reason[300];
+    int rc = sessions_save(&s->sessions, q->key, (uint32_t)ms, label, reason, sizeof reason);
+    if (rc == 0) {
+        snprintf(text, cap, "saved %s", label);
+        return 200;
+    }
+    snprintf(text, cap, "%s", rc == -ENOMEM ? "out of memory" : reason);
+    return rc == -ENOENT ? 404 : rc == -EBADMSG ? 409 : 503;
 }
 
 static int start_metrics(recd_server *s)
@@ -125,6 +182,8 @@ static int start_metrics(recd_server *s)
     opt.health_ctx = s;
     opt.before_metrics = refresh_metrics;
     opt.metrics_ctx = s;
+    opt.save = http_save;
+    opt.save_ctx = s;
     /* Hanging clients must not starve liveness probes (docs/reliability.md, "Hostile peers"). */
     opt.header_timeout_ms = HTTP_HEADER_TIMEOUT_MS;
     opt.health_reserve = HTTP_HEALTH_RESERVE;

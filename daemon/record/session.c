@@ -120,6 +120,18 @@ bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t s
     return cfg->rotation.max_duration_ms && span_ms >= cfg->rotation.max_duration_ms;
 }
 
+int session_rename_part(recd_session *s, const char *rel)
+{
+    if (!s->part || s->part->created)
+        return -EINVAL;
+    char *name = strdup(rel);
+    if (!name)
+        return -ENOMEM;
+    free(s->part->name);
+    s->part->name = name;
+    return 0;
+}
+
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len)
 {
     if (!s->part)

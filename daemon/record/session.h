@@ -25,6 +25,7 @@
 struct sockaddr;
 struct recd_sessions;
 typedef struct session_format session_format;
+typedef struct session_ring session_ring;
 
 /* What every session of a registry shares (the first member of recd_sessions, sessions.h). */
 typedef struct session_env {
@@ -36,6 +37,8 @@ typedef struct session_env {
     /* The part of buffered that formats hold until a unit of input is complete (the Recap ticks
      * being collected): no write releases it. */
     uint64_t collecting;
+    uint64_t ring_bytes;    /* memory of every instant-replay ring (session_ring.c) */
+    uint64_t ring_sessions; /* sessions keeping one */
 } session_env;
 
 typedef struct recd_session {
@@ -51,6 +54,8 @@ typedef struct recd_session {
     bool rec_any;  /* .rec: a block was accepted in this session */
     bool rec_header_due; /* .rec: the current part's file header goes with its next block */
     bool write_failing;  /* its last write failed and waits for a retry: input is paused */
+    uint8_t rec_type;    /* .rec: the recd_rec_type of the blocks the current part holds */
+    bool ringed;         /* instant replay: samples go to the ring, not to a file */
     recd_msg_format format;
     char key[RECD_SESSION_KEY_MAX + 1];
 
@@ -82,6 +87,7 @@ typedef struct recd_session {
     uint64_t last_seq;
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
     uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */
+    bool rec_rebase_all;   /* .rec: every part starts at 0, the first too (samp-player) */
     uint64_t retry_at_ms;     /* while write_failing: when the writer tries again */
     uint32_t retry_delay_ms;  /* the backoff: doubles with each failure up to a cap */
     uint32_t stop_retries;    /* failed tries since the shutdown began */
@@ -93,6 +99,7 @@ typedef struct recd_session {
     /* Samples dispatched to it so far, and how many of the first of them the format holds no
      * more: their bytes count in queued_total. */
     uint64_t inputs, inputs_queued;
+    session_ring *ring;         /* instant replay (session_ring.c), or NULL */
     const session_format *ops;  /* what the session does in its format's way */
     void *format_data;          /* the format's own state (session_recap.c), or NULL */
 } recd_session;
@@ -163,6 +170,9 @@ static inline void session_queued(recd_session *s, uint64_t len)
 void session_note_pending(recd_session *s, uint64_t now_ms); /* starts the flush clock */
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms);
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
+/* Gives the current part another name; only before its first job has created it (in the sample
+ * call that started it). 0 or -ENOMEM. */
+int session_rename_part(recd_session *s, const char *rel);
 
 /* A format's part of a session: one table per output format (session_rec.c, session_recap.c),
  * found by session_format_for() (session_formats.c). The registry (sessions.c,
@@ -171,6 +181,7 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
  * indirect calls). */
 struct session_format {
     bool events; /* takes event messages */
+    bool ring;   /* can keep an instant-replay ring (an open with ring: true) */
     /* The open message (a new session): keeps what the format needs of it. 0, -ENOMEM, or
      * -EBADMSG with why. */
     int (*open)(recd_session *s, const recd_msg *open, char *why, size_t whylen);
@@ -191,6 +202,8 @@ struct session_format {
     void (*idle)(recd_session *s);                    /* no input for a while: keep less */
     void (*end_part)(recd_session *s, bool session_end); /* required */
     void (*free)(recd_session *s);
+    /* A save message (instant replay). 0, -ENOMEM, or -EBADMSG with why. */
+    int (*save)(recd_session *s, const recd_msg *m, char *why, size_t whylen);
 };
 
 #endif

@@ -96,6 +96,11 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
     if (!ops)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "open of session '%s' without a format",
                       m->session);
+    if (m->open.ring && !ops->ring)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "open of session '%s': %s sessions keep no instant-replay ring (ring: "
+                              "true is for samp-onfoot and samp-vehicle)",
+                              m->session, recd_msg_format_name(m->format));
     recd_session *s = session_table_get(&r->table, m->session);
     if (s) {
         if (s->format != m->format)
@@ -288,6 +293,26 @@ int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
     return sample_taken(in, s, rc);
 }
 
+int sessions_save(recd_sessions *r, const char *key, uint32_t last_ms, const char *label,
+                  char *why, size_t whylen)
+{
+    recd_session *s = session_table_get(&r->table, key);
+    if (!s) {
+        snprintf(why, whylen, "no open session '%s'", key);
+        return -ENOENT;
+    }
+    if (!s->ops->save) {
+        snprintf(why, whylen, "save of session '%s': %s sessions keep no instant-replay ring", key,
+                 recd_msg_format_name(s->format));
+        return -EBADMSG;
+    }
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_SAVE, s->format);
+    m.save.last_ms = last_ms;
+    snprintf(m.save.label, sizeof m.save.label, "%s", label);
+    return s->ops->save(s, &m, why, whylen);
+}
+
 int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
                      size_t whylen)
 {
@@ -313,6 +338,20 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
         in->touched = s;
         in->accepted = true;
         return 0;
+    case RECD_MSG_SAVE: {
+        if (!s->ops->save)
+            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                  "save of session '%s': %s sessions keep no instant-replay ring",
+                                  s->key, recd_msg_format_name(s->format));
+        s->last_input_ms = now_ms;
+        int rc = s->ops->save(s, m, why, whylen);
+        if (rc == -EBADMSG)
+            return refuse_as(in, RECD_M_SCHEMA);
+        if (rc < 0)
+            return rc;
+        in->accepted = true;
+        return 0;
+    }
     case RECD_MSG_CLOSE:
         if (s->ops->close_message)
             s->ops->close_message(s, m);

@@ -4,6 +4,7 @@
 #include "session_formats.h"
 
 #include "session_carla.h"
+#include "session_player.h"
 #include "session_rec.h"
 #include "session_recap.h"
 
@@ -13,6 +14,7 @@ static const session_format *const session_formats[] = {
     [RECD_MSG_FMT_SAMP_VEHICLE] = &session_rec_format,
     [RECD_MSG_FMT_RECAP] = &session_recap_format,
     [RECD_MSG_FMT_CARLA] = &session_carla_format,
+    [RECD_MSG_FMT_SAMP_PLAYER] = &session_player_format,
 };
 
 const session_format *session_format_for(recd_msg_format f)

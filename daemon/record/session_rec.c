@@ -4,12 +4,15 @@
  * fields already and are written as they are behind the session's time; decoded messages (NDJSON)
  * are checked and encoded first. Times count from the session start (stamped on arrival when the
  * client left them out) and never decrease (rec.time_policy); part 1 keeps them as given, later
- * parts start again at 0 when output.rebase_parts is set. Each part is a complete file. */
+ * parts start again at 0 when output.rebase_parts is set (every part, the first too, for
+ * samp-player sessions, session_player.c, which use the same blocks). Each part is a complete
+ * file. */
 #include "session_rec.h"
 
 #include <errno.h>
 #include <string.h>
 
+#include "session_ring.h"
 #include "support/log.h"
 
 static uint32_t stamp(const recd_session *s, uint64_t now_ms)
@@ -20,8 +23,34 @@ static uint32_t stamp(const recd_session *s, uint64_t now_ms)
 
 static recd_rec_type rec_type(const recd_session *s)
 {
-    return s->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE;
+    return (recd_rec_type)s->rec_type;
 }
+
+/* The blocks of a samp-onfoot or samp-vehicle session are all of its format's type. */
+static int rec_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
+{
+    (void)why, (void)whylen;
+    s->rec_type = open->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT
+                                                            : RECD_REC_TYPE_VEHICLE;
+    if (!open->open.ring && !s->env->cfg->ring.all)
+        return 0;
+    int rc = session_ring_start(s, s->rec_type == RECD_REC_TYPE_ONFOOT ? RECD_REC_ONFOOT_BLOCK_SIZE
+                                                                       : RECD_REC_VEHICLE_BLOCK_SIZE);
+    s->ringed = rc == 0;
+    return rc;
+}
+
+static int rec_save(recd_session *s, const recd_msg *m, char *why, size_t whylen)
+{
+    if (!s->ringed) {
+        snprintf(why, whylen, "save of session '%s': it was not opened with ring: true (and "
+                              "ring.all is off)", s->key);
+        return -EBADMSG;
+    }
+    return session_ring_save(s, m->save.last_ms, m->save.label, s->rec_type, why, whylen);
+}
+
+static void rec_free(recd_session *s) { session_ring_free(s); }
 
 /* Opens a part whose first block is at session time t (its header goes with that block). */
 static int start_part(recd_session *s, uint32_t t)
@@ -38,7 +67,7 @@ static int start_part(recd_session *s, uint32_t t)
     if (writer_part_set_preamble(s->part, head, sizeof head) < 0)
         log_warn("session '%s': out of memory: part %u cannot start again should its file vanish",
                  s->key, s->part_no);
-    s->rec_base = !first && cfg->output.rebase_parts ? t : 0;
+    s->rec_base = s->rec_rebase_all || (!first && cfg->output.rebase_parts) ? t : 0;
     s->rec_part_first = t;
     s->rec_header_due = true;
     return 0;
@@ -66,6 +95,7 @@ __attribute__((cold, noinline)) static void clamped(recd_session *s, uint32_t t)
 int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                       const uint8_t *fields, uint64_t now_ms)
 {
+    /* Rotation ends the part through the table: a samp-player session lists it in its manifest. */
     const recd_config *cfg = s->env->cfg;
     uint32_t t = has_time ? time_ms : stamp(s, now_ms);
     if (s->rec_any && t < s->rec_last) {
@@ -79,11 +109,19 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
         clamped(s, t);
         t = s->rec_last;
     }
-    bool foot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
+    bool foot = s->rec_type == RECD_REC_TYPE_ONFOOT;
     size_t len = foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
     int rc;
+    if (s->ringed) { /* instant replay: memory only, until a save */
+        if ((rc = session_ring_put(s, t, fields)) < 0)
+            return rc;
+        s->rec_last = t;
+        s->rec_any = true;
+        in->accepted = true;
+        return 0;
+    }
     if (s->part && session_should_rotate(s, len, t - s->rec_part_first))
-        end_part(s, false);
+        s->ops->end_part(s, false);
     if (!s->part && (rc = start_part(s, t)) < 0) {
         if (rc == -ENOMEM)
             return rc;
@@ -112,12 +150,13 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
     return 0;
 }
 
-/* A decoded state (NDJSON): checked and encoded, then written as a block. */
-static int rec_state(recd_session *s, session_input *in, const recd_msg *m,
-                     const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
+/* A decoded state (NDJSON): checked and encoded, then written as a block of the session's
+ * current type. */
+int session_rec_state(recd_session *s, session_input *in, const recd_msg *m,
+                      const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
 {
     uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
-    bool onfoot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
+    bool onfoot = s->rec_type == RECD_REC_TYPE_ONFOOT;
     int rc = onfoot ? recd_rec_onfoot_check(&m->onfoot) : recd_rec_vehicle_check(&m->vehicle);
     if (rc < 0)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen,
@@ -132,7 +171,13 @@ static int rec_state(recd_session *s, session_input *in, const recd_msg *m,
     return session_rec_block(s, in, t, meta->has_time, block + 4, now_ms);
 }
 
+void session_rec_end_part(recd_session *s, bool session_end) { end_part(s, session_end); }
+
 const session_format session_rec_format = {
-    .sample = rec_state,
+    .ring = true,
+    .open = rec_open,
+    .save = rec_save,
+    .free = rec_free,
+    .sample = session_rec_state,
     .end_part = end_part,
 };

@@ -68,6 +68,11 @@ int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
                          const recd_wire_meta *meta, char *why, size_t whylen);
 /* recd_wire_format_fn over the registry (ctx is a session_input); the handle is the session. */
 recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void **handle);
+/* Instant replay asked for outside the wire (POST /sessions/KEY/save): as a save message for the
+ * open session key (checked by the caller). 0, -ENOENT (no such session), -EBADMSG (no ring, or
+ * nothing in it) with why, -ENOMEM. */
+int sessions_save(recd_sessions *r, const char *key, uint32_t last_ms, const char *label,
+                  char *why, size_t whylen);
 
 /* ---- one session's lifecycle (sessions.c), for dispatch ---- */
 

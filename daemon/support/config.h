@@ -69,6 +69,12 @@ typedef struct recd_config {
         uint64_t idle_timeout_ms;          /* 0 = never close an idle session */
     } rotation;
     struct {
+        bool all;                          /* every .rec session keeps a ring, not only ring: true */
+        uint64_t window_ms;                /* how much of the latest samples a ring keeps */
+        uint64_t session_bytes;            /* memory bound of one session's ring */
+        uint64_t process_bytes;            /* memory bound of all rings together */
+    } ring;
+    struct {
         uint64_t max_age_ms;               /* 0 = keep forever */
         uint64_t max_total_size;           /* 0 = unlimited */
         uint32_t max_files_per_session;    /* 0 = unlimited */
@@ -87,6 +93,7 @@ typedef struct recd_config {
         bool enabled;
         recd_hostport listen;
         bool allow_remote;                 /* permit a non-loopback metrics address */
+        bool remote_save;                  /* instant-replay saves from non-loopback clients */
     } metrics;
     struct {
         int level;                         /* recd_log_level */

@@ -119,6 +119,15 @@ const row recd_cfg_rows[] = {
      "60s", NULL,
      "Finalize a session's file after this long without samples. 0 = wait for the close message."},
 
+    {"ring.all", T_BOOL, OFF(ring.all), 0, 0, F_LIVE, "false", NULL,
+     "Every samp-onfoot and samp-vehicle session keeps an instant-replay ring, as if opened with ring: true."},
+    {"ring.window", T_DURATION, OFF(ring.window_ms), SEC, DAY, F_LIVE, "60s", NULL,
+     "How much of its latest samples a ring session keeps in memory."},
+    {"ring.session_memory", T_SIZE, OFF(ring.session_bytes), 64 * KIB, GIB, F_LIVE, "4MiB", NULL,
+     "Memory bound of one session's ring: past it the oldest samples go first."},
+    {"ring.process_memory", T_SIZE, OFF(ring.process_bytes), MIB, TIB, F_LIVE, "256MiB", NULL,
+     "Memory bound of all rings together: a ring that cannot grow keeps fewer samples."},
+
     {"retention.max_age", T_DURATION, OFF(retention.max_age_ms), MINUTE, 36600 * DAY, F_LIVE | F_ZERO_OFF, "0",
      NULL, "Delete finalized recordings older than this. 0 = keep forever."},
     {"retention.max_total_size", T_SIZE, OFF(retention.max_total_size), MIB, UINT64_MAX, F_LIVE | F_ZERO_OFF,
@@ -147,6 +156,8 @@ const row recd_cfg_rows[] = {
      "metrics.allow_remote is true."},
     {"metrics.allow_remote", T_BOOL, OFF(metrics.allow_remote), 0, 0, 0, "false", NULL,
      "Allow a non-loopback metrics.listen address (the endpoint has no authentication)."},
+    {"metrics.remote_save", T_BOOL, OFF(metrics.remote_save), 0, 0, F_LIVE, "false", NULL,
+     "Accept POST /sessions/KEY/save from clients that are not on loopback (auth.token must be set)."},
 
     {"log.level", T_ENUM, OFF(log.level), 0, 0, F_LIVE, "info", log_levels,
      "Least important messages logged: emerg, alert, crit, err, warning, notice, info or debug."},
@@ -184,7 +195,7 @@ const row recd_cfg_rows[] = {
 
 _Static_assert(sizeof recd_cfg_rows / sizeof recd_cfg_rows[0] == RECD_CFG_ROW_COUNT, "update RECD_CFG_ROW_COUNT");
 
-const char *const recd_cfg_sections[] = {"listen", "output",  "flush", "limits",   "rotation", "retention",
+const char *const recd_cfg_sections[] = {"listen", "output",  "flush", "limits",   "rotation", "ring", "retention",
                                          "recap",  "rec",     "sessions", "metrics", "log", "shutdown", "auth",
                                          "nats"};
 _Static_assert(sizeof recd_cfg_sections / sizeof recd_cfg_sections[0] == RECD_CFG_SECTION_COUNT, "sections");

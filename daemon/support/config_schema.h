@@ -53,8 +53,8 @@ typedef struct recd_cfg_suggestion {
     size_t distance;
 } recd_cfg_suggestion;
 
-#define RECD_CFG_ROW_COUNT 43
-#define RECD_CFG_SECTION_COUNT 14 /* "listen" first, then the sections of the rows */
+#define RECD_CFG_ROW_COUNT 48
+#define RECD_CFG_SECTION_COUNT 15 /* "listen" first, then the sections of the rows */
 
 extern const row recd_cfg_rows[];
 extern const char *const recd_cfg_sections[];

@@ -9,11 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/queue.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #include <http_parser.h>
 
 #define URL_MAX 1024
+#define AUTH_MAX 300 /* "Bearer " and a token of at most 256 bytes */
 #define READ_CHUNK 4096
 
 typedef struct conn conn;
@@ -48,6 +52,10 @@ struct conn {
     bool written;    /* ... and it is out: waiting for the client to close */
     bool closing;
     bool reserve;    /* taken beyond max_connections: answers GET /healthz only */
+    bool loopback;   /* the peer's address is a loopback one */
+    bool in_auth;    /* the header being read is Authorization */
+    char auth[AUTH_MAX + 1]; /* its value ("" none; cut values are refused by the token check) */
+    size_t auth_len;
     int handles;     /* 2 while tcp and timer are open */
     size_t received;
     char rbuf[READ_CHUNK];
@@ -123,8 +131,11 @@ static const char *status_text(int code)
     switch (code) {
     case 200: return "OK";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
     case 413: return "Payload Too Large";
     case 414: return "URI Too Long";
     case 431: return "Request Header Fields Too Large";
@@ -242,6 +253,59 @@ static void serve_health(conn *c)
     recd_buf_free(&r.json);
 }
 
+static bool query_value(const char *q, size_t qlen, const char *name, char *out, size_t cap)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < qlen;) {
+        size_t end = i;
+        while (end < qlen && q[end] != '&')
+            end++;
+        if (end - i > n && memcmp(q + i, name, n) == 0 && q[i + n] == '=') {
+            size_t vlen = end - i - n - 1;
+            if (vlen >= cap)
+                return false;
+            memcpy(out, q + i + n + 1, vlen);
+            out[vlen] = 0;
+            return true;
+        }
+        i = end + 1;
+    }
+    return false;
+}
+
+/* POST /sessions/KEY/save?last=DUR[&label=LABEL], answered by the save callback. */
+static bool route_save(conn *c, const char *path, size_t plen, const char *query, size_t qlen)
+{
+    static const char prefix[] = "/sessions/", suffix[] = "/save";
+    size_t pl = sizeof prefix - 1, sl = sizeof suffix - 1;
+    if (plen <= pl + sl || memcmp(path, prefix, pl) != 0 || memcmp(path + plen - sl, suffix, sl) != 0)
+        return false;
+    if (!c->srv->opt.save || c->reserve)
+        return false;
+    if (c->parser.method != HTTP_POST) {
+        respond_text(c, 405, "method not allowed: POST\n");
+        return true;
+    }
+    char key[72], last[32], label[72], text[300];
+    size_t klen = plen - pl - sl;
+    if (klen >= sizeof key) {
+        respond_text(c, 404, "no such session\n");
+        return true;
+    }
+    memcpy(key, path + pl, klen);
+    key[klen] = 0;
+    bool has_last = query_value(query, qlen, "last", last, sizeof last);
+    bool has_label = query_value(query, qlen, "label", label, sizeof label);
+    recd_http_save_request req = {key, has_last ? last : NULL, has_label ? label : NULL,
+                                  c->auth_len ? c->auth : NULL, c->loopback};
+    int code = c->srv->opt.save(c->srv->opt.save_ctx, &req, text, sizeof text - 1);
+    size_t n = strnlen(text, sizeof text - 2);
+    text[n] = '\n';
+    text[n + 1] = 0;
+    respond_text(c, code, text);
+    return true;
+}
+
 static void route(conn *c)
 {
     struct http_parser_url u;
@@ -255,6 +319,10 @@ static void route(conn *c)
     size_t plen = u.field_data[UF_PATH].len;
     bool is_metrics = plen == 8 && memcmp(path, "/metrics", 8) == 0;
     bool is_health = plen == 8 && memcmp(path, "/healthz", 8) == 0;
+    const char *query = (u.field_set & (1 << UF_QUERY)) ? c->url + u.field_data[UF_QUERY].off : "";
+    size_t qlen = (u.field_set & (1 << UF_QUERY)) ? u.field_data[UF_QUERY].len : 0;
+    if (route_save(c, path, plen, query, qlen))
+        return;
     if (c->parser.method != HTTP_GET && c->parser.method != HTTP_HEAD) {
         respond_text(c, 405, "method not allowed\n");
         return;
@@ -284,6 +352,26 @@ static int on_url(http_parser *p, const char *at, size_t len)
     memcpy(c->url + c->url_len, at, len);
     c->url_len += len;
     c->url[c->url_len] = '\0';
+    return 0;
+}
+
+static int on_header_field(http_parser *p, const char *at, size_t len)
+{
+    conn *c = p->data;
+    c->in_auth = len == 13 && strncasecmp(at, "Authorization", 13) == 0;
+    return 0;
+}
+
+static int on_header_value(http_parser *p, const char *at, size_t len)
+{
+    conn *c = p->data;
+    if (!c->in_auth)
+        return 0;
+    if (len > AUTH_MAX - c->auth_len)
+        len = AUTH_MAX - c->auth_len; /* cut: no token is that long, so it will not match */
+    memcpy(c->auth + c->auth_len, at, len);
+    c->auth_len += len;
+    c->auth[c->auth_len] = 0;
     return 0;
 }
 
@@ -380,6 +468,13 @@ static void on_connection(uv_stream_t *listener, int status)
         open--;
     }
     c->reserve = open > s->opt.max_connections;
+    struct sockaddr_storage peer;
+    int plen = sizeof peer;
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer, &plen) == 0)
+        c->loopback = (peer.ss_family == AF_INET &&
+                       (ntohl(((struct sockaddr_in *)&peer)->sin_addr.s_addr) >> 24) == 127) ||
+                      (peer.ss_family == AF_INET6 &&
+                       IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&peer)->sin6_addr));
     http_parser_init(&c->parser, HTTP_REQUEST);
     c->parser.data = c;
     if (uv_timer_start(&c->timer, on_timeout, s->opt.header_timeout_ms, 0) < 0 ||
@@ -414,6 +509,8 @@ int recd_http_server_start(uv_loop_t *loop, const char *host, int port, const re
         s->opt.header_timeout_ms = s->opt.timeout_ms;
     http_parser_settings_init(&s->settings);
     s->settings.on_url = on_url;
+    s->settings.on_header_field = on_header_field;
+    s->settings.on_header_value = on_header_value;
     s->settings.on_headers_complete = on_headers_complete;
     s->settings.on_message_complete = on_message_complete;
 

@@ -10,6 +10,7 @@
 #ifndef RECD_DAEMON_HTTP_SERVER_H
 #define RECD_DAEMON_HTTP_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -29,12 +30,27 @@ void recd_health_fail(recd_health_report *r, const char *check, const char *fmt,
 /* Calls recd_health_fail for each check that fails; none = healthy. */
 typedef void (*recd_http_health_fn)(void *ctx, recd_health_report *r);
 
+/* POST /sessions/KEY/save?last=DUR[&label=LABEL]: what the save callback is given. */
+typedef struct recd_http_save_request {
+    const char *key;           /* as in the path, not checked yet */
+    const char *last;          /* the last= value ("30s"), or NULL */
+    const char *label;         /* the label= value, or NULL */
+    const char *authorization; /* the Authorization header's value, or NULL */
+    bool peer_loopback;        /* the client connected from a loopback address */
+} recd_http_save_request;
+
+/* Answers a save: returns the HTTP status and writes the one-line text of the response. */
+typedef int (*recd_http_save_fn)(void *ctx, const recd_http_save_request *req, char *text,
+                                 size_t textlen);
+
 typedef struct recd_http_options {
     const recd_metrics *metrics;   /* rendered on GET /metrics; NULL = empty exposition */
     recd_http_health_fn health;    /* NULL = always healthy */
     void *health_ctx;
     void (*before_metrics)(void *ctx); /* refreshes sampled gauges before each render; NULL = none */
     void *metrics_ctx;
+    recd_http_save_fn save;        /* POST /sessions/KEY/save; NULL = 404 */
+    void *save_ctx;
     size_t max_connections;        /* concurrent clients; 0 = 16. Extra ones are closed at once, */
     size_t health_reserve;         /* unless there is a reserve: this many more clients, answered
                                     * for GET /healthz only; when it is full too, the oldest client

@@ -401,7 +401,7 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *buf)
 /* ---- recd's metric set ---- */
 
 static const char *const transport_values[] = {"tcp", "udp", "unix", "nats"};
-static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap", "carla"};
+static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap", "carla", "samp-player"};
 static const char *const reason_values[] = {"framing", "too_large", "syntax", "schema",
                                             "unknown_session", "time_order", "auth", "already_open",
                                             "not_owner", "other"};
@@ -525,6 +525,12 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         "Bytes of unfinished frames and lines held for stream connections (count toward "
         "limits.process_buffer).",
         NULL, 0);
+    add(r, &bad, &m->ring_bytes, G, "recd_ring_bytes",
+        "Memory of the instant-replay rings of all sessions (bounded by ring.process_memory).", NULL, 0);
+    add(r, &bad, &m->ring_sessions, G, "recd_ring_sessions", "Sessions keeping an instant-replay ring.",
+        NULL, 0);
+    add(r, &bad, &m->ring_saves, C, "recd_ring_saves_total",
+        "Instant-replay saves written (each a finalized recording).", NULL, 0);
     add(r, &bad, &m->time_clamped_total, C, "recd_time_clamped_total",
         ".rec samples whose time was raised to the previous sample's (rec.time_policy: clamp).", NULL, 0);
     add(r, &bad, &m->samples_dropped_total, C, "recd_samples_dropped_total",
@@ -586,6 +592,7 @@ recd_m_format recd_metrics_format_of(recd_msg_format f)
     case RECD_MSG_FMT_SAMP_VEHICLE: return RECD_M_SAMP_VEHICLE;
     case RECD_MSG_FMT_RECAP: return RECD_M_RECAP;
     case RECD_MSG_FMT_CARLA: return RECD_M_CARLA;
+    case RECD_MSG_FMT_SAMP_PLAYER: return RECD_M_SAMP_PLAYER;
     default: return RECD_M_SAMP_ONFOOT;
     }
 }

@@ -75,6 +75,7 @@ typedef enum recd_m_format {
     RECD_M_SAMP_VEHICLE,
     RECD_M_RECAP,
     RECD_M_CARLA,
+    RECD_M_SAMP_PLAYER,
     RECD_M_FORMATS
 } recd_m_format;
 
@@ -149,6 +150,9 @@ typedef struct recd_daemon_metrics {
     recd_metric *nats_redeliveries_total;   /* counter */
     recd_metric *nats_duplicates_dropped_total; /* counter */
     recd_metric *nats_acked_total;          /* counter */
+    recd_metric *ring_bytes;                /* gauge: instant-replay rings, all sessions */
+    recd_metric *ring_sessions;             /* gauge: sessions keeping a ring */
+    recd_metric *ring_saves;                /* counter: saves written */
     /* The standard process metrics (Prometheus client conventions), sampled at each scrape. */
     recd_metric *process_cpu_seconds_total;
     recd_metric *process_resident_memory_bytes;

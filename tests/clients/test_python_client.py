@@ -2,7 +2,9 @@
 # The Python client against a real recd: every transport (TCP, UDP, Unix) in both encodings
 # (binary frames, NDJSON) records samp-onfoot, samp-vehicle and recap sessions, and the files
 # recd writes export (rectool) to exactly the messages sent; plus the auth token, reconnect with
-# resume, arrival-stamped binary states, and the encoder's refusals.
+# resume, arrival-stamped binary states, samp-player sessions and instant-replay saves, and the
+# encoder's refusals.
+import json
 import os
 import socket
 import sys
@@ -308,6 +310,63 @@ class PythonClientAgainstRecd(RecordsAllFormats, unittest.TestCase):
                   if m["type"] == "state"]
         self.assertEqual(len(states), 5)
         self.assertEqual(sorted(s["t"] for s in states), [s["t"] for s in states])
+
+
+class PlayerAndRing(unittest.TestCase):
+    """samp-player sessions and instant replay through the client, binary frames and NDJSON."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.recd = Recd()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.recd.cleanup()
+
+    def run_encoding(self, encoding):
+        player, ring = f"py-player-{encoding}", f"py-ring-{encoding}"
+        with Client(self.recd.url("tcp", encoding)) as c:
+            c.open(player, "samp-player")
+            for i in range(10):  # t 100..550 on foot, then driving from 600
+                c.state(player, **onfoot(i))
+            for i in range(10):
+                c.state(player, **dict(vehicle(i), t=600 + 40 * i, vehicle_model=411, seat=0))
+            c.close_session(player)
+            c.open(ring, "samp-onfoot", ring=True)
+            for i in range(40):  # t 100 .. 2050
+                c.state(ring, **onfoot(i))
+            c.save(ring, 500, "clip")
+            c.close_session(ring)
+        self.assertTrue(self.recd.wait_for_files([("samp-player", player), ("samp-onfoot", ring)]))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the manifest is stored by its own job
+            files = self.recd.files("samp-player", player)
+            if len([f for f in files if f.endswith(".rec")]) == 2 and any(f.endswith(".json") for f in files):
+                break
+            time.sleep(0.05)
+        manifest = [f for f in files if f.endswith(".json")]
+        self.assertEqual(len(manifest), 1, files)
+        with open(manifest[0]) as f:
+            parts = json.load(f)["parts"]
+        self.assertEqual([(p["type"], p["start_ms"]) for p in parts], [("onfoot", 100), ("vehicle", 600)])
+        self.assertEqual((parts[1]["vehicle_model"], parts[1]["seat"]), (411, 0))
+        clips = self.recd.files("samp-onfoot", ring)
+        self.assertEqual([os.path.basename(f) for f in clips], ["clip.rec"])
+        self.assertEqual(os.path.getsize(clips[0]), 8 + 11 * 72)  # t 1550 .. 2050 every 50 ms
+
+    def test_binary(self):
+        self.run_encoding("binary")
+
+    def test_ndjson(self):
+        self.run_encoding("ndjson")
+
+    def test_refusals(self):
+        with self.assertRaisesRegex(EncodeError, "save.last_ms"):
+            encode_binary({"type": "save", "session": "p", "last_ms": 0, "label": "x"}, None, False)
+        with self.assertRaisesRegex(EncodeError, "save.label"):
+            encode_binary({"type": "save", "session": "p", "last_ms": 5, "label": ".x"}, None, False)
+        with self.assertRaisesRegex(EncodeError, "vehicle_model"):
+            encode_binary(dict(vehicle(0), type="state", session="p", vehicle_model=99), "samp-player", False)
 
 
 class Encoding(unittest.TestCase):

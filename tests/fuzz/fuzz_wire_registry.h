@@ -11,7 +11,7 @@
 /* The registry's record of every session it knows: what format_of hands out as the handle. */
 static int registry_record;
 
-/* Valid keys starting 'f' onfoot, 'v' vehicle, 'r' recap; anything else unknown. A real registry
+/* Valid keys starting 'f' onfoot, 'v' vehicle, 'r' recap, 'p' samp-player; anything else unknown. A real registry
  * holds only keys that were checked when opened, and the decoder relies on that when a handle is
  * set. */
 static recd_msg_format registry(void *ctx, const char *key, size_t len, void **handle)
@@ -28,6 +28,7 @@ static recd_msg_format registry(void *ctx, const char *key, size_t len, void **h
     case 'f': return RECD_MSG_FMT_SAMP_ONFOOT;
     case 'v': return RECD_MSG_FMT_SAMP_VEHICLE;
     case 'r': return RECD_MSG_FMT_RECAP;
+    case 'p': return RECD_MSG_FMT_SAMP_PLAYER;
     default: *handle = NULL; return RECD_MSG_FMT_NONE;
     }
 }

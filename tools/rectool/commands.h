@@ -18,6 +18,7 @@ int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_send(int argc, char **argv);
+int cmd_npc(int argc, char **argv);
 int cmd_rf2(int argc, char **argv);
 int cmd_edit_cut(int argc, char **argv);
 int cmd_edit_retime(int argc, char **argv);

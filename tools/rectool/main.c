@@ -30,6 +30,7 @@ static const rt_command commands[] = {
     {"split", cmd_edit_split, "cut a recording into consecutive pieces"},
     {"diff", cmd_edit_diff, "show where two recordings first differ, field by field"},
     {"plot", cmd_plot, "draw route maps and speed/health panels (SVG or PNG)"},
+    {"npc", cmd_npc, "NPC scripts for samp-player sessions (npc script)"},
     {"rf2", cmd_rf2, "rFactor 2 replays: lap and sector table (rf2 laps)"},
     {"sc2", cmd_sc2, "StarCraft II replays: build order, supply and resources over time"},
 };

@@ -126,6 +126,10 @@ class Client:
             m["end_tick"] = end_tick
         self.send(m)
 
+    def save(self, session: str, last_ms: int, label: str) -> None:
+        """Instant replay: the last last_ms of a session opened with ring=True, as LABEL.rec."""
+        self.send({"type": "save", "session": session, "last_ms": last_ms, "label": label})
+
     def close_session(self, session: str, end_time: Optional[int] = None) -> None:
         m = {"type": "close", "session": session}
         if end_time is not None:

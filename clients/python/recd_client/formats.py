@@ -134,6 +134,24 @@ def _no_extra(_open: dict) -> bytes:
     return b""
 
 
+def player_state(m: dict) -> bytes:
+    """samp-player (docs/wire.md 2.3): the .rec type, for a vehicle its model (0: not given) and
+    seat (0xFF: not given), then the on-foot or vehicle payload."""
+    w = "state"
+    if "vehicle_id" not in m:
+        if "vehicle_model" in m or "seat" in m:
+            raise EncodeError(f"{w}: vehicle_model and seat belong to vehicle states")
+        return b"\x02" + onfoot_state(m)
+    model = _int(m.get("vehicle_model", 0), "u16", w + ".vehicle_model")
+    if model and not 400 <= model <= 611:
+        raise EncodeError(f"{w}.vehicle_model: {model} is not 400..611")
+    seat = m.get("seat")
+    seat = 0xFF if seat is None else _int(seat, "u8", w + ".seat")
+    if seat != 0xFF and seat > 3:
+        raise EncodeError(f"{w}.seat: {seat} is not 0..3")
+    return struct.pack("<BHB", 1, model, seat) + vehicle_state(m)
+
+
 # ---- Recap (docs/formats/recap.md, big-endian) ----
 
 def _utf8(v, where: str) -> bytes:
@@ -375,6 +393,7 @@ FORMATS: Dict[str, WireFormat] = {
     "samp-onfoot": WireFormat("samp-onfoot", 1, "t", 0xFFFFFFFF, _no_extra, onfoot_state, None),
     "samp-vehicle": WireFormat("samp-vehicle", 2, "t", 0xFFFFFFFF, _no_extra, vehicle_state, None),
     "recap": WireFormat("recap", 3, "tick", 2**63 - 1, recap_header, recap_state, recap_event),
+    "samp-player": WireFormat("samp-player", 5, "t", 0xFFFFFFFF, _no_extra, player_state, None),
 }
 
 

@@ -13,9 +13,9 @@ from .formats import FORMATS, EncodeError
 
 MAGIC = 0xD7
 VERSION = 1
-TYPES = {"open": 1, "state": 2, "event": 3, "flush": 4, "close": 5}
+TYPES = {"open": 1, "state": 2, "event": 3, "flush": 4, "close": 5, "save": 6}
 TYPE_ERROR = 0x7F
-FLAG_SEQ, FLAG_TIME, FLAG_RESUME = 1, 2, 4
+FLAG_SEQ, FLAG_TIME, FLAG_RESUME, FLAG_RING = 1, 2, 4, 8
 DEFAULT_MAX_FRAME = 65536
 _KEY = re.compile(r"[A-Za-z0-9._-]{1,64}\Z")
 _TOKEN = re.compile(r"[\x21-\x7e]{1,256}\Z")
@@ -30,7 +30,7 @@ def check_session_key(key) -> str:
 
 def _check_common(m: dict) -> str:
     if m.get("type") not in TYPES:
-        raise EncodeError(f"type: {m.get('type')!r} is not open, state, event, flush or close")
+        raise EncodeError(f"type: {m.get('type')!r} is not open, state, event, flush, close or save")
     seq = m.get("seq")
     if seq is not None and (isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < 2**63):
         raise EncodeError(f"seq: {seq!r} is not 0 .. 2^63-1")
@@ -85,6 +85,8 @@ def encode_binary(m: dict, fmt_name: Optional[str], omit_key: bool,
     if mtype == "open":
         if m.get("resume"):
             flags |= FLAG_RESUME
+        if m.get("ring"):
+            flags |= FLAG_RING
         start = m.get("start_time", 0)
         if isinstance(start, bool) or not isinstance(start, int) or not -2**63 <= start < 2**63:
             raise EncodeError("open.start_time: not an i64")
@@ -108,6 +110,17 @@ def encode_binary(m: dict, fmt_name: Optional[str], omit_key: bool,
             raise EncodeError(f"event: format {fmt.name} has no events")
         else:
             payload = fmt.event(m)
+    elif mtype == "save":
+        last = m.get("last_ms")
+        if isinstance(last, bool) or not isinstance(last, int) or not 1 <= last <= 0xFFFFFFFF:
+            raise EncodeError(f"save.last_ms: {last!r} is not 1 .. 2^32-1")
+        label = m.get("label")
+        try:
+            check_session_key(label)
+        except EncodeError:
+            raise EncodeError(f"save.label: {label!r} is not 1..64 bytes of A-Z a-z 0-9 . _ - "
+                              "(not starting with '.')") from None
+        payload = struct.pack("<IB", last, len(label)) + label.encode("ascii")
     elif mtype == "flush":
         end = m.get("end_tick")
         payload = b"" if end is None else struct.pack("<Q", _u63(end, "flush.end_tick"))

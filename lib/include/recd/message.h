@@ -27,7 +27,8 @@ typedef enum recd_msg_type {
     RECD_MSG_STATE, /* one sample: a .rec block, or a Recap tick's full player state */
     RECD_MSG_EVENT, /* a Recap non-state action at a tick */
     RECD_MSG_FLUSH, /* Recap: end the current gzip member here (ignored for .rec) */
-    RECD_MSG_CLOSE  /* ends the session */
+    RECD_MSG_CLOSE, /* ends the session */
+    RECD_MSG_SAVE   /* instant replay: write the last last_ms of a ring session's samples */
 } recd_msg_type;
 
 typedef enum recd_msg_format {
@@ -35,7 +36,9 @@ typedef enum recd_msg_format {
     RECD_MSG_FMT_SAMP_ONFOOT,  /* "samp-onfoot": .rec type 2, 72-byte blocks */
     RECD_MSG_FMT_SAMP_VEHICLE, /* "samp-vehicle": .rec type 1, 67-byte blocks */
     RECD_MSG_FMT_RECAP,        /* "recap": .recap */
-    RECD_MSG_FMT_CARLA         /* "carla": CARLA recorder .log (recd/carla.h) */
+    RECD_MSG_FMT_CARLA,        /* "carla": CARLA recorder .log (recd/carla.h) */
+    RECD_MSG_FMT_SAMP_PLAYER   /* "samp-player": on-foot and vehicle states in one session, recorded
+                                  as a sequence of .rec parts and a manifest (daemon only) */
 } recd_msg_format;
 
 RECD_API const char *recd_msg_type_name(recd_msg_type t);     /* "open", "state", ... */
@@ -78,6 +81,9 @@ typedef struct recd_msg_open {
     /* Take over the live session of this key after a reconnect (docs/wire.md, "Ownership and
      * resume"); without a live session it opens one like any open. */
     bool resume;
+    /* Instant replay: keep the last seconds in memory only, written when a save asks
+     * (docs/protocol.md section 2.10). */
+    bool ring;
     recd_msg_recap_open *recap; /* format recap only (required there); owned */
     recd_carla_open *carla;     /* format carla only (required there); owned */
 } recd_msg_open;
@@ -87,6 +93,12 @@ typedef struct recd_msg_flush {
     uint64_t end_tick; /* recap: the gzip member ends before this tick (ticks in between unchanged) */
 } recd_msg_flush;
 
+/* A save of a ring session: the samples of its last last_ms, as a recording named label. */
+typedef struct recd_msg_save {
+    uint32_t last_ms;                      /* 1 .. 2^32-1 */
+    char label[RECD_SESSION_KEY_MAX + 1]; /* a session key's rules: it names a file */
+} recd_msg_save;
+
 typedef struct recd_msg_close {
     bool has_end_time;
     int64_t end_time_ms; /* recap: sets the header's end timestamp (epoch ms); ignored for .rec */
@@ -94,6 +106,14 @@ typedef struct recd_msg_close {
 
 /* One message. format says which union member is valid for STATE (onfoot / vehicle / recap) and is
  * the session format for OPEN. A message owns its heap data: release it with recd_msg_free(). */
+/* A samp-player state: its .rec type, and for a vehicle the model and seat when given. */
+typedef struct recd_msg_player {
+    recd_rec_type rec_type; /* RECD_REC_TYPE_ONFOOT or RECD_REC_TYPE_VEHICLE */
+    bool has_model, has_seat;
+    uint16_t vehicle_model; /* 400..611 */
+    uint8_t seat;           /* 0 driver, 1..3 passengers */
+} recd_msg_player;
+
 typedef struct recd_msg {
     recd_msg_type type;
     recd_msg_format format;
@@ -105,6 +125,7 @@ typedef struct recd_msg {
         recd_msg_open open;
         recd_msg_flush flush;
         recd_msg_close close;
+        recd_msg_save save;
         recd_rec_onfoot onfoot;            /* STATE, SAMP_ONFOOT: time_ms is "t" */
         recd_rec_vehicle vehicle;          /* STATE, SAMP_VEHICLE */
         recd_msg_recap_state *recap_state; /* STATE, RECAP; owned */
@@ -112,6 +133,9 @@ typedef struct recd_msg {
         recd_carla_frame *carla_state;     /* STATE, CARLA: a frame without its events; owned */
         recd_carla_event *carla_event;     /* EVENT, CARLA: actor add/delete/parent, collision */
     };
+    /* STATE, SAMP_PLAYER: which of onfoot / vehicle above holds the state, and what a vehicle
+     * state may add about the vehicle (docs/protocol.md section 2.9). */
+    recd_msg_player player;
 } recd_msg;
 
 /* Zeroes m and sets its type and format. */

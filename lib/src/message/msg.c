@@ -17,6 +17,7 @@ const char *recd_msg_type_name(recd_msg_type t)
     case RECD_MSG_EVENT: return "event";
     case RECD_MSG_FLUSH: return "flush";
     case RECD_MSG_CLOSE: return "close";
+    case RECD_MSG_SAVE: return "save";
     default: return "";
     }
 }
@@ -30,6 +31,7 @@ const char *recd_msg_format_name(recd_msg_format f)
     case RECD_MSG_FMT_SAMP_VEHICLE: return "samp-vehicle";
     case RECD_MSG_FMT_RECAP: return "recap";
     case RECD_MSG_FMT_CARLA: return "carla";
+    case RECD_MSG_FMT_SAMP_PLAYER: return "samp-player";
     default: return "";
     }
 }
@@ -38,7 +40,7 @@ recd_msg_format recd_msg_format_parse(const char *name)
 {
     if (!name)
         return RECD_MSG_FMT_NONE;
-    for (int f = RECD_MSG_FMT_SAMP_ONFOOT; f <= RECD_MSG_FMT_CARLA; f++)
+    for (int f = RECD_MSG_FMT_SAMP_ONFOOT; f <= RECD_MSG_FMT_SAMP_PLAYER; f++)
         if (strcmp(name, recd_msg_format_name((recd_msg_format)f)) == 0)
             return (recd_msg_format)f;
     return RECD_MSG_FMT_NONE;
@@ -48,7 +50,8 @@ const char *recd_msg_format_ext(recd_msg_format f)
 {
     switch (f) {
     case RECD_MSG_FMT_SAMP_ONFOOT:
-    case RECD_MSG_FMT_SAMP_VEHICLE: return "rec";
+    case RECD_MSG_FMT_SAMP_VEHICLE:
+    case RECD_MSG_FMT_SAMP_PLAYER: return "rec";
     case RECD_MSG_FMT_RECAP: return "recap";
     case RECD_MSG_FMT_CARLA: return "log";
     default: return "";

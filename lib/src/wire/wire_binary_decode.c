@@ -102,8 +102,10 @@ static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
     case WIRE_FMT_SAMP_VEHICLE: m->format = RECD_MSG_FMT_SAMP_VEHICLE; break;
     case WIRE_FMT_RECAP: m->format = RECD_MSG_FMT_RECAP; break;
     case WIRE_FMT_CARLA: m->format = RECD_MSG_FMT_CARLA; break;
+    case WIRE_FMT_SAMP_PLAYER: m->format = RECD_MSG_FMT_SAMP_PLAYER; break;
     default:
-        wire_why(why, whylen, "open: unknown format %u (1 samp-onfoot, 2 samp-vehicle, 3 recap, 4 carla)",
+        wire_why(why, whylen, "open: unknown format %u (1 samp-onfoot, 2 samp-vehicle, 3 recap, 4 carla, "
+                              "5 samp-player)",
                  *fmt);
         return -EBADMSG;
     }
@@ -182,6 +184,69 @@ static int read_rec_state(reader *r, uint64_t time, recd_msg *m, char *why, size
     return rc;
 }
 
+/* A samp-player state: u8 .rec type, for a vehicle u16 model (0: not given) and u8 seat (0xFF:
+ * not given), then the block's fields as for that type (docs/wire.md section 2.3). */
+static int read_player_state(reader *r, uint64_t time, recd_msg *m, char *why, size_t whylen)
+{
+    const uint8_t *type, *model, *seat;
+    if (!take(r, 1, &type))
+        return truncated("state", why, whylen);
+    if (*type != RECD_REC_TYPE_ONFOOT && *type != RECD_REC_TYPE_VEHICLE) {
+        wire_why(why, whylen, "state: samp-player type %u (1 vehicle, 2 on foot)", *type);
+        return -EBADMSG;
+    }
+    m->player.rec_type = (recd_rec_type)*type;
+    if (*type == RECD_REC_TYPE_VEHICLE) {
+        if (!take(r, 2, &model) || !take(r, 1, &seat))
+            return truncated("state", why, whylen);
+        uint16_t mod = ld_le16(model);
+        if (mod && (mod < 400 || mod > 611)) {
+            wire_why(why, whylen, "state: vehicle model %u is not 400..611 (0: not given)", mod);
+            return -EBADMSG;
+        }
+        if (*seat > 3 && *seat != 0xFF) {
+            wire_why(why, whylen, "state: seat %u is not 0..3 (0xFF: not given)", *seat);
+            return -EBADMSG;
+        }
+        m->player.has_model = mod != 0;
+        m->player.vehicle_model = mod;
+        m->player.has_seat = *seat != 0xFF;
+        m->player.seat = *seat == 0xFF ? 0 : *seat;
+    }
+    recd_msg_format f = *type == RECD_REC_TYPE_ONFOOT ? RECD_MSG_FMT_SAMP_ONFOOT
+                                                       : RECD_MSG_FMT_SAMP_VEHICLE;
+    const uint8_t *fields;
+    int rc = read_rec_fields(r, f, time, &fields, why, whylen);
+    if (rc == 0)
+        rec_block(f, (uint32_t)time, fields, m);
+    return rc;
+}
+
+/* save: u32 last_ms (1 or more), u8 label_len, label (a session key's rules). */
+static int read_save(reader *r, recd_msg *m, char *why, size_t whylen)
+{
+    const uint8_t *last, *llen, *label;
+    if (!take(r, 4, &last) || !take(r, 1, &llen) || !take(r, *llen, &label))
+        return truncated("save", why, whylen);
+    if (left(r)) {
+        wire_why(why, whylen, "save: %lu bytes after the label", (unsigned long)left(r));
+        return -EBADMSG;
+    }
+    m->save.last_ms = ld_le32(last);
+    if (m->save.last_ms == 0) {
+        wire_why(why, whylen, "save: last_ms is 0");
+        return -EBADMSG;
+    }
+    if (*llen > RECD_SESSION_KEY_MAX || !recd_session_key_valid((const char *)label, *llen)) {
+        wire_why(why, whylen, "save: the label is not 1..64 bytes of A-Z a-z 0-9 . _ - (not "
+                              "starting with '.')");
+        return -EBADMSG;
+    }
+    memcpy(m->save.label, label, *llen);
+    m->save.label[*llen] = 0;
+    return 0;
+}
+
 static int read_optional_u64(reader *r, const char *what, uint64_t *v, bool *has, char *why,
                              size_t whylen)
 {
@@ -220,6 +285,8 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
             return unknown_session("state", m->session, why, whylen);
         if (m->format == RECD_MSG_FMT_CARLA)
             return wire_carla_state_read(r->p + r->pos, left(r), m, why, whylen);
+        if (m->format == RECD_MSG_FMT_SAMP_PLAYER)
+            return read_player_state(r, time, m, why, whylen);
         if (m->format != RECD_MSG_FMT_RECAP)
             return read_rec_state(r, time, m, why, whylen);
         return wire_recap_state_read(r->p + r->pos, left(r), time, m, why, whylen);
@@ -251,6 +318,9 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
         m->close.has_end_time = has;
         m->close.end_time_ms = has ? (int64_t)v : 0;
         return rc;
+    case RECD_MSG_SAVE:
+        m->format = wire_env_format(env, m->session, key_len, &handle);
+        return read_save(r, m, why, whylen);
     default: return -EPROTO;
     }
 }
@@ -303,7 +373,7 @@ static size_t readable_from_key(const wire_env *env, const frame_head *fh, const
 
 static int check_type(const wire_header *h, char *why, size_t whylen)
 {
-    if (h->type >= WIRE_T_OPEN && h->type <= WIRE_T_CLOSE)
+    if (h->type >= WIRE_T_OPEN && h->type <= WIRE_T_SAVE)
         return 0;
     wire_why(why, whylen, "frame type %u is not a client message", h->type);
     return -EPROTO;
@@ -313,7 +383,8 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
                        recd_msg *m, bool *has_time, char *why, size_t whylen)
 {
     static const recd_msg_type types[] = {RECD_MSG_NONE, RECD_MSG_OPEN, RECD_MSG_STATE,
-                                          RECD_MSG_EVENT, RECD_MSG_FLUSH, RECD_MSG_CLOSE};
+                                          RECD_MSG_EVENT, RECD_MSG_FLUSH, RECD_MSG_CLOSE,
+                                          RECD_MSG_SAVE};
     int rc = check_type(h, why, whylen);
     if (rc < 0)
         return rc;
@@ -330,7 +401,10 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
     if (rc == 0)
         rc = read_payload(env, &r, fh.time, m, fh.key_len, why, whylen);
     if (rc == 0 && m->type == RECD_MSG_OPEN)
+    {
         m->open.resume = (h->flags & WIRE_F_RESUME) != 0;
+        m->open.ring = (h->flags & WIRE_F_RING) != 0;
+    }
     if (rc < 0)
         recd_msg_free(m);
     if (rc == -ENOMEM)

@@ -26,6 +26,7 @@ static uint8_t frame_type(recd_msg_type t)
     case RECD_MSG_EVENT: return WIRE_T_EVENT;
     case RECD_MSG_FLUSH: return WIRE_T_FLUSH;
     case RECD_MSG_CLOSE: return WIRE_T_CLOSE;
+    case RECD_MSG_SAVE: return WIRE_T_SAVE;
     default: return 0;
     }
 }
@@ -46,6 +47,7 @@ static int put_open(const recd_msg *m, recd_buf *out)
     case RECD_MSG_FMT_SAMP_VEHICLE: fmt = WIRE_FMT_SAMP_VEHICLE; break;
     case RECD_MSG_FMT_RECAP: fmt = WIRE_FMT_RECAP; break;
     case RECD_MSG_FMT_CARLA: fmt = WIRE_FMT_CARLA; break;
+    case RECD_MSG_FMT_SAMP_PLAYER: fmt = WIRE_FMT_SAMP_PLAYER; break;
     default: return -EINVAL;
     }
     size_t tlen = m->open.auth ? strlen(m->open.auth) : 0;
@@ -63,6 +65,31 @@ static int put_open(const recd_msg *m, recd_buf *out)
     if (rc == 0 && fmt == WIRE_FMT_CARLA)
         rc = m->open.carla ? wire_carla_open_write(m->open.carla, out) : -EINVAL;
     return rc;
+}
+
+/* A samp-player state: its .rec type, for a vehicle the model (0: not given) and seat (0xFF: not
+ * given), then the block without its time. */
+static int put_player_state(const recd_msg *m, recd_buf *out)
+{
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    const recd_msg_player *pl = &m->player;
+    if (pl->rec_type == RECD_REC_TYPE_ONFOOT) {
+        if (recd_rec_onfoot_check(&m->onfoot) < 0)
+            return -EINVAL;
+        recd_rec_onfoot_encode(&m->onfoot, block);
+        int rc = put_u8(out, RECD_REC_TYPE_ONFOOT);
+        return rc ? rc : put(out, block + 4, WIRE_ONFOOT_STATE_SIZE);
+    }
+    if (pl->rec_type != RECD_REC_TYPE_VEHICLE || recd_rec_vehicle_check(&m->vehicle) < 0 ||
+        (pl->has_model && (pl->vehicle_model < 400 || pl->vehicle_model > 611)) ||
+        (pl->has_seat && pl->seat > 3))
+        return -EINVAL;
+    recd_rec_vehicle_encode(&m->vehicle, block);
+    uint16_t model = pl->has_model ? pl->vehicle_model : 0;
+    uint8_t head[4] = {RECD_REC_TYPE_VEHICLE, (uint8_t)model, (uint8_t)(model >> 8),
+                       pl->has_seat ? pl->seat : 0xFF};
+    int rc = put(out, head, sizeof head);
+    return rc ? rc : put(out, block + 4, WIRE_VEHICLE_STATE_SIZE);
 }
 
 static int put_state(const recd_msg *m, recd_buf *out)
@@ -83,6 +110,7 @@ static int put_state(const recd_msg *m, recd_buf *out)
         return m->recap_state ? wire_recap_state_write(m->recap_state, out) : -EINVAL;
     case RECD_MSG_FMT_CARLA:
         return m->carla_state ? wire_carla_state_write(m->carla_state, out) : -EINVAL;
+    case RECD_MSG_FMT_SAMP_PLAYER: return put_player_state(m, out);
     default: return -EINVAL;
     }
 }
@@ -103,7 +131,10 @@ static int message_time(const recd_msg *m, uint64_t *t)
             return -EINVAL;
         *t = m->recap_state->tick;
     } else {
-        *t = m->format == RECD_MSG_FMT_SAMP_VEHICLE ? m->vehicle.time_ms : m->onfoot.time_ms;
+        bool veh = m->format == RECD_MSG_FMT_SAMP_VEHICLE ||
+                   (m->format == RECD_MSG_FMT_SAMP_PLAYER &&
+                    m->player.rec_type == RECD_REC_TYPE_VEHICLE);
+        *t = veh ? m->vehicle.time_ms : m->onfoot.time_ms;
     }
     return *t > INT64_MAX ? -EINVAL : 0;
 }
@@ -123,6 +154,16 @@ static int put_body(const recd_msg *m, recd_buf *out)
         return m->flush.end_tick > INT64_MAX ? -EINVAL : put_u64(out, m->flush.end_tick);
     case RECD_MSG_CLOSE:
         return m->close.has_end_time ? put_u64(out, (uint64_t)m->close.end_time_ms) : 0;
+    case RECD_MSG_SAVE: {
+        size_t n = strnlen(m->save.label, sizeof m->save.label);
+        uint8_t head[5] = {(uint8_t)m->save.last_ms, (uint8_t)(m->save.last_ms >> 8),
+                           (uint8_t)(m->save.last_ms >> 16), (uint8_t)(m->save.last_ms >> 24),
+                           (uint8_t)n};
+        if (!m->save.last_ms || !recd_session_key_valid(m->save.label, n))
+            return -EINVAL;
+        int rc = put(out, head, sizeof head);
+        return rc ? rc : put(out, m->save.label, n);
+    }
     default: return -EINVAL;
     }
 }
@@ -147,6 +188,9 @@ int wire_binary_encode(const recd_msg *m, size_t max_frame, bool omit_key, bool 
                                                     (timed ? WIRE_F_TIME : 0) |
                                                     (m->type == RECD_MSG_OPEN && m->open.resume
                                                          ? WIRE_F_RESUME
+                                                         : 0) |
+                                                    (m->type == RECD_MSG_OPEN && m->open.ring
+                                                         ? WIRE_F_RING
                                                          : 0)),
                                           0, 0, 0, 0};
     int rc = put(out, hdr, sizeof hdr);

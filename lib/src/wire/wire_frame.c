@@ -50,7 +50,7 @@ void wire_why(char *why, size_t whylen, const char *fmt, ...)
     va_end(ap);
 }
 
-static bool type_known(uint8_t t) { return t >= WIRE_T_OPEN && t <= WIRE_T_CLOSE; }
+static bool type_known(uint8_t t) { return t >= WIRE_T_OPEN && t <= WIRE_T_SAVE; }
 
 int wire_header_check(const uint8_t *p, size_t avail, size_t max_frame, bool error_ok,
                       wire_header *h, char *why, size_t whylen)
@@ -82,8 +82,8 @@ int wire_header_check(const uint8_t *p, size_t avail, size_t max_frame, bool err
             wire_why(why, whylen, "an error frame has no flags");
             return -EPROTO;
         }
-        if ((f & WIRE_F_RESUME) && p[2] != WIRE_T_OPEN) {
-            wire_why(why, whylen, "only open frames carry the resume flag");
+        if ((f & (WIRE_F_RESUME | WIRE_F_RING)) && p[2] != WIRE_T_OPEN) {
+            wire_why(why, whylen, "only open frames carry the resume and ring flags");
             return -EPROTO;
         }
         if ((f & WIRE_F_TIME) && p[2] != WIRE_T_STATE && p[2] != WIRE_T_EVENT) {

@@ -17,6 +17,7 @@ enum {
     WIRE_T_EVENT = 3,
     WIRE_T_FLUSH = 4,
     WIRE_T_CLOSE = 5,
+    WIRE_T_SAVE = 6,
     WIRE_T_ERROR = 0x7F
 };
 
@@ -24,10 +25,12 @@ enum {
 #define WIRE_F_SEQ 0x01u
 #define WIRE_F_TIME 0x02u
 #define WIRE_F_RESUME 0x04u /* open frames only */
-#define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME | WIRE_F_RESUME)
+#define WIRE_F_RING 0x08u   /* open frames only */
+#define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME | WIRE_F_RESUME | WIRE_F_RING)
 
 /* Open payload format byte. */
-enum { WIRE_FMT_SAMP_ONFOOT = 1, WIRE_FMT_SAMP_VEHICLE = 2, WIRE_FMT_RECAP = 3, WIRE_FMT_CARLA = 4 };
+enum { WIRE_FMT_SAMP_ONFOOT = 1, WIRE_FMT_SAMP_VEHICLE = 2, WIRE_FMT_RECAP = 3, WIRE_FMT_CARLA = 4,
+       WIRE_FMT_SAMP_PLAYER = 5 };
 
 /* Payload sizes of a samp state: the block without its leading u32 time. */
 #define WIRE_ONFOOT_STATE_SIZE (RECD_REC_ONFOOT_BLOCK_SIZE - 4)

@@ -95,7 +95,7 @@ int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg 
         return 0;
     void *handle;
     recd_msg_format f = wire_env_format(env, m->session, strlen(m->session), &handle);
-    if (m->type == RECD_MSG_FLUSH || m->type == RECD_MSG_CLOSE) {
+    if (m->type == RECD_MSG_FLUSH || m->type == RECD_MSG_CLOSE || m->type == RECD_MSG_SAVE) {
         m->format = f;
         return 0;
     }

@@ -61,6 +61,11 @@ def binary_session():
     out += frame(2, "mc", full_state(1.5), time=0) + frame(3, "mc", chat("hi"), time=0)
     out += frame(2, "mc", full_state(2.5), time=4) + frame(3, "mc", bytes([0x23]), time=4)
     out += frame(4, "mc", struct.pack("<Q", 10)) + frame(5, "mc", struct.pack("<q", 1700000001000))
+    # samp-player: an on-foot state, then a vehicle one with model 411 and seat 0
+    out += frame(1, "p1", open_payload(5)) + frame(2, "p1", b"\x02" + onfoot_body(3), time=7)
+    out += frame(2, "p1", struct.pack("<BHB", 1, 411, 0) + vehicle_body(3), time=9)
+    # instant replay: a save of the last 100 ms labelled "clip"
+    out += frame(6, "foot1", struct.pack("<IB", 100, 4) + b"clip") + frame(5, "p1")
     out += frame(4, "car") + frame(5, "car") + frame(5, "foot1")
     return out
 
@@ -69,6 +74,7 @@ def ndjson_session():
         {"type": "open", "session": "p", "format": "samp-vehicle", "start_time": 5},
         {"type": "open", "session": "p", "format": "samp-vehicle", "auth": "tok", "resume": True},
         {"type": "flush", "session": "p", "end_tick": 3},
+        {"type": "save", "session": "p", "last_ms": 500, "label": "clip"},
         {"type": "close"},
         {"type": "event", "session": "q", "tick": 1, "action": "TOTEM"},
     ]

@@ -325,8 +325,14 @@ static void bad_headers(void **state)
     expect_error(type, sizeof type, -EPROTO, "unknown frame type 9");
     const uint8_t errframe[] = {0xD7, 1, 0x7F, 0, 3, 0, 0, 0, 0, 0, 0};
     expect_error(errframe, sizeof errframe, -EPROTO, "error frames only travel from server");
-    const uint8_t flags[] = {0xD7, 1, 5, 0x09, 2, 0, 0, 0, 1, 'a'};
-    expect_error(flags, sizeof flags, -EPROTO, "unknown flag bits 0x08");
+    const uint8_t flags[] = {0xD7, 1, 5, 0x11, 2, 0, 0, 0, 1, 'a'};
+    expect_error(flags, sizeof flags, -EPROTO, "unknown flag bits 0x10");
+    const uint8_t ringed_close[] = {0xD7, 1, 5, 0x08, 2, 0, 0, 0, 1, 'a'};
+    expect_error(ringed_close, sizeof ringed_close, -EPROTO, "only open frames carry the resume and ring");
+    const uint8_t save_zero[] = {0xD7, 1, 6, 0, 8, 0, 0, 0, 1, 'a', 0, 0, 0, 0, 1, 'x'};
+    expect_error(save_zero, sizeof save_zero, -EBADMSG, "save: last_ms is 0");
+    const uint8_t save_label[] = {0xD7, 1, 6, 0, 9, 0, 0, 0, 1, 'a', 1, 0, 0, 0, 2, '.', 'x'};
+    expect_error(save_label, sizeof save_label, -EBADMSG, "save: the label");
     const uint8_t resumed_close[] = {0xD7, 1, 5, 0x04, 2, 0, 0, 0, 1, 'a'};
     expect_error(resumed_close, sizeof resumed_close, -EPROTO, "only open frames carry the resume");
     const uint8_t timed_close[] = {0xD7, 1, 5, 0x02, 10, 0, 0, 0, 1, 'a', 0, 0, 0, 0, 0, 0, 0, 0};

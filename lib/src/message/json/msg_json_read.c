@@ -119,6 +119,12 @@ static size_t find_group(const msg_field *fields, size_t n, const char *key, siz
 
 static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t errlen)
 {
+    static const char *const common_keys[] = {COMMON_KEYS, NULL};
+    static const char *const player_keys[] = {COMMON_KEYS, "vehicle_model", "seat", NULL};
+    const char *const *extra = out->format == RECD_MSG_FMT_SAMP_VEHICLE &&
+                                       out->player.rec_type == RECD_REC_TYPE_VEHICLE
+                                   ? player_keys
+                                   : common_keys;
     size_t n;
     const msg_field *fields = msg_rec_fields(out->format, &n);
     msg_value vals[MSG_REC_MAX_FIELDS];
@@ -131,7 +137,7 @@ static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t e
     {
         size_t g = find_group(fields, n, key, next);
         if (g == n) {
-            if (key_in(key, (const char *const[]){COMMON_KEYS, NULL}))
+            if (key_in(key, extra))
                 continue;
             return err_unknown_key("state", key, err, errlen);
         }
@@ -175,6 +181,45 @@ static recd_msg_format infer_state_format(const json_t *root)
 }
 
 static int read_int64(const json_t *root, const char *type, const char *key, int64_t min,
+                      int64_t *out, bool *present, char *err, size_t errlen);
+
+/* An optional integer key of a samp-player vehicle state, within [min, max]. */
+static int read_player_int(const json_t *root, const char *key, int64_t min, int64_t max,
+                           int64_t *v, bool *present, char *err, size_t errlen)
+{
+    int rc = read_int64(root, "state", key, min, v, present, err, errlen);
+    if (rc == 0 && *present && *v > max) {
+        msg_err(err, errlen, "state.%s: %lld is above %lld", key, (long long)*v, (long long)max);
+        return -EBADMSG;
+    }
+    return rc;
+}
+
+/* A samp-player state: a vehicle state when it has "vehicle_id" (which may add "vehicle_model"
+ * and "seat"), else an on-foot one. */
+static int read_player_state(const json_t *root, recd_msg *out, char *err, size_t errlen)
+{
+    bool vehicle = json_object_get(root, "vehicle_id") != NULL;
+    out->format = vehicle ? RECD_MSG_FMT_SAMP_VEHICLE : RECD_MSG_FMT_SAMP_ONFOOT;
+    out->player.rec_type = vehicle ? RECD_REC_TYPE_VEHICLE : RECD_REC_TYPE_ONFOOT;
+    int rc = read_rec_state(root, out, err, errlen);
+    if (rc == 0 && vehicle) {
+        int64_t v;
+        bool has;
+        if ((rc = read_player_int(root, "vehicle_model", 400, 611, &v, &has, err, errlen)) < 0)
+            return rc;
+        out->player.has_model = has;
+        out->player.vehicle_model = has ? (uint16_t)v : 0;
+        if ((rc = read_player_int(root, "seat", 0, 3, &v, &has, err, errlen)) < 0)
+            return rc;
+        out->player.has_seat = has;
+        out->player.seat = has ? (uint8_t)v : 0;
+    }
+    out->format = RECD_MSG_FMT_SAMP_PLAYER;
+    return rc;
+}
+
+static int read_int64(const json_t *root, const char *type, const char *key, int64_t min,
                       int64_t *out, bool *present, char *err, size_t errlen)
 {
     json_t *j = json_object_get(root, key);
@@ -194,6 +239,40 @@ static int read_int64(const json_t *root, const char *type, const char *key, int
     return 0;
 }
 
+/* save: last_ms (1 .. 2^32-1) and label (a session key's rules), both required. */
+static int read_save(const json_t *root, recd_msg *out, recd_msg_format session_format, char *err,
+                     size_t errlen)
+{
+    static const char *const keys[] = {COMMON_KEYS, "last_ms", "label", NULL};
+    const char *bad = unknown_key(root, keys);
+    if (bad)
+        return err_unknown_key("save", bad, err, errlen);
+    out->format = session_format;
+    int64_t last;
+    bool has;
+    int rc = read_int64(root, "save", "last_ms", 1, &last, &has, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (!has) {
+        msg_err(err, errlen, "save: missing key \"last_ms\"");
+        return -EBADMSG;
+    }
+    if (last > UINT32_MAX) {
+        msg_err(err, errlen, "save.last_ms: %lld does not fit u32", (long long)last);
+        return -EBADMSG;
+    }
+    json_t *label = json_object_get(root, "label");
+    if (!json_is_string(label) ||
+        !recd_session_key_valid(json_string_value(label), json_string_length(label))) {
+        msg_err(err, errlen, "save.label: %s",
+                label ? "not 1..64 bytes of A-Z a-z 0-9 . _ - (not starting with '.')" : "missing");
+        return -EBADMSG;
+    }
+    out->save.last_ms = (uint32_t)last;
+    memcpy(out->save.label, json_string_value(label), json_string_length(label) + 1);
+    return 0;
+}
+
 static bool auth_token_valid(const char *s, size_t len)
 {
     if (len == 0 || len > RECD_AUTH_TOKEN_MAX)
@@ -207,7 +286,7 @@ static bool auth_token_valid(const char *s, size_t len)
 static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen)
 {
     static const char *const allowed[] = {COMMON_KEYS, "format", "start_time", "auth", "resume",
-                                          "recap", "carla", NULL};
+                                          "ring", "recap", "carla", NULL};
     const char *bad = unknown_key(root, allowed);
     if (bad)
         return err_unknown_key("open", bad, err, errlen);
@@ -224,7 +303,8 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
     if (out->format == RECD_MSG_FMT_NONE || strlen(json_string_value(fmt)) != json_string_length(fmt)) {
         char safe[48];
         msg_safe_text(json_string_value(fmt), json_string_length(fmt), safe);
-        msg_err(err, errlen, "open.format: \"%s\" is not samp-onfoot, samp-vehicle, recap or carla", safe);
+        msg_err(err, errlen, "open.format: \"%s\" is not samp-onfoot, samp-vehicle, recap, carla or "
+                             "samp-player", safe);
         return -EBADMSG;
     }
     int rc = read_int64(root, "open", "start_time", INT64_MIN, &out->open.start_time_ms,
@@ -253,6 +333,12 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
         return -EBADMSG;
     }
     out->open.resume = resume && json_is_true(resume);
+    json_t *ring = json_object_get(root, "ring");
+    if (ring && !json_is_boolean(ring)) {
+        msg_err(err, errlen, "open.ring: expected true or false, got %s", msg_json_type_name(ring));
+        return -EBADMSG;
+    }
+    out->open.ring = ring && json_is_true(ring);
     json_t *carla = json_object_get(root, "carla");
     if (out->format != RECD_MSG_FMT_CARLA && carla) {
         msg_err(err, errlen, "open.carla: only allowed with format carla");
@@ -305,6 +391,8 @@ static int read_body(const json_t *root, recd_msg_format session_format, recd_ms
     switch (out->type) {
     case RECD_MSG_OPEN: return read_open(root, out, err, errlen);
     case RECD_MSG_STATE:
+        if (session_format == RECD_MSG_FMT_SAMP_PLAYER)
+            return read_player_state(root, out, err, errlen);
         out->format = session_format ? session_format : infer_state_format(root);
         if (out->format == RECD_MSG_FMT_CARLA) {
             rc = recd__carla_state_from_json(root, &out->carla_state, why, sizeof why);
@@ -343,6 +431,7 @@ static int read_body(const json_t *root, recd_msg_format session_format, recd_ms
         out->format = session_format;
         return read_int64(root, "close", "end_time", INT64_MIN, &out->close.end_time_ms,
                           &out->close.has_end_time, err, errlen);
+    case RECD_MSG_SAVE: return read_save(root, out, session_format, err, errlen);
     case RECD_MSG_FLUSH:
         bad = unknown_key(root, flush_keys);
         if (bad)
@@ -367,14 +456,14 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
         return -EBADMSG;
     }
     const char *t = json_string_value(type);
-    for (int i = RECD_MSG_OPEN; i <= RECD_MSG_CLOSE; i++)
+    for (int i = RECD_MSG_OPEN; i <= RECD_MSG_SAVE; i++)
         if (strcmp(t, recd_msg_type_name((recd_msg_type)i)) == 0 &&
             strlen(t) == json_string_length(type))
             out->type = (recd_msg_type)i;
     if (out->type == RECD_MSG_NONE) {
         char safe[48];
         msg_safe_text(t, json_string_length(type), safe);
-        msg_err(err, errlen, "type: \"%s\" is not open, state, event, flush or close", safe);
+        msg_err(err, errlen, "type: \"%s\" is not open, state, event, flush, close or save", safe);
         return -EBADMSG;
     }
     const char *tn = recd_msg_type_name(out->type);

@@ -103,6 +103,8 @@ static int put_open(recd_buf *out, const recd_msg *m)
     }
     if (rc == 0 && m->open.resume && (rc = put_key(out, "resume")) == 0)
         rc = msg_buf_puts(out, "true");
+    if (rc == 0 && m->open.ring && (rc = put_key(out, "ring")) == 0)
+        rc = msg_buf_puts(out, "true");
     if (rc == 0 && m->format == RECD_MSG_FMT_RECAP) {
         if (!m->open.recap)
             return -EINVAL;
@@ -135,6 +137,17 @@ static int put_body(recd_buf *out, const recd_msg *m, unsigned omit)
             return m->carla_event ? recd__carla_event_to_json(m->carla_event, out) : -EINVAL;
         return m->recap_event ? msg_recap_event_to_json(m->recap_event, !(omit & MSG_OMIT_TICK), out)
                               : -EINVAL;
+    case RECD_MSG_SAVE: {
+        size_t n = strnlen(m->save.label, sizeof m->save.label);
+        if (!m->save.last_ms || !recd_session_key_valid(m->save.label, n))
+            return -EINVAL;
+        int rc = put_key(out, "last_ms");
+        if (rc == 0)
+            rc = put_int(out, m->save.last_ms);
+        if (rc == 0)
+            rc = put_key(out, "label");
+        return rc == 0 ? msg_json_append_string(out, m->save.label, n) : rc;
+    }
     case RECD_MSG_CLOSE:
         if (m->close.has_end_time) {
             int rc = put_key(out, "end_time");

@@ -458,7 +458,7 @@ static void test_recap_rows(void **state)
              "close,,,,,,,,,,,,,,,,,,,\"{\"\"type\"\":\"\"open\"\"}\"\n");
     expect_csv_error(doc, "line 3: column data: \"type\" belongs in the kind column");
     snprintf(doc, sizeof doc, "%s%s%s", recap_header, recap_open, "bogus,,,,,,,,,,,,,,,,,,,\n");
-    expect_csv_error(doc, "line 3: type: \"bogus\" is not open, state, event, flush or close");
+    expect_csv_error(doc, "line 3: type: \"bogus\" is not open, state, event, flush, close or save");
     snprintf(doc, sizeof doc, "%s%s", recap_header, recap_state);
     expect_csv_error(doc, "line 2: the first message must be open, got state");
     snprintf(doc, sizeof doc, "%s%s%s", recap_header, recap_open,

@@ -394,7 +394,7 @@ static void test_bad_fields(void **state)
                  "state: unknown key \"?evil\"");
     expect_error("{\"state\":1}", F, "missing key \"type\"");
     expect_error("{\"type\":7}", F, "type: expected a string");
-    expect_error("{\"type\":\"stat\"}", F, "type: \"stat\" is not open, state, event, flush or close");
+    expect_error("{\"type\":\"stat\"}", F, "type: \"stat\" is not open, state, event, flush, close or save");
     expect_error("{\"type\":\"open\"}", F, "open: missing key \"format\"");
     expect_error("{\"type\":\"open\",\"format\":\"samp\"}", F, "open.format: \"samp\" is not");
     expect_error("{\"type\":\"open\",\"format\":\"samp-onfoot\",\"recap\":{}}", F,

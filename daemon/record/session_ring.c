@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* Instant replay for .rec sessions: the session's blocks go into a ring in memory instead of a
+ * file, trimmed to ring.window by sample time and bounded by ring.session_memory and, over every
+ * ring, ring.process_memory. A save message writes the blocks of the asked last milliseconds as
+ * one finalized .rec named by its label, rebased to 0, through the writer like any part. */
+#include "session_ring.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sessions.h"
+#include "support/log.h"
+
+#define RING_FIRST_BLOCKS 64
+
+struct session_ring {
+    uint8_t *blocks;  /* cap blocks of block_len bytes, circular; each starts with its session time */
+    size_t block_len;
+    size_t cap, head, count; /* head: the oldest block */
+};
+
+static uint8_t *at(const session_ring *r, size_t i) /* i-th oldest */
+{
+    return r->blocks + ((r->head + i) % r->cap) * r->block_len;
+}
+
+static uint32_t time_of(const uint8_t *block)
+{
+    return (uint32_t)block[0] | (uint32_t)block[1] << 8 | (uint32_t)block[2] << 16 |
+           (uint32_t)block[3] << 24;
+}
+
+int session_ring_start(recd_session *s, size_t block_len)
+{
+    session_ring *r = calloc(1, sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    r->block_len = block_len;
+    s->ring = r;
+    s->env->ring_sessions++;
+    return 0;
+}
+
+void session_ring_free(recd_session *s)
+{
+    session_ring *r = s->ring;
+    if (!r)
+        return;
+    uint64_t bytes = (uint64_t)r->cap * r->block_len;
+    s->env->ring_bytes -= bytes < s->env->ring_bytes ? bytes : s->env->ring_bytes;
+    s->env->ring_sessions--;
+    free(r->blocks);
+    free(r);
+    s->ring = NULL;
+}
+
+/* Doubles the ring within both memory bounds; false when it may not grow (then the oldest block
+ * makes room). */
+static bool grow(recd_session *s, session_ring *r)
+{
+    const recd_config *cfg = s->env->cfg;
+    size_t max = (size_t)(cfg->ring.session_bytes / r->block_len);
+    size_t cap = r->cap ? r->cap * 2 : RING_FIRST_BLOCKS;
+    if (cap > max)
+        cap = max;
+    if (cap <= r->cap)
+        return false;
+    uint64_t extra = (uint64_t)(cap - r->cap) * r->block_len;
+    if (s->env->ring_bytes + extra > cfg->ring.process_bytes)
+        return false;
+    uint8_t *b = malloc(cap * r->block_len);
+    if (!b)
+        return false;
+    for (size_t i = 0; i < r->count; i++)
+        memcpy(b + i * r->block_len, at(r, i), r->block_len);
+    free(r->blocks);
+    r->blocks = b;
+    r->cap = cap;
+    r->head = 0;
+    s->env->ring_bytes += extra;
+    return true;
+}
+
+int session_ring_put(recd_session *s, uint32_t t, const uint8_t *fields)
+{
+    session_ring *r = s->ring;
+    if (r->count == r->cap && !grow(s, r)) {
+        if (!r->cap)
+            return -ENOMEM;
+        r->head = (r->head + 1) % r->cap; /* full: the oldest goes */
+        r->count--;
+    }
+    uint8_t *b = r->blocks + ((r->head + r->count) % r->cap) * r->block_len;
+    recd_rec_block_set_time(b, t);
+    memcpy(b + 4, fields, r->block_len - 4);
+    r->count++;
+    uint64_t window = s->env->cfg->ring.window_ms;
+    while (r->count > 1 && t - time_of(at(r, 0)) > window) {
+        r->head = (r->head + 1) % r->cap;
+        r->count--;
+    }
+    return 0;
+}
+
+/* The part's name: the path template's, with its file name replaced by the label. */
+static int save_name(recd_session *s, const char *label)
+{
+    char rel[RECD_PATH_MAX];
+    const char *name = s->part->name, *slash = strrchr(name, '/');
+    int dir = slash ? (int)(slash - name + 1) : 0;
+    int n = snprintf(rel, sizeof rel, "%.*s%s.rec", dir, name, label);
+    if (n < 0 || (size_t)n >= sizeof rel)
+        return -ENAMETOOLONG;
+    return session_rename_part(s, rel);
+}
+
+int session_ring_save(recd_session *s, uint32_t last_ms, const char *label, uint8_t rec_type,
+                      char *why, size_t whylen)
+{
+    session_ring *r = s->ring;
+    if (!r->count) {
+        snprintf(why, whylen, "save of session '%s': its ring holds no sample yet", s->key);
+        return -EBADMSG;
+    }
+    uint32_t newest = time_of(at(r, r->count - 1));
+    uint32_t from = newest > last_ms ? newest - last_ms : 0;
+    size_t first = 0;
+    while (time_of(at(r, first)) < from) /* times never decrease: the window is the tail */
+        first++;
+    size_t n = r->count - first;
+    uint32_t base = time_of(at(r, first));
+    /* The writer works on the session's own queue: the part starts and ends here. */
+    int rc = session_start_part(s, s->start_epoch_ms + base, 0);
+    if (rc < 0) {
+        snprintf(why, whylen, "save of session '%s': cannot name the file: %s", s->key, recd_strerror(rc));
+        return rc == -ENOMEM ? rc : -EBADMSG;
+    }
+    if ((rc = save_name(s, label)) < 0) {
+        session_end_part(s, NULL, 0);
+        if (rc == -ENOMEM)
+            return rc;
+        snprintf(why, whylen, "save of session '%s': the label makes the path too long", s->key);
+        return -EBADMSG;
+    }
+    uint8_t *out = session_reserve(s, RECD_REC_HEADER_SIZE + n * r->block_len);
+    if (!out) {
+        session_end_part(s, NULL, 0);
+        return -ENOMEM;
+    }
+    recd_rec_header_encode((recd_rec_type)rec_type, out);
+    out += RECD_REC_HEADER_SIZE;
+    for (size_t i = 0; i < n; i++, out += r->block_len) {
+        const uint8_t *b = at(r, first + i);
+        memcpy(out, b, r->block_len);
+        recd_rec_block_set_time(out, time_of(b) - base);
+    }
+    log_info("session '%s': instant replay '%s' saved: %zu samples, %u ms (%u ms asked)", s->key,
+             label, n, newest - base, last_ms);
+    session_end_part(s, NULL, 0);
+    session_flush(s);
+    recd_metric_add(s->env->metrics->ring_saves, 0, 1);
+    return 0;
+}

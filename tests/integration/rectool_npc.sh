@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: MIT
+# rectool npc script: for a hand-written samp-player manifest (walk, drive, drive another car,
+# walk), each dialect's script plays the parts in order and enters and leaves the vehicles with
+# that dialect's calls; bad dialects and manifests are refused.
+set -u
+: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_npc.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+mkdir -p "$tmp/root/samp-player/bob"
+dir="$tmp/root/samp-player/bob"
+"$RECTOOL" generate --format samp-onfoot --scenario walk --duration 2s --seed 1 -o "$dir/a.rec" >/dev/null &&
+    "$RECTOOL" generate --format samp-vehicle --scenario drive --duration 3s --seed 2 -o "$dir/b.rec" >/dev/null &&
+    "$RECTOOL" generate --format samp-vehicle --scenario drive --duration 3s --seed 3 -o "$dir/c.rec" >/dev/null &&
+    "$RECTOOL" generate --format samp-onfoot --scenario walk --duration 1s --seed 4 -o "$dir/d.rec" >/dev/null ||
+    { echo "FAIL: rectool generate" >&2; exit 1; }
+cat >"$dir/a.json" <<'JSON'
+{"format":"samp-player","version":1,"session":"bob","start_time":0,"complete":true,"parts":[
+  {"path":"samp-player/bob/a.rec","type":"onfoot","start_ms":0,"duration_ms":2000,"complete":true},
+  {"path":"samp-player/bob/b.rec","type":"vehicle","start_ms":2100,"duration_ms":3000,"vehicle_model":411,"seat":0,"complete":true},
+  {"path":"samp-player/bob/c.rec","type":"vehicle","start_ms":5200,"duration_ms":3000,"vehicle_model":560,"complete":true},
+  {"path":"samp-player/bob/d.rec","type":"onfoot","start_ms":8300,"duration_ms":1000,"complete":true}
+]}
+JSON
+
+expect() { # FILE DIALECT PATTERN...
+    f=$1 d=$2
+    shift 2
+    for p in "$@"; do
+        grep -qF -- "$p" "$f" || fail "$d: no '$p' in the script"
+    done
+}
+for d in samp openmp fcnpc; do
+    out="$tmp/bob.$d.pwn"
+    "$RECTOOL" npc script "$dir/a.json" --dialect "$d" -o "$out" || { fail "$d: exit $?"; continue; }
+    # the parts in order, their types and models
+    names=$(sed -n 's/^    "\([a-d]\)",\{0,1\} \/\/ start.*/\1/p' "$out" | tr -d '\n')
+    [ "$names" = abcd ] || fail "$d: parts in the order '$names', not abcd"
+    expect "$out" "$d" "#define RECD_PARTS 4" "new const recd_part_model[RECD_PARTS] = {0, 411, 560, 0};"
+    # braces balance
+    [ "$(tr -cd '{' <"$out" | wc -c)" -eq "$(tr -cd '}' <"$out" | wc -c)" ] || fail "$d: unbalanced braces"
+done
+expect "$tmp/bob.samp.pwn" samp "#include <a_npc>" \
+    "PLAYER_RECORDING_TYPE_ONFOOT, PLAYER_RECORDING_TYPE_DRIVER, PLAYER_RECORDING_TYPE_DRIVER, PLAYER_RECORDING_TYPE_ONFOOT" \
+    'SendCommand(cmd)' 'SendCommand("/recd_exit")' "public OnNPCEnterVehicle(vehicleid, seatid)" \
+    "public OnNPCExitVehicle()" "public OnRecordingPlaybackEnd()" \
+    "StartRecordingPlayback(PLAYER_RECORDING_TYPE_DRIVER, recd_part_name[recd_part])"
+expect "$tmp/bob.openmp.pwn" openmp "#include <open.mp>" 'NPC_Create(RECD_NPC_NAME)' \
+    'NPC_PutInVehicle(recd_npc, recd_vehicle, recd_part_seat[recd_part])' 'NPC_RemoveFromVehicle(recd_npc)' \
+    'NPC_StartPlayback(recd_npc, recd_part_name[recd_part]' 'public OnNPCPlaybackEnd(npcid, recordid)' \
+    '#define RECD_NPC_NAME "bob"'
+expect "$tmp/bob.fcnpc.pwn" fcnpc "#include <FCNPC>" 'FCNPC_Create(RECD_NPC_NAME)' \
+    'FCNPC_PutInVehicle(recd_npc, recd_vehicle, recd_part_seat[recd_part])' 'FCNPC_RemoveFromVehicle(recd_npc)' \
+    'FCNPC_StartPlayingPlayback(recd_npc, recd_part_name[recd_part])' 'public FCNPC_OnFinishPlayback(npcid)'
+# the first vehicle's start is its part's first block
+"$RECTOOL" export "$dir/b.rec" --to jsonl 2>/dev/null | sed -n 2p >"$tmp/b.first"
+x=$(python3 -c 'import json,struct,sys; v = json.load(open(sys.argv[1]))["position"][0]; print("%.4f" % struct.unpack("<f", struct.pack("<f", v))[0])' "$tmp/b.first" 2>/dev/null)
+[ -z "$x" ] || grep -q "^    {$x, " "$tmp/bob.fcnpc.pwn" || fail "the vehicle part's start x $x is not in the table"
+"$RECTOOL" npc script "$dir/a.json" --dialect openmp --name Bob_NPC | grep -qF '#define RECD_NPC_NAME "Bob_NPC"' ||
+    fail "--name to standard output"
+
+# refusals
+"$RECTOOL" npc script "$dir/a.json" --dialect rage >/dev/null 2>&1
+[ $? -eq 2 ] || fail "an unknown dialect is not a usage error"
+"$RECTOOL" npc script "$dir/a.json" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "a missing --dialect is not a usage error"
+echo '{"format":"samp-player","session":"bob","parts":[{"path":"x.rec","type":"boat","start_ms":0,"duration_ms":1}]}' >"$tmp/bad.json"
+"$RECTOOL" npc script "$tmp/bad.json" --dialect samp -o "$tmp/bad.pwn" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "a bad part type is not refused with exit 1"
+grep -q 'parts\[0\]: "type"' "$tmp/err" || fail "the refusal does not name the field: $(cat "$tmp/err")"
+[ ! -e "$tmp/bad.pwn" ] || fail "a script was written for a bad manifest"
+mv "$dir/c.rec" "$dir/c.moved"
+"$RECTOOL" npc script "$dir/a.json" --dialect samp -o "$tmp/missing.pwn" 2>/dev/null
+[ $? -eq 3 ] || fail "a missing part is not an I/O error"
+[ ! -e "$tmp/missing.pwn" ] || fail "a script was written with a part missing"
+[ "$failures" -eq 0 ] || exit 1
+echo "rectool npc script: samp, openmp and fcnpc OK"
