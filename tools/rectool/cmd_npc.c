@@ -86,7 +86,7 @@ static int read_start(const char *root, const recd_player_part *p, part_start *o
     snprintf(file, sizeof file, "%s/%s", root, p->path);
     FILE *f = fopen(file, "rb");
     if (!f) {
-        snprintf(why, whylen, "%s: %s", file, strerror(errno));
+        snprintf(why, whylen, "%.400s: %s", file, strerror(errno));
         return -EIO;
     }
     uint8_t buf[RECD_REC_HEADER_SIZE + RECD_REC_ONFOOT_BLOCK_SIZE];
@@ -96,7 +96,7 @@ static int read_start(const char *root, const recd_player_part *p, part_start *o
     size_t n = fread(buf, 1, want, f);
     fclose(f);
     if (n != want) {
-        snprintf(why, whylen, "%s: no whole first block (%zu bytes)", file, n);
+        snprintf(why, whylen, "%.400s: no whole first block (%zu bytes)", file, n);
         return -EBADMSG;
     }
     float w, x, y, z;

@@ -61,7 +61,7 @@ static int fix_manifest(recover_ctx *c, const char *rel, recd_player_manifest *m
     for (size_t i = 0; i < m->nparts; i++) {
         recd_player_part *p = &m->parts[i];
         if (!p->complete) {
-            uint64_t d;
+            uint64_t d = 0;
             int rc = part_duration(c->root_fd, p, &d);
             if (rc < 0)
                 return rc; /* left as it is: the next start tries again */
