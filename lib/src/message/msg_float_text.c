@@ -24,13 +24,14 @@ typedef unsigned __int128 u128;
 
 typedef struct {
     uint8_t dig[EXACT_DIGITS]; /* leading digit first; dig[0] != 0 */
+    int n;                     /* digits kept, at most EXACT_DIGITS */
     int exp10;                 /* the power of ten of dig[0] */
-    bool sticky;               /* a nonzero digit follows dig[EXACT_DIGITS - 1] */
+    bool sticky;               /* a nonzero digit follows dig[n - 1] */
 } exact_dec;
 
-/* The leading decimal digits of mant * 2^e2 (0 < mant < 2^56). false when the integer part or
- * the fraction times 10 would not fit 128 bits. */
-static bool exact_digits(uint64_t mant, int e2, exact_dec *o)
+/* The leading want (<= EXACT_DIGITS) decimal digits of mant * 2^e2 (0 < mant < 2^56). false
+ * when the integer part or the fraction times 10 would not fit 128 bits. */
+static bool exact_digits(uint64_t mant, int e2, int want, exact_dec *o)
 {
     u128 ip, frac = 0, mask = 0;
     int fb = 0; /* bits in the fraction */
@@ -60,7 +61,7 @@ static bool exact_digits(uint64_t mant, int e2, exact_dec *o)
         }
         o->exp10 = c - 1;
         for (int i = c - 1; i >= 0; i--) {
-            if (n < EXACT_DIGITS)
+            if (n < want)
                 o->dig[n++] = rev[i];
             else if (rev[i])
                 o->sticky = true;
@@ -96,33 +97,34 @@ static bool exact_digits(uint64_t mant, int e2, exact_dec *o)
     }
     if (fb <= 60) {
         uint64_t f64 = (uint64_t)frac, m64 = (uint64_t)mask;
-        while (n < EXACT_DIGITS && f64) {
+        while (n < want && f64) {
             f64 *= 10;
             o->dig[n++] = (uint8_t)(f64 >> fb);
             f64 &= m64;
         }
         frac = f64;
     }
-    while (n < EXACT_DIGITS && frac) {
+    while (n < want && frac) {
         frac *= 10;
         o->dig[n++] = (uint8_t)(frac >> fb);
         frac &= mask;
     }
-    while (n < EXACT_DIGITS)
+    while (n < want)
         o->dig[n++] = 0;
     if (frac)
         o->sticky = true;
+    o->n = want;
     return true;
 }
 
-/* v rounded to n (<= 18) significant digits, half to even on the exact value as printf does. */
+/* v rounded to n (< v->n) significant digits, half to even on the exact value as printf does. */
 static void round_digits(const exact_dec *v, int n, uint8_t out[EXACT_DIGITS], int *exp10)
 {
     memcpy(out, v->dig, (size_t)n);
     *exp10 = v->exp10;
     uint8_t next = v->dig[n];
     bool rest = v->sticky;
-    for (int i = n + 1; i < EXACT_DIGITS && !rest; i++)
+    for (int i = n + 1; i < v->n && !rest; i++)
         rest = v->dig[i] != 0;
     if (next < 5 || (next == 5 && !rest && !(out[n - 1] & 1)))
         return;
@@ -142,7 +144,7 @@ static bool exact_at(const exact_dec *v, int n)
 {
     if (v->sticky)
         return false;
-    for (int i = n; i < EXACT_DIGITS; i++)
+    for (int i = n; i < v->n; i++)
         if (v->dig[i])
             return false;
     return true;
@@ -153,7 +155,7 @@ static int compare(const uint8_t *d, int n, int e, const exact_dec *b)
 {
     if (e != b->exp10)
         return e < b->exp10 ? -1 : 1;
-    for (int i = 0; i < EXACT_DIGITS; i++) {
+    for (int i = 0; i < b->n; i++) {
         int di = i < n ? d[i] : 0;
         if (di != b->dig[i])
             return di < b->dig[i] ? -1 : 1;
@@ -169,7 +171,7 @@ static bool near_tie(int n, int e, const exact_dec *b)
     int zeros = 0, nines = 0;
     for (int p = unit - 1; p >= unit - 6; p--) {
         int idx = b->exp10 - p;
-        if (idx >= EXACT_DIGITS)
+        if (idx >= b->n)
             return true;
         int dg = idx < 0 ? 0 : b->dig[idx];
         zeros += dg == 0;
@@ -233,9 +235,13 @@ static int layout(char *buf, bool neg, const uint8_t *d, int p, int x)
 static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max_prec, bool is_f32,
                          char *buf)
 {
+    /* An f32 text has at most 9 digits unless it is an integer of more (then exact): 11 digits
+     * decide rounding and comparisons; the near-tie check below asks for all 19. */
+    int want = is_f32 && e <= 5 ? 11 : EXACT_DIGITS; /* |v| < 2^29 < 1e9 */
+    uint64_t lo_mant = 4 * m - (lower_closer ? 1 : 2), hi_mant = 4 * m + 2;
     exact_dec v, lo, hi;
-    if (!exact_digits(m, e, &v) || !exact_digits(4 * m - (lower_closer ? 1 : 2), e - 2, &lo) ||
-        !exact_digits(4 * m + 2, e - 2, &hi))
+    if (!exact_digits(m, e, want, &v) || !exact_digits(lo_mant, e - 2, want, &lo) ||
+        !exact_digits(hi_mant, e - 2, want, &hi))
         return -ERANGE;
     bool even = (m & 1) == 0;
     /* msg_g_precision: at least the digits of v rounded to an integer when 1 <= |v| < 1e16. */
@@ -246,10 +252,17 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
         round_digits(&v, v.exp10 + 1, dg, &x);
         int_digits = x + 1;
     }
+    /* Every number in [lo, hi] shares the digits lo and hi agree on, so a candidate whose zeros
+     * would have to cover a nonzero one of them cannot be inside: skip those precisions. */
+    int p_min = 0;
+    if (lo.exp10 == hi.exp10)
+        for (int i = 0; i < lo.n && lo.dig[i] == hi.dig[i]; i++)
+            if (lo.dig[i])
+                p_min = i + 1;
     int p = 0, last_p = 0;
     for (int prec = 1; prec <= max_prec; prec++) {
         p = prec > int_digits ? prec : int_digits;
-        if (p == last_p)
+        if (p == last_p || (p < p_min && prec < max_prec))
             continue;
         last_p = p;
         round_digits(&v, p, dg, &x);
@@ -258,9 +271,16 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
         /* Through double, a candidate within half a double ulp of a midpoint lands on it and then
          * ties to the even float: it fails for an odd significand. Such closeness is rare and
          * needs more digits than we keep, so hand it to the search. */
-        if (inside && is_f32 && (m & 1) && !exact_at(&v, p) &&
-            (p > 9 || near_tie(p, x, &lo) || near_tie(p, x, &hi)))
-            return -ERANGE;
+        if (inside && is_f32 && (m & 1) && !exact_at(&v, p)) {
+            if (p > 9)
+                return -ERANGE;
+            if (lo.n < EXACT_DIGITS) {
+                exact_digits(lo_mant, e - 2, EXACT_DIGITS, &lo);
+                exact_digits(hi_mant, e - 2, EXACT_DIGITS, &hi);
+            }
+            if (near_tie(p, x, &lo) || near_tie(p, x, &hi))
+                return -ERANGE;
+        }
         if (inside)
             break;
     }
