@@ -7,7 +7,7 @@
  * of the two midpoints to its neighbours come from 128-bit fixed-point arithmetic, and a rounded
  * candidate is compared with the midpoints digit by digit (ties go to the even significand, as
  * strtod does). Values whose fixed point does not fit 128 bits get -ERANGE, and the caller uses
- * the search. */
+ * the search (for every value on targets without __int128). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +16,7 @@
 #include "base/bytes.h"
 #include "message/msg_float_text.h"
 
+#ifdef __SIZEOF_INT128__
 /* 17 digits are the most a double needs; rounding at 17 needs the 18th digit and whether any
  * digit after it is nonzero. */
 #define EXACT_DIGITS 19
@@ -287,6 +288,8 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
     return layout(buf, neg, dg, p, x);
 }
 
+#endif
+
 int msg_float_text_f64(double d, char buf[40])
 {
     uint64_t bits = f64_to_bits(d);
@@ -299,10 +302,14 @@ int msg_float_text_f64(double d, char buf[40])
         strcpy(buf, neg ? "-0.0" : "0.0");
         return neg ? 4 : 3;
     }
+#ifdef __SIZEOF_INT128__
     if (be == 0)
         return shortest_text(neg, field, -1074, false, 17, false, buf);
     return shortest_text(neg, field | (UINT64_C(1) << 52), be - 1075, field == 0 && be > 1, 17,
                          false, buf);
+#else
+    return -ERANGE; /* no 128-bit integers (32-bit targets): the search does it all */
+#endif
 }
 
 int msg_float_text_f32(float f, char buf[32])
@@ -317,8 +324,12 @@ int msg_float_text_f32(float f, char buf[32])
         strcpy(buf, neg ? "-0.0" : "0.0");
         return neg ? 4 : 3;
     }
+#ifdef __SIZEOF_INT128__
     if (be == 0)
         return shortest_text(neg, field, -149, false, 9, true, buf);
     return shortest_text(neg, field | (UINT32_C(1) << 23), be - 150, field == 0 && be > 1, 9, true,
                          buf);
+#else
+    return -ERANGE;
+#endif
 }

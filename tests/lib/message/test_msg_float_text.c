@@ -203,8 +203,10 @@ static void test_random_values(void **state)
     }
     printf("float text: %lu values checked, %lu by the fast path, %lu by the search fallback\n",
            checked, fast_answers, fallbacks);
+#ifdef __SIZEOF_INT128__
     /* The fast path must carry the common magnitudes, not the fallback. */
     assert_true(fast_answers > checked / 2);
+#endif
 }
 
 int main(void)
