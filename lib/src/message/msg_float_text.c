@@ -26,6 +26,7 @@ typedef unsigned __int128 u128;
 typedef struct {
     uint8_t dig[EXACT_DIGITS]; /* leading digit first; dig[0] != 0 */
     int n;                     /* digits kept, at most EXACT_DIGITS */
+    uint64_t d19;              /* dig[] as one 19-digit integer (< 10^19 < 2^64) */
     int exp10;                 /* the power of ten of dig[0] */
     bool sticky;               /* a nonzero digit follows dig[n - 1] */
 } exact_dec;
@@ -115,52 +116,50 @@ static bool exact_digits(uint64_t mant, int e2, int want, exact_dec *o)
     if (frac)
         o->sticky = true;
     o->n = want;
+    o->d19 = 0;
+    for (int i = 0; i < EXACT_DIGITS; i++)
+        o->d19 = o->d19 * 10 + (i < want ? o->dig[i] : 0);
     return true;
 }
 
-/* v rounded to n (< v->n) significant digits, half to even on the exact value as printf does. */
-static void round_digits(const exact_dec *v, int n, uint8_t out[EXACT_DIGITS], int *exp10)
+static const uint64_t pow10_table[EXACT_DIGITS + 1] = {
+    UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
+    UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+    UINT64_C(10000000000), UINT64_C(100000000000), UINT64_C(1000000000000),
+    UINT64_C(10000000000000), UINT64_C(100000000000000), UINT64_C(1000000000000000),
+    UINT64_C(10000000000000000), UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+    UINT64_C(10000000000000000000)};
+
+/* v rounded to n (< v->n) significant digits, half to even on the exact value as printf does:
+ * the n-digit integer, and the exp10 of its first digit. */
+static uint64_t round_digits(const exact_dec *v, int n, int *exp10)
 {
-    memcpy(out, v->dig, (size_t)n);
+    uint64_t unit = pow10_table[EXACT_DIGITS - n];
+    uint64_t t = v->d19 / unit, r = v->d19 % unit, half = unit / 2;
     *exp10 = v->exp10;
-    uint8_t next = v->dig[n];
-    bool rest = v->sticky;
-    for (int i = n + 1; i < v->n && !rest; i++)
-        rest = v->dig[i] != 0;
-    if (next < 5 || (next == 5 && !rest && !(out[n - 1] & 1)))
-        return;
-    int i = n - 1;
-    while (i >= 0 && out[i] == 9)
-        out[i--] = 0;
-    if (i >= 0) {
-        out[i]++;
-    } else {
-        out[0] = 1;
-        (*exp10)++;
+    if (r > half || (r == half && (v->sticky || (t & 1)))) {
+        if (++t == pow10_table[n]) {
+            t = pow10_table[n - 1];
+            (*exp10)++;
+        }
     }
+    return t;
 }
 
 /* true when v has no nonzero digit after its first n. */
 static bool exact_at(const exact_dec *v, int n)
 {
-    if (v->sticky)
-        return false;
-    for (int i = n; i < v->n; i++)
-        if (v->dig[i])
-            return false;
-    return true;
+    return !v->sticky && v->d19 % pow10_table[EXACT_DIGITS - n] == 0;
 }
 
-/* Sign of (d[0..n) at exp10 e) - b. */
-static int compare(const uint8_t *d, int n, int e, const exact_dec *b)
+/* Sign of (the n-digit integer t with exp10 e) - b. */
+static int compare(uint64_t t, int n, int e, const exact_dec *b)
 {
     if (e != b->exp10)
         return e < b->exp10 ? -1 : 1;
-    for (int i = 0; i < b->n; i++) {
-        int di = i < n ? d[i] : 0;
-        if (di != b->dig[i])
-            return di < b->dig[i] ? -1 : 1;
-    }
+    uint64_t d19 = t * pow10_table[EXACT_DIGITS - n];
+    if (d19 != b->d19)
+        return d19 < b->d19 ? -1 : 1;
     return b->sticky ? -1 : 0;
 }
 
@@ -247,10 +246,9 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
     bool even = (m & 1) == 0;
     /* msg_g_precision: at least the digits of v rounded to an integer when 1 <= |v| < 1e16. */
     int int_digits = 0;
-    uint8_t dg[EXACT_DIGITS];
     int x = 0;
     if (v.exp10 >= 0 && v.exp10 < 16) {
-        round_digits(&v, v.exp10 + 1, dg, &x);
+        round_digits(&v, v.exp10 + 1, &x);
         int_digits = x + 1;
     }
     /* Every number in [lo, hi] shares the digits lo and hi agree on, so a candidate whose zeros
@@ -261,13 +259,14 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
             if (lo.dig[i])
                 p_min = i + 1;
     int p = 0, last_p = 0;
+    uint64_t t = 0;
     for (int prec = 1; prec <= max_prec; prec++) {
         p = prec > int_digits ? prec : int_digits;
         if (p == last_p || (p < p_min && prec < max_prec))
             continue;
         last_p = p;
-        round_digits(&v, p, dg, &x);
-        int cl = compare(dg, p, x, &lo), ch = compare(dg, p, x, &hi);
+        t = round_digits(&v, p, &x);
+        int cl = compare(t, p, x, &lo), ch = compare(t, p, x, &hi);
         bool inside = (cl > 0 || (cl == 0 && even)) && (ch < 0 || (ch == 0 && even));
         /* Through double, a candidate within half a double ulp of a midpoint lands on it and then
          * ties to the even float: it fails for an odd significand. Such closeness is rare and
@@ -285,6 +284,9 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
         if (inside)
             break;
     }
+    uint8_t dg[EXACT_DIGITS];
+    for (int i = p - 1; i >= 0; i--, t /= 10)
+        dg[i] = (uint8_t)(t % 10);
     return layout(buf, neg, dg, p, x);
 }
 
