@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Exact number text shared by the JSON and CSV encodings: the shortest decimal that reads back
  * to the same f32/f64 bits, and a strict JSON-syntax number reader for CSV cells. Locale-proof:
- * the text always uses '.', whatever LC_NUMERIC says. */
+ * the text always uses '.', whatever LC_NUMERIC says. The printf/strtod search here defines the
+ * text; msg_float_text.c computes the same text fast and falls back to the search only for
+ * magnitudes its fixed point does not cover. */
 #include <errno.h>
 #include <float.h>
 #include <locale.h>
@@ -12,6 +14,7 @@
 
 #include "base/bytes.h"
 #include "message/msg_fields.h"
+#include "message/msg_float_text.h"
 
 /* The locale may print ',' as the decimal point; JSON and our CSV always use '.'. */
 static void use_dot_decimal(char *s)
@@ -37,7 +40,7 @@ int msg_g_precision(double d, int prec)
     return digits > prec ? digits : prec;
 }
 
-int msg_format_f32(float f, char buf[32])
+int msg_format_f32_search(float f, char buf[32])
 {
     if (!isfinite(f))
         return -EINVAL;
@@ -70,7 +73,7 @@ bool msg_double_to_f32(double d, float *out)
     return true;
 }
 
-int msg_format_f64(double d, char buf[40])
+int msg_format_f64_search(double d, char buf[40])
 {
     if (!isfinite(d))
         return -EINVAL;
@@ -84,6 +87,22 @@ int msg_format_f64(double d, char buf[40])
     if (!strpbrk(buf, ".eE"))
         strcat(buf, ".0");
     return 0;
+}
+
+int msg_format_f32(float f, char buf[32])
+{
+    int rc = msg_float_text_f32(f, buf);
+    if (rc == -ERANGE)
+        return msg_format_f32_search(f, buf);
+    return rc < 0 ? rc : 0;
+}
+
+int msg_format_f64(double d, char buf[40])
+{
+    int rc = msg_float_text_f64(d, buf);
+    if (rc == -ERANGE)
+        return msg_format_f64_search(d, buf);
+    return rc < 0 ? rc : 0;
 }
 
 static size_t digits(const char *s, size_t i, size_t len)

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/* Shortest round-trip number text without printf or strtod. The rule is the one the search in
+ * msg_numbers.c defines: for precision 1, 2, ... (never fewer digits than the integer part when
+ * 1 <= |v| < 1e16), take v correctly rounded to that many significant digits and stop at the
+ * first text that reads back as v; then lay it out like %g and add ".0" when it has neither '.'
+ * nor an exponent. Here "reads back as v" is decided exactly: the first 19 decimal digits of v and
+ * of the two midpoints to its neighbours come from 128-bit fixed-point arithmetic, and a rounded
+ * candidate is compared with the midpoints digit by digit (ties go to the even significand, as
+ * strtod does). Values whose fixed point does not fit 128 bits get -ERANGE, and the caller uses
+ * the search (for every value on targets without __int128). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/bytes.h"
+#include "message/msg_float_text.h"
+
+#ifdef __SIZEOF_INT128__
+/* 17 digits are the most a double needs; rounding at 17 needs the 18th digit and whether any
+ * digit after it is nonzero. */
+#define EXACT_DIGITS 19
+
+typedef unsigned __int128 u128;
+
+typedef struct {
+    uint8_t dig[EXACT_DIGITS]; /* leading digit first; dig[0] != 0 */
+    int n;                     /* digits kept, at most EXACT_DIGITS */
+    uint64_t d19;              /* dig[] as one 19-digit integer (< 10^19 < 2^64) */
+    int exp10;                 /* the power of ten of dig[0] */
+    bool sticky;               /* a nonzero digit follows dig[n - 1] */
+} exact_dec;
+
+/* The leading want (<= EXACT_DIGITS) decimal digits of mant * 2^e2 (0 < mant < 2^56). false
+ * when the integer part or the fraction times 10 would not fit 128 bits. */
+static bool exact_digits(uint64_t mant, int e2, int want, exact_dec *o)
+{
+    u128 ip, frac = 0, mask = 0;
+    int fb = 0; /* bits in the fraction */
+    if (e2 >= 0) {
+        if (e2 > 71)
+            return false;
+        ip = (u128)mant << e2;
+    } else {
+        fb = -e2;
+        if (fb > 123)
+            return false;
+        ip = fb >= 64 ? 0 : mant >> fb;
+        mask = ((u128)1 << fb) - 1;
+        frac = (u128)mant & mask;
+    }
+    int n = 0;
+    o->sticky = false;
+    if (ip) {
+        uint8_t rev[40];
+        int c = 0;
+        if (ip >> 64 == 0) {
+            for (uint64_t x = (uint64_t)ip; x; x /= 10)
+                rev[c++] = (uint8_t)(x % 10);
+        } else {
+            for (; ip; ip /= 10)
+                rev[c++] = (uint8_t)(ip % 10);
+        }
+        o->exp10 = c - 1;
+        for (int i = c - 1; i >= 0; i--) {
+            if (n < want)
+                o->dig[n++] = rev[i];
+            else if (rev[i])
+                o->sticky = true;
+        }
+    } else if (fb <= 60) {
+        /* The same digits in 64 bits, where most telemetry values fall (frac * 10 < 2^64). */
+        uint64_t f64 = (uint64_t)frac, m64 = (uint64_t)mask;
+        o->exp10 = -1;
+        for (;;) {
+            f64 *= 10;
+            uint8_t d = (uint8_t)(f64 >> fb);
+            f64 &= m64;
+            if (d) {
+                o->dig[n++] = d;
+                break;
+            }
+            o->exp10--;
+        }
+        frac = f64;
+    } else {
+        /* No integer part, so the fraction is nonzero: skip its leading zeros. */
+        o->exp10 = -1;
+        for (;;) {
+            frac *= 10;
+            uint8_t d = (uint8_t)(frac >> fb);
+            frac &= mask;
+            if (d) {
+                o->dig[n++] = d;
+                break;
+            }
+            o->exp10--;
+        }
+    }
+    if (fb <= 60) {
+        uint64_t f64 = (uint64_t)frac, m64 = (uint64_t)mask;
+        while (n < want && f64) {
+            f64 *= 10;
+            o->dig[n++] = (uint8_t)(f64 >> fb);
+            f64 &= m64;
+        }
+        frac = f64;
+    }
+    while (n < want && frac) {
+        frac *= 10;
+        o->dig[n++] = (uint8_t)(frac >> fb);
+        frac &= mask;
+    }
+    while (n < want)
+        o->dig[n++] = 0;
+    if (frac)
+        o->sticky = true;
+    o->n = want;
+    o->d19 = 0;
+    for (int i = 0; i < EXACT_DIGITS; i++)
+        o->d19 = o->d19 * 10 + (i < want ? o->dig[i] : 0);
+    return true;
+}
+
+static const uint64_t pow10_table[EXACT_DIGITS + 1] = {
+    UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
+    UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+    UINT64_C(10000000000), UINT64_C(100000000000), UINT64_C(1000000000000),
+    UINT64_C(10000000000000), UINT64_C(100000000000000), UINT64_C(1000000000000000),
+    UINT64_C(10000000000000000), UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+    UINT64_C(10000000000000000000)};
+
+/* v rounded to n (< v->n) significant digits, half to even on the exact value as printf does:
+ * the n-digit integer, and the exp10 of its first digit. */
+static uint64_t round_digits(const exact_dec *v, int n, int *exp10)
+{
+    uint64_t unit = pow10_table[EXACT_DIGITS - n];
+    uint64_t t = v->d19 / unit, r = v->d19 % unit, half = unit / 2;
+    *exp10 = v->exp10;
+    if (r > half || (r == half && (v->sticky || (t & 1)))) {
+        if (++t == pow10_table[n]) {
+            t = pow10_table[n - 1];
+            (*exp10)++;
+        }
+    }
+    return t;
+}
+
+/* true when v has no nonzero digit after its first n. */
+static bool exact_at(const exact_dec *v, int n)
+{
+    return !v->sticky && v->d19 % pow10_table[EXACT_DIGITS - n] == 0;
+}
+
+/* Sign of (the n-digit integer t with exp10 e) - b. */
+static int compare(uint64_t t, int n, int e, const exact_dec *b)
+{
+    if (e != b->exp10)
+        return e < b->exp10 ? -1 : 1;
+    uint64_t d19 = t * pow10_table[EXACT_DIGITS - n];
+    if (d19 != b->d19)
+        return d19 < b->d19 ? -1 : 1;
+    return b->sticky ? -1 : 0;
+}
+
+/* true when the n-digit candidate at exp10 e may lie within a millionth of its last digit's unit
+ * of b: b's six digits below that unit are all 0 or all 9 (or unknown). */
+static bool near_tie(int n, int e, const exact_dec *b)
+{
+    int unit = e - n + 1;
+    int zeros = 0, nines = 0;
+    for (int p = unit - 1; p >= unit - 6; p--) {
+        int idx = b->exp10 - p;
+        if (idx >= b->n)
+            return true;
+        int dg = idx < 0 ? 0 : b->dig[idx];
+        zeros += dg == 0;
+        nines += dg == 9;
+    }
+    return zeros == 6 || nines == 6;
+}
+
+/* Lays out p rounded digits at exp10 x like %.{p}g, then ".0" when there is no '.' or 'e'. */
+static int layout(char *buf, bool neg, const uint8_t *d, int p, int x)
+{
+    char *s = buf;
+    int nd = p;
+    while (nd > 1 && d[nd - 1] == 0)
+        nd--;
+    if (neg)
+        *s++ = '-';
+    if (x >= -4 && x < p) {
+        if (x >= 0) {
+            for (int i = 0; i <= x; i++)
+                *s++ = (char)('0' + (i < nd ? d[i] : 0));
+            *s++ = '.';
+            if (nd > x + 1) {
+                for (int i = x + 1; i < nd; i++)
+                    *s++ = (char)('0' + d[i]);
+            } else {
+                *s++ = '0';
+            }
+        } else {
+            *s++ = '0';
+            *s++ = '.';
+            for (int i = 0; i < -x - 1; i++)
+                *s++ = '0';
+            for (int i = 0; i < nd; i++)
+                *s++ = (char)('0' + d[i]);
+        }
+    } else {
+        *s++ = (char)('0' + d[0]);
+        if (nd > 1) {
+            *s++ = '.';
+            for (int i = 1; i < nd; i++)
+                *s++ = (char)('0' + d[i]);
+        }
+        *s++ = 'e';
+        *s++ = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 100) {
+            *s++ = (char)('0' + ax / 100);
+            ax %= 100;
+        }
+        *s++ = (char)('0' + ax / 10);
+        *s++ = (char)('0' + ax % 10);
+    }
+    *s = 0;
+    return (int)(s - buf);
+}
+
+/* m * 2^e with its neighbours' midpoints; lower_closer when the neighbour below is half as far
+ * (m is a power of two above the smallest normal). is_f32 also checks the reader that goes
+ * through double first (see msg_format_f32_search). */
+static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max_prec, bool is_f32,
+                         char *buf)
+{
+    /* An f32 text has at most 9 digits unless it is an integer of more (then exact): 11 digits
+     * decide rounding and comparisons; the near-tie check below asks for all 19. */
+    int want = is_f32 && e <= 5 ? 11 : EXACT_DIGITS; /* |v| < 2^29 < 1e9 */
+    uint64_t lo_mant = 4 * m - (lower_closer ? 1 : 2), hi_mant = 4 * m + 2;
+    exact_dec v, lo, hi;
+    if (!exact_digits(m, e, want, &v) || !exact_digits(lo_mant, e - 2, want, &lo) ||
+        !exact_digits(hi_mant, e - 2, want, &hi))
+        return -ERANGE;
+    bool even = (m & 1) == 0;
+    /* msg_g_precision: at least the digits of v rounded to an integer when 1 <= |v| < 1e16. */
+    int int_digits = 0;
+    int x = 0;
+    if (v.exp10 >= 0 && v.exp10 < 16) {
+        round_digits(&v, v.exp10 + 1, &x);
+        int_digits = x + 1;
+    }
+    /* Every number in [lo, hi] shares the digits lo and hi agree on, so a candidate whose zeros
+     * would have to cover a nonzero one of them cannot be inside: skip those precisions. */
+    int p_min = 0;
+    if (lo.exp10 == hi.exp10)
+        for (int i = 0; i < lo.n && lo.dig[i] == hi.dig[i]; i++)
+            if (lo.dig[i])
+                p_min = i + 1;
+    int p = 0, last_p = 0;
+    uint64_t t = 0;
+    for (int prec = 1; prec <= max_prec; prec++) {
+        p = prec > int_digits ? prec : int_digits;
+        if (p == last_p || (p < p_min && prec < max_prec))
+            continue;
+        last_p = p;
+        t = round_digits(&v, p, &x);
+        int cl = compare(t, p, x, &lo), ch = compare(t, p, x, &hi);
+        bool inside = (cl > 0 || (cl == 0 && even)) && (ch < 0 || (ch == 0 && even));
+        /* Through double, a candidate within half a double ulp of a midpoint lands on it and then
+         * ties to the even float: it fails for an odd significand. Such closeness is rare and
+         * needs more digits than we keep, so hand it to the search. */
+        if (inside && is_f32 && (m & 1) && !exact_at(&v, p)) {
+            if (p > 9)
+                return -ERANGE;
+            if (lo.n < EXACT_DIGITS) {
+                exact_digits(lo_mant, e - 2, EXACT_DIGITS, &lo);
+                exact_digits(hi_mant, e - 2, EXACT_DIGITS, &hi);
+            }
+            if (near_tie(p, x, &lo) || near_tie(p, x, &hi))
+                return -ERANGE;
+        }
+        if (inside)
+            break;
+    }
+    uint8_t dg[EXACT_DIGITS];
+    for (int i = p - 1; i >= 0; i--, t /= 10)
+        dg[i] = (uint8_t)(t % 10);
+    return layout(buf, neg, dg, p, x);
+}
+
+#endif
+
+int msg_float_text_f64(double d, char buf[40])
+{
+    uint64_t bits = f64_to_bits(d);
+    bool neg = bits >> 63;
+    uint64_t field = bits & ((UINT64_C(1) << 52) - 1);
+    int be = (int)(bits >> 52) & 0x7ff;
+    if (be == 0x7ff)
+        return -EINVAL;
+    if (be == 0 && field == 0) {
+        strcpy(buf, neg ? "-0.0" : "0.0");
+        return neg ? 4 : 3;
+    }
+#ifdef __SIZEOF_INT128__
+    if (be == 0)
+        return shortest_text(neg, field, -1074, false, 17, false, buf);
+    return shortest_text(neg, field | (UINT64_C(1) << 52), be - 1075, field == 0 && be > 1, 17,
+                         false, buf);
+#else
+    return -ERANGE; /* no 128-bit integers (32-bit targets): the search does it all */
+#endif
+}
+
+int msg_float_text_f32(float f, char buf[32])
+{
+    uint32_t bits = f32_to_bits(f);
+    bool neg = bits >> 31;
+    uint32_t field = bits & ((UINT32_C(1) << 23) - 1);
+    int be = (int)(bits >> 23) & 0xff;
+    if (be == 0xff)
+        return -EINVAL;
+    if (be == 0 && field == 0) {
+        strcpy(buf, neg ? "-0.0" : "0.0");
+        return neg ? 4 : 3;
+    }
+#ifdef __SIZEOF_INT128__
+    if (be == 0)
+        return shortest_text(neg, field, -149, false, 9, true, buf);
+    return shortest_text(neg, field | (UINT32_C(1) << 23), be - 150, field == 0 && be > 1, 9, true,
+                         buf);
+#else
+    return -ERANGE;
+#endif
+}

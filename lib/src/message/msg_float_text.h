@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Fast exact number text for f32/f64: the same text as the printf/strtod search in
+ * msg_numbers.c, computed with exact 128-bit fixed-point digits instead of printing and parsing. */
+#ifndef RECD_MSG_FLOAT_TEXT_H
+#define RECD_MSG_FLOAT_TEXT_H
+
+/* Each writes the text of a finite value into buf and returns its length, or -ERANGE when the
+ * value is outside the range the exact 128-bit arithmetic covers (very small or very large
+ * magnitudes) or is too close to a double-rounding tie to decide cheaply; the caller then falls
+ * back to the search. buf must hold 32 bytes (f32) or 40 (f64). */
+int msg_float_text_f32(float f, char buf[32]);
+int msg_float_text_f64(double d, char buf[40]);
+
+/* The printf/strtod search the fast path must equal (msg_numbers.c); the oracle in tests. */
+int msg_format_f32_search(float f, char buf[32]);
+int msg_format_f64_search(double d, char buf[40]);
+
+#endif
