@@ -39,7 +39,7 @@ static void send_one_big_tick(recd_client *c, const char *session, unsigned n)
     assert_non_null(text);
     memset(text, 'a', CHAT_BYTES);
     text[CHAT_BYTES] = 0;
-    recd_recap_value msg = {.blob = recd_recap_str(text)};
+    recd_recap_value msg = {.blob = {(const uint8_t *)text, CHAT_BYTES}};
     recd_recap_event ev = {RECD_RECAP_CHAT_MESSAGE, 1, &msg};
     for (unsigned i = 0; i < n; i++) {
         recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
