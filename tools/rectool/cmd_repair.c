@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "progress.h"
 #include "recd/common.h"
 #include "recd/format.h"
 #include "sniff.h"
@@ -96,8 +97,14 @@ static int repair_file(const char *input, const repair_opts *o)
     rt_sniffed what;
     rt_sniff(in.data, in.len, &what);
     bool supported = rt_sniffed_recording(&what) && what.format->repair;
-    if (supported)
+    if (supported) {
+        rt_progress progress;
+        rt_progress_start(&progress, "repairing", in.len, in.len >= RT_PROGRESS_MIN_BYTES);
+        rt_progress_set_unit(&progress, RT_UNIT_BYTES, NULL);
+        r.progress = (recd_progress){rt_progress_lib_cb, &progress};
         rc = recd_format_repair(what.format, in.data, in.len, &r);
+        rt_progress_finish(&progress);
+    }
     else
         snprintf(r.detail, sizeof r.detail, "%s; repair only handles standard SA-MP .rec and Recap",
                  what.description);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "progress.h"
 #include "recd/format.h"
 #include "report_util.h"
 #include "sniff.h"
@@ -35,8 +36,12 @@ typedef struct verify_opts {
 static int verify_recording(const rt_input *in, const recd_format *f, const verify_opts *o)
 {
     recd_format_verdict v;
-    recd_report report = {.limit = RT_REPORT_LIMIT};
+    rt_progress progress;
+    rt_progress_start(&progress, "verifying", in->len, in->len >= RT_PROGRESS_MIN_BYTES);
+    rt_progress_set_unit(&progress, RT_UNIT_BYTES, NULL);
+    recd_report report = {.limit = RT_REPORT_LIMIT, .progress = {rt_progress_lib_cb, &progress}};
     recd_format_verify(f, in->data, in->len, &v, &report);
+    rt_progress_finish(&progress);
     if (v.note[0])
         printf("%s: offset %llu: %s\n", in->path, (unsigned long long)v.note_offset, v.note);
     size_t printed = rt_report_print(stdout, in->path, &report,

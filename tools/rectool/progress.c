@@ -131,3 +131,11 @@ void rt_progress_erase_on_signal(void)
         (void)w;
     }
 }
+
+void rt_progress_lib_cb(void *data, uint64_t done, uint64_t total)
+{
+    rt_progress *p = data;
+    if (total && p->total != total)
+        p->total = total;
+    rt_progress_update(p, done);
+}

@@ -41,6 +41,8 @@ void rt_progress_update(rt_progress *p, uint64_t done);
 void rt_progress_clear(rt_progress *p);
 /* Erases the bar for good so following output starts on a clean line. */
 void rt_progress_finish(rt_progress *p);
+/* A recd_progress_fn for librecd's long hooks (verify, repair, edit): data is an rt_progress. */
+void rt_progress_lib_cb(void *data, uint64_t done, uint64_t total);
 /* Async-signal-safe: erases whatever bar is on the screen (a signal handler, before exiting). */
 void rt_progress_erase_on_signal(void);
 

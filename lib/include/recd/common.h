@@ -56,12 +56,21 @@ typedef struct recd_problem {
     char message[200]; /* what is wrong, in words */
 } recd_problem;
 
+/* Optional progress of a long whole-file job: done out of total (for verify and repair, bytes of
+ * the input). Called from inside the job, so it must be cheap; a NULL fn means nobody watches. */
+typedef void (*recd_progress_fn)(void *data, uint64_t done, uint64_t total);
+typedef struct recd_progress {
+    recd_progress_fn fn;
+    void *data;
+} recd_progress;
+
 typedef struct recd_report {
     recd_problem *items;
     size_t count;
     size_t cap;
     size_t limit; /* 0 = unlimited; otherwise further problems only increment dropped */
     size_t dropped;
+    recd_progress progress; /* optional: a format's verify hook tells how far it got */
 } recd_report;
 
 /* Adds a problem; silently counts it in dropped when the report is full or out of memory. */
@@ -70,6 +79,8 @@ __attribute__((format(printf, 5, 6)))
 #endif
 RECD_API void recd_report_add(recd_report *r, recd_severity sev, uint64_t offset, const char *code,
                               const char *fmt, ...);
+/* Tells r's progress watcher (if any) that done of total units are checked. r may be NULL. */
+RECD_API void recd_report_progress(const recd_report *r, uint64_t done, uint64_t total);
 RECD_API size_t recd_report_errors(const recd_report *r); /* number of RECD_SEV_ERROR items */
 RECD_API void recd_report_free(recd_report *r);
 

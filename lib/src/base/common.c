@@ -75,6 +75,12 @@ recd_sink recd_buf_sink(recd_buf *b)
     return s;
 }
 
+void recd_report_progress(const recd_report *r, uint64_t done, uint64_t total)
+{
+    if (r && r->progress.fn)
+        r->progress.fn(r->progress.data, done, total);
+}
+
 void recd_report_add(recd_report *r, recd_severity sev, uint64_t offset, const char *code,
                      const char *fmt, ...)
 {

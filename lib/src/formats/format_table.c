@@ -97,7 +97,9 @@ int recd_format_verify(const recd_format *f, const uint8_t *buf, size_t len,
 int recd_format_repair(const recd_format *f, const uint8_t *buf, size_t len,
                        recd_repair_result *out)
 {
+    recd_progress progress = out->progress; /* the one field the caller sets */
     memset(out, 0, sizeof *out);
+    out->progress = progress;
     out->unit = f->unit;
     return f->repair ? f->repair(buf, len, out) : -ENOTSUP;
 }

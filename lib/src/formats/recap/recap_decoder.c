@@ -21,6 +21,7 @@ typedef enum stop_reason { STOP_NONE = 0, STOP_CONTENT, STOP_CALLBACK, STOP_NOME
 typedef struct dec {
     const recd_recap_callbacks *cb;
     recd_report *rep;
+    uint64_t input_len; /* for progress: the whole file's size */
     recd_recap_decode_result *res;
     uint8_t version;
     size_t errors;
@@ -335,6 +336,7 @@ static int on_member(void *ctx, uint64_t off, uint64_t end, const uint8_t *data,
     d->res->members++;
     d->res->ticks = d->ticks;
     d->res->valid_end = d->base + end;
+    recd_report_progress(d->rep, d->base + end, d->input_len);
     if (d->cb && d->cb->on_member_end) {
         int rc = d->cb->on_member_end(d->cb->ctx, d->ticks, d->base + end);
         if (rc) {
@@ -380,7 +382,7 @@ int recd_recap_decode(const uint8_t *buf, size_t len, const recd_recap_decode_op
     recd_recap_decode_result local;
     recd_recap_decode_result *res = result ? result : &local;
     memset(res, 0, sizeof(*res));
-    dec d = {.cb = cb, .rep = report, .res = res};
+    dec d = {.cb = cb, .rep = report, .res = res, .input_len = len};
     int hsize = recd_recap_header_decode(buf, len, &res->header, report);
     if (hsize < 0)
         return -EBADMSG;
