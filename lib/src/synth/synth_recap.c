@@ -87,9 +87,10 @@ uint64_t recd_synth_recap_gen_ticks(const recd_synth_recap_gen *g) { return g->t
 void recd_synth_recap_gen_header(const recd_synth_recap_gen *g, recd_recap_header *h)
 {
     recd_recap_header_init(h);
-    h->name = recd_recap_str(g->name);
-    h->player_name = recd_recap_str(g->player);
-    h->player_uuid = recd_recap_str(g->uuid);
+    /* Bounded by the arrays: gcc's LTO cannot prove the terminators and warns on strlen. */
+    h->name = (recd_recap_blob){(const uint8_t *)g->name, strnlen(g->name, sizeof g->name)};
+    h->player_name = (recd_recap_blob){(const uint8_t *)g->player, strnlen(g->player, sizeof g->player)};
+    h->player_uuid = (recd_recap_blob){(const uint8_t *)g->uuid, strnlen(g->uuid, sizeof g->uuid)};
     h->world_name = recd_recap_str("world");
     for (int i = 0; i < 3; i++)
         h->origin[i] = g->origin[i];
