@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,16 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* RECTOOL_PROGRESS_DELAY (seconds) replaces the default delay: 0 shows every bar at once, which
+ * tests use so that they do not depend on how fast this machine is. */
+static double progress_delay_s(void)
+{
+    const char *env = getenv("RECTOOL_PROGRESS_DELAY");
+    char *end = NULL;
+    double d = env && *env ? strtod(env, &end) : -1;
+    return end && *end == '\0' && d >= 0 && d <= 3600 ? d : RT_PROGRESS_DELAY_S;
+}
+
 void rt_progress_start(rt_progress *p, const char *label, uint64_t total, bool worth_showing)
 {
     memset(p, 0, sizeof *p);
@@ -29,6 +40,7 @@ void rt_progress_start(rt_progress *p, const char *label, uint64_t total, bool w
     p->total = total;
     p->drawn_permille = -1;
     p->start_s = now_seconds();
+    p->delay_s = progress_delay_s();
     p->active = worth_showing && total > 0 && isatty(STDERR_FILENO);
 }
 
@@ -97,7 +109,7 @@ void rt_progress_update(rt_progress *p, uint64_t done)
     p->done = done > p->total ? p->total : done;
     int permille = (int)((double)p->done * 1000.0 / (double)p->total);
     double now = now_seconds();
-    if (now - p->start_s < RT_PROGRESS_DELAY_S)
+    if (now - p->start_s < p->delay_s)
         return;
     if (p->last_draw_s > 0 && now - p->last_draw_s < 0.1)
         return; /* the rate and ETA change too: redraw at most 10 times a second */

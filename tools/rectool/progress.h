@@ -29,6 +29,7 @@ typedef struct rt_progress {
     const char *unit_name;
     int drawn_permille; /* last value drawn, -1 before the first draw */
     double start_s;
+    double delay_s; /* nothing is drawn before (RT_PROGRESS_DELAY_S or $RECTOOL_PROGRESS_DELAY) */
     double last_draw_s;
 } rt_progress;
 
