@@ -338,16 +338,24 @@ class PlayerAndRing(unittest.TestCase):
             c.save(ring, 500, "clip")
             c.close_session(ring)
         self.assertTrue(self.recd.wait_for_files([("samp-player", player), ("samp-onfoot", ring)]))
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:  # the manifest is stored by its own job
+        deadline = time.monotonic() + 30
+        parts = []
+        while time.monotonic() < deadline:
+            # The manifest is stored by its own job, again at each part's start and end: wait for
+            # the version that says the session ended.
             files = self.recd.files("samp-player", player)
-            if len([f for f in files if f.endswith(".rec")]) == 2 and any(f.endswith(".json") for f in files):
-                break
+            manifest = [f for f in files if f.endswith(".json")]
+            if len(manifest) == 1:
+                try:
+                    with open(manifest[0]) as f:
+                        doc = json.load(f)
+                except (OSError, ValueError):
+                    doc = {}
+                if doc.get("complete"):
+                    parts = doc["parts"]
+                    break
             time.sleep(0.05)
-        manifest = [f for f in files if f.endswith(".json")]
         self.assertEqual(len(manifest), 1, files)
-        with open(manifest[0]) as f:
-            parts = json.load(f)["parts"]
         self.assertEqual([(p["type"], p["start_ms"]) for p in parts], [("onfoot", 100), ("vehicle", 600)])
         self.assertEqual((parts[1]["vehicle_model"], parts[1]["seat"]), (411, 0))
         clips = self.recd.files("samp-onfoot", ring)
