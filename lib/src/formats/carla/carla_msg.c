@@ -395,7 +395,7 @@ int recd__carla_state_from_json(const json_t *root, recd_carla_frame **out, char
         rc = pk ? 0 : -ENOMEM;
         for (size_t i = 0; rc == 0 && i < n; i++) {
             pk[i] = bp[i].p;
-            pk[i].data = data.data + bp[i].off;
+            pk[i].data = data.data ? data.data + bp[i].off : NULL; /* only empty packets */
         }
         f.packets = pk;
         f.count = n;
