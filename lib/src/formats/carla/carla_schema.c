@@ -219,6 +219,23 @@ bool carla_records_fill(const carla_field *f, unsigned width, uint32_t count, co
     return at == len;
 }
 
+/* f32 <-> f64 bits that keep a NaN's payload and signalling bit: a float conversion would quiet a
+ * signalling NaN, and the log would not come back byte for byte. */
+static uint64_t widen_bits(uint32_t b)
+{
+    if ((b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu))
+        return (uint64_t)(b >> 31) << 63 | 0x7FF0000000000000ull | (uint64_t)(b & 0x007FFFFFu) << 29;
+    return f64_to_bits((double)f32_from_bits(b));
+}
+
+static uint32_t narrow_bits(uint64_t b)
+{
+    uint64_t mant = b & 0x000FFFFFFFFFFFFFull;
+    if ((b & 0x7FF0000000000000ull) == 0x7FF0000000000000ull && mant && (mant >> 29))
+        return (uint32_t)(b >> 63) << 31 | 0x7F800000u | (uint32_t)(mant >> 29);
+    return f32_to_bits((float)f64_from_bits(b));
+}
+
 int carla_record_convert(const carla_field *f, unsigned wi, unsigned wo, const uint8_t *p,
                          size_t len, recd_buf *out, size_t *used)
 {
@@ -229,12 +246,12 @@ int carla_record_convert(const carla_field *f, unsigned wi, unsigned wo, const u
             if (len - at < 3u * wi)
                 return -EBADMSG;
             for (int k = 0; k < 3 && rc == 0; k++) {
-                double d = wi == 4 ? (double)f32_from_bits(ld_le32(p + at)) : f64_from_bits(ld_le64(p + at));
+                uint64_t d = wi == 4 ? widen_bits(ld_le32(p + at)) : ld_le64(p + at);
                 uint8_t b[8];
                 if (wo == 4)
-                    st_le32(b, f32_to_bits((float)d));
+                    st_le32(b, narrow_bits(d));
                 else
-                    st_le64(b, f64_to_bits(d));
+                    st_le64(b, d);
                 rc = recd_buf_append(out, b, wo);
                 at += wi;
             }
@@ -342,7 +359,7 @@ static bool get_number(const json_t *j, double *d, bool *f32bits, uint32_t *b32)
     if (n == 8) {
         *f32bits = true;
         *b32 = (uint32_t)v;
-        *d = (double)f32_from_bits((uint32_t)v);
+        *d = f64_from_bits(widen_bits((uint32_t)v));
         return isnan(*d);
     }
     *d = f64_from_bits(v);
@@ -368,7 +385,7 @@ bool carla_get_f32(const json_t *j, float *f)
         return true;
     }
     if (isnan(d)) {
-        *f = (float)d;
+        *f = f32_from_bits(narrow_bits(f64_to_bits(d)));
         return true;
     }
     if (isfinite(d) && fabs(d) > 3.4028234663852886e38)
