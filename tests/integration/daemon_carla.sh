@@ -4,11 +4,9 @@
 # platform_time in a session without additional_data is refused with its reason.
 set -u
 corpus="${RECD_CORPUS_DIR:-}/carla"
-if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
-    echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
-    exit 77
-fi
-: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
+require_recd
 if [ -z "${RECD_CORPUS_DIR:-}" ] || [ ! -d "$corpus" ]; then
     echo "SKIP: the CARLA corpus ($corpus) is not available; set RECD_CORPUS_DIR"
     exit 77
@@ -17,19 +15,14 @@ if ! "$RECTOOL" send --help >/dev/null 2>&1; then
     echo "SKIP: this rectool has no working 'send' command"
     exit 77
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_corpus.XXXXXX")
-# shellcheck source=../shell/recd_daemon.sh
-. "$(dirname "$0")/../shell/recd_daemon.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_carla.XXXXXX")
 cleanup() {
     stop_recd_at_exit
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 
 cat >"$tmp/recd.yaml" <<YAML
 listen:

@@ -3,11 +3,9 @@
 # `rectool send` over TCP and over UDP, comes out of the daemon byte-identical.
 set -u
 corpus="${RECD_CORPUS_DIR:-}/samp-rec"
-if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
-    echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
-    exit 77
-fi
-: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
+require_recd
 if [ -z "${RECD_CORPUS_DIR:-}" ] || [ ! -d "$corpus" ]; then
     echo "SKIP: the SA-MP corpus ($corpus) is not available; set RECD_CORPUS_DIR"
     exit 77
@@ -17,18 +15,13 @@ if ! "$RECTOOL" send --help >/dev/null 2>&1; then
     exit 77
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_corpus.XXXXXX")
-# shellcheck source=../shell/recd_daemon.sh
-. "$(dirname "$0")/../shell/recd_daemon.sh"
 cleanup() {
     stop_recd_at_exit
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 
 cat >"$tmp/recd.yaml" <<YAML
 listen:

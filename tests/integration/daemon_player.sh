@@ -3,24 +3,14 @@
 # .rec parts, each rebased to 0 and valid, and a manifest listing them; after kill -9 in the
 # middle of a session, recovery completes the manifest.
 set -u
-if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
-    echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
-    exit 77
-fi
-: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
+require_recd
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to send the sessions"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_player.XXXXXX")
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+trap 'stop_recd_at_exit; rm -rf "$tmp"' EXIT
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 
 cat >"$tmp/recd.yaml" <<YAML
 listen:
@@ -33,20 +23,8 @@ flush:
   interval: 50ms
 YAML
 start() {
-    "$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>>"$tmp/log" &
-    pid=$!
-    tcp=
-    for _ in $(seq 300); do
-        tcp=$(sed -n 's/^listen tcp:\/\/\(.*\)/\1/p' "$tmp/ports" 2>/dev/null)
-        [ -n "$tcp" ] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if [ -z "$tcp" ]; then
-        cat "$tmp/log" >&2
-        echo "FAIL: recd did not start" >&2
-        exit 1
-    fi
+    start_recd "$tmp/log" --config "$tmp/recd.yaml"
+    tcp=${tcp#tcp://}
 }
 
 # send.py ADDR SESSION ENCODING SCALE [noclose]: on foot 0..1000 ms, driving model 411
@@ -157,9 +135,9 @@ python3 "$tmp/send.py" "$tcp" walk-binary binary 1 || fail "send binary frames"
 # All three parts within 400 ms: the default path template gives them one name, and later
 # parts get their part number added.
 python3 "$tmp/send.py" "$tcp" walk-quick ndjson 10 || fail "send the quick session"
-kill -TERM "$pid"
-wait "$pid" || fail "recd exited with $? after SIGTERM"
-pid=
+kill -TERM "$recd_pid"
+wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
+recd_pid=
 check_session walk-ndjson 1
 check_session walk-binary 1
 check_session walk-quick 10
@@ -167,16 +145,16 @@ check_session walk-quick 10
 # kill -9 with the last part open: recovery finalizes it and completes the manifest.
 start
 python3 "$tmp/send.py" "$tcp" walk-killed ndjson 1 noclose || fail "send the session killed"
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
-pid=
+kill -9 "$recd_pid"
+wait "$recd_pid" 2>/dev/null
+recd_pid=
 manifest=$(find "$tmp/out" -path "*/walk-killed/*.json" -type f)
 grep -q '"complete":false' "$manifest" 2>/dev/null || fail "walk-killed: the manifest before recovery: $(cat "$manifest" 2>&1)"
 start
 grep -q "samp-player manifests completed" "$tmp/log" || fail "recovery did not complete the manifest"
-kill -TERM "$pid"
-wait "$pid" || fail "recd exited with $? after SIGTERM"
-pid=
+kill -TERM "$recd_pid"
+wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
+recd_pid=
 check_session walk-killed 1
 grep -q '"recovered":true' "$manifest" || fail "walk-killed: the manifest is not marked recovered"
 

@@ -5,24 +5,14 @@
 # session without a ring is refused. POST /sessions/KEY/save on the metrics listener does the
 # same, with the auth token when one is set.
 set -u
-if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
-    echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
-    exit 77
-fi
-: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
+require_recd
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to send the sessions"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_ring.XXXXXX")
-pid=
-cleanup() {
-    [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+trap 'stop_recd_at_exit; rm -rf "$tmp"' EXIT
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 
 cat >"$tmp/recd.yaml" <<YAML
 listen:
@@ -37,21 +27,8 @@ ring:
   window: 10s
   session_memory: 64KiB
 YAML
-"$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>"$tmp/log" &
-pid=$!
-tcp= metrics=
-for _ in $(seq 300); do
-    tcp=$(sed -n 's/^listen tcp:\/\/\(.*\)/\1/p' "$tmp/ports" 2>/dev/null)
-    metrics=$(sed -n 's/^metrics \(.*\)/\1/p' "$tmp/ports" 2>/dev/null)
-    [ -n "$tcp" ] && [ -n "$metrics" ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-if [ -z "$tcp" ]; then
-    cat "$tmp/log" >&2
-    echo "FAIL: recd did not start" >&2
-    exit 1
-fi
+start_recd "$tmp/log" --config "$tmp/recd.yaml"
+tcp=${tcp#tcp://}
 
 # send.py ADDR KEY ENCODING: on foot every 50 ms from 0 to 20000 ms (x = 1000 + t/100), a save
 # of the last 5000 ms labelled KEY-clip right after t = 15000, and the same session's close.
@@ -183,9 +160,9 @@ PY
 grep -q "not opened with ring" "$tmp/refused" || fail "a save without a ring: $(cat "$tmp/refused")"
 expect_post 409 "/sessions/plain/save?last=2s"
 
-kill -TERM "$pid"
-wait "$pid" || fail "recd exited with $? after SIGTERM"
-pid=
+kill -TERM "$recd_pid"
+wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
+recd_pid=
 for key in r-ndjson r-binary r-held; do
     files=$(cd "$tmp/out" && find . -path "*/$key/*" -type f -name "$key-clip.rec")
     [ "$files" = "./samp-onfoot/$key/$key-clip.rec" ] || { fail "$key: files '$files', expected the clip"; continue; }
@@ -212,15 +189,8 @@ cat >>"$tmp/recd.yaml" <<YAML
 auth:
   token: 0123456789abcdef-ring
 YAML
-"$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>>"$tmp/log" &
-pid=$!
-tcp= metrics=
-for _ in $(seq 300); do
-    tcp=$(sed -n 's/^listen tcp:\/\/\(.*\)/\1/p' "$tmp/ports" 2>/dev/null)
-    metrics=$(sed -n 's/^metrics \(.*\)/\1/p' "$tmp/ports" 2>/dev/null)
-    [ -n "$tcp" ] && [ -n "$metrics" ] && break
-    sleep 0.1
-done
+start_recd "$tmp/log" --config "$tmp/recd.yaml"
+tcp=${tcp#tcp://}
 python3 - "$tcp" <<'PY' || fail "open a ring session with the token"
 import socket, sys, time
 host, port = sys.argv[1].rsplit(":", 1)
@@ -235,9 +205,9 @@ PY
 expect_post 401 "/sessions/tok/save?last=1s&label=t1"
 expect_post 401 "/sessions/tok/save?last=1s&label=t1" wrong-token
 expect_post 200 "/sessions/tok/save?last=1s&label=t1" 0123456789abcdef-ring
-kill -TERM "$pid"
-wait "$pid" || fail "recd exited with $? after SIGTERM"
-pid=
+kill -TERM "$recd_pid"
+wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
+recd_pid=
 "$RECTOOL" verify "$tmp/out/samp-vehicle/tok/t1.rec" >/dev/null 2>&1 || fail "the token-saved clip"
 
 if [ "$failures" -ne 0 ]; then

@@ -1,10 +1,20 @@
 # SPDX-License-Identifier: MIT
-# Starts the recd under test for a shell test. Source after setting $tmp (a scratch directory) and
-# $RECD; call `start_recd LOG ARG...` with recd's arguments (--config FILE, --listen URL, ...).
+# Starts the recd under test for a shell test. `require_recd` first (it skips the test when this
+# build has no recd); then, with $tmp set (a scratch directory), `start_recd LOG ARG...` with
+# recd's arguments (--config FILE, --listen URL, ...).
 # It waits for recd's "ready" line (--print-ports) and sets recd_pid and tcp, udp, unix and
 # metrics to what recd bound (empty when not listening there); recd is killed when the script
 # exits. When recd does not start, it prints LOG and exits 1.
 recd_pid=
+
+# Exits 77 (ctest's skip) when $RECD names no built recd; $RECTOOL must be set.
+require_recd() {
+    if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
+        echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
+        exit 77
+    fi
+    : "${RECTOOL:?RECTOOL must point at the rectool binary}"
+}
 
 stop_recd_at_exit() {
     [ -n "$recd_pid" ] && kill -9 "$recd_pid" 2>/dev/null
@@ -14,7 +24,7 @@ stop_recd_at_exit() {
 start_recd() {
     local log=$1
     shift
-    "$RECD" "$@" --print-ports >"$tmp/ports" 2>"$log" &
+    "$RECD" "$@" --print-ports >"$tmp/ports" 2>>"$log" & # appended: a test may restart recd
     recd_pid=$!
     # Up to 60 s: a sanitizer build on a busy machine starts slowly.
     for _ in $(seq 600); do
