@@ -20,7 +20,7 @@ static const char usage[] =
     "\n"
     "  -f, --from T       first time kept (default 0)\n"
     "  -t, --to T         first time no longer kept (default: the end)\n"
-    "  -k, --keep-time    keep the original times (.rec)\n"
+    "  -k, --keep-time    keep the original times (.rec, .log)\n"
     "  -o, --output OUT   where to write the result (OUT.part, then renamed)\n"
     "  -q, --quiet        print nothing on success\n"
     "  -h, --help         show this help\n"

@@ -115,8 +115,8 @@ const char *rt_edit_unit(const char *cmd, const rt_input *in)
     const recd_format *f = recd_format_sniff(in->data, in->len, NULL);
     const char *unit = recd_edit_time_unit(f);
     if (!unit)
-        fprintf(stderr, "rectool %s: %s: %s\n", cmd, in->path,
-                f ? "this format cannot be edited" : "not a recording recd knows");
+        fprintf(stderr, "rectool %s: %s: %s%s\n", cmd, in->path, f ? f->name : "not a recording recd knows",
+                f ? " files cannot be edited (.rec, .recap and CARLA .log can)" : "");
     return unit;
 }
 

@@ -69,7 +69,8 @@ int rt_plot_add_file(rt_plot_data *d, const char *name, const uint8_t *buf, size
     plot_load l = {d, name, d->n, from, to};
     int rc = recd_track_read(buf, len, on_point, &l, err, errlen);
     if (rc == -E2BIG)
-        snprintf(err, errlen, "more than %u points to draw", RT_PLOT_MAX_POINTS);
+        snprintf(err, errlen, "more than %u points to draw; narrow the time range with --from/--to",
+                 RT_PLOT_MAX_POINTS);
     d->files++;
     return rc < 0 ? rc : 0;
 }

@@ -34,7 +34,7 @@ typedef struct recd_edit_input {
 typedef struct recd_cut_opts {
     int64_t from;
     int64_t to;     /* exclusive; -1 = the end */
-    bool keep_time; /* .rec: keep the original times instead of starting again at 0 */
+    bool keep_time; /* .rec, CARLA .log: keep the original times instead of starting at 0 */
 } recd_cut_opts;
 
 RECD_API int recd_edit_cut(recd_edit_input in, const recd_cut_opts *o, recd_sink out, char *err,
@@ -69,7 +69,7 @@ RECD_API int recd_edit_transform(recd_edit_input in, const recd_transform_opts *
 
 /* concat: the inputs (all one format) one after the other, times continuing. gap >= 0 is the time
  * between one input's last sample and the next one's first; gap < 0 takes the previous input's
- * last step (.rec) or its end tick (.recap). */
+ * last step (.rec, CARLA .log) or its end tick (.recap). */
 RECD_API int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink out,
                               char *err, size_t errlen);
 

@@ -60,7 +60,6 @@ int recd_edit_split(recd_edit_input in, const int64_t *at, size_t n, bool keep_t
             msg_err(err, errlen, "piece %zu: %s", i + 1, inner);
         }
     }
-    if (l.format)
-        recd_edit__msgs_free(&l);
+    recd_edit__msgs_free(&l);
     return rc;
 }

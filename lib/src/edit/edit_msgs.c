@@ -72,7 +72,6 @@ int edit_load(recd_edit_input in, recd_edit_msgs *out, char *err, size_t errlen)
         recd_edit__msgs_free(out);
         return rc;
     }
-    out->format = f;
     return 0;
 }
 

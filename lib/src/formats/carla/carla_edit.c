@@ -257,8 +257,12 @@ static int carla_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_
     }
     world_free(&w);
     if (rc == 0 && frames == 0) {
-        msg_err(err, errlen, "no frame in [%lld, %lld) ms: the log's frames run from %lld to %lld ms",
-                (long long)o->from, (long long)o->to, (long long)first, (long long)last);
+        char to[24] = "the end";
+        if (o->to >= 0)
+            snprintf(to, sizeof to, "%lld", (long long)o->to);
+        msg_err(err, errlen,
+                "no frame in [%lld, %s) ms: the log's frames run from %lld to %lld ms; cut inside that",
+                (long long)o->from, to, (long long)first, (long long)last);
         return -EINVAL;
     }
     return rc == 0 ? emit_close(emit, ctx, err, errlen) : rc;

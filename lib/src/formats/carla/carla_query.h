@@ -16,11 +16,6 @@ __attribute__((format(printf, 2, 3)))
 #endif
 int carla_out_printf(recd_buf *out, const char *fmt, ...);
 
-static inline double carla_f32at(const uint8_t *p) { return (double)f32_from_bits(ld_le32(p)); }
-static inline double carla_vat(const uint8_t *p, unsigned w, int k)
-{
-    return w == 4 ? carla_f32at(p + 4 * k) : f64_from_bits(ld_le64(p + 8 * k));
-}
 
 /* Reads the header: 0; 1 when it is no CARLA log and the text form printed CARLA's line for it;
  * -EBADMSG (json) or -ENOMEM. */

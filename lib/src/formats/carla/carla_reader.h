@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/bytes.h"
 #include "recd/carla.h"
 
 #define CARLA_MAGIC "CARLA_RECORDER"
@@ -57,5 +58,12 @@ int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset);
 /* Elapsed of the frame at r->pos, when a whole FrameStart is there. */
 bool carla_reader_peek_elapsed(const carla_reader *r, double *elapsed);
 void carla_reader_free(carla_reader *r);
+
+/* A record's f32 at p, and component k of a vector of width w (4: f32, 8: f64) at p. */
+static inline double carla_f32at(const uint8_t *p) { return (double)f32_from_bits(ld_le32(p)); }
+static inline double carla_vat(const uint8_t *p, unsigned w, int k)
+{
+    return w == 4 ? carla_f32at(p + 4 * k) : f64_from_bits(ld_le64(p + 8 * k));
+}
 
 #endif

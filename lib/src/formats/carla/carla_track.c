@@ -33,11 +33,6 @@ typedef struct track_state {
     carla_actor_index x;
 } track_state;
 
-static double vec_at(const uint8_t *p, unsigned w, int k)
-{
-    return w == 4 ? (double)f32_from_bits(ld_le32(p + 4 * k)) : f64_from_bits(ld_le64(p + 8 * k));
-}
-
 static track_actor *actor_of(track_state *s, uint32_t id)
 {
     size_t slot;
@@ -110,8 +105,8 @@ static int on_positions(track_state *s, const recd_carla_packet *p, unsigned w, 
         track_actor *a = actor_of(s, id);
         if (!a)
             continue;
-        double x = vec_at(r + 4, w, 0) / CM_PER_M, y = -vec_at(r + 4, w, 1) / CM_PER_M,
-               z = vec_at(r + 4, w, 2) / CM_PER_M;
+        double x = carla_vat(r + 4, w, 0) / CM_PER_M, y = -carla_vat(r + 4, w, 1) / CM_PER_M,
+               z = carla_vat(r + 4, w, 2) / CM_PER_M;
         if (!isfinite(x) || !isfinite(y) || !isfinite(z))
             continue;
         if (a->has_last && t > a->t)
