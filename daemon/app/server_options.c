@@ -39,8 +39,10 @@ void recd_cli_usage(FILE *out)
           "  -h, --help              this text\n"
           "\n"
           "Flags override the configuration file, on start and on every reload (SIGHUP).\n"
-          "Signals: SIGTERM/SIGINT drain, flush and finalize every file, then exit 0; a second\n"
-          "one stops waiting for clients at once (their connections are closed, files still finalized);\n"
+          "Signals: SIGTERM/SIGINT drain, flush and finalize every file, then exit 0 (exit 1\n"
+          "after write errors: files left as .part or removed behind recd's back, bytes never\n"
+          "written); a second one stops waiting for clients at once (their connections are\n"
+          "closed, files still finalized);\n"
           "SIGHUP reloads the configuration (an invalid file keeps the running one).\n",
           out);
 }
