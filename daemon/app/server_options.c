@@ -17,8 +17,9 @@ void recd_cli_usage(FILE *out)
           "       recd --print-config [--config FILE] [overrides]\n"
           "       recd --version | --help\n"
           "\n"
-          "recd records game-server samples sent over TCP, UDP or Unix sockets into SA-MP NPC\n"
-          "recordings (.rec) and Recap files (.recap).\n"
+          "recd records game-server samples sent over TCP, UDP or Unix sockets, or read from\n"
+          "NATS JetStream (nats://), into SA-MP NPC recordings (.rec; a samp-player session as\n"
+          ".rec parts and a JSON manifest), Recap files (.recap) and CARLA recorder logs (.log).\n"
           "\n"
           "  -c, --config FILE       YAML configuration (docs/configuration.md); without it the\n"
           "                          built-in defaults apply (tcp and udp 127.0.0.1:7070,\n"
@@ -39,8 +40,10 @@ void recd_cli_usage(FILE *out)
           "  -h, --help              this text\n"
           "\n"
           "Flags override the configuration file, on start and on every reload (SIGHUP).\n"
-          "Signals: SIGTERM/SIGINT drain, flush and finalize every file, then exit 0; a second\n"
-          "one stops waiting for clients at once (their connections are closed, files still finalized);\n"
+          "Signals: SIGTERM/SIGINT drain, flush and finalize every file, then exit 0 (exit 1\n"
+          "after write errors: files left as .part or removed behind recd's back, bytes never\n"
+          "written); a second one stops waiting for clients at once (their connections are\n"
+          "closed, files still finalized);\n"
           "SIGHUP reloads the configuration (an invalid file keeps the running one).\n",
           out);
 }

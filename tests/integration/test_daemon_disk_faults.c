@@ -186,7 +186,7 @@ static void removed_root_is_opened_again(void **state)
     assert_int_equal(recd_buf_append(&rest, before.expect.data + skip, before.expect.len - skip), 0);
     td_expect_single_file(&d, "samp-onfoot", before.session, &rest);
     recd_buf_free(&rest);
-    assert_true(td_metric(&d, "recd_bytes_lost_total") == 0);
+    assert_true(td_metric(&d, "recd_lost_bytes_total") == 0);
     /* Nothing recd held was lost, but the removed file was: the stop says so. */
     assert_int_not_equal(td_signal_wait(&d, SIGTERM), 0);
     assert_true(log_has(&d, "1 files removed behind recd's back"));
@@ -364,7 +364,7 @@ static void removed_root_recap_part_starts_again(void **state)
     assert_int_equal(seen.events, sent->events_after_cut);
     assert_true(seen.action_ticks > RECAP_CUT);
     free(sent);
-    assert_true(td_metric(&d, "recd_bytes_lost_total") == 0);
+    assert_true(td_metric(&d, "recd_lost_bytes_total") == 0);
     assert_int_not_equal(td_signal_wait(&d, SIGTERM), 0);
     assert_true(log_has(&d, "1 files removed behind recd's back"));
     td_cleanup(&d);
@@ -514,7 +514,7 @@ static void full_and_read_only_tmpfs_lose_nothing(void **state)
     assert_int_equal(mount(NULL, d.out, NULL, MS_REMOUNT | MS_RDONLY, ""), 0);
     send_two_sessions(&d, "ro", 21);
     assert_true(td_metric(&d, "recd_write_errors_total") > errors);
-    assert_true(td_metric(&d, "recd_bytes_lost_total") == 0);
+    assert_true(td_metric(&d, "recd_lost_bytes_total") == 0);
 
     td_files all = td_list(&d);
     assert_int_equal(all.parts, 0); /* no empty parts left behind */

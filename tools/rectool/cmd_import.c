@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `rectool import FILE.jsonl|FILE.csv -o OUT.rec|OUT.recap`: builds a recording from text
+/* `rectool import FILE.jsonl|FILE.csv -o OUT.rec|OUT.recap|OUT.log`: builds a recording from text
  * messages, glue over librecd's readers and recd_importer. */
 #include <errno.h>
 #include <getopt.h>
@@ -15,20 +15,45 @@
 #include "recd/message.h"
 #include "sniff.h"
 
-static const char usage[] =
+/* The usage names the formats from the format table (those rectool can write), so it cannot
+ * drift from it: the first %s is each format with its extension, the second their names. */
+static const char usage_fmt[] =
     "usage: rectool import FILE -o OUT [--format FORMAT]\n"
     "\n"
     "Builds a recording from JSON lines or CSV messages (the input encoding is recognised by\n"
     "content: JSON lines start with '{'). The recording format comes from the open message or\n"
-    "the CSV columns and must match OUT's extension (.rec for samp-onfoot / samp-vehicle,\n"
-    ".recap for recap) unless --format forces it. OUT is written as OUT.part, then renamed.\n"
+    "the CSV columns and must match OUT's extension unless --format forces it:\n"
+    "  %s.\n"
+    "OUT is written as OUT.part, then renamed.\n"
     "\n"
     "  -o, --output OUT      the recording to write (required)\n"
-    "  -f, --format FORMAT   samp-onfoot, samp-vehicle or recap: the format the input must\n"
-    "                        hold, whatever OUT is called\n"
+    "  -f, --format FORMAT   the format the input must hold, whatever OUT is called:\n"
+    "                        %s\n"
     "  -h, --help            show this help\n"
     "\n"
     "Exit: 0 written, 1 the input is invalid, 2 usage error, 3 I/O error.\n";
+
+/* "recap, carla, samp-onfoot or samp-vehicle" (names) or "recap (.recap), ..." (with
+ * extensions): every format the table records, in table order. */
+static void recorded_formats(char *buf, size_t len, bool with_ext)
+{
+    size_t n = 0, total = 0, used = 0;
+    for (size_t i = 0; i < recd_format_count(); i++)
+        total += recd_format_is_recorded(recd_format_at(i));
+    buf[0] = '\0';
+    for (size_t i = 0; i < recd_format_count() && used < len; i++) {
+        const recd_format *f = recd_format_at(i);
+        if (!recd_format_is_recorded(f))
+            continue;
+        const char *sep = n == 0 ? "" : n + 1 == total ? " or " : ", ";
+        int w = with_ext ? snprintf(buf + used, len - used, "%s%s (.%s)", sep, f->name, f->extension)
+                         : snprintf(buf + used, len - used, "%s%s", sep, f->name);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+        n++;
+    }
+}
 
 typedef struct import_ctx {
     recd_importer importer;
@@ -96,6 +121,10 @@ int cmd_import(int argc, char **argv)
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     const char *output = NULL, *forced = NULL;
+    char names[256], exts[512], usage[2048];
+    recorded_formats(names, sizeof names, false);
+    recorded_formats(exts, sizeof exts, true);
+    snprintf(usage, sizeof usage, usage_fmt, exts, names);
     int c;
     rt_getopt_reset();
     while ((c = getopt_long(argc, argv, ":o:f:h", options, NULL)) != -1) {
@@ -120,11 +149,11 @@ int cmd_import(int argc, char **argv)
         x.importer.expect = recd_msg_format_parse(forced);
         if (x.importer.expect == RECD_MSG_FMT_NONE)
             return rt_usage_error("import", usage,
-                                  "unknown format '%s' (samp-onfoot, samp-vehicle or recap)", forced);
+                                  "unknown format '%s' (%s)", forced, names);
     } else if (!format_from_name(output, &x.importer.expect, &x.out_ext)) {
         return rt_usage_error("import", usage,
-                              "cannot tell the format from '%s': name it .rec or .recap, or use "
-                              "--format", output);
+                              "cannot tell the format from '%s': its extension must be one of "
+                              "%s; or use --format", output, exts);
     }
     const char *input = argv[optind];
     if (strcmp(output, "-") != 0 && rt_same_file(input, output))

@@ -16,16 +16,17 @@
 static const char usage[] =
     "usage: rectool verify [-q] [-w] FILE...\n"
     "\n"
-    "Checks that each file is a complete, valid recording for its format (recognised by content):\n"
-    "a SA-MP .rec that SA-MP 0.3.7, open.mp and FCNPC all load, or a Recap .recap whose header\n"
-    "and every gzip member decode. Legacy, VC:MP and text-damaged .rec files are named and\n"
-    "rejected. Each problem prints as 'FILE: offset N: what is wrong'.\n"
+    "Checks that each file is complete and valid for its format, recognised by content among\n"
+    "every format rectool reads (the format table): a SA-MP .rec that SA-MP 0.3.7, open.mp and\n"
+    "FCNPC all load, a Recap .recap whose header and every gzip member decode, a CARLA .log, a\n"
+    "StarCraft II replay or an rFactor 2 .vcr. Legacy, VC:MP and text-damaged .rec files are\n"
+    "named and rejected. Each problem prints as 'FILE: offset N: what is wrong'.\n"
     "\n"
     "  -q, --quiet      print nothing for valid files\n"
     "  -w, --warnings   also print warnings and notes (they never fail a file)\n"
     "  -h, --help       show this help\n"
     "\n"
-    "Exit: 0 all valid, 1 some file is invalid, 3 I/O error.\n";
+    "Exit: 0 all valid, 1 some file is invalid, 2 usage error, 3 I/O error.\n";
 
 typedef struct verify_opts {
     bool quiet;
