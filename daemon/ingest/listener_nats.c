@@ -116,12 +116,7 @@ typedef struct nats_source {
     kvStore *kv;
 } nats_source;
 
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
+static uint64_t mono_ms(void) { return uv_hrtime() / 1000000u; }
 
 /* ---- worker thread ----------------------------------------------------------------------- */
 
