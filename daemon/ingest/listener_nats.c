@@ -295,17 +295,23 @@ static natsStatus subscribe(nats_source *src, nats_partition *p)
     return s;
 }
 
-static void drop_ownership(nats_source *src, nats_partition *p, const char *why)
+/* Stops pulling p and says so to the loop thread; the lease itself is the caller's business. */
+static void unsubscribe(nats_source *src, nats_partition *p)
 {
-    if (!p->owned)
-        return;
-    log_warn("%s: partition %u released: %s", src->l->cfg.url, p->no, why);
     natsSubscription_Destroy(p->sub); /* local only: the durable consumer stays */
     p->sub = NULL;
     p->owned = false;
     pthread_mutex_lock(&src->lock);
     p->owned_shared = false;
     pthread_mutex_unlock(&src->lock);
+}
+
+static void drop_ownership(nats_source *src, nats_partition *p, const char *why)
+{
+    if (!p->owned)
+        return;
+    log_warn("%s: partition %u released: %s", src->l->cfg.url, p->no, why);
+    unsubscribe(src, p);
 }
 
 static void count_renew_failure(nats_source *src)
@@ -336,13 +342,8 @@ static uint32_t live_instances(nats_source *src)
 
 static void release_partition(nats_source *src, nats_partition *p)
 {
-    natsSubscription_Destroy(p->sub);
-    p->sub = NULL;
-    p->owned = false;
+    unsubscribe(src, p);
     p->draining = false;
-    pthread_mutex_lock(&src->lock);
-    p->owned_shared = false;
-    pthread_mutex_unlock(&src->lock);
     char key[32];
     lease_key(p, key, sizeof key);
     kvStore_Delete(src->kv, key);
@@ -474,9 +475,7 @@ static void release_leases(nats_source *src)
         nats_partition *p = &src->parts[i];
         if (!p->owned)
             continue;
-        natsSubscription_Destroy(p->sub);
-        p->sub = NULL;
-        p->owned = false;
+        unsubscribe(src, p);
         char key[32];
         lease_key(p, key, sizeof key);
         /* Only a lease still ours (renewed within its TTL) is deleted: another owner's stays. */
