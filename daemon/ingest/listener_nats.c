@@ -49,6 +49,7 @@ void ingest_nats_close_all(recd_ingest *g) { (void)g; }
 #define NATS_RETRY_MS 1000          /* after a failed connect or setup */
 #define NATS_ACK_WAIT_MIN_MS 30000  /* JetStream redelivers what is unacknowledged this long */
 #define NATS_API_WAIT_MS 3000       /* JetStream API and key-value requests */
+#define NATS_TAKE_BATCH 64          /* messages the loop takes off a queue under one lock */
 
 /* A message taken and not yet acknowledged (loop thread). */
 typedef struct pending_ack {
@@ -84,6 +85,8 @@ typedef struct nats_partition {
     char peer[RECD_CONFIG_URL_MAX + 32];
     bool blocked; /* a buffer limit was hit: dispatch resumes on room */
     bool sample;  /* the message being taken is a state or an event */
+    bool lag_seen;      /* a message of the batch being taken said its lag */
+    uint64_t lag_taken; /* num_pending of the last one: published once per batch */
 } nats_partition;
 
 typedef struct nats_source {
@@ -630,9 +633,8 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
         seq = md->Sequence.Stream;
         if (md->NumDelivered > 1)
             recd_metric_add(metrics->nats_redeliveries_total, 0, 1);
-        pthread_mutex_lock(&src->lock);
-        p->lag = md->NumPending;
-        pthread_mutex_unlock(&src->lock);
+        p->lag_taken = md->NumPending;
+        p->lag_seen = true;
         jsMsgMetaData_Destroy(md);
     }
     bool in_pending;
@@ -722,6 +724,46 @@ static void ack_written(nats_source *src, nats_partition *p)
 
 static void finish_if_done(nats_source *src);
 
+/* Dispatches what the worker queued for p while the limits allow: a batch at a time is taken off
+ * the ring under one lock, and what a limit stopped goes back in front of it. Nothing else takes
+ * from the ring, and the worker cannot fill the slots freed (their messages are still in flight). */
+static void drain_partition(nats_source *src, nats_partition *p)
+{
+    recd_ingest *g = src->g;
+    natsMsg *batch[NATS_TAKE_BATCH];
+    for (;;) {
+        if (p->blocked || ingest_over_process_limit(g))
+            return;
+        size_t n = 0;
+        pthread_mutex_lock(&src->lock);
+        while (n < NATS_TAKE_BATCH && p->qcount) {
+            batch[n++] = p->queue[p->qhead];
+            p->qhead = (p->qhead + 1) % src->max_in_flight;
+            p->qcount--;
+        }
+        pthread_mutex_unlock(&src->lock);
+        if (!n)
+            return;
+        size_t done = 0;
+        p->lag_seen = false;
+        take(src, p, batch[done++]);
+        while (done < n && !p->blocked && !ingest_over_process_limit(g))
+            take(src, p, batch[done++]);
+        size_t rest = n - done;
+        pthread_mutex_lock(&src->lock);
+        if (p->lag_seen)
+            p->lag = p->lag_taken;
+        for (size_t k = rest; k-- > 0;) {
+            p->qhead = (p->qhead + src->max_in_flight - 1) % src->max_in_flight;
+            p->queue[p->qhead] = batch[done + k];
+            p->qcount++;
+        }
+        pthread_mutex_unlock(&src->lock);
+        if (rest || n < NATS_TAKE_BATCH)
+            return; /* what the worker queues meanwhile comes with its own uv_async_send */
+    }
+}
+
 /* Dispatches what the worker queued, partition by partition, while the limits allow. */
 static void drain_queues(nats_source *src)
 {
@@ -735,21 +777,7 @@ static void drain_queues(nats_source *src)
             p->in.over_process = false;
             p->in.over_key[0] = '\0';
         }
-        for (;;) {
-            if (p->blocked || ingest_over_process_limit(g))
-                break;
-            natsMsg *msg = NULL;
-            pthread_mutex_lock(&src->lock);
-            if (p->qcount) {
-                msg = p->queue[p->qhead];
-                p->qhead = (p->qhead + 1) % src->max_in_flight;
-                p->qcount--;
-            }
-            pthread_mutex_unlock(&src->lock);
-            if (!msg)
-                break;
-            take(src, p, msg);
-        }
+        drain_partition(src, p);
         ack_written(src, p);
     }
     listener_tally_publish(g->metrics, RECD_M_NATS, &src->tally);
