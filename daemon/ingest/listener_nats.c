@@ -694,6 +694,8 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
 /* Acknowledges every message of p whose bytes are in files now. */
 static void ack_written(nats_source *src, nats_partition *p)
 {
+    if (!p->npending)
+        return;
     size_t keep = 0;
     uint32_t done = 0;
     for (size_t i = 0; i < p->npending; i++) {
@@ -995,13 +997,13 @@ void listener_nats_retire(recd_listener *l)
     drain_queues(src);
 }
 
+/* Called after every write completion: the scan is only marked due here, through the source's
+ * own uv_async, which libuv coalesces into one drain_queues per loop iteration. */
 void ingest_nats_progress(recd_ingest *g)
 {
-    nats_source *src, *next;
-    for (src = LIST_FIRST(&g->nats_sources); src; src = next) {
-        next = LIST_NEXT(src, link);
-        drain_queues(src);
-    }
+    nats_source *src;
+    LIST_FOREACH(src, &g->nats_sources, link)
+        uv_async_send(&src->l->h.async);
 }
 
 void ingest_nats_session_freed(recd_ingest *g, const recd_session *s)
