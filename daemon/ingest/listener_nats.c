@@ -105,6 +105,8 @@ typedef struct nats_source {
 
     pthread_t worker;
     bool worker_started;
+    uv_work_t reaper;      /* joins the stopping worker off the loop thread */
+    unsigned closing_refs; /* loop only: the handle's close and the join, both needed to free */
     pthread_mutex_t lock;
     pthread_cond_t wake;
     bool stop;           /* under lock */
@@ -466,8 +468,11 @@ static int pull(nats_source *src, nats_partition *p)
     }
     pthread_mutex_unlock(&src->lock);
     natsMsgList_Destroy(&list);
-    if (n)
+    /* Under the lock, and never once stopped: close_source closes the handle right after. */
+    pthread_mutex_lock(&src->lock);
+    if (n && !src->stop)
         uv_async_send(&src->l->h.async);
+    pthread_mutex_unlock(&src->lock);
     return n;
 }
 
@@ -817,24 +822,39 @@ static void source_free(nats_source *src)
     free(src);
 }
 
+/* The source and its listener go once both the handle is closed and the worker is joined. */
+static void closing_done(nats_source *src)
+{
+    if (--src->closing_refs)
+        return;
+    recd_listener *l = src->l;
+    source_free(src);
+    free(l);
+}
+
 static void on_closed(uv_handle_t *h)
 {
     recd_listener *l = h->data;
     if (l->nats)
-        source_free(l->nats);
-    free(l);
+        closing_done(l->nats);
+    else
+        free(l);
 }
 
-static void stop_worker(nats_source *src)
+/* Threadpool: the worker releases its leases first, (partitions + 1) API requests that can each
+ * take NATS_API_WAIT_MS when the server is away, which the loop thread must not wait for. */
+static void join_worker(uv_work_t *req)
 {
-    if (!src->worker_started)
-        return;
-    pthread_mutex_lock(&src->lock);
-    src->stop = true;
-    pthread_cond_signal(&src->wake);
-    pthread_mutex_unlock(&src->lock);
-    pthread_join(src->worker, NULL); /* bounded by the API timeouts (NATS_API_WAIT_MS) */
+    nats_source *src = req->data;
+    pthread_join(src->worker, NULL);
+}
+
+static void on_worker_joined(uv_work_t *req, int status)
+{
+    (void)status; /* never cancelled: the join ran */
+    nats_source *src = req->data;
     src->worker_started = false;
+    closing_done(src);
 }
 
 static void close_source(nats_source *src)
@@ -842,8 +862,21 @@ static void close_source(nats_source *src)
     if (src->closed)
         return;
     src->closed = true;
-    stop_worker(src);
     LIST_REMOVE(src, link);
+    pthread_mutex_lock(&src->lock);
+    src->stop = true; /* from here on the worker sends nothing to the handle (pull) */
+    pthread_cond_signal(&src->wake);
+    pthread_mutex_unlock(&src->lock);
+    src->closing_refs = 1;
+    if (src->worker_started) {
+        src->reaper.data = src;
+        if (uv_queue_work(src->g->loop, &src->reaper, join_worker, on_worker_joined) == 0) {
+            src->closing_refs++;
+        } else {
+            pthread_join(src->worker, NULL);
+            src->worker_started = false;
+        }
+    }
     uv_close((uv_handle_t *)&src->l->h.async, on_closed);
 }
 
