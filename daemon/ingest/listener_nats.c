@@ -49,6 +49,7 @@ void ingest_nats_close_all(recd_ingest *g) { (void)g; }
 #define NATS_RETRY_MS 1000          /* after a failed connect or setup */
 #define NATS_ACK_WAIT_MIN_MS 30000  /* JetStream redelivers what is unacknowledged this long */
 #define NATS_API_WAIT_MS 3000       /* JetStream API and key-value requests */
+#define NATS_TAKE_BATCH 64          /* messages the loop takes off a queue under one lock */
 
 /* A message taken and not yet acknowledged (loop thread). */
 typedef struct pending_ack {
@@ -84,6 +85,8 @@ typedef struct nats_partition {
     char peer[RECD_CONFIG_URL_MAX + 32];
     bool blocked; /* a buffer limit was hit: dispatch resumes on room */
     bool sample;  /* the message being taken is a state or an event */
+    bool lag_seen;      /* a message of the batch being taken said its lag */
+    uint64_t lag_taken; /* num_pending of the last one: published once per batch */
 } nats_partition;
 
 typedef struct nats_source {
@@ -102,6 +105,8 @@ typedef struct nats_source {
 
     pthread_t worker;
     bool worker_started;
+    uv_work_t reaper;      /* joins the stopping worker off the loop thread */
+    unsigned closing_refs; /* loop only: the handle's close and the join, both needed to free */
     pthread_mutex_t lock;
     pthread_cond_t wake;
     bool stop;           /* under lock */
@@ -116,12 +121,7 @@ typedef struct nats_source {
     kvStore *kv;
 } nats_source;
 
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
+static uint64_t mono_ms(void) { return uv_hrtime() / 1000000u; }
 
 /* ---- worker thread ----------------------------------------------------------------------- */
 
@@ -300,17 +300,23 @@ static natsStatus subscribe(nats_source *src, nats_partition *p)
     return s;
 }
 
-static void drop_ownership(nats_source *src, nats_partition *p, const char *why)
+/* Stops pulling p and says so to the loop thread; the lease itself is the caller's business. */
+static void unsubscribe(nats_source *src, nats_partition *p)
 {
-    if (!p->owned)
-        return;
-    log_warn("%s: partition %u released: %s", src->l->cfg.url, p->no, why);
     natsSubscription_Destroy(p->sub); /* local only: the durable consumer stays */
     p->sub = NULL;
     p->owned = false;
     pthread_mutex_lock(&src->lock);
     p->owned_shared = false;
     pthread_mutex_unlock(&src->lock);
+}
+
+static void drop_ownership(nats_source *src, nats_partition *p, const char *why)
+{
+    if (!p->owned)
+        return;
+    log_warn("%s: partition %u released: %s", src->l->cfg.url, p->no, why);
+    unsubscribe(src, p);
 }
 
 static void count_renew_failure(nats_source *src)
@@ -341,13 +347,8 @@ static uint32_t live_instances(nats_source *src)
 
 static void release_partition(nats_source *src, nats_partition *p)
 {
-    natsSubscription_Destroy(p->sub);
-    p->sub = NULL;
-    p->owned = false;
+    unsubscribe(src, p);
     p->draining = false;
-    pthread_mutex_lock(&src->lock);
-    p->owned_shared = false;
-    pthread_mutex_unlock(&src->lock);
     char key[32];
     lease_key(p, key, sizeof key);
     kvStore_Delete(src->kv, key);
@@ -467,8 +468,11 @@ static int pull(nats_source *src, nats_partition *p)
     }
     pthread_mutex_unlock(&src->lock);
     natsMsgList_Destroy(&list);
-    if (n)
+    /* Under the lock, and never once stopped: close_source closes the handle right after. */
+    pthread_mutex_lock(&src->lock);
+    if (n && !src->stop)
         uv_async_send(&src->l->h.async);
+    pthread_mutex_unlock(&src->lock);
     return n;
 }
 
@@ -479,9 +483,7 @@ static void release_leases(nats_source *src)
         nats_partition *p = &src->parts[i];
         if (!p->owned)
             continue;
-        natsSubscription_Destroy(p->sub);
-        p->sub = NULL;
-        p->owned = false;
+        unsubscribe(src, p);
         char key[32];
         lease_key(p, key, sizeof key);
         /* Only a lease still ours (renewed within its TTL) is deleted: another owner's stays. */
@@ -636,9 +638,8 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
         seq = md->Sequence.Stream;
         if (md->NumDelivered > 1)
             recd_metric_add(metrics->nats_redeliveries_total, 0, 1);
-        pthread_mutex_lock(&src->lock);
-        p->lag = md->NumPending;
-        pthread_mutex_unlock(&src->lock);
+        p->lag_taken = md->NumPending;
+        p->lag_seen = true;
         jsMsgMetaData_Destroy(md);
     }
     bool in_pending;
@@ -698,6 +699,8 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
 /* Acknowledges every message of p whose bytes are in files now. */
 static void ack_written(nats_source *src, nats_partition *p)
 {
+    if (!p->npending)
+        return;
     size_t keep = 0;
     uint32_t done = 0;
     for (size_t i = 0; i < p->npending; i++) {
@@ -728,6 +731,46 @@ static void ack_written(nats_source *src, nats_partition *p)
 
 static void finish_if_done(nats_source *src);
 
+/* Dispatches what the worker queued for p while the limits allow: a batch at a time is taken off
+ * the ring under one lock, and what a limit stopped goes back in front of it. Nothing else takes
+ * from the ring, and the worker cannot fill the slots freed (their messages are still in flight). */
+static void drain_partition(nats_source *src, nats_partition *p)
+{
+    recd_ingest *g = src->g;
+    natsMsg *batch[NATS_TAKE_BATCH];
+    for (;;) {
+        if (p->blocked || ingest_over_process_limit(g))
+            return;
+        size_t n = 0;
+        pthread_mutex_lock(&src->lock);
+        while (n < NATS_TAKE_BATCH && p->qcount) {
+            batch[n++] = p->queue[p->qhead];
+            p->qhead = (p->qhead + 1) % src->max_in_flight;
+            p->qcount--;
+        }
+        pthread_mutex_unlock(&src->lock);
+        if (!n)
+            return;
+        size_t done = 0;
+        p->lag_seen = false;
+        take(src, p, batch[done++]);
+        while (done < n && !p->blocked && !ingest_over_process_limit(g))
+            take(src, p, batch[done++]);
+        size_t rest = n - done;
+        pthread_mutex_lock(&src->lock);
+        if (p->lag_seen)
+            p->lag = p->lag_taken;
+        for (size_t k = rest; k-- > 0;) {
+            p->qhead = (p->qhead + src->max_in_flight - 1) % src->max_in_flight;
+            p->queue[p->qhead] = batch[done + k];
+            p->qcount++;
+        }
+        pthread_mutex_unlock(&src->lock);
+        if (rest || n < NATS_TAKE_BATCH)
+            return; /* what the worker queues meanwhile comes with its own uv_async_send */
+    }
+}
+
 /* Dispatches what the worker queued, partition by partition, while the limits allow. */
 static void drain_queues(nats_source *src)
 {
@@ -741,21 +784,7 @@ static void drain_queues(nats_source *src)
             p->in.over_process = false;
             p->in.over_key[0] = '\0';
         }
-        for (;;) {
-            if (p->blocked || ingest_over_process_limit(g))
-                break;
-            natsMsg *msg = NULL;
-            pthread_mutex_lock(&src->lock);
-            if (p->qcount) {
-                msg = p->queue[p->qhead];
-                p->qhead = (p->qhead + 1) % src->max_in_flight;
-                p->qcount--;
-            }
-            pthread_mutex_unlock(&src->lock);
-            if (!msg)
-                break;
-            take(src, p, msg);
-        }
+        drain_partition(src, p);
         ack_written(src, p);
     }
     listener_tally_publish(g->metrics, RECD_M_NATS, &src->tally);
@@ -793,24 +822,39 @@ static void source_free(nats_source *src)
     free(src);
 }
 
+/* The source and its listener go once both the handle is closed and the worker is joined. */
+static void closing_done(nats_source *src)
+{
+    if (--src->closing_refs)
+        return;
+    recd_listener *l = src->l;
+    source_free(src);
+    free(l);
+}
+
 static void on_closed(uv_handle_t *h)
 {
     recd_listener *l = h->data;
     if (l->nats)
-        source_free(l->nats);
-    free(l);
+        closing_done(l->nats);
+    else
+        free(l);
 }
 
-static void stop_worker(nats_source *src)
+/* Threadpool: the worker releases its leases first, (partitions + 1) API requests that can each
+ * take NATS_API_WAIT_MS when the server is away, which the loop thread must not wait for. */
+static void join_worker(uv_work_t *req)
 {
-    if (!src->worker_started)
-        return;
-    pthread_mutex_lock(&src->lock);
-    src->stop = true;
-    pthread_cond_signal(&src->wake);
-    pthread_mutex_unlock(&src->lock);
-    pthread_join(src->worker, NULL); /* bounded by the API timeouts (NATS_API_WAIT_MS) */
+    nats_source *src = req->data;
+    pthread_join(src->worker, NULL);
+}
+
+static void on_worker_joined(uv_work_t *req, int status)
+{
+    (void)status; /* never cancelled: the join ran */
+    nats_source *src = req->data;
     src->worker_started = false;
+    closing_done(src);
 }
 
 static void close_source(nats_source *src)
@@ -818,8 +862,21 @@ static void close_source(nats_source *src)
     if (src->closed)
         return;
     src->closed = true;
-    stop_worker(src);
     LIST_REMOVE(src, link);
+    pthread_mutex_lock(&src->lock);
+    src->stop = true; /* from here on the worker sends nothing to the handle (pull) */
+    pthread_cond_signal(&src->wake);
+    pthread_mutex_unlock(&src->lock);
+    src->closing_refs = 1;
+    if (src->worker_started) {
+        src->reaper.data = src;
+        if (uv_queue_work(src->g->loop, &src->reaper, join_worker, on_worker_joined) == 0) {
+            src->closing_refs++;
+        } else {
+            pthread_join(src->worker, NULL);
+            src->worker_started = false;
+        }
+    }
     uv_close((uv_handle_t *)&src->l->h.async, on_closed);
 }
 
@@ -973,13 +1030,13 @@ void listener_nats_retire(recd_listener *l)
     drain_queues(src);
 }
 
+/* Called after every write completion: the scan is only marked due here, through the source's
+ * own uv_async, which libuv coalesces into one drain_queues per loop iteration. */
 void ingest_nats_progress(recd_ingest *g)
 {
-    nats_source *src, *next;
-    for (src = LIST_FIRST(&g->nats_sources); src; src = next) {
-        next = LIST_NEXT(src, link);
-        drain_queues(src);
-    }
+    nats_source *src;
+    LIST_FOREACH(src, &g->nats_sources, link)
+        uv_async_send(&src->l->h.async);
 }
 
 void ingest_nats_session_freed(recd_ingest *g, const recd_session *s)
