@@ -720,8 +720,9 @@ static void recap_flush(recd_session *s, uint64_t now_ms)
      * sender has a whole interval to send the rest. */
     uint64_t interval = s->env->cfg->flush.interval_ms;
     if (r->have_group && now_ms - group_since(r, interval) >= interval) {
-        if (group_clock_held(s) || r->group_held) {
-            r->group_held = group_clock_held(s);
+        bool held = group_clock_held(s);
+        if (held || r->group_held) {
+            r->group_held = held;
             r->group_since_ms = r->group_last_ms = now_ms;
         } else {
             feed_group(s);
