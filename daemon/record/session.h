@@ -181,7 +181,6 @@ int session_rename_part(recd_session *s, const char *rel);
  * indirect calls). */
 struct session_format {
     bool events; /* takes event messages */
-    bool ring;   /* can keep an instant-replay ring (an open with ring: true) */
     /* The open message (a new session): keeps what the format needs of it. 0, -ENOMEM, or
      * -EBADMSG with why. */
     int (*open)(recd_session *s, const recd_msg *open, char *why, size_t whylen);

@@ -174,7 +174,6 @@ int session_rec_state(recd_session *s, session_input *in, const recd_msg *m,
 void session_rec_end_part(recd_session *s, bool session_end) { end_part(s, session_end); }
 
 const session_format session_rec_format = {
-    .ring = true,
     .open = rec_open,
     .save = rec_save,
     .free = rec_free,
