@@ -113,13 +113,6 @@ static void refresh_metrics(void *ctx)
     recd_metric_set(s->metrics.ring_sessions, 0, (int64_t)s->sessions.env.ring_sessions);
     recd_metric_set(s->metrics.connections_open, 0, (int64_t)s->ingest.live_conns);
     ingest_nats_refresh_metrics(&s->ingest);
-    int64_t by_format[RECD_M_FORMATS] = {0};
-    recd_session *sess;
-    LIST_FOREACH(sess, &s->sessions.live, live)
-        if (sess->in_table)
-            by_format[recd_metrics_format_of(sess->format)]++;
-    for (size_t f = 0; f < RECD_M_FORMATS; f++)
-        recd_metric_set(s->metrics.sessions_open_by_format, f, by_format[f]);
     recd_metrics_refresh_process(&s->metrics);
 }
 

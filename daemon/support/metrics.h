@@ -114,7 +114,7 @@ typedef struct recd_daemon_metrics {
     recd_metrics *registry;
     recd_metric *build_info;                /* gauge {version, commit}, always 1 */
     recd_metric *sessions_open;             /* gauge */
-    recd_metric *sessions_open_by_format;   /* gauge {format}, published at each scrape */
+    recd_metric *sessions_open_by_format;   /* gauge {format}, kept by the session registry */
     recd_metric *connections_open;          /* gauge, published at each scrape */
     recd_metric *samples_total;             /* counter {transport, format} */
     recd_metric *in_bytes_total;            /* counter {transport, format} */
