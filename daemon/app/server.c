@@ -332,20 +332,11 @@ static void on_drain_timeout(uv_timer_t *t)
     drain_done(s);
 }
 
-static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
-
-/* "10s", "1500ms": the duration as recd.yaml writes it. */
-static const char *duration_text(uint64_t ms, char *buf, size_t cap)
-{
-    recd_format_duration_ms(ms, buf, cap);
-    return buf;
-}
-
 void server_shutdown(recd_server *s)
 {
     if (s->phase == SERVER_DRAINING) {
         log_notice("second stop signal: closing %zu connection%s now", s->ingest.conn_count,
-                   plural(s->ingest.conn_count));
+                   server_plural(s->ingest.conn_count));
         drain_done(s);
         return;
     }
@@ -355,11 +346,11 @@ void server_shutdown(recd_server *s)
     s->phase = SERVER_DRAINING;
     s->ingest.accepting = false;
     s->drain_started_ms = s->shutdown_said_ms = uv_now(s->loop);
-    char limit[32];
+    char limit[32]; /* "10s", "1500ms": as recd.yaml writes it */
+    recd_format_duration_ms(s->cfg.shutdown.drain_timeout_ms, limit, sizeof limit);
     if (s->ingest.conn_count)
         log_notice("shutting down: waiting for %zu connection%s to finish (up to %s)%s", s->ingest.conn_count,
-                   plural(s->ingest.conn_count),
-                   duration_text(s->cfg.shutdown.drain_timeout_ms, limit, sizeof limit),
+                   server_plural(s->ingest.conn_count), limit,
                    recd_log_get_style() == RECD_LOG_STYLE_TERMINAL ? "; Ctrl-C again to stop at once" : "");
     else
         log_notice("shutting down: no connections open");
