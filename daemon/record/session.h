@@ -173,6 +173,9 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
 /* Gives the current part another name; only before its first job has created it (in the sample
  * call that started it). 0 or -ENOMEM. */
 int session_rename_part(recd_session *s, const char *rel);
+/* Splits a relative part name "DIR/STEM.EXT": returns the length of "DIR/STEM" (the name without
+ * its extension) and sets *dir_len, when not NULL, to the length of "DIR/" (0 without one). */
+size_t session_name_split(const char *rel, size_t *dir_len);
 
 /* A format's part of a session: one table per output format (session_rec.c, session_recap.c),
  * found by session_format_for() (session_formats.c). The registry (sessions.c,

@@ -105,11 +105,7 @@ static int store_new(recd_session *s, const char *first_part)
     manifest_store *st = calloc(1, sizeof *st);
     if (!st)
         return -ENOMEM;
-    size_t n = strlen(first_part);
-    const char *dot = strrchr(first_part, '.');
-    const char *slash = strrchr(first_part, '/');
-    if (dot && (!slash || dot > slash))
-        n = (size_t)(dot - first_part);
+    size_t n = session_name_split(first_part, NULL);
     if (n + sizeof ".json" > sizeof st->rel) {
         free(st);
         return -ENAMETOOLONG;
@@ -134,8 +130,7 @@ static int unique_name(recd_session *s, const player_data *pd)
     if (!taken)
         return 0;
     char rel[RECD_PATH_MAX];
-    const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
-    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - name) : strlen(name);
+    size_t stem = session_name_split(name, NULL);
     int n = snprintf(rel, sizeof rel, "%.*s-%u%s", (int)stem, name, s->part_no, name + stem);
     if (n < 0 || (size_t)n >= sizeof rel)
         return 0; /* left to the writer's suffix */

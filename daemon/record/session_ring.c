@@ -102,9 +102,10 @@ int session_ring_put(recd_session *s, uint32_t t, const uint8_t *fields)
 static int save_name(recd_session *s, const char *label)
 {
     char rel[RECD_PATH_MAX];
-    const char *name = s->part->name, *slash = strrchr(name, '/');
-    int dir = slash ? (int)(slash - name + 1) : 0;
-    int n = snprintf(rel, sizeof rel, "%.*s%s.rec", dir, name, label);
+    const char *name = s->part->name;
+    size_t dir;
+    session_name_split(name, &dir);
+    int n = snprintf(rel, sizeof rel, "%.*s%s.rec", (int)dir, name, label);
     if (n < 0 || (size_t)n >= sizeof rel)
         return -ENAMETOOLONG;
     return session_rename_part(s, rel);
