@@ -192,13 +192,12 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
     if (pl->rec_type != RECD_REC_TYPE_ONFOOT && pl->rec_type != RECD_REC_TYPE_VEHICLE)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen,
                               "state for session '%s': neither on foot nor vehicle", s->key);
-    /* Checked before a switch: a refused state must not end the current part. */
-    if ((pl->rec_type == RECD_REC_TYPE_ONFOOT ? recd_rec_onfoot_check(&m->onfoot)
-                                              : recd_rec_vehicle_check(&m->vehicle)) < 0)
-        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
-                              "state for session '%s': a float is NaN or infinite, or weapon / "
-                              "additional_key is out of range",
-                              s->key);
+    /* Checked and encoded before a switch: a refused state must not end the current part. */
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    uint32_t t;
+    int rc = session_rec_encode(s, in, m, (uint8_t)pl->rec_type, block, &t, why, whylen);
+    if (rc < 0)
+        return rc;
     if (switches(s, pd, m)) {
         if (s->part)
             player_end_part(s, false);
@@ -214,7 +213,7 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
         pd->seat = pl->seat;
     }
     const writer_part *before = s->part;
-    int rc = session_rec_state(s, in, m, meta, now_ms, why, whylen);
+    rc = session_rec_block(s, in, t, meta->has_time, block + 4, now_ms);
     if (rc < 0 || !s->part)
         return rc;
     recd_player_part *p = current(pd);
