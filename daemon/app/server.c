@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recd/player_manifest.h"
 #include "recd/recovery.h"
 #include "recd/units.h"
 #include "support/clock.h"
@@ -74,12 +73,8 @@ static void recover(recd_server *s)
         log_notice("recovery: %zu .part files: %zu finalized, %zu removed, %zu quarantined, %zu failed",
                    sum.found, sum.finalized, sum.removed, sum.quarantined, sum.failed);
     recd_recover_summary_free(&sum);
-    /* samp-player manifests left unfinished by a crash, now that their parts are final. */
-    rc = recd_player_manifest_recover_root(s->root_fd);
-    if (rc < 0)
-        log_err("recovery: samp-player manifests: %s", recd_strerror(rc));
-    else if (rc > 0)
-        log_notice("recovery: %d samp-player manifests completed", rc);
+    /* What the formats left unfinished (manifests...), now that their parts are final. */
+    sessions_recover_root(s->root_fd);
 }
 
 /* /healthz: each failing check with its reason (docs/operations.md). */

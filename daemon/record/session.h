@@ -206,6 +206,11 @@ struct session_format {
     void (*free)(recd_session *s);
     /* A save message (instant replay). 0, -ENOMEM, or -EBADMSG with why. */
     int (*save)(recd_session *s, const recd_msg *m, char *why, size_t whylen);
+    /* At start, after the .part files are recovered: completes what a crash left unfinished of
+     * this format under the output root (recover_what names it for the log). The number of
+     * things completed, or a negative errno. */
+    int (*recover_root)(int root_fd);
+    const char *recover_what;
 };
 
 #endif

@@ -282,4 +282,6 @@ const session_format session_player_format = {
     .sample = player_state,
     .end_part = player_end_part,
     .free = player_free,
+    .recover_root = recd_player_manifest_recover_root,
+    .recover_what = "manifests",
 };
