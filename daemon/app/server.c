@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recd/player_manifest.h"
 #include "recd/recovery.h"
 #include "recd/units.h"
 #include "support/clock.h"
@@ -74,12 +73,8 @@ static void recover(recd_server *s)
         log_notice("recovery: %zu .part files: %zu finalized, %zu removed, %zu quarantined, %zu failed",
                    sum.found, sum.finalized, sum.removed, sum.quarantined, sum.failed);
     recd_recover_summary_free(&sum);
-    /* samp-player manifests left unfinished by a crash, now that their parts are final. */
-    rc = recd_player_manifest_recover_root(s->root_fd);
-    if (rc < 0)
-        log_err("recovery: samp-player manifests: %s", recd_strerror(rc));
-    else if (rc > 0)
-        log_notice("recovery: %d samp-player manifests completed", rc);
+    /* What the formats left unfinished (manifests...), now that their parts are final. */
+    sessions_recover_root(s->root_fd);
 }
 
 /* /healthz: each failing check with its reason (docs/operations.md). */
@@ -113,13 +108,6 @@ static void refresh_metrics(void *ctx)
     recd_metric_set(s->metrics.ring_sessions, 0, (int64_t)s->sessions.env.ring_sessions);
     recd_metric_set(s->metrics.connections_open, 0, (int64_t)s->ingest.live_conns);
     ingest_nats_refresh_metrics(&s->ingest);
-    int64_t by_format[RECD_M_FORMATS] = {0};
-    recd_session *sess;
-    LIST_FOREACH(sess, &s->sessions.live, live)
-        if (sess->in_table)
-            by_format[recd_metrics_format_of(sess->format)]++;
-    for (size_t f = 0; f < RECD_M_FORMATS; f++)
-        recd_metric_set(s->metrics.sessions_open_by_format, f, by_format[f]);
     recd_metrics_refresh_process(&s->metrics);
 }
 
@@ -339,20 +327,11 @@ static void on_drain_timeout(uv_timer_t *t)
     drain_done(s);
 }
 
-static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
-
-/* "10s", "1500ms": the duration as recd.yaml writes it. */
-static const char *duration_text(uint64_t ms, char *buf, size_t cap)
-{
-    recd_format_duration_ms(ms, buf, cap);
-    return buf;
-}
-
 void server_shutdown(recd_server *s)
 {
     if (s->phase == SERVER_DRAINING) {
         log_notice("second stop signal: closing %zu connection%s now", s->ingest.conn_count,
-                   plural(s->ingest.conn_count));
+                   server_plural(s->ingest.conn_count));
         drain_done(s);
         return;
     }
@@ -362,11 +341,11 @@ void server_shutdown(recd_server *s)
     s->phase = SERVER_DRAINING;
     s->ingest.accepting = false;
     s->drain_started_ms = s->shutdown_said_ms = uv_now(s->loop);
-    char limit[32];
+    char limit[32]; /* "10s", "1500ms": as recd.yaml writes it */
+    recd_format_duration_ms(s->cfg.shutdown.drain_timeout_ms, limit, sizeof limit);
     if (s->ingest.conn_count)
         log_notice("shutting down: waiting for %zu connection%s to finish (up to %s)%s", s->ingest.conn_count,
-                   plural(s->ingest.conn_count),
-                   duration_text(s->cfg.shutdown.drain_timeout_ms, limit, sizeof limit),
+                   server_plural(s->ingest.conn_count), limit,
                    recd_log_get_style() == RECD_LOG_STYLE_TERMINAL ? "; Ctrl-C again to stop at once" : "");
     else
         log_notice("shutting down: no connections open");

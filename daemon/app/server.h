@@ -75,4 +75,7 @@ void server_retune_tick(recd_server *s);   /* after flush.interval changed */
 void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */
 void server_announce_listener(recd_server *s, const recd_listener *l); /* log + --print-ports */
 
+/* "s" after a count other than 1, for log lines ("3 connections"). */
+static inline const char *server_plural(size_t n) { return n == 1 ? "" : "s"; }
+
 #endif

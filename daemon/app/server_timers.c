@@ -15,8 +15,6 @@ static uint64_t tick_period(const recd_config *cfg)
 
 #define SHUTDOWN_SAY_EVERY_MS 2000u /* how often a stop that waits says again what for */
 
-static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
-
 /* While a stop waits (for clients, or for files to be written), says so every few seconds. */
 static void report_shutdown(recd_server *s, uint64_t now)
 {
@@ -27,11 +25,11 @@ static void report_shutdown(recd_server *s, uint64_t now)
     if (s->phase == SERVER_DRAINING) {
         uint64_t spent = now - s->drain_started_ms, limit = s->cfg.shutdown.drain_timeout_ms;
         log_notice("shutting down: still waiting for %zu connection%s to finish (%llus left)",
-                   s->ingest.conn_count, plural(s->ingest.conn_count),
+                   s->ingest.conn_count, server_plural(s->ingest.conn_count),
                    (unsigned long long)(limit > spent ? (limit - spent + 999) / 1000 : 0));
     } else {
         log_notice("shutting down: still writing the files of %zu session%s", s->sessions.live_count,
-                   plural(s->sessions.live_count));
+                   server_plural(s->sessions.live_count));
     }
 }
 

@@ -120,6 +120,14 @@ bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t s
     return cfg->rotation.max_duration_ms && span_ms >= cfg->rotation.max_duration_ms;
 }
 
+size_t session_name_split(const char *rel, size_t *dir_len)
+{
+    const char *slash = strrchr(rel, '/'), *dot = strrchr(rel, '.');
+    if (dir_len)
+        *dir_len = slash ? (size_t)(slash - rel) + 1 : 0;
+    return dot && (!slash || dot > slash) ? (size_t)(dot - rel) : strlen(rel);
+}
+
 int session_rename_part(recd_session *s, const char *rel)
 {
     if (!s->part || s->part->created)

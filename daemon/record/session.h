@@ -173,6 +173,9 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
 /* Gives the current part another name; only before its first job has created it (in the sample
  * call that started it). 0 or -ENOMEM. */
 int session_rename_part(recd_session *s, const char *rel);
+/* Splits a relative part name "DIR/STEM.EXT": returns the length of "DIR/STEM" (the name without
+ * its extension) and sets *dir_len, when not NULL, to the length of "DIR/" (0 without one). */
+size_t session_name_split(const char *rel, size_t *dir_len);
 
 /* A format's part of a session: one table per output format (session_rec.c, session_recap.c),
  * found by session_format_for() (session_formats.c). The registry (sessions.c,
@@ -181,7 +184,6 @@ int session_rename_part(recd_session *s, const char *rel);
  * indirect calls). */
 struct session_format {
     bool events; /* takes event messages */
-    bool ring;   /* can keep an instant-replay ring (an open with ring: true) */
     /* The open message (a new session): keeps what the format needs of it. 0, -ENOMEM, or
      * -EBADMSG with why. */
     int (*open)(recd_session *s, const recd_msg *open, char *why, size_t whylen);
@@ -204,6 +206,11 @@ struct session_format {
     void (*free)(recd_session *s);
     /* A save message (instant replay). 0, -ENOMEM, or -EBADMSG with why. */
     int (*save)(recd_session *s, const recd_msg *m, char *why, size_t whylen);
+    /* At start, after the .part files are recovered: completes what a crash left unfinished of
+     * this format under the output root (recover_what names it for the log). The number of
+     * things completed, or a negative errno. */
+    int (*recover_root)(int root_fd);
+    const char *recover_what;
 };
 
 #endif

@@ -21,6 +21,14 @@ static int refuse_as(session_input *in, recd_m_reason reason)
     return -EBADMSG;
 }
 
+/* Why an open with ring: true or a save is refused: the format keeps no ring (no save hook). */
+static void say_no_ring(const char *type, const char *key, recd_msg_format f, char *why,
+                        size_t whylen)
+{
+    snprintf(why, whylen, "%s of session '%s': %s sessions keep no instant-replay ring", type, key,
+             recd_msg_format_name(f));
+}
+
 recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void **handle)
 {
     session_input *in = ctx;
@@ -96,11 +104,10 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
     if (!ops)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "open of session '%s' without a format",
                       m->session);
-    if (m->open.ring && !ops->ring)
-        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
-                              "open of session '%s': %s sessions keep no instant-replay ring (ring: "
-                              "true is for samp-onfoot and samp-vehicle)",
-                              m->session, recd_msg_format_name(m->format));
+    if (m->open.ring && !ops->save) {
+        say_no_ring("open", m->session, m->format, why, whylen);
+        return refuse_as(in, RECD_M_SCHEMA);
+    }
     recd_session *s = session_table_get(&r->table, m->session);
     if (s) {
         if (s->format != m->format)
@@ -302,8 +309,7 @@ int sessions_save(recd_sessions *r, const char *key, uint32_t last_ms, const cha
         return -ENOENT;
     }
     if (!s->ops->save) {
-        snprintf(why, whylen, "save of session '%s': %s sessions keep no instant-replay ring", key,
-                 recd_msg_format_name(s->format));
+        say_no_ring("save", key, s->format, why, whylen);
         return -EBADMSG;
     }
     recd_msg m;
@@ -339,10 +345,10 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
         in->accepted = true;
         return 0;
     case RECD_MSG_SAVE: {
-        if (!s->ops->save)
-            return session_refuse(in, RECD_M_SCHEMA, why, whylen,
-                                  "save of session '%s': %s sessions keep no instant-replay ring",
-                                  s->key, recd_msg_format_name(s->format));
+        if (!s->ops->save) {
+            say_no_ring("save", s->key, s->format, why, whylen);
+            return refuse_as(in, RECD_M_SCHEMA);
+        }
         s->last_input_ms = now_ms;
         int rc = s->ops->save(s, m, why, whylen);
         if (rc == -EBADMSG)

@@ -105,11 +105,7 @@ static int store_new(recd_session *s, const char *first_part)
     manifest_store *st = calloc(1, sizeof *st);
     if (!st)
         return -ENOMEM;
-    size_t n = strlen(first_part);
-    const char *dot = strrchr(first_part, '.');
-    const char *slash = strrchr(first_part, '/');
-    if (dot && (!slash || dot > slash))
-        n = (size_t)(dot - first_part);
+    size_t n = session_name_split(first_part, NULL);
     if (n + sizeof ".json" > sizeof st->rel) {
         free(st);
         return -ENAMETOOLONG;
@@ -134,8 +130,7 @@ static int unique_name(recd_session *s, const player_data *pd)
     if (!taken)
         return 0;
     char rel[RECD_PATH_MAX];
-    const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
-    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - name) : strlen(name);
+    size_t stem = session_name_split(name, NULL);
     int n = snprintf(rel, sizeof rel, "%.*s-%u%s", (int)stem, name, s->part_no, name + stem);
     if (n < 0 || (size_t)n >= sizeof rel)
         return 0; /* left to the writer's suffix */
@@ -197,13 +192,12 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
     if (pl->rec_type != RECD_REC_TYPE_ONFOOT && pl->rec_type != RECD_REC_TYPE_VEHICLE)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen,
                               "state for session '%s': neither on foot nor vehicle", s->key);
-    /* Checked before a switch: a refused state must not end the current part. */
-    if ((pl->rec_type == RECD_REC_TYPE_ONFOOT ? recd_rec_onfoot_check(&m->onfoot)
-                                              : recd_rec_vehicle_check(&m->vehicle)) < 0)
-        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
-                              "state for session '%s': a float is NaN or infinite, or weapon / "
-                              "additional_key is out of range",
-                              s->key);
+    /* Checked and encoded before a switch: a refused state must not end the current part. */
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    uint32_t t;
+    int rc = session_rec_encode(s, in, m, (uint8_t)pl->rec_type, block, &t, why, whylen);
+    if (rc < 0)
+        return rc;
     if (switches(s, pd, m)) {
         if (s->part)
             player_end_part(s, false);
@@ -219,7 +213,7 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
         pd->seat = pl->seat;
     }
     const writer_part *before = s->part;
-    int rc = session_rec_state(s, in, m, meta, now_ms, why, whylen);
+    rc = session_rec_block(s, in, t, meta->has_time, block + 4, now_ms);
     if (rc < 0 || !s->part)
         return rc;
     recd_player_part *p = current(pd);
@@ -288,4 +282,6 @@ const session_format session_player_format = {
     .sample = player_state,
     .end_part = player_end_part,
     .free = player_free,
+    .recover_root = recd_player_manifest_recover_root,
+    .recover_what = "manifests",
 };

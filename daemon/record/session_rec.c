@@ -150,13 +150,11 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
     return 0;
 }
 
-/* A decoded state (NDJSON): checked and encoded, then written as a block of the session's
- * current type. */
-int session_rec_state(recd_session *s, session_input *in, const recd_msg *m,
-                      const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
+int session_rec_encode(recd_session *s, session_input *in, const recd_msg *m, uint8_t rec_type,
+                       uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE], uint32_t *time_ms, char *why,
+                       size_t whylen)
 {
-    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
-    bool onfoot = s->rec_type == RECD_REC_TYPE_ONFOOT;
+    bool onfoot = rec_type == RECD_REC_TYPE_ONFOOT;
     int rc = onfoot ? recd_rec_onfoot_check(&m->onfoot) : recd_rec_vehicle_check(&m->vehicle);
     if (rc < 0)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen,
@@ -167,17 +165,29 @@ int session_rec_state(recd_session *s, session_input *in, const recd_msg *m,
         recd_rec_onfoot_encode(&m->onfoot, block);
     else
         recd_rec_vehicle_encode(&m->vehicle, block);
-    uint32_t t = onfoot ? m->onfoot.time_ms : m->vehicle.time_ms;
+    *time_ms = onfoot ? m->onfoot.time_ms : m->vehicle.time_ms;
+    return 0;
+}
+
+/* A decoded state (NDJSON): checked and encoded, then written as a block of the session's
+ * current type. */
+static int rec_state(recd_session *s, session_input *in, const recd_msg *m,
+                     const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
+{
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    uint32_t t;
+    int rc = session_rec_encode(s, in, m, s->rec_type, block, &t, why, whylen);
+    if (rc < 0)
+        return rc;
     return session_rec_block(s, in, t, meta->has_time, block + 4, now_ms);
 }
 
 void session_rec_end_part(recd_session *s, bool session_end) { end_part(s, session_end); }
 
 const session_format session_rec_format = {
-    .ring = true,
     .open = rec_open,
     .save = rec_save,
     .free = rec_free,
-    .sample = session_rec_state,
+    .sample = rec_state,
     .end_part = end_part,
 };

@@ -16,10 +16,12 @@ extern const session_format session_rec_format;
 int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                       const uint8_t *fields, uint64_t now_ms);
 
-/* For samp-player sessions (session_player.c), which write the same blocks: a decoded state of
- * the session's current rec_type, and the end of a part. */
-int session_rec_state(recd_session *s, session_input *in, const recd_msg *m,
-                      const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen);
+/* For samp-player sessions (session_player.c), which write the same blocks: a decoded state
+ * checked and encoded as a block of rec_type (0, or a refusal with why; *time_ms its time), then
+ * given to session_rec_block; and the end of a part. */
+int session_rec_encode(recd_session *s, session_input *in, const recd_msg *m, uint8_t rec_type,
+                       uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE], uint32_t *time_ms, char *why,
+                       size_t whylen);
 void session_rec_end_part(recd_session *s, bool session_end);
 
 #endif

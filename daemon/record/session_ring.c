@@ -26,12 +26,6 @@ static uint8_t *at(const session_ring *r, size_t i) /* i-th oldest */
     return r->blocks + ((r->head + i) % r->cap) * r->block_len;
 }
 
-static uint32_t time_of(const uint8_t *block)
-{
-    return (uint32_t)block[0] | (uint32_t)block[1] << 8 | (uint32_t)block[2] << 16 |
-           (uint32_t)block[3] << 24;
-}
-
 int session_ring_start(recd_session *s, size_t block_len)
 {
     session_ring *r = calloc(1, sizeof *r);
@@ -97,7 +91,7 @@ int session_ring_put(recd_session *s, uint32_t t, const uint8_t *fields)
     memcpy(b + 4, fields, r->block_len - 4);
     r->count++;
     uint64_t window = s->env->cfg->ring.window_ms;
-    while (r->count > 1 && t - time_of(at(r, 0)) > window) {
+    while (r->count > 1 && t - recd_rec_block_time(at(r, 0)) > window) {
         r->head = (r->head + 1) % r->cap;
         r->count--;
     }
@@ -108,9 +102,10 @@ int session_ring_put(recd_session *s, uint32_t t, const uint8_t *fields)
 static int save_name(recd_session *s, const char *label)
 {
     char rel[RECD_PATH_MAX];
-    const char *name = s->part->name, *slash = strrchr(name, '/');
-    int dir = slash ? (int)(slash - name + 1) : 0;
-    int n = snprintf(rel, sizeof rel, "%.*s%s.rec", dir, name, label);
+    const char *name = s->part->name;
+    size_t dir;
+    session_name_split(name, &dir);
+    int n = snprintf(rel, sizeof rel, "%.*s%s.rec", (int)dir, name, label);
     if (n < 0 || (size_t)n >= sizeof rel)
         return -ENAMETOOLONG;
     return session_rename_part(s, rel);
@@ -124,13 +119,13 @@ int session_ring_save(recd_session *s, uint32_t last_ms, const char *label, uint
         snprintf(why, whylen, "save of session '%s': its ring holds no sample yet", s->key);
         return -EBADMSG;
     }
-    uint32_t newest = time_of(at(r, r->count - 1));
+    uint32_t newest = recd_rec_block_time(at(r, r->count - 1));
     uint32_t from = newest > last_ms ? newest - last_ms : 0;
     size_t first = 0;
-    while (time_of(at(r, first)) < from) /* times never decrease: the window is the tail */
+    while (recd_rec_block_time(at(r, first)) < from) /* times never decrease: the window is the tail */
         first++;
     size_t n = r->count - first;
-    uint32_t base = time_of(at(r, first));
+    uint32_t base = recd_rec_block_time(at(r, first));
     /* The writer works on the session's own queue: the part starts and ends here. */
     int rc = session_start_part(s, s->start_epoch_ms + base, 0);
     if (rc < 0) {
@@ -154,7 +149,7 @@ int session_ring_save(recd_session *s, uint32_t last_ms, const char *label, uint
     for (size_t i = 0; i < n; i++, out += r->block_len) {
         const uint8_t *b = at(r, first + i);
         memcpy(out, b, r->block_len);
-        recd_rec_block_set_time(out, time_of(b) - base);
+        recd_rec_block_set_time(out, recd_rec_block_time(b) - base);
     }
     log_info("session '%s': instant replay '%s' saved: %zu samples, %u ms (%u ms asked)", s->key,
              label, n, newest - base, last_ms);

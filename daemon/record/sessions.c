@@ -25,9 +25,16 @@ static recd_sessions *registry_of(const recd_session *s)
     return (recd_sessions *)((char *)s->env - offsetof(recd_sessions, env));
 }
 
-static void update_open_gauge(recd_sessions *r)
+/* Session s entered or left the table: the open gauges, total and by format. */
+static void update_open_gauge(recd_sessions *r, const recd_session *s, bool entered)
 {
-    recd_metric_set(r->env.metrics->sessions_open, 0, (int64_t)r->table.count);
+    recd_daemon_metrics *m = r->env.metrics;
+    recd_metric_set(m->sessions_open, 0, (int64_t)r->table.count);
+    size_t f = recd_metrics_format_of(s->format);
+    if (entered)
+        recd_metric_add(m->sessions_open_by_format, f, 1);
+    else
+        recd_metric_sub(m->sessions_open_by_format, f, 1);
 }
 
 int sessions_init(recd_sessions *r, uv_loop_t *loop, const recd_config *cfg,
@@ -121,7 +128,7 @@ static void destroy(recd_session *s)
     LIST_REMOVE(s, live);
     if (s->in_table) {
         session_table_remove(&r->table, s);
-        update_open_gauge(r);
+        update_open_gauge(r, s, false);
     }
     session_account(s, -(int64_t)s->buffered);
     writer_queue_discard(&s->queue);
@@ -150,7 +157,7 @@ void session_close(recd_session *s, const char *why)
         recd_sessions *r = registry_of(s);
         session_table_remove(&r->table, s);
         s->in_table = false;
-        update_open_gauge(r);
+        update_open_gauge(r, s, false);
     }
     s->closing = true;
     if (writer_idle(&s->queue))
@@ -279,7 +286,7 @@ int sessions_add(recd_sessions *r, recd_session *s)
     s->in_table = true;
     LIST_INSERT_HEAD(&r->live, s, live);
     r->live_count++;
-    update_open_gauge(r);
+    update_open_gauge(r, s, true);
     return 0;
 }
 

@@ -44,6 +44,8 @@ typedef struct recd_sessions {
 int sessions_init(recd_sessions *r, uv_loop_t *loop, const recd_config *cfg,
                   recd_daemon_metrics *metrics, writer_stage *writer, sessions_events on);
 void sessions_free(recd_sessions *r); /* after every session is gone */
+/* At start, after .part recovery: each format's recover_root step (session_formats.c), logged. */
+void sessions_recover_root(int root_fd);
 
 static inline uint64_t sessions_now_ms(const recd_sessions *r) { return uv_now(r->env.loop); }
 

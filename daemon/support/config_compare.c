@@ -32,6 +32,7 @@ static int row_equal(const row *r, const recd_config *a, const recd_config *b)
     case T_DURATION: return *(const uint64_t *)x == *(const uint64_t *)y;
     case T_ENUM: return *(const int *)x == *(const int *)y;
     case T_PATH:
+    case T_NAME:
     case T_TOKEN: return str_equal(*(char *const *)x, *(char *const *)y);
     case T_HOSTPORT: return hostport_equal(x, y);
     case T_TEMPLATE:
@@ -118,6 +119,7 @@ static void dump_row(writer *w, const row *r, const recd_config *cfg)
     case T_DURATION: recd_cfg_format_number(r, *(const uint64_t *)f, tmp, sizeof tmp); w_put(w, tmp); break;
     case T_ENUM: w_put(w, recd_cfg_enum_name(r->names, *(const int *)f)); break;
     case T_PATH:
+    case T_NAME:
     case T_TOKEN: {
         const char *s = *(char *const *)f;
         if (s)

@@ -169,7 +169,7 @@ const row recd_cfg_rows[] = {
     {"auth.token", T_TOKEN, OFF(auth.token), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
      "If set, every open message must carry this token (16-256 printable ASCII characters, no spaces)."},
 
-    {"nats.stream", T_PATH, OFF(nats.stream), 0, 0, F_NULLABLE, "", NULL,
+    {"nats.stream", T_NAME, OFF(nats.stream), 0, 0, F_NULLABLE, "", NULL,
      "JetStream stream a nats:// listener consumes (created when missing). Empty = RECD_ and the "
      "subject prefix with '.' as '_' (nats://h/game.eu reads RECD_game_eu)."},
     {"nats.partitions", T_U32, OFF(nats.partitions), 1, 1024, 0, "8", NULL,
@@ -181,7 +181,7 @@ const row recd_cfg_rows[] = {
     {"nats.max_in_flight", T_U32, OFF(nats.max_in_flight), 1, 100000, 0, "1024", NULL,
      "Messages of one partition taken and not yet acknowledged (not yet in a file) at most: beyond it "
      "recd pulls nothing more from that partition."},
-    {"nats.instance", T_PATH, OFF(nats.instance), 0, 0, F_NULLABLE, "", NULL,
+    {"nats.instance", T_NAME, OFF(nats.instance), 0, 0, F_NULLABLE, "", NULL,
      "This instance's name in the lease bucket. Empty = the host name and the process id."},
     {"nats.creds", T_PATH, OFF(nats.creds), 0, 0, F_NULLABLE, "", NULL,
      "NATS credentials file (JWT and NKey seed) for the connection. Empty = none."},
@@ -475,11 +475,12 @@ static int parse_token(const char *text, char **out, char *why, size_t cap)
     return 0;
 }
 
-static int parse_path(const char *text, char **out, char *why, size_t cap)
+/* A path or a name (what says which, for the error). */
+static int parse_path(const char *text, const char *what, char **out, char *why, size_t cap)
 {
     size_t n = strlen(text);
     if (n == 0 || n >= ROOT_PATH_MAX) {
-        snprintf(why, cap, n ? "path is too long" : "path must not be empty");
+        snprintf(why, cap, n ? "%s is too long" : "%s must not be empty", what);
         return -EINVAL;
     }
     char *copy = strdup(text);
@@ -523,12 +524,13 @@ int recd_cfg_parse_value(recd_config *cfg, const row *r, const char *text, char 
             *(uint64_t *)field = v;
         return rc;
     case T_PATH:
+    case T_NAME:
         if (!*text && (r->flags & F_NULLABLE)) {
             free(*(char **)field);
             *(char **)field = NULL;
             return 0;
         }
-        return parse_path(text, field, why, cap);
+        return parse_path(text, r->type == T_NAME ? "name" : "path", field, why, cap);
     case T_ENUM:
         return recd_cfg_parse_enum(r->names, text, field, why, cap);
     case T_MODE:
@@ -716,6 +718,7 @@ static const char *type_name(value_type t)
     case T_SIZE: return "size";
     case T_DURATION: return "duration";
     case T_PATH: return "path";
+    case T_NAME: return "name";
     case T_ENUM: return "enum";
     case T_MODE: return "mode";
     case T_HOSTPORT: return "address";

@@ -18,6 +18,7 @@ typedef enum value_type {
     T_SIZE,
     T_DURATION,
     T_PATH,
+    T_NAME, /* a name (nats.stream): stored like a path, shown as "name" */
     T_ENUM,
     T_MODE,
     T_HOSTPORT,

@@ -16,6 +16,8 @@
 
 #include <http_parser.h>
 
+#include "recd/message.h"
+
 #define URL_MAX 1024
 #define AUTH_MAX 300 /* "Bearer " and a token of at most 256 bytes */
 #define READ_CHUNK 4096
@@ -253,7 +255,9 @@ static void serve_health(conn *c)
     recd_buf_free(&r.json);
 }
 
-static bool query_value(const char *q, size_t qlen, const char *name, char *out, size_t cap)
+/* The value of name= in the query: 1 found, 0 absent, -1 longer than cap - 1 bytes (out then
+ * holds its first cap - 1 bytes). */
+static int query_value(const char *q, size_t qlen, const char *name, char *out, size_t cap)
 {
     size_t n = strlen(name);
     for (size_t i = 0; i < qlen;) {
@@ -261,16 +265,14 @@ static bool query_value(const char *q, size_t qlen, const char *name, char *out,
         while (end < qlen && q[end] != '&')
             end++;
         if (end - i > n && memcmp(q + i, name, n) == 0 && q[i + n] == '=') {
-            size_t vlen = end - i - n - 1;
-            if (vlen >= cap)
-                return false;
-            memcpy(out, q + i + n + 1, vlen);
-            out[vlen] = 0;
-            return true;
+            size_t vlen = end - i - n - 1, copy = vlen < cap ? vlen : cap - 1;
+            memcpy(out, q + i + n + 1, copy);
+            out[copy] = 0;
+            return vlen < cap ? 1 : -1;
         }
         i = end + 1;
     }
-    return false;
+    return 0;
 }
 
 /* POST /sessions/KEY/save?last=DUR[&label=LABEL], answered by the save callback. */
@@ -286,7 +288,10 @@ static bool route_save(conn *c, const char *path, size_t plen, const char *query
         respond_text(c, 405, "method not allowed: POST\n");
         return true;
     }
-    char key[72], last[32], label[72], text[300];
+    /* A label names a file like a session key does. One longer than any key is passed on cut to
+     * RECD_SESSION_KEY_MAX + 1 bytes, still too long, so that the callback refuses it with the
+     * label rule instead of it being dropped for a default name. */
+    char key[RECD_SESSION_KEY_MAX + 1], last[32], label[RECD_SESSION_KEY_MAX + 2], text[300];
     size_t klen = plen - pl - sl;
     if (klen >= sizeof key) {
         respond_text(c, 404, "no such session\n");
@@ -294,8 +299,8 @@ static bool route_save(conn *c, const char *path, size_t plen, const char *query
     }
     memcpy(key, path + pl, klen);
     key[klen] = 0;
-    bool has_last = query_value(query, qlen, "last", last, sizeof last);
-    bool has_label = query_value(query, qlen, "label", label, sizeof label);
+    bool has_last = query_value(query, qlen, "last", last, sizeof last) > 0;
+    bool has_label = query_value(query, qlen, "label", label, sizeof label) != 0;
     recd_http_save_request req = {key, has_last ? last : NULL, has_label ? label : NULL,
                                   c->auth_len ? c->auth : NULL, c->loopback};
     int code = c->srv->opt.save(c->srv->opt.save_ctx, &req, text, sizeof text - 1);

@@ -2,6 +2,7 @@
 /* Metrics registry, Prometheus text rendering and recd's metric set (see metrics.h). */
 #include "metrics.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -401,7 +402,8 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *buf)
 /* ---- recd's metric set ---- */
 
 static const char *const transport_values[] = {"tcp", "udp", "unix", "nats"};
-static const char *const format_values[] = {"samp-onfoot", "samp-vehicle", "recap", "carla", "samp-player"};
+/* Filled from recd_msg_format_name() by recd_daemon_metrics_init(). */
+static const char *format_values[RECD_M_FORMATS];
 static const char *const reason_values[] = {"framing", "too_large", "syntax", "schema",
                                             "unknown_session", "time_order", "auth", "already_open",
                                             "not_owner", "other"};
@@ -411,7 +413,6 @@ static const char *const version_values[] = {RECD_VERSION_STRING};
 static const char *const commit_values[] = {RECD_BUILD_COMMIT};
 
 _Static_assert(sizeof transport_values / sizeof *transport_values == RECD_M_TRANSPORTS, "transport labels");
-_Static_assert(sizeof format_values / sizeof *format_values == RECD_M_FORMATS, "format labels");
 _Static_assert(sizeof reason_values / sizeof *reason_values == RECD_M_REASONS, "reason labels");
 _Static_assert(sizeof write_error_values / sizeof *write_error_values == RECD_M_WRITE_ERRORS, "write labels");
 
@@ -465,6 +466,8 @@ static double process_start_time(void);
 int recd_daemon_metrics_init(recd_daemon_metrics *m)
 {
     memset(m, 0, sizeof *m);
+    for (size_t f = 0; f < RECD_M_FORMATS; f++)
+        format_values[f] = recd_msg_format_name((recd_msg_format)(f + 1));
     recd_metrics *r = recd_metrics_new();
     if (!r)
         return -ENOMEM;
@@ -588,13 +591,8 @@ void recd_daemon_metrics_free(recd_daemon_metrics *m)
 
 recd_m_format recd_metrics_format_of(recd_msg_format f)
 {
-    switch (f) {
-    case RECD_MSG_FMT_SAMP_VEHICLE: return RECD_M_SAMP_VEHICLE;
-    case RECD_MSG_FMT_RECAP: return RECD_M_RECAP;
-    case RECD_MSG_FMT_CARLA: return RECD_M_CARLA;
-    case RECD_MSG_FMT_SAMP_PLAYER: return RECD_M_SAMP_PLAYER;
-    default: return RECD_M_SAMP_ONFOOT;
-    }
+    assert(f != RECD_MSG_FMT_NONE && (size_t)f <= RECD_M_FORMATS);
+    return (size_t)f - 1;
 }
 
 void recd_metrics_input(recd_daemon_metrics *m, recd_m_transport t, recd_m_format f, uint64_t samples,

@@ -70,14 +70,10 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *out);
 /* ---- recd's metric set ---- */
 
 typedef enum recd_m_transport { RECD_M_TCP, RECD_M_UDP, RECD_M_UNIX, RECD_M_NATS, RECD_M_TRANSPORTS } recd_m_transport;
-typedef enum recd_m_format {
-    RECD_M_SAMP_ONFOOT,
-    RECD_M_SAMP_VEHICLE,
-    RECD_M_RECAP,
-    RECD_M_CARLA,
-    RECD_M_SAMP_PLAYER,
-    RECD_M_FORMATS
-} recd_m_format;
+/* The "format" label indexes the message formats (recd/message.h) without NONE: series f is
+ * format f + 1, its value recd_msg_format_name(f + 1). The last format is the count. */
+typedef size_t recd_m_format;
+#define RECD_M_FORMATS ((size_t)RECD_MSG_FMT_SAMP_PLAYER)
 
 /* Why an input message was rejected (label "reason" of recd_decode_errors_total). */
 typedef enum recd_m_reason {
@@ -118,7 +114,7 @@ typedef struct recd_daemon_metrics {
     recd_metrics *registry;
     recd_metric *build_info;                /* gauge {version, commit}, always 1 */
     recd_metric *sessions_open;             /* gauge */
-    recd_metric *sessions_open_by_format;   /* gauge {format}, published at each scrape */
+    recd_metric *sessions_open_by_format;   /* gauge {format}, kept by the session registry */
     recd_metric *connections_open;          /* gauge, published at each scrape */
     recd_metric *samples_total;             /* counter {transport, format} */
     recd_metric *in_bytes_total;            /* counter {transport, format} */
@@ -181,7 +177,8 @@ void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, dou
 void recd_metrics_write_errors(recd_daemon_metrics *m, int err, uint64_t n);
 /* Counts accepted bytes that never reached a file. */
 void recd_metrics_bytes_lost(recd_daemon_metrics *m, uint64_t n);
-/* The metrics label of a message format (recorded formats only; others count as samp-onfoot). */
+/* The metrics label of a message format; f must be a format, not RECD_MSG_FMT_NONE (an accepted
+ * message always belongs to a session opened with one). */
 recd_m_format recd_metrics_format_of(recd_msg_format f);
 void recd_metrics_config_reload(recd_daemon_metrics *m, int ok);
 void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_conn_drop reason);

@@ -137,6 +137,8 @@ expect_post 200 "/sessions/r-held/save?last=2s&label=http-clip"
 expect_post 200 "/sessions/r-held/save?last=1h"
 expect_post 400 "/sessions/r-held/save"
 expect_post 400 "/sessions/r-held/save?last=2s&label=.x"
+# A label longer than a key is refused, not replaced by a default name.
+expect_post 400 "/sessions/r-held/save?last=2s&label=$(printf 'L%.0s' $(seq 100))"
 expect_post 404 "/sessions/nobody/save?last=2s"
 got=$(python3 -c 'import sys,urllib.request,urllib.error
 try: urllib.request.urlopen("http://%s/sessions/r-held/save?last=2s" % sys.argv[1], timeout=10)

@@ -69,6 +69,13 @@ static inline void recd_rec_block_set_time(uint8_t *block, uint32_t time_ms)
     block[3] = (uint8_t)(time_ms >> 24);
 }
 
+/* A block's time_ms (its first four bytes, little-endian). */
+static inline uint32_t recd_rec_block_time(const uint8_t *block)
+{
+    return (uint32_t)block[0] | (uint32_t)block[1] << 8 | (uint32_t)block[2] << 16 |
+           (uint32_t)block[3] << 24;
+}
+
 static inline uint16_t recd_rec_hydra_thrust(recd_rec_vehicle_extra e, int i)
 {
     return (uint16_t)(i == 0 ? e.bits & 0xFFFFu : e.bits >> 16);

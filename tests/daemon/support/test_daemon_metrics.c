@@ -123,9 +123,9 @@ static void recd_set(void **state)
     (void)state;
     recd_daemon_metrics m;
     assert_int_equal(recd_daemon_metrics_init(&m), 0);
-    recd_metrics_input(&m, RECD_M_UDP, RECD_M_RECAP, 1, 120);
-    recd_metrics_input(&m, RECD_M_UDP, RECD_M_RECAP, 1, 80);
-    recd_metrics_input(&m, RECD_M_TCP, RECD_M_SAMP_ONFOOT, 1, 72);
+    recd_metrics_input(&m, RECD_M_UDP, recd_metrics_format_of(RECD_MSG_FMT_RECAP), 1, 120);
+    recd_metrics_input(&m, RECD_M_UDP, recd_metrics_format_of(RECD_MSG_FMT_RECAP), 1, 80);
+    recd_metrics_input(&m, RECD_M_TCP, recd_metrics_format_of(RECD_MSG_FMT_SAMP_ONFOOT), 1, 72);
     recd_metrics_decode_error(&m, RECD_M_TOO_LARGE);
     recd_metrics_decode_error(&m, RECD_M_REASONS); /* out of range: ignored */
     recd_metrics_flush_done(&m, 4096, 0.002);
@@ -192,7 +192,7 @@ static void *writer_thread(void *arg)
 {
     (void)arg;
     for (int i = 0; i < 100000; i++) {
-        recd_metrics_input(&shared, RECD_M_TCP, RECD_M_RECAP, 1, 3);
+        recd_metrics_input(&shared, RECD_M_TCP, recd_metrics_format_of(RECD_MSG_FMT_RECAP), 1, 3);
         recd_metric_observe(shared.flush_latency_seconds, 0, 0.25);
         recd_metric_add(shared.buffered_bytes, 0, 2);
         recd_metric_sub(shared.buffered_bytes, 0, 2);
@@ -211,7 +211,7 @@ static void concurrent_updates(void **state)
         render(shared.registry); /* rendering while writers run is allowed */
     for (int i = 0; i < 4; i++)
         pthread_join(t[i], NULL);
-    size_t s = recd_metric_series2(shared.samples_total, RECD_M_TCP, RECD_M_RECAP);
+    size_t s = recd_metric_series2(shared.samples_total, RECD_M_TCP, recd_metrics_format_of(RECD_MSG_FMT_RECAP));
     assert_int_equal(recd_metric_value(shared.samples_total, s), 400000);
     assert_int_equal(recd_metric_value(shared.bytes_in_total, s), 1200000);
     assert_int_equal(recd_metric_value(shared.buffered_bytes, 0), 0);
