@@ -25,9 +25,18 @@ typedef struct recd_edit_xform {
     double translate[3];
 } recd_edit_xform;
 
+/* How diff names the place of a message (edit_diff.c). */
+typedef enum recd_edit_place {
+    RECD_EDIT_PLACE_TIME,  /* "tick 40 state": by its time in time_unit (.recap) */
+    RECD_EDIT_PLACE_BLOCK, /* "block 12 (t 1200 ms)": by the states before it (.rec) */
+    RECD_EDIT_PLACE_FRAME  /* "frame 3 (t 100 ms)": a state opens a frame, the events after it
+                              belong to it: "frame 3 event" (CARLA .log) */
+} recd_edit_place;
+
 struct recd_format_edit {
     const char *time_unit; /* "ms", "tick" */
     const char *unit_name; /* what diff names a position by: "block", "tick", "frame" */
+    recd_edit_place place; /* and how it counts it */
     /* Why retime / transform do not apply, when their hooks are NULL. */
     const char *no_retime, *no_transform;
 

@@ -204,6 +204,7 @@ static bool recap_track_point(const recd_msg *m, recd_track_point *p)
 const struct recd_format_edit recd_recap__edit = {
     .time_unit = "tick",
     .unit_name = "tick",
+    .place = RECD_EDIT_PLACE_TIME,
     .no_retime = "its clock is the game's fixed tick",
     .no_transform = "its events hold world positions a transform cannot move",
     .time_of = recap_time_of,
