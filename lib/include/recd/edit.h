@@ -23,6 +23,9 @@ extern "C" {
 
 /* "ms" or "tick": the unit edit times are given in for f; NULL when f cannot be edited. */
 RECD_API const char *recd_edit_time_unit(const recd_format *f);
+/* Milliseconds in one of those units: 1 for "ms", 50 for Recap's ticks; 0 when f cannot be
+ * edited. */
+RECD_API uint32_t recd_edit_unit_ms(const recd_format *f);
 
 /* One input file in memory. */
 typedef struct recd_edit_input {

@@ -111,3 +111,8 @@ const char *recd_edit_time_unit(const recd_format *f)
 {
     return f && f->edit ? f->edit->time_unit : NULL;
 }
+
+uint32_t recd_edit_unit_ms(const recd_format *f)
+{
+    return f && f->edit ? f->edit->unit_ms : 0;
+}

@@ -35,6 +35,7 @@ typedef enum recd_edit_place {
 
 struct recd_format_edit {
     const char *time_unit; /* "ms", "tick" */
+    uint32_t unit_ms;      /* milliseconds in one time_unit: 1, or 50 for Recap's ticks */
     const char *unit_name; /* what diff names a position by: "block", "tick", "frame" */
     recd_edit_place place; /* and how it counts it */
     /* Why retime / transform do not apply, when their hooks are NULL. */

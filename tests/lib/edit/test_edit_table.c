@@ -19,9 +19,12 @@ static void test_edit_hooks_complete(void **state)
         if (!e) {
             assert_false(recd_format_is_recorded(f)); /* what recd writes, rectool can edit */
             assert_null(recd_edit_time_unit(f));
+            assert_int_equal(recd_edit_unit_ms(f), 0);
             continue;
         }
         assert_string_equal(recd_edit_time_unit(f), e->time_unit);
+        assert_int_equal(recd_edit_unit_ms(f), e->unit_ms);
+        assert_true(e->unit_ms >= 1);
         assert_true(e->unit_name && e->unit_name[0]);
         if (recd_format_is_recorded(f)) {
             assert_non_null(e->time_of);
@@ -43,6 +46,10 @@ static void test_edit_hooks_complete(void **state)
     assert_string_equal(recd_edit_time_unit(recd_format_find("samp-vehicle")), "ms");
     assert_string_equal(recd_edit_time_unit(recd_format_find("recap")), "tick");
     assert_string_equal(recd_edit_time_unit(recd_format_find("carla")), "ms");
+    assert_int_equal(recd_edit_unit_ms(recd_format_find("samp-onfoot")), 1);
+    assert_int_equal(recd_edit_unit_ms(recd_format_find("recap")), 50);
+    assert_int_equal(recd_edit_unit_ms(recd_format_find("carla")), 1);
+    assert_int_equal(recd_edit_unit_ms(NULL), 0);
 }
 
 int main(void)

@@ -316,6 +316,7 @@ static int carla_concat(const recd_edit_msgs *in, size_t n, int64_t gap, recd_ms
 
 const struct recd_format_edit recd_carla__edit = {
     .time_unit = "ms",
+    .unit_ms = 1,
     .unit_name = "frame",
     .place = RECD_EDIT_PLACE_FRAME,
     .no_retime = "CARLA's replayer already plays a log at any speed (its time factor), and "

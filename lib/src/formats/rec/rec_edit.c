@@ -141,6 +141,7 @@ static bool rec_track_point(const recd_msg *m, recd_track_point *p)
 
 const struct recd_format_edit recd_rec__edit = {
     .time_unit = "ms",
+    .unit_ms = 1,
     .unit_name = "block",
     .place = RECD_EDIT_PLACE_BLOCK,
     .time_of = rec_time_of,

@@ -203,6 +203,7 @@ static bool recap_track_point(const recd_msg *m, recd_track_point *p)
 
 const struct recd_format_edit recd_recap__edit = {
     .time_unit = "tick",
+    .unit_ms = RECD_RECAP_TICK_MS,
     .unit_name = "tick",
     .place = RECD_EDIT_PLACE_TIME,
     .no_retime = "its clock is the game's fixed tick",
