@@ -43,6 +43,10 @@ struct recd_format_edit {
 
     /* Time of a state or event in time_unit; flush messages have none (return -1). */
     int64_t (*time_of)(const recd_msg *m);
+    /* For clocks finer than time_unit (CARLA's elapsed seconds): the exact time in ms, below
+     * 2^63, or < 0 for none. time_of rounds it; recd_edit_msg_time_ms() truncates it, as replays
+     * always have. NULL: time_of x unit_ms is exact. */
+    double (*exact_ms)(const recd_msg *m);
     /* cut: writes the messages of [o->from, o->to) through emit, open first, close last. */
     int (*cut)(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_fn emit, void *ctx,
                char *err, size_t errlen);

@@ -19,12 +19,18 @@
 
 #define CARLA_MAX_MS 1e15 /* elapsed seconds beyond 1e12 are no simulation time */
 
-static int64_t carla_time_of(const recd_msg *m)
+static double carla_exact_ms(const recd_msg *m)
 {
-    if (m->type != RECD_MSG_STATE)
+    if (m->type != RECD_MSG_STATE || !m->carla_state)
         return -1;
     double ms = m->carla_state->elapsed * 1000.0;
-    return ms >= 0 && ms < CARLA_MAX_MS ? (int64_t)llround(ms) : -1;
+    return ms >= 0 && ms < CARLA_MAX_MS ? ms : -1;
+}
+
+static int64_t carla_time_of(const recd_msg *m)
+{
+    double ms = carla_exact_ms(m);
+    return ms >= 0 ? (int64_t)llround(ms) : -1;
 }
 
 /* ---- the actors alive at a point of the log ----------------------------------------------- */
@@ -324,6 +330,7 @@ const struct recd_format_edit recd_carla__edit = {
     .no_transform = "a log replays inside its map: moved actors would leave the map's roads, "
                     "and map actors (traffic lights, signs) stay where the map has them",
     .time_of = carla_time_of,
+    .exact_ms = carla_exact_ms,
     .cut = carla_cut,
     .concat = carla_concat,
     .track = recd_carla__track,

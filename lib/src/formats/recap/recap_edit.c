@@ -18,9 +18,9 @@
 
 static int64_t recap_time_of(const recd_msg *m)
 {
-    if (m->type == RECD_MSG_STATE)
+    if (m->type == RECD_MSG_STATE && m->recap_state)
         return (int64_t)m->recap_state->tick;
-    if (m->type == RECD_MSG_EVENT)
+    if (m->type == RECD_MSG_EVENT && m->recap_event)
         return (int64_t)m->recap_event->tick;
     return -1;
 }
