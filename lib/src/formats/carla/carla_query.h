@@ -25,7 +25,6 @@ int carla_query_open(carla_reader *r, const uint8_t *buf, size_t len, bool json,
 int carla_put_query_header(const carla_reader *r, recd_buf *out); /* Version, Map, Date, blank */
 int carla_put_json_header(const carla_reader *r, recd_buf *out);  /* {"version":..,"width":..  */
 int carla_put_vec(recd_buf *out, const uint8_t *p, unsigned w);   /* (x, y, z) in %g */
-size_t carla_rec_size(unsigned kind, unsigned w, const uint8_t *p, size_t len);
 bool carla_is_event(const recd_carla_packet *p);
 
 /* Blueprint ids by actor id, from EventAdd records. */

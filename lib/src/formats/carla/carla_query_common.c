@@ -75,11 +75,6 @@ int carla_put_vec(recd_buf *out, const uint8_t *p, unsigned w)
     return carla_out_printf(out, "(%g, %g, %g)", carla_vat(p, w, 0), carla_vat(p, w, 1), carla_vat(p, w, 2));
 }
 
-size_t carla_rec_size(unsigned kind, unsigned w, const uint8_t *p, size_t len)
-{
-    return carla_record_size(carla_kind(kind, w)->fields, w, p, len);
-}
-
 bool carla_is_event(const recd_carla_packet *p)
 {
     return !p->raw && p->kind >= RECD_CARLA_EVENT_ADD && p->kind <= RECD_CARLA_COLLISION;
