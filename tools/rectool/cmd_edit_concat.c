@@ -62,14 +62,15 @@ int cmd_edit_concat(int argc, char **argv)
     }
     int64_t gap = -1;
     if (exit_code == RT_EXIT_OK && gap_text) {
-        const char *unit = rt_edit_unit("concat", &in[0]);
+        const recd_format *f = rt_edit_format("concat", &in[0]);
         const char *why = NULL;
-        if (!unit)
+        char words[48];
+        if (!f)
             exit_code = RT_EXIT_INVALID;
-        else if (rt_edit_parse_time(gap_text, unit, &gap, &why) < 0)
+        else if (rt_edit_parse_time(gap_text, f, &gap, &why) < 0)
             exit_code = rt_usage_error("concat", usage,
                                        "--gap: invalid time '%s': %s (a number alone counts %s)", gap_text,
-                                       why, rt_edit_unit_words(unit));
+                                       why, rt_edit_unit_words(f, words, sizeof words));
     }
     if (exit_code == RT_EXIT_OK) {
         recd_buf out = {0};

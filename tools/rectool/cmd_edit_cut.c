@@ -57,18 +57,19 @@ int cmd_edit_cut(int argc, char **argv)
     int rc = rt_edit_open("cut", argv[optind], &in);
     if (rc)
         return rc;
-    const char *unit = rt_edit_unit("cut", &in);
+    const recd_format *f = rt_edit_format("cut", &in);
     recd_cut_opts o = {0, -1, keep};
     const char *why = NULL;
+    char words[48];
     int exit_code = RT_EXIT_OK;
-    if (!unit)
+    if (!f)
         exit_code = RT_EXIT_INVALID;
-    else if (from && rt_edit_parse_time(from, unit, &o.from, &why) < 0)
+    else if (from && rt_edit_parse_time(from, f, &o.from, &why) < 0)
         exit_code = rt_usage_error("cut", usage, "--from: invalid time '%s': %s (a number alone counts %s)",
-                                   from, why, rt_edit_unit_words(unit));
-    else if (to && rt_edit_parse_time(to, unit, &o.to, &why) < 0)
+                                   from, why, rt_edit_unit_words(f, words, sizeof words));
+    else if (to && rt_edit_parse_time(to, f, &o.to, &why) < 0)
         exit_code = rt_usage_error("cut", usage, "--to: invalid time '%s': %s (a number alone counts %s)",
-                                   to, why, rt_edit_unit_words(unit));
+                                   to, why, rt_edit_unit_words(f, words, sizeof words));
     if (exit_code == RT_EXIT_OK) {
         recd_buf out = {0};
         char err[256] = "";

@@ -108,8 +108,8 @@ int cmd_edit_split(int argc, char **argv)
     int rc = rt_edit_open("split", path, &in);
     if (rc)
         return rc;
-    const char *unit = rt_edit_unit("split", &in);
-    int exit_code = unit ? RT_EXIT_OK : RT_EXIT_INVALID;
+    const recd_format *f = rt_edit_format("split", &in);
+    int exit_code = f ? RT_EXIT_OK : RT_EXIT_INVALID;
     int64_t *at = malloc(SPLIT_MAX_POINTS * sizeof *at);
     split_pieces *pieces = calloc(1, sizeof *pieces);
     size_t n = 0;
@@ -122,10 +122,11 @@ int cmd_edit_split(int argc, char **argv)
         for (char *t = strtok_r(buf, ",", &save); t && exit_code == RT_EXIT_OK;
              t = strtok_r(NULL, ",", &save)) {
             const char *why = "too many split points";
-            if (n == SPLIT_MAX_POINTS || rt_edit_parse_time(t, unit, &at[n], &why) < 0)
+            char words[48];
+            if (n == SPLIT_MAX_POINTS || rt_edit_parse_time(t, f, &at[n], &why) < 0)
                 exit_code = rt_usage_error("split", usage,
                                            "--at: invalid time '%s': %s (a number alone counts %s)", t, why,
-                                           rt_edit_unit_words(unit));
+                                           rt_edit_unit_words(f, words, sizeof words));
             n++;
         }
     }

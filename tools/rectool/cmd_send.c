@@ -18,6 +18,7 @@
 #include "nats_publish.h"
 #include "progress.h"
 #include "recd/client.h"
+#include "recd/edit.h"
 #include "recd/fleet.h"
 #include "recd/synth.h"
 #include "send_queue.h"
@@ -225,22 +226,11 @@ typedef struct track {
     uint64_t done; /* progress units sent (sending loop only) */
 } track;
 
+/* When m is due: its own time, or (open, flush, events without one) the message's before it. */
 static uint64_t msg_time_ms(const recd_msg *m, uint64_t last)
 {
-    uint64_t t = last;
-    if (m->format == RECD_MSG_FMT_CARLA) { /* a frame's elapsed seconds; events go with it */
-        if (m->type == RECD_MSG_STATE && m->carla_state && m->carla_state->elapsed > 0 &&
-            m->carla_state->elapsed < 1e12)
-            t = (uint64_t)(m->carla_state->elapsed * 1000.0);
-    } else if (m->type == RECD_MSG_STATE && m->format == RECD_MSG_FMT_RECAP && m->recap_state)
-        t = m->recap_state->tick * RECD_RECAP_TICK_MS;
-    else if (m->type == RECD_MSG_STATE && m->format == RECD_MSG_FMT_SAMP_VEHICLE)
-        t = m->vehicle.time_ms;
-    else if (m->type == RECD_MSG_STATE)
-        t = m->onfoot.time_ms;
-    else if (m->type == RECD_MSG_EVENT && m->format == RECD_MSG_FMT_RECAP && m->recap_event)
-        t = m->recap_event->tick * RECD_RECAP_TICK_MS;
-    return t > last ? t : last;
+    int64_t t = recd_edit_msg_time_ms(m);
+    return t >= 0 && (uint64_t)t > last ? (uint64_t)t : last;
 }
 
 /* Reader thread: hands one decoded message to the sending loop, waiting while its queue is full. */

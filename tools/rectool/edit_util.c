@@ -3,6 +3,7 @@
 #include "edit_util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -41,7 +42,7 @@ int rt_edit_parse_number(const char *text, double *out)
     return 0;
 }
 
-int rt_edit_parse_time(const char *text, const char *unit, int64_t *out, const char **why)
+int rt_edit_parse_time(const char *text, const recd_format *f, int64_t *out, const char **why)
 {
     *why = NULL;
     bool digits = *text != '\0';
@@ -62,7 +63,12 @@ int rt_edit_parse_time(const char *text, const char *unit, int64_t *out, const c
     int rc = recd_parse_duration_ms(text, &ms, why);
     if (rc < 0)
         return rc;
-    uint64_t v = strcmp(unit, "tick") == 0 ? (ms + 25) / 50 : ms; /* ticks of 50 ms, rounded */
+    uint64_t unit_ms = recd_edit_unit_ms(f);
+    if (unit_ms == 0) {
+        *why = "the file cannot be edited";
+        return -EINVAL;
+    }
+    uint64_t v = (ms + unit_ms / 2) / unit_ms; /* whole units, rounded */
     if (v > (uint64_t)INT64_MAX) {
         *why = "value too large";
         return -ERANGE;
@@ -90,9 +96,13 @@ int rt_edit_parse_seconds(const char *text, double *out, const char **why)
     return rc;
 }
 
-const char *rt_edit_unit_words(const char *unit)
+const char *rt_edit_unit_words(const recd_format *f, char *buf, size_t n)
 {
-    return strcmp(unit, "tick") == 0 ? "ticks of 50 ms" : "milliseconds";
+    uint32_t unit_ms = recd_edit_unit_ms(f);
+    if (unit_ms <= 1)
+        return "milliseconds";
+    snprintf(buf, n, "%ss of %" PRIu32 " ms", recd_edit_time_unit(f), unit_ms);
+    return buf;
 }
 
 int rt_edit_parse_vec3(const char *text, double out[3])
@@ -110,14 +120,15 @@ int rt_edit_parse_vec3(const char *text, double out[3])
     return p ? -EINVAL : 0;
 }
 
-const char *rt_edit_unit(const char *cmd, const rt_input *in)
+const recd_format *rt_edit_format(const char *cmd, const rt_input *in)
 {
     const recd_format *f = recd_format_sniff(in->data, in->len, NULL);
-    const char *unit = recd_edit_time_unit(f);
-    if (!unit)
+    if (!recd_edit_time_unit(f)) {
         fprintf(stderr, "rectool %s: %s: %s%s\n", cmd, in->path, f ? f->name : "not a recording recd knows",
                 f ? " files cannot be edited (.rec, .recap and CARLA .log can)" : "");
-    return unit;
+        return NULL;
+    }
+    return f;
 }
 
 int rt_edit_write(const char *cmd, const char *path, const recd_buf *data, bool quiet)

@@ -14,22 +14,23 @@
 int rt_edit_open(const char *cmd, const char *path, rt_input *in);
 recd_edit_input rt_edit_input_of(const rt_input *in);
 
-/* A time in the unit of the file's format ("ms", "tick"): a bare integer is in that unit; anything
- * else is a duration for librecd's parser (recd/units.h: "90s", "1m30s", "1500ms"), converted to
- * ticks of 50 ms (rounded) for "tick". 0, or -EINVAL / -ERANGE with *why saying what is wrong. */
-int rt_edit_parse_time(const char *text, const char *unit, int64_t *out, const char **why);
+/* A time in the edit unit of format f (recd_edit_time_unit(): "ms", "tick"): a bare integer is in
+ * that unit; anything else is a duration for librecd's parser (recd/units.h: "90s", "1m30s",
+ * "1500ms"), converted to whole units of recd_edit_unit_ms(f) (rounded). 0, or -EINVAL / -ERANGE
+ * with *why saying what is wrong. */
+int rt_edit_parse_time(const char *text, const recd_format *f, int64_t *out, const char **why);
 /* Seconds for plot: a number alone is seconds (5, 12.5); anything else is a duration for
  * librecd's parser (1m30s). 0, or -EINVAL / -ERANGE with *why saying what is wrong. */
 int rt_edit_parse_seconds(const char *text, double *out, const char **why);
-/* "milliseconds" or "ticks": the unit in words, for messages. */
-const char *rt_edit_unit_words(const char *unit);
+/* f's edit unit in words, for messages: "milliseconds", or "ticks of 50 ms" (written into buf). */
+const char *rt_edit_unit_words(const recd_format *f, char *buf, size_t n);
 /* "X,Y,Z" as three finite numbers. 0 or -EINVAL. */
 int rt_edit_parse_vec3(const char *text, double out[3]);
 /* A finite number. 0 or -EINVAL. */
 int rt_edit_parse_number(const char *text, double *out);
 
-/* The time unit of the file in in, or NULL (with a message) when it cannot be edited. */
-const char *rt_edit_unit(const char *cmd, const rt_input *in);
+/* The format of the file in in, or NULL (with a message) when it cannot be edited. */
+const recd_format *rt_edit_format(const char *cmd, const rt_input *in);
 
 /* Checks data with its format's verify hook and writes it to path (OUT.part + rename). An output
  * that does not verify is not written: "rectool CMD: internal error: ..." and RT_EXIT_INVALID.

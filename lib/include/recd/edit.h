@@ -23,6 +23,14 @@ extern "C" {
 
 /* "ms" or "tick": the unit edit times are given in for f; NULL when f cannot be edited. */
 RECD_API const char *recd_edit_time_unit(const recd_format *f);
+/* Milliseconds in one of those units: 1 for "ms", 50 for Recap's ticks; 0 when f cannot be
+ * edited. */
+RECD_API uint32_t recd_edit_unit_ms(const recd_format *f);
+/* The time of message m in ms from its recording's start, as its format's edit entry reads it
+ * (the time in the unit above x its ms; CARLA's elapsed seconds truncated to whole ms), for
+ * replaying a recording at its pace. -1 for a message without a time of its own (open, close,
+ * flush, .rec and CARLA events) or of a format that cannot be edited. */
+RECD_API int64_t recd_edit_msg_time_ms(const recd_msg *m);
 
 /* One input file in memory. */
 typedef struct recd_edit_input {

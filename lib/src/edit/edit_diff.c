@@ -97,12 +97,15 @@ static void where(const recd_edit_msgs *l, size_t i, uint64_t state_index, char 
         snprintf(out, n, "header");
     else if (m->type == RECD_MSG_CLOSE)
         snprintf(out, n, "end");
-    else if (strcmp(e->unit_name, "block") == 0)
-        snprintf(out, n, "block %" PRIu64 " (t %lld %s)", state_index, (long long)t, e->time_unit);
-    else if (strcmp(e->unit_name, "frame") == 0 && m->type == RECD_MSG_STATE)
-        snprintf(out, n, "frame %" PRIu64 " (t %lld %s)", state_index + 1, (long long)t, e->time_unit);
-    else if (strcmp(e->unit_name, "frame") == 0) /* an event belongs to the frame before it */
-        snprintf(out, n, "frame %" PRIu64 " %s", state_index, recd_msg_type_name(m->type));
+    else if (e->place == RECD_EDIT_PLACE_BLOCK)
+        snprintf(out, n, "%s %" PRIu64 " (t %lld %s)", e->unit_name, state_index, (long long)t,
+                 e->time_unit);
+    else if (e->place == RECD_EDIT_PLACE_FRAME && m->type == RECD_MSG_STATE)
+        snprintf(out, n, "%s %" PRIu64 " (t %lld %s)", e->unit_name, state_index + 1, (long long)t,
+                 e->time_unit);
+    else if (e->place == RECD_EDIT_PLACE_FRAME) /* an event belongs to the frame before it */
+        snprintf(out, n, "%s %" PRIu64 " %s", e->unit_name, state_index,
+                 recd_msg_type_name(m->type));
     else if (t >= 0)
         snprintf(out, n, "%s %lld %s", e->unit_name, (long long)t, recd_msg_type_name(m->type));
     else

@@ -4,6 +4,7 @@
 #include "edit/edit_internal.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,4 +111,33 @@ int edit_unsupported(const recd_edit_msgs *l, const char *op, const char *why, c
 const char *recd_edit_time_unit(const recd_format *f)
 {
     return f && f->edit ? f->edit->time_unit : NULL;
+}
+
+uint32_t recd_edit_unit_ms(const recd_format *f)
+{
+    return f && f->edit ? f->edit->unit_ms : 0;
+}
+
+/* The edit entry that reads m: a samp-player session has none of its own (its parts are .rec files
+ * of either type), so its states are read as .rec blocks. */
+static const struct recd_format_edit *edit_of_msg(const recd_msg *m)
+{
+    recd_msg_format mf = m->format == RECD_MSG_FMT_SAMP_PLAYER ? RECD_MSG_FMT_SAMP_ONFOOT : m->format;
+    const recd_format *f = recd_format_of_msg(mf);
+    return f ? f->edit : NULL;
+}
+
+int64_t recd_edit_msg_time_ms(const recd_msg *m)
+{
+    const struct recd_format_edit *e = m ? edit_of_msg(m) : NULL;
+    if (!e || !e->time_of || !e->unit_ms)
+        return -1;
+    if (e->exact_ms) {
+        double ms = e->exact_ms(m);
+        return ms >= 0 ? (int64_t)ms : -1; /* truncated: never before its time */
+    }
+    int64_t t = e->time_of(m);
+    if (t < 0)
+        return -1;
+    return t > INT64_MAX / e->unit_ms ? INT64_MAX : t * (int64_t)e->unit_ms;
 }

@@ -25,14 +25,28 @@ typedef struct recd_edit_xform {
     double translate[3];
 } recd_edit_xform;
 
+/* How diff names the place of a message (edit_diff.c). */
+typedef enum recd_edit_place {
+    RECD_EDIT_PLACE_TIME,  /* "tick 40 state": by its time in time_unit (.recap) */
+    RECD_EDIT_PLACE_BLOCK, /* "block 12 (t 1200 ms)": by the states before it (.rec) */
+    RECD_EDIT_PLACE_FRAME  /* "frame 3 (t 100 ms)": a state opens a frame, the events after it
+                              belong to it: "frame 3 event" (CARLA .log) */
+} recd_edit_place;
+
 struct recd_format_edit {
     const char *time_unit; /* "ms", "tick" */
+    uint32_t unit_ms;      /* milliseconds in one time_unit: 1, or 50 for Recap's ticks */
     const char *unit_name; /* what diff names a position by: "block", "tick", "frame" */
+    recd_edit_place place; /* and how it counts it */
     /* Why retime / transform do not apply, when their hooks are NULL. */
     const char *no_retime, *no_transform;
 
     /* Time of a state or event in time_unit; flush messages have none (return -1). */
     int64_t (*time_of)(const recd_msg *m);
+    /* For clocks finer than time_unit (CARLA's elapsed seconds): the exact time in ms, below
+     * 2^63, or < 0 for none. time_of rounds it; recd_edit_msg_time_ms() truncates it, as replays
+     * always have. NULL: time_of x unit_ms is exact. */
+    double (*exact_ms)(const recd_msg *m);
     /* cut: writes the messages of [o->from, o->to) through emit, open first, close last. */
     int (*cut)(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_fn emit, void *ctx,
                char *err, size_t errlen);

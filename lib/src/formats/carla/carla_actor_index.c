@@ -58,7 +58,8 @@ static int grow(carla_actor_index *x)
 
 int carla_index_put(carla_actor_index *x, uint32_t id, size_t slot)
 {
-    if ((x->n + 1) * 2 > x->cap) {
+    size_t old;
+    if (!carla_index_get(x, id, &old) && (x->n + 1) * 2 > x->cap) {
         int rc = grow(x);
         if (rc < 0)
             return rc;

@@ -18,7 +18,7 @@ typedef struct carla_actor_index {
 
 /* The slot of id, or false. */
 bool carla_index_get(const carla_actor_index *x, uint32_t id, size_t *slot);
-/* Sets (or replaces) id's slot. -ENOMEM, or -E2BIG beyond 2^24 ids. */
+/* Sets (or replaces) id's slot. -ENOMEM, or -E2BIG beyond 2^24 ids; replacing never fails. */
 int carla_index_put(carla_actor_index *x, uint32_t id, size_t slot);
 void carla_index_free(carla_actor_index *x);
 

@@ -19,12 +19,18 @@
 
 #define CARLA_MAX_MS 1e15 /* elapsed seconds beyond 1e12 are no simulation time */
 
-static int64_t carla_time_of(const recd_msg *m)
+static double carla_exact_ms(const recd_msg *m)
 {
-    if (m->type != RECD_MSG_STATE)
+    if (m->type != RECD_MSG_STATE || !m->carla_state)
         return -1;
     double ms = m->carla_state->elapsed * 1000.0;
-    return ms >= 0 && ms < CARLA_MAX_MS ? (int64_t)llround(ms) : -1;
+    return ms >= 0 && ms < CARLA_MAX_MS ? ms : -1;
+}
+
+static int64_t carla_time_of(const recd_msg *m)
+{
+    double ms = carla_exact_ms(m);
+    return ms >= 0 ? (int64_t)llround(ms) : -1;
 }
 
 /* ---- the actors alive at a point of the log ----------------------------------------------- */
@@ -316,12 +322,15 @@ static int carla_concat(const recd_edit_msgs *in, size_t n, int64_t gap, recd_ms
 
 const struct recd_format_edit recd_carla__edit = {
     .time_unit = "ms",
+    .unit_ms = 1,
     .unit_name = "frame",
+    .place = RECD_EDIT_PLACE_FRAME,
     .no_retime = "CARLA's replayer already plays a log at any speed (its time factor), and "
                  "frames hold animation and wall-clock packets no resampling can interpolate",
     .no_transform = "a log replays inside its map: moved actors would leave the map's roads, "
                     "and map actors (traffic lights, signs) stay where the map has them",
     .time_of = carla_time_of,
+    .exact_ms = carla_exact_ms,
     .cut = carla_cut,
     .concat = carla_concat,
     .track = recd_carla__track,

@@ -18,10 +18,9 @@ typedef int (*walk_fn)(void *ctx, recd_msg *m, char *err, size_t errlen);
 static int deliver_event(walk_fn fn, void *ctx, const recd_carla_packet *p, unsigned width,
                          char *err, size_t errlen)
 {
-    const carla_field *fields = carla_kind(p->kind, width)->fields;
     size_t at = 0;
     for (uint32_t i = 0; i < p->count; i++) {
-        size_t n = carla_record_size(fields, width, p->data + at, p->len - at);
+        size_t n = carla_rec_size(p->kind, width, p->data + at, p->len - at);
         recd_carla_event *e = malloc(sizeof *e);
         if (!e)
             return -ENOMEM;

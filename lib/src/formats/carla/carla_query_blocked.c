@@ -43,6 +43,7 @@ int recd_carla_blocked(const uint8_t *buf, size_t len, double min_time, double m
     actor_map m = {0};
     still *s = NULL;
     size_t ns = 0, caps = 0;
+    carla_actor_index sx = {0}; /* id -> its slot in s */
     blocked_row *rows = NULL;
     size_t nrows = 0, caprows = 0;
     recd_carla_frame f;
@@ -67,10 +68,8 @@ int recd_carla_blocked(const uint8_t *buf, size_t len, double min_time, double m
                 }
                 uint32_t id = ld_le32(q);
                 double x = carla_vat(q + 4, r.width, 0), y = carla_vat(q + 4, r.width, 1), z = carla_vat(q + 4, r.width, 2);
-                still *e = NULL;
-                for (size_t j = 0; j < ns && !e; j++)
-                    if (s[j].id == id)
-                        e = &s[j];
+                size_t slot;
+                still *e = carla_index_get(&sx, id, &slot) ? &s[slot] : NULL;
                 if (!e) {
                     if (ns == caps) {
                         size_t cap = caps ? caps * 2 : 64;
@@ -82,6 +81,8 @@ int recd_carla_blocked(const uint8_t *buf, size_t len, double min_time, double m
                         s = n2;
                         caps = cap;
                     }
+                    if ((rc = carla_index_put(&sx, id, ns)) < 0)
+                        break;
                     s[ns++] = (still){id, x, y, z, f.elapsed, 0};
                     continue;
                 }
@@ -163,8 +164,9 @@ int recd_carla_blocked(const uint8_t *buf, size_t len, double min_time, double m
             rc = carla_out_printf(out, "}\n");
     }
     free(s);
+    carla_index_free(&sx);
     free(rows);
-    free(m.a);
+    carla_actor_map_free(&m);
     carla_reader_free(&r);
     return rc;
 }

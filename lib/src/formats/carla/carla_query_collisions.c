@@ -152,7 +152,7 @@ int recd_carla_collisions(const uint8_t *buf, size_t len, char cat1, char cat2, 
         rc = carla_out_printf(out, "}\n");
     free(prev);
     free(cur);
-    free(m.a);
+    carla_actor_map_free(&m);
     carla_reader_free(&r);
     return rc;
 }

@@ -75,11 +75,6 @@ int carla_put_vec(recd_buf *out, const uint8_t *p, unsigned w)
     return carla_out_printf(out, "(%g, %g, %g)", carla_vat(p, w, 0), carla_vat(p, w, 1), carla_vat(p, w, 2));
 }
 
-size_t carla_rec_size(unsigned kind, unsigned w, const uint8_t *p, size_t len)
-{
-    return carla_record_size(carla_kind(kind, w)->fields, w, p, len);
-}
-
 bool carla_is_event(const recd_carla_packet *p)
 {
     return !p->raw && p->kind >= RECD_CARLA_EVENT_ADD && p->kind <= RECD_CARLA_COLLISION;
@@ -87,9 +82,10 @@ bool carla_is_event(const recd_carla_packet *p)
 
 actor_name *carla_actor_find(actor_map *m, uint32_t id)
 {
-    for (size_t i = 0; i < m->n; i++)
-        if (m->a[i].id == id)
-            return &m->a[i];
+    size_t slot;
+    /* An erased id keeps its index entry: its slot then holds another actor, or none. */
+    if (carla_index_get(&m->x, id, &slot) && slot < m->n && m->a[slot].id == id)
+        return &m->a[slot];
     return NULL;
 }
 
@@ -108,15 +104,28 @@ int carla_actor_set(actor_map *m, const actor_name *a)
         m->a = na;
         m->cap = cap;
     }
-    m->a[m->n++] = *a;
-    return 0;
+    int rc = carla_index_put(&m->x, a->id, m->n);
+    if (rc == 0)
+        m->a[m->n++] = *a;
+    return rc;
 }
 
 void carla_actor_erase(actor_map *m, uint32_t id)
 {
     actor_name *e = carla_actor_find(m, id);
-    if (e)
-        *e = m->a[--m->n];
+    if (!e)
+        return;
+    size_t slot = (size_t)(e - m->a);
+    *e = m->a[--m->n];
+    if (slot < m->n)
+        (void)carla_index_put(&m->x, e->id, slot); /* a replacement: cannot fail */
+}
+
+void carla_actor_map_free(actor_map *m)
+{
+    free(m->a);
+    carla_index_free(&m->x);
+    *m = (actor_map){0};
 }
 
 actor_name carla_add_record(const uint8_t *q, unsigned w)

@@ -139,6 +139,11 @@ const carla_kind_info *carla_kind(unsigned kind, unsigned width)
     return &kinds[kind];
 }
 
+size_t carla_rec_size(unsigned kind, unsigned width, const uint8_t *p, size_t len)
+{
+    return carla_record_size(carla_kind(kind, width)->fields, width, p, len);
+}
+
 const char *recd_carla_kind_name(unsigned kind)
 {
     return kind < RECD_CARLA_KIND_COUNT ? kinds[kind].key : "";

@@ -46,6 +46,8 @@ typedef struct carla_kind_info {
 const carla_kind_info *carla_kind(unsigned kind, unsigned width);
 /* Size of one record at p[0..len), or 0 when it does not fit. */
 size_t carla_record_size(const carla_field *f, unsigned width, const uint8_t *p, size_t len);
+/* The same for a record of kind, which must have a layout (events, positions). */
+size_t carla_rec_size(unsigned kind, unsigned width, const uint8_t *p, size_t len);
 /* Size of every record of a layout without strings or lists, or 0 when it has one. */
 size_t carla_fixed_size(const carla_field *f, unsigned width);
 /* Bytes of count records at p, or 0 when they do not fill exactly len bytes. */

@@ -39,7 +39,7 @@ static track_actor *actor_of(track_state *s, uint32_t id)
     return carla_index_get(&s->x, id, &slot) && s->a[slot].alive ? &s->a[slot] : NULL;
 }
 
-static int on_add(track_state *s, const uint8_t *r, size_t len, unsigned w)
+static int on_add(track_state *s, const uint8_t *r, size_t len)
 {
     if (len < 5)
         return 0;
@@ -49,7 +49,6 @@ static int on_add(track_state *s, const uint8_t *r, size_t len, unsigned w)
         old->alive = false;
     if (r[4] != ACTOR_VEHICLE && r[4] != ACTOR_WALKER)
         return 0;
-    (void)w;
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 64;
         track_actor *v = realloc(s->a, cap * sizeof *v);
@@ -66,17 +65,16 @@ static int on_add(track_state *s, const uint8_t *r, size_t len, unsigned w)
     return rc;
 }
 
-/* Calls fn(s, record, size, width) for each record of an event packet. */
+/* Calls fn(s, record, size) for each record of an event packet. */
 static int each_record(track_state *s, const recd_carla_packet *p, unsigned w,
-                       int (*fn)(track_state *, const uint8_t *, size_t, unsigned))
+                       int (*fn)(track_state *, const uint8_t *, size_t))
 {
-    const carla_field *fields = carla_kind(p->kind, w)->fields;
     size_t at = 0;
     for (uint32_t i = 0; i < p->count && at < p->len; i++) {
-        size_t n = carla_record_size(fields, w, p->data + at, p->len - at);
+        size_t n = carla_rec_size(p->kind, w, p->data + at, p->len - at);
         if (n == 0)
             return 0;
-        int rc = fn(s, p->data + at, n, w);
+        int rc = fn(s, p->data + at, n);
         if (rc < 0)
             return rc;
         at += n;
@@ -84,9 +82,8 @@ static int each_record(track_state *s, const recd_carla_packet *p, unsigned w,
     return 0;
 }
 
-static int on_delete(track_state *s, const uint8_t *r, size_t len, unsigned w)
+static int on_delete(track_state *s, const uint8_t *r, size_t len)
 {
-    (void)w;
     track_actor *a = len >= 4 ? actor_of(s, ld_le32(r)) : NULL;
     if (a)
         a->alive = false;

@@ -12,11 +12,14 @@
 /* SA-MP velocities are metres per 1/50 s (the GTA physics step). */
 #define REC_VELOCITY_TO_MPS 50.0
 
+/* A samp-player state (sent or read as JSON lines) is a block of either type. */
 static int64_t rec_time_of(const recd_msg *m)
 {
     if (m->type != RECD_MSG_STATE)
         return -1;
-    return m->format == RECD_MSG_FMT_SAMP_ONFOOT ? m->onfoot.time_ms : m->vehicle.time_ms;
+    bool onfoot = m->format == RECD_MSG_FMT_SAMP_PLAYER ? m->player.rec_type == RECD_REC_TYPE_ONFOOT
+                                                        : m->format == RECD_MSG_FMT_SAMP_ONFOOT;
+    return onfoot ? m->onfoot.time_ms : m->vehicle.time_ms;
 }
 
 static void rec_set_time(recd_msg *m, int64_t t)
@@ -141,7 +144,9 @@ static bool rec_track_point(const recd_msg *m, recd_track_point *p)
 
 const struct recd_format_edit recd_rec__edit = {
     .time_unit = "ms",
+    .unit_ms = 1,
     .unit_name = "block",
+    .place = RECD_EDIT_PLACE_BLOCK,
     .time_of = rec_time_of,
     .cut = rec_cut,
     .concat = rec_concat,

@@ -18,9 +18,9 @@
 
 static int64_t recap_time_of(const recd_msg *m)
 {
-    if (m->type == RECD_MSG_STATE)
+    if (m->type == RECD_MSG_STATE && m->recap_state)
         return (int64_t)m->recap_state->tick;
-    if (m->type == RECD_MSG_EVENT)
+    if (m->type == RECD_MSG_EVENT && m->recap_event)
         return (int64_t)m->recap_event->tick;
     return -1;
 }
@@ -203,7 +203,9 @@ static bool recap_track_point(const recd_msg *m, recd_track_point *p)
 
 const struct recd_format_edit recd_recap__edit = {
     .time_unit = "tick",
+    .unit_ms = RECD_RECAP_TICK_MS,
     .unit_name = "tick",
+    .place = RECD_EDIT_PLACE_TIME,
     .no_retime = "its clock is the game's fixed tick",
     .no_transform = "its events hold world positions a transform cannot move",
     .time_of = recap_time_of,
