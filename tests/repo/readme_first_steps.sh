@@ -6,11 +6,10 @@
 # Skipped: the `make run` block itself, the 100-session synthetic load and the auth-token send.
 set -u
 : "${RECD_SOURCE_DIR:?}" "${RECTOOL:?}"
-[ -n "${RECD:-}" ] || { echo "SKIP: this build has no recd"; exit 77; }
-tmp=$(mktemp -d)
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
-trap 'stop_recd_at_exit; rm -rf "$tmp"' EXIT
+require_recd
+recd_tmpdir readme_first_steps
 
 mkdir -p "$tmp/repo/scratch"
 start_recd "$tmp/recd.log" --output "$tmp/repo/scratch/recordings" --listen tcp://127.0.0.1:0 \
