@@ -15,8 +15,8 @@ for tool in cpack dpkg-deb dpkg; do
     command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool not installed"; exit 77; }
 done
 [ -n "${RECD:-}" ] || { echo "SKIP: this build has no recd (libuv or libyaml missing)"; exit 77; }
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
