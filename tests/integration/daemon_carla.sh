@@ -160,7 +160,10 @@ start_recd "$tmp/kill.log" --config "$tmp/kill.yaml"
 kill_url=$tcp
 "$RECTOOL" send "$tmp/generated.log" --to "$kill_url" --session killed --speed 1 >/dev/null 2>&1 &
 sender=$!
-sleep 2
+for _ in $(seq 300); do # up to 30 s for the episode's first flush
+    find "$tmp/kill" -name '*.part' 2>/dev/null | grep -q . && break
+    sleep 0.1
+done
 kill -9 "$recd_pid"
 wait "$recd_pid" 2>/dev/null
 kill "$sender" 2>/dev/null
