@@ -44,10 +44,10 @@ awk '
             "$expected" "$expected" "$command"
         # recd finalizes a closed session's file (renames it from .part) after send returns.
         case "$command" in
-            *'$R send '*) echo 'for _ in $(seq 100); do [ -n "$(find recordings -type f 2>/dev/null)" ] && [ -z "$(find recordings -name "*.part" 2>/dev/null)" ] && break; sleep 0.1; done' ;;
+            *'$R send '*) echo 'for _ in $(seq $((100 * ${RECD_TEST_TIME_SCALE:-1}))); do [ -n "$(find recordings -type f 2>/dev/null)" ] && [ -z "$(find recordings -name "*.part" 2>/dev/null)" ] && break; sleep 0.1; done' ;;
         esac
     done <"$tmp/lines"
-    echo 'exit $failures'
+    echo 'exit $((failures > 255 ? 255 : failures))' # an exit code wraps at 256
 } >"$tmp/run.sh"
 
 (cd "$tmp/repo" && OUT="$tmp/out" bash "$tmp/run.sh")
