@@ -151,15 +151,36 @@ code=$?
 [ "$code" -eq 3 ] || fail "publishing where no stream listens exited $code, not 3"
 grep -q 'not confirmed by JetStream' "$tmp/lost.out" || fail "no loss reported: $(cat "$tmp/lost.out")"
 "$RECTOOL" generate --format samp-vehicle --duration 3s --seed 9 -o "$tmp/short.rec" >/dev/null
+# A core subscriber on the stream's subjects sees the sender's first message reach the server.
+python3 - "$port" >"$tmp/watch.out" 2>&1 <<'PY' &
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b'CONNECT {"verbose":false}\r\nSUB recd.fleet.> 1\r\nPING\r\n')
+buf = b""
+def until(token):
+    global buf
+    while token not in buf:
+        chunk = s.recv(4096)
+        if not chunk:
+            sys.exit("the server closed the connection")
+        buf += chunk
+until(b"PONG")
+print("subscribed", flush=True)
+until(b"MSG ")
+print("published", flush=True)
+PY
+watcher=$!
+wait_for 20 grep -q subscribed "$tmp/watch.out" || fail "the subscriber did not start: $(cat "$tmp/watch.out")"
 "$RECTOOL" send "$tmp/short.rec" --to "$url" --partitions 4 --session cut --speed 1 --ack-timeout 1s \
     >"$tmp/cut.out" 2>&1 &
 sender=$!
-sleep 1
+wait_for 20 grep -q published "$tmp/watch.out" || fail "the sender published nothing: $(cat "$tmp/cut.out")"
 kill -9 "$nats_pid"
 wait "$nats_pid" 2>/dev/null
 nats_pid=
 wait "$sender"
 code=$?
+wait "$watcher" 2>/dev/null
 [ "$code" -eq 3 ] || fail "publishing while the server died exited $code, not 3: $(cat "$tmp/cut.out")"
 grep -qE 'not confirmed|publishing to' "$tmp/cut.out" || fail "the lost messages were not reported: $(cat "$tmp/cut.out")"
 
