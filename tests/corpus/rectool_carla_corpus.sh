@@ -16,11 +16,8 @@ fi
 command -v python3 >/dev/null || { echo "skipped: python3 is needed for the oracle" >&2; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_carla.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 export TZ=UTC LC_ALL=C # CARLA prints the date in the server's local time
 
 "$RECTOOL" verify "$log" >"$tmp/v" 2>&1 || fail "the corpus log does not verify: $(cat "$tmp/v")"

@@ -12,11 +12,8 @@ if [ -z "${RECD_CORPUS_DIR:-}" ] || [ ! -d "$corpus" ]; then
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_sc2.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 
 # file | version | base build | loops | map | player 1 | race 1 | result 1 | player 2 | race 2 | result 2
 cat >"$tmp/expected" <<'TABLE'

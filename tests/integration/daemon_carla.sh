@@ -3,24 +3,11 @@
 # `rectool send` over TCP and over UDP, comes out of the daemon byte-identical; a state with
 # platform_time in a session without additional_data is refused with its reason.
 set -u
-corpus="${RECD_CORPUS_DIR:-}/carla"
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
 require_recd
-if [ -z "${RECD_CORPUS_DIR:-}" ] || [ ! -d "$corpus" ]; then
-    echo "SKIP: the CARLA corpus ($corpus) is not available; set RECD_CORPUS_DIR"
-    exit 77
-fi
-if ! "$RECTOOL" send --help >/dev/null 2>&1; then
-    echo "SKIP: this rectool has no working 'send' command"
-    exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_carla.XXXXXX")
-cleanup() {
-    stop_recd_at_exit
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+require_corpus carla
+recd_tmpdir daemon_carla
 # shellcheck source=../shell/expect.sh
 . "$(dirname "$0")/../shell/expect.sh"
 
@@ -173,7 +160,10 @@ start_recd "$tmp/kill.log" --config "$tmp/kill.yaml"
 kill_url=$tcp
 "$RECTOOL" send "$tmp/generated.log" --to "$kill_url" --session killed --speed 1 >/dev/null 2>&1 &
 sender=$!
-sleep 2
+for _ in $(seq 300); do # up to 30 s for the episode's first flush
+    find "$tmp/kill" -name '*.part' 2>/dev/null | grep -q . && break
+    sleep 0.1
+done
 kill -9 "$recd_pid"
 wait "$recd_pid" 2>/dev/null
 kill "$sender" 2>/dev/null

@@ -2,24 +2,11 @@
 # recd corpus round trip: every standard SA-MP recording of the shared corpus, sent with
 # `rectool send` over TCP and over UDP, comes out of the daemon byte-identical.
 set -u
-corpus="${RECD_CORPUS_DIR:-}/samp-rec"
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
 require_recd
-if [ -z "${RECD_CORPUS_DIR:-}" ] || [ ! -d "$corpus" ]; then
-    echo "SKIP: the SA-MP corpus ($corpus) is not available; set RECD_CORPUS_DIR"
-    exit 77
-fi
-if ! "$RECTOOL" send --help >/dev/null 2>&1; then
-    echo "SKIP: this rectool has no working 'send' command"
-    exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_corpus.XXXXXX")
-cleanup() {
-    stop_recd_at_exit
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+require_corpus samp-rec
+recd_tmpdir daemon_corpus
 # shellcheck source=../shell/expect.sh
 . "$(dirname "$0")/../shell/expect.sh"
 

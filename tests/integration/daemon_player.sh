@@ -7,8 +7,7 @@ set -u
 . "$(dirname "$0")/../shell/recd_daemon.sh"
 require_recd
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to send the sessions"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_player.XXXXXX")
-trap 'stop_recd_at_exit; rm -rf "$tmp"' EXIT
+recd_tmpdir daemon_player
 # shellcheck source=../shell/expect.sh
 . "$(dirname "$0")/../shell/expect.sh"
 

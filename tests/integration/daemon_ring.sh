@@ -9,8 +9,7 @@ set -u
 . "$(dirname "$0")/../shell/recd_daemon.sh"
 require_recd
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to send the sessions"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/daemon_ring.XXXXXX")
-trap 'stop_recd_at_exit; rm -rf "$tmp"' EXIT
+recd_tmpdir daemon_ring
 # shellcheck source=../shell/expect.sh
 . "$(dirname "$0")/../shell/expect.sh"
 
@@ -99,12 +98,28 @@ PY
 python3 "$tmp/send.py" "$tcp" r-ndjson ndjson || fail "send the NDJSON ring session"
 python3 "$tmp/send.py" "$tcp" r-binary binary || fail "send the binary ring session"
 # While a ring session is open, its memory shows in the metrics, within ring.session_memory.
+# wait_metric NAME OP VALUE: polls /metrics (up to 10 s x $RECD_TEST_TIME_SCALE) until NAME (the sum
+# of its series) OP VALUE.
+wait_metric() {
+    local v
+    for _ in $(seq $((100 * ${RECD_TEST_TIME_SCALE:-1}))); do
+        v=$(python3 - "$metrics" "$1" <<'PY'
+import sys, urllib.request
+t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=10).read().decode()
+print(int(sum(float(l.split()[-1]) for l in t.splitlines() if l.split("{")[0].split(" ")[0] == sys.argv[2])))
+PY
+)
+        [ "${v%.*}" "$2" "$3" ] 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
 mkfifo "$tmp/hold"
 python3 "$tmp/send.py" "$tcp" r-held ndjson hold <"$tmp/hold" >"$tmp/held.out" &
 sender=$!
 exec 3>"$tmp/hold"
 for _ in $(seq 100); do grep -q sent "$tmp/held.out" 2>/dev/null && break; sleep 0.1; done
-sleep 0.3
+wait_metric recd_ring_sessions -eq 1 || fail "recd_ring_sessions did not come to 1 with r-held open"
 python3 - "$metrics" >"$tmp/metrics" <<'PY' || fail "read the metrics"
 import sys, urllib.request
 print(urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=10).read().decode())
@@ -194,7 +209,7 @@ YAML
 start_recd "$tmp/log" --config "$tmp/recd.yaml"
 tcp=${tcp#tcp://}
 python3 - "$tcp" <<'PY' || fail "open a ring session with the token"
-import socket, sys, time
+import socket, sys
 host, port = sys.argv[1].rsplit(":", 1)
 s = socket.create_connection((host, int(port)))
 s.sendall(b'{"type":"open","session":"tok","format":"samp-vehicle","ring":true,"auth":"0123456789abcdef-ring"}\n'
@@ -202,8 +217,8 @@ s.sendall(b'{"type":"open","session":"tok","format":"samp-vehicle","ring":true,"
           b'"rotation":[1.0,0.0,0.0,0.0],"position":[1.0,2.0,3.0],"velocity":[0.0,0.0,0.0],'
           b'"vehicle_health":1000.0,"driver_health":100,"driver_armour":0,"weapon":0,"additional_key":0,'
           b'"siren":0,"landing_gear":0,"trailer_id":0,"hydra_thrust":[0,0]}\n')
-time.sleep(0.3)
 PY
+wait_metric recd_samples_total -ge 1 || fail "recd did not count the ring session's state"
 expect_post 401 "/sessions/tok/save?last=1s&label=t1"
 expect_post 401 "/sessions/tok/save?last=1s&label=t1" wrong-token
 expect_post 200 "/sessions/tok/save?last=1s&label=t1" 0123456789abcdef-ring

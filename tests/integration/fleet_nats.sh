@@ -7,11 +7,9 @@
 # confirmed says so.
 set -u
 corpus="${RECD_CORPUS_DIR:-}/samp-rec"
-if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
-    echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
-    exit 77
-fi
-: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
+require_recd
 if ! command -v nats-server >/dev/null; then
     echo "SKIP: nats-server is not installed (scripts/install-deps.sh installs it)"
     exit 77
@@ -21,19 +19,15 @@ if ! command -v curl >/dev/null && ! command -v python3 >/dev/null; then
     exit 77
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fleet_nats.XXXXXX")
-recd_pid=
 nats_pid=
 cleanup() {
-    [ -n "$recd_pid" ] && kill -9 "$recd_pid" 2>/dev/null
+    stop_recd_at_exit
     [ -n "$nats_pid" ] && kill -9 "$nats_pid" 2>/dev/null
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 # Timeouts scale under sanitizers and on a busy machine.
 scale=${RECD_TEST_TIME_SCALE:-1}
 wait_for() { # SECONDS COMMAND...: polls every 0.1 s
@@ -75,19 +69,16 @@ nats:
   partitions: 4
   lease_ttl: 3s
 YAML
-"$RECD" --config "$tmp/recd.yaml" --print-ports >"$tmp/ports" 2>"$tmp/log" &
-recd_pid=$!
-wait_for 20 grep -qs "^metrics " "$tmp/ports"
-if grep -q 'without NATS support' "$tmp/log"; then
-    echo "SKIP: recd was built without libnats"
-    exit 77
+# A recd without NATS support refuses the nats:// listener and does not start: a probe in a
+# subshell (start_recd exits it) tells that apart from a recd that fails for another reason.
+if ! (start_recd "$tmp/probe.log" --config "$tmp/recd.yaml" && kill -TERM "$recd_pid" && wait "$recd_pid") \
+    >/dev/null 2>&1; then
+    if grep -q 'without NATS support' "$tmp/probe.log"; then
+        echo "SKIP: recd was built without libnats"
+        exit 77
+    fi
 fi
-metrics=$(sed -n 's/^metrics //p' "$tmp/ports")
-[ -n "$metrics" ] || {
-    cat "$tmp/log" >&2
-    echo "FAIL: recd did not start" >&2
-    exit 1
-}
+start_recd "$tmp/log" --config "$tmp/recd.yaml"
 get() { # PATH: the body (any status)
     if command -v curl >/dev/null; then
         curl -s "http://$metrics$1"
@@ -160,15 +151,36 @@ code=$?
 [ "$code" -eq 3 ] || fail "publishing where no stream listens exited $code, not 3"
 grep -q 'not confirmed by JetStream' "$tmp/lost.out" || fail "no loss reported: $(cat "$tmp/lost.out")"
 "$RECTOOL" generate --format samp-vehicle --duration 3s --seed 9 -o "$tmp/short.rec" >/dev/null
+# A core subscriber on the stream's subjects sees the sender's first message reach the server.
+python3 - "$port" >"$tmp/watch.out" 2>&1 <<'PY' &
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b'CONNECT {"verbose":false}\r\nSUB recd.fleet.> 1\r\nPING\r\n')
+buf = b""
+def until(token):
+    global buf
+    while token not in buf:
+        chunk = s.recv(4096)
+        if not chunk:
+            sys.exit("the server closed the connection")
+        buf += chunk
+until(b"PONG")
+print("subscribed", flush=True)
+until(b"MSG ")
+print("published", flush=True)
+PY
+watcher=$!
+wait_for 20 grep -q subscribed "$tmp/watch.out" || fail "the subscriber did not start: $(cat "$tmp/watch.out")"
 "$RECTOOL" send "$tmp/short.rec" --to "$url" --partitions 4 --session cut --speed 1 --ack-timeout 1s \
     >"$tmp/cut.out" 2>&1 &
 sender=$!
-sleep 1
+wait_for 20 grep -q published "$tmp/watch.out" || fail "the sender published nothing: $(cat "$tmp/cut.out")"
 kill -9 "$nats_pid"
 wait "$nats_pid" 2>/dev/null
 nats_pid=
 wait "$sender"
 code=$?
+wait "$watcher" 2>/dev/null
 [ "$code" -eq 3 ] || fail "publishing while the server died exited $code, not 3: $(cat "$tmp/cut.out")"
 grep -qE 'not confirmed|publishing to' "$tmp/cut.out" || fail "the lost messages were not reported: $(cat "$tmp/cut.out")"
 

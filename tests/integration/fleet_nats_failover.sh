@@ -6,11 +6,9 @@
 # (garbage, a cut frame, an empty one, a state for an unknown session) are counted, acknowledged
 # and do not block their partitions.
 set -u
-if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
-    echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
-    exit 77
-fi
-: "${RECTOOL:?RECTOOL must point at the rectool binary}"
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
+require_recd
 command -v nats-server >/dev/null || { echo "SKIP: nats-server is not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fleet_failover.XXXXXX")
@@ -20,11 +18,8 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 scale=${RECD_TEST_TIME_SCALE:-1}
 wait_for() { # SECONDS COMMAND...
     local n=$(($1 * 10 * scale))
@@ -42,7 +37,7 @@ wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" || { echo "FAIL: nats-serv
 port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
 url="nats://127.0.0.1:$port/recd.fo"
 
-start_recd() { # NAME: starts recd instance NAME; sets pid_out
+start_instance() { # NAME: starts recd instance NAME; sets pid_out
     cat >"$tmp/$1.yaml" <<YAML
 listen:
   - $url
@@ -74,10 +69,10 @@ for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().dec
 }
 owns() { [ "$(metric "$1" recd_nats_partitions_owned)" = "$2" ]; }
 
-start_recd a
+start_instance a
 a_pid=$pid_out
 wait_for 30 owns a 4 || fail "instance a did not claim the 4 partitions"
-start_recd b
+start_instance b
 b_pid=$pid_out
 # b joins: a hands back half of the partitions and b claims them, never two owners at once
 # (sampled every 0.1 s until the shares are even).
@@ -111,15 +106,15 @@ PY
 recorded() { [ -n "$(find "$tmp/out-$1" -path "*/$2/*" -type f ! -name '*.part' 2>/dev/null)" ]; }
 before_on() { recorded a before || recorded b before; }
 wait_for 30 before_on || fail "the session sent after the hostile messages was not recorded"
-bad=$(python3 -c 'import sys, urllib.request
+decode_errors() { # a|b: the sum of that instance's recd_decode_errors_total series
+    python3 -c 'import sys, urllib.request
 t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode()
 print(sum(int(float(l.split()[1])) for l in t.splitlines() if l.startswith("recd_decode_errors_total{")))' \
-    "$(sed -n 's/^metrics //p' "$tmp/a.ports")")
-bad_b=$(python3 -c 'import sys, urllib.request
-t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode()
-print(sum(int(float(l.split()[1])) for l in t.splitlines() if l.startswith("recd_decode_errors_total{")))' \
-    "$(sed -n 's/^metrics //p' "$tmp/b.ports")")
-bad=$((${bad:-0} + ${bad_b:-0}))
+        "$(sed -n 's/^metrics //p' "$tmp/$1.ports")"
+}
+bad_a=$(decode_errors a)
+bad_b=$(decode_errors b)
+bad=$((${bad_a:-0} + ${bad_b:-0}))
 [ "${bad:-0}" -ge 4 ] || fail "hostile messages: only ${bad:-0} decode errors counted"
 
 # a dies without a word: b takes every partition within about one lease TTL.

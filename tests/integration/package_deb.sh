@@ -15,8 +15,8 @@ for tool in cpack dpkg-deb dpkg; do
     command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool not installed"; exit 77; }
 done
 [ -n "${RECD:-}" ] || { echo "SKIP: this build has no recd (libuv or libyaml missing)"; exit 77; }
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -39,6 +39,7 @@ for lib in libc6 libuv1 libyaml-0-2 libjansson4 zlib1g libhttp-parser; do
 done
 field rectool Depends | grep -q libjansson4 || fail "rectool does not depend on libjansson4: $(field rectool Depends)"
 field librecd-dev Depends | grep -qF "librecd0 (= $version-" || fail "librecd-dev does not depend on this librecd0: $(field librecd-dev Depends)"
+field librecd-dev Depends | grep -q libstorm-dev || fail "librecd-dev does not depend on libstorm-dev (Libs.private -lstorm): $(field librecd-dev Depends)"
 [ "$(field recd Version)" = "$version-1" ] || fail "recd's version is $(field recd Version), not $version-1"
 dpkg-deb -e "$(deb recd)" "$tmp/control"
 grep -qx /etc/recd/recd.yaml "$tmp/control/conffiles" 2>/dev/null || fail "/etc/recd/recd.yaml is not a conffile"

@@ -6,11 +6,8 @@ set -u
 : "${RECTOOL:?RECTOOL must point at the rectool binary}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_npc.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 mkdir -p "$tmp/root/samp-player/bob"
 dir="$tmp/root/samp-player/bob"
 "$RECTOOL" generate --format samp-onfoot --scenario walk --duration 2s --seed 1 -o "$dir/a.rec" >/dev/null &&
@@ -27,7 +24,7 @@ cat >"$dir/a.json" <<'JSON'
 ]}
 JSON
 
-expect() { # FILE DIALECT PATTERN...
+expect_script() { # FILE DIALECT PATTERN...
     f=$1 d=$2
     shift 2
     for p in "$@"; do
@@ -40,20 +37,20 @@ for d in samp openmp fcnpc; do
     # the parts in order, their types and models
     names=$(sed -n 's/^    "\([a-d]\)",\{0,1\} \/\/ start.*/\1/p' "$out" | tr -d '\n')
     [ "$names" = abcd ] || fail "$d: parts in the order '$names', not abcd"
-    expect "$out" "$d" "#define RECD_PARTS 4" "new const recd_part_model[RECD_PARTS] = {0, 411, 560, 0};"
+    expect_script "$out" "$d" "#define RECD_PARTS 4" "new const recd_part_model[RECD_PARTS] = {0, 411, 560, 0};"
     # braces balance
     [ "$(tr -cd '{' <"$out" | wc -c)" -eq "$(tr -cd '}' <"$out" | wc -c)" ] || fail "$d: unbalanced braces"
 done
-expect "$tmp/bob.samp.pwn" samp "#include <a_npc>" \
+expect_script "$tmp/bob.samp.pwn" samp "#include <a_npc>" \
     "PLAYER_RECORDING_TYPE_ONFOOT, PLAYER_RECORDING_TYPE_DRIVER, PLAYER_RECORDING_TYPE_DRIVER, PLAYER_RECORDING_TYPE_ONFOOT" \
     'SendCommand(cmd)' 'SendCommand("/recd_exit")' "public OnNPCEnterVehicle(vehicleid, seatid)" \
     "public OnNPCExitVehicle()" "public OnRecordingPlaybackEnd()" \
     "StartRecordingPlayback(PLAYER_RECORDING_TYPE_DRIVER, recd_part_name[recd_part])"
-expect "$tmp/bob.openmp.pwn" openmp "#include <open.mp>" 'NPC_Create(RECD_NPC_NAME)' \
+expect_script "$tmp/bob.openmp.pwn" openmp "#include <open.mp>" 'NPC_Create(RECD_NPC_NAME)' \
     'NPC_PutInVehicle(recd_npc, recd_vehicle, recd_part_seat[recd_part])' 'NPC_RemoveFromVehicle(recd_npc)' \
     'NPC_StartPlayback(recd_npc, recd_part_name[recd_part]' 'public OnNPCPlaybackEnd(npcid, recordid)' \
     '#define RECD_NPC_NAME "bob"'
-expect "$tmp/bob.fcnpc.pwn" fcnpc "#include <FCNPC>" 'FCNPC_Create(RECD_NPC_NAME)' \
+expect_script "$tmp/bob.fcnpc.pwn" fcnpc "#include <FCNPC>" 'FCNPC_Create(RECD_NPC_NAME)' \
     'FCNPC_PutInVehicle(recd_npc, recd_vehicle, recd_part_seat[recd_part])' 'FCNPC_RemoveFromVehicle(recd_npc)' \
     'FCNPC_StartPlayingPlayback(recd_npc, recd_part_name[recd_part])' 'public FCNPC_OnFinishPlayback(npcid)'
 # the first vehicle's start is its part's first block

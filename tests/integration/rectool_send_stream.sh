@@ -4,20 +4,10 @@
 # file) and arrives complete; --auth carries the daemon's auth.token, and without it the daemon
 # refuses; a text file with a bad line is refused before anything is sent.
 set -u
-: "${RECTOOL:?RECTOOL must point at the rectool binary}"
-if [ -z "${RECD:-}" ] || [ ! -x "${RECD:-}" ]; then
-    echo "SKIP: \$RECD does not name the recd binary (the daemon is not built)"
-    exit 77
-fi
-"$RECTOOL" generate --help >/dev/null 2>&1 || { echo "SKIP: rectool generate unavailable"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_send_stream.XXXXXX")
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
-cleanup() {
-    stop_recd_at_exit
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+require_recd
+recd_tmpdir rectool_send_stream
 # shellcheck source=../shell/expect.sh
 . "$(dirname "$0")/../shell/expect.sh"
 # Sanitizer builds: a small quarantine, or freed memory counts as held (harmless otherwise).

@@ -8,8 +8,8 @@
 set -u
 : "${RECD_SOURCE_DIR:?}" "${RECTOOL:?}"
 comp="$RECD_SOURCE_DIR/completions"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

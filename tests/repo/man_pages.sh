@@ -10,8 +10,8 @@
 set -u
 : "${RECD_SOURCE_DIR:?}" "${RECTOOL:?}"
 man_dir="$RECD_SOURCE_DIR/docs/man"
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Starts the recd under test for a shell test. `require_recd` first (it skips the test when this
-# build has no recd); then, with $tmp set (a scratch directory), `start_recd LOG ARG...` with
-# recd's arguments (--config FILE, --listen URL, ...).
-# It waits for recd's "ready" line (--print-ports) and sets recd_pid and tcp, udp, unix and
-# metrics to what recd bound (empty when not listening there); recd is killed when the script
-# exits. When recd does not start, it prints LOG and exits 1.
+# build has no recd), then `recd_tmpdir NAME`: it makes the scratch directory $tmp and installs the
+# EXIT trap that kills recd and removes $tmp (a script that sets its own EXIT trap must call
+# stop_recd_at_exit in it). Then `start_recd LOG ARG...` with recd's arguments (--config FILE,
+# --listen URL, ...): it waits for recd's "ready" line (--print-ports) and sets recd_pid and tcp,
+# udp, unix and metrics to what recd bound (empty when not listening there). When recd does not
+# start, it prints LOG and exits 1. `require_corpus SUB` skips when the shared corpus has no SUB.
 recd_pid=
 
 # Exits 77 (ctest's skip) when $RECD names no built recd; $RECTOOL must be set.
@@ -14,6 +15,21 @@ require_recd() {
         exit 77
     fi
     : "${RECTOOL:?RECTOOL must point at the rectool binary}"
+}
+
+# Exits 77 when $RECD_CORPUS_DIR/SUB is missing; sets corpus to that folder.
+require_corpus() {
+    corpus="${RECD_CORPUS_DIR:-}/$1"
+    if [ -z "${RECD_CORPUS_DIR:-}" ] || [ ! -d "$corpus" ]; then
+        echo "SKIP: the $1 corpus ($corpus) is not available; set RECD_CORPUS_DIR"
+        exit 77
+    fi
+}
+
+# Makes $tmp (named after NAME) and kills recd and removes $tmp when the script exits.
+recd_tmpdir() {
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+    trap 'stop_recd_at_exit; rm -rf "$tmp"' EXIT
 }
 
 stop_recd_at_exit() {
