@@ -433,7 +433,8 @@ class Encoding(unittest.TestCase):
         self.assertEqual(line, b'{"type":"state","t":5,"actors":[{"id":1}]}\n')
 
     def test_format_table_has_every_format(self):
-        self.assertLessEqual({"samp-onfoot", "samp-vehicle", "recap"}, set(recd_client.FORMATS))
+        self.assertEqual({"samp-onfoot", "samp-vehicle", "recap", "samp-player", "carla"},
+                         set(recd_client.FORMATS))
 
 
 if __name__ == "__main__":
