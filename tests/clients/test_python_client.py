@@ -338,24 +338,24 @@ class PlayerAndRing(unittest.TestCase):
             c.save(ring, 500, "clip")
             c.close_session(ring)
         self.assertTrue(self.recd.wait_for_files([("samp-player", player), ("samp-onfoot", ring)]))
-        deadline = time.monotonic() + 30
-        parts = []
-        while time.monotonic() < deadline:
+
+        def ended_manifest():
             # The manifest is stored by its own job, again at each part's start and end: wait for
             # the version that says the session ended.
-            files = self.recd.files("samp-player", player)
-            manifest = [f for f in files if f.endswith(".json")]
-            if len(manifest) == 1:
-                try:
-                    with open(manifest[0]) as f:
-                        doc = json.load(f)
-                except (OSError, ValueError):
-                    doc = {}
-                if doc.get("complete"):
-                    parts = doc["parts"]
-                    break
-            time.sleep(0.05)
-        self.assertEqual(len(manifest), 1, files)
+            manifest = [f for f in self.recd.files("samp-player", player) if f.endswith(".json")]
+            if len(manifest) != 1:
+                return None
+            try:
+                with open(manifest[0]) as f:
+                    doc = json.load(f)
+            except (OSError, ValueError):
+                return None
+            return doc if doc.get("complete") else None
+
+        doc = self.recd.wait_until(ended_manifest)
+        files = self.recd.files("samp-player", player)
+        self.assertEqual(len([f for f in files if f.endswith(".json")]), 1, files)
+        parts = doc["parts"] if doc else []
         self.assertEqual([(p["type"], p["start_ms"]) for p in parts], [("onfoot", 100), ("vehicle", 600)])
         self.assertEqual((parts[1]["vehicle_model"], parts[1]["seat"]), (411, 0))
         clips = self.recd.files("samp-onfoot", ring)
