@@ -65,6 +65,28 @@ void tu_require_corpus(const char *sub)
     }
 }
 
+const char *tu_corpus_dir_or_skip(const char *sub)
+{
+    const char *dir = tu_corpus_dir(sub);
+    if (!dir) {
+        print_message("corpus %s not found (../shared/corpus): skipped\n", sub);
+        skip();
+    }
+    return dir;
+}
+
+uint8_t *tu_corpus_file(const char *sub, const char *name, size_t *len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", tu_corpus_dir_or_skip(sub), name);
+    uint8_t *buf = tu_read_file(path, len);
+    if (!buf) {
+        print_message("%s not found: skipped\n", path);
+        skip();
+    }
+    return buf;
+}
+
 const char *tu_tmpdir(void)
 {
     static char path[4096];

@@ -43,6 +43,10 @@ int tu_write_file(const char *path, const void *data, size_t len);
  * need it print why and exit TEST_SKIP_EXIT. */
 const char *tu_corpus_dir(const char *sub);
 void tu_require_corpus(const char *sub); /* exits 77 with a message when missing */
+/* The corpus folder sub, or when it is missing a message and cmocka's skip() of the running test. */
+const char *tu_corpus_dir_or_skip(const char *sub);
+/* A whole corpus file sub/name (malloc'd, *len set), or a message and skip() when it is missing. */
+uint8_t *tu_corpus_file(const char *sub, const char *name, size_t *len);
 
 /* A fresh temporary directory, removed by the OS eventually; path is static storage per call. */
 const char *tu_tmpdir(void);

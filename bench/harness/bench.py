@@ -76,17 +76,36 @@ def log(msg):
     print(msg, flush=True)
 
 
-def prepare(env, sid, sc, mode):
-    """Scenario sid's fixed-seed streams for mode (full or quick), written once and cached."""
-    if sc["kind"] == "carla":
-        return carla.ensure(env, f"{sid}-{mode}", sc, log=log)
+def _prepare_samples(env, sid, sc, mode):
     return prepared.ensure(env, f"{sid}-{mode}", sc["format"], sc["sessions"],
                            scenarios.prepared_samples(sc), scenarios.encodings(sc),
                            prefix=sid.lower() + "-", log=log)
 
 
+def _prepare_carla(env, sid, sc, mode):
+    return carla.ensure(env, f"{sid}-{mode}", sc, log=log)
+
+
+# What differs between the kinds of scenario that send a stream ("idle" sends none): how its
+# streams are made, the run of one system over TCP (None: UDP rate steps), the unit it counts,
+# and its report table.
+KINDS = {
+    "tcp": {"prepare": _prepare_samples, "one": runs.tcp, "unit": "samples", "digits": 0,
+            "table": report.tcp_table},
+    "carla": {"prepare": _prepare_carla, "one": carla.run, "unit": "frames", "digits": 2,
+              "table": report.carla_table},
+    "udp": {"prepare": _prepare_samples, "one": None, "table": report.udp_table},
+}
+
+
+def prepare(env, sid, sc, mode):
+    """Scenario sid's fixed-seed streams for mode (full or quick), written once and cached."""
+    return KINDS[sc["kind"]]["prepare"](env, sid, sc, mode)
+
+
 def run_tcp(env, sid, sc, prep, work):
-    one = carla.run if sc["kind"] == "carla" else runs.tcp
+    kind = KINDS[sc["kind"]]
+    one = kind["one"]
     results = {s: [] for s in sc["systems"]}
     for rep in range(sc["reps"]):
         order = sc["systems"][rep % len(sc["systems"]):] + sc["systems"][:rep % len(sc["systems"])]
@@ -96,8 +115,7 @@ def run_tcp(env, sid, sc, prep, work):
                 continue
             try:
                 r = one(env, sc, prep, system, os.path.join(work, "run"))
-                unit = "frames" if sc["kind"] == "carla" else "samples"
-                digits = 2 if sc["kind"] == "carla" else 0
+                unit, digits = kind["unit"], kind["digits"]
                 log(f"  {sid} rep {rep + 1} {system:11s} {r['samples_per_s'] / 1e3:9.{digits}f} k {unit}/s"
                     f"  cpu {r['cpu_s']:6.2f} s  hwm {(r['hwm_kib'] or 0) / 1024:6.0f} MiB"
                     f"  {r['bytes_per_sample']:6.1f} B/{unit[:-1]}  lost {r.get('lost')}"
@@ -146,12 +164,12 @@ def run_idle(env, sid, sc, work):
 def run_profiles(env, specs, preps, work, results_dir):
     """--profile: one recd run per selected scenario under perf; numbers are not reported."""
     for sid, sc in specs.items():
-        if sc["kind"] not in ("tcp", "udp", "carla") or not env.have_recd:
+        if sc["kind"] not in KINDS or not env.have_recd:
             continue
         prof = perf_profile.Profiler(os.path.join(results_dir, f"profile-{sid}.txt"))
         try:
-            if sc["kind"] in ("tcp", "carla"):
-                one = carla.run if sc["kind"] == "carla" else runs.tcp
+            one = KINDS[sc["kind"]]["one"]
+            if one:
                 one(env, sc, preps[sid], "recd", os.path.join(work, "run"), profiler=prof)
             else:
                 rate = sc.get("profile_rate", sc["rates"][-1])
@@ -185,12 +203,8 @@ def render(mode, info, specs, results, have_recd=True):
         r = results.get(sid)
         if not r:
             continue
-        if sc["kind"] == "tcp":
-            out += report.tcp_table(sid, sc, r["summary"])
-        elif sc["kind"] == "carla":
-            out += report.carla_table(sid, sc, r["summary"])
-        elif sc["kind"] == "udp":
-            out += report.udp_table(sid, sc, r["summary"])
+        if sc["kind"] in KINDS:
+            out += KINDS[sc["kind"]]["table"](sid, sc, r["summary"])
         else:
             out += report.idle_table(sid, sc, r["run"])
         out.append("")
@@ -250,7 +264,7 @@ def main():
         + ("" if env.have_recd else "; recd NOT built: baselines only"))
 
     preps = {sid: prepare(env, sid, sc, a.mode) for sid, sc in specs.items()
-             if sc["kind"] in ("tcp", "udp", "carla")}
+             if sc["kind"] in KINDS}
     if a.profile:
         os.makedirs(os.path.dirname(os.path.abspath(a.results)), exist_ok=True)
         run_profiles(env, specs, preps, a.work, os.path.dirname(os.path.abspath(a.results)))
@@ -258,7 +272,7 @@ def main():
     results = {}
     for sid, sc in specs.items():
         log(f"{sid}: {scenarios.title(sc)}")
-        if sc["kind"] in ("tcp", "carla"):
+        if sc["kind"] in KINDS and KINDS[sc["kind"]]["one"]:
             results[sid] = run_tcp(env, sid, sc, preps[sid], a.work)
         elif sc["kind"] == "udp":
             results[sid] = run_udp(env, sid, sc, preps[sid], a.work)

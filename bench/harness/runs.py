@@ -92,10 +92,11 @@ def send_tcp_args(env, sc, prep, which, port):
     return args + ["--conn", ",".join(prep.files(sc["input"]))]
 
 
-def tcp(env, sc, prep, which, run_dir, profiler=None, read_back=None):
+def tcp(env, sc, prep, which, run_dir, profiler=None, read_back=None, extras=None):
     """A TCP scenario (S1, S2, S3, S6, S7) for one system; returns the measurements. A profiler
     (perf_profile.Profiler) is attached to the system's process for the measured part. read_back
-    (system -> dict like readback's) replaces the system's own count of what is on disk (S7)."""
+    (system -> dict like readback's) replaces the system's own count of what is on disk (S7).
+    extras (system -> dict) adds measurements of recd after the run (stalls.py)."""
     fresh_dir(run_dir)
     states = prep.meta["states"]
     sysm = make_system(env, which, run_dir, sc)
@@ -147,6 +148,8 @@ def tcp(env, sc, prep, which, run_dir, profiler=None, read_back=None):
         res.update(usage_of(sysm))
         if which == "recd":
             res.update(_recd_extras(sysm))
+            if extras:
+                res.update(extras(sysm))
         res["seconds"] = t_done - sent["t_first"]
         res["send_seconds"] = sent["t_sent"] - sent["t_first"]
         res["samples_per_s"] = states / res["seconds"]
@@ -178,8 +181,9 @@ def _sender_json(out, err):
     return json.loads(lines[-1])
 
 
-def udp_step(env, sc, prep, which, rate, run_dir, profiler=None):
-    """One UDP rate step (S4): opens over TCP, then `rate` datagrams/s, one sample each."""
+def udp_step(env, sc, prep, which, rate, run_dir, profiler=None, extras=None):
+    """One UDP rate step (S4): opens over TCP, then `rate` datagrams/s, one sample each. extras
+    (system -> dict) adds measurements of recd after the run (stalls.py)."""
     fresh_dir(run_dir)
     sysm = make_system(env, which, run_dir, sc)
     res = {"system": which, "rate_target": rate}
@@ -218,6 +222,8 @@ def udp_step(env, sc, prep, which, rate, run_dir, profiler=None):
         res.update(usage_of(sysm))
         if which == "recd":
             res.update(_recd_extras(sysm))
+            if extras:
+                res.update(extras(sysm))
         res.update(sent=sent["sent"], rate_achieved=sent["rate_achieved"],
                    sender_gso=sent.get("gso", False),
                    kernel_rcvbuf_drops=snmp1.get("RcvbufErrors", 0) - snmp0.get("RcvbufErrors", 0))

@@ -34,40 +34,24 @@ def loop_sched(pid):
     return {"run_s": run_ns / 1e9, "runqueue_wait_s": wait_ns / 1e9}
 
 
+def udp_extras(sysm):
+    m = sysm.metrics()
+    return {"lag": lag_buckets(m) if m else {}, "loop_sched": loop_sched(sysm.proc.pid),
+            "kernel_drops_metric": m["totals"].get("recd_udp_kernel_drops_total") if m else None,
+            "minflt": procs.minor_faults(sysm.proc.pid)}
+
+
+def tcp_extras(sysm):
+    m = sysm.metrics()
+    return {"lag": lag_buckets(m) if m else {}}
+
+
 def udp_run(env, sc, prep, rate, work):
-    orig = runs._recd_extras
-
-    def extras(sysm):
-        res = orig(sysm)
-        m = sysm.metrics()
-        res["lag"] = lag_buckets(m) if m else {}
-        res["loop_sched"] = loop_sched(sysm.proc.pid)
-        res["kernel_drops_metric"] = m["totals"].get("recd_udp_kernel_drops_total") if m else None
-        res["minflt"] = procs.minor_faults(sysm.proc.pid)
-        return res
-
-    runs._recd_extras = extras
-    try:
-        r = runs.udp_step(env, sc, prep, "recd", rate, os.path.join(work, "run"))
-    finally:
-        runs._recd_extras = orig
-    return r
+    return runs.udp_step(env, sc, prep, "recd", rate, os.path.join(work, "run"), extras=udp_extras)
 
 
 def tcp_run(env, sc, prep, work):
-    orig = runs._recd_extras
-
-    def extras(sysm):
-        res = orig(sysm)
-        m = sysm.metrics()
-        res["lag"] = lag_buckets(m) if m else {}
-        return res
-
-    runs._recd_extras = extras
-    try:
-        return runs.tcp(env, sc, prep, "recd", os.path.join(work, "run"))
-    finally:
-        runs._recd_extras = orig
+    return runs.tcp(env, sc, prep, "recd", os.path.join(work, "run"), extras=tcp_extras)
 
 
 def main():

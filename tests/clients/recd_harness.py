@@ -71,14 +71,20 @@ class Recd:
         return sorted(os.path.join(d, n) for n in os.listdir(d)
                       if not (final_only and n.endswith(".part")))
 
-    def wait_for_files(self, wanted, timeout=30):
-        """wanted: (format, session) pairs; waits until each has a finalized file."""
+    @staticmethod
+    def wait_until(pred, timeout=30):
+        """Polls pred() until it returns something true (returned) or timeout * SLOW passes (None)."""
         deadline = time.monotonic() + timeout * SLOW
         while time.monotonic() < deadline:
-            if all(self.files(f, s) for f, s in wanted):
-                return True
+            got = pred()
+            if got:
+                return got
             time.sleep(0.05)
-        return False
+        return None
+
+    def wait_for_files(self, wanted, timeout=30):
+        """wanted: (format, session) pairs; waits until each has a finalized file."""
+        return bool(self.wait_until(lambda: all(self.files(f, s) for f, s in wanted), timeout))
 
     def stop(self):
         if self.proc.poll() is None:

@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -146,33 +145,14 @@ class JavaClientAgainstRecd(RecordsAllFormats, unittest.TestCase):
                 self.assertEqual([s["t"] for s in states], [onfoot(i)["t"] for i in range(30)])
 
     def test_reconnect_after_recd_restarts(self):
-        r = Recd(token=TOKEN, extra_yaml="shutdown:\n  drain_timeout: 2s\n")
-        try:
-            key = "java-restart"
-            j = JavaSender(r.url("tcp", "ndjson"))
-            j.open(key, "samp-onfoot")
-            for i in range(10):
-                j.state(key, **onfoot(i))
-            self.assertEqual(j.sync(), "synced")
-            r.restart()
-            for batch in range(1, 4):  # the first write after the restart may vanish unseen
-                for i in range(10 * batch, 10 * batch + 10):
-                    j.state(key, **onfoot(i))
-                self.assertEqual(j.sync(), "synced")
-                time.sleep(0.05)
-            j.close_session(key)
+        def finish(j):
             res = j.finish()
-            self.assertEqual((res["error"], res["reconnects"]), (None, 1))
-            self.assertTrue(r.wait_for_files([("samp-onfoot", key)]), r.log_text())
-            r.stop()
-            files = r.files("samp-onfoot", key)
-            self.assertEqual(len(files), 2, files)
-            before = [m["t"] for m in r.export(files[0]) if m["type"] == "state"]
-            after = [m["t"] for m in r.export(files[1]) if m["type"] == "state"]
-            self.assertEqual(before, [onfoot(i)["t"] for i in range(10)])
-            self.assertEqual(after[-10:], [onfoot(i)["t"] for i in range(30, 40)])
-        finally:
-            r.cleanup()
+            self.assertIsNone(res["error"])
+            return res["reconnects"]
+
+        self.reconnect_after_restart(
+            "java-restart", lambda r: JavaSender(r.url("tcp", "ndjson")),
+            lambda j: self.assertEqual(j.sync(), "synced"), finish)
 
 
 if __name__ == "__main__":

@@ -148,6 +148,39 @@ class RecordsAllFormats:
             client.close_session(s)
         return ses
 
+    def reconnect_after_restart(self, key, connect, sync, finish):
+        """A daemon restart: the connection dies, the reconnect waits until recd listens again,
+        and the resume opens the session anew (its first file was finalized at the stop).
+        connect(recd) gives a sender, sync(sender) pushes what was sent, finish(sender) ends it
+        and returns its count of reconnects."""
+        r = Recd(token=TOKEN, extra_yaml="shutdown:\n  drain_timeout: 2s\n")
+        try:
+            c = connect(r)
+            c.open(key, "samp-onfoot")
+            for i in range(10):
+                c.state(key, **onfoot(i))
+            sync(c)
+            r.restart()
+            # The first write after the restart may still land in the dead socket's buffer and be
+            # lost without an error (TCP cannot tell); a later one fails and reconnects.
+            for batch in range(1, 4):
+                for i in range(10 * batch, 10 * batch + 10):
+                    c.state(key, **onfoot(i))
+                sync(c)
+                time.sleep(0.05)
+            c.close_session(key)
+            self.assertEqual(finish(c), 1)
+            self.assertTrue(r.wait_for_files([("samp-onfoot", key)]), r.log_text())
+            r.stop()
+            files = r.files("samp-onfoot", key)
+            self.assertEqual(len(files), 2, files)
+            before = [m["t"] for m in r.export(files[0]) if m["type"] == "state"]
+            after = [m["t"] for m in r.export(files[1]) if m["type"] == "state"]
+            self.assertEqual(before, [onfoot(i)["t"] for i in range(10)])
+            self.assertEqual(after[-10:], [onfoot(i)["t"] for i in range(30, 40)])
+        finally:
+            r.cleanup()
+
     def check_files(self, ses):
         want = [(f, s) for f, s in ses.items()]
         self.assertTrue(self.recd.wait_for_files(want), "recd did not finalize " + repr(want) +
@@ -259,37 +292,13 @@ class PythonClientAgainstRecd(RecordsAllFormats, unittest.TestCase):
                 self.assertEqual([s["t"] for s in states], [onfoot(i)["t"] for i in range(30)])
 
     def test_reconnect_after_recd_restarts(self):
-        # A daemon restart: the connection dies, the reconnect waits until recd listens again,
-        # and the resume opens the session anew (its first file was finalized at the stop).
-        r = Recd(token=TOKEN, extra_yaml="shutdown:\n  drain_timeout: 2s\n")
-        try:
-            key = "restart"
-            c = Client(r.url("tcp", "binary"), auth=TOKEN, reconnect_attempts=12)
-            c.open(key, "samp-onfoot")
-            for i in range(10):
-                c.state(key, **onfoot(i))
-            c.flush()
-            r.restart()
-            # The first write after the restart may still land in the dead socket's buffer and be
-            # lost without an error (TCP cannot tell); a later one fails and reconnects.
-            for batch in range(1, 4):
-                for i in range(10 * batch, 10 * batch + 10):
-                    c.state(key, **onfoot(i))
-                c.flush()
-                time.sleep(0.05)
-            c.close_session(key)
+        def finish(c):
             c.close()
-            self.assertEqual(c.reconnects, 1)
-            self.assertTrue(r.wait_for_files([("samp-onfoot", key)]), r.log_text())
-            r.stop()
-            files = r.files("samp-onfoot", key)
-            self.assertEqual(len(files), 2, files)
-            before = [m["t"] for m in r.export(files[0]) if m["type"] == "state"]
-            after = [m["t"] for m in r.export(files[1]) if m["type"] == "state"]
-            self.assertEqual(before, [onfoot(i)["t"] for i in range(10)])
-            self.assertEqual(after[-10:], [onfoot(i)["t"] for i in range(30, 40)])
-        finally:
-            r.cleanup()
+            return c.reconnects
+
+        self.reconnect_after_restart(
+            "restart", lambda r: Client(r.url("tcp", "binary"), auth=TOKEN, reconnect_attempts=12),
+            lambda c: c.flush(), finish)
 
     def test_auto_seq_over_udp(self):
         with Client(self.recd.url("udp", "binary"), auth=TOKEN, auto_seq=True) as c:
@@ -338,24 +347,24 @@ class PlayerAndRing(unittest.TestCase):
             c.save(ring, 500, "clip")
             c.close_session(ring)
         self.assertTrue(self.recd.wait_for_files([("samp-player", player), ("samp-onfoot", ring)]))
-        deadline = time.monotonic() + 30
-        parts = []
-        while time.monotonic() < deadline:
+
+        def ended_manifest():
             # The manifest is stored by its own job, again at each part's start and end: wait for
             # the version that says the session ended.
-            files = self.recd.files("samp-player", player)
-            manifest = [f for f in files if f.endswith(".json")]
-            if len(manifest) == 1:
-                try:
-                    with open(manifest[0]) as f:
-                        doc = json.load(f)
-                except (OSError, ValueError):
-                    doc = {}
-                if doc.get("complete"):
-                    parts = doc["parts"]
-                    break
-            time.sleep(0.05)
-        self.assertEqual(len(manifest), 1, files)
+            manifest = [f for f in self.recd.files("samp-player", player) if f.endswith(".json")]
+            if len(manifest) != 1:
+                return None
+            try:
+                with open(manifest[0]) as f:
+                    doc = json.load(f)
+            except (OSError, ValueError):
+                return None
+            return doc if doc.get("complete") else None
+
+        doc = self.recd.wait_until(ended_manifest)
+        files = self.recd.files("samp-player", player)
+        self.assertEqual(len([f for f in files if f.endswith(".json")]), 1, files)
+        parts = doc["parts"] if doc else []
         self.assertEqual([(p["type"], p["start_ms"]) for p in parts], [("onfoot", 100), ("vehicle", 600)])
         self.assertEqual((parts[1]["vehicle_model"], parts[1]["seat"]), (411, 0))
         clips = self.recd.files("samp-onfoot", ring)
@@ -433,7 +442,8 @@ class Encoding(unittest.TestCase):
         self.assertEqual(line, b'{"type":"state","t":5,"actors":[{"id":1}]}\n')
 
     def test_format_table_has_every_format(self):
-        self.assertLessEqual({"samp-onfoot", "samp-vehicle", "recap"}, set(recd_client.FORMATS))
+        self.assertEqual({"samp-onfoot", "samp-vehicle", "recap", "samp-player", "carla"},
+                         set(recd_client.FORMATS))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@
 #include "recd/recap.h"
 #include "recd/samp_rec.h"
 #include "recd/synth.h"
+#include "recd/wire.h"
 #include "testutil.h"
 
 #define TD_FN static __attribute__((unused))
@@ -774,6 +775,47 @@ TD_FN long td_rss_kib(pid_t pid)
     fclose(f);
     assert_true(kib >= 0);
     return kib;
+}
+
+/* The IPv4 address of a tcp:// or udp:// url of recd's. */
+TD_FN void td_addr_of(const char *url, struct sockaddr_in *a)
+{
+    recd_wire_url u;
+    char err[128];
+    assert_int_equal(recd_wire_url_parse(url, &u, err, sizeof err), 0);
+    memset(a, 0, sizeof *a);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(u.port);
+    assert_int_equal(inet_pton(AF_INET, u.host, &a->sin_addr), 1);
+}
+
+/* A blocking TCP connection to url with send and receive timeouts (scaled). */
+TD_FN int td_raw_connect(const char *url)
+{
+    struct sockaddr_in a;
+    td_addr_of(url, &a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        int e = errno;
+        close(fd);
+        fail_msg("connect: %s", strerror(e));
+    }
+    unsigned ms = tu_scaled_ms(10000);
+    struct timeval tv = {ms / 1000, (long)(ms % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+/* A binary frame header of the given type announcing body_len bytes, written to buf; its size. */
+TD_FN size_t td_frame_header(uint8_t *buf, uint8_t type, uint32_t body_len)
+{
+    const uint8_t hdr[RECD_WIRE_HEADER_SIZE] = {RECD_WIRE_MAGIC, RECD_WIRE_VERSION, type, 0,
+                                                (uint8_t)body_len, (uint8_t)(body_len >> 8),
+                                                (uint8_t)(body_len >> 16), (uint8_t)(body_len >> 24)};
+    memcpy(buf, hdr, sizeof hdr);
+    return sizeof hdr;
 }
 
 #endif

@@ -10,36 +10,6 @@
 
 #include "recd/wire.h"
 
-static void addr_of(const char *url, struct sockaddr_in *a)
-{
-    recd_wire_url u;
-    char err[128];
-    assert_int_equal(recd_wire_url_parse(url, &u, err, sizeof err), 0);
-    memset(a, 0, sizeof *a);
-    a->sin_family = AF_INET;
-    a->sin_port = htons(u.port);
-    inet_pton(AF_INET, u.host, &a->sin_addr);
-}
-
-/* A blocking TCP connection with send and receive timeouts (scaled). */
-static int raw_connect(const char *url)
-{
-    struct sockaddr_in a;
-    addr_of(url, &a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        int e = errno;
-        close(fd);
-        fail_msg("connect: %s", strerror(e));
-    }
-    unsigned ms = tu_scaled_ms(10000);
-    struct timeval tv = {ms / 1000, (long)(ms % 1000) * 1000};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    return fd;
-}
-
 /* Reads to EOF (or an error, or the timeout); true when an error reply arrived, copied to why. */
 static bool read_error_reply(int fd, char *why, size_t cap)
 {
@@ -94,7 +64,7 @@ static void error_reply_reaches_a_client_that_keeps_sending(void **state)
     int got = 0;
     char why[512];
     for (int i = 0; i < GARBAGE_CLIENTS; i++) {
-        int fd = raw_connect(d.tcp);
+        int fd = td_raw_connect(d.tcp);
         /* A bad line, then more bytes than the socket buffers hold. */
         const char bad[] = "{\"type\": \"open\", oops\n";
         ssize_t w = send(fd, bad, sizeof bad - 1, MSG_NOSIGNAL);
@@ -132,7 +102,7 @@ static void an_idle_connection_is_closed_with_a_reason(void **state)
     td_daemon d;
     td_setup(&d, "limits:\n  idle_timeout: 1s\n");
     td_start(&d);
-    int fd = raw_connect(d.tcp);
+    int fd = td_raw_connect(d.tcp);
     char why[512] = "";
     uint64_t t0 = td_now_ms();
     bool replied = read_error_reply(fd, why, sizeof why);
@@ -159,11 +129,9 @@ static void an_idle_connection_is_closed_with_a_reason(void **state)
 /* A binary frame header announcing body bytes, and some of them. */
 static size_t partial_frame(uint8_t *out, uint32_t body, size_t sent_body)
 {
-    uint8_t hdr[8] = {RECD_WIRE_MAGIC, RECD_WIRE_VERSION, 1, 0, (uint8_t)body, (uint8_t)(body >> 8),
-                      (uint8_t)(body >> 16), (uint8_t)(body >> 24)};
-    memcpy(out, hdr, 8);
-    memset(out + 8, 0x41, sent_body);
-    return 8 + sent_body;
+    size_t n = td_frame_header(out, 1, body);
+    memset(out + n, 0x41, sent_body);
+    return n + sent_body;
 }
 
 static void an_unfinished_frame_times_out(void **state)
@@ -172,7 +140,7 @@ static void an_unfinished_frame_times_out(void **state)
     td_daemon d;
     td_setup(&d, "limits:\n  frame_timeout: 1s\n");
     td_start(&d);
-    int fd = raw_connect(d.tcp);
+    int fd = td_raw_connect(d.tcp);
     uint8_t buf[64];
     size_t n = partial_frame(buf, 1000, 20);
     assert_true(send(fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n);
@@ -220,7 +188,7 @@ static void a_good_sender_gets_in_past_10k_idle_connections(void **state)
     td_setup(&d, NULL);
     td_start(&d);
     struct sockaddr_in a;
-    addr_of(d.tcp, &a);
+    td_addr_of(d.tcp, &a);
     static int fds[FLOOD];
     int opened = 0;
     uint64_t deadline = td_deadline(60000);
@@ -264,7 +232,7 @@ static void open_partial_frames(const td_daemon *d, int *fds, int n)
     static uint8_t buf[8 + 60000];
     size_t len = partial_frame(buf, 65000, 60000);
     for (int i = 0; i < n; i++) {
-        fds[i] = raw_connect(d->tcp);
+        fds[i] = td_raw_connect(d->tcp);
         /* Whatever the daemon does not read stays in the socket buffers. */
         int fl = fcntl(fds[i], F_GETFL);
         fcntl(fds[i], F_SETFL, fl | O_NONBLOCK);

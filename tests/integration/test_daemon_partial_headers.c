@@ -14,19 +14,10 @@
 /* A TCP connection to url that sends one binary frame header announcing body bytes. */
 static int send_header(const char *url, uint32_t body)
 {
-    recd_wire_url u;
-    char err[128];
-    assert_int_equal(recd_wire_url_parse(url, &u, err, sizeof err), 0);
-    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(u.port)};
-    assert_int_equal(inet_pton(AF_INET, u.host, &to.sin_addr), 1);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    if (connect(fd, (struct sockaddr *)&to, sizeof to) < 0)
-        fail_msg("connect: %s", strerror(errno));
-    const uint8_t hdr[RECD_WIRE_HEADER_SIZE] = {RECD_WIRE_MAGIC, RECD_WIRE_VERSION, 1, 0,
-                                                (uint8_t)body, (uint8_t)(body >> 8),
-                                                (uint8_t)(body >> 16), (uint8_t)(body >> 24)};
-    assert_true(send(fd, hdr, sizeof hdr, MSG_NOSIGNAL) == (ssize_t)sizeof hdr);
+    int fd = td_raw_connect(url);
+    uint8_t hdr[RECD_WIRE_HEADER_SIZE];
+    size_t n = td_frame_header(hdr, 1, body);
+    assert_true(send(fd, hdr, n, MSG_NOSIGNAL) == (ssize_t)n);
     return fd;
 }
 #endif

@@ -6,6 +6,7 @@
 import http.client
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -46,13 +47,17 @@ def main():
     try:
         ports = {}
         deadline = time.time() + 60
-        while len(ports) < 2 and time.time() < deadline:
+        ready = False
+        while time.time() < deadline:  # one line per port, then "ready"
             line = proc.stdout.readline()
             if not line:
                 break
+            if line.strip() == "ready":
+                ready = True
+                break
             kind, _, addr = line.strip().partition(" ")
             ports[kind] = int(addr.rsplit(":", 1)[1])
-        if len(ports) < 2:
+        if not ready or len(ports) < 2:
             print("FAIL: recd did not print its ports: " + open(tmp + "/log").read())
             return 1
         text = scrape(ports["metrics"])
@@ -83,6 +88,7 @@ def main():
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+        shutil.rmtree(tmp, ignore_errors=True)
     for f in fails:
         print("FAIL: " + f, file=sys.stderr)
     return 1 if fails else 0

@@ -8,6 +8,32 @@
 
 #include "recd/units.h"
 
+/* The parser's longer messages, each checked for several inputs. */
+#define WHY_NO_UNIT "a number alone is not a duration: add a unit, ms, s, m, h or d (e.g. 30s)"
+#define WHY_FRACTION "fractions are not allowed; use a smaller unit (e.g. 1500ms, 90m)"
+#define WHY_DURATION_UNIT "expected a unit after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m)"
+#define WHY_UNIT_ORDER "units must go from the largest to the smallest, each once (e.g. 1h30m)"
+#define WHY_SIZE_UNIT "expected a unit: B, KiB, MiB, GiB or TiB (e.g. 64KiB), or plain bytes"
+
+struct refusal {
+    const char *text;
+    const char *why;
+};
+
+/* Each text is refused with -EINVAL and exactly its message, and the output is left alone. */
+static void check_refusals(int (*parse)(const char *, uint64_t *, const char **),
+                           const struct refusal *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = 7;
+        const char *why = NULL;
+        assert_int_equal(parse(bad[i].text, &v, &why), -EINVAL);
+        if (!why || strcmp(why, bad[i].why) != 0)
+            fail_msg("'%s': got \"%s\", wanted \"%s\"", bad[i].text, why ? why : "(null)", bad[i].why);
+        assert_true(v == 7);
+    }
+}
+
 static void durations_parse(void **state)
 {
     (void)state;
@@ -33,38 +59,28 @@ static void durations_parse(void **state)
 static void durations_reject(void **state)
 {
     (void)state;
-    static const struct {
-        const char *text;
-        const char *why;
-    } bad[] = {
+    static const struct refusal bad[] = {
         {"", "empty value"},
-        {"1", "a number alone is not a duration: add a unit, ms, s, m, h or d (e.g. 30s)"},
-        {"30", "a number alone is not a duration: add a unit, ms, s, m, h or d (e.g. 30s)"},
+        {"1", WHY_NO_UNIT},
+        {"30", WHY_NO_UNIT},
         {"s", "expected a number"},
         {" 1s", "expected a number"},
         {"1s ", "expected a number"},
-        {"1.5s", "fractions are not allowed; use a smaller unit (e.g. 1500ms, 90m)"},
-        {".5s", "fractions are not allowed; use a smaller unit (e.g. 1500ms, 90m)"},
+        {"1.5s", WHY_FRACTION},
+        {".5s", WHY_FRACTION},
         {"-1s", "negative values are not allowed"},
-        {"1x", "expected a unit after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m)"},
-        {"1 sec", "expected a unit after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m)"},
-        {"5 minutes", "expected a unit after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m)"},
-        {"1S", "expected a unit after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m)"},
-        {"5M", "expected a unit after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m)"},
-        {"1h30", "expected a unit after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m)"},
-        {"0x10s", "expected a unit after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m)"},
-        {"30m1h", "units must go from the largest to the smallest, each once (e.g. 1h30m)"},
-        {"1s1s", "units must go from the largest to the smallest, each once (e.g. 1h30m)"},
+        {"1x", WHY_DURATION_UNIT},
+        {"1 sec", WHY_DURATION_UNIT},
+        {"5 minutes", WHY_DURATION_UNIT},
+        {"1S", WHY_DURATION_UNIT},
+        {"5M", WHY_DURATION_UNIT},
+        {"1h30", WHY_DURATION_UNIT},
+        {"0x10s", WHY_DURATION_UNIT},
+        {"30m1h", WHY_UNIT_ORDER},
+        {"1s1s", WHY_UNIT_ORDER},
         {"1h-30m", "negative values are not allowed"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        uint64_t v = 7;
-        const char *why = NULL;
-        assert_int_equal(recd_parse_duration_ms(bad[i].text, &v, &why), -EINVAL);
-        if (!why || strcmp(why, bad[i].why) != 0)
-            fail_msg("'%s': got \"%s\", wanted \"%s\"", bad[i].text, why ? why : "(null)", bad[i].why);
-        assert_true(v == 7);
-    }
+    check_refusals(recd_parse_duration_ms, bad, sizeof bad / sizeof bad[0]);
 }
 
 static void durations_overflow(void **state)
@@ -105,30 +121,20 @@ static void sizes_parse(void **state)
 static void sizes_reject(void **state)
 {
     (void)state;
-    static const struct {
-        const char *text;
-        const char *why;
-    } bad[] = {
+    static const struct refusal bad[] = {
         {"", "empty value"},
         {"KiB", "expected a number"},
-        {"1.5MiB", "fractions are not allowed; use a smaller unit (e.g. 1500ms, 90m)"},
+        {"1.5MiB", WHY_FRACTION},
         {"-1", "negative values are not allowed"},
-        {"64KB", "expected a unit: B, KiB, MiB, GiB or TiB (e.g. 64KiB), or plain bytes"},
-        {"64kb", "expected a unit: B, KiB, MiB, GiB or TiB (e.g. 64KiB), or plain bytes"},
-        {"64kib", "expected a unit: B, KiB, MiB, GiB or TiB (e.g. 64KiB), or plain bytes"},
-        {"64 K", "expected a unit: B, KiB, MiB, GiB or TiB (e.g. 64KiB), or plain bytes"},
-        {"1e6", "expected a unit: B, KiB, MiB, GiB or TiB (e.g. 64KiB), or plain bytes"},
-        {"64KiBs", "expected a unit: B, KiB, MiB, GiB or TiB (e.g. 64KiB), or plain bytes"},
-        {"64KiB ", "expected a unit: B, KiB, MiB, GiB or TiB (e.g. 64KiB), or plain bytes"},
+        {"64KB", WHY_SIZE_UNIT},
+        {"64kb", WHY_SIZE_UNIT},
+        {"64kib", WHY_SIZE_UNIT},
+        {"64 K", WHY_SIZE_UNIT},
+        {"1e6", WHY_SIZE_UNIT},
+        {"64KiBs", WHY_SIZE_UNIT},
+        {"64KiB ", WHY_SIZE_UNIT},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        uint64_t v = 7;
-        const char *why = NULL;
-        assert_int_equal(recd_parse_size(bad[i].text, &v, &why), -EINVAL);
-        if (!why || strcmp(why, bad[i].why) != 0)
-            fail_msg("'%s': got \"%s\", wanted \"%s\"", bad[i].text, why ? why : "(null)", bad[i].why);
-        assert_true(v == 7);
-    }
+    check_refusals(recd_parse_size, bad, sizeof bad / sizeof bad[0]);
     uint64_t v;
     const char *why;
     assert_int_equal(recd_parse_size("16777216TiB", &v, &why), -ERANGE);

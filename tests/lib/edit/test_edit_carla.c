@@ -322,19 +322,8 @@ static void test_track_every_vehicle_and_walker(void **state)
 static void test_corpus_cut(void **state)
 {
     (void)state;
-    const char *dir = tu_corpus_dir("carla");
-    if (!dir) {
-        print_message("corpus carla not found (../shared/corpus): corpus cut skipped\n");
-        return;
-    }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/DistanceToLaneCenter.log", dir);
     size_t len;
-    uint8_t *buf = tu_read_file(path, &len);
-    if (!buf) {
-        print_message("%s not found: corpus cut skipped\n", path);
-        return;
-    }
+    uint8_t *buf = tu_corpus_file("carla", "DistanceToLaneCenter.log", &len);
     recd_edit_input in = {buf, len};
     recd_cut_opts o = {5000, 10000, false};
     recd_buf out = {0};

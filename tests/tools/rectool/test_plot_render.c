@@ -181,11 +181,7 @@ static void test_overlay_and_range(void **state)
 static void test_corpus(void **state)
 {
     (void)state;
-    const char *dir = tu_corpus_dir("samp-rec");
-    if (!dir) {
-        print_message("corpus samp-rec not found (../shared/corpus): corpus plots skipped\n");
-        return;
-    }
+    const char *dir = tu_corpus_dir_or_skip("samp-rec");
     DIR *dp = opendir(dir);
     assert_non_null(dp);
     struct dirent *e;
@@ -288,20 +284,13 @@ static void test_carla(void **state)
     assert_int_equal(recd_synth_write_carla(&p, 6, recd_buf_sink(&log), &frames), 0);
     check_carla_plot("traffic.log", log.data, log.len, 6);
     recd_buf_free(&log);
+}
 
-    const char *dir = tu_corpus_dir("carla");
-    if (!dir) {
-        print_message("corpus carla not found (../shared/corpus): corpus CARLA plot skipped\n");
-        return;
-    }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/DistanceToLaneCenter.log", dir);
+static void test_carla_corpus(void **state)
+{
+    (void)state;
     size_t len;
-    uint8_t *buf = tu_read_file(path, &len);
-    if (!buf) {
-        print_message("%s not found: corpus CARLA plot skipped\n", path);
-        return;
-    }
+    uint8_t *buf = tu_corpus_file("carla", "DistanceToLaneCenter.log", &len);
     check_carla_plot("DistanceToLaneCenter.log", buf, len, 1); /* one hero vehicle */
     free(buf);
 }
@@ -313,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_overlay_and_range),
         cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_carla),
+        cmocka_unit_test(test_carla_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
