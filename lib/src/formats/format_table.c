@@ -19,9 +19,9 @@ static const recd_format *const format_table[] = {
     &recd_format__recap,
     &recd_format__carla,
     &recd_format__rf2_vcr,
-    &recd_format__samp_onfoot,
-    &recd_format__samp_vehicle,
     &recd_format__sc2replay,
+    &recd_format__samp_onfoot, /* heuristics from here on */
+    &recd_format__samp_vehicle,
 };
 
 #define FORMAT_COUNT (sizeof format_table / sizeof format_table[0])
