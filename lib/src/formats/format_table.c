@@ -91,7 +91,11 @@ int recd_format_verify(const recd_format *f, const uint8_t *buf, size_t len,
                        recd_format_verdict *out, recd_report *report)
 {
     memset(out, 0, sizeof *out);
-    return f->verify ? f->verify(buf, len, out, report) : -ENOTSUP;
+    if (!f->verify)
+        return -ENOTSUP;
+    int rc = f->verify(buf, len, out, report);
+    recd_report_progress(report, len, len); /* whether or not the hook reported finer steps */
+    return rc;
 }
 
 int recd_format_repair(const recd_format *f, const uint8_t *buf, size_t len,
@@ -101,7 +105,12 @@ int recd_format_repair(const recd_format *f, const uint8_t *buf, size_t len,
     memset(out, 0, sizeof *out);
     out->progress = progress;
     out->unit = f->unit;
-    return f->repair ? f->repair(buf, len, out) : -ENOTSUP;
+    if (!f->repair)
+        return -ENOTSUP;
+    int rc = f->repair(buf, len, out); /* hooks fill the zeroed result; progress is set */
+    if (progress.fn)
+        progress.fn(progress.data, len, len);
+    return rc;
 }
 
 int recd_format_end_part(const recd_format *f, uint8_t *head, size_t head_len, uint64_t units,
