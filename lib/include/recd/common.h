@@ -70,7 +70,8 @@ typedef struct recd_report {
     size_t cap;
     size_t limit; /* 0 = unlimited; otherwise further problems only increment dropped */
     size_t dropped;
-    recd_progress progress; /* optional: a format's verify hook tells how far it got */
+    recd_progress progress; /* optional: formats that can report finer progress do;
+                             * recd_format_verify always ends with done == total */
 } recd_report;
 
 /* Adds a problem; silently counts it in dropped when the report is full or out of memory. */

@@ -35,7 +35,8 @@ RECD_API uint32_t recd_fleet_partition(const char *key, size_t key_len, uint32_t
 
 /* Writes PREFIX.<partition>.<token> into out, the token being the key with '.' turned into '~'
  * (a NATS subject separates tokens with '.'; '~' never occurs in a session key). Returns the
- * length, or -ENAMETOOLONG when it does not fit in cap, -EINVAL for an empty key. */
+ * length, or -ENAMETOOLONG when it does not fit in cap, -EINVAL for a key that is not a valid
+ * session key (recd_session_key_valid) or partitions of 0 or over RECD_FLEET_PARTITIONS_MAX. */
 RECD_API int recd_fleet_subject(const char *prefix, const char *key, size_t key_len,
                                 uint32_t partitions, char *out, size_t cap);
 

@@ -14,6 +14,10 @@
 #include "recd/path_template.h"
 #include "recd/samp_rec.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define RECD_PLAYER_MANIFEST_VERSION 1
 #define RECD_PLAYER_MANIFEST_MAX_PARTS 100000 /* a reader refuses longer lists */
 #define RECD_PLAYER_MANIFEST_MAX_BYTES (64u << 20)
@@ -59,5 +63,9 @@ RECD_API int recd_player_manifest_store(int root_fd, const char *rel, const char
  * duration, a part that is gone (empty, removed) is dropped, and the manifest is stored again as
  * complete and recovered. Returns how many manifests were rewritten, or a negative errno. */
 RECD_API int recd_player_manifest_recover_root(int root_fd);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,7 @@
 #include "recd/message.h"
 #include "recd/part_file.h"
 #include "recd/path_template.h"
+#include "recd/player_manifest.h"
 #include "recd/recap.h"
 #include "recd/recovery.h"
 #include "recd/replay.h"

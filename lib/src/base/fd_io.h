@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Positioned full writes, shared by the part files and crash recovery (internal to librecd). */
+/* Positioned full writes for the part files (internal to librecd). Crash recovery does not use
+ * it: it writes through its own injectable ops table, so tests can fail its writes. */
 #ifndef RECD_BASE_FD_IO_H
 #define RECD_BASE_FD_IO_H
 

@@ -19,9 +19,9 @@ static const recd_format *const format_table[] = {
     &recd_format__recap,
     &recd_format__carla,
     &recd_format__rf2_vcr,
-    &recd_format__samp_onfoot,
-    &recd_format__samp_vehicle,
     &recd_format__sc2replay,
+    &recd_format__samp_onfoot, /* heuristics from here on */
+    &recd_format__samp_vehicle,
 };
 
 #define FORMAT_COUNT (sizeof format_table / sizeof format_table[0])
@@ -91,7 +91,11 @@ int recd_format_verify(const recd_format *f, const uint8_t *buf, size_t len,
                        recd_format_verdict *out, recd_report *report)
 {
     memset(out, 0, sizeof *out);
-    return f->verify ? f->verify(buf, len, out, report) : -ENOTSUP;
+    if (!f->verify)
+        return -ENOTSUP;
+    int rc = f->verify(buf, len, out, report);
+    recd_report_progress(report, len, len); /* whether or not the hook reported finer steps */
+    return rc;
 }
 
 int recd_format_repair(const recd_format *f, const uint8_t *buf, size_t len,
@@ -101,7 +105,12 @@ int recd_format_repair(const recd_format *f, const uint8_t *buf, size_t len,
     memset(out, 0, sizeof *out);
     out->progress = progress;
     out->unit = f->unit;
-    return f->repair ? f->repair(buf, len, out) : -ENOTSUP;
+    if (!f->repair)
+        return -ENOTSUP;
+    int rc = f->repair(buf, len, out); /* hooks fill the zeroed result; progress is set */
+    if (progress.fn)
+        progress.fn(progress.data, len, len);
+    return rc;
 }
 
 int recd_format_end_part(const recd_format *f, uint8_t *head, size_t head_len, uint64_t units,

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "player/player_manifest_io.h"
+#include "recd/fd_sink.h"
 #include "recd/part_file.h"
 
 recd_player_part *recd_player_manifest_add(recd_player_manifest *m)
@@ -195,30 +197,51 @@ int recd_player_manifest_parse(const char *text, size_t len, recd_player_manifes
     return rc;
 }
 
+int player_manifest_load_fd(int fd, recd_player_manifest *out, char *why, size_t whylen)
+{
+    memset(out, 0, sizeof *out);
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        snprintf(why, whylen, "cannot stat: %s", strerror(e));
+        return -e;
+    }
+    if (!S_ISREG(st.st_mode))
+        return bad(why, whylen, "%s", "not a regular file");
+    if ((uint64_t)st.st_size > RECD_PLAYER_MANIFEST_MAX_BYTES)
+        return bad(why, whylen, "%s", "larger than 64 MiB");
+    size_t size = (size_t)st.st_size, n = 0;
+    char *text = malloc(size + 1);
+    if (!text)
+        return -ENOMEM;
+    while (n < size) { /* a file that shrinks meanwhile is parsed as far as it goes */
+        ssize_t got = pread(fd, text + n, size - n, (off_t)n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            free(text);
+            return bad(why, whylen, "%s", "read error");
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    int rc = recd_player_manifest_parse(text, n, out, why, whylen);
+    free(text);
+    return rc;
+}
+
 int recd_player_manifest_load(const char *file, recd_player_manifest *out, char *why, size_t whylen)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(file, "rb");
-    if (!f) {
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
         int e = errno;
         snprintf(why, whylen, "cannot open: %s", strerror(e));
         return -e;
     }
-    char *text = malloc(RECD_PLAYER_MANIFEST_MAX_BYTES);
-    size_t n = text ? fread(text, 1, RECD_PLAYER_MANIFEST_MAX_BYTES, f) : 0;
-    bool more = text && n == RECD_PLAYER_MANIFEST_MAX_BYTES && fgetc(f) != EOF;
-    int rerr = ferror(f);
-    fclose(f);
-    int rc;
-    if (!text)
-        rc = -ENOMEM;
-    else if (rerr)
-        rc = bad(why, whylen, "%s", "read error");
-    else if (more)
-        rc = bad(why, whylen, "%s", "larger than 64 MiB");
-    else
-        rc = recd_player_manifest_parse(text, n, out, why, whylen);
-    free(text);
+    int rc = player_manifest_load_fd(fd, out, why, whylen);
+    close(fd);
     return rc;
 }
 
@@ -235,17 +258,7 @@ int recd_player_manifest_store(int root_fd, const char *rel, const char *text)
     if (fd < 0) {
         rc = -errno;
     } else {
-        size_t len = strlen(text), done = 0;
-        while (done < len) {
-            ssize_t w = write(fd, text + done, len - done);
-            if (w < 0) {
-                if (errno == EINTR)
-                    continue;
-                rc = -errno;
-                break;
-            }
-            done += (size_t)w;
-        }
+        rc = recd_write_all(fd, text, strlen(text));
         if (rc == 0 && fsync(fd) < 0)
             rc = -errno;
         if (close(fd) < 0 && rc == 0)

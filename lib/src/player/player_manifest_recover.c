@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
+#include "player/player_manifest_io.h"
 #include "recd/part_file.h"
 #include "recd/player_manifest.h"
 
@@ -87,19 +88,16 @@ static int visit(void *ctx, const recd_walk_entry *e)
 {
     recover_ctx *c = ctx;
     size_t n = strlen(e->leaf), sl = strlen(MANIFEST_SUFFIX);
-    if (e->type != RECD_WALK_FILE || n <= sl || strcmp(e->leaf + n - sl, MANIFEST_SUFFIX) != 0 ||
-        e->size > RECD_PLAYER_MANIFEST_MAX_BYTES)
+    if (e->type != RECD_WALK_FILE || n <= sl || strcmp(e->leaf + n - sl, MANIFEST_SUFFIX) != 0)
         return 0;
     int fd = openat(e->dir_fd, e->leaf, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return 0;
-    char *text = malloc(e->size + 1);
-    ssize_t got = text ? pread(fd, text, e->size, 0) : -1;
-    close(fd);
     recd_player_manifest m;
     char why[256];
-    if (got == (ssize_t)e->size &&
-        recd_player_manifest_parse(text, (size_t)got, &m, why, sizeof why) == 0) {
+    int lrc = player_manifest_load_fd(fd, &m, why, sizeof why);
+    close(fd);
+    if (lrc == 0) {
         if (!m.complete) {
             int rc = fix_manifest(c, e->rel, &m);
             if (rc < 0 && !c->error)
@@ -109,7 +107,6 @@ static int visit(void *ctx, const recd_walk_entry *e)
         }
         recd_player_manifest_free(&m);
     }
-    free(text);
     return 0; /* other .json files are not ours: passed over */
 }
 

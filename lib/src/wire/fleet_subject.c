@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "recd/fleet.h"
+#include "recd/message.h"
 
 static int fail(char *err, size_t errlen, const char *what, const char *url)
 {
@@ -93,15 +94,14 @@ uint32_t recd_fleet_partition(const char *key, size_t key_len, uint32_t partitio
 int recd_fleet_subject(const char *prefix, const char *key, size_t key_len, uint32_t partitions,
                        char *out, size_t cap)
 {
-    if (key_len == 0)
+    if (!recd_session_key_valid(key, key_len) || partitions == 0 ||
+        partitions > RECD_FLEET_PARTITIONS_MAX)
         return -EINVAL;
     int n = snprintf(out, cap, "%s.%u.", prefix, recd_fleet_partition(key, key_len, partitions));
     if (n < 0 || (size_t)n + key_len >= cap)
         return -ENAMETOOLONG;
-    for (size_t i = 0; i < key_len; i++) {
-        char c = key[i];
-        out[n++] = (c == '.' || c == '*' || c == '>' || c == ' ' || c < 0x21 || c > 0x7e) ? '~' : c;
-    }
+    for (size_t i = 0; i < key_len; i++) /* a valid key's only byte a subject cannot hold is '.' */
+        out[n++] = key[i] == '.' ? '~' : key[i];
     out[n] = '\0';
     return n;
 }

@@ -55,9 +55,15 @@ static void subjects(void **state)
     assert_string_equal(out, want);
     assert_int_equal(recd_fleet_subject("p", "", 0, 8, out, sizeof out), -EINVAL);
     assert_int_equal(recd_fleet_subject("p", "key", 3, 8, out, 6), -ENAMETOOLONG);
-    /* Whatever the key holds, the token is one subject token. */
-    n = recd_fleet_subject("p", "a b*c>d.e", 9, 1, out, sizeof out);
-    assert_string_equal(out, "p.0.a~b~c~d~e");
+    /* Every dot of the key becomes '~', so the token is one subject token. */
+    n = recd_fleet_subject("p", "a.b.c-d_e", 9, 1, out, sizeof out);
+    assert_string_equal(out, "p.0.a~b~c-d_e");
+    /* What is not a session key, and partition counts out of range, are refused. */
+    assert_int_equal(recd_fleet_subject("p", "a b*c>d", 7, 1, out, sizeof out), -EINVAL);
+    assert_int_equal(recd_fleet_subject("p", "key", 3, 0, out, sizeof out), -EINVAL);
+    assert_true(recd_fleet_subject("p", "key", 3, RECD_FLEET_PARTITIONS_MAX, out, sizeof out) > 0);
+    assert_int_equal(recd_fleet_subject("p", "key", 3, RECD_FLEET_PARTITIONS_MAX + 1, out, sizeof out),
+                     -EINVAL);
 }
 
 int main(void)

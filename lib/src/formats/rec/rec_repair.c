@@ -13,10 +13,6 @@
 
 int recd_rec__repair(const uint8_t *buf, size_t len, recd_repair_result *r)
 {
-    recd_progress progress = r->progress;
-    memset(r, 0, sizeof *r);
-    r->progress = progress;
-    r->unit = "blocks";
     recd_rec_info info;
     memset(&info, 0, sizeof info);
     recd_rec_probe(buf, len, &info, NULL);

@@ -13,12 +13,8 @@
 
 int recd_recap__repair(const uint8_t *buf, size_t len, recd_repair_result *r)
 {
-    recd_progress progress = r->progress;
-    memset(r, 0, sizeof *r);
-    r->progress = progress;
-    r->unit = "ticks";
     recd_recap_decode_result res;
-    recd_report report = {.limit = 16, .progress = progress};
+    recd_report report = {.limit = 16, .progress = r->progress};
     memset(&res, 0, sizeof res);
     int rc = recd_recap_decode(buf, len, NULL, NULL, &res, &report);
     if (rc < 0 && rc != -EBADMSG) {

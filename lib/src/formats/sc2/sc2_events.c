@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "formats/sc2/sc2_replay.h"
+#include "message/msg_fields.h"
 
 #define FOOD_ONE 4096.0  /* supply is stored in 1/4096ths */
 
@@ -50,6 +51,15 @@ static void int_field(export_ctx *x, const char *name, int64_t v)
 {
     key(x, name);
     putf(x, "%" PRId64, v);
+}
+
+/* Supply as a number, with a '.' whatever the locale says. */
+static void food_field(export_ctx *x, const char *name, int64_t stored)
+{
+    char text[40];
+    key(x, name);
+    if (msg_format_f64((double)stored / FOOD_ONE, text) == 0)
+        put(x, text, strlen(text));
 }
 
 /* An optional integer: null when the event leaves it out. */
@@ -117,10 +127,8 @@ static int64_t player_stats(export_ctx *x, const sc2v_tree *t, const sc2v_node *
     int_field(x, "player", player);
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
         int_field(x, named[i].name, field(t, stats, named[i].tag));
-    key(x, "food_used");
-    putf(x, "%.10g", (double)field(t, stats, 29) / FOOD_ONE);
-    key(x, "food_made");
-    putf(x, "%.10g", (double)field(t, stats, 30) / FOOD_ONE);
+    food_field(x, "food_used", field(t, stats, 29));
+    food_field(x, "food_made", field(t, stats, 30));
     key(x, "stats");
     put(x, "{", 1);
     size_t mark = x->fields.len;
