@@ -253,6 +253,10 @@ RECD_API int recd_recap_header_decode(const uint8_t *buf, size_t len, recd_recap
 /* File offsets of the end timestamp (i64) and frame count (u32) of the encoded h. */
 RECD_API void recd_recap_header_patch_offsets(const recd_recap_header *h, uint64_t *end_ms_offset,
                                               uint64_t *frame_count_offset);
+/* The epoch time `ticks` ticks after start_ms, held at INT64_MIN/INT64_MAX instead of overflowing:
+ * a header's start comes from a file or a peer and may be any value. */
+RECD_API int64_t recd_recap_time_after(int64_t start_ms, int64_t ticks);
+
 /* Rewrites end timestamp and frame count inside an encoded file/header buffer. */
 RECD_API int recd_recap_header_patch(uint8_t *buf, size_t len, uint32_t frame_count,
                                      int64_t end_ms);

@@ -62,7 +62,7 @@ static int emit_open(const recd_msg *open, int64_t ticks, recd_msg_fn emit, void
     if (rc < 0)
         return rc;
     recd_msg_recap_open *r = c.open.recap;
-    r->header.start_ms += ticks * RECD_RECAP_TICK_MS;
+    r->header.start_ms = recd_recap_time_after(r->header.start_ms, ticks);
     r->has_start_time = true;
     r->has_end_time = false;
     r->has_frame_count = false;

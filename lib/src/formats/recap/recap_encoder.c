@@ -515,7 +515,7 @@ int recd_recap_encoder_finish(recd_recap_encoder *e, recd_recap_finish_info *inf
     e->finished = true;
     if (info) {
         info->frame_count = e->next;
-        info->end_ms = e->start_ms + (int64_t)e->next * RECD_RECAP_TICK_MS;
+        info->end_ms = recd_recap_time_after(e->start_ms, (int64_t)e->next);
         info->end_ms_offset = e->end_ms_off;
         info->frame_count_offset = e->frames_off;
         info->bytes_written = e->bytes_written;

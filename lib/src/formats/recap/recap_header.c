@@ -2,6 +2,7 @@
 /* Recap header: preamble, header body, TLV extension records and the in-place patch of end
  * timestamp and frame count (docs/formats/recap.md sections 2 and 3). */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "base/bytes.h"
@@ -274,6 +275,21 @@ int recd_recap_header_decode(const uint8_t *buf, size_t len, recd_recap_header *
     if (parse_extensions(&c, h, r))
         return -EBADMSG;
     return (int)(RECD_RECAP_PREAMBLE_SIZE + hlen);
+}
+
+int64_t recd_recap_time_after(int64_t start_ms, int64_t ticks)
+{
+    const int64_t tick = RECD_RECAP_TICK_MS;
+    if (ticks > INT64_MAX / tick)
+        return INT64_MAX;
+    if (ticks < INT64_MIN / tick)
+        return INT64_MIN;
+    int64_t span = ticks * tick;
+    if (span > 0 && start_ms > INT64_MAX - span)
+        return INT64_MAX;
+    if (span < 0 && start_ms < INT64_MIN - span)
+        return INT64_MIN;
+    return start_ms + span;
 }
 
 int recd_recap_header_patch(uint8_t *buf, size_t len, uint32_t frame_count, int64_t end_ms)

@@ -35,11 +35,8 @@ int recd_recap__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan)
                                     "header only, %llu bytes of a first gzip member",
                                     (unsigned long long)(len - res.data_offset));
     uint32_t frames = res.ticks <= UINT32_MAX ? (uint32_t)res.ticks : 0;
-    int64_t end_ms = res.header.start_ms;
-    uint64_t span = res.ticks * RECD_RECAP_TICK_MS;
-    if (res.ticks <= UINT64_MAX / RECD_RECAP_TICK_MS && span <= (uint64_t)INT64_MAX &&
-        end_ms <= INT64_MAX - (int64_t)span)
-        end_ms += (int64_t)span;
+    int64_t ticks = res.ticks <= (uint64_t)INT64_MAX ? (int64_t)res.ticks : INT64_MAX;
+    int64_t end_ms = recd_recap_time_after(res.header.start_ms, ticks);
     rc = recd_recap_header_patch(buf, (size_t)res.data_offset, frames, end_ms);
     if (rc < 0)
         return recd_recover__decide(plan, RECD_RECOVER_QUARANTINED, "recap",

@@ -40,8 +40,8 @@ int recd_recap__repair(const uint8_t *buf, size_t len, recd_repair_result *r)
      * recorder (close.end_time) and is kept. Otherwise it is start + ticks x 50 ms, a wrapping sum
      * so that a hostile start time does not become signed overflow. */
     bool finalized = keep == len && res.header.frame_count == (uint32_t)res.ticks && res.ticks > 0;
-    int64_t end_ms = finalized ? res.header.end_ms
-                               : (int64_t)((uint64_t)res.header.start_ms + res.ticks * RECD_RECAP_TICK_MS);
+    int64_t ticks = res.ticks <= (uint64_t)INT64_MAX ? (int64_t)res.ticks : INT64_MAX;
+    int64_t end_ms = finalized ? res.header.end_ms : recd_recap_time_after(res.header.start_ms, ticks);
     rc = recd_recap_header_patch(r->out.data, (size_t)res.data_offset, (uint32_t)res.ticks, end_ms);
     if (rc < 0) {
         snprintf(r->detail, sizeof r->detail, "cannot patch the header: %s", recd_strerror(rc));

@@ -531,6 +531,38 @@ static void tags_free(tags_out *o)
 
 /* ---- tests ---------------------------------------------------------------------------------- */
 
+/* A header's start comes from the file or the peer: one near the end of time gives an end that
+ * holds at INT64_MAX instead of overflowing (found by fuzz_recap_decoder). */
+static void test_end_time_holds_at_the_limit(void **st)
+{
+    (void)st;
+    recd_recap_header h;
+    realistic_header(&h);
+    h.start_ms = INT64_MAX - 60;
+    recd_recap_state s;
+    realistic_state(&s);
+    recd_recap_encoder_options opt = {0};
+    recd_buf out = {0};
+    recd_recap_encoder *e;
+    assert_int_equal(recd_recap_encoder_new(&e, &h, &opt, recd_buf_sink(&out)), 0);
+    for (uint64_t t = 0; t < 3; t++)
+        assert_int_equal(recd_recap_encoder_tick(e, t, &s, NULL, 0), 0);
+    recd_recap_finish_info fi;
+    assert_int_equal(recd_recap_encoder_finish(e, &fi), 0);
+    recd_recap_encoder_free(e);
+    assert_true(fi.end_ms == INT64_MAX);
+    recd_buf_free(&out);
+
+    assert_true(recd_recap_time_after(1000, 3) == 1150);
+    assert_true(recd_recap_time_after(1000, -3) == 850);
+    assert_true(recd_recap_time_after(INT64_MAX - 49, 1) == INT64_MAX);
+    assert_true(recd_recap_time_after(INT64_MAX - 50, 1) == INT64_MAX);
+    assert_true(recd_recap_time_after(INT64_MAX - 51, 1) == INT64_MAX - 1);
+    assert_true(recd_recap_time_after(INT64_MIN + 10, -1) == INT64_MIN);
+    assert_true(recd_recap_time_after(0, INT64_MAX) == INT64_MAX);
+    assert_true(recd_recap_time_after(0, INT64_MIN) == INT64_MIN);
+}
+
 static void test_skip_chain_1000_idle(void **st)
 {
     (void)st;
@@ -1019,6 +1051,7 @@ int main(void)
         cmocka_unit_test(test_decode_reencode_identity),
         cmocka_unit_test(test_reencode_rich_header),
         cmocka_unit_test(test_callback_stops_decoding),
+        cmocka_unit_test(test_end_time_holds_at_the_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
