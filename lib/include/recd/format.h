@@ -63,8 +63,9 @@ typedef struct recd_repair_result {
     const char *unit;      /* "blocks", "ticks" */
     bool changed;          /* out differs from the input */
     char detail[256];      /* what was done, or why the file cannot be repaired */
-    recd_progress progress; /* in, optional: set before recd_format_repair to watch the scan
-                             * (formats that can report finer progress do; it ends at done == total) */
+    recd_progress progress; /* in, optional: zero the result (= {0}), then set this to watch the
+                             * scan; formats that can report finer progress do, and it ends at
+                             * done == total */
 } recd_repair_result;
 
 /* One table entry. Hooks take whole files in memory; sniff, verify and export are required, the

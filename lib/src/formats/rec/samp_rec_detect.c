@@ -114,13 +114,23 @@ static rec_detection vehicle(void) { return make(RECD_REC_LAYOUT_VEHICLE, 8, REC
 static rec_detection onfoot(void) { return make(RECD_REC_LAYOUT_ONFOOT, 8, RECD_REC_ONFOOT_BLOCK_SIZE); }
 static rec_detection vcmp(void) { return make(RECD_REC_LAYOUT_VCMP, 8, 0); }
 
+/* Whether content evidence for the other layout may overrule the stored type. A single block of
+ * it can be chance (a stray unit quaternion), so it does not outweigh a stored type whose block
+ * size explains the length exactly while the other's leaves a partial block. */
+static bool content_overrules(size_t len, size_t stored_bs, size_t other_bs)
+{
+    size_t payload = len - RECD_REC_HEADER_SIZE;
+    return payload / other_bs >= 2 || fits(payload, other_bs) || !fits(payload, stored_bs);
+}
+
 /* Header 1000, type 1: SA-MP driver, or VC:MP on-foot, or an open.mp build of June 2023 that
  * wrote 72-byte on-foot blocks into DRIVER files. */
 static rec_detection detect_type1(const uint8_t *buf, size_t len)
 {
     if (vehicle_quats(buf, len))
         return vehicle();
-    if (onfoot_quats(buf, len))
+    if (onfoot_quats(buf, len) &&
+        content_overrules(len, RECD_REC_VEHICLE_BLOCK_SIZE, RECD_REC_ONFOOT_BLOCK_SIZE))
         return onfoot();
     if (vcmp76_plausible(buf, len))
         return vcmp();
@@ -134,7 +144,8 @@ static rec_detection detect_type2(const uint8_t *buf, size_t len)
         return onfoot();
     if (legacy56_plausible(buf, len))
         return make(RECD_REC_LAYOUT_LEGACY_ONFOOT_56, 8, RECD_REC_LEGACY_ONFOOT_BLOCK_SIZE);
-    if (vehicle_quats(buf, len))
+    if (vehicle_quats(buf, len) &&
+        content_overrules(len, RECD_REC_ONFOOT_BLOCK_SIZE, RECD_REC_VEHICLE_BLOCK_SIZE))
         return vehicle();
     if (vcmp76_plausible(buf, len))
         return vcmp();

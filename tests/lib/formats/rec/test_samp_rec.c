@@ -1069,6 +1069,35 @@ static void test_probe_type_mismatch(void **state)
     recd_report_free(&r);
 }
 
+/* One on-foot block whose bytes happen to hold a unit quaternion where a vehicle block keeps
+ * one: the stored type, whose block size fits the length exactly, wins over one block of chance
+ * (found by fuzz_edit: a cut down to one block no longer verified). */
+static void test_probe_one_block_keeps_stored_type(void **state)
+{
+    (void)state;
+    recd_buf f = {0};
+    build_onfoot_file(&f, 1, 100, 50);
+    uint8_t *b = f.data + 8;
+    memset(b + 12, 0, 26); /* the vehicle quaternion (1, 0, 0, 0); the on-foot one all zero */
+    st_le32(b + 12, 0x3F800000u);
+    recd_rec_info info;
+    recd_report r = {0};
+    assert_true(recd_rec_probe(f.data, f.len, &info, &r) >= 0);
+    assert_int_equal(info.layout, RECD_REC_LAYOUT_ONFOOT);
+    assert_null(find_problem(&r, "type-mismatch"));
+    recd_report_free(&r);
+
+    /* A driver header over the same block: the on-foot size fits and the vehicle one does not,
+     * so the June 2023 reading still applies when the on-foot quaternion is a unit one. */
+    recd_buf_reset(&f);
+    build_onfoot_file(&f, 1, 100, 50);
+    st_le32(f.data + 4, 1);
+    assert_int_equal(recd_rec_probe(f.data, f.len, &info, &r), -EBADMSG);
+    assert_int_equal(info.layout, RECD_REC_LAYOUT_ONFOOT);
+    recd_buf_free(&f);
+    recd_report_free(&r);
+}
+
 static void test_probe_unknown_type(void **state)
 {
     (void)state;
@@ -1237,6 +1266,7 @@ int main(void)
         cmocka_unit_test(test_probe_vcmp),
         cmocka_unit_test(test_probe_text_mangled),
         cmocka_unit_test(test_probe_type_mismatch),
+        cmocka_unit_test(test_probe_one_block_keeps_stored_type),
         cmocka_unit_test(test_probe_unknown_type),
         cmocka_unit_test(test_probe_decreasing_times_capped),
         cmocka_unit_test(test_probe_nonfinite_and_nonunit),
