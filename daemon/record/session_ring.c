@@ -112,6 +112,40 @@ static void memory_drop(recd_session *s, session_ring *r, ring_growth why, bool 
                          : "its oldest samples go before ring.window");
 }
 
+/* After a reload lowered a memory bound: the ring being written gives back what is over it, its
+ * oldest samples first (counted). An idle ring keeps its memory until its next sample or its
+ * session's end. */
+static void fit(recd_session *s, session_ring *r)
+{
+    const recd_config *cfg = s->env->cfg;
+    size_t cap = r->cap, max = (size_t)(cfg->ring.session_bytes / r->block_len);
+    ring_growth why = RING_AT_SESSION_BOUND;
+    if (cap > max)
+        cap = max;
+    uint64_t total = s->env->ring_bytes - (uint64_t)(r->cap - cap) * r->block_len;
+    if (total > cfg->ring.process_bytes) {
+        uint64_t over = (total - cfg->ring.process_bytes + r->block_len - 1) / r->block_len;
+        cap = over < cap ? cap - (size_t)over : 0;
+        why = RING_AT_PROCESS_BOUND;
+    }
+    if (cap >= r->cap)
+        return;
+    uint8_t *b = NULL;
+    if (cap && !(b = malloc(cap * r->block_len)))
+        return; /* no memory to move into: it shrinks at a later sample */
+    for (; r->count > cap; r->count--) {
+        memory_drop(s, r, why, false);
+        r->head = (r->head + 1) % r->cap;
+    }
+    for (size_t i = 0; i < r->count; i++)
+        memcpy(b + i * r->block_len, at(r, i), r->block_len);
+    free(r->blocks);
+    s->env->ring_bytes -= (uint64_t)(r->cap - cap) * r->block_len;
+    r->blocks = b;
+    r->cap = cap;
+    r->head = 0;
+}
+
 int session_ring_put(recd_session *s, uint32_t t, const uint8_t *fields)
 {
     session_ring *r = s->ring;
@@ -122,6 +156,7 @@ int session_ring_put(recd_session *s, uint32_t t, const uint8_t *fields)
         r->head = (r->head + 1) % r->cap;
         r->count--;
     }
+    fit(s, r);
     if (r->count == r->cap) {
         ring_growth g = grow(s, r);
         if (g != RING_GROWN && !r->cap) {

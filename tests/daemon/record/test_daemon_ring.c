@@ -186,11 +186,55 @@ static void the_window_drops_are_not_counted(void **state)
     check_saved(0, 899, 101);
 }
 
+/* A reload that lowers a bound: the ring written next gives back what is over it, its oldest
+ * samples first, counted; an idle ring keeps its memory until its next sample. */
+static void a_lowered_bound_shrinks_the_ring_written_next(void **state)
+{
+    fixture *f = *state;
+    f->cfg.ring.window_ms = 86400000;
+    f->cfg.ring.session_bytes = 256 * BLOCK;
+    f->cfg.ring.process_bytes = 1000 * BLOCK;
+    assert_int_equal(send_simple(f, "a", RECD_MSG_OPEN, true), 0);
+    assert_int_equal(send_simple(f, "b", RECD_MSG_OPEN, true), 0);
+    feed(f, "a", 0, 256);
+    feed(f, "b", 0, 256);
+    assert_int_equal(f->reg.env.ring_bytes, 512 * BLOCK);
+    assert_int_equal(dropped(f, RECD_M_DROP_RING_SESSION_MEMORY), 0);
+
+    /* ring.session_memory down to 200 blocks: a's next sample takes it there (57 go: 56 for the
+     * bound, then 1 for the new sample); b waits for its own next sample. */
+    f->cfg.ring.session_bytes = 200 * BLOCK;
+    feed(f, "a", 256, 1);
+    assert_int_equal(f->reg.env.ring_bytes, 456 * BLOCK);
+    assert_int_equal(dropped(f, RECD_M_DROP_RING_SESSION_MEMORY), 57);
+
+    /* ring.process_memory down to 300 blocks: b gives back the 156 over it, and its next samples
+     * take the place of its oldest. */
+    f->cfg.ring.process_bytes = 300 * BLOCK;
+    feed(f, "b", 256, 1);
+    assert_int_equal(f->reg.env.ring_bytes, 300 * BLOCK);
+    assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 156 + 1);
+    assert_int_equal(sessions_save(&f->reg, "b", 100000, "b-clip", f->why, sizeof f->why), 0);
+    assert_int_equal(fake_writer_run(), 1);
+    check_saved(0, 257 - 100, 100);
+
+    /* Down to 150 blocks: a (200) goes to 50 and b, having nothing left, drops what it is sent. */
+    f->cfg.ring.process_bytes = 150 * BLOCK;
+    feed(f, "a", 257, 1);
+    assert_int_equal(f->reg.env.ring_bytes, 150 * BLOCK);
+    f->cfg.ring.process_bytes = 50 * BLOCK;
+    assert_int_equal(send_block(f, "b", 257, 1), 0);
+    assert_false(f->in.accepted);
+    assert_int_equal(f->reg.env.ring_bytes, 50 * BLOCK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(rings_stay_within_the_process_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(the_window_drops_are_not_counted, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_lowered_bound_shrinks_the_ring_written_next, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
