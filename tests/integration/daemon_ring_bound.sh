@@ -75,12 +75,16 @@ name = (lambda l: l.split(" ")[0]) if "{" in want else (lambda l: l.split("{")[0
 print(int(sum(float(l.split()[-1]) for l in t.splitlines() if name(l) == want)))
 PY
 }
-# wait_metric NAME OP VALUE: polls (up to 10 s x $RECD_TEST_TIME_SCALE) until NAME OP VALUE.
+# wait_metric NAME OP VALUE: polls (up to 10 s x $RECD_TEST_TIME_SCALE) until NAME OP VALUE
+# (OP: -ge or -eq).
 wait_metric() {
     local v
     for _ in $(seq $((100 * ${RECD_TEST_TIME_SCALE:-1}))); do
         v=$(metric "$1")
-        [ "$v" "$2" "$3" ] 2>/dev/null && return 0
+        case $2 in
+            -ge) [ "$v" -ge "$3" ] ;;
+            *) [ "$v" -eq "$3" ] ;;
+        esac 2>/dev/null && return 0
         sleep 0.1
     done
     return 1
@@ -120,7 +124,7 @@ ring_bytes=$(metric recd_ring_bytes)
 # The rings use what the bound allows: less than one 72-byte block of it is left.
 [ "$ring_bytes" -gt $((1048576 - 72)) ] || fail "recd_ring_bytes is $ring_bytes: the rings did not fill 1 MiB"
 [ "$(metric "$dropped_session")" -gt 0 ] || fail "no ring_session_memory drops counted"
-[ "$(metric recd_samples_dropped_total{reason=\"buffer_full\"})" = 0 ] || fail "buffer_full drops"
+[ "$(metric 'recd_samples_dropped_total{reason="buffer_full"}')" = 0 ] || fail "buffer_full drops"
 
 post 200 "/sessions/r1/save?last=1h&label=r1-clip"
 post 200 "/sessions/r6/save?last=1h&label=r6-clip"
