@@ -113,8 +113,8 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
     size_t len = foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
     int rc;
     if (s->ringed) { /* instant replay: memory only, until a save */
-        if ((rc = session_ring_put(s, t, fields)) < 0)
-            return rc;
+        if ((rc = session_ring_put(s, t, fields)) != 0)
+            return rc < 0 ? rc : 0; /* 1: no room at all, dropped and counted */
         s->rec_last = t;
         s->rec_any = true;
         in->accepted = true;

@@ -19,6 +19,7 @@ struct session_ring {
     uint8_t *blocks;  /* cap blocks of block_len bytes, circular; each starts with its session time */
     size_t block_len;
     size_t cap, head, count; /* head: the oldest block */
+    uint8_t warned;          /* memory_drop logged: 1 the session bound, 2 the process bound */
 };
 
 static uint8_t *at(const session_ring *r, size_t i) /* i-th oldest */
@@ -50,9 +51,17 @@ void session_ring_free(recd_session *s)
     s->ring = NULL;
 }
 
-/* Doubles the ring within both memory bounds; false when it may not grow (then the oldest block
- * makes room). */
-static bool grow(recd_session *s, session_ring *r)
+/* What a full ring got when it asked for more room. */
+typedef enum ring_growth {
+    RING_GROWN,
+    RING_AT_SESSION_BOUND, /* ring.session_memory: this ring may hold no more */
+    RING_AT_PROCESS_BOUND, /* ring.process_memory: every ring together may hold no more */
+    RING_NO_MEMORY,        /* malloc failed */
+} ring_growth;
+
+/* Doubles the ring, or grows it by what is left of ring.process_memory when that is less, never
+ * past ring.session_memory. */
+static ring_growth grow(recd_session *s, session_ring *r)
 {
     const recd_config *cfg = s->env->cfg;
     size_t max = (size_t)(cfg->ring.session_bytes / r->block_len);
@@ -60,41 +69,112 @@ static bool grow(recd_session *s, session_ring *r)
     if (cap > max)
         cap = max;
     if (cap <= r->cap)
-        return false;
-    uint64_t extra = (uint64_t)(cap - r->cap) * r->block_len;
-    if (s->env->ring_bytes + extra > cfg->ring.process_bytes)
-        return false;
+        return RING_AT_SESSION_BOUND;
+    uint64_t used = s->env->ring_bytes, bound = cfg->ring.process_bytes;
+    uint64_t room = used < bound ? (bound - used) / r->block_len : 0;
+    if (cap - r->cap > room)
+        cap = r->cap + (size_t)room;
+    if (cap <= r->cap)
+        return RING_AT_PROCESS_BOUND;
     uint8_t *b = malloc(cap * r->block_len);
     if (!b)
-        return false;
+        return RING_NO_MEMORY;
     for (size_t i = 0; i < r->count; i++)
         memcpy(b + i * r->block_len, at(r, i), r->block_len);
     free(r->blocks);
+    s->env->ring_bytes += (uint64_t)(cap - r->cap) * r->block_len;
     r->blocks = b;
     r->cap = cap;
     r->head = 0;
-    s->env->ring_bytes += extra;
-    return true;
+    return RING_GROWN;
+}
+
+/* A sample let go before ring.window because of a memory bound: counted, and logged once per
+ * ring and bound (an out-of-memory malloc counts under the process bound). */
+static void memory_drop(recd_session *s, session_ring *r, ring_growth why, bool refused)
+{
+    bool session = why == RING_AT_SESSION_BOUND;
+    recd_metric_add(s->env->metrics->samples_dropped_total,
+                    session ? RECD_M_DROP_RING_SESSION_MEMORY : RECD_M_DROP_RING_PROCESS_MEMORY, 1);
+    uint8_t bit = session ? 1 : 2;
+    if (r->warned & bit)
+        return;
+    r->warned |= bit;
+    if (session)
+        log_info("session '%s': its ring is full at ring.session_memory (%zu samples): its oldest "
+                 "samples go before ring.window; counted in recd_samples_dropped_total",
+                 s->key, r->cap);
+    else
+        log_warn("session '%s': %s: %s; counted in recd_samples_dropped_total", s->key,
+                 why == RING_NO_MEMORY ? "out of memory for its ring"
+                                       : "every ring together is at ring.process_memory",
+                 refused ? "its ring holds nothing yet, so its new samples are dropped"
+                         : "its oldest samples go before ring.window");
+}
+
+/* After a reload lowered a memory bound: the ring being written gives back what is over it, its
+ * oldest samples first (counted). An idle ring keeps its memory until its next sample or its
+ * session's end. */
+static void fit(recd_session *s, session_ring *r)
+{
+    const recd_config *cfg = s->env->cfg;
+    size_t cap = r->cap, max = (size_t)(cfg->ring.session_bytes / r->block_len);
+    ring_growth why = RING_AT_SESSION_BOUND;
+    if (cap > max)
+        cap = max;
+    uint64_t total = s->env->ring_bytes - (uint64_t)(r->cap - cap) * r->block_len;
+    if (total > cfg->ring.process_bytes) {
+        uint64_t over = (total - cfg->ring.process_bytes + r->block_len - 1) / r->block_len;
+        cap = over < cap ? cap - (size_t)over : 0;
+        why = RING_AT_PROCESS_BOUND;
+    }
+    if (cap >= r->cap)
+        return;
+    uint8_t *b = NULL;
+    if (cap && !(b = malloc(cap * r->block_len)))
+        return; /* no memory to move into: it shrinks at a later sample */
+    for (; r->count > cap; r->count--) {
+        memory_drop(s, r, why, false);
+        r->head = (r->head + 1) % r->cap;
+    }
+    for (size_t i = 0; i < r->count; i++)
+        memcpy(b + i * r->block_len, at(r, i), r->block_len);
+    free(r->blocks);
+    s->env->ring_bytes -= (uint64_t)(r->cap - cap) * r->block_len;
+    r->blocks = b;
+    r->cap = cap;
+    r->head = 0;
 }
 
 int session_ring_put(recd_session *s, uint32_t t, const uint8_t *fields)
 {
     session_ring *r = s->ring;
-    if (r->count == r->cap && !grow(s, r)) {
-        if (!r->cap)
-            return -ENOMEM;
-        r->head = (r->head + 1) % r->cap; /* full: the oldest goes */
+    /* Samples out of the window go first (times never decrease), so that the memory bounds only
+     * take what the window would have kept. */
+    uint64_t window = s->env->cfg->ring.window_ms;
+    while (r->count && t - recd_rec_block_time(at(r, 0)) > window) {
+        r->head = (r->head + 1) % r->cap;
         r->count--;
+    }
+    fit(s, r);
+    if (r->count == r->cap) {
+        ring_growth g = grow(s, r);
+        if (g != RING_GROWN && !r->cap) {
+            if (g == RING_NO_MEMORY)
+                return -ENOMEM;
+            memory_drop(s, r, g, true);
+            return 1;
+        }
+        if (g != RING_GROWN) { /* full: the oldest goes */
+            memory_drop(s, r, g, false);
+            r->head = (r->head + 1) % r->cap;
+            r->count--;
+        }
     }
     uint8_t *b = r->blocks + ((r->head + r->count) % r->cap) * r->block_len;
     recd_rec_block_set_time(b, t);
     memcpy(b + 4, fields, r->block_len - 4);
     r->count++;
-    uint64_t window = s->env->cfg->ring.window_ms;
-    while (r->count > 1 && t - recd_rec_block_time(at(r, 0)) > window) {
-        r->head = (r->head + 1) % r->cap;
-        r->count--;
-    }
     return 0;
 }
 

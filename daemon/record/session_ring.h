@@ -12,8 +12,12 @@
 /* Gives s a ring of blocks of block_len bytes (s->ring). 0 or -ENOMEM. */
 int session_ring_start(recd_session *s, size_t block_len);
 void session_ring_free(recd_session *s);
-/* Keeps one block at session time t (fields: the block after its time). 0 or -ENOMEM (no room
- * at all: the process bound is reached before this ring held anything). */
+/* Keeps one block at session time t (fields: the block after its time), dropping the blocks
+ * older than ring.window and, when the ring may not grow (ring.session_memory,
+ * ring.process_memory), its oldest one (counted in recd_samples_dropped_total). A ring over a
+ * bound lowered by a reload shrinks here first, its oldest blocks going (counted). 0 when kept; 1
+ * when dropped and counted (ring.process_memory is reached before this ring held anything);
+ * -ENOMEM when malloc fails before it held anything. */
 int session_ring_put(recd_session *s, uint32_t t, const uint8_t *fields);
 /* Writes the blocks of the last last_ms (the newest block's time minus last_ms, and on) as a
  * finalized .rec of rec_type named label, rebased to 0. 0, -ENOMEM, or -EBADMSG with why. */

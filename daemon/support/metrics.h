@@ -161,6 +161,10 @@ typedef struct recd_daemon_metrics {
 /* Why a sample that arrived was not kept (label "reason" of recd_samples_dropped_total). */
 typedef enum recd_m_drop {
     RECD_M_DROP_BUFFER_FULL, /* "buffer_full": a datagram over the session or process buffer limit */
+    /* An instant-replay ring's sample let go before ring.window because of a memory bound: */
+    RECD_M_DROP_RING_SESSION_MEMORY, /* "ring_session_memory": its oldest, at ring.session_memory */
+    RECD_M_DROP_RING_PROCESS_MEMORY, /* "ring_process_memory": its oldest, or a new one when the
+                                      * ring holds none, at ring.process_memory */
     RECD_M_DROPS
 } recd_m_drop;
 
