@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target for crash recovery of .part files: any bytes may be on disk after a crash. A
  * plan to keep a prefix must describe a valid prefix once the patched header is applied: a .recap
- * that verifies, or a .rec header followed by whole blocks of the header's type (the header is
- * recd's own, so it decides the block size even when the payload looks like another layout).
+ * or CARLA log that verifies, or a .rec header followed by whole blocks of the header's type (the
+ * header is recd's own, so it decides the block size even when the payload looks like another
+ * layout).
  * Planning the result again must keep all of it. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "recd/format.h"
 #include "recd/recap.h"
 #include "recd/recovery.h"
 #include "recd/samp_rec.h"
@@ -26,6 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (strcmp(plan.kind, "recap") == 0) {
             recd_recap_decode_result r;
             if (recd_recap_verify(buf, (size_t)plan.keep, &r, NULL) != 0 || r.ticks != plan.units)
+                abort();
+        } else if (strncmp(plan.kind, "samp-", 5) != 0) {
+            /* Any other format (CARLA): the kept prefix verifies through its table entry. */
+            const recd_format *f = recd_format_find(plan.kind);
+            recd_format_verdict v;
+            if (!f || recd_format_verify(f, buf, (size_t)plan.keep, &v, NULL) != 0 || !v.valid ||
+                v.units != plan.units)
                 abort();
         } else {
             size_t block = strcmp(plan.kind, "samp-vehicle") == 0 ? RECD_REC_VEHICLE_BLOCK_SIZE
