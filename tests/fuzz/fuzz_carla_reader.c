@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     recd_format_verify(fmt, data, size, &v, &report);
     recd_report_free(&report);
 
-    recd_repair_result rep;
+    recd_repair_result rep = {0}; /* progress is read: no watcher */
     if (recd_format_repair(fmt, data, size, &rep) == 0) {
         recd_report rr = {.limit = 8};
         recd_format_verdict rv;

@@ -397,7 +397,7 @@ static void test_cuts_repaired(void **state)
     assert_non_null(copy);
     uint64_t last_frames = 0;
     for (size_t cut = file.len - 4096; cut <= file.len; cut++) {
-        recd_repair_result res;
+        recd_repair_result res = {0}; /* progress is read: no watcher */
         int rc = recd_format_repair(fmt, file.data, cut, &res);
         if (rc != 0)
             fail_msg("cut %zu: %s", cut, res.detail);
