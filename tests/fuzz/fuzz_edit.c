@@ -42,25 +42,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     recd_buf out = {0};
     char err[256];
     recd_cut_opts cut = {100, 5000, false};
-    must_verify(recd_edit_cut(in, &cut, recd_buf_sink(&out), err, sizeof err), &out);
+    must_verify(recd_edit_cut(in, &cut, recd_buf_sink(&out), NULL, err, sizeof err), &out);
     recd_buf_reset(&out);
     /* A slow grid: a 49-day span still resamples in milliseconds (the cap itself is tested in
      * test_edit_rec.c). */
     recd_retime_opts rt = {1.7, 0.01};
-    must_verify(recd_edit_retime(in, &rt, recd_buf_sink(&out), err, sizeof err), &out);
+    must_verify(recd_edit_retime(in, &rt, recd_buf_sink(&out), NULL, err, sizeof err), &out);
     recd_buf_reset(&out);
     recd_transform_opts tr = {{10, -20, 1}, 37, false, {0, 0, 0}};
-    must_verify(recd_edit_transform(in, &tr, recd_buf_sink(&out), err, sizeof err), &out);
+    must_verify(recd_edit_transform(in, &tr, recd_buf_sink(&out), NULL, err, sizeof err), &out);
     recd_buf_reset(&out);
     recd_edit_input two[2] = {in, in};
-    must_verify(recd_edit_concat(two, 2, -1, recd_buf_sink(&out), err, sizeof err), &out);
+    must_verify(recd_edit_concat(two, 2, -1, recd_buf_sink(&out), NULL, err, sizeof err), &out);
     recd_buf_reset(&out);
     int64_t at[1] = {200};
-    (void)recd_edit_split(in, at, 1, false, one_sink, &out, err, sizeof err);
+    (void)recd_edit_split(in, at, 1, false, one_sink, &out, NULL, err, sizeof err);
     recd_buf_reset(&out);
-    (void)recd_edit_diff(in, in, &out, err, sizeof err);
+    (void)recd_edit_diff(in, in, &out, NULL, err, sizeof err);
     size_t points = 0;
-    (void)recd_track_read(data, size, count_point, &points, err, sizeof err);
+    (void)recd_track_read(data, size, count_point, &points, NULL, err, sizeof err);
     recd_buf_free(&out);
     return 0;
 }

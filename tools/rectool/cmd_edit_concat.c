@@ -75,9 +75,14 @@ int cmd_edit_concat(int argc, char **argv)
     if (exit_code == RT_EXIT_OK) {
         recd_buf out = {0};
         char err[256] = "";
-        int rc = recd_edit_concat(ein, (size_t)n, gap, recd_buf_sink(&out), err, sizeof err);
-        exit_code =
-            rc < 0 ? rt_edit_fail("concat", rc, err) : rt_edit_write("concat", output, &out, quiet);
+        uint64_t bytes = 0;
+        for (int i = 0; i < n; i++)
+            bytes += in[i].len;
+        rt_edit_progress bar;
+        rt_edit_progress_start(&bar, "joining", bytes, RT_EDIT_SHARE);
+        recd_progress watch = rt_edit_progress_watch(&bar);
+        int rc = recd_edit_concat(ein, (size_t)n, gap, recd_buf_sink(&out), &watch, err, sizeof err);
+        exit_code = rt_edit_conclude("concat", rc, err, output, &out, quiet, &bar);
         recd_buf_free(&out);
     }
     for (int i = 0; i < opened; i++)

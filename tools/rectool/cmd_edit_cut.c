@@ -73,8 +73,11 @@ int cmd_edit_cut(int argc, char **argv)
     if (exit_code == RT_EXIT_OK) {
         recd_buf out = {0};
         char err[256] = "";
-        rc = recd_edit_cut(rt_edit_input_of(&in), &o, recd_buf_sink(&out), err, sizeof err);
-        exit_code = rc < 0 ? rt_edit_fail("cut", rc, err) : rt_edit_write("cut", output, &out, quiet);
+        rt_edit_progress bar;
+        rt_edit_progress_start(&bar, "cutting", in.len, RT_EDIT_SHARE);
+        recd_progress watch = rt_edit_progress_watch(&bar);
+        rc = recd_edit_cut(rt_edit_input_of(&in), &o, recd_buf_sink(&out), &watch, err, sizeof err);
+        exit_code = rt_edit_conclude("cut", rc, err, output, &out, quiet, &bar);
         recd_buf_free(&out);
     }
     rt_input_close(&in);

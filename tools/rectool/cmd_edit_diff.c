@@ -47,7 +47,11 @@ int cmd_edit_diff(int argc, char **argv)
     }
     recd_buf out = {0};
     char err[256] = "";
-    rc = recd_edit_diff(rt_edit_input_of(&a), rt_edit_input_of(&b), &out, err, sizeof err);
+    rt_edit_progress bar;
+    rt_edit_progress_start(&bar, "comparing", (uint64_t)a.len + b.len, 100);
+    recd_progress watch = rt_edit_progress_watch(&bar);
+    rc = recd_edit_diff(rt_edit_input_of(&a), rt_edit_input_of(&b), &out, &watch, err, sizeof err);
+    rt_edit_progress_finish(&bar);
     int exit_code;
     if (rc < 0) {
         fprintf(stderr, "rectool diff: %s\n", err[0] ? err : recd_strerror(rc));

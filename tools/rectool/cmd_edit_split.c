@@ -33,6 +33,7 @@ static const char usage[] =
 
 typedef struct split_pieces {
     recd_buf bufs[SPLIT_MAX_POINTS + 1];
+    recd_format_verdict verdicts[SPLIT_MAX_POINTS + 1];
 } split_pieces;
 
 static int piece_sink(void *data, size_t i, recd_sink *sink)
@@ -49,23 +50,28 @@ static void piece_path(char *out, size_t n, const char *base, const char *ext, s
 }
 
 static int write_pieces(const char *base, const char *ext, split_pieces *p, size_t count,
-                        bool quiet)
+                        bool quiet, rt_edit_progress *bar)
 {
     char path[4096];
-    /* Every piece must verify before the first is written. */
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < count; i++)
+        bytes += p->bufs[i].len;
+    rt_edit_progress_second_part(bar, bytes);
+    /* Every piece must verify before the first is written, so the writes that follow are quick:
+     * an interrupted split is all but sure to stop before any piece exists. */
     for (size_t i = 0; i < count; i++) {
-        const recd_format *f = recd_format_sniff(p->bufs[i].data, p->bufs[i].len, NULL);
-        recd_format_verdict v;
-        if (!f || recd_format_verify(f, p->bufs[i].data, p->bufs[i].len, &v, NULL) < 0 ||
-            !v.valid) {
-            fprintf(stderr, "rectool split: internal error: piece %zu does not verify; nothing "
-                            "written\n", i + 1);
+        piece_path(path, sizeof path, base, ext, i);
+        if (rt_edit_check("split", path, &p->bufs[i], &p->verdicts[i], bar)) {
+            rt_edit_progress_finish(bar);
+            fprintf(stderr, "rectool split: piece %zu of %zu failed its check; no piece written\n",
+                    i + 1, count);
             return RT_EXIT_INVALID;
         }
     }
+    rt_edit_progress_finish(bar);
     for (size_t i = 0; i < count; i++) {
         piece_path(path, sizeof path, base, ext, i);
-        int rc = rt_edit_write("split", path, &p->bufs[i], quiet);
+        int rc = rt_edit_put("split", path, &p->bufs[i], &p->verdicts[i], quiet);
         if (rc)
             return rc;
     }
@@ -132,9 +138,13 @@ int cmd_edit_split(int argc, char **argv)
     }
     if (exit_code == RT_EXIT_OK) {
         char err[256] = "";
-        rc = recd_edit_split(rt_edit_input_of(&in), at, n, keep, piece_sink, pieces, err,
+        rt_edit_progress bar;
+        rt_edit_progress_start(&bar, "splitting", in.len, RT_EDIT_SHARE);
+        recd_progress watch = rt_edit_progress_watch(&bar);
+        rc = recd_edit_split(rt_edit_input_of(&in), at, n, keep, piece_sink, pieces, &watch, err,
                              sizeof err);
         if (rc < 0) {
+            rt_edit_progress_finish(&bar);
             exit_code = rt_edit_fail("split", rc, err);
         } else {
             char ext[16], base[4096];
@@ -143,7 +153,8 @@ int cmd_edit_split(int argc, char **argv)
             size_t bl = strlen(base), el = strlen(ext);
             if (!name && el && bl > el + 1 && base[bl - el - 1] == '.')
                 base[bl - el - 1] = 0;
-            exit_code = write_pieces(base, ext, pieces, n + 1, quiet);
+            exit_code = write_pieces(base, ext, pieces, n + 1, quiet, &bar);
+            rt_edit_progress_finish(&bar);
         }
     }
     for (size_t i = 0; pieces && i <= SPLIT_MAX_POINTS; i++)

@@ -71,9 +71,12 @@ int cmd_edit_transform(int argc, char **argv)
         return rc;
     recd_buf out = {0};
     char err[256] = "";
-    rc = recd_edit_transform(rt_edit_input_of(&in), &o, recd_buf_sink(&out), err, sizeof err);
-    int exit_code = rc < 0 ? rt_edit_fail("transform", rc, err)
-                           : rt_edit_write("transform", output, &out, quiet);
+    rt_edit_progress bar;
+    rt_edit_progress_start(&bar, "transforming", in.len, RT_EDIT_SHARE);
+    recd_progress watch = rt_edit_progress_watch(&bar);
+    rc = recd_edit_transform(rt_edit_input_of(&in), &o, recd_buf_sink(&out), &watch, err,
+                             sizeof err);
+    int exit_code = rt_edit_conclude("transform", rc, err, output, &out, quiet, &bar);
     recd_buf_free(&out);
     rt_input_close(&in);
     return exit_code;

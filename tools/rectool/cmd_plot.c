@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -30,6 +31,33 @@ static const char usage[] =
     "  -h, --help         show this help\n"
     "\n"
     "Exit: 0 drawn, 1 a file cannot be read or holds nothing to draw, 2 usage error, 3 I/O error.\n";
+
+/* The files' total size for the bar (what cannot be measured, like a pipe, counts 0). */
+static uint64_t files_size(char **paths, int n)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
+            total += (uint64_t)st.st_size;
+    }
+    return total;
+}
+
+/* Reading one file fills its slice of the reading part of the bar. */
+typedef struct plot_reading {
+    rt_edit_progress *bar;
+    uint64_t before, size, all; /* bytes of the files read before, of this one, of all */
+} plot_reading;
+
+static void reading_progress(void *data, uint64_t done, uint64_t total)
+{
+    plot_reading *r = data;
+    if (total && r->all)
+        rt_progress_update(&r->bar->bar, (uint64_t)((double)r->bar->first_part *
+                                                    ((double)r->before + (double)r->size * (double)done / (double)total) /
+                                                    (double)r->all));
+}
 
 int cmd_plot(int argc, char **argv)
 {
@@ -68,19 +96,30 @@ int cmd_plot(int argc, char **argv)
         return rt_usage_error("plot", usage, "--to is before --from");
     rt_plot_data d = {0};
     int exit_code = RT_EXIT_OK;
+    rt_edit_progress bar; /* reading the tracks, then drawing them */
+    uint64_t all = files_size(argv + optind, argc - optind);
+    rt_edit_progress_start(&bar, "plotting", all, 50);
+    plot_reading reading = {&bar, 0, 0, all};
+    recd_progress watch = {reading_progress, &reading};
     for (int i = optind; i < argc && exit_code == RT_EXIT_OK; i++) {
         rt_input in;
+        rt_progress_clear(&bar.bar); /* an error may follow */
         exit_code = rt_edit_open("plot", argv[i], &in);
         if (exit_code)
             break;
         char err[256] = "";
         size_t before = d.points;
         const char *slash = strrchr(argv[i], '/');
-        int rc = rt_plot_add_file(&d, slash ? slash + 1 : argv[i], in.data, in.len, from, to, err, sizeof err);
+        reading.size = in.len;
+        int rc = rt_plot_add_file(&d, slash ? slash + 1 : argv[i], in.data, in.len, from, to, &watch,
+                                  err, sizeof err);
+        reading.before += in.len;
         if (rc < 0) {
+            rt_edit_progress_finish(&bar);
             fprintf(stderr, "rectool plot: %s: %s\n", argv[i], err[0] ? err : recd_strerror(rc));
             exit_code = RT_EXIT_INVALID;
         } else if (d.points == before) {
+            rt_edit_progress_finish(&bar);
             fprintf(stderr, "rectool plot: %s: no sample in the time range\n", argv[i]);
             exit_code = RT_EXIT_INVALID;
         }
@@ -88,7 +127,10 @@ int cmd_plot(int argc, char **argv)
     }
     if (exit_code == RT_EXIT_OK) {
         char err[300] = "";
-        int rc = rt_plot_render(&d, &po, output, err, sizeof err);
+        rt_edit_progress_second_part(&bar, 1);
+        recd_progress drawing = {rt_edit_progress_second_fraction, &bar};
+        int rc = rt_plot_render(&d, &po, output, &drawing, err, sizeof err);
+        rt_edit_progress_finish(&bar);
         if (rc < 0) {
             fprintf(stderr, "rectool plot: %s\n", err);
             exit_code = rc == -EINVAL ? RT_EXIT_USAGE : RT_EXIT_IO;

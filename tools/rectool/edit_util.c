@@ -131,16 +131,90 @@ const recd_format *rt_edit_format(const char *cmd, const rt_input *in)
     return f;
 }
 
-int rt_edit_write(const char *cmd, const char *path, const recd_buf *data, bool quiet)
+void rt_edit_progress_start(rt_edit_progress *p, const char *label, uint64_t input_bytes,
+                            unsigned first_share)
+{
+    memset(p, 0, sizeof *p);
+    /* Any size: the bar waits RT_PROGRESS_DELAY_S, so quick edits draw nothing. */
+    rt_progress_start(&p->bar, label, input_bytes, true);
+    rt_progress_set_unit(&p->bar, RT_UNIT_BYTES, NULL);
+    p->first_part = first_share >= 100 ? input_bytes : input_bytes / 100 * first_share;
+}
+
+static void edit_part(void *data, uint64_t done, uint64_t total)
+{
+    rt_edit_progress *p = data;
+    if (total)
+        rt_progress_update(&p->bar, (uint64_t)((double)p->first_part * (double)done / (double)total));
+}
+
+recd_progress rt_edit_progress_watch(rt_edit_progress *p)
+{
+    recd_progress w = {edit_part, p};
+    return w;
+}
+
+void rt_edit_progress_second_part(rt_edit_progress *p, uint64_t total)
+{
+    p->second_total = total;
+    p->second_done = 0;
+    rt_progress_update(&p->bar, p->first_part);
+}
+
+void rt_edit_progress_second(void *data, uint64_t done, uint64_t total)
+{
+    rt_edit_progress *p = data;
+    (void)total;
+    if (p->second_total == 0)
+        return;
+    double f = (double)(p->second_done + done) / (double)p->second_total;
+    uint64_t rest = p->bar.total - p->first_part;
+    rt_progress_update(&p->bar, p->first_part + (uint64_t)((double)rest * (f < 1 ? f : 1)));
+}
+
+void rt_edit_progress_second_fraction(void *data, uint64_t done, uint64_t total)
+{
+    rt_edit_progress *p = data;
+    if (total == 0)
+        return;
+    double f = (double)done / (double)total;
+    uint64_t rest = p->bar.total - p->first_part;
+    rt_progress_update(&p->bar, p->first_part + (uint64_t)((double)rest * (f < 1 ? f : 1)));
+}
+
+void rt_edit_progress_step_done(rt_edit_progress *p, uint64_t n)
+{
+    p->second_done += n;
+    rt_edit_progress_second(p, 0, 0);
+}
+
+void rt_edit_progress_finish(rt_edit_progress *p) { rt_progress_finish(&p->bar); }
+
+int rt_edit_check(const char *cmd, const char *path, const recd_buf *data, recd_format_verdict *v,
+                  rt_edit_progress *progress)
 {
     const recd_format *f = recd_format_sniff(data->data, data->len, NULL);
-    recd_format_verdict v;
-    memset(&v, 0, sizeof v);
-    if (!f || recd_format_verify(f, data->data, data->len, &v, NULL) < 0 || !v.valid) {
+    memset(v, 0, sizeof *v);
+    recd_report report = {.limit = 1}; /* only for its progress: the verdict says what is wrong */
+    if (progress)
+        report.progress = (recd_progress){rt_edit_progress_second, progress};
+    int checked = f ? recd_format_verify(f, data->data, data->len, v, &report) : -EBADMSG;
+    recd_report_free(&report);
+    if (progress) {
+        rt_edit_progress_step_done(progress, data->len);
+        rt_progress_clear(&progress->bar); /* before "ok" or an error; a next step redraws it */
+    }
+    if (checked < 0 || !v->valid) {
         fprintf(stderr, "rectool %s: internal error: the result does not verify (%s); %s not "
-                        "written\n", cmd, v.fallback[0] ? v.fallback : "unknown format", path);
+                        "written\n", cmd, v->fallback[0] ? v->fallback : "unknown format", path);
         return RT_EXIT_INVALID;
     }
+    return 0;
+}
+
+int rt_edit_put(const char *cmd, const char *path, const recd_buf *data,
+                const recd_format_verdict *v, bool quiet)
+{
     rt_output out;
     int rc = rt_output_open(&out, path);
     if (rc == 0) {
@@ -156,8 +230,29 @@ int rt_edit_write(const char *cmd, const char *path, const recd_buf *data, bool 
         return RT_EXIT_IO;
     }
     if (!quiet && strcmp(path, "-") != 0)
-        fprintf(stderr, "%s: ok (%s)\n", path, v.summary);
+        fprintf(stderr, "%s: ok (%s)\n", path, v->summary);
     return RT_EXIT_OK;
+}
+
+int rt_edit_write(const char *cmd, const char *path, const recd_buf *data, bool quiet,
+                  rt_edit_progress *progress)
+{
+    recd_format_verdict v;
+    int exit_code = rt_edit_check(cmd, path, data, &v, progress);
+    return exit_code ? exit_code : rt_edit_put(cmd, path, data, &v, quiet);
+}
+
+int rt_edit_conclude(const char *cmd, int rc, const char *err, const char *path,
+                     const recd_buf *result, bool quiet, rt_edit_progress *progress)
+{
+    if (rc < 0) {
+        rt_edit_progress_finish(progress);
+        return rt_edit_fail(cmd, rc, err);
+    }
+    rt_edit_progress_second_part(progress, result->len);
+    int exit_code = rt_edit_write(cmd, path, result, quiet, progress);
+    rt_edit_progress_finish(progress);
+    return exit_code;
 }
 
 int rt_edit_fail(const char *cmd, int rc, const char *err)

@@ -64,10 +64,11 @@ static int on_point(void *data, const recd_track_point *p)
 }
 
 int rt_plot_add_file(rt_plot_data *d, const char *name, const uint8_t *buf, size_t len,
-                     double from, double to, char *err, size_t errlen)
+                     double from, double to, const recd_progress *progress, char *err,
+                     size_t errlen)
 {
     plot_load l = {d, name, d->n, from, to};
-    int rc = recd_track_read(buf, len, on_point, &l, err, errlen);
+    int rc = recd_track_read(buf, len, on_point, &l, progress, err, errlen);
     if (rc == -E2BIG)
         snprintf(err, errlen, "more than %u points to draw; narrow the time range with --from/--to",
                  RT_PLOT_MAX_POINTS);

@@ -28,9 +28,11 @@ typedef struct rt_plot_data {
 } rt_plot_data;
 
 /* Adds the samples of one recording with from <= t <= to (seconds; to < 0: no end) as series
- * labelled by name. 0, or a negative errno with err set. */
+ * labelled by name. progress (may be NULL) watches the reading (recd_track_read). 0, or a
+ * negative errno with err set. */
 int rt_plot_add_file(rt_plot_data *d, const char *name, const uint8_t *buf, size_t len,
-                     double from, double to, char *err, size_t errlen);
+                     double from, double to, const recd_progress *progress, char *err,
+                     size_t errlen);
 void rt_plot_data_free(rt_plot_data *d);
 
 #endif

@@ -14,8 +14,28 @@
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
 
+#include "file_io.h"
+
 #define MPS_TO_KMH 3.6
 #define ROUTE_WIDTH 3.0
+
+/* Drawing progress: points drawn, told to the watcher every PLOT_TICK_STEP of them. */
+#define PLOT_TICK_STEP 4096u
+typedef struct plot_ticks {
+    const recd_progress *watch; /* NULL: nobody watches */
+    uint64_t done, total, next;
+} plot_ticks;
+
+static void tick(plot_ticks *t)
+{
+    if (t->watch && ++t->done >= t->next) {
+        t->next = t->done + PLOT_TICK_STEP;
+        t->watch->fn(t->watch->data, t->done, t->total);
+    }
+}
+
+/* The map draws every point once, the panels two or three times (speed, then health, armour). */
+static unsigned passes_of(const rt_plot_series *s) { return s->kind == RECD_TRACK_VEHICLE ? 3 : 4; }
 
 static const double series_palette[][3] = {
     {0.12, 0.47, 0.71}, {0.89, 0.10, 0.11}, {0.20, 0.63, 0.17}, {0.42, 0.24, 0.60},
@@ -113,7 +133,8 @@ static void draw_frame(cairo_t *cr, rt_plot_rect r)
     cairo_stroke(cr);
 }
 
-static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_series *s, size_t i)
+static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_series *s, size_t i,
+                       plot_ticks *t)
 {
     double rgb[3];
     rt_plot_series_colour(i, rgb);
@@ -125,6 +146,7 @@ static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_serie
         for (size_t k = 0; k < s->n; k++) {
             double px, py;
             rt_plot_map_point(l, s->pts[k].x, s->pts[k].y, &px, &py);
+            tick(t);
             if (k == 0)
                 cairo_move_to(cr, px, py);
             else
@@ -138,6 +160,7 @@ static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_serie
     /* One segment per step, coloured by the step's mean speed. */
     for (size_t k = 0; k + 1 < s->n || (s->n == 1 && k == 0); k++) {
         const recd_track_point *a = &s->pts[k], *b = &s->pts[s->n == 1 ? 0 : k + 1];
+        tick(t);
         double ax, ay, bx, by;
         rt_plot_map_point(l, a->x, a->y, &ax, &ay);
         rt_plot_map_point(l, b->x, b->y, &bx, &by);
@@ -230,10 +253,11 @@ static double panel_value(const recd_track_point *p, int which)
 
 static void draw_panel_line(cairo_t *cr, const rt_plot_layout *l, rt_plot_rect r,
                             const rt_plot_series *s, int which, double max, const double rgb[3],
-                            bool dashed)
+                            bool dashed, plot_ticks *t)
 {
     bool pen = false;
     for (size_t k = 0; k < s->n; k++) {
+        tick(t);
         double v = panel_value(&s->pts[k], which);
         if (!isfinite(v)) {
             pen = false;
@@ -273,7 +297,7 @@ static void draw_axes(cairo_t *cr, const rt_plot_layout *l, rt_plot_rect r, cons
     }
 }
 
-static void draw(cairo_t *cr, const rt_plot_data *d, const rt_plot_layout *l)
+static void draw(cairo_t *cr, const rt_plot_data *d, const rt_plot_layout *l, plot_ticks *t)
 {
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
@@ -290,7 +314,7 @@ static void draw(cairo_t *cr, const rt_plot_data *d, const rt_plot_layout *l)
     cairo_rectangle(cr, l->map.x, l->map.y, l->map.w, l->map.h);
     cairo_clip(cr);
     for (size_t i = 0; i < d->n; i++)
-        draw_route(cr, l, &d->s[i], i);
+        draw_route(cr, l, &d->s[i], i, t);
     for (size_t i = 0; i < d->n; i++)
         draw_markers(cr, l, &d->s[i]);
     cairo_restore(cr);
@@ -310,12 +334,12 @@ static void draw(cairo_t *cr, const rt_plot_data *d, const rt_plot_layout *l)
         else
             rt_plot_series_colour(i, rgb);
         const rt_plot_series *s = &d->s[i];
-        draw_panel_line(cr, l, l->speed_panel, s, 0, max_kmh, rgb, false);
+        draw_panel_line(cr, l, l->speed_panel, s, 0, max_kmh, rgb, false, t);
         if (s->kind == RECD_TRACK_VEHICLE) {
-            draw_panel_line(cr, l, l->health_panel, s, 3, 100, rgb, false);
+            draw_panel_line(cr, l, l->health_panel, s, 3, 100, rgb, false, t);
         } else {
-            draw_panel_line(cr, l, l->health_panel, s, 1, 100, rgb, false);
-            draw_panel_line(cr, l, l->health_panel, s, 2, 100, rgb, true);
+            draw_panel_line(cr, l, l->health_panel, s, 1, 100, rgb, false, t);
+            draw_panel_line(cr, l, l->health_panel, s, 2, 100, rgb, true, t);
         }
     }
 }
@@ -326,8 +350,8 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
-int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *path, char *err,
-                   size_t errlen)
+int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *path,
+                   const recd_progress *progress, char *err, size_t errlen)
 {
     bool svg = ends_with(path, ".svg");
     if (!svg && !ends_with(path, ".png")) {
@@ -343,11 +367,15 @@ int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *pat
         return -ENOMEM;
     memcpy(part, path, n);
     memcpy(part + n, ".part", sizeof ".part");
+    rt_cleanup_remember(part); /* the SVG surface writes it as it draws: a signal removes it */
+    plot_ticks t = {progress && progress->fn ? progress : NULL, 0, 0, 0};
+    for (size_t i = 0; i < d->n; i++)
+        t.total += (uint64_t)d->s[i].n * passes_of(&d->s[i]);
     cairo_surface_t *surface =
         svg ? cairo_svg_surface_create(part, o->width, o->height)
             : cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
     cairo_t *cr = cairo_create(surface);
-    draw(cr, d, &l);
+    draw(cr, d, &l, &t);
     cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);
     if (st == CAIRO_STATUS_SUCCESS && !svg)
@@ -369,6 +397,7 @@ int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *pat
     }
     if (rc < 0)
         unlink(part);
+    rt_cleanup_forget(part);
     free(part);
     return rc;
 }

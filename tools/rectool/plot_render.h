@@ -37,8 +37,9 @@ void rt_plot_speed_colour(double speed, double max_speed, double rgb[3]);
 void rt_plot_series_colour(size_t i, double rgb[3]);
 
 /* Draws d into path: SVG when it ends in .svg, PNG when it ends in .png (else -EINVAL).
- * 0 or a negative errno with err set. */
-int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *path, char *err,
-                   size_t errlen);
+ * progress (may be NULL) hears done of total points drawn (each point is drawn in the map and in
+ * the panels), every few thousand. 0 or a negative errno with err set. */
+int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *path,
+                   const recd_progress *progress, char *err, size_t errlen);
 
 #endif

@@ -6,7 +6,12 @@
  * milliseconds for .rec and CARLA logs (elapsed game time), ticks for .recap
  * (recd_edit_time_unit()). Errors are negative errnos with a reason in err: -EBADMSG for an input
  * that cannot be edited, -EINVAL for options that do not fit it, -ENOTSUP for an operation the
- * format does not have. */
+ * format does not have.
+ *
+ * progress (may be NULL, or have a NULL fn) watches a long edit: done out of total counts messages,
+ * each read from an input once and written (or compared) once. The total is an estimate from the
+ * inputs' headers until they are loaded, then exact; it is called every few thousand messages and
+ * ends with done == total on success. */
 #ifndef RECD_EDIT_H
 #define RECD_EDIT_H
 
@@ -45,8 +50,8 @@ typedef struct recd_cut_opts {
     bool keep_time; /* .rec, CARLA .log: keep the original times instead of starting at 0 */
 } recd_cut_opts;
 
-RECD_API int recd_edit_cut(recd_edit_input in, const recd_cut_opts *o, recd_sink out, char *err,
-                           size_t errlen);
+RECD_API int recd_edit_cut(recd_edit_input in, const recd_cut_opts *o, recd_sink out,
+                           const recd_progress *progress, char *err, size_t errlen);
 
 /* Most samples a resampling retime writes (-E2BIG beyond): 7 days at 20 Hz fit, while a hostile
  * file's few blocks spread over the .rec clock's 49 days cannot make gigabytes. */
@@ -61,7 +66,7 @@ typedef struct recd_retime_opts {
 } recd_retime_opts;
 
 RECD_API int recd_edit_retime(recd_edit_input in, const recd_retime_opts *o, recd_sink out,
-                              char *err, size_t errlen);
+                              const recd_progress *progress, char *err, size_t errlen);
 
 /* transform: p' = pivot + Rz(rotate_z_deg) (p - pivot) + translate; velocities and rotations
  * turn with it. The pivot defaults to the first sample's position. */
@@ -73,25 +78,26 @@ typedef struct recd_transform_opts {
 } recd_transform_opts;
 
 RECD_API int recd_edit_transform(recd_edit_input in, const recd_transform_opts *o, recd_sink out,
-                                 char *err, size_t errlen);
+                                 const recd_progress *progress, char *err, size_t errlen);
 
 /* concat: the inputs (all one format) one after the other, times continuing. gap >= 0 is the time
  * between one input's last sample and the next one's first; gap < 0 takes the previous input's
  * last step (.rec, CARLA .log) or its end tick (.recap). */
 RECD_API int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink out,
-                              char *err, size_t errlen);
+                              const recd_progress *progress, char *err, size_t errlen);
 
 /* split: pieces [0, at[0]), [at[0], at[1]), ..., [at[n-1], end), each cut with opts' keep_time.
  * piece_sink(data, i, &sink) gives the sink of piece i (0 or a negative errno to stop). Pieces that
  * would hold nothing are an error (-EINVAL), so no empty file is ever written. at must increase. */
 typedef int (*recd_edit_piece_fn)(void *data, size_t i, recd_sink *sink);
 RECD_API int recd_edit_split(recd_edit_input in, const int64_t *at, size_t n, bool keep_time,
-                             recd_edit_piece_fn piece_sink, void *data, char *err, size_t errlen);
+                             recd_edit_piece_fn piece_sink, void *data,
+                             const recd_progress *progress, char *err, size_t errlen);
 
 /* diff: 0 when a and b hold the same messages, 1 when they differ (out then says where: the first
  * differing block or tick, field by field, one "field: A vs B" line each), or a negative errno. */
-RECD_API int recd_edit_diff(recd_edit_input a, recd_edit_input b, recd_buf *out, char *err,
-                            size_t errlen);
+RECD_API int recd_edit_diff(recd_edit_input a, recd_edit_input b, recd_buf *out,
+                            const recd_progress *progress, char *err, size_t errlen);
 
 /* ---- Tracks: what plots draw ------------------------------------------------------------------ */
 
@@ -116,9 +122,10 @@ typedef struct recd_track_point {
 typedef int (*recd_track_fn)(void *data, const recd_track_point *p);
 
 /* Every sample of a recording as track points, in time order (per actor). 0, -ENOTSUP when the
- * format has no track, -EBADMSG, or the callback's non-zero return. */
+ * format has no track, -EBADMSG, or the callback's non-zero return. progress (may be NULL) counts
+ * the messages read against the header's estimate, as for the edits above. */
 RECD_API int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data,
-                             char *err, size_t errlen);
+                             const recd_progress *progress, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

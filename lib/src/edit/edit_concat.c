@@ -7,8 +7,8 @@
 #include "edit/edit_internal.h"
 #include "message/msg_fields.h"
 
-int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink out, char *err,
-                     size_t errlen)
+int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink out,
+                     const recd_progress *progress, char *err, size_t errlen)
 {
     if (n == 0) {
         msg_err(err, errlen, "nothing to concatenate");
@@ -17,10 +17,13 @@ int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink
     recd_edit_msgs *l = calloc(n, sizeof *l);
     if (!l)
         return -ENOMEM;
+    edit_progress p;
+    edit_progress_begin(&p, progress, in, n, 2);
     int rc = 0;
     size_t loaded = 0;
+    uint64_t messages = 0;
     for (; loaded < n; loaded++) {
-        rc = edit_load(in[loaded], &l[loaded], err, errlen);
+        rc = edit_load(in[loaded], &l[loaded], &p, err, errlen);
         if (rc < 0)
             break;
         if (l[loaded].format != l[0].format) {
@@ -30,17 +33,20 @@ int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink
             rc = -EBADMSG;
             break;
         }
+        messages += l[loaded].n;
     }
     if (rc == 0 && !edit_hooks(&l[0])->concat)
         rc = edit_unsupported(&l[0], "concat", NULL, err, errlen);
     if (rc == 0) {
+        edit_progress_loaded(&p, messages);
         edit_out o;
-        edit_out_begin(&o, l[0].format->msg_format, out);
+        edit_out_begin(&o, l[0].format->msg_format, out, &p);
         rc = edit_hooks(&l[0])->concat(l, n, gap, edit_out_msg, &o, err, errlen);
         rc = edit_out_end(&o, rc, err, errlen);
     }
     for (size_t i = 0; i < loaded; i++)
         recd_edit__msgs_free(&l[i]);
     free(l);
+    edit_progress_end(&p, rc);
     return rc;
 }

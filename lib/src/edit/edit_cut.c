@@ -7,8 +7,8 @@
 #include "edit/edit_internal.h"
 #include "message/msg_fields.h"
 
-static int cut_loaded(const recd_edit_msgs *l, const recd_cut_opts *o, recd_sink sink, char *err,
-                      size_t errlen)
+static int cut_loaded(const recd_edit_msgs *l, const recd_cut_opts *o, recd_sink sink,
+                      edit_progress *progress, char *err, size_t errlen)
 {
     const struct recd_format_edit *e = edit_hooks(l);
     if (!e->cut)
@@ -19,25 +19,30 @@ static int cut_loaded(const recd_edit_msgs *l, const recd_cut_opts *o, recd_sink
         return -EINVAL;
     }
     edit_out out;
-    edit_out_begin(&out, l->format->msg_format, sink);
+    edit_out_begin(&out, l->format->msg_format, sink, progress);
     int rc = e->cut(l, o, edit_out_msg, &out, err, errlen);
     return edit_out_end(&out, rc, err, errlen);
 }
 
-int recd_edit_cut(recd_edit_input in, const recd_cut_opts *o, recd_sink out, char *err,
-                  size_t errlen)
+int recd_edit_cut(recd_edit_input in, const recd_cut_opts *o, recd_sink out,
+                  const recd_progress *progress, char *err, size_t errlen)
 {
+    edit_progress p;
+    edit_progress_begin(&p, progress, &in, 1, 2);
     recd_edit_msgs l;
-    int rc = edit_load(in, &l, err, errlen);
+    int rc = edit_load(in, &l, &p, err, errlen);
     if (rc < 0)
         return rc;
-    rc = cut_loaded(&l, o, out, err, errlen);
+    edit_progress_loaded(&p, l.n); /* at most: a cut writes a part of them */
+    rc = cut_loaded(&l, o, out, &p, err, errlen);
     recd_edit__msgs_free(&l);
+    edit_progress_end(&p, rc);
     return rc;
 }
 
 int recd_edit_split(recd_edit_input in, const int64_t *at, size_t n, bool keep_time,
-                    recd_edit_piece_fn piece_sink, void *data, char *err, size_t errlen)
+                    recd_edit_piece_fn piece_sink, void *data, const recd_progress *progress,
+                    char *err, size_t errlen)
 {
     for (size_t i = 0; i < n; i++) {
         if (at[i] <= 0 || (i > 0 && at[i] <= at[i - 1])) {
@@ -46,14 +51,18 @@ int recd_edit_split(recd_edit_input in, const int64_t *at, size_t n, bool keep_t
             return -EINVAL;
         }
     }
+    edit_progress p;
+    edit_progress_begin(&p, progress, &in, 1, 2);
     recd_edit_msgs l;
-    int rc = edit_load(in, &l, err, errlen);
+    int rc = edit_load(in, &l, &p, err, errlen);
+    if (rc == 0)
+        edit_progress_loaded(&p, l.n); /* the pieces hold every message about once */
     for (size_t i = 0; rc == 0 && i <= n; i++) {
         recd_cut_opts o = {i == 0 ? 0 : at[i - 1], i == n ? -1 : at[i], keep_time};
         recd_sink sink;
         rc = piece_sink(data, i, &sink);
         if (rc == 0)
-            rc = cut_loaded(&l, &o, sink, err, errlen);
+            rc = cut_loaded(&l, &o, sink, &p, err, errlen);
         if (rc < 0 && err && errlen) {
             char inner[200];
             snprintf(inner, sizeof inner, "%s", err);
@@ -61,5 +70,6 @@ int recd_edit_split(recd_edit_input in, const int64_t *at, size_t n, bool keep_t
         }
     }
     recd_edit__msgs_free(&l);
+    edit_progress_end(&p, rc);
     return rc;
 }

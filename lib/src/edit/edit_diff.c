@@ -112,7 +112,8 @@ static void where(const recd_edit_msgs *l, size_t i, uint64_t state_index, char 
         snprintf(out, n, "%s", recd_msg_type_name(m->type));
 }
 
-static int compare(const recd_edit_msgs *a, const recd_edit_msgs *b, diff_out *d)
+static int compare(const recd_edit_msgs *a, const recd_edit_msgs *b, diff_out *d,
+                   edit_progress *progress)
 {
     if (a->format != b->format) {
         say(d, "format: %s vs %s\n", a->format->name, b->format->name);
@@ -139,6 +140,7 @@ static int compare(const recd_edit_msgs *a, const recd_edit_msgs *b, diff_out *d
             result = 1;
             break;
         }
+        edit_progress_step(progress);
         recd_buf_reset(&ja);
         recd_buf_reset(&jb);
         int rc = recd_msg_to_json(&a->v[i], &ja);
@@ -181,24 +183,30 @@ static int compare(const recd_edit_msgs *a, const recd_edit_msgs *b, diff_out *d
     return d->rc < 0 ? d->rc : result;
 }
 
-int recd_edit_diff(recd_edit_input a, recd_edit_input b, recd_buf *out, char *err, size_t errlen)
+int recd_edit_diff(recd_edit_input a, recd_edit_input b, recd_buf *out,
+                   const recd_progress *progress, char *err, size_t errlen)
 {
+    recd_edit_input both[2] = {a, b};
+    edit_progress p;
+    edit_progress_begin(&p, progress, both, 2, 2);
     recd_edit_msgs la, lb;
     char why[200] = "";
-    int rc = edit_load(a, &la, why, sizeof why);
+    int rc = edit_load(a, &la, &p, why, sizeof why);
     if (rc < 0) {
         msg_err(err, errlen, "A: %s", why);
         return rc;
     }
-    rc = edit_load(b, &lb, why, sizeof why);
+    rc = edit_load(b, &lb, &p, why, sizeof why);
     if (rc < 0) {
         msg_err(err, errlen, "B: %s", why);
         recd_edit__msgs_free(&la);
         return rc;
     }
+    edit_progress_loaded(&p, la.n > lb.n ? la.n : lb.n); /* at most: it stops at a difference */
     diff_out d = {out, 0, 0};
-    rc = compare(&la, &lb, &d);
+    rc = compare(&la, &lb, &d, &p);
     recd_edit__msgs_free(&la);
     recd_edit__msgs_free(&lb);
+    edit_progress_end(&p, rc);
     return rc;
 }

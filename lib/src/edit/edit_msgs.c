@@ -41,14 +41,22 @@ void recd_edit__msgs_free(recd_edit_msgs *l)
     memset(l, 0, sizeof *l);
 }
 
+typedef struct edit_loading {
+    recd_edit_msgs *list;
+    edit_progress *progress;
+} edit_loading;
+
 static int push_cb(void *ctx, const recd_msg *m, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
-    return recd_edit__msgs_push(ctx, m);
+    edit_loading *l = ctx;
+    edit_progress_step(l->progress);
+    return recd_edit__msgs_push(l->list, m);
 }
 
-int edit_load(recd_edit_input in, recd_edit_msgs *out, char *err, size_t errlen)
+int edit_load(recd_edit_input in, recd_edit_msgs *out, edit_progress *progress, char *err,
+              size_t errlen)
 {
     memset(out, 0, sizeof *out);
     recd_sniff_result what;
@@ -66,7 +74,8 @@ int edit_load(recd_edit_input in, recd_edit_msgs *out, char *err, size_t errlen)
         return -EBADMSG;
     }
     out->format = f;
-    int rc = recd_format_export(f, in.data, in.len, push_cb, out, err, errlen);
+    edit_loading loading = {out, progress};
+    int rc = recd_format_export(f, in.data, in.len, push_cb, &loading, err, errlen);
     if (rc < 0) {
         if (err && errlen && !err[0])
             msg_err(err, errlen, "reading the recording: %s", recd_strerror(rc));
@@ -81,14 +90,16 @@ const struct recd_format_edit *edit_hooks(const recd_edit_msgs *l)
     return l->format ? l->format->edit : NULL;
 }
 
-void edit_out_begin(edit_out *o, recd_msg_format format, recd_sink sink)
+void edit_out_begin(edit_out *o, recd_msg_format format, recd_sink sink, edit_progress *progress)
 {
     recd_importer_init(&o->im, format, sink);
+    o->progress = progress;
 }
 
 int edit_out_msg(void *out, const recd_msg *m, char *err, size_t errlen)
 {
     edit_out *o = out;
+    edit_progress_step(o->progress);
     return recd_importer_msg(&o->im, m, err, errlen);
 }
 

@@ -72,7 +72,7 @@ static int resample(retime *r, const recd_msg *const *s, const double *ts, size_
 }
 
 static int retime_loaded(const recd_edit_msgs *l, const recd_retime_opts *o, recd_sink sink,
-                         char *err, size_t errlen)
+                         edit_progress *progress, char *err, size_t errlen)
 {
     const struct recd_format_edit *e = edit_hooks(l);
     if (!e->interpolate)
@@ -103,8 +103,8 @@ static int retime_loaded(const recd_edit_msgs *l, const recd_retime_opts *o, rec
         s[n] = &l->v[i];
         ts[n++] = (double)e->time_of(&l->v[i]) / speed;
     }
-    retime r = {e, speed, {{0}}, err, errlen};
-    edit_out_begin(&r.out, l->format->msg_format, sink);
+    retime r = {e, speed, {{0}, NULL}, err, errlen};
+    edit_out_begin(&r.out, l->format->msg_format, sink, progress);
     int rc = edit_out_msg(&r.out, &l->v[0], err, errlen); /* open */
     if (rc == 0 && n == 0) {
         msg_err(err, errlen, "the recording holds no sample");
@@ -130,14 +130,18 @@ static int retime_loaded(const recd_edit_msgs *l, const recd_retime_opts *o, rec
     return edit_out_end(&r.out, rc, err, errlen);
 }
 
-int recd_edit_retime(recd_edit_input in, const recd_retime_opts *o, recd_sink out, char *err,
-                     size_t errlen)
+int recd_edit_retime(recd_edit_input in, const recd_retime_opts *o, recd_sink out,
+                     const recd_progress *progress, char *err, size_t errlen)
 {
+    edit_progress p;
+    edit_progress_begin(&p, progress, &in, 1, 2);
     recd_edit_msgs l;
-    int rc = edit_load(in, &l, err, errlen);
+    int rc = edit_load(in, &l, &p, err, errlen);
     if (rc < 0)
         return rc;
-    rc = retime_loaded(&l, o, out, err, errlen);
+    edit_progress_loaded(&p, l.n); /* resampling may write more or fewer: an estimate */
+    rc = retime_loaded(&l, o, out, &p, err, errlen);
     recd_edit__msgs_free(&l);
+    edit_progress_end(&p, rc);
     return rc;
 }

@@ -11,6 +11,7 @@ typedef struct track_read {
     const struct recd_format_edit *e;
     recd_track_fn on_point;
     void *data;
+    edit_progress progress;
 } track_read;
 
 static int track_msg(void *ctx, const recd_msg *m, char *err, size_t errlen)
@@ -18,14 +19,15 @@ static int track_msg(void *ctx, const recd_msg *m, char *err, size_t errlen)
     (void)err;
     (void)errlen;
     track_read *t = ctx;
+    edit_progress_step(&t->progress);
     recd_track_point p;
     if (m->type != RECD_MSG_STATE || !t->e->track_point(m, &p))
         return 0;
     return t->on_point(t->data, &p);
 }
 
-int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data, char *err,
-                    size_t errlen)
+int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data,
+                    const recd_progress *progress, char *err, size_t errlen)
 {
     recd_sniff_result what;
     const recd_format *f = recd_format_sniff(buf, len, &what);
@@ -42,8 +44,11 @@ int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void
         msg_err(err, errlen, "%s: %s", what.kind, what.description);
         return -EBADMSG;
     }
-    if (e->track)
-        return e->track(buf, len, on_point, data, err, errlen);
-    track_read t = {e, on_point, data};
-    return recd_format_export(f, buf, len, track_msg, &t, err, errlen);
+    track_read t = {e, on_point, data, {0}};
+    recd_edit_input in = {buf, len};
+    edit_progress_begin(&t.progress, progress, &in, 1, 1); /* only read */
+    int rc = e->track ? e->track(buf, len, on_point, data, err, errlen) /* reports only its end */
+                      : recd_format_export(f, buf, len, track_msg, &t, err, errlen);
+    edit_progress_end(&t.progress, rc);
+    return rc;
 }

@@ -30,7 +30,7 @@ static void exact_cos_sin(double deg, double *c, double *s)
 }
 
 static int transform_loaded(const recd_edit_msgs *l, const recd_transform_opts *o, recd_sink sink,
-                            char *err, size_t errlen)
+                            edit_progress *progress, char *err, size_t errlen)
 {
     const struct recd_format_edit *e = edit_hooks(l);
     if (!e->transform)
@@ -51,7 +51,7 @@ static int transform_loaded(const recd_edit_msgs *l, const recd_transform_opts *
     for (size_t i = 0; !have_pivot && i < l->n; i++)
         have_pivot = l->v[i].type == RECD_MSG_STATE && e->position(&l->v[i], x.pivot);
     edit_out out;
-    edit_out_begin(&out, l->format->msg_format, sink);
+    edit_out_begin(&out, l->format->msg_format, sink, progress);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < l->n; i++) {
         if (l->v[i].type != RECD_MSG_STATE) {
@@ -70,13 +70,17 @@ static int transform_loaded(const recd_edit_msgs *l, const recd_transform_opts *
 }
 
 int recd_edit_transform(recd_edit_input in, const recd_transform_opts *o, recd_sink out,
-                        char *err, size_t errlen)
+                        const recd_progress *progress, char *err, size_t errlen)
 {
+    edit_progress p;
+    edit_progress_begin(&p, progress, &in, 1, 2);
     recd_edit_msgs l;
-    int rc = edit_load(in, &l, err, errlen);
+    int rc = edit_load(in, &l, &p, err, errlen);
     if (rc < 0)
         return rc;
-    rc = transform_loaded(&l, o, out, err, errlen);
+    edit_progress_loaded(&p, l.n);
+    rc = transform_loaded(&l, o, out, &p, err, errlen);
     recd_edit__msgs_free(&l);
+    edit_progress_end(&p, rc);
     return rc;
 }

@@ -155,7 +155,7 @@ static void test_cut_replays_alone(void **state)
     recd_cut_opts o = {250, 600, false};
     recd_buf out = {0};
     char err[256] = "";
-    if (recd_edit_cut(input_of(&log), &o, recd_buf_sink(&out), err, sizeof err) != 0)
+    if (recd_edit_cut(input_of(&log), &o, recd_buf_sink(&out), NULL, err, sizeof err) != 0)
         fail_msg("cut: %s", err);
     seen s = read_log(&out);
     assert_int_equal(s.frames, 7);
@@ -184,7 +184,7 @@ static void test_cut_replays_alone(void **state)
 
     /* keep-time keeps elapsed; ids still start at 1. */
     o.keep_time = true;
-    assert_int_equal(recd_edit_cut(input_of(&log), &o, recd_buf_sink(&out), err, sizeof err), 0);
+    assert_int_equal(recd_edit_cut(input_of(&log), &o, recd_buf_sink(&out), NULL, err, sizeof err), 0);
     s = read_log(&out);
     assert_int_equal(s.ids[0], 1);
     assert_true(fabs(s.elapsed[0] - 0.25) < 1e-9);
@@ -192,7 +192,7 @@ static void test_cut_replays_alone(void **state)
 
     /* A range without frames is refused and writes nothing. */
     recd_cut_opts none = {5000, 6000, false};
-    assert_int_equal(recd_edit_cut(input_of(&log), &none, recd_buf_sink(&out), err, sizeof err),
+    assert_int_equal(recd_edit_cut(input_of(&log), &none, recd_buf_sink(&out), NULL, err, sizeof err),
                      -EINVAL);
     assert_non_null(strstr(err, "no frame"));
     recd_buf_free(&log);
@@ -205,7 +205,7 @@ static void test_concat(void **state)
     recd_edit_input two[2] = {input_of(&log), input_of(&log)};
     recd_buf out = {0};
     char err[256] = "";
-    if (recd_edit_concat(two, 2, 100, recd_buf_sink(&out), err, sizeof err) != 0)
+    if (recd_edit_concat(two, 2, 100, recd_buf_sink(&out), NULL, err, sizeof err) != 0)
         fail_msg("concat: %s", err);
     seen s = read_log(&out);
     assert_int_equal(s.frames, 2 * FRAMES);
@@ -222,7 +222,7 @@ static void test_concat(void **state)
     recd_buf_free(&out);
 
     /* gap < 0: the previous input's last step. */
-    assert_int_equal(recd_edit_concat(two, 2, -1, recd_buf_sink(&out), err, sizeof err), 0);
+    assert_int_equal(recd_edit_concat(two, 2, -1, recd_buf_sink(&out), NULL, err, sizeof err), 0);
     s = read_log(&out);
     assert_true(fabs(s.elapsed[FRAMES] - (last + STEP)) < 1e-9);
     recd_buf_free(&out);
@@ -247,7 +247,7 @@ static void test_split(void **state)
     recd_buf log = make_log();
     int64_t at[1] = {500};
     char err[256] = "";
-    if (recd_edit_split(input_of(&log), at, 1, false, piece_sink, NULL, err, sizeof err) != 0)
+    if (recd_edit_split(input_of(&log), at, 1, false, piece_sink, NULL, NULL, err, sizeof err) != 0)
         fail_msg("split: %s", err);
     seen a = read_log(&split_pieces[0]), b = read_log(&split_pieces[1]);
     assert_int_equal(a.frames + b.frames, FRAMES);
@@ -268,11 +268,11 @@ static void test_retime_transform_refused(void **state)
     recd_buf out = {0};
     char err[256] = "";
     recd_retime_opts r = {2.0, 0};
-    assert_int_equal(recd_edit_retime(input_of(&log), &r, recd_buf_sink(&out), err, sizeof err),
+    assert_int_equal(recd_edit_retime(input_of(&log), &r, recd_buf_sink(&out), NULL, err, sizeof err),
                      -ENOTSUP);
     assert_non_null(strstr(err, "time factor"));
     recd_transform_opts t = {{1, 2, 3}, 90, false, {0, 0, 0}};
-    assert_int_equal(recd_edit_transform(input_of(&log), &t, recd_buf_sink(&out), err, sizeof err),
+    assert_int_equal(recd_edit_transform(input_of(&log), &t, recd_buf_sink(&out), NULL, err, sizeof err),
                      -ENOTSUP);
     assert_non_null(strstr(err, "map"));
     assert_int_equal(out.len, 0);
@@ -305,7 +305,7 @@ static void test_track_every_vehicle_and_walker(void **state)
     track_seen t;
     memset(&t, 0, sizeof t);
     char err[256] = "";
-    if (recd_track_read(log.data, log.len, on_point, &t, err, sizeof err) != 0)
+    if (recd_track_read(log.data, log.len, on_point, &t, NULL, err, sizeof err) != 0)
         fail_msg("track: %s", err);
     assert_int_equal(t.n[10], FRAMES);
     assert_int_equal(t.kind[10], RECD_TRACK_VEHICLE);
@@ -328,7 +328,7 @@ static void test_corpus_cut(void **state)
     recd_cut_opts o = {5000, 10000, false};
     recd_buf out = {0};
     char err[256] = "";
-    if (recd_edit_cut(in, &o, recd_buf_sink(&out), err, sizeof err) != 0)
+    if (recd_edit_cut(in, &o, recd_buf_sink(&out), NULL, err, sizeof err) != 0)
         fail_msg("corpus cut: %s", err);
     seen s = read_log(&out);
     assert_true(s.frames > 50);

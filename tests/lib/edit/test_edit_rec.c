@@ -136,7 +136,7 @@ static void test_cut_rebases(void **state)
     recd_buf f = foot_file(in, 5), out = {0};
     char err[256];
     recd_cut_opts o = {200, 400, false};
-    assert_int_equal(recd_edit_cut(input_of(&f), &o, recd_buf_sink(&out), err, sizeof err), 0);
+    assert_int_equal(recd_edit_cut(input_of(&f), &o, recd_buf_sink(&out), NULL, err, sizeof err), 0);
     assert_int_equal(check_valid(&out), 2);
     /* Blocks 1 and 2 (t 200, 300), starting again at 0; everything else as it was. */
     recd_rec_onfoot e0 = in[1], e1 = in[2];
@@ -147,14 +147,14 @@ static void test_cut_rebases(void **state)
 
     recd_buf_reset(&out);
     o.keep_time = true;
-    assert_int_equal(recd_edit_cut(input_of(&f), &o, recd_buf_sink(&out), err, sizeof err), 0);
+    assert_int_equal(recd_edit_cut(input_of(&f), &o, recd_buf_sink(&out), NULL, err, sizeof err), 0);
     assert_int_equal(foot_at(&out, 0).time_ms, 200);
     assert_int_equal(foot_at(&out, 1).time_ms, 300);
 
     /* A range with no block writes nothing and says why. */
     recd_buf_reset(&out);
     recd_cut_opts none = {510, 900, false};
-    assert_int_equal(recd_edit_cut(input_of(&f), &none, recd_buf_sink(&out), err, sizeof err),
+    assert_int_equal(recd_edit_cut(input_of(&f), &none, recd_buf_sink(&out), NULL, err, sizeof err),
                      -EINVAL);
     assert_non_null(strstr(err, "no block"));
     recd_buf_free(&f);
@@ -169,7 +169,7 @@ static void test_retime_speed(void **state)
     recd_buf f = foot_file(in, 3), out = {0};
     char err[256];
     recd_retime_opts o = {2.0, 0};
-    assert_int_equal(recd_edit_retime(input_of(&f), &o, recd_buf_sink(&out), err, sizeof err), 0);
+    assert_int_equal(recd_edit_retime(input_of(&f), &o, recd_buf_sink(&out), NULL, err, sizeof err), 0);
     assert_int_equal(check_valid(&out), 3);
     assert_int_equal(foot_at(&out, 0).time_ms, 0);
     assert_int_equal(foot_at(&out, 1).time_ms, 50);
@@ -188,7 +188,7 @@ static void test_retime_rate_keeps_controls(void **state)
     recd_buf f = car_file(in, 3), out = {0};
     char err[256];
     recd_retime_opts o = {1.0, 4.0};
-    assert_int_equal(recd_edit_retime(input_of(&f), &o, recd_buf_sink(&out), err, sizeof err), 0);
+    assert_int_equal(recd_edit_retime(input_of(&f), &o, recd_buf_sink(&out), NULL, err, sizeof err), 0);
     assert_int_equal(check_valid(&out), 6);
     static const uint32_t times[6] = {0, 250, 500, 600, 750, 1000};
     static const uint16_t keys[6] = {0, 0, 0, 8, 8, 8};
@@ -206,7 +206,7 @@ static void test_retime_rate_keeps_controls(void **state)
     recd_rec_vehicle far[2] = {car(0, 0, 0, 0, 0), car(4000000000u, 1, 1, 0, 0)};
     recd_buf ff = car_file(far, 2), none = {0};
     recd_retime_opts fast = {1.0, 1000.0};
-    assert_int_equal(recd_edit_retime(input_of(&ff), &fast, recd_buf_sink(&none), err, sizeof err),
+    assert_int_equal(recd_edit_retime(input_of(&ff), &fast, recd_buf_sink(&none), NULL, err, sizeof err),
                      -E2BIG);
     assert_int_equal(none.len, 0);
     recd_buf_free(&ff);
@@ -225,7 +225,7 @@ static void test_transform_quarter_turn(void **state)
     recd_buf f = foot_file(in, 1), out = {0};
     char err[256];
     recd_transform_opts o = {{10, 0, -1}, 90, true, {0, 0, 0}};
-    assert_int_equal(recd_edit_transform(input_of(&f), &o, recd_buf_sink(&out), err, sizeof err),
+    assert_int_equal(recd_edit_transform(input_of(&f), &o, recd_buf_sink(&out), NULL, err, sizeof err),
                      0);
     check_valid(&out);
     recd_rec_onfoot b = foot_at(&out, 0);
@@ -259,7 +259,7 @@ static void four_quarter_turns(bool has_pivot)
         recd_buf next = {0};
         recd_transform_opts o = {{0, 0, 0}, 90, has_pivot, {100, 200, 0}};
         assert_int_equal(
-            recd_edit_transform(input_of(&cur), &o, recd_buf_sink(&next), err, sizeof err), 0);
+            recd_edit_transform(input_of(&cur), &o, recd_buf_sink(&next), NULL, err, sizeof err), 0);
         check_valid(&next);
         recd_buf_free(&cur);
         cur = next;
@@ -299,10 +299,10 @@ static void test_transform_fcnpc_299(void **state)
     recd_buf f = foot_file(in, 3), offset = {0}, turned = {0};
     char err[256];
     recd_transform_opts only_move = {{100, 100, 0}, 0, false, {0, 0, 0}};
-    assert_int_equal(recd_edit_transform(input_of(&f), &only_move, recd_buf_sink(&offset), err,
+    assert_int_equal(recd_edit_transform(input_of(&f), &only_move, recd_buf_sink(&offset), NULL, err,
                                          sizeof err), 0);
     recd_transform_opts move_and_turn = {{100, 100, 0}, 90, false, {0, 0, 0}};
-    assert_int_equal(recd_edit_transform(input_of(&f), &move_and_turn, recd_buf_sink(&turned), err,
+    assert_int_equal(recd_edit_transform(input_of(&f), &move_and_turn, recd_buf_sink(&turned), NULL, err,
                                          sizeof err), 0);
     assert_int_equal(check_valid(&offset), 3);
     assert_int_equal(check_valid(&turned), 3);
@@ -335,7 +335,7 @@ static void test_concat_times_continue(void **state)
     recd_buf fa = foot_file(a, 3), fb = foot_file(b, 2), out = {0};
     recd_edit_input in[2] = {input_of(&fa), input_of(&fb)};
     char err[256];
-    assert_int_equal(recd_edit_concat(in, 2, -1, recd_buf_sink(&out), err, sizeof err), 0);
+    assert_int_equal(recd_edit_concat(in, 2, -1, recd_buf_sink(&out), NULL, err, sizeof err), 0);
     assert_int_equal(check_valid(&out), 5);
     static const uint32_t times[5] = {0, 100, 200, 300, 400}; /* A's last step: 100 ms */
     for (size_t i = 0; i < 5; i++) {
@@ -343,7 +343,7 @@ static void test_concat_times_continue(void **state)
         assert_true(foot_at(&out, i).position.x == (float)i);
     }
     recd_buf_reset(&out);
-    assert_int_equal(recd_edit_concat(in, 2, 0, recd_buf_sink(&out), err, sizeof err), 0);
+    assert_int_equal(recd_edit_concat(in, 2, 0, recd_buf_sink(&out), NULL, err, sizeof err), 0);
     assert_int_equal(foot_at(&out, 3).time_ms, 200);
     assert_int_equal(foot_at(&out, 4).time_ms, 300);
     /* On foot and in a vehicle cannot be joined. */
@@ -351,7 +351,7 @@ static void test_concat_times_continue(void **state)
     recd_buf fc = car_file(c, 1);
     in[1] = input_of(&fc);
     recd_buf_reset(&out);
-    assert_int_equal(recd_edit_concat(in, 2, -1, recd_buf_sink(&out), err, sizeof err), -EBADMSG);
+    assert_int_equal(recd_edit_concat(in, 2, -1, recd_buf_sink(&out), NULL, err, sizeof err), -EBADMSG);
     recd_buf_free(&fa);
     recd_buf_free(&fb);
     recd_buf_free(&fc);
@@ -381,7 +381,7 @@ static void test_split(void **state)
     pieces p = {{{0}}};
     int64_t at[2] = {250, 400};
     char err[256];
-    assert_int_equal(recd_edit_split(input_of(&f), at, 2, false, piece_sink, &p, err, sizeof err), 0);
+    assert_int_equal(recd_edit_split(input_of(&f), at, 2, false, piece_sink, &p, NULL, err, sizeof err), 0);
     assert_int_equal(check_valid(&p.b[0]), 3); /* 0 100 200 */
     assert_int_equal(check_valid(&p.b[1]), 1); /* 300 -> 0 */
     assert_int_equal(check_valid(&p.b[2]), 2); /* 400 500 -> 0 100 */
@@ -392,7 +392,7 @@ static void test_split(void **state)
     for (int i = 0; i < 3; i++)
         recd_buf_reset(&p.b[i]);
     int64_t bad[2] = {250, 260};
-    assert_int_equal(recd_edit_split(input_of(&f), bad, 2, false, piece_sink, &p, err, sizeof err),
+    assert_int_equal(recd_edit_split(input_of(&f), bad, 2, false, piece_sink, &p, NULL, err, sizeof err),
                      -EINVAL);
     for (int i = 0; i < 3; i++)
         recd_buf_free(&p.b[i]);
@@ -405,11 +405,11 @@ static void test_diff(void **state)
     recd_rec_onfoot in[3] = {foot(0, 0, 0, 0, 0), foot(100, 1, 0, 0, 0), foot(200, 2, 0, 0, 0)};
     recd_buf a = foot_file(in, 3), report = {0};
     char err[256];
-    assert_int_equal(recd_edit_diff(input_of(&a), input_of(&a), &report, err, sizeof err), 0);
+    assert_int_equal(recd_edit_diff(input_of(&a), input_of(&a), &report, NULL, err, sizeof err), 0);
     in[2].position.y = 7.5f;
     in[2].armour = 50;
     recd_buf b = foot_file(in, 3);
-    assert_int_equal(recd_edit_diff(input_of(&a), input_of(&b), &report, err, sizeof err), 1);
+    assert_int_equal(recd_edit_diff(input_of(&a), input_of(&b), &report, NULL, err, sizeof err), 1);
     assert_int_equal(recd_buf_append(&report, "", 1), 0);
     const char *text = (const char *)report.data;
     assert_non_null(strstr(text, "block 2 (t 200 ms)"));
@@ -418,7 +418,7 @@ static void test_diff(void **state)
     assert_null(strstr(text, "position[0]"));
     recd_buf c = foot_file(in, 2);
     recd_buf_reset(&report);
-    assert_int_equal(recd_edit_diff(input_of(&b), input_of(&c), &report, err, sizeof err), 1);
+    assert_int_equal(recd_edit_diff(input_of(&b), input_of(&c), &report, NULL, err, sizeof err), 1);
     assert_int_equal(recd_buf_append(&report, "", 1), 0);
     assert_non_null(strstr((const char *)report.data, "B ends first"));
     recd_buf_free(&a);
@@ -443,7 +443,7 @@ static void test_track(void **state)
     recd_buf f = car_file(in, 1);
     recd_track_point p;
     char err[256];
-    assert_int_equal(recd_track_read(f.data, f.len, count_point, &p, err, sizeof err), 0);
+    assert_int_equal(recd_track_read(f.data, f.len, count_point, &p, NULL, err, sizeof err), 0);
     assert_int_equal(p.kind, RECD_TRACK_VEHICLE);
     assert_near(p.t, 1.5, 1e-9);
     assert_near(p.x, 3, 1e-9);

@@ -103,7 +103,7 @@ static void test_cut(void **state)
     assert_int_equal(h.frame_count, 1200);
     char err[256];
     recd_cut_opts o = {333, 777, false};
-    assert_int_equal(recd_edit_cut(input_of(&f), &o, recd_buf_sink(&out), err, sizeof err), 0);
+    assert_int_equal(recd_edit_cut(input_of(&f), &o, recd_buf_sink(&out), NULL, err, sizeof err), 0);
     recd_recap_header c = check_valid(&out);
     assert_int_equal(c.frame_count, 777 - 333);
     assert_int_equal(c.start_ms, h.start_ms + 333 * 50);
@@ -116,14 +116,14 @@ static void test_cut(void **state)
     /* Past the end: up to the end. keep-time cannot apply. */
     recd_buf_reset(&out);
     recd_cut_opts tail = {1100, 5000, false};
-    assert_int_equal(recd_edit_cut(input_of(&f), &tail, recd_buf_sink(&out), err, sizeof err), 0);
+    assert_int_equal(recd_edit_cut(input_of(&f), &tail, recd_buf_sink(&out), NULL, err, sizeof err), 0);
     assert_int_equal(check_valid(&out).frame_count, 100);
     recd_buf_reset(&out);
     recd_cut_opts keep = {10, 20, true};
-    assert_int_equal(recd_edit_cut(input_of(&f), &keep, recd_buf_sink(&out), err, sizeof err),
+    assert_int_equal(recd_edit_cut(input_of(&f), &keep, recd_buf_sink(&out), NULL, err, sizeof err),
                      -EINVAL);
     recd_cut_opts beyond = {1200, -1, false};
-    assert_int_equal(recd_edit_cut(input_of(&f), &beyond, recd_buf_sink(&out), err, sizeof err),
+    assert_int_equal(recd_edit_cut(input_of(&f), &beyond, recd_buf_sink(&out), NULL, err, sizeof err),
                      -EINVAL);
     recd_buf_free(&f);
     recd_buf_free(&out);
@@ -146,12 +146,12 @@ static void test_split_concat_round_trip(void **state)
     pieces p = {{{0}}};
     int64_t at[2] = {150, 401};
     char err[256];
-    assert_int_equal(recd_edit_split(input_of(&f), at, 2, false, piece_sink, &p, err, sizeof err), 0);
+    assert_int_equal(recd_edit_split(input_of(&f), at, 2, false, piece_sink, &p, NULL, err, sizeof err), 0);
     assert_int_equal(check_valid(&p.b[0]).frame_count, 150);
     assert_int_equal(check_valid(&p.b[1]).frame_count, 251);
     assert_int_equal(check_valid(&p.b[2]).frame_count, 600 - 401);
     recd_edit_input in[3] = {input_of(&p.b[0]), input_of(&p.b[1]), input_of(&p.b[2])};
-    assert_int_equal(recd_edit_concat(in, 3, -1, recd_buf_sink(&joined), err, sizeof err), 0);
+    assert_int_equal(recd_edit_concat(in, 3, -1, recd_buf_sink(&joined), NULL, err, sizeof err), 0);
     recd_recap_header j = check_valid(&joined), o = check_valid(&f);
     assert_int_equal(j.frame_count, o.frame_count);
     assert_int_equal(j.end_ms, o.end_ms);
@@ -166,11 +166,11 @@ static void test_split_concat_round_trip(void **state)
         recd_buf_reset(&p.b[i]);
     recd_buf_reset(&joined);
     assert_int_equal(
-        recd_edit_split(input_of(&f), at_keyframe, 1, false, piece_sink, &p, err, sizeof err), 0);
+        recd_edit_split(input_of(&f), at_keyframe, 1, false, piece_sink, &p, NULL, err, sizeof err), 0);
     in[0] = input_of(&p.b[0]);
     in[1] = input_of(&p.b[1]);
-    assert_int_equal(recd_edit_concat(in, 2, -1, recd_buf_sink(&joined), err, sizeof err), 0);
-    assert_int_equal(recd_edit_diff(input_of(&f), input_of(&joined), &report, err, sizeof err), 0);
+    assert_int_equal(recd_edit_concat(in, 2, -1, recd_buf_sink(&joined), NULL, err, sizeof err), 0);
+    assert_int_equal(recd_edit_diff(input_of(&f), input_of(&joined), &report, NULL, err, sizeof err), 0);
     for (int i = 0; i < 3; i++)
         recd_buf_free(&p.b[i]);
     recd_buf_free(&f);
@@ -184,11 +184,11 @@ static void test_refused(void **state)
     recd_buf f = generate(5000), out = {0};
     char err[256];
     recd_retime_opts r = {2, 0};
-    assert_int_equal(recd_edit_retime(input_of(&f), &r, recd_buf_sink(&out), err, sizeof err),
+    assert_int_equal(recd_edit_retime(input_of(&f), &r, recd_buf_sink(&out), NULL, err, sizeof err),
                      -ENOTSUP);
     assert_non_null(strstr(err, "recap"));
     recd_transform_opts t = {{1, 2, 3}, 0, false, {0, 0, 0}};
-    assert_int_equal(recd_edit_transform(input_of(&f), &t, recd_buf_sink(&out), err, sizeof err),
+    assert_int_equal(recd_edit_transform(input_of(&f), &t, recd_buf_sink(&out), NULL, err, sizeof err),
                      -ENOTSUP);
     assert_int_equal(out.len, 0);
     recd_buf_free(&f);
@@ -206,7 +206,7 @@ static void test_track(void **state)
     recd_buf f = generate(5000);
     recd_track_point p;
     char err[256];
-    assert_int_equal(recd_track_read(f.data, f.len, last_point, &p, err, sizeof err), 0);
+    assert_int_equal(recd_track_read(f.data, f.len, last_point, &p, NULL, err, sizeof err), 0);
     assert_int_equal(p.kind, RECD_TRACK_PLAYER);
     assert_true(p.t < 5.0 && p.t > 0);
     /* The last state: map y is Minecraft's -z, health 0..20 shown as percent. */

@@ -99,12 +99,12 @@ static void test_one_file_by_speed(void **state)
     recd_buf f = straight_drive(0);
     rt_plot_data d = {0};
     char err[256];
-    assert_int_equal(rt_plot_add_file(&d, "drive.rec", f.data, f.len, 0, -1, err, sizeof err), 0);
+    assert_int_equal(rt_plot_add_file(&d, "drive.rec", f.data, f.len, 0, -1, NULL, err, sizeof err), 0);
     assert_int_equal(d.n, 1);
     assert_int_equal(d.s[0].n, 21);
     rt_plot_opts o = {480, 400};
     const char *png = tmp_path("one.png");
-    assert_int_equal(rt_plot_render(&d, &o, png, err, sizeof err), 0);
+    assert_int_equal(rt_plot_render(&d, &o, png, NULL, err, sizeof err), 0);
     cairo_surface_t *s = read_png(png, 480, 400);
     rt_plot_layout l;
     rt_plot_layout_compute(&d, &o, &l);
@@ -137,14 +137,14 @@ static void test_overlay_and_range(void **state)
     recd_buf a = straight_drive(0), b = straight_drive(100);
     rt_plot_data d = {0};
     char err[256];
-    assert_int_equal(rt_plot_add_file(&d, "a.rec", a.data, a.len, 0.5, 1.5, err, sizeof err), 0);
-    assert_int_equal(rt_plot_add_file(&d, "b.rec", b.data, b.len, 0.5, 1.5, err, sizeof err), 0);
+    assert_int_equal(rt_plot_add_file(&d, "a.rec", a.data, a.len, 0.5, 1.5, NULL, err, sizeof err), 0);
+    assert_int_equal(rt_plot_add_file(&d, "b.rec", b.data, b.len, 0.5, 1.5, NULL, err, sizeof err), 0);
     assert_int_equal(d.n, 2);
     assert_int_equal(d.s[0].n, 11); /* t = 0.5 .. 1.5 s */
     assert_true(d.s[0].pts[0].t == 0.5 && d.s[1].pts[10].t == 1.5);
     rt_plot_opts o = {400, 400};
     const char *png = tmp_path("two.png");
-    assert_int_equal(rt_plot_render(&d, &o, png, err, sizeof err), 0);
+    assert_int_equal(rt_plot_render(&d, &o, png, NULL, err, sizeof err), 0);
     cairo_surface_t *s = read_png(png, 400, 400);
     rt_plot_layout l;
     rt_plot_layout_compute(&d, &o, &l);
@@ -163,7 +163,7 @@ static void test_overlay_and_range(void **state)
 
     /* SVG through cairo's SVG surface. */
     const char *svg = tmp_path("two.svg");
-    assert_int_equal(rt_plot_render(&d, &o, svg, err, sizeof err), 0);
+    assert_int_equal(rt_plot_render(&d, &o, svg, NULL, err, sizeof err), 0);
     size_t len;
     uint8_t *text = tu_read_file(svg, &len);
     assert_non_null(text);
@@ -172,7 +172,7 @@ static void test_overlay_and_range(void **state)
     assert_non_null(memmem(text, len, "<path", 5));
     free(text);
     /* Anything else is refused, and nothing is left behind. */
-    assert_true(rt_plot_render(&d, &o, tmp_path("x.gif"), err, sizeof err) < 0);
+    assert_true(rt_plot_render(&d, &o, tmp_path("x.gif"), NULL, err, sizeof err) < 0);
     rt_plot_data_free(&d);
     recd_buf_free(&a);
     recd_buf_free(&b);
@@ -199,14 +199,14 @@ static void test_corpus(void **state)
         const recd_format *f = recd_format_sniff(buf, len, &what);
         rt_plot_data d = {0};
         char err[256] = "";
-        int rc = rt_plot_add_file(&d, e->d_name, buf, len, 0, -1, err, sizeof err);
+        int rc = rt_plot_add_file(&d, e->d_name, buf, len, 0, -1, NULL, err, sizeof err);
         if (!f || !what.standard || rc < 0) {
             /* Legacy and damaged files are refused with a reason, never drawn. */
             assert_true(rc < 0 && err[0]);
         } else if (d.points > 1) {
             rt_plot_opts o = {300, 300};
             const char *png = tmp_path("corpus.png");
-            assert_int_equal(rt_plot_render(&d, &o, png, err, sizeof err), 0);
+            assert_int_equal(rt_plot_render(&d, &o, png, NULL, err, sizeof err), 0);
             cairo_surface_t *s = read_png(png, 300, 300);
             rt_plot_layout l;
             rt_plot_layout_compute(&d, &o, &l);
@@ -239,7 +239,7 @@ static void check_carla_plot(const char *name, const uint8_t *buf, size_t len, s
 {
     rt_plot_data d = {0};
     char err[256] = "";
-    if (rt_plot_add_file(&d, name, buf, len, 0, -1, err, sizeof err) != 0)
+    if (rt_plot_add_file(&d, name, buf, len, 0, -1, NULL, err, sizeof err) != 0)
         fail_msg("%s: %s", name, err);
     if (d.n < min_series)
         fail_msg("%s: %zu series, expected at least %zu", name, d.n, min_series);
@@ -247,7 +247,7 @@ static void check_carla_plot(const char *name, const uint8_t *buf, size_t len, s
         assert_true(d.s[i].actor > 0 && d.s[i].n > 0);
     rt_plot_opts o = {400, 400};
     const char *png = tmp_path("carla.png");
-    assert_int_equal(rt_plot_render(&d, &o, png, err, sizeof err), 0);
+    assert_int_equal(rt_plot_render(&d, &o, png, NULL, err, sizeof err), 0);
     cairo_surface_t *s = read_png(png, 400, 400);
     rt_plot_layout l;
     rt_plot_layout_compute(&d, &o, &l);
