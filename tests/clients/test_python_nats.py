@@ -3,14 +3,17 @@
 # librecd computes (recd_fleet_subject, called through ctypes, and pinned vectors); against a real
 # `nats-server -js` and a one-instance recd fleet, sessions published through JetStream come out
 # byte-identical to the same sessions sent over TCP; when the server dies mid-run close() reports
-# every unconfirmed publish; and publishes kept while the server restarts are delivered.
+# every unconfirmed publish; and publishes kept while the server restarts are delivered. A scripted
+# server checks PINGs in the middle of acks, JetStream's refusals and the in-flight bound.
 import ctypes
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -83,6 +86,63 @@ class Subjects(unittest.TestCase):
                     "nats://h:/x", "nats://h/a b", "nats://h/" + "a" * 129):
             with self.assertRaises(ValueError, msg=bad):
                 parse_nats_url(bad)
+
+
+class FakeNats:
+    """A scripted NATS server on a loopback port, one client: answers the handshake, then for
+    each PUB sends a PING first and an ack, or JetStream's error reply for every third publish."""
+
+    def __init__(self):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.pongs = 0
+        self.pubs = 0
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        conn, _ = self.listener.accept()
+        self.listener.close()
+        f = conn.makefile("rb")
+        conn.sendall(b'INFO {"server_id":"fake","max_payload":1048576,"jetstream":true}\r\n')
+        while True:
+            line = f.readline()
+            if not line:
+                break
+            if line.startswith(b"PING"):
+                conn.sendall(b"PONG\r\n")
+            elif line.startswith(b"PONG"):
+                self.pongs += 1
+            elif line.startswith(b"PUB "):
+                _, subject, reply, size = line.split()
+                f.read(int(size) + 2)
+                self.pubs += 1
+                if self.pubs % 3:
+                    ack = b'{"stream":"S","seq":%d}' % self.pubs
+                else:
+                    ack = b'{"error":{"code":503,"err_code":10077,"description":"maximum messages exceeded"}}'
+                conn.sendall(b"PING\r\nMSG " + reply + b" 1 " + str(len(ack)).encode() + b"\r\n" +
+                             ack + b"\r\n")
+        f.close()
+        conn.close()
+
+
+class Protocol(unittest.TestCase):
+    def test_pings_and_refusals(self):
+        fake = FakeNats()
+        c = Client(f"nats://127.0.0.1:{fake.port}/p", max_in_flight=2, ack_timeout=5 * SLOW)
+        c.open("k", "samp-onfoot")
+        for i in range(8):
+            c.state("k", **onfoot(i))
+            self.assertLessEqual(c._nats.in_flight, 2)
+        with self.assertRaises(PublishError) as cm:
+            c.close()
+        # 9 publishes: the 3rd, 6th and 9th refused by "JetStream", each PING answered.
+        self.assertEqual(cm.exception.lost, 3)
+        self.assertIn("maximum messages exceeded (code 503)", str(cm.exception))
+        self.assertEqual(c._nats.acked, 6)
+        fake.thread.join(10)
+        self.assertEqual(fake.pongs, 9)
 
 
 class FixedStart:

@@ -6,7 +6,7 @@
 import json
 import os
 import re
-import select
+import selectors
 import socket
 import time
 from dataclasses import dataclass
@@ -119,18 +119,22 @@ class NatsPublisher:
         self.max_payload = 1 << 20
         self._inbox = "_INBOX." + os.urandom(11).hex()
         self._next_id = 0
-        self._inflight: Dict[int, int] = {}  # ack token -> payload size (a count, kept small)
+        self._inflight: Dict[int, int] = {}  # ack token -> payload size, awaiting their ack
         self._out = bytearray()  # PUB commands not yet written
         self._backlog = []  # (subject, payload) kept while disconnected
         self._backlog_bytes = 0
         self._rx = bytearray()
         self._sock: Optional[socket.socket] = None
         self._closed = False
+        self._writing = False
+        self._pongs = 0  # PINGs read, to answer after the data being written
         self._connect()
 
     # ---- public API ----
 
     def publish(self, subject: str, payload: bytes) -> None:
+        if self._closed:
+            raise ValueError("publish on a closed NatsPublisher")
         self._poll()  # a server that went away is noticed before writing to its socket
         if len(payload) > self.max_payload:
             raise ValueError(f"a {len(payload)}-byte message is over the server's max_payload "
@@ -214,6 +218,8 @@ class NatsPublisher:
                 if line == b"PING":
                     self._sendall(b"PONG\r\n")
             s.settimeout(None)
+            self._sel = selectors.DefaultSelector()
+            self._sel.register(s, selectors.EVENT_READ)
         except BaseException:
             self._sock = None
             s.close()
@@ -251,6 +257,7 @@ class NatsPublisher:
 
     def _drop_socket(self) -> None:
         if self._sock is not None:
+            self._sel.close()
             self._sock.close()
             self._sock = None
 
@@ -304,33 +311,47 @@ class NatsPublisher:
     def _sendall(self, data: bytes) -> None:
         self._sock.sendall(data, _NOSIGNAL)
 
+    def _ready(self, want_write: bool, timeout: float):
+        """(readable, writable) within timeout; selectors, so any fd number works."""
+        self._sel.modify(self._sock, selectors.EVENT_READ |
+                         (selectors.EVENT_WRITE if want_write else 0))
+        events = self._sel.select(timeout)
+        mask = events[0][1] if events else 0
+        return bool(mask & selectors.EVENT_READ), bool(mask & selectors.EVENT_WRITE)
+
     def _write_out(self) -> None:
-        """Writes the queued PUBs, reading acks whenever the socket would block (the server
-        stops reading from a client that never reads)."""
-        view = memoryview(self._out)
-        sent = 0
-        try:
-            while sent < len(view) and self._sock is not None:
-                r, w, _ = select.select([self._sock], [self._sock], [], self.ack_timeout)
-                if not r and not w:
-                    raise socket.timeout("the server took nothing for ack_timeout")
-                if r:
-                    self._read_available()
-                if w and self._sock is not None:
-                    sent += self._sock.send(view[sent:sent + 262144], _NOSIGNAL)
-        except OSError as e:
-            view.release()
-            self._connection_lost(f"writing failed: {e}")
+        """Writes the queued PUBs and the PONGs due, reading acks whenever the socket would
+        block (the server stops reading from a client that never reads). A PING read in the
+        middle is answered after the data, never inside a PUB."""
+        if self._writing:
             return
-        view.release()
-        self._out.clear()
+        self._writing = True
+        try:
+            while self._sock is not None and (self._out or self._pongs):
+                data = bytes(self._out) + b"PONG\r\n" * self._pongs
+                self._out.clear()
+                self._pongs = 0
+                view = memoryview(data)
+                sent = 0
+                while sent < len(data) and self._sock is not None:
+                    r, w = self._ready(True, self.ack_timeout)
+                    if not r and not w:
+                        raise socket.timeout(f"the server took nothing for {self.ack_timeout} s")
+                    if r:
+                        self._read_available()
+                    if w and self._sock is not None:
+                        sent += self._sock.send(view[sent:sent + 262144], _NOSIGNAL)
+        except OSError as e:
+            self._connection_lost(f"writing failed: {e}")
+        finally:
+            self._writing = False
 
     def _poll(self) -> None:
         """Reads the acks that already arrived, without waiting."""
         if self._sock is None:
             return
         try:
-            while self._sock is not None and select.select([self._sock], [], [], 0)[0]:
+            while self._sock is not None and self._ready(False, 0)[0]:
                 if not self._read_available():
                     break
         except OSError as e:
@@ -351,7 +372,7 @@ class NatsPublisher:
                     self._lose(len(stale), f"no ack within {self.ack_timeout} s (is there a "
                                            f"stream on these subjects?)")
                     return
-                if select.select([self._sock], [], [], left)[0]:
+                if self._ready(False, left)[0]:
                     self._read_available()
         except OSError as e:
             self._connection_lost(f"reading failed: {e}")
@@ -364,6 +385,8 @@ class NatsPublisher:
             return False
         self._rx += chunk
         self._parse()
+        if self._pongs and not self._writing:
+            self._write_out()
         return True
 
     def _parse(self) -> None:
@@ -388,7 +411,7 @@ class NatsPublisher:
                 continue
             del self._rx[:end + 2]
             if line == b"PING":
-                self._sendall(b"PONG\r\n")
+                self._pongs += 1
             elif line.startswith(b"-ERR"):
                 # The server closes the connection after most errors; remember why.
                 if not self.first_error:
