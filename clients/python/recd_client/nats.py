@@ -416,7 +416,10 @@ class NatsPublisher:
                 # The server closes the connection after most errors; remember why.
                 if not self.first_error:
                     self.first_error = line.decode("ascii", "replace")
-            # PONG, +OK and INFO updates need nothing
+            elif not (line in (b"PONG", b"+OK") or line.startswith(b"INFO ")):
+                # HMSG or anything else would leave us reading payload bytes as lines.
+                self._connection_lost(f"an unexpected protocol line: {line[:80]!r}")
+                return
 
     def _on_ack(self, subject: str, payload: bytes) -> None:
         token = subject.rsplit(".", 1)[-1]
