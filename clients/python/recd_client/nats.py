@@ -121,6 +121,10 @@ class NatsPublisher:
         self._next_id = 0
         self._inflight: Dict[int, int] = {}  # ack token -> payload size, awaiting their ack
         self._out = bytearray()  # PUB commands not yet written
+        self._out_msgs = []  # (token, subject, payload) of those, kept if none of it leaves
+        self._unwritten = []  # the same for the data being written, while none of it has left
+        self._next_try = 0  # backlog size at which publish() tries to reconnect once
+        self._down_why = ""
         self._backlog = []  # (subject, payload) kept while disconnected
         self._backlog_bytes = 0
         self._rx = bytearray()
@@ -135,7 +139,6 @@ class NatsPublisher:
     def publish(self, subject: str, payload: bytes) -> None:
         if self._closed:
             raise ValueError("publish on a closed NatsPublisher")
-        self._poll()  # a server that went away is noticed before writing to its socket
         if len(payload) > self.max_payload:
             raise ValueError(f"a {len(payload)}-byte message is over the server's max_payload "
                              f"{self.max_payload}")
@@ -151,10 +154,11 @@ class NatsPublisher:
     def flush(self, wait_acks: bool = True) -> None:
         """Sends everything queued and, with wait_acks, waits until every publish is confirmed
         or counted lost (ack_timeout); raises PublishError for losses not reported before."""
+        if self._sock is not None:
+            self._write_out()
         if self._sock is None and self._backlog and wait_acks:
             self._reconnect(self.reconnect_attempts, True)
         if self._sock is not None:
-            self._write_out()
             if wait_acks:
                 self._wait_acks(0)
             else:
@@ -173,6 +177,8 @@ class NatsPublisher:
             pass
         finally:
             self._drop_socket()
+            self._lose(len(self._backlog), f"{self._where()} was still unreachable at close")
+            self._backlog, self._backlog_bytes = [], 0
         if self.lost:
             self._reported = self.lost
             raise PublishError(self.lost, self.first_error, self.last_error)
@@ -226,8 +232,8 @@ class NatsPublisher:
             raise
 
     def _reconnect(self, attempts: int, give_up: bool) -> bool:
-        """Connects again and publishes the kept messages; when every attempt fails and give_up
-        is set, the kept messages are lost."""
+        """Connects again and publishes the kept messages (what never left stays kept if the
+        connection fails again); when every attempt fails and give_up is set, they are lost."""
         delay = self.reconnect_delay
         last = None
         for i in range(attempts):
@@ -242,14 +248,21 @@ class NatsPublisher:
             self.reconnects += 1
             backlog, self._backlog, self._backlog_bytes = self._backlog, [], 0
             for n, (subject, payload) in enumerate(backlog):
-                if self._sock is None:  # lost again while sending the backlog
-                    self._lose(len(backlog) - n, self.first_error or "the server went away again")
-                    return False
+                if self._sock is None:  # lost again: keep the rest, behind what never left
+                    self._backlog.extend(backlog[n:])
+                    self._backlog_bytes += sum(len(p) for _, p in backlog[n:])
+                    break
                 self._queue_pub(subject, payload)
+                if len(self._out) >= self.batch_bytes:
+                    self._write_out()
                 if len(self._inflight) >= self.max_in_flight:
                     self._wait_acks(self.max_in_flight - 1)
-            self._write_out()
-            return self._sock is not None
+            if self._sock is not None:
+                self._write_out()
+            if self._sock is not None:
+                return True
+            last = self._down_why
+        self._next_try = self._backlog_bytes + self.batch_bytes
         if give_up:
             self._lose(len(self._backlog), f"reconnecting to {self._where()} failed: {last}")
             self._backlog, self._backlog_bytes = [], 0
@@ -262,12 +275,20 @@ class NatsPublisher:
             self._sock = None
 
     def _connection_lost(self, why: str) -> None:
-        """The server went away: what it did not confirm is lost; later publishes are kept."""
+        """The server went away: what was written and not confirmed is lost (it may or may not
+        be stored); what never left is kept, like the publishes that follow."""
         self._drop_socket()
-        unsent = len(self._inflight)
-        self._inflight.clear()
+        for token, subject, payload in self._unwritten + self._out_msgs:
+            self._inflight.pop(token, None)
+            self._backlog.append((subject, payload))
+            self._backlog_bytes += len(payload)
+        self._unwritten, self._out_msgs = [], []
         self._out.clear()
-        self._lose(unsent, f"{self._where()}: {why}")
+        self._next_try = 0
+        unconfirmed = len(self._inflight)
+        self._inflight.clear()
+        self._lose(unconfirmed, f"{self._where()}: {why}")
+        self._down_why = f"{self._where()}: {why}"
 
     def _where(self) -> str:
         host = f"[{self.url.host}]" if ":" in self.url.host else self.url.host
@@ -281,6 +302,7 @@ class NatsPublisher:
         self._out += f"PUB {subject} {self._inbox}.{token} {len(payload)}\r\n".encode("ascii")
         self._out += payload
         self._out += b"\r\n"
+        self._out_msgs.append((token, subject, payload))
         self._inflight[token] = len(payload)
         self.published += 1
 
@@ -292,7 +314,7 @@ class NatsPublisher:
             return
         self._backlog.append((subject, payload))
         self._backlog_bytes += len(payload)
-        if len(self._backlog) == 1 or self._backlog_bytes >= self.batch_bytes:
+        if self._backlog_bytes >= self._next_try:
             self._reconnect(1, False)  # one quick attempt now and then; flush() tries in full
 
     def _lose(self, count: int, why: str) -> None:
@@ -329,11 +351,13 @@ class NatsPublisher:
         try:
             while self._sock is not None and (self._out or self._pongs):
                 data = bytes(self._out) + b"PONG\r\n" * self._pongs
+                self._unwritten, self._out_msgs = self._out_msgs, []
                 self._out.clear()
                 self._pongs = 0
                 view = memoryview(data)
                 sent = 0
                 while sent < len(data) and self._sock is not None:
+                    # Reading first notices a server that went away before we write to it.
                     r, w = self._ready(True, self.ack_timeout)
                     if not r and not w:
                         raise socket.timeout(f"the server took nothing for {self.ack_timeout} s")
@@ -341,9 +365,12 @@ class NatsPublisher:
                         self._read_available()
                     if w and self._sock is not None:
                         sent += self._sock.send(view[sent:sent + 262144], _NOSIGNAL)
+                        self._unwritten = []
+                self._unwritten = []
         except OSError as e:
             self._connection_lost(f"writing failed: {e}")
         finally:
+            self._unwritten = []
             self._writing = False
 
     def _poll(self) -> None:
