@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -128,8 +127,8 @@ class FakeNats:
                     ack = b'{"stream":"S","seq":%d}' % self.pubs
                 else:
                     ack = b'{"error":{"code":503,"err_code":10077,"description":"maximum messages exceeded"}}'
-                conn.sendall(b"PING\r\nMSG " + reply + b" 1 " + str(len(ack)).encode() + b"\r\n" +
-                             ack + b"\r\n")
+                conn.sendall(b"PING\r\nMSG " + reply + b" 1 " + str(len(ack)).encode() +
+                             b"\r\n" + ack + b"\r\n")
         f.close()
         conn.close()
 

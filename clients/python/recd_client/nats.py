@@ -87,11 +87,12 @@ class NatsPublisher:
     """One connection to a NATS server with JetStream; publish() queues a payload on a subject
     and waits for acks once max_in_flight are outstanding; flush() waits for every ack.
 
-    When the server goes away, the publishes not yet confirmed are counted as lost (they may or
-    may not be stored); later publishes are kept, up to buffer_bytes, while the publisher tries
-    to connect again, and are sent when it does. Whatever does not fit, or is still kept when
-    the reconnect attempts run out, is lost too. Losses are never silent: flush() and close()
-    raise PublishError naming how many were not confirmed.
+    When the server goes away, the publishes written to it and not confirmed are counted as lost
+    (they may or may not be stored); those not written yet and later ones are kept, up to
+    buffer_bytes, while the publisher tries to connect again, and are sent when it does. Whatever
+    does not fit, or is still kept when the reconnect attempts run out, is lost too. Losses are
+    never silent: publish() (a full buffer), flush() and close() raise PublishError naming how
+    many were not confirmed.
     """
 
     def __init__(self, url: NatsUrl, *, max_in_flight: int = 1024, ack_timeout: float = 10.0,
@@ -109,7 +110,7 @@ class NatsPublisher:
         self.reconnect_attempts = reconnect_attempts
         self.reconnect_delay = reconnect_delay
         self.name = name
-        self.published = 0  # written to the server
+        self.published = 0  # PUBs queued for the server (again after a reconnect)
         self.acked = 0
         self.lost = 0  # refused, unconfirmed when the server went away, or over the buffer
         self.reconnects = 0
@@ -177,6 +178,10 @@ class NatsPublisher:
             pass
         finally:
             self._drop_socket()
+            self._lose(len(self._inflight), "the publisher closed before their ack")
+            self._inflight.clear()
+            self._out.clear()
+            self._out_msgs = []
             self._lose(len(self._backlog), f"{self._where()} was still unreachable at close")
             self._backlog, self._backlog_bytes = [], 0
         if self.lost:
@@ -209,7 +214,7 @@ class NatsPublisher:
                 raise ConnectionError(f"{self._where()}: the server requires authentication or "
                                       "TLS, which this client does not speak (use rectool send)")
             if not info.get("jetstream", True):
-                raise ConnectionError(f"{self._where()}: JetStream is not enabled (nats-server -js)")
+                raise ConnectionError(f"{self._where()}: JetStream is off (nats-server -js)")
             self.max_payload = int(info.get("max_payload", self.max_payload))
             connect = {"verbose": False, "pedantic": False, "headers": False, "lang": "python",
                        "version": "0.1.0", "name": self.name, "protocol": 1}
