@@ -15,7 +15,7 @@ SLOW = 4 if os.environ.get("ASAN_OPTIONS") or "asan" in os.environ.get("RECD", "
 
 
 class Recd:
-    def __init__(self, token=None, extra_yaml=""):
+    def __init__(self, token=None, extra_yaml="", extra_listen=()):
         self.recd = os.environ["RECD"]
         self.rectool = os.environ["RECTOOL"]
         self.tmp = tempfile.mkdtemp(prefix="recd_clients.")
@@ -23,6 +23,7 @@ class Recd:
         os.mkdir(self.root)
         self.sock_path = os.path.join(self.tmp, "recd.sock")
         self.token, self.extra_yaml = token, extra_yaml
+        self.extra_listen = list(extra_listen)  # more listen: URLs (nats://), not announced
         self.log = open(os.path.join(self.tmp, "recd.log"), "w+")
         self.urls = {}
         self.start("tcp://127.0.0.1:0", "udp://127.0.0.1:0")
@@ -31,6 +32,7 @@ class Recd:
         cfg = os.path.join(self.tmp, "recd.yaml")
         with open(cfg, "w") as f:
             f.write(f"listen:\n  - {tcp}\n  - {udp}\n  - unix://{self.sock_path}\n"
+                    + "".join(f"  - {u}\n" for u in self.extra_listen) +
                     f"output:\n  root: {self.root}\nmetrics:\n  enabled: false\n")
             if self.token:
                 f.write(f"auth:\n  token: {self.token}\n")
@@ -39,14 +41,15 @@ class Recd:
                                      stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.urls = {}
         deadline = time.monotonic() + 60 * SLOW
-        while len(self.urls) < 3 and time.monotonic() < deadline:
+        sockets = ("tcp", "udp", "unix")
+        while sum(k in self.urls for k in sockets) < 3 and time.monotonic() < deadline:
             line = self.proc.stdout.readline()
             if not line:
                 break
             if line.startswith("listen "):
                 url = line.split()[1]
                 self.urls[url.split(":", 1)[0]] = url
-        if len(self.urls) < 3:
+        if sum(k in self.urls for k in sockets) < 3:
             self.stop()
             raise RuntimeError("recd did not start:\n" + self.log_text())
 

@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: MIT
 # The blocking recd client: connects by URL (TCP, UDP, Unix), batches encoded messages, passes
 # the auth token, reconnects a broken stream and takes its sessions back with resume opens
-# (docs/wire.md section 5.3), and on close reads the server's error reply, if any.
+# (docs/wire.md section 5.3), and on close reads the server's error reply, if any. nats:// URLs
+# publish each message as one binary frame to JetStream instead (nats.py, docs/fleet.md).
 import errno
 import socket
 import time
 from typing import Dict, Optional
 
 from .formats import EncodeError
+from .nats import DEFAULT_PARTITIONS, NatsPublisher, fleet_subject, parse_nats_url
 from .wire import (DEFAULT_MAX_FRAME, check_session_key, decode_error_reply, encode_binary,
                    encode_ndjson, parse_url)
 
@@ -32,16 +34,32 @@ class Client:
     opened (and did not close) is opened again with "resume": its file goes on. The batch that
     was being written when the connection broke is sent again when none of it left; otherwise
     its messages are counted in messages_lost (part of it may have arrived).
+
+    A nats://HOST:PORT/PREFIX URL publishes to NATS JetStream instead: every message is its own
+    binary frame on the subject PREFIX.<partition>.<key token> (docs/fleet.md; partitions must
+    match recd's nats.partitions), with at most max_in_flight publishes waiting for their ack.
+    flush() sends and reports the losses known so far, close() waits for every ack; both raise
+    PublishError when JetStream did not confirm messages (they are counted in messages_lost).
     """
 
     def __init__(self, url: str, *, auth: Optional[str] = None, batch_bytes: int = 65536,
                  datagram_bytes: int = 1400, max_frame: int = DEFAULT_MAX_FRAME,
                  close_timeout: float = 5.0, connect_timeout: float = 5.0,
                  reconnect: bool = True, reconnect_attempts: int = 8,
-                 reconnect_delay: float = 0.1, auto_seq: bool = False):
-        self.url = parse_url(url)
-        self.encoding = self.url.encoding
-        self.transport = self.url.transport
+                 reconnect_delay: float = 0.1, auto_seq: bool = False,
+                 partitions: int = DEFAULT_PARTITIONS, max_in_flight: int = 1024,
+                 ack_timeout: float = 10.0, buffer_bytes: int = 8 << 20):
+        self._nats: Optional[NatsPublisher] = None
+        if url.startswith("nats://"):
+            self.url = parse_nats_url(url)
+            fleet_subject(self.url.prefix, "k", partitions)  # checks partitions before connecting
+            self.partitions = partitions
+            self.encoding = "binary"  # a stream message is one binary frame
+            self.transport = "nats"
+        else:
+            self.url = parse_url(url)
+            self.encoding = self.url.encoding
+            self.transport = self.url.transport
         self.auth = auth
         self.batch_bytes = batch_bytes
         self.datagram_bytes = min(datagram_bytes, _MAX_DATAGRAM)
@@ -65,7 +83,15 @@ class Client:
         self._last_session: Optional[str] = None  # None at a batch start: batches stand alone
         self._dgram_open: Optional[str] = None  # session of the datagram's last open
         self._broken: Optional[Exception] = None
-        self._sock = self._connect()
+        self._sock: Optional[socket.socket] = None
+        if self.transport == "nats":
+            self._nats = NatsPublisher(self.url, max_in_flight=max_in_flight,
+                                       ack_timeout=ack_timeout, connect_timeout=connect_timeout,
+                                       buffer_bytes=buffer_bytes, batch_bytes=batch_bytes,
+                                       reconnect_attempts=reconnect_attempts,
+                                       reconnect_delay=reconnect_delay)
+        else:
+            self._sock = self._connect()
 
     # ---- public API ----
 
@@ -91,7 +117,9 @@ class Client:
             fmt = self._formats.get(session)
             if fmt is None and self.encoding == "binary":
                 raise EncodeError(f"{mtype} for session {session!r}: no open seen for it")
-        if self.transport == "udp":
+        if self.transport == "nats":
+            self._publish(msg, fmt, session)
+        elif self.transport == "udp":
             self._queue_datagram(msg, fmt, session)
         else:
             omit = session == self._last_session
@@ -107,7 +135,7 @@ class Client:
             self._opens.pop(session, None)
             self._udp_opens.pop(session, None)
             self._seq.pop(session, None)
-        if self.transport != "udp" and len(self._queue) >= self.batch_bytes:
+        if self.transport in ("tcp", "unix") and len(self._queue) >= self.batch_bytes:
             self.flush()
 
     def open(self, session: str, format: str, **fields) -> None:
@@ -137,9 +165,16 @@ class Client:
         self.send(m)
 
     def flush(self) -> None:
-        """Sends everything queued."""
+        """Sends everything queued (nats: without waiting for the acks; losses known so far
+        raise PublishError)."""
         if self._broken:
             raise self._broken
+        if self._nats is not None:
+            try:
+                self._nats.flush(wait_acks=False)
+            finally:
+                self.messages_lost = self._nats.lost
+            return
         if not self._queue:
             return
         data, count = bytes(self._queue), self._queued
@@ -154,7 +189,14 @@ class Client:
 
     def close(self) -> None:
         """Flushes, ends the connection and waits for the server to close it; raises ServerError
-        when the server sent an error reply."""
+        when the server sent an error reply; over nats://, waits for every ack and raises
+        PublishError naming how many messages JetStream did not confirm."""
+        if self._nats is not None:
+            try:
+                self._nats.close()
+            finally:
+                self.messages_lost = self._nats.lost
+            return
         if self._sock is None:
             return
         try:
@@ -183,6 +225,8 @@ class Client:
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:
             self.close()
+        elif self._nats is not None:
+            self._nats.abort()
         elif self._sock is not None:
             self._sock.close()
             self._sock = None
@@ -193,6 +237,16 @@ class Client:
         if self.encoding == "ndjson":
             return encode_ndjson(msg, omit_session, self.max_frame, fmt)
         return encode_binary(msg, fmt, omit_session, self.max_frame)
+
+    def _publish(self, msg: dict, fmt: Optional[str], session: str) -> None:
+        # The key is in every frame: a stream message stands alone.
+        frame = self._encode(msg, fmt, False)
+        try:
+            self._nats.publish(fleet_subject(self.url.prefix, session, self.partitions), frame)
+        finally:
+            self.messages_lost = self._nats.lost
+        self.messages_sent += 1
+        self.bytes_sent += len(frame)
 
     def _resume_of(self, open_msg: dict) -> bytes:
         resume = {k: v for k, v in open_msg.items() if k != "seq"}

@@ -1,0 +1,491 @@
+# SPDX-License-Identifier: MIT
+# Publishing wire frames to NATS JetStream on the plain NATS text protocol (no nats-py: the module
+# stays standard library only). The subject of a session is the one recd/fleet.h computes
+# (PREFIX.<partition>.<key token>, docs/fleet.md); every publish waits for JetStream's ack with a
+# bounded number in flight, and a publish that is never confirmed is counted and reported.
+import json
+import os
+import re
+import selectors
+import socket
+import time
+from dataclasses import dataclass
+from typing import Dict, Optional
+from urllib.parse import urlsplit
+
+DEFAULT_PORT = 4222
+DEFAULT_PARTITIONS = 8
+PARTITIONS_MAX = 1024
+PREFIX_MAX = 128
+_PREFIX = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\Z")
+_LINE_MAX = 64 * 1024  # a protocol line (INFO is the longest) never comes near this
+_ACK_MAX = 64 * 1024  # an ack is a short JSON object
+_NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)
+
+
+class PublishError(Exception):
+    """Publishes JetStream did not confirm: the count and the first reason."""
+
+    def __init__(self, lost: int, first: str, last: str = ""):
+        why = f"first: {first}" + (f"; last: {last}" if last and last != first else "")
+        super().__init__(f"{lost} messages were not confirmed by JetStream ({why})")
+        self.lost = lost
+        self.first = first
+        self.last = last or first
+
+
+@dataclass(frozen=True)
+class NatsUrl:
+    host: str
+    port: int
+    prefix: str
+
+
+def parse_nats_url(url: str) -> NatsUrl:
+    """nats://HOST[:PORT]/PREFIX (IPv6 as [::1]), the rules of recd_fleet_url_parse()."""
+    parts = urlsplit(url)
+    if parts.scheme != "nats":
+        raise ValueError(f"bad URL {url!r}: not a nats:// URL")
+    if parts.query or parts.fragment:
+        raise ValueError(f"bad URL {url!r}: a nats:// URL takes no query (use partitions=)")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"bad URL {url!r}: the port must be 1..65535") from None
+    if not parts.hostname:
+        raise ValueError(f"bad URL {url!r}: the host is empty")
+    if parts.netloc.endswith(":") or port == 0:
+        raise ValueError(f"bad URL {url!r}: the port must be 1..65535")
+    prefix = parts.path[1:] if parts.path.startswith("/") else ""
+    if not prefix:
+        raise ValueError(f"bad URL {url!r}: a subject prefix is needed: nats://HOST:PORT/PREFIX")
+    if len(prefix) > PREFIX_MAX:
+        raise ValueError(f"bad URL {url!r}: the subject prefix is longer than {PREFIX_MAX} bytes")
+    if not _PREFIX.match(prefix):
+        raise ValueError(f"bad URL {url!r}: the subject prefix must be tokens of [A-Za-z0-9_-] "
+                         "joined by '.' (e.g. recd.eu)")
+    return NatsUrl(parts.hostname, port or DEFAULT_PORT, prefix)
+
+
+def fleet_partition(key: str, partitions: int) -> int:
+    """FNV-1a (32 bit) of the key's bytes modulo partitions: recd_fleet_partition()."""
+    h = 2166136261
+    for b in key.encode("ascii"):
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h % partitions if partitions else 0
+
+
+def fleet_subject(prefix: str, key: str, partitions: int) -> str:
+    """PREFIX.<partition>.<key with '.' as '~'>: recd_fleet_subject(). The key must already be a
+    valid session key (wire.check_session_key)."""
+    if not 1 <= partitions <= PARTITIONS_MAX:
+        raise ValueError(f"partitions: {partitions} is not 1..{PARTITIONS_MAX}")
+    return f"{prefix}.{fleet_partition(key, partitions)}.{key.replace('.', '~')}"
+
+
+class NatsPublisher:
+    """One connection to a NATS server with JetStream; publish() queues a payload on a subject
+    and waits for acks once max_in_flight are outstanding; flush() waits for every ack.
+
+    When the server goes away, the publishes written to it and not confirmed are counted as lost
+    (they may or may not be stored); those not written yet and later ones are kept, up to
+    buffer_bytes, while the publisher tries to connect again, and are sent when it does. Whatever
+    does not fit, or is still kept when the reconnect attempts run out, is lost too. Losses are
+    never silent: publish() (a full buffer), flush() and close() raise PublishError naming how
+    many were not confirmed.
+    """
+
+    def __init__(self, url: NatsUrl, *, max_in_flight: int = 1024, ack_timeout: float = 10.0,
+                 connect_timeout: float = 5.0, buffer_bytes: int = 8 << 20,
+                 batch_bytes: int = 65536, reconnect_attempts: int = 8,
+                 reconnect_delay: float = 0.1, name: str = "recd_client.py"):
+        if max_in_flight < 1:
+            raise ValueError("max_in_flight must be at least 1")
+        self.url = url
+        self.max_in_flight = max_in_flight
+        self.ack_timeout = ack_timeout
+        self.connect_timeout = connect_timeout
+        self.buffer_bytes = buffer_bytes
+        self.batch_bytes = batch_bytes
+        self.reconnect_attempts = reconnect_attempts
+        self.reconnect_delay = reconnect_delay
+        self.name = name
+        self.published = 0  # PUBs queued for the server (again after a reconnect)
+        self.acked = 0
+        self.lost = 0  # refused, unconfirmed when the server went away, or over the buffer
+        self.reconnects = 0
+        self._reported = 0  # lost publishes already raised as PublishError
+        self.first_error = ""
+        self.last_error = ""
+        self.max_payload = 1 << 20
+        self._inbox = "_INBOX." + os.urandom(11).hex()
+        self._next_id = 0
+        self._inflight: Dict[int, int] = {}  # ack token -> payload size, awaiting their ack
+        self._out = bytearray()  # PUB commands not yet written
+        self._out_msgs = []  # (token, subject, payload) of those, kept if none of it leaves
+        self._unwritten = []  # the same for the data being written, while none of it has left
+        self._next_try = 0  # backlog size at which publish() tries to reconnect once
+        self._down_why = ""
+        self._backlog = []  # (subject, payload) kept while disconnected
+        self._backlog_bytes = 0
+        self._rx = bytearray()
+        self._sock: Optional[socket.socket] = None
+        self._closed = False
+        self._writing = False
+        self._pongs = 0  # PINGs read, to answer after the data being written
+        self._connect()
+
+    # ---- public API ----
+
+    def publish(self, subject: str, payload: bytes) -> None:
+        if self._closed:
+            raise ValueError("publish on a closed NatsPublisher")
+        if len(payload) > self.max_payload:
+            raise ValueError(f"a {len(payload)}-byte message is over the server's max_payload "
+                             f"{self.max_payload}")
+        if self._sock is None:
+            self._keep(subject, payload)
+            return
+        self._queue_pub(subject, payload)
+        if len(self._out) >= self.batch_bytes:
+            self._write_out()
+        if len(self._inflight) >= self.max_in_flight:
+            self._wait_acks(self.max_in_flight - 1)
+
+    def flush(self, wait_acks: bool = True) -> None:
+        """Sends everything queued and, with wait_acks, waits until every publish is confirmed
+        or counted lost (ack_timeout); raises PublishError for losses not reported before."""
+        if self._sock is not None:
+            self._write_out()
+        if self._sock is None and self._backlog and wait_acks:
+            self._reconnect(self.reconnect_attempts, True)
+        if self._sock is not None:
+            if wait_acks:
+                self._wait_acks(0)
+            else:
+                self._poll()
+        self._report()
+
+    def close(self) -> None:
+        """Waits for every ack (flush) and ends the connection; raises PublishError for every
+        publish never confirmed, including those reported before. Only the first call acts."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.flush()
+        except PublishError:
+            pass
+        finally:
+            self._drop_socket()
+            self._lose(len(self._inflight), "the publisher closed before their ack")
+            self._inflight.clear()
+            self._out.clear()
+            self._out_msgs = []
+            self._lose(len(self._backlog), f"{self._where()} was still unreachable at close")
+            self._backlog, self._backlog_bytes = [], 0
+        if self.lost:
+            self._reported = self.lost
+            raise PublishError(self.lost, self.first_error, self.last_error)
+
+    def abort(self) -> None:
+        """Ends the connection without waiting (after an exception in the caller)."""
+        self._closed = True
+        self._drop_socket()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._inflight)
+
+    # ---- connection ----
+
+    def _connect(self) -> None:
+        s = socket.create_connection((self.url.host, self.url.port), timeout=self.connect_timeout)
+        try:
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._sock = s
+            self._rx.clear()
+            deadline = time.monotonic() + self.connect_timeout
+            line = self._read_line(deadline)
+            if not line.startswith(b"INFO "):
+                raise ConnectionError(f"{self._where()}: not a NATS server (it said {line[:60]!r})")
+            info = json.loads(line[5:])
+            if info.get("auth_required") or info.get("tls_required"):
+                raise ConnectionError(f"{self._where()}: the server requires authentication or "
+                                      "TLS, which this client does not speak (use rectool send)")
+            if not info.get("jetstream", True):
+                raise ConnectionError(f"{self._where()}: JetStream is off (nats-server -js)")
+            self.max_payload = int(info.get("max_payload", self.max_payload))
+            connect = {"verbose": False, "pedantic": False, "headers": False, "lang": "python",
+                       "version": "0.1.0", "name": self.name, "protocol": 1}
+            self._sendall(b"CONNECT " + json.dumps(connect).encode() + b"\r\n" +
+                          f"SUB {self._inbox}.* 1\r\nPING\r\n".encode())
+            while True:  # the PONG says CONNECT and SUB were taken
+                line = self._read_line(deadline)
+                if line == b"PONG":
+                    break
+                if line.startswith(b"-ERR"):
+                    raise ConnectionError(f"{self._where()}: {line.decode('ascii', 'replace')}")
+                if line == b"PING":
+                    self._sendall(b"PONG\r\n")
+            s.settimeout(None)
+            self._sel = selectors.DefaultSelector()
+            self._sel.register(s, selectors.EVENT_READ)
+        except BaseException:
+            self._sock = None
+            s.close()
+            raise
+
+    def _reconnect(self, attempts: int, give_up: bool) -> bool:
+        """Connects again and publishes the kept messages (what never left stays kept if the
+        connection fails again); when every attempt fails and give_up is set, they are lost."""
+        delay = self.reconnect_delay
+        last = None
+        for i in range(attempts):
+            if i:
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+            try:
+                self._connect()
+            except (OSError, ValueError) as e:
+                last = e
+                continue
+            self.reconnects += 1
+            backlog, self._backlog, self._backlog_bytes = self._backlog, [], 0
+            for n, (subject, payload) in enumerate(backlog):
+                if self._sock is None:  # lost again: keep the rest, behind what never left
+                    self._backlog.extend(backlog[n:])
+                    self._backlog_bytes += sum(len(p) for _, p in backlog[n:])
+                    break
+                self._queue_pub(subject, payload)
+                if len(self._out) >= self.batch_bytes:
+                    self._write_out()
+                if len(self._inflight) >= self.max_in_flight:
+                    self._wait_acks(self.max_in_flight - 1)
+            if self._sock is not None:
+                self._write_out()
+            if self._sock is not None:
+                return True
+            last = self._down_why
+        self._next_try = self._backlog_bytes + self.batch_bytes
+        if give_up:
+            self._lose(len(self._backlog), f"reconnecting to {self._where()} failed: {last}")
+            self._backlog, self._backlog_bytes = [], 0
+        return False
+
+    def _drop_socket(self) -> None:
+        if self._sock is not None:
+            self._sel.close()
+            self._sock.close()
+            self._sock = None
+
+    def _connection_lost(self, why: str) -> None:
+        """The server went away: what was written and not confirmed is lost (it may or may not
+        be stored); what never left is kept, like the publishes that follow."""
+        self._drop_socket()
+        for token, subject, payload in self._unwritten + self._out_msgs:
+            self._inflight.pop(token, None)
+            self._backlog.append((subject, payload))
+            self._backlog_bytes += len(payload)
+        self._unwritten, self._out_msgs = [], []
+        self._out.clear()
+        self._next_try = 0
+        unconfirmed = len(self._inflight)
+        self._inflight.clear()
+        self._lose(unconfirmed, f"{self._where()}: {why}")
+        self._down_why = f"{self._where()}: {why}"
+
+    def _where(self) -> str:
+        host = f"[{self.url.host}]" if ":" in self.url.host else self.url.host
+        return f"nats://{host}:{self.url.port}"
+
+    # ---- publishing and acks ----
+
+    def _queue_pub(self, subject: str, payload: bytes) -> None:
+        token = self._next_id
+        self._next_id += 1
+        self._out += f"PUB {subject} {self._inbox}.{token} {len(payload)}\r\n".encode("ascii")
+        self._out += payload
+        self._out += b"\r\n"
+        self._out_msgs.append((token, subject, payload))
+        self._inflight[token] = len(payload)
+        self.published += 1
+
+    def _keep(self, subject: str, payload: bytes) -> None:
+        if self._backlog_bytes + len(payload) > self.buffer_bytes:
+            self._lose(1, f"{self._where()} is unreachable and the {self.buffer_bytes}-byte "
+                          "buffer is full")
+            self._report()
+            return
+        self._backlog.append((subject, payload))
+        self._backlog_bytes += len(payload)
+        if self._backlog_bytes >= self._next_try:
+            self._reconnect(1, False)  # one quick attempt now and then; flush() tries in full
+
+    def _lose(self, count: int, why: str) -> None:
+        if count <= 0:
+            return
+        if not self.first_error:
+            self.first_error = why
+        self.last_error = why
+        self.lost += count
+
+    def _report(self) -> None:
+        if self.lost > self._reported:
+            self._reported = self.lost
+            raise PublishError(self.lost, self.first_error, self.last_error)
+
+    def _sendall(self, data: bytes) -> None:
+        self._sock.sendall(data, _NOSIGNAL)
+
+    def _ready(self, want_write: bool, timeout: float):
+        """(readable, writable) within timeout; selectors, so any fd number works."""
+        self._sel.modify(self._sock, selectors.EVENT_READ |
+                         (selectors.EVENT_WRITE if want_write else 0))
+        events = self._sel.select(timeout)
+        mask = events[0][1] if events else 0
+        return bool(mask & selectors.EVENT_READ), bool(mask & selectors.EVENT_WRITE)
+
+    def _write_out(self) -> None:
+        """Writes the queued PUBs and the PONGs due, reading acks whenever the socket would
+        block (the server stops reading from a client that never reads). A PING read in the
+        middle is answered after the data, never inside a PUB."""
+        if self._writing:
+            return
+        self._writing = True
+        try:
+            while self._sock is not None and (self._out or self._pongs):
+                data = bytes(self._out) + b"PONG\r\n" * self._pongs
+                self._unwritten, self._out_msgs = self._out_msgs, []
+                self._out.clear()
+                self._pongs = 0
+                view = memoryview(data)
+                sent = 0
+                while sent < len(data) and self._sock is not None:
+                    # Reading first notices a server that went away before we write to it.
+                    r, w = self._ready(True, self.ack_timeout)
+                    if not r and not w:
+                        raise socket.timeout(f"the server took nothing for {self.ack_timeout} s")
+                    if r:
+                        self._read_available()
+                    if w and self._sock is not None:
+                        sent += self._sock.send(view[sent:sent + 262144], _NOSIGNAL)
+                        self._unwritten = []
+                self._unwritten = []
+        except OSError as e:
+            self._connection_lost(f"writing failed: {e}")
+        finally:
+            self._unwritten = []
+            self._writing = False
+
+    def _poll(self) -> None:
+        """Reads the acks that already arrived, without waiting."""
+        if self._sock is None:
+            return
+        try:
+            while self._sock is not None and self._ready(False, 0)[0]:
+                if not self._read_available():
+                    break
+        except OSError as e:
+            self._connection_lost(f"reading failed: {e}")
+
+    def _wait_acks(self, most: int) -> None:
+        """Writes what is queued and reads until at most `most` publishes wait for their ack;
+        those still unconfirmed after ack_timeout are counted lost."""
+        self._write_out()
+        deadline = time.monotonic() + self.ack_timeout
+        try:
+            while self._sock is not None and len(self._inflight) > most:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    stale = sorted(self._inflight)[:len(self._inflight) - most]
+                    for t in stale:
+                        del self._inflight[t]
+                    self._lose(len(stale), f"no ack within {self.ack_timeout} s (is there a "
+                                           f"stream on these subjects?)")
+                    return
+                if self._ready(False, left)[0]:
+                    self._read_available()
+        except OSError as e:
+            self._connection_lost(f"reading failed: {e}")
+
+    def _read_available(self) -> bool:
+        """One recv and the messages it completes; False when the server closed."""
+        chunk = self._sock.recv(65536)
+        if not chunk:
+            self._connection_lost("the server closed the connection")
+            return False
+        self._rx += chunk
+        self._parse()
+        if self._pongs and not self._writing:
+            self._write_out()
+        return True
+
+    def _parse(self) -> None:
+        while self._sock is not None:
+            end = self._rx.find(b"\r\n")
+            if end < 0:
+                if len(self._rx) > _LINE_MAX:
+                    self._connection_lost(f"a protocol line over {_LINE_MAX} bytes")
+                return
+            line = bytes(self._rx[:end])
+            if line.startswith(b"MSG "):
+                head = line.split(b" ")
+                if len(head) not in (4, 5) or not head[-1].isdigit() or int(head[-1]) > _ACK_MAX:
+                    self._connection_lost(f"a malformed MSG line: {line[:80]!r}")
+                    return
+                size = int(head[-1])
+                if len(self._rx) < end + 2 + size + 2:
+                    return  # the payload is not all here yet
+                payload = bytes(self._rx[end + 2:end + 2 + size])
+                del self._rx[:end + 2 + size + 2]
+                self._on_ack(head[1].decode("ascii", "replace"), payload)
+                continue
+            del self._rx[:end + 2]
+            if line == b"PING":
+                self._pongs += 1
+            elif line.startswith(b"-ERR"):
+                # The server closes the connection after most errors; remember why.
+                if not self.first_error:
+                    self.first_error = line.decode("ascii", "replace")
+            elif not (line in (b"PONG", b"+OK") or line.startswith(b"INFO ")):
+                # HMSG or anything else would leave us reading payload bytes as lines.
+                self._connection_lost(f"an unexpected protocol line: {line[:80]!r}")
+                return
+
+    def _on_ack(self, subject: str, payload: bytes) -> None:
+        token = subject.rsplit(".", 1)[-1]
+        if not token.isdigit() or int(token) not in self._inflight:
+            return  # an ack already counted as lost after a timeout
+        del self._inflight[int(token)]
+        try:
+            ack = json.loads(payload)
+        except ValueError:
+            ack = None
+        if isinstance(ack, dict) and "seq" in ack and "error" not in ack:
+            self.acked += 1
+            return
+        err = ack.get("error") if isinstance(ack, dict) else None
+        if isinstance(err, dict):
+            why = f"{err.get('description', 'refused')} (code {err.get('code')})"
+        else:
+            why = f"an unexpected reply: {payload[:80]!r}"
+        self._lose(1, why)
+
+    def _read_line(self, deadline: float) -> bytes:
+        while True:
+            end = self._rx.find(b"\r\n")
+            if end >= 0:
+                line = bytes(self._rx[:end])
+                del self._rx[:end + 2]
+                return line
+            if len(self._rx) > _LINE_MAX:
+                raise ConnectionError(f"{self._where()}: a protocol line over {_LINE_MAX} bytes")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise socket.timeout(f"{self._where()}: no answer within {self.connect_timeout} s")
+            self._sock.settimeout(left)
+            chunk = self._sock.recv(65536)
+            if not chunk:
+                raise ConnectionError(f"{self._where()}: the server closed the connection")
+            self._rx += chunk
