@@ -92,6 +92,22 @@ python3 "$tmp/subset.py" "$tmp/ga.txt" | cmp -s - "$tmp/ga_oracle.txt" ||
 "$RECTOOL" carla collisions "$tmp/gen50.log" h v >"$tmp/c50.txt" || fail "collisions on a generated log"
 grep -q '^       5   h v ' "$tmp/c50.txt" || fail "no hero collision at 5 s: $(cat "$tmp/c50.txt")"
 
+# A file that is no CARLA log: CARLA's own line on stdout, the reason on stderr, exit 1.
+printf 'not a recording' >"$tmp/junk.log"
+for query in collisions blocked; do
+    if [ "$query" = collisions ]; then
+        "$RECTOOL" carla collisions "$tmp/junk.log" a a >"$tmp/junk.out" 2>"$tmp/junk.err"
+    else
+        "$RECTOOL" carla blocked "$tmp/junk.log" >"$tmp/junk.out" 2>"$tmp/junk.err"
+    fi
+    rc=$?
+    [ "$rc" = 1 ] || fail "rectool carla $query on a non-CARLA file exits $rc, not 1"
+    grep -qx 'File is not a CARLA recorder' "$tmp/junk.out" ||
+        fail "rectool carla $query: no CARLA line: $(cat "$tmp/junk.out")"
+    grep -q 'not a CARLA recorder log' "$tmp/junk.err" ||
+        fail "rectool carla $query: no reason on stderr: $(cat "$tmp/junk.err")"
+done
+
 # Edits (docs/editing.md): a cut replays on its own, as the oracle reads it; split, concat, plot.
 "$RECTOOL" cut "$log" --from 5s --to 10s -q -o "$tmp/cut.log" || fail "cut of the corpus log"
 "$RECTOOL" verify "$tmp/cut.log" >/dev/null || fail "the cut log does not verify"

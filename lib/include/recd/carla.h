@@ -121,7 +121,8 @@ RECD_API void recd_carla_writer_free(recd_carla_writer *w);
  * Text: byte for byte what CARLA's server returns (C locale, %g numbers, the date in local time
  * as "%m/%d/%y %H:%M:%S"). json: the same content as one JSON object with a trailing newline.
  * Each appends to out; -EBADMSG with err for a file that is not a CARLA recorder log (the text
- * form then appends CARLA's "File is not a CARLA recorder" line and returns 0). */
+ * form still appends CARLA's "File is not a CARLA recorder" line, so a caller can show what
+ * CARLA would, and still tell the failure). */
 
 /* show_recorder_file_info(path, show_all). */
 RECD_API int recd_carla_info(const uint8_t *buf, size_t len, bool show_all, bool json, recd_buf *out,

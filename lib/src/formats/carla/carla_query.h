@@ -18,8 +18,8 @@ __attribute__((format(printf, 2, 3)))
 int carla_out_printf(recd_buf *out, const char *fmt, ...);
 
 
-/* Reads the header: 0; 1 when it is no CARLA log and the text form printed CARLA's line for it;
- * -EBADMSG (json) or -ENOMEM. */
+/* Reads the header: 0; -EBADMSG with err when it is no CARLA log (the text form has printed
+ * CARLA's line for it), or -ENOMEM. */
 int carla_query_open(carla_reader *r, const uint8_t *buf, size_t len, bool json, recd_buf *out,
                      char *err, size_t errlen);
 int carla_put_query_header(const carla_reader *r, recd_buf *out); /* Version, Map, Date, blank */

@@ -39,7 +39,7 @@ int recd_carla_blocked(const uint8_t *buf, size_t len, double min_time, double m
     carla_reader r;
     int rc = carla_query_open(&r, buf, len, json, out, err, errlen);
     if (rc != 0)
-        return rc < 0 ? rc : 0;
+        return rc;
     actor_map m = {0};
     still *s = NULL;
     size_t ns = 0, caps = 0;

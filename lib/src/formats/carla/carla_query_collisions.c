@@ -51,7 +51,7 @@ int recd_carla_collisions(const uint8_t *buf, size_t len, char cat1, char cat2, 
     carla_reader r;
     int rc = carla_query_open(&r, buf, len, json, out, err, errlen);
     if (rc != 0)
-        return rc < 0 ? rc : 0;
+        return rc;
     rc = json ? carla_put_json_header(&r, out) : carla_put_query_header(&r, out);
     if (rc == 0)
         rc = json ? carla_out_printf(out, ",\"collisions\":[")

@@ -40,8 +40,8 @@ int carla_query_open(carla_reader *r, const uint8_t *buf, size_t len, bool json,
     if (carla_reader_init(r, buf, len, NULL) == 0)
         return 0;
     snprintf(err, errlen, "%s", r->err);
-    if (!json)
-        return recd_buf_append(out, "File is not a CARLA recorder\n", 29) < 0 ? -ENOMEM : 1;
+    if (!json && recd_buf_append(out, "File is not a CARLA recorder\n", 29) < 0)
+        return -ENOMEM;
     return -EBADMSG;
 }
 

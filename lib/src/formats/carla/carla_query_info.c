@@ -286,7 +286,7 @@ int recd_carla_info(const uint8_t *buf, size_t len, bool show_all, bool json, re
     carla_reader r;
     int rc = carla_query_open(&r, buf, len, json, out, err, errlen);
     if (rc != 0)
-        return rc < 0 ? rc : 0;
+        return rc;
     rc = json ? carla_put_json_header(&r, out) : carla_put_query_header(&r, out);
     if (rc == 0 && json)
         rc = carla_out_printf(out, ",\"%s\":[", show_all ? "records" : "events");

@@ -425,7 +425,7 @@ static void test_not_carla(void **state)
     static const uint8_t junk[] = "\x01\x00\x0e\x00CARLA_RECORDEX";
     recd_buf out = {0};
     char err[128] = "";
-    assert_int_equal(recd_carla_info(junk, sizeof junk - 1, false, false, &out, err, sizeof err), 0);
+    assert_int_equal(recd_carla_info(junk, sizeof junk - 1, false, false, &out, err, sizeof err), -EBADMSG);
     assert_int_equal(out.len, 29);
     assert_memory_equal(out.data, "File is not a CARLA recorder\n", 29);
     recd_buf_free(&out);
