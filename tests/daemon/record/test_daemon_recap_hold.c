@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "fake_writer.h"
+#include "record_fixture.h"
 #include "recd/gzip_members.h"
 #include "recd/recap.h"
 #include "record/sessions.h"
@@ -18,30 +19,16 @@
 #define INTERVAL_MS 20
 
 typedef struct fixture {
-    uv_loop_t loop;
-    recd_config cfg;
-    recd_daemon_metrics metrics;
-    writer_stage writer; /* never initialised: the fake ignores it */
-    recd_sessions reg;
-    session_input in;
-    input_tally tally;
-    char why[256];
+    record_fixture r;
 } fixture;
 
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    assert_int_equal(uv_loop_init(&f->loop), 0);
-    assert_int_equal(recd_config_defaults(&f->cfg), 0);
-    f->cfg.flush.interval_ms = INTERVAL_MS;
-    assert_int_equal(recd_daemon_metrics_init(&f->metrics), 0);
-    sessions_events on = {.data = f};
-    assert_int_equal(sessions_init(&f->reg, &f->loop, &f->cfg, &f->metrics, &f->writer, on), 0);
-    f->in.sessions = &f->reg;
-    f->in.transport = RECD_M_TCP;
-    f->in.peer = "test";
-    f->in.tally = &f->tally;
+    record_fixture_configure(&f->r);
+    f->r.cfg.flush.interval_ms = INTERVAL_MS;
+    record_fixture_start(&f->r, (sessions_events){.data = f});
     *state = f;
     return 0;
 }
@@ -49,27 +36,19 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    sessions_close_all(&f->reg, "test end");
+    sessions_close_all(&f->r.reg, "test end");
     fake_writer_run();
-    assert_int_equal(f->reg.live_count, 0);
-    assert_int_equal(f->reg.env.collecting, 0);
-    sessions_free(&f->reg);
-    fake_writer_reset();
-    recd_daemon_metrics_free(&f->metrics);
-    recd_config_free(&f->cfg);
-    uv_loop_close(&f->loop);
+    assert_int_equal(f->r.reg.env.collecting, 0);
+    record_fixture_stop(&f->r);
     free(f);
     return 0;
 }
 
 static int send_msg(fixture *f, recd_msg *m)
 {
-    recd_wire_meta meta = {.encoding = RECD_WIRE_NDJSON, .has_time = true, .movable = m};
-    f->in.accepted = false;
-    f->in.reason_set = false;
-    int rc = session_dispatch(&f->in, m, &meta, f->why, sizeof f->why);
+    int rc = record_fixture_send(&f->r, m);
     if (rc < 0)
-        fail_msg("refused: %s", f->why);
+        fail_msg("refused: %s", f->r.why);
     return rc;
 }
 
@@ -128,8 +107,8 @@ static void send_close(fixture *f, const char *key)
 static void timer_after_intervals(fixture *f)
 {
     uv_sleep(3 * INTERVAL_MS);
-    uv_update_time(&f->loop);
-    sessions_tick(&f->reg, uv_now(&f->loop));
+    uv_update_time(&f->r.loop);
+    sessions_tick(&f->r.reg, uv_now(&f->r.loop));
 }
 
 /* ---- the file the fake writer holds, decoded -------------------------------------------- */
@@ -186,17 +165,17 @@ static void a_held_back_tick_is_not_split(void **state)
     send_state(f, "held", 0);
     send_chat(f, "held", 1, "first half of tick 1"); /* tick 0 goes to the encoder */
 
-    const uint64_t limit = f->cfg.limits.session_buffer;
-    f->cfg.limits.session_buffer = 1; /* the sender is held back until the writer catches up */
-    assert_true(sessions_over_limit(&f->reg, "held"));
+    const uint64_t limit = f->r.cfg.limits.session_buffer;
+    f->r.cfg.limits.session_buffer = 1; /* the sender is held back until the writer catches up */
+    assert_true(sessions_over_limit(&f->r.reg, "held"));
     timer_after_intervals(f);
     timer_after_intervals(f);
-    assert_true(f->reg.env.collecting > 0); /* tick 1 is still being collected */
+    assert_true(f->r.reg.env.collecting > 0); /* tick 1 is still being collected */
 
     /* Let go: the writer catches up, and the sender goes on with tick 1 at once. */
     fake_writer_run();
-    f->cfg.limits.session_buffer = limit;
-    assert_false(sessions_over_limit(&f->reg, "held"));
+    f->r.cfg.limits.session_buffer = limit;
+    assert_false(sessions_over_limit(&f->r.reg, "held"));
     timer_after_intervals(f); /* the first check after the hold: the clock starts again */
     send_chat(f, "held", 1, "second half of tick 1");
     send_state(f, "held", 2);
@@ -221,26 +200,26 @@ static void ticks_that_fill_the_process_limit_are_written(void **state)
     send_state(f, "b", 0);
     send_chat(f, "a", 1, "tick 1 of a");
     send_chat(f, "b", 1, "tick 1 of b");
-    const uint64_t collecting = f->reg.env.collecting;
+    const uint64_t collecting = f->r.reg.env.collecting;
     assert_true(collecting > 0);
-    assert_true(f->reg.env.buffered > collecting); /* headers and tick 0 wait for the writer */
+    assert_true(f->r.reg.env.buffered > collecting); /* headers and tick 0 wait for the writer */
 
     /* Over the process limit, the ticks alone under it: held while the writer works. */
-    f->cfg.limits.process_buffer = collecting;
-    assert_true(sessions_over_limit(&f->reg, ""));
+    f->r.cfg.limits.process_buffer = collecting;
+    assert_true(sessions_over_limit(&f->r.reg, ""));
     timer_after_intervals(f);
-    assert_int_equal(f->reg.env.collecting, collecting);
+    assert_int_equal(f->r.reg.env.collecting, collecting);
     fake_writer_run();
-    assert_false(sessions_over_limit(&f->reg, "")); /* what is left is the ticks: the senders go on */
+    assert_false(sessions_over_limit(&f->r.reg, "")); /* what is left is the ticks: the senders go on */
 
     /* The ticks alone over the process limit: no write would release them, so they are written. */
-    f->cfg.limits.process_buffer = collecting - 1;
-    assert_true(sessions_over_limit(&f->reg, ""));
+    f->r.cfg.limits.process_buffer = collecting - 1;
+    assert_true(sessions_over_limit(&f->r.reg, ""));
     timer_after_intervals(f);
     timer_after_intervals(f);
-    assert_int_equal(f->reg.env.collecting, 0);
+    assert_int_equal(f->r.reg.env.collecting, 0);
     fake_writer_run();
-    assert_false(sessions_over_limit(&f->reg, ""));
+    assert_false(sessions_over_limit(&f->r.reg, ""));
 }
 
 int main(void)

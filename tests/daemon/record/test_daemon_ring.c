@@ -12,20 +12,14 @@
 #include <uv.h>
 
 #include "fake_writer.h"
+#include "record_fixture.h"
 #include "record/sessions.h"
 #include "recd/samp_rec.h"
 
 #define BLOCK RECD_REC_ONFOOT_BLOCK_SIZE
 
 typedef struct fixture {
-    uv_loop_t loop;
-    recd_config cfg;
-    recd_daemon_metrics metrics;
-    writer_stage writer; /* never initialised: the fake ignores it */
-    recd_sessions reg;
-    session_input in;
-    input_tally tally;
-    char why[256];
+    record_fixture r;
 } fixture;
 
 static void on_event(void *data) { (void)data; }
@@ -34,15 +28,8 @@ static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    assert_int_equal(uv_loop_init(&f->loop), 0);
-    assert_int_equal(recd_config_defaults(&f->cfg), 0);
-    assert_int_equal(recd_daemon_metrics_init(&f->metrics), 0);
-    sessions_events on = {.room = on_event, .gone = on_event, .data = f};
-    assert_int_equal(sessions_init(&f->reg, &f->loop, &f->cfg, &f->metrics, &f->writer, on), 0);
-    f->in.sessions = &f->reg;
-    f->in.transport = RECD_M_TCP;
-    f->in.peer = "test";
-    f->in.tally = &f->tally;
+    record_fixture_configure(&f->r);
+    record_fixture_start(&f->r, (sessions_events){.room = on_event, .gone = on_event, .data = f});
     *state = f;
     return 0;
 }
@@ -50,15 +37,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    sessions_close_all(&f->reg, "test end");
+    sessions_close_all(&f->r.reg, "test end");
     fake_writer_run();
-    assert_int_equal(f->reg.live_count, 0);
-    assert_int_equal(f->reg.env.ring_bytes, 0);
-    sessions_free(&f->reg);
-    fake_writer_reset();
-    recd_daemon_metrics_free(&f->metrics);
-    recd_config_free(&f->cfg);
-    uv_loop_close(&f->loop);
+    assert_int_equal(f->r.reg.env.ring_bytes, 0);
+    record_fixture_stop(&f->r);
     free(f);
     return 0;
 }
@@ -70,32 +52,19 @@ static int send_simple(fixture *f, const char *key, recd_msg_type type, bool rin
     snprintf(m.session, sizeof m.session, "%s", key);
     if (type == RECD_MSG_OPEN)
         m.open.ring = ring;
-    recd_wire_meta meta = {.encoding = RECD_WIRE_NDJSON, .has_time = true, .movable = &m};
-    f->in.accepted = false;
-    int rc = session_dispatch(&f->in, &m, &meta, f->why, sizeof f->why);
+    int rc = record_fixture_send(&f->r, &m);
     recd_msg_free(&m);
     return rc;
 }
 
-/* An on-foot sample at time_ms whose fields are all fill, through the binary frames' path. */
 static int send_block(fixture *f, const char *key, uint32_t time_ms, uint8_t fill)
 {
-    uint8_t fields[BLOCK - 4];
-    memset(fields, fill, sizeof fields);
-    recd_wire_rec_state st = {.key = key,
-                              .key_len = strlen(key),
-                              .format = RECD_MSG_FMT_SAMP_ONFOOT,
-                              .time_ms = time_ms,
-                              .fields = fields,
-                              .block_len = BLOCK};
-    recd_wire_meta meta = {.encoding = RECD_WIRE_BINARY, .has_time = true};
-    f->in.accepted = false;
-    return session_dispatch_rec(&f->in, &st, &meta, f->why, sizeof f->why);
+    return record_fixture_send_block(&f->r, key, time_ms, fill);
 }
 
 static int64_t dropped(fixture *f, recd_m_drop reason)
 {
-    return recd_metric_value(f->metrics.samples_dropped_total, reason);
+    return recd_metric_value(f->r.metrics.samples_dropped_total, reason);
 }
 
 /* Blocks 0..n-1 at times from+i, fill (from+i) & 0xff: each must be taken. */
@@ -103,7 +72,7 @@ static void feed(fixture *f, const char *key, uint32_t from, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         assert_int_equal(send_block(f, key, from + i, (uint8_t)(from + i)), 0);
-        assert_true(f->in.accepted);
+        assert_true(f->r.in.accepted);
     }
 }
 
@@ -124,49 +93,49 @@ static void check_saved(size_t file, uint32_t first, uint32_t n)
 static void rings_stay_within_the_process_bound(void **state)
 {
     fixture *f = *state;
-    f->cfg.ring.window_ms = 86400000; /* the window lets nothing go here */
-    f->cfg.ring.session_bytes = 256 * BLOCK;
-    f->cfg.ring.process_bytes = 300 * BLOCK;
+    f->r.cfg.ring.window_ms = 86400000; /* the window lets nothing go here */
+    f->r.cfg.ring.session_bytes = 256 * BLOCK;
+    f->r.cfg.ring.process_bytes = 300 * BLOCK;
     assert_int_equal(send_simple(f, "a", RECD_MSG_OPEN, true), 0);
     assert_int_equal(send_simple(f, "b", RECD_MSG_OPEN, true), 0);
     assert_int_equal(send_simple(f, "c", RECD_MSG_OPEN, true), 0);
 
     /* a grows to its session bound; past it its oldest samples go, counted. */
     feed(f, "a", 0, 1000);
-    assert_int_equal(f->reg.env.ring_bytes, 256 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 256 * BLOCK);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_SESSION_MEMORY), 1000 - 256);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 0);
 
     /* b gets what is left of the process bound (44 blocks), then its oldest go, counted. */
     feed(f, "b", 0, 100);
-    assert_int_equal(f->reg.env.ring_bytes, 300 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 300 * BLOCK);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 100 - 44);
 
     /* c has no room at all: its samples are dropped and counted, the connection goes on. */
     assert_int_equal(send_block(f, "c", 0, 1), 0);
-    assert_false(f->in.accepted);
+    assert_false(f->r.in.accepted);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 100 - 44 + 1);
-    assert_int_equal(f->reg.env.ring_bytes, 300 * BLOCK);
-    assert_int_equal(sessions_save(&f->reg, "c", 1000, "c-clip", f->why, sizeof f->why), -EBADMSG);
-    assert_non_null(strstr(f->why, "holds no sample"));
+    assert_int_equal(f->r.reg.env.ring_bytes, 300 * BLOCK);
+    assert_int_equal(sessions_save(&f->r.reg, "c", 1000, "c-clip", f->r.why, sizeof f->r.why), -EBADMSG);
+    assert_non_null(strstr(f->r.why, "holds no sample"));
     assert_int_equal(dropped(f, RECD_M_DROP_BUFFER_FULL), 0);
 
     /* The saves write what each ring holds: a's last 256 samples, b's last 44. */
-    assert_int_equal(sessions_save(&f->reg, "a", 100000, "a-clip", f->why, sizeof f->why), 0);
+    assert_int_equal(sessions_save(&f->r.reg, "a", 100000, "a-clip", f->r.why, sizeof f->r.why), 0);
     assert_int_equal(fake_writer_run(), 1);
     check_saved(0, 1000 - 256, 256);
-    assert_int_equal(sessions_save(&f->reg, "b", 100000, "b-clip", f->why, sizeof f->why), 0);
+    assert_int_equal(sessions_save(&f->r.reg, "b", 100000, "b-clip", f->r.why, sizeof f->r.why), 0);
     assert_int_equal(fake_writer_run(), 1);
     check_saved(1, 100 - 44, 44);
 
     /* b's close gives its memory back: c grows into it, still within the bound. */
     assert_int_equal(send_simple(f, "b", RECD_MSG_CLOSE, false), 0);
     fake_writer_run();
-    assert_int_equal(f->reg.env.ring_bytes, 256 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 256 * BLOCK);
     feed(f, "c", 1, 100);
-    assert_int_equal(f->reg.env.ring_bytes, 300 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 300 * BLOCK);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 100 - 44 + 1 + 100 - 44);
-    assert_int_equal(sessions_save(&f->reg, "c", 100000, "c-clip", f->why, sizeof f->why), 0);
+    assert_int_equal(sessions_save(&f->r.reg, "c", 100000, "c-clip", f->r.why, sizeof f->r.why), 0);
     assert_int_equal(fake_writer_run(), 1);
     check_saved(2, 101 - 44, 44);
 }
@@ -174,14 +143,14 @@ static void rings_stay_within_the_process_bound(void **state)
 static void the_window_drops_are_not_counted(void **state)
 {
     fixture *f = *state;
-    f->cfg.ring.window_ms = 100;
+    f->r.cfg.ring.window_ms = 100;
     assert_int_equal(send_simple(f, "w", RECD_MSG_OPEN, true), 0);
     feed(f, "w", 0, 1000);
     /* The ring holds times 899..999 (101 blocks) in 128 blocks: no bound was reached. */
-    assert_int_equal(f->reg.env.ring_bytes, 128 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 128 * BLOCK);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_SESSION_MEMORY), 0);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 0);
-    assert_int_equal(sessions_save(&f->reg, "w", 100000, "w-clip", f->why, sizeof f->why), 0);
+    assert_int_equal(sessions_save(&f->r.reg, "w", 100000, "w-clip", f->r.why, sizeof f->r.why), 0);
     assert_int_equal(fake_writer_run(), 1);
     check_saved(0, 899, 101);
 }
@@ -191,41 +160,41 @@ static void the_window_drops_are_not_counted(void **state)
 static void a_lowered_bound_shrinks_the_ring_written_next(void **state)
 {
     fixture *f = *state;
-    f->cfg.ring.window_ms = 86400000;
-    f->cfg.ring.session_bytes = 256 * BLOCK;
-    f->cfg.ring.process_bytes = 1000 * BLOCK;
+    f->r.cfg.ring.window_ms = 86400000;
+    f->r.cfg.ring.session_bytes = 256 * BLOCK;
+    f->r.cfg.ring.process_bytes = 1000 * BLOCK;
     assert_int_equal(send_simple(f, "a", RECD_MSG_OPEN, true), 0);
     assert_int_equal(send_simple(f, "b", RECD_MSG_OPEN, true), 0);
     feed(f, "a", 0, 256);
     feed(f, "b", 0, 256);
-    assert_int_equal(f->reg.env.ring_bytes, 512 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 512 * BLOCK);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_SESSION_MEMORY), 0);
 
     /* ring.session_memory down to 200 blocks: a's next sample takes it there (57 go: 56 for the
      * bound, then 1 for the new sample); b waits for its own next sample. */
-    f->cfg.ring.session_bytes = 200 * BLOCK;
+    f->r.cfg.ring.session_bytes = 200 * BLOCK;
     feed(f, "a", 256, 1);
-    assert_int_equal(f->reg.env.ring_bytes, 456 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 456 * BLOCK);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_SESSION_MEMORY), 57);
 
     /* ring.process_memory down to 300 blocks: b gives back the 156 over it, and its next samples
      * take the place of its oldest. */
-    f->cfg.ring.process_bytes = 300 * BLOCK;
+    f->r.cfg.ring.process_bytes = 300 * BLOCK;
     feed(f, "b", 256, 1);
-    assert_int_equal(f->reg.env.ring_bytes, 300 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 300 * BLOCK);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 156 + 1);
-    assert_int_equal(sessions_save(&f->reg, "b", 100000, "b-clip", f->why, sizeof f->why), 0);
+    assert_int_equal(sessions_save(&f->r.reg, "b", 100000, "b-clip", f->r.why, sizeof f->r.why), 0);
     assert_int_equal(fake_writer_run(), 1);
     check_saved(0, 257 - 100, 100);
 
     /* Down to 150 blocks: a (200) goes to 50 and b, having nothing left, drops what it is sent. */
-    f->cfg.ring.process_bytes = 150 * BLOCK;
+    f->r.cfg.ring.process_bytes = 150 * BLOCK;
     feed(f, "a", 257, 1);
-    assert_int_equal(f->reg.env.ring_bytes, 150 * BLOCK);
-    f->cfg.ring.process_bytes = 50 * BLOCK;
+    assert_int_equal(f->r.reg.env.ring_bytes, 150 * BLOCK);
+    f->r.cfg.ring.process_bytes = 50 * BLOCK;
     assert_int_equal(send_block(f, "b", 257, 1), 0);
-    assert_false(f->in.accepted);
-    assert_int_equal(f->reg.env.ring_bytes, 50 * BLOCK);
+    assert_false(f->r.in.accepted);
+    assert_int_equal(f->r.reg.env.ring_bytes, 50 * BLOCK);
 }
 
 int main(void)

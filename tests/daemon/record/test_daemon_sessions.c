@@ -11,20 +11,14 @@
 #include <uv.h>
 
 #include "fake_writer.h"
+#include "record_fixture.h"
 #include "record/session_formats.h"
 #include "record/sessions.h"
 #include "recd/samp_rec.h"
 
 typedef struct fixture {
-    uv_loop_t loop;
-    recd_config cfg;
-    recd_daemon_metrics metrics;
-    writer_stage writer; /* never initialised: the fake ignores it */
-    recd_sessions reg;
+    record_fixture r;
     int room_calls, gone_calls;
-    session_input in;
-    input_tally tally;
-    char why[256];
 } fixture;
 
 static void on_room(void *data) { ((fixture *)data)->room_calls++; }
@@ -34,15 +28,8 @@ static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    assert_int_equal(uv_loop_init(&f->loop), 0);
-    assert_int_equal(recd_config_defaults(&f->cfg), 0);
-    assert_int_equal(recd_daemon_metrics_init(&f->metrics), 0);
-    sessions_events on = {.room = on_room, .gone = on_gone, .data = f};
-    assert_int_equal(sessions_init(&f->reg, &f->loop, &f->cfg, &f->metrics, &f->writer, on), 0);
-    f->in.sessions = &f->reg;
-    f->in.transport = RECD_M_TCP;
-    f->in.peer = "test";
-    f->in.tally = &f->tally;
+    record_fixture_configure(&f->r);
+    record_fixture_start(&f->r, (sessions_events){.room = on_room, .gone = on_gone, .data = f});
     *state = f;
     return 0;
 }
@@ -50,25 +37,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *f = *state;
-    sessions_close_all(&f->reg, "test end");
-    fake_writer_run();
-    assert_int_equal(f->reg.live_count, 0);
-    sessions_free(&f->reg);
-    fake_writer_reset();
-    recd_daemon_metrics_free(&f->metrics);
-    recd_config_free(&f->cfg);
-    uv_loop_close(&f->loop);
+    record_fixture_stop(&f->r);
     free(f);
     return 0;
 }
 
-static int send_msg(fixture *f, recd_msg *m)
-{
-    recd_wire_meta meta = {.encoding = RECD_WIRE_NDJSON, .has_time = true, .movable = m};
-    f->in.accepted = false;
-    f->in.reason_set = false;
-    return session_dispatch(&f->in, m, &meta, f->why, sizeof f->why);
-}
+static int send_msg(fixture *f, recd_msg *m) { return record_fixture_send(&f->r, m); }
 
 /* A message with nothing but its type, format and session. */
 static int send_simple(fixture *f, const char *key, recd_msg_type type, recd_msg_format format)
@@ -89,26 +63,16 @@ static int open_session(fixture *f, const char *key, recd_msg_format format)
 /* A binary frame's on-foot sample, through the direct path (no recd_msg). */
 static int send_block(fixture *f, const char *key, uint32_t time_ms, uint8_t fill)
 {
-    uint8_t fields[RECD_REC_ONFOOT_BLOCK_SIZE - 4];
-    memset(fields, fill, sizeof fields);
-    recd_wire_rec_state st = {.key = key,
-                              .key_len = strlen(key),
-                              .format = RECD_MSG_FMT_SAMP_ONFOOT,
-                              .time_ms = time_ms,
-                              .fields = fields,
-                              .block_len = RECD_REC_ONFOOT_BLOCK_SIZE};
-    recd_wire_meta meta = {.encoding = RECD_WIRE_BINARY, .has_time = true};
-    f->in.accepted = false;
-    return session_dispatch_rec(&f->in, &st, &meta, f->why, sizeof f->why);
+    return record_fixture_send_block(&f->r, key, time_ms, fill);
 }
 
 static void rec_session_from_open_to_close(void **state)
 {
     fixture *f = *state;
     assert_int_equal(open_session(f, "p1", RECD_MSG_FMT_SAMP_ONFOOT), 0);
-    assert_int_equal(f->reg.live_count, 1);
+    assert_int_equal(f->r.reg.live_count, 1);
     assert_int_equal(send_block(f, "p1", 100, 0xAB), 0);
-    assert_true(f->in.accepted);
+    assert_true(f->r.in.accepted);
     assert_int_equal(send_block(f, "p1", 150, 0xCD), 0);
 
     /* One part: the file header, then two blocks with their times. */
@@ -121,36 +85,36 @@ static void rec_session_from_open_to_close(void **state)
     assert_int_equal(b1[4], 0xAB);
     assert_int_equal(b2[0] | b2[1] << 8, 150);
     assert_int_equal(b2[RECD_REC_ONFOOT_BLOCK_SIZE - 1], 0xCD);
-    assert_int_equal(f->reg.env.buffered, file->bytes.len);
+    assert_int_equal(f->r.reg.env.buffered, file->bytes.len);
 
     /* Close: the part ends, the session leaves the table at once and is freed once written. */
     assert_int_equal(send_simple(f, "p1", RECD_MSG_CLOSE, RECD_MSG_FMT_NONE), 0);
     assert_true(file->ended);
-    assert_int_equal(f->reg.table.count, 0);
-    assert_int_equal(f->reg.live_count, 1);
+    assert_int_equal(f->r.reg.table.count, 0);
+    assert_int_equal(f->r.reg.live_count, 1);
     assert_int_equal(f->gone_calls, 0);
     assert_int_equal(fake_writer_run(), 1);
-    assert_int_equal(f->reg.live_count, 0);
+    assert_int_equal(f->r.reg.live_count, 0);
     assert_int_equal(f->gone_calls, 1);
-    assert_int_equal(f->reg.env.buffered, 0);
+    assert_int_equal(f->r.reg.env.buffered, 0);
     assert_int_equal(send_block(f, "p1", 200, 0), -EBADMSG);
-    assert_int_equal(f->in.reason, RECD_M_UNKNOWN_SESSION);
+    assert_int_equal(f->r.in.reason, RECD_M_UNKNOWN_SESSION);
 }
 
 static void backpressure_and_room(void **state)
 {
     fixture *f = *state;
-    f->cfg.limits.session_buffer = 3 * RECD_REC_ONFOOT_BLOCK_SIZE;
+    f->r.cfg.limits.session_buffer = 3 * RECD_REC_ONFOOT_BLOCK_SIZE;
     assert_int_equal(open_session(f, "busy", RECD_MSG_FMT_SAMP_ONFOOT), 0);
     assert_int_equal(open_session(f, "calm", RECD_MSG_FMT_SAMP_ONFOOT), 0);
     for (uint32_t t = 0; t < 5; t++) {
-        f->in.over_key[0] = 0;
+        f->r.in.over_key[0] = 0;
         assert_int_equal(send_block(f, "busy", t, 1), 0);
     }
-    assert_string_equal(f->in.over_key, "busy");
-    assert_true(sessions_over_limit(&f->reg, "busy"));
-    assert_false(sessions_over_limit(&f->reg, "calm"));
-    assert_false(sessions_over_limit(&f->reg, ""));
+    assert_string_equal(f->r.in.over_key, "busy");
+    assert_true(sessions_over_limit(&f->r.reg, "busy"));
+    assert_false(sessions_over_limit(&f->r.reg, "calm"));
+    assert_false(sessions_over_limit(&f->r.reg, ""));
 
     /* The writer catches up: the app layer hears "room" and finds the limit clear. */
     int before = f->room_calls;
@@ -161,19 +125,19 @@ static void backpressure_and_room(void **state)
     recd_msg_free(&m);
     assert_int_equal(fake_writer_run(), 1);
     assert_int_equal(f->room_calls, before + 1);
-    assert_false(sessions_over_limit(&f->reg, "busy"));
+    assert_false(sessions_over_limit(&f->r.reg, "busy"));
 
     /* The process limit counts every session. */
-    f->cfg.limits.process_buffer = 1;
+    f->r.cfg.limits.process_buffer = 1;
     assert_int_equal(send_block(f, "calm", 1, 1), 0);
-    assert_true(f->in.over_process);
-    assert_true(sessions_over_limit(&f->reg, ""));
+    assert_true(f->r.in.over_process);
+    assert_true(sessions_over_limit(&f->r.reg, ""));
 }
 
 static void flush_by_size(void **state)
 {
     fixture *f = *state;
-    f->cfg.flush.buffer_size = 4 * RECD_REC_ONFOOT_BLOCK_SIZE;
+    f->r.cfg.flush.buffer_size = 4 * RECD_REC_ONFOOT_BLOCK_SIZE;
     assert_int_equal(open_session(f, "big", RECD_MSG_FMT_SAMP_ONFOOT), 0);
     for (uint32_t t = 0; t < 3; t++)
         assert_int_equal(send_block(f, "big", t, 2), 0);
@@ -181,7 +145,7 @@ static void flush_by_size(void **state)
     assert_int_equal(send_block(f, "big", 3, 2), 0); /* header + 4 blocks reach the size */
     assert_int_equal(fake_writer_jobs(), 1);
     fake_writer_run();
-    assert_int_equal(f->reg.env.buffered, 0);
+    assert_int_equal(f->r.reg.env.buffered, 0);
 }
 
 static void what_each_format_takes(void **state)
@@ -190,8 +154,8 @@ static void what_each_format_takes(void **state)
     assert_int_equal(open_session(f, "foot", RECD_MSG_FMT_SAMP_ONFOOT), 0);
     /* .rec sessions have no events. */
     assert_int_equal(send_simple(f, "foot", RECD_MSG_EVENT, RECD_MSG_FMT_RECAP), -EBADMSG);
-    assert_int_equal(f->in.reason, RECD_M_SCHEMA);
-    assert_non_null(strstr(f->why, "have no events"));
+    assert_int_equal(f->r.in.reason, RECD_M_SCHEMA);
+    assert_non_null(strstr(f->r.why, "have no events"));
     /* A state of another format is refused. */
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_SAMP_VEHICLE);
@@ -212,7 +176,7 @@ static void what_each_format_takes(void **state)
     /* Reopening as another format is refused; a Recap open needs its header. */
     assert_int_equal(open_session(f, "foot", RECD_MSG_FMT_RECAP), -EBADMSG);
     assert_int_equal(open_session(f, "cap", RECD_MSG_FMT_RECAP), -EBADMSG);
-    assert_non_null(strstr(f->why, "without its header"));
+    assert_non_null(strstr(f->r.why, "without its header"));
     assert_int_equal(open_session(f, "none", RECD_MSG_FMT_NONE), -EBADMSG);
 }
 
