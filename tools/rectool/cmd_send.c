@@ -38,7 +38,8 @@ static const char usage[] =
     "  --to URL             tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH, optionally\n"
     "                       ?encoding=binary|ndjson (default binary); or nats://HOST:PORT/PREFIX:\n"
     "                       each message a binary frame published to NATS JetStream on\n"
-    "                       PREFIX.<partition>.<session> (docs/fleet.md), waiting for its ack\n"
+    "                       PREFIX.<partition>.<session> (docs/fleet.md), waiting for its ack;\n"
+    "                       ?buffer=SIZE: kept while the server is unreachable (default 8MiB)\n"
     "  --partitions N       with nats://: the fleet's partition count (default 8)\n"
     "  --max-in-flight N    with nats://: publishes awaiting their ack, at most (default 1024)\n"
     "  --ack-timeout DUR    with nats://: how long to wait for acks (a full window, or the last\n"
@@ -108,8 +109,12 @@ static double elapsed_s(const sender *s)
     return (double)(now.tv_sec - s->start.tv_sec) + (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
 }
 
-static int send_failed(int rc)
+/* A JetStream publisher's lasting failures are told by finish(), with the count of lost messages
+ * (recd/client.h). */
+static int send_failed(const sender *s, int rc)
 {
+    if (s->nats && (rc == -EIO || rc == -ETIMEDOUT || rc == -ENOBUFS || rc == -ENOTCONN))
+        return RT_EXIT_IO;
     rt_error("send: %s", recd_strerror(rc));
     return rc == -EINVAL ? RT_EXIT_INVALID : RT_EXIT_IO;
 }
@@ -211,10 +216,8 @@ static int summarise(sender *s, int exit_code)
     if (exit_code != RT_EXIT_OK)
         return exit_code;
     int rc = recd_client_flush(s->client);
-    if (rc < 0 && s->nats) /* unconfirmed messages: finish() reports how many and why */
-        return RT_EXIT_IO;
     if (rc < 0)
-        return send_failed(rc);
+        return send_failed(s, rc);
     double secs = elapsed_s(s);
     uint64_t bytes = recd_client_bytes_sent(s->client);
     double rate = secs > 0 ? (double)s->messages / secs : 0;
@@ -523,7 +526,7 @@ static int replay(const send_args *a, int nfiles, char **files)
             recd_msg_free(&tm.m);
             if (rc < 0) {
                 rt_progress_clear(&bar);
-                code = send_failed(rc);
+                code = send_failed(&s, rc);
             }
         }
         rt_progress_finish(&bar);
@@ -697,7 +700,7 @@ static int synthetic(const send_args *a)
         for (unsigned long i = 0; i < a->sessions && rc == 0; i++)
             rc = synth_close(&s, &ss[i], f);
         if (rc < 0)
-            code = send_failed(rc);
+            code = send_failed(&s, rc);
         code = summarise(&s, code);
         code = finish(&s, code);
     }

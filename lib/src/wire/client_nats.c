@@ -218,7 +218,7 @@ static void count_lost(client_nats *n, uint64_t count, const char *reason, const
 {
     pthread_mutex_lock(&n->lock);
     if (!n->lost)
-        snprintf(n->first_lost, sizeof n->first_lost, "%s%s", reason, detail);
+        wire_why(n->first_lost, sizeof n->first_lost, "%s%s", reason, detail);
     n->lost += count;
     pthread_mutex_unlock(&n->lock);
 }
@@ -228,7 +228,7 @@ static void on_pub_error(jsCtx *js, jsPubAckErr *pae, void *closure)
 {
     (void)js;
     char on[RECD_FLEET_SUBJECT_MAX + 8];
-    snprintf(on, sizeof on, " on %s", natsMsg_GetSubject(pae->Msg));
+    wire_why(on, sizeof on, " on %s", natsMsg_GetSubject(pae->Msg));
     count_lost(closure, 1, pae->ErrText ? pae->ErrText : natsStatus_GetText(pae->Err), on);
 }
 
@@ -310,19 +310,19 @@ static int refused(client_nats *n, natsStatus s, const char *subject)
     recd_format_duration_ms(n->opt.ack_timeout_ms, dur, sizeof dur);
     switch (s) {
     case NATS_TIMEOUT:
-        snprintf(n->why, sizeof n->why,
+        wire_why(n->why, sizeof n->why,
                  "publishing to %s: %u publishes waited more than %s for their acks (is the "
                  "server reachable?)",
                  subject, n->opt.max_in_flight, dur);
         return n->broken = -ETIMEDOUT;
     case NATS_INSUFFICIENT_BUFFER:
-        snprintf(n->why, sizeof n->why,
+        wire_why(n->why, sizeof n->why,
                  "publishing to %s: the server is unreachable and the %llu bytes kept meanwhile "
                  "are used up",
                  subject, (unsigned long long)n->opt.buffer_bytes);
         return n->broken = -ENOBUFS;
     default:
-        snprintf(n->why, sizeof n->why, "publishing to %s: %s (%s)", subject,
+        wire_why(n->why, sizeof n->why, "publishing to %s: %s (%s)", subject,
                  natsStatus_GetText(s), nats_GetLastError(NULL));
         return n->broken = s == NATS_CONNECTION_CLOSED ? -ENOTCONN : -EIO;
     }
@@ -364,7 +364,7 @@ int client_nats_flush(client_nats *n)
         if (js_PublishAsyncGetPendingList(&pending, n->js) == NATS_OK) {
             char dur[32], reason[96];
             recd_format_duration_ms(n->opt.ack_timeout_ms, dur, sizeof dur);
-            snprintf(reason, sizeof reason, "no ack within %s (%s)", dur, natsStatus_GetText(s));
+            wire_why(reason, sizeof reason, "no ack within %s (%s)", dur, natsStatus_GetText(s));
             count_lost(n, (uint64_t)pending.Count, reason, "");
             natsMsgList_Destroy(&pending);
         }

@@ -23,13 +23,6 @@
 #include "test_wire_samples.h"
 #include "wire/client_nats.h"
 
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
-}
-
 /* ---- URL options (no server needed) ---------------------------------------------------------- */
 
 static void test_url_options(void **state)
@@ -107,6 +100,13 @@ int main(void)
 #else
 
 #include <nats/nats.h>
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
 
 /* ---- a nats-server of our own ---------------------------------------------------------------- */
 
