@@ -40,6 +40,10 @@ done
 field rectool Depends | grep -q libjansson4 || fail "rectool does not depend on libjansson4: $(field rectool Depends)"
 field librecd-dev Depends | grep -qF "librecd0 (= $version-" || fail "librecd-dev does not depend on this librecd0: $(field librecd-dev Depends)"
 field librecd-dev Depends | grep -q libstorm-dev || fail "librecd-dev does not depend on libstorm-dev (Libs.private -lstorm): $(field librecd-dev Depends)"
+if grep -q '^Requires.private:.*libnats' "$RECD_BUILD_DIR/lib/recd.pc"; then
+    field librecd-dev Depends | grep -q libnats-dev || fail "librecd-dev does not depend on libnats-dev (recd.pc requires libnats): $(field librecd-dev Depends)"
+    field librecd0 Depends | grep -q libnats || fail "librecd0 does not depend on libnats (librecd.so links it): $(field librecd0 Depends)"
+fi
 [ "$(field recd Version)" = "$version-1" ] || fail "recd's version is $(field recd Version), not $version-1"
 dpkg-deb -e "$(deb recd)" "$tmp/control"
 grep -qx /etc/recd/recd.yaml "$tmp/control/conffiles" 2>/dev/null || fail "/etc/recd/recd.yaml is not a conffile"

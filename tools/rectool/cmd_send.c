@@ -15,7 +15,6 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
-#include "nats_publish.h"
 #include "progress.h"
 #include "recd/client.h"
 #include "recd/edit.h"
@@ -39,7 +38,8 @@ static const char usage[] =
     "  --to URL             tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH, optionally\n"
     "                       ?encoding=binary|ndjson (default binary); or nats://HOST:PORT/PREFIX:\n"
     "                       each message a binary frame published to NATS JetStream on\n"
-    "                       PREFIX.<partition>.<session> (docs/fleet.md), waiting for its ack\n"
+    "                       PREFIX.<partition>.<session> (docs/fleet.md), waiting for its ack;\n"
+    "                       ?buffer=SIZE: kept while the server is unreachable (default 8MiB)\n"
     "  --partitions N       with nats://: the fleet's partition count (default 8)\n"
     "  --max-in-flight N    with nats://: publishes awaiting their ack, at most (default 1024)\n"
     "  --ack-timeout DUR    with nats://: how long to wait for acks (a full window, or the last\n"
@@ -71,6 +71,13 @@ static const char usage[] =
     "Exit codes: 0 sent, 1 invalid input or the server refused the data, 2 bad arguments,\n"
     "3 connection or I/O error.\n";
 
+/* --partitions, --max-in-flight, --ack-timeout: query options of a nats:// URL (recd/client.h). */
+typedef struct nats_args {
+    uint32_t partitions;     /* 0: the client's default */
+    uint32_t max_in_flight;  /* 0: the client's default */
+    uint64_t ack_timeout_ms; /* 0: the client's default */
+} nats_args;
+
 typedef struct send_args {
     const char *to;
     const char *auth; /* NULL: open messages go as they are */
@@ -81,15 +88,15 @@ typedef struct send_args {
     bool have_format, have_duration;
     unsigned long sessions;
     double rate;
-    rt_nats_options nats;
+    nats_args nats;
 } send_args;
 
 /* ---- sending, pacing, summary ---------------------------------------------------------------- */
 
 typedef struct sender {
     recd_client *client;
-    rt_nats *nats; /* instead of client, for nats:// */
-    const rt_nats_options *nats_opt;
+    bool nats; /* publishing to JetStream */
+    const nats_args *nats_opt;
     struct timespec start;
     uint64_t messages, states, events;
     unsigned long sessions;
@@ -102,8 +109,12 @@ static double elapsed_s(const sender *s)
     return (double)(now.tv_sec - s->start.tv_sec) + (double)(now.tv_nsec - s->start.tv_nsec) / 1e9;
 }
 
-static int send_failed(int rc)
+/* A JetStream publisher's lasting failures are told by finish(), with the count of lost messages
+ * (recd/client.h). */
+static int send_failed(const sender *s, int rc)
 {
+    if (s->nats && (rc == -EIO || rc == -ETIMEDOUT || rc == -ENOBUFS || rc == -ENOTCONN))
+        return RT_EXIT_IO;
     rt_error("send: %s", recd_strerror(rc));
     return rc == -EINVAL ? RT_EXIT_INVALID : RT_EXIT_IO;
 }
@@ -132,16 +143,7 @@ static int pace(sender *s, double at_s)
 
 static int send_msg(sender *s, const recd_msg *m)
 {
-    int rc;
-    if (s->nats) {
-        char err[300];
-        if ((rc = rt_nats_send(s->nats, m, err, sizeof err)) < 0) {
-            rt_error("send: %s", err);
-            return rc == -EINVAL ? rc : -EIO;
-        }
-    } else {
-        rc = recd_client_send(s->client, m);
-    }
+    int rc = recd_client_send(s->client, m);
     if (rc == 0) {
         s->messages++;
         s->states += m->type == RECD_MSG_STATE;
@@ -150,13 +152,38 @@ static int send_msg(sender *s, const recd_msg *m)
     return rc;
 }
 
+/* url with the --partitions, --max-in-flight and --ack-timeout query options added; 0 or
+ * -ENAMETOOLONG. */
+static int nats_url(const char *url, const nats_args *a, char *out, size_t cap)
+{
+    size_t n = (size_t)snprintf(out, cap, "%s", url);
+    char sep = strchr(url, '?') ? '&' : '?';
+    if (a->partitions && n < cap) {
+        n += (size_t)snprintf(out + n, cap - n, "%cpartitions=%u", sep, (unsigned)a->partitions);
+        sep = '&';
+    }
+    if (a->max_in_flight && n < cap) {
+        n += (size_t)snprintf(out + n, cap - n, "%cmax_in_flight=%u", sep,
+                              (unsigned)a->max_in_flight);
+        sep = '&';
+    }
+    if (a->ack_timeout_ms && n < cap)
+        n += (size_t)snprintf(out + n, cap - n, "%cack_timeout=%llums", sep,
+                              (unsigned long long)a->ack_timeout_ms);
+    return n < cap ? 0 : -ENAMETOOLONG;
+}
+
 static int connect_to(sender *s, const char *url)
 {
-    char err[300];
-    const rt_nats_options *nats_opt = s->nats_opt;
+    char err[300], with_options[2048];
+    const nats_args *nats_opt = s->nats_opt;
     memset(s, 0, sizeof *s);
-    int rc = rt_nats_url(url) ? rt_nats_open(&s->nats, url, nats_opt, err, sizeof err)
-                              : recd_client_connect(&s->client, url, NULL, err, sizeof err);
+    s->nats = strncmp(url, "nats://", 7) == 0;
+    if (s->nats && nats_url(url, nats_opt, with_options, sizeof with_options) < 0) {
+        rt_error("send: the URL is too long: %s", url);
+        return RT_EXIT_USAGE;
+    }
+    int rc = recd_client_connect(&s->client, s->nats ? with_options : url, NULL, err, sizeof err);
     if (rc < 0) {
         rt_error("send: %s", err);
         return rc == -EINVAL ? RT_EXIT_USAGE : RT_EXIT_IO;
@@ -172,8 +199,7 @@ static int finish(sender *s, int exit_code)
 {
     char err[1100];
     err[0] = '\0';
-    int rc = s->nats ? rt_nats_close(s->nats, err, sizeof err)
-                     : recd_client_close(s->client, err, sizeof err);
+    int rc = recd_client_close(s->client, err, sizeof err);
     if (rc < 0) {
         rt_error("send: %s", err[0] ? err : recd_strerror(rc));
         if (rc == -EPROTO)
@@ -189,16 +215,11 @@ static int summarise(sender *s, int exit_code)
 {
     if (exit_code != RT_EXIT_OK)
         return exit_code;
-    char err[300];
-    int rc = s->nats ? rt_nats_flush(s->nats, err, sizeof err) : recd_client_flush(s->client);
-    if (rc < 0 && s->nats) {
-        rt_error("send: %s", err);
-        return RT_EXIT_IO;
-    }
+    int rc = recd_client_flush(s->client);
     if (rc < 0)
-        return send_failed(rc);
+        return send_failed(s, rc);
     double secs = elapsed_s(s);
-    uint64_t bytes = s->nats ? rt_nats_bytes(s->nats) : recd_client_bytes_sent(s->client);
+    uint64_t bytes = recd_client_bytes_sent(s->client);
     double rate = secs > 0 ? (double)s->messages / secs : 0;
     printf("sent %llu messages (%llu states, %llu events) in %lu session%s over %s: %llu bytes in "
            "%.3f s, %.0f messages/s, %.2f MB/s\n",
@@ -505,7 +526,7 @@ static int replay(const send_args *a, int nfiles, char **files)
             recd_msg_free(&tm.m);
             if (rc < 0) {
                 rt_progress_clear(&bar);
-                code = send_failed(rc);
+                code = send_failed(&s, rc);
             }
         }
         rt_progress_finish(&bar);
@@ -679,7 +700,7 @@ static int synthetic(const send_args *a)
         for (unsigned long i = 0; i < a->sessions && rc == 0; i++)
             rc = synth_close(&s, &ss[i], f);
         if (rc < 0)
-            code = send_failed(rc);
+            code = send_failed(&s, rc);
         code = summarise(&s, code);
         code = finish(&s, code);
     }
@@ -816,7 +837,7 @@ static int parse_args(int argc, char **argv, send_args *a)
         case 'M':
             if (parse_positive(optarg, 1e6, &v) < 0 || v != floor(v))
                 return rt_usage_error("send", usage, "bad --max-in-flight '%s' (1..1000000)", optarg);
-            a->nats.max_in_flight = (int)v;
+            a->nats.max_in_flight = (uint32_t)v;
             break;
         case 'A': {
             uint64_t ms;
@@ -824,7 +845,7 @@ static int parse_args(int argc, char **argv, send_args *a)
                 return RT_EXIT_USAGE;
             if (ms == 0 || ms > 3600000)
                 return rt_usage_error("send", usage, "--ack-timeout: '%s' is out of range (1ms .. 1h)", optarg);
-            a->nats.stall_ms = (int64_t)ms;
+            a->nats.ack_timeout_ms = ms;
             break;
         }
         case 'h': fputs(usage, stdout); return RT_EXIT_OK;

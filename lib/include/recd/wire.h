@@ -160,7 +160,8 @@ typedef enum recd_wire_transport {
     RECD_WIRE_TRANSPORT_NONE = 0,
     RECD_WIRE_TCP,
     RECD_WIRE_UDP,
-    RECD_WIRE_UNIX /* stream socket */
+    RECD_WIRE_UNIX, /* stream socket */
+    RECD_WIRE_NATS  /* recd_client only: JetStream publishing (recd/client.h); no listener URL */
 } recd_wire_transport;
 
 #define RECD_WIRE_HOST_MAX 255
@@ -177,7 +178,8 @@ typedef struct recd_wire_url {
 /* tcp://HOST:PORT, udp://HOST:PORT, unix:///abs/path (or unix://rel/path), IPv6 as [::1]:7070,
  * optional ?encoding=binary|ndjson|auto. 0 or -EINVAL with err saying what is wrong. */
 RECD_API int recd_wire_url_parse(const char *url, recd_wire_url *out, char *err, size_t errlen);
-RECD_API const char *recd_wire_transport_name(recd_wire_transport t); /* "tcp", "udp", "unix" */
+/* "tcp", "udp", "unix", "nats" */
+RECD_API const char *recd_wire_transport_name(recd_wire_transport t);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The blocking recd client: connects by URL (TCP, UDP, Unix stream), batches encoded messages
  * (streams: up to batch_bytes; UDP: several whole frames per datagram), and on close reads the
- * server's error reply, if any, before the connection goes away. */
+ * server's error reply, if any, before the connection goes away. nats:// URLs go to the JetStream
+ * publisher (client_nats.c). */
 #include "recd/client.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wire/client_nats.h"
 #include "wire/wire_internal.h"
 
 #define DEFAULT_BATCH (64u * 1024u)
@@ -40,6 +42,7 @@ struct recd_client {
     char last_session[RECD_SESSION_KEY_MAX + 1];
     int broken; /* first send error, sticky */
     uint64_t bytes_sent;
+    client_nats *nats; /* nats://: every call goes there instead */
 };
 
 static int fail_errno(char *err, size_t errlen, const char *what, const char *target)
@@ -109,10 +112,30 @@ static int connect_unix(recd_client *c, const recd_wire_url *u, char *err, size_
     return 0;
 }
 
+static int connect_nats(recd_client **out, const char *url, const recd_client_options *opt,
+                        char *err, size_t errlen)
+{
+    recd_client *c = calloc(1, sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    c->fd = -1;
+    c->transport = RECD_WIRE_NATS;
+    c->enc = RECD_WIRE_BINARY;
+    int rc = client_nats_open(&c->nats, url, opt ? opt->max_frame : 0, err, errlen);
+    if (rc < 0) {
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
 int recd_client_connect(recd_client **out, const char *url, const recd_client_options *opt,
                         char *err, size_t errlen)
 {
     *out = NULL;
+    if (client_nats_url(url))
+        return connect_nats(out, url, opt, err, errlen);
     recd_wire_url u;
     char why[200];
     if (recd_wire_url_parse(url, &u, why, sizeof why) < 0) {
@@ -148,7 +171,10 @@ int recd_client_connect(recd_client **out, const char *url, const recd_client_op
 
 recd_wire_encoding recd_client_encoding(const recd_client *c) { return c->enc; }
 recd_wire_transport recd_client_transport(const recd_client *c) { return c->transport; }
-uint64_t recd_client_bytes_sent(const recd_client *c) { return c->bytes_sent; }
+uint64_t recd_client_bytes_sent(const recd_client *c)
+{
+    return c->nats ? client_nats_bytes(c->nats) : c->bytes_sent;
+}
 
 static int send_all(recd_client *c, const uint8_t *p, size_t n)
 {
@@ -184,6 +210,8 @@ static int send_datagram(recd_client *c)
 
 int recd_client_flush(recd_client *c)
 {
+    if (c->nats)
+        return client_nats_flush(c->nats);
     if (c->broken)
         return c->broken;
     if (c->transport == RECD_WIRE_UDP)
@@ -245,6 +273,8 @@ static int queue_message(recd_client *c, const recd_msg *m, bool timed)
     size_t klen = strnlen(m->session, sizeof m->session);
     if (!recd_session_key_valid(m->session, klen))
         return -EINVAL;
+    if (c->nats) /* a stream keeps no arrival time worth stamping: always timed */
+        return timed ? client_nats_publish(c->nats, m) : -EINVAL;
     if (c->transport == RECD_WIRE_UDP)
         return queue_datagram_frame(c, m, timed);
     bool same = strcmp(m->session, c->last_session) == 0;
@@ -308,6 +338,11 @@ int recd_client_close(recd_client *c, char *err, size_t errlen)
         return 0;
     if (err && errlen)
         err[0] = 0;
+    if (c->nats) {
+        int rc = client_nats_close(c->nats, err, errlen);
+        free(c);
+        return rc;
+    }
     int sent = recd_client_flush(c);
     int rc = sent;
     if (c->transport != RECD_WIRE_UDP) {

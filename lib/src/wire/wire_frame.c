@@ -36,6 +36,7 @@ const char *recd_wire_transport_name(recd_wire_transport t)
     case RECD_WIRE_TCP: return "tcp";
     case RECD_WIRE_UDP: return "udp";
     case RECD_WIRE_UNIX: return "unix";
+    case RECD_WIRE_NATS: return "nats";
     default: return "?";
     }
 }

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/* recd_client's JetStream publisher (client_nats.h): the nats:// URL and its options, then
+ * libnats when the build has it (RECD_HAVE_NATS), else a clear -ENOTSUP. The only librecd file
+ * that calls libnats, so rectool send and every program linking librecd share one publisher. */
+#include "wire/client_nats.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recd/fleet.h"
+#include "recd/units.h"
+#include "recd/wire.h"
+#include "wire/wire_internal.h"
+
+#define DEFAULT_MAX_IN_FLIGHT 1024u
+#define MAX_IN_FLIGHT_MAX 1000000u
+#define DEFAULT_BUFFER (8ull << 20)
+#define BUFFER_MIN (1ull << 10)
+#define BUFFER_MAX (1ull << 30)
+#define DEFAULT_ACK_TIMEOUT_MS 10000u
+#define ACK_TIMEOUT_MAX_MS 3600000u
+#define URL_MAX 1024u
+#define VALUE_MAX 47u
+
+bool client_nats_url(const char *url) { return url && strncmp(url, "nats://", 7) == 0; }
+
+enum { OPT_PARTITIONS, OPT_MAX_IN_FLIGHT, OPT_BUFFER, OPT_ACK_TIMEOUT, OPT_ENCODING, OPT_COUNT };
+static const char *const option_names[OPT_COUNT] = {"partitions", "max_in_flight", "buffer",
+                                                     "ack_timeout", "encoding"};
+static const char *const option_ranges[OPT_COUNT] = {
+    "a number from 1 to 1024", "a number from 1 to 1000000",
+    "a size from 1KiB to 1GiB (e.g. 8MiB)", "a duration from 1ms to 1h (e.g. 10s)", "binary"};
+
+/* Plain decimal digits, lo..hi. */
+static int parse_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    uint64_t x = 0;
+    if (!*v)
+        return -EINVAL;
+    for (const char *c = v; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return -EINVAL;
+        x = x * 10 + (uint64_t)(*c - '0');
+        if (x > hi)
+            return -EINVAL;
+    }
+    if (x < lo)
+        return -EINVAL;
+    *out = x;
+    return 0;
+}
+
+static int set_option(int which, const char *v, client_nats_options *o, char *err, size_t errlen)
+{
+    uint64_t x = 0;
+    const char *why = NULL;
+    int rc = -EINVAL;
+    switch (which) {
+    case OPT_PARTITIONS:
+        if ((rc = parse_count(v, 1, RECD_FLEET_PARTITIONS_MAX, &x)) == 0)
+            o->partitions = (uint32_t)x;
+        break;
+    case OPT_MAX_IN_FLIGHT:
+        if ((rc = parse_count(v, 1, MAX_IN_FLIGHT_MAX, &x)) == 0)
+            o->max_in_flight = (uint32_t)x;
+        break;
+    case OPT_BUFFER:
+        rc = recd_parse_size(v, &x, &why);
+        if (rc == 0 && (x < BUFFER_MIN || x > BUFFER_MAX))
+            rc = -EINVAL;
+        if (rc == 0)
+            o->buffer_bytes = x;
+        break;
+    case OPT_ACK_TIMEOUT:
+        rc = recd_parse_duration_ms(v, &x, &why);
+        if (rc == 0 && (x < 1 || x > ACK_TIMEOUT_MAX_MS))
+            rc = -EINVAL;
+        if (rc == 0)
+            o->ack_timeout_ms = x;
+        break;
+    default: { /* a stream message is one binary frame: NDJSON has no place here */
+        recd_wire_encoding e;
+        if (recd_wire_encoding_parse(v, &e) == 0 && e == RECD_WIRE_BINARY)
+            rc = 0;
+        break;
+    }
+    }
+    if (rc < 0)
+        wire_why(err, errlen, "%s=%s: expected %s%s%s", option_names[which], v,
+                 option_ranges[which], why ? "; " : "", why ? why : "");
+    return rc < 0 ? -EINVAL : 0;
+}
+
+int client_nats_parse(const char *url, char *base, size_t base_cap, client_nats_options *o,
+                      char *err, size_t errlen)
+{
+    o->partitions = RECD_FLEET_DEFAULT_PARTITIONS;
+    o->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+    o->buffer_bytes = DEFAULT_BUFFER;
+    o->ack_timeout_ms = DEFAULT_ACK_TIMEOUT_MS;
+    const char *q = strchr(url, '?');
+    size_t n = q ? (size_t)(q - url) : strlen(url);
+    if (n >= base_cap) {
+        wire_why(err, errlen, "the URL is longer than %lu bytes", (unsigned long)base_cap - 1);
+        return -EINVAL;
+    }
+    memcpy(base, url, n);
+    base[n] = '\0';
+    unsigned seen = 0;
+    for (const char *p = q ? q + 1 : NULL; p;) {
+        const char *amp = strchr(p, '&');
+        size_t len = amp ? (size_t)(amp - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        size_t klen = eq ? (size_t)(eq - p) : len;
+        int which = -1;
+        for (int i = 0; i < OPT_COUNT; i++)
+            if (strlen(option_names[i]) == klen && memcmp(option_names[i], p, klen) == 0)
+                which = i;
+        if (which < 0) {
+            wire_why(err, errlen,
+                     "unknown option '%.*s' (partitions, max_in_flight, buffer, ack_timeout, "
+                     "encoding)",
+                     (int)(klen > 40 ? 40 : klen), p);
+            return -EINVAL;
+        }
+        size_t vlen = eq ? len - klen - 1 : 0;
+        if (vlen == 0 || vlen > VALUE_MAX) {
+            wire_why(err, errlen, "%s needs a value of 1..%u characters: %s=%s",
+                     option_names[which], VALUE_MAX, option_names[which], option_ranges[which]);
+            return -EINVAL;
+        }
+        if (seen & (1u << which)) {
+            wire_why(err, errlen, "%s is given twice", option_names[which]);
+            return -EINVAL;
+        }
+        seen |= 1u << which;
+        char v[VALUE_MAX + 1];
+        memcpy(v, eq + 1, vlen);
+        v[vlen] = '\0';
+        if (set_option(which, v, o, err, errlen) < 0)
+            return -EINVAL;
+        p = amp ? amp + 1 : NULL;
+    }
+    return 0;
+}
+
+/* The URL's parts: options, then host, port and prefix. err names the URL. */
+static int parse_url(const char *url, recd_fleet_url *fu, client_nats_options *o, char *err,
+                     size_t errlen)
+{
+    char base[URL_MAX], why[300];
+    if (client_nats_parse(url, base, sizeof base, o, why, sizeof why) < 0) {
+        wire_why(err, errlen, "bad URL '%.200s': %s", url, why);
+        return -EINVAL;
+    }
+    if (recd_fleet_url_parse(base, fu, why, sizeof why) < 0) {
+        wire_why(err, errlen, "bad URL %s", why);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+#ifndef RECD_HAVE_NATS
+
+struct client_nats {
+    int unused;
+};
+
+int client_nats_open(client_nats **out, const char *url, size_t max_frame, char *err,
+                     size_t errlen)
+{
+    (void)max_frame;
+    *out = NULL;
+    recd_fleet_url fu;
+    client_nats_options o;
+    int rc = parse_url(url, &fu, &o, err, errlen);
+    if (rc < 0)
+        return rc;
+    wire_why(err, errlen, "%.200s: this librecd was built without NATS support (libnats-dev)",
+             url);
+    return -ENOTSUP;
+}
+int client_nats_publish(client_nats *n, const recd_msg *m) { return (void)n, (void)m, -ENOTSUP; }
+int client_nats_flush(client_nats *n) { return (void)n, -ENOTSUP; }
+int client_nats_close(client_nats *n, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    free(n);
+    return 0;
+}
+uint64_t client_nats_bytes(const client_nats *n) { return (void)n, 0; }
+uint64_t client_nats_lost(client_nats *n) { return (void)n, 0; }
+
+#else
+
+#include <nats/nats.h>
+#include <pthread.h>
+
+struct client_nats {
+    recd_fleet_url url;
+    client_nats_options opt;
+    size_t max_frame;
+    natsConnection *nc;
+    jsCtx *js;
+    recd_buf frame;
+    uint64_t bytes;
+    int broken;    /* sticky: a publish libnats refused, or a loss */
+    char why[300]; /* what libnats said when it refused a publish */
+    pthread_mutex_t lock; /* lost, first_lost: the ack error handler runs on a libnats thread */
+    uint64_t lost;
+    char first_lost[200];
+};
+
+static void count_lost(client_nats *n, uint64_t count, const char *reason, const char *detail)
+{
+    pthread_mutex_lock(&n->lock);
+    if (!n->lost)
+        wire_why(n->first_lost, sizeof n->first_lost, "%s%s", reason, detail);
+    n->lost += count;
+    pthread_mutex_unlock(&n->lock);
+}
+
+/* libnats thread: JetStream refused a publish (no stream for the subject, storage full...). */
+static void on_pub_error(jsCtx *js, jsPubAckErr *pae, void *closure)
+{
+    (void)js;
+    char on[RECD_FLEET_SUBJECT_MAX + 8];
+    wire_why(on, sizeof on, " on %s", natsMsg_GetSubject(pae->Msg));
+    count_lost(closure, 1, pae->ErrText ? pae->ErrText : natsStatus_GetText(pae->Err), on);
+}
+
+uint64_t client_nats_lost(client_nats *n)
+{
+    pthread_mutex_lock(&n->lock);
+    uint64_t lost = n->lost;
+    pthread_mutex_unlock(&n->lock);
+    return lost;
+}
+
+uint64_t client_nats_bytes(const client_nats *n) { return n->bytes; }
+
+static int connect_js(client_nats *n, char *err, size_t errlen)
+{
+    char server[300];
+    snprintf(server, sizeof server, strchr(n->url.host, ':') ? "nats://[%s]:%u" : "nats://%s:%u",
+             n->url.host, n->url.port);
+    natsOptions *o = NULL;
+    natsStatus s = natsOptions_Create(&o);
+    if (s == NATS_OK)
+        s = natsOptions_SetURL(o, server);
+    if (s == NATS_OK) /* what is published while reconnecting waits here, up to this size */
+        s = natsOptions_SetReconnectBufSize(o, (int)n->opt.buffer_bytes);
+    if (s == NATS_OK)
+        s = natsOptions_SetMaxReconnect(o, 60);
+    if (s == NATS_OK)
+        s = natsConnection_Connect(&n->nc, o);
+    natsOptions_Destroy(o);
+    jsOptions jo;
+    if (s == NATS_OK)
+        s = jsOptions_Init(&jo);
+    if (s == NATS_OK) {
+        jo.PublishAsync.MaxPending = n->opt.max_in_flight;
+        jo.PublishAsync.ErrHandler = on_pub_error;
+        jo.PublishAsync.ErrHandlerClosure = n;
+        jo.PublishAsync.StallWait = (int64_t)n->opt.ack_timeout_ms;
+        s = natsConnection_JetStream(&n->js, n->nc, &jo);
+    }
+    if (s != NATS_OK) {
+        wire_why(err, errlen, "cannot connect to %s: %s", server, natsStatus_GetText(s));
+        return -ECONNREFUSED;
+    }
+    return 0;
+}
+
+static void destroy(client_nats *n)
+{
+    jsCtx_Destroy(n->js);
+    natsConnection_Destroy(n->nc);
+    recd_buf_free(&n->frame);
+    pthread_mutex_destroy(&n->lock);
+    free(n);
+}
+
+int client_nats_open(client_nats **out, const char *url, size_t max_frame, char *err,
+                     size_t errlen)
+{
+    *out = NULL;
+    client_nats *n = calloc(1, sizeof *n);
+    if (!n)
+        return -ENOMEM;
+    pthread_mutex_init(&n->lock, NULL);
+    n->max_frame = wire_max_frame(max_frame);
+    int rc = parse_url(url, &n->url, &n->opt, err, errlen);
+    if (rc == 0)
+        rc = connect_js(n, err, errlen);
+    if (rc < 0) {
+        destroy(n);
+        return rc;
+    }
+    *out = n;
+    return 0;
+}
+
+static int refused(client_nats *n, natsStatus s, const char *subject)
+{
+    char dur[32];
+    recd_format_duration_ms(n->opt.ack_timeout_ms, dur, sizeof dur);
+    switch (s) {
+    case NATS_TIMEOUT:
+        wire_why(n->why, sizeof n->why,
+                 "publishing to %s: %u publishes waited more than %s for their acks (is the "
+                 "server reachable?)",
+                 subject, n->opt.max_in_flight, dur);
+        return n->broken = -ETIMEDOUT;
+    case NATS_INSUFFICIENT_BUFFER:
+        wire_why(n->why, sizeof n->why,
+                 "publishing to %s: the server is unreachable and the %llu bytes kept meanwhile "
+                 "are used up",
+                 subject, (unsigned long long)n->opt.buffer_bytes);
+        return n->broken = -ENOBUFS;
+    default:
+        wire_why(n->why, sizeof n->why, "publishing to %s: %s (%s)", subject,
+                 natsStatus_GetText(s), nats_GetLastError(NULL));
+        return n->broken = s == NATS_CONNECTION_CLOSED ? -ENOTCONN : -EIO;
+    }
+}
+
+int client_nats_publish(client_nats *n, const recd_msg *m)
+{
+    if (n->broken)
+        return n->broken;
+    if (client_nats_lost(n)) /* JetStream refused an earlier message: the session has a gap */
+        return n->broken = -EIO;
+    char subject[RECD_FLEET_SUBJECT_MAX];
+    int rc = recd_fleet_subject(n->url.prefix, m->session, strnlen(m->session, sizeof m->session),
+                                n->opt.partitions, subject, sizeof subject);
+    if (rc < 0)
+        return rc;
+    recd_buf_reset(&n->frame);
+    if ((rc = wire_binary_encode(m, n->max_frame, false, true, &n->frame)) < 0)
+        return rc;
+    if (n->frame.len > INT_MAX)
+        return -EMSGSIZE;
+    natsStatus s = js_PublishAsync(n->js, subject, n->frame.data, (int)n->frame.len, NULL);
+    if (s == NATS_MAX_PAYLOAD)
+        return -EMSGSIZE; /* this message only: larger than the server takes */
+    if (s != NATS_OK)
+        return refused(n, s, subject);
+    n->bytes += n->frame.len;
+    return 0;
+}
+
+int client_nats_flush(client_nats *n)
+{
+    jsPubOptions po;
+    jsPubOptions_Init(&po);
+    po.MaxWait = (int64_t)n->opt.ack_timeout_ms;
+    natsStatus s = js_PublishAsyncComplete(n->js, &po);
+    if (s != NATS_OK) { /* still unconfirmed after the wait: each one counts as lost */
+        natsMsgList pending = {0};
+        if (js_PublishAsyncGetPendingList(&pending, n->js) == NATS_OK) {
+            char dur[32], reason[96];
+            recd_format_duration_ms(n->opt.ack_timeout_ms, dur, sizeof dur);
+            wire_why(reason, sizeof reason, "no ack within %s (%s)", dur, natsStatus_GetText(s));
+            count_lost(n, (uint64_t)pending.Count, reason, "");
+            natsMsgList_Destroy(&pending);
+        }
+    }
+    if (n->broken)
+        return n->broken;
+    return client_nats_lost(n) ? (n->broken = -EIO) : 0;
+}
+
+int client_nats_close(client_nats *n, char *err, size_t errlen)
+{
+    if (!n)
+        return 0;
+    int rc = client_nats_flush(n);
+    uint64_t lost = client_nats_lost(n);
+    if (lost)
+        wire_why(err, errlen, "%s%s%llu messages were not confirmed by JetStream (first: %s)",
+                 n->why, n->why[0] ? "; " : "", (unsigned long long)lost, n->first_lost);
+    else if (rc < 0)
+        wire_why(err, errlen, "%s", n->why[0] ? n->why : recd_strerror(rc));
+    destroy(n);
+    return rc;
+}
+
+#endif

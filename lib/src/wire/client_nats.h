@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* recd_client's JetStream publisher, behind nats://HOST:PORT/PREFIX URLs (client.c dispatches to
+ * it). Each message is one binary wire frame published on PREFIX.<partition>.<key> (recd/fleet.h)
+ * with at most max_in_flight publishes waiting for their acks; a publish JetStream never confirmed
+ * is counted and reported by flush and close, never dropped in silence. */
+#ifndef RECD_WIRE_CLIENT_NATS_H
+#define RECD_WIRE_CLIENT_NATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recd/message.h"
+
+typedef struct client_nats client_nats;
+
+/* The URL's query options, defaults filled in (client_nats_parse). */
+typedef struct client_nats_options {
+    uint32_t partitions;     /* ?partitions=N, 1..1024 (8): must match the fleet's */
+    uint32_t max_in_flight;  /* ?max_in_flight=N, 1..1000000 (1024): publishes awaiting an ack */
+    uint64_t buffer_bytes;   /* ?buffer=SIZE, 1KiB..1GiB (8MiB): kept while the server is away */
+    uint64_t ack_timeout_ms; /* ?ack_timeout=DUR, 1ms..1h (10s): longest wait for a window slot,
+                                and for the last acks in flush and close */
+} client_nats_options;
+
+/* True when url starts with nats:// (the build may still lack libnats). */
+bool client_nats_url(const char *url);
+
+/* Parses nats://HOST[:PORT]/PREFIX[?KEY=VALUE&...] with KEY one of partitions, max_in_flight,
+ * buffer, ack_timeout or encoding (binary only). Fills base (the URL without its query, for
+ * recd_fleet_url_parse) and opt. 0 or -EINVAL with err. */
+int client_nats_parse(const char *url, char *base, size_t base_cap, client_nats_options *opt,
+                      char *err, size_t errlen);
+
+/* Connects and sets up JetStream. 0, -EINVAL (bad URL), -ENOTSUP (librecd built without libnats)
+ * or -ECONNREFUSED, with err saying why. */
+int client_nats_open(client_nats **out, const char *url, size_t max_frame, char *err,
+                     size_t errlen);
+/* Encodes m (with its time) as one binary frame and publishes it; blocks while max_in_flight
+ * publishes wait for acks, up to ack_timeout. 0 or a negative errno; after an error, or once
+ * JetStream refused an earlier publish, every later call returns -EIO. */
+int client_nats_publish(client_nats *n, const recd_msg *m);
+/* Waits for every ack (up to ack_timeout). 0, or -EIO when a publish failed or was never
+ * confirmed (they are counted as lost). */
+int client_nats_flush(client_nats *n);
+/* Flushes, then frees n. 0, or -EIO with err naming how many messages JetStream did not confirm
+ * and the first reason. */
+int client_nats_close(client_nats *n, char *err, size_t errlen);
+uint64_t client_nats_bytes(const client_nats *n); /* frame bytes handed to libnats */
+/* Publishes that JetStream did not confirm so far (refused, or no ack within ack_timeout). */
+uint64_t client_nats_lost(client_nats *n);
+
+#endif

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/* recd_client to nats://: against a real `nats-server -js` on a free loopback port with a
+ * temporary store, every message arrives once, in order, as the very bytes of its binary frame, on
+ * PREFIX.<partition>.<key>; a small in-flight window still gets everything through; messages no
+ * stream takes, or left without an ack when the server is killed, or beyond the buffer kept while
+ * it is away, are reported by flush and close with their count. URL options are checked without a
+ * server. Skipped when nats-server is not installed; without libnats only -ENOTSUP is checked. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recd/client.h"
+#include "recd/fleet.h"
+#include "test_wire_samples.h"
+#include "wire/client_nats.h"
+
+/* ---- URL options (no server needed) ---------------------------------------------------------- */
+
+static void test_url_options(void **state)
+{
+    (void)state;
+    char base[256], err[300];
+    client_nats_options o;
+    assert_int_equal(client_nats_parse("nats://127.0.0.1:4222/recd.eu", base, sizeof base, &o, err,
+                                       sizeof err),
+                     0);
+    assert_string_equal(base, "nats://127.0.0.1:4222/recd.eu");
+    assert_int_equal(o.partitions, RECD_FLEET_DEFAULT_PARTITIONS);
+    assert_int_equal(o.max_in_flight, 1024);
+    assert_true(o.buffer_bytes == 8u << 20);
+    assert_true(o.ack_timeout_ms == 10000);
+    assert_int_equal(client_nats_parse("nats://h/p?partitions=4&max_in_flight=16&buffer=64KiB&"
+                                       "ack_timeout=1500ms&encoding=binary",
+                                       base, sizeof base, &o, err, sizeof err),
+                     0);
+    assert_string_equal(base, "nats://h/p");
+    assert_int_equal(o.partitions, 4);
+    assert_int_equal(o.max_in_flight, 16);
+    assert_true(o.buffer_bytes == 64u << 10);
+    assert_true(o.ack_timeout_ms == 1500);
+
+    static const struct {
+        const char *url, *why;
+    } bad[] = {
+        {"nats://127.0.0.1:4222/p?partitions=0", "partitions=0"},
+        {"nats://127.0.0.1:4222/p?partitions=1025", "partitions=1025"},
+        {"nats://127.0.0.1:4222/p?max_in_flight=x", "max_in_flight=x"},
+        {"nats://127.0.0.1:4222/p?buffer=12", "buffer=12"},
+        {"nats://127.0.0.1:4222/p?ack_timeout=10", "ack_timeout=10"},
+        {"nats://127.0.0.1:4222/p?encoding=ndjson", "encoding=ndjson"},
+        {"nats://127.0.0.1:4222/p?partitions=2&partitions=2", "given twice"},
+        {"nats://127.0.0.1:4222/p?speed=2", "unknown option 'speed'"},
+        {"nats://127.0.0.1:4222/p?partitions", "partitions needs a value"},
+        {"nats://127.0.0.1:4222/", "subject prefix"},
+        {"nats://127.0.0.1:99999/p", "port"},
+        {"nats://127.0.0.1:4222/p..q", "subject prefix"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        recd_client *c = (recd_client *)&err; /* must be reset to NULL */
+        err[0] = 0;
+        int rc = recd_client_connect(&c, bad[i].url, NULL, err, sizeof err);
+        if (rc != -EINVAL || !strstr(err, bad[i].why))
+            fail_msg("%s: %d '%s', expected -EINVAL naming '%s'", bad[i].url, rc, err, bad[i].why);
+        assert_null(c);
+    }
+}
+
+#ifndef RECD_TEST_HAVE_NATS
+
+static void test_without_libnats(void **state)
+{
+    (void)state;
+    recd_client *c = NULL;
+    char err[300];
+    assert_int_equal(recd_client_connect(&c, "nats://127.0.0.1:4222/p", NULL, err, sizeof err),
+                     -ENOTSUP);
+    assert_non_null(strstr(err, "without NATS support"));
+    assert_null(c);
+}
+
+int main(void)
+{
+    printf("note: librecd was built without libnats: only URL checks and -ENOTSUP are tested\n");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_url_options),
+        cmocka_unit_test(test_without_libnats),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#else
+
+#include <nats/nats.h>
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+/* ---- a nats-server of our own ---------------------------------------------------------------- */
+
+static char nats_server_path[4096];
+
+static bool find_nats_server(void)
+{
+    const char *path = getenv("PATH");
+    char dirs[8192];
+    /* /usr/sbin is where Debian puts it, and not every user's PATH has it. */
+    snprintf(dirs, sizeof dirs, "%s:/usr/sbin:/usr/local/sbin", path ? path : "/usr/bin");
+    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(nats_server_path, sizeof nats_server_path, "%s/nats-server", d);
+        if (access(nats_server_path, X_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+typedef struct nats_server {
+    pid_t pid;
+    char dir[4096];
+    char log[4200];
+    unsigned port;
+} nats_server;
+
+/* Starts nats-server -js on 127.0.0.1 (any free port), its store and log in a fresh directory;
+ * it dies with the test process. Fails the test when it does not come up. */
+static void server_start(nats_server *s)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->dir, sizeof s->dir, "%s", tu_tmpdir());
+    snprintf(s->log, sizeof s->log, "%s/nats.log", s->dir);
+    char store[4200];
+    snprintf(store, sizeof store, "%s/js", s->dir);
+    pid_t parent = getpid();
+    s->pid = fork();
+    assert_true(s->pid >= 0);
+    if (s->pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+        int fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+            _exit(127);
+        execl(nats_server_path, "nats-server", "-js", "-a", "127.0.0.1", "-p", "-1", "-sd", store,
+              (char *)NULL);
+        _exit(127);
+    }
+    unsigned waited = 0, limit = tu_scaled_ms(20000);
+    static const char marker[] = "client connections on 127.0.0.1:";
+    while (waited < limit) {
+        char log[16384];
+        FILE *fp = fopen(s->log, "r");
+        size_t len = fp ? fread(log, 1, sizeof log - 1, fp) : 0;
+        if (fp)
+            fclose(fp);
+        log[len] = 0;
+        const char *at = strstr(log, marker);
+        if (at && strstr(log, "Server is ready"))
+            s->port = (unsigned)strtoul(at + sizeof marker - 1, NULL, 10);
+        if (s->port)
+            return;
+        sleep_ms(50);
+        waited += 50;
+    }
+    fail_msg("nats-server did not start within %u ms (log: %s)", limit, s->log);
+}
+
+static void server_kill(nats_server *s)
+{
+    if (s->pid > 0) {
+        kill(s->pid, SIGKILL);
+        waitpid(s->pid, NULL, 0);
+        s->pid = 0;
+    }
+}
+
+static void server_free(nats_server *s)
+{
+    server_kill(s);
+    if (s->dir[0])
+        tu_rmtree(s->dir);
+    s->dir[0] = 0;
+}
+
+/* A JetStream context of the test's own (not recd_client's) on the server. */
+typedef struct reader {
+    natsConnection *nc;
+    jsCtx *js;
+} reader;
+
+static void reader_open(reader *r, const nats_server *s)
+{
+    char url[64];
+    snprintf(url, sizeof url, "nats://127.0.0.1:%u", s->port);
+    assert_int_equal(natsConnection_ConnectTo(&r->nc, url), NATS_OK);
+    assert_int_equal(natsConnection_JetStream(&r->js, r->nc, NULL), NATS_OK);
+}
+
+static void reader_close(reader *r)
+{
+    jsCtx_Destroy(r->js);
+    natsConnection_Destroy(r->nc);
+}
+
+static void add_stream(reader *r, const char *name, const char *subject)
+{
+    jsStreamConfig cfg;
+    jsStreamConfig_Init(&cfg);
+    cfg.Name = name;
+    const char *subjects[] = {subject};
+    cfg.Subjects = subjects;
+    cfg.SubjectsLen = 1;
+    cfg.Storage = js_MemoryStorage;
+    jsStreamInfo *si = NULL;
+    jsErrCode jerr = 0;
+    natsStatus st = js_AddStream(&si, r->js, &cfg, NULL, &jerr);
+    if (st != NATS_OK)
+        fail_msg("js_AddStream %s: %s (%d)", name, natsStatus_GetText(st), (int)jerr);
+    jsStreamInfo_Destroy(si);
+}
+
+static uint64_t stream_msgs(reader *r, const char *name)
+{
+    jsStreamInfo *si = NULL;
+    assert_int_equal(js_GetStreamInfo(&si, r->js, name, NULL, NULL), NATS_OK);
+    uint64_t n = si->State.Msgs;
+    jsStreamInfo_Destroy(si);
+    return n;
+}
+
+typedef struct fixture {
+    nats_server server;
+    reader r;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    *state = f;
+    server_start(&f->server);
+    reader_open(&f->r, &f->server);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    reader_close(&f->r);
+    server_free(&f->server);
+    free(f);
+    return 0;
+}
+
+static recd_client *connect_ok(const fixture *f, const char *prefix, const char *query)
+{
+    char url[256], err[300];
+    snprintf(url, sizeof url, "nats://127.0.0.1:%u/%s%s", f->server.port, prefix, query);
+    recd_client *c = NULL;
+    int rc = recd_client_connect(&c, url, NULL, err, sizeof err);
+    if (rc < 0)
+        fail_msg("connect %s: %s", url, err);
+    assert_int_equal(recd_client_transport(c), RECD_WIRE_NATS);
+    assert_int_equal(recd_client_encoding(c), RECD_WIRE_BINARY);
+    return c;
+}
+
+/* ---- tests ----------------------------------------------------------------------------------- */
+
+#define ROUNDS 40 /* of the sample set: 720 messages through a window of 16 */
+
+static void test_round_trip(void **state)
+{
+    fixture *f = *state;
+    add_stream(&f->r, "RT", "rt.>");
+    ws_set set;
+    ws_build(&set);
+    recd_client *c = connect_ok(f, "rt", "?partitions=4&max_in_flight=16&ack_timeout=20s");
+    /* Untimed messages have no place on a stream (docs/fleet.md). */
+    assert_int_equal(recd_client_send_untimed(c, &set.m[1]), -EINVAL);
+    uint64_t frame_bytes = 0;
+    recd_buf frame = {0};
+    for (int round = 0; round < ROUNDS; round++)
+        for (size_t i = 0; i < set.n; i++) {
+            assert_int_equal(recd_client_send(c, &set.m[i]), 0);
+            recd_buf_reset(&frame);
+            assert_int_equal(recd_wire_encode(&set.m[i], RECD_WIRE_BINARY, 0, &frame), 0);
+            frame_bytes += frame.len;
+        }
+    assert_int_equal(recd_client_flush(c), 0);
+    assert_true(recd_client_bytes_sent(c) == frame_bytes);
+    char err[300] = "";
+    int rc = recd_client_close(c, err, sizeof err);
+    if (rc != 0)
+        fail_msg("close: %d %s", rc, err);
+
+    uint64_t total = (uint64_t)ROUNDS * set.n;
+    assert_true(stream_msgs(&f->r, "RT") == total);
+    for (uint64_t seq = 1; seq <= total; seq++) {
+        const recd_msg *m = &set.m[(seq - 1) % set.n];
+        natsMsg *got = NULL;
+        natsStatus st = js_GetMsg(&got, f->r.js, "RT", seq, NULL, NULL);
+        if (st != NATS_OK)
+            fail_msg("stream message %llu: %s", (unsigned long long)seq, natsStatus_GetText(st));
+        char subject[RECD_FLEET_SUBJECT_MAX];
+        assert_true(recd_fleet_subject("rt", m->session, strlen(m->session), 4, subject,
+                                       sizeof subject) > 0);
+        recd_buf_reset(&frame);
+        assert_int_equal(recd_wire_encode(m, RECD_WIRE_BINARY, 0, &frame), 0);
+        if (strcmp(natsMsg_GetSubject(got), subject) != 0 ||
+            (size_t)natsMsg_GetDataLength(got) != frame.len ||
+            memcmp(natsMsg_GetData(got), frame.data, frame.len) != 0)
+            fail_msg("stream message %llu: %d bytes on %s, expected the %lu-byte frame on %s",
+                     (unsigned long long)seq, natsMsg_GetDataLength(got), natsMsg_GetSubject(got),
+                     (unsigned long)frame.len, subject);
+        natsMsg_Destroy(got);
+    }
+    char subject[RECD_FLEET_SUBJECT_MAX]; /* the '.' of a key is '~' in its subject */
+    assert_int_equal(recd_fleet_subject("rt", "mc.Steve", 8, 4, subject, sizeof subject), 13);
+    assert_non_null(strstr(subject, ".mc~Steve"));
+    recd_buf_free(&frame);
+    ws_free(&set);
+}
+
+static bool contains_count(const char *err, unsigned long n)
+{
+    char want[64];
+    snprintf(want, sizeof want, "%lu messages were not confirmed by JetStream", n);
+    return strstr(err, want) != NULL;
+}
+
+/* No stream takes the subject: JetStream refuses each message; flush and close say so. */
+static void test_no_stream(void **state)
+{
+    fixture *f = *state;
+    ws_set set;
+    ws_build(&set);
+    recd_client *c = connect_ok(f, "nostream", "?ack_timeout=5s");
+    int rc = 0;
+    size_t sent = 0;
+    for (size_t i = 0; i < 3 && rc == 0; i++)
+        if ((rc = recd_client_send(c, &set.m[i])) == 0)
+            sent++;
+    assert_int_equal(rc, 0);
+    assert_int_equal(recd_client_flush(c), -EIO);
+    assert_int_equal(recd_client_send(c, &set.m[3]), -EIO); /* sticky */
+    char err[400] = "";
+    assert_int_equal(recd_client_close(c, err, sizeof err), -EIO);
+    print_message("no stream: %s\n", err);
+    if (!contains_count(err, (unsigned long)sent) || !strstr(err, "nostream."))
+        fail_msg("close did not report %lu lost messages: %s", (unsigned long)sent, err);
+    ws_free(&set);
+}
+
+/* The server dies after some messages were confirmed: the later ones are counted, by close. */
+static void test_server_killed(void **state)
+{
+    fixture *f = *state;
+    add_stream(&f->r, "KILL", "kill.>");
+    ws_set set;
+    ws_build(&set);
+    char query[64];
+    snprintf(query, sizeof query, "?ack_timeout=%ums", tu_scaled_ms(1000));
+    recd_client *c = connect_ok(f, "kill", query);
+    for (size_t i = 0; i < set.n; i++)
+        assert_int_equal(recd_client_send(c, &set.m[i]), 0);
+    assert_int_equal(recd_client_flush(c), 0);
+    assert_true(stream_msgs(&f->r, "KILL") == set.n);
+    server_kill(&f->server);
+    size_t after = 0;
+    for (size_t i = 0; i < set.n; i++)
+        if (recd_client_send(c, &set.m[i]) == 0) /* kept while the client reconnects */
+            after++;
+    assert_int_equal(after, set.n);
+    char err[400] = "";
+    int rc = recd_client_close(c, err, sizeof err);
+    assert_int_equal(rc, -EIO);
+    print_message("server killed: %s\n", err);
+    if (!contains_count(err, (unsigned long)after) || !strstr(err, "no ack within"))
+        fail_msg("close did not report the %lu unconfirmed messages: %s", (unsigned long)after,
+                 err);
+    ws_free(&set);
+}
+
+/* Past the buffer kept while the server is away, a send fails at once; close counts the rest. */
+static void test_buffer_limit(void **state)
+{
+    fixture *f = *state;
+    add_stream(&f->r, "BUF", "buf.>");
+    ws_set set;
+    ws_build(&set);
+    char query[96];
+    snprintf(query, sizeof query, "?buffer=1KiB&ack_timeout=%ums", tu_scaled_ms(1000));
+    recd_client *c = connect_ok(f, "buf", query);
+    assert_int_equal(recd_client_send(c, &set.m[0]), 0);
+    assert_int_equal(recd_client_flush(c), 0);
+    server_kill(&f->server);
+    int rc = 0;
+    unsigned long accepted = 0;
+    unsigned waited = 0, limit = tu_scaled_ms(10000);
+    for (size_t i = 1; rc == 0 && waited < limit; i++) {
+        if ((rc = recd_client_send(c, &set.m[i % set.n])) == 0)
+            accepted++;
+        sleep_ms(2); /* until the client notices the server is gone */
+        waited += 2;
+    }
+    assert_int_equal(rc, -ENOBUFS);
+    assert_int_equal(recd_client_send(c, &set.m[1]), -ENOBUFS); /* sticky */
+    char err[600] = "";
+    assert_int_not_equal(recd_client_close(c, err, sizeof err), 0);
+    print_message("buffer full after %lu messages: %s\n", accepted, err);
+    if (!strstr(err, "1024 bytes kept meanwhile are used up") || !contains_count(err, accepted))
+        fail_msg("close did not report the full buffer and %lu unconfirmed messages: %s",
+                 accepted, err);
+    ws_free(&set);
+}
+
+static void test_refused_connection(void **state)
+{
+    (void)state;
+    nats_server s;
+    server_start(&s);
+    unsigned port = s.port;
+    server_free(&s); /* a port nothing listens on now */
+    char url[96], err[300];
+    snprintf(url, sizeof url, "nats://127.0.0.1:%u/p", port);
+    recd_client *c = NULL;
+    assert_int_equal(recd_client_connect(&c, url, NULL, err, sizeof err), -ECONNREFUSED);
+    assert_non_null(strstr(err, "cannot connect to nats://127.0.0.1:"));
+    assert_null(c);
+}
+
+int main(void)
+{
+    if (!find_nats_server()) {
+        printf("SKIP: nats-server is not installed (scripts/install-deps.sh installs it)\n");
+        return TEST_SKIP_EXIT;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_url_options),
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_killed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_buffer_limit, setup, teardown),
+        cmocka_unit_test(test_refused_connection),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#endif
