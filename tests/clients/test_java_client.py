@@ -2,13 +2,20 @@
 # The Java client against a real recd: builds it with javac and jar (clients/java/build.sh),
 # then replays the Python client's test sessions (test_python_client.py) through it, as JSON
 # lines fed to tests/clients/java/JsonLinesSender.java, over TCP, UDP and Unix in both encodings,
-# and checks the files recd wrote; plus the auth refusal, reconnect with resume, and the encoder
-# checks of tests/clients/java/EncoderChecks.java; and reconnect across a recd restart.
+# checks the files recd wrote, and that binary frames and NDJSON give byte-identical carla and
+# samp-player files; compares the Java encoder's carla and samp-player frames byte for byte
+# with the C library's (rectool send into a socket of the test, tests/clients/java/FrameDump.java);
+# plus the auth refusal, reconnect with resume, the encoder checks of
+# tests/clients/java/EncoderChecks.java, and reconnect across a recd restart.
+import base64
 import json
 import os
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -16,7 +23,8 @@ REPO = os.path.join(HERE, "..", "..")
 sys.path.insert(0, HERE)
 
 from recd_harness import Recd  # noqa: E402
-from test_python_client import TOKEN, RecordsAllFormats, onfoot  # noqa: E402
+from test_python_client import (TOKEN, CARLA_EVENTS, CARLA_FRAMES, PLAYER_STATES, RecordsAllFormats,  # noqa: E402
+                                carla_open, carla_state, onfoot, player_state, vehicle)
 
 BUILD = tempfile.mkdtemp(prefix="recd_java_client.")
 
@@ -28,12 +36,97 @@ def build():
     subprocess.run(["javac", "--release", "17", "-Xlint:all", "-Werror", "-cp",
                     os.path.join(BUILD, "recd-client.jar"), "-d", os.path.join(BUILD, "test-classes"),
                     os.path.join(HERE, "java", "JsonLinesSender.java"),
-                    os.path.join(HERE, "java", "EncoderChecks.java")], check=True)
+                    os.path.join(HERE, "java", "EncoderChecks.java"),
+                    os.path.join(HERE, "java", "FrameDump.java")], check=True)
 
 
 def java(main, *args):
     cp = os.path.join(BUILD, "recd-client.jar") + os.pathsep + os.path.join(BUILD, "test-classes")
     return ["java", "-cp", cp, main, *args]
+
+
+def carla_messages(key):
+    out = [dict(carla_open(), type="open", session=key, format="carla")]
+    for i in range(CARLA_FRAMES):
+        out.append(dict(carla_state(i), type="state", session=key))
+        out += [dict(ev, type="event", session=key) for frame, ev in CARLA_EVENTS if frame == i]
+    return out + [{"type": "close", "session": key}]
+
+
+def carla_edge_messages(key):
+    """An f64 log of 0.9.13 and the numbers at the edges: NaN payloads as bits (f32 and f64,
+    signalling ones too), -0.0, subnormals, f32's largest, the largest frame counter, an unparsed
+    packet of a known kind and a raw one."""
+    positions = struct.pack("<HI6d", 1, 5, 1.0, 2.0, 3.0, 0.0, 0.0, 45.0)
+    return [
+        {"type": "open", "session": key, "format": "carla",
+         "carla": {"map": "Town01", "width": "f64", "ids": "0.9.13"}},
+        {"type": "state", "session": key, "frame": 0, "elapsed": 0,
+         "positions": [{"id": 4294967295, "location": [1e300, -0.0, "nan:0x7ff0000000000001"],
+                        "rotation": ["nan:0xffc00000", 5, -2.5e-310]}],
+         "traffic_lights": [],
+         "raw": [{"id": 6, "data": base64.b64encode(positions).decode(), "parsed": False}, {"id": 255, "data": ""}],
+         "walker_animations": [{"id": 1, "speed": "nan:0x7f800001"}], "frame_counter": 2**63 - 1},
+        {"type": "event", "session": key, "kind": "collision", "id": 1, "actor1": 2, "actor2": 3, "hero1": 255,
+         "hero2": 0},
+        {"type": "state", "session": key, "frame": 1, "elapsed": 1e-9, "duration": -1.0,
+         "scene_lights": [{"id": -2**31, "intensity": 3.4028234663852886e38, "r": -1.0e-45, "g": 1, "b": 0.1,
+                           "a": "-inf", "on": 0, "type": 255}]},
+        {"type": "flush", "session": key},
+        {"type": "close", "session": key, "end_time": 5},
+    ]
+
+
+def player_messages(key):
+    out = [{"type": "open", "session": key, "format": "samp-player", "start_time": 1763213398000}]
+    out += [dict(player_state(i), type="state", session=key) for i in range(PLAYER_STATES)]
+    out.append(dict(vehicle(3), type="state", session=key, t=5000, vehicle_model=611, seat=3))
+    out.append(dict(vehicle(4), type="state", session=key, t=5040, seat=2))  # model not given
+    out.append(dict(vehicle(5), type="state", session=key, t=5080, vehicle_model=400))  # seat not given
+    return out + [{"type": "close", "session": key}]
+
+
+def c_library_frames(path, session):
+    """The frames the C library's client sends for a JSON lines file (rectool send, binary), read
+    from a socket of ours; each frame with its session key written out (the client sends key_len
+    0 for "the same session") and without the seq rectool adds, as the Java encoder gives them."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    srv.settimeout(60)
+    got = bytearray()
+
+    def serve():
+        conn, _ = srv.accept()
+        with conn:
+            while True:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                got.extend(chunk)
+
+    t = threading.Thread(target=serve)
+    t.start()
+    url = f"tcp://127.0.0.1:{srv.getsockname()[1]}?encoding=binary"
+    r = subprocess.run([os.environ["RECTOOL"], "send", path, "--to", url, "--speed", "max", "--session", session],
+                       capture_output=True, text=True, timeout=120)
+    t.join(60)
+    srv.close()
+    if r.returncode != 0:
+        raise AssertionError(f"rectool send: {r.stdout}{r.stderr}")
+    frames, at, key = [], 0, b""
+    while at < len(got):
+        f = bytes(got[at:at + 8 + int.from_bytes(got[at + 4:at + 8], "little")])
+        at += len(f)
+        if f[8] == 0:
+            f = f[:8] + bytes([len(key)]) + key + f[9:]
+        key = f[9:9 + f[8]]
+        flags, rest = f[3], f[9 + len(key):]
+        if flags & 1:  # has_seq
+            flags, rest = flags & ~1, rest[8:]
+        body = bytes([len(key)]) + key + rest
+        frames.append((f[:3] + bytes([flags]) + len(body).to_bytes(4, "little") + body).hex())
+    return frames
 
 
 class JavaSender:
@@ -100,6 +193,27 @@ class JavaClientAgainstRecd(RecordsAllFormats, unittest.TestCase):
         self.assertIsNone(res["error"])
         self.assertEqual(res["lost"], 0)
         self.check_files(ses)
+        return ses
+
+    def test_binary_frames_equal_the_c_librarys(self):
+        # Byte for byte, for carla and samp-player: each message's frame from the Java encoder
+        # against the one the C library's client sends for the same JSON line.
+        for name, msgs in (("java-frames-carla", carla_messages("java-frames-carla")),
+                           ("java-frames-carla-edges", carla_edge_messages("java-frames-carla-edges")),
+                           ("java-frames-player", player_messages("java-frames-player"))):
+            with self.subTest(name):
+                path = os.path.join(BUILD, name + ".jsonl")
+                with open(path, "w") as f:
+                    f.writelines(json.dumps(m) + "\n" for m in msgs)
+                with open(path) as f:
+                    dump = subprocess.run(java("recd.client.FrameDump"), stdin=f, capture_output=True, text=True)
+                self.assertEqual(dump.returncode, 0, dump.stderr)
+                java_frames = dump.stdout.split("\n")[:-1]
+                c_frames = c_library_frames(path, name)
+                self.assertEqual(len(java_frames), len(msgs))
+                self.assertEqual(len(c_frames), len(msgs))
+                for i, (j, c) in enumerate(zip(java_frames, c_frames)):
+                    self.assertEqual(j, c, f"message {i}: {json.dumps(msgs[i])[:200]}")
 
     def test_encoders_without_a_server(self):
         r = subprocess.run(java("recd.client.EncoderChecks"), capture_output=True, text=True)
@@ -107,9 +221,13 @@ class JavaClientAgainstRecd(RecordsAllFormats, unittest.TestCase):
 
     def test_every_transport_and_encoding(self):
         for transport in ("tcp", "udp", "unix"):
+            ses = {}
             for encoding in ("binary", "ndjson"):
                 with self.subTest(transport=transport, encoding=encoding):
-                    self.run_transport(transport, encoding)
+                    ses[encoding] = self.run_transport(transport, encoding)
+            if len(ses) == 2:
+                with self.subTest(transport=transport, same_files="binary and ndjson"):
+                    self.assert_same_recordings(ses["binary"], ses["ndjson"])
 
     def test_small_batches(self):
         self.run_transport("tcp", "binary", batch=100, datagram=200)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # The Python client against a real recd: every transport (TCP, UDP, Unix) in both encodings
-# (binary frames, NDJSON) records samp-onfoot, samp-vehicle and recap sessions, and the files
-# recd writes export (rectool) to exactly the messages sent; plus the auth token, reconnect with
+# (binary frames, NDJSON) records samp-onfoot, samp-vehicle, recap, carla and samp-player
+# sessions, the files recd writes export (rectool) to exactly the messages sent, and binary
+# frames and NDJSON give byte-identical carla and samp-player files; plus the auth token, reconnect with
 # resume, arrival-stamped binary states, samp-player sessions and instant-replay saves, and the
 # encoder's refusals.
 import json
@@ -113,6 +114,93 @@ RECAP_EVENTS = [
 RECAP_TICKS = 12
 
 
+def carla_open():
+    return {"start_time": 1763213398000,
+            "carla": {"map": "Carla/Maps/Town10HD_Opt", "date": 1763213398, "width": "f32",
+                      "ids": "0.9.16", "additional_data": True}}
+
+
+def carla_state(i):
+    """One CARLA frame holding every packet kind (docs/protocol.md section 2.8), with the
+    non-finite numbers CARLA logs hold; values are exact in f32 so the export gives them back."""
+    s = {"frame": 100 + i, "elapsed": 0.0625 * i,
+         "positions": [{"id": 1, "location": [542.5 + i, 4236.75, 490.875], "rotation": [0.0, -0.5, -131.75]},
+                       {"id": 2, "location": [1.0, 2.0, 3.0], "rotation": [0.0, 0.0, 90.0]}],
+         "traffic_lights": [{"id": 7, "frozen": 0, "elapsed": 1.5 + i, "state": 2}],
+         "vehicle_animations": [{"id": 2, "steering": -0.25, "throttle": 1.0, "brake": 0.0, "handbrake": 0,
+                                 "gear": -1}],
+         "walker_animations": [{"id": 3, "speed": 1.25}],
+         "vehicle_lights": [{"id": 2, "state": 0x81}],
+         "scene_lights": [{"id": -4, "intensity": 100.0, "r": 1.0, "g": 0.5, "b": 0.25, "a": 1.0, "on": 1,
+                           "type": 2}],
+         "kinematics": [{"id": 2, "linear_velocity": [0.5, -0.0, 0.0], "angular_velocity": [0.0, 0.0, 0.125]}],
+         "bounding_boxes": [{"id": 9, "origin": ["nan", "-nan", 0.0],
+                             "extent": ["inf", "-inf", 0.5]}],
+         "platform_time": 12.5 + i,
+         "traffic_light_times": [{"id": 7, "green_time": 10.0, "yellow_time": 3.0, "red_time": 2.0}],
+         "trigger_volumes": [{"id": 7, "origin": [1.0, 2.0, 3.0], "extent": [0.5, 0.5, 2.0]}],
+         "frame_counter": 5000 + i,
+         "walker_bones": [{"id": 3, "bones": [{"name": "crl_root", "location": [0.0, 0.0, 1.0],
+                                               "rotation": [0.0, 90.0, 0.0]}]}],
+         "visual_time": 12.25 + i,
+         "wheel_animations": [{"id": 2, "wheels": [{"location": 0, "steering_angle": 0.25, "tire_rotation": 90.0},
+                                                   {"location": 1, "steering_angle": 0.0, "tire_rotation": 45.0}]}],
+         "biker_animations": [{"id": 5, "forward_speed": 2.5, "engine_rotation": 0.0}],
+         "doors": [{"id": 2, "doors": 3, "open": 1}],
+         "weather": [{"cloudiness": 10.0, "precipitation": 0.0, "precipitation_deposits": 0.0,
+                      "wind_intensity": 0.5, "sun_azimuth_angle": 45.0, "sun_altitude_angle": 30.0,
+                      "fog_density": 0.0, "fog_distance": 0.0, "fog_falloff": 0.25, "wetness": 0.0,
+                      "scattering_intensity": 1.0, "mie_scattering_scale": 0.03125,
+                      "rayleigh_scattering_scale": 0.0331, "dust_storm": 0.0}]}
+    if i == 0:
+        s["physics_controls"] = [{
+            "id": 2, "max_rpm": 5000.0, "moi": 1.0, "damping_rate_full_throttle": 0.25,
+            "damping_rate_zero_throttle_clutch_engaged": 2.0, "damping_rate_zero_throttle_clutch_disengaged": 0.5,
+            "use_gear_autobox": 1, "clutch_strength": 10.0, "final_ratio": 4.0, "mass": 1500.0,
+            "drag_coefficient": 0.25, "center_of_mass_x": 0.0, "center_of_mass_y": 0.0, "center_of_mass_z": -0.5,
+            "torque_curve": [{"x": 0.0, "y": 400.0}, {"x": 5000.0, "y": 500.0}],
+            "forward_gears": [{"ratio": 3.5, "down_ratio": 0.5, "up_ratio": 0.75}],
+            "steering_curve": [{"x": 0.0, "y": 1.0}],
+            "wheels": [{"tire_friction": 3.5, "damping_rate": 0.25, "max_steer_angle": 70.0, "radius": 30.0,
+                        "max_brake_torque": 1500.0, "max_handbrake_torque": 3000.0,
+                        "lat_stiff_max_load": 2.0, "lat_stiff_value": 17.0, "long_stiff_value": 1000.0,
+                        "position_x": 1.0, "position_y": -1.0, "position_z": 0.0}]}]
+    if i == 2:
+        s["duration"] = 0.03125  # not the step to the next frame, so the file keeps it
+        s["raw"] = [{"id": 200, "data": "AQID"}]
+    return s
+
+
+CARLA_FRAMES = 6
+# Every CARLA event kind, by the frame it belongs to.
+CARLA_EVENTS = [
+    (0, {"kind": "add", "id": 2, "actor_type": 1, "location": [1.0, 2.0, 3.0], "rotation": [0.0, 0.0, 90.0],
+         "uid": 17, "blueprint": "vehicle.lincoln.mkz_2020",
+         "attributes": [{"type": 3, "id": "role_name", "value": "hero"}, {"type": 5, "id": "color", "value": "0,0,0"}]}),
+    (0, {"kind": "add", "id": 3, "actor_type": 2, "location": [5.0, 6.0, 1.0], "rotation": [0.0, 0.0, 0.0],
+         "uid": 18, "blueprint": "walker.pedestrian.0001", "attributes": []}),
+    (1, {"kind": "parent", "id": 9, "parent": 2}),
+    (3, {"kind": "collision", "id": 1, "actor1": 2, "actor2": 3, "hero1": 1, "hero2": 0}),
+    (5, {"kind": "delete", "id": 3}),
+]
+
+
+def player_state(i):
+    """samp-player: on foot for 10 states, then driving: model 411 in seat 0, then 522 in seat 1
+    (a new part), its last states without model and seat (the part goes on)."""
+    if i < 10:
+        return onfoot(i)
+    st = dict(vehicle(i - 10), t=600 + 40 * (i - 10))
+    if i < 15:
+        st.update(vehicle_model=411, seat=0)
+    elif i < 18:
+        st.update(vehicle_model=522, seat=1)
+    return st
+
+
+PLAYER_STATES = 20
+
+
 def subset(got, sent):
     """The keys we sent, as recd exported them (item flags and data default when absent)."""
     out = {}
@@ -126,13 +214,22 @@ class RecordsAllFormats:
     with test_java_client.py, whose client is the Java one behind an adapter."""
 
     def send_all_formats(self, client, prefix):
-        ses = {f: f"{prefix}-{f}" for f in ("samp-onfoot", "samp-vehicle", "recap")}
+        ses = {f: f"{prefix}-{f}" for f in ("samp-onfoot", "samp-vehicle", "recap", "carla", "samp-player")}
         client.open(ses["samp-onfoot"], "samp-onfoot", start_time=1763213398000)
         client.open(ses["samp-vehicle"], "samp-vehicle")
         client.open(ses["recap"], "recap", **recap_open())
+        client.open(ses["carla"], "carla", **carla_open())
+        client.open(ses["samp-player"], "samp-player", start_time=1763213398000)
         for i in range(40):
             client.state(ses["samp-onfoot"], **onfoot(i))
             client.state(ses["samp-vehicle"], **vehicle(i))
+            if i < CARLA_FRAMES:
+                client.state(ses["carla"], **carla_state(i))
+                for frame, ev in CARLA_EVENTS:
+                    if frame == i:
+                        client.event(ses["carla"], **ev)
+            if i < PLAYER_STATES:
+                client.state(ses["samp-player"], **player_state(i))
             if i % 10 == 9:
                 client.flush()  # a server tick
                 if prefix.startswith(("udp", "java-udp")):
@@ -181,11 +278,63 @@ class RecordsAllFormats:
         finally:
             r.cleanup()
 
+    def recorded(self, fmt, session):
+        """The recording files of a session in order: samp-player's parts as its manifest lists
+        them once the session ended (the manifest itself holds arrival times: left out)."""
+        if fmt != "samp-player":
+            return self.recd.files(fmt, session)
+
+        def ended():
+            man = [f for f in self.recd.files(fmt, session) if f.endswith(".json")]
+            try:
+                with open(man[0]) as f:
+                    doc = json.load(f)
+            except (IndexError, OSError, ValueError):
+                return None
+            return doc if doc.get("complete") else None
+
+        doc = self.recd.wait_until(ended)
+        self.assertTrue(doc, self.recd.log_text())
+        return [os.path.join(self.recd.root, p["path"]) for p in doc["parts"]]
+
+    def check_carla(self, msgs):
+        states = [m for m in msgs if m["type"] == "state"]
+        self.assertEqual(len(states), CARLA_FRAMES)
+        for i, st in enumerate(states):
+            sent = carla_state(i)
+            self.assertEqual(subset(st, sent), sent, f"carla frame {i}")
+        events = [m for m in msgs if m["type"] == "event"]
+        self.assertEqual([subset(got, sent) for got, (_, sent) in zip(events, CARLA_EVENTS)],
+                         [sent for _, sent in CARLA_EVENTS])
+        self.assertEqual(msgs[0]["carla"], carla_open()["carla"])
+
+    def check_player(self, session):
+        parts = self.recorded("samp-player", session)
+        self.assertEqual(len(parts), 3, parts)  # on foot, model 411 seat 0, model 522 seat 1
+        states = [m for p in parts for m in self.recd.export(p) if m["type"] == "state"]
+        self.assertEqual(len(states), PLAYER_STATES)
+        for i, st in enumerate(states):
+            sent = {k: v for k, v in player_state(i).items() if k not in ("t", "vehicle_model", "seat")}
+            self.assertEqual(subset(st, sent), sent, f"samp-player state {i}")
+
+    def assert_same_recordings(self, ses_a, ses_b):
+        """The carla and samp-player files of two sends of the same messages are byte-identical
+        (binary frames and NDJSON give the same recording)."""
+        for fmt in ("carla", "samp-player"):
+            a, b = self.recorded(fmt, ses_a[fmt]), self.recorded(fmt, ses_b[fmt])
+            self.assertEqual(len(a), len(b), (a, b))
+            for fa, fb in zip(a, b):
+                with open(fa, "rb") as x, open(fb, "rb") as y:
+                    self.assertTrue(x.read() == y.read(), f"{fa} and {fb} differ")
+
     def check_files(self, ses):
         want = [(f, s) for f, s in ses.items()]
         self.assertTrue(self.recd.wait_for_files(want), "recd did not finalize " + repr(want) +
                         "\n" + self.recd.log_text())
         for fmt, s in ses.items():
+            if fmt == "samp-player":
+                self.check_player(s)
+                continue
             files = self.recd.files(fmt, s)
             self.assertEqual(len(files), 1, files)
             self.assertFalse(os.path.basename(files[0]).startswith("1970"), files[0])  # start_time set
@@ -210,6 +359,8 @@ class RecordsAllFormats:
                 hdr = msgs[0]["recap"]
                 self.assertEqual((hdr["name"], hdr["player"], hdr["weather"]), ("client-test", "Alex", 1))
                 self.assertGreaterEqual(sum(m["type"] == "flush" for m in msgs), 1)
+            elif fmt == "carla":
+                self.check_carla(msgs)
             else:
                 gen = onfoot if fmt == "samp-onfoot" else vehicle
                 self.assertEqual(len(states), 40)
@@ -250,6 +401,14 @@ class PythonClientAgainstRecd(RecordsAllFormats, unittest.TestCase):
 
     def test_udp_ndjson(self):
         self.run_transport("udp", "ndjson")
+
+    def test_binary_and_ndjson_record_the_same(self):
+        ses = {}
+        for encoding in ("binary", "ndjson"):
+            with Client(self.recd.url("unix", encoding), auth=TOKEN) as c:
+                ses[encoding] = self.send_all_formats(c, f"same-{encoding}")
+            self.check_files(ses[encoding])
+        self.assert_same_recordings(ses["binary"], ses["ndjson"])
 
     def test_small_batches(self):
         # Many small batches and datagrams: every batch must stand alone (no key_len 0 across).

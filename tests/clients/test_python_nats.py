@@ -244,9 +244,11 @@ class PublishToFleet(RecordsAllFormats, unittest.TestCase):
         self.check_files(tcp)
         self.check_files(via)
         for fmt in tcp:
-            a, b = self.recd.files(fmt, tcp[fmt])[0], self.recd.files(fmt, via[fmt])[0]
-            with open(a, "rb") as fa, open(b, "rb") as fb:
-                self.assertTrue(fa.read() == fb.read(), f"{fmt}: {b} differs from {a}")
+            files_a, files_b = self.recorded(fmt, tcp[fmt]), self.recorded(fmt, via[fmt])
+            self.assertEqual(len(files_a), len(files_b), (files_a, files_b))
+            for a, b in zip(files_a, files_b):
+                with open(a, "rb") as fa, open(b, "rb") as fb:
+                    self.assertTrue(fa.read() == fb.read(), f"{fmt}: {b} differs from {a}")
 
     def test_b_restart_delivers_what_was_kept(self):
         self.ensure_nats()

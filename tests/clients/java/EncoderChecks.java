@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The Java client's encoders without a server: the example frame of docs/wire.md section 2.4,
- * the on-foot frame size, refusals that name the field, NDJSON passing unknown formats through,
- * URL parsing, and autoSeq numbering each session (read back from a local UDP socket).
+ * the on-foot, samp-player and carla frame sizes, refusals that name the field, NDJSON passing
+ * unknown formats through, URL parsing, and autoSeq numbering each session (read back from a
+ * local UDP socket).
  * Prints "ok" or the first failure and exits 1. */
 package recd.client;
 
@@ -56,6 +57,22 @@ public final class EncoderChecks {
         return m;
     }
 
+    static Map<String, Object> vehicle() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", "state");
+        m.put("session", "p");
+        m.put("t", 31);
+        for (String k : new String[] {"vehicle_id", "left_right", "up_down", "keys", "driver_health", "driver_armour",
+                "weapon", "additional_key", "siren", "landing_gear", "trailer_id"})
+            m.put(k, 0);
+        m.put("rotation", List.of(1.0, 0.0, 0.0, 0.0));
+        m.put("position", List.of(1.0, 2.0, 3.0));
+        m.put("velocity", List.of(0.0, 0.0, 0.0));
+        m.put("vehicle_health", 1000.0);
+        m.put("train_speed", 0.5);
+        return m;
+    }
+
     public static void main(String[] args) throws Exception {
         Map<String, Object> close = new LinkedHashMap<>();
         close.put("type", "close");
@@ -78,6 +95,31 @@ public final class EncoderChecks {
                 "valid session key");
         refuses(() -> Wire.encodeBinary(Map.of("type", "open", "session", "c", "format", "later"), "later", false,
                 65536), "no binary encoding");
+        Map<String, Object> car = vehicle();
+        check(Wire.encodeBinary(car, "samp-player", true, 65536).length == 8 + 1 + 8 + 67, "player vehicle frame size");
+        car.put("vehicle_model", 99);
+        refuses(() -> Wire.encodeBinary(car, "samp-player", false, 65536), "state.vehicle_model: 99 is not 400..611");
+        car.put("vehicle_model", 411);
+        car.put("seat", 4);
+        refuses(() -> Wire.encodeBinary(car, "samp-player", false, 65536), "state.seat: 4 is not 0..3");
+        Map<String, Object> walker = onfoot();
+        walker.put("seat", 1);
+        refuses(() -> Wire.encodeBinary(walker, "samp-player", false, 65536), "belong to vehicle states");
+        Map<String, Object> frame = new LinkedHashMap<>(Map.of("type", "state", "session", "c", "frame", 1,
+                "elapsed", 0.5));
+        check(Wire.encodeBinary(frame, "carla", false, 65536).length == 8 + 2 + 8 + 28, "empty carla frame size");
+        frame.put("positionz", List.of());
+        refuses(() -> Wire.encodeBinary(frame, "carla", false, 65536), "state: unknown key 'positionz'");
+        frame.remove("positionz");
+        frame.put("walker_animations", List.of(Map.of("id", 1, "speed", 1e39)));
+        refuses(() -> Wire.encodeBinary(frame, "carla", false, 65536),
+                "state.walker_animations[0].speed: 1.0E39 does not fit f32");
+        frame.put("walker_animations", List.of(Map.of("id", 1, "speed", "nan:0x7fc0")));
+        refuses(() -> Wire.encodeBinary(frame, "carla", false, 65536), "is not a number");
+        refuses(() -> Wire.encodeBinary(Map.of("type", "event", "session", "c", "kind", "spawn"), "carla", false,
+                65536), "event.kind");
+        refuses(() -> Wire.encodeBinary(Map.of("type", "open", "session", "c", "format", "carla"), "carla", false,
+                65536), "open.carla: required");
         refuses(() -> WireUrl.parse("tcp://127.0.0.1"), "HOST:PORT");
         refuses(() -> WireUrl.parse("http://x:1"), "scheme");
         check(WireUrl.parse("tcp://[::1]:7070?encoding=ndjson").host.equals("::1"), "IPv6 URL");

@@ -65,6 +65,9 @@ public final class JsonLinesSender {
         System.out.println(sb.append('}'));
     }
 
+    /* One JSON value (objects keep their key order), for FrameDump too. */
+    static Object parse(String line) { return new JsonLinesSender(line).value(); }
+
     private void ws() {
         while (i < s.length() && Character.isWhitespace(s.charAt(i)))
             i++;

@@ -137,4 +137,12 @@ final class Fields {
             throw new EncodeException(where + ": " + data.length + " bytes is longer than " + limit);
         w.be(data.length, width).bytes(data);
     }
+
+    /* The same with a little-endian length (CARLA's strings). */
+    static void prefixedLe(ByteWriter w, byte[] data, int width, String where) {
+        long limit = width == 2 ? 0xFFFF : 0xFFFFFFFFL;
+        if (data.length > limit)
+            throw new EncodeException(where + ": " + data.length + " bytes is longer than " + limit);
+        w.le(data.length, width).bytes(data);
+    }
 }

@@ -10,5 +10,7 @@ public final class Formats {
     public static final Map<String, WireFormat> TABLE = Map.of(
             "samp-onfoot", SampFormats.ONFOOT,
             "samp-vehicle", SampFormats.VEHICLE,
-            "recap", RecapFormat.INSTANCE);
+            "recap", RecapFormat.INSTANCE,
+            "carla", CarlaFormat.INSTANCE,
+            "samp-player", SampFormats.PLAYER);
 }

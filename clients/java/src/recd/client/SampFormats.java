@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The SA-MP .rec formats' state payloads: the block without its u32 time, little-endian
- * (docs/formats/samp-rec.md), from the JSON field names of docs/protocol.md section 2.3. */
+ * (docs/formats/samp-rec.md), from the JSON field names of docs/protocol.md section 2.3; and
+ * samp-player's, which puts the block's .rec type (and a vehicle's model and seat) in front. */
 package recd.client;
 
 import java.util.Map;
@@ -94,6 +95,34 @@ final class SampFormats {
                 w.le(Fields.integer(t.get(0), "u16", "state.hydra_thrust[0]"), 2)
                         .le(Fields.integer(t.get(1), "u16", "state.hydra_thrust[1]"), 2);
             }
+        }
+    };
+
+    /* samp-player (docs/wire.md 2.3, docs/protocol.md 2.9): a state with vehicle_id is a vehicle
+     * state: u8 type 1, u16 model (0: not given, else 400..611), u8 seat (0xFF: not given, else
+     * 0..3), the vehicle payload; any other is on foot: u8 type 2, the on-foot payload. */
+    static final WireFormat PLAYER = new Samp("samp-player", 5) {
+        public void state(Map<String, Object> m, ByteWriter w) {
+            if (!m.containsKey("vehicle_id")) {
+                if (m.containsKey("vehicle_model") || m.containsKey("seat"))
+                    throw new EncodeException("state: vehicle_model and seat belong to vehicle states");
+                w.u8(2);
+                ONFOOT.state(m, w);
+                return;
+            }
+            long model = 0, seat = 0xFF;
+            if (m.get("vehicle_model") != null) {
+                model = g(m, "vehicle_model", "u16");
+                if (model < 400 || model > 611)
+                    throw new EncodeException("state.vehicle_model: " + model + " is not 400..611");
+            }
+            if (m.get("seat") != null) {
+                seat = g(m, "seat", "u8");
+                if (seat > 3)
+                    throw new EncodeException("state.seat: " + seat + " is not 0..3");
+            }
+            w.u8(1).le(model, 2).u8((int) seat);
+            VEHICLE.state(m, w);
         }
     };
 }

@@ -48,7 +48,8 @@ public final class Wire {
         checkCommon(m);
         Object type = m.get("type");
         WireFormat fmt = formatName == null ? null : Formats.TABLE.get(formatName);
-        if (fmt != null && ("state".equals(type) || "event".equals(type)) && !m.containsKey(fmt.timeKey()))
+        if (fmt != null && fmt.timeKey() != null && ("state".equals(type) || "event".equals(type))
+                && !m.containsKey(fmt.timeKey()))
             throw new EncodeException(type + "." + fmt.timeKey() + ": missing (NDJSON always carries the time)");
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("type", type);
@@ -99,8 +100,11 @@ public final class Wire {
         }
         case "state":
         case "event": {
-            Object t = m.get(fmt.timeKey());
-            if (t != null) {
+            Object t = fmt.timeKey() == null ? null : m.get(fmt.timeKey());
+            if (fmt.timeKey() == null) {
+                flags |= FLAG_TIME;
+                w.le(0, 8);
+            } else if (t != null) {
                 long time = Fields.integer(t, "u63", type + "." + fmt.timeKey());
                 if (time > fmt.timeMax())
                     throw new EncodeException(type + "." + fmt.timeKey() + ": " + time + " is over " + fmt.timeMax());

@@ -10,7 +10,9 @@ public interface WireFormat {
 
     int code(); /* the open payload's format byte */
 
-    String timeKey(); /* the message key that becomes the frame's time: "t" or "tick" */
+    /* The message key that becomes the frame's time: "t" or "tick"; null for a format whose
+     * payload holds its time (carla): its states and events always carry time 0. */
+    String timeKey();
 
     long timeMax();
 
