@@ -70,6 +70,7 @@ typedef struct nats_record {
     uint64_t seq_written;  /* highest stream sequence of it written (or its open's) */
     uint64_t seq_stored;
     uint64_t dup_upto;     /* taken over: redeliveries up to this stream sequence are dropped */
+    uint64_t seq_taken;    /* highest stream sequence of a message that fed it */
     bool dirty;
     bool closed_by_message; /* its record goes with it */
     bool keep;              /* closed to be taken over again: its record stays */
@@ -92,11 +93,25 @@ typedef struct kv_request {
 /* A session record read when a partition was claimed, for the loop thread. */
 typedef struct taken_record {
     struct taken_record *next;
+    bool closed; /* a closed session's mark: only seq says something */
     uint32_t part_no;
     uint64_t seq;
+    char key[RECD_SESSION_KEY_MAX + 1];
+    char kvkey[NATS_RECORD_KEY_MAX];
     size_t len;
     uint8_t open[];
 } taken_record;
+
+/* A session that ended for good: its record says "closed at stream sequence seq" until the
+ * partition's messages up to seq are all acknowledged, so that a consumer started again at an
+ * older ack floor does not open it again from its redelivered open (loop thread). */
+typedef struct closed_mark {
+    struct closed_mark *next;
+    uint64_t seq;
+    bool stored; /* in the bucket: deleted once the partition is acknowledged up to seq */
+    char key[RECD_SESSION_KEY_MAX + 1];
+    char kvkey[NATS_RECORD_KEY_MAX];
+} closed_mark;
 
 /* A message taken and not yet acknowledged (loop thread). */
 typedef struct pending_ack {
@@ -142,6 +157,7 @@ typedef struct nats_partition {
     size_t cur_len;
     const taken_record *replaying; /* the record whose open is being dispatched */
     bool dup_check;            /* sessions taken over here: their redeliveries are looked at */
+    closed_mark *closed;       /* sessions of p that ended for good not long ago */
 } nats_partition;
 
 typedef struct nats_source {
@@ -409,26 +425,36 @@ static void store_records(nats_source *src)
     pthread_mutex_unlock(&src->lock);
 }
 
+/* "rsr1" with the part number and sequence, then the open frame; "rsc1" with the sequence only
+ * for a closed session's mark. Keys are s.<partition>.<session key with '=' for '.'>. */
 static taken_record *parse_record(nats_source *src, const char *key, const uint8_t *v, size_t len)
 {
-    if (len <= NATS_RECORD_HEAD || memcmp(v, "rsr1", 4) != 0 ||
-        len - NATS_RECORD_HEAD > (size_t)src->g->cfg->limits.max_frame) {
+    const char *dot = key ? strchr(key, '.') : NULL;
+    dot = dot ? strchr(dot + 1, '.') : NULL;
+    bool closed = len == NATS_RECORD_HEAD && memcmp(v, "rsc1", 4) == 0;
+    if (!dot || strlen(dot + 1) > RECD_SESSION_KEY_MAX || strlen(key) >= NATS_RECORD_KEY_MAX ||
+        (!closed && (len <= NATS_RECORD_HEAD || memcmp(v, "rsr1", 4) != 0 ||
+                     len - NATS_RECORD_HEAD > (size_t)src->g->cfg->limits.max_frame))) {
         log_warn("%s: session record %s ignored: not a record of this recd version (%zu bytes)",
-                 src->l->cfg.url, key, len);
+                 src->l->cfg.url, key ? key : "?", len);
         return NULL;
     }
-    taken_record *t = malloc(sizeof *t + len - NATS_RECORD_HEAD);
+    size_t open_len = closed ? 0 : len - NATS_RECORD_HEAD;
+    taken_record *t = calloc(1, sizeof *t + open_len);
     if (!t)
         return NULL;
-    t->next = NULL;
-    t->part_no = 0;
-    t->seq = 0;
+    t->closed = closed;
     for (int i = 3; i >= 0; i--)
         t->part_no = t->part_no << 8 | v[4 + i];
     for (int i = 7; i >= 0; i--)
         t->seq = t->seq << 8 | v[8 + i];
-    t->len = len - NATS_RECORD_HEAD;
-    memcpy(t->open, v + NATS_RECORD_HEAD, t->len);
+    snprintf(t->kvkey, sizeof t->kvkey, "%s", key);
+    snprintf(t->key, sizeof t->key, "%s", dot + 1);
+    for (char *c = t->key; *c; c++)
+        if (*c == '=')
+            *c = '.';
+    t->len = open_len;
+    memcpy(t->open, v + NATS_RECORD_HEAD, open_len);
     return t;
 }
 
@@ -866,16 +892,98 @@ static void record_put(nats_source *src, nats_record *rec)
     send_request(src, r);
 }
 
-static void record_delete(nats_source *src, const nats_record *rec)
+static void record_delete(nats_source *src, const char *kvkey)
 {
     kv_request *r = calloc(1, sizeof *r);
     if (!r) {
         count_record_failure(src);
         return;
     }
-    memcpy(r->key, rec->key, sizeof r->key);
+    snprintf(r->key, sizeof r->key, "%s", kvkey);
     r->del = true;
     send_request(src, r);
+}
+
+static closed_mark *find_mark(nats_partition *p, const char *key, size_t len)
+{
+    for (closed_mark *c = p->closed; c; c = c->next)
+        if (strlen(c->key) == len && memcmp(c->key, key, len) == 0)
+            return c;
+    return NULL;
+}
+
+static void add_mark(nats_partition *p, const char *key, const char *kvkey, uint64_t seq)
+{
+    closed_mark *c = find_mark(p, key, strlen(key));
+    if (!c) {
+        if (!(c = calloc(1, sizeof *c)))
+            return; /* its redelivered open could open it again: nothing worse */
+        snprintf(c->key, sizeof c->key, "%s", key);
+        snprintf(c->kvkey, sizeof c->kvkey, "%s", kvkey);
+        c->next = p->closed;
+        p->closed = c;
+    }
+    if (seq > c->seq)
+        c->seq = seq;
+}
+
+/* The session of a record ended for good: its record becomes a mark, "closed at seq". */
+static void record_close(nats_source *src, nats_partition *p, const nats_record *rec)
+{
+    uint64_t seq = rec->seq_taken > rec->seq_written ? rec->seq_taken : rec->seq_written;
+    kv_request *r = calloc(1, sizeof *r + NATS_RECORD_HEAD);
+    if (!r) {
+        count_record_failure(src);
+        return;
+    }
+    memcpy(r->key, rec->key, sizeof r->key);
+    memcpy(r->val, "rsc1", 4);
+    for (int i = 0; i < 8; i++)
+        r->val[8 + i] = (uint8_t)(seq >> (8 * i));
+    r->len = NATS_RECORD_HEAD;
+    send_request(src, r);
+    add_mark(p, rec->s->key, rec->key, seq);
+}
+
+/* Marks whose sequence the partition is acknowledged up to go: no message they stand for can
+ * come again. Without a message taken past a mark it stays (in the bucket too). */
+static void expire_marks(nats_source *src, nats_partition *p)
+{
+    if (!p->closed)
+        return;
+    uint64_t floor = p->highest_taken;
+    for (size_t i = 0; i < p->npending; i++)
+        if (p->pending[i].seq && p->pending[i].seq - 1 < floor)
+            floor = p->pending[i].seq - 1;
+    for (closed_mark **at = &p->closed; *at;) {
+        closed_mark *c = *at;
+        if (c->seq > floor) {
+            at = &c->next;
+            continue;
+        }
+        record_delete(src, c->kvkey);
+        *at = c->next;
+        free(c);
+    }
+}
+
+static void free_marks(nats_partition *p)
+{
+    while (p->closed) {
+        closed_mark *next = p->closed->next;
+        free(p->closed);
+        p->closed = next;
+    }
+}
+
+/* A message of a session that ended for good here or on the previous owner, come again. */
+static bool after_close(nats_source *src, nats_partition *p, const char *key, size_t len)
+{
+    const closed_mark *c = p->closed ? find_mark(p, key, len) : NULL;
+    if (!c || p->cur_seq > c->seq)
+        return false;
+    recd_metric_add(src->g->metrics->nats_duplicates_dropped_total, 0, 1);
+    return true;
 }
 
 static void record_mark(nats_record *rec)
@@ -938,6 +1046,13 @@ static void record_open(nats_source *src, nats_partition *p, const recd_msg *m)
     }
     s->input_record = rec;
     LIST_INSERT_HEAD(&src->records, rec, link);
+    for (closed_mark **at = &p->closed; *at; at = &(*at)->next)
+        if (strcmp((*at)->key, s->key) == 0) { /* its key holds this record now */
+            closed_mark *c = *at;
+            *at = c->next;
+            free(c);
+            break;
+        }
     record_put(src, rec);
 }
 
@@ -966,6 +1081,13 @@ static void take_over(nats_source *src, nats_partition *p)
         return;
     }
     while (t) {
+        if (t->closed) {
+            add_mark(p, t->key, t->kvkey, t->seq);
+            taken_record *next = t->next;
+            free(t);
+            t = next;
+            continue;
+        }
         char err[512] = "";
         p->replaying = t;
         p->cur_seq = t->seq;
@@ -1033,6 +1155,9 @@ static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char
     p->sample = m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT;
     if (p->replaying && !replay_open(src, m))
         return 0;
+    if (!p->replaying && p->closed &&
+        after_close(src, p, m->session, strnlen(m->session, RECD_SESSION_KEY_MAX)))
+        return 0;
     nats_record *closing = NULL;
     if (!p->replaying && (p->dup_check || m->type == RECD_MSG_CLOSE)) {
         recd_session *s = session_table_find(&in->sessions->table, m->session,
@@ -1061,6 +1186,8 @@ static int on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wir
     if (p->replaying)
         return 0;
     if (p->dup_check && redelivered(p->src, p, st->handle))
+        return 0;
+    if (!st->handle && p->closed && after_close(p->src, p, st->key, st->key_len))
         return 0;
     return session_dispatch_rec(in, st, meta, err, errlen);
 }
@@ -1177,8 +1304,11 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
         e->input_no = e->s->inputs;
         e->lost_before = e->s->lost_total;
         nats_record *rec = record_of(src, e->s);
-        if (rec)
+        if (rec) {
+            if (seq > rec->seq_taken)
+                rec->seq_taken = seq;
             record_mark(rec); /* a new part */
+        }
     }
     p->in.touched = NULL;
     if (p->in.over_process || p->in.over_key[0])
@@ -1288,6 +1418,7 @@ static void drain_queues(nats_source *src)
         }
         drain_partition(src, p);
         ack_written(src, p);
+        expire_marks(src, p);
     }
     store_dirty(src);
     listener_tally_publish(g->metrics, RECD_M_NATS, &src->tally);
@@ -1314,6 +1445,7 @@ static void source_free(nats_source *src)
         free(p->queue);
         free(p->pending);
         free_taken(p->takeovers);
+        free_marks(p);
         recd_wire_decoder_free(p->dec);
     }
     while (src->req_head) {
@@ -1580,12 +1712,13 @@ static void record_session_freed(nats_record *rec)
         pthread_mutex_unlock(&src->lock);
         const recd_session *now = session_table_get(&src->g->sessions->table, s->key);
         bool replaced = now && now != s && now->input_record;
-        if (rec->keep || replaced)
-            ; /* another session, here or elsewhere, has this key's record now */
-        else if (rec->closed_by_message || (owned && !src->retiring))
-            record_delete(src, rec);
-        else if (s->part_no != rec->part_stored || rec->seq_written != rec->seq_stored)
-            record_put(src, rec);
+        /* keep or replaced: another session, here or elsewhere, has this key's record now. */
+        if (!rec->keep && !replaced) {
+            if (rec->closed_by_message || (owned && !src->retiring))
+                record_close(src, p, rec);
+            else if (s->part_no != rec->part_stored || rec->seq_written != rec->seq_stored)
+                record_put(src, rec);
+        }
     }
     ((recd_session *)(uintptr_t)s)->input_record = NULL;
     free(rec);
