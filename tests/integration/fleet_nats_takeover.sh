@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Session takeover in a two-instance recd fleet on a real `nats-server -js`: 24 sessions are
-# published at their recordings' pace while the instance owning half of the partitions is killed
-# with SIGKILL. The survivor takes its sessions over from their records in the sessions bucket:
-# every state of every session is in the two instances' parts, in order, the survivor's part
-# numbers continue the dead one's, and what is there twice is only a stretch the dead instance had
-# written but not yet acknowledged (docs/fleet.md, "Failover").
+# published at their recordings' pace while the instance owning half of the partitions goes away,
+# killed with SIGKILL in a first round and stopped with SIGTERM in a second. The other one takes
+# its sessions over from their records in the sessions bucket: every state of every session is in
+# the two instances' parts, in order, the survivor's part numbers continue the first one's, and
+# what is there twice is only a stretch the dead instance had written but not yet acknowledged
+# (docs/fleet.md, "Failover").
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -31,19 +32,25 @@ wait_for() { # SECONDS COMMAND...
     return 1
 }
 sessions=24
+files=()
 
 nats-server -js -a 127.0.0.1 -p -1 -sd "$tmp/js" >"$tmp/nats.log" 2>&1 &
 nats_pid=$!
 wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" || { echo "FAIL: nats-server did not start" >&2; exit 1; }
 port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
-url="nats://127.0.0.1:$port/recd.tk"
+for i in $(seq "$sessions"); do
+    "$RECTOOL" generate --format samp-vehicle --duration 8s --seed "$i" -o "$tmp/gen-$i.rec" >/dev/null ||
+        fail "rectool generate"
+    files+=("$tmp/gen-$i.rec")
+done
 
 start_instance() { # NAME: starts recd instance NAME; sets pid_out
-    cat >"$tmp/$1.yaml" <<YAML
+    mkdir -p "$run"
+    cat >"$run/$1.yaml" <<YAML
 listen:
   - $url
 output:
-  root: $tmp/out-$1
+  root: $run/out-$1
   path_template: "{format}/{session}/{part}.{ext}"
   rebase_parts: false
 metrics:
@@ -56,10 +63,10 @@ nats:
   lease_ttl: 3s
   instance: $1
 YAML
-    "$RECD" --config "$tmp/$1.yaml" --print-ports >"$tmp/$1.ports" 2>"$tmp/$1.log" &
+    "$RECD" --config "$run/$1.yaml" --print-ports >"$run/$1.ports" 2>"$run/$1.log" &
     pid_out=$!
-    wait_for 20 grep -qs '^metrics ' "$tmp/$1.ports"
-    if grep -q 'without NATS support' "$tmp/$1.log"; then
+    wait_for 20 grep -qs '^metrics ' "$run/$1.ports"
+    if grep -q 'without NATS support' "$run/$1.log"; then
         echo "SKIP: recd was built without libnats"
         exit 77
     fi
@@ -68,60 +75,59 @@ metric() { # INSTANCE NAME
     python3 -c 'import sys, urllib.request
 for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode().splitlines():
     if line.startswith(sys.argv[2] + " "): print(line.split()[1])' \
-        "$(sed -n 's/^metrics //p' "$tmp/$1.ports")" "$2" 2>/dev/null
+        "$(sed -n 's/^metrics //p' "$run/$1.ports")" "$2" 2>/dev/null
 }
 owns() { [ "$(metric "$1" recd_nats_partitions_owned)" = "$2" ]; }
 
-start_instance a
-a_pid=$pid_out
-wait_for 30 owns a 4 || fail "instance a did not claim the 4 partitions"
-start_instance b
-b_pid=$pid_out
-balanced() { owns a 2 && owns b 2; }
-wait_for 30 balanced || fail "no rebalance after b joined"
+round() { # SIGNAL: one round, a leaving with that signal
+    signal=$1
+    run=$tmp/$signal
+    url="nats://127.0.0.1:$port/recd.$signal"
+    start_instance a
+    a_pid=$pid_out
+    wait_for 30 owns a 4 || fail "instance a did not claim the 4 partitions"
+    start_instance b
+    b_pid=$pid_out
+    balanced() { owns a 2 && owns b 2; }
+    wait_for 30 balanced || fail "no rebalance after b joined"
 
-files=()
-for i in $(seq "$sessions"); do
-    "$RECTOOL" generate --format samp-vehicle --duration 8s --seed "$i" -o "$tmp/gen-$i.rec" >/dev/null ||
-        fail "rectool generate"
-    files+=("$tmp/gen-$i.rec")
-done
-# Sessions t-1 .. t-24, interleaved at the recordings' own pace (about 11 states/s each).
-"$RECTOOL" send "${files[@]}" --to "$url" --partitions 4 --session t --speed 1 >"$tmp/send.out" 2>&1 &
-send_pid=$!
+    # Sessions t-1 .. t-24, interleaved at the recordings' own pace (about 11 states/s each).
+    "$RECTOOL" send "${files[@]}" --to "$url" --partitions 4 --session t --speed 1 >"$run/send.out" 2>&1 &
+    send_pid=$!
 
-# a dies once it has written something of several sessions (a .part left behind).
-a_parts() { [ "$(find "$tmp/out-a" -name '*.part' 2>/dev/null | wc -l)" -ge 4 ]; }
-wait_for 30 a_parts || fail "instance a wrote nothing of its sessions"
-sleep 0.5 # not for correctness: a little more of a's sessions in flight when it dies
-kill -9 "$a_pid"
-wait "$a_pid" 2>/dev/null
-a_pid=
-wait_for 20 owns b 4 || fail "b did not take the partitions over"
-wait "$send_pid"
-code=$?
-send_pid=
-[ "$code" -eq 0 ] || fail "rectool send exited with $code: $(cat "$tmp/send.out")"
-# Every session ends with a close: b finalizes each (none is left as .part in b's root).
-all_closed() {
-    [ "$(find "$tmp/out-b" -name '*.rec' ! -name '*.part' | sed 's|/[^/]*$||' | sort -u | wc -l)" -ge "$sessions" ] &&
-        [ -z "$(find "$tmp/out-b" -name '*.part')" ]
-}
-wait_for 30 all_closed || fail "b did not finalize every session"
-taken=$(metric b recd_nats_sessions_taken_over_total)
-dropped=$(metric b recd_nats_duplicates_dropped_total)
-kill -TERM "$b_pid"
-wait "$b_pid"
-code=$?
-b_pid=
-[ "$code" -eq 0 ] || fail "b exited with $code after SIGTERM"
+    # a goes once it has written something of several sessions (a .part left behind).
+    a_parts() { [ "$(find "$run/out-a" -name '*.part' 2>/dev/null | wc -l)" -ge 4 ]; }
+    wait_for 30 a_parts || fail "instance a wrote nothing of its sessions"
+    sleep 0.5 # not for correctness: a little more of a's sessions in flight when it dies
+    kill "-$signal" "$a_pid"
+    wait "$a_pid" 2>/dev/null
+    a_pid=
+    wait_for 20 owns b 4 || fail "b did not take the partitions over"
+    wait "$send_pid"
+    code=$?
+    send_pid=
+    [ "$code" -eq 0 ] || fail "rectool send exited with $code: $(cat "$run/send.out")"
+    # Every session ends with a close: b finalizes each (none is left as .part in b's root).
+    all_closed() {
+        [ "$(find "$run/out-b" -name '*.rec' ! -name '*.part' | sed 's|/[^/]*$||' | sort -u | wc -l)" -ge "$sessions" ] &&
+            [ -z "$(find "$run/out-b" -name '*.part')" ]
+    }
+    wait_for 30 all_closed || fail "b did not finalize every session"
+    taken=$(metric b recd_nats_sessions_taken_over_total)
+    dropped=$(metric b recd_nats_duplicates_dropped_total)
+    kill -TERM "$b_pid"
+    wait "$b_pid"
+    code=$?
+    b_pid=
+    [ "$code" -eq 0 ] || fail "b exited with $code after SIGTERM"
 
-# Every state of every session, in order, across a's parts (left as .part: read up to the last
-# whole block, as recovery would) and b's; part numbers unique and b's after a's; repeats only at
-# the start of b's first part of a session taken over.
-python3 - "$tmp" "$sessions" "${taken:-0}" <<'PY' >"$tmp/check.out" 2>&1 || fail "$(cat "$tmp/check.out")"
+    # Every state of every session, in order, across a's parts (left as .part after a SIGKILL: read
+    # up to the last whole block, as recovery would) and b's; part numbers unique and b's after
+    # a's; repeats only at the start of b's first part of a session taken over, none after SIGTERM.
+    python3 - "$tmp" "$run" "$sessions" "${taken:-0}" "$signal" <<'PY' >"$run/check.out" 2>&1 || fail "$signal: $(cat "$run/check.out")"
 import glob, os, sys
-tmp, n, taken = sys.argv[1], int(sys.argv[2]), int(float(sys.argv[3]))
+tmp, run, n, taken = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(float(sys.argv[4]))
+graceful = sys.argv[5] == "TERM" # every record carries its last sequence: nothing twice
 HEAD, BLOCK = 8, 67
 def blocks(path, partial):
     data = open(path, "rb").read()
@@ -136,7 +142,7 @@ for i in range(1, n + 1):
     orig = blocks("%s/gen-%d.rec" % (tmp, i), False)
     parts = []
     for who in "ab":
-        for f in glob.glob("%s/out-%s/*/t-%d/*" % (tmp, who, i)):
+        for f in glob.glob("%s/out-%s/*/t-%d/*" % (run, who, i)):
             name = os.path.basename(f)
             parts.append((int(name.split(".")[0]), who, f, name.endswith(".part")))
     parts.sort()
@@ -163,6 +169,8 @@ for i in range(1, n + 1):
                 break
     if j != len(orig):
         bad.append("t-%d: %d of %d states recorded" % (i, j, len(orig)))
+if graceful and repeated:
+    bad.append("%d states written twice after a graceful stop" % repeated)
 if moved == 0:
     bad.append("no session was continued on b")
 if taken < moved:
@@ -172,12 +180,17 @@ if bad:
     sys.exit(1)
 print("%d sessions, %d continued on b, %d states written twice" % (n, moved, repeated))
 PY
-result=$(cat "$tmp/check.out")
+    result="$result$signal: $(cat "$run/check.out"), $taken sessions taken over, ${dropped:-0} redeliveries dropped as duplicates. "
+
+}
+result=
+round KILL
+[ "$failures" -eq 0 ] && round TERM
 
 if [ "$failures" -ne 0 ]; then
-    sed 's/^/    a: /' "$tmp/a.log" | tail -20 >&2
-    sed 's/^/    b: /' "$tmp/b.log" | tail -30 >&2
+    sed 's/^/    a: /' "$run/a.log" | tail -20 >&2
+    sed 's/^/    b: /' "$run/b.log" | tail -30 >&2
     echo "$failures check(s) failed" >&2
     exit 1
 fi
-echo "$result; $taken sessions taken over, ${dropped:-0} redeliveries dropped as duplicates"
+echo "$result"
