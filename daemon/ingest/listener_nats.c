@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* nats:// inputs (listener.h): the worker thread that talks to JetStream (connection,
- * stream, lease bucket, consumers, leases, pulls) and the loop-thread side that decodes,
- * dispatches and acknowledges once written. The two share only the per-partition queues, the
- * in-flight counts and a few flags, under one mutex. */
+ * stream, lease bucket, consumers, leases, pulls, session records) and the loop-thread side that
+ * decodes, dispatches and acknowledges once written, keeps a record of each session for its
+ * takeover by another instance and opens the sessions of records read at a claim. The two share
+ * only the per-partition queues, the record writes and reads, the in-flight counts and a few
+ * flags, under one mutex. */
 
 #include "listener.h"
 
@@ -174,6 +176,7 @@ typedef struct nats_source {
     nats_partition *parts;
     input_tally tally;
     bool retiring, closed;
+    bool taking_stopped; /* loop: retired, nothing more is taken (what is queued stays unacknowledged) */
 
     pthread_t worker;
     bool worker_started;
@@ -1408,6 +1411,11 @@ static void drain_queues(nats_source *src)
     recd_ingest *g = src->g;
     for (uint32_t i = 0; i < src->nparts; i++) {
         nats_partition *p = &src->parts[i];
+        if (src->taking_stopped) {
+            ack_written(src, p);
+            expire_marks(src, p);
+            continue;
+        }
         take_over(src, p);
         if (p->blocked) {
             if (ingest_over_process_limit(g) || sessions_over_limit(g->sessions, p->in.over_key))
@@ -1539,7 +1547,7 @@ static void finish_if_done(nats_source *src)
         pthread_mutex_lock(&src->lock);
         size_t queued = p->qcount;
         pthread_mutex_unlock(&src->lock);
-        if (queued || p->npending)
+        if ((queued && !src->taking_stopped) || p->npending)
             return;
     }
     close_source(src);
@@ -1680,6 +1688,13 @@ void listener_nats_retire(recd_listener *l)
     src->retiring = true; /* the worker pulls nothing more; leases go when it stops */
     pthread_mutex_unlock(&src->lock);
     drain_queues(src);
+    /* What is queued now, or arrives from a pull under way, is left unacknowledged for the next
+     * owner: the sessions it belongs to are closed from here on (a shutdown), and a state taken
+     * after its session's close would be refused and acknowledged, lost. */
+    if (!src->closed) {
+        src->taking_stopped = true;
+        finish_if_done(src);
+    }
 }
 
 /* Called after every write completion: the scan is only marked due here, through the source's
