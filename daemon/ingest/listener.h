@@ -153,7 +153,9 @@ void ingest_drain_datagrams(recd_ingest *g);
  * leases in a key-value bucket, renews and releases them, and pulls from one durable consumer per
  * owned partition while that partition has room (nats.max_in_flight). Messages reach the loop
  * thread through a uv_async and a queue per partition; each is one wire frame, decoded and
- * dispatched like stream input, and acknowledged only once the bytes it produced are in a file. */
+ * dispatched like stream input, and acknowledged only once the bytes it produced are in a file.
+ * Each session opened from a partition has a record in a second bucket (its open message, next
+ * part number, last written stream sequence) from which the partition's next owner opens it. */
 /* Starts a nats:// listener (cfg->nats). 0, or a negative errno with why (-ENOTSUP: recd was
  * built without libnats). The connection is made in the background: an unreachable server is
  * retried, and /healthz says so meanwhile. */

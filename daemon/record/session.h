@@ -102,6 +102,9 @@ typedef struct recd_session {
     session_ring *ring;         /* instant replay (session_ring.c), or NULL */
     const session_format *ops;  /* what the session does in its format's way */
     void *format_data;          /* the format's own state (session_recap.c), or NULL */
+    /* The input's own record of it, or NULL: a nats:// input keeps what another instance needs
+     * to take the session over (listener_nats.c); freed by that input when the session is. */
+    void *input_record;
 } recd_session;
 
 /* Accepted input not yet added to the metrics: published once per read, not per message. */

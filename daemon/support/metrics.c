@@ -565,6 +565,14 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         NULL, 0);
     add(r, &bad, &m->nats_acked_total, C, "recd_nats_acked_total",
         "Stream messages acknowledged once their bytes were in a file.", NULL, 0);
+    add(r, &bad, &m->nats_sessions_taken_over_total, C, "recd_nats_sessions_taken_over_total",
+        "Sessions opened here from another instance's session record when a partition was claimed.",
+        NULL, 0);
+    add(r, &bad, &m->nats_session_record_failures_total, C,
+        "recd_nats_session_record_failures_total",
+        "Session record writes or deletes in the sessions bucket that failed (retried, or dropped "
+        "when too many wait).",
+        NULL, 0);
     add_real(r, &bad, &m->process_cpu_seconds_total, C, "process_cpu_seconds_total",
              "Total user and system CPU time spent in seconds.");
     add_real(r, &bad, &m->process_resident_memory_bytes, G, "process_resident_memory_bytes",

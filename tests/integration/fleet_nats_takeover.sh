@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: MIT
+# Session takeover in a two-instance recd fleet on a real `nats-server -js`: 24 sessions are
+# published at their recordings' pace while the instance owning half of the partitions goes away,
+# killed with SIGKILL in a first round and stopped with SIGTERM in a second. The other one takes
+# its sessions over from their records in the sessions bucket: every state of every session is in
+# the two instances' parts, in order, the survivor's part numbers continue the first one's, and
+# what is there twice is only a stretch the dead instance had written but not yet acknowledged
+# (docs/fleet.md, "Failover").
+set -u
+# shellcheck source=../shell/recd_daemon.sh
+. "$(dirname "$0")/../shell/recd_daemon.sh"
+require_recd
+command -v nats-server >/dev/null || { echo "SKIP: nats-server is not installed"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fleet_takeover.XXXXXX")
+a_pid= b_pid= nats_pid= send_pid=
+cleanup() {
+    for p in $send_pid $a_pid $b_pid $nats_pid; do kill -9 "$p" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+# shellcheck source=../shell/expect.sh
+. "$(dirname "$0")/../shell/expect.sh"
+scale=${RECD_TEST_TIME_SCALE:-1}
+wait_for() { # SECONDS COMMAND...
+    local n=$(($1 * 10 * scale))
+    shift
+    for _ in $(seq "$n"); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+sessions=24
+files=()
+
+nats-server -js -a 127.0.0.1 -p -1 -sd "$tmp/js" >"$tmp/nats.log" 2>&1 &
+nats_pid=$!
+wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" || { echo "FAIL: nats-server did not start" >&2; exit 1; }
+port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
+for i in $(seq "$sessions"); do
+    "$RECTOOL" generate --format samp-vehicle --duration 8s --seed "$i" -o "$tmp/gen-$i.rec" >/dev/null ||
+        fail "rectool generate"
+    files+=("$tmp/gen-$i.rec")
+done
+
+start_instance() { # NAME: starts recd instance NAME; sets pid_out
+    mkdir -p "$run"
+    cat >"$run/$1.yaml" <<YAML
+listen:
+  - $url
+output:
+  root: $run/out-$1
+  path_template: "{format}/{session}/{part}.{ext}"
+  rebase_parts: false
+metrics:
+  enabled: true
+  listen: 127.0.0.1:0
+flush:
+  interval: 100ms
+nats:
+  partitions: 4
+  lease_ttl: 3s
+  instance: $1
+YAML
+    "$RECD" --config "$run/$1.yaml" --print-ports >"$run/$1.ports" 2>"$run/$1.log" &
+    pid_out=$!
+    wait_for 20 grep -qs '^metrics ' "$run/$1.ports"
+    if grep -q 'without NATS support' "$run/$1.log"; then
+        echo "SKIP: recd was built without libnats"
+        exit 77
+    fi
+}
+metric() { # INSTANCE NAME
+    python3 -c 'import sys, urllib.request
+for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode().splitlines():
+    if line.startswith(sys.argv[2] + " "): print(line.split()[1])' \
+        "$(sed -n 's/^metrics //p' "$run/$1.ports")" "$2" 2>/dev/null
+}
+owns() { [ "$(metric "$1" recd_nats_partitions_owned)" = "$2" ]; }
+
+round() { # SIGNAL: one round, a leaving with that signal
+    signal=$1
+    run=$tmp/$signal
+    url="nats://127.0.0.1:$port/recd.$signal"
+    start_instance a
+    a_pid=$pid_out
+    wait_for 30 owns a 4 || fail "instance a did not claim the 4 partitions"
+    start_instance b
+    b_pid=$pid_out
+    balanced() { owns a 2 && owns b 2; }
+    wait_for 30 balanced || fail "no rebalance after b joined"
+
+    # Sessions t-1 .. t-24, interleaved at the recordings' own pace (about 11 states/s each).
+    "$RECTOOL" send "${files[@]}" --to "$url" --partitions 4 --session t --speed 1 >"$run/send.out" 2>&1 &
+    send_pid=$!
+
+    # a goes once it has written something of several sessions (a .part left behind).
+    a_parts() { [ "$(find "$run/out-a" -name '*.part' 2>/dev/null | wc -l)" -ge 4 ]; }
+    wait_for 30 a_parts || fail "instance a wrote nothing of its sessions"
+    sleep 0.5 # not for correctness: a little more of a's sessions in flight when it dies
+    kill "-$signal" "$a_pid"
+    wait "$a_pid" 2>/dev/null
+    a_pid=
+    wait_for 20 owns b 4 || fail "b did not take the partitions over"
+    wait "$send_pid"
+    code=$?
+    send_pid=
+    [ "$code" -eq 0 ] || fail "rectool send exited with $code: $(cat "$run/send.out")"
+    # Every session ends with a close: b finalizes each (none is left as .part in b's root).
+    all_closed() {
+        [ "$(find "$run/out-b" -name '*.rec' ! -name '*.part' | sed 's|/[^/]*$||' | sort -u | wc -l)" -ge "$sessions" ] &&
+            [ -z "$(find "$run/out-b" -name '*.part')" ]
+    }
+    wait_for 30 all_closed || fail "b did not finalize every session"
+    taken=$(metric b recd_nats_sessions_taken_over_total)
+    dropped=$(metric b recd_nats_duplicates_dropped_total)
+    kill -TERM "$b_pid"
+    wait "$b_pid"
+    code=$?
+    b_pid=
+    [ "$code" -eq 0 ] || fail "b exited with $code after SIGTERM"
+
+    # Every state of every session, in order, across a's parts (left as .part after a SIGKILL: read
+    # up to the last whole block, as recovery would) and b's; part numbers unique and b's after
+    # a's; repeats only at the start of b's first part of a session taken over, none after SIGTERM.
+    python3 - "$tmp" "$run" "$sessions" "${taken:-0}" "$signal" <<'PY' >"$run/check.out" 2>&1 || fail "$signal: $(cat "$run/check.out")"
+import glob, os, sys
+tmp, run, n, taken = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(float(sys.argv[4]))
+graceful = sys.argv[5] == "TERM" # every record carries its last sequence: nothing twice
+HEAD, BLOCK = 8, 67
+def blocks(path, partial):
+    data = open(path, "rb").read()
+    body = data[HEAD:]
+    if partial:
+        body = body[: len(body) // BLOCK * BLOCK]
+    elif len(body) % BLOCK:
+        raise SystemExit("%s: not whole blocks" % path)
+    return [body[i:i + BLOCK] for i in range(0, len(body), BLOCK)]
+bad, moved, repeated = [], 0, 0
+for i in range(1, n + 1):
+    orig = blocks("%s/gen-%d.rec" % (tmp, i), False)
+    parts = []
+    for who in "ab":
+        for f in glob.glob("%s/out-%s/*/t-%d/*" % (run, who, i)):
+            name = os.path.basename(f)
+            parts.append((int(name.split(".")[0]), who, f, name.endswith(".part")))
+    parts.sort()
+    nums = [p[0] for p in parts]
+    if len(set(nums)) != len(nums):
+        bad.append("t-%d: part numbers used twice: %s" % (i, parts))
+        continue
+    whos = [p[1] for p in parts]
+    if "a" in whos and "b" in whos:
+        moved += 1
+        if whos != sorted(whos):
+            bad.append("t-%d: b's parts do not come after a's: %s" % (i, parts))
+    j, seen = 0, set()
+    for num, who, f, partial in parts:
+        first_b = who == "b" and "a" in whos and num == min(p[0] for p in parts if p[1] == "b")
+        for k, blk in enumerate(blocks(f, partial)):
+            if j < len(orig) and blk == orig[j]:
+                seen.add(blk)
+                j += 1
+            elif blk in seen and first_b:
+                repeated += 1
+            else:
+                bad.append("t-%d: %s block %d is out of order or unknown" % (i, f, k))
+                break
+    if j != len(orig):
+        bad.append("t-%d: %d of %d states recorded" % (i, j, len(orig)))
+if graceful and repeated:
+    bad.append("%d states written twice after a graceful stop" % repeated)
+if moved == 0:
+    bad.append("no session was continued on b")
+if taken < moved:
+    bad.append("recd_nats_sessions_taken_over_total is %d, but %d sessions moved" % (taken, moved))
+if bad:
+    print("\n".join(bad[:20]))
+    sys.exit(1)
+print("%d sessions, %d continued on b, %d states written twice" % (n, moved, repeated))
+PY
+    result="$result$signal: $(cat "$run/check.out"), $taken sessions taken over, ${dropped:-0} redeliveries dropped as duplicates. "
+
+}
+result=
+round KILL
+[ "$failures" -eq 0 ] && round TERM
+
+if [ "$failures" -ne 0 ]; then
+    sed 's/^/    a: /' "$run/a.log" | tail -20 >&2
+    sed 's/^/    b: /' "$run/b.log" | tail -30 >&2
+    echo "$failures check(s) failed" >&2
+    exit 1
+fi
+echo "$result"
