@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: MIT
 # Starts a real recd for the client tests: TCP, UDP and Unix listeners on free loopback ports
 # (port 0, read back with --print-ports), a temporary output root, an optional auth token; stops
-# it with SIGTERM so every file is finalized; reads the files back with rectool.
+# it with SIGTERM so every file is finalized; reads the files back with rectool. Also what the
+# clients' encoders are compared with: the frames the C library sends, and CARLA's edge values.
+import base64
 import json
 import os
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import tempfile
+import threading
 import time
 
 # Sanitizer builds start and stop slowly on a busy 2-core machine.
@@ -116,3 +121,70 @@ class Recd:
         if e.returncode != 0:
             raise AssertionError(f"rectool export {path}: {e.stderr}")
         return [json.loads(line) for line in e.stdout.splitlines() if line.strip()]
+
+
+def carla_edge_messages(key):
+    """An f64 log of 0.9.13 and the numbers at the edges: NaN payloads as bits (f32 and f64,
+    signalling ones too), -0.0, subnormals, f32's largest, the largest frame counter, an unparsed
+    packet of a known kind and a raw one."""
+    positions = struct.pack("<HI6d", 1, 5, 1.0, 2.0, 3.0, 0.0, 0.0, 45.0)
+    return [
+        {"type": "open", "session": key, "format": "carla",
+         "carla": {"map": "Town01", "width": "f64", "ids": "0.9.13"}},
+        {"type": "state", "session": key, "frame": 0, "elapsed": 0,
+         "positions": [{"id": 4294967295, "location": [1e300, -0.0, "nan:0x7ff0000000000001"],
+                        "rotation": ["nan:0xffc00000", 5, -2.5e-310]}],
+         "traffic_lights": [],
+         "raw": [{"id": 6, "data": base64.b64encode(positions).decode(), "parsed": False}, {"id": 255, "data": ""}],
+         "walker_animations": [{"id": 1, "speed": "nan:0x7f800001"}], "frame_counter": 2**63 - 1},
+        {"type": "event", "session": key, "kind": "collision", "id": 1, "actor1": 2, "actor2": 3, "hero1": 255,
+         "hero2": 0},
+        {"type": "state", "session": key, "frame": 1, "elapsed": 1e-9, "duration": -1.0,
+         "scene_lights": [{"id": -2**31, "intensity": 3.4028234663852886e38, "r": -1.0e-45, "g": 1, "b": 0.1,
+                           "a": "-inf", "on": 0, "type": 255}]},
+        {"type": "flush", "session": key},
+        {"type": "close", "session": key, "end_time": 5},
+    ]
+
+
+def c_library_frames(path, session):
+    """The frames the C library's client sends for a JSON lines file (rectool send, binary), read
+    from a socket of ours; each frame with its session key written out (the client sends key_len
+    0 for "the same session") and without the seq rectool adds, as the Java encoder gives them."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    srv.settimeout(60)
+    got = bytearray()
+
+    def serve():
+        conn, _ = srv.accept()
+        with conn:
+            while True:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                got.extend(chunk)
+
+    t = threading.Thread(target=serve)
+    t.start()
+    url = f"tcp://127.0.0.1:{srv.getsockname()[1]}?encoding=binary"
+    r = subprocess.run([os.environ["RECTOOL"], "send", path, "--to", url, "--speed", "max", "--session", session],
+                       capture_output=True, text=True, timeout=120)
+    t.join(60)
+    srv.close()
+    if r.returncode != 0:
+        raise AssertionError(f"rectool send: {r.stdout}{r.stderr}")
+    frames, at, key = [], 0, b""
+    while at < len(got):
+        f = bytes(got[at:at + 8 + int.from_bytes(got[at + 4:at + 8], "little")])
+        at += len(f)
+        if f[8] == 0:
+            f = f[:8] + bytes([len(key)]) + key + f[9:]
+        key = f[9:9 + f[8]]
+        flags, rest = f[3], f[9 + len(key):]
+        if flags & 1:  # has_seq
+            flags, rest = flags & ~1, rest[8:]
+        body = bytes([len(key)]) + key + rest
+        frames.append((f[:3] + bytes([flags]) + len(body).to_bytes(4, "little") + body).hex())
+    return frames

@@ -9,6 +9,7 @@ import json
 import os
 import socket
 import sys
+import tempfile
 import time
 import unittest
 
@@ -18,7 +19,7 @@ sys.path.insert(0, HERE)
 
 import recd_client  # noqa: E402
 from recd_client import Client, EncodeError, ServerError, encode_binary, encode_ndjson  # noqa: E402
-from recd_harness import Recd  # noqa: E402
+from recd_harness import Recd, c_library_frames, carla_edge_messages  # noqa: E402
 
 TOKEN = "0123456789abcdef-python-client"
 
@@ -546,6 +547,29 @@ class PlayerAndRing(unittest.TestCase):
 
 
 class Encoding(unittest.TestCase):
+    def test_carla_edge_frames_equal_the_c_librarys(self):
+        # NaN payloads as bits (signalling ones too), -0.0, subnormals, f32's largest: each frame
+        # byte for byte against the one the C library's client sends for the same JSON line.
+        key = "py-frames-carla-edges"
+        msgs = carla_edge_messages(key)
+        with tempfile.TemporaryDirectory(prefix="recd_py_frames.") as tmp:
+            path = os.path.join(tmp, key + ".jsonl")
+            with open(path, "w") as f:
+                f.writelines(json.dumps(m) + "\n" for m in msgs)
+            c_frames = c_library_frames(path, key)
+        self.assertEqual(len(c_frames), len(msgs))
+        for i, (m, c) in enumerate(zip(msgs, c_frames)):
+            self.assertEqual(encode_binary(m, "carla", False).hex(), c, f"message {i}: {json.dumps(m)[:200]}")
+
+    def test_carla_nan_strings_are_checked(self):
+        state = {"type": "state", "session": "c", "frame": 0, "elapsed": 0,
+                 "walker_animations": [{"id": 1, "speed": "nan:0x3f800000"}]}
+        with self.assertRaisesRegex(EncodeError, "not a NaN"):
+            encode_binary(state, "carla", False)
+        state["walker_animations"][0]["speed"] = "nan:0x7fc0"
+        with self.assertRaisesRegex(EncodeError, "8 or 16"):
+            encode_binary(state, "carla", False)
+
     def test_wire_md_example(self):
         m = {"type": "close", "session": "ab", "seq": 0x0102030405060708, "end_time": -2}
         self.assertEqual(encode_binary(m, None, False).hex(),

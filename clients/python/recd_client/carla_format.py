@@ -74,13 +74,58 @@ def _spec(text):
 _ROW_SPECS = {k: _spec(v) for k, v in _ROWS.items()}
 
 
+def _widen(b32):
+    """f64 bits of f32 bits; a NaN keeps its payload (shifted up) and stays signalling if it was."""
+    if b32 & 0x7F800000 == 0x7F800000 and b32 & 0x007FFFFF:
+        return (b32 >> 31) << 63 | 0x7FF0000000000000 | (b32 & 0x007FFFFF) << 29
+    return struct.unpack("<Q", struct.pack("<d", struct.unpack("<f", struct.pack("<I", b32))[0]))[0]
+
+
+def _narrow(b64):
+    """f32 bits of f64 bits, a NaN's payload kept where f32 has room for it (as librecd does)."""
+    mant = b64 & 0x000FFFFFFFFFFFFF
+    if b64 & 0x7FF0000000000000 == 0x7FF0000000000000 and mant >> 29:
+        return (b64 >> 63) << 31 | 0x7F800000 | mant >> 29
+    return struct.unpack("<I", struct.pack("<f", struct.unpack("<d", struct.pack("<Q", b64))[0]))[0]
+
+
+def _nan_bits(v, where):
+    """("f32" or "f64", bits) of a "nan:0x..." string: 8 hex digits are f32 bits, 16 f64 bits."""
+    digits = v[6:]
+    if len(digits) not in (8, 16) or any(c not in "0123456789abcdef" for c in digits):
+        raise EncodeError(f"{where}: {v!r}: \"nan:0x\" takes 8 or 16 lowercase hex digits")
+    bits = int(digits, 16)
+    width = "f32" if len(digits) == 8 else "f64"
+    exp, mant = (0x7F800000, 0x007FFFFF) if width == "f32" else (0x7FF0000000000000, 0x000FFFFFFFFFFFFF)
+    if bits & exp != exp or not bits & mant:
+        raise EncodeError(f"{where}: {v!r} is not a NaN")
+    return width, bits
+
+
 def _real(v, where):
-    """A float of a CARLA record; NaN and infinities are allowed (CARLA logs hold them)."""
+    """A float of a CARLA record; NaN and infinities are allowed (CARLA logs hold them). A
+    "nan:0x..." NaN comes back as its f64 bits' float, which struct.pack("<d") keeps exactly."""
     if isinstance(v, str) and v in _NONFINITE:
         return _NONFINITE[v]
+    if isinstance(v, str) and v.startswith("nan:0x"):
+        width, bits = _nan_bits(v, where)
+        return struct.unpack("<d", struct.pack("<Q", _widen(bits) if width == "f32" else bits))[0]
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise EncodeError(f"{where}: {v!r} is not a number (or \"nan\", \"inf\", \"-inf\")")
+        raise EncodeError(f"{where}: {v!r} is not a number (or \"nan\", \"inf\", \"-inf\", \"nan:0x...\")")
     return float(v)
+
+
+def _f32_bits(v, where):
+    """The f32 bits of a CARLA f32 field: a "nan:0x" + 8 digits NaN exactly as given."""
+    if isinstance(v, str) and v.startswith("nan:0x"):
+        width, bits = _nan_bits(v, where)
+        return bits if width == "f32" else _narrow(bits)
+    x = _real(v, where)
+    if math.isfinite(x) and abs(x) > 3.4028234663852886e38:
+        raise EncodeError(f"{where}: {x} does not fit f32")
+    if math.isnan(x):
+        return _narrow(struct.unpack("<Q", struct.pack("<d", x))[0])
+    return struct.unpack("<I", struct.pack("<f", x))[0]
 
 
 def _value(kind, v, where, out):
@@ -95,10 +140,7 @@ def _value(kind, v, where, out):
             raise EncodeError(f"{where}: expected an array of 3 numbers")
         out.append(struct.pack("<3d", *(_real(x, f"{where}[{i}]") for i, x in enumerate(v))))
     elif kind == "f32":
-        x = _real(v, where)
-        if math.isfinite(x) and abs(x) > 3.4028234663852886e38:
-            raise EncodeError(f"{where}: {x} does not fit f32")
-        out.append(struct.pack("<f", x))
+        out.append(struct.pack("<I", _f32_bits(v, where)))
     elif kind == "f64":
         out.append(struct.pack("<d", _real(v, where)))
     elif kind == "str":
@@ -148,11 +190,39 @@ def carla_open(o: dict) -> bytes:
                        _IDS[ids], int(extra), len(mb)) + mb
 
 
+_KNOWN_IDS = {pid for pid, _ in _PACKET_SPECS.values()}
+
+
+def _raw_packet(raw, where):
+    """{"id", "data"}: a packet kept byte for byte; with "parsed": false, a known kind in a
+    layout recd does not parse, its data a u16 count and the records."""
+    if not isinstance(raw, dict):
+        raise EncodeError(f"{where}: expected an object")
+    pid = _int(_need(raw, "id", where), "u8", where + ".id")
+    if pid < 2:
+        raise EncodeError(f"{where}.id: {pid} is not 2..255")
+    data = base64.b64decode(_need(raw, "data", where), validate=True)
+    if "parsed" not in raw:
+        return struct.pack("<BBII", pid, 1, 0, len(data)) + data
+    if raw["parsed"] is not False:
+        raise EncodeError(f"{where}.parsed: only false is allowed")
+    if len(data) < 2 or pid not in _KNOWN_IDS:
+        raise EncodeError(f"{where}: unparsed packets hold a known id and a count")
+    count = struct.unpack_from("<H", data)[0]
+    return struct.pack("<BBII", pid, 0, count, len(data) - 2) + data[2:]
+
+
 def carla_state(m: dict) -> bytes:
     packets = []
-    for key, (pid, fields) in sorted(_PACKET_SPECS.items(), key=lambda kv: kv[1][0]):
-        if key not in m:
+    # Packets in the message's key order, as librecd's JSON reader takes them (recd writes the
+    # log's own order either way); "raw" packets where the "raw" key stands.
+    for key in m:
+        if key == "raw":
+            packets.extend(_raw_packet(raw, f"state.raw[{i}]") for i, raw in enumerate(m["raw"]))
             continue
+        if key not in _PACKET_SPECS:
+            continue
+        pid, fields = _PACKET_SPECS[key]
         where = f"state.{key}"
         out = []
         if fields in ("f64", "u64"):
@@ -167,17 +237,12 @@ def carla_state(m: dict) -> bytes:
             count = len(rows)
         body = b"".join(out)
         packets.append(struct.pack("<BBII", pid, 0, count, len(body)) + body)
-    for i, raw in enumerate(m.get("raw", [])):
-        where = f"state.raw[{i}]"
-        pid = _int(_need(raw, "id", where), "u8", where + ".id")
-        data = base64.b64decode(_need(raw, "data", where), validate=True)
-        packets.append(struct.pack("<BBII", pid, 1, 0, len(data)) + data)
     if len(packets) > 1024:
         raise EncodeError("state: more than 1024 packets")
     has_duration = "duration" in m
     head = struct.pack("<QdBdBH", _int(_need(m, "frame", "state"), "i64", "state.frame"),
                        _real(_need(m, "elapsed", "state"), "state.elapsed"), int(has_duration),
-                       _real(m.get("duration", -1.0), "state.duration"), _WIDTH, len(packets))
+                       _real(m.get("duration", 0.0), "state.duration"), _WIDTH, len(packets))
     return head + b"".join(packets)
 
 
