@@ -12,6 +12,7 @@
 
 #include "recd/path_template.h"
 #include "support/clock.h"
+#include "support/instance_name.h"
 #include "support/log.h"
 #include "support/peer_name.h"
 
@@ -82,7 +83,7 @@ int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level)
 {
     const recd_config *cfg = s->env->cfg;
     recd_path_vars v = {recd_msg_format_name(s->format), recd_msg_format_ext(s->format), s->key,
-                        start_epoch_ms, s->part_no};
+                        start_epoch_ms, s->part_no, instance_name(cfg)};
     char rel[RECD_PATH_MAX];
     int rc = recd_path_render(&cfg->output.path_template, &v, rel, sizeof rel);
     if (rc == -ERANGE) { /* a start time strftime cannot show: name the part by arrival */

@@ -5,7 +5,7 @@
 # its sessions over from their records in the sessions bucket: every state of every session is in
 # the two instances' parts, in order, the survivor's part numbers continue the first one's, and
 # what is there twice is only a stretch the dead instance had written but not yet acknowledged
-# (docs/fleet.md, "Failover").
+# (docs/fleet.md, "Failover"). Parts are named {part}-{instance}: each names the recd that wrote it.
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -51,7 +51,7 @@ listen:
   - $url
 output:
   root: $run/out-$1
-  path_template: "{format}/{session}/{part}.{ext}"
+  path_template: "{format}/{session}/{part}-{instance}.{ext}"
   rebase_parts: false
 metrics:
   enabled: true
@@ -144,7 +144,10 @@ for i in range(1, n + 1):
     for who in "ab":
         for f in glob.glob("%s/out-%s/*/t-%d/*" % (run, who, i)):
             name = os.path.basename(f)
-            parts.append((int(name.split(".")[0]), who, f, name.endswith(".part")))
+            num, inst = name.split(".")[0].split("-", 1)
+            if inst != who:
+                bad.append("t-%d: %s, written by %s, names instance %s" % (i, f, who, inst))
+            parts.append((int(num), who, f, name.endswith(".part")))
     parts.sort()
     nums = [p[0] for p in parts]
     if len(set(nums)) != len(nums):

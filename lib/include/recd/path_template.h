@@ -43,6 +43,8 @@ typedef struct recd_path_vars {
     const char *session; /* 1..64 bytes of [A-Za-z0-9._-], no leading dot */
     int64_t start_ms;    /* UTC start time of the part, Unix milliseconds */
     uint32_t part;       /* part number within the session */
+    const char *instance; /* {instance}: the recording recd's name, same rule as session; may be
+                           * NULL when the template does not use it */
 } recd_path_vars;
 
 /* Validates text and fills t. On failure returns -EINVAL (or -ENAMETOOLONG) and writes why the

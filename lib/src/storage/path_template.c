@@ -15,7 +15,7 @@
 #define PATH_SLACK 16
 #define STRFTIME_FMT_MAX 64
 
-typedef enum ph_kind { PH_FORMAT, PH_SESSION, PH_EXT, PH_PART, PH_TIME } ph_kind;
+typedef enum ph_kind { PH_FORMAT, PH_SESSION, PH_EXT, PH_PART, PH_INSTANCE, PH_TIME } ph_kind;
 
 typedef struct placeholder {
     ph_kind kind;
@@ -190,13 +190,15 @@ static int parse_placeholder(const char *text, size_t *i, placeholder *ph, char 
         ph->kind = PH_EXT;
     else if (NAME_IS("part"))
         ph->kind = PH_PART;
+    else if (NAME_IS("instance"))
+        ph->kind = PH_INSTANCE;
     else if (NAME_IS("start") || NAME_IS("date") || NAME_IS("time")) {
         ph->kind = PH_TIME;
         snprintf(ph->fmt, sizeof ph->fmt, "%s",
                  NAME_IS("start") ? "%Y%m%dT%H%M%SZ" : NAME_IS("date") ? "%Y-%m-%d" : "%H%M%S");
     } else {
-        set_why(why, cap, "unknown placeholder '{%.*s}' (known: format, session, ext, part, start, "
-                          "start:FMT, date, time)", (int)name_len, name);
+        set_why(why, cap, "unknown placeholder '{%.*s}' (known: format, session, ext, part, "
+                          "instance, start, start:FMT, date, time)", (int)name_len, name);
         return -EINVAL;
     }
 #undef NAME_IS
@@ -278,6 +280,10 @@ static int vars_check(const recd_path_vars *v, char *why, size_t cap)
         set_why(why, cap, "session key is not 1..64 bytes of [A-Za-z0-9._-] without a leading dot");
         return -EINVAL;
     }
+    if (v->instance && !recd_path_session_key_ok(v->instance)) {
+        set_why(why, cap, "instance name is not 1..64 bytes of [A-Za-z0-9._-] without a leading dot");
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -318,6 +324,13 @@ static int render(const char *text, const recd_path_vars *v, char *out, size_t o
         case PH_PART:
             snprintf(num, sizeof num, "%u", (unsigned)v->part);
             put(&o, num, strlen(num));
+            break;
+        case PH_INSTANCE:
+            if (!v->instance) {
+                set_why(why, why_cap, "the template uses {instance} and no instance name is given");
+                return -EINVAL;
+            }
+            put(&o, v->instance, strlen(v->instance));
             break;
         case PH_TIME: put_time(&o, ph.fmt, &tm); break;
         }
@@ -438,8 +451,9 @@ int recd_path_template_parse(recd_path_template *t, const char *text, char *why,
     static const char long_key[] = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
                                    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk";
     const recd_path_vars trials[] = {
-        {"samp-vehicle", "rec", long_key, INT64_C(253402300799000), UINT32_MAX}, /* 9999-12-31 */
-        {"recap", "recap", "a", 0, 0},
+        /* 9999-12-31, the longest key and instance name */
+        {"samp-vehicle", "rec", long_key, INT64_C(253402300799000), UINT32_MAX, long_key},
+        {"recap", "recap", "a", 0, 0, "a"},
     };
     for (size_t i = 0; i < sizeof trials / sizeof trials[0]; i++) {
         char out[RECD_PATH_MAX], inner[160];

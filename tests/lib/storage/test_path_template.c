@@ -11,7 +11,7 @@
 static recd_path_vars vars(const char *format, const char *session, int64_t start_ms)
 {
     const char *ext = strcmp(format, "recap") == 0 ? "recap" : "rec";
-    recd_path_vars v = {format, ext, session, start_ms, 0};
+    recd_path_vars v = {format, ext, session, start_ms, 0, NULL};
     return v;
 }
 
@@ -110,6 +110,10 @@ static void test_render(void **state)
     expect_render(RECD_PATH_TEMPLATE_DEFAULT, r, "recap/match-7_p.1/19691231T235959Z.recap");
     recd_path_vars veh = vars("samp-vehicle", "k", 0);
     expect_render("{format}/{session}.{ext}", veh, "samp-vehicle/k.rec");
+    /* A fleet's parts of one session, told apart by the instance that wrote them. */
+    v.instance = "rec-b";
+    expect_render("{session}/{part}-{instance}.{ext}", v, "abc/7-rec-b.rec");
+    expect_render("{instance}/{session}/{start}.{ext}", v, "rec-b/abc/20231114T221320Z.rec");
 }
 
 static void test_render_rejects_hostile_values(void **state)
@@ -140,6 +144,16 @@ static void test_render_rejects_hostile_values(void **state)
     assert_int_equal(recd_path_render(&t, &v, out, sizeof out), -EINVAL);
     v = vars("samp-onfoot", "ok", INT64_MAX);
     assert_int_equal(recd_path_render(&t, &v, out, sizeof out), -ERANGE);
+    /* {instance} needs a name, and a name as safe as a session key. */
+    recd_path_template ti;
+    assert_int_equal(recd_path_template_parse(&ti, "{session}/{instance}.{ext}", NULL, 0), 0);
+    v = vars("samp-onfoot", "ok", 0);
+    assert_int_equal(recd_path_render(&ti, &v, out, sizeof out), -EINVAL);
+    v.instance = "../up";
+    assert_int_equal(recd_path_render(&ti, &v, out, sizeof out), -EINVAL);
+    v.instance = "rec-a";
+    assert_true(recd_path_render(&ti, &v, out, sizeof out) > 0);
+    assert_string_equal(out, "ok/rec-a.rec");
     v = vars("samp-onfoot", "ok", 0);
     char tiny[8];
     assert_int_equal(recd_path_render(&t, &v, tiny, sizeof tiny), -ENAMETOOLONG);
