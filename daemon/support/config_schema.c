@@ -64,7 +64,8 @@ const row recd_cfg_rows[] = {
     {"output.path_template", T_TEMPLATE, OFF(output.path_template), 0, 0, F_LIVE, RECD_PATH_TEMPLATE_DEFAULT,
      NULL,
      "File name of each recording part below output.root. Placeholders: {format}, {session}, {ext}, "
-     "{part}, {start}, {start:STRFTIME} (UTC), {date}, {time}. Must contain {session} and {ext}."},
+     "{part}, {instance} (nats.instance, else the host name), {start}, {start:STRFTIME} (UTC), "
+     "{date}, {time}. Must contain {session} and {ext}."},
     {"output.rebase_parts", T_BOOL, OFF(output.rebase_parts), 0, 0, F_LIVE, "true", NULL,
      "When a .rec session is rotated, later parts start again at time 0 (so each part plays on its own)."},
     {"output.file_mode", T_MODE, OFF(output.file_mode), 0600, 0, F_LIVE, "0640", NULL,
