@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/* nats:// inputs, the loop thread's side of the queues: takes what the worker pulled, decodes and
+ * dispatches it like stream input (dropping redeliveries), and acknowledges each message once
+ * its bytes are in files and its session's record is stored. */
+
+#ifdef RECD_HAVE_NATS
+
+#include "nats_source.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/log.h"
+
+static nats_partition *partition_of_input(session_input *in)
+{
+    return (nats_partition *)(void *)((char *)in - offsetof(nats_partition, in));
+}
+
+/* One decoded message (recd_wire_msg_fn): dispatched like stream input. */
+static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
+                  size_t errlen)
+{
+    session_input *in = ctx;
+    nats_partition *p = partition_of_input(in);
+    nats_source *src = p->src;
+    in->accepted = false;
+    in->lookup_missed = false;
+    p->sample = m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT;
+    if (p->replaying && !nats_replay_open(src, m))
+        return 0;
+    if (!p->replaying && p->closed &&
+        nats_after_close(src, p, m->session, strnlen(m->session, RECD_SESSION_KEY_MAX)))
+        return 0;
+    nats_record *closing = NULL;
+    if (!p->replaying && (p->dup_check || m->type == RECD_MSG_CLOSE)) {
+        recd_session *s = session_table_find(&in->sessions->table, m->session,
+                                             strnlen(m->session, RECD_SESSION_KEY_MAX));
+        if (p->dup_check && nats_redelivered(src, p, s))
+            return 0;
+        if (m->type == RECD_MSG_CLOSE && (closing = nats_record_of(src, s)))
+            closing->closed_by_message = true; /* its record goes with it */
+    }
+    int rc = session_dispatch(in, m, meta, err, errlen);
+    if (closing && (rc < 0 || !in->accepted))
+        closing->closed_by_message = false; /* refused: the session and its record stay */
+    if (rc == 0 && in->accepted && m->type == RECD_MSG_OPEN)
+        nats_record_open(src, p, m);
+    return rc;
+}
+
+static int on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wire_meta *meta,
+                        char *err, size_t errlen)
+{
+    session_input *in = ctx;
+    nats_partition *p = partition_of_input(in);
+    in->accepted = false;
+    in->lookup_missed = false;
+    p->sample = true;
+    if (p->replaying)
+        return 0;
+    if (p->dup_check && nats_redelivered(p->src, p, st->handle))
+        return 0;
+    if (!st->handle && p->closed && nats_after_close(p->src, p, st->key, st->key_len))
+        return 0;
+    return session_dispatch_rec(in, st, meta, err, errlen);
+}
+
+static int new_decoder(nats_source *src, nats_partition *p)
+{
+    recd_wire_decoder_config dc = {.encoding = RECD_WIRE_BINARY,
+                                   .max_frame = (size_t)src->g->cfg->limits.max_frame,
+                                   .format_of = session_format_of,
+                                   .on_msg = on_msg,
+                                   .ctx = &p->in,
+                                   .on_rec_state = on_rec_state};
+    recd_wire_decoder_free(p->dec);
+    p->dec = NULL;
+    return recd_wire_decoder_new(&p->dec, &dc);
+}
+
+/* Opens the sessions of records read when p was claimed, through p's decoder (an open message as
+ * it came), before any message of p is taken. */
+static void take_over(nats_source *src, nats_partition *p)
+{
+    pthread_mutex_lock(&src->lock);
+    taken_record *t = p->takeovers;
+    p->takeovers = NULL;
+    pthread_mutex_unlock(&src->lock);
+    if (t && src->retiring) { /* not opened: the next owner takes them over */
+        nats_free_taken(t);
+        return;
+    }
+    while (t) {
+        if (t->closed) {
+            nats_add_mark(p, t->key, t->kvkey, t->seq);
+            taken_record *next = t->next;
+            free(t);
+            t = next;
+            continue;
+        }
+        char err[512] = "";
+        p->replaying = t;
+        p->cur_seq = t->seq;
+        p->cur_data = t->open;
+        p->cur_len = t->len;
+        p->in.touched = NULL;
+        p->in.reason_set = false;
+        int rc = p->dec ? 0 : new_decoder(src, p);
+        if (rc == 0)
+            rc = recd_wire_decoder_feed(p->dec, t->open, t->len, err, sizeof err);
+        if (rc == 0 && recd_wire_decoder_pending(p->dec) > 0) {
+            rc = -EPROTO;
+            snprintf(err, sizeof err, "its open message ends inside a frame");
+        }
+        if (rc < 0) {
+            log_warn("%s: a session record could not be taken over: %s", p->peer,
+                     err[0] ? err : recd_strerror(rc));
+            new_decoder(src, p);
+        }
+        p->in.touched = NULL;
+        p->replaying = NULL;
+        taken_record *next = t->next;
+        free(t);
+        t = next;
+    }
+}
+
+static void ack(nats_source *src, natsMsg *msg)
+{
+    natsStatus s = natsMsg_Ack(msg, NULL);
+    if (s == NATS_OK)
+        recd_metric_add(src->g->metrics->nats_acked_total, 0, 1);
+    else
+        log_debug("%s: acknowledgement failed (%s): the message will come again and be dropped as "
+                  "a duplicate",
+                  src->l->cfg.url, natsStatus_GetText(s));
+    natsMsg_Destroy(msg);
+}
+
+static void settle(nats_source *src, nats_partition *p, uint32_t n)
+{
+    pthread_mutex_lock(&src->lock);
+    p->in_flight -= n;
+    pthread_cond_signal(&src->wake); /* room again: the worker may pull */
+    pthread_mutex_unlock(&src->lock);
+}
+
+/* True when the message's stream sequence was taken already (a redelivery). */
+static bool seen(const nats_partition *p, uint64_t seq, bool *pending)
+{
+    *pending = false;
+    if (seq > p->highest_taken)
+        return false;
+    for (size_t i = 0; i < p->npending; i++)
+        if (p->pending[i].seq == seq)
+            *pending = true;
+    return true;
+}
+
+/* Decodes and dispatches one message, then holds it until written (or acks it now). */
+static void take(nats_source *src, nats_partition *p, natsMsg *msg)
+{
+    recd_daemon_metrics *metrics = src->g->metrics;
+    jsMsgMetaData *md = NULL;
+    uint64_t seq = 0;
+    if (natsMsg_GetMetaData(&md, msg) == NATS_OK) {
+        seq = md->Sequence.Stream;
+        if (md->NumDelivered > 1)
+            recd_metric_add(metrics->nats_redeliveries_total, 0, 1);
+        p->lag_taken = md->NumPending;
+        p->lag_seen = true;
+        jsMsgMetaData_Destroy(md);
+    }
+    bool in_pending;
+    if (seq && seen(p, seq, &in_pending)) {
+        recd_metric_add(metrics->nats_duplicates_dropped_total, 0, 1);
+        if (in_pending) /* the first delivery's acknowledgement settles it */
+            natsMsg_Destroy(msg);
+        else
+            ack(src, msg);
+        settle(src, p, 1);
+        return;
+    }
+    if (seq)
+        p->highest_taken = seq;
+    const uint8_t *data = (const uint8_t *)natsMsg_GetData(msg);
+    size_t len = (size_t)natsMsg_GetDataLength(msg);
+    p->cur_seq = seq;
+    p->cur_data = data;
+    p->cur_len = len;
+    char err[512] = "";
+    p->in.touched = NULL;
+    p->in.reason_set = false;
+    int rc = p->dec ? 0 : new_decoder(src, p);
+    if (rc == 0)
+        rc = recd_wire_decoder_feed(p->dec, data, len, err, sizeof err);
+    if (rc == 0 && recd_wire_decoder_pending(p->dec) > 0) {
+        rc = -EPROTO;
+        snprintf(err, sizeof err, "a message of %zu bytes ends inside a frame", len);
+    }
+    if (rc < 0) {
+        /* Counted and acknowledged: bad input never blocks its partition. */
+        recd_metrics_decode_error(metrics, listener_error_reason(&p->in, rc, err));
+        log_warn("%s: stream message %llu dropped: %s", p->peer, (unsigned long long)seq,
+                 err[0] ? err : recd_strerror(rc));
+        new_decoder(src, p);
+        p->in.touched = NULL;
+        ack(src, msg);
+        settle(src, p, 1);
+        return;
+    }
+    if (p->in.accepted) {
+        recd_m_format f = recd_metrics_format_of(p->in.acct_format);
+        src->tally.bytes[f] += len;
+        src->tally.samples[f] += p->sample;
+    }
+    pending_ack *e = &p->pending[p->npending++];
+    memset(e, 0, sizeof *e);
+    e->msg = msg;
+    e->seq = seq;
+    e->s = p->in.touched;
+    e->wait_req = src->req_no; /* its session's record (an open's own, too) is stored first */
+    if (e->s) {
+        e->input_no = e->s->inputs;
+        e->lost_before = e->s->lost_total;
+        nats_record *rec = nats_record_of(src, e->s);
+        if (rec) {
+            if (seq > rec->seq_taken)
+                rec->seq_taken = seq;
+            nats_record_mark(rec); /* a new part */
+        }
+    }
+    p->in.touched = NULL;
+    if (p->in.over_process || p->in.over_key[0])
+        p->blocked = true;
+}
+
+/* Acknowledges every message of p whose bytes are in files now. */
+void nats_ack_written(nats_source *src, nats_partition *p)
+{
+    if (!p->npending)
+        return;
+    pthread_mutex_lock(&src->lock);
+    uint64_t stored = src->req_done;
+    pthread_mutex_unlock(&src->lock);
+    size_t keep = 0;
+    uint32_t done = 0;
+    for (size_t i = 0; i < p->npending; i++) {
+        pending_ack *e = &p->pending[i];
+        if (e->wait_req > stored) {
+            p->pending[keep++] = *e;
+            continue;
+        }
+        bool durable = !e->s;
+        if (e->s) {
+            if (!e->marked && e->s->inputs_queued >= e->input_no) {
+                e->mark = e->s->queued_total; /* no earlier than its bytes: safe */
+                e->marked = true;
+            }
+            durable = e->marked && e->s->written_total >= e->mark;
+            if (durable && e->s->lost_total != e->lost_before)
+                log_warn("%s: stream message %llu acknowledged although its session lost bytes "
+                         "(recd_lost_bytes_total)",
+                         p->peer, (unsigned long long)e->seq);
+        }
+        if (durable) {
+            nats_record *rec = nats_record_of(src, e->s);
+            if (rec && e->seq > rec->seq_written) {
+                rec->seq_written = e->seq;
+                nats_record_mark(rec);
+            }
+            ack(src, e->msg);
+            done++;
+        } else {
+            p->pending[keep++] = *e;
+        }
+    }
+    p->npending = keep;
+    if (done)
+        settle(src, p, done);
+}
+
+/* Dispatches what the worker queued for p while the limits allow: a batch at a time is taken off
+ * the ring under one lock, and what a limit stopped goes back in front of it. Nothing else takes
+ * from the ring, and the worker cannot fill the slots freed (their messages are still in flight). */
+static void drain_partition(nats_source *src, nats_partition *p)
+{
+    recd_ingest *g = src->g;
+    natsMsg *batch[NATS_TAKE_BATCH];
+    for (;;) {
+        if (p->blocked || ingest_over_process_limit(g))
+            return;
+        size_t n = 0;
+        pthread_mutex_lock(&src->lock);
+        while (n < NATS_TAKE_BATCH && p->qcount) {
+            batch[n++] = p->queue[p->qhead];
+            p->qhead = (p->qhead + 1) % src->max_in_flight;
+            p->qcount--;
+        }
+        pthread_mutex_unlock(&src->lock);
+        if (!n)
+            return;
+        size_t done = 0;
+        p->lag_seen = false;
+        take(src, p, batch[done++]);
+        while (done < n && !p->blocked && !ingest_over_process_limit(g))
+            take(src, p, batch[done++]);
+        size_t rest = n - done;
+        pthread_mutex_lock(&src->lock);
+        if (p->lag_seen)
+            p->lag = p->lag_taken;
+        for (size_t k = rest; k-- > 0;) {
+            p->qhead = (p->qhead + src->max_in_flight - 1) % src->max_in_flight;
+            p->queue[p->qhead] = batch[done + k];
+            p->qcount++;
+        }
+        pthread_mutex_unlock(&src->lock);
+        if (rest || n < NATS_TAKE_BATCH)
+            return; /* what the worker queues meanwhile comes with its own uv_async_send */
+    }
+}
+
+/* Dispatches what the worker queued, partition by partition, while the limits allow. */
+void nats_drain_queues(nats_source *src)
+{
+    recd_ingest *g = src->g;
+    for (uint32_t i = 0; i < src->nparts; i++) {
+        nats_partition *p = &src->parts[i];
+        if (src->taking_stopped) {
+            nats_ack_written(src, p);
+            nats_expire_marks(src, p);
+            continue;
+        }
+        take_over(src, p);
+        if (p->blocked) {
+            if (ingest_over_process_limit(g) || sessions_over_limit(g->sessions, p->in.over_key))
+                continue;
+            p->blocked = false;
+            p->in.over_process = false;
+            p->in.over_key[0] = '\0';
+        }
+        drain_partition(src, p);
+        nats_ack_written(src, p);
+        nats_expire_marks(src, p);
+    }
+    nats_store_dirty(src);
+    listener_tally_publish(g->metrics, RECD_M_NATS, &src->tally);
+}
+
+#endif

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: MIT */
+/* nats:// inputs, the sessions bucket: a record of each nats-fed session (its open message, next
+ * part number and last stream sequence written) so that the partition's next owner can take it
+ * over, and marks of sessions that ended for good. The worker writes them in order and reads them
+ * at a claim; the loop thread keeps them up to date and opens the sessions read. */
+
+#ifdef RECD_HAVE_NATS
+
+#include "nats_source.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/log.h"
+
+static void count_record_failure(nats_source *src)
+{
+    pthread_mutex_lock(&src->lock);
+    src->record_failures++;
+    pthread_mutex_unlock(&src->lock);
+}
+
+/* Writes the queued session records in order. One that fails stops the round and is tried again
+ * at the next one (with the rest behind it), so a record never overtakes an older one. */
+void nats_store_records(nats_source *src)
+{
+    pthread_mutex_lock(&src->lock);
+    kv_request *list = src->req_head;
+    src->req_head = src->req_tail = NULL;
+    size_t n = src->nreq;
+    src->nreq = 0;
+    pthread_mutex_unlock(&src->lock);
+    if (!list)
+        return;
+    uint64_t done = 0;
+    while (list) {
+        natsStatus s;
+        uint64_t rev = 0;
+        if (!src->skv)
+            s = NATS_ERR;
+        else if (list->del)
+            s = kvStore_Delete(src->skv, list->key);
+        else
+            s = kvStore_Put(&rev, src->skv, list->key, list->val, (int)list->len);
+        if (s != NATS_OK) {
+            nats_set_error(src, "session record", s);
+            count_record_failure(src);
+            pthread_mutex_lock(&src->lock);
+            bool up = src->connected;
+            pthread_mutex_unlock(&src->lock);
+            /* Acknowledgements wait for it: given up after a few tries with the server there. */
+            if (!up || ++list->tries < NATS_RECORD_TRIES)
+                break;
+            log_warn("%s: session record %s given up: %s", src->l->cfg.url, list->key,
+                     natsStatus_GetText(s));
+        }
+        done = list->no;
+        kv_request *next = list->next;
+        free(list);
+        list = next;
+        n--;
+    }
+    pthread_mutex_lock(&src->lock);
+    if (list) { /* back in front of what was queued meanwhile */
+        kv_request *last = list;
+        while (last->next)
+            last = last->next;
+        last->next = src->req_head;
+        if (!src->req_head)
+            src->req_tail = last;
+        src->req_head = list;
+        src->nreq += n;
+    }
+    if (done > src->req_done)
+        src->req_done = done;
+    if (done && !src->stop)
+        uv_async_send(&src->l->h.async); /* acknowledgements waited for these */
+    pthread_mutex_unlock(&src->lock);
+}
+
+/* "rsr1" with the part number and sequence, then the open frame; "rsc1" with the sequence only
+ * for a closed session's mark. Keys are s.<partition>.<session key with '=' for '.'>. */
+static taken_record *parse_record(nats_source *src, const char *key, const uint8_t *v, size_t len)
+{
+    const char *dot = key ? strchr(key, '.') : NULL;
+    dot = dot ? strchr(dot + 1, '.') : NULL;
+    bool closed = len == NATS_RECORD_HEAD && memcmp(v, "rsc1", 4) == 0;
+    if (!dot || strlen(dot + 1) > RECD_SESSION_KEY_MAX || strlen(key) >= NATS_RECORD_KEY_MAX ||
+        (!closed && (len <= NATS_RECORD_HEAD || memcmp(v, "rsr1", 4) != 0 ||
+                     len - NATS_RECORD_HEAD > (size_t)src->g->cfg->limits.max_frame))) {
+        log_warn("%s: session record %s ignored: not a record of this recd version (%zu bytes)",
+                 src->l->cfg.url, key ? key : "?", len);
+        return NULL;
+    }
+    size_t open_len = closed ? 0 : len - NATS_RECORD_HEAD;
+    taken_record *t = calloc(1, sizeof *t + open_len);
+    if (!t)
+        return NULL;
+    t->closed = closed;
+    for (int i = 3; i >= 0; i--)
+        t->part_no = t->part_no << 8 | v[4 + i];
+    for (int i = 7; i >= 0; i--)
+        t->seq = t->seq << 8 | v[8 + i];
+    snprintf(t->kvkey, sizeof t->kvkey, "%s", key);
+    snprintf(t->key, sizeof t->key, "%s", dot + 1);
+    for (char *c = t->key; *c; c++)
+        if (*c == '=')
+            *c = '.';
+    t->len = open_len;
+    memcpy(t->open, v + NATS_RECORD_HEAD, open_len);
+    return t;
+}
+
+void nats_free_taken(taken_record *t)
+{
+    while (t) {
+        taken_record *next = t->next;
+        free(t);
+        t = next;
+    }
+}
+
+/* Reads the session records of a partition just claimed and hands them to the loop thread, which
+ * opens their sessions before it takes any message of the partition. */
+natsStatus nats_load_records(nats_source *src, nats_partition *p)
+{
+    char filter[32];
+    snprintf(filter, sizeof filter, "s.%u.>", p->no);
+    kvWatchOptions o;
+    kvWatchOptions_Init(&o);
+    o.IgnoreDeletes = true;
+    kvWatcher *w = NULL;
+    natsStatus s = kvStore_Watch(&w, src->skv, filter, &o);
+    taken_record *head = NULL, **tail = &head;
+    size_t n = 0;
+    while (s == NATS_OK) {
+        kvEntry *e = NULL;
+        s = kvWatcher_Next(&e, w, NATS_API_WAIT_MS);
+        if (s != NATS_OK || !e)
+            break; /* NULL: every record there was is read */
+        taken_record *t = parse_record(src, kvEntry_Key(e), kvEntry_Value(e),
+                                       (size_t)(kvEntry_ValueLen(e) > 0 ? kvEntry_ValueLen(e) : 0));
+        kvEntry_Destroy(e);
+        if (t) {
+            *tail = t;
+            tail = &t->next;
+            n++;
+        }
+    }
+    kvWatcher_Destroy(w);
+    if (s != NATS_OK) {
+        nats_free_taken(head);
+        nats_set_error(src, "reading the session records", s);
+        return s;
+    }
+    if (n)
+        log_info("%s: partition %u: %zu sessions to take over", src->l->cfg.url, p->no, n);
+    pthread_mutex_lock(&src->lock);
+    taken_record **end = &p->takeovers;
+    while (*end)
+        end = &(*end)->next;
+    *end = head;
+    if (head && !src->stop)
+        uv_async_send(&src->l->h.async);
+    pthread_mutex_unlock(&src->lock);
+    return NATS_OK;
+}
+
+/* s.<partition>.<session key with '.' as '='>: a key's dots would split it into tokens, and '='
+ * (valid in a bucket key) never occurs in a session key. */
+static void record_key(uint32_t partition, const char *key, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "s.%u.", partition);
+    size_t at = n > 0 && (size_t)n < cap ? (size_t)n : 0;
+    for (const char *c = key; *c && at + 1 < cap; c++)
+        out[at++] = *c == '.' ? '=' : *c;
+    out[at] = '\0';
+}
+
+/* Queues a write of the sessions bucket for the worker, numbered; dropped (and counted) when too
+ * many wait already, which only happens while the server is away for long. */
+static void send_request(nats_source *src, kv_request *r)
+{
+    r->next = NULL;
+    pthread_mutex_lock(&src->lock);
+    if (src->nreq >= NATS_RECORDS_WAITING_MAX) {
+        src->record_failures++;
+        pthread_mutex_unlock(&src->lock);
+        log_debug("%s: session record %s dropped: %u writes wait already", src->l->cfg.url,
+                  r->key, NATS_RECORDS_WAITING_MAX);
+        free(r);
+        return;
+    }
+    r->no = ++src->req_no;
+    if (src->req_tail)
+        src->req_tail->next = r;
+    else
+        src->req_head = r;
+    src->req_tail = r;
+    src->nreq++;
+    pthread_cond_signal(&src->wake);
+    pthread_mutex_unlock(&src->lock);
+}
+
+static void record_put(nats_source *src, nats_record *rec)
+{
+    kv_request *r = malloc(sizeof *r + NATS_RECORD_HEAD + rec->open_len);
+    if (!r) {
+        count_record_failure(src);
+        return;
+    }
+    memset(r, 0, sizeof *r);
+    memcpy(r->key, rec->key, sizeof r->key);
+    uint32_t part = rec->s->part_no;
+    uint8_t *v = r->val;
+    memcpy(v, "rsr1", 4);
+    for (int i = 0; i < 4; i++)
+        v[4 + i] = (uint8_t)(part >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        v[8 + i] = (uint8_t)(rec->seq_written >> (8 * i));
+    memcpy(v + NATS_RECORD_HEAD, rec->open, rec->open_len);
+    r->len = NATS_RECORD_HEAD + rec->open_len;
+    rec->part_stored = part;
+    rec->seq_stored = rec->seq_written;
+    send_request(src, r);
+}
+
+static void record_delete(nats_source *src, const char *kvkey)
+{
+    kv_request *r = calloc(1, sizeof *r);
+    if (!r) {
+        count_record_failure(src);
+        return;
+    }
+    snprintf(r->key, sizeof r->key, "%s", kvkey);
+    r->del = true;
+    send_request(src, r);
+}
+
+static closed_mark *find_mark(nats_partition *p, const char *key, size_t len)
+{
+    for (closed_mark *c = p->closed; c; c = c->next)
+        if (strlen(c->key) == len && memcmp(c->key, key, len) == 0)
+            return c;
+    return NULL;
+}
+
+void nats_add_mark(nats_partition *p, const char *key, const char *kvkey, uint64_t seq)
+{
+    closed_mark *c = find_mark(p, key, strlen(key));
+    if (!c) {
+        if (!(c = calloc(1, sizeof *c)))
+            return; /* its redelivered open could open it again: nothing worse */
+        snprintf(c->key, sizeof c->key, "%s", key);
+        snprintf(c->kvkey, sizeof c->kvkey, "%s", kvkey);
+        c->next = p->closed;
+        p->closed = c;
+    }
+    if (seq > c->seq)
+        c->seq = seq;
+}
+
+/* The session of a record ended for good: its record becomes a mark, "closed at seq". */
+static void record_close(nats_source *src, nats_partition *p, const nats_record *rec)
+{
+    uint64_t seq = rec->seq_taken > rec->seq_written ? rec->seq_taken : rec->seq_written;
+    kv_request *r = calloc(1, sizeof *r + NATS_RECORD_HEAD);
+    if (!r) {
+        count_record_failure(src);
+        return;
+    }
+    memcpy(r->key, rec->key, sizeof r->key);
+    memcpy(r->val, "rsc1", 4);
+    for (int i = 0; i < 8; i++)
+        r->val[8 + i] = (uint8_t)(seq >> (8 * i));
+    r->len = NATS_RECORD_HEAD;
+    send_request(src, r);
+    nats_add_mark(p, rec->s->key, rec->key, seq);
+}
+
+/* Marks whose sequence the partition is acknowledged up to go: no message they stand for can
+ * come again. Without a message taken past a mark it stays (in the bucket too). */
+void nats_expire_marks(nats_source *src, nats_partition *p)
+{
+    if (!p->closed)
+        return;
+    uint64_t floor = p->highest_taken;
+    for (size_t i = 0; i < p->npending; i++)
+        if (p->pending[i].seq && p->pending[i].seq - 1 < floor)
+            floor = p->pending[i].seq - 1;
+    for (closed_mark **at = &p->closed; *at;) {
+        closed_mark *c = *at;
+        if (c->seq > floor) {
+            at = &c->next;
+            continue;
+        }
+        record_delete(src, c->kvkey);
+        *at = c->next;
+        free(c);
+    }
+}
+
+void nats_free_marks(nats_partition *p)
+{
+    while (p->closed) {
+        closed_mark *next = p->closed->next;
+        free(p->closed);
+        p->closed = next;
+    }
+}
+
+/* A message of a session that ended for good here or on the previous owner, come again. */
+bool nats_after_close(nats_source *src, nats_partition *p, const char *key, size_t len)
+{
+    const closed_mark *c = p->closed ? find_mark(p, key, len) : NULL;
+    if (!c || p->cur_seq > c->seq)
+        return false;
+    recd_metric_add(src->g->metrics->nats_duplicates_dropped_total, 0, 1);
+    return true;
+}
+
+void nats_record_mark(nats_record *rec)
+{
+    if (rec->dirty || !rec->src)
+        return;
+    if (rec->s->part_no == rec->part_stored && rec->seq_written == rec->seq_stored)
+        return;
+    rec->dirty = true;
+    LIST_INSERT_HEAD(&rec->src->dirty, rec, dirty_link);
+}
+
+/* The records changed since they were last stored: once per pass over the queues, not per
+ * message. */
+void nats_store_dirty(nats_source *src)
+{
+    while (!LIST_EMPTY(&src->dirty)) {
+        nats_record *rec = LIST_FIRST(&src->dirty);
+        LIST_REMOVE(rec, dirty_link);
+        rec->dirty = false;
+        record_put(src, rec);
+    }
+}
+
+nats_record *nats_record_of(nats_source *src, const recd_session *s)
+{
+    nats_record *rec = s ? s->input_record : NULL;
+    return rec && rec->src == src ? rec : NULL;
+}
+
+/* An open was accepted from p: the session gets its record (unless it had one: a resume). A
+ * session opened from another instance's record goes on with its part numbers, and what that
+ * instance wrote of it is dropped when it comes again. */
+void nats_record_open(nats_source *src, nats_partition *p, const recd_msg *m)
+{
+    recd_session *s = session_table_get(&src->g->sessions->table, m->session);
+    if (!s || s->input_record)
+        return;
+    nats_record *rec = calloc(1, sizeof *rec + p->cur_len);
+    if (!rec) {
+        log_warn("session '%s': out of memory: no other instance can take it over", s->key);
+        return;
+    }
+    rec->src = src;
+    rec->s = s;
+    rec->partition = p->no;
+    memcpy(rec->open, p->cur_data, p->cur_len);
+    rec->open_len = p->cur_len;
+    record_key(p->no, s->key, rec->key, sizeof rec->key);
+    rec->seq_written = p->cur_seq; /* the open itself is taken once its record is stored */
+    const taken_record *t = p->replaying;
+    if (t) {
+        s->part_no = t->part_no;
+        rec->dup_upto = t->seq;
+        p->dup_check = true;
+        recd_metric_add(src->g->metrics->nats_sessions_taken_over_total, 0, 1);
+        log_info("session '%s' taken over from its record: its next part is %u, stream messages "
+                 "up to %llu were written by another instance",
+                 s->key, t->part_no, (unsigned long long)t->seq);
+    }
+    s->input_record = rec;
+    LIST_INSERT_HEAD(&src->records, rec, link);
+    for (closed_mark **at = &p->closed; *at; at = &(*at)->next)
+        if (strcmp((*at)->key, s->key) == 0) { /* its key holds this record now */
+            closed_mark *c = *at;
+            *at = c->next;
+            free(c);
+            break;
+        }
+    record_put(src, rec);
+}
+
+/* A stream message of a session taken over here that the previous instance had written already. */
+bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s)
+{
+    const nats_record *rec = nats_record_of(src, s);
+    if (!rec || !rec->dup_upto || p->cur_seq > rec->dup_upto)
+        return false;
+    recd_metric_add(src->g->metrics->nats_duplicates_dropped_total, 0, 1);
+    return true;
+}
+
+/* The open of a record being taken over: a session still open here from an earlier ownership of
+ * the partition is closed first (its record stays), since the record may say another instance
+ * went on with it meanwhile. Returns true when the open is to be dispatched. */
+bool nats_replay_open(nats_source *src, const recd_msg *m)
+{
+    if (m->type != RECD_MSG_OPEN)
+        return false;
+    recd_session *s = session_table_get(&src->g->sessions->table, m->session);
+    if (!s)
+        return true;
+    nats_record *rec = nats_record_of(src, s);
+    if (!rec) {
+        log_info("session '%s' is not taken over from its record: it is open here already",
+                 s->key);
+        return false;
+    }
+    rec->keep = true;
+    session_close(s, "taken over again from its record");
+    return true;
+}
+
+/* A session with a record is freed: the record goes with a close message, or when the session
+ * ended here for good (forgotten when idle, opened again); at a shutdown, a reload or after its
+ * partition went to another instance it stays, with the last sequence written, for the next
+ * owner to take the session over. */
+void nats_record_session_freed(nats_record *rec)
+{
+    nats_source *src = rec->src;
+    const recd_session *s = rec->s;
+    if (src) {
+        nats_partition *p = &src->parts[rec->partition];
+        for (size_t k = 0; k < p->npending; k++) /* written now */
+            if (p->pending[k].s == s && p->pending[k].seq > rec->seq_written)
+                rec->seq_written = p->pending[k].seq;
+        LIST_REMOVE(rec, link);
+        if (rec->dirty)
+            LIST_REMOVE(rec, dirty_link);
+        pthread_mutex_lock(&src->lock);
+        bool owned = p->owned_shared;
+        pthread_mutex_unlock(&src->lock);
+        const recd_session *now = session_table_get(&src->g->sessions->table, s->key);
+        bool replaced = now && now != s && now->input_record;
+        /* keep or replaced: another session, here or elsewhere, has this key's record now. */
+        if (!rec->keep && !replaced) {
+            if (rec->closed_by_message || (owned && !src->retiring))
+                record_close(src, p, rec);
+            else if (s->part_no != rec->part_stored || rec->seq_written != rec->seq_stored)
+                record_put(src, rec);
+        }
+    }
+    ((recd_session *)(uintptr_t)s)->input_record = NULL;
+    free(rec);
+}
+
+#endif

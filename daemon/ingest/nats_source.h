@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/* The state of one nats:// input, private to its files: the source, its partitions, the
+ * messages taken and not yet acknowledged and the session records kept for a takeover by another
+ * instance. The worker thread (nats_worker.c) and the loop thread (nats_dispatch.c,
+ * nats_session_records.c, listener_nats.c) share only what is marked "under lock". Only built
+ * with libnats (RECD_HAVE_NATS). */
+#ifndef RECD_DAEMON_NATS_SOURCE_H
+#define RECD_DAEMON_NATS_SOURCE_H
+
+#include <nats/nats.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#include "listener.h"
+#include "recd/fleet.h"
+
+#define NATS_FETCH_MAX 256          /* messages asked for in one pull */
+#define NATS_IDLE_WAIT_MS 20        /* worker pause when no partition gave anything */
+#define NATS_PULL_WAIT_MS 10        /* the server holds an empty pull this long */
+#define NATS_RETRY_MS 1000          /* after a failed connect or setup */
+#define NATS_ACK_WAIT_MIN_MS 30000  /* JetStream redelivers what is unacknowledged this long */
+#define NATS_API_WAIT_MS 3000       /* JetStream API and key-value requests */
+#define NATS_TAKE_BATCH 64          /* messages the loop takes off a queue under one lock */
+#define NATS_RECORDS_WAITING_MAX 65536u /* session record writes queued for the worker, at most */
+#define NATS_RECORD_KEY_MAX (16 + RECD_SESSION_KEY_MAX)
+#define NATS_RECORD_TRIES 5         /* a session record write is given up after these */
+#define NATS_RECORD_HEAD 16         /* "rsr1", next part number (u32), stream sequence (u64), LE */
+
+struct nats_source;
+
+/* What another instance needs to take a nats-fed session over (loop thread): the session's open
+ * message as it came (one wire frame), the number its next part gets and the highest stream
+ * sequence of it that is written and acknowledged. Kept in the sessions bucket under key. */
+typedef struct nats_record {
+    LIST_ENTRY(nats_record) link;       /* the source's records */
+    LIST_ENTRY(nats_record) dirty_link; /* changed since last stored (when dirty) */
+    struct nats_source *src;            /* NULL once the source is gone */
+    recd_session *s;
+    uint32_t partition;
+    uint32_t part_stored;  /* s->part_no last stored */
+    uint64_t seq_written;  /* highest stream sequence of it written (or its open's) */
+    uint64_t seq_stored;
+    uint64_t dup_upto;     /* taken over: redeliveries up to this stream sequence are dropped */
+    uint64_t seq_taken;    /* highest stream sequence of a message that fed it */
+    bool dirty;
+    bool closed_by_message; /* its record goes with it */
+    bool keep;              /* closed to be taken over again: its record stays */
+    size_t open_len;
+    char key[NATS_RECORD_KEY_MAX];
+    uint8_t open[];
+} nats_record;
+
+/* A write to the sessions bucket, for the worker (a put, or a delete when len is 0). */
+typedef struct kv_request {
+    struct kv_request *next;
+    uint64_t no; /* requests are numbered in order */
+    unsigned tries; /* failed while connected */
+    bool del;
+    size_t len;
+    char key[NATS_RECORD_KEY_MAX];
+    uint8_t val[];
+} kv_request;
+
+/* A session record read when a partition was claimed, for the loop thread. */
+typedef struct taken_record {
+    struct taken_record *next;
+    bool closed; /* a closed session's mark: only seq says something */
+    uint32_t part_no;
+    uint64_t seq;
+    char key[RECD_SESSION_KEY_MAX + 1];
+    char kvkey[NATS_RECORD_KEY_MAX];
+    size_t len;
+    uint8_t open[];
+} taken_record;
+
+/* A session that ended for good: its record says "closed at stream sequence seq" until the
+ * partition's messages up to seq are all acknowledged, so that a consumer started again at an
+ * older ack floor does not open it again from its redelivered open (loop thread). */
+typedef struct closed_mark {
+    struct closed_mark *next;
+    uint64_t seq;
+    bool stored; /* in the bucket: deleted once the partition is acknowledged up to seq */
+    char key[RECD_SESSION_KEY_MAX + 1];
+    char kvkey[NATS_RECORD_KEY_MAX];
+} closed_mark;
+
+/* A message taken and not yet acknowledged (loop thread). */
+typedef struct pending_ack {
+    natsMsg *msg;
+    uint64_t seq;             /* stream sequence */
+    const recd_session *s;    /* the session it fed, or NULL: nothing to wait for */
+    uint64_t input_no;        /* s->inputs after it */
+    uint64_t wait_req;        /* session record writes up to this one are stored first */
+    uint64_t mark;            /* s->queued_total once its input was queued (marked) */
+    uint64_t lost_before;     /* s->lost_total when it was taken */
+    bool marked;
+} pending_ack;
+
+typedef struct nats_partition {
+    uint32_t no;
+    /* worker thread */
+    natsSubscription *sub;
+    bool owned;
+    bool draining; /* given up for a fair share: released once nothing of it is in flight */
+    uint64_t lease_rev;
+    uint64_t renewed_ms; /* last successful claim or renewal */
+    /* shared, under src->lock */
+    natsMsg **queue;     /* taken by the worker, not yet dispatched: a ring of max_in_flight */
+    size_t qhead, qcount;
+    uint32_t in_flight;  /* queued + pending */
+    bool owned_shared;
+    uint64_t lag;        /* num_pending of the last message pulled */
+    taken_record *takeovers; /* read at the claim: opened before any message is taken */
+    /* loop thread */
+    pending_ack *pending;
+    size_t npending;
+    uint64_t highest_taken; /* stream sequence */
+    recd_wire_decoder *dec;
+    session_input in;
+    char peer[RECD_CONFIG_URL_MAX + 32];
+    bool blocked; /* a buffer limit was hit: dispatch resumes on room */
+    bool sample;  /* the message being taken is a state or an event */
+    bool lag_seen;      /* a message of the batch being taken said its lag */
+    uint64_t lag_taken; /* num_pending of the last one: published once per batch */
+    struct nats_source *src;
+    uint64_t cur_seq;          /* stream sequence of the message being taken */
+    const uint8_t *cur_data;   /* and its bytes */
+    size_t cur_len;
+    const taken_record *replaying; /* the record whose open is being dispatched */
+    bool dup_check;            /* sessions taken over here: their redeliveries are looked at */
+    closed_mark *closed;       /* sessions of p that ended for good not long ago */
+} nats_partition;
+
+typedef struct nats_source {
+    LIST_ENTRY(nats_source) link;
+    recd_listener *l;
+    recd_ingest *g;
+    recd_fleet_url url;
+    char server[300];
+    char stream[RECD_FLEET_PREFIX_MAX + 8], bucket[RECD_FLEET_PREFIX_MAX + 16], instance[128];
+    char sbucket[RECD_FLEET_PREFIX_MAX + 20];
+    char *creds, *tls_ca, *tls_cert, *tls_key;
+    uint32_t nparts, max_in_flight;
+    uint64_t lease_ttl_ms, ack_wait_ms;
+    nats_partition *parts;
+    input_tally tally;
+    bool retiring, closed;
+    bool taking_stopped; /* loop: retired, nothing more is taken (what is queued stays unacknowledged) */
+
+    pthread_t worker;
+    bool worker_started;
+    uv_work_t reaper;      /* joins the stopping worker off the loop thread */
+    unsigned closing_refs; /* loop only: the handle's close and the join, both needed to free */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool stop;           /* under lock */
+    bool connected;      /* under lock */
+    char last_error[256]; /* under lock */
+    uint64_t renew_failures; /* under lock: not yet added to the metric */
+    uint64_t down_since_ms;  /* under lock: monotonic, 0 while connected */
+    kv_request *req_head, *req_tail; /* under lock: session record writes for the worker */
+    size_t nreq;                     /* under lock */
+    uint64_t req_done;               /* under lock: requests up to this number are settled */
+    uint64_t record_failures;        /* under lock: not yet added to the metric */
+
+    /* loop only */
+    uint64_t req_no; /* the last request numbered */
+    LIST_HEAD(, nats_record) records;
+    LIST_HEAD(, nats_record) dirty;
+
+    /* worker only */
+    natsConnection *nc;
+    jsCtx *js;
+    kvStore *kv;
+    kvStore *skv; /* the sessions bucket */
+} nats_source;
+
+static inline uint64_t nats_mono_ms(void) { return uv_hrtime() / 1000000u; }
+
+static inline void nats_set_error(nats_source *src, const char *what, natsStatus s)
+{
+    pthread_mutex_lock(&src->lock);
+    snprintf(src->last_error, sizeof src->last_error, "%s: %s", what, natsStatus_GetText(s));
+    pthread_mutex_unlock(&src->lock);
+}
+
+/* nats_worker.c: the thread's body (connection, stream, buckets, leases, pulls). */
+void *nats_worker_main(void *arg);
+
+/* nats_session_records.c, worker side: the bucket's writes, and the records read at a claim. */
+void nats_store_records(nats_source *src);
+natsStatus nats_load_records(nats_source *src, nats_partition *p);
+void nats_free_taken(taken_record *t);
+
+/* nats_session_records.c, loop side. */
+nats_record *nats_record_of(nats_source *src, const recd_session *s);
+void nats_record_open(nats_source *src, nats_partition *p, const recd_msg *m);
+void nats_record_mark(nats_record *rec);
+void nats_store_dirty(nats_source *src);
+void nats_record_session_freed(nats_record *rec);
+bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s);
+bool nats_replay_open(nats_source *src, const recd_msg *m);
+void nats_add_mark(nats_partition *p, const char *key, const char *kvkey, uint64_t seq);
+bool nats_after_close(nats_source *src, nats_partition *p, const char *key, size_t len);
+void nats_expire_marks(nats_source *src, nats_partition *p);
+void nats_free_marks(nats_partition *p);
+
+/* nats_dispatch.c: the loop thread's pass over the queues (after which listener_nats.c closes a
+ * retired source that is done), and its acknowledgements. */
+void nats_drain_queues(nats_source *src);
+void nats_ack_written(nats_source *src, nats_partition *p);
+
+#endif

@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: MIT */
+/* nats:// inputs, the worker thread (libnats): connects, creates the stream and the buckets when
+ * missing, claims, renews and hands back partition leases for a fair share of the fleet, and
+ * pulls messages into the partitions' queues for the loop thread. */
+
+#ifdef RECD_HAVE_NATS
+
+#include "nats_source.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "support/log.h"
+
+static void set_connected(nats_source *src, bool up)
+{
+    pthread_mutex_lock(&src->lock);
+    if (up != src->connected) {
+        src->connected = up;
+        src->down_since_ms = up ? 0 : nats_mono_ms();
+    }
+    pthread_mutex_unlock(&src->lock);
+}
+
+static void on_disconnected(natsConnection *nc, void *closure)
+{
+    (void)nc;
+    set_connected(closure, false);
+}
+
+static void on_reconnected(natsConnection *nc, void *closure)
+{
+    (void)nc;
+    set_connected(closure, true);
+}
+
+static bool stopping(nats_source *src)
+{
+    pthread_mutex_lock(&src->lock);
+    bool stop = src->stop;
+    pthread_mutex_unlock(&src->lock);
+    return stop;
+}
+
+static void worker_wait(nats_source *src, uint64_t ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)(ms / 1000);
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&src->lock);
+    if (!src->stop)
+        pthread_cond_timedwait(&src->wake, &src->lock, &until);
+    pthread_mutex_unlock(&src->lock);
+}
+
+static natsStatus connect_server(nats_source *src)
+{
+    natsOptions *o = NULL;
+    natsStatus s = natsOptions_Create(&o);
+    if (s == NATS_OK)
+        s = natsOptions_SetURL(o, src->server);
+    if (s == NATS_OK)
+        s = natsOptions_SetMaxReconnect(o, -1); /* forever: the fleet waits for its engine */
+    if (s == NATS_OK)
+        s = natsOptions_SetReconnectWait(o, 500);
+    if (s == NATS_OK)
+        s = natsOptions_SetTimeout(o, 2000);
+    if (s == NATS_OK)
+        s = natsOptions_SetDisconnectedCB(o, on_disconnected, src);
+    if (s == NATS_OK)
+        s = natsOptions_SetReconnectedCB(o, on_reconnected, src);
+    if (s == NATS_OK && src->creds)
+        s = natsOptions_SetUserCredentialsFromFiles(o, src->creds, NULL);
+    if (s == NATS_OK && (src->tls_ca || src->tls_cert))
+        s = natsOptions_SetSecure(o, true);
+    if (s == NATS_OK && src->tls_ca)
+        s = natsOptions_LoadCATrustedCertificates(o, src->tls_ca);
+    if (s == NATS_OK && src->tls_cert)
+        s = natsOptions_LoadCertificatesChain(o, src->tls_cert, src->tls_key);
+    if (s == NATS_OK)
+        s = natsConnection_Connect(&src->nc, o);
+    natsOptions_Destroy(o);
+    if (s != NATS_OK) {
+        nats_set_error(src, "connect", s);
+        return s;
+    }
+    jsOptions jo;
+    jsOptions_Init(&jo);
+    jo.Wait = NATS_API_WAIT_MS;
+    s = natsConnection_JetStream(&src->js, src->nc, &jo);
+    if (s != NATS_OK)
+        nats_set_error(src, "JetStream context", s);
+    return s;
+}
+
+/* The stream and the lease bucket, created when missing (a plain `nats-server -js` is enough). */
+static natsStatus ensure_setup(nats_source *src)
+{
+    jsStreamInfo *si = NULL;
+    jsErrCode jerr = 0;
+    natsStatus s = js_GetStreamInfo(&si, src->js, src->stream, NULL, &jerr);
+    if (s == NATS_NOT_FOUND) {
+        char subject[RECD_FLEET_PREFIX_MAX + 8];
+        snprintf(subject, sizeof subject, "%s.>", src->url.prefix);
+        const char *subjects[] = {subject};
+        jsStreamConfig sc;
+        jsStreamConfig_Init(&sc);
+        sc.Name = src->stream;
+        sc.Subjects = subjects;
+        sc.SubjectsLen = 1;
+        sc.Storage = js_FileStorage;
+        s = js_AddStream(&si, src->js, &sc, NULL, &jerr);
+        if (s == NATS_OK)
+            log_notice("%s: created JetStream stream %s on %s", src->l->cfg.url, src->stream, subject);
+    }
+    jsStreamInfo_Destroy(si);
+    if (s != NATS_OK) {
+        nats_set_error(src, "stream", s);
+        return s;
+    }
+    s = js_KeyValue(&src->kv, src->js, src->bucket);
+    if (s == NATS_NOT_FOUND) {
+        kvConfig kc;
+        kvConfig_Init(&kc);
+        kc.Bucket = src->bucket;
+        kc.History = 1;
+        kc.TTL = (int64_t)src->lease_ttl_ms * 1000000; /* ns: a lease nobody renews disappears */
+        kc.StorageType = js_FileStorage;
+        s = js_CreateKeyValue(&src->kv, src->js, &kc);
+        if (s == NATS_OK)
+            log_notice("%s: created the lease bucket %s (TTL %llu ms)", src->l->cfg.url, src->bucket,
+                       (unsigned long long)src->lease_ttl_ms);
+    }
+    if (s != NATS_OK) {
+        nats_set_error(src, "lease bucket", s);
+        return s;
+    }
+    s = js_KeyValue(&src->skv, src->js, src->sbucket);
+    if (s == NATS_NOT_FOUND) {
+        kvConfig kc;
+        kvConfig_Init(&kc);
+        kc.Bucket = src->sbucket;
+        kc.History = 1; /* no TTL: a record goes with its session's close */
+        kc.StorageType = js_FileStorage;
+        s = js_CreateKeyValue(&src->skv, src->js, &kc);
+        if (s == NATS_OK)
+            log_notice("%s: created the sessions bucket %s", src->l->cfg.url, src->sbucket);
+    }
+    if (s != NATS_OK)
+        nats_set_error(src, "sessions bucket", s);
+    return s;
+}
+
+static void lease_key(const nats_partition *p, char *key, size_t cap)
+{
+    snprintf(key, cap, "p%u", p->no);
+}
+
+/* The partition's durable consumer (created when missing) and a pull subscription bound to it. */
+static natsStatus subscribe(nats_source *src, nats_partition *p)
+{
+    char durable[32], filter[RECD_FLEET_PREFIX_MAX + 24];
+    snprintf(durable, sizeof durable, "p%u", p->no);
+    snprintf(filter, sizeof filter, "%s.%u.>", src->url.prefix, p->no);
+    jsConsumerConfig cc;
+    jsConsumerConfig_Init(&cc);
+    cc.Durable = durable;
+    cc.FilterSubject = filter;
+    cc.AckPolicy = js_AckExplicit;
+    cc.DeliverPolicy = js_DeliverAll;
+    cc.AckWait = (int64_t)src->ack_wait_ms * 1000000;
+    cc.MaxAckPending = (int64_t)src->max_in_flight;
+    jsConsumerInfo *ci = NULL;
+    jsErrCode jerr = 0;
+    natsStatus s = js_GetConsumerInfo(&ci, src->js, src->stream, durable, NULL, &jerr);
+    if (s == NATS_OK && ci->NumAckPending > 0) {
+        /* The previous owner took messages it never acknowledged (it died): JetStream would give
+         * them again only after the ack wait, behind newer ones. A consumer started again above
+         * the ack floor gives them now, in order; what was acknowledged above the floor comes
+         * again too and is dropped through its session's record. */
+        uint64_t from = ci->AckFloor.Stream + 1;
+        int64_t unacked = ci->NumAckPending;
+        jsConsumerInfo_Destroy(ci);
+        ci = NULL;
+        s = js_DeleteConsumer(src->js, src->stream, durable, NULL, &jerr);
+        if (s == NATS_OK || s == NATS_NOT_FOUND) {
+            cc.DeliverPolicy = js_DeliverByStartSequence;
+            cc.OptStartSeq = from;
+            s = js_AddConsumer(&ci, src->js, src->stream, &cc, NULL, &jerr);
+        }
+        if (s == NATS_OK)
+            log_info("%s: partition %u: %lld messages taken and not acknowledged before; read "
+                     "again from stream sequence %llu",
+                     src->l->cfg.url, p->no, (long long)unacked, (unsigned long long)from);
+    } else if (s == NATS_NOT_FOUND) {
+        s = js_AddConsumer(&ci, src->js, src->stream, &cc, NULL, &jerr);
+    }
+    jsConsumerInfo_Destroy(ci);
+    if (s != NATS_OK) {
+        nats_set_error(src, "consumer", s);
+        return s;
+    }
+    jsSubOptions so;
+    jsSubOptions_Init(&so);
+    so.Stream = src->stream;
+    so.Consumer = durable;
+    s = js_PullSubscribe(&p->sub, src->js, filter, durable, NULL, &so, &jerr);
+    if (s != NATS_OK)
+        nats_set_error(src, "pull subscription", s);
+    return s;
+}
+
+/* Stops pulling p and says so to the loop thread; the lease itself is the caller's business. */
+static void unsubscribe(nats_source *src, nats_partition *p)
+{
+    natsSubscription_Destroy(p->sub); /* local only: the durable consumer stays */
+    p->sub = NULL;
+    p->owned = false;
+    pthread_mutex_lock(&src->lock);
+    p->owned_shared = false;
+    pthread_mutex_unlock(&src->lock);
+}
+
+static void drop_ownership(nats_source *src, nats_partition *p, const char *why)
+{
+    if (!p->owned)
+        return;
+    log_warn("%s: partition %u released: %s", src->l->cfg.url, p->no, why);
+    unsubscribe(src, p);
+}
+
+static void count_renew_failure(nats_source *src)
+{
+    pthread_mutex_lock(&src->lock);
+    src->renew_failures++;
+    pthread_mutex_unlock(&src->lock);
+}
+
+/* Announces this instance (key i.NAME, expiring with the bucket's TTL) and counts the live ones:
+ * each should own about partitions / instances. 1 when they cannot be counted. */
+static uint32_t live_instances(nats_source *src)
+{
+    char key[160];
+    snprintf(key, sizeof key, "i.%s", src->instance);
+    uint64_t rev = 0;
+    if (kvStore_PutString(&rev, src->kv, key, src->instance) != NATS_OK)
+        return 1;
+    kvKeysList keys = {0};
+    if (kvStore_Keys(&keys, src->kv, NULL) != NATS_OK)
+        return 1;
+    uint32_t n = 0;
+    for (int i = 0; i < keys.Count; i++)
+        n += keys.Keys[i] && strncmp(keys.Keys[i], "i.", 2) == 0;
+    kvKeysList_Destroy(&keys);
+    return n ? n : 1;
+}
+
+static void release_partition(nats_source *src, nats_partition *p)
+{
+    unsubscribe(src, p);
+    p->draining = false;
+    char key[32];
+    lease_key(p, key, sizeof key);
+    kvStore_Delete(src->kv, key);
+    log_info("%s: partition %u handed back for another instance", src->l->cfg.url, p->no);
+}
+
+/* More than a fair share: the highest partitions owned stop being pulled, and are released once
+ * every message taken from them is acknowledged, so they never have two owners at once. */
+static void rebalance(nats_source *src, uint32_t fair)
+{
+    uint32_t owned = 0;
+    for (uint32_t i = 0; i < src->nparts; i++)
+        owned += src->parts[i].owned && !src->parts[i].draining;
+    for (uint32_t i = src->nparts; i-- > 0 && owned > fair;) {
+        nats_partition *p = &src->parts[i];
+        if (p->owned && !p->draining) {
+            p->draining = true;
+            owned--;
+        }
+    }
+    for (uint32_t i = 0; i < src->nparts; i++) {
+        nats_partition *p = &src->parts[i];
+        if (!p->draining)
+            continue;
+        pthread_mutex_lock(&src->lock);
+        bool idle = p->in_flight == 0;
+        pthread_mutex_unlock(&src->lock);
+        if (idle)
+            release_partition(src, p);
+    }
+}
+
+/* Renews the leases held, claims free ones up to a fair share and hands back the excess. */
+static void tend_leases(nats_source *src)
+{
+    uint64_t now = nats_mono_ms();
+    uint32_t instances = live_instances(src);
+    uint32_t fair = (src->nparts + instances - 1) / instances;
+    uint32_t owned = 0;
+    for (uint32_t i = 0; i < src->nparts; i++)
+        owned += src->parts[i].owned;
+    for (uint32_t i = 0; i < src->nparts && !stopping(src); i++) {
+        nats_partition *p = &src->parts[i];
+        char key[32];
+        lease_key(p, key, sizeof key);
+        if (p->owned) {
+            uint64_t rev = 0;
+            natsStatus s = kvStore_UpdateString(&rev, src->kv, key, src->instance, p->lease_rev);
+            if (s == NATS_OK) {
+                p->lease_rev = rev;
+                p->renewed_ms = now;
+                continue;
+            }
+            count_renew_failure(src);
+            nats_set_error(src, "lease renewal", s);
+            /* Another owner may take it once the lease has expired: stop well before that. */
+            if (s != NATS_TIMEOUT || now - p->renewed_ms > src->lease_ttl_ms * 2 / 3) {
+                drop_ownership(src, p, "its lease could not be renewed");
+                p->draining = false;
+                owned--;
+            }
+            continue;
+        }
+        if (owned >= fair)
+            continue;
+        uint64_t rev = 0;
+        natsStatus s = kvStore_CreateString(&rev, src->kv, key, src->instance);
+        if (s != NATS_OK)
+            continue; /* held by another instance (or the server is away) */
+        p->lease_rev = rev;
+        p->renewed_ms = now;
+        if (nats_load_records(src, p) != NATS_OK || subscribe(src, p) != NATS_OK) {
+            kvStore_Delete(src->kv, key);
+            continue;
+        }
+        p->owned = true;
+        owned++;
+        pthread_mutex_lock(&src->lock);
+        p->owned_shared = true;
+        pthread_mutex_unlock(&src->lock);
+        log_info("%s: partition %u claimed by %s", src->l->cfg.url, p->no, src->instance);
+    }
+    if (!stopping(src))
+        rebalance(src, fair);
+}
+
+/* Pulls what room allows from one partition and hands it to the loop. Returns messages taken. */
+static int pull(nats_source *src, nats_partition *p)
+{
+    pthread_mutex_lock(&src->lock);
+    uint32_t room = src->max_in_flight - p->in_flight;
+    pthread_mutex_unlock(&src->lock);
+    if (!room)
+        return 0;
+    jsFetchRequest req;
+    jsFetchRequest_Init(&req);
+    req.Batch = (int)(room < NATS_FETCH_MAX ? room : NATS_FETCH_MAX);
+    /* A short wait, not NoWait: libnats 3.4 then waits for the whole batch until Expires. */
+    req.Expires = (int64_t)NATS_PULL_WAIT_MS * 1000000;
+    natsMsgList list = {0};
+    natsStatus s = natsSubscription_FetchRequest(&list, p->sub, &req);
+    if (s != NATS_OK && s != NATS_TIMEOUT && s != NATS_NOT_FOUND && list.Count == 0) {
+        nats_set_error(src, "pull", s);
+        return 0;
+    }
+    int n = 0;
+    pthread_mutex_lock(&src->lock);
+    for (int i = 0; i < list.Count; i++) {
+        if (!list.Msgs[i])
+            continue;
+        size_t at = (p->qhead + p->qcount) % src->max_in_flight;
+        p->queue[at] = list.Msgs[i];
+        list.Msgs[i] = NULL;
+        p->qcount++;
+        p->in_flight++;
+        n++;
+    }
+    pthread_mutex_unlock(&src->lock);
+    natsMsgList_Destroy(&list);
+    /* Under the lock, and never once stopped: close_source closes the handle right after. */
+    pthread_mutex_lock(&src->lock);
+    if (n && !src->stop)
+        uv_async_send(&src->l->h.async);
+    pthread_mutex_unlock(&src->lock);
+    return n;
+}
+
+static void release_leases(nats_source *src)
+{
+    uint64_t now = nats_mono_ms();
+    for (uint32_t i = 0; i < src->nparts; i++) {
+        nats_partition *p = &src->parts[i];
+        if (!p->owned)
+            continue;
+        unsubscribe(src, p);
+        char key[32];
+        lease_key(p, key, sizeof key);
+        /* Only a lease still ours (renewed within its TTL) is deleted: another owner's stays. */
+        if (src->kv && now - p->renewed_ms < src->lease_ttl_ms)
+            kvStore_Delete(src->kv, key);
+    }
+    if (src->kv) {
+        char key[160];
+        snprintf(key, sizeof key, "i.%s", src->instance);
+        kvStore_Delete(src->kv, key);
+    }
+}
+
+void *nats_worker_main(void *arg)
+{
+    nats_source *src = arg;
+    uint64_t next_lease = 0, setup_failures = 0;
+    bool ready = false;
+    while (!stopping(src)) {
+        if (!src->nc) {
+            if (connect_server(src) != NATS_OK) {
+                jsCtx_Destroy(src->js);
+                src->js = NULL;
+                natsConnection_Destroy(src->nc);
+                src->nc = NULL;
+                worker_wait(src, NATS_RETRY_MS);
+                continue;
+            }
+            set_connected(src, true);
+        }
+        if (!ready) {
+            if (ensure_setup(src) != NATS_OK) {
+                if (setup_failures++ % 30 == 0) {
+                    pthread_mutex_lock(&src->lock);
+                    log_warn("%s: %s (%s); retrying every %u ms", src->l->cfg.url,
+                             src->last_error, nats_GetLastError(NULL), NATS_RETRY_MS);
+                    pthread_mutex_unlock(&src->lock);
+                }
+                worker_wait(src, NATS_RETRY_MS);
+                continue;
+            }
+            ready = true;
+            log_info("%s: connected to %s, stream %s, %u partitions, instance %s", src->l->cfg.url,
+                     src->server, src->stream, src->nparts, src->instance);
+        }
+        uint64_t now = nats_mono_ms();
+        if (now >= next_lease) {
+            tend_leases(src);
+            next_lease = now + src->lease_ttl_ms / 3;
+        }
+        bool retiring;
+        pthread_mutex_lock(&src->lock);
+        retiring = src->retiring;
+        pthread_mutex_unlock(&src->lock);
+        nats_store_records(src);
+        int got = 0;
+        for (uint32_t i = 0; i < src->nparts && !retiring; i++)
+            if (src->parts[i].owned && !src->parts[i].draining)
+                got += pull(src, &src->parts[i]);
+        if (!got)
+            worker_wait(src, NATS_IDLE_WAIT_MS);
+    }
+    nats_store_records(src); /* the last ones (a shutdown's final sequences), one try */
+    release_leases(src);
+    kvStore_Destroy(src->skv);
+    src->skv = NULL;
+    kvStore_Destroy(src->kv);
+    src->kv = NULL;
+    jsCtx_Destroy(src->js);
+    src->js = NULL;
+    natsConnection_Destroy(src->nc);
+    src->nc = NULL;
+    return NULL;
+}
+
+#endif
