@@ -21,62 +21,23 @@ cleanup() {
 trap cleanup EXIT
 # shellcheck source=../shell/expect.sh
 . "$(dirname "$0")/../shell/expect.sh"
-scale=${RECD_TEST_TIME_SCALE:-1}
-wait_for() { # SECONDS COMMAND...
-    local n=$(($1 * 10 * scale))
-    shift
-    for _ in $(seq "$n"); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    return 1
-}
+# shellcheck source=../shell/fleet_nats.sh
+. "$(dirname "$0")/../shell/fleet_nats.sh"
 sessions=24
 files=()
 
-nats-server -js -a 127.0.0.1 -p -1 -sd "$tmp/js" >"$tmp/nats.log" 2>&1 &
-nats_pid=$!
-wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" || { echo "FAIL: nats-server did not start" >&2; exit 1; }
-port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
+start_nats_server
 for i in $(seq "$sessions"); do
     "$RECTOOL" generate --format samp-vehicle --duration 8s --seed "$i" -o "$tmp/gen-$i.rec" >/dev/null ||
         fail "rectool generate"
     files+=("$tmp/gen-$i.rec")
 done
 
-start_instance() { # NAME: starts recd instance NAME; sets pid_out
-    mkdir -p "$run"
-    cat >"$run/$1.yaml" <<YAML
-listen:
-  - $url
-output:
-  root: $run/out-$1
-  path_template: "{format}/{session}/{part}-{instance}.{ext}"
-  rebase_parts: false
-metrics:
-  enabled: true
-  listen: 127.0.0.1:0
-flush:
-  interval: 100ms
-nats:
-  partitions: 4
-  lease_ttl: 3s
-  instance: $1
-YAML
-    "$RECD" --config "$run/$1.yaml" --print-ports >"$run/$1.ports" 2>"$run/$1.log" &
-    pid_out=$!
-    wait_for 20 grep -qs '^metrics ' "$run/$1.ports"
-    if grep -q 'without NATS support' "$run/$1.log"; then
-        echo "SKIP: recd was built without libnats"
-        exit 77
-    fi
+start_instance() { # NAME; sets pid_out
+    start_fleet_instance "$run" "$1" "$url" '  path_template: "{format}/{session}/{part}-{instance}.{ext}"
+  rebase_parts: false'
 }
-metric() { # INSTANCE NAME
-    python3 -c 'import sys, urllib.request
-for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode().splitlines():
-    if line.startswith(sys.argv[2] + " "): print(line.split()[1])' \
-        "$(sed -n 's/^metrics //p' "$run/$1.ports")" "$2" 2>/dev/null
-}
+metric() { fleet_metric "$run" "$1" "$2"; } # INSTANCE NAME
 owns() { [ "$(metric "$1" recd_nats_partitions_owned)" = "$2" ]; }
 
 round() { # SIGNAL: one round, a leaving with that signal

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: MIT
+# Sourced by the fleet tests: a real `nats-server -js` on a free loopback port with its store in
+# the test's folder, recd fleet instances on it, and their metrics. Callers set $tmp (scratch
+# folder) and source recd_daemon.sh and expect.sh first.
+
+scale=${RECD_TEST_TIME_SCALE:-1}
+
+wait_for() { # SECONDS COMMAND...: polls every 0.1 s, SECONDS scaled for slow builds
+    local n=$(($1 * 10 * scale))
+    shift
+    for _ in $(seq "$n"); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+start_nats_server() { # sets nats_pid and port
+    nats-server -js -a 127.0.0.1 -p -1 -sd "$tmp/js" >"$tmp/nats.log" 2>&1 &
+    nats_pid=$!
+    wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" ||
+        { echo "FAIL: nats-server did not start" >&2; exit 1; }
+    port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
+}
+
+# DIR NAME URL [OUTPUT YAML LINES]: starts fleet instance NAME of 4 partitions on URL, its config,
+# ports, log and output root under DIR; sets pid_out. Skips the test when recd has no libnats.
+start_fleet_instance() {
+    mkdir -p "$1"
+    cat >"$1/$2.yaml" <<YAML
+listen:
+  - $3
+output:
+  root: $1/out-$2
+${4:-}
+metrics:
+  enabled: true
+  listen: 127.0.0.1:0
+flush:
+  interval: 100ms
+nats:
+  partitions: 4
+  lease_ttl: 3s
+  instance: $2
+YAML
+    "$RECD" --config "$1/$2.yaml" --print-ports >"$1/$2.ports" 2>"$1/$2.log" &
+    pid_out=$!
+    wait_for 20 grep -qs '^metrics ' "$1/$2.ports"
+    if grep -q 'without NATS support' "$1/$2.log"; then
+        echo "SKIP: recd was built without libnats"
+        exit 77
+    fi
+}
+
+fleet_metric() { # DIR INSTANCE NAME: the value of metric NAME (unlabelled) on that instance
+    python3 -c 'import sys, urllib.request
+for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode().splitlines():
+    if line.startswith(sys.argv[2] + " "): print(line.split()[1])' \
+        "$(sed -n 's/^metrics //p' "$1/$2.ports")" "$3" 2>/dev/null
+}
