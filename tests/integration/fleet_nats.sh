@@ -28,31 +28,10 @@ cleanup() {
 trap cleanup EXIT
 # shellcheck source=../shell/expect.sh
 . "$(dirname "$0")/../shell/expect.sh"
-# Timeouts scale under sanitizers and on a busy machine.
-scale=${RECD_TEST_TIME_SCALE:-1}
-wait_for() { # SECONDS COMMAND...: polls every 0.1 s
-    local n=$(($1 * 10 * scale))
-    shift
-    for _ in $(seq "$n"); do
-        "$@" && return 0
-        sleep 0.1
-    done
-    return 1
-}
+# shellcheck source=../shell/fleet_nats.sh
+. "$(dirname "$0")/../shell/fleet_nats.sh"
 
-port=
-start_nats() { # PORT (or -1 for any free one)
-    : >"$tmp/nats.log"
-    nats-server -js -a 127.0.0.1 -p "$1" -sd "$tmp/js" >"$tmp/nats.log" 2>&1 &
-    nats_pid=$!
-    wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" || {
-        cat "$tmp/nats.log" >&2
-        echo "FAIL: nats-server did not start" >&2
-        exit 1
-    }
-    port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
-}
-start_nats -1
+start_nats_server
 url="nats://127.0.0.1:$port/recd.fleet"
 
 cat >"$tmp/recd.yaml" <<YAML
@@ -129,7 +108,7 @@ wait "$nats_pid" 2>/dev/null
 nats_pid=
 unhealthy() { get /healthz | grep -q '"nats"'; }
 wait_for 20 unhealthy || fail "/healthz did not report the unreachable JetStream server: $(get /healthz)"
-start_nats "$port"
+start_nats_server "$port"
 healthy() { get /healthz | grep -q '"status":"ok"'; }
 wait_for 30 healthy || fail "/healthz did not recover after the server restarted: $(get /healthz)"
 send "$tmp/gen.rec" after-restart

@@ -15,11 +15,16 @@ wait_for() { # SECONDS COMMAND...: polls every 0.1 s, SECONDS scaled for slow bu
     return 1
 }
 
-start_nats_server() { # sets nats_pid and port
-    nats-server -js -a 127.0.0.1 -p -1 -sd "$tmp/js" >"$tmp/nats.log" 2>&1 &
+start_nats_server() { # [PORT]: any free port by default, or PORT again after a stop (the store
+    # in $tmp/js is kept); sets nats_pid and port
+    : >"$tmp/nats.log"
+    nats-server -js -a 127.0.0.1 -p "${1:--1}" -sd "$tmp/js" >"$tmp/nats.log" 2>&1 &
     nats_pid=$!
-    wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" ||
-        { echo "FAIL: nats-server did not start" >&2; exit 1; }
+    wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" || {
+        cat "$tmp/nats.log" >&2
+        echo "FAIL: nats-server did not start" >&2
+        exit 1
+    }
     port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
 }
 
