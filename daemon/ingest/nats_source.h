@@ -42,6 +42,7 @@ typedef struct nats_record {
     uint64_t seq_stored;
     uint64_t dup_upto;     /* taken over: redeliveries up to this stream sequence are dropped */
     uint64_t seq_taken;    /* highest stream sequence of a message that fed it */
+    uint64_t put_no;       /* the request number of its last write queued */
     bool dirty;
     bool closed_by_message; /* its record goes with it */
     bool keep;              /* closed to be taken over again: its record stays */
@@ -95,6 +96,12 @@ typedef struct pending_ack {
     uint64_t lost_before;     /* s->lost_total when it was taken */
     bool marked;
 } pending_ack;
+
+/* A subscription or a key-value watcher waiting to be freed (worker only, see nats_worker.c). */
+typedef struct nats_parked {
+    natsSubscription *sub;
+    kvWatcher *watcher;
+} nats_parked;
 
 typedef struct nats_partition {
     uint32_t no;
@@ -155,6 +162,7 @@ typedef struct nats_source {
     pthread_cond_t wake;
     bool stop;           /* under lock */
     bool connected;      /* under lock */
+    bool nc_closed;      /* under lock: libnats ran the connection's last callback */
     char last_error[256]; /* under lock */
     uint64_t renew_failures; /* under lock: not yet added to the metric */
     uint64_t down_since_ms;  /* under lock: monotonic, 0 while connected */
@@ -173,6 +181,8 @@ typedef struct nats_source {
     jsCtx *js;
     kvStore *kv;
     kvStore *skv; /* the sessions bucket */
+    nats_parked *parked; /* unsubscribed, freed after a round trip or with the connection */
+    size_t nparked, parked_cap;
 } nats_source;
 
 static inline uint64_t nats_mono_ms(void) { return uv_hrtime() / 1000000u; }
@@ -184,8 +194,10 @@ static inline void nats_set_error(nats_source *src, const char *what, natsStatus
     pthread_mutex_unlock(&src->lock);
 }
 
-/* nats_worker.c: the thread's body (connection, stream, buckets, leases, pulls). */
+/* nats_worker.c: the thread's body (connection, stream, buckets, leases, pulls), and the safe
+ * way to free a key-value watcher. */
 void *nats_worker_main(void *arg);
+void nats_retire_watcher(nats_source *src, kvWatcher *w);
 
 /* nats_session_records.c, worker side: the bucket's writes, and the records read at a claim. */
 void nats_store_records(nats_source *src);
@@ -196,7 +208,7 @@ void nats_free_taken(taken_record *t);
 nats_record *nats_record_of(nats_source *src, const recd_session *s);
 void nats_record_open(nats_source *src, nats_partition *p, const recd_msg *m);
 void nats_record_mark(nats_record *rec);
-void nats_store_dirty(nats_source *src);
+void nats_store_dirty(nats_source *src, bool all);
 void nats_record_session_freed(nats_record *rec);
 bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s);
 bool nats_replay_open(nats_source *src, const recd_msg *m);

@@ -35,6 +35,18 @@ static void on_reconnected(natsConnection *nc, void *closure)
     set_connected(closure, true);
 }
 
+/* libnats runs connection callbacks on its own thread, after the event: the closed one comes last
+ * of a connection's, and only once it has run may the source (their closure) be freed. */
+static void on_closed(natsConnection *nc, void *closure)
+{
+    (void)nc;
+    nats_source *src = closure;
+    pthread_mutex_lock(&src->lock);
+    src->nc_closed = true;
+    pthread_cond_broadcast(&src->wake);
+    pthread_mutex_unlock(&src->lock);
+}
+
 static bool stopping(nats_source *src)
 {
     pthread_mutex_lock(&src->lock);
@@ -75,6 +87,8 @@ static natsStatus connect_server(nats_source *src)
         s = natsOptions_SetDisconnectedCB(o, on_disconnected, src);
     if (s == NATS_OK)
         s = natsOptions_SetReconnectedCB(o, on_reconnected, src);
+    if (s == NATS_OK)
+        s = natsOptions_SetClosedCB(o, on_closed, src);
     if (s == NATS_OK && src->creds)
         s = natsOptions_SetUserCredentialsFromFiles(o, src->creds, NULL);
     if (s == NATS_OK && (src->tls_ca || src->tls_cert))
@@ -83,6 +97,9 @@ static natsStatus connect_server(nats_source *src)
         s = natsOptions_LoadCATrustedCertificates(o, src->tls_ca);
     if (s == NATS_OK && src->tls_cert)
         s = natsOptions_LoadCertificatesChain(o, src->tls_cert, src->tls_key);
+    pthread_mutex_lock(&src->lock);
+    src->nc_closed = false;
+    pthread_mutex_unlock(&src->lock);
     if (s == NATS_OK)
         s = natsConnection_Connect(&src->nc, o);
     natsOptions_Destroy(o);
@@ -216,15 +233,72 @@ static natsStatus subscribe(nats_source *src, nats_partition *p)
     return s;
 }
 
-/* Stops pulling p and says so to the loop thread; the lease itself is the caller's business. */
-static void unsubscribe(nats_source *src, nats_partition *p)
+/* libnats 3.4 (Debian 12) may still be handing a message to a subscription that another thread
+ * frees (nats.c #637, fixed in 3.6). So a subscription, or a key-value watcher (one inside), is
+ * freed only once nothing can be: after its unsubscribe and a round trip (the read loop is then
+ * past everything the server sent it), or after the connection's close (which joins the read
+ * loop). Until then it is parked. */
+static void park(nats_source *src, natsSubscription *sub, kvWatcher *w)
 {
-    natsSubscription_Destroy(p->sub); /* local only: the durable consumer stays */
+    if (src->nparked == src->parked_cap) {
+        size_t cap = src->parked_cap ? src->parked_cap * 2 : 8;
+        nats_parked *grown = realloc(src->parked, cap * sizeof *grown);
+        if (!grown) {
+            log_warn("%s: out of memory: a subscription is left unfreed", src->l->cfg.url);
+            return; /* a leak, never a use after free */
+        }
+        src->parked = grown;
+        src->parked_cap = cap;
+    }
+    src->parked[src->nparked++] = (nats_parked){.sub = sub, .watcher = w};
+}
+
+static void free_parked(nats_source *src)
+{
+    for (size_t i = 0; i < src->nparked; i++) {
+        natsSubscription_Destroy(src->parked[i].sub);
+        kvWatcher_Destroy(src->parked[i].watcher);
+    }
+    src->nparked = 0;
+}
+
+/* Every parked one was unsubscribed before this round trip. */
+static void free_parked_after_round_trip(nats_source *src)
+{
+    if (natsConnection_Status(src->nc) == NATS_CONN_STATUS_CONNECTED &&
+        natsConnection_FlushTimeout(src->nc, NATS_API_WAIT_MS) == NATS_OK)
+        free_parked(src);
+}
+
+void nats_retire_watcher(nats_source *src, kvWatcher *w)
+{
+    if (!w)
+        return;
+    kvWatcher_Stop(w);
+    park(src, NULL, w);
+    free_parked_after_round_trip(src);
+}
+
+/* Stops pulling p and says so to the loop thread; the lease itself is the caller's business.
+ * The durable consumer stays: subscribe() created it, and libnats deletes only its own. When
+ * closing, the connection's close comes next and frees the subscription. */
+static void unsubscribe(nats_source *src, nats_partition *p, bool closing)
+{
+    natsSubscription *sub = p->sub;
     p->sub = NULL;
     p->owned = false;
     pthread_mutex_lock(&src->lock);
     p->owned_shared = false;
     pthread_mutex_unlock(&src->lock);
+    if (!sub)
+        return;
+    if (closing) {
+        park(src, sub, NULL);
+        return;
+    }
+    natsSubscription_Unsubscribe(sub); /* out of the read loop's table, and the server's */
+    park(src, sub, NULL);
+    free_parked_after_round_trip(src);
 }
 
 static void drop_ownership(nats_source *src, nats_partition *p, const char *why)
@@ -232,7 +306,7 @@ static void drop_ownership(nats_source *src, nats_partition *p, const char *why)
     if (!p->owned)
         return;
     log_warn("%s: partition %u released: %s", src->l->cfg.url, p->no, why);
-    unsubscribe(src, p);
+    unsubscribe(src, p, false);
 }
 
 static void count_renew_failure(nats_source *src)
@@ -251,19 +325,29 @@ static uint32_t live_instances(nats_source *src)
     uint64_t rev = 0;
     if (kvStore_PutString(&rev, src->kv, key, src->instance) != NATS_OK)
         return 1;
-    kvKeysList keys = {0};
-    if (kvStore_Keys(&keys, src->kv, NULL) != NATS_OK)
+    /* Not kvStore_Keys: it frees its watcher at once (see park()). */
+    kvWatchOptions o;
+    kvWatchOptions_Init(&o);
+    o.IgnoreDeletes = true;
+    o.MetaOnly = true;
+    kvWatcher *w = NULL;
+    if (kvStore_Watch(&w, src->kv, "i.>", &o) != NATS_OK)
         return 1;
     uint32_t n = 0;
-    for (int i = 0; i < keys.Count; i++)
-        n += keys.Keys[i] && strncmp(keys.Keys[i], "i.", 2) == 0;
-    kvKeysList_Destroy(&keys);
+    for (;;) {
+        kvEntry *e = NULL;
+        if (kvWatcher_Next(&e, w, NATS_API_WAIT_MS) != NATS_OK || !e)
+            break; /* NULL: every key there was is read */
+        n++;
+        kvEntry_Destroy(e);
+    }
+    nats_retire_watcher(src, w);
     return n ? n : 1;
 }
 
 static void release_partition(nats_source *src, nats_partition *p)
 {
-    unsubscribe(src, p);
+    unsubscribe(src, p, false);
     p->draining = false;
     char key[32];
     lease_key(p, key, sizeof key);
@@ -399,7 +483,7 @@ static void release_leases(nats_source *src)
         nats_partition *p = &src->parts[i];
         if (!p->owned)
             continue;
-        unsubscribe(src, p);
+        unsubscribe(src, p, true);
         char key[32];
         lease_key(p, key, sizeof key);
         /* Only a lease still ours (renewed within its TTL) is deleted: another owner's stays. */
@@ -413,6 +497,27 @@ static void release_leases(nats_source *src)
     }
 }
 
+/* Closes and frees the connection, its JetStream context and the subscriptions parked for it,
+ * once libnats has no thread left that could touch them or run a callback with src. */
+static void close_connection(nats_source *src)
+{
+    jsCtx_Destroy(src->js);
+    src->js = NULL;
+    if (src->nc) {
+        natsConnection_Close(src->nc); /* joins its read loop */
+        pthread_mutex_lock(&src->lock);
+        while (!src->nc_closed)
+            pthread_cond_wait(&src->wake, &src->lock);
+        pthread_mutex_unlock(&src->lock);
+    }
+    free_parked(src);
+    free(src->parked);
+    src->parked = NULL;
+    src->parked_cap = 0;
+    natsConnection_Destroy(src->nc);
+    src->nc = NULL;
+}
+
 void *nats_worker_main(void *arg)
 {
     nats_source *src = arg;
@@ -421,10 +526,7 @@ void *nats_worker_main(void *arg)
     while (!stopping(src)) {
         if (!src->nc) {
             if (connect_server(src) != NATS_OK) {
-                jsCtx_Destroy(src->js);
-                src->js = NULL;
-                natsConnection_Destroy(src->nc);
-                src->nc = NULL;
+                close_connection(src);
                 worker_wait(src, NATS_RETRY_MS);
                 continue;
             }
@@ -468,10 +570,7 @@ void *nats_worker_main(void *arg)
     src->skv = NULL;
     kvStore_Destroy(src->kv);
     src->kv = NULL;
-    jsCtx_Destroy(src->js);
-    src->js = NULL;
-    natsConnection_Destroy(src->nc);
-    src->nc = NULL;
+    close_connection(src);
     return NULL;
 }
 
