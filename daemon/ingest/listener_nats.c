@@ -394,7 +394,7 @@ void ingest_nats_close_all(recd_ingest *g)
         nats_source *src = LIST_FIRST(&g->nats_sources);
         for (uint32_t i = 0; i < src->nparts; i++)
             nats_ack_written(src, &src->parts[i]);
-        nats_store_dirty(src); /* the worker's last round stores them */
+        nats_store_dirty(src, true); /* the worker's last round stores them */
         close_source(src);
     }
 }

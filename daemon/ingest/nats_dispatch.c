@@ -345,7 +345,7 @@ void nats_drain_queues(nats_source *src)
         nats_ack_written(src, p);
         nats_expire_marks(src, p);
     }
-    nats_store_dirty(src);
+    nats_store_dirty(src, false);
     listener_tally_publish(g->metrics, RECD_M_NATS, &src->tally);
 }
 

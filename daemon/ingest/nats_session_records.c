@@ -148,7 +148,7 @@ natsStatus nats_load_records(nats_source *src, nats_partition *p)
             n++;
         }
     }
-    kvWatcher_Destroy(w);
+    nats_retire_watcher(src, w);
     if (s != NATS_OK) {
         nats_free_taken(head);
         nats_set_error(src, "reading the session records", s);
@@ -179,8 +179,9 @@ static void record_key(uint32_t partition, const char *key, char *out, size_t ca
 }
 
 /* Queues a write of the sessions bucket for the worker, numbered; dropped (and counted) when too
- * many wait already, which only happens while the server is away for long. */
-static void send_request(nats_source *src, kv_request *r)
+ * many wait already, which only happens while the server is away for long. Returns its number,
+ * 0 when dropped. */
+static uint64_t send_request(nats_source *src, kv_request *r)
 {
     r->next = NULL;
     pthread_mutex_lock(&src->lock);
@@ -190,7 +191,7 @@ static void send_request(nats_source *src, kv_request *r)
         log_debug("%s: session record %s dropped: %u writes wait already", src->l->cfg.url,
                   r->key, NATS_RECORDS_WAITING_MAX);
         free(r);
-        return;
+        return 0;
     }
     r->no = ++src->req_no;
     if (src->req_tail)
@@ -199,8 +200,10 @@ static void send_request(nats_source *src, kv_request *r)
         src->req_head = r;
     src->req_tail = r;
     src->nreq++;
+    uint64_t no = r->no;
     pthread_cond_signal(&src->wake);
     pthread_mutex_unlock(&src->lock);
+    return no;
 }
 
 static void record_put(nats_source *src, nats_record *rec)
@@ -223,7 +226,7 @@ static void record_put(nats_source *src, nats_record *rec)
     r->len = NATS_RECORD_HEAD + rec->open_len;
     rec->part_stored = part;
     rec->seq_stored = rec->seq_written;
-    send_request(src, r);
+    rec->put_no = send_request(src, r);
 }
 
 static void record_delete(nats_source *src, const char *kvkey)
@@ -330,12 +333,20 @@ void nats_record_mark(nats_record *rec)
     LIST_INSERT_HEAD(&rec->src->dirty, rec, dirty_link);
 }
 
-/* The records changed since they were last stored: once per pass over the queues, not per
- * message. */
-void nats_store_dirty(nats_source *src)
+/* The records changed since they were last stored, once per pass over the queues. A record whose
+ * last write is still queued waits for it (and stays dirty): one write per record in flight keeps
+ * the queue, which every acknowledgement waits for, as short as the number of sessions. With all
+ * (a shutdown: the worker's last round), every one is queued. */
+void nats_store_dirty(nats_source *src, bool all)
 {
-    while (!LIST_EMPTY(&src->dirty)) {
-        nats_record *rec = LIST_FIRST(&src->dirty);
+    pthread_mutex_lock(&src->lock);
+    uint64_t stored = src->req_done;
+    pthread_mutex_unlock(&src->lock);
+    nats_record *next;
+    for (nats_record *rec = LIST_FIRST(&src->dirty); rec; rec = next) {
+        next = LIST_NEXT(rec, dirty_link);
+        if (!all && rec->put_no > stored)
+            continue;
         LIST_REMOVE(rec, dirty_link);
         rec->dirty = false;
         record_put(src, rec);
