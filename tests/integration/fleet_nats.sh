@@ -2,9 +2,9 @@
 # A one-instance recd fleet on a real `nats-server -js` (loopback, free port, temporary store):
 # every standard .rec of the corpus published with `rectool send --to nats://` comes out
 # byte-identical, a generated .recap holds the same messages, recd creates the stream, the
-# consumers and the lease bucket itself, /healthz fails while the server is down, and what is
-# published after the server restarts is recorded too, and a publisher whose messages are not
-# confirmed says so.
+# consumers and the lease bucket itself, /healthz fails while the server is down, what is published
+# after the server restarts is recorded too, a backlog recd is in the middle of when the server
+# restarts comes out whole, and a publisher whose messages are not confirmed says so.
 set -u
 corpus="${RECD_CORPUS_DIR:-}/samp-rec"
 # shellcheck source=../shell/recd_daemon.sh
@@ -115,6 +115,25 @@ send "$tmp/gen.rec" after-restart
 expected=$((expected + 1))
 wait_for 60 finalized "$expected" || fail "the session sent after the restart was not recorded"
 
+# 3. The server restarts while recd is in the middle of a backlog, holding messages it has taken
+# and not yet acknowledged: their acknowledgements are lost, the rest comes after the restart, and
+# the recording still comes out whole, each state once (what comes again is dropped and counted).
+"$RECTOOL" generate --format samp-vehicle --duration 60m --seed 11 -o "$tmp/long.rec" >/dev/null
+kill -STOP "$recd_pid" # the backlog builds up while recd is stopped (well within the lease TTL)
+send "$tmp/long.rec" in-flight
+kill -CONT "$recd_pid"
+taking() { [ -n "$(find "$tmp/out" -path '*/in-flight/*' 2>/dev/null)" ]; }
+wait_for 20 taking || fail "recd took nothing of the backlog"
+kill -TERM "$nats_pid"
+wait "$nats_pid" 2>/dev/null
+nats_pid=
+finalized "$((expected + 1))" && fail "the backlog was recorded whole before the server stopped: nothing was in flight"
+wait_for 20 unhealthy || fail "/healthz did not report the server gone with a backlog in flight"
+start_nats_server "$port"
+wait_for 30 healthy || fail "/healthz did not recover after the second restart: $(get /healthz)"
+expected=$((expected + 1))
+wait_for 90 finalized "$expected" || fail "the backlog was not recorded after the restart"
+
 kill -TERM "$recd_pid"
 wait "$recd_pid"
 code=$?
@@ -122,7 +141,7 @@ recd_pid=
 [ "$code" -eq 0 ] || fail "recd exited with $code after SIGTERM"
 find "$tmp/out" -name '*.part' | grep -q . && fail ".part files left: $(find "$tmp/out" -name '*.part')"
 
-# 3. A publisher never drops in silence: to a prefix no stream covers, and with the server killed
+# 4. A publisher never drops in silence: to a prefix no stream covers, and with the server killed
 # in the middle, the unconfirmed messages are reported and the exit code is 3.
 "$RECTOOL" send "$tmp/gen.rec" --to "nats://127.0.0.1:$port/nostream" --session lost --speed max \
     --ack-timeout 1s >"$tmp/lost.out" 2>&1
@@ -182,6 +201,10 @@ for s in gen-rec after-restart; do
     got=$(one_file "$s") || continue
     cmp -s "$tmp/gen.rec" "$got" || fail "generated .rec as $s: output differs"
 done
+if got=$(one_file in-flight); then
+    cmp -s "$tmp/long.rec" "$got" ||
+        fail "the backlog recorded across the restart differs: $(cmp "$tmp/long.rec" "$got" 2>&1 | head -1)"
+fi
 if got=$(one_file gen-recap); then
     "$RECTOOL" export "$tmp/gen.recap" --to jsonl | grep -v '"type":"flush"' >"$tmp/want.jsonl"
     "$RECTOOL" export "$got" --to jsonl | grep -v '"type":"flush"' >"$tmp/got.jsonl"
@@ -189,7 +212,7 @@ if got=$(one_file gen-recap); then
 fi
 
 if [ "$failures" -ne 0 ]; then
-    sed 's/^/    recd: /' "$tmp/log" | tail -40 >&2
+    show_instance_log "$tmp/log" recd 40
     echo "$failures check(s) failed" >&2
     exit 1
 fi

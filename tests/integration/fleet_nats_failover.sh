@@ -36,10 +36,12 @@ wait_for 30 owns a 4 || fail "instance a did not claim the 4 partitions"
 start_instance b
 b_pid=$pid_out
 # b joins: a hands back half of the partitions and b claims them, never two owners at once
-# (sampled every 0.1 s until the shares are even).
+# (sampled every 0.1 s until the shares are even). b only gains and a only loses meanwhile, so b
+# is read first: read the other way round, a partition handed over between the two reads would
+# be counted twice.
 balanced() {
-    oa=$(metric a recd_nats_partitions_owned)
     ob=$(metric b recd_nats_partitions_owned)
+    oa=$(metric a recd_nats_partitions_owned)
     [ $((${oa:-0} + ${ob:-0})) -le 4 ] || fail "two owners at once: a owns $oa, b owns $ob"
     [ "${oa:-0}" = 2 ] && [ "${ob:-0}" = 2 ]
 }
@@ -97,8 +99,8 @@ got=$(find "$tmp/out-a" "$tmp/out-b" -path "*/before/*" -type f)
 cmp -s "$tmp/gen.rec" "$got" || fail "the session recorded by a differs from what was sent"
 
 if [ "$failures" -ne 0 ]; then
-    sed 's/^/    a: /' "$tmp/a.log" | tail -20 >&2
-    sed 's/^/    b: /' "$tmp/b.log" | tail -20 >&2
+    show_instance_log "$tmp/a.log" a 20
+    show_instance_log "$tmp/b.log" b 20
     echo "$failures check(s) failed" >&2
     exit 1
 fi

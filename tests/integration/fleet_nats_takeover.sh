@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-# Session takeover in a two-instance recd fleet on a real `nats-server -js`: 24 sessions are
-# published at their recordings' pace while the instance owning half of the partitions goes away,
-# killed with SIGKILL in a first round and stopped with SIGTERM in a second. The other one takes
+# Session takeover in a two-instance recd fleet on a real `nats-server -js`: sessions are published
+# at their recordings' pace while the instance owning half of the partitions goes away, killed
+# with SIGKILL in a first round (200 sessions) and stopped with SIGTERM in a second (24). The other one takes
 # its sessions over from their records in the sessions bucket: every state of every session is in
 # the two instances' parts, in order, the survivor's part numbers continue the first one's, and
 # what is there twice is only a stretch the dead instance had written but not yet acknowledged
@@ -23,15 +23,15 @@ trap cleanup EXIT
 . "$(dirname "$0")/../shell/expect.sh"
 # shellcheck source=../shell/fleet_nats.sh
 . "$(dirname "$0")/../shell/fleet_nats.sh"
-sessions=24
-files=()
-
 start_nats_server
-for i in $(seq "$sessions"); do
-    "$RECTOOL" generate --format samp-vehicle --duration 8s --seed "$i" -o "$tmp/gen-$i.rec" >/dev/null ||
-        fail "rectool generate"
-    files+=("$tmp/gen-$i.rec")
-done
+generate() { # SESSIONS SECONDS: the recordings of a round, gen-1.rec .. gen-SESSIONS.rec
+    files=()
+    for i in $(seq "$1"); do
+        "$RECTOOL" generate --format samp-vehicle --duration "$2" --seed "$i" -o "$tmp/gen-$i.rec" \
+            >/dev/null || fail "rectool generate"
+        files+=("$tmp/gen-$i.rec")
+    done
+}
 
 start_instance() { # NAME; sets pid_out
     start_fleet_instance "$run" "$1" "$url" '  path_template: "{format}/{session}/{part}-{instance}.{ext}"
@@ -40,8 +40,9 @@ start_instance() { # NAME; sets pid_out
 metric() { fleet_metric "$run" "$1" "$2"; } # INSTANCE NAME
 owns() { [ "$(metric "$1" recd_nats_partitions_owned)" = "$2" ]; }
 
-round() { # SIGNAL: one round, a leaving with that signal
-    signal=$1
+round() { # SIGNAL SESSIONS SECONDS: one round, a leaving with that signal
+    signal=$1 sessions=$2
+    generate "$2" "$3"
     run=$tmp/$signal
     url="nats://127.0.0.1:$port/recd.$signal"
     start_instance a
@@ -52,7 +53,7 @@ round() { # SIGNAL: one round, a leaving with that signal
     balanced() { owns a 2 && owns b 2; }
     wait_for 30 balanced || fail "no rebalance after b joined"
 
-    # Sessions t-1 .. t-24, interleaved at the recordings' own pace (about 11 states/s each).
+    # Sessions t-1 .. t-N, interleaved at the recordings' own pace (about 11 states/s each).
     "$RECTOOL" send "${files[@]}" --to "$url" --partitions 4 --session t --speed 1 >"$run/send.out" 2>&1 &
     send_pid=$!
 
@@ -73,7 +74,9 @@ round() { # SIGNAL: one round, a leaving with that signal
         [ "$(find "$run/out-b" -name '*.rec' ! -name '*.part' | sed 's|/[^/]*$||' | sort -u | wc -l)" -ge "$sessions" ] &&
             [ -z "$(find "$run/out-b" -name '*.part')" ]
     }
-    wait_for 30 all_closed || fail "b did not finalize every session"
+    # nats-server 2.9 serves a consumer's backlog slowly once it is no longer in its cache (a few
+    # hundred messages a second here; docs/fleet.md, "Failover"): b's catch-up takes a while.
+    wait_for 90 all_closed || fail "b did not finalize every session"
     taken=$(metric b recd_nats_sessions_taken_over_total)
     dropped=$(metric b recd_nats_duplicates_dropped_total)
     kill -TERM "$b_pid"
@@ -83,8 +86,9 @@ round() { # SIGNAL: one round, a leaving with that signal
     [ "$code" -eq 0 ] || fail "b exited with $code after SIGTERM"
 
     # Every state of every session, in order, across a's parts (left as .part after a SIGKILL: read
-    # up to the last whole block, as recovery would) and b's; part numbers unique and b's after
-    # a's; repeats only at the start of b's first part of a session taken over, none after SIGTERM.
+    # up to the last whole block, as recovery would) and b's; part numbers unique (but for the
+    # documented restart) and b's after a's; repeats only at the start of b's first part of a
+    # session, none after SIGTERM.
     python3 - "$tmp" "$run" "$sessions" "${taken:-0}" "$signal" <<'PY' >"$run/check.out" 2>&1 || fail "$signal: $(cat "$run/check.out")"
 import glob, os, sys
 tmp, run, n, taken = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(float(sys.argv[4]))
@@ -98,7 +102,7 @@ def blocks(path, partial):
     elif len(body) % BLOCK:
         raise SystemExit("%s: not whole blocks" % path)
     return [body[i:i + BLOCK] for i in range(0, len(body), BLOCK)]
-bad, moved, repeated = [], 0, 0
+bad, moved, repeated, restarts = [], 0, 0, 0
 for i in range(1, n + 1):
     orig = blocks("%s/gen-%d.rec" % (tmp, i), False)
     parts = []
@@ -111,11 +115,19 @@ for i in range(1, n + 1):
             parts.append((int(num), who, f, name.endswith(".part")))
     parts.sort()
     nums = [p[0] for p in parts]
+    restarted = False
     if len(set(nums)) != len(nums):
-        bad.append("t-%d: part numbers used twice: %s" % (i, parts))
-        continue
+        # The documented case (docs/fleet.md, "Failover"): a died after starting the session's
+        # part and before storing its record, so b started it again under the same number; the
+        # instance in the name keeps the two files apart.
+        dup = [x for x in set(nums) if nums.count(x) > 1]
+        if graceful or len(dup) != 1 or [p[1] for p in parts if p[0] == dup[0]] != ["a", "b"]:
+            bad.append("t-%d: part numbers used twice: %s" % (i, parts))
+            continue
+        restarted = True
+        restarts += 1
     whos = [p[1] for p in parts]
-    if "a" in whos and "b" in whos:
+    if "a" in whos and "b" in whos and not restarted:
         moved += 1
         if whos != sorted(whos):
             bad.append("t-%d: b's parts do not come after a's: %s" % (i, parts))
@@ -142,18 +154,19 @@ if taken < moved:
 if bad:
     print("\n".join(bad[:20]))
     sys.exit(1)
-print("%d sessions, %d continued on b, %d states written twice" % (n, moved, repeated))
+print("%d sessions, %d continued on b, %d started again on b, %d states written twice"
+      % (n, moved, restarts, repeated))
 PY
     result="$result$signal: $(cat "$run/check.out"), $taken sessions taken over, ${dropped:-0} redeliveries dropped as duplicates. "
 
 }
 result=
-round KILL
-[ "$failures" -eq 0 ] && round TERM
+round KILL 200 3s
+[ "$failures" -eq 0 ] && round TERM 24 8s
 
 if [ "$failures" -ne 0 ]; then
-    sed 's/^/    a: /' "$run/a.log" | tail -20 >&2
-    sed 's/^/    b: /' "$run/b.log" | tail -30 >&2
+    show_instance_log "$run/a.log" a 20
+    show_instance_log "$run/b.log" b 30
     echo "$failures check(s) failed" >&2
     exit 1
 fi

@@ -63,3 +63,10 @@ for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().dec
     if line.startswith(sys.argv[2] + " "): print(line.split()[1])' \
         "$(sed -n 's/^metrics //p' "$1/$2.ports")" "$3" 2>/dev/null
 }
+
+show_instance_log() { # LOG LABEL LINES: a sanitizer's report in full if the log has one, then its
+    # last LINES lines, each prefixed with LABEL
+    sed -n '/ERROR: AddressSanitizer\|runtime error:\|ERROR: LeakSanitizer/,/ABORTING\|SUMMARY:/p' "$1" |
+        head -n 60 | sed "s/^/    $2: /" >&2
+    tail -n "$3" "$1" | sed "s/^/    $2: /" >&2
+}
