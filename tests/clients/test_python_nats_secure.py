@@ -3,8 +3,9 @@
 # RFC 8032's test vectors 1-3; nkey seeds (base32, CRC-16) and .creds files; a scripted server
 # checking the CONNECT a .creds file gives; a real nats-server with TLS (a CA and a certificate
 # made here by openssl) feeding a recd fleet instance that consumes over TLS too, the sessions
-# coming out byte-identical to TCP, a wrong CA refused before anything is sent; and a real
-# nats-server that only lets an nkey user in, a wrong seed refused.
+# coming out byte-identical to TCP, a wrong CA refused before anything is sent; a real
+# nats-server that only lets an nkey user in, a wrong seed refused; and one in operator mode
+# (JWTs signed here) where the publisher and recd log in with .creds files.
 import base64
 import json
 import os
@@ -22,9 +23,9 @@ sys.path.insert(0, HERE)
 
 from recd_client import Client, ed25519  # noqa: E402
 from recd_client.nats import parse_nats_url  # noqa: E402
-from recd_client.nkeys import (PREFIX_ACCOUNT, PREFIX_USER, Credentials, decode_seed,  # noqa: E402
-                               encode_seed, generate_user_seed, load_creds, load_nkey,
-                               public_of_seed)
+from recd_client.nkeys import (PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER,  # noqa: E402
+                               decode_seed, encode_public, encode_seed, generate_user_seed,
+                               load_creds, load_nkey, public_of_seed)
 from recd_harness import SLOW, Recd  # noqa: E402
 from test_python_client import RecordsAllFormats, onfoot  # noqa: E402
 from test_python_nats import FixedStart, NatsServer  # noqa: E402
@@ -335,13 +336,13 @@ class PublishOverTls(RecordsAllFormats, unittest.TestCase):
             plain.kill()
 
 
-def js_request(port, seed, subject, body):
-    """One JetStream API request as the nkey user of seed; the reply as JSON."""
+def js_request(port, creds, subject, body):
+    """One JetStream API request with creds (nkeys.Credentials); the reply as JSON."""
     s = socket.create_connection(("127.0.0.1", port), timeout=20 * SLOW)
     f = s.makefile("rb")
     try:
         info = json.loads(f.readline()[5:])
-        fields = Credentials(seed=decode_seed(seed)[1]).connect_fields(info["nonce"])
+        fields = creds.connect_fields(info["nonce"])
         data = body.encode()
         s.sendall(b"CONNECT " + json.dumps({"verbose": False, "protocol": 1, **fields}).encode()
                   + b"\r\nSUB _INBOX.t 1\r\n" + f"PUB {subject} _INBOX.t {len(data)}\r\n".encode()
@@ -371,7 +372,7 @@ class NkeyAuth(unittest.TestCase):
                      "authorization {\n  users = [\n"
                      f"    {{ nkey: \"{public_of_seed(cls.seed)}\" }}\n  ]\n}}\n")
         cls.nats = NatsServer(cls.tmp, config=conf)
-        created = js_request(cls.nats.port, cls.seed, "$JS.API.STREAM.CREATE.PYNKEY",
+        created = js_request(cls.nats.port, load_nkey(cls.seed_file), "$JS.API.STREAM.CREATE.PYNKEY",
                              json.dumps({"name": "PYNKEY", "subjects": ["pynkey.>"],
                                          "storage": "memory"}))
         if "error" in created:
@@ -390,7 +391,8 @@ class NkeyAuth(unittest.TestCase):
                 c.state("nk-1", **onfoot(i))
             c.close_session("nk-1")
         self.assertEqual((c.messages_lost, c._nats.acked), (0, 22))
-        info = js_request(self.nats.port, self.seed, "$JS.API.STREAM.INFO.PYNKEY", "")
+        info = js_request(self.nats.port, load_nkey(self.seed_file), "$JS.API.STREAM.INFO.PYNKEY",
+                          "")
         self.assertEqual(info["state"]["messages"], 22)
 
     def test_wrong_seed_is_refused(self):
@@ -400,6 +402,107 @@ class NkeyAuth(unittest.TestCase):
             Client(f"nats://127.0.0.1:{self.nats.port}/pynkey", nkey=other)
         with self.assertRaisesRegex(ConnectionError, "requires authentication"):
             Client(f"nats://127.0.0.1:{self.nats.port}/pynkey")
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def new_key(prefix):
+    """(32-byte private key, public nkey, seed) of a fresh key of the given type."""
+    raw = os.urandom(32)
+    return raw, encode_public(prefix, ed25519.public_key(raw)), encode_seed(prefix, raw)
+
+
+def signed_jwt(issuer_key, issuer, subject, name, nats):
+    """A NATS JWT (alg ed25519-nkey) of these claims, signed by the issuer's private key."""
+    claims = {"jti": b64url(os.urandom(33)).upper(), "iat": 1763213398, "iss": issuer,
+              "sub": subject, "name": name, "nats": dict(nats, version=2)}
+    head = b64url(json.dumps({"typ": "JWT", "alg": "ed25519-nkey"}).encode())
+    body = b64url(json.dumps(claims).encode())
+    return f"{head}.{body}.{b64url(ed25519.sign(issuer_key, f'{head}.{body}'.encode()))}"
+
+
+@unittest.skipUnless(shutil.which("nats-server"),
+                     "nats-server is not installed (scripts/install-deps.sh installs it)")
+class OperatorCreds(unittest.TestCase):
+    """Decentralized auth: an operator, a system account and an account with JetStream, made
+    here (JWTs signed with ed25519.py), preloaded into nats-server; the publisher and recd log
+    in with .creds files of users of that account."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="recd_py_creds.")
+        op_key, op_pub, _ = new_key(PREFIX_OPERATOR)
+        cls.acc_key, cls.acc_pub, _ = new_key(PREFIX_ACCOUNT)
+        _, sys_pub, _ = new_key(PREFIX_ACCOUNT)
+        unlimited = {"subs": -1, "data": -1, "payload": -1, "imports": -1, "exports": -1,
+                     "wildcards": True, "conn": -1, "leaf": -1}
+        operator = signed_jwt(op_key, op_pub, op_pub, "op", {"type": "operator"})
+        system = signed_jwt(op_key, op_pub, sys_pub, "SYS",
+                            {"type": "account", "limits": unlimited})
+        account = signed_jwt(op_key, op_pub, cls.acc_pub, "recd",
+                             {"type": "account", "limits": dict(
+                                 unlimited, mem_storage=-1, disk_storage=-1, streams=-1,
+                                 consumer=-1)})
+        conf = write(os.path.join(cls.tmp, "nats.conf"),
+                     f'operator: "{operator}"\nsystem_account: {sys_pub}\nresolver: MEMORY\n'
+                     f'resolver_preload: {{\n  {cls.acc_pub}: "{account}"\n'
+                     f'  {sys_pub}: "{system}"\n}}\n')
+        cls.publisher = cls.user_creds("publisher")
+        cls.nats = NatsServer(cls.tmp, config=conf)
+        cls.url = f"nats://127.0.0.1:{cls.nats.port}/pycreds"
+        cls.recd = None
+        try:
+            cls.recd = Recd(extra_listen=[cls.url],
+                            extra_yaml=f"nats:\n  creds: {cls.user_creds('recd')}\n")
+        except RuntimeError as e:
+            cls.tearDownClass()
+            if "without NATS support" in str(e):
+                raise unittest.SkipTest("recd was built without libnats")
+            raise
+        if not Recd.wait_until(lambda: "stream RECD_" in cls.recd.log_text(), 30):
+            log = cls.recd.log_text()
+            cls.tearDownClass()
+            if "without NATS support" in log:
+                raise unittest.SkipTest("recd was built without libnats")
+            raise RuntimeError("recd did not create its stream with its .creds:\n" + log)
+
+    @classmethod
+    def user_creds(cls, name, seed=None):
+        """NAME.creds: a user of the account, its JWT signed by the account; seed: write this
+        seed instead of the user's own."""
+        _, pub, own = new_key(PREFIX_USER)
+        user = signed_jwt(cls.acc_key, cls.acc_pub, pub, name,
+                          {"type": "user", "pub": {}, "sub": {}, "subs": -1, "data": -1,
+                           "payload": -1})
+        return write(os.path.join(cls.tmp, f"{name}.creds"), creds_text(user, seed or own))
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.recd:
+            cls.recd.cleanup()
+        cls.nats.kill()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_publish_with_creds_into_recd(self):
+        key = "creds-1"
+        with Client(f"{self.url}?creds={self.publisher}") as c:
+            c.open(key, "samp-onfoot", start_time=1763213398000)
+            for i in range(12):
+                c.state(key, **onfoot(i))
+            c.close_session(key)
+        self.assertEqual((c.messages_lost, c._nats.acked), (0, 14))
+        self.assertTrue(self.recd.wait_for_files([("samp-onfoot", key)], 30), self.recd.log_text())
+        states = [m for m in self.recd.export(self.recd.files("samp-onfoot", key)[0])
+                  if m["type"] == "state"]
+        self.assertEqual([s["t"] for s in states], [onfoot(i)["t"] for i in range(12)])
+
+    def test_jwt_with_another_seed_is_refused(self):
+        forged = self.user_creds("forged", seed=generate_user_seed())
+        with self.assertRaisesRegex(ConnectionError, r"refused the credentials of user nkey "
+                                    r"U[A-Z2-7]+: -ERR 'Authorization Violation'"):
+            Client(self.url, creds=forged)
 
 
 if __name__ == "__main__":
