@@ -234,13 +234,15 @@ def make_ca(tmp, name):
     return os.path.join(tmp, f"{name}.pem")
 
 
-def make_server_cert(tmp, ca):
-    """server.pem / server.key for 127.0.0.1 (as an IP address and as a name, for libnats)."""
-    write(os.path.join(tmp, "san.cnf"), "subjectAltName=IP:127.0.0.1,DNS:127.0.0.1\n")
+def make_cert(tmp, ca, name, san):
+    """NAME.pem / NAME.key signed by the CA, with these subject alternative names."""
+    write(os.path.join(tmp, f"{name}.cnf"), f"subjectAltName={san}\n")
     openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1", cwd=tmp)
-    openssl("x509", "-req", "-in", "server.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key",
-            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "san.cnf", cwd=tmp)
+            "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}", cwd=tmp)
+    openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{ca}.pem", "-CAkey", f"{ca}.key",
+            "-CAcreateserial", "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.cnf",
+            cwd=tmp)
+    return os.path.join(tmp, f"{name}.pem"), os.path.join(tmp, f"{name}.key")
 
 
 @unittest.skipUnless(shutil.which("nats-server"),
@@ -256,17 +258,23 @@ class PublishOverTls(RecordsAllFormats, unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="recd_py_tls.")
         cls.ca = make_ca(cls.tmp, "ca")
         cls.other_ca = make_ca(cls.tmp, "other")
-        make_server_cert(cls.tmp, "ca")
+        # 127.0.0.1 as an IP address (Python checks those) and as a name (libnats).
+        make_cert(cls.tmp, "ca", "server", "IP:127.0.0.1,DNS:127.0.0.1")
+        # The server verifies clients: the publisher and recd present certificates of the CA.
+        cls.cert, cls.key = make_cert(cls.tmp, "ca", "publisher", "DNS:publisher")
+        recd_cert, recd_key = make_cert(cls.tmp, "ca", "recd", "DNS:recd")
         conf = write(os.path.join(cls.tmp, "nats.conf"),
                      f'tls {{\n  cert_file: "{cls.tmp}/server.pem"\n'
-                     f'  key_file: "{cls.tmp}/server.key"\n}}\n')
+                     f'  key_file: "{cls.tmp}/server.key"\n  ca_file: "{cls.ca}"\n'
+                     '  verify: true\n}\n')
         cls.nats = NatsServer(cls.tmp, config=conf)
         cls.url = f"nats://127.0.0.1:{cls.nats.port}/{cls.PREFIX}"
         cls.recd = None
         try:
-            # recd consumes over TLS too (libnats, nats.tls_ca).
+            # recd consumes over TLS too (libnats, nats.tls_*).
             cls.recd = Recd(extra_listen=[cls.url],
-                            extra_yaml=f"flush:\n  interval: 1h\nnats:\n  tls_ca: {cls.ca}\n")
+                            extra_yaml=f"flush:\n  interval: 1h\nnats:\n  tls_ca: {cls.ca}\n"
+                                       f"  tls_cert: {recd_cert}\n  tls_key: {recd_key}\n")
         except RuntimeError as e:
             cls.tearDownClass()
             if "without NATS support" in str(e):
@@ -289,7 +297,8 @@ class PublishOverTls(RecordsAllFormats, unittest.TestCase):
     def test_a_sessions_match_tcp_byte_for_byte(self):
         with Client(self.recd.url("tcp", "binary")) as c:
             tcp = self.send_all_formats(FixedStart(c), "same")
-        with Client(self.url, max_in_flight=16, tls_ca=self.ca) as c:
+        with Client(self.url, max_in_flight=16, tls_ca=self.ca, tls_cert=self.cert,
+                    tls_key=self.key) as c:
             via = self.send_all_formats(FixedStart(c), "tls")
         self.assertEqual(c.messages_lost, 0)
         self.assertEqual(c._nats.acked, c.messages_sent)
@@ -304,7 +313,8 @@ class PublishOverTls(RecordsAllFormats, unittest.TestCase):
 
     def test_b_ca_in_the_url(self):
         key = "ca-in-url"
-        with Client(f"{self.url}?tls_ca={self.ca}&partitions=8") as c:
+        with Client(f"{self.url}?tls_ca={self.ca}&partitions=8&tls_cert={self.cert}&"
+                    f"tls_key={self.key}") as c:
             c.open(key, "samp-onfoot", start_time=1763213398000)
             for i in range(5):
                 c.state(key, **onfoot(i))
@@ -324,6 +334,16 @@ class PublishOverTls(RecordsAllFormats, unittest.TestCase):
         # The certificate names 127.0.0.1, not localhost.
         with self.assertRaisesRegex(ConnectionError, "certificate was refused.*localhost"):
             Client(f"nats://localhost:{self.nats.port}/{self.PREFIX}", tls_ca=self.ca)
+
+    def test_f_client_certificate_is_needed(self):
+        with self.assertRaisesRegex(ConnectionError, r"TLS.*CERTIFICATE.*\(does the server "
+                                    r"want a client certificate\? tls_cert, tls_key\)"):
+            Client(self.url, tls_ca=self.ca)
+        with self.assertRaisesRegex(ValueError, "tls_key needs tls_cert"):
+            Client(self.url, tls_ca=self.ca, tls_key=self.key)
+        with self.assertRaisesRegex(ValueError, r"tls_cert .*ca\.key.*cannot load the client "
+                                    "certificate"):
+            Client(self.url, tls_ca=self.ca, tls_cert=os.path.join(self.tmp, "ca.key"))
 
     def test_e_no_clear_text_fallback(self):
         # A server without TLS: asking for TLS fails rather than publishing in clear text.

@@ -223,6 +223,7 @@ class NatsPublisher:
         nkey = _one_of(url, "nkey", nkey)
         self._tls = _tls_context(tls_ca, tls_cert, tls_key)
         self._tls_ca = tls_ca
+        self._tls_cert = tls_cert
         self._creds = _credentials(url, creds, nkey)
         self.max_in_flight = max_in_flight
         self.ack_timeout = ack_timeout
@@ -405,11 +406,16 @@ class NatsPublisher:
         except ssl.SSLError as e:
             t.close()
             raise ConnectionError(f"{self._where()}: TLS handshake failed: "
-                                  f"{e.reason or e}") from None
+                                  f"{e.reason or e}{self._cert_hint(e)}") from None
         except BaseException:
             t.close()
             raise
         return t
+
+    def _cert_hint(self, e: ssl.SSLError) -> str:
+        if "CERTIFICATE" in str(e).upper() and not self._tls_cert:
+            return " (does the server want a client certificate? tls_cert, tls_key)"
+        return ""
 
     def _who(self) -> str:
         c = self._creds
@@ -689,7 +695,11 @@ class NatsPublisher:
             if left <= 0:
                 raise socket.timeout(f"{self._where()}: no answer within {self.connect_timeout} s")
             self._sock.settimeout(left)
-            chunk = self._sock.recv(65536)
+            try:
+                chunk = self._sock.recv(65536)
+            except ssl.SSLError as e:  # TLS 1.3 reports a refused client certificate here
+                raise ConnectionError(f"{self._where()}: TLS: the server ended the session: "
+                                      f"{e.reason or e}{self._cert_hint(e)}") from None
             if not chunk:
                 raise ConnectionError(f"{self._where()}: the server closed the connection")
             self._rx += chunk
