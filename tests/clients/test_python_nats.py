@@ -166,13 +166,15 @@ class FixedStart:
 
 
 class NatsServer:
-    """`nats-server -js` on a free loopback port with a temporary store."""
+    """`nats-server -js` on a free loopback port with a temporary store; config: a
+    configuration file (TLS, users) read before the command line's options."""
 
-    def __init__(self, tmp, port=-1):
+    def __init__(self, tmp, port=-1, config=None):
         self.tmp = tmp
         self.log_path = os.path.join(tmp, "nats.log")
         with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen(["nats-server", "-js", "-a", "127.0.0.1", "-p", str(port),
+            self.proc = subprocess.Popen(["nats-server"] + (["-c", config] if config else []) +
+                                         ["-js", "-a", "127.0.0.1", "-p", str(port),
                                           "-sd", os.path.join(tmp, "js")],
                                          stdout=log, stderr=subprocess.STDOUT)
         found = Recd.wait_until(lambda: re.search(r"client connections on 127\.0\.0\.1:(\d+)",

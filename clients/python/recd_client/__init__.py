@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # recd_client: send game-server samples to recd from Python, standard library only.
 # Client (client.py) does the sockets; wire.py the encodings; formats.py the per-format table;
-# nats.py publishes to NATS JetStream for a recd fleet.
+# nats.py publishes to NATS JetStream for a recd fleet (TLS with ssl; nkeys.py and ed25519.py
+# sign in with NATS credentials).
 from .client import Client, ServerError
 from .nats import PublishError, fleet_partition, fleet_subject
 from .formats import FORMATS, EncodeError, WireFormat

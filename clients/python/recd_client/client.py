@@ -40,6 +40,10 @@ class Client:
     match recd's nats.partitions), with at most max_in_flight publishes waiting for their ack.
     flush() sends and reports the losses known so far, close() waits for every ack; both raise
     PublishError when JetStream did not confirm messages (they are counted in messages_lost).
+    partitions, max_in_flight, ack_timeout and buffer_bytes may also be query options of the URL
+    (?partitions=8&max_in_flight=1024&ack_timeout=10s&buffer=8MiB, as rectool send takes them);
+    TLS (tls_ca, tls_cert, tls_key) and credentials (creds, nkey, USER:PASSWORD@, TOKEN@) are
+    described in NatsPublisher.
     """
 
     def __init__(self, url: str, *, auth: Optional[str] = None, batch_bytes: int = 65536,
@@ -47,16 +51,28 @@ class Client:
                  close_timeout: float = 5.0, connect_timeout: float = 5.0,
                  reconnect: bool = True, reconnect_attempts: int = 8,
                  reconnect_delay: float = 0.1, auto_seq: bool = False,
-                 partitions: int = DEFAULT_PARTITIONS, max_in_flight: int = 1024,
-                 ack_timeout: float = 10.0, buffer_bytes: int = 8 << 20):
+                 partitions: Optional[int] = None, max_in_flight: Optional[int] = None,
+                 ack_timeout: Optional[float] = None, buffer_bytes: Optional[int] = None,
+                 tls_ca: Optional[str] = None, tls_cert: Optional[str] = None,
+                 tls_key: Optional[str] = None, creds: Optional[str] = None,
+                 nkey: Optional[str] = None):
         self._nats: Optional[NatsPublisher] = None
         if url.startswith("nats://"):
             self.url = parse_nats_url(url)
+            # Each from the URL's query or the argument (not both), else the default.
+            partitions = _nats_option(self.url, "partitions", partitions, DEFAULT_PARTITIONS)
+            max_in_flight = _nats_option(self.url, "max_in_flight", max_in_flight, 1024)
+            ack_timeout = _nats_option(self.url, "ack_timeout", ack_timeout, 10.0)
+            buffer_bytes = _nats_option(self.url, "buffer_bytes", buffer_bytes, 8 << 20)
             fleet_subject(self.url.prefix, "k", partitions)  # checks partitions before connecting
             self.partitions = partitions
             self.encoding = "binary"  # a stream message is one binary frame
             self.transport = "nats"
         else:
+            if any(v is not None for v in (partitions, max_in_flight, ack_timeout, buffer_bytes,
+                                           tls_ca, tls_cert, tls_key, creds, nkey)):
+                raise ValueError("partitions, max_in_flight, ack_timeout, buffer_bytes, tls_*, "
+                                 "creds and nkey are options of nats:// URLs")
             self.url = parse_url(url)
             self.encoding = self.url.encoding
             self.transport = self.url.transport
@@ -89,7 +105,9 @@ class Client:
                                        ack_timeout=ack_timeout, connect_timeout=connect_timeout,
                                        buffer_bytes=buffer_bytes, batch_bytes=batch_bytes,
                                        reconnect_attempts=reconnect_attempts,
-                                       reconnect_delay=reconnect_delay)
+                                       reconnect_delay=reconnect_delay, tls_ca=tls_ca,
+                                       tls_cert=tls_cert, tls_key=tls_key, creds=creds,
+                                       nkey=nkey)
         else:
             self._sock = self._connect()
 
@@ -410,3 +428,11 @@ class Client:
                 reply += chunk[:max(0, _REPLY_MAX - len(reply))]
         finally:
             self._sock.settimeout(None)
+
+
+def _nats_option(url, name, given, default):
+    in_url = getattr(url, name)
+    if given is not None and in_url is not None and given != in_url:
+        raise ValueError(f"{name} is given both in the URL ({in_url}) and as an argument "
+                         f"({given})")
+    return given if given is not None else in_url if in_url is not None else default

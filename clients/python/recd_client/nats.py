@@ -8,10 +8,13 @@ import os
 import re
 import selectors
 import socket
+import ssl
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, Optional
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
+
+from .nkeys import Credentials, load_creds, load_nkey
 
 DEFAULT_PORT = 4222
 DEFAULT_PARTITIONS = 8
@@ -21,6 +24,8 @@ _PREFIX = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\Z")
 _LINE_MAX = 64 * 1024  # a protocol line (INFO is the longest) never comes near this
 _ACK_MAX = 64 * 1024  # an ack is a short JSON object
 _NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)
+_TLS_CHUNK = 16384  # one TLS record a send
+_WOULD_BLOCK = (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError)
 
 
 class PublishError(Exception):
@@ -34,20 +39,99 @@ class PublishError(Exception):
         self.last = last or first
 
 
+_OPTIONS = ("partitions", "max_in_flight", "buffer", "ack_timeout", "encoding",
+            "tls_ca", "tls_cert", "tls_key", "creds", "nkey")
+_SIZE = re.compile(r"(\d{1,19}) ?(B|KiB|MiB|GiB|TiB)?\Z")
+_SIZE_UNITS = {None: 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+_DURATION = re.compile(r"(\d{1,12})(ms|d|h|m|s)")
+_DURATION_UNITS = ("d", "h", "m", "s", "ms")
+_DURATION_MS = {"d": 86400000, "h": 3600000, "m": 60000, "s": 1000, "ms": 1}
+
+
 @dataclass(frozen=True)
 class NatsUrl:
     host: str
     port: int
     prefix: str
+    # nats://USER:PASSWORD@HOST or nats://TOKEN@HOST (percent-decoded)
+    user: Optional[str] = None
+    password: Optional[str] = field(default=None, repr=False)
+    token: Optional[str] = field(default=None, repr=False)
+    # The query options (None when absent): those of recd_client_connect() in C...
+    partitions: Optional[int] = None
+    max_in_flight: Optional[int] = None
+    buffer_bytes: Optional[int] = None
+    ack_timeout: Optional[float] = None  # seconds
+    # ... and TLS and credentials files, named like recd's nats.* options.
+    tls_ca: Optional[str] = None
+    tls_cert: Optional[str] = None
+    tls_key: Optional[str] = None
+    creds: Optional[str] = None
+    nkey: Optional[str] = None  # a file holding a user's nkey seed
+
+
+def _parse_size(v: str) -> int:
+    m = _SIZE.match(v)
+    if not m:
+        raise ValueError
+    return int(m.group(1)) * _SIZE_UNITS[m.group(2)]
+
+
+def _parse_duration_ms(v: str) -> int:
+    """recd's durations: numbers with units from d down to ms, each unit once (1m30s)."""
+    total, at, order = 0, 0, -1
+    while at < len(v):
+        m = _DURATION.match(v, at)
+        if not m:
+            raise ValueError
+        unit = _DURATION_UNITS.index(m.group(2))
+        if unit <= order:
+            raise ValueError
+        order = unit
+        total += int(m.group(1)) * _DURATION_MS[m.group(2)]
+        at = m.end()
+    if not v:
+        raise ValueError
+    return total
+
+
+_RANGES = {"partitions": "a number from 1 to 1024", "max_in_flight": "a number from 1 to 1000000",
+           "buffer": "a size from 1KiB to 1GiB (e.g. 8MiB)",
+           "ack_timeout": "a duration from 1ms to 1h (e.g. 10s)", "encoding": "binary"}
+
+
+def _option(url: str, name: str, v: str):
+    """The typed value of one query option; ValueError naming the URL."""
+    try:
+        if name in ("tls_ca", "tls_cert", "tls_key", "creds", "nkey"):
+            if not v or "\0" in v:
+                raise ValueError
+            return v
+        if name == "partitions" and v.isdigit() and 1 <= int(v) <= PARTITIONS_MAX:
+            return int(v)
+        if name == "max_in_flight" and v.isdigit() and 1 <= int(v) <= 1000000:
+            return int(v)
+        if name == "buffer" and (1 << 10) <= _parse_size(v) <= (1 << 30):
+            return _parse_size(v)
+        if name == "ack_timeout" and 1 <= _parse_duration_ms(v) <= 3600000:
+            return _parse_duration_ms(v) / 1000.0
+        if name == "encoding" and v == "binary":
+            return v
+    except ValueError:
+        pass
+    want = _RANGES.get(name, "a file path")
+    raise ValueError(f"bad URL {url!r}: {name}={v}: expected {want}")
 
 
 def parse_nats_url(url: str) -> NatsUrl:
-    """nats://HOST[:PORT]/PREFIX (IPv6 as [::1]), the rules of recd_fleet_url_parse()."""
+    """nats://[USER:PASSWORD@|TOKEN@]HOST[:PORT]/PREFIX[?OPTION=VALUE&...] (IPv6 as [::1]): the
+    rules of recd_fleet_url_parse() and the query options of recd_client_connect(), plus
+    tls_ca, tls_cert, tls_key, creds and nkey (file paths, percent-encoded)."""
     parts = urlsplit(url)
     if parts.scheme != "nats":
         raise ValueError(f"bad URL {url!r}: not a nats:// URL")
-    if parts.query or parts.fragment:
-        raise ValueError(f"bad URL {url!r}: a nats:// URL takes no query (use partitions=)")
+    if parts.fragment:
+        raise ValueError(f"bad URL {url!r}: a nats:// URL takes no #fragment")
     try:
         port = parts.port
     except ValueError:
@@ -64,7 +148,26 @@ def parse_nats_url(url: str) -> NatsUrl:
     if not _PREFIX.match(prefix):
         raise ValueError(f"bad URL {url!r}: the subject prefix must be tokens of [A-Za-z0-9_-] "
                          "joined by '.' (e.g. recd.eu)")
-    return NatsUrl(parts.hostname, port or DEFAULT_PORT, prefix)
+    opts = {}
+    for item in parts.query.split("&") if parts.query else ():
+        name, eq, value = item.partition("=")
+        if name not in _OPTIONS:
+            raise ValueError(f"bad URL {url!r}: unknown option {name[:40]!r} "
+                             f"({', '.join(_OPTIONS)})")
+        if name in opts:
+            raise ValueError(f"bad URL {url!r}: {name} is given twice")
+        opts[name] = _option(url, name, unquote(value) if eq else "")
+    opts.pop("encoding", None)
+    if "buffer" in opts:
+        opts["buffer_bytes"] = opts.pop("buffer")
+    user = unquote(parts.username) if parts.username is not None else None
+    password = unquote(parts.password) if parts.password is not None else None
+    if user is not None and not user:
+        raise ValueError(f"bad URL {url!r}: the user (or token) before '@' is empty")
+    token = None
+    if user is not None and password is None:
+        token, user = user, None  # nats://TOKEN@HOST
+    return NatsUrl(parts.hostname, port or DEFAULT_PORT, prefix, user, password, token, **opts)
 
 
 def fleet_partition(key: str, partitions: int) -> int:
@@ -93,15 +196,35 @@ class NatsPublisher:
     does not fit, or is still kept when the reconnect attempts run out, is lost too. Losses are
     never silent: publish() (a full buffer), flush() and close() raise PublishError naming how
     many were not confirmed.
+
+    TLS: tls_ca (CA certificates, PEM) turns it on and is what the server's certificate must
+    chain to, for the URL's host name; tls_cert and tls_key are a client certificate for servers
+    that verify clients. A server that says tls_required gets TLS too (checked against the
+    system's CAs without tls_ca). Asking for TLS of a server that does not offer it fails: never
+    clear text. Credentials: creds (a .creds file: user JWT and nkey seed), nkey (a file with a
+    user's nkey seed, SU...), or the URL's USER:PASSWORD@ or TOKEN@. Each of these may be given
+    here or as a query option of the URL, not both.
     """
 
     def __init__(self, url: NatsUrl, *, max_in_flight: int = 1024, ack_timeout: float = 10.0,
                  connect_timeout: float = 5.0, buffer_bytes: int = 8 << 20,
                  batch_bytes: int = 65536, reconnect_attempts: int = 8,
-                 reconnect_delay: float = 0.1, name: str = "recd_client.py"):
+                 reconnect_delay: float = 0.1, name: str = "recd_client.py",
+                 tls_ca: Optional[str] = None, tls_cert: Optional[str] = None,
+                 tls_key: Optional[str] = None, creds: Optional[str] = None,
+                 nkey: Optional[str] = None):
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
         self.url = url
+        tls_ca = _one_of(url, "tls_ca", tls_ca)
+        tls_cert = _one_of(url, "tls_cert", tls_cert)
+        tls_key = _one_of(url, "tls_key", tls_key)
+        creds = _one_of(url, "creds", creds)
+        nkey = _one_of(url, "nkey", nkey)
+        self._tls = _tls_context(tls_ca, tls_cert, tls_key)
+        self._tls_ca = tls_ca
+        self._tls_cert = tls_cert
+        self._creds = _credentials(url, creds, nkey)
         self.max_in_flight = max_in_flight
         self.ack_timeout = ack_timeout
         self.connect_timeout = connect_timeout
@@ -209,15 +332,33 @@ class NatsPublisher:
             line = self._read_line(deadline)
             if not line.startswith(b"INFO "):
                 raise ConnectionError(f"{self._where()}: not a NATS server (it said {line[:60]!r})")
-            info = json.loads(line[5:])
-            if info.get("auth_required") or info.get("tls_required"):
-                raise ConnectionError(f"{self._where()}: the server requires authentication or "
-                                      "TLS, which this client does not speak (use rectool send)")
+            try:
+                info = json.loads(line[5:])
+            except ValueError:
+                info = None
+            if not isinstance(info, dict):
+                raise ConnectionError(f"{self._where()}: a malformed INFO line: {line[:80]!r}")
+            tls = bool(info.get("tls_required") or (self._tls and info.get("tls_available")))
+            if self._tls and not tls:
+                raise ConnectionError(f"{self._where()}: TLS was asked for (tls_ca/tls_cert) "
+                                      "but the server does not offer it; not connecting in "
+                                      "clear text")
+            if tls:
+                s = self._sock = self._start_tls(s, deadline)
+            if info.get("auth_required") and self._creds is None:
+                raise ConnectionError(f"{self._where()}: the server requires authentication: "
+                                      "give creds= (a .creds file), nkey= (a user's nkey seed "
+                                      "file) or USER:PASSWORD@ / TOKEN@ in the URL")
             if not info.get("jetstream", True):
                 raise ConnectionError(f"{self._where()}: JetStream is off (nats-server -js)")
             self.max_payload = int(info.get("max_payload", self.max_payload))
             connect = {"verbose": False, "pedantic": False, "headers": False, "lang": "python",
-                       "version": "0.1.0", "name": self.name, "protocol": 1}
+                       "version": "0.1.0", "name": self.name, "protocol": 1,
+                       "tls_required": tls}
+            if self._creds is not None:
+                nonce = info.get("nonce")
+                connect.update(self._creds.connect_fields(nonce if isinstance(nonce, str)
+                                                          else None))
             self._sendall(b"CONNECT " + json.dumps(connect).encode() + b"\r\n" +
                           f"SUB {self._inbox}.* 1\r\nPING\r\n".encode())
             while True:  # the PONG says CONNECT and SUB were taken
@@ -225,16 +366,66 @@ class NatsPublisher:
                 if line == b"PONG":
                     break
                 if line.startswith(b"-ERR"):
-                    raise ConnectionError(f"{self._where()}: {line.decode('ascii', 'replace')}")
+                    err = line.decode("ascii", "replace")
+                    if "authorization" in err.lower() or "authentication" in err.lower():
+                        raise ConnectionError(f"{self._where()}: the server refused "
+                                              f"{self._who()}: {err}")
+                    raise ConnectionError(f"{self._where()}: {err}")
                 if line == b"PING":
                     self._sendall(b"PONG\r\n")
-            s.settimeout(None)
+            if isinstance(s, ssl.SSLSocket):
+                s.setblocking(False)  # a TLS record may be no data: never block in recv
+            else:
+                s.settimeout(None)
             self._sel = selectors.DefaultSelector()
             self._sel.register(s, selectors.EVENT_READ)
         except BaseException:
             self._sock = None
             s.close()
             raise
+
+    def _start_tls(self, s: socket.socket, deadline: float) -> ssl.SSLSocket:
+        """The TLS handshake right after INFO (the NATS upgrade), checking the certificate."""
+        if self._rx:
+            raise ConnectionError(f"{self._where()}: the server sent data before the TLS "
+                                  "handshake")
+        ctx = self._tls or _tls_context(None, None, None, True)
+        try:
+            t = ctx.wrap_socket(s, server_hostname=self.url.host, do_handshake_on_connect=False)
+        except (ssl.SSLError, ValueError) as e:
+            raise ConnectionError(f"{self._where()}: TLS: {e}") from None
+        try:
+            t.settimeout(max(deadline - time.monotonic(), 0.001))
+            t.do_handshake()
+        except ssl.SSLCertVerificationError as e:
+            ca = f"tls_ca {self._tls_ca}" if self._tls_ca else "the system's CAs (no tls_ca)"
+            t.close()
+            raise ConnectionError(f"{self._where()}: TLS: the server's certificate was refused: "
+                                  f"{e.verify_message} (checked against {ca} for the host "
+                                  f"name {self.url.host})") from None
+        except ssl.SSLError as e:
+            t.close()
+            raise ConnectionError(f"{self._where()}: TLS handshake failed: "
+                                  f"{e.reason or e}{self._cert_hint(e)}") from None
+        except BaseException:
+            t.close()
+            raise
+        return t
+
+    def _cert_hint(self, e: ssl.SSLError) -> str:
+        if "CERTIFICATE" in str(e).upper() and not self._tls_cert:
+            return " (does the server want a client certificate? tls_cert, tls_key)"
+        return ""
+
+    def _who(self) -> str:
+        c = self._creds
+        if c.jwt:
+            return f"the credentials of user nkey {c.nkey}"
+        if c.seed is not None:
+            return f"user nkey {c.nkey}"
+        if c.user is not None:
+            return f"user {c.user!r} with its password"
+        return "the token"
 
     def _reconnect(self, attempts: int, give_up: bool) -> bool:
         """Connects again and publishes the kept messages (what never left stays kept if the
@@ -336,10 +527,16 @@ class NatsPublisher:
             raise PublishError(self.lost, self.first_error, self.last_error)
 
     def _sendall(self, data: bytes) -> None:
-        self._sock.sendall(data, _NOSIGNAL)
+        if isinstance(self._sock, ssl.SSLSocket):
+            self._sock.sendall(data)  # no flags on SSL sockets; Python ignores SIGPIPE
+        else:
+            self._sock.sendall(data, _NOSIGNAL)
 
     def _ready(self, want_write: bool, timeout: float):
-        """(readable, writable) within timeout; selectors, so any fd number works."""
+        """(readable, writable) within timeout; selectors, so any fd number works. Bytes TLS
+        already decrypted count as readable: the socket itself may have nothing more."""
+        if isinstance(self._sock, ssl.SSLSocket) and self._sock.pending():
+            return True, False
         self._sel.modify(self._sock, selectors.EVENT_READ |
                          (selectors.EVENT_WRITE if want_write else 0))
         events = self._sel.select(timeout)
@@ -369,14 +566,24 @@ class NatsPublisher:
                     if r:
                         self._read_available()
                     if w and self._sock is not None:
-                        sent += self._sock.send(view[sent:sent + 262144], _NOSIGNAL)
-                        self._unwritten = []
+                        n = self._send(view[sent:sent + 262144])
+                        sent += n
+                        if n:
+                            self._unwritten = []
                 self._unwritten = []
         except OSError as e:
             self._connection_lost(f"writing failed: {e}")
         finally:
             self._unwritten = []
             self._writing = False
+
+    def _send(self, data) -> int:
+        if not isinstance(self._sock, ssl.SSLSocket):
+            return self._sock.send(data, _NOSIGNAL)
+        try:  # non-blocking: a refused write is tried again with the same bytes
+            return self._sock.send(data[:_TLS_CHUNK])
+        except _WOULD_BLOCK:
+            return 0
 
     def _poll(self) -> None:
         """Reads the acks that already arrived, without waiting."""
@@ -411,7 +618,10 @@ class NatsPublisher:
 
     def _read_available(self) -> bool:
         """One recv and the messages it completes; False when the server closed."""
-        chunk = self._sock.recv(65536)
+        try:
+            chunk = self._sock.recv(65536)
+        except _WOULD_BLOCK:  # TLS: a record that was no data (a session ticket), or a part
+            return True
         if not chunk:
             self._connection_lost("the server closed the connection")
             return False
@@ -485,7 +695,59 @@ class NatsPublisher:
             if left <= 0:
                 raise socket.timeout(f"{self._where()}: no answer within {self.connect_timeout} s")
             self._sock.settimeout(left)
-            chunk = self._sock.recv(65536)
+            try:
+                chunk = self._sock.recv(65536)
+            except ssl.SSLError as e:  # TLS 1.3 reports a refused client certificate here
+                raise ConnectionError(f"{self._where()}: TLS: the server ended the session: "
+                                      f"{e.reason or e}{self._cert_hint(e)}") from None
             if not chunk:
                 raise ConnectionError(f"{self._where()}: the server closed the connection")
             self._rx += chunk
+
+
+def _one_of(url: NatsUrl, name: str, given: Optional[str]) -> Optional[str]:
+    in_url = getattr(url, name)
+    if given is not None and in_url is not None and given != in_url:
+        raise ValueError(f"{name} is given both in the URL ({in_url}) and as an argument "
+                         f"({given})")
+    return given if given is not None else in_url
+
+
+def _tls_context(ca: Optional[str], cert: Optional[str], key: Optional[str],
+                 required: bool = False) -> Optional[ssl.SSLContext]:
+    """A client context checking the server's certificate and host name; None when TLS is not
+    asked for. ValueError naming the file that cannot be used."""
+    if not (ca or cert or key or required):
+        return None
+    if key and not cert:
+        raise ValueError("tls_key needs tls_cert (the client certificate it belongs to)")
+    try:
+        ctx = ssl.create_default_context(cafile=ca) if ca else ssl.create_default_context()
+    except (OSError, ssl.SSLError) as e:
+        raise ValueError(f"tls_ca {ca}: cannot load CA certificates: "
+                         f"{getattr(e, 'strerror', None) or e}") from None
+    if cert:
+        try:
+            ctx.load_cert_chain(cert, key)
+        except (OSError, ssl.SSLError) as e:
+            raise ValueError(f"tls_cert {cert}" + (f", tls_key {key}" if key else "") +
+                             f": cannot load the client certificate and key: "
+                             f"{getattr(e, 'strerror', None) or e}") from None
+    return ctx
+
+
+def _credentials(url: NatsUrl, creds: Optional[str], nkey: Optional[str]):
+    """What answers auth_required, from at most one source; None for none."""
+    given = [n for n, v in (("creds", creds), ("nkey", nkey),
+                            ("USER:PASSWORD@", url.user), ("TOKEN@", url.token)) if v]
+    if len(given) > 1:
+        raise ValueError(f"credentials: give one of {', '.join(given)}, not several")
+    if creds:
+        return load_creds(creds)
+    if nkey:
+        return load_nkey(nkey)
+    if url.user is not None:
+        return Credentials(user=url.user, password=url.password)
+    if url.token is not None:
+        return Credentials(token=url.token)
+    return None
