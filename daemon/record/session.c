@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "part_manifest.h"
 #include "recd/path_template.h"
 #include "support/clock.h"
 #include "support/instance_name.h"
@@ -102,7 +103,31 @@ int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level)
     s->part_no++;
     s->part_written = 0;
     s->part_pending = 0;
+    memset(&s->tally, 0, sizeof s->tally);
+    s->tally.on = cfg->output.part_manifest;
+    s->tally.start_ms = recd_epoch_ms();
     return 0;
+}
+
+void session_tally_add(recd_session *s, uint64_t samples, bool has_seq, uint64_t first_seq,
+                       uint64_t last_seq, bool has_time, uint64_t time_ms)
+{
+    session_part_tally *t = &s->tally;
+    if (!t->on || !s->part || !samples)
+        return;
+    t->samples += samples;
+    if (has_seq) {
+        if (!t->has_seq)
+            t->first_seq = first_seq;
+        t->last_seq = last_seq;
+        t->has_seq = true;
+    }
+    if (has_time) {
+        if (!t->has_time)
+            t->first_time_ms = time_ms;
+        t->last_time_ms = time_ms;
+        t->has_time = true;
+    }
 }
 
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms)
@@ -145,6 +170,8 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len)
 {
     if (!s->part)
         return;
+    if (s->tally.on)
+        part_manifest_attach(s);
     int rc = writer_end_part(&s->queue, s->part, header, header_len);
     if (rc < 0) {
         free(header);
