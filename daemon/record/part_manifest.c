@@ -11,15 +11,10 @@
 
 #include <jansson.h>
 
-#include "support/clock.h"
-#include "support/instance_name.h"
-#include "support/log.h"
-
 typedef struct part_manifest {
     writer_sidecar sc; /* first: the writer hands it back as this */
     part_manifest_fields f;
-    char session[RECD_SESSION_KEY_MAX + 1];
-    char *instance;
+    char *session, *instance, *format;
 } part_manifest;
 
 /* "2026-11-26T04:44:27.123Z"; "" when the time does not fit. */
@@ -45,7 +40,7 @@ static json_t *u64(uint64_t v) { return json_integer((json_int_t)(v > INT64_MAX 
 
 char *part_manifest_text(const part_manifest_fields *f)
 {
-    const session_part_tally *t = &f->tally;
+    const part_tally *t = &f->tally;
     char start[40], end[40];
     utc_text(t->start_ms, start, sizeof start);
     utc_text(f->end_ms, end, sizeof end);
@@ -92,32 +87,31 @@ static char *render(const writer_sidecar *sc, const char *final_rel)
 static void manifest_free(writer_sidecar *sc)
 {
     part_manifest *pm = (part_manifest *)sc;
+    free(pm->session);
     free(pm->instance);
+    free(pm->format);
     free(pm);
 }
 
-void part_manifest_attach(recd_session *s)
+writer_sidecar *part_manifest_sidecar(const part_manifest_fields *f)
 {
     part_manifest *pm = calloc(1, sizeof *pm);
-    char *instance = strdup(instance_name(s->env->cfg));
-    if (!pm || !instance) {
-        free(pm);
-        free(instance);
-        recd_metric_add(s->env->metrics->part_manifest_failures_total, 0, 1);
-        log_warn("session '%s': out of memory: part %u gets no manifest", s->key,
-                 s->part_no - 1);
-        return;
-    }
-    memcpy(pm->session, s->key, sizeof pm->session);
-    pm->instance = instance;
+    if (!pm)
+        return NULL;
     pm->sc.suffix = ".json";
     pm->sc.render = render;
     pm->sc.free = manifest_free;
+    pm->session = strdup(f->session);
+    pm->instance = strdup(f->instance);
+    pm->format = strdup(f->format);
+    if (!pm->session || !pm->instance || !pm->format) {
+        manifest_free(&pm->sc);
+        return NULL;
+    }
+    pm->f = *f;
     pm->f.session = pm->session;
     pm->f.instance = pm->instance;
-    pm->f.format = recd_msg_format_name(s->format);
-    pm->f.part = s->part_no - 1; /* the number {part} rendered: part_no counts it already */
-    pm->f.tally = s->tally;
-    pm->f.end_ms = recd_epoch_ms();
-    writer_part_set_sidecar(s->part, &pm->sc);
+    pm->f.format = pm->format;
+    pm->f.file = NULL;
+    return &pm->sc;
 }

@@ -8,22 +8,38 @@
 #ifndef RECD_DAEMON_PART_MANIFEST_H
 #define RECD_DAEMON_PART_MANIFEST_H
 
-#include "session.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "write/writer.h"
 
 #define PART_MANIFEST_VERSION 1
 
-/* Gives the session's current part (about to end) its manifest, from s->tally and the wall clock
- * now. Without memory the part goes without one: logged and counted as a failure. */
-void part_manifest_attach(recd_session *s);
+/* What a part holds, counted by its session while it is written (session.h). Sample times are on
+ * the session clock in milliseconds, as the format counts them (.rec: the block time before
+ * rebasing; Recap: tick x 50 ms; CARLA: elapsed). Kept only for parts started while the option
+ * is on (on). */
+typedef struct part_tally {
+    bool on;
+    bool has_seq, has_time;
+    uint64_t samples;
+    uint64_t first_seq, last_seq;     /* wire sequence numbers of the samples that carried one */
+    uint64_t first_time_ms, last_time_ms;
+    int64_t start_ms;                 /* wall clock at the part's start, Unix ms */
+} part_tally;
 
-/* The manifest's text for the given values (the writer's render; exposed for tests). malloc'd,
- * ending in a newline, or NULL without memory. */
 typedef struct part_manifest_fields {
     const char *session, *instance, *format, *file;
     uint32_t part;
-    session_part_tally tally;
-    int64_t end_ms;
+    part_tally tally;
+    int64_t end_ms; /* wall clock at the part's end, Unix ms */
 } part_manifest_fields;
+
+/* The manifest's text: JSON, ending in a newline, malloc'd; NULL without memory. */
 char *part_manifest_text(const part_manifest_fields *f);
+
+/* A sidecar for the writer holding a copy of f (its file is the part's final name, filled in by
+ * the writer); NULL without memory. */
+writer_sidecar *part_manifest_sidecar(const part_manifest_fields *f);
 
 #endif

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "part_manifest.h"
 #include "recd/path_template.h"
 #include "support/clock.h"
 #include "support/instance_name.h"
@@ -112,7 +111,7 @@ int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level)
 void session_tally_add(recd_session *s, uint64_t samples, bool has_seq, uint64_t first_seq,
                        uint64_t last_seq, bool has_time, uint64_t time_ms)
 {
-    session_part_tally *t = &s->tally;
+    part_tally *t = &s->tally;
     if (!t->on || !s->part || !samples)
         return;
     t->samples += samples;
@@ -166,12 +165,33 @@ int session_rename_part(recd_session *s, const char *rel)
     return 0;
 }
 
+/* output.part_manifest: the part about to end gets its manifest, stored once it is finalized.
+ * Without memory it goes without one, logged and counted as a failure. */
+static void attach_manifest(recd_session *s)
+{
+    part_manifest_fields f = {
+        .session = s->key,
+        .instance = instance_name(s->env->cfg),
+        .format = recd_msg_format_name(s->format),
+        .part = s->part_no - 1, /* the number {part} rendered: part_no counts the part already */
+        .tally = s->tally,
+        .end_ms = recd_epoch_ms(),
+    };
+    writer_sidecar *sc = part_manifest_sidecar(&f);
+    if (!sc) {
+        recd_metric_add(s->env->metrics->part_manifest_failures_total, 0, 1);
+        log_warn("session '%s': out of memory: part %u gets no manifest", s->key, f.part);
+        return;
+    }
+    writer_part_set_sidecar(s->part, sc);
+}
+
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len)
 {
     if (!s->part)
         return;
     if (s->tally.on)
-        part_manifest_attach(s);
+        attach_manifest(s);
     int rc = writer_end_part(&s->queue, s->part, header, header_len);
     if (rc < 0) {
         free(header);

@@ -15,6 +15,7 @@
 #include <sys/queue.h>
 #include <uv.h>
 
+#include "part_manifest.h"
 #include "recd/message.h"
 #include "recd/samp_rec.h"
 #include "recd/wire.h"
@@ -40,19 +41,6 @@ typedef struct session_env {
     uint64_t ring_bytes;    /* memory of every instant-replay ring (session_ring.c) */
     uint64_t ring_sessions; /* sessions keeping one */
 } session_env;
-
-/* output.part_manifest: what the current part holds, for its manifest (part_manifest.h). Kept
- * only for parts started while the option is on (on). Sample times are on the session clock in
- * milliseconds, as the format counts them (.rec: the block time before rebasing; Recap: tick x
- * 50 ms; CARLA: elapsed). */
-typedef struct session_part_tally {
-    bool on;
-    bool has_seq, has_time;
-    uint64_t samples;
-    uint64_t first_seq, last_seq;     /* wire sequence numbers of the samples that carried one */
-    uint64_t first_time_ms, last_time_ms;
-    int64_t start_ms;                 /* wall clock at the part's start, Unix ms */
-} session_part_tally;
 
 typedef struct recd_session {
     /* First the fields every sample touches, packed into as few cache lines as possible: with
@@ -99,7 +87,7 @@ typedef struct recd_session {
     bool have_seq; /* UDP: highest sequence number seen */
     uint64_t last_seq;
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
-    session_part_tally tally; /* output.part_manifest */
+    part_tally tally; /* output.part_manifest: what the current part holds */
     uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */
     bool rec_rebase_all;   /* .rec: every part starts at 0, the first too (samp-player) */
     uint64_t retry_at_ms;     /* while write_failing: when the writer tries again */
