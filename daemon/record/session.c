@@ -190,7 +190,7 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len)
 {
     if (!s->part)
         return;
-    if (s->tally.on)
+    if (s->tally.on && s->env->cfg->output.part_manifest) /* on at its start and still on */
         attach_manifest(s);
     int rc = writer_end_part(&s->queue, s->part, header, header_len);
     if (rc < 0) {
