@@ -610,10 +610,11 @@ static int add_state(recd_session *s, session_input *in, const recd_msg *m, recd
     return rc;
 }
 
-/* output.part_manifest: a message the tick took (its part is known once the tick is fed). */
-static void group_tally(session_recap *r, const session_input *in)
+/* output.part_manifest: a message the tick took (its part is known once the tick is fed); one
+ * that replaced the tick's state adds its sequence number but no sample. */
+static void group_tally(session_recap *r, const session_input *in, bool replaced)
 {
-    r->group_samples++;
+    r->group_samples += !replaced;
     if (!in->has_seq)
         return;
     if (!r->group_has_seq)
@@ -627,9 +628,10 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, r
 {
     session_recap *r = recap_of(s);
     if (m->type == RECD_MSG_STATE) {
+        bool replaces = r->state.type == RECD_MSG_STATE;
         int rc = add_state(s, in, m, movable, why, whylen);
         if (rc == 0)
-            group_tally(r, in);
+            group_tally(r, in, replaces);
         return rc;
     }
     uint64_t bytes = event_bytes(&m->recap_event->event);
@@ -653,7 +655,7 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, r
     if (rc == 0) {
         r->nevents++;
         group_account(s, r, (int64_t)bytes);
-        group_tally(r, in);
+        group_tally(r, in, false);
     }
     return rc;
 }
