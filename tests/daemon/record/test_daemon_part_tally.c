@@ -3,7 +3,8 @@
  * writer, which renders a part's manifest as soon as the part ends: a Recap session rotated by
  * duration lists its ticks' messages in the part that holds their tick, with their sequence
  * numbers and tick times; .rec blocks from the binary path count without sequence numbers when
- * they carry none; and with the option off no part has a manifest. */
+ * they carry none; with the option off no part has a manifest; and the text escapes what it
+ * holds. */
 #include "testutil.h"
 
 #include <jansson.h>
@@ -14,6 +15,7 @@
 #include "fake_writer.h"
 #include "record_fixture.h"
 #include "recd/recap.h"
+#include "record/part_manifest.h"
 #include "record/sessions.h"
 
 static int setup(void **state)
@@ -199,12 +201,46 @@ static void off_means_none(void **state)
     assert_null(fake_writer_file(1)->sidecar);
 }
 
+/* Whatever the strings hold, the text is JSON that reads back to them (and a time before 1970
+ * still prints). */
+static void text_escapes_every_string(void **state)
+{
+    (void)state;
+    part_manifest_fields f = {
+        .session = "a\"b\\c\n",
+        .instance = "host\t\x01",
+        .format = "samp-onfoot",
+        .file = "d/\"e\".rec",
+        .part = 7,
+        .tally = {.on = true, .samples = 2, .has_seq = true, .first_seq = 5, .last_seq = 6,
+                  .start_ms = -1},
+        .end_ms = INT64_C(1795668304101),
+    };
+    char *text = part_manifest_text(&f);
+    assert_non_null(text);
+    assert_int_equal(text[strlen(text) - 1], '\n');
+    json_error_t err;
+    json_t *m = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+    if (!m)
+        fail_msg("%s: %s", text, err.text);
+    assert_string_equal(json_string_value(json_object_get(m, "session")), f.session);
+    assert_string_equal(json_string_value(json_object_get(m, "instance")), f.instance);
+    assert_string_equal(json_string_value(json_object_get(m, "file")), f.file);
+    assert_int_equal(int_at(m, "part"), 7);
+    assert_true(json_is_null(json_object_get(m, "first_time_ms")));
+    assert_string_equal(json_string_value(json_object_get(m, "start")), "1969-12-31T23:59:59.999Z");
+    assert_string_equal(json_string_value(json_object_get(m, "end")), "2026-11-26T04:45:04.101Z");
+    json_decref(m);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(recap_parts_count_their_ticks, setup, teardown),
         cmocka_unit_test_setup_teardown(rec_blocks_without_seq, setup, teardown),
         cmocka_unit_test_setup_teardown(off_means_none, setup, teardown),
+        cmocka_unit_test(text_escapes_every_string),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
