@@ -102,7 +102,31 @@ int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level)
     s->part_no++;
     s->part_written = 0;
     s->part_pending = 0;
+    memset(&s->tally, 0, sizeof s->tally);
+    s->tally.on = cfg->output.part_manifest;
+    s->tally.start_ms = recd_epoch_ms();
     return 0;
+}
+
+void session_tally_add(recd_session *s, uint64_t samples, bool has_seq, uint64_t first_seq,
+                       uint64_t last_seq, bool has_time, uint64_t time_ms)
+{
+    part_tally *t = &s->tally;
+    if (!t->on || !s->part || !samples)
+        return;
+    t->samples += samples;
+    if (has_seq) {
+        if (!t->has_seq)
+            t->first_seq = first_seq;
+        t->last_seq = last_seq;
+        t->has_seq = true;
+    }
+    if (has_time) {
+        if (!t->has_time)
+            t->first_time_ms = time_ms;
+        t->last_time_ms = time_ms;
+        t->has_time = true;
+    }
 }
 
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms)
@@ -141,10 +165,33 @@ int session_rename_part(recd_session *s, const char *rel)
     return 0;
 }
 
+/* output.part_manifest: the part about to end gets its manifest, stored once it is finalized.
+ * Without memory it goes without one, logged and counted as a failure. */
+static void attach_manifest(recd_session *s)
+{
+    part_manifest_fields f = {
+        .session = s->key,
+        .instance = instance_name(s->env->cfg),
+        .format = recd_msg_format_name(s->format),
+        .part = s->part_no - 1, /* the number {part} rendered: part_no counts the part already */
+        .tally = s->tally,
+        .end_ms = recd_epoch_ms(),
+    };
+    writer_sidecar *sc = part_manifest_sidecar(&f);
+    if (!sc) {
+        recd_metric_add(s->env->metrics->part_manifest_failures_total, 0, 1);
+        log_warn("session '%s': out of memory: part %u gets no manifest", s->key, f.part);
+        return;
+    }
+    writer_part_set_sidecar(s->part, sc);
+}
+
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len)
 {
     if (!s->part)
         return;
+    if (s->tally.on && s->env->cfg->output.part_manifest) /* on at its start and still on */
+        attach_manifest(s);
     int rc = writer_end_part(&s->queue, s->part, header, header_len);
     if (rc < 0) {
         free(header);

@@ -15,6 +15,7 @@
 #include <sys/queue.h>
 #include <uv.h>
 
+#include "part_manifest.h"
 #include "recd/message.h"
 #include "recd/samp_rec.h"
 #include "recd/wire.h"
@@ -86,6 +87,7 @@ typedef struct recd_session {
     bool have_seq; /* UDP: highest sequence number seen */
     uint64_t last_seq;
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
+    part_tally tally; /* output.part_manifest: what the current part holds */
     uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */
     bool rec_rebase_all;   /* .rec: every part starts at 0, the first too (samp-player) */
     uint64_t retry_at_ms;     /* while write_failing: when the writer tries again */
@@ -136,6 +138,10 @@ typedef struct session_input {
     /* Datagrams with auth.token set: the session whose open or resume, with the token, came
      * earlier in this datagram; only its messages are taken. */
     struct recd_session *datagram_opened;
+    /* The wire sequence number of the message being dispatched, when it has one (set by
+     * dispatch for every message): formats note it in the part's tally. */
+    bool has_seq;
+    uint64_t seq;
     /* Input byte accounting: a message's size is known when the next one starts. */
     bool acct_open, acct_sample;
     recd_msg_format acct_format;
@@ -173,6 +179,19 @@ static inline void session_queued(recd_session *s, uint64_t len)
 void session_note_pending(recd_session *s, uint64_t now_ms); /* starts the flush clock */
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms);
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
+/* output.part_manifest: samples samples (first_seq .. last_seq when has_seq) went into the current
+ * part, the last of them at session time time_ms (has_time false: the format has no time for
+ * them). */
+void session_tally_add(recd_session *s, uint64_t samples, bool has_seq, uint64_t first_seq,
+                       uint64_t last_seq, bool has_time, uint64_t time_ms);
+/* The same for one sample of the message being dispatched. The option is read from the shared
+ * config first: with it off, the session's tally (a colder cache line) is not touched. */
+static inline void session_tally_input(recd_session *s, const session_input *in, bool has_time,
+                                       uint64_t time_ms)
+{
+    if (s->env->cfg->output.part_manifest)
+        session_tally_add(s, 1, in->has_seq, in->seq, in->seq, has_time, time_ms);
+}
 /* Gives the current part another name; only before its first job has created it (in the sample
  * call that started it). 0 or -ENOMEM. */
 int session_rename_part(recd_session *s, const char *rel);

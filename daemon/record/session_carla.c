@@ -157,8 +157,10 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
             rc = track_actor(cs, m->carla_event);
         if (rc == -EBADMSG)
             return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);
-        if (rc == 0)
+        if (rc == 0) {
             in->accepted = true;
+            session_tally_input(s, in, false, 0); /* an event's time is its frame's */
+        }
         return rc;
     }
     const recd_carla_frame *f = m->carla_state;
@@ -190,8 +192,10 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
     cs->replay_live = false;
     if (rc == -EBADMSG)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);
-    if (rc == 0)
+    if (rc == 0) {
         in->accepted = true;
+        session_tally_input(s, in, true, (uint64_t)(f->elapsed * 1000.0));
+    }
     return rc;
 }
 

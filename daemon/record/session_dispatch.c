@@ -292,6 +292,8 @@ int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
         return -EBADMSG;
     if (in->datagram && st->has_seq && !sequence_ok(in, s, st->seq))
         return 0;
+    in->has_seq = st->has_seq;
+    in->seq = st->seq;
     uint64_t now_ms = session_now_ms(s);
     int rc = admit_sample(in, s, true, st->format, now_ms, why, whylen);
     if (rc <= 0)
@@ -333,6 +335,8 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
         return -EBADMSG;
     if (in->datagram && m->has_seq && !sequence_ok(in, s, m->seq))
         return 0;
+    in->has_seq = m->has_seq;
+    in->seq = m->seq;
     switch (m->type) {
     case RECD_MSG_STATE:
     case RECD_MSG_EVENT: return dispatch_sample(in, s, m, meta, now_ms, why, whylen);

@@ -147,6 +147,7 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
     s->rec_last = t;
     s->rec_any = true;
     in->accepted = true;
+    session_tally_input(s, in, true, t);
     return 0;
 }
 

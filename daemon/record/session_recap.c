@@ -48,6 +48,9 @@ typedef struct session_recap {
     recd_msg *events;
     size_t nevents, capevents;
     uint64_t group_bytes; /* its state's and events' encoded size, counted in the buffered bytes */
+    /* output.part_manifest: the messages it took and their wire sequence numbers */
+    uint64_t group_samples, group_first_seq, group_last_seq;
+    bool group_has_seq;
     /* Between parts: the reader's state at the end of the last one, as one binary frame (smaller
      * than a recd_recap_state), for a next part whose first tick has only events. While a part is
      * open the encoder holds that state itself. */
@@ -107,6 +110,8 @@ static void group_clear(recd_session *s, session_recap *r)
     for (size_t i = 0; i < r->nevents; i++)
         recd_msg_free(&r->events[i]);
     r->nevents = 0;
+    r->group_samples = 0;
+    r->group_has_seq = false;
     if (r->capevents > 16) {
         free(r->events);
         r->events = NULL;
@@ -506,6 +511,8 @@ static void feed_group(recd_session *s)
                  (unsigned long long)tick, recd_strerror(rc));
     } else {
         r->last_fed = tick;
+        session_tally_add(s, r->group_samples, r->group_has_seq, r->group_first_seq,
+                          r->group_last_seq, true, tick * RECD_RECAP_TICK_MS);
     }
     recd_msg_free(&carried);
     group_clear(s, r);
@@ -603,12 +610,30 @@ static int add_state(recd_session *s, session_input *in, const recd_msg *m, recd
     return rc;
 }
 
+/* output.part_manifest: a message the tick took (its part is known once the tick is fed); one
+ * that replaced the tick's state adds its sequence number but no sample. */
+static void group_tally(session_recap *r, const session_input *in, bool replaced)
+{
+    r->group_samples += !replaced;
+    if (!in->has_seq)
+        return;
+    if (!r->group_has_seq)
+        r->group_first_seq = in->seq;
+    r->group_last_seq = in->seq;
+    r->group_has_seq = true;
+}
+
 static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, recd_msg *movable,
                         char *why, size_t whylen)
 {
     session_recap *r = recap_of(s);
-    if (m->type == RECD_MSG_STATE)
-        return add_state(s, in, m, movable, why, whylen);
+    if (m->type == RECD_MSG_STATE) {
+        bool replaces = r->state.type == RECD_MSG_STATE;
+        int rc = add_state(s, in, m, movable, why, whylen);
+        if (rc == 0)
+            group_tally(r, in, replaces);
+        return rc;
+    }
     uint64_t bytes = event_bytes(&m->recap_event->event);
     uint64_t most = tick_most_bytes(s);
     if (r->group_bytes + bytes > most)
@@ -630,6 +655,7 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, r
     if (rc == 0) {
         r->nevents++;
         group_account(s, r, (int64_t)bytes);
+        group_tally(r, in, false);
     }
     return rc;
 }

@@ -231,6 +231,8 @@ int session_ring_save(recd_session *s, uint32_t last_ms, const char *label, uint
         memcpy(out, b, r->block_len);
         recd_rec_block_set_time(out, recd_rec_block_time(b) - base);
     }
+    session_tally_add(s, 1, false, 0, 0, true, base);
+    session_tally_add(s, n - 1, false, 0, 0, true, newest);
     log_info("session '%s': instant replay '%s' saved: %zu samples, %u ms (%u ms asked)", s->key,
              label, n, newest - base, last_ms);
     session_end_part(s, NULL, 0);

@@ -241,6 +241,10 @@ static void on_written(void *ctx, const writer_result *r)
     recd_metrics_flush_done(reg->env.metrics, r->written, r->seconds);
     if (r->finalized)
         recd_metric_add(reg->env.metrics->files_finalized_total, 0, r->finalized);
+    if (r->sidecars)
+        recd_metric_add(reg->env.metrics->part_manifests_total, 0, r->sidecars);
+    if (r->sidecar_failures)
+        recd_metric_add(reg->env.metrics->part_manifest_failures_total, 0, r->sidecar_failures);
     if (r->failures) {
         reg->last_write_error_ms = sessions_now_ms(reg);
         recd_metrics_write_errors(reg->env.metrics, r->retry_error ? r->retry_error : EIO, r->failures);

@@ -45,6 +45,7 @@ typedef struct recd_config {
         char *root;                        /* directory under which recordings are written */
         recd_path_template path_template;  /* validated by recd_path_template_parse */
         bool rebase_parts;                 /* rotated .rec parts start again at time 0 */
+        bool part_manifest;                /* NAME.json beside each finalized part */
         uint32_t file_mode, dir_mode;      /* permission bits, before the umask */
     } output;
     struct {

@@ -68,6 +68,11 @@ const row recd_cfg_rows[] = {
      "{date}, {time}. Must contain {session} and {ext}."},
     {"output.rebase_parts", T_BOOL, OFF(output.rebase_parts), 0, 0, F_LIVE, "true", NULL,
      "When a .rec session is rotated, later parts start again at time 0 (so each part plays on its own)."},
+    {"output.part_manifest", T_BOOL, OFF(output.part_manifest), 0, 0, F_LIVE, "false", NULL,
+     "Beside every part it finalizes, recd writes NAME.json (atomically): session, instance, part "
+     "number, first and last sequence number and sample time, sample count, start and end. A "
+     "session's parts, across instances, sort back into order by them. Parts ended by crash "
+     "recovery get none."},
     {"output.file_mode", T_MODE, OFF(output.file_mode), 0600, 0, F_LIVE, "0640", NULL,
      "Permission bits of new recording files (octal; the umask still applies). Must include 0600."},
     {"output.dir_mode", T_MODE, OFF(output.dir_mode), 0700, 0, F_LIVE, "0750", NULL,

@@ -125,6 +125,8 @@ typedef struct recd_daemon_metrics {
     recd_metric *written_bytes_total;       /* counter */
     recd_metric *bytes_written_total;       /* deprecated name of written_bytes_total */
     recd_metric *files_finalized_total;     /* counter */
+    recd_metric *part_manifests_total;      /* counter: output.part_manifest files stored */
+    recd_metric *part_manifest_failures_total; /* counter: ... that could not be stored */
     recd_metric *flush_latency_seconds;     /* histogram */
     recd_metric *loop_lag_seconds;          /* histogram: busy time of each loop iteration */
     recd_metric *udp_kernel_drops_total;    /* counter: datagrams the kernel dropped, socket full */

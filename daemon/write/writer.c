@@ -105,6 +105,8 @@ static void part_free(writer_part *p)
 {
     if (!p)
         return;
+    if (p->sidecar)
+        p->sidecar->free(p->sidecar);
     free(p->preamble);
     free(p->name);
     free(p);
@@ -325,6 +327,13 @@ int writer_set_restart(writer_stage *w, writer_queue *q, writer_part *p, recd_bu
 }
 
 void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase) { p->rebase = rebase; }
+
+void writer_part_set_sidecar(writer_part *p, writer_sidecar *sc)
+{
+    if (p->sidecar && p->sidecar != sc)
+        p->sidecar->free(p->sidecar);
+    p->sidecar = sc;
+}
 
 int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t header_len)
 {
@@ -589,6 +598,31 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
     return 0;
 }
 
+/* After the part's rename: its sidecar as final name + suffix. A failure is logged and counted,
+ * never retried (the part itself is complete), and leaves no sidecar behind. */
+static void store_sidecar(writer_job *j, writer_part *p, const char *final_rel)
+{
+    writer_sidecar *sc = p->sidecar;
+    if (!sc)
+        return;
+    char rel[RECD_PATH_MAX + 16];
+    int n = snprintf(rel, sizeof rel, "%s%s", final_rel, sc->suffix);
+    int rc = n < 0 || (size_t)n >= sizeof rel ? -ENAMETOOLONG : 0;
+    char *text = rc == 0 ? sc->render(sc, final_rel) : NULL;
+    if (rc == 0 && !text)
+        rc = -ENOMEM;
+    if (rc == 0)
+        rc = j->stage->ops->store_text(root_of(j->stage), rel, text, j->fsync);
+    free(text);
+    if (rc < 0) {
+        j->result.sidecar_failures++;
+        log_warn("writer: cannot store '%s%s' beside the finalized part: %s", final_rel,
+                 sc->suffix, recd_strerror(rc));
+        return;
+    }
+    j->result.sidecars++;
+}
+
 /* 1 when the job must stop at b (the end may succeed later), else 0. */
 static int end_part(writer_job *j, writer_batch *b, open_part *op)
 {
@@ -626,6 +660,7 @@ static int end_part(writer_job *j, writer_batch *b, open_part *op)
     op->dirty = false;
     j->result.finalized++;
     log_debug("finalized %s (%llu bytes)", op->file.name, (unsigned long long)op->file.size);
+    store_sidecar(j, p, op->file.name);
     return 0;
 }
 

@@ -30,6 +30,18 @@
  * units_dropped units: the file started again at a restart point. 0 or a negative errno. */
 typedef int (*writer_rebase_fn)(uint8_t *header, size_t len, uint64_t units_dropped);
 
+/* A small text file stored beside a part once the part is finalized (output.part_manifest): the
+ * layer above fills it in and the writer owns it with the part. render runs on the thread pool
+ * with the part's final name (collision suffix included) and must be pure: the text, malloc'd,
+ * or NULL without memory. Stored as final name + suffix, atomically, synced when flush.fsync is
+ * on; never for a part that is not finalized. */
+typedef struct writer_sidecar writer_sidecar;
+struct writer_sidecar {
+    const char *suffix; /* ".json" */
+    char *(*render)(const writer_sidecar *sc, const char *final_rel);
+    void (*free)(writer_sidecar *sc);
+};
+
 /* One output file, from its first byte to its rename; owned by the writer once ended. Kept small
  * (an idle session holds one): the recd_part of lib/part_file is rebuilt from it in each job. */
 typedef struct writer_part {
@@ -48,6 +60,7 @@ typedef struct writer_part {
      * rewritten for that (pure: it runs on the thread pool). */
     uint64_t units_dropped;
     writer_rebase_fn rebase;
+    writer_sidecar *sidecar; /* stored once the part is finalized, or NULL (owned) */
     /* Loop thread only. Bytes sealed for the part so far: while no member was queued (packed
      * false) that is the file offset where the open batch will land. */
     uint64_t sealed;
@@ -97,6 +110,8 @@ typedef struct writer_result {
      * the front of the queue for a later job. 0 when everything was consumed. */
     int retry_error;
     unsigned abandoned;        /* parts left as .part after an error that cannot pass */
+    unsigned sidecars;         /* sidecars stored beside parts finalized */
+    unsigned sidecar_failures; /* sidecars that could not be stored (logged by the job) */
     unsigned vanished;         /* parts whose file vanished and that started again in a new one */
     uint64_t lost;             /* queued bytes of such parts that never reached their file */
     const writer_part *broken; /* a part that failed and was not ended, or NULL */
@@ -135,6 +150,9 @@ int writer_part_set_preamble(writer_part *p, const void *data, size_t len);
 int writer_set_restart(writer_stage *w, writer_queue *q, writer_part *p, recd_buf *plain,
                        recd_buf *member, uint64_t units_dropped);
 void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase);
+/* Gives p a sidecar (replacing and freeing any earlier one). Loop thread, before the part is
+ * ended. */
+void writer_part_set_sidecar(writer_part *p, writer_sidecar *sc);
 
 /* Appends file bytes for part p (a new batch starts when p differs from the open batch's part).
  * 0 or -ENOMEM. */

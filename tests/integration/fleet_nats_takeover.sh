@@ -6,6 +6,9 @@
 # the two instances' parts, in order, the survivor's part numbers continue the first one's, and
 # what is there twice is only a stretch the dead instance had written but not yet acknowledged
 # (docs/fleet.md, "Failover"). Parts are named {part}-{instance}: each names the recd that wrote it.
+# With output.part_manifest every finalized part has its manifest, none of a .part: sorted by part,
+# the manifests of both instances give each session's sequence numbers in order, without a gap
+# (after SIGTERM without a repeat either), and their counts match the parts.
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -35,7 +38,8 @@ generate() { # SESSIONS SECONDS: the recordings of a round, gen-1.rec .. gen-SES
 
 start_instance() { # NAME; sets pid_out
     start_fleet_instance "$run" "$1" "$url" '  path_template: "{format}/{session}/{part}-{instance}.{ext}"
-  rebase_parts: false'
+  rebase_parts: false
+  part_manifest: true'
 }
 metric() { fleet_metric "$run" "$1" "$2"; } # INSTANCE NAME
 owns() { [ "$(metric "$1" recd_nats_partitions_owned)" = "$2" ]; }
@@ -90,7 +94,7 @@ round() { # SIGNAL SESSIONS SECONDS: one round, a leaving with that signal
     # documented restart) and b's after a's; repeats only at the start of b's first part of a
     # session, none after SIGTERM.
     python3 - "$tmp" "$run" "$sessions" "${taken:-0}" "$signal" <<'PY' >"$run/check.out" 2>&1 || fail "$signal: $(cat "$run/check.out")"
-import glob, os, sys
+import glob, json, os, sys
 tmp, run, n, taken = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(float(sys.argv[4]))
 graceful = sys.argv[5] == "TERM" # every record carries its last sequence: nothing twice
 HEAD, BLOCK = 8, 67
@@ -102,12 +106,51 @@ def blocks(path, partial):
     elif len(body) % BLOCK:
         raise SystemExit("%s: not whole blocks" % path)
     return [body[i:i + BLOCK] for i in range(0, len(body), BLOCK)]
-bad, moved, repeated, restarts = [], 0, 0, 0
+bad, moved, repeated, restarts, manifests, bases = [], 0, 0, 0, 0, set()
+def check_manifests(i, parts, orig):
+    # parts: (num, who, path, partial); every finalized part has NAME.json, no .part has one.
+    global manifests
+    ms = []
+    for num, who, f, partial in parts:
+        mf = (f[: -len(".part")] if partial else f) + ".json"
+        if partial:
+            if os.path.exists(mf):
+                bad.append("t-%d: %s is not finalized but has a manifest" % (i, f))
+            continue
+        if not os.path.exists(mf):
+            bad.append("t-%d: %s has no manifest" % (i, f))
+            continue
+        m = json.load(open(mf))
+        manifests += 1
+        rel = os.path.relpath(f, "%s/out-%s" % (run, who))
+        want = {"session": "t-%d" % i, "instance": who, "part": num, "file": rel,
+                "samples": len(blocks(f, False))}
+        for k, v in want.items():
+            if m.get(k) != v:
+                bad.append("t-%d: %s: %s is %r, not %r" % (i, mf, k, m.get(k), v))
+        if m.get("last_seq") is None or m["last_seq"] - m["first_seq"] + 1 != m["samples"]:
+            bad.append("t-%d: %s: sequence numbers %r..%r for %d samples" % (i, mf, m.get("first_seq"), m.get("last_seq"), m["samples"]))
+        ms.append(m)
+    if not ms:
+        return
+    ms.sort(key=lambda m: (m["part"], m["first_seq"]))
+    base = ms[-1]["last_seq"] - len(orig) + 1 # the session's first state's sequence number
+    bases.add(base)
+    if not any(p[3] for p in parts): # no .part: the manifests cover the whole session
+        if ms[0]["first_seq"] != base:
+            bad.append("t-%d: the first manifest starts at %d, not %d" % (i, ms[0]["first_seq"], base))
+    for prev, m in zip(ms, ms[1:]):
+        if m["first_seq"] > prev["last_seq"] + 1:
+            bad.append("t-%d: sequence numbers %d..%d are in no manifest" % (i, prev["last_seq"] + 1, m["first_seq"] - 1))
+        elif m["first_seq"] <= prev["last_seq"] and graceful:
+            bad.append("t-%d: parts %d and %d both hold sequence number %d after SIGTERM" % (i, prev["part"], m["part"], m["first_seq"]))
 for i in range(1, n + 1):
     orig = blocks("%s/gen-%d.rec" % (tmp, i), False)
     parts = []
     for who in "ab":
         for f in glob.glob("%s/out-%s/*/t-%d/*" % (run, who, i)):
+            if f.endswith(".json"):
+                continue
             name = os.path.basename(f)
             num, inst = name.split(".")[0].split("-", 1)
             if inst != who:
@@ -145,6 +188,11 @@ for i in range(1, n + 1):
                 break
     if j != len(orig):
         bad.append("t-%d: %d of %d states recorded" % (i, j, len(orig)))
+    check_manifests(i, parts, orig)
+if len(bases) > 1:
+    bad.append("the sessions' first sequence numbers differ: %s" % sorted(bases))
+if graceful and manifests < n:
+    bad.append("%d manifests after SIGTERM, fewer than the %d sessions" % (manifests, n))
 if graceful and repeated:
     bad.append("%d states written twice after a graceful stop" % repeated)
 if moved == 0:
@@ -154,8 +202,8 @@ if taken < moved:
 if bad:
     print("\n".join(bad[:20]))
     sys.exit(1)
-print("%d sessions, %d continued on b, %d started again on b, %d states written twice"
-      % (n, moved, restarts, repeated))
+print("%d sessions, %d continued on b, %d started again on b, %d states written twice, %d part "
+      "manifests" % (n, moved, restarts, repeated, manifests))
 PY
     result="$result$signal: $(cat "$run/check.out"), $taken sessions taken over, ${dropped:-0} redeliveries dropped as duplicates. "
 

@@ -76,6 +76,7 @@ void fake_writer_reset(void)
         recd_buf_free(&files[i].bytes);
         recd_buf_free(&files[i].members);
         free(files[i].header);
+        free(files[i].sidecar);
         free(files[i].part->name);
         free(files[i].part);
     }
@@ -122,6 +123,17 @@ void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase)
 {
     (void)p;
     (void)rebase;
+}
+
+/* Rendered at once (the fake never renames a part) and kept as text. */
+void writer_part_set_sidecar(writer_part *p, writer_sidecar *sc)
+{
+    fake_file *f = file_of(p);
+    if (f) {
+        free(f->sidecar);
+        f->sidecar = sc->render(sc, p->name);
+    }
+    sc->free(sc);
 }
 
 uint8_t *writer_reserve(writer_stage *w, writer_queue *q, writer_part *p, size_t len)

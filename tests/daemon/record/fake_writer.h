@@ -19,6 +19,7 @@ typedef struct fake_file {
     bool ended;         /* writer_end_part was called */
     uint8_t *header;    /* the end patch, if any */
     size_t header_len;
+    char *sidecar;      /* its sidecar's text, rendered with the part's name when it was given */
 } fake_file;
 
 size_t fake_writer_files(void);

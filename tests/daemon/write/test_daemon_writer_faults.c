@@ -19,7 +19,7 @@
 
 /* ---- the injecting file operations ---------------------------------------------------------- */
 
-typedef enum fault_op { OP_CREATE, OP_APPEND, OP_PWRITE, OP_SYNC, OP_FINALIZE, OP_COUNT } fault_op;
+typedef enum fault_op { OP_CREATE, OP_APPEND, OP_PWRITE, OP_SYNC, OP_FINALIZE, OP_STORE, OP_COUNT } fault_op;
 
 static struct {
     unsigned calls[OP_COUNT];
@@ -113,8 +113,14 @@ static int f_finalize(recd_part *p, unsigned flags)
     return rc < 0 ? rc : recd_part_finalize(p, flags);
 }
 
+static int f_store_text(int root_fd, const char *rel, const char *text, bool sync)
+{
+    int rc = injected(OP_STORE);
+    return rc < 0 ? rc : writer_store_text(root_fd, rel, text, sync);
+}
+
 static const writer_file_ops faulty_ops = {f_create, f_append, f_pwrite, f_sync, f_finalize,
-                                           recd_part_close_fd};
+                                           recd_part_close_fd, f_store_text};
 
 /* ---- a stage on a loop ---------------------------------------------------------------------- */
 
@@ -592,6 +598,129 @@ static void short_write_is_exact(void **state)
     rig_free(g);
 }
 
+/* ---- sidecars (output.part_manifest) ------------------------------------------------------- */
+
+typedef struct test_sidecar {
+    writer_sidecar sc;
+    unsigned *freed;
+} test_sidecar;
+
+static char *sidecar_render(const writer_sidecar *sc, const char *final_rel)
+{
+    (void)sc;
+    size_t n = strlen(final_rel) + 16;
+    char *text = malloc(n);
+    if (text)
+        snprintf(text, n, "file=%s\n", final_rel);
+    return text;
+}
+
+static void sidecar_free(writer_sidecar *sc)
+{
+    test_sidecar *t = (test_sidecar *)sc;
+    (*t->freed)++;
+    free(t);
+}
+
+static writer_sidecar *sidecar_new(unsigned *freed)
+{
+    test_sidecar *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    t->sc.suffix = ".json";
+    t->sc.render = sidecar_render;
+    t->sc.free = sidecar_free;
+    t->freed = freed;
+    return &t->sc;
+}
+
+/* The sidecar appears only after the part's rename, named after its final name (collision
+ * suffix included), and is freed with the part. */
+static void sidecar_after_finalize(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    unsigned freed = 0;
+    FILE *f = fopen(tu_at(g->root, "t.rec"), "w"); /* taken: the part becomes t-1.rec */
+    assert_non_null(f);
+    fclose(f);
+    writer_part *p = writer_part_new("t.rec", 0);
+    assert_non_null(p);
+    writer_part_set_sidecar(p, sidecar_new(&freed));
+    put_batch(g, p, 's', 3);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->sidecars, 0);
+    assert_string_equal(listing(g), "t-1.rec.part t.rec"); /* not finalized: no sidecar */
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_int_equal(r->sidecars, 1);
+    assert_int_equal(r->sidecar_failures, 0);
+    assert_string_equal(listing(g), "t-1.rec t-1.rec.json t.rec");
+    check_file(g, "t-1.rec.json", "file=t-1.rec\n");
+    assert_int_equal(freed, 1);
+    rig_free(g);
+}
+
+/* A sidecar that cannot be stored is counted; the part stays finalized. */
+static void sidecar_failure_is_counted(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    unsigned freed = 0;
+    writer_part *p = writer_part_new("u.rec", 0);
+    assert_non_null(p);
+    writer_part_set_sidecar(p, sidecar_new(&freed));
+    put_batch(g, p, 'u', 2);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    fail_calls(OP_STORE, 1, 1, -ENOSPC);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_int_equal(r->retry_error, 0);
+    assert_int_equal(r->sidecars, 0);
+    assert_int_equal(r->sidecar_failures, 1);
+    assert_string_equal(listing(g), "u.rec");
+    check_file(g, "u.rec", "uu");
+    assert_int_equal(freed, 1);
+    rig_free(g);
+}
+
+/* A part left as .part (its end failed for good) gets no sidecar, and one whose end is retried
+ * gets it only once it is finalized. */
+static void no_sidecar_without_finalize(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    unsigned freed = 0;
+    writer_part *p = writer_part_new("v.rec", 0);
+    assert_non_null(p);
+    writer_part_set_sidecar(p, sidecar_new(&freed));
+    put_batch(g, p, 'v', 2);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    fail_calls(OP_FINALIZE, 1, 1, -EINVAL);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->abandoned, 1);
+    assert_int_equal(r->sidecars + r->sidecar_failures, 0);
+    assert_string_equal(listing(g), "v.rec.part");
+    assert_int_equal(freed, 1);
+
+    writer_part *q = writer_part_new("w.rec", 0);
+    assert_non_null(q);
+    writer_part_set_sidecar(q, sidecar_new(&freed));
+    put_batch(g, q, 'w', 2);
+    assert_int_equal(writer_end_part(&g->q, q, NULL, 0), 0);
+    fail_calls(OP_FINALIZE, 2, 2, -ENOSPC);
+    r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOSPC);
+    assert_int_equal(r->sidecars, 0);
+    assert_string_equal(listing(g), "v.rec.part w.rec.part");
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_int_equal(r->sidecars, 1);
+    assert_string_equal(listing(g), "v.rec.part w.rec w.rec.json");
+    assert_int_equal(freed, 2);
+    rig_free(g);
+}
+
 int main(void)
 {
     signal(SIGXFSZ, SIG_IGN); /* short_write_then_fail(): EFBIG instead of the signal */
@@ -607,6 +736,9 @@ int main(void)
         cmocka_unit_test(vanished_empty_part_starts_again),
         cmocka_unit_test(fsync_per_job),
         cmocka_unit_test(short_write_is_exact),
+        cmocka_unit_test(sidecar_after_finalize),
+        cmocka_unit_test(sidecar_failure_is_counted),
+        cmocka_unit_test(no_sidecar_without_finalize),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
