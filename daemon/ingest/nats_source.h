@@ -97,11 +97,11 @@ typedef struct pending_ack {
     bool marked;
 } pending_ack;
 
-/* A subscription or a key-value watcher waiting to be freed (worker only, see nats_worker.c). */
-typedef struct nats_parked {
+/* A subscription or a key-value watcher waiting to be freed (worker only, nats_retired.c). */
+typedef struct nats_retired {
     natsSubscription *sub;
     kvWatcher *watcher;
-} nats_parked;
+} nats_retired;
 
 typedef struct nats_partition {
     uint32_t no;
@@ -181,8 +181,8 @@ typedef struct nats_source {
     jsCtx *js;
     kvStore *kv;
     kvStore *skv; /* the sessions bucket */
-    nats_parked *parked; /* unsubscribed, freed after a round trip or with the connection */
-    size_t nparked, parked_cap;
+    nats_retired *retired; /* unsubscribed, freed after a round trip or with the connection */
+    size_t nretired, retired_cap;
 } nats_source;
 
 static inline uint64_t nats_mono_ms(void) { return uv_hrtime() / 1000000u; }
@@ -194,10 +194,14 @@ static inline void nats_set_error(nats_source *src, const char *what, natsStatus
     pthread_mutex_unlock(&src->lock);
 }
 
-/* nats_worker.c: the thread's body (connection, stream, buckets, leases, pulls), and the safe
- * way to free a key-value watcher. */
+/* nats_worker.c: the thread's body (connection, stream, buckets, leases, pulls). */
 void *nats_worker_main(void *arg);
+
+/* nats_retired.c, worker side: subscriptions and watchers are freed through these, closing when
+ * the connection's close comes next; nats_free_retired after that close. */
+void nats_retire_subscription(nats_source *src, natsSubscription *sub, bool closing);
 void nats_retire_watcher(nats_source *src, kvWatcher *w);
+void nats_free_retired(nats_source *src);
 
 /* nats_session_records.c, worker side: the bucket's writes, and the records read at a claim. */
 void nats_store_records(nats_source *src);

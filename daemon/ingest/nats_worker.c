@@ -233,52 +233,6 @@ static natsStatus subscribe(nats_source *src, nats_partition *p)
     return s;
 }
 
-/* libnats 3.4 (Debian 12) may still be handing a message to a subscription that another thread
- * frees (nats.c #637, fixed in 3.6). So a subscription, or a key-value watcher (one inside), is
- * freed only once nothing can be: after its unsubscribe and a round trip (the read loop is then
- * past everything the server sent it), or after the connection's close (which joins the read
- * loop). Until then it is parked. */
-static void park(nats_source *src, natsSubscription *sub, kvWatcher *w)
-{
-    if (src->nparked == src->parked_cap) {
-        size_t cap = src->parked_cap ? src->parked_cap * 2 : 8;
-        nats_parked *grown = realloc(src->parked, cap * sizeof *grown);
-        if (!grown) {
-            log_warn("%s: out of memory: a subscription is left unfreed", src->l->cfg.url);
-            return; /* a leak, never a use after free */
-        }
-        src->parked = grown;
-        src->parked_cap = cap;
-    }
-    src->parked[src->nparked++] = (nats_parked){.sub = sub, .watcher = w};
-}
-
-static void free_parked(nats_source *src)
-{
-    for (size_t i = 0; i < src->nparked; i++) {
-        natsSubscription_Destroy(src->parked[i].sub);
-        kvWatcher_Destroy(src->parked[i].watcher);
-    }
-    src->nparked = 0;
-}
-
-/* Every parked one was unsubscribed before this round trip. */
-static void free_parked_after_round_trip(nats_source *src)
-{
-    if (natsConnection_Status(src->nc) == NATS_CONN_STATUS_CONNECTED &&
-        natsConnection_FlushTimeout(src->nc, NATS_API_WAIT_MS) == NATS_OK)
-        free_parked(src);
-}
-
-void nats_retire_watcher(nats_source *src, kvWatcher *w)
-{
-    if (!w)
-        return;
-    kvWatcher_Stop(w);
-    park(src, NULL, w);
-    free_parked_after_round_trip(src);
-}
-
 /* Stops pulling p and says so to the loop thread; the lease itself is the caller's business.
  * The durable consumer stays: subscribe() created it, and libnats deletes only its own. When
  * closing, the connection's close comes next and frees the subscription. */
@@ -290,15 +244,7 @@ static void unsubscribe(nats_source *src, nats_partition *p, bool closing)
     pthread_mutex_lock(&src->lock);
     p->owned_shared = false;
     pthread_mutex_unlock(&src->lock);
-    if (!sub)
-        return;
-    if (closing) {
-        park(src, sub, NULL);
-        return;
-    }
-    natsSubscription_Unsubscribe(sub); /* out of the read loop's table, and the server's */
-    park(src, sub, NULL);
-    free_parked_after_round_trip(src);
+    nats_retire_subscription(src, sub, closing);
 }
 
 static void drop_ownership(nats_source *src, nats_partition *p, const char *why)
@@ -325,7 +271,7 @@ static uint32_t live_instances(nats_source *src)
     uint64_t rev = 0;
     if (kvStore_PutString(&rev, src->kv, key, src->instance) != NATS_OK)
         return 1;
-    /* Not kvStore_Keys: it frees its watcher at once (see park()). */
+    /* Not kvStore_Keys: it frees its watcher at once (nats_retired.c says why not). */
     kvWatchOptions o;
     kvWatchOptions_Init(&o);
     o.IgnoreDeletes = true;
@@ -497,7 +443,7 @@ static void release_leases(nats_source *src)
     }
 }
 
-/* Closes and frees the connection, its JetStream context and the subscriptions parked for it,
+/* Closes and frees the connection, its JetStream context and the subscriptions retired on it,
  * once libnats has no thread left that could touch them or run a callback with src. */
 static void close_connection(nats_source *src)
 {
@@ -510,10 +456,7 @@ static void close_connection(nats_source *src)
             pthread_cond_wait(&src->wake, &src->lock);
         pthread_mutex_unlock(&src->lock);
     }
-    free_parked(src);
-    free(src->parked);
-    src->parked = NULL;
-    src->parked_cap = 0;
+    nats_free_retired(src);
     natsConnection_Destroy(src->nc);
     src->nc = NULL;
 }
