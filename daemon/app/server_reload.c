@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* SIGHUP: reload the configuration file (with the command-line overrides on top). An invalid
  * file keeps the running configuration. Live options apply at once (listeners are added and
- * removed, limits, flushing, rotation, retention, log level); the others keep their old values
- * until a restart, and the reload says which. */
+ * removed, nats:// inputs started again with new nats.* options, limits, flushing, rotation,
+ * retention, log level); the others keep their old values until a restart, and the reload says
+ * which. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,37 +21,58 @@ static bool same_socket(const recd_listen_config *a, const recd_listen_config *b
     return recd_cfg_same_listener(a, b) || strcmp(a->url, b->url) == 0;
 }
 
-static void apply_listeners(recd_server *s, const recd_config *next)
+/* Closes the listeners the configuration no longer has (and, with restart_nats, every nats://
+ * input: it retires, and its sessions go on through the new one, docs/fleet.md "Reload"), then
+ * opens those it has and no listener serves. Runs on the new configuration, which nats:// inputs
+ * read their options from when they open. */
+static void apply_listeners(recd_server *s, bool restart_nats)
 {
+    const recd_config *cfg = &s->cfg;
     recd_listener *lnext;
     for (recd_listener *l = LIST_FIRST(&s->ingest.listeners); l; l = lnext) {
         lnext = LIST_NEXT(l, link);
         if (l->activated)
             continue;
         const recd_listen_config *keep = NULL;
-        for (size_t i = 0; i < next->listen_count && !keep; i++)
-            if (same_socket(&l->cfg, &next->listen[i]))
-                keep = &next->listen[i];
-        if (!keep) {
+        for (size_t i = 0; i < cfg->listen_count && !keep; i++)
+            if (same_socket(&l->cfg, &cfg->listen[i]))
+                keep = &cfg->listen[i];
+        if (!keep || (restart_nats && l->nats)) {
             listener_close(l);
         } else if (keep->encoding != l->cfg.encoding) {
             l->cfg.encoding = keep->encoding; /* new connections use the new decoder choice */
             log_info("%s: encoding is now %s", l->bound, recd_cfg_enum_name(recd_cfg_encodings, keep->encoding));
         }
     }
-    for (size_t i = 0; i < next->listen_count; i++) {
+    for (size_t i = 0; i < cfg->listen_count; i++) {
         bool have = false;
         for (recd_listener *l = LIST_FIRST(&s->ingest.listeners); l && !have; l = LIST_NEXT(l, link))
-            have = !l->activated && same_socket(&l->cfg, &next->listen[i]);
+            have = !l->activated && same_socket(&l->cfg, &cfg->listen[i]);
         if (have)
             continue;
         recd_listener *l;
         char why[512];
-        if (listener_open(&s->ingest, &next->listen[i], &l, why, sizeof why) < 0)
-            log_err("reload: cannot listen on %s: %s", next->listen[i].url, why);
+        if (listener_open(&s->ingest, &cfg->listen[i], &l, why, sizeof why) < 0)
+            log_err("reload: cannot listen on %s: %s", cfg->listen[i].url, why);
         else
             server_announce_listener(s, l);
     }
+}
+
+/* A live nats.* option changed: the nats:// inputs start again with it. */
+static bool nats_options_changed(const recd_config_diff *diff)
+{
+    for (size_t i = 0; i < diff->count && i < RECD_CONFIG_MAX_CHANGES; i++)
+        if (diff->changes[i].live && strncmp(diff->changes[i].key, "nats.", 5) == 0)
+            return true;
+    return false;
+}
+
+static void swap_strings(char **a, char **b)
+{
+    char *t = *a;
+    *a = *b;
+    *b = t;
 }
 
 void server_reload(recd_server *s)
@@ -81,15 +103,17 @@ void server_reload(recd_server *s)
             log_warn("reload: %s changed, but only takes effect after a restart; keeping the old value",
                      diff.changes[i].key);
     }
-    /* Options that need a restart keep their running values. */
-    char *root = next.output.root;
-    next.output.root = s->cfg.output.root;
-    s->cfg.output.root = root;
+    /* Options that need a restart keep their running values: the output root, the metrics
+     * endpoint, and the fleet's layout (its stream, partition count and this instance's name). */
+    swap_strings(&next.output.root, &s->cfg.output.root);
     next.metrics = s->cfg.metrics;
-    apply_listeners(s, &next);
+    swap_strings(&next.nats.stream, &s->cfg.nats.stream);
+    swap_strings(&next.nats.instance, &s->cfg.nats.instance);
+    next.nats.partitions = s->cfg.nats.partitions;
     recd_config old = s->cfg;
     s->cfg = next;
     recd_config_free(&old);
+    apply_listeners(s, nats_options_changed(&diff));
     recd_log_set_level(s->cfg.log.level);
     server_apply_modes(s);
     server_retune_tick(s);

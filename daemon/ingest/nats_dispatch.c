@@ -28,7 +28,7 @@ static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char
     in->accepted = false;
     in->lookup_missed = false;
     p->sample = m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT;
-    if (p->replaying && !nats_replay_open(src, m))
+    if (p->replaying && !nats_replay_open(src, p, m))
         return 0;
     if (!p->replaying && p->closed &&
         nats_after_close(src, p, m->session, strnlen(m->session, RECD_SESSION_KEY_MAX)))

@@ -411,17 +411,42 @@ bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s
     return true;
 }
 
+/* A session still open here whose nats:// input was started again by a reload (its record left
+ * without a source): the new input goes on with it in the same part, and what the old one wrote
+ * of it is dropped when it comes again. */
+static void adopt_record(nats_source *src, nats_partition *p, nats_record *rec, const taken_record *t)
+{
+    rec->src = src;
+    rec->partition = p->no;
+    if (rec->seq_written > rec->dup_upto)
+        rec->dup_upto = rec->seq_written;
+    if (t->seq > rec->dup_upto)
+        rec->dup_upto = t->seq;
+    p->dup_check = true;
+    LIST_INSERT_HEAD(&src->records, rec, link);
+    session_hand_to(&p->in, rec->s);
+    log_info("session '%s' goes on through the restarted input; stream messages up to %llu were "
+             "written already",
+             rec->s->key, (unsigned long long)rec->dup_upto);
+}
+
 /* The open of a record being taken over: a session still open here from an earlier ownership of
  * the partition is closed first (its record stays), since the record may say another instance
- * went on with it meanwhile. Returns true when the open is to be dispatched. */
-bool nats_replay_open(nats_source *src, const recd_msg *m)
+ * went on with it meanwhile; one whose input was restarted by a reload goes on instead. Returns
+ * true when the open is to be dispatched. */
+bool nats_replay_open(nats_source *src, nats_partition *p, const recd_msg *m)
 {
     if (m->type != RECD_MSG_OPEN)
         return false;
     recd_session *s = session_table_get(&src->g->sessions->table, m->session);
     if (!s)
         return true;
-    nats_record *rec = nats_record_of(src, s);
+    nats_record *rec = s->input_record;
+    if (rec && !rec->src && rec->partition == p->no) {
+        adopt_record(src, p, rec, p->replaying);
+        return false;
+    }
+    rec = nats_record_of(src, s);
     if (!rec) {
         log_info("session '%s' is not taken over from its record: it is open here already",
                  s->key);

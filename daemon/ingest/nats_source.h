@@ -215,7 +215,7 @@ void nats_record_mark(nats_record *rec);
 void nats_store_dirty(nats_source *src, bool all);
 void nats_record_session_freed(nats_record *rec);
 bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s);
-bool nats_replay_open(nats_source *src, const recd_msg *m);
+bool nats_replay_open(nats_source *src, nats_partition *p, const recd_msg *m);
 void nats_add_mark(nats_partition *p, const char *key, const char *kvkey, uint64_t seq);
 bool nats_after_close(nats_source *src, nats_partition *p, const char *key, size_t len);
 void nats_expire_marks(nats_source *src, nats_partition *p);

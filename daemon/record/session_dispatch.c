@@ -71,6 +71,8 @@ static int check_owner(session_input *in, const recd_session *s, const char *typ
                           type, s->key);
 }
 
+void session_hand_to(session_input *in, recd_session *s) { s->owner = owner_of(in); }
+
 /* ---- dispatch -------------------------------------------------------------------------------- */
 
 static recd_session *session_new(recd_sessions *r, const recd_msg *m, const session_format *ops,

@@ -68,6 +68,9 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
 /* The same for a .rec state that arrived as its block (the binary frames' path). */
 int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
                          const recd_wire_meta *meta, char *why, size_t whylen);
+/* Makes in the owner of s, as a resume would: for an input started again in place of the one
+ * that opened s (a nats:// input restarted by a reload). */
+void session_hand_to(session_input *in, recd_session *s);
 /* recd_wire_format_fn over the registry (ctx is a session_input); the handle is the session. */
 recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void **handle);
 /* Instant replay asked for outside the wire (POST /sessions/KEY/save): as a save message for the

@@ -181,21 +181,21 @@ const row recd_cfg_rows[] = {
     {"nats.partitions", T_U32, OFF(nats.partitions), 1, 1024, 0, "8", NULL,
      "Partitions the sessions of a nats:// prefix are hashed into; publishers must use the same count "
      "(rectool send --partitions)."},
-    {"nats.lease_ttl", T_DURATION, OFF(nats.lease_ttl_ms), 3 * SEC, HOUR, 0, "15s", NULL,
+    {"nats.lease_ttl", T_DURATION, OFF(nats.lease_ttl_ms), 3 * SEC, HOUR, F_LIVE, "15s", NULL,
      "A partition's lease lasts this long unless renewed (every third of it): the longest a dead "
      "instance's partitions wait for another owner."},
-    {"nats.max_in_flight", T_U32, OFF(nats.max_in_flight), 1, 100000, 0, "1024", NULL,
+    {"nats.max_in_flight", T_U32, OFF(nats.max_in_flight), 1, 100000, F_LIVE, "1024", NULL,
      "Messages of one partition taken and not yet acknowledged (not yet in a file) at most: beyond it "
      "recd pulls nothing more from that partition."},
     {"nats.instance", T_NAME, OFF(nats.instance), 0, 0, F_NULLABLE, "", NULL,
      "This instance's name in the lease bucket. Empty = the host name and the process id."},
-    {"nats.creds", T_PATH, OFF(nats.creds), 0, 0, F_NULLABLE, "", NULL,
+    {"nats.creds", T_PATH, OFF(nats.creds), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
      "NATS credentials file (JWT and NKey seed) for the connection. Empty = none."},
-    {"nats.tls_ca", T_PATH, OFF(nats.tls_ca), 0, 0, F_NULLABLE, "", NULL,
+    {"nats.tls_ca", T_PATH, OFF(nats.tls_ca), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
      "CA certificates (PEM) that the NATS server's certificate must chain to; setting it turns TLS on."},
-    {"nats.tls_cert", T_PATH, OFF(nats.tls_cert), 0, 0, F_NULLABLE, "", NULL,
+    {"nats.tls_cert", T_PATH, OFF(nats.tls_cert), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
      "Client certificate (PEM) for NATS servers that verify clients; needs nats.tls_key."},
-    {"nats.tls_key", T_PATH, OFF(nats.tls_key), 0, 0, F_NULLABLE, "", NULL,
+    {"nats.tls_key", T_PATH, OFF(nats.tls_key), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
      "Private key (PEM) of nats.tls_cert."},
 };
 
