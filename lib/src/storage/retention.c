@@ -3,8 +3,11 @@
  * first, prune emptied directories. */
 #include "recd/retention.h"
 
+#include "recd/format.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,18 +37,44 @@ const char *recd_retention_reason_name(recd_retention_reason r)
     return "unknown";
 }
 
+static int unlink_confined(int root_fd, const char *rel);
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+/* A file of a format recd writes, by its extension (the format table's; foreign replays such as
+ * .SC2Replay are only read, so never candidates). */
+static bool is_written_format(const char *leaf)
+{
+    const char *dot = strrchr(leaf, '.');
+    if (!dot || dot == leaf)
+        return false;
+    const recd_format *f;
+    for (size_t i = 0; (f = recd_format_by_extension(dot + 1, i)) != NULL; i++)
+        if (f->msg_format != RECD_MSG_FMT_NONE)
+            return true;
+    return false;
+}
+
 /* Recordings and recovery's quarantined NAME.part.bad (or NAME.part-N.bad); nothing else is ever
- * deleted, whatever else an operator keeps under the root. */
+ * deleted, whatever else an operator keeps under the root (a part's manifest goes with its part). */
 static bool is_recording(const char *leaf)
 {
-    return ends_with(leaf, ".rec") || ends_with(leaf, ".recap") ||
-           (ends_with(leaf, ".bad") && strstr(leaf, RECD_PART_SUFFIX) != NULL);
+    return is_written_format(leaf) || (ends_with(leaf, ".bad") && strstr(leaf, RECD_PART_SUFFIX) != NULL);
+}
+
+/* NAME.json, the manifest recd may have stored beside the part NAME (output.part_manifest): it
+ * goes with the part. 0 when there is none. */
+static int unlink_manifest(int root_fd, const char *rel)
+{
+    char json[RECD_PATH_MAX + 8];
+    if ((size_t)snprintf(json, sizeof json, "%s.json", rel) >= sizeof json)
+        return 0;
+    int rc = unlink_confined(root_fd, json);
+    return rc == -ENOENT ? 0 : rc;
 }
 
 static int on_entry(void *ctx, const recd_walk_entry *e)
@@ -203,6 +232,8 @@ static int apply(int root_fd, candidate *c, size_t n, bool dry_run, recd_retenti
         } else {
             r->deleted++;
             r->bytes_deleted += c[i].size;
+            if (!dry_run && unlink_manifest(root_fd, c[i].path) < 0)
+                r->errors++; /* the part is gone, its manifest stays */
         }
     }
     if (dry_run)

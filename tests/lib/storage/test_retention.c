@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Retention: by age, per-session count and total size; dry run; .part files never touched;
- * symlinks never followed; emptied directories removed; deterministic order. */
+ * symlinks never followed; emptied directories removed; deterministic order; every format recd
+ * writes is a candidate (by the format table), foreign replays never; a part's manifest goes with
+ * it. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -194,6 +196,39 @@ static void test_nothing_to_do(void **state)
     assert_int_equal(recd_retention_run(f->root_fd, NULL, &r), -EINVAL);
 }
 
+/* CARLA logs are recordings like .rec and .recap; .SC2Replay and .vcr are only read by recd, and
+ * NAME.json (output.part_manifest) leaves with NAME. */
+static void test_every_written_format_and_manifests(void **state)
+{
+    tu_root_setup(state);
+    tu_root_fixture *f = *state;
+    put(f, "carla/s4/old.log", 100, 1000);
+    put(f, "carla/s4/old.log.json", 10, 1000);
+    put(f, "samp-vehicle/s5/new.rec", 100, 9000);
+    put(f, "samp-vehicle/s5/new.rec.json", 10, 1000); /* its part is young: it stays */
+    put(f, "replays/old.SC2Replay", 100, 1000);
+    put(f, "replays/old.vcr", 100, 1000);
+    recd_retention_policy p = {.max_age_s = 5000, .now_s = 10000};
+    recd_retention_result r = {0};
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 1);
+    const char *want[] = {"carla/s4/old.log"};
+    expect_items(&r, want, 1);
+    assert_int_equal(r.errors, 0);
+    assert_int_equal(r.files_scanned, 2);
+    assert_false(tu_exists(tu_at(f->root, "carla")));
+    assert_true(tu_exists(tu_at(f->root, "samp-vehicle/s5/new.rec.json")));
+    assert_true(tu_exists(tu_at(f->root, "replays/old.SC2Replay")));
+    assert_true(tu_exists(tu_at(f->root, "replays/old.vcr")));
+    recd_retention_result_free(&r);
+    /* A dry run names the part and leaves its manifest. */
+    put(f, "carla/s6/dry.log", 100, 1000);
+    put(f, "carla/s6/dry.log.json", 10, 1000);
+    p.dry_run = true;
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 1);
+    assert_true(tu_exists(tu_at(f->root, "carla/s6/dry.log.json")));
+    recd_retention_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +239,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_symlinks_not_followed, setup, tu_root_teardown),
         cmocka_unit_test_setup_teardown(test_ties_break_by_path, setup, tu_root_teardown),
         cmocka_unit_test_setup_teardown(test_nothing_to_do, setup, tu_root_teardown),
+        cmocka_unit_test_teardown(test_every_written_format_and_manifests, tu_root_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
