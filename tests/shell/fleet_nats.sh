@@ -28,8 +28,9 @@ start_nats_server() { # [PORT]: any free port by default, or PORT again after a 
     port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
 }
 
-# DIR NAME URL [OUTPUT YAML LINES]: starts fleet instance NAME of 4 partitions on URL, its config,
-# ports, log and output root under DIR; sets pid_out. Skips the test when recd has no libnats.
+# DIR NAME URL [OUTPUT YAML LINES]: starts fleet instance NAME on URL with $fleet_partitions
+# partitions (4 unless set), its config, ports, log and output root under DIR; sets pid_out.
+# Skips the test when recd has no libnats.
 start_fleet_instance() {
     mkdir -p "$1"
     cat >"$1/$2.yaml" <<YAML
@@ -44,7 +45,7 @@ metrics:
 flush:
   interval: 100ms
 nats:
-  partitions: 4
+  partitions: ${fleet_partitions:-4}
   lease_ttl: 3s
   instance: $2
 YAML
