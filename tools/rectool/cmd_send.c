@@ -175,7 +175,7 @@ static int nats_url(const char *url, const nats_args *a, char *out, size_t cap)
 
 static int connect_to(sender *s, const char *url)
 {
-    char err[300], with_options[2048];
+    char err[600], with_options[2048];
     const nats_args *nats_opt = s->nats_opt;
     memset(s, 0, sizeof *s);
     s->nats = strncmp(url, "nats://", 7) == 0;

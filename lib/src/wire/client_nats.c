@@ -411,45 +411,61 @@ static int check_files(const client_nats_options *o, char *err, size_t errlen)
     return 0;
 }
 
-/* TLS and credentials from the URL. On failure, what names the option that did not load. */
-static natsStatus set_security(natsOptions *no, const client_nats_options *o, const char **what,
-                               char *pub, size_t pub_cap, char *err, size_t errlen)
+/* TLS and credentials from the URL. err names the option (and file) that did not load. */
+static natsStatus set_security(natsOptions *no, const client_nats_options *o, char *pub,
+                               size_t pub_cap, char *err, size_t errlen)
 {
     natsStatus s = NATS_OK;
-    if (o->tls_ca[0] || o->tls_cert[0]) { /* TLS or nothing: libnats refuses a server without */
-        *what = "TLS";
+    const char *what = "TLS", *path = "";
+    if (o->tls_ca[0] || o->tls_cert[0]) /* TLS or nothing: libnats refuses a server without */
         s = natsOptions_SetSecure(no, true);
-    }
     if (s == NATS_OK && o->tls_ca[0]) {
-        *what = "tls_ca";
+        what = "tls_ca", path = o->tls_ca;
         s = natsOptions_LoadCATrustedCertificates(no, o->tls_ca);
     }
-    if (s == NATS_OK && o->tls_cert[0]) {
-        *what = o->tls_key[0] ? "tls_cert/tls_key" : "tls_cert";
-        s = natsOptions_LoadCertificatesChain(no, o->tls_cert, o->tls_key[0] ? o->tls_key : NULL);
+    if (s == NATS_OK && o->tls_cert[0]) { /* without tls_key, the key is in the same PEM file */
+        what = "tls_cert", path = o->tls_cert;
+        s = natsOptions_LoadCertificatesChain(no, o->tls_cert, o->tls_key[0] ? o->tls_key : o->tls_cert);
     }
     if (s == NATS_OK && o->creds[0]) {
-        *what = "creds";
+        what = "creds", path = o->creds;
         s = natsOptions_SetUserCredentialsFromFiles(no, o->creds, NULL);
     }
     if (s == NATS_OK && o->nkey[0]) {
-        *what = "nkey";
+        what = "nkey", path = o->nkey;
         if (nats_nkey_public_of_seed_file(o->nkey, pub, pub_cap, err, errlen) < 0)
             return NATS_INVALID_ARG;
         s = natsOptions_SetNKeyFromSeed(no, pub, o->nkey);
     }
     if (s == NATS_OK && o->user[0]) {
-        *what = "USER:PASSWORD@";
+        what = "USER:PASSWORD@", path = "";
         s = natsOptions_SetUserInfo(no, o->user, o->password);
     }
     if (s == NATS_OK && o->token[0]) {
-        *what = "TOKEN@";
+        what = "TOKEN@", path = "";
         s = natsOptions_SetToken(no, o->token);
     }
     if (s != NATS_OK)
-        wire_why(err, errlen, "%s: %s (%s)", *what, natsStatus_GetText(s),
-                 nats_GetLastError(NULL));
+        wire_why(err, errlen, "%s%s%.200s: %s (%s)", what, path[0] ? " " : "", path,
+                 natsStatus_GetText(s), nats_GetLastError(NULL));
     return s;
+}
+
+/* A hint for a failed TLS connection: what the server was checked against, what it may want. */
+static const char *tls_hint(const client_nats_options *o, natsStatus s, char *buf, size_t cap)
+{
+    if (!o->tls_ca[0] && !o->tls_cert[0])
+        return "";
+    if (s == NATS_SECURE_CONNECTION_WANTED)
+        snprintf(buf, cap, "; TLS was asked for (tls_ca, tls_cert) and the server offers none: "
+                           "nothing is sent in clear text");
+    else if (s == NATS_SSL_ERROR && o->tls_ca[0])
+        snprintf(buf, cap, "; checked against tls_ca %.200s", o->tls_ca);
+    else if (!o->tls_cert[0])
+        snprintf(buf, cap, "; does the server want a client certificate? (tls_cert, tls_key)");
+    else
+        return "";
+    return buf;
 }
 
 static int connect_js(client_nats *n, char *err, size_t errlen)
@@ -461,7 +477,6 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
     if (rc < 0)
         return rc;
     natsOptions *o = NULL;
-    const char *what = NULL;
     natsStatus s = natsOptions_Create(&o);
     if (s == NATS_OK)
         s = natsOptions_SetURL(o, server);
@@ -469,7 +484,7 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
         s = natsOptions_SetReconnectBufSize(o, (int)n->opt.buffer_bytes);
     if (s == NATS_OK)
         s = natsOptions_SetMaxReconnect(o, 60);
-    if (s == NATS_OK && set_security(o, &n->opt, &what, pub, sizeof pub, err, errlen) != NATS_OK) {
+    if (s == NATS_OK && set_security(o, &n->opt, pub, sizeof pub, err, errlen) != NATS_OK) {
         natsOptions_Destroy(o);
         return -EINVAL;
     }
@@ -488,8 +503,10 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
     }
     if (s != NATS_OK) {
         const char *last = nats_GetLastError(NULL);
-        wire_why(err, errlen, "cannot connect to %s: %s%s%s%s", server, natsStatus_GetText(s),
-                 last && *last ? " (" : "", last && *last ? last : "", last && *last ? ")" : "");
+        char hint[260];
+        wire_why(err, errlen, "cannot connect to %s: %s%s%s%s%s", server, natsStatus_GetText(s),
+                 tls_hint(&n->opt, s, hint, sizeof hint), last && *last ? " (" : "",
+                 last && *last ? last : "", last && *last ? ")" : "");
         return -ECONNREFUSED;
     }
     return 0;
