@@ -40,6 +40,8 @@ static const char usage[] =
     "                       each message a binary frame published to NATS JetStream on\n"
     "                       PREFIX.<partition>.<session> (docs/fleet.md), waiting for its ack;\n"
     "                       ?buffer=SIZE: kept while the server is unreachable (default 8MiB)\n"
+    "                       ?tls_ca=, tls_cert=, tls_key=, creds=, nkey=PATH, USER:PASSWORD@ or\n"
+    "                       TOKEN@ before HOST: TLS and credentials (docs/fleet.md)\n"
     "  --partitions N       with nats://: the fleet's partition count (default 8)\n"
     "  --max-in-flight N    with nats://: publishes awaiting their ack, at most (default 1024)\n"
     "  --ack-timeout DUR    with nats://: how long to wait for acks (a full window, or the last\n"
