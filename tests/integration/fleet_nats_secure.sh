@@ -5,7 +5,8 @@
 # tls_key without tls_cert and TLS asked of a plain server all fail with a clear error and record
 # nothing. Then a server with an nkey user and a user/password: both get in and are recorded, a
 # wrong seed or password is refused. Certificates come from the openssl CLI, the seeds from the
-# Python client's nkeys.py. Not tested here: creds (JWT, operator mode) and TOKEN@.
+# Python client's nkeys.py. A token gets in (its publishes, with no stream, go unconfirmed) and a
+# wrong one is refused. Not tested here: creds (JWT, operator mode).
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -209,6 +210,22 @@ send_refused two-ways "nats://alice:x@127.0.0.1:$port/auth?nkey=$tmp/user.nk" 2 
 check_recorded nkey-ok
 check_recorded password-ok
 check_nothing nkey-wrong nkey-bad password-wrong two-ways
+stop_consumer
+stop_server
+
+# 4. A token: nats-server takes it only as its one credential, so recd (no token option) cannot
+# consume here; with no stream the publishes go unconfirmed, which shows the connection got in,
+# while a wrong token is refused on connecting.
+cat >"$tmp/token.conf" <<CONF
+authorization {
+  token: "t0k/en"
+}
+CONF
+start_server "$tmp/token.conf"
+send_refused token-wrong "nats://nope@127.0.0.1:$port/tok?ack_timeout=2s" 3 "Authorization Violation"
+send_refused token-ok "nats://t0k%2Fen@127.0.0.1:$port/tok?ack_timeout=2s" 3 "not confirmed by JetStream"
+grep -q "Authorization" "$tmp/token-ok.out" && fail "the right token was refused: $(cat "$tmp/token-ok.out")"
+stop_server
 
 if [ "$failures" -ne 0 ]; then
     for log in tls auth; do
@@ -216,4 +233,4 @@ if [ "$failures" -ne 0 ]; then
     done
     exit 1
 fi
-echo "PASS: TLS (client certificates, wrong CA, no TLS), nkey and user/password through rectool send"
+echo "PASS: TLS (client certificates, wrong CA, no TLS), nkey, user/password and token through rectool send"
