@@ -19,6 +19,7 @@ packages=(
   zsh                                # parses the zsh completions (tests/repo/completions.sh)
   openjdk-17-jdk-headless            # javac and jar: builds and tests the Java client (clients/java)
   libnats-dev nats-server            # the fleet on NATS JetStream: nats:// in recd and rectool send; its tests
+  libssl-dev                         # libcrypto's Ed25519: the public key of nats:// nkey= seed files
   openssl                            # certificates for the NATS TLS tests (tests/clients/test_python_nats_secure.py)
   "$@"
 )

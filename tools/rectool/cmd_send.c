@@ -40,6 +40,8 @@ static const char usage[] =
     "                       each message a binary frame published to NATS JetStream on\n"
     "                       PREFIX.<partition>.<session> (docs/fleet.md), waiting for its ack;\n"
     "                       ?buffer=SIZE: kept while the server is unreachable (default 8MiB)\n"
+    "                       ?tls_ca=, tls_cert=, tls_key=, creds=, nkey=PATH, USER:PASSWORD@ or\n"
+    "                       TOKEN@ before HOST: TLS and credentials (docs/fleet.md)\n"
     "  --partitions N       with nats://: the fleet's partition count (default 8)\n"
     "  --max-in-flight N    with nats://: publishes awaiting their ack, at most (default 1024)\n"
     "  --ack-timeout DUR    with nats://: how long to wait for acks (a full window, or the last\n"
@@ -175,7 +177,7 @@ static int nats_url(const char *url, const nats_args *a, char *out, size_t cap)
 
 static int connect_to(sender *s, const char *url)
 {
-    char err[300], with_options[2048];
+    char err[600], with_options[2048];
     const nats_args *nats_opt = s->nats_opt;
     memset(s, 0, sizeof *s);
     s->nats = strncmp(url, "nats://", 7) == 0;

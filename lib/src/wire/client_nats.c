@@ -13,6 +13,7 @@
 #include "recd/fleet.h"
 #include "recd/units.h"
 #include "recd/wire.h"
+#include "wire/nats_nkey.h"
 #include "wire/wire_internal.h"
 
 #define DEFAULT_MAX_IN_FLIGHT 1024u
@@ -27,12 +28,76 @@
 
 bool client_nats_url(const char *url) { return url && strncmp(url, "nats://", 7) == 0; }
 
-enum { OPT_PARTITIONS, OPT_MAX_IN_FLIGHT, OPT_BUFFER, OPT_ACK_TIMEOUT, OPT_ENCODING, OPT_COUNT };
-static const char *const option_names[OPT_COUNT] = {"partitions", "max_in_flight", "buffer",
-                                                     "ack_timeout", "encoding"};
-static const char *const option_ranges[OPT_COUNT] = {
+enum {
+    OPT_PARTITIONS,
+    OPT_MAX_IN_FLIGHT,
+    OPT_BUFFER,
+    OPT_ACK_TIMEOUT,
+    OPT_ENCODING,
+    OPT_TLS_CA,
+    OPT_TLS_CERT,
+    OPT_TLS_KEY,
+    OPT_CREDS,
+    OPT_NKEY,
+    OPT_COUNT
+};
+#define OPT_FIRST_FILE OPT_TLS_CA
+static const char *const option_names[OPT_COUNT] = {
+    "partitions", "max_in_flight", "buffer", "ack_timeout", "encoding",
+    "tls_ca",     "tls_cert",      "tls_key", "creds",      "nkey"};
+static const char *const option_ranges[OPT_FIRST_FILE] = {
     "a number from 1 to 1024", "a number from 1 to 1000000",
     "a size from 1KiB to 1GiB (e.g. 8MiB)", "a duration from 1ms to 1h (e.g. 10s)", "binary"};
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decodes src[0..len) into out (a '%' not followed by two hex digits stays as it is, as
+ * Python's unquote does). -ENAMETOOLONG when it does not fit in cap, -EINVAL for a %00. */
+static int percent_decode(const char *src, size_t len, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = src[i];
+        int hi, lo;
+        if (c == '%' && i + 2 < len && (hi = hex_digit(src[i + 1])) >= 0 &&
+            (lo = hex_digit(src[i + 2])) >= 0) {
+            c = (char)(hi << 4 | lo);
+            i += 2;
+            if (c == '\0')
+                return -EINVAL;
+        }
+        if (n + 1 >= cap)
+            return -ENAMETOOLONG;
+        out[n++] = c;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+static char *file_option(client_nats_options *o, int which)
+{
+    switch (which) {
+    case OPT_TLS_CA:
+        return o->tls_ca;
+    case OPT_TLS_CERT:
+        return o->tls_cert;
+    case OPT_TLS_KEY:
+        return o->tls_key;
+    case OPT_CREDS:
+        return o->creds;
+    default:
+        return o->nkey;
+    }
+}
 
 /* Plain decimal digits, lo..hi. */
 static int parse_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -94,9 +159,88 @@ static int set_option(int which, const char *v, client_nats_options *o, char *er
     return rc < 0 ? -EINVAL : 0;
 }
 
+/* Where the user part of a nats:// URL ends: its last '@' before the path, or NULL. */
+static const char *userinfo_end(const char *url)
+{
+    if (strncmp(url, "nats://", 7) != 0)
+        return NULL;
+    const char *at = NULL;
+    for (const char *c = url + 7; *c && *c != '/' && *c != '?'; c++)
+        if (*c == '@')
+            at = c;
+    return at;
+}
+
+/* Moves "USER:PASSWORD@" or "TOKEN@" out of base into o. */
+static int take_userinfo(char *base, client_nats_options *o, char *err, size_t errlen)
+{
+    char *at = (char *)userinfo_end(base), *info = base + 7;
+    if (!at)
+        return 0;
+    size_t len = (size_t)(at - info);
+    const char *colon = memchr(info, ':', len);
+    size_t name_len = colon ? (size_t)(colon - info) : len;
+    if (name_len == 0) {
+        wire_why(err, errlen, "the user (or token) before '@' is empty");
+        return -EINVAL;
+    }
+    int rc = percent_decode(info, name_len, colon ? o->user : o->token, CLIENT_NATS_SECRET_MAX);
+    if (rc == 0 && colon)
+        rc = percent_decode(colon + 1, len - name_len - 1, o->password, CLIENT_NATS_SECRET_MAX);
+    if (rc < 0) {
+        wire_why(err, errlen, "the %s before '@' is longer than %u bytes or holds %%00",
+                 colon ? "user or password" : "token", CLIENT_NATS_SECRET_MAX - 1);
+        return -EINVAL;
+    }
+    memmove(info, at + 1, strlen(at + 1) + 1);
+    return 0;
+}
+
+/* One query option KEY=VALUE (p, len) into o; seen tracks the ones given. */
+static int take_option(const char *p, size_t len, unsigned *seen, client_nats_options *o,
+                       char *err, size_t errlen)
+{
+    const char *eq = memchr(p, '=', len);
+    size_t klen = eq ? (size_t)(eq - p) : len;
+    int which = -1;
+    for (int i = 0; i < OPT_COUNT; i++)
+        if (strlen(option_names[i]) == klen && memcmp(option_names[i], p, klen) == 0)
+            which = i;
+    if (which < 0) {
+        wire_why(err, errlen,
+                 "unknown option '%.*s' (partitions, max_in_flight, buffer, ack_timeout, "
+                 "encoding, tls_ca, tls_cert, tls_key, creds, nkey)",
+                 (int)(klen > 40 ? 40 : klen), p);
+        return -EINVAL;
+    }
+    if (*seen & (1u << which)) {
+        wire_why(err, errlen, "%s is given twice", option_names[which]);
+        return -EINVAL;
+    }
+    *seen |= 1u << which;
+    const char *raw = eq ? eq + 1 : p + len;
+    size_t vlen = eq ? len - klen - 1 : 0;
+    if (which >= OPT_FIRST_FILE) { /* a path, percent-encoded in the URL */
+        int rc = vlen ? percent_decode(raw, vlen, file_option(o, which), CLIENT_NATS_PATH_MAX)
+                      : -EINVAL;
+        if (rc < 0)
+            wire_why(err, errlen, "%s=%.*s: expected a file path of 1..%u bytes", option_names[which],
+                     (int)(vlen > 80 ? 80 : vlen), raw, CLIENT_NATS_PATH_MAX - 1);
+        return rc < 0 ? -EINVAL : 0;
+    }
+    char v[VALUE_MAX + 1];
+    if (vlen == 0 || vlen > VALUE_MAX || percent_decode(raw, vlen, v, sizeof v) < 0) {
+        wire_why(err, errlen, "%s needs a value of 1..%u characters: %s=%s", option_names[which],
+                 VALUE_MAX, option_names[which], option_ranges[which]);
+        return -EINVAL;
+    }
+    return set_option(which, v, o, err, errlen);
+}
+
 int client_nats_parse(const char *url, char *base, size_t base_cap, client_nats_options *o,
                       char *err, size_t errlen)
 {
+    memset(o, 0, sizeof *o);
     o->partitions = RECD_FLEET_DEFAULT_PARTITIONS;
     o->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
     o->buffer_bytes = DEFAULT_BUFFER;
@@ -109,51 +253,56 @@ int client_nats_parse(const char *url, char *base, size_t base_cap, client_nats_
     }
     memcpy(base, url, n);
     base[n] = '\0';
+    if (take_userinfo(base, o, err, errlen) < 0)
+        return -EINVAL;
     unsigned seen = 0;
     for (const char *p = q ? q + 1 : NULL; p;) {
         const char *amp = strchr(p, '&');
         size_t len = amp ? (size_t)(amp - p) : strlen(p);
-        const char *eq = memchr(p, '=', len);
-        size_t klen = eq ? (size_t)(eq - p) : len;
-        int which = -1;
-        for (int i = 0; i < OPT_COUNT; i++)
-            if (strlen(option_names[i]) == klen && memcmp(option_names[i], p, klen) == 0)
-                which = i;
-        if (which < 0) {
-            wire_why(err, errlen,
-                     "unknown option '%.*s' (partitions, max_in_flight, buffer, ack_timeout, "
-                     "encoding)",
-                     (int)(klen > 40 ? 40 : klen), p);
-            return -EINVAL;
-        }
-        size_t vlen = eq ? len - klen - 1 : 0;
-        if (vlen == 0 || vlen > VALUE_MAX) {
-            wire_why(err, errlen, "%s needs a value of 1..%u characters: %s=%s",
-                     option_names[which], VALUE_MAX, option_names[which], option_ranges[which]);
-            return -EINVAL;
-        }
-        if (seen & (1u << which)) {
-            wire_why(err, errlen, "%s is given twice", option_names[which]);
-            return -EINVAL;
-        }
-        seen |= 1u << which;
-        char v[VALUE_MAX + 1];
-        memcpy(v, eq + 1, vlen);
-        v[vlen] = '\0';
-        if (set_option(which, v, o, err, errlen) < 0)
+        if (take_option(p, len, &seen, o, err, errlen) < 0)
             return -EINVAL;
         p = amp ? amp + 1 : NULL;
     }
+    if (o->tls_key[0] && !o->tls_cert[0]) {
+        wire_why(err, errlen, "tls_key needs tls_cert (the client certificate it belongs to)");
+        return -EINVAL;
+    }
+    const char *given[4];
+    size_t ngiven = 0;
+    if (o->creds[0])
+        given[ngiven++] = "creds";
+    if (o->nkey[0])
+        given[ngiven++] = "nkey";
+    if (o->user[0])
+        given[ngiven++] = "USER:PASSWORD@";
+    if (o->token[0])
+        given[ngiven++] = "TOKEN@";
+    if (ngiven > 1) {
+        wire_why(err, errlen, "credentials: give one of %s, %s%s%s, not several", given[0],
+                 given[1], ngiven > 2 ? ", " : "", ngiven > 2 ? given[2] : "");
+        return -EINVAL;
+    }
     return 0;
+}
+
+/* url for messages: its user part (a password or token) shown as "***". */
+static void redacted(const char *url, char *out, size_t cap)
+{
+    const char *at = userinfo_end(url);
+    if (at)
+        snprintf(out, cap, "nats://***%.200s", at);
+    else
+        snprintf(out, cap, "%.200s", url);
 }
 
 /* The URL's parts: options, then host, port and prefix. err names the URL. */
 static int parse_url(const char *url, recd_fleet_url *fu, client_nats_options *o, char *err,
                      size_t errlen)
 {
-    char base[URL_MAX], why[300];
+    char base[URL_MAX], why[300], shown[220];
+    redacted(url, shown, sizeof shown);
     if (client_nats_parse(url, base, sizeof base, o, why, sizeof why) < 0) {
-        wire_why(err, errlen, "bad URL '%.200s': %s", url, why);
+        wire_why(err, errlen, "bad URL '%s': %s", shown, why);
         return -EINVAL;
     }
     if (recd_fleet_url_parse(base, fu, why, sizeof why) < 0) {
@@ -179,8 +328,9 @@ int client_nats_open(client_nats **out, const char *url, size_t max_frame, char 
     int rc = parse_url(url, &fu, &o, err, errlen);
     if (rc < 0)
         return rc;
-    wire_why(err, errlen, "%.200s: this librecd was built without NATS support (libnats-dev)",
-             url);
+    char shown[220];
+    redacted(url, shown, sizeof shown);
+    wire_why(err, errlen, "%s: this librecd was built without NATS support (libnats-dev)", shown);
     return -ENOTSUP;
 }
 int client_nats_publish(client_nats *n, const recd_msg *m) { return (void)n, (void)m, -ENOTSUP; }
@@ -242,11 +392,90 @@ uint64_t client_nats_lost(client_nats *n)
 
 uint64_t client_nats_bytes(const client_nats *n) { return n->bytes; }
 
+/* Each file option must be a readable file: said here, with its name, rather than as a
+ * connection error. */
+static int check_files(const client_nats_options *o, char *err, size_t errlen)
+{
+    static const int files[] = {OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_CREDS, OPT_NKEY};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        const char *path = file_option((client_nats_options *)o, files[i]);
+        if (!path[0])
+            continue;
+        FILE *f = fopen(path, "rb");
+        if (!f) {
+            wire_why(err, errlen, "%s %.200s: %s", option_names[files[i]], path, strerror(errno));
+            return -EINVAL;
+        }
+        fclose(f);
+    }
+    return 0;
+}
+
+/* TLS and credentials from the URL. err names the option (and file) that did not load. */
+static natsStatus set_security(natsOptions *no, const client_nats_options *o, char *pub,
+                               size_t pub_cap, char *err, size_t errlen)
+{
+    natsStatus s = NATS_OK;
+    const char *what = "TLS", *path = "";
+    if (o->tls_ca[0] || o->tls_cert[0]) /* TLS or nothing: libnats refuses a server without */
+        s = natsOptions_SetSecure(no, true);
+    if (s == NATS_OK && o->tls_ca[0]) {
+        what = "tls_ca", path = o->tls_ca;
+        s = natsOptions_LoadCATrustedCertificates(no, o->tls_ca);
+    }
+    if (s == NATS_OK && o->tls_cert[0]) { /* without tls_key, the key is in the same PEM file */
+        what = "tls_cert", path = o->tls_cert;
+        s = natsOptions_LoadCertificatesChain(no, o->tls_cert, o->tls_key[0] ? o->tls_key : o->tls_cert);
+    }
+    if (s == NATS_OK && o->creds[0]) {
+        what = "creds", path = o->creds;
+        s = natsOptions_SetUserCredentialsFromFiles(no, o->creds, NULL);
+    }
+    if (s == NATS_OK && o->nkey[0]) {
+        what = "nkey", path = o->nkey;
+        if (nats_nkey_public_of_seed_file(o->nkey, pub, pub_cap, err, errlen) < 0)
+            return NATS_INVALID_ARG;
+        s = natsOptions_SetNKeyFromSeed(no, pub, o->nkey);
+    }
+    if (s == NATS_OK && o->user[0]) {
+        what = "USER:PASSWORD@", path = "";
+        s = natsOptions_SetUserInfo(no, o->user, o->password);
+    }
+    if (s == NATS_OK && o->token[0]) {
+        what = "TOKEN@", path = "";
+        s = natsOptions_SetToken(no, o->token);
+    }
+    if (s != NATS_OK)
+        wire_why(err, errlen, "%s%s%.200s: %s (%s)", what, path[0] ? " " : "", path,
+                 natsStatus_GetText(s), nats_GetLastError(NULL));
+    return s;
+}
+
+/* A hint for a failed TLS connection: what the server was checked against, what it may want. */
+static const char *tls_hint(const client_nats_options *o, natsStatus s, char *buf, size_t cap)
+{
+    if (!o->tls_ca[0] && !o->tls_cert[0])
+        return "";
+    if (s == NATS_SECURE_CONNECTION_WANTED)
+        snprintf(buf, cap, "; TLS was asked for (tls_ca, tls_cert) and the server offers none: "
+                           "nothing is sent in clear text");
+    else if (s == NATS_SSL_ERROR && o->tls_ca[0])
+        snprintf(buf, cap, "; checked against tls_ca %.200s", o->tls_ca);
+    else if (!o->tls_cert[0])
+        snprintf(buf, cap, "; does the server want a client certificate? (tls_cert, tls_key)");
+    else
+        return "";
+    return buf;
+}
+
 static int connect_js(client_nats *n, char *err, size_t errlen)
 {
-    char server[300];
+    char server[300], pub[64] = "";
     snprintf(server, sizeof server, strchr(n->url.host, ':') ? "nats://[%s]:%u" : "nats://%s:%u",
              n->url.host, n->url.port);
+    int rc = check_files(&n->opt, err, errlen);
+    if (rc < 0)
+        return rc;
     natsOptions *o = NULL;
     natsStatus s = natsOptions_Create(&o);
     if (s == NATS_OK)
@@ -255,6 +484,10 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
         s = natsOptions_SetReconnectBufSize(o, (int)n->opt.buffer_bytes);
     if (s == NATS_OK)
         s = natsOptions_SetMaxReconnect(o, 60);
+    if (s == NATS_OK && set_security(o, &n->opt, pub, sizeof pub, err, errlen) != NATS_OK) {
+        natsOptions_Destroy(o);
+        return -EINVAL;
+    }
     if (s == NATS_OK)
         s = natsConnection_Connect(&n->nc, o);
     natsOptions_Destroy(o);
@@ -269,7 +502,11 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
         s = natsConnection_JetStream(&n->js, n->nc, &jo);
     }
     if (s != NATS_OK) {
-        wire_why(err, errlen, "cannot connect to %s: %s", server, natsStatus_GetText(s));
+        const char *last = nats_GetLastError(NULL);
+        char hint[260];
+        wire_why(err, errlen, "cannot connect to %s: %s%s%s%s%s", server, natsStatus_GetText(s),
+                 tls_hint(&n->opt, s, hint, sizeof hint), last && *last ? " (" : "",
+                 last && *last ? last : "", last && *last ? ")" : "");
         return -ECONNREFUSED;
     }
     return 0;

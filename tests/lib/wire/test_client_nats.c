@@ -74,6 +74,82 @@ static void test_url_options(void **state)
     }
 }
 
+/* TLS files and credentials: the names and rules of the Python publisher (recd_client/nats.py). */
+static void test_url_security_options(void **state)
+{
+    (void)state;
+    char base[256], err[300];
+    client_nats_options o;
+    assert_int_equal(client_nats_parse("nats://h:4223/p?tls_ca=/etc/a%20b/ca.pem&tls_cert=c.pem&"
+                                       "tls_key=k.pem&nkey=%2Fs%2Fseed&partitions=2",
+                                       base, sizeof base, &o, err, sizeof err),
+                     0);
+    assert_string_equal(base, "nats://h:4223/p");
+    assert_string_equal(o.tls_ca, "/etc/a b/ca.pem");
+    assert_string_equal(o.tls_cert, "c.pem");
+    assert_string_equal(o.tls_key, "k.pem");
+    assert_string_equal(o.nkey, "/s/seed");
+    assert_string_equal(o.creds, "");
+    assert_int_equal(o.partitions, 2);
+    assert_int_equal(client_nats_parse("nats://alice:s%40cret:x@[::1]:4222/p", base, sizeof base,
+                                       &o, err, sizeof err),
+                     0);
+    assert_string_equal(base, "nats://[::1]:4222/p");
+    assert_string_equal(o.user, "alice");
+    assert_string_equal(o.password, "s@cret:x");
+    assert_string_equal(o.token, "");
+    assert_int_equal(client_nats_parse("nats://t0k%2Fen@h/p?tls_ca=/x.pem", base, sizeof base, &o,
+                                       err, sizeof err),
+                     0);
+    assert_string_equal(base, "nats://h/p");
+    assert_string_equal(o.token, "t0k/en");
+    assert_string_equal(o.user, "");
+    assert_string_equal(o.tls_ca, "/x.pem");
+    assert_int_equal(client_nats_parse("nats://bob:@h/p", base, sizeof base, &o, err, sizeof err), 0);
+    assert_string_equal(o.user, "bob");
+    assert_string_equal(o.password, "");
+
+    static const struct {
+        const char *url, *why;
+    } bad[] = {
+        {"nats://127.0.0.1:4222/p?tls_key=k.pem", "tls_key needs tls_cert"},
+        {"nats://127.0.0.1:4222/p?tls_ca=", "tls_ca=: expected a file path"},
+        {"nats://127.0.0.1:4222/p?tls_cert", "tls_cert=: expected a file path"},
+        {"nats://127.0.0.1:4222/p?nkey=a%00b", "nkey=a%00b: expected a file path"},
+        {"nats://127.0.0.1:4222/p?creds=a&creds=b", "creds is given twice"},
+        {"nats://127.0.0.1:4222/p?creds=a&nkey=b", "credentials: give one of creds, nkey,"},
+        {"nats://tok@127.0.0.1:4222/p?nkey=b", "give one of nkey, TOKEN@, not several"},
+        {"nats://:pw@127.0.0.1:4222/p", "the user (or token) before '@' is empty"},
+        {"nats://127.0.0.1:4222/p?tls=1", "unknown option 'tls' (partitions, max_in_flight, buffer, "
+                                          "ack_timeout, encoding, tls_ca, tls_cert, tls_key, "
+                                          "creds, nkey)"},
+        {"nats://127.0.0.1:4222/p?tls_ca=/nonexistent/ca.pem", "tls_ca /nonexistent/ca.pem: No such"},
+        {"nats://127.0.0.1:4222/p?tls_cert=/nonexistent/c.pem", "tls_cert /nonexistent/c.pem: No such"},
+        {"nats://127.0.0.1:4222/p?creds=/nonexistent/u.creds", "creds /nonexistent/u.creds: No such"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        recd_client *c = NULL;
+        err[0] = 0;
+        int rc = recd_client_connect(&c, bad[i].url, NULL, err, sizeof err);
+#ifndef RECD_TEST_HAVE_NATS
+        if (rc == -ENOTSUP && strstr(bad[i].why, "No such")) /* files are looked at on connect */
+            continue;
+#endif
+        if (rc != -EINVAL || !strstr(err, bad[i].why))
+            fail_msg("%s: %d '%s', expected -EINVAL naming '%s'", bad[i].url, rc, err, bad[i].why);
+        assert_null(c);
+    }
+    /* A password or token never shows in a message. */
+    recd_client *c = NULL;
+    assert_int_equal(recd_client_connect(&c, "nats://u:hunter2@h/p?speed=1", NULL, err, sizeof err),
+                     -EINVAL);
+    assert_null(strstr(err, "hunter2"));
+    assert_non_null(strstr(err, "nats://***@h/p"));
+    assert_int_equal(recd_client_connect(&c, "nats://hunter2@h/p..q", NULL, err, sizeof err),
+                     -EINVAL);
+    assert_null(strstr(err, "hunter2"));
+}
+
 #ifndef RECD_TEST_HAVE_NATS
 
 static void test_without_libnats(void **state)
@@ -92,6 +168,7 @@ int main(void)
     printf("note: librecd was built without libnats: only URL checks and -ENOTSUP are tested\n");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url_options),
+        cmocka_unit_test(test_url_security_options),
         cmocka_unit_test(test_without_libnats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
@@ -450,6 +527,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url_options),
+        cmocka_unit_test(test_url_security_options),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_killed, setup, teardown),
