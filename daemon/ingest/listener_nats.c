@@ -53,6 +53,7 @@ static void source_free(nats_source *src)
         nats_free_taken(p->takeovers);
         nats_free_marks(p);
         recd_wire_decoder_free(p->dec);
+        natsInbox_Destroy(p->inbox);
     }
     while (src->req_head) {
         kv_request *next = src->req_head->next;

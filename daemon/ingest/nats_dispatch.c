@@ -127,9 +127,15 @@ static void take_over(nats_source *src, nats_partition *p)
     }
 }
 
+/* "+ACK" to the message's reply subject, through the connection: not natsMsg_Ack, which reaches
+ * through the message's subscription, a plain one (nats_worker.c, pull()) that may be gone. */
 static void ack(nats_source *src, natsMsg *msg)
 {
-    natsStatus s = natsMsg_Ack(msg, NULL);
+    pthread_mutex_lock(&src->lock);
+    natsConnection *nc = src->ack_nc;
+    pthread_mutex_unlock(&src->lock);
+    const char *reply = natsMsg_GetReply(msg);
+    natsStatus s = nc && reply ? natsConnection_PublishString(nc, reply, "+ACK") : NATS_CONNECTION_CLOSED;
     if (s == NATS_OK)
         recd_metric_add(src->g->metrics->nats_acked_total, 0, 1);
     else

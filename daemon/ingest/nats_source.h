@@ -17,6 +17,8 @@
 #define NATS_FETCH_MAX 256          /* messages asked for in one pull */
 #define NATS_IDLE_WAIT_MS 20        /* worker pause when no partition gave anything */
 #define NATS_PULL_WAIT_MS 10        /* the server holds an empty pull this long */
+#define NATS_PULL_GRACE_MS 20       /* and recd waits this much longer for its end */
+#define NATS_INBOX_MAX 64           /* a libnats inbox name ("_INBOX." and 22 characters), at most */
 #define NATS_RETRY_MS 1000          /* after a failed connect or setup */
 #define NATS_ACK_WAIT_MIN_MS 30000  /* JetStream redelivers what is unacknowledged this long */
 #define NATS_API_WAIT_MS 3000       /* JetStream API and key-value requests */
@@ -106,7 +108,10 @@ typedef struct nats_retired {
 typedef struct nats_partition {
     uint32_t no;
     /* worker thread */
-    natsSubscription *sub;
+    natsSubscription *sub; /* a plain one on inbox.*: recd sends the pull requests (nats_worker.c) */
+    natsInbox *inbox;
+    uint64_t pull_no;      /* the last pull request's number, its reply subject inbox.N */
+    char next_subject[RECD_FLEET_PREFIX_MAX + 80]; /* $JS.API.CONSUMER.MSG.NEXT.<stream>.<durable> */
     bool owned;
     bool draining; /* given up for a fair share: released once nothing of it is in flight */
     uint64_t lease_rev;
@@ -162,6 +167,7 @@ typedef struct nats_source {
     pthread_cond_t wake;
     bool stop;           /* under lock */
     bool connected;      /* under lock */
+    natsConnection *ack_nc; /* under lock: set once connected; the loop acknowledges through it */
     bool nc_closed;      /* under lock: libnats ran the connection's last callback */
     char last_error[256]; /* under lock */
     uint64_t renew_failures; /* under lock: not yet added to the metric */

@@ -223,11 +223,21 @@ static natsStatus subscribe(nats_source *src, nats_partition *p)
         nats_set_error(src, "consumer", s);
         return s;
     }
-    jsSubOptions so;
-    jsSubOptions_Init(&so);
-    so.Stream = src->stream;
-    so.Consumer = durable;
-    s = js_PullSubscribe(&p->sub, src->js, filter, durable, NULL, &so, &jerr);
+    /* A plain subscription, not js_PullSubscribe: see pull(). */
+    natsInbox_Destroy(p->inbox);
+    p->inbox = NULL;
+    char wildcard[NATS_INBOX_MAX];
+    s = natsInbox_Create(&p->inbox);
+    if (s == NATS_OK && strlen(p->inbox) + 2 >= sizeof wildcard)
+        s = NATS_ERR;
+    if (s == NATS_OK)
+        snprintf(wildcard, sizeof wildcard, "%s.*", p->inbox);
+    if (s == NATS_OK)
+        s = natsConnection_SubscribeSync(&p->sub, src->nc, wildcard);
+    if (s == NATS_OK)
+        s = natsSubscription_SetPendingLimits(p->sub, -1, -1); /* bounded by the consumer's max_ack_pending */
+    snprintf(p->next_subject, sizeof p->next_subject, "$JS.API.CONSUMER.MSG.NEXT.%s.%s", src->stream,
+             durable);
     if (s != NATS_OK)
         nats_set_error(src, "pull subscription", s);
     return s;
@@ -381,7 +391,44 @@ static void tend_leases(nats_source *src)
         rebalance(src, fair);
 }
 
-/* Pulls what room allows from one partition and hands it to the loop. Returns messages taken. */
+/* The next message on p's subscription within wait_ms: 1 and a stream message in *out; 0 when
+ * none came; 2 when the server ended pull request `ends` (its 404, 408 or 409: no more, expired,
+ * refused); -1 on an error. Heartbeats and the ends of earlier requests are passed over. */
+static int next_message(nats_source *src, nats_partition *p, uint64_t deadline_ms, uint64_t ends,
+                        natsMsg **out)
+{
+    char mine[NATS_INBOX_MAX + 24];
+    snprintf(mine, sizeof mine, "%s.%llu", p->inbox, (unsigned long long)ends);
+    for (;;) {
+        uint64_t now = nats_mono_ms();
+        natsMsg *m = NULL;
+        natsStatus s = natsSubscription_NextMsg(&m, p->sub, deadline_ms > now ? (int64_t)(deadline_ms - now) : 0);
+        if (s == NATS_TIMEOUT)
+            return 0;
+        if (s != NATS_OK) {
+            nats_set_error(src, "pull", s);
+            return -1;
+        }
+        const char *reply = natsMsg_GetReply(m);
+        if (reply && strncmp(reply, "$JS.ACK.", 8) == 0) {
+            *out = m;
+            return 1;
+        }
+        const char *status = NULL;
+        bool ended = natsMsgHeader_Get(m, "Status", &status) == NATS_OK && status &&
+                     strcmp(status, "100") != 0 && ends && strcmp(natsMsg_GetSubject(m), mine) == 0;
+        natsMsg_Destroy(m);
+        if (ended)
+            return 2;
+    }
+}
+
+/* Pulls what room allows from one partition and hands it to the loop. Returns messages taken.
+ * recd sends the pull requests itself, each with its own reply subject, instead of libnats 3.4's
+ * fetch: when messages of an earlier request came late, that fetch could store more messages
+ * than its batch array holds (heap corruption, seen under load). Messages that come late are
+ * this consumer's like any other and are taken at the next pull; the consumer's max_ack_pending
+ * (max_in_flight) bounds how many can wait on the subscription. */
 static int pull(nats_source *src, nats_partition *p)
 {
     pthread_mutex_lock(&src->lock);
@@ -389,37 +436,39 @@ static int pull(nats_source *src, nats_partition *p)
     pthread_mutex_unlock(&src->lock);
     if (!room)
         return 0;
-    jsFetchRequest req;
-    jsFetchRequest_Init(&req);
-    req.Batch = (int)(room < NATS_FETCH_MAX ? room : NATS_FETCH_MAX);
-    /* A short wait, not NoWait: libnats 3.4 then waits for the whole batch until Expires. */
-    req.Expires = (int64_t)NATS_PULL_WAIT_MS * 1000000;
-    natsMsgList list = {0};
-    natsStatus s = natsSubscription_FetchRequest(&list, p->sub, &req);
-    if (s != NATS_OK && s != NATS_TIMEOUT && s != NATS_NOT_FOUND && list.Count == 0) {
-        nats_set_error(src, "pull", s);
-        return 0;
+    uint32_t want = room < NATS_FETCH_MAX ? room : NATS_FETCH_MAX;
+    natsMsg *got[NATS_FETCH_MAX];
+    uint32_t n = 0;
+    int rc;
+    while (n < want && (rc = next_message(src, p, 0, 0, &got[n])) != 0 && rc != -1)
+        n += rc == 1;
+    if (n < want) {
+        char body[96], reply[NATS_INBOX_MAX + 24];
+        int len = snprintf(body, sizeof body, "{\"batch\":%u,\"expires\":%llu}", want - n,
+                           (unsigned long long)NATS_PULL_WAIT_MS * 1000000u);
+        snprintf(reply, sizeof reply, "%s.%llu", p->inbox, (unsigned long long)++p->pull_no);
+        natsStatus s = natsConnection_PublishRequest(src->nc, p->next_subject, reply, body, len);
+        if (s != NATS_OK) {
+            nats_set_error(src, "pull request", s);
+        } else {
+            /* The server ends the request at its expiry; a little longer here so that its end
+             * usually arrives before the next request. */
+            uint64_t deadline = nats_mono_ms() + NATS_PULL_WAIT_MS + NATS_PULL_GRACE_MS;
+            while (n < want && (rc = next_message(src, p, deadline, p->pull_no, &got[n])) == 1)
+                n++;
+        }
     }
-    int n = 0;
     pthread_mutex_lock(&src->lock);
-    for (int i = 0; i < list.Count; i++) {
-        if (!list.Msgs[i])
-            continue;
-        size_t at = (p->qhead + p->qcount) % src->max_in_flight;
-        p->queue[at] = list.Msgs[i];
-        list.Msgs[i] = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        p->queue[(p->qhead + p->qcount) % src->max_in_flight] = got[i];
         p->qcount++;
         p->in_flight++;
-        n++;
     }
-    pthread_mutex_unlock(&src->lock);
-    natsMsgList_Destroy(&list);
-    /* Under the lock, and never once stopped: close_source closes the handle right after. */
-    pthread_mutex_lock(&src->lock);
+    /* Never once stopped: close_source closes the handle right after. */
     if (n && !src->stop)
         uv_async_send(&src->l->h.async);
     pthread_mutex_unlock(&src->lock);
-    return n;
+    return (int)n;
 }
 
 static void release_leases(nats_source *src)
@@ -449,6 +498,9 @@ static void close_connection(nats_source *src)
 {
     jsCtx_Destroy(src->js);
     src->js = NULL;
+    pthread_mutex_lock(&src->lock);
+    src->ack_nc = NULL; /* the loop acknowledges nothing more: the source is closed */
+    pthread_mutex_unlock(&src->lock);
     if (src->nc) {
         natsConnection_Close(src->nc); /* joins its read loop */
         pthread_mutex_lock(&src->lock);
@@ -474,6 +526,9 @@ void *nats_worker_main(void *arg)
                 continue;
             }
             set_connected(src, true);
+            pthread_mutex_lock(&src->lock);
+            src->ack_nc = src->nc;
+            pthread_mutex_unlock(&src->lock);
         }
         if (!ready) {
             if (ensure_setup(src) != NATS_OK) {
