@@ -151,6 +151,11 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None):
             # finalized: the count of finalized files alone is reached early when a partition
             # changes hands mid-run (its sessions' parts are finalized on the way).
             def done():
+                for inst in fleet:
+                    if inst.proc.poll() is not None:
+                        raise procs.BenchError(f"recd instance {inst.instance} exited with "
+                                               f"{inst.proc.returncode} mid-run: "
+                                               + systems.tail(os.path.join(inst.dir, "recd.log")))
                 m = [inst.metrics() or {"totals": {}} for inst in fleet]
                 acked = sum(x["totals"].get("recd_nats_acked_total", 0) for x in m)
                 finals = sum(x["totals"].get("recd_files_finalized_total", 0) for x in m)
