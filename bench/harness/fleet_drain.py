@@ -7,7 +7,8 @@ the fleet drains a backlog without a publisher on the machine; not part of `make
 (docs/performance.md, "JetStream (S8)"). With --instances 2 the first instance claims all
 partitions and hands half to the second while both pull: the run that found the abort in
 docs/performance.md. Needs bench/build.sh's build-bench.
-Usage: python3 bench/harness/fleet_drain.py [--instances N] [--sessions N] [--work DIR]"""
+Usage: python3 bench/harness/fleet_drain.py [--instances N] [--sessions N] [--work DIR]
+                                            [--build DIR] [--recd PATH]"""
 
 import argparse
 import json
@@ -31,8 +32,13 @@ def main():
     ap.add_argument("--instances", type=int, default=1)
     ap.add_argument("--sessions", type=int, default=1000)
     ap.add_argument("--work", default="/var/tmp/recd-bench-drain")
+    ap.add_argument("--build", default=os.path.join(bench.SRC, "build-bench"),
+                    help="where benchgen and rectool are (bench/build.sh's build-bench)")
+    ap.add_argument("--recd", help="another recd binary, e.g. one built with AddressSanitizer")
     a = ap.parse_args()
-    env = bench.Env(bench.SRC, os.path.join(bench.SRC, "build-bench"), a.work)
+    env = bench.Env(bench.SRC, a.build, a.work)
+    if a.recd:
+        env.recd = os.path.abspath(a.recd)
     why = fleet.missing(env)
     if why:
         print("skipped: " + why)
