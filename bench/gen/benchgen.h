@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* benchgen: the benchmark load generator. Declarations shared by its subcommands (prepare
- * streams of samples once, then replay them over TCP or paced UDP on loopback only; plus a
+ * streams of samples once, then replay them over TCP, paced UDP or JetStream on loopback only; plus a
  * recvmmsg UDP sink, the raw limit for UDP). */
 #ifndef BENCHGEN_H
 #define BENCHGEN_H
@@ -32,6 +32,7 @@ int bg_loopback_addr(const char *text, struct sockaddr_in *out);
 int bg_cmd_prepare(int argc, char **argv);
 int bg_cmd_send_tcp(int argc, char **argv);
 int bg_cmd_send_udp(int argc, char **argv);
+int bg_cmd_send_nats(int argc, char **argv); /* exits 77 when built without libnats */
 int bg_cmd_sink_udp(int argc, char **argv);
 
 #endif

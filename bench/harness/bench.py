@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import carla  # noqa: E402
+import fleet  # noqa: E402
 import prepared  # noqa: E402
 import procs  # noqa: E402
 import perf_profile  # noqa: E402
@@ -94,6 +95,8 @@ KINDS = {
             "table": report.tcp_table},
     "carla": {"prepare": _prepare_carla, "one": carla.run, "unit": "frames", "digits": 2,
               "table": report.carla_table},
+    "nats": {"prepare": _prepare_samples, "one": fleet.run, "unit": "samples", "digits": 0,
+             "table": report.nats_table},
     "udp": {"prepare": _prepare_samples, "one": None, "table": report.udp_table},
 }
 
@@ -166,11 +169,15 @@ def run_profiles(env, specs, preps, work, results_dir):
     for sid, sc in specs.items():
         if sc["kind"] not in KINDS or not env.have_recd:
             continue
+        if sc["kind"] == "nats" and fleet.missing(env):
+            log(f"  {sid}: profile SKIPPED: {fleet.missing(env)}")
+            continue
         prof = perf_profile.Profiler(os.path.join(results_dir, f"profile-{sid}.txt"))
         try:
             one = KINDS[sc["kind"]]["one"]
             if one:
-                one(env, sc, preps[sid], "recd", os.path.join(work, "run"), profiler=prof)
+                one(env, sc, preps[sid], sc.get("profile_system", "recd"),
+                    os.path.join(work, "run"), profiler=prof)
             else:
                 rate = sc.get("profile_rate", sc["rates"][-1])
                 runs.udp_step(env, sc, preps[sid], "recd", rate, os.path.join(work, "run"),
@@ -202,6 +209,9 @@ def render(mode, info, specs, results, have_recd=True):
     for sid, sc in specs.items():
         r = results.get(sid)
         if not r:
+            continue
+        if "skipped" in r:
+            out += [f"### {sid}: {scenarios.title(sc)}", "", f"Skipped: {r['skipped']}.", ""]
             continue
         if sc["kind"] in KINDS:
             out += KINDS[sc["kind"]]["table"](sid, sc, r["summary"])
@@ -272,7 +282,11 @@ def main():
     results = {}
     for sid, sc in specs.items():
         log(f"{sid}: {scenarios.title(sc)}")
-        if sc["kind"] in KINDS and KINDS[sc["kind"]]["one"]:
+        why = fleet.missing(env) if sc["kind"] == "nats" else None
+        if why:
+            log(f"  {sid}: SKIPPED: {why}")
+            results[sid] = {"skipped": why}
+        elif sc["kind"] in KINDS and KINDS[sc["kind"]]["one"]:
             results[sid] = run_tcp(env, sid, sc, preps[sid], a.work)
         elif sc["kind"] == "udp":
             results[sid] = run_udp(env, sid, sc, preps[sid], a.work)

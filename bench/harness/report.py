@@ -51,6 +51,13 @@ def summarize_tcp(runs):
             "identical": [f"{r['identical']}/{r['identical_of']}" for r in ok if "identical" in r],
             "identical_all": all(r["identical"] == r["identical_of"] for r in ok
                                  if "identical" in r),
+            # S8: nats-server's CPU per 1M samples, wall time until the publisher had every ack
+            "nats_cpu_per_m": _median_per_m(ok, "nats_cpu_s"),
+            "acked_s_med": statistics.median(r["acked_seconds"] for r in ok)
+            if all("acked_seconds" in r for r in ok) else None,
+            "publisher_lost": sum(r.get("publisher_lost") or 0 for r in ok),
+            "record_writes": statistics.median(r["record_writes"] for r in ok)
+            if all("record_writes" in r for r in ok) else None,
         }
     return out
 
@@ -134,6 +141,52 @@ def carla_table(sid, sc, summary):
               "episode's `rectool generate` log / episodes; raw: the capture equal to the sent "
               "stream. frames lost: frames sent minus frames read back (`rectool info --json` on "
               "recd's logs, state frames counted in raw's capture)."]
+    return lines
+
+
+def nats_table(sid, sc, summary):
+    """S8: the JetStream path next to recd and the raw copy over TCP on the same stream, with the
+    CPU of every process on the path per sample (CPU s per 1M samples = microseconds per sample)."""
+    first = summary[next(iter(summary))] if summary else {}
+    lines = [f"### {sid}: {scenarios.title(sc)}", "",
+             f"{first.get('samples', 0):,} samples per run, {sc['partitions']} partitions, "
+             f"`nats.max_in_flight` {sc['nats_max_in_flight']:,}, one publisher "
+             "(`benchgen send-nats`, a window of 1,024 unacknowledged publishes).", "",
+             "| system | runs | samples/s median (min-max) | this / recd TCP | this / raw "
+             "| recd CPU us/sample | nats-server CPU us/sample | sender CPU us/sample "
+             "| all acked after | session records written | peak RSS MiB | lost |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    tcp, raw = summary.get("recd", {}), summary.get("raw", {})
+    for system, s in summary.items():
+        if s["n"] == 0:
+            lines.append(f"| {system} | 0 | not measured: {'; '.join(s['errors'])[:160]} "
+                         "| | | | | | | | | |")
+            continue
+        q1 = _ratio(s["sps_med"], tcp.get("sps_med")) if system != "recd" else None
+        q2 = _ratio(s["sps_med"], raw.get("sps_med")) if system != "raw" else None
+        lost = "n/a" if s["lost"] is None else f"{s['lost']:,}"
+        if s["invalid"]:
+            lost += f" ({s['invalid']} unreadable files)"
+        if s.get("publisher_lost"):
+            lost += f" ({s['publisher_lost']:,} unconfirmed by JetStream)"
+        recd_cpu = s["run_cpu_per_m"] if system != "raw" else None
+        acked = f"{s['acked_s_med']:.2f} s" if s.get("acked_s_med") is not None else "-"
+        lines.append(
+            f"| {system} | {s['n']} | {_fmt_rate(s['sps_med'])} ({_fmt_rate(s['sps_min'])}-"
+            f"{_fmt_rate(s['sps_max'])}) | {_fmt(q1, '.3f')}{'x' if q1 else ''} | "
+            f"{_fmt(q2, '.3f')}{'x' if q2 else ''} | "
+            f"{_fmt(recd_cpu if recd_cpu is not None else None, '.2f')} | "
+            f"{_fmt(s.get('nats_cpu_per_m'), '.2f')} | {_fmt(s['sender_cpu_per_m'], '.2f')} | "
+            f"{acked} | {_fmt(s.get('record_writes'), ',.0f')} | {_fmt(s['hwm_mib'], '.0f')} | "
+            f"{lost} |")
+    lines += ["", "nats-N: N recd instances sharing the partitions, each with its own output "
+              "root. samples/s: first publish to the last session's file finalized. recd CPU: "
+              "every instance's whole process over that time (TCP: recd's, from the sender's "
+              "first byte); raw is socat. all acked after: first publish to the publisher's last "
+              "JetStream ack (the stream has every message). session records written: puts to "
+              "the sessions bucket (its stream's last sequence, docs/fleet.md \"Failover\"), "
+              "each a request and reply on the instance's one worker thread. lost: samples sent "
+              "minus samples read back from the finalized files with `rectool info`."]
     return lines
 
 

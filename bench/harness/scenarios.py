@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The benchmark scenarios and their sample budgets. `full` is `make bench` (about 8 minutes on
 2 cores, plus about 3 minutes the first time to generate the streams); `quick` is
-`make bench-quick` (about a minute, for CI). Every stream is generated
+`make bench-quick` (about a minute, for CI); S8, the JetStream path, adds about two minutes to
+`full` and half a minute to `quick` on a busy machine. Every stream is generated
 from fixed seeds, so each system in a run, and each run, receives identical bytes. S1 and S2 run
 five times per system: their recd and raw runs last well under a second, and one run in six to
 ten lost most of its speed to the machine (the sender's CPU time rose tenfold, whichever system
@@ -38,6 +39,14 @@ FULL = {
                "frames/s ({seconds} s each), TCP binary frames",
                sessions=100, actors=200, fps=20, seconds=20, seed=1, session_prefix="s7",
                input="wire", systems=["recd", "raw"], reps=3),
+    # S2's workload (1,000 .rec sessions, binary frames) published to NATS JetStream, one message
+    # per frame, and consumed by 1 and 2 recd fleet instances; recd and raw over TCP take the
+    # same stream in the same run. Skipped without nats-server or libnats (fleet.missing).
+    "S8": dict(kind="nats", title="{sessions:,} sessions, .rec on foot, through NATS JetStream "
+               "({partitions} partitions) into 1 and 2 recd instances",
+               format="samp-onfoot", sessions=1000, samples=500_000, input="wire",
+               partitions=8, nats_max_in_flight=100_000,
+               systems=["recd", "raw", "nats-1", "nats-2"], reps=2, profile_system="nats-1"),
 }
 
 QUICK = {
@@ -48,6 +57,7 @@ QUICK = {
     "S5": dict(FULL["S5"], sessions=10_000, seconds=10),
     "S6": dict(FULL["S6"], samples=200_000, reps=1, systems=["recd", "rsyslog"]),
     "S7": dict(FULL["S7"], seconds=5, reps=1),
+    "S8": dict(FULL["S8"], samples=200_000, reps=1),
 }
 
 
@@ -59,6 +69,8 @@ def encodings(sc):
     """What benchgen must prepare for a scenario."""
     if sc["kind"] == "udp":
         return ["wire", "syslog"]
+    if sc["kind"] == "nats":
+        return ["wire"]
     return sorted({sc["input"], sc.get("rsyslog_input", "syslog")})
 
 

@@ -67,6 +67,8 @@ class Recd:
                 return False
             for line in text.splitlines():
                 kind, _, addr = line.partition(" ")
+                if kind == "listen" and not addr.startswith(("tcp://", "udp://")):
+                    continue  # nats://HOST:PORT/PREFIX (fleet.py): a server recd connects to
                 port = int(addr.rsplit(":", 1)[1]) if ":" in addr else None
                 if kind == "listen" and addr.startswith("tcp://"):
                     self.tcp_port = port

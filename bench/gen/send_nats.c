@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* benchgen send-nats: publishes the binary frames of prepared files to JetStream, one message per
+ * frame on PREFIX.<partition>.<key token> (docs/fleet.md), the way librecd's nats:// client does
+ * (js_PublishAsync with a window of unacknowledged publishes) but without encoding: the frames
+ * are already encoded, as send-tcp's are. Waits for every ack and prints one JSON line with
+ * monotonic timestamps and its own CPU time for the harness. Loopback servers only. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchgen.h"
+
+#ifndef BG_HAVE_NATS
+
+int bg_cmd_send_nats(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fputs("benchgen send-nats: built without libnats (install libnats-dev and run "
+          "bench/build.sh again)\n",
+          stderr);
+    return 77;
+}
+
+#else
+
+#include <getopt.h>
+#include <pthread.h>
+#include <nats/nats.h>
+
+#include "recd/fleet.h"
+
+#define MAX_FILES 16
+#define FRAME_HEADER 8u
+
+static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long lost_count;
+static char first_lost[256];
+
+/* libnats thread: JetStream refused a publish (no stream takes the subject, storage full...). */
+static void on_pub_error(jsCtx *js, jsPubAckErr *pae, void *closure)
+{
+    (void)js;
+    (void)closure;
+    pthread_mutex_lock(&lost_lock);
+    if (!lost_count)
+        snprintf(first_lost, sizeof first_lost, "%s on %s",
+                 pae->ErrText ? pae->ErrText : natsStatus_GetText(pae->Err),
+                 natsMsg_GetSubject(pae->Msg));
+    lost_count++;
+    pthread_mutex_unlock(&lost_lock);
+}
+
+static const char usage[] =
+    "usage: benchgen send-nats --to nats://127.0.0.1:PORT/PREFIX --file FILE [--file ...]\n"
+    "                          [--partitions N] [--max-in-flight N]\n"
+    "Publishes every binary frame of the files, in order, as one JetStream message on its\n"
+    "session's subject (partitions: default 8, as recd's nats.partitions), at most --max-in-flight\n"
+    "(default 1024, librecd's client default) waiting for their acks, then waits for the rest.\n";
+
+static bool loopback_host(const char *h)
+{
+    return strcmp(h, "localhost") == 0 || strncmp(h, "127.", 4) == 0;
+}
+
+/* Publishes every frame of f; 0, or -1 with a message. */
+static int publish_file(jsCtx *js, const bg_file *f, const char *prefix, unsigned partitions,
+                        unsigned long long *messages)
+{
+    size_t pos = 0;
+    char subject[RECD_FLEET_SUBJECT_MAX];
+    while (pos < f->len) {
+        const uint8_t *p = f->data + pos;
+        if (f->len - pos < FRAME_HEADER + 1 || p[0] != 0xD7) {
+            fprintf(stderr, "benchgen send-nats: no frame at byte %zu\n", pos);
+            return -1;
+        }
+        size_t body = (size_t)p[4] | (size_t)p[5] << 8 | (size_t)p[6] << 16 | (size_t)p[7] << 24;
+        size_t klen = p[8];
+        if (body > f->len - pos - FRAME_HEADER || klen == 0 || klen + 1 > body) {
+            fprintf(stderr, "benchgen send-nats: frame at byte %zu is cut short or has no key\n",
+                    pos);
+            return -1;
+        }
+        int n = recd_fleet_subject(prefix, (const char *)p + 9, klen, partitions, subject,
+                                   sizeof subject);
+        if (n < 0) {
+            fprintf(stderr, "benchgen send-nats: frame at byte %zu: no subject for its key\n", pos);
+            return -1;
+        }
+        size_t total = FRAME_HEADER + body;
+        natsStatus s = js_PublishAsync(js, subject, p, (int)total, NULL);
+        if (s != NATS_OK) {
+            fprintf(stderr, "benchgen send-nats: publishing the frame at byte %zu: %s (%s)\n", pos,
+                    natsStatus_GetText(s), nats_GetLastError(NULL));
+            return -1;
+        }
+        pos += total;
+        (*messages)++;
+    }
+    return 0;
+}
+
+int bg_cmd_send_nats(int argc, char **argv)
+{
+    static const struct option opts[] = {{"to", required_argument, NULL, 't'},
+                                         {"file", required_argument, NULL, 'f'},
+                                         {"partitions", required_argument, NULL, 'p'},
+                                         {"max-in-flight", required_argument, NULL, 'm'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    static bg_file files[MAX_FILES];
+    size_t nfiles = 0;
+    const char *to = NULL;
+    long partitions = RECD_FLEET_DEFAULT_PARTITIONS, window = 1024;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': to = optarg; break;
+        case 'f':
+            if (nfiles == MAX_FILES) {
+                fprintf(stderr, "benchgen send-nats: at most %d files\n", MAX_FILES);
+                return 2;
+            }
+            if (bg_file_map(&files[nfiles++], optarg) < 0)
+                return 1;
+            break;
+        case 'p': partitions = atol(optarg); break;
+        case 'm': window = atol(optarg); break;
+        case 'h': fputs(usage, stdout); return 0;
+        default: fputs(usage, stderr); return 2;
+        }
+    }
+    recd_fleet_url url;
+    char err[256];
+    if (!to || nfiles == 0 || partitions < 1 || partitions > (long)RECD_FLEET_PARTITIONS_MAX ||
+        window < 1 || window > 1000000) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (recd_fleet_url_parse(to, &url, err, sizeof err) < 0 || !loopback_host(url.host)) {
+        fprintf(stderr, "benchgen send-nats: %s: %s\n", to,
+                loopback_host(url.host) ? err : "only 127.0.0.0/8 servers are allowed");
+        return 2;
+    }
+    char server[300];
+    snprintf(server, sizeof server, "nats://%s:%u", url.host, url.port);
+    natsConnection *nc = NULL;
+    jsCtx *js = NULL;
+    jsOptions jo;
+    natsStatus s = natsConnection_ConnectTo(&nc, server);
+    if (s == NATS_OK)
+        s = jsOptions_Init(&jo);
+    if (s == NATS_OK) {
+        jo.PublishAsync.MaxPending = window;
+        jo.PublishAsync.ErrHandler = on_pub_error;
+        jo.PublishAsync.StallWait = 60000; /* ms: a stalled server ends the run with an error */
+        s = natsConnection_JetStream(&js, nc, &jo);
+    }
+    if (s != NATS_OK) {
+        fprintf(stderr, "benchgen send-nats: cannot connect to %s: %s\n", server,
+                natsStatus_GetText(s));
+        natsConnection_Destroy(nc);
+        return 3;
+    }
+
+    unsigned long long messages = 0, bytes = 0;
+    double t_first = bg_now();
+    double cpu_first = bg_cpu_seconds(); /* mapping the files and connecting is not sending */
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < nfiles; i++) {
+        rc = publish_file(js, &files[i], url.prefix, (unsigned)partitions, &messages);
+        bytes += files[i].len;
+    }
+    double t_published = bg_now();
+    jsPubOptions po;
+    jsPubOptions_Init(&po);
+    po.MaxWait = 120000;
+    natsStatus done = rc == 0 ? js_PublishAsyncComplete(js, &po) : NATS_ERR;
+    double t_acked = bg_now();
+    int unacked = 0;
+    if (done != NATS_OK) {
+        natsMsgList pending = {0};
+        if (js_PublishAsyncGetPendingList(&pending, js) == NATS_OK) {
+            unacked = pending.Count;
+            natsMsgList_Destroy(&pending);
+        }
+    }
+    pthread_mutex_lock(&lost_lock);
+    unsigned long long lost = lost_count + (unsigned long long)unacked;
+    pthread_mutex_unlock(&lost_lock);
+    printf("{\"t_first\":%.6f,\"t_sent\":%.6f,\"t_acked\":%.6f,\"messages\":%llu,\"bytes\":%llu,"
+           "\"lost\":%llu,\"cpu_s\":%.3f}\n",
+           t_first, t_published, t_acked, messages, bytes, lost, bg_cpu_seconds() - cpu_first);
+    if (lost)
+        fprintf(stderr, "benchgen send-nats: %llu messages not confirmed by JetStream (first: %s)\n",
+                lost, lost_count ? first_lost : "no ack in time");
+    jsCtx_Destroy(js);
+    natsConnection_Destroy(nc);
+    for (size_t i = 0; i < nfiles; i++)
+        bg_file_unmap(&files[i]);
+    return rc < 0 ? 3 : lost ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""S8's consumer alone: S8's quick stream is published into a fresh JetStream while no recd pulls
+(one instance is started only to create the stream and consumers, then stopped), then N recd
+instances are started and timed until every message is written and acknowledged. Shows how fast
+the fleet drains a backlog without a publisher on the machine; not part of `make bench`
+(docs/performance.md, "JetStream (S8)"). With --instances 2 the first instance claims all
+partitions and hands half to the second while both pull: the run that found the abort in
+docs/performance.md. Needs bench/build.sh's build-bench.
+Usage: python3 bench/harness/fleet_drain.py [--instances N] [--sessions N] [--work DIR]
+                                            [--build DIR] [--recd PATH]"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import bench  # noqa: E402
+import fleet  # noqa: E402
+import prepared  # noqa: E402
+import procs  # noqa: E402
+import runs  # noqa: E402
+import scenarios  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--instances", type=int, default=1)
+    ap.add_argument("--sessions", type=int, default=1000)
+    ap.add_argument("--work", default="/var/tmp/recd-bench-drain")
+    ap.add_argument("--build", default=os.path.join(bench.SRC, "build-bench"),
+                    help="where benchgen and rectool are (bench/build.sh's build-bench)")
+    ap.add_argument("--recd", help="another recd binary, e.g. one built with AddressSanitizer")
+    a = ap.parse_args()
+    env = bench.Env(bench.SRC, a.build, a.work)
+    if a.recd:
+        env.recd = os.path.abspath(a.recd)
+    why = fleet.missing(env)
+    if why:
+        print("skipped: " + why)
+        return 77
+    sc = dict(scenarios.QUICK["S8"], sessions=a.sessions)
+    parts = sc["partitions"]
+    prep = prepared.ensure(env, f"drain{a.sessions}", sc["format"], a.sessions, sc["samples"],
+                           ["wire"], prefix="d-")
+    run_dir = os.path.join(a.work, "run")
+    runs.fresh_dir(run_dir)
+    server = fleet.NatsServer(os.path.join(run_dir, "nats"))
+    os.makedirs(server.dir)
+    started = []
+
+    def instance(i, tag):
+        inst = fleet.RecdFleet(env, os.path.join(run_dir, f"recd-{i}-{tag}"), server.url(),
+                               f"drain{i}", parts, sc["nats_max_in_flight"])
+        os.makedirs(inst.dir)
+        started.append(inst)
+        inst.start(tcp=False)
+        return inst
+
+    try:
+        server.start()
+        setup = instance(0, "setup")
+        procs.wait_for(lambda: setup.total("recd_nats_partitions_owned") == parts, 60, 0.2)
+        setup.stop()
+        argv = [env.benchgen, "send-nats", "--to", server.url(), "--partitions", str(parts)]
+        for f in prep.files("wire"):
+            argv += ["--file", f]
+        out = subprocess.run(argv, stdout=subprocess.PIPE, timeout=300, check=True)
+        sent = json.loads(out.stdout.decode().splitlines()[-1])
+        msgs = prep.meta["messages"]
+        t0 = time.monotonic()
+        cpu0 = server.cpu_s()
+        fleet_ = [instance(i, "run") for i in range(a.instances)]
+        acked = lambda: sum(i.total("recd_nats_acked_total") for i in fleet_)  # noqa: E731
+        procs.wait_for(lambda: acked() >= msgs or any(i.proc.poll() is not None for i in fleet_),
+                       300, 0.05)
+        done = acked() >= msgs
+        t1 = time.monotonic()
+        crashed = [i.dir for i in fleet_ if i.proc.poll() is not None]
+        recd_cpu = sum(i.usage()["cpu_s"] for i in fleet_ if i.proc.poll() is None)
+        print(f"published {sent['messages']:,} messages in {sent['t_acked'] - sent['t_first']:.2f}"
+              f" s; {a.instances} instance(s) {'drained' if done else 'did NOT drain'} them in "
+              f"{t1 - t0:.2f} s from their start ({msgs / (t1 - t0):,.0f}/s); recd CPU "
+              f"{recd_cpu:.2f} s (whole processes, start-up included), nats-server CPU "
+              f"{server.cpu_s() - cpu0:.2f} s" + (f"; EXITED: {crashed}" if crashed else ""))
+        return 0 if done and not crashed else 1
+    finally:
+        for inst in started:
+            inst.stop()
+        server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
