@@ -127,7 +127,7 @@ static int parse_part(json_t *o, recd_player_part *p, char *why, size_t whylen)
         p->type = RECD_REC_TYPE_VEHICLE;
     else
         return bad(why, whylen, "\"type\" is \"%s\", not onfoot or vehicle", json_string_value(type));
-    uint64_t v;
+    uint64_t v = 0; /* left alone for an optional key that is absent */
     int rc;
     if ((rc = get_uint(o, "start_ms", true, UINT32_MAX, &p->start_ms, NULL, why, whylen)) < 0 ||
         (rc = get_uint(o, "duration_ms", true, UINT32_MAX, &p->duration_ms, NULL, why, whylen)) < 0)
