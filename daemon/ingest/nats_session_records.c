@@ -188,7 +188,9 @@ static uint64_t send_request(nats_source *src, kv_request *r)
     if (src->nreq >= NATS_RECORDS_WAITING_MAX) {
         src->record_failures++;
         pthread_mutex_unlock(&src->lock);
-        log_debug("%s: session record %s dropped: %u writes wait already", src->l->cfg.url,
+        /* A warning (the log coalesces repeats): a session without a current record is taken
+         * over from an older one, with more written twice (recd_nats_session_record_failures_total). */
+        log_warn("%s: session record %s dropped: %u writes wait already", src->l->cfg.url,
                   r->key, NATS_RECORDS_WAITING_MAX);
         free(r);
         return 0;
