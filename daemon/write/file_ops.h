@@ -24,8 +24,6 @@ typedef struct writer_file_ops {
     int (*store_text)(int root_fd, const char *rel, const char *text, bool sync);
 } writer_file_ops;
 
-/* The real store_text. 0 or a negative errno. */
-int writer_store_text(int root_fd, const char *rel, const char *text, bool sync);
 
 /* lib's recd_part_* functions. */
 extern const writer_file_ops writer_file_ops_real;

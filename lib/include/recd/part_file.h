@@ -39,6 +39,13 @@ RECD_API int recd_out_root_open(const char *path, bool create);
 RECD_API int recd_confined_parent(int root_fd, const char *rel, bool create, const char **leaf,
                                   char *why, size_t why_cap);
 
+/* Stores text as root_fd/rel atomically: written to a hidden ".LEAF.tmp" beside it (recovery and
+ * retention skip it), then renamed over rel; with sync the file is synced before the rename and
+ * the directory after it. Directories are made as needed, confined like recd_confined_parent.
+ * 0 or a negative errno (the temporary file is removed on failure). For small sidecar files:
+ * part manifests, samp-player manifests. */
+RECD_API int recd_confined_store_text(int root_fd, const char *rel, const char *text, bool sync);
+
 /* Renames dir_fd/from to dir_fd/to without ever replacing an existing file: when to exists,
  * tries to-1, to-2, ... (before the extension). The name used is written to chosen. */
 RECD_API int recd_rename_noreplace(int dir_fd, const char *from, const char *to, char *chosen,

@@ -247,27 +247,5 @@ int recd_player_manifest_load(const char *file, recd_player_manifest *out, char 
 
 int recd_player_manifest_store(int root_fd, const char *rel, const char *text)
 {
-    const char *leaf;
-    int dir = recd_confined_parent(root_fd, rel, true, &leaf, NULL, 0);
-    if (dir < 0)
-        return dir;
-    char tmp[RECD_PATH_MAX + 8];
-    snprintf(tmp, sizeof tmp, ".%s.tmp", leaf); /* hidden: recovery and retention skip it */
-    int rc = 0;
-    int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, RECD_OUT_FILE_MODE);
-    if (fd < 0) {
-        rc = -errno;
-    } else {
-        rc = recd_write_all(fd, text, strlen(text));
-        if (rc == 0 && fsync(fd) < 0)
-            rc = -errno;
-        if (close(fd) < 0 && rc == 0)
-            rc = -errno;
-        if (rc == 0 && renameat(dir, tmp, dir, leaf) < 0)
-            rc = -errno;
-        if (rc < 0)
-            unlinkat(dir, tmp, 0);
-    }
-    close(dir);
-    return rc;
+    return recd_confined_store_text(root_fd, rel, text, true);
 }

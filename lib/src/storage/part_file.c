@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/fd_io.h"
+#include "recd/fd_sink.h"
 
 /* Tries of the create descent: retention may remove an emptied directory between our mkdirat
  * and openat; descending again recreates it. */
@@ -146,6 +147,40 @@ static int rename_noreplace_once(int dir_fd, const char *from, const char *to)
     if (unlinkat(dir_fd, from, 0) < 0)
         return -errno;
     return 0;
+}
+
+int recd_confined_store_text(int root_fd, const char *rel, const char *text, bool sync)
+{
+    const char *leaf;
+    int dir = recd_confined_parent(root_fd, rel, true, &leaf, NULL, 0);
+    if (dir < 0)
+        return dir;
+    char tmp[RECD_PATH_MAX + 8];
+    int n = snprintf(tmp, sizeof tmp, ".%s.tmp", leaf);
+    if (n < 0 || (size_t)n >= sizeof tmp) {
+        close(dir);
+        return -ENAMETOOLONG;
+    }
+    int rc = 0;
+    int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+                    RECD_OUT_FILE_MODE);
+    if (fd < 0) {
+        rc = -errno;
+    } else {
+        rc = recd_write_all(fd, text, strlen(text));
+        if (rc == 0 && sync && fsync(fd) < 0)
+            rc = -errno;
+        if (close(fd) < 0 && rc == 0)
+            rc = -errno;
+        if (rc == 0 && renameat(dir, tmp, dir, leaf) < 0)
+            rc = -errno;
+        if (rc < 0)
+            unlinkat(dir, tmp, 0);
+        else if (sync && fsync(dir) < 0)
+            rc = -errno;
+    }
+    close(dir);
+    return rc;
 }
 
 int recd_rename_noreplace(int dir_fd, const char *from, const char *to, char *chosen,

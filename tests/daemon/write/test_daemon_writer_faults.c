@@ -116,7 +116,7 @@ static int f_finalize(recd_part *p, unsigned flags)
 static int f_store_text(int root_fd, const char *rel, const char *text, bool sync)
 {
     int rc = injected(OP_STORE);
-    return rc < 0 ? rc : writer_store_text(root_fd, rel, text, sync);
+    return rc < 0 ? rc : recd_confined_store_text(root_fd, rel, text, sync);
 }
 
 static const writer_file_ops faulty_ops = {f_create, f_append, f_pwrite, f_sync, f_finalize,
