@@ -127,13 +127,19 @@ static void take_over(nats_source *src, nats_partition *p)
     }
 }
 
-/* "+ACK" to the message's reply subject, through the connection: not natsMsg_Ack, which reaches
- * through the message's subscription, a plain one (nats_worker.c, pull()) that may be gone. */
-static void ack(nats_source *src, natsMsg *msg)
+/* The connection acknowledgements go through: read once per batch of them, not per message. */
+static natsConnection *ack_connection(nats_source *src)
 {
     pthread_mutex_lock(&src->lock);
     natsConnection *nc = src->ack_nc;
     pthread_mutex_unlock(&src->lock);
+    return nc;
+}
+
+/* "+ACK" to the message's reply subject, through the connection: not natsMsg_Ack, which reaches
+ * through the message's subscription, a plain one (nats_worker.c, pull()) that may be gone. */
+static void ack(nats_source *src, natsConnection *nc, natsMsg *msg)
+{
     const char *reply = natsMsg_GetReply(msg);
     natsStatus s = nc && reply ? natsConnection_PublishString(nc, reply, "+ACK") : NATS_CONNECTION_CLOSED;
     if (s == NATS_OK)
@@ -185,7 +191,7 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
         if (in_pending) /* the first delivery's acknowledgement settles it */
             natsMsg_Destroy(msg);
         else
-            ack(src, msg);
+            ack(src, ack_connection(src), msg);
         settle(src, p, 1);
         return;
     }
@@ -213,7 +219,7 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
                  err[0] ? err : recd_strerror(rc));
         new_decoder(src, p);
         p->in.touched = NULL;
-        ack(src, msg);
+        ack(src, ack_connection(src), msg);
         settle(src, p, 1);
         return;
     }
@@ -251,6 +257,7 @@ void nats_ack_written(nats_source *src, nats_partition *p)
     pthread_mutex_lock(&src->lock);
     uint64_t stored = src->req_done;
     pthread_mutex_unlock(&src->lock);
+    natsConnection *nc = ack_connection(src);
     size_t keep = 0;
     uint32_t done = 0;
     for (size_t i = 0; i < p->npending; i++) {
@@ -277,7 +284,7 @@ void nats_ack_written(nats_source *src, nats_partition *p)
                 rec->seq_written = e->seq;
                 nats_record_mark(rec);
             }
-            ack(src, e->msg);
+            ack(src, nc, e->msg);
             done++;
         } else {
             p->pending[keep++] = *e;
