@@ -116,7 +116,32 @@ static natsStatus connect_server(nats_source *src)
     return s;
 }
 
-/* The stream and the lease bucket, created when missing (a plain `nats-server -js` is enough). */
+/* Opens key-value bucket name (what: "lease bucket"...), created when missing with history 1,
+ * file storage and entries that expire after ttl_ms (0: never). */
+static natsStatus open_bucket(nats_source *src, const char *name, const char *what,
+                              uint64_t ttl_ms, kvStore **kv)
+{
+    natsStatus s = js_KeyValue(kv, src->js, name);
+    if (s == NATS_NOT_FOUND) {
+        kvConfig kc;
+        kvConfig_Init(&kc);
+        kc.Bucket = name;
+        kc.History = 1;
+        kc.TTL = (int64_t)ttl_ms * 1000000; /* ns */
+        kc.StorageType = js_FileStorage;
+        s = js_CreateKeyValue(kv, src->js, &kc);
+        if (s == NATS_OK && ttl_ms)
+            log_notice("%s: created the %s %s (TTL %llu ms)", src->l->cfg.url, what, name,
+                       (unsigned long long)ttl_ms);
+        else if (s == NATS_OK)
+            log_notice("%s: created the %s %s", src->l->cfg.url, what, name);
+    }
+    if (s != NATS_OK)
+        nats_set_error(src, what, s);
+    return s;
+}
+
+/* The stream and the buckets, created when missing (a plain `nats-server -js` is enough). */
 static natsStatus ensure_setup(nats_source *src)
 {
     jsStreamInfo *si = NULL;
@@ -141,36 +166,10 @@ static natsStatus ensure_setup(nats_source *src)
         nats_set_error(src, "stream", s);
         return s;
     }
-    s = js_KeyValue(&src->kv, src->js, src->bucket);
-    if (s == NATS_NOT_FOUND) {
-        kvConfig kc;
-        kvConfig_Init(&kc);
-        kc.Bucket = src->bucket;
-        kc.History = 1;
-        kc.TTL = (int64_t)src->lease_ttl_ms * 1000000; /* ns: a lease nobody renews disappears */
-        kc.StorageType = js_FileStorage;
-        s = js_CreateKeyValue(&src->kv, src->js, &kc);
-        if (s == NATS_OK)
-            log_notice("%s: created the lease bucket %s (TTL %llu ms)", src->l->cfg.url, src->bucket,
-                       (unsigned long long)src->lease_ttl_ms);
-    }
-    if (s != NATS_OK) {
-        nats_set_error(src, "lease bucket", s);
-        return s;
-    }
-    s = js_KeyValue(&src->skv, src->js, src->sbucket);
-    if (s == NATS_NOT_FOUND) {
-        kvConfig kc;
-        kvConfig_Init(&kc);
-        kc.Bucket = src->sbucket;
-        kc.History = 1; /* no TTL: a record goes with its session's close */
-        kc.StorageType = js_FileStorage;
-        s = js_CreateKeyValue(&src->skv, src->js, &kc);
-        if (s == NATS_OK)
-            log_notice("%s: created the sessions bucket %s", src->l->cfg.url, src->sbucket);
-    }
-    if (s != NATS_OK)
-        nats_set_error(src, "sessions bucket", s);
+    /* Leases disappear when nobody renews them; a session record goes with its session. */
+    s = open_bucket(src, src->bucket, "lease bucket", src->lease_ttl_ms, &src->kv);
+    if (s == NATS_OK)
+        s = open_bucket(src, src->sbucket, "sessions bucket", 0, &src->skv);
     return s;
 }
 
