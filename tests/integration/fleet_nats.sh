@@ -34,22 +34,9 @@ trap cleanup EXIT
 start_nats_server
 url="nats://127.0.0.1:$port/recd.fleet"
 
-cat >"$tmp/recd.yaml" <<YAML
-listen:
-  - $url
-output:
-  root: $tmp/out
-metrics:
-  enabled: true
-  listen: 127.0.0.1:0
-flush:
-  interval: 100ms
-nats:
-  partitions: 4
-  lease_ttl: 30s
-YAML
 # The leases outlive the server restarts below, however slow the machine: a lease that expired
 # would be claimed again, and its sessions closed and taken over into new parts.
+fleet_lease_ttl=30s fleet_config "$tmp/recd.yaml" "$url" "$tmp/out"
 # A recd without NATS support refuses the nats:// listener and does not start: a probe in a
 # subshell (start_recd exits it) tells that apart from a recd that fails for another reason.
 if ! (start_recd "$tmp/probe.log" --config "$tmp/recd.yaml" && kill -TERM "$recd_pid" && wait "$recd_pid") \

@@ -44,17 +44,7 @@ make_cert() { # NAME SAN: signed by ca
         -out "$tmp/$1.pem" -days 2 -extfile "$tmp/$1.cnf"
 }
 
-start_server() { # CONFIG: nats-server -js with it on a free port; sets nats_pid and port
-    : >"$tmp/nats.log"
-    nats-server -js -a 127.0.0.1 -p -1 -sd "$tmp/js" -c "$1" >"$tmp/nats.log" 2>&1 &
-    nats_pid=$!
-    wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" || {
-        cat "$tmp/nats.log" >&2
-        echo "FAIL: nats-server did not start" >&2
-        exit 1
-    }
-    port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
-}
+start_server() { start_nats_server -1 "$1"; } # CONFIG: on a free port; sets nats_pid and port
 stop_server() {
     kill -TERM "$nats_pid"
     wait "$nats_pid" 2>/dev/null
@@ -63,21 +53,7 @@ stop_server() {
 }
 
 start_consumer() { # NAME URL [NATS YAML LINES]: a recd fleet instance owning all 4 partitions
-    cat >"$tmp/$1.yaml" <<YAML
-listen:
-  - $2
-output:
-  root: $tmp/out
-metrics:
-  enabled: true
-  listen: 127.0.0.1:0
-flush:
-  interval: 100ms
-nats:
-  partitions: 4
-  lease_ttl: 3s
-${3:-}
-YAML
+    fleet_config "$tmp/$1.yaml" "$2" "$tmp/out" "" "${3:-}"
     start_recd "$tmp/$1.log" --config "$tmp/$1.yaml"
     if grep -q 'without NATS support' "$tmp/$1.log"; then
         echo "SKIP: recd was built without libnats"

@@ -15,10 +15,10 @@ wait_for() { # SECONDS COMMAND...: polls every 0.1 s, SECONDS scaled for slow bu
     return 1
 }
 
-start_nats_server() { # [PORT]: any free port by default, or PORT again after a stop (the store
-    # in $tmp/js is kept); sets nats_pid and port
+start_nats_server() { # [PORT] [CONFIG]: any free port by default, or PORT again after a stop (the
+    # store in $tmp/js is kept), with a nats-server config file if given; sets nats_pid and port
     : >"$tmp/nats.log"
-    nats-server -js -a 127.0.0.1 -p "${1:--1}" -sd "$tmp/js" >"$tmp/nats.log" 2>&1 &
+    nats-server -js -a 127.0.0.1 -p "${1:--1}" -sd "$tmp/js" ${2:+-c "$2"} >"$tmp/nats.log" 2>&1 &
     nats_pid=$!
     wait_for 20 grep -q 'Server is ready' "$tmp/nats.log" || {
         cat "$tmp/nats.log" >&2
@@ -28,16 +28,13 @@ start_nats_server() { # [PORT]: any free port by default, or PORT again after a 
     port=$(sed -n 's/.*client connections on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/nats.log" | head -n 1)
 }
 
-# DIR NAME URL [OUTPUT YAML LINES]: starts fleet instance NAME on URL with $fleet_partitions
-# partitions (4 unless set), its config, ports, log and output root under DIR; sets pid_out.
-# Skips the test when recd has no libnats.
-start_fleet_instance() {
-    mkdir -p "$1"
-    cat >"$1/$2.yaml" <<YAML
+fleet_config() { # FILE URL ROOT [OUTPUT YAML LINES] [NATS YAML LINES]: a fleet instance's config,
+    # $fleet_partitions partitions (4 unless set), leases of $fleet_lease_ttl (3s unless set)
+    cat >"$1" <<YAML
 listen:
-  - $3
+  - $2
 output:
-  root: $1/out-$2
+  root: $3
 ${4:-}
 metrics:
   enabled: true
@@ -46,9 +43,17 @@ flush:
   interval: 100ms
 nats:
   partitions: ${fleet_partitions:-4}
-  lease_ttl: 3s
-  instance: $2
+  lease_ttl: ${fleet_lease_ttl:-3s}
+${5:-}
 YAML
+}
+
+# DIR NAME URL [OUTPUT YAML LINES]: starts fleet instance NAME on URL (fleet_config), its config,
+# ports, log and output root under DIR; sets pid_out.
+# Skips the test when recd has no libnats.
+start_fleet_instance() {
+    mkdir -p "$1"
+    fleet_config "$1/$2.yaml" "$3" "$1/out-$2" "${4:-}" "  instance: $2"
     "$RECD" --config "$1/$2.yaml" --print-ports >"$1/$2.ports" 2>"$1/$2.log" &
     pid_out=$!
     wait_for 20 grep -qs '^metrics ' "$1/$2.ports"
