@@ -15,6 +15,7 @@
 
 #include "recd/recovery.h"
 #include "recd/units.h"
+#include "record/part_manifest.h"
 #include "support/clock.h"
 #include "support/log.h"
 #include "support/peer_name.h"
@@ -72,6 +73,10 @@ static void recover(recd_server *s)
     else if (sum.found)
         log_notice("recovery: %zu .part files: %zu finalized, %zu removed, %zu quarantined, %zu failed",
                    sum.found, sum.finalized, sum.removed, sum.quarantined, sum.failed);
+    int mrc = rc >= 0 ? part_manifests_recover(s->root_fd, &sum) : 0;
+    if (mrc < 0)
+        log_err("recovery: scanning %s for part manifests failed: %s", s->cfg.output.root,
+                recd_strerror(mrc));
     recd_recover_summary_free(&sum);
     /* What the formats left unfinished (manifests...), now that their parts are final. */
     sessions_recover_root(s->root_fd);

@@ -59,9 +59,17 @@ char *part_manifest_text(const part_manifest_fields *f)
               put(o, "last_time_ms", t->has_time ? u64(t->last_time_ms) : json_null()) &&
               put(o, "start_ms", json_integer(t->start_ms)) &&
               put(o, "end_ms", json_integer(f->end_ms)) &&
-              put(o, "start", json_string(start)) && put(o, "end", json_string(end));
-    char *text = ok ? json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2)) : NULL;
+              put(o, "start", json_string(start)) && put(o, "end", json_string(end)) &&
+              put(o, f->in_progress ? "in_progress" : "recovered",
+                  json_boolean(f->in_progress || f->recovered));
+    char *text = ok ? part_manifest_dump(o) : NULL;
     json_decref(o);
+    return text;
+}
+
+char *part_manifest_dump(const json_t *o)
+{
+    char *text = json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2));
     if (!text)
         return NULL;
     size_t n = strlen(text);

@@ -165,18 +165,31 @@ int session_rename_part(recd_session *s, const char *rel)
     return 0;
 }
 
-/* output.part_manifest: the part about to end gets its manifest, stored once it is finalized.
- * Without memory it goes without one, logged and counted as a failure. */
-static void attach_manifest(recd_session *s)
+/* output.part_manifest: what the current part holds, as its manifest says it. */
+static part_manifest_fields manifest_fields(const recd_session *s, bool in_progress)
 {
-    part_manifest_fields f = {
+    return (part_manifest_fields){
         .session = s->key,
         .instance = instance_name(s->env->cfg),
         .format = recd_msg_format_name(s->format),
         .part = s->part_no - 1, /* the number {part} rendered: part_no counts the part already */
         .tally = s->tally,
         .end_ms = recd_epoch_ms(),
+        .in_progress = in_progress,
     };
+}
+
+/* The option was on when the part started and still is. */
+static bool manifest_wanted(const recd_session *s)
+{
+    return s->part && s->tally.on && s->env->cfg->output.part_manifest;
+}
+
+/* The part about to end gets its manifest, stored once it is finalized. Without memory it goes
+ * without one, logged and counted as a failure. */
+static void attach_manifest(recd_session *s)
+{
+    part_manifest_fields f = manifest_fields(s, false);
     writer_sidecar *sc = part_manifest_sidecar(&f);
     if (!sc) {
         recd_metric_add(s->env->metrics->part_manifest_failures_total, 0, 1);
@@ -186,11 +199,24 @@ static void attach_manifest(recd_session *s)
     writer_part_set_sidecar(s->part, sc);
 }
 
+void session_note_progress(recd_session *s)
+{
+    if (!manifest_wanted(s) || !s->tally.samples || !writer_open_bytes(&s->queue))
+        return;
+    part_manifest_fields f = manifest_fields(s, true);
+    writer_sidecar *sc = part_manifest_sidecar(&f);
+    if (!sc) { /* the next flush tries again; recovery would only find an older one */
+        recd_metric_add(s->env->metrics->part_manifest_failures_total, 0, 1);
+        return;
+    }
+    writer_set_progress(&s->queue, s->part, sc);
+}
+
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len)
 {
     if (!s->part)
         return;
-    if (s->tally.on && s->env->cfg->output.part_manifest) /* on at its start and still on */
+    if (manifest_wanted(s))
         attach_manifest(s);
     int rc = writer_end_part(&s->queue, s->part, header, header_len);
     if (rc < 0) {

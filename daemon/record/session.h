@@ -184,6 +184,9 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len);
  * them). */
 void session_tally_add(recd_session *s, uint64_t samples, bool has_seq, uint64_t first_seq,
                        uint64_t last_seq, bool has_time, uint64_t time_ms);
+/* output.part_manifest: the open batch's bytes end where the current part's tally does, so its
+ * write may store the in-progress manifest (writer_set_progress). Call just before a plain seal. */
+void session_note_progress(recd_session *s);
 /* The same for one sample of the message being dispatched. The option is read from the shared
  * config first: with it off, the session's tally (a colder cache line) is not touched. */
 static inline void session_tally_input(recd_session *s, const session_input *in, bool has_time,

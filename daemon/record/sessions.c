@@ -86,10 +86,12 @@ static void flush(recd_session *s, bool for_size)
     uint64_t now = session_now_ms(s);
     if (s->ops->flush)
         s->ops->flush(s, now);
-    if (for_size)
+    if (for_size) {
         writer_seal_aligned(s->env->writer, &s->queue);
-    else
+    } else {
+        session_note_progress(s);
         writer_seal(&s->queue);
+    }
     s->last_flush_ms = now;
     /* What the format still holds keeps its own clock; carried bytes are the newest. */
     s->pending_since_ms = s->ops->pending_since ? s->ops->pending_since(s) : 0;

@@ -503,7 +503,9 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
     add(r, &bad, &m->part_manifests_total, C, "recd_part_manifests_total",
         "Part manifests (output.part_manifest) stored beside finalized parts.", NULL, 0);
     add(r, &bad, &m->part_manifest_failures_total, C, "recd_part_manifest_failures_total",
-        "Finalized parts whose manifest (output.part_manifest) could not be stored (logged).", NULL, 0);
+        "Part manifests (output.part_manifest), finalized or in progress, that could not be "
+        "stored (logged).",
+        NULL, 0);
     m->flush_latency_seconds = recd_metrics_add(r, RECD_METRIC_HISTOGRAM, "recd_flush_latency_seconds",
                                                 "Time to write one session flush to its file.", NULL, 0,
                                                 flush_buckets, sizeof flush_buckets / sizeof *flush_buckets);

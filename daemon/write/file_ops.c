@@ -11,4 +11,5 @@ const writer_file_ops writer_file_ops_real = {
     .finalize = recd_part_finalize,
     .close_fd = recd_part_close_fd,
     .store_text = recd_confined_store_text,
+    .remove_text = recd_confined_unlink,
 };

@@ -22,6 +22,7 @@ typedef struct writer_file_ops {
     /* A whole small file (a part's sidecar) stored as rel under root_fd through a hidden
      * temporary file and a rename; sync: fsync the file and its directory. */
     int (*store_text)(int root_fd, const char *rel, const char *text, bool sync);
+    int (*remove_text)(int root_fd, const char *rel); /* such a file removed; -ENOENT if absent */
 } writer_file_ops;
 
 

@@ -35,6 +35,7 @@ struct writer_batch {
     recd_buf restart;
     size_t restart_plain_len;
     uint64_t restart_units;
+    writer_sidecar *progress; /* writer_set_progress(), or NULL (owned) */
 };
 
 typedef struct writer_job {
@@ -107,6 +108,7 @@ static void part_free(writer_part *p)
         return;
     if (p->sidecar)
         p->sidecar->free(p->sidecar);
+    free(p->progress_name);
     free(p->preamble);
     free(p->name);
     free(p);
@@ -121,6 +123,8 @@ static void batch_free(buffer_pool *pool, writer_batch *b)
     free(b->segs);
     free(b->header);
     recd_buf_free(&b->restart);
+    if (b->progress)
+        b->progress->free(b->progress);
     free(b);
 }
 
@@ -335,6 +339,19 @@ void writer_part_set_sidecar(writer_part *p, writer_sidecar *sc)
     p->sidecar = sc;
 }
 
+void writer_set_progress(writer_queue *q, writer_part *p, writer_sidecar *sc)
+{
+    commit_cursor(q);
+    writer_batch *b = q->open;
+    if (!b || b->part != p || !b->data.len) {
+        sc->free(sc);
+        return;
+    }
+    if (b->progress)
+        b->progress->free(b->progress);
+    b->progress = sc;
+}
+
 int writer_end_part(writer_queue *q, writer_part *p, uint8_t *header, size_t header_len)
 {
     writer_batch *b = open_batch(NULL, q, p);
@@ -482,6 +499,11 @@ static void start_part_again(writer_job *j, open_part *op, const char *why)
             "the bytes still queued for it go to a new file",
             op->file.name, why, (unsigned long long)op->file.size);
     j->stage->ops->close_fd(&op->file);
+    if (p->progress_name) { /* it described the vanished file */
+        j->stage->ops->remove_text(root_of(j->stage), p->progress_name);
+        free(p->progress_name);
+        p->progress_name = NULL;
+    }
     p->preamble_due = op->file.size > 0; /* an empty file lacked even the batch that brings it */
     op->owner = NULL; /* forget the vanished file: nothing of it is written back */
     op->dirty = false;
@@ -623,6 +645,56 @@ static void store_sidecar(writer_job *j, writer_part *p, const char *final_rel)
     j->result.sidecars++;
 }
 
+/* The part's in-progress sidecar is no longer wanted: the part was finalized. A failure leaves a
+ * stale one, which the next start's recovery removes (a finalized part beside it). */
+static void remove_progress(writer_job *j, writer_part *p)
+{
+    if (!p->progress_name)
+        return;
+    int rc = j->stage->ops->remove_text(root_of(j->stage), p->progress_name);
+    if (rc < 0 && rc != -ENOENT)
+        log_warn("writer: cannot remove '%s': %s", p->progress_name, recd_strerror(rc));
+    free(p->progress_name);
+    p->progress_name = NULL;
+}
+
+static void sync_part(writer_job *j, open_part *op);
+
+/* After b's bytes are written (and synced with flush.fsync): b's progress sidecar as the .part's
+ * name + ".part" + suffix. Skipped when a later batch of this job supersedes it (it ends the part
+ * or brings a newer one). A failure is logged once per part and counted. */
+static void store_progress(writer_job *j, const writer_batch *b, open_part *op)
+{
+    writer_part *p = b->part;
+    if (!b->progress || p->broken || !p->created || !b->data_done || op->owner != p)
+        return;
+    for (const writer_batch *c = b->next; c; c = c->next)
+        if (c->part == p && (c->end || c->progress))
+            return;
+    sync_part(j, op);
+    writer_sidecar *sc = b->progress;
+    char rel[RECD_PATH_MAX + 24];
+    int n = snprintf(rel, sizeof rel, "%s%s%s", op->file.name, RECD_PART_SUFFIX, sc->suffix);
+    int rc = n < 0 || (size_t)n >= sizeof rel ? -ENAMETOOLONG : 0;
+    char *text = rc == 0 ? sc->render(sc, op->file.name) : NULL;
+    if (rc == 0 && !text)
+        rc = -ENOMEM;
+    if (rc == 0)
+        rc = j->stage->ops->store_text(root_of(j->stage), rel, text, j->fsync);
+    free(text);
+    if (rc == 0 && (!p->progress_name || strcmp(p->progress_name, rel) != 0)) {
+        free(p->progress_name);
+        p->progress_name = strdup(rel); /* without memory: stale at the end, recovery removes it */
+    }
+    if (rc < 0) {
+        j->result.sidecar_failures++;
+        if (!p->progress_warned)
+            log_warn("writer: cannot store '%s' beside the part being written: %s", rel,
+                     recd_strerror(rc));
+        p->progress_warned = true;
+    }
+}
+
 /* 1 when the job must stop at b (the end may succeed later), else 0. */
 static int end_part(writer_job *j, writer_batch *b, open_part *op)
 {
@@ -661,6 +733,7 @@ static int end_part(writer_job *j, writer_batch *b, open_part *op)
     j->result.finalized++;
     log_debug("finalized %s (%llu bytes)", op->file.name, (unsigned long long)op->file.size);
     store_sidecar(j, p, op->file.name);
+    remove_progress(j, p);
     return 0;
 }
 
@@ -713,6 +786,7 @@ static void job_work(uv_work_t *req)
             j->stopped_at = b;
             break;
         }
+        store_progress(j, b, &op);
     }
     sync_part(j, &op);
     /* Files are opened per job and closed after it: descriptors stay bounded by the pool. */

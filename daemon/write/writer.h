@@ -48,6 +48,7 @@ typedef struct writer_part {
     char *name;     /* relative name: as asked for, then as created (collisions get -N) */
     int gzip_level; /* Recap members: the level recorded in the part's header */
     bool created, broken, finalized;
+    bool progress_warned; /* a store of its progress sidecar failed (logged once) */
     uint64_t size, bytes_written, dev, ino; /* identity and length of the created .part */
     /* Bytes a file of this part starts with (.rec: its header), or NULL: when the .part vanishes
      * (the output root was removed), the bytes still queued go to a new file that starts with
@@ -61,6 +62,7 @@ typedef struct writer_part {
     uint64_t units_dropped;
     writer_rebase_fn rebase;
     writer_sidecar *sidecar; /* stored once the part is finalized, or NULL (owned) */
+    char *progress_name; /* its in-progress sidecar as stored (jobs only), or NULL */
     /* Loop thread only. Bytes sealed for the part so far: while no member was queued (packed
      * false) that is the file offset where the open batch will land. */
     uint64_t sealed;
@@ -153,6 +155,14 @@ void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase);
 /* Gives p a sidecar (replacing and freeing any earlier one). Loop thread, before the part is
  * ended. */
 void writer_part_set_sidecar(writer_part *p, writer_sidecar *sc);
+
+/* Gives the open batch, when it holds bytes of p, a progress sidecar (taken: freed when there is
+ * no such batch): once a job has written the batch, synced with flush.fsync, it is stored as the
+ * part's file name + ".part" + suffix ("NAME.part.json" beside "NAME.part"), rendered with the
+ * part's final name, replacing the one before. The part's end removes it, so one is left only
+ * beside a .part that recovery finalizes, saying what the part held at its last store. Loop
+ * thread; call it just before writer_seal (the bytes it describes end where the batch ends). */
+void writer_set_progress(writer_queue *q, writer_part *p, writer_sidecar *sc);
 
 /* Appends file bytes for part p (a new batch starts when p differs from the open batch's part).
  * 0 or -ENOMEM. */

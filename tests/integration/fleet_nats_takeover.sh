@@ -6,7 +6,8 @@
 # the two instances' parts, in order, the survivor's part numbers continue the first one's, and
 # what is there twice is only a stretch the dead instance had written but not yet acknowledged
 # (docs/fleet.md, "Failover"). Parts are named {part}-{instance}: each names the recd that wrote it.
-# With output.part_manifest every finalized part has its manifest, none of a .part: sorted by part,
+# With output.part_manifest every finalized part has its manifest, none of a .part (a .part may have
+# an in-progress one, NAME.part.json, that holds no more than the file): sorted by part,
 # the manifests of both instances give each session's sequence numbers in order, without a gap
 # (after SIGTERM without a repeat either), and their counts match the parts.
 set -u
@@ -116,6 +117,14 @@ def check_manifests(i, parts, orig):
         if partial:
             if os.path.exists(mf):
                 bad.append("t-%d: %s is not finalized but has a manifest" % (i, f))
+            # Its in-progress manifest, when a flush stored one, holds no more than the file.
+            if os.path.exists(f + ".json"):
+                m = json.load(open(f + ".json"))
+                if (m.get("in_progress") is not True or m.get("session") != "t-%d" % i or
+                        m.get("instance") != who or m.get("part") != num or
+                        m.get("samples", 0) > len(blocks(f, True)) or
+                        m["last_seq"] - m["first_seq"] + 1 != m["samples"]):
+                    bad.append("t-%d: %s.json: %r" % (i, f, m))
             continue
         if not os.path.exists(mf):
             bad.append("t-%d: %s has no manifest" % (i, f))

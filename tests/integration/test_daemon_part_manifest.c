@@ -2,8 +2,9 @@
 /* recd end to end with output.part_manifest: a session rotated into several parts gets one
  * NAME.json beside each part, and only once that part is finalized; the manifests name the
  * session, the instance and the part number the file name shows, and their sequence numbers,
- * sample counts and sample times, put in part order, cover exactly what was sent. Without the
- * option no manifest is written. */
+ * sample counts and sample times, put in part order, cover exactly what was sent. A part that
+ * kill -9 left unfinished gets its manifest from recovery. Without the option no manifest is
+ * written. */
 #include "test_daemon_harness.h"
 
 #include <jansson.h>
@@ -24,16 +25,23 @@ static bool listed(const td_files *f, const char *path)
     return false;
 }
 
-/* Every manifest lies beside a finalized part, and no unfinished part has one. */
+/* Every manifest lies beside a finalized part, and no unfinished part has one; an in-progress
+ * manifest (NAME.part.json) lies beside its .part, or beside the part the writer has just
+ * renamed and not yet removed it for. */
 static void check_only_finalized(const td_files *f)
 {
     for (size_t i = 0; i < f->count; i++) {
-        char other[1100];
+        char other[1100], final[1100];
         const char *p = f->items[i].path;
         size_t n = strlen(p);
-        if (ends_with(p, ".json")) {
+        if (ends_with(p, ".part.json")) {
             snprintf(other, sizeof other, "%.*s", (int)(n - 5), p);
-            if (ends_with(other, ".part") || !listed(f, other))
+            snprintf(final, sizeof final, "%.*s", (int)(n - 10), p);
+            if (!listed(f, other) && !listed(f, final))
+                fail_msg("%s lies beside no part", p);
+        } else if (ends_with(p, ".json")) {
+            snprintf(other, sizeof other, "%.*s", (int)(n - 5), p);
+            if (!listed(f, other))
                 fail_msg("%s lies beside no finalized part", p);
         } else if (ends_with(p, ".part")) {
             snprintf(other, sizeof other, "%.*s.json", (int)(n - 5), p);
@@ -208,6 +216,118 @@ static void test_manifests_follow_the_parts(void **state)
     td_cleanup(&d);
 }
 
+static json_t *load_manifest(const td_daemon *d, const char *rel)
+{
+    char full[2100];
+    snprintf(full, sizeof full, "%s/%s", d->out, rel);
+    json_error_t err;
+    json_t *m = json_load_file(full, JSON_REJECT_DUPLICATES, &err);
+    if (!m)
+        fail_msg("%s: %s", rel, err.text);
+    return m;
+}
+
+/* Samples the session's manifests account for: finalized ones and the in-progress one. */
+static uint64_t samples_on_record(const td_daemon *d, const char *key, bool *in_progress)
+{
+    td_files f = td_session_files(d, "samp-onfoot", key);
+    uint64_t n = 0;
+    *in_progress = false;
+    for (size_t i = 0; i < f.count; i++) {
+        const char *p = f.items[i].path;
+        if (!ends_with(p, ".json"))
+            continue;
+        char full[2100];
+        snprintf(full, sizeof full, "%s/%s", d->out, p);
+        json_t *m = json_load_file(full, 0, NULL); /* NULL: renamed away meanwhile */
+        if (m && json_is_integer(json_object_get(m, "samples")))
+            n += (uint64_t)json_integer_value(json_object_get(m, "samples"));
+        *in_progress |= m && ends_with(p, ".part.json") &&
+                        json_is_true(json_object_get(m, "in_progress"));
+        json_decref(m);
+    }
+    td_files_free(&f);
+    return n;
+}
+
+/* kill -9 while a part is written: its in-progress manifest, stored after each flush, becomes
+ * the manifest of the part recovery finalizes at the next start (marked recovered), so every
+ * part has one and together they cover every sample sent. */
+static void test_a_crashed_part_gets_its_manifest_at_recovery(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, NULL);
+    write_config(&d, true);
+    td_start(&d);
+    const char *key = "crash.one_1";
+    td_rec_session s;
+    td_rec_session_init(&s, key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 100000, 5);
+    recd_client *c = td_connect(d.tcp);
+    td_send_open(c, key, RECD_MSG_FMT_SAMP_ONFOOT, 1763213398000);
+    uint64_t seq = SEQ0;
+    send_states(c, &s, &seq, 1500); /* about 1.6 parts of 64 KiB */
+    uint64_t sent = seq - SEQ0;
+    /* Flushes every 100 ms: wait until the manifests on disk account for every sample. */
+    uint64_t deadline = td_deadline(20000);
+    bool in_progress = false;
+    while (samples_on_record(&d, key, &in_progress) != sent || !in_progress) {
+        if (td_now_ms() > deadline)
+            fail_msg("the manifests never accounted for the %llu samples sent",
+                     (unsigned long long)sent);
+        td_sleep_ms(20);
+    }
+    assert_int_equal(td_signal_wait(&d, SIGKILL), 128 + SIGKILL);
+    td_close_client(c);
+    td_files f = td_session_files(&d, "samp-onfoot", key);
+    assert_int_equal(f.parts, 1);
+    td_files_free(&f);
+
+    td_start(&d); /* recovery finalizes the .part and completes its manifest */
+    td_stop(&d);
+    f = td_session_files(&d, "samp-onfoot", key);
+    assert_int_equal(f.parts, 0);
+    check_only_finalized(&f);
+    uint64_t total = 0, recovered = 0, nrec = 0, nmanifests = 0;
+    for (size_t i = 0; i < f.count; i++) {
+        const char *p = f.items[i].path;
+        if (ends_with(p, ".rec")) {
+            nrec++;
+            continue;
+        }
+        assert_false(ends_with(p, ".part.json"));
+        json_t *m = load_manifest(&d, p);
+        nmanifests++;
+        char part_path[1024];
+        snprintf(part_path, sizeof part_path, "%.*s", (int)(strlen(p) - 5), p);
+        assert_string_equal(text_at(m, "file"), part_path);
+        assert_null(json_object_get(m, "in_progress"));
+        json_int_t samples = int_at(m, "samples");
+        size_t len;
+        uint8_t *data = td_read_output(&d, part_path, &len);
+        recd_rec_info info;
+        assert_int_equal(recd_rec_probe(data, len, &info, NULL), 0);
+        free(data);
+        assert_int_equal(samples, info.block_count);
+        if (json_is_true(json_object_get(m, "recovered"))) {
+            recovered++;
+            assert_int_equal(int_at(m, "part"), 1); /* the part the crash left unfinished */
+            assert_int_equal(int_at(m, "last_seq"), seq - 1);
+        } else {
+            assert_true(json_is_false(json_object_get(m, "recovered")));
+            assert_int_equal(int_at(m, "first_seq"), SEQ0);
+        }
+        total += (uint64_t)samples;
+        json_decref(m);
+    }
+    assert_int_equal(recovered, 1);
+    assert_int_equal(nmanifests, nrec);
+    assert_int_equal(total, sent);
+    td_files_free(&f);
+    td_rec_session_free(&s);
+    td_cleanup(&d);
+}
+
 /* The option off (the default): parts only. */
 static void test_no_manifest_by_default(void **state)
 {
@@ -234,6 +354,7 @@ int main(void)
     td_require_recd();
     const struct CMUnitTest tests[] = {
         td_unit_test(test_manifests_follow_the_parts),
+        td_unit_test(test_a_crashed_part_gets_its_manifest_at_recovery),
         td_unit_test(test_no_manifest_by_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,6 +46,10 @@ RECD_API int recd_confined_parent(int root_fd, const char *rel, bool create, con
  * part manifests, samp-player manifests. */
 RECD_API int recd_confined_store_text(int root_fd, const char *rel, const char *text, bool sync);
 
+/* Removes the file root_fd/rel, confined like recd_confined_parent. 0 or a negative errno
+ * (-ENOENT when it is not there). */
+RECD_API int recd_confined_unlink(int root_fd, const char *rel);
+
 /* Renames dir_fd/from to dir_fd/to without ever replacing an existing file: when to exists,
  * tries to-1, to-2, ... (before the extension). The name used is written to chosen. */
 RECD_API int recd_rename_noreplace(int dir_fd, const char *from, const char *to, char *chosen,

@@ -183,6 +183,17 @@ int recd_confined_store_text(int root_fd, const char *rel, const char *text, boo
     return rc;
 }
 
+int recd_confined_unlink(int root_fd, const char *rel)
+{
+    const char *leaf;
+    int dir = recd_confined_parent(root_fd, rel, false, &leaf, NULL, 0);
+    if (dir < 0)
+        return dir;
+    int rc = unlinkat(dir, leaf, 0) < 0 ? -errno : 0;
+    close(dir);
+    return rc;
+}
+
 int recd_rename_noreplace(int dir_fd, const char *from, const char *to, char *chosen,
                           size_t chosen_cap)
 {

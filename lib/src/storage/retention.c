@@ -37,8 +37,6 @@ const char *recd_retention_reason_name(recd_retention_reason r)
     return "unknown";
 }
 
-static int unlink_confined(int root_fd, const char *rel);
-
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -73,7 +71,7 @@ static int unlink_manifest(int root_fd, const char *rel)
     char json[RECD_PATH_MAX + 8];
     if ((size_t)snprintf(json, sizeof json, "%s.json", rel) >= sizeof json)
         return 0;
-    int rc = unlink_confined(root_fd, json);
+    int rc = recd_confined_unlink(root_fd, json);
     return rc == -ENOENT ? 0 : rc;
 }
 
@@ -182,17 +180,6 @@ static void mark_total(candidate *c, size_t n, uint64_t max)
     }
 }
 
-static int unlink_confined(int root_fd, const char *rel)
-{
-    const char *leaf;
-    int dfd = recd_confined_parent(root_fd, rel, false, &leaf, NULL, 0);
-    if (dfd < 0)
-        return dfd;
-    int rc = unlinkat(dfd, leaf, 0) < 0 ? -errno : 0;
-    close(dfd);
-    return rc;
-}
-
 static int add_item(recd_retention_result *r, const candidate *c, int error)
 {
     if (r->count == r->cap) {
@@ -221,7 +208,7 @@ static int apply(int root_fd, candidate *c, size_t n, bool dry_run, recd_retenti
             r->bytes_kept += c[i].size;
             continue;
         }
-        int err = dry_run ? 0 : unlink_confined(root_fd, c[i].path);
+        int err = dry_run ? 0 : recd_confined_unlink(root_fd, c[i].path);
         if (err == -ENOENT)
             err = 0; /* already gone: the goal is met */
         if (add_item(r, &c[i], err) < 0)

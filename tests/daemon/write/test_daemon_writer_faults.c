@@ -120,7 +120,7 @@ static int f_store_text(int root_fd, const char *rel, const char *text, bool syn
 }
 
 static const writer_file_ops faulty_ops = {f_create, f_append, f_pwrite, f_sync, f_finalize,
-                                           recd_part_close_fd, f_store_text};
+                                           recd_part_close_fd, f_store_text, recd_confined_unlink};
 
 /* ---- a stage on a loop ---------------------------------------------------------------------- */
 
@@ -721,6 +721,96 @@ static void no_sidecar_without_finalize(void **state)
     rig_free(g);
 }
 
+/* Bytes for p and, before the seal, a progress sidecar for them. */
+static void put_progress_batch(rig *g, writer_part *p, char c, size_t len, unsigned *freed)
+{
+    char buf[256];
+    memset(buf, c, len);
+    assert_int_equal(writer_put(&g->w, &g->q, p, buf, len), 0);
+    writer_set_progress(&g->q, p, sidecar_new(freed));
+    writer_seal(&g->q);
+}
+
+/* A progress sidecar lies beside the .part once its batch is written (under the name the part
+ * was created with), only the newest of a job is stored, and the part's end removes it. One
+ * for a batch of another part, or for no bytes, is dropped. */
+static void progress_beside_the_part(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    unsigned freed = 0;
+    FILE *f = fopen(tu_at(g->root, "t.rec"), "w"); /* taken: the part becomes t-1.rec */
+    assert_non_null(f);
+    fclose(f);
+    writer_part *p = writer_part_new("t.rec", 0);
+    assert_non_null(p);
+    writer_set_progress(&g->q, p, sidecar_new(&freed)); /* nothing open: dropped */
+    assert_int_equal(freed, 1);
+    put_progress_batch(g, p, 'a', 2, &freed);
+    put_progress_batch(g, p, 'b', 2, &freed);
+    fail_calls(OP_STORE, 2, 2, -ENOSPC); /* would fail a second store in this job */
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->sidecar_failures, 0); /* the first batch's was superseded: one store */
+    assert_string_equal(listing(g), "t-1.rec.part t-1.rec.part.json t.rec");
+    check_file(g, "t-1.rec.part.json", "file=t-1.rec\n");
+    put_progress_batch(g, p, 'c', 1, &freed);
+    r = run_job(g);
+    assert_int_equal(r->sidecar_failures, 1); /* the second store: counted, the data written */
+    assert_int_equal(r->retry_error, 0);
+    check_file(g, "t-1.rec.part", "aabbc");
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_string_equal(listing(g), "t-1.rec t.rec");
+    assert_int_equal(freed, 4);
+    rig_free(g);
+}
+
+/* A part that ends in the same job stores no progress; one whose file vanished loses the progress
+ * of the vanished file; one left as .part keeps it for recovery. */
+static void progress_follows_the_file(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    g->w.ops = &writer_file_ops_real;
+    unsigned freed = 0;
+    writer_part *p = writer_part_new("e.rec", 0);
+    assert_non_null(p);
+    put_progress_batch(g, p, 'e', 2, &freed);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    run_job(g);
+    assert_string_equal(listing(g), "e.rec");
+
+    writer_part *v = writer_part_new("v.rec", 0);
+    assert_non_null(v);
+    assert_int_equal(writer_part_set_preamble(v, "H", 1), 0);
+    put_progress_batch(g, v, 'H', 1, &freed);
+    run_job(g);
+    assert_string_equal(listing(g), "e.rec v.rec.part v.rec.part.json");
+    assert_int_equal(unlink(tu_at(g->root, "v.rec.part")), 0);
+    put_batch(g, v, 'f', 2);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->retry_error, -ENOENT);
+    assert_string_equal(listing(g), "e.rec"); /* it described the vanished file */
+    run_job(g);
+    assert_string_equal(listing(g), "e.rec v.rec.part");
+
+    g->w.ops = &faulty_ops;
+    writer_part *w = writer_part_new("w.rec", 0);
+    assert_non_null(w);
+    put_progress_batch(g, w, 'w', 2, &freed);
+    run_job(g);
+    assert_int_equal(writer_end_part(&g->q, w, NULL, 0), 0);
+    fail_calls(OP_FINALIZE, 1, 1, -EINVAL);
+    r = run_job(g);
+    assert_int_equal(r->abandoned, 1);
+    assert_string_equal(listing(g), "e.rec v.rec.part w.rec.part w.rec.part.json");
+    assert_int_equal(writer_end_part(&g->q, v, NULL, 0), 0);
+    run_job(g);
+    assert_int_equal(freed, 3);
+    rig_free(g);
+}
+
 int main(void)
 {
     signal(SIGXFSZ, SIG_IGN); /* short_write_then_fail(): EFBIG instead of the signal */
@@ -739,6 +829,8 @@ int main(void)
         cmocka_unit_test(sidecar_after_finalize),
         cmocka_unit_test(sidecar_failure_is_counted),
         cmocka_unit_test(no_sidecar_without_finalize),
+        cmocka_unit_test(progress_beside_the_part),
+        cmocka_unit_test(progress_follows_the_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
