@@ -32,6 +32,7 @@ typedef struct msg_field {
     msg_ftype type;
     unsigned bits;
     int alt;
+    uint8_t key_len, sub_len; /* strlen of key and sub (0 without one): the JSON reader's keys */
 } msg_field;
 
 typedef struct msg_value {

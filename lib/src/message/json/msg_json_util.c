@@ -11,8 +11,13 @@ bool msg_utf8_valid(const uint8_t *s, size_t len)
 {
     size_t i = 0;
     while (i < len) {
-        /* ASCII eight bytes at a time: NDJSON lines are nearly all ASCII. */
-        uint64_t word;
+        /* ASCII 32 and then eight bytes at a time: NDJSON lines are nearly all ASCII. */
+        uint64_t w[4], word;
+        if (len - i >= 32 &&
+            (memcpy(w, s + i, 32), ((w[0] | w[1] | w[2] | w[3]) & 0x8080808080808080ull) == 0)) {
+            i += 32;
+            continue;
+        }
         if (len - i >= 8 && (memcpy(&word, s + i, 8), (word & 0x8080808080808080ull) == 0)) {
             i += 8;
             continue;
