@@ -3,8 +3,8 @@
 # throw-away root (an overlay with this machine's / read-only below a tmpfs), installs the .deb
 # files there with dpkg -i (the real postinst enables and starts recd.service), sends recordings
 # to recd's own listener and to recd.socket's port, stops the service and checks that it stopped
-# cleanly and left finalized, valid files. Skips where that cannot run (not root, no
-# CAP_SYS_ADMIN, no systemd, overlayfs, cgroup2 or namespaces refused).
+# cleanly and left finalized, valid files, and that dpkg -r stops it. Skips where that cannot run
+# (not root, no CAP_SYS_ADMIN, no systemd, overlayfs, cgroup2 or namespaces refused).
 # Runs as two processes: this one (checks, scratch folder, cgroup, final cleanup) and itself with
 # --inside in a private mount namespace, so every mount vanishes with it even when it is killed.
 set -u
@@ -45,16 +45,20 @@ if [ "${1:-}" != --inside ]; then
     cgroot=$(findmnt -n -t cgroup2 -o TARGET | head -n 1)
     [ -n "$cgroot" ] || skip "no cgroup2 hierarchy is mounted"
     own=$(sed -n 's/^0:://p' /proc/self/cgroup)
-    unshare --mount --pid --fork --cgroup --net --uts --ipc true 2>/dev/null || skip "creating namespaces is refused here"
+    unshare --mount --pid --fork --cgroup --net --uts --ipc true 2>/dev/null ||
+        skip "creating namespaces is refused here"
     # What runs killed with SIGKILL (a ctest timeout) left: their processes are gone (their root
     # died with its unshare) but the empty cgroup and scratch folder stay. Named after their pid.
-    for old in "$cgroot${own%/}"/recd-smoke.* "${TMPDIR:-/tmp}"/package_systemd.*.*; do
+    parent="$cgroot${own%/}"
+    for old in "$parent"/recd-smoke.* "${TMPDIR:-/tmp}"/package_systemd.*.*; do
         pid=${old##*/}
         pid=${pid#*.}
         pid=${pid%%.*}
         case "$pid" in '' | *[!0-9]*) continue ;; esac
         kill -0 "$pid" 2>/dev/null && continue
-        [ -d "$cgroot${own%/}/recd-smoke.$pid" ] && ! grep -qx 'populated 0' "$cgroot${own%/}/recd-smoke.$pid/cgroup.events" && continue
+        if [ -d "$parent/recd-smoke.$pid" ]; then
+            grep -qx 'populated 0' "$parent/recd-smoke.$pid/cgroup.events" || continue
+        fi
         if [ "${old#"$cgroot"}" != "$old" ]; then
             find "$old" -depth -type d -exec rmdir {} + 2>/dev/null
         else
@@ -62,8 +66,8 @@ if [ "${1:-}" != --inside ]; then
         fi
     done
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/package_systemd.$$.XXXXXX")
-    cg="$cgroot${own%/}/recd-smoke.$$"
-    mkdir "$cg" 2>/dev/null || { rmdir "$tmp"; skip "cannot make a cgroup under $cgroot${own%/}"; }
+    cg="$parent/recd-smoke.$$"
+    mkdir "$cg" 2>/dev/null || { rmdir "$tmp"; skip "cannot make a cgroup under $parent"; }
     # The inside kills and unmounts on its own; this catches what a killed inside left behind.
     # rm stays on this file system: here the scratch mount points are plain empty folders.
     trap 'remove_cgroup; rm -rf --one-file-system "$tmp"' EXIT
@@ -126,7 +130,8 @@ mkdir -p "$tmp/rw" "$root"
 mount -t tmpfs -o size=1g,mode=0755 recd-smoke "$tmp/rw" || skip "mounting a tmpfs is refused"
 mkdir "$tmp/rw/upper" "$tmp/rw/work"
 # A lower layer is one file system: the root's /proc, /sys and /dev are empty folders.
-if ! mount -t overlay -o "lowerdir=/,upperdir=$tmp/rw/upper,workdir=$tmp/rw/work" recd-smoke "$root" 2>"$tmp/mount.err"; then
+layers="lowerdir=/,upperdir=$tmp/rw/upper,workdir=$tmp/rw/work"
+if ! mount -t overlay -o "$layers" recd-smoke "$root" 2>"$tmp/mount.err"; then
     skip "overlayfs over / is refused: $(cat "$tmp/mount.err")"
 fi
 if [ ! -x "$root$systemd" ] || [ ! -x "$root/usr/bin/dpkg" ]; then
@@ -208,7 +213,8 @@ if [ -z "$booted" ]; then
         wait "$upid"
         case $? in
             98) skip "cannot move a process into the cgroup $cg" ;;
-            99) skip "mounting sysfs, cgroup2 or read-only /proc/sys in the new namespaces is refused: $(cat "$tmp/console.log")" ;;
+            99) skip "mounting sysfs, cgroup2 or a read-only /proc/sys in new namespaces is refused:" \
+                "$(cat "$tmp/console.log")" ;;
             97) skip "pivot_root into the overlay is refused: $(cat "$tmp/console.log")" ;;
         esac
     fi
@@ -246,7 +252,7 @@ elapsed "dpkg -i done, recd.service active"
 in_root systemctl is-active --quiet recd.socket || fail "recd.socket is not active: recd.service wants it"
 
 # ---- record: a session on recd's own listener (recd.yaml) and one on the socket systemd passes,
-# both sent whole; a third still sending in real time when the service stops ----
+# both sent whole; a third that is still open when the service stops ----
 expect 0 in_root rectool generate --format recap --scenario mixed --duration 5s --seed 7 -o /tmp/smoke.recap
 expect 0 in_root rectool generate --format recap --scenario mixed --duration 60s --seed 8 -o /tmp/long.recap
 expect 0 in_root rectool send /tmp/smoke.recap --session smoke-own --to tcp://127.0.0.1:7070 --speed max
@@ -259,7 +265,7 @@ elapsed "smoke-own and smoke-passed sent, smoke-open has a .part"
 # The sender goes away without closing its session: recd keeps it open (rotation.idle_timeout is
 # 60 s), so the stop has to finalize it. (Stopping with the sender still sending would wait out
 # shutdown.drain_timeout, 10 s.)
-in_root sh -c 'kill -KILL "$(cat /tmp/sender.pid)"'
+in_root sh -c 'kill -KILL "$(cat /tmp/sender.pid)" 2>/dev/null'
 { wait "$sender"; } 2>/dev/null
 
 # ---- stop: systemctl returns 0 once recd has finalized every file and exited 0 ----
