@@ -255,18 +255,19 @@ static bool near_tie(int n, int e, const exact_dec *b)
     return six == 0 || six == 999999;
 }
 
-/* The length of the digits lo and hi (same exp10 and n) share, less the zeros that end them. */
+/* The length of the digits lo and hi (same exp10, lo <= hi) share, less the zeros that end
+ * them. hi - lo below 10^k means at most 19 - k shared digits; a carry can make it fewer. */
 static int shared_prefix(const exact_dec *lo, const exact_dec *hi)
 {
-    int a = 0, b = lo->n; /* they share a digits and not b + 1 (binary search) */
-    while (a < b) {
-        int mid = (a + b + 1) / 2;
-        uint64_t unit = pow10_table[EXACT_DIGITS - mid];
-        if (lo->d19 / unit == hi->d19 / unit)
-            a = mid;
-        else
-            b = mid - 1;
-    }
+    uint64_t diff = hi->d19 - lo->d19;
+    int k = diff ? ((64 - __builtin_clzll(diff)) * 1233) >> 12 : 0; /* about log10 of 2^bits */
+    while (k < EXACT_DIGITS && diff >= pow10_table[k])
+        k++;
+    while (k > 0 && diff < pow10_table[k - 1])
+        k--;
+    int a = EXACT_DIGITS - k; /* k is now diff's digit count */
+    while (a > 0 && lo->d19 / pow10_table[EXACT_DIGITS - a] != hi->d19 / pow10_table[EXACT_DIGITS - a])
+        a--;
     uint64_t prefix = lo->d19 / pow10_table[EXACT_DIGITS - a];
     while (a > 0 && prefix % 10 == 0) {
         prefix /= 10;
@@ -275,23 +276,41 @@ static int shared_prefix(const exact_dec *lo, const exact_dec *hi)
     return a;
 }
 
-/* Lays out p rounded digits at exp10 x like %.{p}g, then ".0" when there is no '.' or 'e'. */
-static int layout(char *buf, bool neg, const uint8_t *d, int p, int x)
+/* The p decimal digits of t as characters, two per division. */
+static void digit_chars(uint64_t t, int p, char *d)
+{
+    int i = p;
+    while (i >= 2) {
+        unsigned r = (unsigned)(t % 100);
+        t /= 100;
+        d[--i] = (char)('0' + r % 10);
+        d[--i] = (char)('0' + r / 10);
+    }
+    if (i)
+        d[0] = (char)('0' + t);
+}
+
+/* Lays out p rounded digits (characters) at exp10 x like %.{p}g, then ".0" when there is no
+ * '.' or 'e'. */
+static int layout(char *buf, bool neg, const char *d, int p, int x)
 {
     char *s = buf;
     int nd = p;
-    while (nd > 1 && d[nd - 1] == 0)
+    while (nd > 1 && d[nd - 1] == '0')
         nd--;
     if (neg)
         *s++ = '-';
     if (x >= -4 && x < p) {
         if (x >= 0) {
-            for (int i = 0; i <= x; i++)
-                *s++ = (char)('0' + (i < nd ? d[i] : 0));
+            int whole = x + 1 < nd ? x + 1 : nd;
+            memcpy(s, d, (size_t)whole);
+            s += whole;
+            for (int i = whole; i <= x; i++)
+                *s++ = '0';
             *s++ = '.';
             if (nd > x + 1) {
-                for (int i = x + 1; i < nd; i++)
-                    *s++ = (char)('0' + d[i]);
+                memcpy(s, d + x + 1, (size_t)(nd - x - 1));
+                s += nd - x - 1;
             } else {
                 *s++ = '0';
             }
@@ -300,15 +319,15 @@ static int layout(char *buf, bool neg, const uint8_t *d, int p, int x)
             *s++ = '.';
             for (int i = 0; i < -x - 1; i++)
                 *s++ = '0';
-            for (int i = 0; i < nd; i++)
-                *s++ = (char)('0' + d[i]);
+            memcpy(s, d, (size_t)nd);
+            s += nd;
         }
     } else {
-        *s++ = (char)('0' + d[0]);
+        *s++ = d[0];
         if (nd > 1) {
             *s++ = '.';
-            for (int i = 1; i < nd; i++)
-                *s++ = (char)('0' + d[i]);
+            memcpy(s, d + 1, (size_t)(nd - 1));
+            s += nd - 1;
         }
         *s++ = 'e';
         *s++ = x < 0 ? '-' : '+';
@@ -348,7 +367,9 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
     int p_min = lo.exp10 == hi.exp10 ? shared_prefix(&lo, &hi) : 0;
     int p = 0, last_p = 0;
     uint64_t t = 0;
-    for (int prec = 1; prec <= max_prec; prec++) {
+    /* The precisions the loop would skip for p_min are not visited (the last one always is). */
+    int first_prec = p_min > int_digits ? (p_min < max_prec ? p_min : max_prec) : 1;
+    for (int prec = first_prec; prec <= max_prec; prec++) {
         p = prec > int_digits ? prec : int_digits;
         if (p == last_p || (p < p_min && prec < max_prec))
             continue;
@@ -368,9 +389,8 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
         if (inside)
             break;
     }
-    uint8_t dg[EXACT_DIGITS];
-    for (int i = p - 1; i >= 0; i--, t /= 10)
-        dg[i] = (uint8_t)(t % 10);
+    char dg[EXACT_DIGITS];
+    digit_chars(t, p, dg);
     return layout(buf, neg, dg, p, x);
 }
 
