@@ -42,7 +42,7 @@ static void on_tick(uv_timer_t *t)
     sessions_tick(&s->sessions, now);
     uint64_t pad;
     if (heap_release_due(&s->heap, s->sessions.env.buffered, now, &pad) ||
-        heap_free_release_due(&s->heap, heap_read_stats(now), now, &pad))
+        heap_free_release_due(&s->heap, heap_read_stats(), now, &pad))
         heap_trim(pad);
     recd_log_flush_suppressed(false);
 }

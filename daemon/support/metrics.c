@@ -16,15 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc_stats.h"
 #include "recd/version.h"
 
 #ifndef RECD_BUILD_COMMIT
 #define RECD_BUILD_COMMIT "unknown" /* set by daemon/CMakeLists.txt from git */
 #endif
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 struct recd_metric {
     recd_metric_type type;
     const char *name;
@@ -732,11 +729,7 @@ static void refresh_fds(recd_daemon_metrics *m)
 
 void recd_metrics_refresh_process(recd_daemon_metrics *m)
 {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    struct mallinfo2 mi = mallinfo2();
-    /* uordblks: in-use bytes of the main arena plus mmapped chunks (hblkhd) */
-    recd_metric_set(m->heap_bytes, 0, (int64_t)(mi.uordblks + mi.hblkhd));
-#endif
+    recd_metric_set(m->heap_bytes, 0, (int64_t)alloc_stats_read().in_use);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         recd_metric_set_real(m->process_cpu_seconds_total,

@@ -3,7 +3,8 @@
 #include "heap.h"
 
 #include <limits.h>
-#include <time.h>
+
+#include "support/alloc_stats.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -11,8 +12,6 @@
 
 #define MMAP_THRESHOLD (4u << 20)
 #define HEAP_TRIM_MIN (16u << 20) /* a load that never buffered this much leaves the heap alone */
-#define HEAP_STATS_MS 1000u       /* how often heap_read_stats() asks the allocator, at most */
-#define HEAP_STATS_SHARE 200u     /* ... and no more than 1/200 of the loop's time for it */
 
 void heap_configure(uint64_t keep_bytes)
 {
@@ -49,39 +48,10 @@ bool heap_release_due(heap_release *h, uint64_t buffered, uint64_t now_ms, uint6
     return true;
 }
 
-uint64_t heap_stats_interval_ms(uint64_t read_ns)
+heap_stats heap_read_stats(void)
 {
-    uint64_t scaled = read_ns / 1000000u * HEAP_STATS_SHARE;
-    return scaled > HEAP_STATS_MS ? scaled : HEAP_STATS_MS;
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-heap_stats heap_read_stats(uint64_t now_ms)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    static uint64_t read_ms, interval_ms;
-    static heap_stats last;
-    static bool read_once;
-    if (!read_once || now_ms - read_ms >= interval_ms) {
-        uint64_t t0 = mono_ns();
-        struct mallinfo2 mi = mallinfo2(); /* walks the free lists: long with a large heap */
-        last.in_use = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
-        last.free = (uint64_t)mi.fordblks;
-        read_ms = now_ms;
-        interval_ms = heap_stats_interval_ms(mono_ns() - t0);
-        read_once = true;
-    }
-    return last;
-#else
-    (void)now_ms;
-    return (heap_stats){0, 0};
-#endif
+    alloc_stats a = alloc_stats_read();
+    return (heap_stats){a.in_use, a.free};
 }
 
 bool heap_free_release_due(heap_release *h, heap_stats st, uint64_t now_ms, uint64_t *pad)
