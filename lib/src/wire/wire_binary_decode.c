@@ -9,6 +9,7 @@
 #include "base/bytes.h"
 #include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
+#include "wire/wire_samp.h"
 
 typedef struct reader {
     const uint8_t *p;

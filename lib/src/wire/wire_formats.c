@@ -11,7 +11,7 @@ extern const wire_format wire_format_samp_player;
 extern const wire_format wire_format_recap;
 extern const wire_format wire_format_carla;
 
-const wire_format *const wire_format_table[] = {
+const wire_format *const wire_format_table[WIRE_FORMAT_SLOTS] = {
     [RECD_MSG_FMT_SAMP_ONFOOT] = &wire_format_samp_onfoot,
     [RECD_MSG_FMT_SAMP_VEHICLE] = &wire_format_samp_vehicle,
     [RECD_MSG_FMT_RECAP] = &wire_format_recap,
@@ -19,7 +19,7 @@ const wire_format *const wire_format_table[] = {
     [RECD_MSG_FMT_SAMP_PLAYER] = &wire_format_samp_player,
 };
 
-const size_t wire_format_count = sizeof wire_format_table / sizeof wire_format_table[0];
+_Static_assert(RECD_MSG_FMT_SAMP_PLAYER < WIRE_FORMAT_SLOTS, "a format has no slot in the table");
 
 const wire_format *wire_format_of_msg(const recd_msg *m)
 {
@@ -32,7 +32,7 @@ const wire_format *wire_format_of_msg(const recd_msg *m)
 
 const wire_format *wire_format_by_code(uint8_t code)
 {
-    for (size_t i = 0; i < wire_format_count; i++)
+    for (size_t i = 0; i < WIRE_FORMAT_SLOTS; i++)
         if (wire_format_table[i] && wire_format_table[i]->code == code)
             return wire_format_table[i];
     return NULL;

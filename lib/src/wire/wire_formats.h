@@ -35,14 +35,17 @@ typedef struct wire_format {
     int (*msg_time)(const recd_msg *m, uint64_t *t);
 } wire_format;
 
-/* The entries, in wire_formats.c, indexed by recd_msg_format (NONE has none). */
-extern const wire_format *const wire_format_table[];
-extern const size_t wire_format_count;
+/* Room for every recd_msg_format value: a constant bound keeps wire_format_of() to one compare
+ * and one load on the .rec path (wire_formats.c checks that the enum fits). */
+#define WIRE_FORMAT_SLOTS 8
+
+/* The entries, in wire_formats.c, indexed by recd_msg_format (NULL: NONE and unused slots). */
+extern const wire_format *const wire_format_table[WIRE_FORMAT_SLOTS];
 
 /* The entry of f, or NULL for RECD_MSG_FMT_NONE and values outside the enum. */
 static inline const wire_format *wire_format_of(recd_msg_format f)
 {
-    return (size_t)f < wire_format_count ? wire_format_table[f] : NULL;
+    return (size_t)f < WIRE_FORMAT_SLOTS ? wire_format_table[f] : NULL;
 }
 
 /* The entry that encodes m: its format's, where an event without a format is a Recap event. */
@@ -51,14 +54,5 @@ const wire_format *wire_format_of_msg(const recd_msg *m);
 const wire_format *wire_format_by_code(uint8_t code);
 /* "1 samp-onfoot, 2 samp-vehicle, ..." for the error about an unknown format byte. */
 void wire_format_codes_text(char *out, size_t outlen);
-
-/* Checks a .rec state payload (the block without its time) in place against entry f (one with a
- * rec_block_type): its size, a time that fits the block's u32 and recd_rec_fields_check().
- * 0, or -EBADMSG with why. */
-int wire_samp_fields_check(const wire_format *f, const uint8_t *fields, size_t len, uint64_t time,
-                           char *why, size_t whylen);
-/* Fills m's onfoot or vehicle state from the checked fields of entry f's block and its time. */
-void wire_samp_block_decode(const wire_format *f, uint32_t time, const uint8_t *fields,
-                            recd_msg *m);
 
 #endif

@@ -8,30 +8,25 @@
 #include "base/bytes.h"
 #include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
+#include "wire/wire_samp.h"
 
 extern const wire_format wire_format_samp_onfoot;
 extern const wire_format wire_format_samp_vehicle;
 
-int wire_samp_fields_check(const wire_format *f, const uint8_t *fields, size_t len, uint64_t time,
-                           char *why, size_t whylen)
+int wire_samp_fields_refuse(const wire_format *f, size_t len, uint64_t time, int check,
+                            char *why, size_t whylen)
 {
     size_t want = (size_t)f->rec_block_len - 4;
-    if (len != want) {
+    if (len != want)
         wire_why(why, whylen, "state: a %s payload is %lu bytes, this one is %lu",
                  recd_msg_format_name(f->format), (unsigned long)want, (unsigned long)len);
-        return -EBADMSG;
-    }
-    if (time > UINT32_MAX) {
+    else if (time > UINT32_MAX)
         wire_why(why, whylen, "state: time %llu ms does not fit the u32 clock of a .rec block",
                  (unsigned long long)time);
-        return -EBADMSG;
-    }
-    if (recd_rec_fields_check(f->rec_block_type, fields) < 0) {
+    else if (check < 0)
         wire_why(why, whylen, "state: a float is NaN or infinite, or weapon/additional key is out "
                               "of range");
-        return -EBADMSG;
-    }
-    return 0;
+    return -EBADMSG;
 }
 
 void wire_samp_block_decode(const wire_format *f, uint32_t time, const uint8_t *fields,
