@@ -12,6 +12,7 @@
 #include "base/bytes.h"
 #include "formats/carla/carla_schema.h"
 #include "message/msg_fields.h"
+#include "message/msg_formats.h"
 
 void recd__carla_open_free(recd_carla_open *o)
 {
@@ -460,3 +461,37 @@ int recd__carla_event_from_json(const json_t *root, recd_carla_event **out, char
     recd_buf_free(&data);
     return rc;
 }
+
+/* ---- the message model's table entry (message/msg_formats.h) ------------------------------- */
+
+static void carla_state_free(recd_msg *m)
+{
+    free(m->carla_state);
+}
+
+static int carla_state_copy(recd_msg *dst, const recd_msg *src)
+{
+    dst->carla_state = src->carla_state ? recd__carla_frame_clone(src->carla_state) : NULL;
+    return dst->carla_state || !src->carla_state ? 0 : -ENOMEM;
+}
+
+static void carla_event_free(recd_msg *m)
+{
+    free(m->carla_event);
+}
+
+static int carla_event_copy(recd_msg *dst, const recd_msg *src)
+{
+    dst->carla_event = src->carla_event ? recd__carla_event_clone(src->carla_event) : NULL;
+    return dst->carla_event || !src->carla_event ? 0 : -ENOMEM;
+}
+
+const msg_format recd__msg_format_carla = {
+    .format = RECD_MSG_FMT_CARLA,
+    .name = "carla",
+    .extension = "log",
+    .state_free = carla_state_free,
+    .state_copy = carla_state_copy,
+    .event_free = carla_event_free,
+    .event_copy = carla_event_copy,
+};
