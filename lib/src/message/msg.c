@@ -84,7 +84,7 @@ void recd_msg_free(recd_msg *m)
 {
     if (!m)
         return;
-    const msg_format *e = msg_format_of_msg(m);
+    const msg_format *e;
     switch (m->type) {
     case RECD_MSG_OPEN:
         free(m->open.auth);
@@ -92,11 +92,11 @@ void recd_msg_free(recd_msg *m)
         recd__carla_open_free(m->open.carla);
         break;
     case RECD_MSG_STATE:
-        if (e && e->state_free)
+        if ((e = msg_format_of(m->format)) && e->state_free)
             e->state_free(m);
         break;
     case RECD_MSG_EVENT:
-        if (e && e->event_free)
+        if ((e = msg_format_of_msg(m)) && e->event_free)
             e->event_free(m);
         break;
     default: break;

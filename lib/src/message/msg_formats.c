@@ -18,12 +18,3 @@ const msg_format *const msg_format_table[MSG_FORMAT_SLOTS] = {
 };
 
 _Static_assert(RECD_MSG_FMT_SAMP_PLAYER < MSG_FORMAT_SLOTS, "a format has no slot in the table");
-
-const msg_format *msg_format_of_msg(const recd_msg *m)
-{
-    /* Events came from Recap sessions only before CARLA's, and a builder may leave the format
-     * unset: such an event is a Recap event. */
-    if (m->type == RECD_MSG_EVENT && m->format == RECD_MSG_FMT_NONE)
-        return &msg_format_recap;
-    return msg_format_of(m->format);
-}

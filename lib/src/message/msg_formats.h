@@ -35,7 +35,13 @@ static inline const msg_format *msg_format_of(recd_msg_format f)
 }
 
 /* The entry that owns m's payload: its format's, where an event without a format is a Recap
- * event. */
-const msg_format *msg_format_of_msg(const recd_msg *m);
+ * event (events came from Recap sessions only before CARLA's, and a builder may leave the format
+ * unset). Inline: recd_msg_free() asks it for every message a decoder hands on. */
+static inline const msg_format *msg_format_of_msg(const recd_msg *m)
+{
+    if (m->type == RECD_MSG_EVENT && m->format == RECD_MSG_FMT_NONE)
+        return msg_format_table[RECD_MSG_FMT_RECAP];
+    return msg_format_of(m->format);
+}
 
 #endif
