@@ -36,12 +36,13 @@ test: build asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -E '$(ASAN_SKIP)'
 
-# `make run` builds only what it runs (recd and rectool, no tests or fuzzers) and records into
-# RUN_OUTPUT, a scratch folder that git ignores. `make test` builds everything in the same tree.
-RUN_OUTPUT ?= scratch/recordings
+# `make run` builds only what it runs (recd and rectool, no tests or fuzzers) and starts recd on
+# its built-in defaults: loopback, recordings under ./recordings (git ignores it; RUN_OUTPUT=DIR
+# for another folder). `make test` builds everything in the same tree.
+RUN_OUTPUT ?=
 run: deps $(BUILD)/CMakeCache.txt
 	@cmake --build $(BUILD) -j $(JOBS) --target recd rectool $(QUIET_MAKE)
-	@if [ -x $(BUILD)/daemon/recd ]; then exec $(BUILD)/daemon/recd --output $(RUN_OUTPUT); \
+	@if [ -x $(BUILD)/daemon/recd ]; then exec $(BUILD)/daemon/recd $(if $(RUN_OUTPUT),--output $(RUN_OUTPUT)); \
 	 else $(BUILD)/tools/rectool --help; fi
 
 fuzz: deps

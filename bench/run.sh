@@ -3,7 +3,8 @@
 # Entry point of `make bench` / `make bench-quick`: installs rsyslog and socat, builds recd,
 # rectool and benchgen optimised in build-bench, then runs the Python driver, which prints the
 # tables and writes bench/results/latest.md (quick: latest-quick.md).
-# Usage: bench/run.sh [full|quick] [--only S1,S3] [--systems recd,raw] [--profile]
+# Usage: bench/run.sh [full|quick] [--only S1,S3] [--systems recd,raw] [--profile] [--results FILE]
+# (the cost curve alone: bench/run.sh full --only CURVE --results bench/results/curve-DATE.md)
 # Env: BENCH_BUILD (default build-bench), BENCH_WORK (scratch space, default /var/tmp/recd-bench;
 # holds cached sample streams, several GiB for a full run).
 set -euo pipefail

@@ -16,7 +16,9 @@ packages=(
   python3 gzip                       # integration tests cross-check files with Python's gzip module
   time                               # /usr/bin/time: rectool send's peak memory (rectool_send_stream)
   scdoc man-db                       # man pages from docs/man/*.scd; `man -w` in package_deb
+  systemd                            # package_deb's systemd-analyze; package_systemd boots it as PID 1
   zsh                                # parses the zsh completions (tests/repo/completions.sh)
+  libembryo-bin                      # embryo_cc compiles rectool npc's PAWN scripts (rectool_npc)
   openjdk-17-jdk-headless            # javac and jar: builds and tests the Java client (clients/java)
   libnats-dev nats-server            # the fleet on NATS JetStream: nats:// in recd and rectool send; its tests
   libssl-dev                         # libcrypto's Ed25519: the public key of nats:// nkey= seed files

@@ -19,6 +19,7 @@ import carla  # noqa: E402
 import fleet  # noqa: E402
 import prepared  # noqa: E402
 import procs  # noqa: E402
+import readback  # noqa: E402
 import perf_profile  # noqa: E402
 import report  # noqa: E402
 import runs  # noqa: E402
@@ -80,7 +81,15 @@ def log(msg):
 def _prepare_samples(env, sid, sc, mode):
     return prepared.ensure(env, f"{sid}-{mode}", sc["format"], sc["sessions"],
                            scenarios.prepared_samples(sc), scenarios.encodings(sc),
-                           prefix=sid.lower() + "-", log=log)
+                           prefix=sid.lower() + "-", scenario=sc.get("scenario", "walk"), log=log)
+
+
+def _prepare_curve(env, sid, sc, mode):
+    """One prepared stream per point of the cost curve (session keys cv-000001...)."""
+    return {pid: prepared.ensure(env, f"{sid}-{pid}-{mode}", p["format"], p["sessions"],
+                                 p["samples"], scenarios.encodings(p), prefix="cv-",
+                                 scenario=p["scenario"], log=log)
+            for pid, p in scenarios.curve_points(sc).items()}
 
 
 def _prepare_carla(env, sid, sc, mode):
@@ -98,6 +107,7 @@ KINDS = {
     "nats": {"prepare": _prepare_samples, "one": fleet.run, "unit": "samples", "digits": 0,
              "table": report.nats_table},
     "udp": {"prepare": _prepare_samples, "one": None, "table": report.udp_table},
+    "curve": {"prepare": _prepare_curve, "one": None, "table": report.curve_table},
 }
 
 
@@ -106,7 +116,7 @@ def prepare(env, sid, sc, mode):
     return KINDS[sc["kind"]]["prepare"](env, sid, sc, mode)
 
 
-def run_tcp(env, sid, sc, prep, work):
+def run_tcp(env, sid, sc, prep, work, **kw):
     kind = KINDS[sc["kind"]]
     one = kind["one"]
     results = {s: [] for s in sc["systems"]}
@@ -117,7 +127,7 @@ def run_tcp(env, sid, sc, prep, work):
                 results[system].append({"error": "recd binary not built yet"})
                 continue
             try:
-                r = one(env, sc, prep, system, os.path.join(work, "run"))
+                r = one(env, sc, prep, system, os.path.join(work, "run"), **kw)
                 unit, digits = kind["unit"], kind["digits"]
                 log(f"  {sid} rep {rep + 1} {system:11s} {r['samples_per_s'] / 1e3:9.{digits}f} k {unit}/s"
                     f"  cpu {r['cpu_s']:6.2f} s  hwm {(r['hwm_kib'] or 0) / 1024:6.0f} MiB"
@@ -128,6 +138,39 @@ def run_tcp(env, sid, sc, prep, work):
                 log(f"  {sid} rep {rep + 1} {system}: FAILED {r['error']}")
             results[system].append(r)
     return {"runs": results, "summary": report.summarize_tcp(results)}
+
+
+def run_curve(env, sid, sc, preps, work):
+    """The cost curve: every point is one TCP scenario run like S1 (run_tcp), recd and raw. Each
+    run's files are emptied but kept until the curve ends: ext4 without a journal makes a file
+    creation skip every inode freed in the last minutes whose inode-table block is cached, so
+    deleting one run's 100,000 files made the next run's creations, not recd, the cost measured
+    (docs/performance.md, "Cost curve")."""
+    kept, keep_inodes = _curve_keeper(work)
+    points = {}
+    try:
+        for pid, p in scenarios.curve_points(sc).items():
+            log(f"  {sid} {pid}: {scenarios.title(p)}, {p['samples']:,} samples")
+            r = run_tcp(env, f"{sid} {pid}", p, preps[pid], work, discard=keep_inodes)
+            meta = preps[pid].meta
+            r["message_bytes"] = meta["bytes"][p["input"]]["body"] / preps[pid].body_lines()
+            points[pid] = r
+    finally:
+        shutil.rmtree(kept, ignore_errors=True)
+    return {"points": points, "summary": report.summarize_curve(sc, points)}
+
+
+def _curve_keeper(work):
+    """(directory, discard) for runs.tcp: discard empties a run's files and moves them there."""
+    kept = os.path.join(work, "curve-kept")
+    shutil.rmtree(kept, ignore_errors=True)
+    os.makedirs(kept)
+
+    def keep_inodes(run_dir):
+        for path in readback.walk_files(run_dir):
+            os.truncate(path, 0)
+        os.rename(run_dir, os.path.join(kept, str(len(os.listdir(kept)))))
+    return kept, keep_inodes
 
 
 def run_udp(env, sid, sc, prep, work):
@@ -164,10 +207,31 @@ def run_idle(env, sid, sc, work):
     return {"run": r}
 
 
+def _profile_curve(env, sid, sc, preps, work, results_dir):
+    """The cost curve's first kind of message at each session count: profile-CURVE-<point>.txt."""
+    kept, keep_inodes = _curve_keeper(work)
+    try:
+        for pid, p in scenarios.curve_points(sc).items():
+            if p["message"] != sc["messages"][0]["name"]:
+                continue
+            prof = perf_profile.Profiler(os.path.join(results_dir, f"profile-{sid}-{pid}.txt"))
+            try:
+                runs.tcp(env, p, preps[pid], "recd", os.path.join(work, "run"), profiler=prof,
+                         discard=keep_inodes)
+                log(f"  {sid} {pid}: profile in {prof.out_txt}")
+            except (procs.BenchError, subprocess.SubprocessError, OSError) as e:
+                log(f"  {sid} {pid}: profile run FAILED {str(e)[:300]}")
+    finally:
+        shutil.rmtree(kept, ignore_errors=True)
+
+
 def run_profiles(env, specs, preps, work, results_dir):
     """--profile: one recd run per selected scenario under perf; numbers are not reported."""
     for sid, sc in specs.items():
         if sc["kind"] not in KINDS or not env.have_recd:
+            continue
+        if sc["kind"] == "curve":
+            _profile_curve(env, sid, sc, preps[sid], work, results_dir)
             continue
         if sc["kind"] == "nats" and fleet.missing(env):
             log(f"  {sid}: profile SKIPPED: {fleet.missing(env)}")
@@ -290,6 +354,8 @@ def main():
             results[sid] = run_tcp(env, sid, sc, preps[sid], a.work)
         elif sc["kind"] == "udp":
             results[sid] = run_udp(env, sid, sc, preps[sid], a.work)
+        elif sc["kind"] == "curve":
+            results[sid] = run_curve(env, sid, sc, preps[sid], a.work)
         else:
             results[sid] = run_idle(env, sid, sc, a.work)
 

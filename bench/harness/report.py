@@ -190,6 +190,83 @@ def nats_table(sid, sc, summary):
     return lines
 
 
+def summarize_curve(sc, points):
+    """[row] of the cost curve, one per point, from each point's TCP summary and recd's runs:
+    the memory a session adds (peak RSS over the RSS just before the first byte, per session),
+    the writer jobs (flushes) and the backpressure recd applied."""
+    rows = []
+    for pid, p in scenarios.curve_points(sc).items():
+        r = points.get(pid)
+        if not r:
+            continue
+        recd_runs = [x for x in r["runs"].get("recd", []) if "error" not in x]
+
+        def med(f):
+            values = [f(x) for x in recd_runs]
+            values = [v for v in values if v is not None]
+            return statistics.median(values) if values else None
+
+        rows.append({
+            "point": pid, "message": p["message"], "input": p["input"], "sessions": p["sessions"],
+            "samples": p["samples"], "message_bytes": r.get("message_bytes"),
+            "recd": r["summary"].get("recd", {"n": 0, "errors": []}),
+            "raw": r["summary"].get("raw"),
+            "rss_per_session_kib": med(lambda x: (x["hwm_kib"] - x["rss_before_kib"]) / p["sessions"]
+                                       if x.get("hwm_kib") and x.get("rss_before_kib") else None),
+            "flushes": med(lambda x: x.get("flushes")),
+            "backpressure": max((x.get("backpressure_events") or 0 for x in recd_runs), default=0),
+        })
+    return rows
+
+
+def curve_table(sid, sc, rows):
+    """The cost curve: one row per kind of message and session count."""
+    lines = [f"### {sid}: {scenarios.title(sc)}", "",
+             "Each row is a TCP run like S1's, repeated `runs` times per system (medians; "
+             "recd's range in brackets): the same samples per run at every session count, one "
+             "connection, the opens first and the closes last. recd only, next to the raw copy "
+             "of the same bytes.", "",
+             "| message (input, bytes each) | sessions | samples per session | runs "
+             "| recd samples/s (min-max) | raw samples/s | recd / raw "
+             "| CPU s per 1M samples (process / loop) | peak RSS MiB | RSS per session | flushes "
+             "| flush p99 | backpressure | lost |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        s, w = row["recd"], row["raw"] or {}
+        msg = (f"{row['message']} ({'binary frames' if row['input'] == 'wire' else 'NDJSON'}, "
+               f"{_fmt(row['message_bytes'], '.0f')} B)")
+        per = f"{row['samples'] // row['sessions']:,}"
+        if s["n"] == 0:
+            lines.append(f"| {msg} | {row['sessions']:,} | {per} | 0 | not measured: "
+                         f"{'; '.join(s['errors'])[:160]} | | | | | | | | | |")
+            continue
+        ratio = _ratio(s["sps_med"], w.get("sps_med"))
+        kib = row["rss_per_session_kib"]
+        per_session = "-" if kib is None else (f"{kib:.2f} KiB" if kib < 1024
+                                               else f"{kib / 1024:.1f} MiB")
+        p99 = "-" if s["flush_p99"] is None else f"{s['flush_p99'] * 1000:.1f} ms"
+        lost = "n/a" if s["lost"] is None else f"{s['lost']:,}"
+        if s["invalid"]:
+            lost += f" ({s['invalid']} unreadable files)"
+        lines.append(
+            f"| {msg} | {row['sessions']:,} | {per} | {s['n']} | {_fmt_rate(s['sps_med'])}"
+            + (f" ({_fmt_rate(s['sps_min'])}-{_fmt_rate(s['sps_max'])})" if s["n"] > 1 else "")
+            + " | "
+            f"{_fmt_rate(w.get('sps_med'))} | {_fmt(ratio, '.2f')}{'x' if ratio else ''} | "
+            f"{_fmt(s['run_cpu_per_m'], '.2f')} / {_fmt(s['loop_cpu_per_m'], '.2f')} | "
+            f"{_fmt(s['hwm_mib'], '.0f')} | {per_session} | {_fmt(row['flushes'], ',.0f')} | "
+            f"{p99} | {row['backpressure']:,.0f} | {lost} |")
+    lines += ["", "CPU is recd's, from the sender's first byte to the last file finalized "
+              "(process: every thread; loop: the event loop's thread). RSS per session: (peak RSS "
+              "- RSS just before the first byte) / sessions; at 1 session it is the whole working "
+              "set of the run. flushes: writer jobs (`recd_flush_latency_seconds_count`), each "
+              "one pwrite of a session's batch (the last one also finalizes the file). "
+              "backpressure: times recd stopped reading the connection "
+              "(`recd_backpressure_events_total`, most in any run). raw: socat into one file, the "
+              "same bytes."]
+    return lines
+
+
 def summarize_udp(steps):
     """{system: {best, first_lossy, steps}}: the highest rate stepped to with zero loss."""
     out = {}

@@ -92,11 +92,14 @@ def send_tcp_args(env, sc, prep, which, port):
     return args + ["--conn", ",".join(prep.files(sc["input"]))]
 
 
-def tcp(env, sc, prep, which, run_dir, profiler=None, read_back=None, extras=None):
+def tcp(env, sc, prep, which, run_dir, profiler=None, read_back=None, extras=None,
+        discard=None):
     """A TCP scenario (S1, S2, S3, S6, S7) for one system; returns the measurements. A profiler
     (perf_profile.Profiler) is attached to the system's process for the measured part. read_back
     (system -> dict like readback's) replaces the system's own count of what is on disk (S7).
-    extras (system -> dict) adds measurements of recd after the run (stalls.py)."""
+    extras (system -> dict) adds measurements of recd after the run (stalls.py). discard(run_dir)
+    replaces deleting the run's files afterwards (the cost curve keeps their inodes).
+    sc["finalize_poll_s"]: how often /metrics is polled for the last file (default 5 ms)."""
     fresh_dir(run_dir)
     states = prep.meta["states"]
     sysm = make_system(env, which, run_dir, sc)
@@ -114,6 +117,7 @@ def tcp(env, sc, prep, which, run_dir, profiler=None, read_back=None, extras=Non
         if which == "recd":  # CPU from here on is the run's, not start-up's (see _cpu_split)
             cpu_before = _cpu_split(sysm.proc.pid)
             faults_before = procs.minor_faults(sysm.proc.pid)
+            res["rss_before_kib"] = procs.status_kib(sysm.proc.pid, "VmRSS")  # the cost curve's base
         sender = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             if which == "recd":
@@ -126,7 +130,8 @@ def tcp(env, sc, prep, which, run_dir, profiler=None, read_back=None, extras=Non
                         f"recd did not take the stream within {timeout:.0f} s (it closes the "
                         f"connection after the last frame); its log ends: "
                         + systems.tail(os.path.join(sysm.dir, "recd.log")))
-                t_done = sysm.wait_finalized(prep.meta["sessions"], timeout, interval=0.005)
+                t_done = sysm.wait_finalized(prep.meta["sessions"], timeout,
+                                             interval=sc.get("finalize_poll_s", 0.005))
                 cpu_after = _cpu_split(sysm.proc.pid)
                 res["run_cpu_s"] = cpu_after[0] - cpu_before[0]
                 res["loop_cpu_s"] = cpu_after[1] - cpu_before[1]
@@ -158,8 +163,12 @@ def tcp(env, sc, prep, which, run_dir, profiler=None, read_back=None, extras=Non
     res["stop"] = stop
     rb = read_back(sysm) if read_back else sysm.readback()
     _finish(res, which, states, rb)
-    shutil.rmtree(run_dir, ignore_errors=True)
+    (discard or _delete_tree)(run_dir)
     return res
+
+
+def _delete_tree(path):
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def usage_of(sysm):

@@ -2,7 +2,8 @@
 """The benchmark scenarios and their sample budgets. `full` is `make bench` (about 8 minutes on
 2 cores, plus about 3 minutes the first time to generate the streams); `quick` is
 `make bench-quick` (about a minute, for CI); S8, the JetStream path, adds about two minutes to
-`full` and half a minute to `quick` on a busy machine. Every stream is generated
+`full` and half a minute to `quick` on a busy machine, and CURVE, the cost curve, about five
+minutes to `full` (it is not in `quick`). Every stream is generated
 from fixed seeds, so each system in a run, and each run, receives identical bytes. S1 and S2 run
 five times per system: their recd and raw runs last well under a second, and one run in six to
 ten lost most of its speed to the machine (the sender's CPU time rose tenfold, whichever system
@@ -47,6 +48,23 @@ FULL = {
                format="samp-onfoot", sessions=1000, samples=500_000, input="wire",
                partitions=8, nats_max_in_flight=100_000,
                systems=["recd", "raw", "nats-1", "nats-2"], reps=2, profile_system="nats-1"),
+    # The cost curve: recd alone, and the raw copy of the same bytes, as the sessions on one TCP
+    # connection grow from 1 to 100,000 at a fixed number of samples per run, for each kind of
+    # message. Every point is an ordinary TCP run (runs.tcp); see curve_points.
+    "CURVE": dict(kind="curve", title="cost curve: recd from 1 to 100,000 sessions on one TCP "
+                  "connection, by kind of message",
+                  sessions_axis=[1, 100, 10_000, 100_000],
+                  messages=[
+                      dict(name="on foot", format="samp-onfoot", input="wire",
+                           samples=2_000_000),
+                      dict(name="vehicle", format="samp-vehicle", scenario="drive",
+                           input="wire", samples=2_000_000, reps=1),
+                      dict(name="Recap", format="recap", input="wire", samples=500_000,
+                           gzip_level=1, reps=1),
+                      dict(name="on foot NDJSON", format="samp-onfoot", input="ndjson",
+                           samples=200_000, reps=1),
+                  ],
+                  systems=["recd", "raw"], reps=3),
 }
 
 QUICK = {
@@ -65,8 +83,31 @@ def title(sc):
     return sc["title"].format(**sc)
 
 
+def curve_points(sc):
+    """{point id: TCP scenario} of the cost curve: each kind of message at each session count,
+    with the same samples per run at every session count."""
+    points = {}
+    for msg in sc["messages"]:
+        for n in sc["sessions_axis"]:
+            pid = f"{msg['name'].replace(' ', '-').lower()}-{n}"
+            points[pid] = dict(kind="tcp", title=f"{{sessions:,}} sessions, {msg['name']}",
+                               message=msg["name"], format=msg["format"],
+                               scenario=msg.get("scenario", "walk"), input=msg["input"],
+                               sessions=n, samples=msg["samples"],
+                               gzip_level=msg.get("gzip_level", 6), encodings=[msg["input"]],
+                               systems=sc["systems"], reps=msg.get("reps", sc["reps"]),
+                               # a /metrics scrape walks the heap (mallinfo2), 10 ms of the loop
+                               # at 100,000 sessions: polled every 5 ms it took a quarter of
+                               # recd's time there
+                               finalize_poll_s=0.005 if n <= 1000 else 0.05 if n <= 10_000
+                               else 0.25)
+    return points
+
+
 def encodings(sc):
     """What benchgen must prepare for a scenario."""
+    if "encodings" in sc:
+        return sc["encodings"]
     if sc["kind"] == "udp":
         return ["wire", "syslog"]
     if sc["kind"] == "nats":

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "recd/carla.h"
+#include "support/id_index.h"
 #include "support/log.h"
 
 typedef struct live_actor {
@@ -30,6 +31,9 @@ typedef struct carla_session {
     bool replay_live;     /* this part begins with the live actors' EventAdds */
     live_actor *live;
     size_t nlive, cap;
+    /* Where each live actor is in live. An episode adds and deletes actors by the thousand: a
+     * scan per event would be quadratic in the live count. */
+    id_index index;
 } carla_session;
 
 static carla_session *cs_of(recd_session *s) { return s->format_data; }
@@ -91,10 +95,21 @@ static int start_part(recd_session *s, carla_session *cs, const recd_carla_frame
 
 static live_actor *find_live(carla_session *cs, uint32_t id)
 {
-    for (size_t i = 0; i < cs->nlive; i++)
-        if (cs->live[i].id == id)
-            return &cs->live[i];
-    return NULL;
+    int64_t k = id_index_find(&cs->index, id);
+    return k < 0 ? NULL : &cs->live[k];
+}
+
+/* Drops the live actor a (freeing its record); the last one takes its place. */
+static void drop_live(carla_session *cs, live_actor *a)
+{
+    size_t k = (size_t)(a - cs->live), last = cs->nlive - 1;
+    id_index_del(&cs->index, a->id);
+    free(a->record);
+    if (k != last) {
+        *a = cs->live[last];
+        (void)id_index_put(&cs->index, a->id, (uint32_t)k); /* replaces: needs no memory */
+    }
+    cs->nlive--;
 }
 
 /* Keeps the set of live actors: an add stores its record, a delete drops it. */
@@ -106,10 +121,8 @@ static int track_actor(carla_session *cs, const recd_carla_event *e)
                   (uint32_t)e->data[3] << 24;
     live_actor *a = find_live(cs, id);
     if (e->kind == RECD_CARLA_EVENT_DEL) {
-        if (a) {
-            free(a->record);
-            *a = cs->live[--cs->nlive];
-        }
+        if (a)
+            drop_live(cs, a);
         return 0;
     }
     if (e->kind != RECD_CARLA_EVENT_ADD)
@@ -128,6 +141,10 @@ static int track_actor(carla_session *cs, const recd_carla_event *e)
             }
             cs->live = n;
             cs->cap = cap;
+        }
+        if (cs->nlive >= UINT32_MAX || id_index_put(&cs->index, id, (uint32_t)cs->nlive) < 0) {
+            free(copy);
+            return -ENOMEM;
         }
         a = &cs->live[cs->nlive++];
     } else {
@@ -208,6 +225,7 @@ static void carla_free(recd_session *s)
     for (size_t i = 0; i < cs->nlive; i++)
         free(cs->live[i].record);
     free(cs->live);
+    id_index_free(&cs->index);
     free(cs->open.map);
     free(cs);
     s->format_data = NULL;

@@ -27,6 +27,7 @@ typedef struct manifest_store {
     char *next;    /* the text to store once it is done */
     int result;
     bool busy, orphan;
+    bool named; /* rel is the name the first store took (jobs only) */
 } manifest_store;
 
 typedef struct player_data {
@@ -40,10 +41,22 @@ typedef struct player_data {
 
 static void store_kick(manifest_store *st);
 
+/* The first store takes rel, or rel-1, rel-2 ... when another recording of the key has it; the
+ * later ones replace what the first took. */
 static void store_work(uv_work_t *req)
 {
     manifest_store *st = req->data;
-    st->result = recd_player_manifest_store(st->stage->root_fd, st->rel, st->writing);
+    if (st->named) {
+        st->result = recd_player_manifest_store(st->stage->root_fd, st->rel, st->writing);
+        return;
+    }
+    char chosen[RECD_PATH_MAX];
+    st->result = recd_confined_store_text_new(st->stage->root_fd, st->rel, st->writing, true,
+                                              chosen, sizeof chosen);
+    if (st->result == 0) {
+        memcpy(st->rel, chosen, sizeof st->rel);
+        st->named = true;
+    }
 }
 
 static void store_done(uv_work_t *req, int status)
@@ -97,21 +110,22 @@ static void store_manifest(recd_session *s)
     store_kick(pd->store);
 }
 
-/* The manifest lies beside the first part, named after it: ".../STEM.rec" gives ".../STEM.json"
- * (a session key may be recorded many times; each recording has its own manifest). */
+/* The manifest lies beside the first part, named after the session: ".../KEY.json". A key may
+ * be recorded many times into one folder: each recording keeps its own, the later ones as
+ * KEY-1.json, KEY-2.json ... (chosen by the first store). */
 static int store_new(recd_session *s, const char *first_part)
 {
     player_data *pd = s->format_data;
     manifest_store *st = calloc(1, sizeof *st);
     if (!st)
         return -ENOMEM;
-    size_t n = session_name_split(first_part, NULL);
-    if (n + sizeof ".json" > sizeof st->rel) {
+    size_t dir;
+    session_name_split(first_part, &dir);
+    int n = snprintf(st->rel, sizeof st->rel, "%.*s%s.json", (int)dir, first_part, s->key);
+    if (n < 0 || (size_t)n >= sizeof st->rel) {
         free(st);
         return -ENAMETOOLONG;
     }
-    memcpy(st->rel, first_part, n);
-    memcpy(st->rel + n, ".json", sizeof ".json");
     memcpy(st->key, s->key, sizeof st->key);
     st->stage = s->env->writer;
     pd->store = st;
@@ -135,6 +149,19 @@ static int unique_name(recd_session *s, const player_data *pd)
     if (n < 0 || (size_t)n >= sizeof rel)
         return 0; /* left to the writer's suffix */
     return session_rename_part(s, rel);
+}
+
+/* The writer gave part tag another name (another recording of the key took the one asked for,
+ * in the same second): the manifest lists the file as it is. */
+static void part_named(void *ctx, uint32_t tag, const char *rel, bool final)
+{
+    (void)final;
+    recd_session *s = ctx;
+    player_data *pd = s->format_data;
+    if (!pd || tag >= pd->manifest.nparts || strcmp(pd->manifest.parts[tag].path, rel) == 0)
+        return;
+    snprintf(pd->manifest.parts[tag].path, sizeof pd->manifest.parts[tag].path, "%s", rel);
+    store_manifest(s);
 }
 
 static recd_player_part *current(player_data *pd)
@@ -235,6 +262,7 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
             return 0;
         }
         snprintf(p->path, sizeof p->path, "%s", s->part->name);
+        writer_part_on_named(s->part, part_named, s, (uint32_t)(pd->manifest.nparts - 1));
         p->type = (recd_rec_type)s->rec_type;
         p->start_ms = s->rec_part_first;
         pd->in_part = true;

@@ -205,7 +205,7 @@ static void prepare_restart(recd_session *s, session_recap *r)
         return;
     uint64_t before = r->last_fed - r->part_first_tick; /* ticks before the last one written */
     recd_recap_header h = part_header(r);
-    h.start_ms = r->part_start_ms + (int64_t)(before * RECD_RECAP_TICK_MS);
+    h.start_ms = recd_recap_time_after(r->part_start_ms, (int64_t)before);
     recd_recap_encoder *e = NULL;
     int rc = recd_recap_encoder_new(&e, &h, &r->part_opt, recd_buf_sink(&r->restart_header));
     if (rc == 0)
@@ -285,7 +285,7 @@ static int rebase_header(uint8_t *header, size_t len, uint64_t ticks_dropped)
             return -ERANGE;
         frames -= (uint32_t)ticks_dropped;
     }
-    uint64_t start = (uint64_t)(h.start_ms + (int64_t)(ticks_dropped * RECD_RECAP_TICK_MS));
+    uint64_t start = (uint64_t)recd_recap_time_after(h.start_ms, (int64_t)ticks_dropped);
     for (unsigned i = 0; i < 8; i++) /* the start timestamp: big-endian, just before the end */
         header[end_off - 8 + i] = (uint8_t)(start >> (56 - 8 * i));
     return recd_recap_header_patch(header, len, frames, h.end_ms);

@@ -118,6 +118,10 @@ static void memory_drop(recd_session *s, session_ring *r, ring_growth why, bool 
 static void fit(recd_session *s, session_ring *r)
 {
     const recd_config *cfg = s->env->cfg;
+    /* Within both bounds, as always but after a reload that lowered one: two compares. */
+    if ((uint64_t)r->cap * r->block_len <= cfg->ring.session_bytes &&
+        s->env->ring_bytes <= cfg->ring.process_bytes)
+        return;
     size_t cap = r->cap, max = (size_t)(cfg->ring.session_bytes / r->block_len);
     ring_growth why = RING_AT_SESSION_BOUND;
     if (cap > max)

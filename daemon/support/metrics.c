@@ -36,6 +36,7 @@ struct recd_metric {
     size_t nseries;
     size_t stride; /* cells per series: 1, or buckets + the +Inf bucket + the sum for histograms */
     bool real;     /* the one cell holds a double's bits (recd_metrics_add_real) */
+    bool alias;    /* cells are another family's (recd_metrics_add_alias): not owned */
     _Atomic uint64_t *cells;
 };
 
@@ -52,7 +53,8 @@ void recd_metrics_free(recd_metrics *reg)
     if (!reg)
         return;
     for (size_t i = 0; i < reg->count; i++) {
-        free(reg->families[i]->cells);
+        if (!reg->families[i]->alias)
+            free(reg->families[i]->cells);
         free(reg->families[i]);
     }
     free(reg->families);
@@ -144,6 +146,22 @@ recd_metric *recd_metrics_add_real(recd_metrics *reg, recd_metric_type type, con
     recd_metric *m = recd_metrics_add(reg, type, name, help, NULL, 0, NULL, 0);
     if (m)
         m->real = true;
+    return m;
+}
+
+recd_metric *recd_metrics_add_alias(recd_metrics *reg, const recd_metric *of, const char *name,
+                                    const char *help)
+{
+    if (!of || of->alias)
+        return NULL;
+    recd_metric *m = recd_metrics_add(reg, of->type, name, help, of->labels, of->nlabels,
+                                      of->buckets, of->nbuckets);
+    if (!m)
+        return NULL;
+    free(m->cells);
+    m->cells = of->cells;
+    m->real = of->real;
+    m->alias = true;
     return m;
 }
 
@@ -454,6 +472,15 @@ static void add(recd_metrics *r, int *failed, recd_metric **slot, recd_metric_ty
         *failed = 1;
 }
 
+/* A renamed family's old name, kept for one release: the same cells under both names. */
+static void alias(recd_metrics *r, int *failed, recd_metric **slot, const recd_metric *of,
+                  const char *name, const char *help)
+{
+    *slot = recd_metrics_add_alias(r, of, name, help);
+    if (!*slot)
+        *failed = 1;
+}
+
 static void add_real(recd_metrics *r, int *failed, recd_metric **slot, recd_metric_type type,
                      const char *name, const char *help)
 {
@@ -486,8 +513,8 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         transport_format, 2);
     add(r, &bad, &m->in_bytes_total, C, "recd_in_bytes_total", "Bytes of accepted input messages.",
         transport_format, 2);
-    add(r, &bad, &m->bytes_in_total, C, "recd_bytes_in_total", DEPRECATED("recd_in_bytes_total"),
-        transport_format, 2);
+    alias(r, &bad, &m->bytes_in_total, m->in_bytes_total, "recd_bytes_in_total",
+          DEPRECATED("recd_in_bytes_total"));
     add(r, &bad, &m->decode_errors_total, C, "recd_decode_errors_total", "Input messages rejected, by reason.",
         reason_label, 1);
     add(r, &bad, &m->udp_gaps_total, C, "recd_udp_gaps_total", "UDP datagrams missing by sequence number.",
@@ -496,8 +523,8 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         "UDP datagrams dropped as duplicates.", NULL, 0);
     add(r, &bad, &m->written_bytes_total, C, "recd_written_bytes_total", "Bytes written to recording files.",
         NULL, 0);
-    add(r, &bad, &m->bytes_written_total, C, "recd_bytes_written_total", DEPRECATED("recd_written_bytes_total"),
-        NULL, 0);
+    alias(r, &bad, &m->bytes_written_total, m->written_bytes_total, "recd_bytes_written_total",
+          DEPRECATED("recd_written_bytes_total"));
     add(r, &bad, &m->files_finalized_total, C, "recd_files_finalized_total",
         "Recording files finalized (renamed from .part).", NULL, 0);
     add(r, &bad, &m->part_manifests_total, C, "recd_part_manifests_total",
@@ -552,8 +579,8 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         "Bytes accepted that never reached a file (a part replaced behind recd's back, or writes still "
         "failing at shutdown).",
         NULL, 0);
-    add(r, &bad, &m->bytes_lost_total, C, "recd_bytes_lost_total", DEPRECATED("recd_lost_bytes_total"), NULL,
-        0);
+    alias(r, &bad, &m->bytes_lost_total, m->lost_bytes_total, "recd_bytes_lost_total",
+          DEPRECATED("recd_lost_bytes_total"));
     add(r, &bad, &m->nats_connected, G, "recd_nats_connected",
         "nats:// inputs whose JetStream server is reachable now.", NULL, 0);
     add(r, &bad, &m->nats_partitions_owned, G, "recd_nats_partitions_owned",
@@ -616,7 +643,6 @@ void recd_metrics_input(recd_daemon_metrics *m, recd_m_transport t, recd_m_forma
     size_t s = recd_metric_series2(m->samples_total, (size_t)t, (size_t)f);
     recd_metric_add(m->samples_total, s, samples);
     recd_metric_add(m->in_bytes_total, s, bytes);
-    recd_metric_add(m->bytes_in_total, s, bytes);
 }
 
 void recd_metrics_decode_error(recd_daemon_metrics *m, recd_m_reason reason)
@@ -628,7 +654,6 @@ void recd_metrics_decode_error(recd_daemon_metrics *m, recd_m_reason reason)
 void recd_metrics_flush_done(recd_daemon_metrics *m, uint64_t bytes_written, double seconds)
 {
     recd_metric_add(m->written_bytes_total, 0, bytes_written);
-    recd_metric_add(m->bytes_written_total, 0, bytes_written);
     recd_metric_observe(m->flush_latency_seconds, 0, seconds);
 }
 
@@ -652,7 +677,6 @@ void recd_metrics_write_errors(recd_daemon_metrics *m, int err, uint64_t n)
 void recd_metrics_bytes_lost(recd_daemon_metrics *m, uint64_t n)
 {
     recd_metric_add(m->lost_bytes_total, 0, n);
-    recd_metric_add(m->bytes_lost_total, 0, n);
 }
 
 /* Seconds since boot at which this process started (/proc/self/stat field 22, in clock ticks) plus

@@ -41,6 +41,11 @@ recd_metric *recd_metrics_add(recd_metrics *reg, recd_metric_type type, const ch
                               const recd_metric_label *labels, size_t nlabels, const double *buckets,
                               size_t nbuckets);
 
+/* Another name for the family of (a rename's old name, kept for a release): the same type,
+ * labels and values, rendered under name with help; updates go to of. NULL as for _add. */
+recd_metric *recd_metrics_add_alias(recd_metrics *reg, const recd_metric *of, const char *name,
+                                    const char *help);
+
 /* Series index for the given label value indexes (one per label, in registration order); 0 for a
  * family without labels; RECD_METRIC_NO_SERIES when out of range (updates then do nothing). */
 size_t recd_metric_series(const recd_metric *m, const size_t *value_indexes);

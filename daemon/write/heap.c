@@ -3,6 +3,7 @@
 #include "heap.h"
 
 #include <limits.h>
+#include <time.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -10,7 +11,8 @@
 
 #define MMAP_THRESHOLD (4u << 20)
 #define HEAP_TRIM_MIN (16u << 20) /* a load that never buffered this much leaves the heap alone */
-#define HEAP_STATS_MS 1000u       /* how often heap_read_stats() asks the allocator */
+#define HEAP_STATS_MS 1000u       /* how often heap_read_stats() asks the allocator, at most */
+#define HEAP_STATS_SHARE 200u     /* ... and no more than 1/200 of the loop's time for it */
 
 void heap_configure(uint64_t keep_bytes)
 {
@@ -47,17 +49,32 @@ bool heap_release_due(heap_release *h, uint64_t buffered, uint64_t now_ms, uint6
     return true;
 }
 
+uint64_t heap_stats_interval_ms(uint64_t read_ns)
+{
+    uint64_t scaled = read_ns / 1000000u * HEAP_STATS_SHARE;
+    return scaled > HEAP_STATS_MS ? scaled : HEAP_STATS_MS;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 heap_stats heap_read_stats(uint64_t now_ms)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-    static uint64_t read_ms;
+    static uint64_t read_ms, interval_ms;
     static heap_stats last;
     static bool read_once;
-    if (!read_once || now_ms - read_ms >= HEAP_STATS_MS) {
-        struct mallinfo2 mi = mallinfo2();
+    if (!read_once || now_ms - read_ms >= interval_ms) {
+        uint64_t t0 = mono_ns();
+        struct mallinfo2 mi = mallinfo2(); /* walks the free lists: long with a large heap */
         last.in_use = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
         last.free = (uint64_t)mi.fordblks;
         read_ms = now_ms;
+        interval_ms = heap_stats_interval_ms(mono_ns() - t0);
         read_once = true;
     }
     return last;

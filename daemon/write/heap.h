@@ -45,8 +45,12 @@ void heap_configure(uint64_t keep_bytes);
 bool heap_release_due(heap_release *h, uint64_t buffered, uint64_t now_ms, uint64_t *pad);
 
 /* The allocator's figures (glibc: read at most once a second, since reading them walks the free
- * lists); zeros where they are unavailable. */
+ * lists, and less often when that walk is slow: with 100,000 sessions it takes about 20 ms of the
+ * loop); zeros where they are unavailable. */
 heap_stats heap_read_stats(uint64_t now_ms);
+/* How long heap_read_stats() waits after a read that took read_ns: a second, or 200 times the
+ * read, so the walk takes at most half a percent of the loop. */
+uint64_t heap_stats_interval_ms(uint64_t read_ns);
 
 /* Called once per tick with the allocator's figures. True when the heap should be trimmed because
  * its free memory stayed above what is in use (and above HEAP_TRIM_MIN) for a whole window: *pad

@@ -332,6 +332,15 @@ int writer_set_restart(writer_stage *w, writer_queue *q, writer_part *p, recd_bu
 
 void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase) { p->rebase = rebase; }
 
+void writer_part_on_named(writer_part *p, void (*fn)(void *ctx, uint32_t tag, const char *rel,
+                                                     bool final),
+                          void *ctx, uint32_t tag)
+{
+    p->on_named = fn;
+    p->on_named_ctx = ctx;
+    p->on_named_tag = tag;
+}
+
 void writer_part_set_sidecar(writer_part *p, writer_sidecar *sc)
 {
     if (p->sidecar && p->sidecar != sc)
@@ -408,6 +417,7 @@ static void part_release(const writer_file_ops *ops, open_part *op)
         if (name) {
             free(p->name);
             p->name = name;
+            p->renamed = true;
         }
     }
     p->size = op->file.size;
@@ -827,6 +837,11 @@ static void job_after(uv_work_t *req, int status)
     writer_batch *b = j->batches;
     while (b != j->stopped_at) {
         writer_batch *next = b->next;
+        writer_part *p = b->part;
+        if (p->renamed && p->on_named) {
+            p->renamed = false;
+            p->on_named(p->on_named_ctx, p->on_named_tag, p->name, p->finalized);
+        }
         j->result.released += b->data.len + b->restart.len;
         if (b->part == j->result.last)
             j->result.last_released += b->data.len;

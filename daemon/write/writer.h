@@ -49,6 +49,7 @@ typedef struct writer_part {
     int gzip_level; /* Recap members: the level recorded in the part's header */
     bool created, broken, finalized;
     bool progress_warned; /* a store of its progress sidecar failed (logged once) */
+    bool renamed;         /* a job gave it another name than it had (jobs set, job_after clears) */
     uint64_t size, bytes_written, dev, ino; /* identity and length of the created .part */
     /* Bytes a file of this part starts with (.rec: its header), or NULL: when the .part vanishes
      * (the output root was removed), the bytes still queued go to a new file that starts with
@@ -62,6 +63,10 @@ typedef struct writer_part {
     uint64_t units_dropped;
     writer_rebase_fn rebase;
     writer_sidecar *sidecar; /* stored once the part is finalized, or NULL (owned) */
+    /* writer_part_on_named(): told the part's new name on the loop thread, or NULL */
+    void (*on_named)(void *ctx, uint32_t tag, const char *rel, bool final);
+    void *on_named_ctx;
+    uint32_t on_named_tag;
     char *progress_name; /* its in-progress sidecar as stored (jobs only), or NULL */
     /* Loop thread only. Bytes sealed for the part so far: while no member was queued (packed
      * false) that is the file offset where the open batch will land. */
@@ -152,6 +157,14 @@ int writer_part_set_preamble(writer_part *p, const void *data, size_t len);
 int writer_set_restart(writer_stage *w, writer_queue *q, writer_part *p, recd_buf *plain,
                        recd_buf *member, uint64_t units_dropped);
 void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase);
+/* Tells fn(ctx, tag, rel, final) on the loop thread, once the job that did it completes, that
+ * the part got another name than it was asked for: its file was created under a collision
+ * suffix (rel is the name without ".part"), or finalized under one (final true). ctx must live
+ * until the part's end has been written. Loop thread, before the part's first job. */
+void writer_part_on_named(writer_part *p, void (*fn)(void *ctx, uint32_t tag, const char *rel,
+                                                     bool final),
+                          void *ctx, uint32_t tag);
+
 /* Gives p a sidecar (replacing and freeing any earlier one). Loop thread, before the part is
  * ended. */
 void writer_part_set_sidecar(writer_part *p, writer_sidecar *sc);

@@ -115,6 +115,7 @@ PY
 check_session() { # NAME SCALE
     manifest=$(find "$tmp/out" -path "*/$1/*.json" -type f)
     [ "$(printf '%s\n' "$manifest" | grep -c .)" -eq 1 ] || { fail "$1: manifests: '$manifest'"; return; }
+    [ "$(basename "$manifest")" = "$1.json" ] || fail "$1: the manifest is $(basename "$manifest"), not $1.json"
     parts=$(python3 "$tmp/check.py" "$tmp/out" "$manifest" "$2" 2>"$tmp/check.err") ||
         { fail "$1: $(tail -1 "$tmp/check.err")"; return; }
     n=$(find "$tmp/out" -path "*/$1/*.rec" -type f | grep -c .)
@@ -140,6 +141,20 @@ recd_pid=
 check_session walk-ndjson 1
 check_session walk-binary 1
 check_session walk-quick 10
+
+# One key recorded twice: each recording has its own manifest, the second as KEY-1.json, and
+# each lists its own three parts.
+start
+python3 "$tmp/send.py" "$tcp" walk-twice ndjson 10 || fail "send walk-twice"
+python3 "$tmp/send.py" "$tcp" walk-twice ndjson 10 || fail "send walk-twice again"
+kill -TERM "$recd_pid"
+wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
+recd_pid=
+twice=$(find "$tmp/out" -path "*/walk-twice/*.json" -type f -printf '%f\n' | sort | tr '\n' ' ')
+[ "$twice" = "walk-twice-1.json walk-twice.json " ] || fail "walk-twice: manifests '$twice'"
+listed=$(python3 -c 'import json,sys; print(" ".join(sorted(p["path"] for f in sys.argv[1:] for p in json.load(open(f))["parts"])))' "$tmp"/out/*/walk-twice/*.json)
+[ "$(find "$tmp/out" -path "*/walk-twice/*.rec" -type f | wc -l)" -eq 6 ] || fail "walk-twice: not 6 parts"
+[ "$(printf '%s' "$listed" | tr ' ' '\n' | sort -u | wc -l)" -eq 6 ] || fail "walk-twice: parts listed: $listed"
 
 # kill -9 with the last part open: recovery finalizes it and completes the manifest.
 start

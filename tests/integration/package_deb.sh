@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Builds the Debian packages of this build tree with CPack (`make deb` does the same), unpacks them
-# into a scratch root with `dpkg -x` and checks that every file is there, that the control data
+# Takes the Debian packages of this build tree (built by package_build, `make deb` builds the same),
+# unpacks them into a scratch root with `dpkg -x` and checks that every file is there, that the control data
 # (dependencies, conffiles, maintainer scripts) is right, that the installed recd.service names the
 # installed binary and config (systemd-analyze verify --root when systemd-analyze exists, an
 # offline check always), that `man` finds the pages, and that the maintainer scripts succeed
@@ -11,7 +11,7 @@ if grep -q '^RECD_SANITIZE:BOOL=ON' "$RECD_BUILD_DIR/CMakeCache.txt"; then
     echo "SKIP: sanitizer build; packages are built from the normal build"
     exit 77
 fi
-for tool in cpack dpkg-deb dpkg; do
+for tool in dpkg-deb dpkg; do
     command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool not installed"; exit 77; }
 done
 [ -n "${RECD:-}" ] || { echo "SKIP: this build has no recd (libuv or libyaml missing)"; exit 77; }
@@ -20,15 +20,11 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-if ! cpack -G DEB --config "$RECD_BUILD_DIR/CPackConfig.cmake" -B "$tmp/pkg" >"$tmp/cpack.log" 2>&1; then
-    cat "$tmp/cpack.log" >&2
-    echo "FAIL: cpack -G DEB failed" >&2
-    exit 1
-fi
+pkg="$RECD_BUILD_DIR/test-packages" # the package_build fixture's output
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$RECD_BUILD_DIR/CMakeCache.txt")
-deb() { ls "$tmp/pkg/$1"_*.deb 2>/dev/null | head -n 1; }
+deb() { ls "$pkg/$1"_*.deb 2>/dev/null | head -n 1; }
 for p in recd rectool librecd0 librecd-dev; do
-    [ -n "$(deb $p)" ] || fail "no $p package built"
+    [ -n "$(deb $p)" ] || fail "no $p package in $pkg (the package_build test builds them: ctest -R package_)"
 done
 [ "$failures" -eq 0 ] || exit 1
 

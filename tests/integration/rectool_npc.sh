@@ -60,6 +60,80 @@ x=$(python3 -c 'import json,struct,sys; v = json.load(open(sys.argv[1]))["positi
 "$RECTOOL" npc script "$dir/a.json" --dialect openmp --name Bob_NPC | grep -qF '#define RECD_NPC_NAME "Bob_NPC"' ||
     fail "--name to standard output"
 
+# Each script through a compiler of the PAWN family: embryo_cc (Debian's libembryo-bin) is the
+# Small 2 compiler that pawncc grew from. Against declarations of the natives and callbacks the
+# scripts use, with the signatures of SA-MP's a_npc.inc, open.mp's omp_npc.inc and FCNPC.inc
+# (written here, not copied), it checks syntax, every name and every call's argument count. It
+# does not check tags the way pawncc does, and no server ran the scripts.
+compiled=0
+if command -v embryo_cc >/dev/null 2>&1; then
+    inc="$tmp/inc"
+    mkdir -p "$inc"
+    cat >"$inc/a_npc.inc" <<'INC'
+#define PLAYER_RECORDING_TYPE_NONE 0
+#define PLAYER_RECORDING_TYPE_DRIVER 1
+#define PLAYER_RECORDING_TYPE_ONFOOT 2
+native format(output[], len, const format[], {Float,_}:...);
+native SendCommand(commandtext[]);
+native StartRecordingPlayback(playbacktype, recordname[]);
+forward OnNPCSpawn();
+forward OnRecordingPlaybackEnd();
+forward OnNPCEnterVehicle(vehicleid, seatid);
+forward OnNPCExitVehicle();
+INC
+    cat >"$inc/a_samp.inc" <<'INC'
+#define INVALID_PLAYER_ID 0xFFFF
+#define INVALID_VEHICLE_ID 0xFFFF
+native CreateVehicle(vehicletype, Float:x, Float:y, Float:z, Float:rotation, color1, color2,
+                     respawn_delay, bool:addsiren = false);
+native DestroyVehicle(vehicleid);
+forward OnFilterScriptInit();
+forward OnFilterScriptExit();
+INC
+    { cat "$inc/a_samp.inc"; cat <<'INC'
+#define INVALID_NPC_ID (-1)
+native NPC_Create(const name[]);
+native NPC_Spawn(npcid);
+native NPC_SetPos(npcid, Float:x, Float:y, Float:z);
+native bool:NPC_PutInVehicle(npcid, vehicleid, seatid);
+native bool:NPC_RemoveFromVehicle(npcid);
+native bool:NPC_StartPlayback(npcid, const recordName[], bool:autoUnload = false, Float:startX = 0.0,
+                              Float:startY = 0.0, Float:startZ = 0.0, Float:rotX = 0.0,
+                              Float:rotY = 0.0, Float:rotZ = 0.0);
+forward OnNPCPlaybackEnd(npcid, recordid);
+INC
+    } >"$inc/open.mp.inc"
+    cat >"$inc/FCNPC.inc" <<'INC'
+#define FCNPC_INVALID_RECORD_ID -1
+native FCNPC_Create(const name[]);
+native FCNPC_Spawn(npcid, skinid, Float:x, Float:y, Float:z);
+native FCNPC_PutInVehicle(npcid, vehicleid, seatid);
+native FCNPC_RemoveFromVehicle(npcid);
+native FCNPC_StartPlayingPlayback(npcid, file[] = "", recordid = FCNPC_INVALID_RECORD_ID,
+                                  bool:auto_unload = false, Float:delta_x = 0.0,
+                                  Float:delta_y = 0.0, Float:delta_z = 0.0, Float:delta_qw = 0.0,
+                                  Float:delta_qx = 0.0, Float:delta_qy = 0.0, Float:delta_qz = 0.0);
+forward FCNPC_OnFinishPlayback(npcid);
+INC
+    # The checker must catch what it is here for: a wrong argument count, an unknown native.
+    sed 's/FCNPC_PutInVehicle(recd_npc, /FCNPC_PutInVehicle(/' "$tmp/bob.fcnpc.pwn" >"$tmp/arity.pwn"
+    sed 's/NPC_RemoveFromVehicle(/NPC_LeaveVehicle(/' "$tmp/bob.openmp.pwn" >"$tmp/unknown.pwn"
+    for bad in arity unknown; do
+        (cd "$tmp" && embryo_cc "$bad.pwn" -i "$inc" -o "$bad.amx" >"$bad.cc" 2>&1) &&
+            fail "embryo_cc accepted the broken $bad.pwn"
+    done
+    for d in samp openmp fcnpc; do
+        if ! (cd "$tmp" && embryo_cc "bob.$d.pwn" -i "$inc" -o "bob.$d.amx" >"$d.cc" 2>&1) ||
+            [ -s "$tmp/$d.cc" ]; then
+            fail "$d: embryo_cc: $(cat "$tmp/$d.cc")"
+        else
+            compiled=$((compiled + 1))
+        fi
+    done
+else
+    echo "rectool_npc: embryo_cc is not installed (libembryo-bin): the scripts were not compiled" >&2
+fi
+
 # refusals
 "$RECTOOL" npc script "$dir/a.json" --dialect rage >/dev/null 2>&1
 [ $? -eq 2 ] || fail "an unknown dialect is not a usage error"
@@ -75,4 +149,4 @@ mv "$dir/c.rec" "$dir/c.moved"
 [ $? -eq 3 ] || fail "a missing part is not an I/O error"
 [ ! -e "$tmp/missing.pwn" ] || fail "a script was written with a part missing"
 [ "$failures" -eq 0 ] || exit 1
-echo "rectool npc script: samp, openmp and fcnpc OK"
+echo "rectool npc script: samp, openmp and fcnpc OK ($compiled compiled by embryo_cc)"

@@ -2,7 +2,8 @@
 # README.md's "The first five minutes" and "rectool examples" work as written, in order, from an
 # empty folder: every file a command reads was made by an earlier command, every command exits as
 # its comment says (0 unless it says "exit 1"), and recd records the car. recd runs as `make run`
-# starts it, but on free ports; the examples' 127.0.0.1:7070 is replaced by the port it bound.
+# starts it (recording into ./recordings), but on free ports; the examples' 127.0.0.1:7070 is
+# replaced by the port it bound.
 # Skipped: the `make run` block itself, the 100-session synthetic load and the auth-token send.
 set -u
 : "${RECD_SOURCE_DIR:?}" "${RECTOOL:?}"
@@ -12,7 +13,7 @@ require_recd
 recd_tmpdir readme_first_steps
 
 mkdir -p "$tmp/repo/scratch"
-start_recd "$tmp/recd.log" --output "$tmp/repo/scratch/recordings" --listen tcp://127.0.0.1:0 \
+start_recd "$tmp/recd.log" --output "$tmp/repo/recordings" --listen tcp://127.0.0.1:0 \
     --listen udp://127.0.0.1:0 --metrics 127.0.0.1:0
 
 # The shell lines of the two sections' ```sh blocks, continuation lines joined.
@@ -44,7 +45,7 @@ awk '
             "$expected" "$expected" "$command"
         # recd finalizes a closed session's file (renames it from .part) after send returns.
         case "$command" in
-            *'$R send '*) echo 'for _ in $(seq $((100 * ${RECD_TEST_TIME_SCALE:-1}))); do [ -n "$(find recordings -type f 2>/dev/null)" ] && [ -z "$(find recordings -name "*.part" 2>/dev/null)" ] && break; sleep 0.1; done' ;;
+            *'$R send '*) echo 'for _ in $(seq $((100 * ${RECD_TEST_TIME_SCALE:-1}))); do [ -n "$(find ../recordings -type f 2>/dev/null)" ] && [ -z "$(find ../recordings -name "*.part" 2>/dev/null)" ] && break; sleep 0.1; done' ;;
         esac
     done <"$tmp/lines"
     echo 'exit $((failures > 255 ? 255 : failures))' # an exit code wraps at 256
@@ -52,12 +53,12 @@ awk '
 
 (cd "$tmp/repo" && OUT="$tmp/out" bash "$tmp/run.sh")
 failures=$?
-ls "$tmp/repo/scratch/recordings/samp-vehicle/car/"*.rec >/dev/null 2>&1 ||
-    { echo "FAIL: recd recorded no scratch/recordings/samp-vehicle/car/*.rec" >&2; failures=$((failures + 1)); }
-extra=$(ls -A "$tmp/repo" | grep -vx scratch)
-[ -z "$extra" ] || { echo "FAIL: the README's commands left files outside scratch/: $extra" >&2; failures=$((failures + 1)); }
+ls "$tmp/repo/recordings/samp-vehicle/car/"*.rec >/dev/null 2>&1 ||
+    { echo "FAIL: recd recorded no recordings/samp-vehicle/car/*.rec" >&2; failures=$((failures + 1)); }
+extra=$(ls -A "$tmp/repo" | grep -vx -e scratch -e recordings)
+[ -z "$extra" ] || { echo "FAIL: the README's commands left files outside scratch/ and recordings/: $extra" >&2; failures=$((failures + 1)); }
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed" >&2
     exit 1
 fi
-echo "readme_first_steps: README's first five minutes and rectool examples run as written, inside scratch/"
+echo "readme_first_steps: README's first five minutes and rectool examples run as written, inside scratch/ and recordings/"

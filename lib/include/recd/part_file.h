@@ -45,6 +45,11 @@ RECD_API int recd_confined_parent(int root_fd, const char *rel, bool create, con
  * 0 or a negative errno (the temporary file is removed on failure). For small sidecar files:
  * part manifests, samp-player manifests. */
 RECD_API int recd_confined_store_text(int root_fd, const char *rel, const char *text, bool sync);
+/* The same for a file that must not replace another: when rel exists, it is stored as rel-1,
+ * rel-2, ... before the extension (recd_rename_noreplace); chosen receives the name it took,
+ * relative to the root. */
+RECD_API int recd_confined_store_text_new(int root_fd, const char *rel, const char *text,
+                                          bool sync, char *chosen, size_t chosen_cap);
 
 /* Removes the file root_fd/rel, confined like recd_confined_parent. 0 or a negative errno
  * (-ENOENT when it is not there). */

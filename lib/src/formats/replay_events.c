@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,20 +32,27 @@ static int check_event(const recd_replay_event *ev)
 int recd_replay_event_jsonl(const recd_replay_event *ev, recd_buf *out)
 {
     int rc = check_event(ev);
-    char t[40], ints[64];
-    if (rc < 0 || msg_format_f64(ev->t, t) < 0)
-        return rc < 0 ? rc : -EINVAL;
-    snprintf(ints, sizeof ints, ",\"t_raw\":%" PRId64 ",\"actor\":%" PRId64 ",\"kind\":", ev->t_raw,
-             ev->actor);
-    if ((rc = msg_buf_puts(out, "{\"source\":")) < 0 ||
-        (rc = msg_json_append_string(out, ev->source, strlen(ev->source))) < 0 ||
-        (rc = msg_buf_puts(out, ",\"t\":")) < 0 || (rc = msg_buf_puts(out, t)) < 0 ||
-        (rc = msg_buf_puts(out, ints)) < 0 ||
-        (rc = msg_json_append_string(out, ev->kind, strlen(ev->kind))) < 0 ||
-        (rc = msg_buf_puts(out, ",\"fields\":")) < 0 ||
-        (rc = recd_buf_append(out, ev->fields, ev->fields_len)) < 0)
+    if (rc < 0)
         return rc;
-    return msg_buf_puts(out, "}\n");
+    if (!isfinite(ev->t))
+        return -EINVAL;
+    size_t start = out->len;
+    if ((rc = recd_buf_append(out, "{\"source\":", 10)) < 0 ||
+        (rc = msg_json_append_string(out, ev->source, strlen(ev->source))) < 0 ||
+        (rc = recd_buf_append(out, ",\"t\":", 5)) < 0 || (rc = msg_buf_put_f64(out, ev->t)) < 0 ||
+        (rc = recd_buf_append(out, ",\"t_raw\":", 9)) < 0 ||
+        (rc = msg_buf_put_i64(out, ev->t_raw)) < 0 ||
+        (rc = recd_buf_append(out, ",\"actor\":", 9)) < 0 ||
+        (rc = msg_buf_put_i64(out, ev->actor)) < 0 ||
+        (rc = recd_buf_append(out, ",\"kind\":", 8)) < 0 ||
+        (rc = msg_json_append_string(out, ev->kind, strlen(ev->kind))) < 0 ||
+        (rc = recd_buf_append(out, ",\"fields\":", 10)) < 0 ||
+        (rc = recd_buf_append(out, ev->fields, ev->fields_len)) < 0 ||
+        (rc = recd_buf_append(out, "}\n", 2)) < 0) {
+        out->len = start;
+        return rc;
+    }
+    return 0;
 }
 
 int recd_replay_event_csv_header(recd_buf *out)

@@ -12,9 +12,11 @@
 
 #include "base/bytes.h"
 
-#define SCALAR(csv, type) {csv, csv, NULL, -1, 0, type, 0, 0}
-#define BITS(csv, n) {csv, csv, NULL, -1, 0, MF_BITS, n, 0}
-#define ELEM(csv, key, i, n) {csv, key, NULL, i, n, MF_F32, 0, 0}
+#define LEN(s) ((uint8_t)(sizeof(s) - 1))
+#define SCALAR(csv, type) {csv, csv, NULL, -1, 0, type, 0, 0, LEN(csv), 0}
+#define BITS(csv, n) {csv, csv, NULL, -1, 0, MF_BITS, n, 0, LEN(csv), 0}
+#define ELEM(csv, key, i, n) {csv, key, NULL, i, n, MF_F32, 0, 0, LEN(key), 0}
+#define MEMBER(csv, key, sub, type, bits) {csv, key, sub, -1, 0, type, bits, 0, LEN(key), LEN(sub)}
 #define VEC3(name) ELEM(name "_x", name, 0, 3), ELEM(name "_y", name, 1, 3), ELEM(name "_z", name, 2, 3)
 #define QUAT(name)                                                                                \
     ELEM(name "_w", name, 0, 4), ELEM(name "_x", name, 1, 4), ELEM(name "_y", name, 2, 4),        \
@@ -36,12 +38,12 @@ static const msg_field onfoot_fields[] = {
     VEC3("surf_offset"),
     SCALAR("surf_id", MF_U16),
     SCALAR("anim_id", MF_U16),
-    {"anim_frame_delta", "anim_flags", "frame_delta", -1, 0, MF_BITS, 8, 0},
-    {"anim_loop", "anim_flags", "loop", -1, 0, MF_BOOL, 1, 0},
-    {"anim_lock_x", "anim_flags", "lock_x", -1, 0, MF_BOOL, 1, 0},
-    {"anim_lock_y", "anim_flags", "lock_y", -1, 0, MF_BOOL, 1, 0},
-    {"anim_freeze", "anim_flags", "freeze", -1, 0, MF_BOOL, 1, 0},
-    {"anim_time", "anim_flags", "time", -1, 0, MF_BITS, 4, 0},
+    MEMBER("anim_frame_delta", "anim_flags", "frame_delta", MF_BITS, 8),
+    MEMBER("anim_loop", "anim_flags", "loop", MF_BOOL, 1),
+    MEMBER("anim_lock_x", "anim_flags", "lock_x", MF_BOOL, 1),
+    MEMBER("anim_lock_y", "anim_flags", "lock_y", MF_BOOL, 1),
+    MEMBER("anim_freeze", "anim_flags", "freeze", MF_BOOL, 1),
+    MEMBER("anim_time", "anim_flags", "time", MF_BITS, 4),
 };
 
 static const msg_field vehicle_fields[] = {
@@ -61,9 +63,9 @@ static const msg_field vehicle_fields[] = {
     SCALAR("siren", MF_U8),
     SCALAR("landing_gear", MF_U8),
     SCALAR("trailer_id", MF_U16),
-    {"hydra_thrust_0", "hydra_thrust", NULL, 0, 2, MF_U16, 0, 1},
-    {"hydra_thrust_1", "hydra_thrust", NULL, 1, 2, MF_U16, 0, 1},
-    {"train_speed", "train_speed", NULL, -1, 0, MF_F32, 0, 2},
+    {"hydra_thrust_0", "hydra_thrust", NULL, 0, 2, MF_U16, 0, 1, LEN("hydra_thrust"), 0},
+    {"hydra_thrust_1", "hydra_thrust", NULL, 1, 2, MF_U16, 0, 1, LEN("hydra_thrust"), 0},
+    {"train_speed", "train_speed", NULL, -1, 0, MF_F32, 0, 2, LEN("train_speed"), 0},
 };
 
 #define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))

@@ -32,6 +32,7 @@ typedef struct msg_field {
     msg_ftype type;
     unsigned bits;
     int alt;
+    uint8_t key_len, sub_len; /* strlen of key and sub (0 without one): the JSON reader's keys */
 } msg_field;
 
 typedef struct msg_value {
@@ -80,6 +81,12 @@ int msg_g_precision(double d, int prec);
 /* Shortest decimal text that reads back as exactly d ("-0.0" included). -EINVAL for NaN/Inf.
  * buf must hold 40 bytes. */
 int msg_format_f64(double d, char buf[40]);
+/* Append the decimal text of an integer, or msg_format_f32/f64's text, straight into out
+ * (no printf, no copy); -EINVAL for NaN/Inf. */
+int msg_buf_put_i64(recd_buf *out, int64_t v);
+int msg_buf_put_u64(recd_buf *out, uint64_t v);
+int msg_buf_put_f32(recd_buf *out, float f);
+int msg_buf_put_f64(recd_buf *out, double d);
 /* Standard base64 with padding. */
 int msg_base64_append(recd_buf *out, const uint8_t *data, size_t len);
 /* Decodes into out (appending); false when s is not canonical padded base64. */

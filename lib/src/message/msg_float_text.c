@@ -24,17 +24,37 @@
 typedef unsigned __int128 u128;
 
 typedef struct {
-    uint8_t dig[EXACT_DIGITS]; /* leading digit first; dig[0] != 0 */
-    int n;                     /* digits kept, at most EXACT_DIGITS */
-    uint64_t d19;              /* dig[] as one 19-digit integer (< 10^19 < 2^64) */
-    int exp10;                 /* the power of ten of dig[0] */
-    bool sticky;               /* a nonzero digit follows dig[n - 1] */
+    uint64_t d19; /* the first n digits as one 19-digit integer, zeros after (< 10^19 < 2^64) */
+    int n;        /* digits kept, at most EXACT_DIGITS */
+    int exp10;    /* the power of ten of the leading digit (never 0) */
+    bool sticky;  /* a nonzero digit follows the first n */
 } exact_dec;
 
-/* The leading want (<= EXACT_DIGITS) decimal digits of mant * 2^e2 (0 < mant < 2^56). false
- * when the integer part or the fraction times 10 would not fit 128 bits. */
-static bool exact_digits(uint64_t mant, int e2, int want, exact_dec *o)
+static const uint64_t pow10_table[EXACT_DIGITS + 1] = {
+    UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
+    UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+    UINT64_C(10000000000), UINT64_C(100000000000), UINT64_C(1000000000000),
+    UINT64_C(10000000000000), UINT64_C(100000000000000), UINT64_C(1000000000000000),
+    UINT64_C(10000000000000000), UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+    UINT64_C(10000000000000000000)};
+
+/* 5^0 .. 5^27, the powers of five that fit 64 bits. */
+static const uint64_t pow5_table[28] = {
+    UINT64_C(1), UINT64_C(5), UINT64_C(25), UINT64_C(125), UINT64_C(625), UINT64_C(3125),
+    UINT64_C(15625), UINT64_C(78125), UINT64_C(390625), UINT64_C(1953125), UINT64_C(9765625),
+    UINT64_C(48828125), UINT64_C(244140625), UINT64_C(1220703125), UINT64_C(6103515625),
+    UINT64_C(30517578125), UINT64_C(152587890625), UINT64_C(762939453125),
+    UINT64_C(3814697265625), UINT64_C(19073486328125), UINT64_C(95367431640625),
+    UINT64_C(476837158203125), UINT64_C(2384185791015625), UINT64_C(11920928955078125),
+    UINT64_C(59604644775390625), UINT64_C(298023223876953125), UINT64_C(1490116119384765625),
+    UINT64_C(7450580596923828125)};
+
+/* exact_digits one digit at a time: any mant * 2^e2 whose integer part and fraction times 10
+ * fit 128 bits. The slow path for magnitudes exact_digits_scaled does not cover. */
+static bool exact_digits_by_digit(uint64_t mant, int e2, exact_dec *o)
 {
+    const int want = EXACT_DIGITS;
+    uint8_t dig[EXACT_DIGITS];
     u128 ip, frac = 0, mask = 0;
     int fb = 0; /* bits in the fraction */
     if (e2 >= 0) {
@@ -64,7 +84,7 @@ static bool exact_digits(uint64_t mant, int e2, int want, exact_dec *o)
         o->exp10 = c - 1;
         for (int i = c - 1; i >= 0; i--) {
             if (n < want)
-                o->dig[n++] = rev[i];
+                dig[n++] = rev[i];
             else if (rev[i])
                 o->sticky = true;
         }
@@ -77,7 +97,7 @@ static bool exact_digits(uint64_t mant, int e2, int want, exact_dec *o)
             uint8_t d = (uint8_t)(f64 >> fb);
             f64 &= m64;
             if (d) {
-                o->dig[n++] = d;
+                dig[n++] = d;
                 break;
             }
             o->exp10--;
@@ -91,7 +111,7 @@ static bool exact_digits(uint64_t mant, int e2, int want, exact_dec *o)
             uint8_t d = (uint8_t)(frac >> fb);
             frac &= mask;
             if (d) {
-                o->dig[n++] = d;
+                dig[n++] = d;
                 break;
             }
             o->exp10--;
@@ -101,34 +121,93 @@ static bool exact_digits(uint64_t mant, int e2, int want, exact_dec *o)
         uint64_t f64 = (uint64_t)frac, m64 = (uint64_t)mask;
         while (n < want && f64) {
             f64 *= 10;
-            o->dig[n++] = (uint8_t)(f64 >> fb);
+            dig[n++] = (uint8_t)(f64 >> fb);
             f64 &= m64;
         }
         frac = f64;
     }
     while (n < want && frac) {
         frac *= 10;
-        o->dig[n++] = (uint8_t)(frac >> fb);
+        dig[n++] = (uint8_t)(frac >> fb);
         frac &= mask;
     }
     while (n < want)
-        o->dig[n++] = 0;
+        dig[n++] = 0;
     if (frac)
         o->sticky = true;
     o->n = want;
     o->d19 = 0;
     for (int i = 0; i < EXACT_DIGITS; i++)
-        o->d19 = o->d19 * 10 + (i < want ? o->dig[i] : 0);
+        o->d19 = o->d19 * 10 + (i < want ? dig[i] : 0);
     return true;
 }
 
-static const uint64_t pow10_table[EXACT_DIGITS + 1] = {
-    UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
-    UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
-    UINT64_C(10000000000), UINT64_C(100000000000), UINT64_C(1000000000000),
-    UINT64_C(10000000000000), UINT64_C(100000000000000), UINT64_C(1000000000000000),
-    UINT64_C(10000000000000000), UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
-    UINT64_C(10000000000000000000)};
+/* floor(k * log10(2)) for |k| < 1600 (78913 / 2^18 is log10(2) to 6 digits). */
+static int floor_log10_pow2(int k)
+{
+    return k >= 0 ? (int)(((int64_t)k * 78913) >> 18) : -(int)((((int64_t)-k * 78913) >> 18) + 1);
+}
+
+/* exact_digits with a single multiplication: the first 19 digits of v = mant * 2^e2 are
+ * floor(v * 10^s) for s = 18 - exp10, and v * 10^s = mant * 5^s * 2^(e2 + s) is exact in 128
+ * bits when mant * 5^s fits (or, for s < 0, when mant << e2 fits and 10^-s divides it out).
+ * exp10 comes from the binary exponent: it is the estimate or one more. false when the numbers
+ * do not fit (tiny or huge magnitudes), and exact_digits_by_digit decides. */
+static bool exact_digits_scaled(uint64_t mant, int e2, exact_dec *o)
+{
+    int mant_bits = 64 - __builtin_clzll(mant);
+    int est = floor_log10_pow2(mant_bits - 1 + e2); /* v >= 2^(mant_bits - 1 + e2) */
+    int s = 18 - est;
+    u128 scaled, rest;
+    if (s >= 0) {
+        if (s > 54)
+            return false;
+        u128 p5 = s <= 27 ? (u128)pow5_table[s] : (u128)pow5_table[27] * pow5_table[s - 27];
+        int p5_bits = (p5 >> 64) ? 128 - __builtin_clzll((uint64_t)(p5 >> 64))
+                                 : 64 - __builtin_clzll((uint64_t)p5);
+        if (mant_bits + p5_bits > 128)
+            return false;
+        u128 prod = (u128)mant * p5;
+        int shift = e2 + s;
+        if (shift >= 0) {
+            if (mant_bits + p5_bits + shift > 127) /* never: the result is below 10^20 */
+                return false;
+            scaled = prod << shift;
+            rest = 0;
+        } else {
+            if (-shift > 127)
+                return false;
+            scaled = prod >> -shift;
+            rest = prod & (((u128)1 << -shift) - 1);
+        }
+    } else {
+        if (e2 < 0 || e2 > 71 || -s > 38)
+            return false;
+        u128 div = (u128)pow10_table[-s < 19 ? -s : 19];
+        for (int k = 19; k < -s; k++)
+            div *= 10;
+        u128 whole = (u128)mant << e2;
+        scaled = whole / div;
+        rest = whole % div;
+    }
+    o->sticky = rest != 0;
+    o->exp10 = est;
+    if (scaled >= (u128)pow10_table[EXACT_DIGITS]) { /* the estimate was one short */
+        o->sticky = o->sticky || scaled % 10 != 0;
+        scaled /= 10;
+        o->exp10++;
+    }
+    o->d19 = (uint64_t)scaled;
+    o->n = EXACT_DIGITS;
+    return true;
+}
+
+/* The leading want (<= EXACT_DIGITS) decimal digits of mant * 2^e2 (0 < mant < 2^56). false
+ * when the integer part or the fraction times 10 would not fit 128 bits. */
+static bool exact_digits(uint64_t mant, int e2, exact_dec *o)
+{
+    return exact_digits_scaled(mant, e2, o) || exact_digits_by_digit(mant, e2, o);
+}
 
 /* v rounded to n (< v->n) significant digits, half to even on the exact value as printf does:
  * the n-digit integer, and the exp10 of its first digit. */
@@ -167,36 +246,71 @@ static int compare(uint64_t t, int n, int e, const exact_dec *b)
  * of b: b's six digits below that unit are all 0 or all 9 (or unknown). */
 static bool near_tie(int n, int e, const exact_dec *b)
 {
-    int unit = e - n + 1;
-    int zeros = 0, nines = 0;
-    for (int p = unit - 1; p >= unit - 6; p--) {
-        int idx = b->exp10 - p;
-        if (idx >= b->n)
-            return true;
-        int dg = idx < 0 ? 0 : b->dig[idx];
-        zeros += dg == 0;
-        nines += dg == 9;
-    }
-    return zeros == 6 || nines == 6;
+    int first = b->exp10 - (e - n + 1) + 1; /* b's index of the digit just below that unit */
+    int end = first + 6;
+    if (end > b->n || end <= 0) /* unknown, or all zeros before b's leading digit */
+        return true;
+    /* Indices below 0 are zeros before b's nonzero leading digit: then neither test holds. */
+    uint64_t six = b->d19 / pow10_table[EXACT_DIGITS - end] % 1000000;
+    return six == 0 || six == 999999;
 }
 
-/* Lays out p rounded digits at exp10 x like %.{p}g, then ".0" when there is no '.' or 'e'. */
-static int layout(char *buf, bool neg, const uint8_t *d, int p, int x)
+/* The length of the digits lo and hi (same exp10, lo <= hi) share, less the zeros that end
+ * them. hi - lo below 10^k means at most 19 - k shared digits; a carry can make it fewer. */
+static int shared_prefix(const exact_dec *lo, const exact_dec *hi)
+{
+    uint64_t diff = hi->d19 - lo->d19;
+    int k = diff ? ((64 - __builtin_clzll(diff)) * 1233) >> 12 : 0; /* about log10 of 2^bits */
+    while (k < EXACT_DIGITS && diff >= pow10_table[k])
+        k++;
+    while (k > 0 && diff < pow10_table[k - 1])
+        k--;
+    int a = EXACT_DIGITS - k; /* k is now diff's digit count */
+    while (a > 0 && lo->d19 / pow10_table[EXACT_DIGITS - a] != hi->d19 / pow10_table[EXACT_DIGITS - a])
+        a--;
+    uint64_t prefix = lo->d19 / pow10_table[EXACT_DIGITS - a];
+    while (a > 0 && prefix % 10 == 0) {
+        prefix /= 10;
+        a--;
+    }
+    return a;
+}
+
+/* The p decimal digits of t as characters, two per division. */
+static void digit_chars(uint64_t t, int p, char *d)
+{
+    int i = p;
+    while (i >= 2) {
+        unsigned r = (unsigned)(t % 100);
+        t /= 100;
+        d[--i] = (char)('0' + r % 10);
+        d[--i] = (char)('0' + r / 10);
+    }
+    if (i)
+        d[0] = (char)('0' + t);
+}
+
+/* Lays out p rounded digits (characters) at exp10 x like %.{p}g, then ".0" when there is no
+ * '.' or 'e'. */
+static int layout(char *buf, bool neg, const char *d, int p, int x)
 {
     char *s = buf;
     int nd = p;
-    while (nd > 1 && d[nd - 1] == 0)
+    while (nd > 1 && d[nd - 1] == '0')
         nd--;
     if (neg)
         *s++ = '-';
     if (x >= -4 && x < p) {
         if (x >= 0) {
-            for (int i = 0; i <= x; i++)
-                *s++ = (char)('0' + (i < nd ? d[i] : 0));
+            int whole = x + 1 < nd ? x + 1 : nd;
+            memcpy(s, d, (size_t)whole);
+            s += whole;
+            for (int i = whole; i <= x; i++)
+                *s++ = '0';
             *s++ = '.';
             if (nd > x + 1) {
-                for (int i = x + 1; i < nd; i++)
-                    *s++ = (char)('0' + d[i]);
+                memcpy(s, d + x + 1, (size_t)(nd - x - 1));
+                s += nd - x - 1;
             } else {
                 *s++ = '0';
             }
@@ -205,15 +319,15 @@ static int layout(char *buf, bool neg, const uint8_t *d, int p, int x)
             *s++ = '.';
             for (int i = 0; i < -x - 1; i++)
                 *s++ = '0';
-            for (int i = 0; i < nd; i++)
-                *s++ = (char)('0' + d[i]);
+            memcpy(s, d, (size_t)nd);
+            s += nd;
         }
     } else {
-        *s++ = (char)('0' + d[0]);
+        *s++ = d[0];
         if (nd > 1) {
             *s++ = '.';
-            for (int i = 1; i < nd; i++)
-                *s++ = (char)('0' + d[i]);
+            memcpy(s, d + 1, (size_t)(nd - 1));
+            s += nd - 1;
         }
         *s++ = 'e';
         *s++ = x < 0 ? '-' : '+';
@@ -235,13 +349,10 @@ static int layout(char *buf, bool neg, const uint8_t *d, int p, int x)
 static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max_prec, bool is_f32,
                          char *buf)
 {
-    /* An f32 text has at most 9 digits unless it is an integer of more (then exact): 11 digits
-     * decide rounding and comparisons; the near-tie check below asks for all 19. */
-    int want = is_f32 && e <= 5 ? 11 : EXACT_DIGITS; /* |v| < 2^29 < 1e9 */
     uint64_t lo_mant = 4 * m - (lower_closer ? 1 : 2), hi_mant = 4 * m + 2;
     exact_dec v, lo, hi;
-    if (!exact_digits(m, e, want, &v) || !exact_digits(lo_mant, e - 2, want, &lo) ||
-        !exact_digits(hi_mant, e - 2, want, &hi))
+    if (!exact_digits(m, e, &v) || !exact_digits(lo_mant, e - 2, &lo) ||
+        !exact_digits(hi_mant, e - 2, &hi))
         return -ERANGE;
     bool even = (m & 1) == 0;
     /* msg_g_precision: at least the digits of v rounded to an integer when 1 <= |v| < 1e16. */
@@ -253,14 +364,12 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
     }
     /* Every number in [lo, hi] shares the digits lo and hi agree on, so a candidate whose zeros
      * would have to cover a nonzero one of them cannot be inside: skip those precisions. */
-    int p_min = 0;
-    if (lo.exp10 == hi.exp10)
-        for (int i = 0; i < lo.n && lo.dig[i] == hi.dig[i]; i++)
-            if (lo.dig[i])
-                p_min = i + 1;
+    int p_min = lo.exp10 == hi.exp10 ? shared_prefix(&lo, &hi) : 0;
     int p = 0, last_p = 0;
     uint64_t t = 0;
-    for (int prec = 1; prec <= max_prec; prec++) {
+    /* The precisions the loop would skip for p_min are not visited (the last one always is). */
+    int first_prec = p_min > int_digits ? (p_min < max_prec ? p_min : max_prec) : 1;
+    for (int prec = first_prec; prec <= max_prec; prec++) {
         p = prec > int_digits ? prec : int_digits;
         if (p == last_p || (p < p_min && prec < max_prec))
             continue;
@@ -274,19 +383,14 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
         if (inside && is_f32 && (m & 1) && !exact_at(&v, p)) {
             if (p > 9)
                 return -ERANGE;
-            if (lo.n < EXACT_DIGITS) {
-                exact_digits(lo_mant, e - 2, EXACT_DIGITS, &lo);
-                exact_digits(hi_mant, e - 2, EXACT_DIGITS, &hi);
-            }
             if (near_tie(p, x, &lo) || near_tie(p, x, &hi))
                 return -ERANGE;
         }
         if (inside)
             break;
     }
-    uint8_t dg[EXACT_DIGITS];
-    for (int i = p - 1; i >= 0; i--, t /= 10)
-        dg[i] = (uint8_t)(t % 10);
+    char dg[EXACT_DIGITS];
+    digit_chars(t, p, dg);
     return layout(buf, neg, dg, p, x);
 }
 

@@ -105,6 +105,75 @@ int msg_format_f64(double d, char buf[40])
     return rc < 0 ? rc : 0;
 }
 
+/* The decimal digits of v, written backwards ending at end; returns where they start. */
+static char *u64_digits(uint64_t v, char *end)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
+                                "31323334353637383940414243444546474849505152535455565758596061"
+                                "62636465666768697071727374757677787980818283848586878889909192"
+                                "93949596979899";
+    char *p = end;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return p;
+}
+
+int msg_buf_put_u64(recd_buf *out, uint64_t v)
+{
+    char num[24], *end = num + sizeof num;
+    char *p = u64_digits(v, end);
+    return recd_buf_append(out, p, (size_t)(end - p));
+}
+
+int msg_buf_put_i64(recd_buf *out, int64_t v)
+{
+    char num[24], *end = num + sizeof num;
+    char *p = u64_digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, end);
+    if (v < 0)
+        *--p = '-';
+    return recd_buf_append(out, p, (size_t)(end - p));
+}
+
+int msg_buf_put_f32(recd_buf *out, float f)
+{
+    int rc = recd_buf_reserve(out, 32);
+    if (rc < 0)
+        return rc;
+    char *dst = (char *)out->data + out->len;
+    int n = msg_float_text_f32(f, dst);
+    if (n == -ERANGE && (n = msg_format_f32_search(f, dst)) == 0)
+        n = (int)strlen(dst);
+    if (n < 0)
+        return n;
+    out->len += (size_t)n;
+    return 0;
+}
+
+int msg_buf_put_f64(recd_buf *out, double d)
+{
+    int rc = recd_buf_reserve(out, 40);
+    if (rc < 0)
+        return rc;
+    char *dst = (char *)out->data + out->len;
+    int n = msg_float_text_f64(d, dst);
+    if (n == -ERANGE && (n = msg_format_f64_search(d, dst)) == 0)
+        n = (int)strlen(dst);
+    if (n < 0)
+        return n;
+    out->len += (size_t)n;
+    return 0;
+}
+
 static size_t digits(const char *s, size_t i, size_t len)
 {
     size_t n = 0;

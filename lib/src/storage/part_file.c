@@ -149,7 +149,10 @@ static int rename_noreplace_once(int dir_fd, const char *from, const char *to)
     return 0;
 }
 
-int recd_confined_store_text(int root_fd, const char *rel, const char *text, bool sync)
+/* recd_confined_store_text and _new: with chosen, the rename never replaces (the name it took
+ * goes to chosen, relative to the root). */
+static int store_text(int root_fd, const char *rel, const char *text, bool sync, char *chosen,
+                      size_t chosen_cap)
 {
     const char *leaf;
     int dir = recd_confined_parent(root_fd, rel, true, &leaf, NULL, 0);
@@ -172,8 +175,16 @@ int recd_confined_store_text(int root_fd, const char *rel, const char *text, boo
             rc = -errno;
         if (close(fd) < 0 && rc == 0)
             rc = -errno;
-        if (rc == 0 && renameat(dir, tmp, dir, leaf) < 0)
+        if (rc == 0 && !chosen && renameat(dir, tmp, dir, leaf) < 0)
             rc = -errno;
+        char taken[RECD_PATH_MAX];
+        if (rc == 0 && chosen &&
+            (rc = recd_rename_noreplace(dir, tmp, leaf, taken, sizeof taken)) == 0 &&
+            (size_t)snprintf(chosen, chosen_cap, "%.*s%s", (int)(leaf - rel), rel, taken) >=
+                chosen_cap) {
+            unlinkat(dir, taken, 0);
+            rc = -ENAMETOOLONG;
+        }
         if (rc < 0)
             unlinkat(dir, tmp, 0);
         else if (sync && fsync(dir) < 0)
@@ -181,6 +192,19 @@ int recd_confined_store_text(int root_fd, const char *rel, const char *text, boo
     }
     close(dir);
     return rc;
+}
+
+int recd_confined_store_text(int root_fd, const char *rel, const char *text, bool sync)
+{
+    return store_text(root_fd, rel, text, sync, NULL, 0);
+}
+
+int recd_confined_store_text_new(int root_fd, const char *rel, const char *text, bool sync,
+                                 char *chosen, size_t chosen_cap)
+{
+    if (!chosen || !chosen_cap)
+        return -EINVAL;
+    return store_text(root_fd, rel, text, sync, chosen, chosen_cap);
 }
 
 int recd_confined_unlink(int root_fd, const char *rel)

@@ -126,6 +126,14 @@ void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase)
 }
 
 /* Rendered at once (the fake never renames a part) and kept as text. */
+/* The fake never renames a part. */
+void writer_part_on_named(writer_part *p, void (*fn)(void *ctx, uint32_t tag, const char *rel,
+                                                     bool final),
+                          void *ctx, uint32_t tag)
+{
+    (void)p, (void)fn, (void)ctx, (void)tag;
+}
+
 /* Progress sidecars describe the .part on disk, which the fake does not have. */
 void writer_set_progress(writer_queue *q, writer_part *p, writer_sidecar *sc)
 {

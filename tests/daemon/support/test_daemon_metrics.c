@@ -36,8 +36,17 @@ static void registration_rules(void **state)
     static const recd_metric_label le[] = {{"le", vals, 1}};
     static const recd_metric_label badname[] = {{"9x", vals, 1}};
     static const recd_metric_label empty[] = {{"x", vals, 0}};
-    assert_non_null(recd_metrics_add(r, RECD_METRIC_COUNTER, "a_total", "A.", NULL, 0, NULL, 0));
+    recd_metric *a = recd_metrics_add(r, RECD_METRIC_COUNTER, "a_total", "A.", NULL, 0, NULL, 0);
+    assert_non_null(a);
     assert_null(recd_metrics_add(r, RECD_METRIC_COUNTER, "a_total", "dup", NULL, 0, NULL, 0));
+    /* An old name: the same cells, its own unique name, never an alias of an alias. */
+    recd_metric *old = recd_metrics_add_alias(r, a, "old_a_total", "Deprecated.");
+    assert_non_null(old);
+    assert_null(recd_metrics_add_alias(r, a, "a_total", "dup"));
+    assert_null(recd_metrics_add_alias(r, old, "older_a_total", "x"));
+    assert_null(recd_metrics_add_alias(r, NULL, "none_total", "x"));
+    recd_metric_add(a, 0, 5);
+    assert_int_equal(recd_metric_value(old, 0), 5);
     assert_null(recd_metrics_add(r, RECD_METRIC_COUNTER, "1bad", "x", NULL, 0, NULL, 0));
     assert_null(recd_metrics_add(r, RECD_METRIC_COUNTER, "bad-name", "x", NULL, 0, NULL, 0));
     assert_null(recd_metrics_add(r, RECD_METRIC_COUNTER, "", "x", NULL, 0, NULL, 0));

@@ -107,6 +107,18 @@ static void freed_batches_stay_mapped_until_trimmed(void **state)
 }
 #endif
 
+/* The allocator's statistics walk the heap: read once a second while that is quick, and at
+ * most half a percent of the time once it is not (20 ms with 100,000 sessions: every 4 s). */
+static void slow_statistics_are_read_less_often(void **state)
+{
+    (void)state;
+    assert_int_equal(heap_stats_interval_ms(0), 1000);
+    assert_int_equal(heap_stats_interval_ms(50000), 1000);     /* 0.05 ms */
+    assert_int_equal(heap_stats_interval_ms(5000000), 1000);   /* 5 ms: exactly the share */
+    assert_int_equal(heap_stats_interval_ms(20000000), 4000);  /* 20 ms */
+    assert_int_equal(heap_stats_interval_ms(100000000), 20000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -115,6 +127,7 @@ int main(void)
         cmocka_unit_test(a_slow_decline_is_followed_at_a_quarter),
         cmocka_unit_test(small_heaps_are_left_alone),
         cmocka_unit_test(freed_batches_stay_mapped_until_trimmed),
+        cmocka_unit_test(slow_statistics_are_read_less_often),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

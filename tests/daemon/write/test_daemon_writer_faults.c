@@ -811,6 +811,64 @@ static void progress_follows_the_file(void **state)
     rig_free(g);
 }
 
+typedef struct named_log {
+    unsigned calls;
+    uint32_t tag;
+    char rel[64];
+    bool final;
+} named_log;
+
+static void record_name(void *ctx, uint32_t tag, const char *rel, bool final)
+{
+    named_log *n = ctx;
+    n->calls++;
+    n->tag = tag;
+    snprintf(n->rel, sizeof n->rel, "%s", rel);
+    n->final = final;
+}
+
+/* A part created under a collision suffix is reported once, after its job; one finalized under
+ * another name than its .part had is reported as final; a part that keeps its name, never. */
+static void on_named_reports_new_names(void **state)
+{
+    (void)state;
+    rig *g = rig_new();
+    FILE *f = fopen(tu_at(g->root, "t.rec"), "w"); /* taken: the part's file is t-1.rec.part */
+    assert_non_null(f);
+    fclose(f);
+    named_log n = {0};
+    writer_part *p = writer_part_new("t.rec", 0);
+    assert_non_null(p);
+    writer_part_on_named(p, record_name, &n, 7);
+    put_batch(g, p, 'a', 2);
+    run_job(g);
+    assert_int_equal(n.calls, 1);
+    assert_int_equal(n.tag, 7);
+    assert_string_equal(n.rel, "t-1.rec");
+    assert_false(n.final);
+    put_batch(g, p, 'b', 2);
+    run_job(g);
+    assert_int_equal(n.calls, 1); /* no new name */
+    f = fopen(tu_at(g->root, "t-1.rec"), "w"); /* taken before the part's end: t-1-1.rec */
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    run_job(g);
+    assert_int_equal(n.calls, 2);
+    assert_true(n.final);
+    check_file(g, n.rel, "aabb");
+
+    named_log m = {0};
+    writer_part *q = writer_part_new("u.rec", 0);
+    assert_non_null(q);
+    writer_part_on_named(q, record_name, &m, 0);
+    put_batch(g, q, 'u', 1);
+    assert_int_equal(writer_end_part(&g->q, q, NULL, 0), 0);
+    run_job(g);
+    assert_int_equal(m.calls, 0);
+    rig_free(g);
+}
+
 int main(void)
 {
     signal(SIGXFSZ, SIG_IGN); /* short_write_then_fail(): EFBIG instead of the signal */
@@ -831,6 +889,7 @@ int main(void)
         cmocka_unit_test(no_sidecar_without_finalize),
         cmocka_unit_test(progress_beside_the_part),
         cmocka_unit_test(progress_follows_the_file),
+        cmocka_unit_test(on_named_reports_new_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

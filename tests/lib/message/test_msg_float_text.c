@@ -110,6 +110,18 @@ static void test_edge_cases(void **state)
         check_around(fixed[i]);
     for (int e = -1074; e <= 1023; e++)
         check_around(ldexp(1.0, e));
+    /* Every binary exponent with long significands: where the one-multiplication expansion
+     * (mant * 5^s in 128 bits) stops fitting and the digit-by-digit one takes over. */
+    for (int e = -1074; e <= 1023; e++) {
+        check_f64(ldexp(0x1.fffffffffffffp0, e));
+        check_f64(ldexp(0x1.5555555555555p0, e));
+        check_f64(ldexp(0x1.0000000000001p0, e));
+    }
+    for (int e = -149; e <= 127; e++) {
+        check_f32((float)ldexp(0x1.fffffep0, e));
+        check_f32((float)ldexp(0x1.555556p0, e));
+        check_f32((float)ldexp(0x1.000002p0, e));
+    }
     for (int e = -323; e <= 308; e++) {
         char t[32];
         snprintf(t, sizeof t, "1e%d", e);

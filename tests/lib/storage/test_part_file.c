@@ -182,6 +182,37 @@ static void test_root_open_creates(void **state)
     assert_int_equal(recd_out_root_open(tu_at(f->root, "missing"), false), -ENOENT);
 }
 
+/* Small files stored whole: store_text replaces, store_text_new never does (it takes the next
+ * free -N name and says which), and unlink removes, all confined to the root. */
+static void test_store_text_variants(void **state)
+{
+    tu_root_fixture *f = *state;
+    char chosen[RECD_PATH_MAX];
+    assert_int_equal(recd_confined_store_text(f->root_fd, "d/k.json", "one\n", false), 0);
+    assert_int_equal(recd_confined_store_text(f->root_fd, "d/k.json", "two\n", true), 0);
+    size_t len;
+    char *t = (char *)tu_read_file(tu_at(f->root, "d/k.json"), &len);
+    assert_non_null(t);
+    assert_memory_equal(t, "two\n", 4);
+    free(t);
+    assert_int_equal(recd_confined_store_text_new(f->root_fd, "d/k.json", "three\n", false,
+                                                  chosen, sizeof chosen), 0);
+    assert_string_equal(chosen, "d/k-1.json");
+    assert_int_equal(recd_confined_store_text_new(f->root_fd, "d/n.json", "new\n", true, chosen,
+                                                  sizeof chosen), 0);
+    assert_string_equal(chosen, "d/n.json");
+    t = (char *)tu_read_file(tu_at(f->root, "d/k.json"), &len);
+    assert_memory_equal(t, "two\n", 4); /* never replaced */
+    free(t);
+    char small[4];
+    assert_int_equal(recd_confined_store_text_new(f->root_fd, "d/k.json", "x\n", false, small,
+                                                  sizeof small), -ENAMETOOLONG);
+    assert_false(tu_exists(tu_at(f->root, "d/k-2.json"))); /* nothing left behind */
+    assert_int_equal(recd_confined_unlink(f->root_fd, "d/k-1.json"), 0);
+    assert_int_equal(recd_confined_unlink(f->root_fd, "d/k-1.json"), -ENOENT);
+    assert_int_equal(recd_confined_unlink(f->root_fd, "../x.json"), -EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +225,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reopen_refuses_swapped_part, tu_root_setup, tu_root_teardown),
         cmocka_unit_test_setup_teardown(test_rejects_unconfined_names, tu_root_setup, tu_root_teardown),
         cmocka_unit_test_setup_teardown(test_root_open_creates, tu_root_setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_store_text_variants, tu_root_setup, tu_root_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,13 +125,16 @@ static int compare_write(void *ctx, const void *data, size_t len)
     if (c->differs)
         return 0;
     const uint8_t *d = data;
-    for (size_t i = 0; i < len; i++)
-        if (c->at + i >= c->len || c->buf[c->at + i] != d[i]) {
-            c->differs = true;
-            c->diff_at = c->at + i;
-            return 0;
-        }
-    c->at += len;
+    size_t room = c->len - c->at, n = len < room ? len : room;
+    if (n == len && memcmp(c->buf + c->at, d, n) == 0) {
+        c->at += len;
+        return 0;
+    }
+    size_t i = 0; /* find the first differing byte (or the end of the file) */
+    while (i < n && c->buf[c->at + i] == d[i])
+        i++;
+    c->differs = true;
+    c->diff_at = c->at + i;
     return 0;
 }
 

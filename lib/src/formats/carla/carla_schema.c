@@ -309,22 +309,16 @@ static int put_nonfinite(recd_buf *out, bool neg, bool nan, uint64_t bits, bool 
 
 int carla_put_f32(recd_buf *out, float f)
 {
-    if (isfinite(f)) {
-        char t[32];
-        msg_format_f32(f, t);
-        return msg_buf_puts(out, t);
-    }
+    if (isfinite(f))
+        return msg_buf_put_f32(out, f);
     uint32_t b = f32_to_bits(f);
     return put_nonfinite(out, b >> 31, isnan(f), b, (b & 0x7FFFFFFFu) == 0x7FC00000u, 8);
 }
 
 int carla_put_f64(recd_buf *out, double d)
 {
-    if (isfinite(d)) {
-        char t[40];
-        msg_format_f64(d, t);
-        return msg_buf_puts(out, t);
-    }
+    if (isfinite(d))
+        return msg_buf_put_f64(out, d);
     uint64_t b = f64_to_bits(d);
     return put_nonfinite(out, b >> 63, isnan(d), b,
                          (b & 0x7FFFFFFFFFFFFFFFull) == 0x7FF8000000000000ull, 16);
@@ -399,25 +393,40 @@ bool carla_get_f32(const json_t *j, float *f)
     return true;
 }
 
+/* [,]"name": in one append. */
+static int put_key(recd_buf *out, bool comma, const char *name)
+{
+    size_t n = strlen(name);
+    int rc = recd_buf_reserve(out, n + 4);
+    if (rc < 0)
+        return rc;
+    char *q = (char *)out->data + out->len;
+    if (comma)
+        *q++ = ',';
+    *q++ = '"';
+    memcpy(q, name, n);
+    q[n] = '"';
+    q[n + 1] = ':';
+    out->len += n + 3 + comma;
+    return 0;
+}
+
 int carla_record_to_json(const carla_field *f, unsigned width, const uint8_t *p, size_t len,
                          recd_buf *out, size_t *used)
 {
     size_t at = 0;
     int rc = msg_buf_puts(out, "{");
     for (bool first = true; f->name && rc == 0; f++, first = false) {
-        char key[80];
-        snprintf(key, sizeof key, "%s\"%s\":", first ? "" : ",", f->name);
-        rc = msg_buf_puts(out, key);
+        rc = put_key(out, !first, f->name);
         size_t s = scalar_size(f->type, width);
         if (s && len - at < s)
             return -EBADMSG;
-        char t[32];
         switch (f->type) {
-        case CF_U8: snprintf(t, sizeof t, "%u", p[at]); rc = rc ? rc : msg_buf_puts(out, t); break;
-        case CF_U16: snprintf(t, sizeof t, "%u", ld_le16(p + at)); rc = rc ? rc : msg_buf_puts(out, t); break;
-        case CF_U32: snprintf(t, sizeof t, "%" PRIu32, ld_le32(p + at)); rc = rc ? rc : msg_buf_puts(out, t); break;
-        case CF_I32: snprintf(t, sizeof t, "%" PRId32, (int32_t)ld_le32(p + at)); rc = rc ? rc : msg_buf_puts(out, t); break;
-        case CF_U64: snprintf(t, sizeof t, "%" PRIu64, ld_le64(p + at)); rc = rc ? rc : msg_buf_puts(out, t); break;
+        case CF_U8: rc = rc ? rc : msg_buf_put_u64(out, p[at]); break;
+        case CF_U16: rc = rc ? rc : msg_buf_put_u64(out, ld_le16(p + at)); break;
+        case CF_U32: rc = rc ? rc : msg_buf_put_u64(out, ld_le32(p + at)); break;
+        case CF_I32: rc = rc ? rc : msg_buf_put_i64(out, (int32_t)ld_le32(p + at)); break;
+        case CF_U64: rc = rc ? rc : msg_buf_put_u64(out, ld_le64(p + at)); break;
         case CF_F32: rc = rc ? rc : carla_put_f32(out, f32_from_bits(ld_le32(p + at))); break;
         case CF_F64: rc = rc ? rc : carla_put_f64(out, f64_from_bits(ld_le64(p + at))); break;
         case CF_VEC:

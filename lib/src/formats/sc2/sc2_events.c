@@ -40,17 +40,26 @@ static void putf(export_ctx *x, const char *fmt, ...)
         put(x, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
+/* Integers without printf: most of a tracker line is integers. */
+static void put_int(export_ctx *x, int64_t v)
+{
+    if (msg_buf_put_i64(&x->fields, v) < 0)
+        x->oom = 1;
+}
+
 static void key(export_ctx *x, const char *name)
 {
     if (x->fields.len > 1)
         put(x, ",", 1);
-    putf(x, "\"%s\":", name);
+    put(x, "\"", 1);
+    put(x, name, strlen(name));
+    put(x, "\":", 2);
 }
 
 static void int_field(export_ctx *x, const char *name, int64_t v)
 {
     key(x, name);
-    putf(x, "%" PRId64, v);
+    put_int(x, v);
 }
 
 /* Supply as a number, with a '.' whatever the locale says. */
@@ -69,7 +78,7 @@ static void opt_field(export_ctx *x, const char *name, const sc2v_tree *t, const
     if (sc2v_int(t, n, INT64_MIN) == INT64_MIN)
         put(x, "null", 4);
     else
-        putf(x, "%" PRId64, sc2v_int(t, n, 0));
+        put_int(x, sc2v_int(t, n, 0));
 }
 
 /* Names (unit types, upgrades) are ASCII identifiers; other bytes are escaped as code points. */
@@ -109,8 +118,8 @@ static void tag_field(export_ctx *x, const char *name, const sc2v_tree *t, const
     if (sc2v_int(t, index, INT64_MIN) == INT64_MIN)
         put(x, "null", 4);
     else
-        putf(x, "%" PRId64, (int64_t)((uint64_t)sc2v_int(t, index, 0) << 18 |
-                                      (uint64_t)field(t, ev, index_tag + 1)));
+        put_int(x, (int64_t)((uint64_t)sc2v_int(t, index, 0) << 18 |
+                             (uint64_t)field(t, ev, index_tag + 1)));
 }
 
 /* PlayerStats: the named values most tools chart, and every stored value in "stats". */
@@ -132,9 +141,14 @@ static int64_t player_stats(export_ctx *x, const sc2v_tree *t, const sc2v_node *
     key(x, "stats");
     put(x, "{", 1);
     size_t mark = x->fields.len;
-    for (const sc2v_node *c = sc2v_first(t, stats); c; c = sc2v_next(t, c))
-        putf(x, "%s\"%" PRId64 "\":%" PRId64, x->fields.len > mark ? "," : "", c->tag,
-             sc2v_int(t, c, 0));
+    for (const sc2v_node *c = sc2v_first(t, stats); c; c = sc2v_next(t, c)) {
+        if (x->fields.len > mark)
+            put(x, ",", 1);
+        put(x, "\"", 1);
+        put_int(x, c->tag);
+        put(x, "\":", 2);
+        put_int(x, sc2v_int(t, c, 0));
+    }
     put(x, "}", 1);
     return player;
 }
@@ -181,8 +195,15 @@ static void unit_positions(export_ctx *x, const sc2v_tree *t, const sc2v_node *e
         if (!cy)
             break;
         index = (int64_t)((uint64_t)index + (uint64_t)sc2v_int(t, c, 0)); /* hostile deltas wrap */
-        putf(x, "%s{\"unit_index\":%" PRId64 ",\"x\":%" PRId64 ",\"y\":%" PRId64 "}", n ? "," : "",
-             index, sc2v_int(t, cx, 0), sc2v_int(t, cy, 0));
+        if (n)
+            put(x, ",", 1);
+        put(x, "{\"unit_index\":", 14);
+        put_int(x, index);
+        put(x, ",\"x\":", 5);
+        put_int(x, sc2v_int(t, cx, 0));
+        put(x, ",\"y\":", 5);
+        put_int(x, sc2v_int(t, cy, 0));
+        put(x, "}", 1);
         c = sc2v_next(t, cy);
     }
     put(x, "]", 1);

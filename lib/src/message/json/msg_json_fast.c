@@ -26,23 +26,24 @@ static const char *parse_number(const char *p, const char *end, bool *is_int, in
     const char *s = p;
     bool neg = p < end && *p == '-';
     p += neg;
-    uint64_t mant = 0; /* the first 19 significant digits; only used when there are fewer */
-    int nd = 0;        /* digits in the integer and fraction parts */
+    /* Every digit of the integer and fraction parts; it wraps past 19 digits, but it is only
+     * used with at most 18 (the digit count, nd, decides). */
+    uint64_t mant = 0;
     const char *start = p;
-    for (; p < end && is_digit(*p); p++, nd++)
-        if (nd < 19)
-            mant = mant * 10 + (uint64_t)(*p - '0');
+    for (; p < end && is_digit(*p); p++)
+        mant = mant * 10 + (uint64_t)(*p - '0');
     if (p == start || (p - start > 1 && *start == '0'))
         return NULL;
+    ptrdiff_t nd = p - start;
     bool real = false;
     int frac = 0;
     if (p < end && *p == '.') {
         const char *fs = ++p;
-        for (; p < end && is_digit(*p); p++, nd++)
-            if (nd < 19)
-                mant = mant * 10 + (uint64_t)(*p - '0');
+        for (; p < end && is_digit(*p); p++)
+            mant = mant * 10 + (uint64_t)(*p - '0');
         if (p == fs)
             return NULL;
+        nd += p - fs;
         frac = (int)(p - fs);
         real = true;
     }
@@ -155,9 +156,8 @@ static bool read_number(reader *r, bool *is_int, int64_t *i, double *d)
 
 /* The quoted key `key` (plain ASCII, from the table) next in the text: the canonical order
  * predicts most keys, and matching the prediction needs no scan of the string. */
-static inline bool eat_expected_key(reader *r, const char *key)
+static inline bool eat_expected_key(reader *r, const char *key, size_t kl)
 {
-    size_t kl = strlen(key);
     if ((size_t)(r->end - r->p) < kl + 2 || r->p[0] != '"' || memcmp(r->p + 1, key, kl) != 0 ||
         r->p[kl + 1] != '"')
         return false;
@@ -221,7 +221,7 @@ static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end,
             size_t kn;
             size_t i = g;
             skip_ws(r);
-            if (expect < end && eat_expected_key(r, fields[expect].sub)) {
+            if (expect < end && eat_expected_key(r, fields[expect].sub, fields[expect].sub_len)) {
                 i = expect;
             } else {
                 if (!read_plain_string(r, &k, &kn))
@@ -330,7 +330,7 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
         const char *k;
         size_t kn, g;
         skip_ws(&r);
-        if (eat_expected_key(&r, fields[next].key)) {
+        if (eat_expected_key(&r, fields[next].key, fields[next].key_len)) {
             g = next;
             if (!eat(&r, ':'))
                 return DECLINE;

@@ -9,45 +9,31 @@
 #include "message/msg_fields.h"
 #include "message/msg_recap.h"
 
+/* [,]"key": in one append. */
 static int put_key(recd_buf *out, bool comma, const char *key)
 {
-    int rc = comma ? recd_buf_append(out, ",", 1) : 0;
-    if (rc == 0)
-        rc = recd_buf_append(out, "\"", 1);
-    if (rc == 0)
-        rc = msg_buf_puts(out, key);
-    if (rc == 0)
-        rc = msg_buf_puts(out, "\":");
-    return rc;
+    size_t n = strlen(key);
+    int rc = recd_buf_reserve(out, n + 4);
+    if (rc < 0)
+        return rc;
+    char *p = (char *)out->data + out->len;
+    if (comma)
+        *p++ = ',';
+    *p++ = '"';
+    memcpy(p, key, n);
+    p[n] = '"';
+    p[n + 1] = ':';
+    out->len += n + 3 + comma;
+    return 0;
 }
 
-static int put_i64(recd_buf *out, int64_t v)
-{
-    char num[32];
-    snprintf(num, sizeof num, "%" PRId64, v);
-    return msg_buf_puts(out, num);
-}
+static int put_i64(recd_buf *out, int64_t v) { return msg_buf_put_i64(out, v); }
 
-static int put_u64(recd_buf *out, uint64_t v)
-{
-    char num[32];
-    snprintf(num, sizeof num, "%" PRIu64, v);
-    return msg_buf_puts(out, num);
-}
+static int put_u64(recd_buf *out, uint64_t v) { return msg_buf_put_u64(out, v); }
 
-static int put_f32(recd_buf *out, float f)
-{
-    char num[32];
-    int rc = msg_format_f32(f, num);
-    return rc < 0 ? rc : msg_buf_puts(out, num);
-}
+static int put_f32(recd_buf *out, float f) { return msg_buf_put_f32(out, f); }
 
-static int put_f64(recd_buf *out, double d)
-{
-    char num[40];
-    int rc = msg_format_f64(d, num);
-    return rc < 0 ? rc : msg_buf_puts(out, num);
-}
+static int put_f64(recd_buf *out, double d) { return msg_buf_put_f64(out, d); }
 
 static int put_blob_string(recd_buf *out, recd_recap_blob b)
 {

@@ -173,14 +173,13 @@ static int read_player_state(const json_t *root, recd_msg *out, char *err, size_
     return rc;
 }
 
+/* Adjacent fields of one group share the key text (often the same pointer). */
+static bool same_key(const char *a, const char *b) { return a == b || (a[0] == b[0] && strcmp(a, b) == 0); }
+
 static int put_value(recd_buf *out, const msg_field *f, const msg_value *v)
 {
-    if (f->type == MF_F32) {
-        char num[32];
-        if (msg_format_f32(v->f, num) < 0)
-            return -EINVAL;
-        return msg_buf_puts(out, num);
-    }
+    if (f->type == MF_F32)
+        return msg_buf_put_f32(out, v->f) < 0 ? -EINVAL : 0;
     if (v->i < msg_field_min(f) || v->i > msg_field_max(f))
         return -EINVAL;
     if (f->type == MF_BOOL)
@@ -198,33 +197,35 @@ static int put_rec_fields(recd_buf *out, const recd_msg *m)
     msg_value vals[MSG_REC_MAX_FIELDS];
     msg_rec_flatten(m, vals);
     int rc = 0;
+    bool next_first = true; /* the key of fields[i] differs from the one before */
     for (size_t i = 0; i < n && rc == 0; i++) {
         const msg_field *f = &fields[i];
+        bool first = next_first;
+        bool last = i + 1 == n || !same_key(fields[i + 1].key, f->key);
+        next_first = last;
         if (!vals[i].set)
             continue;
-        bool first = i == 0 || strcmp(fields[i - 1].key, f->key) != 0;
-        bool last = i + 1 == n || strcmp(fields[i + 1].key, f->key) != 0;
         if (first)
             rc = msg_json_put_key(out, f->key);
         if (rc == 0 && first && f->index >= 0)
-            rc = msg_buf_puts(out, "[");
+            rc = recd_buf_append(out, "[", 1);
         if (rc == 0 && first && f->sub)
-            rc = msg_buf_puts(out, "{");
+            rc = recd_buf_append(out, "{", 1);
         if (rc == 0 && !first)
-            rc = msg_buf_puts(out, ",");
+            rc = recd_buf_append(out, ",", 1);
         if (rc == 0 && f->sub) {
-            rc = msg_buf_puts(out, "\"");
+            rc = recd_buf_append(out, "\"", 1);
             if (rc == 0)
                 rc = msg_buf_puts(out, f->sub);
             if (rc == 0)
-                rc = msg_buf_puts(out, "\":");
+                rc = recd_buf_append(out, "\":", 2);
         }
         if (rc == 0)
             rc = put_value(out, f, &vals[i]);
         if (rc == 0 && last && f->index >= 0)
-            rc = msg_buf_puts(out, "]");
+            rc = recd_buf_append(out, "]", 1);
         if (rc == 0 && last && f->sub)
-            rc = msg_buf_puts(out, "}");
+            rc = recd_buf_append(out, "}", 1);
     }
     return rc;
 }
