@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Message basics: names of types and formats, session key rules, init/free, encoding names. */
+/* Message basics: names of types and formats, session key rules, init/free, encoding names.
+ * What differs between formats comes from their entries in the model's table (msg_formats.h). */
 #include "recd/message.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "formats/carla/carla_msg.h"
+#include "message/msg_formats.h"
 #include "message/msg_recap.h"
 
 const char *recd_msg_type_name(recd_msg_type t)
@@ -22,40 +24,26 @@ const char *recd_msg_type_name(recd_msg_type t)
     }
 }
 
-/* The message model's own list, below the format table: test_format_table.c checks that every
- * table entry agrees with it. */
+/* The message model's own table, below the format table: test_format_table.c checks that every
+ * format table entry agrees with it. */
 const char *recd_msg_format_name(recd_msg_format f)
 {
-    switch (f) {
-    case RECD_MSG_FMT_SAMP_ONFOOT: return "samp-onfoot";
-    case RECD_MSG_FMT_SAMP_VEHICLE: return "samp-vehicle";
-    case RECD_MSG_FMT_RECAP: return "recap";
-    case RECD_MSG_FMT_CARLA: return "carla";
-    case RECD_MSG_FMT_SAMP_PLAYER: return "samp-player";
-    default: return "";
-    }
+    const msg_format *e = msg_format_of(f);
+    return e ? e->name : "";
 }
 
 recd_msg_format recd_msg_format_parse(const char *name)
 {
-    if (!name)
-        return RECD_MSG_FMT_NONE;
-    for (int f = RECD_MSG_FMT_SAMP_ONFOOT; f <= RECD_MSG_FMT_SAMP_PLAYER; f++)
-        if (strcmp(name, recd_msg_format_name((recd_msg_format)f)) == 0)
-            return (recd_msg_format)f;
+    for (size_t f = 0; name && f < MSG_FORMAT_SLOTS; f++)
+        if (msg_format_table[f] && strcmp(name, msg_format_table[f]->name) == 0)
+            return msg_format_table[f]->format;
     return RECD_MSG_FMT_NONE;
 }
 
 const char *recd_msg_format_ext(recd_msg_format f)
 {
-    switch (f) {
-    case RECD_MSG_FMT_SAMP_ONFOOT:
-    case RECD_MSG_FMT_SAMP_VEHICLE:
-    case RECD_MSG_FMT_SAMP_PLAYER: return "rec";
-    case RECD_MSG_FMT_RECAP: return "recap";
-    case RECD_MSG_FMT_CARLA: return "log";
-    default: return "";
-    }
+    const msg_format *e = msg_format_of(f);
+    return e ? e->extension : "";
 }
 
 /* Bytes allowed in a session key: A-Z a-z 0-9 . _ - (a table: every frame's key is checked). */
@@ -96,6 +84,7 @@ void recd_msg_free(recd_msg *m)
 {
     if (!m)
         return;
+    const msg_format *e;
     switch (m->type) {
     case RECD_MSG_OPEN:
         free(m->open.auth);
@@ -103,16 +92,12 @@ void recd_msg_free(recd_msg *m)
         recd__carla_open_free(m->open.carla);
         break;
     case RECD_MSG_STATE:
-        if (m->format == RECD_MSG_FMT_RECAP)
-            msg_recap_state_free(m->recap_state);
-        else if (m->format == RECD_MSG_FMT_CARLA)
-            free(m->carla_state);
+        if ((e = msg_format_of(m->format)) && e->state_free)
+            e->state_free(m);
         break;
     case RECD_MSG_EVENT:
-        if (m->format == RECD_MSG_FMT_CARLA)
-            free(m->carla_event);
-        else
-            msg_recap_event_free(m->recap_event);
+        if ((e = msg_format_of_msg(m)) && e->event_free)
+            e->event_free(m);
         break;
     default: break;
     }
@@ -129,6 +114,7 @@ int recd_msg_copy(recd_msg *dst, const recd_msg *src)
 {
     *dst = *src;
     bool ok = true;
+    const msg_format *e = msg_format_of_msg(src);
     switch (src->type) {
     case RECD_MSG_OPEN:
         dst->open.auth = NULL;
@@ -149,26 +135,12 @@ int recd_msg_copy(recd_msg *dst, const recd_msg *src)
         }
         break;
     case RECD_MSG_STATE:
-        if (src->format == RECD_MSG_FMT_RECAP) {
-            dst->recap_state = src->recap_state ? msg_recap_state_clone(src->recap_state->tick,
-                                                                        &src->recap_state->state)
-                                                : NULL;
-            ok = dst->recap_state || !src->recap_state;
-        } else if (src->format == RECD_MSG_FMT_CARLA) {
-            dst->carla_state = src->carla_state ? recd__carla_frame_clone(src->carla_state) : NULL;
-            ok = dst->carla_state || !src->carla_state;
-        }
+        if (e && e->state_copy)
+            ok = e->state_copy(dst, src) == 0;
         break;
     case RECD_MSG_EVENT:
-        if (src->format == RECD_MSG_FMT_CARLA) {
-            dst->carla_event = src->carla_event ? recd__carla_event_clone(src->carla_event) : NULL;
-            ok = dst->carla_event || !src->carla_event;
-            break;
-        }
-        dst->recap_event = src->recap_event ? msg_recap_event_clone(src->recap_event->tick,
-                                                                    &src->recap_event->event)
-                                            : NULL;
-        ok = dst->recap_event || !src->recap_event;
+        if (e && e->event_copy)
+            ok = e->event_copy(dst, src) == 0;
         break;
     default: break;
     }

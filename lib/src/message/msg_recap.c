@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "message/msg_formats.h"
+
 /* A bump allocator over one malloc'd block sized by a first counting pass. */
 typedef struct arena {
     uint8_t *base;
@@ -242,3 +244,39 @@ int recd_msg_set_recap_event(recd_msg *m, uint64_t tick, const recd_recap_event 
     m->recap_event = msg_recap_event_clone(tick, ev);
     return m->recap_event ? 0 : -ENOMEM;
 }
+
+/* ---- the message model's table entry (msg_formats.h) --------------------------------------- */
+
+static void recap_state_free(recd_msg *m)
+{
+    msg_recap_state_free(m->recap_state);
+}
+
+static int recap_state_copy(recd_msg *dst, const recd_msg *src)
+{
+    const recd_msg_recap_state *s = src->recap_state;
+    dst->recap_state = s ? msg_recap_state_clone(s->tick, &s->state) : NULL;
+    return dst->recap_state || !s ? 0 : -ENOMEM;
+}
+
+static void recap_event_free(recd_msg *m)
+{
+    msg_recap_event_free(m->recap_event);
+}
+
+static int recap_event_copy(recd_msg *dst, const recd_msg *src)
+{
+    const recd_msg_recap_event *e = src->recap_event;
+    dst->recap_event = e ? msg_recap_event_clone(e->tick, &e->event) : NULL;
+    return dst->recap_event || !e ? 0 : -ENOMEM;
+}
+
+const msg_format msg_format_recap = {
+    .format = RECD_MSG_FMT_RECAP,
+    .name = "recap",
+    .extension = "recap",
+    .state_free = recap_state_free,
+    .state_copy = recap_state_copy,
+    .event_free = recap_event_free,
+    .event_copy = recap_event_copy,
+};

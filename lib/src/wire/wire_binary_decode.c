@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Binary frame body -> recd_msg: session key (or continuation), seq, time and the per-type
- * payload, every length checked against the body. The header was checked by wire_header_check. */
+ * payload, every length checked against the body. The header was checked by wire_header_check.
+ * A payload is read by the session format's entry in the wire format table (wire_formats.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/bytes.h"
+#include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
+#include "wire/wire_samp.h"
 
 typedef struct reader {
     const uint8_t *p;
@@ -97,18 +100,14 @@ static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
     const uint8_t *fmt, *start, *tlen, *tok;
     if (!take(r, 1, &fmt) || !take(r, 8, &start) || !take(r, 1, &tlen))
         return truncated("open", why, whylen);
-    switch (*fmt) {
-    case WIRE_FMT_SAMP_ONFOOT: m->format = RECD_MSG_FMT_SAMP_ONFOOT; break;
-    case WIRE_FMT_SAMP_VEHICLE: m->format = RECD_MSG_FMT_SAMP_VEHICLE; break;
-    case WIRE_FMT_RECAP: m->format = RECD_MSG_FMT_RECAP; break;
-    case WIRE_FMT_CARLA: m->format = RECD_MSG_FMT_CARLA; break;
-    case WIRE_FMT_SAMP_PLAYER: m->format = RECD_MSG_FMT_SAMP_PLAYER; break;
-    default:
-        wire_why(why, whylen, "open: unknown format %u (1 samp-onfoot, 2 samp-vehicle, 3 recap, 4 carla, "
-                              "5 samp-player)",
-                 *fmt);
+    const wire_format *ops = wire_format_by_code(*fmt);
+    if (!ops) {
+        char codes[256];
+        wire_format_codes_text(codes, sizeof codes);
+        wire_why(why, whylen, "open: unknown format %u (%s)", *fmt, codes);
         return -EBADMSG;
     }
+    m->format = ops->format;
     int64_t st = (int64_t)ld_le64(start);
     m->open.has_start_time = st != 0;
     m->open.start_time_ms = st;
@@ -124,102 +123,7 @@ static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
         memcpy(m->open.auth, tok, *tlen);
         m->open.auth[*tlen] = 0;
     }
-    if (m->format == RECD_MSG_FMT_RECAP)
-        return wire_recap_open_read(r->p + r->pos, left(r), m, why, whylen);
-    if (m->format == RECD_MSG_FMT_CARLA)
-        return wire_carla_open_read(r->p + r->pos, left(r), m, why, whylen);
-    if (left(r)) {
-        wire_why(why, whylen, "open: %lu bytes after the payload (a samp open ends after the token)",
-                 (unsigned long)left(r));
-        return -EBADMSG;
-    }
-    return 0;
-}
-
-/* A samp state payload, checked in place: the block without its time (*fields, in the body). */
-static int read_rec_fields(reader *r, recd_msg_format format, uint64_t time,
-                           const uint8_t **fields, char *why, size_t whylen)
-{
-    bool foot = format == RECD_MSG_FMT_SAMP_ONFOOT;
-    size_t want = foot ? WIRE_ONFOOT_STATE_SIZE : WIRE_VEHICLE_STATE_SIZE;
-    if (left(r) != want) {
-        wire_why(why, whylen, "state: a %s payload is %lu bytes, this one is %lu",
-                 recd_msg_format_name(format), (unsigned long)want, (unsigned long)left(r));
-        return -EBADMSG;
-    }
-    if (time > UINT32_MAX) {
-        wire_why(why, whylen, "state: time %llu ms does not fit the u32 clock of a .rec block",
-                 (unsigned long long)time);
-        return -EBADMSG;
-    }
-    *fields = r->p + r->pos;
-    if (recd_rec_fields_check(foot ? RECD_REC_TYPE_ONFOOT : RECD_REC_TYPE_VEHICLE, *fields) < 0) {
-        wire_why(why, whylen, "state: a float is NaN or infinite, or weapon/additional key is out "
-                              "of range");
-        return -EBADMSG;
-    }
-    return 0;
-}
-
-/* The block of a .rec state: its time, then the payload's fields. */
-static void rec_block(recd_msg_format format, uint32_t time, const uint8_t *fields, recd_msg *m)
-{
-    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
-    st_le32(block, time);
-    if (format == RECD_MSG_FMT_SAMP_ONFOOT) {
-        memcpy(block + 4, fields, WIRE_ONFOOT_STATE_SIZE);
-        recd_rec_onfoot_decode(block, &m->onfoot);
-    } else {
-        memcpy(block + 4, fields, WIRE_VEHICLE_STATE_SIZE);
-        recd_rec_vehicle_decode(block, &m->vehicle);
-    }
-}
-
-static int read_rec_state(reader *r, uint64_t time, recd_msg *m, char *why, size_t whylen)
-{
-    const uint8_t *fields;
-    int rc = read_rec_fields(r, m->format, time, &fields, why, whylen);
-    if (rc == 0)
-        rec_block(m->format, (uint32_t)time, fields, m);
-    return rc;
-}
-
-/* A samp-player state: u8 .rec type, for a vehicle u16 model (0: not given) and u8 seat (0xFF:
- * not given), then the block's fields as for that type (docs/wire.md section 2.3). */
-static int read_player_state(reader *r, uint64_t time, recd_msg *m, char *why, size_t whylen)
-{
-    const uint8_t *type, *model, *seat;
-    if (!take(r, 1, &type))
-        return truncated("state", why, whylen);
-    if (*type != RECD_REC_TYPE_ONFOOT && *type != RECD_REC_TYPE_VEHICLE) {
-        wire_why(why, whylen, "state: samp-player type %u (1 vehicle, 2 on foot)", *type);
-        return -EBADMSG;
-    }
-    m->player.rec_type = (recd_rec_type)*type;
-    if (*type == RECD_REC_TYPE_VEHICLE) {
-        if (!take(r, 2, &model) || !take(r, 1, &seat))
-            return truncated("state", why, whylen);
-        uint16_t mod = ld_le16(model);
-        if (mod && (mod < 400 || mod > 611)) {
-            wire_why(why, whylen, "state: vehicle model %u is not 400..611 (0: not given)", mod);
-            return -EBADMSG;
-        }
-        if (*seat > 3 && *seat != 0xFF) {
-            wire_why(why, whylen, "state: seat %u is not 0..3 (0xFF: not given)", *seat);
-            return -EBADMSG;
-        }
-        m->player.has_model = mod != 0;
-        m->player.vehicle_model = mod;
-        m->player.has_seat = *seat != 0xFF;
-        m->player.seat = *seat == 0xFF ? 0 : *seat;
-    }
-    recd_msg_format f = *type == RECD_REC_TYPE_ONFOOT ? RECD_MSG_FMT_SAMP_ONFOOT
-                                                       : RECD_MSG_FMT_SAMP_VEHICLE;
-    const uint8_t *fields;
-    int rc = read_rec_fields(r, f, time, &fields, why, whylen);
-    if (rc == 0)
-        rec_block(f, (uint32_t)time, fields, m);
-    return rc;
+    return ops->open_read(r->p + r->pos, left(r), m, why, whylen);
 }
 
 /* save: u32 last_ms (1 or more), u8 label_len, label (a session key's rules). */
@@ -277,31 +181,24 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
     bool has;
     int rc;
     void *handle;
+    const wire_format *ops;
     switch (m->type) {
     case RECD_MSG_OPEN: return read_open(r, m, why, whylen);
     case RECD_MSG_STATE:
         m->format = wire_env_format(env, m->session, key_len, &handle);
-        if (m->format == RECD_MSG_FMT_NONE)
+        if (!(ops = wire_format_of(m->format)))
             return unknown_session("state", m->session, why, whylen);
-        if (m->format == RECD_MSG_FMT_CARLA)
-            return wire_carla_state_read(r->p + r->pos, left(r), m, why, whylen);
-        if (m->format == RECD_MSG_FMT_SAMP_PLAYER)
-            return read_player_state(r, time, m, why, whylen);
-        if (m->format != RECD_MSG_FMT_RECAP)
-            return read_rec_state(r, time, m, why, whylen);
-        return wire_recap_state_read(r->p + r->pos, left(r), time, m, why, whylen);
+        return ops->state_read(r->p + r->pos, left(r), time, m, why, whylen);
     case RECD_MSG_EVENT:
         m->format = wire_env_format(env, m->session, key_len, &handle);
-        if (m->format == RECD_MSG_FMT_NONE)
+        if (!(ops = wire_format_of(m->format)))
             return unknown_session("event", m->session, why, whylen);
-        if (m->format == RECD_MSG_FMT_CARLA)
-            return wire_carla_event_read(r->p + r->pos, left(r), m, why, whylen);
-        if (m->format != RECD_MSG_FMT_RECAP) {
+        if (!ops->event_read) {
             wire_why(why, whylen, "event for %s session '%s': only recap sessions have events",
                      recd_msg_format_name(m->format), m->session);
             return -EBADMSG;
         }
-        return wire_recap_event_read(r->p + r->pos, left(r), time, m, why, whylen);
+        return ops->event_read(r->p + r->pos, left(r), time, m, why, whylen);
     case RECD_MSG_FLUSH:
         m->format = wire_env_format(env, m->session, key_len, &handle);
         rc = read_optional_u64(r, "flush", &v, &has, why, whylen);
@@ -429,21 +326,22 @@ int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *bo
      * store forwarding behind every store still waiting for its cache line. */
     void *handle;
     recd_msg_format f = wire_env_format(env, fh.key, fh.key_len, &handle);
+    const wire_format *ops = wire_format_of(f);
     /* A handle is the receiver's own record of a session it holds, opened under a key that was
      * checked then: these bytes equal that key. Checking them again was 7 % of this path. The
      * length is still bounded here: the copies below must not depend on the receiver. */
-    bool vouched = handle && f != RECD_MSG_FMT_NONE && fh.key_len <= RECD_SESSION_KEY_MAX;
+    bool vouched = handle && ops && fh.key_len <= RECD_SESSION_KEY_MAX;
     if (!vouched && (rc = check_key(fh.key, fh.key_len, why, whylen)) < 0)
         return rc;
-    if (f == RECD_MSG_FMT_NONE) {
+    if (!ops) {
         char key[RECD_SESSION_KEY_MAX + 1];
         wire_key_copy(key, fh.key, fh.key_len, 0);
         return unknown_session("state", key, why, whylen);
     }
-    if (f != RECD_MSG_FMT_SAMP_ONFOOT && f != RECD_MSG_FMT_SAMP_VEHICLE)
+    if (!ops->rec_block_type)
         return 0;
-    const uint8_t *fields;
-    if ((rc = read_rec_fields(&r, f, fh.time, &fields, why, whylen)) < 0)
+    const uint8_t *fields = r.p + r.pos;
+    if ((rc = wire_samp_fields_check(ops, fields, left(&r), fh.time, why, whylen)) < 0)
         return rc;
     *out = (recd_wire_rec_state){
         .key = fh.key,
@@ -454,8 +352,7 @@ int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *bo
         .seq = fh.seq,
         .time_ms = (uint32_t)fh.time,
         .fields = fields,
-        .block_len = f == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_ONFOOT_BLOCK_SIZE
-                                                   : RECD_REC_VEHICLE_BLOCK_SIZE,
+        .block_len = ops->rec_block_len,
     };
     *has_time = fh.timed;
     wire_env_note_session(env, fh.key, fh.key_len, readable_from_key(env, &fh, &r));
@@ -464,9 +361,8 @@ int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *bo
 
 int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m)
 {
-    bool foot = s->format == RECD_MSG_FMT_SAMP_ONFOOT;
-    if ((!foot && s->format != RECD_MSG_FMT_SAMP_VEHICLE) || !s->fields ||
-        s->block_len != (foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE) ||
+    const wire_format *ops = wire_format_of(s->format);
+    if (!ops || !ops->rec_block_type || !s->fields || s->block_len != ops->rec_block_len ||
         !s->key || !recd_session_key_valid(s->key, s->key_len))
         return -EINVAL;
     recd_msg_init(m, RECD_MSG_STATE, s->format);
@@ -474,6 +370,6 @@ int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m)
     m->session[s->key_len] = 0;
     m->has_seq = s->has_seq;
     m->seq = s->seq;
-    rec_block(s->format, s->time_ms, s->fields, m);
+    wire_samp_block_decode(ops, s->time_ms, s->fields, m);
     return 0;
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* recd_msg -> one binary frame: header, session key, optional seq and time, per-type payload.
- * The body length is patched in at the end; on any error the output is rolled back. */
+ * The body length is patched in at the end; on any error the output is rolled back. A payload is
+ * written by the message format's entry in the wire format table (wire_formats.h). */
 #include <errno.h>
 #include <string.h>
 
 #include "base/bytes.h"
+#include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
 
 static int put(recd_buf *out, const void *p, size_t n) { return recd_buf_append(out, p, n); }
@@ -39,115 +41,40 @@ static bool token_valid(const char *s, size_t n)
     return true;
 }
 
-static int put_open(const recd_msg *m, recd_buf *out)
+static int put_open(const wire_format *ops, const recd_msg *m, recd_buf *out)
 {
-    uint8_t fmt;
-    switch (m->format) {
-    case RECD_MSG_FMT_SAMP_ONFOOT: fmt = WIRE_FMT_SAMP_ONFOOT; break;
-    case RECD_MSG_FMT_SAMP_VEHICLE: fmt = WIRE_FMT_SAMP_VEHICLE; break;
-    case RECD_MSG_FMT_RECAP: fmt = WIRE_FMT_RECAP; break;
-    case RECD_MSG_FMT_CARLA: fmt = WIRE_FMT_CARLA; break;
-    case RECD_MSG_FMT_SAMP_PLAYER: fmt = WIRE_FMT_SAMP_PLAYER; break;
-    default: return -EINVAL;
-    }
+    if (!ops)
+        return -EINVAL;
     size_t tlen = m->open.auth ? strlen(m->open.auth) : 0;
     if (tlen > 255 || !token_valid(m->open.auth, tlen))
         return -EINVAL; /* the binary token length is one byte */
-    int rc = put_u8(out, fmt);
+    int rc = put_u8(out, ops->code);
     if (rc == 0)
         rc = put_u64(out, m->open.has_start_time ? (uint64_t)m->open.start_time_ms : 0);
     if (rc == 0)
         rc = put_u8(out, (uint8_t)tlen);
     if (rc == 0)
         rc = put(out, m->open.auth, tlen);
-    if (rc == 0 && fmt == WIRE_FMT_RECAP)
-        rc = m->open.recap ? wire_recap_open_write(m->open.recap, out) : -EINVAL;
-    if (rc == 0 && fmt == WIRE_FMT_CARLA)
-        rc = m->open.carla ? wire_carla_open_write(m->open.carla, out) : -EINVAL;
+    if (rc == 0 && ops->open_write)
+        rc = ops->open_write(m, out);
     return rc;
 }
 
-/* A samp-player state: its .rec type, for a vehicle the model (0: not given) and seat (0xFF: not
- * given), then the block without its time. */
-static int put_player_state(const recd_msg *m, recd_buf *out)
-{
-    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
-    const recd_msg_player *pl = &m->player;
-    if (pl->rec_type == RECD_REC_TYPE_ONFOOT) {
-        if (recd_rec_onfoot_check(&m->onfoot) < 0)
-            return -EINVAL;
-        recd_rec_onfoot_encode(&m->onfoot, block);
-        int rc = put_u8(out, RECD_REC_TYPE_ONFOOT);
-        return rc ? rc : put(out, block + 4, WIRE_ONFOOT_STATE_SIZE);
-    }
-    if (pl->rec_type != RECD_REC_TYPE_VEHICLE || recd_rec_vehicle_check(&m->vehicle) < 0 ||
-        (pl->has_model && (pl->vehicle_model < 400 || pl->vehicle_model > 611)) ||
-        (pl->has_seat && pl->seat > 3))
-        return -EINVAL;
-    recd_rec_vehicle_encode(&m->vehicle, block);
-    uint16_t model = pl->has_model ? pl->vehicle_model : 0;
-    uint8_t head[4] = {RECD_REC_TYPE_VEHICLE, (uint8_t)model, (uint8_t)(model >> 8),
-                       pl->has_seat ? pl->seat : 0xFF};
-    int rc = put(out, head, sizeof head);
-    return rc ? rc : put(out, block + 4, WIRE_VEHICLE_STATE_SIZE);
-}
-
-static int put_state(const recd_msg *m, recd_buf *out)
-{
-    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
-    switch (m->format) {
-    case RECD_MSG_FMT_SAMP_ONFOOT:
-        if (recd_rec_onfoot_check(&m->onfoot) < 0)
-            return -EINVAL;
-        recd_rec_onfoot_encode(&m->onfoot, block);
-        return put(out, block + 4, WIRE_ONFOOT_STATE_SIZE);
-    case RECD_MSG_FMT_SAMP_VEHICLE:
-        if (recd_rec_vehicle_check(&m->vehicle) < 0)
-            return -EINVAL;
-        recd_rec_vehicle_encode(&m->vehicle, block);
-        return put(out, block + 4, WIRE_VEHICLE_STATE_SIZE);
-    case RECD_MSG_FMT_RECAP:
-        return m->recap_state ? wire_recap_state_write(m->recap_state, out) : -EINVAL;
-    case RECD_MSG_FMT_CARLA:
-        return m->carla_state ? wire_carla_state_write(m->carla_state, out) : -EINVAL;
-    case RECD_MSG_FMT_SAMP_PLAYER: return put_player_state(m, out);
-    default: return -EINVAL;
-    }
-}
-
 /* The time a STATE or EVENT carries: .rec ms or Recap tick. */
-static int message_time(const recd_msg *m, uint64_t *t)
+static int message_time(const wire_format *ops, const recd_msg *m, uint64_t *t)
 {
-    if (m->format == RECD_MSG_FMT_CARLA) { /* a frame's time is in its payload */
-        *t = 0;
-        return 0;
-    }
-    if (m->type == RECD_MSG_EVENT) {
-        if (!m->recap_event)
-            return -EINVAL;
-        *t = m->recap_event->tick;
-    } else if (m->format == RECD_MSG_FMT_RECAP) {
-        if (!m->recap_state)
-            return -EINVAL;
-        *t = m->recap_state->tick;
-    } else {
-        bool veh = m->format == RECD_MSG_FMT_SAMP_VEHICLE ||
-                   (m->format == RECD_MSG_FMT_SAMP_PLAYER &&
-                    m->player.rec_type == RECD_REC_TYPE_VEHICLE);
-        *t = veh ? m->vehicle.time_ms : m->onfoot.time_ms;
-    }
+    *t = 0;
+    if (ops && ops->msg_time(m, t) < 0) /* no entry: the payload is refused below */
+        return -EINVAL;
     return *t > INT64_MAX ? -EINVAL : 0;
 }
 
-static int put_body(const recd_msg *m, recd_buf *out)
+static int put_body(const wire_format *ops, const recd_msg *m, recd_buf *out)
 {
     switch (m->type) {
-    case RECD_MSG_OPEN: return put_open(m, out);
-    case RECD_MSG_STATE: return put_state(m, out);
-    case RECD_MSG_EVENT:
-        if (m->format == RECD_MSG_FMT_CARLA)
-            return m->carla_event ? wire_carla_event_write(m->carla_event, out) : -EINVAL;
-        return m->recap_event ? wire_recap_event_write(m->recap_event, out) : -EINVAL;
+    case RECD_MSG_OPEN: return put_open(ops, m, out);
+    case RECD_MSG_STATE: return ops ? ops->state_write(m, out) : -EINVAL;
+    case RECD_MSG_EVENT: return ops && ops->event_write ? ops->event_write(m, out) : -EINVAL;
     case RECD_MSG_FLUSH:
         if (!m->flush.has_end_tick)
             return 0;
@@ -175,12 +102,12 @@ int wire_binary_encode(const recd_msg *m, size_t max_frame, bool omit_key, bool 
     bool timed = with_time && (m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT);
     size_t klen = strnlen(m->session, sizeof m->session);
     uint64_t time = 0;
+    const wire_format *ops = wire_format_of_msg(m);
     if (!type || (!omit_key && !recd_session_key_valid(m->session, klen)))
         return -EINVAL;
-    if ((m->has_seq && m->seq > INT64_MAX) || (timed && message_time(m, &time) < 0))
+    if ((m->has_seq && m->seq > INT64_MAX) || (timed && message_time(ops, m, &time) < 0))
         return -EINVAL;
-    if (m->type == RECD_MSG_EVENT && m->format != RECD_MSG_FMT_RECAP &&
-        m->format != RECD_MSG_FMT_CARLA && m->format != RECD_MSG_FMT_NONE)
+    if (m->type == RECD_MSG_EVENT && !(ops && ops->event_write))
         return -EINVAL;
     size_t start = out->len;
     uint8_t hdr[RECD_WIRE_HEADER_SIZE] = {RECD_WIRE_MAGIC, RECD_WIRE_VERSION, type,
@@ -203,7 +130,7 @@ int wire_binary_encode(const recd_msg *m, size_t max_frame, bool omit_key, bool 
     if (rc == 0 && timed)
         rc = put_u64(out, time);
     if (rc == 0)
-        rc = put_body(m, out);
+        rc = put_body(ops, m, out);
     size_t body = rc == 0 ? out->len - start - RECD_WIRE_HEADER_SIZE : 0;
     if (rc == 0 && (body > wire_max_frame(max_frame) || body > UINT32_MAX))
         rc = -EMSGSIZE;

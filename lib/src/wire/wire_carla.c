@@ -9,6 +9,7 @@
 #include "base/bytes.h"
 #include "formats/carla/carla_msg.h"
 #include "formats/carla/carla_schema.h"
+#include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
 
 #define MAX_PACKETS 1024 /* per frame: far above the 25 kinds plus user packets */
@@ -150,3 +151,54 @@ int wire_carla_event_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
     m->carla_event = recd__carla_event_clone(&e);
     return m->carla_event ? 0 : -ENOMEM;
 }
+
+/* ---- the table entry (wire_formats.h) ------------------------------------------------------ */
+
+/* A frame's time is in its payload: the frame's time field is not used. */
+static int carla_state_msg_read(const uint8_t *p, size_t len, uint64_t time, recd_msg *m,
+                                char *why, size_t whylen)
+{
+    (void)time;
+    return wire_carla_state_read(p, len, m, why, whylen);
+}
+
+static int carla_event_msg_read(const uint8_t *p, size_t len, uint64_t time, recd_msg *m,
+                                char *why, size_t whylen)
+{
+    (void)time;
+    return wire_carla_event_read(p, len, m, why, whylen);
+}
+
+static int carla_open_msg_write(const recd_msg *m, recd_buf *out)
+{
+    return m->open.carla ? wire_carla_open_write(m->open.carla, out) : -EINVAL;
+}
+
+static int carla_state_msg_write(const recd_msg *m, recd_buf *out)
+{
+    return m->carla_state ? wire_carla_state_write(m->carla_state, out) : -EINVAL;
+}
+
+static int carla_event_msg_write(const recd_msg *m, recd_buf *out)
+{
+    return m->carla_event ? wire_carla_event_write(m->carla_event, out) : -EINVAL;
+}
+
+static int carla_msg_time(const recd_msg *m, uint64_t *t)
+{
+    (void)m;
+    *t = 0;
+    return 0;
+}
+
+const wire_format wire_format_carla = {
+    .format = RECD_MSG_FMT_CARLA,
+    .code = 4,
+    .open_read = wire_carla_open_read,
+    .state_read = carla_state_msg_read,
+    .event_read = carla_event_msg_read,
+    .open_write = carla_open_msg_write,
+    .state_write = carla_state_msg_write,
+    .event_write = carla_event_msg_write,
+    .msg_time = carla_msg_time,
+};

@@ -28,10 +28,6 @@ enum {
 #define WIRE_F_RING 0x08u   /* open frames only */
 #define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME | WIRE_F_RESUME | WIRE_F_RING)
 
-/* Open payload format byte. */
-enum { WIRE_FMT_SAMP_ONFOOT = 1, WIRE_FMT_SAMP_VEHICLE = 2, WIRE_FMT_RECAP = 3, WIRE_FMT_CARLA = 4,
-       WIRE_FMT_SAMP_PLAYER = 5 };
-
 /* Payload sizes of a samp state: the block without its leading u32 time. */
 #define WIRE_ONFOOT_STATE_SIZE (RECD_REC_ONFOOT_BLOCK_SIZE - 4)
 #define WIRE_VEHICLE_STATE_SIZE (RECD_REC_VEHICLE_BLOCK_SIZE - 4)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "formats/recap/recap_internal.h"
+#include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
 
 /* FULL_STATE fields in table order: 9 channels, flags, pose, game mode, hand state, health,
@@ -224,3 +225,47 @@ int wire_recap_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, s
         wire_why(why, whylen, "out of memory");
     return rc;
 }
+
+/* ---- the table entry (wire_formats.h) ------------------------------------------------------ */
+
+static int recap_open_msg_write(const recd_msg *m, recd_buf *out)
+{
+    return m->open.recap ? wire_recap_open_write(m->open.recap, out) : -EINVAL;
+}
+
+static int recap_state_msg_write(const recd_msg *m, recd_buf *out)
+{
+    return m->recap_state ? wire_recap_state_write(m->recap_state, out) : -EINVAL;
+}
+
+static int recap_event_msg_write(const recd_msg *m, recd_buf *out)
+{
+    return m->recap_event ? wire_recap_event_write(m->recap_event, out) : -EINVAL;
+}
+
+/* A state or event frame carries its tick. */
+static int recap_msg_time(const recd_msg *m, uint64_t *t)
+{
+    if (m->type == RECD_MSG_EVENT) {
+        if (!m->recap_event)
+            return -EINVAL;
+        *t = m->recap_event->tick;
+        return 0;
+    }
+    if (!m->recap_state)
+        return -EINVAL;
+    *t = m->recap_state->tick;
+    return 0;
+}
+
+const wire_format wire_format_recap = {
+    .format = RECD_MSG_FMT_RECAP,
+    .code = 3,
+    .open_read = wire_recap_open_read,
+    .state_read = wire_recap_state_read,
+    .event_read = wire_recap_event_read,
+    .open_write = recap_open_msg_write,
+    .state_write = recap_state_msg_write,
+    .event_write = recap_event_msg_write,
+    .msg_time = recap_msg_time,
+};

@@ -12,6 +12,8 @@
 #include "base/bytes.h"
 #include "formats/carla/carla_schema.h"
 #include "message/msg_fields.h"
+#include "message/json/msg_json_formats.h"
+#include "message/msg_formats.h"
 
 void recd__carla_open_free(recd_carla_open *o)
 {
@@ -460,3 +462,116 @@ int recd__carla_event_from_json(const json_t *root, recd_carla_event **out, char
     recd_buf_free(&data);
     return rc;
 }
+
+/* ---- the message model's table entry (message/msg_formats.h) ------------------------------- */
+
+static void carla_state_free(recd_msg *m)
+{
+    free(m->carla_state);
+}
+
+static int carla_state_copy(recd_msg *dst, const recd_msg *src)
+{
+    dst->carla_state = src->carla_state ? recd__carla_frame_clone(src->carla_state) : NULL;
+    return dst->carla_state || !src->carla_state ? 0 : -ENOMEM;
+}
+
+static void carla_event_free(recd_msg *m)
+{
+    free(m->carla_event);
+}
+
+static int carla_event_copy(recd_msg *dst, const recd_msg *src)
+{
+    dst->carla_event = src->carla_event ? recd__carla_event_clone(src->carla_event) : NULL;
+    return dst->carla_event || !src->carla_event ? 0 : -ENOMEM;
+}
+
+const msg_format recd__msg_format_carla = {
+    .format = RECD_MSG_FMT_CARLA,
+    .name = "carla",
+    .extension = "log",
+    .state_free = carla_state_free,
+    .state_copy = carla_state_copy,
+    .event_free = carla_event_free,
+    .event_copy = carla_event_copy,
+};
+
+/* ---- the JSON lines codec's table entry (message/json/msg_json_formats.h) ------------------ */
+
+static int carla_open_read(const json_t *root, recd_msg *out, char *err, size_t errlen)
+{
+    json_t *carla = json_object_get(root, "carla");
+    if (!carla) {
+        msg_err(err, errlen, "open: missing key \"carla\" (format carla: map, date, width, ids)");
+        return -EBADMSG;
+    }
+    char why[200];
+    int rc = recd__carla_open_from_json(carla, &out->open.carla, why, sizeof why);
+    if (rc == -EBADMSG)
+        msg_err(err, errlen, "open.carla%s", why);
+    return rc;
+}
+
+static int carla_open_write(const recd_msg *m, recd_buf *out)
+{
+    if (!m->open.carla)
+        return -EINVAL;
+    int rc = msg_json_put_key(out, "carla");
+    return rc == 0 ? recd__carla_open_to_json(m->open.carla, out) : rc;
+}
+
+static int carla_state_read(const json_t *root, recd_msg *out, char *err, size_t errlen)
+{
+    out->format = RECD_MSG_FMT_CARLA;
+    char why[200];
+    int rc = recd__carla_state_from_json(root, &out->carla_state, why, sizeof why);
+    if (rc == -EBADMSG)
+        msg_err(err, errlen, "state%s", why);
+    return rc;
+}
+
+static int carla_state_write(const recd_msg *m, recd_buf *out)
+{
+    return m->carla_state ? recd__carla_state_to_json(m->carla_state, out) : -EINVAL;
+}
+
+static int carla_event_read(const json_t *root, recd_msg *out, char *err, size_t errlen)
+{
+    out->format = RECD_MSG_FMT_CARLA;
+    char why[200];
+    int rc = recd__carla_event_from_json(root, &out->carla_event, why, sizeof why);
+    if (rc == -EBADMSG)
+        msg_err(err, errlen, "event%s", why);
+    return rc;
+}
+
+static int carla_event_write(const recd_msg *m, bool with_tick, recd_buf *out)
+{
+    (void)with_tick; /* a CARLA event has no tick of its own */
+    return m->carla_event ? recd__carla_event_to_json(m->carla_event, out) : -EINVAL;
+}
+
+/* Without a session format: a state with "frame" and "elapsed", an event with "kind". */
+static bool carla_state_sniff(const json_t *root)
+{
+    return json_object_get(root, "frame") && json_object_get(root, "elapsed");
+}
+
+static bool carla_event_sniff(const json_t *root)
+{
+    return json_object_get(root, "kind") != NULL;
+}
+
+const msg_json_format recd__msg_json_format_carla = {
+    .format = RECD_MSG_FMT_CARLA,
+    .open_key = "carla",
+    .open_read = carla_open_read,
+    .open_write = carla_open_write,
+    .state_read = carla_state_read,
+    .state_write = carla_state_write,
+    .event_read = carla_event_read,
+    .event_write = carla_event_write,
+    .state_sniff = carla_state_sniff,
+    .event_sniff = carla_event_sniff,
+};

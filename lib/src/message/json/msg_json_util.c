@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* JSON text helpers: UTF-8 validation, string escaping and base64 (Recap byte fields). */
+/* JSON text helpers: UTF-8 validation, string escaping, base64 (Recap byte fields), and the key
+ * and integer helpers the reader, the writer and the format entries share. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "message/json/msg_json_formats.h"
 #include "message/msg_fields.h"
 #include "message/msg_recap.h"
 
@@ -147,4 +150,55 @@ bool msg_base64_decode(const char *s, size_t len, recd_buf *out)
         recd_buf_append(out, bytes, (size_t)(3 - pad));
     }
     return true;
+}
+
+/* ---- keys and integers (msg_json_formats.h) ------------------------------------------------ */
+
+bool msg_json_key_in(const char *key, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(key, *list) == 0)
+            return true;
+    return false;
+}
+
+const char *msg_json_unknown_key(const json_t *obj, const char *const *allowed)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)obj, key, val)
+    {
+        (void)val;
+        if (!msg_json_key_in(key, allowed))
+            return key;
+    }
+    return NULL;
+}
+
+int msg_json_err_unknown_key(const char *where, const char *key, char *err, size_t errlen)
+{
+    char safe[48];
+    msg_safe_text(key, strlen(key), safe);
+    msg_err(err, errlen, "%s: unknown key \"%s\"", where, safe);
+    return -EBADMSG;
+}
+
+int msg_json_read_int64(const json_t *root, const char *type, const char *key, int64_t min,
+                        int64_t *out, bool *present, char *err, size_t errlen)
+{
+    json_t *j = json_object_get(root, key);
+    *present = j != NULL;
+    if (!j)
+        return 0;
+    if (!json_is_integer(j)) {
+        msg_err(err, errlen, "%s.%s: expected an integer, got %s", type, key, msg_json_type_name(j));
+        return -EBADMSG;
+    }
+    json_int_t v = json_integer_value(j);
+    if (v < min) {
+        msg_err(err, errlen, "%s.%s: %lld is below %lld", type, key, (long long)v, (long long)min);
+        return -EBADMSG;
+    }
+    *out = v;
+    return 0;
 }

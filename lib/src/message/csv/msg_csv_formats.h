@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: the CSV codec's table of message formats, one entry per recd_msg_format written and
+ * read as CSV, with what differs between them: the header's columns, the column that tells the
+ * format apart in a header, and how a row is read and written. Each entry lives with its
+ * format's rows (msg_csv_samp.c, msg_csv_recap.c, msg_csv_carla.c); msg_csv_read.c and
+ * msg_csv_write.c only look entries up. */
+#ifndef RECD_MSG_CSV_FORMATS_H
+#define RECD_MSG_CSV_FORMATS_H
+
+#include <jansson.h>
+
+#include "message/csv/msg_csv.h"
+#include "message/msg_stream.h"
+#include "recd/message.h"
+
+/* A document being read: its rows, the messages handed on, and how header columns map to the
+ * format's columns. */
+typedef struct msg_csv_doc {
+    msg_csv_reader r;
+    msg_stream st;
+    recd_msg_format format;
+    size_t ncols;
+    int col_field[MSG_CSV_MAX_CELLS]; /* header column -> the format's column index */
+    char *err;
+    size_t errlen;
+} msg_csv_doc;
+
+typedef struct msg_csv_format {
+    recd_msg_format format;
+    /* A header with this column is this format's (asked in msg_csv_formats.c's order); NULL: the
+     * format is the one left when no other claims the header. */
+    const char *signature;
+    /* Its rows hold the open and the close (else the reader opens the session from the header
+     * and closes it after the last row, and the writer writes no row for them). */
+    bool own_open;
+    /* Fills names with its columns in their written order; returns how many. */
+    size_t (*columns)(const char *names[MSG_CSV_MAX_CELLS]);
+    /* One data row (the doc's current row) into messages handed on: 0, -EBADMSG, -ENOMEM. */
+    int (*read_row)(msg_csv_doc *d, uint64_t line);
+    /* The row for m, or nothing for a message that needs none: 0, -EINVAL (m does not belong to
+     * a writer of this format, or cannot be written), -ENOMEM. */
+    int (*write_row)(const recd_csv_writer *w, const recd_msg *m, recd_buf *out);
+} msg_csv_format;
+
+/* The entry of f, or NULL for a format without CSV. */
+const msg_csv_format *msg_csv_format_of(recd_msg_format f);
+/* The format of a header row (names: its ncells cells). */
+const msg_csv_format *msg_csv_header_format(const char *const *names, size_t ncells);
+
+/* Helpers the entries share (msg_csv_rows.c). */
+/* "line N: column C: why" into the doc's err; -EBADMSG. */
+int msg_csv_bad(msg_csv_doc *d, uint64_t line, const char *column, const char *why);
+/* A JSON integer or real from a numeric cell, NULL when it is not a number (or no memory). */
+json_t *msg_csv_number_json(const char *cell, size_t len);
+/* Cells after the first: a number, a JSON text. */
+int msg_csv_put_f64_cell(recd_buf *out, double d);
+int msg_csv_put_int_cell(recd_buf *out, uint64_t v);
+int msg_csv_put_json_cell(recd_buf *out, const recd_buf *json);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers the CSV codec's format entries share: row errors naming line and column, numeric cells
+ * read as JSON numbers, and number and JSON cells written. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "message/csv/msg_csv_formats.h"
+#include "message/msg_fields.h"
+
+int msg_csv_bad(msg_csv_doc *d, uint64_t line, const char *column, const char *why)
+{
+    char safe[48];
+    msg_safe_text(column, strlen(column), safe);
+    msg_err(d->err, d->errlen, "line %llu: column %s: %s", (unsigned long long)line, safe, why);
+    return -EBADMSG;
+}
+
+json_t *msg_csv_number_json(const char *cell, size_t len)
+{
+    bool is_int;
+    int64_t i = 0;
+    double x = 0;
+    if (!msg_parse_number(cell, len, &is_int, &i, &x))
+        return NULL;
+    return is_int ? json_integer(i) : json_real(x);
+}
+
+int msg_csv_put_f64_cell(recd_buf *out, double d)
+{
+    char num[40];
+    int rc = msg_format_f64(d, num);
+    return rc < 0 ? rc : msg_csv_put_cell(out, num, strlen(num), false);
+}
+
+int msg_csv_put_int_cell(recd_buf *out, uint64_t v)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%" PRIu64, v);
+    return msg_csv_put_cell(out, num, strlen(num), false);
+}
+
+int msg_csv_put_json_cell(recd_buf *out, const recd_buf *json)
+{
+    return msg_csv_put_cell(out, (const char *)json->data, json->len, false);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: the JSON lines codec's table of message formats, one entry per recd_msg_format with
+ * what differs between them in JSON: the open's own key, how a state or event object is read and
+ * written, and how a line says its format when the session's is not known. Each entry lives with
+ * its format's JSON code (msg_json_samp.c, msg_json_recap.c, formats/carla/carla_msg.c);
+ * msg_json_read.c and msg_json_write.c only look entries up. */
+#ifndef RECD_MSG_JSON_FORMATS_H
+#define RECD_MSG_JSON_FORMATS_H
+
+#include <stdbool.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "message/msg_fields.h"
+#include "recd/message.h"
+
+typedef struct msg_json_format {
+    recd_msg_format format;
+    /* The open's key holding the format's header ("recap", "carla"), NULL: none. open_read reads
+     * it (or reports it missing) from the open object into out; open_write appends it (with its
+     * leading comma). 0, -EBADMSG with err, -EINVAL (cannot be written), -ENOMEM. */
+    const char *open_key;
+    int (*open_read)(const json_t *root, recd_msg *out, char *err, size_t errlen);
+    int (*open_write)(const recd_msg *m, recd_buf *out);
+    /* A state object into out (setting out->format), and a state's keys appended, each with a
+     * leading comma. state_write NULL: the format's states are not written as JSON. */
+    int (*state_read)(const json_t *root, recd_msg *out, char *err, size_t errlen);
+    int (*state_write)(const recd_msg *m, recd_buf *out);
+    /* The same for events; NULL: the format has no events. with_tick: write the event's tick. */
+    int (*event_read)(const json_t *root, recd_msg *out, char *err, size_t errlen);
+    int (*event_write)(const recd_msg *m, bool with_tick, recd_buf *out);
+    /* Without a session format: true when a state / event object is this format's by its keys
+     * (asked in msg_json_formats.c's order). NULL: never. */
+    bool (*state_sniff)(const json_t *root);
+    bool (*event_sniff)(const json_t *root);
+} msg_json_format;
+
+/* The entry of f, or NULL for RECD_MSG_FMT_NONE and values outside the enum. */
+const msg_json_format *msg_json_format_of(recd_msg_format f);
+/* The i-th entry from the last one down (the order in which opens check their format keys), NULL
+ * past the first. */
+const msg_json_format *msg_json_format_back(size_t i);
+/* The entry that writes m: its format's, where an event without a format is a Recap event. */
+const msg_json_format *msg_json_format_of_msg(const recd_msg *m);
+/* Without a session format: the format of a state or event object, by its keys. */
+const msg_json_format *msg_json_state_sniff(const json_t *root);
+const msg_json_format *msg_json_event_sniff(const json_t *root);
+
+/* Keys every message may have. */
+#define MSG_JSON_COMMON_KEYS "type", "session", "seq"
+
+/* Helpers for the entries and the generic reader and writer (msg_json_util.c). */
+bool msg_json_key_in(const char *key, const char *const *list);
+/* The first key of obj that is not in allowed, or NULL. */
+const char *msg_json_unknown_key(const json_t *obj, const char *const *allowed);
+/* "WHERE: unknown key \"KEY\"" into err; -EBADMSG. */
+int msg_json_err_unknown_key(const char *where, const char *key, char *err, size_t errlen);
+/* Optional integer key of root, at least min: *present says whether it was there. 0 or -EBADMSG
+ * ("TYPE.KEY: ..."). */
+int msg_json_read_int64(const json_t *root, const char *type, const char *key, int64_t min,
+                        int64_t *out, bool *present, char *err, size_t errlen);
+/* ,"key": in one append. Inline, as msg_json_put_int: they write every key of an export. */
+static inline int msg_json_put_key(recd_buf *out, const char *key)
+{
+    size_t n = strlen(key);
+    int rc = recd_buf_reserve(out, n + 4);
+    if (rc < 0)
+        return rc;
+    char *p = (char *)out->data + out->len;
+    p[0] = ',';
+    p[1] = '"';
+    memcpy(p + 2, key, n);
+    p[n + 2] = '"';
+    p[n + 3] = ':';
+    out->len += n + 4;
+    return 0;
+}
+
+static inline int msg_json_put_int(recd_buf *out, int64_t v)
+{
+    return msg_buf_put_i64(out, v);
+}
+
+#endif

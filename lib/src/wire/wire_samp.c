@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/* SA-MP payloads of binary frames (docs/wire.md section 2.3) and their table entries: an on-foot
+ * or vehicle state is its .rec block without the time, a samp-player state adds the block's type
+ * and, for a vehicle, its model and seat. A samp open has nothing after its token. */
+#include <errno.h>
+#include <string.h>
+
+#include "base/bytes.h"
+#include "wire/wire_formats.h"
+#include "wire/wire_internal.h"
+#include "wire/wire_samp.h"
+
+extern const wire_format wire_format_samp_onfoot;
+extern const wire_format wire_format_samp_vehicle;
+
+int wire_samp_fields_refuse(const wire_format *f, size_t len, uint64_t time, int check,
+                            char *why, size_t whylen)
+{
+    size_t want = (size_t)f->rec_block_len - 4;
+    if (len != want)
+        wire_why(why, whylen, "state: a %s payload is %lu bytes, this one is %lu",
+                 recd_msg_format_name(f->format), (unsigned long)want, (unsigned long)len);
+    else if (time > UINT32_MAX)
+        wire_why(why, whylen, "state: time %llu ms does not fit the u32 clock of a .rec block",
+                 (unsigned long long)time);
+    else if (check < 0)
+        wire_why(why, whylen, "state: a float is NaN or infinite, or weapon/additional key is out "
+                              "of range");
+    return -EBADMSG;
+}
+
+void wire_samp_block_decode(const wire_format *f, uint32_t time, const uint8_t *fields,
+                            recd_msg *m)
+{
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    st_le32(block, time);
+    if (f->rec_block_type == RECD_REC_TYPE_ONFOOT) {
+        memcpy(block + 4, fields, WIRE_ONFOOT_STATE_SIZE);
+        recd_rec_onfoot_decode(block, &m->onfoot);
+    } else {
+        memcpy(block + 4, fields, WIRE_VEHICLE_STATE_SIZE);
+        recd_rec_vehicle_decode(block, &m->vehicle);
+    }
+}
+
+static int samp_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
+{
+    (void)p;
+    (void)m;
+    if (len) {
+        wire_why(why, whylen, "open: %lu bytes after the payload (a samp open ends after the token)",
+                 (unsigned long)len);
+        return -EBADMSG;
+    }
+    return 0;
+}
+
+static int onfoot_state_read(const uint8_t *p, size_t len, uint64_t time, recd_msg *m, char *why,
+                             size_t whylen)
+{
+    int rc = wire_samp_fields_check(&wire_format_samp_onfoot, p, len, time, why, whylen);
+    if (rc == 0)
+        wire_samp_block_decode(&wire_format_samp_onfoot, (uint32_t)time, p, m);
+    return rc;
+}
+
+static int vehicle_state_read(const uint8_t *p, size_t len, uint64_t time, recd_msg *m,
+                              char *why, size_t whylen)
+{
+    int rc = wire_samp_fields_check(&wire_format_samp_vehicle, p, len, time, why, whylen);
+    if (rc == 0)
+        wire_samp_block_decode(&wire_format_samp_vehicle, (uint32_t)time, p, m);
+    return rc;
+}
+
+/* A samp-player state: u8 .rec type, for a vehicle u16 model (0: not given) and u8 seat (0xFF:
+ * not given), then the block's fields as for that type. */
+static int player_state_read(const uint8_t *p, size_t len, uint64_t time, recd_msg *m, char *why,
+                             size_t whylen)
+{
+    if (len < 1) {
+        wire_why(why, whylen, "state: body ends inside the payload");
+        return -EBADMSG;
+    }
+    uint8_t type = p[0];
+    size_t pos = 1;
+    if (type != RECD_REC_TYPE_ONFOOT && type != RECD_REC_TYPE_VEHICLE) {
+        wire_why(why, whylen, "state: samp-player type %u (1 vehicle, 2 on foot)", type);
+        return -EBADMSG;
+    }
+    m->player.rec_type = (recd_rec_type)type;
+    if (type == RECD_REC_TYPE_VEHICLE) {
+        if (len - pos < 3) {
+            wire_why(why, whylen, "state: body ends inside the payload");
+            return -EBADMSG;
+        }
+        uint16_t mod = ld_le16(p + pos);
+        uint8_t seat = p[pos + 2];
+        pos += 3;
+        if (mod && (mod < 400 || mod > 611)) {
+            wire_why(why, whylen, "state: vehicle model %u is not 400..611 (0: not given)", mod);
+            return -EBADMSG;
+        }
+        if (seat > 3 && seat != 0xFF) {
+            wire_why(why, whylen, "state: seat %u is not 0..3 (0xFF: not given)", seat);
+            return -EBADMSG;
+        }
+        m->player.has_model = mod != 0;
+        m->player.vehicle_model = mod;
+        m->player.has_seat = seat != 0xFF;
+        m->player.seat = seat == 0xFF ? 0 : seat;
+    }
+    const wire_format *block = type == RECD_REC_TYPE_ONFOOT ? &wire_format_samp_onfoot
+                                                           : &wire_format_samp_vehicle;
+    int rc = wire_samp_fields_check(block, p + pos, len - pos, time, why, whylen);
+    if (rc == 0)
+        wire_samp_block_decode(block, (uint32_t)time, p + pos, m);
+    return rc;
+}
+
+static int onfoot_state_write(const recd_msg *m, recd_buf *out)
+{
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    if (recd_rec_onfoot_check(&m->onfoot) < 0)
+        return -EINVAL;
+    recd_rec_onfoot_encode(&m->onfoot, block);
+    return recd_buf_append(out, block + 4, WIRE_ONFOOT_STATE_SIZE);
+}
+
+static int vehicle_state_write(const recd_msg *m, recd_buf *out)
+{
+    uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
+    if (recd_rec_vehicle_check(&m->vehicle) < 0)
+        return -EINVAL;
+    recd_rec_vehicle_encode(&m->vehicle, block);
+    return recd_buf_append(out, block + 4, WIRE_VEHICLE_STATE_SIZE);
+}
+
+static int player_state_write(const recd_msg *m, recd_buf *out)
+{
+    const recd_msg_player *pl = &m->player;
+    /* Checked before the head goes out, so an invalid block is -EINVAL even without memory. */
+    if (pl->rec_type == RECD_REC_TYPE_ONFOOT) {
+        if (recd_rec_onfoot_check(&m->onfoot) < 0)
+            return -EINVAL;
+        uint8_t type = RECD_REC_TYPE_ONFOOT;
+        int rc = recd_buf_append(out, &type, 1);
+        return rc ? rc : onfoot_state_write(m, out);
+    }
+    if (pl->rec_type != RECD_REC_TYPE_VEHICLE || recd_rec_vehicle_check(&m->vehicle) < 0 ||
+        (pl->has_model && (pl->vehicle_model < 400 || pl->vehicle_model > 611)) ||
+        (pl->has_seat && pl->seat > 3))
+        return -EINVAL;
+    uint16_t model = pl->has_model ? pl->vehicle_model : 0;
+    uint8_t head[4] = {RECD_REC_TYPE_VEHICLE, (uint8_t)model, (uint8_t)(model >> 8),
+                       pl->has_seat ? pl->seat : 0xFF};
+    int rc = recd_buf_append(out, head, sizeof head);
+    return rc ? rc : vehicle_state_write(m, out);
+}
+
+/* A state frame carries its block's time; a samp session has no events. */
+static int onfoot_msg_time(const recd_msg *m, uint64_t *t)
+{
+    *t = m->onfoot.time_ms;
+    return m->type == RECD_MSG_STATE ? 0 : -EINVAL;
+}
+
+static int vehicle_msg_time(const recd_msg *m, uint64_t *t)
+{
+    *t = m->vehicle.time_ms;
+    return m->type == RECD_MSG_STATE ? 0 : -EINVAL;
+}
+
+static int player_msg_time(const recd_msg *m, uint64_t *t)
+{
+    *t = m->player.rec_type == RECD_REC_TYPE_VEHICLE ? m->vehicle.time_ms : m->onfoot.time_ms;
+    return m->type == RECD_MSG_STATE ? 0 : -EINVAL;
+}
+
+const wire_format wire_format_samp_onfoot = {
+    .format = RECD_MSG_FMT_SAMP_ONFOOT,
+    .code = 1,
+    .rec_block_type = RECD_REC_TYPE_ONFOOT,
+    .rec_block_len = RECD_REC_ONFOOT_BLOCK_SIZE,
+    .open_read = samp_open_read,
+    .state_read = onfoot_state_read,
+    .state_write = onfoot_state_write,
+    .msg_time = onfoot_msg_time,
+};
+
+const wire_format wire_format_samp_vehicle = {
+    .format = RECD_MSG_FMT_SAMP_VEHICLE,
+    .code = 2,
+    .rec_block_type = RECD_REC_TYPE_VEHICLE,
+    .rec_block_len = RECD_REC_VEHICLE_BLOCK_SIZE,
+    .open_read = samp_open_read,
+    .state_read = vehicle_state_read,
+    .state_write = vehicle_state_write,
+    .msg_time = vehicle_msg_time,
+};
+
+/* Both kinds of block in one session: not the .rec path (its states carry their type). */
+const wire_format wire_format_samp_player = {
+    .format = RECD_MSG_FMT_SAMP_PLAYER,
+    .code = 5,
+    .open_read = samp_open_read,
+    .state_read = player_state_read,
+    .state_write = player_state_write,
+    .msg_time = player_msg_time,
+};
