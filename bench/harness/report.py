@@ -349,9 +349,21 @@ def targets(results, flush_interval_s=1.0):
         q = _ratio(r.get("sps_med"), y.get("sps_med"))
         rows.append(("S3: recd >= 3x rsyslog (zip 1) samples/s", _fmt(q, ".2f") + "x" if q else "-",
                      _verdict(q, 3.0)))
+        rows.append(("S3: recd >= 6x rsyslog (zip 1) samples/s (issue 26)",
+                     _fmt(q, ".2f") + "x" if q else "-", _verdict(q, 6.0)))
         b = _ratio(y.get("bytes_per_sample"), r.get("bytes_per_sample"))
         rows.append(("S3: >= 4x fewer bytes/sample than rsyslog gzip",
                      _fmt(b, ".1f") + "x fewer" if b else "-", _verdict(b, 4.0)))
+    s = tcp_sum("S6")
+    if s:
+        r, y = s.get("recd", {}), s.get("rsyslog", {})
+        q = _ratio(r.get("sps_med"), y.get("sps_med"))
+        rows.append(("S6: recd >= 2x rsyslog samples/s, NDJSON (issue 26)",
+                     _fmt(q, ".2f") + "x" if q else "-", _verdict(q, 2.0)))
+        cpu = r.get("run_cpu_per_m")
+        rows.append(("S6: <= 1.5 CPU s per 1M NDJSON samples (issue 26)",
+                     f"{cpu:.2f} s" if cpu is not None else "-",
+                     "not measured" if cpu is None else ("met" if cpu <= 1.5 else "missed")))
     s4 = results.get("S4", {}).get("summary", {}).get("recd")
     if s4 is not None:
         best = s4["best"]["rate_target"] if s4["best"] else 0
@@ -366,6 +378,11 @@ def targets(results, flush_interval_s=1.0):
                         f"{_fmt_rate(stop['rate_achieved'])}")
             verdict = "not reached by the sender"
         rows.append(("S4: zero loss at >= 500k datagrams/s", measured, verdict))
+        # Issue 26 asks for 1M/s in each of three consecutive full runs: one run gives one of them.
+        rows.append(("S4: zero loss at >= 1M datagrams/s (issue 26; 1 of 3 runs)",
+                     _fmt_rate(best) if best else "none",
+                     "met" if best >= 1_000_000 else
+                     ("not stepped that high" if stepped < 1_000_000 else "missed")))
     s5 = results.get("S5", {}).get("run")
     if s5 and "error" not in s5:
         rows.append((f"S5: peak RSS <= 1 GiB with {s5['sessions']:,} sessions",
