@@ -66,21 +66,7 @@ static int read_carla_row(msg_csv_doc *d, uint64_t line)
         else if (state && d->r.cell_len[at])
             rc = carla_number(d, obj, numeric[c - 1], at, line);
     }
-    if (rc == 0 && json_object_set_new(obj, "type", json_stringn(kind, d->r.cell_len[col[CC_KIND]])) < 0)
-        rc = -ENOMEM;
-    if (rc == 0) {
-        recd_msg m;
-        char why[256];
-        rc = msg_from_json_value(obj, d->st.format, &m, why, sizeof why);
-        if (rc < 0) {
-            msg_err(d->err, d->errlen, "line %llu: %s", (unsigned long long)line, why);
-        } else {
-            rc = msg_stream_deliver(&d->st, &m, line, d->err, d->errlen);
-            recd_msg_free(&m);
-        }
-    }
-    json_decref(obj);
-    return rc;
+    return msg_csv_deliver_json(d, line, rc, obj, kind, d->r.cell_len[col[CC_KIND]]);
 }
 
 /* kind, frame, elapsed, duration, data: a state's numbers in columns and its records as one JSON

@@ -50,6 +50,11 @@ const msg_csv_format *msg_csv_header_format(const char *const *names, size_t nce
 /* Helpers the entries share (msg_csv_rows.c). */
 /* "line N: column C: why" into the doc's err; -EBADMSG. */
 int msg_csv_bad(msg_csv_doc *d, uint64_t line, const char *column, const char *why);
+/* A row read as the JSON object obj (owned: freed here) of the message type kind: unless rc (the
+ * reading's result) is already an error, it becomes a message, read as JSON lines are, and goes to
+ * the doc's stream. 0 or a negative errno, with "line N: ..." in the doc's err. */
+int msg_csv_deliver_json(msg_csv_doc *d, uint64_t line, int rc, json_t *obj, const char *kind,
+                         size_t kind_len);
 /* A JSON integer or real from a numeric cell, NULL when it is not a number (or no memory). */
 json_t *msg_csv_number_json(const char *cell, size_t len);
 /* Cells after the first: a number, a JSON text. */

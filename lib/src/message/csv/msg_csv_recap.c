@@ -124,21 +124,7 @@ static int read_recap_row(msg_csv_doc *d, uint64_t line)
         return -ENOMEM;
     int rc = strcmp(kind, "state") == 0 ? recap_state_json(d, col, line, obj)
                                         : recap_other_json(d, col, line, kind, &obj);
-    if (rc == 0 && (!obj || json_object_set_new(obj, "type", json_stringn(kind, d->r.cell_len[col[RC_KIND]])) < 0))
-        rc = -ENOMEM;
-    if (rc == 0) {
-        recd_msg m;
-        char why[256];
-        rc = msg_from_json_value(obj, d->st.format, &m, why, sizeof why);
-        if (rc < 0) {
-            msg_err(d->err, d->errlen, "line %llu: %s", (unsigned long long)line, why);
-        } else {
-            rc = msg_stream_deliver(&d->st, &m, line, d->err, d->errlen);
-            recd_msg_free(&m);
-        }
-    }
-    json_decref(obj);
-    return rc;
+    return msg_csv_deliver_json(d, line, rc, obj, kind, d->r.cell_len[col[RC_KIND]]);
 }
 
 static int put_recap_row(const recd_msg *m, recd_buf *out)

@@ -17,6 +17,26 @@ int msg_csv_bad(msg_csv_doc *d, uint64_t line, const char *column, const char *w
     return -EBADMSG;
 }
 
+int msg_csv_deliver_json(msg_csv_doc *d, uint64_t line, int rc, json_t *obj, const char *kind,
+                         size_t kind_len)
+{
+    if (rc == 0 && (!obj || json_object_set_new(obj, "type", json_stringn(kind, kind_len)) < 0))
+        rc = -ENOMEM;
+    if (rc == 0) {
+        recd_msg m;
+        char why[256];
+        rc = msg_from_json_value(obj, d->st.format, &m, why, sizeof why);
+        if (rc < 0) {
+            msg_err(d->err, d->errlen, "line %llu: %s", (unsigned long long)line, why);
+        } else {
+            rc = msg_stream_deliver(&d->st, &m, line, d->err, d->errlen);
+            recd_msg_free(&m);
+        }
+    }
+    json_decref(obj);
+    return rc;
+}
+
 json_t *msg_csv_number_json(const char *cell, size_t len)
 {
     bool is_int;
