@@ -4,6 +4,7 @@
  * watchdog's keep-alive. */
 #include "server.h"
 
+#include "support/alloc_stats.h"
 #include "support/log.h"
 #include "support/sd_notify.h"
 
@@ -42,7 +43,7 @@ static void on_tick(uv_timer_t *t)
     sessions_tick(&s->sessions, now);
     uint64_t pad;
     if (heap_release_due(&s->heap, s->sessions.env.buffered, now, &pad) ||
-        heap_free_release_due(&s->heap, heap_read_stats(), now, &pad))
+        heap_free_release_due(&s->heap, alloc_stats_read(), now, &pad))
         heap_trim(pad);
     recd_log_flush_suppressed(false);
 }

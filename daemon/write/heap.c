@@ -4,7 +4,6 @@
 
 #include <limits.h>
 
-#include "support/alloc_stats.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -48,13 +47,7 @@ bool heap_release_due(heap_release *h, uint64_t buffered, uint64_t now_ms, uint6
     return true;
 }
 
-heap_stats heap_read_stats(void)
-{
-    alloc_stats a = alloc_stats_read();
-    return (heap_stats){a.in_use, a.free};
-}
-
-bool heap_free_release_due(heap_release *h, heap_stats st, uint64_t now_ms, uint64_t *pad)
+bool heap_free_release_due(heap_release *h, alloc_stats st, uint64_t now_ms, uint64_t *pad)
 {
     if (!h->free_started || st.free < h->window_min_free)
         h->window_min_free = st.free;

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "support/alloc_stats.h"
+
 #define HEAP_WINDOW_MS 10000u /* how long a level of load must last before the heap follows it */
 
 typedef struct heap_release {
@@ -30,11 +32,6 @@ typedef struct heap_release {
     bool free_started;
 } heap_release;
 
-/* The allocator's figures: bytes in use and bytes free but still mapped. */
-typedef struct heap_stats {
-    uint64_t in_use, free;
-} heap_stats;
-
 /* At start-up and on reload: allocations under 4 MiB come from the heap (not one mapping each),
  * and up to keep_bytes freed at the top of the heap stay mapped (limits.process_buffer: buffered
  * bytes never go past it, so the heap needs no more). No effect outside glibc. */
@@ -44,14 +41,10 @@ void heap_configure(uint64_t keep_bytes);
  * then the free memory to keep at its top. */
 bool heap_release_due(heap_release *h, uint64_t buffered, uint64_t now_ms, uint64_t *pad);
 
-/* The allocator's figures (support/alloc_stats.h: a slow read is not repeated for a while);
- * zeros where they are unavailable. */
-heap_stats heap_read_stats(void);
-
-/* Called once per tick with the allocator's figures. True when the heap should be trimmed because
+/* Called once per tick with the allocator's figures (alloc_stats_read()). True when the heap should be trimmed because
  * its free memory stayed above what is in use (and above HEAP_TRIM_MIN) for a whole window: *pad
  * is then the free memory to keep at its top. */
-bool heap_free_release_due(heap_release *h, heap_stats st, uint64_t now_ms, uint64_t *pad);
+bool heap_free_release_due(heap_release *h, alloc_stats st, uint64_t now_ms, uint64_t *pad);
 
 /* Gives free heap memory back to the kernel, keeping pad bytes at the top. */
 void heap_trim(uint64_t pad);
