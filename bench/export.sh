@@ -9,49 +9,14 @@
 # Prints one markdown table; the figures in docs/performance.md ("Export") come from it.
 # Usage: bench/export.sh [BUILD_DIR]
 set -euo pipefail
-src="$(cd "$(dirname "$0")/.." && pwd)"
-build="${1:-${BENCH_BUILD:-$src/build-bench}}"
-if [ -z "${RECTOOL:-}" ]; then
-  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DRECD_TESTS=OFF >/dev/null
-  cmake --build "$build" -j 2 --target rectool >/dev/null
-  RECTOOL="$build/tools/rectool"
-fi
-OLD="${OLD_RECTOOL:-}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/recd-export-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+name=export
+corpus_match=(-name '*.rec' -o -name '*.recap' -o -name '*.mcpr' -o -name '*.log' -o -name '*.SC2Replay')
+# shellcheck source=rectool_files.sh
+. "$(dirname "$0")/rectool_files.sh"
 
-"$RECTOOL" generate --format samp-vehicle --duration 6h --seed 1 -o "$tmp/vehicle-6h.rec" >/dev/null
-"$RECTOOL" generate --format samp-onfoot --duration 1h --seed 1 -o "$tmp/onfoot-1h.rec" >/dev/null
-"$RECTOOL" generate --format recap --duration 1h --seed 1 -o "$tmp/recap-1h.recap" >/dev/null
-files=("$tmp/vehicle-6h.rec" "$tmp/onfoot-1h.rec" "$tmp/recap-1h.recap")
-corpus="$src/../shared/corpus"
-if [ -d "$corpus" ]; then
-  while IFS= read -r f; do files+=("$f"); done < <(find "$corpus" -type f \
-    \( -name '*.rec' -o -name '*.recap' -o -name '*.mcpr' -o -name '*.log' -o -name '*.SC2Replay' \) | sort)
-else
-  echo "export bench: $corpus is absent; generated files only" >&2
-fi
-
-# best_of3 TOOL FILE: the fastest of three whole runs by CPU time (user + system, which a busy
-# shared machine disturbs less than wall time), in ns; the output stays in $tmp/out.jsonl.
-best_of3() {
-  python3 - "$1" "$2" "$tmp/out.jsonl" <<'PY'
-import resource, subprocess, sys
-tool, src, out = sys.argv[1:4]
-best = None
-for _ in range(3):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    rc = subprocess.call([tool, "export", src, "--to", "jsonl", "-o", out], stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if rc != 0:
-        sys.exit(1)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    best = cpu if best is None else min(best, cpu)
-print(max(int(best * 1e9), 1))
-PY
-}
-
-mbps() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.0f", b / 1e6 / (ns / 1e9) }'; }
+# best_of3 TOOL FILE: the fastest export of FILE by CPU time (cpu_best_of3.py), in ns; the output
+# stays in $tmp/out.jsonl.
+best_of3() { python3 "$src/bench/cpu_best_of3.py" "$1" export "$2" --to jsonl -o "$tmp/out.jsonl"; }
 
 echo "export --to jsonl, MB of JSON lines per CPU second, best of 3 whole runs ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d))"
 echo
