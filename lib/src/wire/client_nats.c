@@ -25,6 +25,7 @@
 #define ACK_TIMEOUT_MAX_MS 3600000u
 #define URL_MAX 1024u
 #define VALUE_MAX 47u
+#define SIGNED_CONNECT_TRIES 4 /* connect_js: four refusals by libnats' fault are 1 in 2^32 */
 
 bool client_nats_url(const char *url) { return url && strncmp(url, "nats://", 7) == 0; }
 
@@ -488,8 +489,16 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
         natsOptions_Destroy(o);
         return -EINVAL;
     }
-    if (s == NATS_OK)
-        s = natsConnection_Connect(&n->nc, o);
+    /* libnats 3.4.1 sends no signature when the nonce's signature starts with a zero byte (its
+     * base64 encoder takes that for an empty string): 1 connect in 256 with nkey or creds is
+     * refused. A new connection gets a new nonce, so a refusal is retried; a wrong key is
+     * refused every time. */
+    if (s == NATS_OK) {
+        int tries = n->opt.nkey[0] || n->opt.creds[0] ? SIGNED_CONNECT_TRIES : 1;
+        do
+            s = natsConnection_Connect(&n->nc, o);
+        while (s == NATS_CONNECTION_AUTH_FAILED && --tries > 0);
+    }
     natsOptions_Destroy(o);
     jsOptions jo;
     if (s == NATS_OK)
