@@ -86,7 +86,7 @@ before_on() { recorded a before || recorded b before || recorded c before; }
 wait_for 30 before_on || fail "the session sent after the hostile messages was not recorded"
 decode_errors() { # a|b|c: the sum of that instance's recd_decode_errors_total series
     python3 -c 'import sys, urllib.request
-t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode()
+t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=10).read().decode()
 print(sum(int(float(l.split()[1])) for l in t.splitlines() if l.startswith("recd_decode_errors_total{")))' \
         "$(sed -n 's/^metrics //p' "$tmp/$1.ports")"
 }

@@ -62,7 +62,7 @@ start_consumer() { # NAME URL [NATS YAML LINES]: a recd fleet instance owning al
 }
 partitions_owned() { # the metric of the running recd
     python3 -c 'import sys, urllib.request
-for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode().splitlines():
+for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=10).read().decode().splitlines():
     if line.startswith("recd_nats_partitions_owned "): print(line.split()[1])' "$metrics" 2>/dev/null
 }
 owns_all() { [ "$(partitions_owned)" = 4 ]; }

@@ -65,7 +65,7 @@ start_fleet_instance() {
 
 fleet_metric() { # DIR INSTANCE NAME: the value of metric NAME (unlabelled) on that instance
     python3 -c 'import sys, urllib.request
-for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1]).read().decode().splitlines():
+for line in urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=10).read().decode().splitlines():
     if line.startswith(sys.argv[2] + " "): print(line.split()[1])' \
         "$(sed -n 's/^metrics //p' "$1/$2.ports")" "$3" 2>/dev/null
 }
