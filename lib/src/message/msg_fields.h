@@ -98,6 +98,17 @@ bool msg_double_to_f32(double d, float *out);
 /* Appends s[0..len) as a JSON string literal; -EINVAL when s is not valid UTF-8. */
 int msg_json_append_string(recd_buf *out, const char *s, size_t len);
 int msg_buf_puts(recd_buf *out, const char *s);
+/* One byte appended: the JSON writers' punctuation, without a strlen and a call per byte. */
+static inline int msg_buf_putc(recd_buf *out, char c)
+{
+    if (out->len == out->cap) {
+        int rc = recd_buf_reserve(out, 1);
+        if (rc < 0)
+            return rc;
+    }
+    out->data[out->len++] = (uint8_t)c;
+    return 0;
+}
 bool msg_utf8_valid(const uint8_t *s, size_t len);
 
 /* A message as one JSON object (no newline); omit drops "type" and/or an event's "tick" (CSV

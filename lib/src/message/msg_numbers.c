@@ -91,10 +91,11 @@ int msg_format_f64_search(double d, char buf[40])
 
 int msg_format_f32(float f, char buf[32])
 {
-    int rc = msg_float_text_f32(f, buf);
-    if (rc == -ERANGE)
-        return msg_format_f32_search(f, buf);
-    return rc < 0 ? rc : 0;
+    int n = msg_f32_text(f, buf);
+    if (n < 0)
+        return n;
+    buf[n] = '\0';
+    return 0;
 }
 
 int msg_format_f64(double d, char buf[40])
@@ -149,10 +150,7 @@ int msg_buf_put_f32(recd_buf *out, float f)
     int rc = recd_buf_reserve(out, 32);
     if (rc < 0)
         return rc;
-    char *dst = (char *)out->data + out->len;
-    int n = msg_float_text_f32(f, dst);
-    if (n == -ERANGE && (n = msg_format_f32_search(f, dst)) == 0)
-        n = (int)strlen(dst);
+    int n = msg_f32_text(f, (char *)out->data + out->len);
     if (n < 0)
         return n;
     out->len += (size_t)n;

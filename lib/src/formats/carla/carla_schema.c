@@ -415,7 +415,7 @@ int carla_record_to_json(const carla_field *f, unsigned width, const uint8_t *p,
                          recd_buf *out, size_t *used)
 {
     size_t at = 0;
-    int rc = msg_buf_puts(out, "{");
+    int rc = msg_buf_putc(out, '{');
     for (bool first = true; f->name && rc == 0; f++, first = false) {
         rc = put_key(out, !first, f->name);
         size_t s = scalar_size(f->type, width);
@@ -431,14 +431,14 @@ int carla_record_to_json(const carla_field *f, unsigned width, const uint8_t *p,
         case CF_F64: rc = rc ? rc : carla_put_f64(out, f64_from_bits(ld_le64(p + at))); break;
         case CF_VEC:
             for (int k = 0; k < 3 && rc == 0; k++) {
-                rc = msg_buf_puts(out, k ? "," : "[");
+                rc = msg_buf_putc(out, k ? ',' : '[');
                 const uint8_t *q = p + at + (size_t)k * width;
                 if (rc == 0)
                     rc = width == 4 ? carla_put_f32(out, f32_from_bits(ld_le32(q)))
                                     : carla_put_f64(out, f64_from_bits(ld_le64(q)));
             }
             if (rc == 0)
-                rc = msg_buf_puts(out, "]");
+                rc = msg_buf_putc(out, ']');
             break;
         default: break;
         }
@@ -460,20 +460,20 @@ int carla_record_to_json(const carla_field *f, unsigned width, const uint8_t *p,
             continue;
         }
         if (rc == 0)
-            rc = msg_buf_puts(out, "[");
+            rc = msg_buf_putc(out, '[');
         for (uint32_t i = 0; i < n && rc == 0; i++) {
             size_t u = 0;
             if (i)
-                rc = msg_buf_puts(out, ",");
+                rc = msg_buf_putc(out, ',');
             if (rc == 0)
                 rc = carla_record_to_json(f->sub, width, p + at, len - at, out, &u);
             at += u;
         }
         if (rc == 0)
-            rc = msg_buf_puts(out, "]");
+            rc = msg_buf_putc(out, ']');
     }
     if (rc == 0)
-        rc = msg_buf_puts(out, "}");
+        rc = msg_buf_putc(out, '}');
     *used = at;
     return rc;
 }
