@@ -12,7 +12,7 @@ int msg_float_text_f32(float f, char buf[32]);
 int msg_float_text_f64(double d, char buf[40]);
 
 /* The text of a finite f32 (msg_float_text_f32, else the search) through this thread's memo of
- * recent values (msg_f32_text_cache.c): its length, unterminated; -EINVAL for NaN or infinity. */
+ * recent values (msg_f32_text.c): its length, unterminated; -EINVAL for NaN or infinity. */
 int msg_f32_text(float f, char buf[32]);
 
 /* The printf/strtod search the fast path must equal (msg_numbers.c); the oracle in tests. */

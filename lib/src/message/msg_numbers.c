@@ -89,15 +89,6 @@ int msg_format_f64_search(double d, char buf[40])
     return 0;
 }
 
-int msg_format_f32(float f, char buf[32])
-{
-    int n = msg_f32_text(f, buf);
-    if (n < 0)
-        return n;
-    buf[n] = '\0';
-    return 0;
-}
-
 int msg_format_f64(double d, char buf[40])
 {
     int rc = msg_float_text_f64(d, buf);
@@ -143,18 +134,6 @@ int msg_buf_put_i64(recd_buf *out, int64_t v)
     if (v < 0)
         *--p = '-';
     return recd_buf_append(out, p, (size_t)(end - p));
-}
-
-int msg_buf_put_f32(recd_buf *out, float f)
-{
-    int rc = recd_buf_reserve(out, 32);
-    if (rc < 0)
-        return rc;
-    int n = msg_f32_text(f, (char *)out->data + out->len);
-    if (n < 0)
-        return n;
-    out->len += (size_t)n;
-    return 0;
 }
 
 int msg_buf_put_f64(recd_buf *out, double d)

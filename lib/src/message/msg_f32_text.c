@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* A per-thread memo of f32 number text. Telemetry repeats its floats: a CARLA log's 333,500
- * floats hold 4,532 distinct values, because every frame records every actor, standing or not.
- * Remembering the last text of 4,096 bit patterns (direct-mapped, 128 KiB, allocated on a
- * thread's first float and freed when the thread ends) answers 92 % of them with a copy instead
- * of the shortest-digit computation. The text is the one msg_float_text.c (or the search) gives,
- * so a hit writes exactly what a miss would. */
+/* f32 number text for the JSON and CSV writers (msg_format_f32, msg_buf_put_f32), through a
+ * per-thread memo. Telemetry repeats its floats: a CARLA log's 333,500 floats hold 4,532 distinct
+ * values, because every frame records every actor, standing or not. Once a thread has formatted
+ * MEMO_AFTER floats, it remembers the last text of 4,096 bit patterns (direct-mapped, 128 KiB,
+ * freed when the thread ends) and answers most of them with a copy instead of the shortest-digit
+ * computation; a thread that formats a few (recd's) never pays for one. The text is the one
+ * msg_float_text.c (or the search) gives, so a hit writes exactly what a miss would. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -13,9 +14,11 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "message/msg_fields.h"
 #include "message/msg_float_text.h"
 
 #define CACHE_BITS 12
+#define MEMO_AFTER 8192u /* floats a thread formats before it gets a memo */
 #define TEXT_MAX 27 /* the longest f32 text is 18 characters ("-999999986991104.0") */
 
 typedef struct {
@@ -32,7 +35,8 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static pthread_key_t key;
 static bool key_made;
 static _Thread_local text_cache *this_thread;
-static _Thread_local bool unavailable; /* no memory or no key: this thread computes every text */
+static _Thread_local uint32_t formatted; /* up to MEMO_AFTER */
+static _Thread_local bool unavailable;   /* no memory or no key: this thread computes every text */
 
 static void make_key(void) { key_made = pthread_key_create(&key, free) == 0; }
 
@@ -40,6 +44,10 @@ static text_cache *thread_cache(void)
 {
     if (this_thread || unavailable)
         return this_thread;
+    if (formatted < MEMO_AFTER) {
+        formatted++;
+        return NULL;
+    }
     pthread_once(&key_once, make_key);
     text_cache *c = key_made ? calloc(1, sizeof *c) : NULL;
     if (c && pthread_setspecific(key, c) != 0) {
@@ -69,4 +77,25 @@ int msg_f32_text(float f, char buf[32])
         memcpy(e->text, buf, (size_t)n);
     }
     return n;
+}
+
+int msg_format_f32(float f, char buf[32])
+{
+    int n = msg_f32_text(f, buf);
+    if (n < 0)
+        return n;
+    buf[n] = '\0';
+    return 0;
+}
+
+int msg_buf_put_f32(recd_buf *out, float f)
+{
+    int rc = recd_buf_reserve(out, 32);
+    if (rc < 0)
+        return rc;
+    int n = msg_f32_text(f, (char *)out->data + out->len);
+    if (n < 0)
+        return n;
+    out->len += (size_t)n;
+    return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* msg_f32_text, the per-thread memo of f32 text: every answer equals the uncached text
- * (msg_float_text_f32, else the search), whether it comes from the memo, from a slot another
- * value took over, or from another thread's memo; NaN and infinities are refused every time. */
+/* msg_f32_text, f32 text through the per-thread memo: every answer equals the uncached text
+ * (msg_float_text_f32, else the search), before the thread has a memo, from the memo, from a
+ * slot another value took over, or from another thread's memo; NaN and infinities are refused
+ * every time. */
 #include "testutil.h"
 
 #include <errno.h>
