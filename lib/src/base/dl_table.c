@@ -27,8 +27,9 @@ static int dl_open(dl_library *lib)
         snprintf(install, sizeof install, "%s", lib->soname);
     void *h = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        snprintf(lib->why, sizeof lib->why, "%s, needed for %s, cannot be loaded (%s); install %s",
-                 lib->label, lib->needed_for, dl_why(), install);
+        snprintf(lib->why, sizeof lib->why,
+                 "%s (%s), needed for %s, cannot be loaded (%s); install %s", lib->label,
+                 lib->soname, lib->needed_for, dl_why(), install);
         return -ELIBACC;
     }
     for (size_t i = 0; i < lib->count; i++) {
@@ -36,8 +37,8 @@ static int dl_open(dl_library *lib)
         void *sym = dlsym(h, lib->symbols[i].name);
         if (!sym) {
             snprintf(lib->why, sizeof lib->why,
-                     "%s (%s), needed for %s, lacks %s (%s): not the version this program was "
-                     "built with; install %s",
+                     "%s (%s), needed for %s, lacks %s (%s): not the version built against; "
+                     "install %s",
                      lib->label, lib->soname, lib->needed_for, lib->symbols[i].name, dl_why(),
                      install);
             for (size_t k = 0; k < i; k++) /* all or nothing */

@@ -34,7 +34,7 @@ typedef struct dl_library {
  * calls are then storm.SFileOpenArchive(...), after recd__dl_load() returned 0. */
 #define DL_POINTER(fn) __typeof__(fn) *fn;
 #define DL_SYMBOL(table, fn) {#fn, &(table).fn},
-#define DL_LIBRARY(label, soname, package, needed_for, symbols)                                     \
+#define DL_LIBRARY(label, soname, package, needed_for, symbols)                                    \
     {label, soname, package, needed_for, symbols, sizeof symbols / sizeof symbols[0], 0, ""}
 
 /* Opens lib->soname once (thread-safe) and fills every slot. 0, or -ELIBACC with err saying which

@@ -34,7 +34,7 @@ static struct {
 #define STORM_SYMBOL(fn) DL_SYMBOL(storm, fn)
 static const dl_symbol storm_symbols[] = {STORM_FUNCTIONS(STORM_SYMBOL)};
 static dl_library stormlib = DL_LIBRARY("StormLib", RECD_STORMLIB_SONAME, RECD_STORMLIB_PACKAGE,
-                                        "reading StarCraft II replays", storm_symbols);
+                                        "StarCraft II replays", storm_symbols);
 
 static int timeout_ms = SC2_MPQ_TIMEOUT_MS;
 
