@@ -35,11 +35,21 @@ for lib in libc6 libuv1 libyaml-0-2 libjansson4 zlib1g libhttp-parser; do
 done
 field rectool Depends | grep -q libjansson4 || fail "rectool does not depend on libjansson4: $(field rectool Depends)"
 field librecd-dev Depends | grep -qF "librecd0 (= $version-" || fail "librecd-dev does not depend on this librecd0: $(field librecd-dev Depends)"
-field librecd-dev Depends | grep -q libstorm-dev || fail "librecd-dev does not depend on libstorm-dev (Libs.private -lstorm): $(field librecd-dev Depends)"
-if grep -q '^Requires.private:.*libnats' "$RECD_BUILD_DIR/lib/recd.pc"; then
-    field librecd-dev Depends | grep -q libnats-dev || fail "librecd-dev does not depend on libnats-dev (recd.pc requires libnats): $(field librecd-dev Depends)"
-    field librecd0 Depends | grep -q libnats || fail "librecd0 does not depend on libnats (librecd.so links it): $(field librecd0 Depends)"
+# Libraries opened with dlopen on first use are not seen by dpkg-shlibdeps: the packages name them.
+dlopened="libstorm9"
+if grep -q '^NATS_FOUND:INTERNAL=1' "$RECD_BUILD_DIR/CMakeCache.txt"; then
+    dlopened="$dlopened libnats"
+    grep -q '^CRYPTO_FOUND:INTERNAL=1' "$RECD_BUILD_DIR/CMakeCache.txt" && dlopened="$dlopened libssl3"
 fi
+for lib in $dlopened; do
+    field librecd0 Depends | grep -q "$lib" || fail "librecd0 does not depend on $lib (librecd opens it): $(field librecd0 Depends)"
+    field rectool Depends | grep -q "$lib" || fail "rectool does not depend on $lib (it opens it): $(field rectool Depends)"
+done
+for lib in libcairo2 libfontconfig1; do
+    field rectool Depends | grep -q "$lib" || fail "rectool does not depend on $lib (plot opens it): $(field rectool Depends)"
+done
+field librecd-dev Depends | grep -q 'libstorm-dev\|libnats-dev\|libssl-dev' &&
+    fail "librecd-dev depends on a -dev package recd.pc no longer needs: $(field librecd-dev Depends)"
 [ "$(field recd Version)" = "$version-1" ] || fail "recd's version is $(field recd Version), not $version-1"
 dpkg-deb -e "$(deb recd)" "$tmp/control"
 grep -qx /etc/recd/recd.yaml "$tmp/control/conffiles" 2>/dev/null || fail "/etc/recd/recd.yaml is not a conffile"

@@ -156,7 +156,8 @@ static int export_file(const rt_input *in, recd_text_encoding enc, const char *o
     int exit_code = RT_EXIT_OK;
     if (rc < 0) {
         rt_output_abort(&out);
-        bool io = x.sink_error < 0 || rc == -ENOMEM;
+        /* ELIBACC: a library the format needs could not be loaded (StormLib for SC2) */
+        bool io = x.sink_error < 0 || rc == -ENOMEM || rc == -ELIBACC;
         rt_error("%s: %s", in->path, err[0] ? err : recd_strerror(rc));
         exit_code = io ? RT_EXIT_IO : RT_EXIT_INVALID;
     } else if ((rc = rt_output_commit(&out)) < 0) {

@@ -46,8 +46,10 @@ static int describe_replay(const recd_format *f, const rt_input *in, json_t *obj
     int rc = recd_format_describe(f, in->data, in->len, &text, err, sizeof err);
     json_t *keys = text.len ? json_loadb((const char *)text.data, text.len, 0, NULL) : NULL;
     recd_buf_free(&text);
-    if (rc == -ENOMEM) {
+    if (rc == -ENOMEM || rc == -ELIBACC) { /* ELIBACC: the format's library is missing */
         json_decref(keys);
+        if (rc == -ELIBACC)
+            json_object_set_new(obj, "error", json_string(err));
         return rc;
     }
     if (json_is_object(keys))
@@ -117,8 +119,10 @@ static json_t *describe(const char *path, bool show_progress, bool show_all, int
         rc = 0;
     }
     if (rc < 0) {
-        rt_error("%s: %s", path, recd_strerror(rc));
-        json_object_set_new(obj, "error", json_string(recd_strerror(rc)));
+        json_t *said = json_object_get(obj, "error");
+        rt_error("%s: %s", path, json_is_string(said) ? json_string_value(said) : recd_strerror(rc));
+        if (!said)
+            json_object_set_new(obj, "error", json_string(recd_strerror(rc)));
         *exit_code = RT_EXIT_IO;
     }
     rt_input_close(&in);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `rectool verify FILE...`: exit 0 only when every file is complete and valid for its format;
  * otherwise one "FILE: offset N: what is wrong" line per problem and exit 1. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -41,8 +42,13 @@ static int verify_recording(const rt_input *in, const recd_format *f, const veri
     rt_progress_start(&progress, "verifying", in->len, in->len >= RT_PROGRESS_MIN_BYTES);
     rt_progress_set_unit(&progress, RT_UNIT_BYTES, NULL);
     recd_report report = {.limit = RT_REPORT_LIMIT, .progress = {rt_progress_lib_cb, &progress}};
-    recd_format_verify(f, in->data, in->len, &v, &report);
+    int rc = recd_format_verify(f, in->data, in->len, &v, &report);
     rt_progress_finish(&progress);
+    if (rc == -ELIBACC) { /* the format's library is missing (StormLib): no verdict on the file */
+        rt_error("%s: %s", in->path, v.fallback);
+        recd_report_free(&report);
+        return RT_EXIT_IO;
+    }
     if (v.note[0])
         printf("%s: offset %llu: %s\n", in->path, (unsigned long long)v.note_offset, v.note);
     size_t printed = rt_report_print(stdout, in->path, &report,

@@ -14,7 +14,36 @@
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
 
+#include "base/dl_table.h"
 #include "file_io.h"
+
+/* cairo and fontconfig are opened by the first plot (base/dl_table.h): the other commands do not
+ * map them, nor the X11, freetype, png and pixman libraries they pull in. */
+#define CAIRO_FUNCTIONS(X)                                                                         \
+    X(cairo_arc) X(cairo_clip) X(cairo_create) X(cairo_debug_reset_static_data) X(cairo_destroy)   \
+    X(cairo_fill) X(cairo_fill_preserve) X(cairo_image_surface_create) X(cairo_line_to)            \
+    X(cairo_move_to) X(cairo_new_path) X(cairo_paint) X(cairo_rectangle) X(cairo_rel_line_to)      \
+    X(cairo_restore) X(cairo_save) X(cairo_select_font_face) X(cairo_set_dash)                     \
+    X(cairo_set_font_size) X(cairo_set_line_cap) X(cairo_set_line_join) X(cairo_set_line_width)    \
+    X(cairo_set_source_rgb) X(cairo_show_text) X(cairo_status) X(cairo_status_to_string)           \
+    X(cairo_stroke) X(cairo_surface_destroy) X(cairo_surface_finish) X(cairo_surface_status)       \
+    X(cairo_surface_write_to_png) X(cairo_svg_surface_create)
+static struct {
+    CAIRO_FUNCTIONS(DL_POINTER)
+} cairo;
+#define CAIRO_SYMBOL(fn) DL_SYMBOL(cairo, fn)
+static const dl_symbol cairo_symbols[] = {CAIRO_FUNCTIONS(CAIRO_SYMBOL)};
+static dl_library libcairo = DL_LIBRARY("cairo", RECD_CAIRO_SONAME, RECD_CAIRO_PACKAGE,
+                                        "rectool plot", cairo_symbols);
+
+#define FONTCONFIG_FUNCTIONS(X) X(FcFini)
+static struct {
+    FONTCONFIG_FUNCTIONS(DL_POINTER)
+} fc;
+#define FONTCONFIG_SYMBOL(fn) DL_SYMBOL(fc, fn)
+static const dl_symbol fc_symbols[] = {FONTCONFIG_FUNCTIONS(FONTCONFIG_SYMBOL)};
+static dl_library libfontconfig = DL_LIBRARY("fontconfig", RECD_FONTCONFIG_SONAME,
+                                             RECD_FONTCONFIG_PACKAGE, "rectool plot", fc_symbols);
 
 #define MPS_TO_KMH 3.6
 #define ROUTE_WIDTH 3.0
@@ -113,24 +142,24 @@ void rt_plot_map_point(const rt_plot_layout *l, double x, double y, double *px, 
 
 static void set_rgb(cairo_t *cr, const double rgb[3])
 {
-    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+    cairo.cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
 }
 
 static void text_at(cairo_t *cr, double x, double y, double size, const char *s)
 {
-    cairo_set_font_size(cr, size);
-    cairo_move_to(cr, x, y);
-    cairo_show_text(cr, s);
+    cairo.cairo_set_font_size(cr, size);
+    cairo.cairo_move_to(cr, x, y);
+    cairo.cairo_show_text(cr, s);
 }
 
 static void draw_frame(cairo_t *cr, rt_plot_rect r)
 {
-    cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
-    cairo_rectangle(cr, r.x, r.y, r.w, r.h);
-    cairo_fill_preserve(cr);
-    cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
-    cairo_set_line_width(cr, 1);
-    cairo_stroke(cr);
+    cairo.cairo_set_source_rgb(cr, 0.97, 0.97, 0.97);
+    cairo.cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+    cairo.cairo_fill_preserve(cr);
+    cairo.cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+    cairo.cairo_set_line_width(cr, 1);
+    cairo.cairo_stroke(cr);
 }
 
 static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_series *s, size_t i,
@@ -138,9 +167,9 @@ static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_serie
 {
     double rgb[3];
     rt_plot_series_colour(i, rgb);
-    cairo_set_line_width(cr, ROUTE_WIDTH);
-    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
-    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    cairo.cairo_set_line_width(cr, ROUTE_WIDTH);
+    cairo.cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    cairo.cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     if (!l->by_speed) {
         set_rgb(cr, rgb);
         for (size_t k = 0; k < s->n; k++) {
@@ -148,13 +177,13 @@ static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_serie
             rt_plot_map_point(l, s->pts[k].x, s->pts[k].y, &px, &py);
             tick(t);
             if (k == 0)
-                cairo_move_to(cr, px, py);
+                cairo.cairo_move_to(cr, px, py);
             else
-                cairo_line_to(cr, px, py);
+                cairo.cairo_line_to(cr, px, py);
         }
         if (s->n == 1)
-            cairo_rel_line_to(cr, 0, 0);
-        cairo_stroke(cr);
+            cairo.cairo_rel_line_to(cr, 0, 0);
+        cairo.cairo_stroke(cr);
         return;
     }
     /* One segment per step, coloured by the step's mean speed. */
@@ -166,9 +195,9 @@ static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_serie
         rt_plot_map_point(l, b->x, b->y, &bx, &by);
         rt_plot_speed_colour((a->speed + b->speed) / 2, l->max_speed, rgb);
         set_rgb(cr, rgb);
-        cairo_move_to(cr, ax, ay);
-        cairo_line_to(cr, bx, by);
-        cairo_stroke(cr);
+        cairo.cairo_move_to(cr, ax, ay);
+        cairo.cairo_line_to(cr, bx, by);
+        cairo.cairo_stroke(cr);
     }
 }
 
@@ -185,22 +214,22 @@ static void draw_markers(cairo_t *cr, const rt_plot_layout *l, const rt_plot_ser
         return;
     double x, y;
     rt_plot_map_point(l, s->pts[0].x, s->pts[0].y, &x, &y);
-    cairo_new_path(cr); /* the last label left a current point: no line from it to this arc */
-    cairo_arc(cr, x, y, 7, 0, 2 * 3.14159265358979323846);
-    cairo_set_source_rgb(cr, 0.1, 0.65, 0.2);
-    cairo_fill_preserve(cr);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_set_line_width(cr, 1.5);
-    cairo_stroke(cr);
+    cairo.cairo_new_path(cr); /* the last label left a current point: no line from it to this arc */
+    cairo.cairo_arc(cr, x, y, 7, 0, 2 * 3.14159265358979323846);
+    cairo.cairo_set_source_rgb(cr, 0.1, 0.65, 0.2);
+    cairo.cairo_fill_preserve(cr);
+    cairo.cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo.cairo_set_line_width(cr, 1.5);
+    cairo.cairo_stroke(cr);
     marker_label(cr, l, x, y - 6, "start");
     rt_plot_map_point(l, s->pts[s->n - 1].x, s->pts[s->n - 1].y, &x, &y);
-    cairo_rectangle(cr, x - 6, y - 6, 12, 12);
-    cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_fill(cr);
-    cairo_rectangle(cr, x - 2.5, y - 2.5, 5, 5);
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_fill(cr);
-    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo.cairo_rectangle(cr, x - 6, y - 6, 12, 12);
+    cairo.cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo.cairo_fill(cr);
+    cairo.cairo_rectangle(cr, x - 2.5, y - 2.5, 5, 5);
+    cairo.cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo.cairo_fill(cr);
+    cairo.cairo_set_source_rgb(cr, 0, 0, 0);
     marker_label(cr, l, x, y + 14, "end");
 }
 
@@ -211,11 +240,11 @@ static void draw_speed_legend(cairo_t *cr, const rt_plot_layout *l)
         double rgb[3];
         rt_plot_speed_colour(l->max_speed * k / 63.0, l->max_speed, rgb);
         set_rgb(cr, rgb);
-        cairo_rectangle(cr, x + w * k / 64.0, y, w / 64.0 + 0.5, 8);
-        cairo_fill(cr);
+        cairo.cairo_rectangle(cr, x + w * k / 64.0, y, w / 64.0 + 0.5, 8);
+        cairo.cairo_fill(cr);
     }
     char s[64];
-    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo.cairo_set_source_rgb(cr, 0, 0, 0);
     snprintf(s, sizeof s, "speed 0 - %.0f km/h", l->max_speed * MPS_TO_KMH);
     text_at(cr, x, y + 19, 10, s);
 }
@@ -227,9 +256,9 @@ static void draw_series_legend(cairo_t *cr, const rt_plot_layout *l, const rt_pl
         rt_plot_series_colour(i, rgb);
         double y = l->map.y + 14 + 14.0 * (double)i;
         set_rgb(cr, rgb);
-        cairo_rectangle(cr, l->map.x + 8, y - 7, 16, 6);
-        cairo_fill(cr);
-        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo.cairo_rectangle(cr, l->map.x + 8, y - 7, 16, 6);
+        cairo.cairo_fill(cr);
+        cairo.cairo_set_source_rgb(cr, 0, 0, 0);
         text_at(cr, l->map.x + 30, y, 10, d->s[i].label);
     }
 }
@@ -266,17 +295,17 @@ static void draw_panel_line(cairo_t *cr, const rt_plot_layout *l, rt_plot_rect r
         double x = panel_x(l, r, s->pts[k].t);
         double y = r.y + r.h - fmin(fmax(v / max, 0), 1) * r.h;
         if (pen)
-            cairo_line_to(cr, x, y);
+            cairo.cairo_line_to(cr, x, y);
         else
-            cairo_move_to(cr, x, y);
+            cairo.cairo_move_to(cr, x, y);
         pen = true;
     }
     set_rgb(cr, rgb);
-    cairo_set_line_width(cr, 1.5);
+    cairo.cairo_set_line_width(cr, 1.5);
     double dash[] = {5, 3};
-    cairo_set_dash(cr, dash, dashed ? 2 : 0, 0);
-    cairo_stroke(cr);
-    cairo_set_dash(cr, NULL, 0, 0);
+    cairo.cairo_set_dash(cr, dash, dashed ? 2 : 0, 0);
+    cairo.cairo_stroke(cr);
+    cairo.cairo_set_dash(cr, NULL, 0, 0);
 }
 
 static void draw_axes(cairo_t *cr, const rt_plot_layout *l, rt_plot_rect r, const char *label,
@@ -284,7 +313,7 @@ static void draw_axes(cairo_t *cr, const rt_plot_layout *l, rt_plot_rect r, cons
 {
     draw_frame(cr, r);
     char s[64];
-    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo.cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
     snprintf(s, sizeof s, "%.0f", max);
     text_at(cr, r.x - 32, r.y + 9, 9, s);
     text_at(cr, r.x - 12, r.y + r.h, 9, "0");
@@ -299,25 +328,25 @@ static void draw_axes(cairo_t *cr, const rt_plot_layout *l, rt_plot_rect r, cons
 
 static void draw(cairo_t *cr, const rt_plot_data *d, const rt_plot_layout *l, plot_ticks *t)
 {
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo.cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo.cairo_paint(cr);
+    cairo.cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     char title[300];
     if (d->n == 1)
         snprintf(title, sizeof title, "%s (%zu samples)", d->s[0].label, d->s[0].n);
     else
         snprintf(title, sizeof title, "%zu tracks from %zu files", d->n, d->files);
-    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo.cairo_set_source_rgb(cr, 0, 0, 0);
     text_at(cr, 10, 22, 14, title);
     draw_frame(cr, l->map);
-    cairo_save(cr);
-    cairo_rectangle(cr, l->map.x, l->map.y, l->map.w, l->map.h);
-    cairo_clip(cr);
+    cairo.cairo_save(cr);
+    cairo.cairo_rectangle(cr, l->map.x, l->map.y, l->map.w, l->map.h);
+    cairo.cairo_clip(cr);
     for (size_t i = 0; i < d->n; i++)
         draw_route(cr, l, &d->s[i], i, t);
     for (size_t i = 0; i < d->n; i++)
         draw_markers(cr, l, &d->s[i]);
-    cairo_restore(cr);
+    cairo.cairo_restore(cr);
     if (l->by_speed)
         draw_speed_legend(cr, l);
     else
@@ -358,6 +387,11 @@ int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *pat
         snprintf(err, errlen, "%s: the output must end in .svg or .png", path);
         return -EINVAL;
     }
+    int rc = recd__dl_load(&libcairo, err, errlen);
+    if (rc == 0)
+        rc = recd__dl_load(&libfontconfig, err, errlen);
+    if (rc < 0)
+        return rc;
     rt_plot_layout l;
     rt_plot_layout_compute(d, o, &l);
     /* Drawn into PATH.part and renamed, so a failed plot never leaves a half image. */
@@ -372,24 +406,23 @@ int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *pat
     for (size_t i = 0; i < d->n; i++)
         t.total += (uint64_t)d->s[i].n * passes_of(&d->s[i]);
     cairo_surface_t *surface =
-        svg ? cairo_svg_surface_create(part, o->width, o->height)
-            : cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
-    cairo_t *cr = cairo_create(surface);
+        svg ? cairo.cairo_svg_surface_create(part, o->width, o->height)
+            : cairo.cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
+    cairo_t *cr = cairo.cairo_create(surface);
     draw(cr, d, &l, &t);
-    cairo_status_t st = cairo_status(cr);
-    cairo_destroy(cr);
+    cairo_status_t st = cairo.cairo_status(cr);
+    cairo.cairo_destroy(cr);
     if (st == CAIRO_STATUS_SUCCESS && !svg)
-        st = cairo_surface_write_to_png(surface, part);
-    cairo_surface_finish(surface);
+        st = cairo.cairo_surface_write_to_png(surface, part);
+    cairo.cairo_surface_finish(surface);
     if (st == CAIRO_STATUS_SUCCESS)
-        st = cairo_surface_status(surface);
-    cairo_surface_destroy(surface);
+        st = cairo.cairo_surface_status(surface);
+    cairo.cairo_surface_destroy(surface);
     /* Font caches live until exit; free them so leak checkers see a clean process. */
-    cairo_debug_reset_static_data();
-    FcFini();
-    int rc = 0;
+    cairo.cairo_debug_reset_static_data();
+    fc.FcFini();
     if (st != CAIRO_STATUS_SUCCESS) {
-        snprintf(err, errlen, "%s: %s", path, cairo_status_to_string(st));
+        snprintf(err, errlen, "%s: %s", path, cairo.cairo_status_to_string(st));
         rc = st == CAIRO_STATUS_NO_MEMORY ? -ENOMEM : -EIO;
     } else if (rename(part, path) < 0) {
         rc = -errno;

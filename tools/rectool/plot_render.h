@@ -38,7 +38,8 @@ void rt_plot_series_colour(size_t i, double rgb[3]);
 
 /* Draws d into path: SVG when it ends in .svg, PNG when it ends in .png (else -EINVAL).
  * progress (may be NULL) hears done of total points drawn (each point is drawn in the map and in
- * the panels), every few thousand. 0 or a negative errno with err set. */
+ * the panels), every few thousand. 0 or a negative errno with err set: -ELIBACC when cairo or
+ * fontconfig cannot be loaded (they are opened with dlopen by the first plot). */
 int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *path,
                    const recd_progress *progress, char *err, size_t errlen);
 

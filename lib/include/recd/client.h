@@ -36,7 +36,8 @@ typedef struct recd_client_options {
  * (recd/fleet.h), at most max_in_flight (1024) waiting for their acks; while the server is away
  * up to buffer (8MiB) is kept; a full window or the last acks wait up to ack_timeout (10s).
  * partitions (8) must be the fleet's. Only opt->max_frame applies. -ENOTSUP when librecd was
- * built without libnats. docs/fleet.md, "Publishing". */
+ * built without libnats, -ELIBACC when libnats (opened with dlopen on the first nats:// connect)
+ * cannot be loaded. docs/fleet.md, "Publishing". */
 RECD_API int recd_client_connect(recd_client **out, const char *url, const recd_client_options *opt,
                                  char *err, size_t errlen);
 

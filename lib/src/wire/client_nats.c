@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* recd_client's JetStream publisher (client_nats.h): the nats:// URL and its options, then
  * libnats when the build has it (RECD_HAVE_NATS), else a clear -ENOTSUP. The only librecd file
- * that calls libnats, so rectool send and every program linking librecd share one publisher. */
+ * that calls libnats, so rectool send and every program linking librecd share one publisher;
+ * libnats is loaded with dlopen on the first connect. */
 #include "wire/client_nats.h"
 
 #include <errno.h>
@@ -350,6 +351,28 @@ uint64_t client_nats_lost(client_nats *n) { return (void)n, 0; }
 #include <nats/nats.h>
 #include <pthread.h>
 
+#include "base/dl_table.h"
+
+/* libnats is opened by the first client_nats_open (base/dl_table.h): programs that never publish
+ * to nats:// do not map it, nor the libssl and libcrypto it pulls in. */
+#define NATS_FUNCTIONS(X)                                                                          \
+    X(jsCtx_Destroy) X(jsOptions_Init) X(jsPubOptions_Init) X(js_PublishAsync)                     \
+    X(js_PublishAsyncComplete) X(js_PublishAsyncGetPendingList) X(natsConnection_Connect)          \
+    X(natsConnection_Destroy) X(natsConnection_JetStream) X(natsMsgList_Destroy)                   \
+    X(natsMsg_GetSubject) X(natsOptions_Create) X(natsOptions_Destroy)                             \
+    X(natsOptions_LoadCATrustedCertificates) X(natsOptions_LoadCertificatesChain)                  \
+    X(natsOptions_SetMaxReconnect) X(natsOptions_SetNKeyFromSeed)                                  \
+    X(natsOptions_SetReconnectBufSize) X(natsOptions_SetSecure) X(natsOptions_SetToken)            \
+    X(natsOptions_SetURL) X(natsOptions_SetUserCredentialsFromFiles) X(natsOptions_SetUserInfo)    \
+    X(natsStatus_GetText) X(nats_GetLastError)
+static struct {
+    NATS_FUNCTIONS(DL_POINTER)
+} nats;
+#define NATS_SYMBOL(fn) DL_SYMBOL(nats, fn)
+static const dl_symbol nats_symbols[] = {NATS_FUNCTIONS(NATS_SYMBOL)};
+static dl_library libnats = DL_LIBRARY("libnats", RECD_NATS_SONAME, RECD_NATS_PACKAGE,
+                                       "nats:// URLs", nats_symbols);
+
 struct client_nats {
     recd_fleet_url url;
     client_nats_options opt;
@@ -379,8 +402,8 @@ static void on_pub_error(jsCtx *js, jsPubAckErr *pae, void *closure)
 {
     (void)js;
     char on[RECD_FLEET_SUBJECT_MAX + 8];
-    wire_why(on, sizeof on, " on %s", natsMsg_GetSubject(pae->Msg));
-    count_lost(closure, 1, pae->ErrText ? pae->ErrText : natsStatus_GetText(pae->Err), on);
+    wire_why(on, sizeof on, " on %s", nats.natsMsg_GetSubject(pae->Msg));
+    count_lost(closure, 1, pae->ErrText ? pae->ErrText : nats.natsStatus_GetText(pae->Err), on);
 }
 
 uint64_t client_nats_lost(client_nats *n)
@@ -419,36 +442,36 @@ static natsStatus set_security(natsOptions *no, const client_nats_options *o, ch
     natsStatus s = NATS_OK;
     const char *what = "TLS", *path = "";
     if (o->tls_ca[0] || o->tls_cert[0]) /* TLS or nothing: libnats refuses a server without */
-        s = natsOptions_SetSecure(no, true);
+        s = nats.natsOptions_SetSecure(no, true);
     if (s == NATS_OK && o->tls_ca[0]) {
         what = "tls_ca", path = o->tls_ca;
-        s = natsOptions_LoadCATrustedCertificates(no, o->tls_ca);
+        s = nats.natsOptions_LoadCATrustedCertificates(no, o->tls_ca);
     }
     if (s == NATS_OK && o->tls_cert[0]) { /* without tls_key, the key is in the same PEM file */
         what = "tls_cert", path = o->tls_cert;
-        s = natsOptions_LoadCertificatesChain(no, o->tls_cert, o->tls_key[0] ? o->tls_key : o->tls_cert);
+        s = nats.natsOptions_LoadCertificatesChain(no, o->tls_cert, o->tls_key[0] ? o->tls_key : o->tls_cert);
     }
     if (s == NATS_OK && o->creds[0]) {
         what = "creds", path = o->creds;
-        s = natsOptions_SetUserCredentialsFromFiles(no, o->creds, NULL);
+        s = nats.natsOptions_SetUserCredentialsFromFiles(no, o->creds, NULL);
     }
     if (s == NATS_OK && o->nkey[0]) {
         what = "nkey", path = o->nkey;
         if (nats_nkey_public_of_seed_file(o->nkey, pub, pub_cap, err, errlen) < 0)
             return NATS_INVALID_ARG;
-        s = natsOptions_SetNKeyFromSeed(no, pub, o->nkey);
+        s = nats.natsOptions_SetNKeyFromSeed(no, pub, o->nkey);
     }
     if (s == NATS_OK && o->user[0]) {
         what = "USER:PASSWORD@", path = "";
-        s = natsOptions_SetUserInfo(no, o->user, o->password);
+        s = nats.natsOptions_SetUserInfo(no, o->user, o->password);
     }
     if (s == NATS_OK && o->token[0]) {
         what = "TOKEN@", path = "";
-        s = natsOptions_SetToken(no, o->token);
+        s = nats.natsOptions_SetToken(no, o->token);
     }
     if (s != NATS_OK)
         wire_why(err, errlen, "%s%s%.200s: %s (%s)", what, path[0] ? " " : "", path,
-                 natsStatus_GetText(s), nats_GetLastError(NULL));
+                 nats.natsStatus_GetText(s), nats.nats_GetLastError(NULL));
     return s;
 }
 
@@ -478,15 +501,15 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
     if (rc < 0)
         return rc;
     natsOptions *o = NULL;
-    natsStatus s = natsOptions_Create(&o);
+    natsStatus s = nats.natsOptions_Create(&o);
     if (s == NATS_OK)
-        s = natsOptions_SetURL(o, server);
+        s = nats.natsOptions_SetURL(o, server);
     if (s == NATS_OK) /* what is published while reconnecting waits here, up to this size */
-        s = natsOptions_SetReconnectBufSize(o, (int)n->opt.buffer_bytes);
+        s = nats.natsOptions_SetReconnectBufSize(o, (int)n->opt.buffer_bytes);
     if (s == NATS_OK)
-        s = natsOptions_SetMaxReconnect(o, 60);
+        s = nats.natsOptions_SetMaxReconnect(o, 60);
     if (s == NATS_OK && set_security(o, &n->opt, pub, sizeof pub, err, errlen) != NATS_OK) {
-        natsOptions_Destroy(o);
+        nats.natsOptions_Destroy(o);
         return -EINVAL;
     }
     /* libnats 3.4.1 sends no signature when the nonce's signature starts with a zero byte (its
@@ -496,24 +519,24 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
     if (s == NATS_OK) {
         int tries = n->opt.nkey[0] || n->opt.creds[0] ? SIGNED_CONNECT_TRIES : 1;
         do
-            s = natsConnection_Connect(&n->nc, o);
+            s = nats.natsConnection_Connect(&n->nc, o);
         while (s == NATS_CONNECTION_AUTH_FAILED && --tries > 0);
     }
-    natsOptions_Destroy(o);
+    nats.natsOptions_Destroy(o);
     jsOptions jo;
     if (s == NATS_OK)
-        s = jsOptions_Init(&jo);
+        s = nats.jsOptions_Init(&jo);
     if (s == NATS_OK) {
         jo.PublishAsync.MaxPending = n->opt.max_in_flight;
         jo.PublishAsync.ErrHandler = on_pub_error;
         jo.PublishAsync.ErrHandlerClosure = n;
         jo.PublishAsync.StallWait = (int64_t)n->opt.ack_timeout_ms;
-        s = natsConnection_JetStream(&n->js, n->nc, &jo);
+        s = nats.natsConnection_JetStream(&n->js, n->nc, &jo);
     }
     if (s != NATS_OK) {
-        const char *last = nats_GetLastError(NULL);
+        const char *last = nats.nats_GetLastError(NULL);
         char hint[260];
-        wire_why(err, errlen, "cannot connect to %s: %s%s%s%s%s", server, natsStatus_GetText(s),
+        wire_why(err, errlen, "cannot connect to %s: %s%s%s%s%s", server, nats.natsStatus_GetText(s),
                  tls_hint(&n->opt, s, hint, sizeof hint), last && *last ? " (" : "",
                  last && *last ? last : "", last && *last ? ")" : "");
         return -ECONNREFUSED;
@@ -523,8 +546,10 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
 
 static void destroy(client_nats *n)
 {
-    jsCtx_Destroy(n->js);
-    natsConnection_Destroy(n->nc);
+    if (n->js) /* set only after libnats loaded */
+        nats.jsCtx_Destroy(n->js);
+    if (n->nc)
+        nats.natsConnection_Destroy(n->nc);
     recd_buf_free(&n->frame);
     pthread_mutex_destroy(&n->lock);
     free(n);
@@ -540,6 +565,8 @@ int client_nats_open(client_nats **out, const char *url, size_t max_frame, char 
     pthread_mutex_init(&n->lock, NULL);
     n->max_frame = wire_max_frame(max_frame);
     int rc = parse_url(url, &n->url, &n->opt, err, errlen);
+    if (rc == 0)
+        rc = recd__dl_load(&libnats, err, errlen);
     if (rc == 0)
         rc = connect_js(n, err, errlen);
     if (rc < 0) {
@@ -569,7 +596,7 @@ static int refused(client_nats *n, natsStatus s, const char *subject)
         return n->broken = -ENOBUFS;
     default:
         wire_why(n->why, sizeof n->why, "publishing to %s: %s (%s)", subject,
-                 natsStatus_GetText(s), nats_GetLastError(NULL));
+                 nats.natsStatus_GetText(s), nats.nats_GetLastError(NULL));
         return n->broken = s == NATS_CONNECTION_CLOSED ? -ENOTCONN : -EIO;
     }
 }
@@ -590,7 +617,7 @@ int client_nats_publish(client_nats *n, const recd_msg *m)
         return rc;
     if (n->frame.len > INT_MAX)
         return -EMSGSIZE;
-    natsStatus s = js_PublishAsync(n->js, subject, n->frame.data, (int)n->frame.len, NULL);
+    natsStatus s = nats.js_PublishAsync(n->js, subject, n->frame.data, (int)n->frame.len, NULL);
     if (s == NATS_MAX_PAYLOAD)
         return -EMSGSIZE; /* this message only: larger than the server takes */
     if (s != NATS_OK)
@@ -602,17 +629,17 @@ int client_nats_publish(client_nats *n, const recd_msg *m)
 int client_nats_flush(client_nats *n)
 {
     jsPubOptions po;
-    jsPubOptions_Init(&po);
+    nats.jsPubOptions_Init(&po);
     po.MaxWait = (int64_t)n->opt.ack_timeout_ms;
-    natsStatus s = js_PublishAsyncComplete(n->js, &po);
+    natsStatus s = nats.js_PublishAsyncComplete(n->js, &po);
     if (s != NATS_OK) { /* still unconfirmed after the wait: each one counts as lost */
         natsMsgList pending = {0};
-        if (js_PublishAsyncGetPendingList(&pending, n->js) == NATS_OK) {
+        if (nats.js_PublishAsyncGetPendingList(&pending, n->js) == NATS_OK) {
             char dur[32], reason[96];
             recd_format_duration_ms(n->opt.ack_timeout_ms, dur, sizeof dur);
-            wire_why(reason, sizeof reason, "no ack within %s (%s)", dur, natsStatus_GetText(s));
+            wire_why(reason, sizeof reason, "no ack within %s (%s)", dur, nats.natsStatus_GetText(s));
             count_lost(n, (uint64_t)pending.Count, reason, "");
-            natsMsgList_Destroy(&pending);
+            nats.natsMsgList_Destroy(&pending);
         }
     }
     if (n->broken)

@@ -14,6 +14,19 @@
 
 #ifdef RECD_HAVE_LIBCRYPTO
 #include <openssl/evp.h>
+
+#include "base/dl_table.h"
+
+/* libcrypto is opened on the first seed (base/dl_table.h); libnats has usually loaded it by then. */
+#define CRYPTO_FUNCTIONS(X)                                                                         \
+    X(EVP_PKEY_new_raw_private_key) X(EVP_PKEY_get_raw_public_key) X(EVP_PKEY_free)
+static struct {
+    CRYPTO_FUNCTIONS(DL_POINTER)
+} crypto;
+#define CRYPTO_SYMBOL(fn) DL_SYMBOL(crypto, fn)
+static const dl_symbol crypto_symbols[] = {CRYPTO_FUNCTIONS(CRYPTO_SYMBOL)};
+static dl_library libcrypto = DL_LIBRARY("libcrypto", RECD_CRYPTO_SONAME, RECD_CRYPTO_PACKAGE,
+                                         "nkey= seeds", crypto_symbols);
 #endif
 
 #define PREFIX_SEED (18u << 3) /* 'S' */
@@ -134,9 +147,15 @@ int nats_nkey_public_of_seed_file(const char *path, char *pub, size_t cap, char 
 #ifdef RECD_HAVE_LIBCRYPTO
     uint8_t key[35];
     size_t key_len = 32;
-    EVP_PKEY *k = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, raw + 2, 32);
+    char why[400];
+    if (recd__dl_load(&libcrypto, why, sizeof why) < 0) {
+        memset(raw, 0, sizeof raw);
+        wire_why(err, errlen, "nkey %.200s: %s", path, why);
+        return -ELIBACC;
+    }
+    EVP_PKEY *k = crypto.EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, raw + 2, 32);
     key[0] = (uint8_t)PREFIX_USER;
-    if (k && EVP_PKEY_get_raw_public_key(k, key + 1, &key_len) == 1 && key_len == 32 &&
+    if (k && crypto.EVP_PKEY_get_raw_public_key(k, key + 1, &key_len) == 1 && key_len == 32 &&
         cap > NATS_NKEY_PUBLIC_LEN) {
         uint16_t crc = crc16_xmodem(key, 33);
         key[33] = (uint8_t)crc;
@@ -147,7 +166,7 @@ int nats_nkey_public_of_seed_file(const char *path, char *pub, size_t cap, char 
         wire_why(err, errlen, "nkey %.200s: libcrypto cannot derive its Ed25519 public key", path);
         rc = -EINVAL;
     }
-    EVP_PKEY_free(k);
+    crypto.EVP_PKEY_free(k);
 #else
     (void)pub, (void)cap, (void)base32_encode;
     wire_why(err, errlen, "nkey %.200s: this librecd was built without libcrypto (libssl-dev)",

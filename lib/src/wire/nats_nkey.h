@@ -10,8 +10,9 @@
 
 /* Reads path (a seed SU..., alone or in a "-----BEGIN USER NKEY SEED-----" block) and writes the
  * user's public nkey (U..., NUL-terminated) into pub (at least NATS_NKEY_PUBLIC_LEN + 1 bytes).
- * 0, -EINVAL with err naming the file and what is wrong with it, or -ENOTSUP when librecd was
- * built without libcrypto. */
+ * 0, -EINVAL with err naming the file and what is wrong with it, -ELIBACC when libcrypto cannot
+ * be loaded (it is opened with dlopen on first use), or -ENOTSUP when librecd was built without
+ * libcrypto. */
 int nats_nkey_public_of_seed_file(const char *path, char *pub, size_t cap, char *err,
                                   size_t errlen);
 

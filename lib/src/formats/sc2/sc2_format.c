@@ -219,6 +219,11 @@ static int sc2_verify(const uint8_t *buf, size_t len, recd_format_verdict *out, 
         release(r);
         return rc;
     }
+    if (rc == -ELIBACC) { /* StormLib is missing: an error, not a verdict on the file */
+        snprintf(out->fallback, sizeof out->fallback, "%.250s", r->err);
+        release(r);
+        return rc;
+    }
     out->units = (uint64_t)(r->loops > 0 ? r->loops : 0);
     out->valid = rc == 0;
     if (rc == 0)

@@ -19,7 +19,22 @@
 
 #include <StormLib.h>
 
+#include "base/dl_table.h"
+
 #define MAX_NAMES 4096
+
+/* StormLib is opened on the first replay read (base/dl_table.h), in the parent before the fork. */
+#define STORM_FUNCTIONS(X)                                                                          \
+    X(SFileOpenArchive) X(SFileOpenFileEx) X(SFileGetFileSize) X(SFileGetFileInfo)                  \
+    X(SFileReadFile) X(SFileCloseFile) X(SFileFindFirstFile) X(SFileFindNextFile)                   \
+    X(SFileFindClose) X(GetLastError)
+static struct {
+    STORM_FUNCTIONS(DL_POINTER)
+} storm;
+#define STORM_SYMBOL(fn) DL_SYMBOL(storm, fn)
+static const dl_symbol storm_symbols[] = {STORM_FUNCTIONS(STORM_SYMBOL)};
+static dl_library stormlib = DL_LIBRARY("StormLib", RECD_STORMLIB_SONAME, RECD_STORMLIB_PACKAGE,
+                                        "StarCraft II replays", storm_symbols);
 
 static int timeout_ms = SC2_MPQ_TIMEOUT_MS;
 
@@ -65,7 +80,7 @@ static HANDLE child_open(const uint8_t *buf, size_t len)
     int fd = memfd_create("recd-sc2", 0);
     if (fd >= 0 && write_all(fd, buf, len) == 0) {
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-        if (SFileOpenArchive(path, 0, STREAM_FLAG_READ_ONLY, &h))
+        if (storm.SFileOpenArchive(path, 0, STREAM_FLAG_READ_ONLY, &h))
             return h;
         if (access("/proc/self/fd", F_OK) == 0)
             return NULL; /* the path worked: StormLib refused the content */
@@ -75,7 +90,7 @@ static HANDLE child_open(const uint8_t *buf, size_t len)
     fd = mkstemp(path);
     if (fd < 0)
         return NULL;
-    bool opened = write_all(fd, buf, len) == 0 && SFileOpenArchive(path, 0, STREAM_FLAG_READ_ONLY, &h);
+    bool opened = write_all(fd, buf, len) == 0 && storm.SFileOpenArchive(path, 0, STREAM_FLAG_READ_ONLY, &h);
     unlink(path);
     return opened ? h : NULL;
 }
@@ -85,14 +100,14 @@ static void child_read(int fd, HANDLE archive, uint32_t index, const char *name,
 {
     char msg[256];
     HANDLE f = NULL;
-    if (!SFileOpenFileEx(archive, name, SFILE_OPEN_FROM_MPQ, &f)) {
+    if (!storm.SFileOpenFileEx(archive, name, SFILE_OPEN_FROM_MPQ, &f)) {
         send_record(fd, 'D', index, -ENOENT, NULL, 0);
         return;
     }
-    DWORD high = 0, size = SFileGetFileSize(f, &high), compressed = 0;
+    DWORD high = 0, size = storm.SFileGetFileSize(f, &high), compressed = 0;
     ULONGLONG at = 0;
-    SFileGetFileInfo(f, SFileInfoByteOffset, &at, sizeof at, NULL);
-    SFileGetFileInfo(f, SFileInfoCompressedSize, &compressed, sizeof compressed, NULL);
+    storm.SFileGetFileInfo(f, SFileInfoByteOffset, &at, sizeof at, NULL);
+    storm.SFileGetFileInfo(f, SFileInfoCompressedSize, &compressed, sizeof compressed, NULL);
     if (size == SFILE_INVALID_SIZE || high != 0 || size > cap) {
         int n = snprintf(msg, sizeof msg, "%s (stored at byte %llu) declares %u bytes, over the %zu-byte cap",
                          name, (unsigned long long)at, (unsigned)size, cap);
@@ -101,19 +116,19 @@ static void child_read(int fd, HANDLE archive, uint32_t index, const char *name,
     }
     uint8_t *data = malloc(size ? size : 1);
     DWORD got = 0;
-    if (!data || !SFileReadFile(f, data, size, &got, NULL) || got != size) {
+    if (!data || !storm.SFileReadFile(f, data, size, &got, NULL) || got != size) {
         unsigned long long end = at + compressed;
         int n = snprintf(msg, sizeof msg,
                          "%s stored at bytes %llu..%llu cannot be read (StormLib error %u)%s; the "
                          "file ends at byte %zu",
-                         name, (unsigned long long)at, end, (unsigned)GetLastError(),
+                         name, (unsigned long long)at, end, (unsigned)storm.GetLastError(),
                          end > file_len ? ", it runs past the end of the file" : "", file_len);
         send_record(fd, 'D', index, -EBADMSG, msg, (uint32_t)n);
     } else {
         send_record(fd, 'D', index, 0, data, size);
     }
     free(data);
-    SFileCloseFile(f);
+    storm.SFileCloseFile(f);
 }
 
 static void child_main(int fd, const uint8_t *buf, size_t len, const char *const *wanted,
@@ -129,20 +144,20 @@ static void child_main(int fd, const uint8_t *buf, size_t len, const char *const
         char msg[160];
         int n = snprintf(msg, sizeof msg,
                          "the MPQ archive cannot be opened (StormLib error %u; file of %zu bytes)",
-                         (unsigned)GetLastError(), len);
+                         (unsigned)storm.GetLastError(), len);
         send_record(fd, 'E', 0, -EBADMSG, msg, (uint32_t)n);
         _exit(0);
     }
     SFILE_FIND_DATA found;
-    HANDLE find = SFileFindFirstFile(archive, "*", &found, NULL);
+    HANDLE find = storm.SFileFindFirstFile(archive, "*", &found, NULL);
     for (size_t n = 0; find && n < MAX_NAMES; n++) {
         found.cFileName[sizeof found.cFileName - 1] = 0;
         send_record(fd, 'N', 0, 0, found.cFileName, (uint32_t)strlen(found.cFileName));
-        if (!SFileFindNextFile(find, &found))
+        if (!storm.SFileFindNextFile(find, &found))
             break;
     }
     if (find)
-        SFileFindClose(find);
+        storm.SFileFindClose(find);
     for (size_t i = 0; i < nwanted; i++)
         child_read(fd, archive, (uint32_t)i, wanted[i], cap, len);
     send_record(fd, 'Z', 0, 0, NULL, 0);
@@ -233,6 +248,9 @@ int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, s
         return -EINVAL;
     for (size_t i = 0; i < nwanted; i++)
         out->status[i] = -ECANCELED;
+    int rc = recd__dl_load(&stormlib, err, errlen);
+    if (rc < 0)
+        return rc;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) < 0)
         return -errno;
@@ -249,7 +267,7 @@ int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, s
     }
     close(fds[1]);
     recd_buf in = {0};
-    int rc = drain_pipe(fds[0], &in, nwanted * (cap + 512) + MAX_NAMES * 300 + 4096);
+    rc = drain_pipe(fds[0], &in, nwanted * (cap + 512) + MAX_NAMES * 300 + 4096);
     close(fds[0]);
     if (rc < 0)
         kill(pid, SIGKILL);

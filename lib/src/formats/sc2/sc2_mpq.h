@@ -5,7 +5,7 @@
  * child exists because StormLib 9.22 is not safe on hostile archives: Debian's build aborts on
  * failed assertions (BET table checks) and its bzip2 loop spins forever on some damaged sectors.
  * A crash or a stall then costs the child, and the caller gets an error and the members read
- * before it. */
+ * before it. StormLib is loaded with dlopen on the first call (base/dl_table.h). */
 #ifndef RECD_SC2_MPQ_H
 #define RECD_SC2_MPQ_H
 
@@ -29,8 +29,8 @@ typedef struct sc2_extract {
 
 /* Opens buf as an MPQ archive, lists its members and reads the wanted ones (at most cap bytes
  * each). 0 when the archive opened (see the per-member status), -EBADMSG when it did not or
- * StormLib crashed or stalled (err says so; what arrived before is kept in out), or a negative
- * errno. out must be freed with sc2_extract_free() whatever the result. */
+ * StormLib crashed or stalled (err says so; what arrived before is kept in out), -ELIBACC when
+ * StormLib itself cannot be loaded (err names it), or a negative errno. out must be freed with sc2_extract_free() whatever the result. */
 int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, size_t nwanted,
                     size_t cap, sc2_extract *out, char *err, size_t errlen);
 void sc2_extract_free(sc2_extract *x);

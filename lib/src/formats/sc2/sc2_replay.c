@@ -375,10 +375,12 @@ int sc2_replay_read(sc2_replay *r, const uint8_t *buf, size_t len, bool with_tra
     if ((rc = check_archive(r, buf, len)) < 0)
         return rc;
     sc2_extract x;
-    char err[256] = "";
+    char err[sizeof r->err] = "";
     int xrc = sc2_mpq_extract(buf, len, wanted, with_tracker ? WANT_COUNT : WANT_TRACKER,
                               SC2_MEMBER_CAP, &x, err, sizeof err);
-    if (xrc == -ENOMEM) {
+    if (xrc == -ENOMEM || xrc == -ELIBACC) { /* not the file's fault: no damage to report */
+        if (xrc == -ELIBACC)
+            snprintf(r->err, sizeof r->err, "%s", err);
         sc2_extract_free(&x);
         return xrc;
     }
