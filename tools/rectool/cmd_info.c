@@ -120,7 +120,8 @@ static json_t *describe(const char *path, bool show_progress, bool show_all, int
     }
     if (rc < 0) {
         json_t *said = json_object_get(obj, "error");
-        rt_error("%s: %s", path, json_is_string(said) ? json_string_value(said) : recd_strerror(rc));
+        rt_error("%s: %s", path,
+                 json_is_string(said) ? json_string_value(said) : recd_strerror(rc));
         if (!said)
             json_object_set_new(obj, "error", json_string(recd_strerror(rc)));
         *exit_code = RT_EXIT_IO;

@@ -330,7 +330,8 @@ static void draw(cairo_t *cr, const rt_plot_data *d, const rt_plot_layout *l, pl
 {
     cairo.cairo_set_source_rgb(cr, 1, 1, 1);
     cairo.cairo_paint(cr);
-    cairo.cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo.cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+                                 CAIRO_FONT_WEIGHT_NORMAL);
     char title[300];
     if (d->n == 1)
         snprintf(title, sizeof title, "%s (%zu samples)", d->s[0].label, d->s[0].n);

@@ -449,7 +449,8 @@ static natsStatus set_security(natsOptions *no, const client_nats_options *o, ch
     }
     if (s == NATS_OK && o->tls_cert[0]) { /* without tls_key, the key is in the same PEM file */
         what = "tls_cert", path = o->tls_cert;
-        s = nats.natsOptions_LoadCertificatesChain(no, o->tls_cert, o->tls_key[0] ? o->tls_key : o->tls_cert);
+        s = nats.natsOptions_LoadCertificatesChain(no, o->tls_cert,
+                                                   o->tls_key[0] ? o->tls_key : o->tls_cert);
     }
     if (s == NATS_OK && o->creds[0]) {
         what = "creds", path = o->creds;
@@ -536,7 +537,8 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
     if (s != NATS_OK) {
         const char *last = nats.nats_GetLastError(NULL);
         char hint[260];
-        wire_why(err, errlen, "cannot connect to %s: %s%s%s%s%s", server, nats.natsStatus_GetText(s),
+        wire_why(err, errlen, "cannot connect to %s: %s%s%s%s%s", server,
+                 nats.natsStatus_GetText(s),
                  tls_hint(&n->opt, s, hint, sizeof hint), last && *last ? " (" : "",
                  last && *last ? last : "", last && *last ? ")" : "");
         return -ECONNREFUSED;
@@ -637,7 +639,8 @@ int client_nats_flush(client_nats *n)
         if (nats.js_PublishAsyncGetPendingList(&pending, n->js) == NATS_OK) {
             char dur[32], reason[96];
             recd_format_duration_ms(n->opt.ack_timeout_ms, dur, sizeof dur);
-            wire_why(reason, sizeof reason, "no ack within %s (%s)", dur, nats.natsStatus_GetText(s));
+            wire_why(reason, sizeof reason, "no ack within %s (%s)", dur,
+                     nats.natsStatus_GetText(s));
             count_lost(n, (uint64_t)pending.Count, reason, "");
             nats.natsMsgList_Destroy(&pending);
         }

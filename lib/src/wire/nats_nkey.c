@@ -17,8 +17,8 @@
 
 #include "base/dl_table.h"
 
-/* libcrypto is opened on the first seed (base/dl_table.h); libnats has usually loaded it by then. */
-#define CRYPTO_FUNCTIONS(X)                                                                         \
+/* libcrypto is opened on the first seed (base/dl_table.h); libnats has usually loaded it then. */
+#define CRYPTO_FUNCTIONS(X)                                                                        \
     X(EVP_PKEY_new_raw_private_key) X(EVP_PKEY_get_raw_public_key) X(EVP_PKEY_free)
 static struct {
     CRYPTO_FUNCTIONS(DL_POINTER)

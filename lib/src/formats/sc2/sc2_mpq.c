@@ -24,9 +24,9 @@
 #define MAX_NAMES 4096
 
 /* StormLib is opened on the first replay read (base/dl_table.h), in the parent before the fork. */
-#define STORM_FUNCTIONS(X)                                                                          \
-    X(SFileOpenArchive) X(SFileOpenFileEx) X(SFileGetFileSize) X(SFileGetFileInfo)                  \
-    X(SFileReadFile) X(SFileCloseFile) X(SFileFindFirstFile) X(SFileFindNextFile)                   \
+#define STORM_FUNCTIONS(X)                                                                         \
+    X(SFileOpenArchive) X(SFileOpenFileEx) X(SFileGetFileSize) X(SFileGetFileInfo)                 \
+    X(SFileReadFile) X(SFileCloseFile) X(SFileFindFirstFile) X(SFileFindNextFile)                  \
     X(SFileFindClose) X(GetLastError)
 static struct {
     STORM_FUNCTIONS(DL_POINTER)
@@ -90,7 +90,8 @@ static HANDLE child_open(const uint8_t *buf, size_t len)
     fd = mkstemp(path);
     if (fd < 0)
         return NULL;
-    bool opened = write_all(fd, buf, len) == 0 && storm.SFileOpenArchive(path, 0, STREAM_FLAG_READ_ONLY, &h);
+    bool opened = write_all(fd, buf, len) == 0 &&
+                  storm.SFileOpenArchive(path, 0, STREAM_FLAG_READ_ONLY, &h);
     unlink(path);
     return opened ? h : NULL;
 }

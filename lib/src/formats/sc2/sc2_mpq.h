@@ -30,7 +30,8 @@ typedef struct sc2_extract {
 /* Opens buf as an MPQ archive, lists its members and reads the wanted ones (at most cap bytes
  * each). 0 when the archive opened (see the per-member status), -EBADMSG when it did not or
  * StormLib crashed or stalled (err says so; what arrived before is kept in out), -ELIBACC when
- * StormLib itself cannot be loaded (err names it), or a negative errno. out must be freed with sc2_extract_free() whatever the result. */
+ * StormLib itself cannot be loaded (err names it), or a negative errno. out must be freed with
+ * sc2_extract_free() whatever the result. */
 int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, size_t nwanted,
                     size_t cap, sc2_extract *out, char *err, size_t errlen);
 void sc2_extract_free(sc2_extract *x);
