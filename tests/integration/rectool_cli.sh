@@ -214,6 +214,26 @@ if [ -f "$tmp/play.recap" ]; then
     expect 1 "$RECTOOL" import "$tmp/play.jsonl" -o "$tmp/play-as.rec"
 fi
 
+# ---- several files in one export: a folder of NAME.jsonl, each as a lone export writes it ----
+# shellcheck disable=SC2086 # $good is a list of paths without spaces
+expect 0 "$RECTOOL" export $good --to jsonl -o "$tmp/batch"
+for f in $good; do
+    expect 0 "$RECTOOL" export "$f" --to jsonl -o "$tmp/lone.jsonl"
+    cmp -s "$tmp/lone.jsonl" "$tmp/batch/${f##*/}.jsonl" || fail "batch export of $f differs from a lone one"
+done
+expect 0 "$RECTOOL" export "$tmp/foot.rec" "$tmp/car.rec" --to csv -o "$tmp/batch"
+[ -f "$tmp/batch/car.rec.csv" ] || fail "no CSV from a batch export"
+# One file refused: the others are written, it is not, and the exit says so.
+expect 1 "$RECTOOL" export "$tmp/foot.rec" "$tmp/partial.rec" --to jsonl -o "$tmp/batch2"
+[ -f "$tmp/batch2/foot.rec.jsonl" ] || fail "a refused file stopped the others"
+[ -e "$tmp/batch2/partial.rec.jsonl" ] || [ -e "$tmp/batch2/partial.rec.jsonl.part" ] &&
+    fail "a refused file was written"
+# Usage errors write nothing: no folder, two inputs with one name, a file where the folder goes.
+expect 2 "$RECTOOL" export "$tmp/foot.rec" "$tmp/car.rec" --to jsonl
+expect 2 "$RECTOOL" export "$tmp/foot.rec" "$tmp/many/../foot.rec" --to jsonl -o "$tmp/batch3"
+[ -e "$tmp/batch3" ] && fail "a batch export refused for clashing names made its folder"
+expect 2 "$RECTOOL" export "$tmp/foot.rec" "$tmp/car.rec" --to jsonl -o "$tmp/foot.jsonl"
+
 # ---- no progress bar on a pipe ----
 mkdir "$tmp/many"
 for i in $(seq 1 40); do cp "$tmp/foot.rec" "$tmp/many/f$i.rec"; done

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* `rectool export FILE --to jsonl|csv [-o OUT]`: a recording as text messages (docs/protocol.md),
- * glue over librecd's recd_export_msgs() and the JSONL/CSV writers. */
+/* `rectool export FILE... --to jsonl|csv [-o OUT]`: recordings as text messages
+ * (docs/protocol.md), glue over librecd's recd_export_msgs() and the JSONL/CSV writers. Several
+ * files go to one folder in one run: small NPC recordings cost more to start rectool for than to
+ * export. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -18,20 +22,23 @@
 #define EXPORT_CHUNK (1u << 20) /* text is handed to the output in pieces this big */
 
 static const char usage[] =
-    "usage: rectool export FILE --to jsonl|csv [-o OUT]\n"
+    "usage: rectool export FILE... --to jsonl|csv [-o OUT]\n"
     "\n"
     "Writes a recording (SA-MP .rec or Recap .recap, recognised by content) as JSON lines or CSV\n"
     "messages: open, state/event/flush..., close. 'rectool import' turns the text back into a\n"
     "byte-identical file. Only complete, standard files export; run 'rectool repair' first.\n"
     "Foreign replays (StarCraft II .SC2Replay, ...) export as the common event stream\n"
     "{source, t, t_raw, actor, kind, fields} (docs/protocol.md, \"Foreign replays\"); they cannot\n"
-    "be imported back.\n"
+    "be imported back. Several FILEs are exported in one run into the folder OUT (made if\n"
+    "missing), each as OUT/NAME.jsonl or OUT/NAME.csv after its own name.\n"
     "\n"
     "  -t, --to FORMAT     jsonl or csv (required)\n"
-    "  -o, --output OUT    write to OUT (via OUT.part) instead of standard output\n"
+    "  -o, --output OUT    write to OUT (via OUT.part) instead of standard output; with several\n"
+    "                      FILEs, the folder to write into (required)\n"
     "  -h, --help          show this help\n"
     "\n"
-    "Exit: 0 done, 1 the file cannot be exported, 2 usage error, 3 I/O error.\n";
+    "Exit: 0 done, 1 a file cannot be exported, 2 usage error, 3 I/O error (the worst of all\n"
+    "FILEs: each is exported, or refused, on its own).\n";
 
 typedef struct export_ctx {
     recd_text_encoding enc;
@@ -167,6 +174,70 @@ static int export_file(const rt_input *in, recd_text_encoding enc, const char *o
     return exit_code;
 }
 
+static int export_path(const char *input, recd_text_encoding enc, const char *output)
+{
+    rt_input in;
+    int rc = rt_input_open(&in, input);
+    if (rc < 0) {
+        rt_error("%s: %s", input, recd_strerror(rc));
+        return RT_EXIT_IO;
+    }
+    int exit_code = export_file(&in, enc, output);
+    rt_input_close(&in);
+    return exit_code;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Several FILEs into the folder dir: every output name is checked before the first is written,
+ * then each file is exported on its own; the exit code is the worst of them. */
+static int export_many(char **inputs, int n, recd_text_encoding enc, const char *dir)
+{
+    const char *ext = enc == RECD_TEXT_CSV ? "csv" : "jsonl";
+    if (!dir || strcmp(dir, "-") == 0)
+        return rt_usage_error("export", usage, "several FILEs need -o FOLDER to write into");
+    for (int i = 0; i < n; i++) {
+        const char *name = base_name(inputs[i]);
+        if (!name[0] || strcmp(name, "-") == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+            return rt_usage_error("export", usage, "'%s' names no file to name an output after",
+                                  inputs[i]);
+        for (int k = 0; k < i; k++)
+            if (strcmp(name, base_name(inputs[k])) == 0)
+                return rt_usage_error("export", usage,
+                                      "'%s' and '%s' would both be written to %s/%s.%s",
+                                      inputs[k], inputs[i], dir, name, ext);
+    }
+    struct stat st;
+    if (mkdir(dir, 0777) < 0 && (errno != EEXIST || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
+        return rt_usage_error("export", usage, "-o %s: not a folder to write into (%s)", dir,
+                              errno == EEXIST ? "a file is in the way" : strerror(errno));
+    int worst = RT_EXIT_OK;
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(dir) + strlen(base_name(inputs[i])) + strlen(ext) + 3;
+        char *out = malloc(len);
+        if (!out) {
+            rt_error("%s: %s", inputs[i], recd_strerror(-ENOMEM));
+            return RT_EXIT_IO;
+        }
+        snprintf(out, len, "%s/%s.%s", dir, base_name(inputs[i]), ext);
+        int code;
+        if (rt_same_file(inputs[i], out)) {
+            rt_error("%s: the output %s would be the input file; skipped", inputs[i], out);
+            code = RT_EXIT_INVALID;
+        } else {
+            code = export_path(inputs[i], enc, out);
+        }
+        free(out);
+        if (code == RT_EXIT_IO || worst == RT_EXIT_OK) /* I/O, then a refused file, then done */
+            worst = code;
+    }
+    return worst;
+}
+
 int cmd_export(int argc, char **argv)
 {
     static const struct option options[] = {{"to", required_argument, NULL, 't'},
@@ -186,24 +257,15 @@ int cmd_export(int argc, char **argv)
     }
     if (optind >= argc)
         return rt_usage_error("export", usage, "no FILE given");
-    if (argc - optind > 1)
-        return rt_usage_error("export", usage, "one FILE at a time");
     if (!to)
         return rt_usage_error("export", usage, "say which text format: --to jsonl or --to csv");
     recd_text_encoding enc = recd_text_encoding_parse(to);
     if (enc == RECD_TEXT_NONE)
         return rt_usage_error("export", usage, "unknown format '%s' (jsonl or csv)", to);
+    if (argc - optind > 1)
+        return export_many(argv + optind, argc - optind, enc, output);
     const char *input = argv[optind];
     if (output && strcmp(output, "-") != 0 && rt_same_file(input, output))
         return rt_usage_error("export", usage, "the output must not be the input file");
-
-    rt_input in;
-    int rc = rt_input_open(&in, input);
-    if (rc < 0) {
-        rt_error("%s: %s", input, recd_strerror(rc));
-        return RT_EXIT_IO;
-    }
-    int exit_code = export_file(&in, enc, output);
-    rt_input_close(&in);
-    return exit_code;
+    return export_path(input, enc, output);
 }
