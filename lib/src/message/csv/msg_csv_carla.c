@@ -3,7 +3,6 @@
  * and duration columns and the records as JSON in a data column. Rows read are turned into JSON
  * objects and go through the JSON reader. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,14 +81,12 @@ static int put_carla_row(const recd_msg *m, recd_buf *out)
         const recd_carla_frame *f = m->carla_state;
         if (!f || f->id > INT64_MAX)
             return -EINVAL;
-        char num[48];
-        snprintf(num, sizeof num, "%" PRIu64, f->id);
         if (rc == 0)
-            rc = msg_csv_put_cell(out, num, strlen(num), false);
+            rc = msg_csv_put_int_cell(out, f->id);
         if (rc == 0)
             rc = msg_csv_put_f64_cell(out, f->elapsed);
         if (rc == 0)
-            rc = f->has_duration ? msg_csv_put_f64_cell(out, f->duration) : msg_csv_put_cell(out, "", 0, false);
+            rc = f->has_duration ? msg_csv_put_f64_cell(out, f->duration) : msg_csv_put_empty_cells(out, 1);
         recd_buf keys = {0}; /* ,"positions":[...],... */
         if (rc == 0)
             rc = recd__carla_state_packets_json(f, &keys);
@@ -102,14 +99,12 @@ static int put_carla_row(const recd_msg *m, recd_buf *out)
         }
         recd_buf_free(&keys);
         if (rc == 0)
-            rc = json.len ? msg_csv_put_json_cell(out, &json) : msg_csv_put_cell(out, "", 0, false);
+            rc = json.len ? msg_csv_put_json_cell(out, &json) : msg_csv_put_empty_cells(out, 1);
     } else {
-        for (int i = 0; i < 3 && rc == 0; i++)
-            rc = msg_csv_put_cell(out, "", 0, false);
         if (rc == 0)
-            rc = msg_json_object(m, &json, MSG_OMIT_TYPE);
+            rc = msg_csv_put_empty_cells(out, 3); /* frame, elapsed, duration */
         if (rc == 0)
-            rc = json.len == 2 ? msg_csv_put_cell(out, "", 0, false) : msg_csv_put_json_cell(out, &json);
+            rc = msg_csv_put_fields_cell(out, m, MSG_OMIT_TYPE);
     }
     recd_buf_free(&json);
     return rc == 0 ? recd_buf_append(out, "\n", 1) : rc;

@@ -57,9 +57,14 @@ int msg_csv_deliver_json(msg_csv_doc *d, uint64_t line, int rc, json_t *obj, con
                          size_t kind_len);
 /* A JSON integer or real from a numeric cell, NULL when it is not a number (or no memory). */
 json_t *msg_csv_number_json(const char *cell, size_t len);
-/* Cells after the first: a number, a JSON text. */
+/* Cells after the first: a number, a JSON text, n empty cells. */
 int msg_csv_put_f64_cell(recd_buf *out, double d);
+int msg_csv_put_f32_cell(recd_buf *out, float f);
 int msg_csv_put_int_cell(recd_buf *out, uint64_t v);
 int msg_csv_put_json_cell(recd_buf *out, const recd_buf *json);
+int msg_csv_put_empty_cells(recd_buf *out, size_t n);
+/* The message's fields as one JSON object cell (msg_json_object with omit), empty for {}: the
+ * last column of a row whose message has no columns of its own. */
+int msg_csv_put_fields_cell(recd_buf *out, const recd_msg *m, unsigned omit);
 
 #endif

@@ -3,7 +3,6 @@
  * state fields as columns and a JSON "data" column for the rest. Rows read are turned into JSON
  * objects and go through the JSON reader, so both encodings share one set of rules. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,13 +148,10 @@ static int put_recap_row(const recd_msg *m, recd_buf *out)
         const unsigned ints[] = {s->flags, s->pose, s->game_mode, s->hand_state};
         for (int i = 0; i < 4 && rc == 0; i++)
             rc = msg_csv_put_int_cell(out, ints[i]);
-        const float floats[] = {s->health, s->absorption};
-        for (int i = 0; i < 2 && rc == 0; i++) {
-            char num[32];
-            rc = msg_format_f32(floats[i], num);
-            if (rc == 0)
-                rc = msg_csv_put_cell(out, num, strlen(num), false);
-        }
+        if (rc == 0)
+            rc = msg_csv_put_f32_cell(out, s->health);
+        if (rc == 0)
+            rc = msg_csv_put_f32_cell(out, s->absorption);
         if (rc == 0)
             rc = msg_recap_items_to_json(s->equipment, RECD_RECAP_EQUIPMENT_SLOTS, &json);
         if (rc == 0)
@@ -166,19 +162,17 @@ static int put_recap_row(const recd_msg *m, recd_buf *out)
         if (rc == 0)
             rc = msg_csv_put_json_cell(out, &json);
         if (rc == 0)
-            rc = msg_csv_put_cell(out, "", 0, false); /* data */
+            rc = msg_csv_put_empty_cells(out, 1); /* data */
     } else {
         if (rc == 0 && m->type == RECD_MSG_EVENT) {
             rc = m->recap_event ? msg_csv_put_int_cell(out, m->recap_event->tick) : -EINVAL;
         } else if (rc == 0) {
-            rc = msg_csv_put_cell(out, "", 0, false);
+            rc = msg_csv_put_empty_cells(out, 1);
         }
-        for (size_t i = 2; i + 1 < MSG_CSV_RECAP_COLUMNS && rc == 0; i++)
-            rc = msg_csv_put_cell(out, "", 0, false);
+        if (rc == 0) /* every column but kind, tick and data */
+            rc = msg_csv_put_empty_cells(out, MSG_CSV_RECAP_COLUMNS - 3);
         if (rc == 0)
-            rc = msg_json_object(m, &json, MSG_OMIT_TYPE | MSG_OMIT_TICK);
-        if (rc == 0)
-            rc = json.len == 2 ? msg_csv_put_cell(out, "", 0, false) : msg_csv_put_json_cell(out, &json);
+            rc = msg_csv_put_fields_cell(out, m, MSG_OMIT_TYPE | MSG_OMIT_TICK);
     }
     recd_buf_free(&json);
     return rc == 0 ? recd_buf_append(out, "\n", 1) : rc;

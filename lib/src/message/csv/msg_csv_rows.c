@@ -54,6 +54,13 @@ int msg_csv_put_f64_cell(recd_buf *out, double d)
     return rc < 0 ? rc : msg_csv_put_cell(out, num, strlen(num), false);
 }
 
+int msg_csv_put_f32_cell(recd_buf *out, float f)
+{
+    char num[32];
+    int rc = msg_format_f32(f, num);
+    return rc < 0 ? rc : msg_csv_put_cell(out, num, strlen(num), false);
+}
+
 int msg_csv_put_int_cell(recd_buf *out, uint64_t v)
 {
     char num[32];
@@ -64,4 +71,22 @@ int msg_csv_put_int_cell(recd_buf *out, uint64_t v)
 int msg_csv_put_json_cell(recd_buf *out, const recd_buf *json)
 {
     return msg_csv_put_cell(out, (const char *)json->data, json->len, false);
+}
+
+int msg_csv_put_empty_cells(recd_buf *out, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = msg_csv_put_cell(out, "", 0, false);
+    return rc;
+}
+
+int msg_csv_put_fields_cell(recd_buf *out, const recd_msg *m, unsigned omit)
+{
+    recd_buf json = {0};
+    int rc = msg_json_object(m, &json, omit);
+    if (rc == 0)
+        rc = json.len == 2 ? msg_csv_put_empty_cells(out, 1) : msg_csv_put_json_cell(out, &json);
+    recd_buf_free(&json);
+    return rc;
 }
