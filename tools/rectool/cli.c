@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,11 @@ int rt_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n\n%s", usage);
     return RT_EXIT_USAGE;
+}
+
+int rt_exit_for_error(int rc)
+{
+    return rc == -ENOMEM || rc == -ELIBACC ? RT_EXIT_IO : RT_EXIT_INVALID;
 }
 
 int rt_parse_duration(const char *cmd, const char *usage, const char *option, const char *text,

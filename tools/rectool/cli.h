@@ -21,6 +21,10 @@ uint64_t rt_count_lines(const uint8_t *p, size_t len);
 int rt_parse_duration(const char *cmd, const char *usage, const char *option, const char *text,
                       uint64_t *ms);
 
+/* The exit code for a command's failure rc: RT_EXIT_IO when the cause lies outside the file (no
+ * memory, or a library the format needs cannot be loaded: -ELIBACC), RT_EXIT_INVALID otherwise. */
+int rt_exit_for_error(int rc);
+
 /* Prints "rectool: message" to stderr. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))

@@ -70,7 +70,7 @@ static int rt_carla_query(const char *path, int (*fn)(const uint8_t *, size_t, c
     int exit_code = RT_EXIT_OK;
     if (rc < 0) {
         rt_error("%s: %s", path, err[0] ? err : recd_strerror(rc));
-        exit_code = rc == -ENOMEM ? RT_EXIT_IO : RT_EXIT_INVALID;
+        exit_code = rt_exit_for_error(rc);
     }
     if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len)
         exit_code = RT_EXIT_IO;

@@ -163,10 +163,8 @@ static int export_file(const rt_input *in, recd_text_encoding enc, const char *o
     int exit_code = RT_EXIT_OK;
     if (rc < 0) {
         rt_output_abort(&out);
-        /* ELIBACC: a library the format needs could not be loaded (StormLib for SC2) */
-        bool io = x.sink_error < 0 || rc == -ENOMEM || rc == -ELIBACC;
         rt_error("%s: %s", in->path, err[0] ? err : recd_strerror(rc));
-        exit_code = io ? RT_EXIT_IO : RT_EXIT_INVALID;
+        exit_code = x.sink_error < 0 ? RT_EXIT_IO : rt_exit_for_error(rc);
     } else if ((rc = rt_output_commit(&out)) < 0) {
         rt_error("%s: %s", out_path ? out_path : "stdout", recd_strerror(rc));
         exit_code = RT_EXIT_IO;
@@ -193,11 +191,38 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+typedef struct export_into {
+    recd_text_encoding enc;
+    const char *dir, *ext;
+} export_into;
+
+/* One of several FILEs, into the folder as NAME.EXT (rt_for_each_file's callback). */
+static int export_into_dir(const char *input, const void *opts)
+{
+    const export_into *o = opts;
+    size_t len = strlen(o->dir) + strlen(base_name(input)) + strlen(o->ext) + 3;
+    char *out = malloc(len);
+    if (!out) {
+        rt_error("%s: %s", input, recd_strerror(-ENOMEM));
+        return RT_EXIT_IO;
+    }
+    snprintf(out, len, "%s/%s.%s", o->dir, base_name(input), o->ext);
+    int code;
+    if (rt_same_file(input, out)) {
+        rt_error("%s: the output %s would be the input file; skipped", input, out);
+        code = RT_EXIT_INVALID;
+    } else {
+        code = export_path(input, o->enc, out);
+    }
+    free(out);
+    return code;
+}
+
 /* Several FILEs into the folder dir: every output name is checked before the first is written,
  * then each file is exported on its own; the exit code is the worst of them. */
 static int export_many(char **inputs, int n, recd_text_encoding enc, const char *dir)
 {
-    const char *ext = enc == RECD_TEXT_CSV ? "csv" : "jsonl";
+    export_into o = {enc, dir, enc == RECD_TEXT_CSV ? "csv" : "jsonl"};
     if (!dir || strcmp(dir, "-") == 0)
         return rt_usage_error("export", usage, "several FILEs need -o FOLDER to write into");
     for (int i = 0; i < n; i++) {
@@ -209,33 +234,13 @@ static int export_many(char **inputs, int n, recd_text_encoding enc, const char 
             if (strcmp(name, base_name(inputs[k])) == 0)
                 return rt_usage_error("export", usage,
                                       "'%s' and '%s' would both be written to %s/%s.%s",
-                                      inputs[k], inputs[i], dir, name, ext);
+                                      inputs[k], inputs[i], dir, name, o.ext);
     }
     struct stat st;
     if (mkdir(dir, 0777) < 0 && (errno != EEXIST || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
         return rt_usage_error("export", usage, "-o %s: not a folder to write into (%s)", dir,
                               errno == EEXIST ? "a file is in the way" : strerror(errno));
-    int worst = RT_EXIT_OK;
-    for (int i = 0; i < n; i++) {
-        size_t len = strlen(dir) + strlen(base_name(inputs[i])) + strlen(ext) + 3;
-        char *out = malloc(len);
-        if (!out) {
-            rt_error("%s: %s", inputs[i], recd_strerror(-ENOMEM));
-            return RT_EXIT_IO;
-        }
-        snprintf(out, len, "%s/%s.%s", dir, base_name(inputs[i]), ext);
-        int code;
-        if (rt_same_file(inputs[i], out)) {
-            rt_error("%s: the output %s would be the input file; skipped", inputs[i], out);
-            code = RT_EXIT_INVALID;
-        } else {
-            code = export_path(inputs[i], enc, out);
-        }
-        free(out);
-        if (code == RT_EXIT_IO || worst == RT_EXIT_OK) /* I/O, then a refused file, then done */
-            worst = code;
-    }
-    return worst;
+    return rt_for_each_file("exporting", inputs, n, export_into_dir, &o);
 }
 
 int cmd_export(int argc, char **argv)

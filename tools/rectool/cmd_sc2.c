@@ -183,8 +183,7 @@ static int run_view(const char *path, sc2_view *v)
         fprintf(stderr, "rectool: %s has no tracker events (replays before 2.0.8 have none)\n", path);
     if (rc < 0) {
         rt_error("%s: %s", path, err[0] ? err : recd_strerror(rc));
-        /* no memory, or StormLib could not be loaded: not the file's fault */
-        exit_code = rc == -ENOMEM || rc == -ELIBACC ? RT_EXIT_IO : RT_EXIT_INVALID;
+        exit_code = rt_exit_for_error(rc);
     }
     if (v->json && json_dumpf(v->rows, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) == 0)
         fputc('\n', stdout);

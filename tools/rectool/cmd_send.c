@@ -372,7 +372,7 @@ static int load_track(track *t, const char *path)
         return RT_EXIT_OK; /* the sending loop stopped and has its own reason */
     if (rc < 0) {
         rt_error("send: %s: %s", path, err[0] ? err : recd_strerror(rc));
-        return rc == -ENOMEM ? RT_EXIT_IO : RT_EXIT_INVALID;
+        return rt_exit_for_error(rc);
     }
     return RT_EXIT_OK;
 }
