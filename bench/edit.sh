@@ -6,13 +6,8 @@
 # Prints one markdown table; the figures in docs/performance.md ("Editing") come from it.
 # Usage: bench/edit.sh [BUILD_DIR]
 set -euo pipefail
-src="$(cd "$(dirname "$0")/.." && pwd)"
-build="${1:-${BENCH_BUILD:-$src/build-bench}}"
-if [ -z "${RECTOOL:-}" ]; then
-  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DRECD_TESTS=OFF >/dev/null
-  cmake --build "$build" -j 2 --target rectool >/dev/null
-  RECTOOL="$build/tools/rectool"
-fi
+# shellcheck source=rectool_build.sh
+. "$(dirname "$0")/rectool_build.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/recd-edit-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 

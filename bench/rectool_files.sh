@@ -5,13 +5,8 @@
 # whose names match the find(1) expression in corpus_match. Sets RECTOOL, OLD (OLD_RECTOOL),
 # src, tmp, corpus, files; mbps BYTES NS prints MB per second.
 # Usage: name=NAME; corpus_match=(-name '*.rec' -o ...); . bench/rectool_files.sh [BUILD_DIR]
-src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${1:-${BENCH_BUILD:-$src/build-bench}}"
-if [ -z "${RECTOOL:-}" ]; then
-  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DRECD_TESTS=OFF >/dev/null
-  cmake --build "$build" -j 2 --target rectool >/dev/null
-  RECTOOL="$build/tools/rectool"
-fi
+# shellcheck source=rectool_build.sh
+. "$(dirname "${BASH_SOURCE[0]}")/rectool_build.sh"
 OLD="${OLD_RECTOOL:-}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/recd-$name-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
