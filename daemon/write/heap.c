@@ -4,7 +4,6 @@
 
 #include <limits.h>
 
-
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

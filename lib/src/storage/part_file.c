@@ -149,6 +149,21 @@ static int rename_noreplace_once(int dir_fd, const char *from, const char *to)
     return 0;
 }
 
+/* Moves the written tmp in dir to leaf under a name no file has (leaf, or leaf's next free
+ * variant), and puts that name, relative to the root (rel's folder), in chosen. */
+static int take_free_name(int dir, const char *tmp, const char *rel, const char *leaf,
+                          char *chosen, size_t chosen_cap)
+{
+    char taken[RECD_PATH_MAX];
+    int rc = recd_rename_noreplace(dir, tmp, leaf, taken, sizeof taken);
+    if (rc == 0 &&
+        (size_t)snprintf(chosen, chosen_cap, "%.*s%s", (int)(leaf - rel), rel, taken) >= chosen_cap) {
+        unlinkat(dir, taken, 0);
+        rc = -ENAMETOOLONG;
+    }
+    return rc;
+}
+
 /* recd_confined_store_text and _new: with chosen, the rename never replaces (the name it took
  * goes to chosen, relative to the root). */
 static int store_text(int root_fd, const char *rel, const char *text, bool sync, char *chosen,
@@ -175,16 +190,10 @@ static int store_text(int root_fd, const char *rel, const char *text, bool sync,
             rc = -errno;
         if (close(fd) < 0 && rc == 0)
             rc = -errno;
-        if (rc == 0 && !chosen && renameat(dir, tmp, dir, leaf) < 0)
+        if (rc == 0 && chosen)
+            rc = take_free_name(dir, tmp, rel, leaf, chosen, chosen_cap);
+        else if (rc == 0 && renameat(dir, tmp, dir, leaf) < 0)
             rc = -errno;
-        char taken[RECD_PATH_MAX];
-        if (rc == 0 && chosen &&
-            (rc = recd_rename_noreplace(dir, tmp, leaf, taken, sizeof taken)) == 0 &&
-            (size_t)snprintf(chosen, chosen_cap, "%.*s%s", (int)(leaf - rel), rel, taken) >=
-                chosen_cap) {
-            unlinkat(dir, taken, 0);
-            rc = -ENAMETOOLONG;
-        }
         if (rc < 0)
             unlinkat(dir, tmp, 0);
         else if (sync && fsync(dir) < 0)
