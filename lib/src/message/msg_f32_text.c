@@ -90,7 +90,7 @@ int msg_format_f32(float f, char buf[32])
 
 int msg_buf_put_f32(recd_buf *out, float f)
 {
-    int rc = recd_buf_reserve(out, 32);
+    int rc = msg_buf_room(out, 32);
     if (rc < 0)
         return rc;
     int n = msg_f32_text(f, (char *)out->data + out->len);

@@ -8,6 +8,7 @@
 #include <float.h>
 #include <locale.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,20 +121,30 @@ static char *u64_digits(uint64_t v, char *end)
     return p;
 }
 
-int msg_buf_put_u64(recd_buf *out, uint64_t v)
+/* A sign and up to 20 digits, written backwards into the first half of a scratch array and copied
+ * to out as one fixed-size block (the second half keeps the copy inside the array), so a number
+ * costs neither a call to recd_buf_append nor a memcpy of a variable length. */
+#define INT_TEXT_MAX 21
+
+static int put_int_text(recd_buf *out, uint64_t magnitude, bool negative)
 {
-    char num[24], *end = num + sizeof num;
-    char *p = u64_digits(v, end);
-    return recd_buf_append(out, p, (size_t)(end - p));
+    int rc = msg_buf_room(out, INT_TEXT_MAX);
+    if (rc < 0)
+        return rc;
+    char num[2 * INT_TEXT_MAX], *end = num + INT_TEXT_MAX;
+    char *p = u64_digits(magnitude, end);
+    if (negative)
+        *--p = '-';
+    memcpy(out->data + out->len, p, INT_TEXT_MAX); /* p >= num: the copy ends inside num */
+    out->len += (size_t)(end - p);
+    return 0;
 }
+
+int msg_buf_put_u64(recd_buf *out, uint64_t v) { return put_int_text(out, v, false); }
 
 int msg_buf_put_i64(recd_buf *out, int64_t v)
 {
-    char num[24], *end = num + sizeof num;
-    char *p = u64_digits(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, end);
-    if (v < 0)
-        *--p = '-';
-    return recd_buf_append(out, p, (size_t)(end - p));
+    return put_int_text(out, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 int msg_buf_put_f64(recd_buf *out, double d)

@@ -12,95 +12,124 @@
 #include "base/bytes.h"
 #include "message/msg_fields.h"
 
-#define END {NULL, 0, NULL}
+/* A field with its name's length, which the JSON writer copies without a strlen. */
+#define FIELD(name, type, sub) {name, sizeof name - 1, type, sub}
+#define END {NULL, 0, 0, NULL}
 
-static const carla_field attr_fields[] = {{"type", CF_U8, NULL}, {"id", CF_STR, NULL},
-                                          {"value", CF_STR, NULL}, END};
-static const carla_field add_fields[] = {
-    {"id", CF_U32, NULL},        {"actor_type", CF_U8, NULL},    {"location", CF_VEC, NULL},
-    {"rotation", CF_VEC, NULL},  {"uid", CF_U32, NULL},          {"blueprint", CF_STR, NULL},
-    {"attributes", CF_LIST16, attr_fields}, END};
-static const carla_field del_fields[] = {{"id", CF_U32, NULL}, END};
-static const carla_field parent_fields[] = {{"id", CF_U32, NULL}, {"parent", CF_U32, NULL}, END};
+static const carla_field attr_fields[] = {FIELD("type", CF_U8, NULL), FIELD("id", CF_STR, NULL),
+                                          FIELD("value", CF_STR, NULL), END};
+static const carla_field add_fields[] = {FIELD("id", CF_U32, NULL),
+                                         FIELD("actor_type", CF_U8, NULL),
+                                         FIELD("location", CF_VEC, NULL),
+                                         FIELD("rotation", CF_VEC, NULL),
+                                         FIELD("uid", CF_U32, NULL),
+                                         FIELD("blueprint", CF_STR, NULL),
+                                         FIELD("attributes", CF_LIST16, attr_fields),
+                                         END};
+static const carla_field del_fields[] = {FIELD("id", CF_U32, NULL), END};
+static const carla_field parent_fields[] = {FIELD("id", CF_U32, NULL),
+                                            FIELD("parent", CF_U32, NULL), END};
 static const carla_field collision_fields[] = {
-    {"id", CF_U32, NULL},    {"actor1", CF_U32, NULL}, {"actor2", CF_U32, NULL},
-    {"hero1", CF_U8, NULL},  {"hero2", CF_U8, NULL},   END};
-static const carla_field position_fields[] = {
-    {"id", CF_U32, NULL}, {"location", CF_VEC, NULL}, {"rotation", CF_VEC, NULL}, END};
+    FIELD("id", CF_U32, NULL),   FIELD("actor1", CF_U32, NULL), FIELD("actor2", CF_U32, NULL),
+    FIELD("hero1", CF_U8, NULL), FIELD("hero2", CF_U8, NULL),   END};
+static const carla_field position_fields[] = {FIELD("id", CF_U32, NULL),
+                                              FIELD("location", CF_VEC, NULL),
+                                              FIELD("rotation", CF_VEC, NULL), END};
 static const carla_field light_state_fields[] = {
-    {"id", CF_U32, NULL},        {"frozen", CF_U8, NULL}, {"elapsed", CF_F32, NULL},
-    {"state", CF_U8, NULL},      END};
-static const carla_field anim_vehicle_fields[] = {
-    {"id", CF_U32, NULL},       {"steering", CF_F32, NULL}, {"throttle", CF_F32, NULL},
-    {"brake", CF_F32, NULL},    {"handbrake", CF_U8, NULL}, {"gear", CF_I32, NULL}, END};
-static const carla_field anim_walker_fields[] = {{"id", CF_U32, NULL}, {"speed", CF_F32, NULL}, END};
-static const carla_field vehicle_light_fields[] = {{"id", CF_U32, NULL}, {"state", CF_U32, NULL},
-                                                   END};
+    FIELD("id", CF_U32, NULL), FIELD("frozen", CF_U8, NULL), FIELD("elapsed", CF_F32, NULL),
+    FIELD("state", CF_U8, NULL), END};
+static const carla_field anim_vehicle_fields[] = {FIELD("id", CF_U32, NULL),
+                                                  FIELD("steering", CF_F32, NULL),
+                                                  FIELD("throttle", CF_F32, NULL),
+                                                  FIELD("brake", CF_F32, NULL),
+                                                  FIELD("handbrake", CF_U8, NULL),
+                                                  FIELD("gear", CF_I32, NULL),
+                                                  END};
+static const carla_field anim_walker_fields[] = {FIELD("id", CF_U32, NULL),
+                                                 FIELD("speed", CF_F32, NULL), END};
+static const carla_field vehicle_light_fields[] = {FIELD("id", CF_U32, NULL),
+                                                   FIELD("state", CF_U32, NULL), END};
 static const carla_field scene_light_fields[] = {
-    {"id", CF_I32, NULL}, {"intensity", CF_F32, NULL}, {"r", CF_F32, NULL}, {"g", CF_F32, NULL},
-    {"b", CF_F32, NULL},  {"a", CF_F32, NULL},         {"on", CF_U8, NULL}, {"type", CF_U8, NULL},
-    END};
-static const carla_field kinematics_fields[] = {
-    {"id", CF_U32, NULL}, {"linear_velocity", CF_VEC, NULL}, {"angular_velocity", CF_VEC, NULL},
-    END};
-static const carla_field box_fields[] = {
-    {"id", CF_U32, NULL}, {"origin", CF_VEC, NULL}, {"extent", CF_VEC, NULL}, END};
-static const carla_field f64_value[] = {{"value", CF_F64, NULL}, END};
-static const carla_field u64_value[] = {{"value", CF_U64, NULL}, END};
-static const carla_field pair_fields[] = {{"x", CF_F32, NULL}, {"y", CF_F32, NULL}, END};
-static const carla_field gear_fields[] = {
-    {"ratio", CF_F32, NULL}, {"down_ratio", CF_F32, NULL}, {"up_ratio", CF_F32, NULL}, END};
-static const carla_field wheel_physics_fields[] = {
-    {"tire_friction", CF_F32, NULL},       {"damping_rate", CF_F32, NULL},
-    {"max_steer_angle", CF_F32, NULL},     {"radius", CF_F32, NULL},
-    {"max_brake_torque", CF_F32, NULL},    {"max_handbrake_torque", CF_F32, NULL},
-    {"lat_stiff_max_load", CF_F32, NULL},  {"lat_stiff_value", CF_F32, NULL},
-    {"long_stiff_value", CF_F32, NULL},    {"position_x", CF_F32, NULL},
-    {"position_y", CF_F32, NULL},          {"position_z", CF_F32, NULL}, END};
+    FIELD("id", CF_I32, NULL), FIELD("intensity", CF_F32, NULL), FIELD("r", CF_F32, NULL),
+    FIELD("g", CF_F32, NULL),  FIELD("b", CF_F32, NULL),         FIELD("a", CF_F32, NULL),
+    FIELD("on", CF_U8, NULL),  FIELD("type", CF_U8, NULL),       END};
+static const carla_field kinematics_fields[] = {FIELD("id", CF_U32, NULL),
+                                                FIELD("linear_velocity", CF_VEC, NULL),
+                                                FIELD("angular_velocity", CF_VEC, NULL), END};
+static const carla_field box_fields[] = {FIELD("id", CF_U32, NULL), FIELD("origin", CF_VEC, NULL),
+                                         FIELD("extent", CF_VEC, NULL), END};
+static const carla_field f64_value[] = {FIELD("value", CF_F64, NULL), END};
+static const carla_field u64_value[] = {FIELD("value", CF_U64, NULL), END};
+static const carla_field pair_fields[] = {FIELD("x", CF_F32, NULL), FIELD("y", CF_F32, NULL), END};
+static const carla_field gear_fields[] = {FIELD("ratio", CF_F32, NULL),
+                                          FIELD("down_ratio", CF_F32, NULL),
+                                          FIELD("up_ratio", CF_F32, NULL), END};
+static const carla_field wheel_physics_fields[] = {FIELD("tire_friction", CF_F32, NULL),
+                                                   FIELD("damping_rate", CF_F32, NULL),
+                                                   FIELD("max_steer_angle", CF_F32, NULL),
+                                                   FIELD("radius", CF_F32, NULL),
+                                                   FIELD("max_brake_torque", CF_F32, NULL),
+                                                   FIELD("max_handbrake_torque", CF_F32, NULL),
+                                                   FIELD("lat_stiff_max_load", CF_F32, NULL),
+                                                   FIELD("lat_stiff_value", CF_F32, NULL),
+                                                   FIELD("long_stiff_value", CF_F32, NULL),
+                                                   FIELD("position_x", CF_F32, NULL),
+                                                   FIELD("position_y", CF_F32, NULL),
+                                                   FIELD("position_z", CF_F32, NULL),
+                                                   END};
 static const carla_field physics_fields[] = {
-    {"id", CF_U32, NULL},
-    {"max_rpm", CF_F32, NULL},
-    {"moi", CF_F32, NULL},
-    {"damping_rate_full_throttle", CF_F32, NULL},
-    {"damping_rate_zero_throttle_clutch_engaged", CF_F32, NULL},
-    {"damping_rate_zero_throttle_clutch_disengaged", CF_F32, NULL},
-    {"use_gear_autobox", CF_U8, NULL},
-    {"clutch_strength", CF_F32, NULL},
-    {"final_ratio", CF_F32, NULL},
-    {"mass", CF_F32, NULL},
-    {"drag_coefficient", CF_F32, NULL},
-    {"center_of_mass_x", CF_F32, NULL},
-    {"center_of_mass_y", CF_F32, NULL},
-    {"center_of_mass_z", CF_F32, NULL},
-    {"torque_curve", CF_LIST32, pair_fields},
-    {"forward_gears", CF_LIST32, gear_fields},
-    {"steering_curve", CF_LIST32, pair_fields},
-    {"wheels", CF_LIST32, wheel_physics_fields},
+    FIELD("id", CF_U32, NULL),
+    FIELD("max_rpm", CF_F32, NULL),
+    FIELD("moi", CF_F32, NULL),
+    FIELD("damping_rate_full_throttle", CF_F32, NULL),
+    FIELD("damping_rate_zero_throttle_clutch_engaged", CF_F32, NULL),
+    FIELD("damping_rate_zero_throttle_clutch_disengaged", CF_F32, NULL),
+    FIELD("use_gear_autobox", CF_U8, NULL),
+    FIELD("clutch_strength", CF_F32, NULL),
+    FIELD("final_ratio", CF_F32, NULL),
+    FIELD("mass", CF_F32, NULL),
+    FIELD("drag_coefficient", CF_F32, NULL),
+    FIELD("center_of_mass_x", CF_F32, NULL),
+    FIELD("center_of_mass_y", CF_F32, NULL),
+    FIELD("center_of_mass_z", CF_F32, NULL),
+    FIELD("torque_curve", CF_LIST32, pair_fields),
+    FIELD("forward_gears", CF_LIST32, gear_fields),
+    FIELD("steering_curve", CF_LIST32, pair_fields),
+    FIELD("wheels", CF_LIST32, wheel_physics_fields),
     END};
 static const carla_field light_time_fields[] = {
-    {"id", CF_U32, NULL}, {"green_time", CF_F32, NULL}, {"yellow_time", CF_F32, NULL},
-    {"red_time", CF_F32, NULL}, END};
-static const carla_field bone_fields[] = {
-    {"name", CF_STR, NULL}, {"location", CF_VEC, NULL}, {"rotation", CF_VEC, NULL}, END};
-static const carla_field bones_fields[] = {{"id", CF_U32, NULL}, {"bones", CF_LIST16, bone_fields},
-                                          END};
-static const carla_field wheel_fields[] = {
-    {"location", CF_U8, NULL}, {"steering_angle", CF_F32, NULL}, {"tire_rotation", CF_F32, NULL},
-    END};
-static const carla_field wheels_fields[] = {{"id", CF_U32, NULL},
-                                           {"wheels", CF_LIST32, wheel_fields}, END};
-static const carla_field biker_fields[] = {
-    {"id", CF_U32, NULL}, {"forward_speed", CF_F32, NULL}, {"engine_rotation", CF_F32, NULL}, END};
-static const carla_field door_fields[] = {
-    {"id", CF_U32, NULL}, {"doors", CF_U8, NULL}, {"open", CF_U8, NULL}, END};
-static const carla_field weather_fields[] = {
-    {"cloudiness", CF_F32, NULL},           {"precipitation", CF_F32, NULL},
-    {"precipitation_deposits", CF_F32, NULL}, {"wind_intensity", CF_F32, NULL},
-    {"sun_azimuth_angle", CF_F32, NULL},    {"sun_altitude_angle", CF_F32, NULL},
-    {"fog_density", CF_F32, NULL},          {"fog_distance", CF_F32, NULL},
-    {"fog_falloff", CF_F32, NULL},          {"wetness", CF_F32, NULL},
-    {"scattering_intensity", CF_F32, NULL}, {"mie_scattering_scale", CF_F32, NULL},
-    {"rayleigh_scattering_scale", CF_F32, NULL}, {"dust_storm", CF_F32, NULL}, END};
+    FIELD("id", CF_U32, NULL), FIELD("green_time", CF_F32, NULL),
+    FIELD("yellow_time", CF_F32, NULL), FIELD("red_time", CF_F32, NULL), END};
+static const carla_field bone_fields[] = {FIELD("name", CF_STR, NULL),
+                                          FIELD("location", CF_VEC, NULL),
+                                          FIELD("rotation", CF_VEC, NULL), END};
+static const carla_field bones_fields[] = {FIELD("id", CF_U32, NULL),
+                                           FIELD("bones", CF_LIST16, bone_fields), END};
+static const carla_field wheel_fields[] = {FIELD("location", CF_U8, NULL),
+                                           FIELD("steering_angle", CF_F32, NULL),
+                                           FIELD("tire_rotation", CF_F32, NULL), END};
+static const carla_field wheels_fields[] = {FIELD("id", CF_U32, NULL),
+                                            FIELD("wheels", CF_LIST32, wheel_fields), END};
+static const carla_field biker_fields[] = {FIELD("id", CF_U32, NULL),
+                                           FIELD("forward_speed", CF_F32, NULL),
+                                           FIELD("engine_rotation", CF_F32, NULL), END};
+static const carla_field door_fields[] = {FIELD("id", CF_U32, NULL), FIELD("doors", CF_U8, NULL),
+                                          FIELD("open", CF_U8, NULL), END};
+static const carla_field weather_fields[] = {FIELD("cloudiness", CF_F32, NULL),
+                                             FIELD("precipitation", CF_F32, NULL),
+                                             FIELD("precipitation_deposits", CF_F32, NULL),
+                                             FIELD("wind_intensity", CF_F32, NULL),
+                                             FIELD("sun_azimuth_angle", CF_F32, NULL),
+                                             FIELD("sun_altitude_angle", CF_F32, NULL),
+                                             FIELD("fog_density", CF_F32, NULL),
+                                             FIELD("fog_distance", CF_F32, NULL),
+                                             FIELD("fog_falloff", CF_F32, NULL),
+                                             FIELD("wetness", CF_F32, NULL),
+                                             FIELD("scattering_intensity", CF_F32, NULL),
+                                             FIELD("mie_scattering_scale", CF_F32, NULL),
+                                             FIELD("rayleigh_scattering_scale", CF_F32, NULL),
+                                             FIELD("dust_storm", CF_F32, NULL),
+                                             END};
 
 static const carla_kind_info kinds[RECD_CARLA_KIND_COUNT] = {
     [RECD_CARLA_FRAME_START] = {"", "FrameStart", false, NULL},
@@ -394,9 +423,10 @@ bool carla_get_f32(const json_t *j, float *f)
 }
 
 /* [,]"name": in one append. */
-static int put_key(recd_buf *out, bool comma, const char *name)
+static int put_key(recd_buf *out, bool comma, const carla_field *f)
 {
-    size_t n = strlen(name);
+    size_t n = f->name_len;
+    const char *name = f->name;
     int rc = recd_buf_reserve(out, n + 4);
     if (rc < 0)
         return rc;
@@ -417,7 +447,7 @@ int carla_record_to_json(const carla_field *f, unsigned width, const uint8_t *p,
     size_t at = 0;
     int rc = msg_buf_putc(out, '{');
     for (bool first = true; f->name && rc == 0; f++, first = false) {
-        rc = put_key(out, !first, f->name);
+        rc = put_key(out, !first, f);
         size_t s = scalar_size(f->type, width);
         if (s && len - at < s)
             return -EBADMSG;

@@ -29,6 +29,7 @@ typedef enum carla_ftype {
 
 typedef struct carla_field {
     const char *name; /* NULL ends a list */
+    uint8_t name_len;
     uint8_t type;
     const struct carla_field *sub;
 } carla_field;

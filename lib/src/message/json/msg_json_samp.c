@@ -208,13 +208,13 @@ static int put_rec_fields(recd_buf *out, const recd_msg *m)
         if (first)
             rc = msg_json_put_key(out, f->key);
         if (rc == 0 && first && f->index >= 0)
-            rc = recd_buf_append(out, "[", 1);
+            rc = msg_buf_putc(out, '[');
         if (rc == 0 && first && f->sub)
-            rc = recd_buf_append(out, "{", 1);
+            rc = msg_buf_putc(out, '{');
         if (rc == 0 && !first)
-            rc = recd_buf_append(out, ",", 1);
+            rc = msg_buf_putc(out, ',');
         if (rc == 0 && f->sub) {
-            rc = recd_buf_append(out, "\"", 1);
+            rc = msg_buf_putc(out, '"');
             if (rc == 0)
                 rc = msg_buf_puts(out, f->sub);
             if (rc == 0)
@@ -223,9 +223,9 @@ static int put_rec_fields(recd_buf *out, const recd_msg *m)
         if (rc == 0)
             rc = put_value(out, f, &vals[i]);
         if (rc == 0 && last && f->index >= 0)
-            rc = recd_buf_append(out, "]", 1);
+            rc = msg_buf_putc(out, ']');
         if (rc == 0 && last && f->sub)
-            rc = recd_buf_append(out, "}", 1);
+            rc = msg_buf_putc(out, '}');
     }
     return rc;
 }
