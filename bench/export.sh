@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The export bench line: `rectool export --to jsonl` on the corpus (../shared/corpus) and on
 # generated recordings, as MB/s of JSON lines written per CPU second (whole rectool run, best
-# of 3). With
+# of 3, each run writing a new file: cpu_best_of3.py --fresh). With
 # OLD_RECTOOL set (an earlier build), it runs that one beside RECTOOL in the same pass and checks
 # that both write byte-identical JSON lines and CSV for every file.
 # Builds an optimised rectool in BENCH_BUILD (default build-bench) unless RECTOOL points at one.
@@ -17,7 +17,9 @@ corpus_match=(-name '*.rec' -o -name '*.recap' -o -name '*.mcpr' -o -name '*.log
 
 # best_of3 TOOL FILE: the fastest export of FILE by CPU time (cpu_best_of3.py), in ns; the output
 # stays in $tmp/out.jsonl.
-best_of3() { python3 "$src/bench/cpu_best_of3.py" "$1" export "$2" --to jsonl -o "$tmp/out.jsonl"; }
+best_of3() {
+  python3 "$src/bench/cpu_best_of3.py" --fresh "$tmp/out.jsonl" "$1" export "$2" --to jsonl -o "$tmp/out.jsonl"
+}
 
 echo "export --to jsonl, MB of JSON lines per CPU second, best of 3 whole runs ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d))"
 echo
@@ -78,7 +80,8 @@ fi
 # The exportable corpus files in one rectool run (`export FILE... -o DIR`): rectool starts once,
 # which is most of what a small NPC recording costs (docs/performance.md, "Export").
 if [ "${#corpus_files[@]}" -gt 0 ] &&
-  batch_ns=$(python3 "$src/bench/cpu_best_of3.py" "$RECTOOL" export "${corpus_files[@]}" --to jsonl -o "$tmp/batch" 2>/dev/null); then
+  batch_ns=$(python3 "$src/bench/cpu_best_of3.py" --fresh "$tmp/batch" \
+    "$RECTOOL" export "${corpus_files[@]}" --to jsonl -o "$tmp/batch" 2>/dev/null); then
   batch_bytes=$(cat "$tmp/batch"/*.jsonl | wc -c)
   echo
   echo "The ${#corpus_files[@]} exportable corpus files in one run (\`rectool export FILE... -o DIR\`): $batch_bytes B of JSON lines, $(mbps "$batch_bytes" "$batch_ns") MB/s."

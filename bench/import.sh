@@ -16,7 +16,7 @@ corpus_match=(-name '*.rec' -o -name '*.recap' -o -name '*.log')
 . "$(dirname "$0")/rectool_files.sh"
 
 # best_of3 TOOL JSONL OUT: the fastest import by CPU time (cpu_best_of3.py), in ns.
-best_of3() { python3 "$src/bench/cpu_best_of3.py" "$1" import "$2" -o "$3"; }
+best_of3() { python3 "$src/bench/cpu_best_of3.py" --fresh "$3" "$1" import "$2" -o "$3"; }
 
 echo "import of JSON lines, MB of JSON lines read per CPU second, best of 3 whole runs ($(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%d))"
 echo
