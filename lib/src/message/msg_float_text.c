@@ -394,6 +394,171 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
     return layout(buf, neg, dg, p, x);
 }
 
+
+/* Two decimal digits per entry, for writing digits a pair at a time. */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
+                                     "31323334353637383940414243444546474849505152535455565758596061"
+                                     "62636465666768697071727374757677787980818283848586878889909192"
+                                     "93949596979899";
+
+/* t (< 10^9) as exactly nine digits, leading zeros included: no loop, two digits per lookup. */
+static void nine_digits(uint32_t t, char *out)
+{
+    uint32_t low = t % 100000000, a = low / 10000, b = low % 10000;
+    out[0] = (char)('0' + t / 100000000);
+    memcpy(out + 1, digit_pairs + 2 * (a / 100), 2);
+    memcpy(out + 3, digit_pairs + 2 * (a % 100), 2);
+    memcpy(out + 5, digit_pairs + 2 * (b / 100), 2);
+    memcpy(out + 7, digit_pairs + 2 * (b % 100), 2);
+}
+
+/* layout for f32 texts straight into buf (32 bytes): the p-digit candidate t (< 10^p <= 10^16)
+ * at exp10 x. The fixed-size copies may write digits past the text's end; all stay in buf. */
+static int f32_layout(char *buf, bool neg, uint64_t t, int p, int x)
+{
+    char all[48];
+    if (t < 1000000000) {
+        nine_digits((uint32_t)t, all + 9);
+    } else {
+        nine_digits((uint32_t)(t / 1000000000), all);
+        nine_digits((uint32_t)(t % 1000000000), all + 9);
+    }
+    const char *d = all + 18 - p;
+    int n = p;
+    while (n > 1 && d[n - 1] == '0')
+        n--;
+    char *s = buf;
+    *s = '-';
+    s += neg;
+    if (x >= -4 && x < p) {
+        if (x < 0) {
+            memcpy(s, "0.0000", 6);
+            s += 1 - x;
+            memcpy(s, d, 16); /* n <= 9 here */
+            s += n;
+        } else if (n > x + 1) { /* here p <= 9, so x <= 7 */
+            memcpy(s, d, 16);
+            s += x + 1;
+            *s++ = '.';
+            memcpy(s, d + x + 1, 16);
+            s += n - x - 1;
+        } else {
+            memcpy(s, d, 16);
+            s += n;
+            for (int i = n; i <= x; i++)
+                *s++ = '0';
+            *s++ = '.';
+            *s++ = '0';
+        }
+    } else {
+        *s++ = d[0];
+        if (n > 1) {
+            *s = '.';
+            memcpy(s + 1, d + 1, 16);
+            s += n;
+        }
+        *s++ = 'e';
+        *s++ = x < 0 ? '-' : '+';
+        unsigned ax = (unsigned)(x < 0 ? -x : x); /* below 50 for an f32 */
+        memcpy(s, digit_pairs + 2 * ax, 2);
+        s += 2;
+    }
+    *s = 0;
+    return (int)(s - buf);
+}
+
+/* shortest_text for an f32 from one decimal scale shared by v and the midpoints lo and hi:
+ * V, L and H are floor(value * 10^s) in 64 bits with a flag for a nonzero remainder, exact
+ * because value * 10^s = X * 5^s * 2^(e - 2 + s) for the integers X = 4m and 4m - 1 or 2,
+ * 4m + 2, and 5^s fits 64 bits. Candidates are multiples of a power of ten on that scale, so
+ * comparing with lo and hi is comparing integers. 0 when v is outside about 1e-10 .. 1e18
+ * (shortest_text takes those). */
+static int f32_shortest(bool neg, uint32_t m, int be, bool lower_closer, char *buf)
+{
+    /* floor((be - 127) * log10(2)), 10^est <= v < 2 * 10^(est + 1); the offset of 64 keeps the
+     * shifted number positive for every be. */
+    int est = (int)((((int64_t)be - 127) * 78913 + ((int64_t)64 << 18)) >> 18) - 64;
+    int e = be - 150;
+    int s = 17 - est; /* so 10^17 <= V < 2 * 10^18 */
+    if (s < 0 || s > 27)
+        return 0;
+    int sh = e - 2 + s, r = 0;
+    uint64_t f = pow5_table[s];
+    if (sh >= 0)
+        f <<= sh; /* X * f is below 2^64: it is about V */
+    else if ((r = -sh) > 63)
+        return 0;
+    uint64_t mask = (UINT64_C(1) << r) - 1;
+    uint64_t xm = (uint64_t)m << 2;
+    u128 pv = (u128)xm * f, pl = (u128)(xm - (lower_closer ? 1 : 2)) * f, ph = (u128)(xm + 2) * f;
+    uint64_t V = (uint64_t)(pv >> r), L = (uint64_t)(pl >> r), H = (uint64_t)(ph >> r);
+    bool v_rest = ((uint64_t)pv & mask) != 0, l_rest = ((uint64_t)pl & mask) != 0,
+         h_rest = ((uint64_t)ph & mask) != 0;
+    int nd = V >= pow10_table[18] ? 19 : 18; /* V's digits */
+    int x = nd - 1 - s;                      /* v's exp10 */
+
+    /* A p-digit candidate is a multiple of 10^(nd - p). [L, H] holds every candidate that can be
+     * inside, so no precision whose unit has no multiple there can answer: start at the first
+     * that has one. H - L >= 10^k guarantees a multiple of 10^k. */
+    uint64_t diff = H - L;
+    int k = ((64 - __builtin_clzll(diff)) * 1233) >> 12; /* about log10 of 2^bits */
+    if (diff < pow10_table[k])
+        k--;
+    while (k < 18 && H / pow10_table[k + 1] * pow10_table[k + 1] >= L)
+        k++;
+    int p_min = nd - k > 1 ? nd - k : 1;
+
+    /* msg_g_precision: never fewer digits than v rounded to an integer when 1 <= v < 1e16. Only
+     * needed when it can exceed p_min or 9. */
+    int int_digits = 0;
+    if (x >= 0 && x < 16 && (x + 2 > p_min || x >= 8)) {
+        uint64_t unit = pow10_table[s], t = V / unit, rem = V - t * unit, half = unit / 2;
+        if (rem > half || (rem == half && (v_rest || (t & 1))))
+            t++;
+        int_digits = t == pow10_table[x + 1] ? x + 2 : x + 1;
+    }
+    int max_p = int_digits > 9 ? int_digits : 9;
+    int p = p_min > int_digits ? p_min : int_digits;
+    bool search = p <= max_p; /* else nothing is inside: the last precision is the answer */
+    if (!search)
+        p = max_p;
+    bool even = (m & 1) == 0;
+    uint64_t t;
+    for (;;) {
+        uint64_t unit = pow10_table[nd - p], rem, half = unit / 2;
+        t = V / unit;
+        rem = V - t * unit;
+        if (rem > half || (rem == half && (v_rest || (t & 1))))
+            t++;
+        if (!search)
+            break;
+        uint64_t c = t * unit;
+        bool inside = (c > L || (c == L && !l_rest && even)) && (c < H || (c == H && (h_rest || even)));
+        if (inside) {
+            /* Through double, a candidate within half a double ulp of a midpoint lands on it and
+             * ties to the even float, failing an odd m. Here it would be within a millionth of
+             * unit of L or H (unit >= 10^9 * v / 10^19 >> the double ulp): hand it to the
+             * search. */
+            if (!even && (rem != 0 || v_rest)) {
+                if (p > 9)
+                    return -ERANGE;
+                uint64_t sub = unit / 1000000;
+                uint64_t six_l = L / sub % 1000000, six_h = H / sub % 1000000;
+                if (six_l == 0 || six_l == 999999 || six_h == 0 || six_h == 999999)
+                    return -ERANGE;
+            }
+            break;
+        }
+        if (p == max_p)
+            break;
+        p++;
+    }
+    if (t == pow10_table[p]) { /* rounding carried into a new digit */
+        t = pow10_table[p - 1];
+        x++;
+    }
+    return f32_layout(buf, neg, t, p, x);
+}
 #endif
 
 int msg_float_text_f64(double d, char buf[40])
@@ -433,8 +598,10 @@ int msg_float_text_f32(float f, char buf[32])
 #ifdef __SIZEOF_INT128__
     if (be == 0)
         return shortest_text(neg, field, -149, false, 9, true, buf);
-    return shortest_text(neg, field | (UINT32_C(1) << 23), be - 150, field == 0 && be > 1, 9, true,
-                         buf);
+    uint32_t m = field | (UINT32_C(1) << 23);
+    bool lower_closer = field == 0 && be > 1;
+    int n = f32_shortest(neg, m, be, lower_closer, buf);
+    return n ? n : shortest_text(neg, m, be - 150, lower_closer, 9, true, buf);
 #else
     return -ERANGE;
 #endif
