@@ -20,13 +20,6 @@
 #error "f32_exhaustive needs __int128, as the algorithm it checks"
 #endif
 
-static float bits_to_f32(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 /* ---- msg_float_text.c's f32 text before the fast path (commit 1e0fb6a), renamed ---- */
 /* 17 digits are the most a double needs; rounding at 17 needs the 18th digit and whether any
  * digit after it is nonzero. */
@@ -449,7 +442,7 @@ int main(int argc, char **argv)
             b |= 0x7fffff;
             continue;
         }
-        float f = bits_to_f32((uint32_t)b);
+        float f = f32_from_bits((uint32_t)b);
         char now[32], before[32], search[32];
         int n = msg_float_text_f32(f, now), o = old_float_text_f32(f, before);
         checked++;
