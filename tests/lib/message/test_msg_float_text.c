@@ -154,6 +154,44 @@ static void test_edge_cases(void **state)
     }
 }
 
+/* f32 values where the f32 path's decisions change: the first and last significands of every
+ * binary exponent (the fast range ends at 94 and 186), floats around each power of ten and just
+ * below it (rounding carries into a new digit), integers and halves (the integer-digits rule;
+ * every f32 integer up to 2^16 and a stride to 2^24), and around 1e16 where that rule stops. */
+static void test_f32_edges(void **state)
+{
+    (void)state;
+    for (uint32_t be = 0; be < 255; be++) {
+        for (uint32_t field = 0; field < 4; field++) {
+            check_f32(f32_from_bits(be << 23 | field));
+            check_f32(f32_from_bits(be << 23 | (0x7fffff - field)));
+        }
+    }
+    for (int e = -46; e <= 39; e++) {
+        char t[32];
+        snprintf(t, sizeof t, "1e%d", e);
+        float p = strtof(t, NULL), a = p, b = p;
+        for (int k = 0; k < 8 && isfinite(a); k++) {
+            check_f32(a);
+            check_f32(b);
+            a = nextafterf(a, INFINITY);
+            b = nextafterf(b, 0.0f);
+        }
+        snprintf(t, sizeof t, "9.9999995e%d", e);
+        check_f32(strtof(t, NULL));
+        snprintf(t, sizeof t, "9.999999e%d", e);
+        check_f32(strtof(t, NULL));
+    }
+    for (uint32_t n = 1; n <= 65536; n++)
+        check_f32((float)n);
+    for (uint32_t n = 65536; n <= (1u << 24); n += 97)
+        check_f32((float)n);
+    for (uint32_t n = 0; n < 20000; n++)
+        check_f32((float)n + 0.5f);
+    for (float f = 9.999e15f, g = 1.0001e16f; f < g; f = nextafterf(f, INFINITY))
+        check_f32(f);
+}
+
 static void test_random_values(void **state)
 {
     (void)state;
@@ -225,6 +263,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_edge_cases),
+        cmocka_unit_test(test_f32_edges),
         cmocka_unit_test(test_random_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
