@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Error names, growable buffers and problem reports shared by every librecd module. */
 #include "recd/common.h"
+#include "base/buf_grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -53,6 +54,11 @@ int recd_buf_append(recd_buf *b, const void *data, size_t len)
         memcpy(b->data + b->len, data, len);
     b->len += len;
     return 0;
+}
+
+__attribute__((noinline)) int recd__buf_grow(recd_buf *b, size_t extra)
+{
+    return recd_buf_reserve(b, extra);
 }
 
 void recd_buf_reset(recd_buf *b) { b->len = 0; }

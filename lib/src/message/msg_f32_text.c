@@ -40,10 +40,12 @@ static _Thread_local bool unavailable;   /* no memory or no key: this thread com
 
 static void make_key(void) { key_made = pthread_key_create(&key, free) == 0; }
 
-static text_cache *thread_cache(void)
+/* This thread's memo, made once it has formatted MEMO_AFTER floats. Out of line like text_miss:
+ * it runs once per thread, and the common path should not pay for its calls. */
+static __attribute__((noinline)) text_cache *make_thread_cache(void)
 {
-    if (this_thread || unavailable)
-        return this_thread;
+    if (unavailable)
+        return NULL;
     if (formatted < MEMO_AFTER) {
         formatted++;
         return NULL;
@@ -59,15 +61,16 @@ static text_cache *thread_cache(void)
     return c;
 }
 
-int msg_f32_text(float f, char buf[32])
+static inline text_cache *thread_cache(void)
 {
-    uint32_t bits = f32_to_bits(f);
-    text_cache *c = thread_cache();
-    cached_text *e = c ? &c->slot[(bits * UINT32_C(0x9E3779B1)) >> (32 - CACHE_BITS)] : NULL;
-    if (e && e->len && e->bits == bits) {
-        memcpy(buf, e->text, TEXT_MAX); /* whole slot: a fixed-size copy, buf holds 32 */
-        return e->len;
-    }
+    return this_thread ? this_thread : make_thread_cache();
+}
+
+/* The computed text, remembered in e when there is one. Out of line, so that a hit (most calls)
+ * does not save and restore the registers the computation needs. */
+static __attribute__((noinline)) int text_miss(float f, uint32_t bits, cached_text *e,
+                                               char buf[32])
+{
     int n = msg_float_text_f32(f, buf);
     if (n == -ERANGE && (n = msg_format_f32_search(f, buf)) == 0)
         n = (int)strlen(buf);
@@ -77,6 +80,18 @@ int msg_f32_text(float f, char buf[32])
         memcpy(e->text, buf, (size_t)n);
     }
     return n;
+}
+
+int msg_f32_text(float f, char buf[32])
+{
+    uint32_t bits = f32_to_bits(f);
+    text_cache *c = thread_cache();
+    cached_text *e = c ? &c->slot[(bits * UINT32_C(0x9E3779B1)) >> (32 - CACHE_BITS)] : NULL;
+    if (e && e->len && e->bits == bits) {
+        memcpy(buf, e->text, TEXT_MAX); /* whole slot: a fixed-size copy, buf holds 32 */
+        return e->len;
+    }
+    return text_miss(f, bits, e, buf);
 }
 
 int msg_format_f32(float f, char buf[32])

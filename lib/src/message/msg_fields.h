@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "base/buf_grow.h"
 #include "recd/message.h"
 
 typedef enum msg_ftype {
@@ -98,16 +99,16 @@ bool msg_double_to_f32(double d, float *out);
 /* Appends s[0..len) as a JSON string literal; -EINVAL when s is not valid UTF-8. */
 int msg_json_append_string(recd_buf *out, const char *s, size_t len);
 int msg_buf_puts(recd_buf *out, const char *s);
-/* Room for n more bytes in out: the capacity check inline, the growth in recd_buf_reserve. */
+/* Room for n more bytes in out: the capacity check inline, the growth out of line. */
 static inline int msg_buf_room(recd_buf *out, size_t n)
 {
-    return out->cap - out->len >= n ? 0 : recd_buf_reserve(out, n);
+    return out->cap - out->len >= n ? 0 : recd__buf_grow(out, n);
 }
 /* One byte appended: the JSON writers' punctuation, without a strlen and a call per byte. */
 static inline int msg_buf_putc(recd_buf *out, char c)
 {
     if (out->len == out->cap) {
-        int rc = recd_buf_reserve(out, 1);
+        int rc = recd__buf_grow(out, 1);
         if (rc < 0)
             return rc;
     }

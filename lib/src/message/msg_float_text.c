@@ -19,6 +19,11 @@
 #include "base/bytes.h"
 #include "message/msg_float_text.h"
 
+const char msg_digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
+                                  "31323334353637383940414243444546474849505152535455565758596061"
+                                  "62636465666768697071727374757677787980818283848586878889909192"
+                                  "93949596979899";
+
 #ifdef __SIZEOF_INT128__
 /* 17 digits are the most a double needs; rounding at 17 needs the 18th digit and whether any
  * digit after it is nonzero. */
@@ -397,12 +402,6 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
     return layout(buf, neg, dg, p, x);
 }
 
-/* Two decimal digits per entry, for writing digits a pair at a time. */
-static const char digit_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930"
-    "31323334353637383940414243444546474849505152535455565758596061"
-    "62636465666768697071727374757677787980818283848586878889909192"
-    "93949596979899";
 
 /* t (< 10^9) as exactly nine digits, leading zeros included, without divisions: y holds
  * t / 10^8 with 57 fraction bits, and each step multiplies the fraction by 100 to bring the next
@@ -416,13 +415,13 @@ static inline void nine_digits(uint32_t t, char *out)
     uint64_t y = (uint64_t)t * UINT64_C(1441151881);
     out[0] = (char)('0' + (y >> 57));
     y = (y & frac) * 100;
-    memcpy(out + 1, digit_pairs + 2 * (y >> 57), 2);
+    memcpy(out + 1, msg_digit_pairs + 2 * (y >> 57), 2);
     y = (y & frac) * 100;
-    memcpy(out + 3, digit_pairs + 2 * (y >> 57), 2);
+    memcpy(out + 3, msg_digit_pairs + 2 * (y >> 57), 2);
     y = (y & frac) * 100;
-    memcpy(out + 5, digit_pairs + 2 * (y >> 57), 2);
+    memcpy(out + 5, msg_digit_pairs + 2 * (y >> 57), 2);
     y = (y & frac) * 100;
-    memcpy(out + 7, digit_pairs + 2 * (y >> 57), 2);
+    memcpy(out + 7, msg_digit_pairs + 2 * (y >> 57), 2);
 }
 
 /* layout for f32 texts straight into buf (32 bytes): the p-digit candidate t (< 10^p <= 10^16)
@@ -473,7 +472,7 @@ static int f32_layout(char *buf, bool neg, uint64_t t, int p, int x)
         *s++ = 'e';
         *s++ = x < 0 ? '-' : '+';
         unsigned ax = (unsigned)(x < 0 ? -x : x); /* below 50 for an f32 */
-        memcpy(s, digit_pairs + 2 * ax, 2);
+        memcpy(s, msg_digit_pairs + 2 * ax, 2);
         s += 2;
     }
     *s = 0;

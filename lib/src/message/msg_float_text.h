@@ -4,6 +4,9 @@
 #ifndef RECD_MSG_FLOAT_TEXT_H
 #define RECD_MSG_FLOAT_TEXT_H
 
+/* "00" to "99", two characters each: number text is written a digit pair at a time. */
+extern const char msg_digit_pairs[201];
+
 /* Each writes the text of a finite value into buf and returns its length, or -ERANGE when the
  * value is outside the range the exact 128-bit arithmetic covers (very small or very large
  * magnitudes) or is too close to a double-rounding tie to decide cheaply; the caller then falls

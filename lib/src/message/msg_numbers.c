@@ -101,20 +101,16 @@ int msg_format_f64(double d, char buf[40])
 /* The decimal digits of v, written backwards ending at end; returns where they start. */
 static char *u64_digits(uint64_t v, char *end)
 {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
-                                "31323334353637383940414243444546474849505152535455565758596061"
-                                "62636465666768697071727374757677787980818283848586878889909192"
-                                "93949596979899";
     char *p = end;
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
         v /= 100;
         p -= 2;
-        memcpy(p, pairs + 2 * r, 2);
+        memcpy(p, msg_digit_pairs + 2 * r, 2);
     }
     if (v >= 10) {
         p -= 2;
-        memcpy(p, pairs + 2 * v, 2);
+        memcpy(p, msg_digit_pairs + 2 * v, 2);
     } else {
         *--p = (char)('0' + v);
     }
