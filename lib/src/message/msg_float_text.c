@@ -601,7 +601,8 @@ int msg_float_text_f64(double d, char buf[40])
 #endif
 }
 
-int msg_float_text_f32(float f, char buf[32])
+/* f32 text by the 19-digit algorithm; with_fast_path tries f32_shortest first where it applies. */
+static int f32_text(float f, bool with_fast_path, char buf[32])
 {
     uint32_t bits = f32_to_bits(f);
     bool neg = bits >> 31;
@@ -610,8 +611,10 @@ int msg_float_text_f32(float f, char buf[32])
     if (be == 0xff)
         return -EINVAL;
 #ifdef __SIZEOF_INT128__
-    if (be >= F32_FAST_BE_MIN && be <= F32_FAST_BE_MAX) /* most values: test it first */
+    if (with_fast_path && be >= F32_FAST_BE_MIN && be <= F32_FAST_BE_MAX)
         return f32_shortest(neg, field, be, buf);
+#else
+    (void)with_fast_path;
 #endif
     if (be == 0 && field == 0) {
         strcpy(buf, neg ? "-0.0" : "0.0");
@@ -626,3 +629,7 @@ int msg_float_text_f32(float f, char buf[32])
     return -ERANGE;
 #endif
 }
+
+int msg_float_text_f32(float f, char buf[32]) { return f32_text(f, true, buf); }
+
+int msg_float_text_f32_wide(float f, char buf[32]) { return f32_text(f, false, buf); }

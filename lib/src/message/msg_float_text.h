@@ -13,6 +13,9 @@ extern const char msg_digit_pairs[201];
  * back to the search. buf must hold 32 bytes (f32) or 40 (f64). */
 int msg_float_text_f32(float f, char buf[32]);
 int msg_float_text_f64(double d, char buf[40]);
+/* msg_float_text_f32 without its f32 fast path (f32_shortest): the 19-digit algorithm for every
+ * value, the reference bench/float_text/f32_exhaustive checks the fast path against. */
+int msg_float_text_f32_wide(float f, char buf[32]);
 
 /* The text of a finite f32 (msg_float_text_f32, else the search) through this thread's memo of
  * recent values (msg_f32_text.c): its length, unterminated; -EINVAL for NaN or infinity. */
