@@ -80,10 +80,15 @@ int rt_bad_option(const char *cmd, const char *usage, char **argv, int ret)
     return rt_usage_error(cmd, usage, "unknown option '%s'", arg);
 }
 
-const char *rt_path_ext(const char *path, char *buf, unsigned buflen)
+const char *rt_base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
+    return slash ? slash + 1 : path;
+}
+
+const char *rt_path_ext(const char *path, char *buf, unsigned buflen)
+{
+    const char *base = rt_base_name(path);
     const char *dot = strrchr(base, '.');
     if (!dot || dot == base || buflen == 0) {
         if (buflen)

@@ -193,12 +193,6 @@ static int export_path(const char *input, recd_text_encoding enc, const char *ou
     return exit_code;
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 typedef struct export_into {
     recd_text_encoding enc;
     const char *dir, *ext;
@@ -209,13 +203,13 @@ typedef struct export_into {
 static int export_into_dir(const char *input, const void *opts)
 {
     const export_into *o = opts;
-    size_t len = strlen(o->dir) + strlen(base_name(input)) + strlen(o->ext) + 3;
+    size_t len = strlen(o->dir) + strlen(rt_base_name(input)) + strlen(o->ext) + 3;
     char *out = malloc(len);
     if (!out) {
         rt_error("%s: %s", input, recd_strerror(-ENOMEM));
         return RT_EXIT_IO;
     }
-    snprintf(out, len, "%s/%s.%s", o->dir, base_name(input), o->ext);
+    snprintf(out, len, "%s/%s.%s", o->dir, rt_base_name(input), o->ext);
     int code;
     if (rt_same_file(input, out)) {
         rt_error("%s: the output %s would be the input file; skipped", input, out);
@@ -236,12 +230,12 @@ static int export_many(char **inputs, int n, recd_text_encoding enc, const char 
     if (!dir || strcmp(dir, "-") == 0)
         return rt_usage_error("export", usage, "several FILEs need -o FOLDER to write into");
     for (int i = 0; i < n; i++) {
-        const char *name = base_name(inputs[i]);
+        const char *name = rt_base_name(inputs[i]);
         if (!name[0] || strcmp(name, "-") == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
             return rt_usage_error("export", usage, "'%s' names no file to name an output after",
                                   inputs[i]);
         for (int k = 0; k < i; k++)
-            if (strcmp(name, base_name(inputs[k])) == 0)
+            if (strcmp(name, rt_base_name(inputs[k])) == 0)
                 return rt_usage_error("export", usage,
                                       "'%s' and '%s' would both be written to %s/%s.%s",
                                       inputs[k], inputs[i], dir, name, o.ext);

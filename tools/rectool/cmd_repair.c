@@ -49,8 +49,7 @@ static char *output_path(const repair_opts *o, const char *input)
         return strdup(o->output);
     if (o->in_place)
         return strdup(input);
-    const char *slash = strrchr(input, '/');
-    const char *base = slash ? slash + 1 : input;
+    const char *base = rt_base_name(input);
     size_t n = strlen(o->out_dir) + 1 + strlen(base) + 1;
     char *p = malloc(n);
     if (p)

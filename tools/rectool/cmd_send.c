@@ -285,8 +285,7 @@ static int check_only(void *ctx, const recd_msg *m, char *err, size_t errlen)
 /* Base name without directory and extension, reduced to a valid session key. */
 static void session_from_path(const char *path, char out[RECD_SESSION_KEY_MAX + 1])
 {
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
+    const char *base = rt_base_name(path);
     const char *dot = strrchr(base, '.');
     size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     if (n > RECD_SESSION_KEY_MAX)
