@@ -156,8 +156,8 @@ static int take_free_name(int dir, const char *tmp, const char *rel, const char 
 {
     char taken[RECD_PATH_MAX];
     int rc = recd_rename_noreplace(dir, tmp, leaf, taken, sizeof taken);
-    if (rc == 0 &&
-        (size_t)snprintf(chosen, chosen_cap, "%.*s%s", (int)(leaf - rel), rel, taken) >= chosen_cap) {
+    if (rc == 0 && (size_t)snprintf(chosen, chosen_cap, "%.*s%s", (int)(leaf - rel), rel, taken) >=
+                       chosen_cap) {
         unlinkat(dir, taken, 0);
         rc = -ENAMETOOLONG;
     }

@@ -86,7 +86,8 @@ static int put_carla_row(const recd_msg *m, recd_buf *out)
         if (rc == 0)
             rc = msg_csv_put_f64_cell(out, f->elapsed);
         if (rc == 0)
-            rc = f->has_duration ? msg_csv_put_f64_cell(out, f->duration) : msg_csv_put_empty_cells(out, 1);
+            rc = f->has_duration ? msg_csv_put_f64_cell(out, f->duration)
+                                 : msg_csv_put_empty_cells(out, 1);
         recd_buf keys = {0}; /* ,"positions":[...],... */
         if (rc == 0)
             rc = recd__carla_state_packets_json(f, &keys);
