@@ -1,40 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* StormLib over a buffer, in a child process (see sc2_mpq.h for why). The child sends records
- * through a pipe: 'N' name, 'D' member (index, status, bytes), 'E' open failure, 'Z' done; all
- * lengths are 32-bit little-endian and checked by the parent. */
+/* MPQ archives read through the StormLib worker (sc2_mpq_worker.c): one worker per process,
+ * forked on the first replay and kept for the next ones, because a fork per replay cost about as
+ * much as decoding it. A worker that crashes, stalls, answers out of turn or meets a damaged
+ * archive is killed and the next replay gets a fresh one, so damage cannot reach a later replay
+ * through a worker that saw it; every worker is also retired after WORKER_REQUESTS replays. */
 #include "formats/sc2/sc2_mpq.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <StormLib.h>
+#include "formats/sc2/sc2_mpq_worker.h"
 
-#include "base/dl_table.h"
-
-#define MAX_NAMES 4096
-
-/* StormLib is opened on the first replay read (base/dl_table.h), in the parent before the fork. */
-#define STORM_FUNCTIONS(X)                                                                         \
-    X(SFileOpenArchive) X(SFileOpenFileEx) X(SFileGetFileSize) X(SFileGetFileInfo)                 \
-    X(SFileReadFile) X(SFileCloseFile) X(SFileFindFirstFile) X(SFileFindNextFile)                  \
-    X(SFileFindClose) X(GetLastError)
-static struct {
-    STORM_FUNCTIONS(DL_POINTER)
-} storm;
-#define STORM_SYMBOL(fn) DL_SYMBOL(storm, fn)
-static const dl_symbol storm_symbols[] = {STORM_FUNCTIONS(STORM_SYMBOL)};
-static dl_library stormlib = DL_LIBRARY("StormLib", RECD_STORMLIB_SONAME, RECD_STORMLIB_PACKAGE,
-                                        "StarCraft II replays", storm_symbols);
+#define WORKER_REQUESTS 64
+#define READ_CHUNK (256u << 10)
 
 static int timeout_ms = SC2_MPQ_TIMEOUT_MS;
 
@@ -43,129 +31,21 @@ void sc2_mpq_set_timeout_ms(int ms)
     timeout_ms = ms > 0 ? ms : SC2_MPQ_TIMEOUT_MS;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+static struct {
+    pid_t pid;   /* 0: no worker */
+    pid_t owner; /* the process that forked it: a fork of that process must not use it */
+    int fd;
+    unsigned served;
+} worker = {0, 0, -1, 0};
+static pthread_mutex_t worker_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int sc2_mpq_worker_pid(void)
 {
-    const uint8_t *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n < 0 ? -errno : -EIO;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    pthread_mutex_lock(&worker_lock);
+    int pid = worker.owner == getpid() ? (int)worker.pid : 0;
+    pthread_mutex_unlock(&worker_lock);
+    return pid;
 }
-
-/* ---- the child ---- */
-
-static void send_record(int fd, char type, uint32_t index, int32_t status, const void *data,
-                        uint32_t len)
-{
-    uint8_t head[13] = {(uint8_t)type};
-    uint32_t fields[3] = {index, (uint32_t)status, len};
-    for (int f = 0; f < 3; f++)
-        for (int b = 0; b < 4; b++)
-            head[1 + 4 * f + b] = (uint8_t)(fields[f] >> (8 * b));
-    if (write_all(fd, head, sizeof head) < 0 || write_all(fd, data, len) < 0)
-        _exit(1);
-}
-
-/* Memory file first; an unlinked temporary file when memfd or /proc are missing. */
-static HANDLE child_open(const uint8_t *buf, size_t len)
-{
-    char path[64];
-    HANDLE h = NULL;
-    int fd = memfd_create("recd-sc2", 0);
-    if (fd >= 0 && write_all(fd, buf, len) == 0) {
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-        if (storm.SFileOpenArchive(path, 0, STREAM_FLAG_READ_ONLY, &h))
-            return h;
-        if (access("/proc/self/fd", F_OK) == 0)
-            return NULL; /* the path worked: StormLib refused the content */
-    }
-    const char *dir = getenv("TMPDIR");
-    snprintf(path, sizeof path, "%.40s/recd-sc2-XXXXXX", dir && dir[0] ? dir : "/tmp");
-    fd = mkstemp(path);
-    if (fd < 0)
-        return NULL;
-    bool opened = write_all(fd, buf, len) == 0 &&
-                  storm.SFileOpenArchive(path, 0, STREAM_FLAG_READ_ONLY, &h);
-    unlink(path);
-    return opened ? h : NULL;
-}
-
-static void child_read(int fd, HANDLE archive, uint32_t index, const char *name, size_t cap,
-                       size_t file_len)
-{
-    char msg[256];
-    HANDLE f = NULL;
-    if (!storm.SFileOpenFileEx(archive, name, SFILE_OPEN_FROM_MPQ, &f)) {
-        send_record(fd, 'D', index, -ENOENT, NULL, 0);
-        return;
-    }
-    DWORD high = 0, size = storm.SFileGetFileSize(f, &high), compressed = 0;
-    ULONGLONG at = 0;
-    storm.SFileGetFileInfo(f, SFileInfoByteOffset, &at, sizeof at, NULL);
-    storm.SFileGetFileInfo(f, SFileInfoCompressedSize, &compressed, sizeof compressed, NULL);
-    if (size == SFILE_INVALID_SIZE || high != 0 || size > cap) {
-        int n = snprintf(msg, sizeof msg, "%s (stored at byte %llu) declares %u bytes, over the %zu-byte cap",
-                         name, (unsigned long long)at, (unsigned)size, cap);
-        send_record(fd, 'D', index, -EFBIG, msg, (uint32_t)n);
-        return;
-    }
-    uint8_t *data = malloc(size ? size : 1);
-    DWORD got = 0;
-    if (!data || !storm.SFileReadFile(f, data, size, &got, NULL) || got != size) {
-        unsigned long long end = at + compressed;
-        int n = snprintf(msg, sizeof msg,
-                         "%s stored at bytes %llu..%llu cannot be read (StormLib error %u)%s; the "
-                         "file ends at byte %zu",
-                         name, (unsigned long long)at, end, (unsigned)storm.GetLastError(),
-                         end > file_len ? ", it runs past the end of the file" : "", file_len);
-        send_record(fd, 'D', index, -EBADMSG, msg, (uint32_t)n);
-    } else {
-        send_record(fd, 'D', index, 0, data, size);
-    }
-    free(data);
-    storm.SFileCloseFile(f);
-}
-
-static void child_main(int fd, const uint8_t *buf, size_t len, const char *const *wanted,
-                       size_t nwanted, size_t cap)
-{
-    /* A StormLib crash ends the child quietly: the caller's handlers (a fuzzer's, a sanitizer's)
-     * would report it as their own process's crash. */
-    static const int fatal[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        signal(fatal[i], SIG_DFL);
-    HANDLE archive = child_open(buf, len);
-    if (!archive) {
-        char msg[160];
-        int n = snprintf(msg, sizeof msg,
-                         "the MPQ archive cannot be opened (StormLib error %u; file of %zu bytes)",
-                         (unsigned)storm.GetLastError(), len);
-        send_record(fd, 'E', 0, -EBADMSG, msg, (uint32_t)n);
-        _exit(0);
-    }
-    SFILE_FIND_DATA found;
-    HANDLE find = storm.SFileFindFirstFile(archive, "*", &found, NULL);
-    for (size_t n = 0; find && n < MAX_NAMES; n++) {
-        found.cFileName[sizeof found.cFileName - 1] = 0;
-        send_record(fd, 'N', 0, 0, found.cFileName, (uint32_t)strlen(found.cFileName));
-        if (!storm.SFileFindNextFile(find, &found))
-            break;
-    }
-    if (find)
-        storm.SFileFindClose(find);
-    for (size_t i = 0; i < nwanted; i++)
-        child_read(fd, archive, (uint32_t)i, wanted[i], cap, len);
-    send_record(fd, 'Z', 0, 0, NULL, 0);
-    _exit(0);
-}
-
-/* ---- the parent ---- */
 
 static int64_t now_ms(void)
 {
@@ -174,15 +54,136 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Reads the pipe to its end or the deadline; -ETIMEDOUT, -ENOMEM or 0. */
-static int drain_pipe(int fd, recd_buf *in, size_t max)
+static int worker_end(bool let_exit, int64_t deadline);
+
+/* At exit the worker is ended and reaped, so that its CPU time is counted as this process's
+ * child's (time, getrusage) and no orphan outlives a short tool run. A worker busy in another
+ * thread is left to end on its own when the socket closes. */
+static void worker_end_at_exit(void)
 {
-    int64_t deadline = now_ms() + timeout_ms;
+    if (pthread_mutex_trylock(&worker_lock) != 0)
+        return;
+    if (worker.pid && worker.owner == getpid()) {
+        shutdown(worker.fd, SHUT_RDWR); /* the worker reads the end of its input and exits */
+        worker_end(true, now_ms() + 1000);
+    }
+    pthread_mutex_unlock(&worker_lock);
+}
+
+static int worker_start(void)
+{
+    static bool exit_hook;
+    if (!exit_hook)
+        exit_hook = atexit(worker_end_at_exit) == 0;
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
+        return -errno;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return -e;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        sc2_mpq_worker_main(fds[1]);
+    }
+    close(fds[1]);
+    worker.pid = pid;
+    worker.owner = getpid();
+    worker.fd = fds[0];
+    worker.served = 0;
+    return 0;
+}
+
+/* Ends the worker and returns its wait status. A worker that closed its end mid-reply is
+ * exiting: it gets until the deadline to finish, so that its own exit status or signal is the one
+ * reported; any other is killed at once. */
+static int worker_end(bool let_exit, int64_t deadline)
+{
+    int wstatus = 0;
+    if (worker.pid > 0 && worker.owner == getpid()) {
+        if (!let_exit)
+            kill(worker.pid, SIGKILL);
+        for (;;) {
+            pid_t r = waitpid(worker.pid, &wstatus, let_exit ? WNOHANG : 0);
+            if (r == worker.pid || (r < 0 && errno != EINTR))
+                break;
+            if (r == 0 && now_ms() < deadline) {
+                nanosleep(&(struct timespec){0, 1000000}, NULL);
+            } else if (r == 0) {
+                let_exit = false;
+                kill(worker.pid, SIGKILL);
+            }
+        }
+    }
+    if (worker.fd >= 0)
+        close(worker.fd);
+    worker.pid = 0;
+    worker.fd = -1;
+    return wstatus;
+}
+
+static int send_until(int fd, const void *data, size_t len, int64_t deadline)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+            return -EPIPE;
+        int64_t left = deadline - now_ms();
+        struct pollfd pfd = {fd, POLLOUT, 0};
+        if (left <= 0 || (poll(&pfd, 1, (int)left) == 0))
+            return -ETIMEDOUT;
+    }
+    return 0;
+}
+
+static int send_request(const uint8_t *buf, size_t len, const char *const *wanted,
+                        size_t nwanted, size_t cap, int64_t deadline)
+{
+    uint8_t head[SC2_MPQ_REQUEST_HEAD + SC2_MPQ_MAX_WANTED * (4 + SC2_MPQ_NAME_BYTES)] = {'Q'};
+    sc2_mpq_put32(head + 1, (uint32_t)len);
+    sc2_mpq_put32(head + 5, (uint32_t)nwanted);
+    sc2_mpq_put32(head + 9, (uint32_t)cap);
+    sc2_mpq_put32(head + 13, (uint32_t)(timeout_ms / 1000 + 2)); /* outlasts our own deadline */
+    size_t at = SC2_MPQ_REQUEST_HEAD;
+    for (size_t i = 0; i < nwanted; i++) {
+        size_t n = strlen(wanted[i]);
+        sc2_mpq_put32(head + at, (uint32_t)n);
+        memcpy(head + at + 4, wanted[i], n);
+        at += 4 + n;
+    }
+    int rc = send_until(worker.fd, head, at, deadline);
+    return rc < 0 ? rc : send_until(worker.fd, buf, len, deadline);
+}
+
+/* Reads records up to the one that completes the reply. 0, -EPIPE when the worker closed its end
+ * first, -ETIMEDOUT, -EFBIG past max bytes, -ENOMEM. */
+static int read_reply(recd_buf *in, size_t max, int64_t deadline)
+{
+    size_t scan = 0;
     for (;;) {
+        while (in->len - scan >= SC2_MPQ_RECORD_HEAD) {
+            uint32_t body = sc2_mpq_le32(in->data + scan + 9);
+            if (body > in->len - scan - SC2_MPQ_RECORD_HEAD)
+                break;
+            if (in->data[scan] == 'Z')
+                return 0;
+            scan += SC2_MPQ_RECORD_HEAD + body;
+        }
         int64_t left = deadline - now_ms();
         if (left <= 0)
             return -ETIMEDOUT;
-        struct pollfd p = {fd, POLLIN, 0};
+        struct pollfd p = {worker.fd, POLLIN, 0};
         int n = poll(&p, 1, (int)left);
         if (n < 0 && errno == EINTR)
             continue;
@@ -190,38 +191,63 @@ static int drain_pipe(int fd, recd_buf *in, size_t max)
             return n < 0 ? -errno : -ETIMEDOUT;
         if (in->len >= max)
             return -EFBIG;
-        int rc = recd_buf_reserve(in, 65536);
+        int rc = recd_buf_reserve(in, READ_CHUNK);
         if (rc < 0)
             return rc;
-        ssize_t got = read(fd, in->data + in->len, 65536);
+        ssize_t got = read(worker.fd, in->data + in->len, READ_CHUNK);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got < 0)
-            return -errno;
-        if (got == 0)
-            return 0;
+        if (got <= 0)
+            return got < 0 && errno != ECONNRESET ? -errno : -EPIPE;
         in->len += (size_t)got;
     }
 }
 
-static uint32_t le32(const uint8_t *p)
+/* One request and its reply. An idle worker found dead (killed from outside) is replaced once
+ * without blaming the replay; a fresh worker that fails is this replay's failure. */
+static int ask_worker(const uint8_t *buf, size_t len, const char *const *wanted, size_t nwanted,
+                      size_t cap, recd_buf *in, int *wstatus)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    int64_t deadline = now_ms() + timeout_ms;
+    size_t max = nwanted * (cap + 512) + SC2_MPQ_MAX_NAMES * 300 + 4096;
+    if (worker.pid && worker.owner != getpid()) { /* inherited through a fork: not ours */
+        close(worker.fd);
+        worker.pid = 0;
+        worker.fd = -1;
+    }
+    int rc;
+    for (int attempt = 0;; attempt++) {
+        bool fresh = worker.pid == 0;
+        if (fresh && (rc = worker_start()) < 0)
+            return rc;
+        rc = send_request(buf, len, wanted, nwanted, cap, deadline);
+        if (rc == 0)
+            rc = read_reply(in, max, deadline);
+        if (rc == -EPIPE && !fresh && in->len == 0 && attempt == 0) {
+            worker_end(false, deadline);
+            continue;
+        }
+        break;
+    }
+    if (rc < 0)
+        *wstatus = worker_end(rc == -EPIPE, deadline);
+    return rc;
 }
 
-/* Takes the records apart; true when the child said it was done. */
+/* Takes the records apart; true when the worker said the reply is complete. *clean stays true
+ * while the archive opened and every wanted member was read or absent. */
 static bool parse_records(const recd_buf *in, size_t nwanted, sc2_extract *out, char *err,
-                          size_t errlen, int *rc)
+                          size_t errlen, int *rc, bool *clean)
 {
     size_t pos = 0;
-    while (in->len - pos >= 13) {
+    while (in->len - pos >= SC2_MPQ_RECORD_HEAD) {
         const uint8_t *h = in->data + pos;
-        uint32_t index = le32(h + 1), len = le32(h + 9);
-        int32_t status = (int32_t)le32(h + 5);
-        if (len > in->len - pos - 13)
-            break; /* cut by the child's end */
-        const uint8_t *body = h + 13;
-        pos += 13 + len;
+        uint32_t index = sc2_mpq_le32(h + 1), len = sc2_mpq_le32(h + 9);
+        int32_t status = (int32_t)sc2_mpq_le32(h + 5);
+        if (len > in->len - pos - SC2_MPQ_RECORD_HEAD)
+            break; /* cut by the worker's end */
+        const uint8_t *body = h + SC2_MPQ_RECORD_HEAD;
+        pos += SC2_MPQ_RECORD_HEAD + len;
         if (h[0] == 'Z')
             return true;
         if (h[0] == 'N' && recd_buf_append(&out->names, body, len) == 0 &&
@@ -230,9 +256,12 @@ static bool parse_records(const recd_buf *in, size_t nwanted, sc2_extract *out, 
         if (h[0] == 'E') {
             snprintf(err, errlen, "%.*s", (int)len, (const char *)body);
             *rc = -EBADMSG;
+            *clean = false;
         }
         if (h[0] == 'D' && index < nwanted) {
             out->status[index] = status;
+            if (status != 0 && status != -ENOENT)
+                *clean = false;
             recd_buf_reset(&out->data[index]);
             if (recd_buf_append(&out->data[index], body, len) < 0)
                 *rc = -ENOMEM;
@@ -245,38 +274,27 @@ int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, s
                     size_t cap, sc2_extract *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    if (nwanted > SC2_MPQ_MAX_WANTED)
+    if (nwanted > SC2_MPQ_MAX_WANTED || cap > UINT32_MAX)
         return -EINVAL;
-    for (size_t i = 0; i < nwanted; i++)
+    if (len > UINT32_MAX)
+        return -EFBIG;
+    for (size_t i = 0; i < nwanted; i++) {
+        if (strlen(wanted[i]) >= SC2_MPQ_NAME_BYTES)
+            return -EINVAL;
         out->status[i] = -ECANCELED;
-    int rc = recd__dl_load(&stormlib, err, errlen);
+    }
+    int rc = sc2_mpq_worker_load(err, errlen);
     if (rc < 0)
         return rc;
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0)
-        return -errno;
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(fds[0]);
-        close(fds[1]);
-        return -e;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        child_main(fds[1], buf, len, wanted, nwanted, cap);
-    }
-    close(fds[1]);
+    pthread_mutex_lock(&worker_lock);
     recd_buf in = {0};
-    rc = drain_pipe(fds[0], &in, nwanted * (cap + 512) + MAX_NAMES * 300 + 4096);
-    close(fds[0]);
-    if (rc < 0)
-        kill(pid, SIGKILL);
-    int wstatus = 0;
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-        ;
-    int parse_rc = 0;
-    bool done = parse_records(&in, nwanted, out, err, errlen, &parse_rc);
+    int wstatus = 0, parse_rc = 0;
+    rc = ask_worker(buf, len, wanted, nwanted, cap, &in, &wstatus);
+    bool clean = true;
+    bool done = parse_records(&in, nwanted, out, err, errlen, &parse_rc, &clean);
+    if (rc == 0 && (!clean || ++worker.served >= WORKER_REQUESTS))
+        worker_end(false, 0); /* damage may have touched it: the next replay gets a fresh one */
+    pthread_mutex_unlock(&worker_lock);
     recd_buf_free(&in);
     if (rc == -ENOMEM || parse_rc == -ENOMEM)
         return -ENOMEM;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The MPQ container of a replay, read through StormLib in a child process. StormLib opens archives
- * by path while the format table hands whole files in memory, so the child puts the bytes in an
- * anonymous memory file (memfd, reached as /proc/self/fd/N) or an unlinked temporary file. The
- * child exists because StormLib 9.22 is not safe on hostile archives: Debian's build aborts on
- * failed assertions (BET table checks) and its bzip2 loop spins forever on some damaged sectors.
- * A crash or a stall then costs the child, and the caller gets an error and the members read
- * before it. StormLib is loaded with dlopen on the first call (base/dl_table.h). */
+/* The MPQ container of a replay, read through StormLib in a worker process (sc2_mpq_worker.c).
+ * StormLib opens archives by path while the format table hands whole files in memory, so the
+ * worker puts the bytes in an anonymous memory file (memfd, reached as /proc/self/fd/N) or an
+ * unlinked temporary file. The worker exists because StormLib 9.22 is not safe on hostile
+ * archives: Debian's build aborts on failed assertions (BET table checks) and its bzip2 loop spins
+ * forever on some damaged sectors. A crash or a stall then costs the worker, and the caller gets
+ * an error and the members read before it. StormLib is loaded with dlopen on the first call
+ * (base/dl_table.h). Calls from several threads take turns. */
 #ifndef RECD_SC2_MPQ_H
 #define RECD_SC2_MPQ_H
 
@@ -35,6 +36,9 @@ typedef struct sc2_extract {
 int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, size_t nwanted,
                     size_t cap, sc2_extract *out, char *err, size_t errlen);
 void sc2_extract_free(sc2_extract *x);
+
+/* The worker process serving this process, or 0 when there is none (for tests). */
+int sc2_mpq_worker_pid(void);
 
 /* Changes the deadline (default SC2_MPQ_TIMEOUT_MS); the fuzz target shortens it so inputs that
  * stall StormLib do not eat its time budget. */

@@ -429,8 +429,13 @@ int sc2_replay_member(const uint8_t *buf, size_t len, const char *name, recd_buf
     rc = sc2_mpq_extract(buf, len, names, 1, SC2_MEMBER_CAP, &x, err, errlen);
     if (rc == 0) {
         rc = x.status[0];
-        if (rc == 0)
+        if (rc == 0 && out->len == 0) { /* hand the member over instead of copying it */
+            recd_buf member = x.data[0];
+            x.data[0] = *out;
+            *out = member;
+        } else if (rc == 0) {
             rc = recd_buf_append(out, x.data[0].data, x.data[0].len);
+        }
         else if (rc != -ENOENT)
             snprintf(err, errlen, "%.*s", (int)x.data[0].len, (const char *)x.data[0].data);
     }
