@@ -95,6 +95,33 @@ assert o["valid"] is False and "byte" in o["error"] and o["version"] == sys.argv
     grep -q "byte" "$tmp/cut.err" || fail "export of cut $name: no offset in $(cat "$tmp/cut.err")"
 done <"$tmp/expected"
 
+# One run over every replay, with copies that make StormLib abort in between: each good replay
+# exports exactly as on its own (the worker that crashed is not the one that reads the next), the
+# damaged ones leave no file, and no worker outlives rectool.
+python3 - "$corpus/wol_1.0.0.16117_b15405.SC2Replay" "$tmp/aborts1.SC2Replay" "$tmp/aborts2.SC2Replay" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+for at, value in ((1061, 4), (1071, 162), (1092, 117)): # a failed assertion in StormLib 9.22
+    data[at] = value
+for out in sys.argv[2:]:
+    open(out, "wb").write(data)
+PY
+batch=()
+for name in $(cut -d'|' -f1 "$tmp/expected"); do
+    batch+=("$corpus/$name.SC2Replay")
+    case "$name" in hots_2.0*) batch+=("$tmp/aborts1.SC2Replay") ;; lotv_3*) batch+=("$tmp/aborts2.SC2Replay") ;; esac
+done
+"$RECTOOL" export "${batch[@]}" --to jsonl -o "$tmp/batch" 2>"$tmp/batch.err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "batch export with two damaged replays exits $rc, not 1"
+for name in $(cut -d'|' -f1 "$tmp/expected"); do
+    cmp -s "$tmp/$name.jsonl" "$tmp/batch/$name.SC2Replay.jsonl" || fail "batch export of $name differs from its own export"
+done
+[ ! -e "$tmp/batch/aborts1.SC2Replay.jsonl" ] && [ ! -e "$tmp/batch/aborts2.SC2Replay.jsonl" ] || fail "a damaged replay left an output"
+[ "$(grep -c "StormLib stopped" "$tmp/batch.err")" -eq 2 ] || fail "batch export: $(cat "$tmp/batch.err")"
+[ "$(grep -c "Assertion" "$tmp/batch.err")" -eq 2 ] || fail "batch export: a damaged replay was read twice"
+! pgrep -f "$tmp/batch" >/dev/null || fail "a StormLib worker outlived rectool"
+
 [ "$checked" -eq 7 ] || fail "only $checked of 7 corpus files checked"
 [ "$failures" -eq 0 ] || exit 1
 echo "rectool_sc2: $checked replays described, exported and cut"

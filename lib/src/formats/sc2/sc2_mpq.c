@@ -203,8 +203,8 @@ static int read_reply(recd_buf *in, size_t max, int64_t deadline)
     }
 }
 
-/* One request and its reply. An idle worker found dead (killed from outside) is replaced once
- * without blaming the replay; a fresh worker that fails is this replay's failure. */
+/* One request and its reply. A kept worker that ends before it acknowledged the request died
+ * idle (killed from outside): it is replaced once without blaming the replay. */
 static int ask_worker(const uint8_t *buf, size_t len, const char *const *wanted, size_t nwanted,
                       size_t cap, recd_buf *in, int *wstatus)
 {

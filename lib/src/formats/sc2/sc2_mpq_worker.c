@@ -225,6 +225,7 @@ _Noreturn void sc2_mpq_worker_main(int fd)
         }
         if (len && read_full(fd, file, len) < 1)
             _exit(1);
+        send_record(fd, 'A', 0, 0, NULL, 0);
         serve(fd, file, len, wanted, nwanted, sc2_mpq_le32(head + 9));
         send_record(fd, 'Z', 0, 0, NULL, 0);
         alarm(0);

@@ -4,9 +4,10 @@
  *   request:  'Q' file_len nwanted cap alarm_s, then per wanted member name_len name, then the
  *             file bytes; alarm_s bounds the request, so that a stalled StormLib cannot outlive
  *             a parent that died waiting for it
- *   records:  type index status len, then len bytes; type 'N' a member name, 'D' a wanted member
- *             (status 0 with its bytes, or a negative errno with the reason), 'E' the archive did
- *             not open (the reason), 'Z' the reply is complete
+ *   records:  type index status len, then len bytes; type 'A' the request arrived whole (so a
+ *             worker that dies before sending it died idle, not on this file), 'N' a member name,
+ *             'D' a wanted member (status 0 with its bytes, or a negative errno with the reason),
+ *             'E' the archive did not open (the reason), 'Z' the reply is complete
  * The worker serves one request after another until its socket closes. */
 #ifndef RECD_SC2_MPQ_WORKER_H
 #define RECD_SC2_MPQ_WORKER_H
