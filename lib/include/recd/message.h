@@ -60,7 +60,8 @@ typedef struct recd_msg_recap_open {
     void *storage;
 } recd_msg_recap_open;
 
-/* The full player state at a tick that carried actions. Item blobs point into storage. */
+/* The full player state at a tick that carried actions. Item blobs point into the same
+ * allocation, after the struct; storage is NULL (kept so the layout does not change). */
 typedef struct recd_msg_recap_state {
     uint64_t tick;
     recd_recap_state state;

@@ -97,34 +97,40 @@ recd_msg_recap_open *msg_recap_open_clone(const recd_recap_header *h)
 
 void msg_recap_state_free(recd_msg_recap_state *s)
 {
-    if (!s)
-        return;
-    free(s->storage);
-    free(s);
+    free(s); /* its items' bytes are in the same block */
 }
 
+/* Makes a shallow copy of an item own its bytes; an empty slot becomes canonical zeros. */
+static void own_item(arena *a, recd_recap_item *it)
+{
+    if (it->key.len == 0) {
+        memset(it, 0, sizeof *it);
+        return;
+    }
+    it->key = copy_blob(a, it->key);
+    it->data = copy_blob(a, it->data);
+}
+
+/* One block per state: the message, then its items' bytes (one malloc a tick, not two). */
 recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_state *st)
 {
-    recd_msg_recap_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
     size_t total = 0;
     for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
         total += item_bytes(&st->equipment[i]);
     for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
         total += item_bytes(&st->inventory[i]);
-    arena a = {NULL, 0, total};
-    if (total && !(a.base = malloc(total))) {
-        free(s);
+    size_t head = align_up(sizeof(recd_msg_recap_state));
+    recd_msg_recap_state *s = malloc(head + total);
+    if (!s)
         return NULL;
-    }
-    s->storage = a.base;
     s->tick = tick;
     s->state = *st;
+    s->storage = NULL;
+    arena a = {(uint8_t *)s + head, 0, total};
     for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
-        s->state.equipment[i] = copy_item(&a, &st->equipment[i]);
+        own_item(&a, &s->state.equipment[i]);
     for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
-        s->state.inventory[i] = copy_item(&a, &st->inventory[i]);
+        own_item(&a, &s->state.inventory[i]);
     return s;
 }
 
