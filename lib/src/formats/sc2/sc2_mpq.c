@@ -167,7 +167,7 @@ static int send_request(const uint8_t *buf, size_t len, const char *const *wante
 }
 
 /* Reads records up to the one that completes the reply. 0, -EPIPE when the worker closed its end
- * first, -ETIMEDOUT, -EFBIG past max bytes, -ENOMEM. */
+ * first, -EPROTO when it sent more than the reply, -ETIMEDOUT, -EFBIG past max bytes, -ENOMEM. */
 static int read_reply(recd_buf *in, size_t max, int64_t deadline)
 {
     size_t scan = 0;
@@ -176,8 +176,8 @@ static int read_reply(recd_buf *in, size_t max, int64_t deadline)
             uint32_t body = sc2_mpq_le32(in->data + scan + 9);
             if (body > in->len - scan - SC2_MPQ_RECORD_HEAD)
                 break;
-            if (in->data[scan] == 'Z')
-                return 0;
+            if (in->data[scan] == 'Z') /* and nothing after it: a reply is one request's */
+                return in->len == scan + SC2_MPQ_RECORD_HEAD + body ? 0 : -EPROTO;
             scan += SC2_MPQ_RECORD_HEAD + body;
         }
         int64_t left = deadline - now_ms();
@@ -215,6 +215,9 @@ static int ask_worker(const uint8_t *buf, size_t len, const char *const *wanted,
         worker.pid = 0;
         worker.fd = -1;
     }
+    struct pollfd idle = {worker.fd, POLLIN, 0};
+    if (worker.pid && poll(&idle, 1, 0) != 0)
+        worker_end(false, 0); /* it spoke out of turn, or died while idle */
     int rc;
     for (int attempt = 0;; attempt++) {
         bool fresh = worker.pid == 0;
@@ -300,6 +303,11 @@ int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, s
         return -ENOMEM;
     if (parse_rc < 0)
         return parse_rc;
+    if (rc == -EPROTO) {
+        snprintf(err, errlen, "the StormLib worker sent more than one reply (killed; the next "
+                 "replay gets a fresh one)");
+        return -EBADMSG;
+    }
     if (rc == -ETIMEDOUT || !done) {
         const char *where = out->nnames ? "the damaged MPQ archive" : "the damaged MPQ archive's tables";
         for (size_t i = 0; i < nwanted; i++)
