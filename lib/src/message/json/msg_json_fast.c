@@ -16,65 +16,61 @@ static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static inline bool is_digit(char c) { return (unsigned char)(c - '0') < 10; }
 
-/* Reads the longest JSON number at p (before end) and returns where it ends, or NULL when the
- * text there is no number. What follows is the caller's to check. */
-static const char *parse_number(const char *p, const char *end, bool *is_int, int64_t *i,
-                                double *d)
+/* Reads the longest JSON number at p and returns where it ends, or NULL when the text there is no
+ * number or not one this reader takes. No bound is checked: the text must end in a byte that no
+ * number holds (the line's closing '}', or a NUL). What follows is the caller's to check. */
+static inline __attribute__((always_inline)) const char *scan_number(const char *p, bool *is_int,
+                                                                     int64_t *i, double *d)
 {
     const char *s = p;
-    bool neg = p < end && *p == '-';
+    bool neg = *p == '-';
     p += neg;
     /* Every digit of the integer and fraction parts; it wraps past 19 digits, but it is only
      * used with at most 18 (the digit count, nd, decides). */
     uint64_t mant = 0;
     const char *start = p;
-    for (; p < end && is_digit(*p); p++)
+    for (; is_digit(*p); p++)
         mant = mant * 10 + (uint64_t)(*p - '0');
-    if (p == start || (p - start > 1 && *start == '0'))
-        return NULL;
     ptrdiff_t nd = p - start;
-    bool real = false;
-    int frac = 0;
-    if (p < end && *p == '.') {
-        const char *fs = ++p;
-        for (; p < end && is_digit(*p); p++)
-            mant = mant * 10 + (uint64_t)(*p - '0');
-        if (p == fs)
-            return NULL;
-        nd += p - fs;
-        frac = (int)(p - fs);
-        real = true;
-    }
-    int exp = 0;
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        real = true;
-        p++;
-        bool eneg = p < end && *p == '-';
-        if (p < end && (*p == '-' || *p == '+'))
-            p++;
-        const char *es = p;
-        for (; p < end && is_digit(*p); p++)
-            if (exp < 100000)
-                exp = exp * 10 + (*p - '0');
-        if (p == es)
-            return NULL;
-        if (eneg)
-            exp = -exp;
-    }
-    size_t len = (size_t)(p - s);
-    if (len > 400) /* msg_parse_number's length cap, and its answer */
-        return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
-    if (!real) {
+    if (nd == 0 || (nd > 1 && *start == '0'))
+        return NULL;
+    if (*p != '.' && (*p | 0x20) != 'e') { /* an integer ('E' | 0x20 is 'e') */
         if (nd > 18) /* near or past the int64 range */
-            return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
+            return msg_parse_number(s, (size_t)(p - s), is_int, i, d) ? p : NULL;
         *is_int = true;
         *i = neg ? -(int64_t)mant : (int64_t)mant;
         return p;
     }
+    int frac = 0;
+    if (*p == '.') {
+        const char *fs = ++p;
+        for (; is_digit(*p); p++)
+            mant = mant * 10 + (uint64_t)(*p - '0');
+        frac = (int)(p - fs);
+        if (frac == 0)
+            return NULL;
+        nd += frac;
+    }
+    int exp = 0;
+    if ((*p | 0x20) == 'e') {
+        p++;
+        bool eneg = *p == '-';
+        if (*p == '-' || *p == '+')
+            p++;
+        const char *es = p;
+        for (; is_digit(*p); p++)
+            if (exp < 100000)
+                exp = exp * 10 + (*p - '0');
+        if (p == es || p - s > 400) /* msg_parse_number's length cap, and its answer */
+            return NULL;
+        if (eneg)
+            exp = -exp;
+    }
     /* Clinger's fast path: an integer below 2^53 times or over an exact power of ten is one
-     * correctly rounded IEEE operation, so it equals strtod's result. */
+     * correctly rounded IEEE operation, so it equals strtod's result. Only an exponent with
+     * leading zeros can make such a text long, and that was checked against the cap above. */
     int e10 = exp - frac;
     if (nd <= 15 && e10 >= -22 && e10 <= 22) {
         double v = (double)mant;
@@ -83,36 +79,53 @@ static const char *parse_number(const char *p, const char *end, bool *is_int, in
         *d = neg ? -v : v;
         return p;
     }
-    return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
+    return msg_parse_number(s, (size_t)(p - s), is_int, i, d) ? p : NULL;
 }
 
 bool msg_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
 {
-    return parse_number(s, s + len, is_int, i, d) == s + len;
+    /* msg_parse_number takes no number over 400 bytes; shorter ones get the terminator the
+     * scan needs. */
+    char text[402];
+    if (len > 400)
+        return false;
+    memcpy(text, s, len);
+    text[len] = 0;
+    return scan_number(text, is_int, i, d) == text + len;
 }
 
 /* ---- tokens ---------------------------------------------------------------------------------- */
 
+/* The text read is a line whose last byte is its closing '}' (read_state checks that first). That
+ * byte stops every scan for white space, digits or a number's signs and marks, so those scans need
+ * no bound check as long as they start before it: they do, because each starts just after a byte
+ * that was read as something else than that final '}'. Only the scans that can pass a '}'
+ * (strings, fixed words) and the step after a '}' check the bound. */
 typedef struct reader {
     const char *p, *end;
 } reader;
 
+/* JSON white space but '\n': a line with a line break inside goes to the jansson reader, which
+ * refuses it ("a message must fit on one line"). */
+static inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
 static inline void skip_ws(reader *r)
 {
     /* Most tokens follow the last directly: one compare says so (all JSON space is <= ' '). */
-    while (r->p < r->end && (unsigned char)*r->p <= ' ' &&
-           (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\n'))
+    while ((unsigned char)*r->p <= ' ' && is_space(*r->p))
         r->p++;
 }
 
 static inline bool eat(reader *r, char c)
 {
-    if (r->p < r->end && *r->p == c) { /* the usual case: no white space before it */
+    if (r->p == r->end) /* only after the final '}' */
+        return false;
+    if (*r->p == c) { /* the usual case: no white space before it */
         r->p++;
         return true;
     }
     skip_ws(r);
-    if (r->p < r->end && *r->p == c) {
+    if (*r->p == c) {
         r->p++;
         return true;
     }
@@ -132,7 +145,7 @@ static const bool plain_byte[256] = {
 static bool read_plain_string(reader *r, const char **s, size_t *n)
 {
     skip_ws(r);
-    if (r->p >= r->end || *r->p != '"')
+    if (*r->p != '"')
         return false;
     const char *b = ++r->p;
     while (r->p < r->end && plain_byte[(unsigned char)*r->p])
@@ -147,7 +160,7 @@ static bool read_plain_string(reader *r, const char **s, size_t *n)
 static bool read_number(reader *r, bool *is_int, int64_t *i, double *d)
 {
     skip_ws(r);
-    const char *e = parse_number(r->p, r->end, is_int, i, d);
+    const char *e = scan_number(r->p, is_int, i, d);
     if (!e)
         return false;
     r->p = e; /* a number must be followed by ',', ']' or '}': the caller checks */
@@ -172,10 +185,38 @@ static inline bool key_is(const char *key, const char *k, size_t kn)
 
 /* ---- fields ---------------------------------------------------------------------------------- */
 
-static bool read_field(reader *r, const msg_field *f, msg_value *v)
+/* The range checks of msg_value_from_int for the integer types, inline; other types are its. */
+static inline bool put_int(const msg_field *f, int64_t i, msg_value *v)
 {
+    uint64_t max;
+    switch (f->type) {
+    case MF_U8: max = UINT8_MAX; break;
+    case MF_U16: max = UINT16_MAX; break;
+    case MF_U32: max = UINT32_MAX; break;
+    case MF_BITS:
+        if (f->bits >= 63)
+            return msg_value_from_int(f, i, v, NULL, 0);
+        max = ((uint64_t)1 << f->bits) - 1;
+        break;
+    case MF_S16:
+        if (i < INT16_MIN || i > INT16_MAX)
+            return false;
+        goto store;
+    default: return msg_value_from_int(f, i, v, NULL, 0);
+    }
+    if ((uint64_t)i > max) /* a negative i is a huge unsigned one */
+        return false;
+store:
+    v->i = i;
+    v->set = true;
+    return true;
+}
+
+static inline __attribute__((always_inline)) bool read_field(reader *r, const msg_field *f,
+                                                             msg_value *v)
+{
+    skip_ws(r);
     if (f->type == MF_BOOL) {
-        skip_ws(r);
         size_t left = (size_t)(r->end - r->p);
         if (left >= 4 && memcmp(r->p, "true", 4) == 0) {
             r->p += 4;
@@ -192,9 +233,15 @@ static bool read_field(reader *r, const msg_field *f, msg_value *v)
     bool is_int;
     int64_t i;
     double d;
-    if (!read_number(r, &is_int, &i, &d))
+    const char *e = scan_number(r->p, &is_int, &i, &d);
+    if (!e)
         return false;
-    return is_int ? msg_value_from_int(f, i, v, NULL, 0) : msg_value_from_double(f, d, v, NULL, 0);
+    r->p = e; /* a number must be followed by ',', ']' or '}': the caller checks */
+    if (is_int)
+        return put_int(f, i, v);
+    if (f->type != MF_F32)
+        return false; /* a real number for an integer field */
+    return msg_value_from_double(f, d, v, NULL, 0);
 }
 
 /* Group [g, end): an array of numbers, an object of named members, or one scalar. */
@@ -316,6 +363,10 @@ static bool read_common_value(reader *r, int which, common_keys *c)
 static int read_state(const char *line, size_t len, recd_msg_format fmt, bool inferring,
                       recd_msg *out)
 {
+    while (len && is_space(line[len - 1]))
+        len--;
+    if (!len || line[len - 1] != '}') /* the final byte that bounds the scans (see reader) */
+        return DECLINE;
     size_t n;
     const msg_field *fields = msg_rec_fields(fmt, &n);
     msg_value vals[MSG_REC_MAX_FIELDS];
@@ -357,10 +408,7 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
             return DECLINE;
         next = end < n ? end : 0;
     } while (eat(&r, ','));
-    if (!eat(&r, '}'))
-        return DECLINE;
-    skip_ws(&r);
-    if (r.p != r.end || !c.type)
+    if (!eat(&r, '}') || r.p != r.end || !c.type) /* white space after it was cut off above */
         return DECLINE;
     int alt_seen[3] = {0, 0, 0};
     bool has_alt = false;
