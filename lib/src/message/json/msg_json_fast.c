@@ -5,6 +5,7 @@
  * whatever it is unsure of it declines, and the jansson reader gives the error message. */
 #include "message/json/msg_json_fast.h"
 
+#include <float.h>
 #include <string.h>
 
 #include "message/msg_fields.h"
@@ -167,12 +168,39 @@ static bool read_number(reader *r, bool *is_int, int64_t *i, double *d)
     return true;
 }
 
+/* a[0..n) equals b[0..n): words of eight or four bytes, the last one overlapping the one before,
+ * so a key of a few bytes costs a few compares and no call. */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n >= 8) {
+        uint64_t x, y;
+        for (size_t k = 0; k + 8 < n; k += 8) {
+            memcpy(&x, a + k, 8);
+            memcpy(&y, b + k, 8);
+            if (x != y)
+                return false;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        uint32_t x0, y0, x1, y1;
+        memcpy(&x0, a, 4);
+        memcpy(&y0, b, 4);
+        memcpy(&x1, a + n - 4, 4);
+        memcpy(&y1, b + n - 4, 4);
+        return x0 == y0 && x1 == y1;
+    }
+    return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
 /* The quoted key `key` (plain ASCII, from the table) next in the text: the canonical order
  * predicts most keys, and matching the prediction needs no scan of the string. */
 static inline bool eat_expected_key(reader *r, const char *key, size_t kl)
 {
-    if ((size_t)(r->end - r->p) < kl + 2 || r->p[0] != '"' || memcmp(r->p + 1, key, kl) != 0 ||
-        r->p[kl + 1] != '"')
+    if ((size_t)(r->end - r->p) < kl + 2 || r->p[0] != '"' || r->p[kl + 1] != '"' ||
+        !same_bytes(r->p + 1, key, kl))
         return false;
     r->p += kl + 2;
     return true;
@@ -241,6 +269,11 @@ static inline __attribute__((always_inline)) bool read_field(reader *r, const ms
         return put_int(f, i, v);
     if (f->type != MF_F32)
         return false; /* a real number for an integer field */
+    if (d >= -FLT_MAX && d <= FLT_MAX) { /* msg_double_to_f32's common case, inline */
+        v->f = (float)d;
+        v->set = true;
+        return true;
+    }
     return msg_value_from_double(f, d, v, NULL, 0);
 }
 
@@ -324,15 +357,17 @@ typedef struct common_keys {
 
 enum { NOT_COMMON, KEY_SEQ, KEY_TYPE, KEY_SESSION };
 
-/* Which of the keys every message may carry k is, by its length and then its bytes. */
-static int common_key(const char *k, size_t kn)
+/* Eats one of the keys every message may carry when it is next, as a plain string. A key not
+ * eaten here is none of them: these names have no other plain spelling. */
+static int eat_common_key(reader *r)
 {
-    switch (kn) {
-    case 3: return memcmp(k, "seq", 3) == 0 ? KEY_SEQ : NOT_COMMON;
-    case 4: return memcmp(k, "type", 4) == 0 ? KEY_TYPE : NOT_COMMON;
-    case 7: return memcmp(k, "session", 7) == 0 ? KEY_SESSION : NOT_COMMON;
-    default: return NOT_COMMON;
-    }
+    if (eat_expected_key(r, "type", 4))
+        return KEY_TYPE;
+    if (eat_expected_key(r, "session", 7))
+        return KEY_SESSION;
+    if (eat_expected_key(r, "seq", 3))
+        return KEY_SEQ;
+    return NOT_COMMON;
 }
 
 /* The value of type, session or seq; false when repeated or not plainly valid. */
@@ -348,9 +383,10 @@ static bool read_common_value(reader *r, int which, common_keys *c)
             return false;
         return c->seq = true;
     case KEY_TYPE:
-        if (c->type || !read_plain_string(r, &s, &n) || n != 5 || memcmp(s, "state", 5) != 0)
+        if (c->type)
             return false;
-        return c->type = true;
+        skip_ws(r);
+        return c->type = eat_expected_key(r, "state", 5); /* the plain string "state" */
     default:
         if (c->session || !read_plain_string(r, &s, &n) || !recd_session_key_valid(s, n))
             return false;
@@ -374,7 +410,8 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
     reader r = {line, line + len};
     common_keys c = {0};
     uint64_t seen = 0; /* group starts already read: a repeated key is declined */
-    size_t next = 0;
+    size_t next = 0, covered = 0; /* fields of the groups read */
+    int any_alt = 0;
     if (!eat(&r, '{'))
         return DECLINE;
     do {
@@ -386,14 +423,14 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
             if (!eat(&r, ':'))
                 return DECLINE;
         } else {
-            if (!read_plain_string(&r, &k, &kn) || kn == 0 || !eat(&r, ':'))
-                return DECLINE;
-            int which = common_key(k, kn); /* no table field has these names */
+            int which = eat_common_key(&r); /* no table field has these names */
             if (which != NOT_COMMON) {
-                if (!read_common_value(&r, which, &c))
+                if (!eat(&r, ':') || !read_common_value(&r, which, &c))
                     return DECLINE;
                 continue;
             }
+            if (!read_plain_string(&r, &k, &kn) || kn == 0 || !eat(&r, ':'))
+                return DECLINE;
             g = find_group(fields, n, k, kn, next);
             /* A key on-foot states lack: when the format is inferred, try the vehicle table. It
              * needs "vehicle_id" and refuses "tick", as the jansson reader's inference does. */
@@ -406,13 +443,18 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
         size_t end = group_end(fields, n, g);
         if (!read_group(&r, fields, g, end, vals))
             return DECLINE;
+        covered += end - g;
+        any_alt |= fields[g].alt;
         next = end < n ? end : 0;
     } while (eat(&r, ','));
     if (!eat(&r, '}') || r.p != r.end || !c.type) /* white space after it was cut off above */
         return DECLINE;
+    /* Groups are disjoint and read at most once, so covering n fields means every field is set:
+     * complete when the table has no alternatives (else both were given, which the loop
+     * refuses). Only otherwise is each field looked at. */
     int alt_seen[3] = {0, 0, 0};
     bool has_alt = false;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = covered == n && !any_alt ? n : 0; i < n; i++) {
         if (fields[i].alt) {
             alt_seen[fields[i].alt] |= vals[i].set;
             has_alt |= fields[i].alt == 1;

@@ -255,6 +255,38 @@ static void test_errors_are_jansson_errors(void **state)
     }
 }
 
+/* Values at the edges of each field's range, which the fast reader checks inline: both readers
+ * take or refuse each one alike, with the same value. */
+static void test_range_edges_agree(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *from, *to;
+    } cases[] = {
+        {"\"health\":100", "\"health\":255"},   {"\"health\":100", "\"health\":256"},
+        {"\"health\":100", "\"health\":-1"},    {"\"health\":100", "\"health\":-0"},
+        {"\"up_down\":-128", "\"up_down\":-32768"}, {"\"up_down\":-128", "\"up_down\":-32769"},
+        {"\"up_down\":-128", "\"up_down\":32767"},  {"\"up_down\":-128", "\"up_down\":32768"},
+        {"\"keys\":8", "\"keys\":65535"},       {"\"keys\":8", "\"keys\":65536"},
+        {"\"t\":100", "\"t\":4294967295"},      {"\"t\":100", "\"t\":4294967296"},
+        {"\"t\":100", "\"t\":-9223372036854775808"}, {"\"weapon\":22", "\"weapon\":63"},
+        {"\"weapon\":22", "\"weapon\":64"},     {"\"additional_key\":0", "\"additional_key\":3"},
+        {"\"additional_key\":0", "\"additional_key\":4"}, {"\"time\":8", "\"time\":15"},
+        {"\"time\":8", "\"time\":16"},          {"\"frame_delta\":4", "\"frame_delta\":256"},
+        {"1e-45", "3.4028234e38"},              {"1e-45", "-3.4028234663852886e38"},
+        {"1e-45", "3.4028235e38"},              {"1e-45", "3.4028235677973366e38"},
+        {"1e-45", "3.4028235677973367e38"},     {"1e-45", "1e-46"},
+        {"1e-45", "7"},                         {"1e-45", "-9223372036854775808"},
+        {"1e-45", "123456789012345678"},        {"\"health\":100", "\"health\":1.0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char line[1024];
+        replace(line, sizeof line, onfoot_line, cases[i].from, cases[i].to);
+        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_NONE);
+        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_SAMP_ONFOOT);
+    }
+}
+
 static bool isdigit_ascii(char c) { return c >= '0' && c <= '9'; }
 
 /* Random edits of the canonical lines: both readers agree on every one. */
@@ -370,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_number_printed_values),
         cmocka_unit_test(test_fast_path_takes_common_lines),
         cmocka_unit_test(test_errors_are_jansson_errors),
+        cmocka_unit_test(test_range_edges_agree),
         cmocka_unit_test(test_mutations_agree),
         cmocka_unit_test(test_truncated_lines_agree),
         cmocka_unit_test(test_utf8_check_alignment),
