@@ -100,8 +100,9 @@ bool msg_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, d
 /* The text read is a line whose last byte is its closing '}' (read_state checks that first). That
  * byte stops every scan for white space, digits or a number's signs and marks, so those scans need
  * no bound check as long as they start before it: they do, because each starts just after a byte
- * that was read as something else than that final '}'. Only the scans that can pass a '}'
- * (strings, fixed words) and the step after a '}' check the bound. */
+ * that was read as something else than that final '}' (an object member's '}' that is the final
+ * byte is refused on the spot). Only the scans that can pass a '}' (strings, fixed words) check
+ * the bound. */
 typedef struct reader {
     const char *p, *end;
 } reader;
@@ -119,8 +120,6 @@ static inline void skip_ws(reader *r)
 
 static inline bool eat(reader *r, char c)
 {
-    if (r->p == r->end) /* only after the final '}' */
-        return false;
     if (*r->p == c) { /* the usual case: no white space before it */
         r->p++;
         return true;
@@ -318,7 +317,8 @@ static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end,
             if (!read_field(r, &fields[i], &vals[i]))
                 return false;
         } while (eat(r, ','));
-        return eat(r, '}') && seen == (1ull << (end - g)) - 1; /* every member present */
+        /* Every member present, and the line goes on (its own '}' is still to come). */
+        return eat(r, '}') && r->p != r->end && seen == (1ull << (end - g)) - 1;
     }
     return read_field(r, f, &vals[g]);
 }
@@ -405,8 +405,7 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
         return DECLINE;
     size_t n;
     const msg_field *fields = msg_rec_fields(fmt, &n);
-    msg_value vals[MSG_REC_MAX_FIELDS];
-    memset(vals, 0, n * sizeof vals[0]);
+    msg_value vals[MSG_REC_MAX_FIELDS]; /* set by the groups read; the rest marked at the end */
     reader r = {line, line + len};
     common_keys c = {0};
     uint64_t seen = 0; /* group starts already read: a repeated key is declined */
@@ -451,10 +450,21 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
         return DECLINE;
     /* Groups are disjoint and read at most once, so covering n fields means every field is set:
      * complete when the table has no alternatives (else both were given, which the loop
-     * refuses). Only otherwise is each field looked at. */
+     * refuses). Only otherwise are the fields of the groups not read marked unset (each group
+     * read was read whole) and each field looked at. */
     int alt_seen[3] = {0, 0, 0};
     bool has_alt = false;
-    for (size_t i = covered == n && !any_alt ? n : 0; i < n; i++) {
+    size_t from = n;
+    if (covered != n || any_alt) {
+        for (size_t g = 0, end; g < n; g = end) {
+            end = group_end(fields, n, g);
+            for (size_t i = g; i < end; i++)
+                if (!(seen >> g & 1u))
+                    vals[i] = (msg_value){0};
+        }
+        from = 0;
+    }
+    for (size_t i = from; i < n; i++) {
         if (fields[i].alt) {
             alt_seen[fields[i].alt] |= vals[i].set;
             has_alt |= fields[i].alt == 1;
