@@ -19,6 +19,17 @@ static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
 
 static inline bool is_digit(char c) { return (unsigned char)(c - '0') < 10; }
 
+/* Adds the digits at p to *mant (decimal) and returns where they end; unsigned bytes, so the
+ * loop needs no sign extension. */
+static inline const char *add_digits(const char *p, uint64_t *mant)
+{
+    uint64_t m = *mant;
+    for (unsigned dg; (dg = (unsigned)(unsigned char)*p - '0') <= 9; p++)
+        m = m * 10 + dg;
+    *mant = m;
+    return p;
+}
+
 /* Reads the longest JSON number at p and returns where it ends, or NULL when the text there is no
  * number or not one this reader takes. No bound is checked: the text must end in a byte that no
  * number holds (the line's closing '}', or a NUL). What follows is the caller's to check. */
@@ -32,8 +43,7 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
      * used with at most 18 (the digit count, nd, decides). */
     uint64_t mant = 0;
     const char *start = p;
-    for (; is_digit(*p); p++)
-        mant = mant * 10 + (uint64_t)(*p - '0');
+    p = add_digits(p, &mant);
     ptrdiff_t nd = p - start;
     if (nd == 0 || (nd > 1 && *start == '0'))
         return NULL;
@@ -47,8 +57,7 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
     int frac = 0;
     if (*p == '.') {
         const char *fs = ++p;
-        for (; is_digit(*p); p++)
-            mant = mant * 10 + (uint64_t)(*p - '0');
+        p = add_digits(p, &mant);
         frac = (int)(p - fs);
         if (frac == 0)
             return NULL;
