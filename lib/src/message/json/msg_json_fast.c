@@ -150,19 +150,28 @@ static const bool plain_byte[256] = {
     PLAIN16X(0x40), PLAIN16X(0x50), PLAIN16X(0x60), PLAIN16X(0x70),
 };
 
+/* Where the plain string body at p ends (its closing '"'), or NULL: an escape, a control or
+ * non-ASCII byte, or no closing quote. Given the pointers, not the reader, so that no reader
+ * needs an address and its position can stay in a register. */
+static const char *plain_string_end(const char *p, const char *end)
+{
+    while (p < end && plain_byte[(unsigned char)*p])
+        p++;
+    return p < end && *p == '"' ? p : NULL;
+}
+
 /* A string of printable ASCII without escapes (every key and value the fast path accepts). */
-static bool read_plain_string(reader *r, const char **s, size_t *n)
+static inline bool read_plain_string(reader *r, const char **s, size_t *n)
 {
     skip_ws(r);
     if (*r->p != '"')
         return false;
-    const char *b = ++r->p;
-    while (r->p < r->end && plain_byte[(unsigned char)*r->p])
-        r->p++;
-    if (r->p >= r->end || *r->p != '"')
-        return false; /* an escape, a control or non-ASCII byte, or no closing quote */
-    *s = b;
-    *n = (size_t)(r->p++ - b);
+    const char *e = plain_string_end(r->p + 1, r->end);
+    if (!e)
+        return false;
+    *s = r->p + 1;
+    *n = (size_t)(e - *s);
+    r->p = e + 1;
     return true;
 }
 
