@@ -6,6 +6,7 @@
 #include "message/json/msg_json_fast.h"
 
 #include <float.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "message/msg_fields.h"
@@ -294,8 +295,113 @@ static inline __attribute__((always_inline)) bool read_field(reader *r, const ms
     return msg_value_from_double(f, d, v, NULL, 0);
 }
 
+static size_t group_end(const msg_field *fields, size_t n, size_t g)
+{
+    if (fields[g].index >= 0) /* an array group has one field per element */
+        return g + (size_t)fields[g].count <= n ? g + (size_t)fields[g].count : n;
+    if (!fields[g].sub) /* a scalar */
+        return g + 1;
+    size_t e = g + 1;
+    while (e < n && (fields[e].key == fields[g].key || strcmp(fields[e].key, fields[g].key) == 0))
+        e++;
+    return e;
+}
+
+/* ---- the table plan -------------------------------------------------------------------------- */
+
+/* `"key":` as it stands in a line without white space, as two 8-byte words under masks: the
+ * first at the key's start, the second ending with its ':' (the same word again when the text is
+ * shorter than eight bytes). A load and compare of each matches a key of up to 13 bytes without
+ * branching on its length. Longer keys, and fields that start no group (or are no member), get
+ * words that match no JSON text: eight NUL bytes. */
+typedef struct key_words {
+    uint64_t a, a_mask, b, b_mask;
+    size_t b_at, len;
+} key_words;
+
+/* What the reader needs of a .rec table, built once per table: the key words and end of each
+ * group (at its first field), the group starts, and whether any field is an alternative. */
+typedef struct state_plan {
+    key_words key[MSG_REC_MAX_FIELDS], sub[MSG_REC_MAX_FIELDS]; /* sub: of object members */
+    uint8_t end[MSG_REC_MAX_FIELDS];
+    uint64_t starts;
+    bool has_alt;
+} state_plan;
+
+static inline uint64_t load64(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static key_words make_key_words(const char *key, size_t kl)
+{
+    key_words w = {0, ~0ull, 0, ~0ull, 0, 0}; /* matches no JSON text (which holds no NUL byte) */
+    char text[24] = {0}, ones[24] = {0};
+    size_t len = kl + 3;
+    if (!key || len > 16)
+        return w; /* (were such a match made, the value read at the NUL bytes would fail) */
+    text[0] = '"';
+    memcpy(text + 1, key, kl);
+    text[kl + 1] = '"';
+    text[kl + 2] = ':';
+    memset(ones, 0xFF, len);
+    w.b_at = len > 8 ? len - 8 : 0;
+    w.a = load64(text);
+    w.a_mask = load64(ones);
+    w.b = load64(text + w.b_at);
+    w.b_mask = load64(ones + w.b_at);
+    w.len = len;
+    return w;
+}
+
+static state_plan plans[2];
+static pthread_once_t plan_once[2] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+
+static void build_plan(state_plan *pl, recd_msg_format fmt)
+{
+    size_t n;
+    const msg_field *fields = msg_rec_fields(fmt, &n);
+    for (size_t i = 0; i < MSG_REC_MAX_FIELDS; i++)
+        pl->key[i] = pl->sub[i] = make_key_words(NULL, 0);
+    for (size_t g = 0; g < n; g = pl->end[g]) {
+        pl->end[g] = (uint8_t)group_end(fields, n, g);
+        pl->key[g] = make_key_words(fields[g].key, fields[g].key_len);
+        pl->starts |= 1ull << g;
+    }
+    for (size_t i = 0; i < n; i++) {
+        pl->has_alt |= fields[i].alt != 0;
+        pl->sub[i] = make_key_words(fields[i].sub, fields[i].sub_len);
+    }
+}
+
+static void build_onfoot_plan(void) { build_plan(&plans[0], RECD_MSG_FMT_SAMP_ONFOOT); }
+static void build_vehicle_plan(void) { build_plan(&plans[1], RECD_MSG_FMT_SAMP_VEHICLE); }
+
+static const state_plan *plan_for(recd_msg_format fmt)
+{
+    if (fmt == RECD_MSG_FMT_SAMP_ONFOOT) {
+        pthread_once(&plan_once[0], build_onfoot_plan);
+        return &plans[0];
+    }
+    pthread_once(&plan_once[1], build_vehicle_plan);
+    return &plans[1];
+}
+
+/* Eats `"key":` when it is next with no white space inside, by the plan's two words. */
+static inline bool eat_key_words(reader *r, const key_words *w)
+{
+    if (r->end - r->p < 16 ||
+        (((load64(r->p) ^ w->a) & w->a_mask) | ((load64(r->p + w->b_at) ^ w->b) & w->b_mask)))
+        return false;
+    r->p += w->len;
+    return true;
+}
+
 /* Group [g, end): an array of numbers, an object of named members, or one scalar. */
-static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end, msg_value *vals)
+static bool read_group(reader *r, const msg_field *fields, const state_plan *pl, size_t g,
+                       size_t end, msg_value *vals)
 {
     const msg_field *f = &fields[g];
     if (f->index >= 0) {
@@ -318,16 +424,21 @@ static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end,
             size_t kn;
             size_t i = g;
             skip_ws(r);
-            if (expect < end && eat_expected_key(r, fields[expect].sub, fields[expect].sub_len)) {
-                i = expect;
+            if (expect < end && eat_key_words(r, &pl->sub[expect])) {
+                i = expect; /* with its ':' */
             } else {
-                if (!read_plain_string(r, &k, &kn))
+                if (expect < end &&
+                    eat_expected_key(r, fields[expect].sub, fields[expect].sub_len)) {
+                    i = expect;
+                } else {
+                    if (!read_plain_string(r, &k, &kn))
+                        return false;
+                    while (i < end && !key_is(fields[i].sub, k, kn))
+                        i++;
+                }
+                if (!eat(r, ':'))
                     return false;
-                while (i < end && !key_is(fields[i].sub, k, kn))
-                    i++;
             }
-            if (!eat(r, ':'))
-                return false;
             expect = i + 1;
             if (i == end || (seen >> (i - g) & 1u))
                 return false; /* unknown or repeated member */
@@ -341,17 +452,6 @@ static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end,
     return read_field(r, f, &vals[g]);
 }
 
-static size_t group_end(const msg_field *fields, size_t n, size_t g)
-{
-    if (fields[g].index >= 0) /* an array group has one field per element */
-        return g + (size_t)fields[g].count <= n ? g + (size_t)fields[g].count : n;
-    if (!fields[g].sub) /* a scalar */
-        return g + 1;
-    size_t e = g + 1;
-    while (e < n && (fields[e].key == fields[g].key || strcmp(fields[e].key, fields[g].key) == 0))
-        e++;
-    return e;
-}
 
 /* The first field of key k's group, or n; `from` is where the canonical order expects it. */
 static size_t find_group(const msg_field *fields, size_t n, const char *k, size_t kn, size_t from)
@@ -423,19 +523,21 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
         return DECLINE;
     size_t n;
     const msg_field *fields = msg_rec_fields(fmt, &n);
+    const state_plan *pl = plan_for(fmt);
     msg_value vals[MSG_REC_MAX_FIELDS]; /* set by the groups read; the rest marked at the end */
     reader r = {line, line + len};
     common_keys c = {0};
     uint64_t seen = 0; /* group starts already read: a repeated key is declined */
-    size_t next = 0, covered = 0; /* fields of the groups read */
-    int any_alt = 0;
+    size_t next = 0;
     if (!eat(&r, '{'))
         return DECLINE;
     do {
         const char *k;
         size_t kn, g;
         skip_ws(&r);
-        if (eat_expected_key(&r, fields[next].key, fields[next].key_len)) {
+        if (eat_key_words(&r, &pl->key[next])) { /* the predicted key and its ':' */
+            g = next;
+        } else if (eat_expected_key(&r, fields[next].key, fields[next].key_len)) {
             g = next;
             if (!eat(&r, ':'))
                 return DECLINE;
@@ -457,25 +559,22 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
         if (seen >> g & 1u)
             return DECLINE;
         seen |= 1ull << g;
-        size_t end = group_end(fields, n, g);
-        if (!read_group(&r, fields, g, end, vals))
+        size_t end = pl->end[g];
+        if (!read_group(&r, fields, pl, g, end, vals))
             return DECLINE;
-        covered += end - g;
-        any_alt |= fields[g].alt;
         next = end < n ? end : 0;
     } while (eat(&r, ','));
     if (!eat(&r, '}') || r.p != r.end || !c.type) /* white space after it was cut off above */
         return DECLINE;
-    /* Groups are disjoint and read at most once, so covering n fields means every field is set:
-     * complete when the table has no alternatives (else both were given, which the loop
-     * refuses). Only otherwise are the fields of the groups not read marked unset (each group
-     * read was read whole) and each field looked at. */
+    /* Each group read was read whole, so with every group read every field is set: complete when
+     * the table has no alternatives (else both were given, which the loop refuses). Only
+     * otherwise are the fields of the groups not read marked unset and each field looked at. */
     int alt_seen[3] = {0, 0, 0};
     bool has_alt = false;
     size_t from = n;
-    if (covered != n || any_alt) {
+    if (seen != pl->starts || pl->has_alt) {
         for (size_t g = 0, end; g < n; g = end) {
-            end = group_end(fields, n, g);
+            end = pl->end[g];
             for (size_t i = g; i < end; i++)
                 if (!(seen >> g & 1u))
                     vals[i] = (msg_value){0};
