@@ -31,6 +31,31 @@ static inline const char *add_digits(const char *p, uint64_t *mant)
     return p;
 }
 
+/* msg_parse_number's answer as a value: the caller's results are then never addressed by a call,
+ * so they stay in registers on the common path. */
+typedef struct parsed_number {
+    bool ok, is_int;
+    int64_t i;
+    double d;
+} parsed_number;
+
+static __attribute__((noinline)) parsed_number parse_number_slowly(const char *s, size_t len)
+{
+    parsed_number n = {false, false, 0, 0};
+    n.ok = msg_parse_number(s, len, &n.is_int, &n.i, &n.d);
+    return n;
+}
+
+static inline const char *number_end(const char *s, const char *p, bool *is_int, int64_t *i,
+                                     double *d)
+{
+    parsed_number n = parse_number_slowly(s, (size_t)(p - s));
+    *is_int = n.is_int;
+    *i = n.i;
+    *d = n.d;
+    return n.ok ? p : NULL;
+}
+
 /* Reads the longest JSON number at p and returns where it ends, or NULL when the text there is no
  * number or not one this reader takes. No bound is checked: the text must end in a byte that no
  * number holds (the line's closing '}', or a NUL). What follows is the caller's to check. */
@@ -50,7 +75,7 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
         return NULL;
     if (*p != '.' && (*p | 0x20) != 'e') { /* an integer ('E' | 0x20 is 'e') */
         if (nd > 18) /* near or past the int64 range */
-            return msg_parse_number(s, (size_t)(p - s), is_int, i, d) ? p : NULL;
+            return number_end(s, p, is_int, i, d);
         *is_int = true;
         *i = neg ? -(int64_t)mant : (int64_t)mant;
         return p;
@@ -90,7 +115,7 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
         *d = neg ? -v : v;
         return p;
     }
-    return msg_parse_number(s, (size_t)(p - s), is_int, i, d) ? p : NULL;
+    return number_end(s, p, is_int, i, d);
 }
 
 bool msg_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
