@@ -65,14 +65,20 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
     const char *s = p;
     bool neg = *p == '-';
     p += neg;
-    /* Every digit of the integer and fraction parts; it wraps past 19 digits, but it is only
-     * used with at most 18 (the digit count, nd, decides). */
-    uint64_t mant = 0;
+    /* mant takes every digit of the integer and fraction parts; it wraps past 19 digits, but it
+     * is only used with at most 18 (the digit count, nd, decides). A leading 0 stands alone, and
+     * a lone 0 needs no loop. */
     const char *start = p;
-    p = add_digits(p, &mant);
-    ptrdiff_t nd = p - start;
-    if (nd == 0 || (nd > 1 && *start == '0'))
+    unsigned first = (unsigned)(unsigned char)*p - '0';
+    if (first > 9)
         return NULL;
+    uint64_t mant = first;
+    p++;
+    if (first != 0)
+        p = add_digits(p, &mant);
+    else if (is_digit(*p)) /* a leading zero */
+        return NULL;
+    ptrdiff_t nd = p - start;
     if (*p != '.' && (*p | 0x20) != 'e') { /* an integer ('E' | 0x20 is 'e') */
         if (nd > 18) /* near or past the int64 range */
             return number_end(s, p, is_int, i, d);
