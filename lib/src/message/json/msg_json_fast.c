@@ -89,10 +89,12 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
     int frac = 0;
     if (*p == '.') {
         const char *fs = ++p;
-        p = add_digits(p, &mant);
-        frac = (int)(p - fs);
-        if (frac == 0)
+        unsigned f1 = (unsigned)(unsigned char)*p - '0';
+        if (f1 > 9) /* a fraction has a digit */
             return NULL;
+        mant = mant * 10 + f1;
+        p = add_digits(p + 1, &mant);
+        frac = (int)(p - fs);
         nd += frac;
     }
     int exp = 0;
