@@ -5,6 +5,8 @@
  * whatever it is unsure of it declines, and the jansson reader gives the error message. */
 #include "message/json/msg_json_fast.h"
 
+#include <float.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "message/msg_fields.h"
@@ -16,65 +18,103 @@ static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static inline bool is_digit(char c) { return (unsigned char)(c - '0') < 10; }
 
-/* Reads the longest JSON number at p (before end) and returns where it ends, or NULL when the
- * text there is no number. What follows is the caller's to check. */
-static const char *parse_number(const char *p, const char *end, bool *is_int, int64_t *i,
-                                double *d)
+/* Adds the digits at p to *mant (decimal) and returns where they end; unsigned bytes, so the
+ * loop needs no sign extension. */
+static inline const char *add_digits(const char *p, uint64_t *mant)
+{
+    uint64_t m = *mant;
+    for (unsigned dg; (dg = (unsigned)(unsigned char)*p - '0') <= 9; p++)
+        m = m * 10 + dg;
+    *mant = m;
+    return p;
+}
+
+/* msg_parse_number's answer as a value: the caller's results are then never addressed by a call,
+ * so they stay in registers on the common path. */
+typedef struct parsed_number {
+    bool ok, is_int;
+    int64_t i;
+    double d;
+} parsed_number;
+
+static __attribute__((noinline)) parsed_number parse_number_slowly(const char *s, size_t len)
+{
+    parsed_number n = {false, false, 0, 0};
+    n.ok = msg_parse_number(s, len, &n.is_int, &n.i, &n.d);
+    return n;
+}
+
+static inline const char *number_end(const char *s, const char *p, bool *is_int, int64_t *i,
+                                     double *d)
+{
+    parsed_number n = parse_number_slowly(s, (size_t)(p - s));
+    *is_int = n.is_int;
+    *i = n.i;
+    *d = n.d;
+    return n.ok ? p : NULL;
+}
+
+/* Reads the longest JSON number at p and returns where it ends, or NULL when the text there is no
+ * number or not one this reader takes. No bound is checked: the text must end in a byte that no
+ * number holds (the line's closing '}', or a NUL). What follows is the caller's to check. */
+static inline __attribute__((always_inline)) const char *scan_number(const char *p, bool *is_int,
+                                                                     int64_t *i, double *d)
 {
     const char *s = p;
-    bool neg = p < end && *p == '-';
+    bool neg = *p == '-';
     p += neg;
-    /* Every digit of the integer and fraction parts; it wraps past 19 digits, but it is only
-     * used with at most 18 (the digit count, nd, decides). */
-    uint64_t mant = 0;
+    /* mant takes every digit of the integer and fraction parts; it wraps past 19 digits, but it
+     * is only used with at most 18 (the digit count, nd, decides). A leading 0 stands alone, and
+     * a lone 0 needs no loop. */
     const char *start = p;
-    for (; p < end && is_digit(*p); p++)
-        mant = mant * 10 + (uint64_t)(*p - '0');
-    if (p == start || (p - start > 1 && *start == '0'))
+    unsigned first = (unsigned)(unsigned char)*p - '0';
+    if (first > 9)
+        return NULL;
+    uint64_t mant = first;
+    p++;
+    if (first != 0)
+        p = add_digits(p, &mant);
+    else if (is_digit(*p)) /* a leading zero */
         return NULL;
     ptrdiff_t nd = p - start;
-    bool real = false;
-    int frac = 0;
-    if (p < end && *p == '.') {
-        const char *fs = ++p;
-        for (; p < end && is_digit(*p); p++)
-            mant = mant * 10 + (uint64_t)(*p - '0');
-        if (p == fs)
-            return NULL;
-        nd += p - fs;
-        frac = (int)(p - fs);
-        real = true;
-    }
-    int exp = 0;
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        real = true;
-        p++;
-        bool eneg = p < end && *p == '-';
-        if (p < end && (*p == '-' || *p == '+'))
-            p++;
-        const char *es = p;
-        for (; p < end && is_digit(*p); p++)
-            if (exp < 100000)
-                exp = exp * 10 + (*p - '0');
-        if (p == es)
-            return NULL;
-        if (eneg)
-            exp = -exp;
-    }
-    size_t len = (size_t)(p - s);
-    if (len > 400) /* msg_parse_number's length cap, and its answer */
-        return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
-    if (!real) {
+    if (*p != '.' && (*p | 0x20) != 'e') { /* an integer ('E' | 0x20 is 'e') */
         if (nd > 18) /* near or past the int64 range */
-            return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
+            return number_end(s, p, is_int, i, d);
         *is_int = true;
         *i = neg ? -(int64_t)mant : (int64_t)mant;
         return p;
     }
+    int frac = 0;
+    if (*p == '.') {
+        const char *fs = ++p;
+        unsigned f1 = (unsigned)(unsigned char)*p - '0';
+        if (f1 > 9) /* a fraction has a digit */
+            return NULL;
+        mant = mant * 10 + f1;
+        p = add_digits(p + 1, &mant);
+        frac = (int)(p - fs);
+        nd += frac;
+    }
+    int exp = 0;
+    if ((*p | 0x20) == 'e') {
+        p++;
+        bool eneg = *p == '-';
+        if (*p == '-' || *p == '+')
+            p++;
+        const char *es = p;
+        for (; is_digit(*p); p++)
+            if (exp < 100000)
+                exp = exp * 10 + (*p - '0');
+        if (p == es || p - s > 400) /* msg_parse_number's length cap, and its answer */
+            return NULL;
+        if (eneg)
+            exp = -exp;
+    }
     /* Clinger's fast path: an integer below 2^53 times or over an exact power of ten is one
-     * correctly rounded IEEE operation, so it equals strtod's result. */
+     * correctly rounded IEEE operation, so it equals strtod's result. Only an exponent with
+     * leading zeros can make such a text long, and that was checked against the cap above. */
     int e10 = exp - frac;
     if (nd <= 15 && e10 >= -22 && e10 <= 22) {
         double v = (double)mant;
@@ -83,36 +123,52 @@ static const char *parse_number(const char *p, const char *end, bool *is_int, in
         *d = neg ? -v : v;
         return p;
     }
-    return msg_parse_number(s, len, is_int, i, d) ? p : NULL;
+    return number_end(s, p, is_int, i, d);
 }
 
 bool msg_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
 {
-    return parse_number(s, s + len, is_int, i, d) == s + len;
+    /* msg_parse_number takes no number over 400 bytes; shorter ones get the terminator the
+     * scan needs. */
+    char text[402];
+    if (len > 400)
+        return false;
+    memcpy(text, s, len);
+    text[len] = 0;
+    return scan_number(text, is_int, i, d) == text + len;
 }
 
 /* ---- tokens ---------------------------------------------------------------------------------- */
 
+/* The text read is a line whose last byte is its closing '}' (read_state checks that first). That
+ * byte stops every scan for white space, digits or a number's signs and marks, so those scans need
+ * no bound check as long as they start before it: they do, because each starts just after a byte
+ * that was read as something else than that final '}' (an object member's '}' that is the final
+ * byte is refused on the spot). Only the scans that can pass a '}' (strings, fixed words) check
+ * the bound. */
 typedef struct reader {
     const char *p, *end;
 } reader;
 
+/* JSON white space but '\n': a line with a line break inside goes to the jansson reader, which
+ * refuses it ("a message must fit on one line"). */
+static inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
 static inline void skip_ws(reader *r)
 {
     /* Most tokens follow the last directly: one compare says so (all JSON space is <= ' '). */
-    while (r->p < r->end && (unsigned char)*r->p <= ' ' &&
-           (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\n'))
+    while ((unsigned char)*r->p <= ' ' && is_space(*r->p))
         r->p++;
 }
 
 static inline bool eat(reader *r, char c)
 {
-    if (r->p < r->end && *r->p == c) { /* the usual case: no white space before it */
+    if (*r->p == c) { /* the usual case: no white space before it */
         r->p++;
         return true;
     }
     skip_ws(r);
-    if (r->p < r->end && *r->p == c) {
+    if (*r->p == c) {
         r->p++;
         return true;
     }
@@ -128,38 +184,74 @@ static const bool plain_byte[256] = {
     PLAIN16X(0x40), PLAIN16X(0x50), PLAIN16X(0x60), PLAIN16X(0x70),
 };
 
+/* Where the plain string body at p ends (its closing '"'), or NULL: an escape, a control or
+ * non-ASCII byte, or no closing quote. Given the pointers, not the reader, so that no reader
+ * needs an address and its position can stay in a register. */
+static const char *plain_string_end(const char *p, const char *end)
+{
+    while (p < end && plain_byte[(unsigned char)*p])
+        p++;
+    return p < end && *p == '"' ? p : NULL;
+}
+
 /* A string of printable ASCII without escapes (every key and value the fast path accepts). */
-static bool read_plain_string(reader *r, const char **s, size_t *n)
+static inline bool read_plain_string(reader *r, const char **s, size_t *n)
 {
     skip_ws(r);
-    if (r->p >= r->end || *r->p != '"')
+    if (*r->p != '"')
         return false;
-    const char *b = ++r->p;
-    while (r->p < r->end && plain_byte[(unsigned char)*r->p])
-        r->p++;
-    if (r->p >= r->end || *r->p != '"')
-        return false; /* an escape, a control or non-ASCII byte, or no closing quote */
-    *s = b;
-    *n = (size_t)(r->p++ - b);
+    const char *e = plain_string_end(r->p + 1, r->end);
+    if (!e)
+        return false;
+    *s = r->p + 1;
+    *n = (size_t)(e - *s);
+    r->p = e + 1;
     return true;
 }
 
 static bool read_number(reader *r, bool *is_int, int64_t *i, double *d)
 {
     skip_ws(r);
-    const char *e = parse_number(r->p, r->end, is_int, i, d);
+    const char *e = scan_number(r->p, is_int, i, d);
     if (!e)
         return false;
     r->p = e; /* a number must be followed by ',', ']' or '}': the caller checks */
     return true;
 }
 
+/* a[0..n) equals b[0..n): words of eight or four bytes, the last one overlapping the one before,
+ * so a key of a few bytes costs a few compares and no call. */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n >= 8) {
+        uint64_t x, y;
+        for (size_t k = 0; k + 8 < n; k += 8) {
+            memcpy(&x, a + k, 8);
+            memcpy(&y, b + k, 8);
+            if (x != y)
+                return false;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        uint32_t x0, y0, x1, y1;
+        memcpy(&x0, a, 4);
+        memcpy(&y0, b, 4);
+        memcpy(&x1, a + n - 4, 4);
+        memcpy(&y1, b + n - 4, 4);
+        return x0 == y0 && x1 == y1;
+    }
+    return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
 /* The quoted key `key` (plain ASCII, from the table) next in the text: the canonical order
  * predicts most keys, and matching the prediction needs no scan of the string. */
 static inline bool eat_expected_key(reader *r, const char *key, size_t kl)
 {
-    if ((size_t)(r->end - r->p) < kl + 2 || r->p[0] != '"' || memcmp(r->p + 1, key, kl) != 0 ||
-        r->p[kl + 1] != '"')
+    if ((size_t)(r->end - r->p) < kl + 2 || r->p[0] != '"' || r->p[kl + 1] != '"' ||
+        !same_bytes(r->p + 1, key, kl))
         return false;
     r->p += kl + 2;
     return true;
@@ -172,10 +264,38 @@ static inline bool key_is(const char *key, const char *k, size_t kn)
 
 /* ---- fields ---------------------------------------------------------------------------------- */
 
-static bool read_field(reader *r, const msg_field *f, msg_value *v)
+/* The range checks of msg_value_from_int for the integer types, inline; other types are its. */
+static inline bool put_int(const msg_field *f, int64_t i, msg_value *v)
 {
+    uint64_t max;
+    switch (f->type) {
+    case MF_U8: max = UINT8_MAX; break;
+    case MF_U16: max = UINT16_MAX; break;
+    case MF_U32: max = UINT32_MAX; break;
+    case MF_BITS:
+        if (f->bits >= 63)
+            return msg_value_from_int(f, i, v, NULL, 0);
+        max = ((uint64_t)1 << f->bits) - 1;
+        break;
+    case MF_S16:
+        if (i < INT16_MIN || i > INT16_MAX)
+            return false;
+        goto store;
+    default: return msg_value_from_int(f, i, v, NULL, 0);
+    }
+    if ((uint64_t)i > max) /* a negative i is a huge unsigned one */
+        return false;
+store:
+    v->i = i;
+    v->set = true;
+    return true;
+}
+
+static inline __attribute__((always_inline)) bool read_field(reader *r, const msg_field *f,
+                                                             msg_value *v)
+{
+    skip_ws(r);
     if (f->type == MF_BOOL) {
-        skip_ws(r);
         size_t left = (size_t)(r->end - r->p);
         if (left >= 4 && memcmp(r->p, "true", 4) == 0) {
             r->p += 4;
@@ -192,13 +312,129 @@ static bool read_field(reader *r, const msg_field *f, msg_value *v)
     bool is_int;
     int64_t i;
     double d;
-    if (!read_number(r, &is_int, &i, &d))
+    const char *e = scan_number(r->p, &is_int, &i, &d);
+    if (!e)
         return false;
-    return is_int ? msg_value_from_int(f, i, v, NULL, 0) : msg_value_from_double(f, d, v, NULL, 0);
+    r->p = e; /* a number must be followed by ',', ']' or '}': the caller checks */
+    if (is_int)
+        return put_int(f, i, v);
+    if (f->type != MF_F32)
+        return false; /* a real number for an integer field */
+    if (d >= -FLT_MAX && d <= FLT_MAX) { /* msg_double_to_f32's common case, inline */
+        v->f = (float)d;
+        v->set = true;
+        return true;
+    }
+    return msg_value_from_double(f, d, v, NULL, 0);
+}
+
+static size_t group_end(const msg_field *fields, size_t n, size_t g)
+{
+    if (fields[g].index >= 0) /* an array group has one field per element */
+        return g + (size_t)fields[g].count <= n ? g + (size_t)fields[g].count : n;
+    if (!fields[g].sub) /* a scalar */
+        return g + 1;
+    size_t e = g + 1;
+    while (e < n && (fields[e].key == fields[g].key || strcmp(fields[e].key, fields[g].key) == 0))
+        e++;
+    return e;
+}
+
+/* ---- the table plan -------------------------------------------------------------------------- */
+
+/* `"key":` as it stands in a line without white space, as two 8-byte words under masks: the
+ * first at the key's start, the second ending with its ':' (the same word again when the text is
+ * shorter than eight bytes). A load and compare of each matches a key of up to 13 bytes without
+ * branching on its length. Longer keys, and fields that start no group (or are no member), get
+ * words that match no JSON text: eight NUL bytes. */
+typedef struct key_words {
+    uint64_t a, a_mask, b, b_mask;
+    size_t b_at, len;
+} key_words;
+
+/* What the reader needs of a .rec table, built once per table: the key words and end of each
+ * group (at its first field), the group starts, and whether any field is an alternative. */
+typedef struct state_plan {
+    key_words key[MSG_REC_MAX_FIELDS], sub[MSG_REC_MAX_FIELDS]; /* sub: of object members */
+    uint8_t end[MSG_REC_MAX_FIELDS];
+    uint64_t starts;
+    bool has_alt;
+} state_plan;
+
+static inline uint64_t load64(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static key_words make_key_words(const char *key, size_t kl)
+{
+    key_words w = {0, ~0ull, 0, ~0ull, 0, 0}; /* matches no JSON text (which holds no NUL byte) */
+    char text[24] = {0}, ones[24] = {0};
+    size_t len = kl + 3;
+    if (!key || len > 16)
+        return w; /* (were such a match made, the value read at the NUL bytes would fail) */
+    text[0] = '"';
+    memcpy(text + 1, key, kl);
+    text[kl + 1] = '"';
+    text[kl + 2] = ':';
+    memset(ones, 0xFF, len);
+    w.b_at = len > 8 ? len - 8 : 0;
+    w.a = load64(text);
+    w.a_mask = load64(ones);
+    w.b = load64(text + w.b_at);
+    w.b_mask = load64(ones + w.b_at);
+    w.len = len;
+    return w;
+}
+
+static state_plan plans[2];
+static pthread_once_t plan_once[2] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+
+static void build_plan(state_plan *pl, recd_msg_format fmt)
+{
+    size_t n;
+    const msg_field *fields = msg_rec_fields(fmt, &n);
+    for (size_t i = 0; i < MSG_REC_MAX_FIELDS; i++)
+        pl->key[i] = pl->sub[i] = make_key_words(NULL, 0);
+    for (size_t g = 0; g < n; g = pl->end[g]) {
+        pl->end[g] = (uint8_t)group_end(fields, n, g);
+        pl->key[g] = make_key_words(fields[g].key, fields[g].key_len);
+        pl->starts |= 1ull << g;
+    }
+    for (size_t i = 0; i < n; i++) {
+        pl->has_alt |= fields[i].alt != 0;
+        pl->sub[i] = make_key_words(fields[i].sub, fields[i].sub_len);
+    }
+}
+
+static void build_onfoot_plan(void) { build_plan(&plans[0], RECD_MSG_FMT_SAMP_ONFOOT); }
+static void build_vehicle_plan(void) { build_plan(&plans[1], RECD_MSG_FMT_SAMP_VEHICLE); }
+
+static const state_plan *plan_for(recd_msg_format fmt)
+{
+    if (fmt == RECD_MSG_FMT_SAMP_ONFOOT) {
+        pthread_once(&plan_once[0], build_onfoot_plan);
+        return &plans[0];
+    }
+    pthread_once(&plan_once[1], build_vehicle_plan);
+    return &plans[1];
+}
+
+/* Eats `"key":` when it is next with no white space inside, by the plan's two words. */
+static inline bool eat_key_words(reader *r, const key_words *w)
+{
+    if (r->end - r->p < 16 ||
+        (((load64(r->p) ^ w->a) & w->a_mask) | ((load64(r->p + w->b_at) ^ w->b) & w->b_mask)))
+        return false;
+    r->p += w->len;
+    return true;
 }
 
 /* Group [g, end): an array of numbers, an object of named members, or one scalar. */
-static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end, msg_value *vals)
+static bool read_group(reader *r, const msg_field *fields, const state_plan *pl, size_t g,
+                       size_t end, msg_value *vals)
 {
     const msg_field *f = &fields[g];
     if (f->index >= 0) {
@@ -221,16 +457,21 @@ static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end,
             size_t kn;
             size_t i = g;
             skip_ws(r);
-            if (expect < end && eat_expected_key(r, fields[expect].sub, fields[expect].sub_len)) {
-                i = expect;
+            if (expect < end && eat_key_words(r, &pl->sub[expect])) {
+                i = expect; /* with its ':' */
             } else {
-                if (!read_plain_string(r, &k, &kn))
+                if (expect < end &&
+                    eat_expected_key(r, fields[expect].sub, fields[expect].sub_len)) {
+                    i = expect;
+                } else {
+                    if (!read_plain_string(r, &k, &kn))
+                        return false;
+                    while (i < end && !key_is(fields[i].sub, k, kn))
+                        i++;
+                }
+                if (!eat(r, ':'))
                     return false;
-                while (i < end && !key_is(fields[i].sub, k, kn))
-                    i++;
             }
-            if (!eat(r, ':'))
-                return false;
             expect = i + 1;
             if (i == end || (seen >> (i - g) & 1u))
                 return false; /* unknown or repeated member */
@@ -238,22 +479,12 @@ static bool read_group(reader *r, const msg_field *fields, size_t g, size_t end,
             if (!read_field(r, &fields[i], &vals[i]))
                 return false;
         } while (eat(r, ','));
-        return eat(r, '}') && seen == (1ull << (end - g)) - 1; /* every member present */
+        /* Every member present, and the line goes on (its own '}' is still to come). */
+        return eat(r, '}') && r->p != r->end && seen == (1ull << (end - g)) - 1;
     }
     return read_field(r, f, &vals[g]);
 }
 
-static size_t group_end(const msg_field *fields, size_t n, size_t g)
-{
-    if (fields[g].index >= 0) /* an array group has one field per element */
-        return g + (size_t)fields[g].count <= n ? g + (size_t)fields[g].count : n;
-    if (!fields[g].sub) /* a scalar */
-        return g + 1;
-    size_t e = g + 1;
-    while (e < n && (fields[e].key == fields[g].key || strcmp(fields[e].key, fields[g].key) == 0))
-        e++;
-    return e;
-}
 
 /* The first field of key k's group, or n; `from` is where the canonical order expects it. */
 static size_t find_group(const msg_field *fields, size_t n, const char *k, size_t kn, size_t from)
@@ -277,15 +508,17 @@ typedef struct common_keys {
 
 enum { NOT_COMMON, KEY_SEQ, KEY_TYPE, KEY_SESSION };
 
-/* Which of the keys every message may carry k is, by its length and then its bytes. */
-static int common_key(const char *k, size_t kn)
+/* Eats one of the keys every message may carry when it is next, as a plain string. A key not
+ * eaten here is none of them: these names have no other plain spelling. */
+static int eat_common_key(reader *r)
 {
-    switch (kn) {
-    case 3: return memcmp(k, "seq", 3) == 0 ? KEY_SEQ : NOT_COMMON;
-    case 4: return memcmp(k, "type", 4) == 0 ? KEY_TYPE : NOT_COMMON;
-    case 7: return memcmp(k, "session", 7) == 0 ? KEY_SESSION : NOT_COMMON;
-    default: return NOT_COMMON;
-    }
+    if (eat_expected_key(r, "type", 4))
+        return KEY_TYPE;
+    if (eat_expected_key(r, "session", 7))
+        return KEY_SESSION;
+    if (eat_expected_key(r, "seq", 3))
+        return KEY_SEQ;
+    return NOT_COMMON;
 }
 
 /* The value of type, session or seq; false when repeated or not plainly valid. */
@@ -301,9 +534,10 @@ static bool read_common_value(reader *r, int which, common_keys *c)
             return false;
         return c->seq = true;
     case KEY_TYPE:
-        if (c->type || !read_plain_string(r, &s, &n) || n != 5 || memcmp(s, "state", 5) != 0)
+        if (c->type)
             return false;
-        return c->type = true;
+        skip_ws(r);
+        return c->type = eat_expected_key(r, "state", 5); /* the plain string "state" */
     default:
         if (c->session || !read_plain_string(r, &s, &n) || !recd_session_key_valid(s, n))
             return false;
@@ -316,10 +550,14 @@ static bool read_common_value(reader *r, int which, common_keys *c)
 static int read_state(const char *line, size_t len, recd_msg_format fmt, bool inferring,
                       recd_msg *out)
 {
+    while (len && is_space(line[len - 1]))
+        len--;
+    if (!len || line[len - 1] != '}') /* the final byte that bounds the scans (see reader) */
+        return DECLINE;
     size_t n;
     const msg_field *fields = msg_rec_fields(fmt, &n);
-    msg_value vals[MSG_REC_MAX_FIELDS];
-    memset(vals, 0, n * sizeof vals[0]);
+    const state_plan *pl = plan_for(fmt);
+    msg_value vals[MSG_REC_MAX_FIELDS]; /* set by the groups read; the rest marked at the end */
     reader r = {line, line + len};
     common_keys c = {0};
     uint64_t seen = 0; /* group starts already read: a repeated key is declined */
@@ -330,19 +568,21 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
         const char *k;
         size_t kn, g;
         skip_ws(&r);
-        if (eat_expected_key(&r, fields[next].key, fields[next].key_len)) {
+        if (eat_key_words(&r, &pl->key[next])) { /* the predicted key and its ':' */
+            g = next;
+        } else if (eat_expected_key(&r, fields[next].key, fields[next].key_len)) {
             g = next;
             if (!eat(&r, ':'))
                 return DECLINE;
         } else {
-            if (!read_plain_string(&r, &k, &kn) || kn == 0 || !eat(&r, ':'))
-                return DECLINE;
-            int which = common_key(k, kn); /* no table field has these names */
+            int which = eat_common_key(&r); /* no table field has these names */
             if (which != NOT_COMMON) {
-                if (!read_common_value(&r, which, &c))
+                if (!eat(&r, ':') || !read_common_value(&r, which, &c))
                     return DECLINE;
                 continue;
             }
+            if (!read_plain_string(&r, &k, &kn) || kn == 0 || !eat(&r, ':'))
+                return DECLINE;
             g = find_group(fields, n, k, kn, next);
             /* A key on-foot states lack: when the format is inferred, try the vehicle table. It
              * needs "vehicle_id" and refuses "tick", as the jansson reader's inference does. */
@@ -352,19 +592,29 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
         if (seen >> g & 1u)
             return DECLINE;
         seen |= 1ull << g;
-        size_t end = group_end(fields, n, g);
-        if (!read_group(&r, fields, g, end, vals))
+        size_t end = pl->end[g];
+        if (!read_group(&r, fields, pl, g, end, vals))
             return DECLINE;
         next = end < n ? end : 0;
     } while (eat(&r, ','));
-    if (!eat(&r, '}'))
+    if (!eat(&r, '}') || r.p != r.end || !c.type) /* white space after it was cut off above */
         return DECLINE;
-    skip_ws(&r);
-    if (r.p != r.end || !c.type)
-        return DECLINE;
+    /* Each group read was read whole, so with every group read every field is set: complete when
+     * the table has no alternatives (else both were given, which the loop refuses). Only
+     * otherwise are the fields of the groups not read marked unset and each field looked at. */
     int alt_seen[3] = {0, 0, 0};
     bool has_alt = false;
-    for (size_t i = 0; i < n; i++) {
+    size_t from = n;
+    if (seen != pl->starts || pl->has_alt) {
+        for (size_t g = 0, end; g < n; g = end) {
+            end = pl->end[g];
+            for (size_t i = g; i < end; i++)
+                if (!(seen >> g & 1u))
+                    vals[i] = (msg_value){0};
+        }
+        from = 0;
+    }
+    for (size_t i = from; i < n; i++) {
         if (fields[i].alt) {
             alt_seen[fields[i].alt] |= vals[i].set;
             has_alt |= fields[i].alt == 1;

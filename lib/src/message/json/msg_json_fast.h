@@ -12,8 +12,8 @@
 
 /* Reads line (no newline) as a samp-onfoot or samp-vehicle state without building a tree.
  * Returns 1 with *out filled exactly as the jansson reader would fill it, or 0 when it declines:
- * anything it is not sure of (escapes, non-ASCII strings, other message types, every error) is
- * left to the jansson reader, which then gives the documented error message. */
+ * anything it is not sure of (escapes, non-ASCII strings, line breaks, other message types, every
+ * error) is left to the jansson reader, which then gives the documented error message. */
 int msg_json_fast_state(const char *line, size_t len, recd_msg_format session_format,
                         recd_msg *out);
 

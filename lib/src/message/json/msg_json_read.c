@@ -238,7 +238,7 @@ int recd_msg_from_json(const char *line, size_t len, recd_msg_format session_for
     /* The hot line (a .rec state) needs no tree; everything else, and every error, goes through
      * jansson so the messages stay what docs/protocol.md shows. */
     size_t body = without_line_end(line, len);
-    if (!memchr(line, '\n', body) && msg_json_fast_state(line, body, session_format, out))
+    if (msg_json_fast_state(line, body, session_format, out)) /* it declines a line with a '\n' */
         return 0;
     return msg_from_json_jansson(line, len, session_format, out, err, errlen);
 }

@@ -149,17 +149,23 @@ static void test_number_printed_values(void **state)
 
 /* ---- whole lines ----------------------------------------------------------------------------- */
 
-/* Both readers on one line: same return, same error text, same message. */
-static void compare_with_jansson(const char *line, size_t len, recd_msg_format sf)
+/* Both readers on one line: same return, same error text, same message. The line is copied to a
+ * block of its exact size, so a sanitizer build sees any read past its end. */
+static void compare_with_jansson(const char *text, size_t len, recd_msg_format sf)
 {
+    char *line = malloc(len ? len : 1);
+    assert_non_null(line);
+    memcpy(line, text, len);
     char e1[256] = "", e2[256] = "";
     recd_msg a, b;
     int ra = recd_msg_from_json(line, len, sf, &a, e1, sizeof e1);
     int rb = msg_from_json_jansson(line, len, sf, &b, e2, sizeof e2);
     if (ra != rb || (ra < 0 && strcmp(e1, e2) != 0))
         fail_msg("%.*s: %d \"%s\" vs jansson %d \"%s\"", (int)len, line, ra, e1, rb, e2);
-    if (ra < 0)
+    if (ra < 0) {
+        free(line);
         return;
+    }
     recd_buf ja = {0}, jb = {0};
     assert_int_equal(recd_msg_to_json(&a, &ja), 0);
     assert_int_equal(recd_msg_to_json(&b, &jb), 0);
@@ -171,6 +177,7 @@ static void compare_with_jansson(const char *line, size_t len, recd_msg_format s
     recd_buf_free(&jb);
     recd_msg_free(&a);
     recd_msg_free(&b);
+    free(line);
 }
 
 static void test_fast_path_takes_common_lines(void **state)
@@ -248,6 +255,38 @@ static void test_errors_are_jansson_errors(void **state)
     }
 }
 
+/* Values at the edges of each field's range, which the fast reader checks inline: both readers
+ * take or refuse each one alike, with the same value. */
+static void test_range_edges_agree(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *from, *to;
+    } cases[] = {
+        {"\"health\":100", "\"health\":255"},   {"\"health\":100", "\"health\":256"},
+        {"\"health\":100", "\"health\":-1"},    {"\"health\":100", "\"health\":-0"},
+        {"\"up_down\":-128", "\"up_down\":-32768"}, {"\"up_down\":-128", "\"up_down\":-32769"},
+        {"\"up_down\":-128", "\"up_down\":32767"},  {"\"up_down\":-128", "\"up_down\":32768"},
+        {"\"keys\":8", "\"keys\":65535"},       {"\"keys\":8", "\"keys\":65536"},
+        {"\"t\":100", "\"t\":4294967295"},      {"\"t\":100", "\"t\":4294967296"},
+        {"\"t\":100", "\"t\":-9223372036854775808"}, {"\"weapon\":22", "\"weapon\":63"},
+        {"\"weapon\":22", "\"weapon\":64"},     {"\"additional_key\":0", "\"additional_key\":3"},
+        {"\"additional_key\":0", "\"additional_key\":4"}, {"\"time\":8", "\"time\":15"},
+        {"\"time\":8", "\"time\":16"},          {"\"frame_delta\":4", "\"frame_delta\":256"},
+        {"1e-45", "3.4028234e38"},              {"1e-45", "-3.4028234663852886e38"},
+        {"1e-45", "3.4028235e38"},              {"1e-45", "3.4028235677973366e38"},
+        {"1e-45", "3.4028235677973367e38"},     {"1e-45", "1e-46"},
+        {"1e-45", "7"},                         {"1e-45", "-9223372036854775808"},
+        {"1e-45", "123456789012345678"},        {"\"health\":100", "\"health\":1.0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char line[1024];
+        replace(line, sizeof line, onfoot_line, cases[i].from, cases[i].to);
+        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_NONE);
+        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_SAMP_ONFOOT);
+    }
+}
+
 static bool isdigit_ascii(char c) { return c >= '0' && c <= '9'; }
 
 /* Random edits of the canonical lines: both readers agree on every one. */
@@ -299,6 +338,27 @@ static void test_mutations_agree(void **state)
     }
 }
 
+/* Every prefix of the canonical lines closed by one to three '}' (the byte that bounds the fast
+ * reader's scans, now closing the line anywhere), with and without spaces around it. */
+static void test_truncated_lines_agree(void **state)
+{
+    (void)state;
+    static const char *const lines[] = {onfoot_line, vehicle_line, hydra_line};
+    static const char *const tails[] = {"}", "}}", "}}}", " } ", "]}", "\"}", "0}", "e}", "-}"};
+    static const recd_msg_format sfs[] = {RECD_MSG_FMT_NONE, RECD_MSG_FMT_SAMP_ONFOOT,
+                                          RECD_MSG_FMT_SAMP_VEHICLE};
+    char buf[1024];
+    for (size_t l = 0; l < 3; l++) {
+        size_t n = strlen(lines[l]);
+        for (size_t k = 0; k <= n; k++) {
+            for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
+                int len = snprintf(buf, sizeof buf, "%.*s%s", (int)k, lines[l], tails[t]);
+                compare_with_jansson(buf, (size_t)len, sfs[(k + t) % 3]);
+            }
+        }
+    }
+}
+
 /* The UTF-8 check skips ASCII eight bytes at a time. A text under eight bytes is checked byte by
  * byte; with ASCII around it (which changes no answer) it falls at every offset of those words. */
 static void test_utf8_check_alignment(void **state)
@@ -342,7 +402,9 @@ int main(void)
         cmocka_unit_test(test_number_printed_values),
         cmocka_unit_test(test_fast_path_takes_common_lines),
         cmocka_unit_test(test_errors_are_jansson_errors),
+        cmocka_unit_test(test_range_edges_agree),
         cmocka_unit_test(test_mutations_agree),
+        cmocka_unit_test(test_truncated_lines_agree),
         cmocka_unit_test(test_utf8_check_alignment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
