@@ -226,7 +226,7 @@ static int ask_worker(const uint8_t *buf, size_t len, const char *const *wanted,
         rc = send_request(buf, len, wanted, nwanted, cap, deadline);
         if (rc == 0)
             rc = read_reply(in, max, deadline);
-        if (rc == -EPIPE && !fresh && in->len == 0 && attempt == 0) {
+        if (rc == -EPIPE && !fresh && in->len < SC2_MPQ_RECORD_HEAD && attempt == 0) { /* no 'A' */
             worker_end(false, deadline);
             continue;
         }
@@ -309,7 +309,8 @@ int sc2_mpq_extract(const uint8_t *buf, size_t len, const char *const *wanted, s
         return -EBADMSG;
     }
     if (rc == -ETIMEDOUT || !done) {
-        const char *where = out->nnames ? "the damaged MPQ archive" : "the damaged MPQ archive's tables";
+        const char *where =
+            out->nnames ? "the damaged MPQ archive" : "the damaged MPQ archive's tables";
         for (size_t i = 0; i < nwanted; i++)
             if (out->status[i] == -ECANCELED) {
                 where = wanted[i];

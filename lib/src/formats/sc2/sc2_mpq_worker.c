@@ -136,8 +136,9 @@ static void send_member(int fd, HANDLE archive, uint32_t index, const char *name
     storm.SFileGetFileInfo(f, SFileInfoByteOffset, &at, sizeof at, NULL);
     storm.SFileGetFileInfo(f, SFileInfoCompressedSize, &compressed, sizeof compressed, NULL);
     if (size == SFILE_INVALID_SIZE || high != 0 || size > cap) {
-        int n = snprintf(msg, sizeof msg, "%s (stored at byte %llu) declares %u bytes, over the %zu-byte cap",
-                         name, (unsigned long long)at, (unsigned)size, cap);
+        int n = snprintf(msg, sizeof msg,
+                         "%s (stored at byte %llu) declares %u bytes, over the %zu-byte cap", name,
+                         (unsigned long long)at, (unsigned)size, cap);
         send_record(fd, 'D', index, -EFBIG, msg, (uint32_t)n);
         storm.SFileCloseFile(f);
         return;

@@ -143,7 +143,8 @@ static void test_replaced_after_damage(void **state)
     const char *const attributes[] = {"replay.attributes.events"};
     sc2_extract x;
     char err[256] = "";
-    assert_int_equal(sc2_mpq_extract(copy, old_len, attributes, 1, 1u << 20, &x, err, sizeof err), 0);
+    int rc = sc2_mpq_extract(copy, old_len, attributes, 1, 1u << 20, &x, err, sizeof err);
+    assert_int_equal(rc, 0);
     assert_int_equal(x.status[0], -EBADMSG);
     assert_non_null(strstr((const char *)x.data[0].data, "cannot be read"));
     sc2_extract_free(&x);
@@ -177,7 +178,8 @@ static void test_a_fork_gets_its_own_worker(void **state)
             _exit(2);
         sc2_extract x;
         char err[256];
-        int rc = sc2_mpq_extract(new_replay, new_len, wanted, NWANTED, 64u << 20, &x, err, sizeof err);
+        int rc = sc2_mpq_extract(new_replay, new_len, wanted, NWANTED, 64u << 20, &x, err,
+                                 sizeof err);
         int ok = rc == 0 && x.status[1] == 0 && sc2_mpq_worker_pid() != parents;
         sc2_extract_free(&x);
         exit(ok ? 0 : 3); /* exit, not _exit: the exit hook reaps the child's own worker */
@@ -197,7 +199,8 @@ static void *extract_in_thread(void *arg)
     for (int i = 0; i < 4; i++) {
         sc2_extract x;
         char err[256];
-        int rc = sc2_mpq_extract(new_replay, new_len, wanted, NWANTED, 64u << 20, &x, err, sizeof err);
+        int rc = sc2_mpq_extract(new_replay, new_len, wanted, NWANTED, 64u << 20, &x, err,
+                                 sizeof err);
         bool ok = rc == 0 && x.status[0] == 0 && x.status[1] == 0;
         sc2_extract_free(&x);
         if (!ok)
