@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdalign.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,22 @@ recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_stat
         own_item(&a, &s->state.equipment[i]);
     for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
         own_item(&a, &s->state.inventory[i]);
+    return s;
+}
+
+/* A zeroed state with room for `extra` bytes after it, in the same block, for readers that fill
+ * the state in place (wire_recap.c) instead of copying a transient one. */
+recd_msg_recap_state *msg_recap_state_alloc(uint64_t tick, size_t extra, uint8_t **tail)
+{
+    size_t head = align_up(sizeof(recd_msg_recap_state));
+    if (extra > SIZE_MAX - head)
+        return NULL;
+    recd_msg_recap_state *s = malloc(head + extra);
+    if (!s)
+        return NULL;
+    memset(s, 0, sizeof *s);
+    s->tick = tick;
+    *tail = (uint8_t *)s + head;
     return s;
 }
 

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Recap payloads on the wire, read and written by the Recap codec's own pieces: a lone FULL_STATE
  * payload and a lone event action through the table-driven field codec (recap_internal.h), the
- * open header through recd_recap_header_encode/decode. Only the mapping between the FULL_STATE
- * table row and recd_recap_state lives here. */
+ * open header through recd_recap_header_encode/decode. FULL_STATE, the one payload on the hot
+ * path, is read by its own parser straight into the message (wire_recap_state_read). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "formats/recap/recap_internal.h"
+#include "message/msg_recap.h"
 #include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
 
@@ -97,53 +99,103 @@ int wire_recap_state_write(const recd_msg_recap_state *s, recd_buf *out)
     return rc < 0 ? -EINVAL : 0;
 }
 
+/* The FULL_STATE fields before the items: 9 f64 channels, flags, pose, game mode, hand state,
+ * health and absorption. */
+#define FS_FIXED_BYTES (RECAP_CHANNELS * 8 + 2 + 3 + 2 * 4)
+
+/* Reads FULL_STATE straight into st. Its blobs point into c's bytes. The checks and their order
+ * are the table-driven parse's (parse_exact): fields first, then the bytes left over, then the
+ * inventory's slots, so the hot path gives the same error for every payload
+ * (tests/lib/wire/test_wire_recap_state.c holds the two side by side). */
+static recap_perr item_parse(recap_cur *c, recd_recap_item *it)
+{
+    recap_perr e = recap_item_parse(c, it);
+    if (it->data.len == 0)
+        it->data.data = NULL; /* as a deep copy leaves it */
+    return e;
+}
+
+static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slots_ok)
+{
+    if (!cur_has(c, FS_FIXED_BYTES))
+        return RECAP_E_TRUNCATED;
+    const uint8_t *p = c->p + c->pos;
+    for (int i = 0; i < 3; i++) {
+        st->pos[i] = f64_from_bits(ld_be64(p + 8 * i));
+        st->rot[i] = f64_from_bits(ld_be64(p + 24 + 8 * i));
+        st->vel[i] = f64_from_bits(ld_be64(p + 48 + 8 * i));
+    }
+    p += RECAP_CHANNELS * 8;
+    st->flags = ld_be16(p);
+    st->pose = p[2];
+    st->game_mode = p[3];
+    st->hand_state = p[4];
+    st->health = f32_from_bits(ld_be32(p + 5));
+    st->absorption = f32_from_bits(ld_be32(p + 9));
+    c->pos += FS_FIXED_BYTES;
+    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
+        recap_perr e = item_parse(c, &st->equipment[i]);
+        if (e)
+            return e;
+    }
+    if (!cur_has(c, 2))
+        return RECAP_E_TRUNCATED;
+    size_t rows = ld_be16(c->p + c->pos);
+    c->pos += 2;
+    int last = -1;
+    *slots_ok = true;
+    for (size_t r = 0; r < rows; r++) {
+        if (!cur_has(c, 1))
+            return RECAP_E_TRUNCATED;
+        unsigned slot = c->p[c->pos++];
+        recd_recap_item it;
+        recap_perr e = item_parse(c, &it);
+        if (e)
+            return e;
+        if (slot >= RECD_RECAP_INVENTORY_SLOTS || (int)slot <= last) {
+            *slots_ok = false; /* reported once the payload has parsed, as the table codec does */
+            continue;
+        }
+        last = (int)slot;
+        st->inventory[slot] = it;
+    }
+    return RECAP_OK;
+}
+
+/* The hottest Recap path: one block holds the message and a copy of the payload, which the
+ * items' blobs point into; no value arena and no second copy of the state. */
 int wire_recap_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
                           size_t whylen)
 {
-    const recd_recap_tag_info *ti = full_state_row();
-    if (!ti)
-        return -EINVAL;
-    recap_arena a = {0};
-    int rc = parse_exact(ti, p, len, &a, "state (FULL_STATE)", why, whylen);
+    static const char what[] = "state (FULL_STATE)";
+    uint8_t *copy;
+    recd_msg_recap_state *s = msg_recap_state_alloc(tick, len, &copy);
+    if (!s)
+        return perr_to_why(RECAP_E_NOMEM, what, why, whylen);
+    if (len)
+        memcpy(copy, p, len);
+    recap_cur c = {copy, len, 0};
+    bool slots_ok = false;
+    recap_perr pe = full_state_parse(&c, &s->state, &slots_ok);
+    int rc = 0;
+    if (pe != RECAP_OK) {
+        rc = perr_to_why(pe, what, why, whylen);
+    } else if (c.pos != len) {
+        wire_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)(len - c.pos));
+        rc = -EBADMSG;
+    } else if (!slots_ok) {
+        wire_why(why, whylen, "%s: inventory slots must be below %d and strictly ascending", what,
+                 RECD_RECAP_INVENTORY_SLOTS);
+        rc = -EBADMSG;
+    }
     if (rc < 0) {
-        recap_arena_free(&a);
+        msg_recap_state_free(s);
         return rc;
     }
-    const recd_recap_value *v = a.v;
-    recd_recap_state st;
-    memset(&st, 0, sizeof st);
-    for (int i = 0; i < 3; i++) {
-        st.pos[i] = v[i].f64;
-        st.rot[i] = v[3 + i].f64;
-        st.vel[i] = v[6 + i].f64;
-    }
-    st.flags = (uint16_t)v[FS_FLAGS].u;
-    st.pose = (uint8_t)v[FS_POSE].u;
-    st.game_mode = (uint8_t)v[FS_GAME_MODE].u;
-    st.hand_state = (uint8_t)v[FS_HAND].u;
-    st.health = v[FS_HEALTH].f32;
-    st.absorption = v[FS_ABSORPTION].f32;
-    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
-        st.equipment[i] = v[FS_EQUIP + i].item;
-    const recd_recap_list *inv = &v[FS_INVENTORY].list;
-    int last = -1;
-    for (size_t r = 0; r < inv->count; r++) {
-        uint32_t slot = inv->values[2 * r].u;
-        if (slot >= RECD_RECAP_INVENTORY_SLOTS || (int)slot <= last) {
-            wire_why(why, whylen, "state (FULL_STATE): inventory slots must be below %d and "
-                                  "strictly ascending",
-                     RECD_RECAP_INVENTORY_SLOTS);
-            recap_arena_free(&a);
-            return -EBADMSG;
-        }
-        last = (int)slot;
-        st.inventory[slot] = inv->values[2 * r + 1].item;
-    }
-    rc = recd_msg_set_recap_state(m, tick, &st);
-    recap_arena_free(&a);
-    if (rc < 0)
-        wire_why(why, whylen, "out of memory");
-    return rc;
+    m->type = RECD_MSG_STATE;
+    m->format = RECD_MSG_FMT_RECAP;
+    m->recap_state = s;
+    return 0;
 }
 
 int wire_recap_event_write(const recd_msg_recap_event *e, recd_buf *out)
