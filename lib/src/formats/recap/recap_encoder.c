@@ -172,11 +172,13 @@ static void put_f32(uint8_t *p, float f) { st_be32(p, f32_to_bits(f)); }
 static bool same_f32(float a, float b) { return f32_to_bits(a) == f32_to_bits(b); }
 
 /* Canonical encodings of the tick's items: ip[i]/il[i], into the slots or (fresh) the scratch
- * buffer. */
+ * buffer. changed[i]: the encoding differs from the slot's, found once per tick for the deltas
+ * and the commit; inventory_changed counts the changed inventory slots. */
 typedef struct tick_items {
     const uint8_t *ip[RECAP_SLOTS];
     size_t il[RECAP_SLOTS];
-    bool fresh[RECAP_SLOTS];
+    bool changed[RECAP_SLOTS];
+    unsigned equipment_changed, inventory_changed;
 } tick_items;
 
 static int write_full_state(recd_buf *b, const recd_recap_state *s, const tick_items *it)
@@ -245,22 +247,20 @@ static int write_deltas(recd_recap_encoder *e, recd_buf *b, const recd_recap_sta
         rc = append_u8s(b, RECD_RECAP_POSE, s->pose);
     if (rc == 0 && s->hand_state != e->hand_state)
         rc = append_u8s(b, RECD_RECAP_HAND_STATE, s->hand_state);
-    for (int i = 0; rc == 0 && i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
-        if (recap_slots_equals(&e->slots, i, it->ip[i], it->il[i]))
+    for (int i = 0; rc == 0 && it->equipment_changed && i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
+        if (!it->changed[i])
             continue;
         rc = append_u8s(b, RECD_RECAP_EQUIPMENT, (uint8_t)i);
         if (rc == 0)
             rc = recd_buf_append(b, it->ip[i], it->il[i]);
     }
-    unsigned changed = 0;
-    for (int i = RECD_RECAP_EQUIPMENT_SLOTS; i < RECAP_SLOTS; i++)
-        changed += !recap_slots_equals(&e->slots, i, it->ip[i], it->il[i]);
+    unsigned changed = it->inventory_changed;
     if (rc == 0 && changed) {
         uint8_t a[3] = {RECD_RECAP_FULL_INVENTORY, 0, 0};
         st_be16(a + 1, (uint16_t)changed);
         rc = recd_buf_append(b, a, 3);
         for (int i = RECD_RECAP_EQUIPMENT_SLOTS; rc == 0 && i < RECAP_SLOTS; i++) {
-            if (recap_slots_equals(&e->slots, i, it->ip[i], it->il[i]))
+            if (!it->changed[i])
                 continue;
             uint8_t slot = (uint8_t)(i - RECD_RECAP_EQUIPMENT_SLOTS);
             rc = recd_buf_append(b, &slot, 1);
@@ -321,8 +321,8 @@ static int flush_member(recd_recap_encoder *e)
 /* Only fresh items are stored: the others point into the slots, which a store may move. */
 static int commit_slots(recd_recap_encoder *e, const tick_items *it)
 {
-    for (int i = 0; i < RECAP_SLOTS; i++) {
-        if (!it->fresh[i] || recap_slots_equals(&e->slots, i, it->ip[i], it->il[i]))
+    for (int i = 0; (it->equipment_changed || it->inventory_changed) && i < RECAP_SLOTS; i++) {
+        if (!it->changed[i])
             continue;
         int rc = recap_slots_set(&e->slots, i, it->ip[i], it->il[i]);
         if (rc)
@@ -331,44 +331,57 @@ static int commit_slots(recd_recap_encoder *e, const tick_items *it)
     return 0;
 }
 
-/* True when the slot already holds it; comparing fields avoids re-encoding unchanged items. */
+/* True when the slot already holds it. The item is compared with the slot's canonical encoding
+ * (key length, key, count, flags, BE16 data length, data) in place, so unchanged items, nearly
+ * all of them, are neither decoded nor encoded. */
 static bool slot_holds(const recap_slots *t, int i, const recd_recap_item *it)
 {
-    if (it->key.len == 0 || t->len[i] == 0)
-        return it->key.len == 0 && t->len[i] == 0;
-    recd_recap_item held;
-    recap_slots_item(t, i, &held);
-    return recd_recap_item_equal(&held, it);
+    size_t klen = it->key.len, dlen = it->data.len;
+    if (klen == 0 || t->len[i] == 0)
+        return klen == 0 && t->len[i] == 0;
+    const uint8_t *p = recap_slots_enc(t, i);
+    return t->len[i] == 5 + klen + dlen && p[0] == klen && p[1 + klen] == it->count &&
+           p[2 + klen] == it->flags && ld_be16(p + 3 + klen) == dlen &&
+           memcmp(p + 1, it->key.data, klen) == 0 &&
+           (dlen == 0 || memcmp(p + 5 + klen, it->data.data, dlen) == 0);
 }
 
-/* Encodes the items that differ from their slot into scratch; the others point at the slot. */
+/* Encodes the items that differ from their slot into scratch; the others point at the slot.
+ * One pass; a second one only to point at the scratch copies, which may move as it grows. */
 static int tick_items_build(recd_recap_encoder *e, const recd_recap_state *s, tick_items *it)
 {
     static const uint8_t empty_item = 0;
     size_t off[RECAP_SLOTS];
-    bool *fresh = it->fresh;
+    unsigned changed[2] = {0, 0}, fresh = 0;
     e->scratch.len = 0;
     for (int i = 0; i < RECAP_SLOTS; i++) {
-        fresh[i] = !slot_holds(&e->slots, i, state_item(s, i));
-        if (!fresh[i])
+        const recd_recap_item *item = state_item(s, i);
+        if (slot_holds(&e->slots, i, item)) {
+            uint32_t held = e->slots.len[i];
+            it->ip[i] = held ? recap_slots_enc(&e->slots, i) : &empty_item;
+            it->il[i] = held ? held : 1;
+            it->changed[i] = false;
             continue;
+        }
         off[i] = e->scratch.len;
-        int rc = recap_item_write(&e->scratch, state_item(s, i));
+        int rc = recap_item_write(&e->scratch, item);
         if (rc)
             return rc;
+        it->ip[i] = NULL;
         it->il[i] = e->scratch.len - off[i];
+        /* Fields that differ can still encode alike (a key cut to 255 bytes). */
+        it->changed[i] = !recap_slots_equals(&e->slots, i, e->scratch.data + off[i], it->il[i]);
+        changed[i >= RECD_RECAP_EQUIPMENT_SLOTS] += it->changed[i];
+        fresh++;
     }
-    for (int i = 0; i < RECAP_SLOTS; i++) {
-        if (fresh[i]) {
+    for (int i = 0; fresh && i < RECAP_SLOTS; i++) {
+        if (!it->ip[i]) {
             it->ip[i] = e->scratch.data + off[i];
-        } else if (e->slots.len[i]) {
-            it->ip[i] = recap_slots_enc(&e->slots, i);
-            it->il[i] = e->slots.len[i];
-        } else {
-            it->ip[i] = &empty_item;
-            it->il[i] = 1;
+            fresh--;
         }
     }
+    it->equipment_changed = changed[0];
+    it->inventory_changed = changed[1];
     return 0;
 }
 
