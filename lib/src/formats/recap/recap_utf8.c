@@ -4,8 +4,29 @@
 
 #include "formats/recap/recap_internal.h"
 
+/* True when s[0..n) is ASCII. Item keys are short ASCII names checked in every full state, so
+ * words are read whole, the last one overlapping the one before instead of a byte loop. */
+static bool all_ascii(const uint8_t *s, size_t n)
+{
+    const uint64_t high = 0x8080808080808080ull;
+    uint64_t w, acc = 0;
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            acc |= s[i];
+        return !(acc & 0x80);
+    }
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        acc |= w;
+    }
+    memcpy(&w, s + n - 8, 8);
+    return !((acc | w) & high);
+}
+
 bool recap_utf8_valid(const uint8_t *s, size_t n)
 {
+    if (all_ascii(s, n))
+        return true;
     size_t i = 0;
     while (i < n) {
         /* Item texts are mostly ASCII, and every full state carries them all again. */
