@@ -104,6 +104,15 @@ typedef struct recap_choice {
 } recap_choice;
 
 void recap_channel_choose(double r, double v, recap_choice *out);
+
+/* lround(d) for |d| < 32767.5 (halves away from zero) without the libm call: the truncation and
+ * d minus it are exact at that size, so only the fraction decides. */
+static inline long recap_round_short(double d)
+{
+    long t = (long)d;
+    double frac = d - (double)t;
+    return t + (frac >= 0.5) - (frac <= -0.5);
+}
 /* Appends a MOVEMENT action (tag included) moving r towards v, updating r to the reader's
  * values; appends nothing when every channel is UNCHANGED. Returns 1 when written, 0 when not,
  * -ENOMEM. */

@@ -16,7 +16,7 @@ static bool quantise(double r, double v, long *q)
     double d = (v - r) * 100.0;
     if (!(fabs(d) < 32767.5))
         return false; /* also rejects NaN */
-    *q = lround(d);
+    *q = recap_round_short(d);
     return *q >= -32767 && *q <= 32767;
 }
 

@@ -71,6 +71,34 @@ static void test_mode_boundaries(void **st)
 }
 
 /* Re-choosing from the reconstructed value gives the same choice (canonical encoding). */
+/* The inline rounding is lround on the whole range quantise gives it: halves and the doubles
+ * next to them, integers, both signs, and random values. */
+static void test_round_short_is_lround(void **st)
+{
+    (void)st;
+    for (long i = -32767; i <= 32767; i++) {
+        double base[] = {(double)i, i + 0.5, i - 0.5, i + 0.25, i - 0.75};
+        for (size_t k = 0; k < sizeof base / sizeof *base; k++) {
+            double d = base[k];
+            for (int step = 0; step < 3; step++) {
+                if (fabs(d) < 32767.5)
+                    assert_int_equal(recap_round_short(d), lround(d));
+                d = nextafter(d, step == 0 ? INFINITY : -INFINITY);
+                if (step == 1)
+                    d = nextafter(d, -INFINITY); /* one below the value */
+            }
+        }
+    }
+    tu_rng rng = {0x0dd5};
+    for (int n = 0; n < 2000000; n++) {
+        double d = tu_rand_double(&rng, -32767.4999, 32767.4999);
+        assert_int_equal(recap_round_short(d), lround(d));
+    }
+    assert_int_equal(recap_round_short(0.49999999999999994), 0);
+    assert_int_equal(recap_round_short(-0.49999999999999994), 0);
+    assert_int_equal(recap_round_short(-0.0), 0);
+}
+
 static void test_choice_is_idempotent(void **st)
 {
     (void)st;
@@ -260,6 +288,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mode_boundaries),
+        cmocka_unit_test(test_round_short_is_lround),
         cmocka_unit_test(test_choice_is_idempotent),
         cmocka_unit_test(test_byte_layout),
         cmocka_unit_test(test_special_values_round_trip),
