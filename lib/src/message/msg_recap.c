@@ -113,21 +113,19 @@ static void own_item(arena *a, recd_recap_item *it)
 }
 
 /* One block per state: the message, then its items' bytes (one malloc a tick, not two). */
-recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_state *st)
+recd_msg_recap_state *msg_recap_state_clone_sized(uint64_t tick, const recd_recap_state *st,
+                                                  size_t item_bytes)
 {
-    size_t total = 0;
-    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
-        total += item_bytes(&st->equipment[i]);
-    for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
-        total += item_bytes(&st->inventory[i]);
     size_t head = align_up(sizeof(recd_msg_recap_state));
-    recd_msg_recap_state *s = malloc(head + total);
+    if (item_bytes > SIZE_MAX - head)
+        return NULL;
+    recd_msg_recap_state *s = malloc(head + item_bytes);
     if (!s)
         return NULL;
     s->tick = tick;
     s->state = *st;
     s->storage = NULL;
-    arena a = {(uint8_t *)s + head, 0, total};
+    arena a = {(uint8_t *)s + head, 0, item_bytes};
     for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
         own_item(&a, &s->state.equipment[i]);
     for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
@@ -135,20 +133,14 @@ recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_stat
     return s;
 }
 
-/* A zeroed state with room for `extra` bytes after it, in the same block, for readers that fill
- * the state in place (wire_recap.c) instead of copying a transient one. */
-recd_msg_recap_state *msg_recap_state_alloc(uint64_t tick, size_t extra, uint8_t **tail)
+recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_state *st)
 {
-    size_t head = align_up(sizeof(recd_msg_recap_state));
-    if (extra > SIZE_MAX - head)
-        return NULL;
-    recd_msg_recap_state *s = malloc(head + extra);
-    if (!s)
-        return NULL;
-    memset(s, 0, sizeof *s);
-    s->tick = tick;
-    *tail = (uint8_t *)s + head;
-    return s;
+    size_t total = 0;
+    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+        total += item_bytes(&st->equipment[i]);
+    for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
+        total += item_bytes(&st->inventory[i]);
+    return msg_recap_state_clone_sized(tick, st, total);
 }
 
 /* ---- event --------------------------------------------------------------------------------- */

@@ -17,9 +17,10 @@ void msg_recap_event_free(recd_msg_recap_event *e);
 recd_msg_recap_open *msg_recap_open_clone(const recd_recap_header *h);
 recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_state *s);
 recd_msg_recap_event *msg_recap_event_clone(uint64_t tick, const recd_recap_event *ev);
-/* A zeroed state at tick followed by `extra` bytes of its own (*tail), freed with the state; the
- * caller fills the state and points its items' blobs into the tail. NULL when out of memory. */
-recd_msg_recap_state *msg_recap_state_alloc(uint64_t tick, size_t extra, uint8_t **tail);
+/* msg_recap_state_clone for a caller that has summed the items' key and data bytes already (a
+ * reader that has just checked them): skips the counting pass. */
+recd_msg_recap_state *msg_recap_state_clone_sized(uint64_t tick, const recd_recap_state *s,
+                                                  size_t item_bytes);
 
 /* Append the JSON value (an object) for the "recap" key of open, or the body keys (each with a
  * leading comma) of a state or event. -EINVAL for values JSON cannot carry (NaN, bad UTF-8). */

@@ -103,19 +103,21 @@ int wire_recap_state_write(const recd_msg_recap_state *s, recd_buf *out)
  * health and absorption. */
 #define FS_FIXED_BYTES (RECAP_CHANNELS * 8 + 2 + 3 + 2 * 4)
 
+/* Reads one item and adds its key and data bytes, what the message will own, to *bytes. */
+static recap_perr item_parse(recap_cur *c, recd_recap_item *it, size_t *bytes)
+{
+    recap_perr e = recap_item_parse(c, it);
+    if (it->key.len)
+        *bytes += it->key.len + it->data.len;
+    return e;
+}
+
 /* Reads FULL_STATE straight into st. Its blobs point into c's bytes. The checks and their order
  * are the table-driven parse's (parse_exact): fields first, then the bytes left over, then the
  * inventory's slots, so the hot path gives the same error for every payload
  * (tests/lib/wire/test_wire_recap_state.c holds the two side by side). */
-static recap_perr item_parse(recap_cur *c, recd_recap_item *it)
-{
-    recap_perr e = recap_item_parse(c, it);
-    if (it->data.len == 0)
-        it->data.data = NULL; /* as a deep copy leaves it */
-    return e;
-}
-
-static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slots_ok)
+static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slots_ok,
+                                   size_t *item_bytes)
 {
     if (!cur_has(c, FS_FIXED_BYTES))
         return RECAP_E_TRUNCATED;
@@ -134,7 +136,7 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
     st->absorption = f32_from_bits(ld_be32(p + 9));
     c->pos += FS_FIXED_BYTES;
     for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
-        recap_perr e = item_parse(c, &st->equipment[i]);
+        recap_perr e = item_parse(c, &st->equipment[i], item_bytes);
         if (e)
             return e;
     }
@@ -149,7 +151,8 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
             return RECAP_E_TRUNCATED;
         unsigned slot = c->p[c->pos++];
         recd_recap_item it;
-        recap_perr e = item_parse(c, &it);
+        size_t bytes = 0;
+        recap_perr e = item_parse(c, &it, &bytes);
         if (e)
             return e;
         if (slot >= RECD_RECAP_INVENTORY_SLOTS || (int)slot <= last) {
@@ -158,43 +161,40 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
         }
         last = (int)slot;
         st->inventory[slot] = it;
+        *item_bytes += bytes;
     }
     return RECAP_OK;
 }
 
-/* The hottest Recap path: one block holds the message and a copy of the payload, which the
- * items' blobs point into; no value arena and no second copy of the state. */
+/* The hottest Recap path: the payload is read straight into a state, counting the items' bytes
+ * on the way, and the message is that state and those bytes in one block: no value arena, no
+ * counting pass. */
 int wire_recap_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
                           size_t whylen)
 {
     static const char what[] = "state (FULL_STATE)";
-    uint8_t *copy;
-    recd_msg_recap_state *s = msg_recap_state_alloc(tick, len, &copy);
-    if (!s)
-        return perr_to_why(RECAP_E_NOMEM, what, why, whylen);
-    if (len)
-        memcpy(copy, p, len);
-    recap_cur c = {copy, len, 0};
+    recd_recap_state st;
+    memset(&st, 0, sizeof st);
+    recap_cur c = {p, len, 0};
     bool slots_ok = false;
-    recap_perr pe = full_state_parse(&c, &s->state, &slots_ok);
-    int rc = 0;
-    if (pe != RECAP_OK) {
-        rc = perr_to_why(pe, what, why, whylen);
-    } else if (c.pos != len) {
+    size_t item_bytes = 0;
+    recap_perr pe = full_state_parse(&c, &st, &slots_ok, &item_bytes);
+    if (pe != RECAP_OK)
+        return perr_to_why(pe, what, why, whylen);
+    if (c.pos != len) {
         wire_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)(len - c.pos));
-        rc = -EBADMSG;
-    } else if (!slots_ok) {
+        return -EBADMSG;
+    }
+    if (!slots_ok) {
         wire_why(why, whylen, "%s: inventory slots must be below %d and strictly ascending", what,
                  RECD_RECAP_INVENTORY_SLOTS);
-        rc = -EBADMSG;
+        return -EBADMSG;
     }
-    if (rc < 0) {
-        msg_recap_state_free(s);
-        return rc;
-    }
+    m->recap_state = msg_recap_state_clone_sized(tick, &st, item_bytes);
+    if (!m->recap_state)
+        return perr_to_why(RECAP_E_NOMEM, what, why, whylen);
     m->type = RECD_MSG_STATE;
     m->format = RECD_MSG_FMT_RECAP;
-    m->recap_state = s;
     return 0;
 }
 
