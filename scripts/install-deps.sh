@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config   # toolchain
   clang libclang-rt-14-dev           # libFuzzer and the sanitizer runtime for fuzz/asan builds
   libuv1-dev zlib1g-dev libyaml-dev  # event loop, gzip, config
+  libdeflate-dev                     # the faster compressor of Recap members
   libjansson-dev                     # NDJSON / JSONL parsing
   libhttp-parser-dev                 # /metrics and /healthz requests
   libcmocka-dev                      # unit tests

@@ -317,10 +317,12 @@ static int start_part(recd_session *s, uint64_t tick)
     int rc = session_start_part(s, start, (int)cfg->recap.gzip_level); /* the header records it */
     if (rc < 0)
         return rc;
+    s->part->gzip_compressor = (uint8_t)cfg->recap.compressor;
     recd_recap_encoder_options *opt = &r->part_opt;
     memset(opt, 0, sizeof *opt);
     opt->keyframe_interval = cfg->recap.keyframe_interval;
     opt->gzip_level = (uint8_t)cfg->recap.gzip_level;
+    opt->compressor = (uint8_t)cfg->recap.compressor;
     opt->defer_compression = true; /* members end when the daemon flushes, compressed by the writer */
     r->part_start_ms = start;
     recd_recap_header h = part_header(r);

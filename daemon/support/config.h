@@ -83,6 +83,7 @@ typedef struct recd_config {
     struct {
         uint32_t keyframe_interval;        /* ticks between FULL_STATE keyframes */
         uint32_t gzip_level;               /* 1..9 */
+        int compressor;                    /* recd_gzip_compressor */
     } recap;
     struct {
         int time_policy;                   /* recd_rec_time_policy */

@@ -458,7 +458,8 @@ static int render(writer_job *j, const writer_batch *b, recd_gzip_deflater **d, 
             if (!*d)
                 *d = deflater_take(j->stage);
             size_t before = out->len;
-            rc = recd_gzip_member_write(*d, b->part->gzip_level, b->data.data + off, s->len, out);
+            rc = recd_gzip_member_write_with(*d, b->part->gzip_compressor, b->part->gzip_level,
+                                             b->data.data + off, s->len, out);
             j->result.members_in += s->len;
             j->result.members_out += out->len - before;
         } else {
@@ -567,8 +568,9 @@ static int start_file(writer_job *j, const writer_batch *b, open_part *op, recd_
     if (rc == 0) {
         if (!*d)
             *d = deflater_take(j->stage);
-        rc = *d ? recd_gzip_member_write(*d, p->gzip_level, b->restart.data + b->restart_plain_len,
-                                         b->restart.len - b->restart_plain_len, out)
+        rc = *d ? recd_gzip_member_write_with(*d, p->gzip_compressor, p->gzip_level,
+                                              b->restart.data + b->restart_plain_len,
+                                              b->restart.len - b->restart_plain_len, out)
                 : -ENOMEM;
     }
     if (rc == 0)

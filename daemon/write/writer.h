@@ -47,6 +47,7 @@ struct writer_sidecar {
 typedef struct writer_part {
     char *name;     /* relative name: as asked for, then as created (collisions get -N) */
     int gzip_level; /* Recap members: the level recorded in the part's header */
+    uint8_t gzip_compressor; /* and the recd_gzip_compressor (0, zlib, unless set after new) */
     bool created, broken, finalized;
     bool progress_warned; /* a store of its progress sidecar failed (logged once) */
     bool renamed;         /* a job gave it another name than it had (jobs set, job_after clears) */

@@ -196,7 +196,9 @@ if got=$(one_file in-flight); then
 fi
 if got=$(one_file gen-recap); then
     "$RECTOOL" export "$tmp/gen.recap" --to jsonl | grep -v '"type":"flush"' >"$tmp/want.jsonl"
-    "$RECTOOL" export "$got" --to jsonl | grep -v '"type":"flush"' >"$tmp/got.jsonl"
+    # recd's members come from its own compressor (recap.compressor), which its header names.
+    "$RECTOOL" export "$got" --to jsonl | grep -v '"type":"flush"' |
+        sed '1s/,"compressor":"libdeflate"}/}/' >"$tmp/got.jsonl"
     cmp -s "$tmp/want.jsonl" "$tmp/got.jsonl" || fail "generated .recap: recd's file holds other messages"
 fi
 

@@ -30,7 +30,7 @@ done
 
 # Control data.
 field() { dpkg-deb -f "$(deb "$1")" "$2"; }
-for lib in libc6 libuv1 libyaml-0-2 libjansson4 zlib1g libhttp-parser; do
+for lib in libc6 libuv1 libyaml-0-2 libjansson4 zlib1g libdeflate0 libhttp-parser; do
     field recd Depends | grep -q "$lib" || fail "recd does not depend on $lib: $(field recd Depends)"
 done
 field rectool Depends | grep -q libjansson4 || fail "rectool does not depend on libjansson4: $(field rectool Depends)"

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-# rectool import and repair keep a Recap header what it says: import refuses an open whose
-# frame_count disagrees with the ticks (it used to write a file that verify rejects), and a
-# version-1 open with weather or time_of_day (version 1 has neither; they were dropped silently);
-# repair keeps a complete file's end time (it recomputed start + ticks x 50 ms).
+# rectool import and repair keep a Recap header what it says, its members' compressor too: import
+# refuses an open whose frame_count disagrees with the ticks (it used to write a file that verify
+# rejects), and a version-1 open with weather or time_of_day (version 1 has neither; they were
+# dropped silently); repair keeps a complete file's end time (it recomputed start + ticks x 50 ms).
 set -u
 : "${RECTOOL:?RECTOOL must point at the rectool binary}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rectool_header_fidelity.XXXXXX")
@@ -35,6 +35,23 @@ expect 0 "$RECTOOL" import "$tmp/none.jsonl" -o "$tmp/none.recap"
 cmp -s "$tmp/none.recap" "$tmp/a.recap" || fail "a counted frame_count differs from the original"
 expect 0 "$RECTOOL" import "$tmp/a.jsonl" -o "$tmp/same.recap"
 cmp -s "$tmp/same.recap" "$tmp/a.recap" || fail "export + import is no longer byte-identical"
+
+# ---- the members' compressor is in the header, so a libdeflate file re-imports byte for byte ----
+sed '1s/\("member_limit":[0-9]*\)}/\1,"compressor":"libdeflate"}/' "$tmp/a.jsonl" >"$tmp/ld.jsonl"
+grep -q '"compressor":"libdeflate"' "$tmp/ld.jsonl" || fail "the test could not set the compressor"
+expect 0 "$RECTOOL" import "$tmp/ld.jsonl" -o "$tmp/ld.recap"
+expect 0 "$RECTOOL" verify "$tmp/ld.recap"
+cmp -s "$tmp/ld.recap" "$tmp/a.recap" && fail "libdeflate members are the same bytes as zlib's"
+# The compressor is how a file is packed, like its member ends: diff finds the two the same.
+expect 0 "$RECTOOL" diff "$tmp/a.recap" "$tmp/ld.recap"
+expect 0 "$RECTOOL" export "$tmp/ld.recap" --to jsonl -o "$tmp/ld-again.jsonl"
+cmp -s "$tmp/ld-again.jsonl" "$tmp/ld.jsonl" || fail "a libdeflate file does not export as it was imported"
+expect 0 "$RECTOOL" import "$tmp/ld-again.jsonl" -o "$tmp/ld-same.recap"
+cmp -s "$tmp/ld-same.recap" "$tmp/ld.recap" || fail "libdeflate: export + import is not byte-identical"
+sed '1s/"compressor":"libdeflate"/"compressor":"lz4"/' "$tmp/ld.jsonl" >"$tmp/lz4.jsonl"
+expect 1 "$RECTOOL" import "$tmp/lz4.jsonl" -o "$tmp/lz4.recap"
+grep -q "encoder.compressor" "$tmp/err" || fail "an unknown compressor: the error does not name the field"
+[ -e "$tmp/lz4.recap" ] && fail "an unknown compressor: an output file was left behind"
 
 # ---- version 1 has no weather and no time of day ----
 sed '1s/"version":4/"version":1/; 1s/"weather":0/"weather":2/' "$tmp/a.jsonl" >"$tmp/v1.jsonl"

@@ -169,6 +169,8 @@ static void test_players_in_every_encoding(void **state)
         same_blob(gres.header.player_uuid, rres.header.player_uuid);
         same_blob(gres.header.world_name, rres.header.world_name);
         assert_memory_equal(gres.header.origin, rres.header.origin, sizeof rres.header.origin);
+        /* recap.compressor's default; the header says so, and the members read back (decode). */
+        assert_int_equal(gres.header.compressor, RECD_GZIP_LIBDEFLATE);
         assert_true(gres.members >= 1);
         assert_int_equal(got.ticks_with_actions, want.ticks_with_actions);
         assert_int_equal(got.text.len, want.text.len);
@@ -368,7 +370,9 @@ static void test_rotation_by_size(void **state)
 {
     (void)state;
     td_daemon d;
-    td_setup(&d, "rotation:\n  max_size: 64KiB\nflush:\n  interval: 100ms\n");
+    /* zlib here, libdeflate (the default) in test_players_in_every_encoding. */
+    td_setup(&d, "rotation:\n  max_size: 64KiB\nflush:\n  interval: 100ms\n"
+                 "recap:\n  compressor: zlib\n");
     td_start(&d);
     recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_WALK, 1200000, 31};
     send_player(d.tcp, "sized", &p);
@@ -387,6 +391,7 @@ static void test_rotation_by_size(void **state)
         trace t = {0};
         recd_recap_decode_result res = decode(data, len, &t);
         assert_int_equal(res.header.frame_count, res.ticks);
+        assert_int_equal(res.header.compressor, RECD_GZIP_ZLIB);
         ticks += res.ticks;
         recd_buf_free(&t.text);
         free(data);

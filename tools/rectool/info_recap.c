@@ -93,10 +93,11 @@ static json_t *header_json(const recd_recap_decode_result *res)
     json_object_set_new(o, "skin_signature_bytes", json_integer((json_int_t)h->skin_signature.len));
     if (h->has_encoder_params)
         json_object_set_new(o, "encoder",
-                            json_pack("{s:I, s:i, s:I}", "keyframe_interval",
+                            json_pack("{s:I, s:i, s:I, s:s}", "keyframe_interval",
                                       (json_int_t)h->keyframe_interval, "gzip_level",
                                       (int)h->gzip_level, "member_limit",
-                                      (json_int_t)h->member_limit));
+                                      (json_int_t)h->member_limit, "compressor",
+                                      h->compressor == RECD_GZIP_LIBDEFLATE ? "libdeflate" : "zlib"));
     if (h->ext_unknown.len)
         json_object_set_new(o, "unknown_extension_bytes", json_integer((json_int_t)h->ext_unknown.len));
     return o;

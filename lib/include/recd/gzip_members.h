@@ -18,8 +18,8 @@ extern "C" {
 #define RECD_GZIP_TRAILER_SIZE 8
 #define RECD_GZIP_OS_BYTE 255 /* "unknown": fixed so output does not depend on the host */
 
-/* A reusable raw-deflate compressor (about 256 KiB of zlib state). Not thread-safe; share it
- * between encoders running on one thread. */
+/* A reusable raw-deflate compressor (about 256 KiB of zlib state, and libdeflate's once used).
+ * Not thread-safe; share it between encoders running on one thread. */
 typedef struct recd_gzip_deflater recd_gzip_deflater;
 
 RECD_API recd_gzip_deflater *recd_gzip_deflater_new(void);
@@ -30,6 +30,18 @@ RECD_API void recd_gzip_deflater_free(recd_gzip_deflater *d);
  * d may be NULL (a temporary compressor is used). 0 or a negative errno. */
 RECD_API int recd_gzip_member_write(recd_gzip_deflater *d, int level, const void *data, size_t len,
                                     recd_buf *out);
+
+/* The deflate implementation behind a member. Both write standard members that any gzip reader
+ * takes; the bytes differ, so a re-encode that must match uses the one recorded with the file
+ * (a Recap header's encoder settings). */
+typedef enum recd_gzip_compressor {
+    RECD_GZIP_ZLIB = 0,      /* zlib, windowBits 15, memLevel 8, default strategy */
+    RECD_GZIP_LIBDEFLATE = 1 /* libdeflate: about 0.4x zlib's CPU at level 1, and smaller */
+} recd_gzip_compressor;
+
+/* recd_gzip_member_write with a choice of compressor (the same header and trailer). */
+RECD_API int recd_gzip_member_write_with(recd_gzip_deflater *d, recd_gzip_compressor compressor,
+                                         int level, const void *data, size_t len, recd_buf *out);
 
 /* Called with each complete, valid member's inflated bytes (valid during the call); member_offset
  * and member_end are byte offsets in the input. Non-zero return stops reading. */

@@ -234,6 +234,7 @@ typedef struct recd_recap_header {
     uint32_t keyframe_interval;
     uint8_t gzip_level;
     uint32_t member_limit;
+    uint8_t compressor;          /* record 4 (recd_gzip_compressor); absent = 0, zlib */
     recd_recap_blob ext_unknown; /* records newer than this reader, verbatim (they sort last) */
 } recd_recap_header;
 
@@ -267,6 +268,7 @@ typedef struct recd_recap_encoder_options {
     uint32_t keyframe_interval; /* FULL_STATE at least every N ticks; 0 = default 200 */
     uint8_t gzip_level;         /* 1..9; 0 = default 6 */
     uint32_t member_limit;      /* auto-flush at this many pending bytes; 0 = default 64 KiB */
+    uint8_t compressor;         /* recd_gzip_compressor of the members; 0 = zlib */
     recd_gzip_deflater *deflater; /* optional compressor shared between encoders (one thread) */
     bool defer_compression;       /* never compress inside tick(): the caller takes raw members
                                      with recd_recap_encoder_take_member() (member_limit unused) */
@@ -313,6 +315,8 @@ RECD_API int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw
 RECD_API size_t recd_recap_encoder_pending(const recd_recap_encoder *e);
 /* The gzip level the encoder records in its header and uses for its members. */
 RECD_API uint8_t recd_recap_encoder_gzip_level(const recd_recap_encoder *e);
+/* The compressor (recd_gzip_compressor) it records in its header and uses for its members. */
+RECD_API recd_gzip_compressor recd_recap_encoder_compressor(const recd_recap_encoder *e);
 /* The state a reader holds after the last tick recorded (movement as the reader reconstructs it),
  * e.g. to open the next part with. Items view the encoder's memory until the encoder next changes.
  * -EINVAL before the first tick. Still valid after finish(). */

@@ -203,6 +203,12 @@ int recd_edit_diff(recd_edit_input a, recd_edit_input b, recd_buf *out,
         return rc;
     }
     edit_progress_loaded(&p, la.n > lb.n ? la.n : lb.n); /* at most: it stops at a difference */
+    recd_edit_msgs *lists[2] = {&la, &lb};
+    for (int k = 0; k < 2; k++) {
+        void (*clear)(recd_msg *) = edit_hooks(lists[k])->clear_packing;
+        for (size_t i = 0; clear && i < lists[k]->n; i++)
+            clear(&lists[k]->v[i]);
+    }
     diff_out d = {out, 0, 0};
     rc = compare(&la, &lb, &d, &p);
     recd_edit__msgs_free(&la);

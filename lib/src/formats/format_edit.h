@@ -72,6 +72,10 @@ struct recd_format_edit {
     /* Or, for formats read without the message model (foreign replays), the whole file at once. */
     int (*track)(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data, char *err,
                  size_t errlen);
+
+    /* Clears what says only how a file is packed, not what it holds (a Recap open's member
+     * compressor), before diff compares (member ends are skipped there). NULL: nothing. */
+    void (*clear_packing)(recd_msg *m);
 };
 
 /* The engine's list helpers, for the per-format hooks. */

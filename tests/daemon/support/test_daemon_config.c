@@ -82,6 +82,7 @@ static void defaults(void **state)
     assert_int_equal(c.retention.max_files_per_session, 0);
     assert_int_equal(c.recap.keyframe_interval, 200);
     assert_int_equal(c.recap.gzip_level, 6);
+    assert_int_equal(c.recap.compressor, RECD_GZIP_LIBDEFLATE);
     assert_int_equal(c.rec.time_policy, RECD_REC_TIME_CLAMP);
     assert_true(c.metrics.enabled);
     assert_false(c.metrics.allow_remote);
@@ -139,6 +140,7 @@ static const char full_yaml[] =
     "recap:\n"
     "  keyframe_interval: 100\n"
     "  gzip_level: 1\n"
+    "  compressor: zlib\n"
     "rec:\n"
     "  time_policy: reject\n"
     "metrics:\n"
@@ -193,6 +195,7 @@ static void full_file(void **state)
     assert_int_equal(c.retention.max_files_per_session, 10);
     assert_int_equal(c.recap.keyframe_interval, 100);
     assert_int_equal(c.recap.gzip_level, 1);
+    assert_int_equal(c.recap.compressor, RECD_GZIP_ZLIB);
     assert_int_equal(c.rec.time_policy, RECD_REC_TIME_REJECT);
     assert_false(c.metrics.enabled);
     assert_string_equal(c.metrics.listen.host, "::1");
@@ -276,6 +279,7 @@ static void more_value_errors(void **state)
     expect_error_at("flush:\n  interval: \"1\\0s\"\n", 2, 13, "contains a NUL byte");
     expect_error_at("recap:\n  gzip_level: 0\n", 2, 15, "below the minimum of 1");
     expect_error_at("recap:\n  gzip_level: 10\n", 2, 15, "above the maximum of 9");
+    expect_error_at("recap:\n  compressor: zstd\n", 2, 15, "expected one of: libdeflate, zlib");
     expect_error_at("limits:\n  max_frame: 64KB\n", 2, 14, "expected a unit: B, KiB, MiB, GiB or TiB");
     expect_error_at("metrics:\n  listen: localhost:9464\n", 2, 11, "not an IPv4 address");
     expect_error_at("metrics:\n  listen: 9464\n", 2, 11, "missing ':PORT'");

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* gzip members (RFC 1952) written in one go with a fixed header, and read back one complete member
- * at a time with a bound on the inflated size, stopping cleanly at a cut or corrupt tail. */
+/* gzip members (RFC 1952) written in one go with a fixed header (by zlib or libdeflate), and read
+ * back one complete member at a time with a bound on the inflated size, stopping cleanly at a cut
+ * or corrupt tail. */
 #include "recd/gzip_members.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,8 @@ struct recd_gzip_deflater {
     z_stream z;
     int level;
     bool ready;
+    struct libdeflate_compressor *ld; /* made on first use, for ld_level */
+    int ld_level;
 };
 
 recd_gzip_deflater *recd_gzip_deflater_new(void) { return calloc(1, sizeof(recd_gzip_deflater)); }
@@ -28,6 +32,8 @@ void recd_gzip_deflater_free(recd_gzip_deflater *d)
         return;
     if (d->ready)
         deflateEnd(&d->z);
+    if (d->ld)
+        libdeflate_free_compressor(d->ld);
     free(d);
 }
 
@@ -72,25 +78,53 @@ static int deflate_all(z_stream *z, const uint8_t *in, size_t len, recd_buf *out
     }
 }
 
-int recd_gzip_member_write(recd_gzip_deflater *d, int level, const void *data, size_t len,
-                           recd_buf *out)
+static int deflate_zlib(recd_gzip_deflater *d, int level, const void *data, size_t len,
+                        recd_buf *out)
 {
-    if (level < 1 || level > 9 || (len && !data))
+    int rc = deflater_prepare(d, level);
+    if (!rc)
+        rc = recd_buf_reserve(out, deflateBound(&d->z, (uLong)len) + RECD_GZIP_TRAILER_SIZE);
+    return rc ? rc : deflate_all(&d->z, data, len, out);
+}
+
+/* One call for the whole member: libdeflate compresses whole buffers only. */
+static int deflate_libdeflate(recd_gzip_deflater *d, int level, const void *data, size_t len,
+                              recd_buf *out)
+{
+    if (!d->ld || d->ld_level != level) {
+        if (d->ld)
+            libdeflate_free_compressor(d->ld);
+        d->ld = libdeflate_alloc_compressor(level);
+        if (!d->ld)
+            return -ENOMEM;
+        d->ld_level = level;
+    }
+    size_t bound = libdeflate_deflate_compress_bound(d->ld, len);
+    int rc = recd_buf_reserve(out, bound + RECD_GZIP_TRAILER_SIZE);
+    if (rc)
+        return rc;
+    size_t n = libdeflate_deflate_compress(d->ld, data, len, out->data + out->len, bound);
+    if (n == 0)
+        return -EIO; /* cannot happen with the bound's room */
+    out->len += n;
+    return 0;
+}
+
+int recd_gzip_member_write_with(recd_gzip_deflater *d, recd_gzip_compressor compressor, int level,
+                                const void *data, size_t len, recd_buf *out)
+{
+    if (level < 1 || level > 9 || (len && !data) ||
+        (compressor != RECD_GZIP_ZLIB && compressor != RECD_GZIP_LIBDEFLATE))
         return -EINVAL;
     recd_gzip_deflater tmp = {0};
     recd_gzip_deflater *def = d ? d : &tmp;
-    int rc = deflater_prepare(def, level);
-    if (rc)
-        return rc;
     size_t mark = out->len;
     static const uint8_t header[RECD_GZIP_HEADER_SIZE] = {0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0,
                                                           RECD_GZIP_OS_BYTE};
-    rc = recd_buf_reserve(out, RECD_GZIP_HEADER_SIZE + deflateBound(&def->z, (uLong)len) +
-                                   RECD_GZIP_TRAILER_SIZE);
+    int rc = recd_buf_append(out, header, sizeof(header));
     if (!rc)
-        rc = recd_buf_append(out, header, sizeof(header));
-    if (!rc)
-        rc = deflate_all(&def->z, data, len, out);
+        rc = compressor == RECD_GZIP_LIBDEFLATE ? deflate_libdeflate(def, level, data, len, out)
+                                                : deflate_zlib(def, level, data, len, out);
     if (!rc) {
         uLong crc = crc32(0L, Z_NULL, 0);
         const uint8_t *p = data;
@@ -107,9 +141,19 @@ int recd_gzip_member_write(recd_gzip_deflater *d, int level, const void *data, s
     }
     if (rc)
         out->len = mark;
-    if (def == &tmp && tmp.ready)
-        deflateEnd(&tmp.z);
+    if (def == &tmp) {
+        if (tmp.ready)
+            deflateEnd(&tmp.z);
+        if (tmp.ld)
+            libdeflate_free_compressor(tmp.ld);
+    }
     return rc;
+}
+
+int recd_gzip_member_write(recd_gzip_deflater *d, int level, const void *data, size_t len,
+                           recd_buf *out)
+{
+    return recd_gzip_member_write_with(d, RECD_GZIP_ZLIB, level, data, len, out);
 }
 
 /* ---- reading -------------------------------------------------------------------------------------- */

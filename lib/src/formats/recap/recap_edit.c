@@ -16,6 +16,13 @@
 #define RECAP_HEALTH_TO_PERCENT 5.0
 #define RECAP_TICKS_PER_SECOND 20.0
 
+/* Which compressor wrote the members is packing, like where they end: diff ignores both. */
+static void recap_clear_packing(recd_msg *m)
+{
+    if (m->type == RECD_MSG_OPEN && m->open.recap)
+        m->open.recap->header.compressor = RECD_GZIP_ZLIB;
+}
+
 static int64_t recap_time_of(const recd_msg *m)
 {
     if (m->type == RECD_MSG_STATE && m->recap_state)
@@ -212,4 +219,5 @@ const struct recd_format_edit recd_recap__edit = {
     .cut = recap_cut,
     .concat = recap_concat,
     .track_point = recap_track_point,
+    .clear_packing = recap_clear_packing,
 };

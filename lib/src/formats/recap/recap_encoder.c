@@ -16,7 +16,7 @@ struct recd_recap_encoder {
     recd_sink sink;
     recd_gzip_deflater *deflater; /* borrowed; NULL = one-shot compressor per member */
     uint32_t keyframe_interval, member_limit;
-    uint8_t gzip_level, version;
+    uint8_t gzip_level, version, compressor;
     int err; /* sticky: a failed sink write or allocation leaves the output unusable */
     bool started, finished;
     bool defer_compression;
@@ -46,6 +46,8 @@ void recd_recap_encoder_options_from_header(const recd_recap_header *h,
         opt->gzip_level = h->gzip_level;
         opt->member_limit = h->member_limit;
     }
+    if (h)
+        opt->compressor = h->compressor;
 }
 
 static int sink_write(recd_recap_encoder *e, const void *data, size_t len)
@@ -66,6 +68,7 @@ static recd_recap_header effective_header(const recd_recap_header *h, const recd
     hh.keyframe_interval = o->keyframe_interval ? o->keyframe_interval : RECD_RECAP_DEFAULT_KEYFRAME_INTERVAL;
     hh.gzip_level = o->gzip_level ? o->gzip_level : RECD_RECAP_DEFAULT_GZIP_LEVEL;
     hh.member_limit = o->member_limit ? o->member_limit : RECD_RECAP_DEFAULT_MEMBER_LIMIT;
+    hh.compressor = o->compressor;
     return hh;
 }
 
@@ -90,7 +93,7 @@ int recd_recap_encoder_new(recd_recap_encoder **out, const recd_recap_header *h,
     recd_recap_encoder_options o = {0};
     if (opt)
         o = *opt;
-    if (o.gzip_level > 9)
+    if (o.gzip_level > 9 || o.compressor > RECD_GZIP_LIBDEFLATE)
         return -EINVAL;
     recd_recap_encoder *e = calloc(1, sizeof(*e));
     if (!e)
@@ -101,6 +104,7 @@ int recd_recap_encoder_new(recd_recap_encoder **out, const recd_recap_header *h,
     e->defer_compression = o.defer_compression;
     e->keyframe_interval = hh.keyframe_interval;
     e->gzip_level = hh.gzip_level;
+    e->compressor = hh.compressor;
     e->member_limit = hh.member_limit;
     e->version = hh.version;
     e->start_ms = hh.start_ms;
@@ -303,8 +307,8 @@ static int flush_member(recd_recap_encoder *e)
     if (e->pending.len == 0)
         return 0;
     e->out.len = 0;
-    rc = recd_gzip_member_write(e->deflater, e->gzip_level, e->pending.data, e->pending.len,
-                                &e->out);
+    rc = recd_gzip_member_write_with(e->deflater, e->compressor, e->gzip_level, e->pending.data,
+                                     e->pending.len, &e->out);
     if (rc)
         return e->err = rc;
     rc = sink_write(e, e->out.data, e->out.len);
@@ -519,6 +523,11 @@ int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw)
 size_t recd_recap_encoder_pending(const recd_recap_encoder *e) { return e->pending.len; }
 
 uint8_t recd_recap_encoder_gzip_level(const recd_recap_encoder *e) { return e->gzip_level; }
+
+recd_gzip_compressor recd_recap_encoder_compressor(const recd_recap_encoder *e)
+{
+    return (recd_gzip_compressor)e->compressor;
+}
 
 int recd_recap_encoder_finish(recd_recap_encoder *e, recd_recap_finish_info *info)
 {

@@ -98,6 +98,14 @@ int recd_recap_header_encode(const recd_recap_header *h, recd_buf *out)
             rc = put_record(out, RECAP_EXT_ENCODER, enc, sizeof(enc));
         }
     }
+    if (rc == 0 && h->compressor) { /* absent means zlib, so zlib files keep their bytes */
+        if (h->compressor > RECD_GZIP_LIBDEFLATE || !h->has_encoder_params) {
+            rc = -EINVAL;
+        } else {
+            uint8_t c = h->compressor;
+            rc = put_record(out, RECAP_EXT_COMPRESSOR, &c, 1);
+        }
+    }
     if (rc == 0 && h->ext_unknown.len) {
         if (!h->ext_unknown.data ||
             records_check(h->ext_unknown.data, h->ext_unknown.len, RECAP_EXT_LAST_KNOWN) !=
@@ -200,6 +208,17 @@ static int parse_extensions(recap_cur *c, recd_recap_header *h, recd_report *r)
                 problem(r, at, "bad-extension", "ENCODER record holds an out-of-range setting");
                 return -EBADMSG;
             }
+            continue;
+        }
+        if (type == RECAP_EXT_COMPRESSOR) {
+            /* Written only for a compressor other than zlib, so a 0 here is not canonical. It
+             * describes the ENCODER record's members, which comes before it. */
+            if (n != 1 || val[0] != RECD_GZIP_LIBDEFLATE || !h->has_encoder_params) {
+                problem(r, at, "bad-extension",
+                        "COMPRESSOR record is not 1 byte naming libdeflate (1) after an ENCODER one");
+                return -EBADMSG;
+            }
+            h->compressor = val[0];
             continue;
         }
         if (!recap_utf8_valid(val, n)) {

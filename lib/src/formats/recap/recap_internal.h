@@ -128,7 +128,7 @@ static inline bool recap_tag_known(uint8_t tag)
 
 /* Header extension record types. */
 enum { RECAP_EXT_SKIN_TEXTURE = 1, RECAP_EXT_SKIN_SIGNATURE = 2, RECAP_EXT_ENCODER = 3,
-       RECAP_EXT_LAST_KNOWN = 3 };
+       RECAP_EXT_COMPRESSOR = 4, RECAP_EXT_LAST_KNOWN = 4 };
 #define RECAP_EXT_ENCODER_SIZE 9
 
 #endif

@@ -497,7 +497,8 @@ static bool get_header_string(rd *r, const json_t *o, const char *key, size_t ma
 
 static bool get_encoder(rd *r, const json_t *o, recd_recap_header *h)
 {
-    static const char *const keys[] = {"keyframe_interval", "gzip_level", "member_limit", NULL};
+    static const char *const keys[] = {"keyframe_interval", "gzip_level", "member_limit",
+                                       "compressor", NULL};
     const json_t *e = json_object_get(o, "encoder");
     if (!e)
         return true;
@@ -513,6 +514,13 @@ static bool get_encoder(rd *r, const json_t *o, recd_recap_header *h)
         !(j = need(r, e, "member_limit", "encoder")) ||
         !get_int(r, j, "encoder.member_limit", 1, UINT32_MAX, &m))
         return false;
+    const json_t *c = json_object_get(e, "compressor"); /* optional: zlib when absent */
+    if (c) {
+        const char *name = json_string_value(c);
+        if (!name || (strcmp(name, "zlib") != 0 && strcmp(name, "libdeflate") != 0))
+            return fail(r, "encoder.compressor", "expected \"zlib\" or \"libdeflate\"");
+        h->compressor = strcmp(name, "libdeflate") == 0 ? RECD_GZIP_LIBDEFLATE : RECD_GZIP_ZLIB;
+    }
     h->has_encoder_params = true;
     h->keyframe_interval = (uint32_t)k;
     h->gzip_level = (uint8_t)g;

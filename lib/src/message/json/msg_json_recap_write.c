@@ -148,8 +148,9 @@ int msg_recap_open_to_json(const recd_msg_recap_open *o, recd_buf *out)
         char enc[160];
         snprintf(enc, sizeof enc,
                  ",\"encoder\":{\"keyframe_interval\":%" PRIu32 ",\"gzip_level\":%u"
-                 ",\"member_limit\":%" PRIu32 "}",
-                 h->keyframe_interval, (unsigned)h->gzip_level, h->member_limit);
+                 ",\"member_limit\":%" PRIu32 "%s}",
+                 h->keyframe_interval, (unsigned)h->gzip_level, h->member_limit,
+                 h->compressor == RECD_GZIP_LIBDEFLATE ? ",\"compressor\":\"libdeflate\"" : "");
         rc = msg_buf_puts(out, enc);
     }
     if (rc == 0 && h->ext_unknown.len && (rc = put_key(out, true, "extensions")) == 0)

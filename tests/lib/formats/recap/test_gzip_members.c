@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* gzip member writer/reader: determinism, multi-member files read by zlib, Python and zcat, cut
- * files readable up to the last complete member, zip-bomb bound, corrupt tails. */
+/* gzip member writer/reader: determinism, multi-member files (zlib and libdeflate members mixed)
+ * read by zlib, Python, zcat and Java, cut files readable up to the last complete member, zip-bomb
+ * bound, corrupt tails. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +18,9 @@ static void build_file(recd_buf *file, size_t ends[3])
 {
     recd_gzip_deflater *d = recd_gzip_deflater_new();
     assert_non_null(d);
-    for (int i = 0; i < 3; i++) {
-        assert_int_equal(recd_gzip_member_write(d, 6, parts[i], strlen(parts[i]), file), 0);
+    for (int i = 0; i < 3; i++) { /* zlib, libdeflate, zlib: both compressors, mixed */
+        recd_gzip_compressor c = i == 1 ? RECD_GZIP_LIBDEFLATE : RECD_GZIP_ZLIB;
+        assert_int_equal(recd_gzip_member_write_with(d, c, 6, parts[i], strlen(parts[i]), file), 0);
         ends[i] = file->len;
     }
     recd_gzip_deflater_free(d);
@@ -66,6 +68,51 @@ static void test_deterministic_header(void **st)
     recd_buf_free(&b);
 }
 
+/* libdeflate members: one call per member whatever its size, the same fixed header, read back
+ * exactly; a compressor the library does not know is refused. */
+static void test_libdeflate_members(void **st)
+{
+    (void)st;
+    tu_rng rng = {77};
+    size_t sizes[] = {0, 1, 100, 70000, 1 << 20};
+    recd_gzip_deflater *d = recd_gzip_deflater_new();
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        uint8_t *in = malloc(n ? n : 1);
+        for (size_t i = 0; i < n; i++) /* compressible: a few symbols */
+            in[i] = (uint8_t)("abcab\0\0\x07"[tu_rand_below(&rng, 8)]);
+        for (int level = 1; level <= 9; level += 4) {
+            recd_buf f = {0}, g = {0};
+            recd_gzip_compressor ld = RECD_GZIP_LIBDEFLATE;
+            assert_int_equal(recd_gzip_member_write_with(d, ld, level, in, n, &f), 0);
+            assert_int_equal(recd_gzip_member_write_with(NULL, ld, level, in, n, &g), 0);
+            assert_int_equal(f.len, g.len); /* shared or one-shot compressor: the same bytes */
+            assert_memory_equal(f.data, g.data, f.len);
+            static const uint8_t hdr[10] = {0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF};
+            assert_memory_equal(f.data, hdr, 10);
+            collect c = {0};
+            recd_gzip_scan scan;
+            assert_int_equal(recd_gzip_members_read(f.data, f.len, 0, collect_member, &c, &scan),
+                             0);
+            assert_int_equal(scan.members, 1);
+            assert_int_equal(c.data.len, n);
+            if (n)
+                assert_memory_equal(c.data.data, in, n);
+            recd_buf_free(&f);
+            recd_buf_free(&g);
+            recd_buf_free(&c.data);
+        }
+        free(in);
+    }
+    recd_buf f = {0};
+    recd_gzip_compressor unknown = (recd_gzip_compressor)2;
+    assert_int_equal(recd_gzip_member_write_with(d, unknown, 6, "abc", 3, &f), -EINVAL);
+    assert_int_equal(recd_gzip_member_write_with(d, RECD_GZIP_LIBDEFLATE, 10, "abc", 3, &f),
+                     -EINVAL);
+    assert_int_equal(f.len, 0);
+    recd_gzip_deflater_free(d);
+}
+
 static void test_empty_member(void **st)
 {
     (void)st;
@@ -87,7 +134,20 @@ static int run(const char *cmd)
     return rc;
 }
 
-/* One test for every external reader: zlib's gzread, Python's gzip module and zcat. */
+/* Java's GZIPInputStream, from a one-file program run by the JDK's source launcher. */
+static const char java_reader[] =
+    "import java.io.*;\nimport java.util.zip.*;\n"
+    "public class GzRead {\n"
+    "    public static void main(String[] a) throws Exception {\n"
+    "        try (InputStream in = new GZIPInputStream(new FileInputStream(a[0]));\n"
+    "             OutputStream out = new FileOutputStream(a[1])) {\n"
+    "            in.transferTo(out);\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
+/* One test for every external reader: zlib's gzread, Python's gzip module, zcat and Java (where a
+ * JDK is installed; scripts/install-deps.sh installs one). */
 static void test_external_readers(void **st)
 {
     (void)st;
@@ -117,8 +177,15 @@ static void test_external_readers(void **st)
     /* Python and zcat on the whole file */
     const char *py = "python3 -c 'import gzip,sys; "
                      "sys.stdout.buffer.write(gzip.open(sys.argv[1]).read())' '%s' > '%s'";
-    const char *readers[2] = {py, "zcat '%s' > '%s'"};
-    for (int r = 0; r < 2; r++) {
+    char java[8600], java_src[4300];
+    snprintf(java_src, sizeof java_src, "%s/GzRead.java", dir);
+    assert_int_equal(tu_write_file(java_src, java_reader, strlen(java_reader)), 0);
+    snprintf(java, sizeof java, "java '%s' '%%s' '%%s'", java_src);
+    const char *readers[3] = {py, "zcat '%s' > '%s'", java};
+    int nreaders = run("command -v java >/dev/null") == 0 ? 3 : 2;
+    if (nreaders == 2)
+        fprintf(stderr, "note: no java on PATH, Java's GZIPInputStream not checked\n");
+    for (int r = 0; r < nreaders; r++) {
         snprintf(cmd, sizeof(cmd), readers[r], path, out);
         assert_int_equal(run(cmd), 0);
         size_t len;
@@ -138,7 +205,7 @@ static void test_external_readers(void **st)
     assert_int_equal(scan.valid_end, ends[1]);
     assert_int_equal(tu_write_file(cut, f.data, scan.valid_end), 0);
     expected_text(want, sizeof(want), 2);
-    for (int r = 0; r < 2; r++) {
+    for (int r = 0; r < nreaders; r++) {
         snprintf(cmd, sizeof(cmd), readers[r], cut, out);
         assert_int_equal(run(cmd), 0);
         size_t len;
@@ -263,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_external_readers),     cmocka_unit_test(test_cut_everywhere),
         cmocka_unit_test(test_corrupt_tails),        cmocka_unit_test(test_zip_bomb_bound),
         cmocka_unit_test(test_foreign_member),
+        cmocka_unit_test(test_libdeflate_members),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -715,8 +715,9 @@ static void take_and_compress(recd_recap_encoder *e, recd_buf *out)
     assert_true(n >= 0);
     assert_int_equal((size_t)n, raw.len);
     if (n > 0)
-        assert_int_equal(recd_gzip_member_write(NULL, recd_recap_encoder_gzip_level(e), raw.data,
-                                                raw.len, out),
+        assert_int_equal(recd_gzip_member_write_with(NULL, recd_recap_encoder_compressor(e),
+                                                     recd_recap_encoder_gzip_level(e), raw.data,
+                                                     raw.len, out),
                          0);
     recd_buf_free(&raw);
 }
@@ -727,34 +728,38 @@ static void test_deferred_compression(void **st)
     collect_event_tags();
     script sc;
     make_script(&sc, 0xDEFE22u, 3000, 0.7);
-    recd_buf want = {0};
-    encode_script(&sc, NULL, true, &want, NULL);
+    for (uint8_t c = RECD_GZIP_ZLIB; c <= RECD_GZIP_LIBDEFLATE; c++) {
+        recd_recap_encoder_options wopt = {.compressor = c};
+        recd_buf want = {0};
+        encode_script(&sc, &wopt, true, &want, NULL);
 
-    recd_recap_header h;
-    realistic_header(&h);
-    recd_buf got = {0};
-    recd_recap_encoder_options opt = {.defer_compression = true};
-    recd_recap_encoder *e;
-    assert_int_equal(recd_recap_encoder_new(&e, &h, &opt, recd_buf_sink(&got)), 0);
-    for (size_t i = 0; i < sc.n; i++) {
-        const step *s = &sc.steps[i];
-        assert_int_equal(recd_recap_encoder_tick(e, s->tick, &s->s, s->ev, s->nev), 0);
-        if (s->flush_after || recd_recap_encoder_pending(e) >= RECD_RECAP_DEFAULT_MEMBER_LIMIT)
-            take_and_compress(e, &got);
+        recd_recap_header h;
+        realistic_header(&h);
+        recd_buf got = {0};
+        recd_recap_encoder_options opt = {.defer_compression = true, .compressor = c};
+        recd_recap_encoder *e;
+        assert_int_equal(recd_recap_encoder_new(&e, &h, &opt, recd_buf_sink(&got)), 0);
+        assert_int_equal(recd_recap_encoder_compressor(e), c);
+        for (size_t i = 0; i < sc.n; i++) {
+            const step *s = &sc.steps[i];
+            assert_int_equal(recd_recap_encoder_tick(e, s->tick, &s->s, s->ev, s->nev), 0);
+            if (s->flush_after || recd_recap_encoder_pending(e) >= RECD_RECAP_DEFAULT_MEMBER_LIMIT)
+                take_and_compress(e, &got);
+        }
+        take_and_compress(e, &got);
+        assert_int_equal(recd_recap_encoder_pending(e), 0);
+        recd_recap_finish_info info;
+        assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
+        recd_recap_encoder_free(e);
+        assert_int_equal(recd_recap_header_patch(got.data, got.len, (uint32_t)info.frame_count,
+                                                 info.end_ms),
+                         0);
+        assert_int_equal(got.len, want.len);
+        assert_memory_equal(got.data, want.data, want.len);
+        recd_buf_free(&want);
+        recd_buf_free(&got);
     }
-    take_and_compress(e, &got);
-    assert_int_equal(recd_recap_encoder_pending(e), 0);
-    recd_recap_finish_info info;
-    assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
-    recd_recap_encoder_free(e);
-    assert_int_equal(recd_recap_header_patch(got.data, got.len, (uint32_t)info.frame_count,
-                                             info.end_ms),
-                     0);
-    assert_int_equal(got.len, want.len);
-    assert_memory_equal(got.data, want.data, want.len);
     free_script(&sc);
-    recd_buf_free(&want);
-    recd_buf_free(&got);
 }
 
 static void test_property_round_trip(void **st)
@@ -957,7 +962,8 @@ static void test_decode_reencode_identity(void **st)
         make_script(&sc, seeds[si], 1200, si % 2 ? 0.8 : 0.25);
         recd_recap_encoder_options opt = {.keyframe_interval = 100 + 50 * (uint32_t)si,
                                           .member_limit = 1000 + 1500 * (uint32_t)si,
-                                          .gzip_level = (uint8_t)(9 - si)};
+                                          .gzip_level = (uint8_t)(9 - si),
+                                          .compressor = (uint8_t)(si % 2)}; /* both kinds */
         recd_buf f = {0};
         encode_script(&sc, &opt, true, &f, NULL);
         /* Give the header skin records and an unknown extension too. */

@@ -125,7 +125,7 @@ static void test_unknown_extensions_skipped_and_kept(void **st)
     (void)st;
     recd_recap_header h, g;
     full_header(&h);
-    static const uint8_t unknown[] = {4, 0, 3, 1, 2, 3, 200, 0, 0, 255, 0, 1, 9};
+    static const uint8_t unknown[] = {5, 0, 3, 1, 2, 3, 200, 0, 0, 255, 0, 1, 9};
     h.ext_unknown.data = unknown;
     h.ext_unknown.len = sizeof(unknown);
     recd_buf b = {0};
@@ -150,6 +150,44 @@ static void test_unknown_extensions_skipped_and_kept(void **st)
 }
 
 /* A header from a newer writer with extra fields we do not know is skipped by header length. */
+/* Record 4 names libdeflate; zlib, the default, writes no record, so zlib files keep their bytes. */
+static void test_compressor_record(void **st)
+{
+    (void)st;
+    recd_recap_header h, g;
+    full_header(&h);
+    recd_buf zlib = {0}, ld = {0};
+    assert_int_equal(recd_recap_header_encode(&h, &zlib), 0);
+    h.compressor = RECD_GZIP_LIBDEFLATE;
+    assert_int_equal(recd_recap_header_encode(&h, &ld), 0);
+    assert_int_equal(ld.len, zlib.len + 4);
+    static const uint8_t rec[] = {4, 0, 1, RECD_GZIP_LIBDEFLATE};
+    assert_memory_equal(ld.data + ld.len - 4, rec, 4); /* the last record of full_header's */
+    assert_int_equal(recd_recap_header_decode(ld.data, ld.len, &g, NULL), (int)ld.len);
+    assert_int_equal(g.compressor, RECD_GZIP_LIBDEFLATE);
+    assert_int_equal(recd_recap_header_decode(zlib.data, zlib.len, &g, NULL), (int)zlib.len);
+    assert_int_equal(g.compressor, RECD_GZIP_ZLIB);
+    /* Not written without the encoder settings it belongs to, nor for an unknown compressor. */
+    recd_buf c = {0};
+    h.compressor = 2;
+    assert_int_equal(recd_recap_header_encode(&h, &c), -EINVAL);
+    h.compressor = RECD_GZIP_LIBDEFLATE;
+    h.has_encoder_params = false;
+    assert_int_equal(recd_recap_header_encode(&h, &c), -EINVAL);
+    /* A record naming zlib (not canonical) or anything else is refused when read. */
+    for (uint8_t v = 0; v < 3; v += 2) {
+        ld.data[ld.len - 1] = v;
+        recd_report rep = {0};
+        assert_int_equal(recd_recap_header_decode(ld.data, ld.len, &g, &rep), -EBADMSG);
+        assert_int_equal(recd_report_errors(&rep), 1);
+        assert_string_equal(rep.items[0].code, "bad-extension");
+        recd_report_free(&rep);
+    }
+    recd_buf_free(&zlib);
+    recd_buf_free(&ld);
+    recd_buf_free(&c);
+}
+
 static void test_reader_skips_by_header_length(void **st)
 {
     (void)st;
@@ -287,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_version1_layout),
         cmocka_unit_test(test_patch_offsets),
         cmocka_unit_test(test_unknown_extensions_skipped_and_kept),
+        cmocka_unit_test(test_compressor_record),
         cmocka_unit_test(test_reader_skips_by_header_length),
         cmocka_unit_test(test_string_truncation),
         cmocka_unit_test(test_rejections),
