@@ -2,7 +2,8 @@
 /* Recap payloads on the wire, read and written by the Recap codec's own pieces: a lone FULL_STATE
  * payload and a lone event action through the table-driven field codec (recap_internal.h), the
  * open header through recd_recap_header_encode/decode. FULL_STATE, the one payload on the hot
- * path, is read by its own parser straight into the message (wire_recap_state_read). */
+ * path, is read by its own parser straight into a state, then the message is made in one
+ * allocation (wire_recap_state_read). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
