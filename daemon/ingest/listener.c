@@ -125,8 +125,16 @@ static void link_listener(recd_listener *l)
 static void on_failed_close(uv_handle_t *h)
 {
     recd_listener *l = h->data;
-    free(l->udp_buf);
+    free(l->udp_rx);
     free(l);
+}
+
+static void close_handles(recd_listener *l, uv_close_cb done)
+{
+    if (l->cfg.transport == RECD_WIRE_UDP)
+        listener_udp_close(l, done);
+    else
+        uv_close(&l->h.handle, done);
 }
 
 static int open_stream(recd_listener *l, char *why, size_t whylen)
@@ -188,7 +196,7 @@ int listener_open(recd_ingest *g, const recd_listen_config *cfg, recd_listener *
         if (l->remove_path)
             unlink(l->cfg.path);
         if (l->h.handle.type != UV_UNKNOWN_HANDLE) /* initialised: libuv must close it */
-            uv_close(&l->h.handle, on_failed_close);
+            close_handles(l, on_failed_close);
         else
             free(l);
         return rc;
@@ -248,7 +256,7 @@ int listener_adopt(recd_ingest *g, const recd_sd_listen_fd *fd, recd_listener **
     if (rc < 0) {
         snprintf(why, whylen, "passed fd %d (%s): %s", fd->fd, fd->name, uv_strerror(rc));
         if (l->h.handle.type != UV_UNKNOWN_HANDLE)
-            uv_close(&l->h.handle, on_failed_close);
+            close_handles(l, on_failed_close);
         else
             free(l);
         return rc;
@@ -265,7 +273,7 @@ static void on_closed(uv_handle_t *h)
     recd_listener *l = h->data;
     if (l->remove_path)
         unlink(l->cfg.path);
-    free(l->udp_buf);
+    free(l->udp_rx);
     free(l);
 }
 
@@ -280,9 +288,7 @@ void listener_close(recd_listener *l)
         listener_nats_retire(l);
         return;
     }
-    if (l->cfg.transport == RECD_WIRE_UDP)
-        uv_udp_recv_stop(&l->h.udp);
-    uv_close(&l->h.handle, on_closed);
+    close_handles(l, on_closed);
 }
 
 void ingest_close_listeners(recd_ingest *g)

@@ -22,15 +22,15 @@
 
 #define INGEST_READ_BUFFER (64u * 1024u) /* one read at a time on the loop thread */
 
-/* libuv's recvmmsg takes one 64 KiB slot per datagram and at most 20 slots per call. */
-#define LISTENER_UDP_BUFFER (20u * 64u * 1024u)
 #define LISTENER_BACKLOG 511
+/* One recvmmsg slot: the largest datagram, or the largest run of datagrams UDP GRO joins. */
 #define LISTENER_UDP_DATAGRAM_MAX (64u * 1024u)
 #define LISTENER_UDP_DRAIN_MAX 100000u /* datagrams read at shutdown, at most */
 #define INGEST_SWEEP_MS 250u           /* how often connection deadlines are checked */
 #define INGEST_ERROR_DRAIN_MS 5000u    /* after an error reply: read and discard this long, at most */
 
 typedef struct recd_ingest recd_ingest;
+typedef struct listener_udp_rx listener_udp_rx;
 struct nats_source; /* listener_nats.c */
 
 typedef struct recd_listener {
@@ -49,7 +49,10 @@ typedef struct recd_listener {
         uv_async_t async; /* nats:// (listener_nats.c) */
     } h;
     struct nats_source *nats; /* nats:// only */
-    uint8_t *udp_buf;
+    uv_poll_t udp_poll;                /* reads the udp handle's socket (listener_udp.c) */
+    bool udp_polling;                  /* udp_poll is initialised: closed before the socket */
+    uv_close_cb udp_closed;            /* called once both are closed */
+    listener_udp_rx *udp_rx;           /* recvmmsg slots, one allocation */
     input_tally udp_tally; /* published after each batch of datagrams */
     uint32_t udp_kernel_drops; /* the socket's drop count last added to the metric */
     char bound[RECD_CONFIG_URL_MAX + 64]; /* "tcp://127.0.0.1:40123" */
@@ -142,6 +145,8 @@ void ingest_sweep(recd_ingest *g, uint64_t now_ms);
 
 /* UDP (listener_udp.c). */
 int listener_udp_start(recd_listener *l);
+/* Closes a UDP listener's handles, its reader first; done runs once the socket is closed. */
+void listener_udp_close(recd_listener *l, uv_close_cb done);
 /* Adds what the kernel dropped on every UDP socket since the last call to
  * recd_udp_kernel_drops_total (from the sweep, and at shutdown). */
 void ingest_count_udp_drops(recd_ingest *g);

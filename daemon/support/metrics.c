@@ -544,6 +544,10 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         "UDP datagrams the kernel dropped because a listener's receive buffer was full "
         "(SO_RXQ_OVFL).",
         NULL, 0);
+    add(r, &bad, &m->udp_joined_datagrams_total, C, "recd_udp_joined_datagrams_total",
+        "UDP datagrams the kernel handed over joined with others in one receive (UDP GRO), each "
+        "then decoded on its own.",
+        NULL, 0);
     add(r, &bad, &m->buffered_bytes, G, "recd_buffered_bytes",
         "Bytes accepted but not yet written, over all sessions.", NULL, 0);
     add(r, &bad, &m->backpressure_events_total, C, "recd_backpressure_events_total",

@@ -135,6 +135,7 @@ typedef struct recd_daemon_metrics {
     recd_metric *flush_latency_seconds;     /* histogram */
     recd_metric *loop_lag_seconds;          /* histogram: busy time of each loop iteration */
     recd_metric *udp_kernel_drops_total;    /* counter: datagrams the kernel dropped, socket full */
+    recd_metric *udp_joined_datagrams_total; /* counter: datagrams received joined (UDP GRO) */
     recd_metric *buffered_bytes;            /* gauge */
     recd_metric *backpressure_events_total; /* counter */
     recd_metric *config_reloads_total;      /* counter {result: ok, failed} */

@@ -2,8 +2,11 @@
 /* recd end to end for SA-MP .rec sessions: synthetic sessions sent over TCP (binary and NDJSON),
  * UDP and a Unix socket come out as byte-identical files; samples without a time are stamped on
  * arrival; rotation by size, by duration and by idle time gives complete, valid parts; large
- * batches end on 64 KiB boundaries of their file. */
+ * batches end on 64 KiB boundaries of their file; datagrams the kernel joins (UDP GRO) are split
+ * back into the datagrams sent. */
 #include "test_daemon_harness.h"
+
+#include <netinet/udp.h>
 
 static recd_rec_info probe(const uint8_t *data, size_t len)
 {
@@ -332,6 +335,93 @@ static void test_udp_sequence_numbers(void **state)
     td_cleanup(&d);
 }
 
+/* One UDP GSO send: the datagrams in data, each seg bytes but the last. */
+static void send_segments(int fd, const struct sockaddr_in *to, const uint8_t *data, size_t len,
+                          uint16_t seg)
+{
+    union {
+        struct cmsghdr align;
+        char bytes[CMSG_SPACE(sizeof(uint16_t))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+    struct msghdr mh = {.msg_name = (void *)to,
+                        .msg_namelen = sizeof *to,
+                        .msg_iov = &iov,
+                        .msg_iovlen = 1,
+                        .msg_control = control.bytes,
+                        .msg_controllen = sizeof control.bytes};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_UDP;
+    c->cmsg_type = UDP_SEGMENT;
+    c->cmsg_len = CMSG_LEN(sizeof seg);
+    memcpy(CMSG_DATA(c), &seg, sizeof seg);
+    if (sendmsg(fd, &mh, 0) != (ssize_t)len)
+        fail_msg("GSO send of %zu bytes in %u-byte datagrams: %s", len, seg, strerror(errno));
+}
+
+/* A sender that hands the kernel runs of equal-length datagrams (GSO) reaches a socket that asks
+ * for UDP GRO as one buffer per run: recd splits each at the segment size, the last datagram of a
+ * run shorter, and records every sample once. */
+static void test_udp_joined_datagrams(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "");
+    td_start(&d);
+    recd_client *c = td_connect(d.udp);
+    td_send_open(c, "joined", RECD_MSG_FMT_SAMP_ONFOOT, 1763213398000);
+    assert_int_equal(recd_client_flush(c), 0);
+    td_close_client(c);
+    assert_true(td_wait_metric(&d, "recd_sessions_open", 1, 10000) >= 1);
+
+    enum { RUNS = 6, PER_RUN = 40 };
+    td_rec_session s;
+    td_rec_session_init(&s, "joined", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+                        RUNS * PER_RUN * 1000u, 21); /* more blocks than sent */
+    struct sockaddr_in to;
+    td_addr_of(d.udp, &to);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(fd >= 0);
+    recd_buf frame = {0}, run = {0};
+    size_t seg = 0;
+    recd_msg m;
+    for (int r = 0; r < RUNS; r++) {
+        run.len = 0;
+        for (int i = 0; i < PER_RUN; i++) {
+            assert_true(td_rec_session_next(&s, &m));
+            frame.len = 0;
+            assert_int_equal(recd_wire_encode(&m, RECD_WIRE_BINARY, 0, &frame), 0);
+            if (!seg)
+                seg = frame.len;
+            assert_int_equal(frame.len, seg); /* GSO needs equal lengths */
+            recd_buf_append(&run, frame.data, frame.len);
+        }
+        if (r == RUNS - 1) { /* the close ends the last run, shorter than a state */
+            recd_msg_init(&m, RECD_MSG_CLOSE, RECD_MSG_FMT_SAMP_ONFOOT);
+            snprintf(m.session, sizeof m.session, "joined");
+            frame.len = 0;
+            assert_int_equal(recd_wire_encode(&m, RECD_WIRE_BINARY, 0, &frame), 0);
+            assert_true(frame.len < seg);
+            recd_buf_append(&run, frame.data, frame.len);
+        }
+        send_segments(fd, &to, run.data, run.len, (uint16_t)seg);
+    }
+    close(fd);
+    recd_buf_free(&frame);
+    recd_buf_free(&run);
+    assert_true(td_wait_metric(&d, "recd_samples_total{transport=\"udp\",format=\"samp-onfoot\"}",
+                               RUNS * PER_RUN, 10000) >= RUNS * PER_RUN);
+    double joined = td_metric(&d, "recd_udp_joined_datagrams_total");
+    td_stop(&d);
+    td_expect_single_file(&d, "samp-onfoot", "joined", &s.expect);
+    /* Every datagram of the runs came joined where the kernel can join them (Linux >= 5.0). */
+    if (joined != (double)(RUNS * PER_RUN + 1))
+        fail_msg("recd_udp_joined_datagrams_total is %g, expected %d", joined, RUNS * PER_RUN + 1);
+    td_rec_session_free(&s);
+    td_cleanup(&d);
+}
+
 int main(void)
 {
     td_require_recd();
@@ -342,6 +432,7 @@ int main(void)
         td_unit_test(test_rotation_by_idle_time),
         td_unit_test(test_reconnecting_client_resumes),
         td_unit_test(test_udp_sequence_numbers),
+        td_unit_test(test_udp_joined_datagrams),
         td_unit_test(test_large_batches_end_on_aligned_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
