@@ -2,9 +2,10 @@
 /* benchgen send-udp: sends prepared messages one per datagram to a loopback address at a fixed
  * rate for a bounded time (bursts of about 1 ms worth through sendmmsg, sleeping in between, so
  * the sender does not spin on a core the receiver needs). Runs of equal-length datagrams go as
- * one UDP GSO send each (UDP_SEGMENT): the kernel splits them, so the receiver still gets one
- * datagram per message, but the sender pays one send path per run instead of per datagram and
- * can reach rates a plain sendmmsg cannot on a small machine. Prints one JSON line. */
+ * one UDP GSO send each (UDP_SEGMENT): one message per datagram still, but the sender pays one
+ * send path per run instead of per datagram and can reach rates a plain sendmmsg cannot on a
+ * small machine. The kernel splits each run for a receiver, unless the receiver asks for UDP GRO
+ * (recd and sink-udp do), which gets the run whole with its segment size. Prints one JSON line. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>

@@ -290,9 +290,10 @@ def udp_table(sid, sc, summary):
              f"Rates stepped: {', '.join(_fmt_rate(r) for r in sc['rates'])}, "
              f"{sc['seconds']} s each; a step fails at the first lost sample or when the sender "
              "reaches less than 95 % of the rate. The sender (benchgen send-udp) sends runs of "
-             "equal-length datagrams as one UDP GSO send; the kernel splits them, so each system "
-             "still receives one datagram per sample (rsyslog's lines differ in length and mostly "
-             "go one per send).", "",
+             "equal-length datagrams as one UDP GSO send, one sample per datagram. recd and the raw "
+             "sink ask for UDP GRO, so the kernel hands them each run whole and they split it at "
+             "the segment size; rsyslog does not, so the kernel splits the runs for it (its lines "
+             "differ in length and mostly go one per send anyway).", "",
              "| system | highest zero-loss rate | CPU s per 1M samples there | first failing step "
              "| kernel rcvbuf drops there |", "|---|---|---|---|---|"]
     for system, s in summary.items():
