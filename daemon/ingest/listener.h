@@ -25,7 +25,7 @@
 #define LISTENER_BACKLOG 511
 /* One recvmmsg slot: the largest datagram, or the largest run of datagrams UDP GRO joins. */
 #define LISTENER_UDP_DATAGRAM_MAX (64u * 1024u)
-#define LISTENER_UDP_DRAIN_MAX 100000u /* datagrams read at shutdown, at most */
+#define LISTENER_UDP_DRAIN_MAX 100000u /* slots read at shutdown, at most */
 #define INGEST_SWEEP_MS 250u           /* how often connection deadlines are checked */
 #define INGEST_ERROR_DRAIN_MS 5000u    /* after an error reply: read and discard this long, at most */
 
