@@ -165,7 +165,6 @@ static void drain(recd_listener *l)
         log_info("%s: %zu datagrams read from the socket queue at shutdown", l->bound, n);
 }
 
-
 /* The socket's count of datagrams the kernel dropped (the counter SO_RXQ_OVFL would attach to
  * each datagram), read with SO_MEMINFO from the sweep: nothing is spent on it per datagram. */
 static bool kernel_drops(recd_listener *l, uint32_t *drops)

@@ -65,6 +65,13 @@ static json_t *utc_json(int64_t ms)
     return json_string(buf);
 }
 
+/* The header decoder accepts only compressors it knows; "unknown" would be a reader's bug. */
+static const char *compressor_name(const recd_recap_header *h)
+{
+    const char *name = recd_gzip_compressor_name((recd_gzip_compressor)h->compressor);
+    return name ? name : "unknown";
+}
+
 static json_t *header_json(const recd_recap_decode_result *res)
 {
     const recd_recap_header *h = &res->header;
@@ -97,7 +104,7 @@ static json_t *header_json(const recd_recap_decode_result *res)
                                       (json_int_t)h->keyframe_interval, "gzip_level",
                                       (int)h->gzip_level, "member_limit",
                                       (json_int_t)h->member_limit, "compressor",
-                                      h->compressor == RECD_GZIP_LIBDEFLATE ? "libdeflate" : "zlib"));
+                                      compressor_name(h)));
     if (h->ext_unknown.len)
         json_object_set_new(o, "unknown_extension_bytes", json_integer((json_int_t)h->ext_unknown.len));
     return o;

@@ -39,6 +39,11 @@ typedef enum recd_gzip_compressor {
     RECD_GZIP_LIBDEFLATE = 1 /* libdeflate: about 0.4x zlib's CPU at level 1, and smaller */
 } recd_gzip_compressor;
 
+/* Its name as files and configs spell it ("zlib", "libdeflate"); NULL for another value. */
+RECD_API const char *recd_gzip_compressor_name(recd_gzip_compressor compressor);
+/* The compressor a name spells; -EINVAL for another name. */
+RECD_API int recd_gzip_compressor_from_name(const char *name, recd_gzip_compressor *out);
+
 /* recd_gzip_member_write with a choice of compressor (the same header and trailer). */
 RECD_API int recd_gzip_member_write_with(recd_gzip_deflater *d, recd_gzip_compressor compressor,
                                          int level, const void *data, size_t len, recd_buf *out);

@@ -183,6 +183,16 @@ static int compare(const recd_edit_msgs *a, const recd_edit_msgs *b, diff_out *d
     return d->rc < 0 ? d->rc : result;
 }
 
+/* Drops what says only how a file is packed (the format's clear_packing), before comparing. */
+static void clear_packing(recd_edit_msgs *l)
+{
+    void (*clear)(recd_msg *) = edit_hooks(l)->clear_packing;
+    if (!clear)
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        clear(&l->v[i]);
+}
+
 int recd_edit_diff(recd_edit_input a, recd_edit_input b, recd_buf *out,
                    const recd_progress *progress, char *err, size_t errlen)
 {
@@ -203,12 +213,8 @@ int recd_edit_diff(recd_edit_input a, recd_edit_input b, recd_buf *out,
         return rc;
     }
     edit_progress_loaded(&p, la.n > lb.n ? la.n : lb.n); /* at most: it stops at a difference */
-    recd_edit_msgs *lists[2] = {&la, &lb};
-    for (int k = 0; k < 2; k++) {
-        void (*clear)(recd_msg *) = edit_hooks(lists[k])->clear_packing;
-        for (size_t i = 0; clear && i < lists[k]->n; i++)
-            clear(&lists[k]->v[i]);
-    }
+    clear_packing(&la);
+    clear_packing(&lb);
     diff_out d = {out, 0, 0};
     rc = compare(&la, &lb, &d, &p);
     recd_edit__msgs_free(&la);

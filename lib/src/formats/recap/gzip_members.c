@@ -150,6 +150,26 @@ int recd_gzip_member_write_with(recd_gzip_deflater *d, recd_gzip_compressor comp
     return rc;
 }
 
+static const char *const compressor_names[] = {[RECD_GZIP_ZLIB] = "zlib",
+                                               [RECD_GZIP_LIBDEFLATE] = "libdeflate"};
+
+const char *recd_gzip_compressor_name(recd_gzip_compressor compressor)
+{
+    return (unsigned)compressor < sizeof compressor_names / sizeof *compressor_names
+               ? compressor_names[compressor]
+               : NULL;
+}
+
+int recd_gzip_compressor_from_name(const char *name, recd_gzip_compressor *out)
+{
+    for (unsigned i = 0; name && i < sizeof compressor_names / sizeof *compressor_names; i++)
+        if (strcmp(name, compressor_names[i]) == 0) {
+            *out = (recd_gzip_compressor)i;
+            return 0;
+        }
+    return -EINVAL;
+}
+
 int recd_gzip_member_write(recd_gzip_deflater *d, int level, const void *data, size_t len,
                            recd_buf *out)
 {

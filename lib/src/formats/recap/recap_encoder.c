@@ -45,9 +45,8 @@ void recd_recap_encoder_options_from_header(const recd_recap_header *h,
         opt->keyframe_interval = h->keyframe_interval;
         opt->gzip_level = h->gzip_level;
         opt->member_limit = h->member_limit;
+        opt->compressor = h->compressor; /* the header carries it only with the others */
     }
-    if (h)
-        opt->compressor = h->compressor;
 }
 
 static int sink_write(recd_recap_encoder *e, const void *data, size_t len)

@@ -515,12 +515,10 @@ static bool get_encoder(rd *r, const json_t *o, recd_recap_header *h)
         !get_int(r, j, "encoder.member_limit", 1, UINT32_MAX, &m))
         return false;
     const json_t *c = json_object_get(e, "compressor"); /* optional: zlib when absent */
-    if (c) {
-        const char *name = json_string_value(c);
-        if (!name || (strcmp(name, "zlib") != 0 && strcmp(name, "libdeflate") != 0))
-            return fail(r, "encoder.compressor", "expected \"zlib\" or \"libdeflate\"");
-        h->compressor = strcmp(name, "libdeflate") == 0 ? RECD_GZIP_LIBDEFLATE : RECD_GZIP_ZLIB;
-    }
+    recd_gzip_compressor comp = RECD_GZIP_ZLIB;
+    if (c && recd_gzip_compressor_from_name(json_string_value(c), &comp) < 0)
+        return fail(r, "encoder.compressor", "expected \"zlib\" or \"libdeflate\"");
+    h->compressor = (uint8_t)comp;
     h->has_encoder_params = true;
     h->keyframe_interval = (uint32_t)k;
     h->gzip_level = (uint8_t)g;

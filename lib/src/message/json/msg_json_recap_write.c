@@ -145,12 +145,16 @@ int msg_recap_open_to_json(const recd_msg_recap_open *o, recd_buf *out)
     if (rc == 0 && h->skin_signature.len && (rc = put_key(out, true, "skin_signature")) == 0)
         rc = put_blob_string(out, h->skin_signature);
     if (rc == 0 && h->has_encoder_params) {
-        char enc[160];
+        /* zlib, the default, is not written, so zlib files keep the JSON they always had. */
+        const char *comp = recd_gzip_compressor_name((recd_gzip_compressor)h->compressor);
+        char compressor[40] = "";
+        if (h->compressor && comp)
+            snprintf(compressor, sizeof compressor, ",\"compressor\":\"%s\"", comp);
+        char enc[200];
         snprintf(enc, sizeof enc,
                  ",\"encoder\":{\"keyframe_interval\":%" PRIu32 ",\"gzip_level\":%u"
                  ",\"member_limit\":%" PRIu32 "%s}",
-                 h->keyframe_interval, (unsigned)h->gzip_level, h->member_limit,
-                 h->compressor == RECD_GZIP_LIBDEFLATE ? ",\"compressor\":\"libdeflate\"" : "");
+                 h->keyframe_interval, (unsigned)h->gzip_level, h->member_limit, compressor);
         rc = msg_buf_puts(out, enc);
     }
     if (rc == 0 && h->ext_unknown.len && (rc = put_key(out, true, "extensions")) == 0)
