@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# zlib (librecd's member writer, what recd runs) against libdeflate on the members of a generated
+# zlib against libdeflate, both through librecd's member writer, on the members of a generated
 # Recap recording: bytes and best-of-N CPU time at levels 1, 2 and 6.
 # Usage: bench/deflate/run.sh [BUILD_DIR] [DURATION] (default build-bench, 2h of one walking
 # player; the recording is the same on every host).
