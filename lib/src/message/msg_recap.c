@@ -112,27 +112,6 @@ static void own_item(arena *a, recd_recap_item *it)
     it->data = copy_blob(a, it->data);
 }
 
-/* One block per state: the message, then its items' bytes (one malloc a tick, not two). */
-recd_msg_recap_state *msg_recap_state_clone_sized(uint64_t tick, const recd_recap_state *st,
-                                                  size_t item_bytes)
-{
-    size_t head = align_up(sizeof(recd_msg_recap_state));
-    if (item_bytes > SIZE_MAX - head)
-        return NULL;
-    recd_msg_recap_state *s = malloc(head + item_bytes);
-    if (!s)
-        return NULL;
-    s->tick = tick;
-    s->state = *st;
-    s->storage = NULL;
-    arena a = {(uint8_t *)s + head, 0, item_bytes};
-    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
-        own_item(&a, &s->state.equipment[i]);
-    for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
-        own_item(&a, &s->state.inventory[i]);
-    return s;
-}
-
 recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_state *st)
 {
     size_t total = 0;
@@ -140,7 +119,38 @@ recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_stat
         total += item_bytes(&st->equipment[i]);
     for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
         total += item_bytes(&st->inventory[i]);
-    return msg_recap_state_clone_sized(tick, st, total);
+    size_t head = align_up(sizeof(recd_msg_recap_state));
+    recd_msg_recap_state *s = malloc(head + total); /* one block: the message, its items' bytes */
+    if (!s)
+        return NULL;
+    s->tick = tick;
+    s->state = *st;
+    s->storage = NULL;
+    arena a = {(uint8_t *)s + head, 0, total};
+    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+        own_item(&a, &s->state.equipment[i]);
+    for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
+        own_item(&a, &s->state.inventory[i]);
+    return s;
+}
+
+recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t *payload,
+                                                   size_t len, const uint8_t **copy)
+{
+    size_t head = align_up(sizeof(recd_msg_recap_state));
+    if (len > SIZE_MAX - head)
+        return NULL;
+    recd_msg_recap_state *s = malloc(head + len);
+    if (!s)
+        return NULL;
+    s->tick = tick;
+    memset(&s->state, 0, sizeof s->state);
+    s->storage = NULL;
+    uint8_t *own = (uint8_t *)s + head;
+    if (len)
+        memcpy(own, payload, len);
+    *copy = own;
+    return s;
 }
 
 /* ---- event --------------------------------------------------------------------------------- */

@@ -17,10 +17,12 @@ void msg_recap_event_free(recd_msg_recap_event *e);
 recd_msg_recap_open *msg_recap_open_clone(const recd_recap_header *h);
 recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_state *s);
 recd_msg_recap_event *msg_recap_event_clone(uint64_t tick, const recd_recap_event *ev);
-/* msg_recap_state_clone for a caller that has summed the items' key and data bytes already (a
- * reader that has just checked them): skips the counting pass. */
-recd_msg_recap_state *msg_recap_state_clone_sized(uint64_t tick, const recd_recap_state *s,
-                                                  size_t item_bytes);
+/* For a reader of a state payload: a message with a zeroed state and, in the same block, its own
+ * copy of the payload's len bytes (*copy). The reader parses the copy into the state, so the
+ * items' blobs point into the block as they are read: one copy of the payload instead of one
+ * per item. Free it with msg_recap_state_free when the payload does not parse. */
+recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t *payload,
+                                                   size_t len, const uint8_t **copy);
 
 /* Append the JSON value (an object) for the "recap" key of open, or the body keys (each with a
  * leading comma) of a state or event. -EINVAL for values JSON cannot carry (NaN, bad UTF-8). */

@@ -2,8 +2,8 @@
 /* Recap payloads on the wire, read and written by the Recap codec's own pieces: a lone FULL_STATE
  * payload and a lone event action through the table-driven field codec (recap_internal.h), the
  * open header through recd_recap_header_encode/decode. FULL_STATE, the one payload on the hot
- * path, is read by its own parser straight into a state, then the message is made in one
- * allocation (wire_recap_state_read). */
+ * path, is read by its own parser from the message's own copy of the payload straight into the
+ * message's state (wire_recap_state_read). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -104,21 +104,11 @@ int wire_recap_state_write(const recd_msg_recap_state *s, recd_buf *out)
  * health and absorption. */
 #define FS_FIXED_BYTES (RECAP_CHANNELS * 8 + 2 + 3 + 2 * 4)
 
-/* Reads one item and adds its key and data bytes, what the message will own, to *bytes. */
-static recap_perr item_parse(recap_cur *c, recd_recap_item *it, size_t *bytes)
-{
-    recap_perr e = recap_item_parse(c, it);
-    if (it->key.len)
-        *bytes += it->key.len + it->data.len;
-    return e;
-}
-
-/* Reads FULL_STATE straight into st. Its blobs point into c's bytes. The checks and their order
- * are the table-driven parse's (parse_exact): fields first, then the bytes left over, then the
- * inventory's slots, so the hot path gives the same error for every payload
+/* Reads FULL_STATE straight into st, which starts zeroed. Its blobs point into c's bytes. The
+ * checks and their order are the table-driven parse's (parse_exact): fields first, then the bytes
+ * left over, then the inventory's slots, so the hot path gives the same error for every payload
  * (tests/lib/wire/test_wire_recap_state.c holds the two side by side). */
-static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slots_ok,
-                                   size_t *item_bytes)
+static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slots_ok)
 {
     if (!cur_has(c, FS_FIXED_BYTES))
         return RECAP_E_TRUNCATED;
@@ -137,7 +127,7 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
     st->absorption = f32_from_bits(ld_be32(p + 9));
     c->pos += FS_FIXED_BYTES;
     for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
-        recap_perr e = item_parse(c, &st->equipment[i], item_bytes);
+        recap_perr e = recap_item_parse(c, &st->equipment[i]);
         if (e)
             return e;
     }
@@ -151,49 +141,52 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
         if (!cur_has(c, 1))
             return RECAP_E_TRUNCATED;
         unsigned slot = c->p[c->pos++];
-        recd_recap_item it;
-        size_t bytes = 0;
-        recap_perr e = item_parse(c, &it, &bytes);
-        if (e)
-            return e;
         if (slot >= RECD_RECAP_INVENTORY_SLOTS || (int)slot <= last) {
-            *slots_ok = false; /* reported once the payload has parsed, as the table codec does */
+            recd_recap_item skipped; /* reported once the payload has parsed, as the table codec does */
+            recap_perr e = recap_item_parse(c, &skipped);
+            if (e)
+                return e;
+            *slots_ok = false;
             continue;
         }
+        recap_perr e = recap_item_parse(c, &st->inventory[slot]);
+        if (e)
+            return e;
         last = (int)slot;
-        st->inventory[slot] = it;
-        *item_bytes += bytes;
     }
     return RECAP_OK;
 }
 
-/* The hottest Recap path: the payload is read straight into a state, counting the items' bytes
- * on the way, and the message is that state and those bytes in one block: no value arena, no
- * counting pass. */
+/* The hottest Recap path: the message is made first, holding its own copy of the payload, and the
+ * copy is read straight into its state, so the items' blobs need no copying of their own: one
+ * allocation and one copy a tick, no value arena, no counting pass. */
 int wire_recap_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
                           size_t whylen)
 {
     static const char what[] = "state (FULL_STATE)";
-    recd_recap_state st;
-    memset(&st, 0, sizeof st);
-    recap_cur c = {p, len, 0};
+    const uint8_t *own;
+    recd_msg_recap_state *s = msg_recap_state_over_payload(tick, p, len, &own);
+    if (!s)
+        return perr_to_why(RECAP_E_NOMEM, what, why, whylen);
+    recap_cur c = {own, len, 0};
     bool slots_ok = false;
-    size_t item_bytes = 0;
-    recap_perr pe = full_state_parse(&c, &st, &slots_ok, &item_bytes);
-    if (pe != RECAP_OK)
-        return perr_to_why(pe, what, why, whylen);
-    if (c.pos != len) {
+    int rc = 0;
+    recap_perr pe = full_state_parse(&c, &s->state, &slots_ok);
+    if (pe != RECAP_OK) {
+        rc = perr_to_why(pe, what, why, whylen);
+    } else if (c.pos != len) {
         wire_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)(len - c.pos));
-        return -EBADMSG;
-    }
-    if (!slots_ok) {
+        rc = -EBADMSG;
+    } else if (!slots_ok) {
         wire_why(why, whylen, "%s: inventory slots must be below %d and strictly ascending", what,
                  RECD_RECAP_INVENTORY_SLOTS);
-        return -EBADMSG;
+        rc = -EBADMSG;
     }
-    m->recap_state = msg_recap_state_clone_sized(tick, &st, item_bytes);
-    if (!m->recap_state)
-        return perr_to_why(RECAP_E_NOMEM, what, why, whylen);
+    if (rc < 0) {
+        msg_recap_state_free(s);
+        return rc;
+    }
+    m->recap_state = s;
     m->type = RECD_MSG_STATE;
     m->format = RECD_MSG_FMT_RECAP;
     return 0;

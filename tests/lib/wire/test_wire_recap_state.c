@@ -124,10 +124,13 @@ static int check_payload(const uint8_t *p, size_t len)
         assert_int_equal(m.recap_state->tick, 7);
         expect_same_state(&m.recap_state->state, &want);
         /* The message owns its bytes: the payload may go away. */
-        for (int i = 0; i < INV; i++) {
-            const recd_recap_item *it = &m.recap_state->state.inventory[i];
+        for (int i = 0; i < EQUIP + INV; i++) {
+            const recd_recap_state *st = &m.recap_state->state;
+            const recd_recap_item *it = i < EQUIP ? &st->equipment[i] : &st->inventory[i - EQUIP];
             if (it->key.len)
                 assert_true(it->key.data < p || it->key.data >= p + len);
+            if (it->data.len)
+                assert_true(it->data.data < p || it->data.data >= p + len);
         }
         recd_msg_free(&m);
     }
