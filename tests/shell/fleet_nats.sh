@@ -54,6 +54,7 @@ YAML
 start_fleet_instance() {
     mkdir -p "$1"
     fleet_config "$1/$2.yaml" "$3" "$1/out-$2" "${4:-}" "  instance: $2"
+    : >"$1/$2.ports" # now: the redirection runs in the child, and a restart must not read old ports
     "$RECD" --config "$1/$2.yaml" --print-ports >"$1/$2.ports" 2>"$1/$2.log" &
     pid_out=$!
     wait_for 20 grep -qs '^metrics ' "$1/$2.ports"

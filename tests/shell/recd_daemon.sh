@@ -40,6 +40,9 @@ stop_recd_at_exit() {
 start_recd() {
     local log=$1
     shift
+    # Emptied here, not only by the redirection below: that runs in the background child, so on
+    # a restart the wait could still read the last recd's "ready" and its ports.
+    : >"$tmp/ports"
     "$RECD" "$@" --print-ports >"$tmp/ports" 2>>"$log" & # appended: a test may restart recd
     recd_pid=$!
     # Up to 60 s: a sanitizer build on a busy machine starts slowly.
