@@ -35,6 +35,9 @@ def summarize_tcp(runs):
             "n": len(ok), "errors": errors,
             "sps_min": min(sps), "sps_med": statistics.median(sps), "sps_max": max(sps),
             "cpu_per_m": _median_per_m(ok, "cpu_s"),
+            # recd's page faults from the sender's first byte on, all threads (issue 26: S2 on
+            # hosts where a first touch is costly); runs written before these were kept have none.
+            "faults_per_m": _median_per_m(ok, "minflt"),
             "hwm_mib": _max_mib(r.get("hwm_kib") for r in ok),
             "bytes_per_sample": statistics.median(r["bytes_per_sample"] for r in ok),
             "lost": None if any(v is None for v in lost) else sum(lost),
@@ -81,13 +84,13 @@ def tcp_table(sid, sc, summary):
              f"{summary[next(iter(summary))].get('samples', 0):,} samples per run"
              if summary else "", "",
              "| system | runs | samples/s median (min-max) | recd / this | CPU s per 1M samples "
-             "| peak RSS MiB | bytes/sample | lost | flush p99 |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| page faults per 1M samples | peak RSS MiB | bytes/sample | lost | flush p99 |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     recd = summary.get("recd", {})
     for system, s in summary.items():
         if s["n"] == 0:
             lines.append(f"| {system} | 0 | not measured: {'; '.join(s['errors'])[:160]} "
-                         "| | | | | | |")
+                         "| | | | | | | |")
             continue
         ratio = _ratio(recd.get("sps_med"), s["sps_med"]) if system != "recd" else None
         lost = "n/a" if s["lost"] is None else f"{s['lost']:,}"
@@ -97,7 +100,8 @@ def tcp_table(sid, sc, summary):
         lines.append(
             f"| {system} | {s['n']} | {_fmt_rate(s['sps_med'])} ({_fmt_rate(s['sps_min'])}-"
             f"{_fmt_rate(s['sps_max'])}) | {_fmt(ratio, '.2f')}{'x' if ratio else ''} | "
-            f"{s['cpu_per_m']:.2f} | {_fmt(s['hwm_mib'], '.0f')} | {s['bytes_per_sample']:.1f} | "
+            f"{s['cpu_per_m']:.2f} | {_fmt(s.get('faults_per_m'), ',.0f')} | "
+            f"{_fmt(s['hwm_mib'], '.0f')} | {s['bytes_per_sample']:.1f} | "
             f"{lost} | "
             f"{p99} |")
     return lines
