@@ -152,7 +152,7 @@ const row recd_cfg_rows[] = {
     {"recap.gzip_level", T_U32, OFF(recap.gzip_level), 1, 9, F_LIVE, "6", NULL,
      "Level of .recap gzip members: 1 = fastest, 9 = smallest."},
     {"recap.compressor", T_ENUM, OFF(recap.compressor), 0, 0, F_LIVE, "libdeflate", compressors,
-     "Compressor of .recap gzip members: libdeflate (about 0.4x zlib's CPU at level 1, and smaller "
+     "Compressor of .recap gzip members: libdeflate (about half of zlib's CPU at level 1, and smaller "
      "output) or zlib. Both write standard gzip; the file's header records which one."},
 
     {"rec.time_policy", T_ENUM, OFF(rec.time_policy), 0, 0, F_LIVE, "clamp", time_policies,

@@ -36,7 +36,7 @@ RECD_API int recd_gzip_member_write(recd_gzip_deflater *d, int level, const void
  * (a Recap header's encoder settings). */
 typedef enum recd_gzip_compressor {
     RECD_GZIP_ZLIB = 0,      /* zlib, windowBits 15, memLevel 8, default strategy */
-    RECD_GZIP_LIBDEFLATE = 1 /* libdeflate: about 0.4x zlib's CPU at level 1, and smaller */
+    RECD_GZIP_LIBDEFLATE = 1 /* libdeflate: about half of zlib's CPU at level 1, and smaller */
 } recd_gzip_compressor;
 
 /* Its name as files and configs spell it ("zlib", "libdeflate"); NULL for another value. */

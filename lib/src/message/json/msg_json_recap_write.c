@@ -148,7 +148,7 @@ int msg_recap_open_to_json(const recd_msg_recap_open *o, recd_buf *out)
         /* zlib, the default, is not written, so zlib files keep the JSON they always had. */
         const char *comp = recd_gzip_compressor_name((recd_gzip_compressor)h->compressor);
         char compressor[40] = "";
-        if (h->compressor && comp)
+        if (h->compressor != RECD_GZIP_ZLIB && comp)
             snprintf(compressor, sizeof compressor, ",\"compressor\":\"%s\"", comp);
         char enc[200];
         snprintf(enc, sizeof enc,
