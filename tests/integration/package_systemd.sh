@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # The packaged service under a real systemd: boots systemd as PID 1 of new namespaces in a
-# throw-away root (an overlay with this machine's / read-only below a tmpfs), installs the .deb
-# files there with dpkg -i (the real postinst enables and starts recd.service), sends recordings
-# to recd's own listener and to recd.socket's port, stops the service and checks that it stopped
+# throw-away root (an overlay with this machine's / read-only below a tmpfs, with empty /tmp,
+# /var/tmp and /run of its own and none of the host's enabled units), installs the .deb files
+# there with dpkg -i (the real postinst enables and starts recd.service), sends recordings to
+# recd's own listener and to recd.socket's port, stops the service and checks that it stopped
 # cleanly and left finalized, valid files, and that dpkg -r stops it. Skips where that cannot run
 # (not root, no CAP_SYS_ADMIN, no systemd, overlayfs, cgroup2 or namespaces refused).
 # Runs as two processes: this one (checks, scratch folder, cgroup, final cleanup) and itself with
@@ -148,19 +149,43 @@ ln -s pts/ptmx "$root/dev/ptmx"            # PrivateDevices= fails without /dev/
 ln -s /proc/self/fd "$root/dev/fd"
 for fd in 0:stdin 1:stdout 2:stderr; do ln -s "/proc/self/fd/${fd%%:*}" "$root/dev/${fd#*:}"; done
 
+# The host's /tmp, /var/tmp and /run are not the root's: each is an empty tmpfs of its own, so
+# what the host keeps there (a million files left by benchmarks, say) cannot slow the boot. On a
+# host whose /tmp is on /, the overlay would otherwise show it, and tmpfiles' `D /tmp` would
+# write a whiteout for every entry before sysinit.target is reached.
+mount -t tmpfs -o mode=1777,size=256m recd-tmp "$root/tmp"
+mount -t tmpfs -o mode=1777,size=64m recd-vartmp "$root/var/tmp"
+mount -t tmpfs -o mode=0755,size=64m recd-run "$root/run"
+# No mount of the host's /etc/fstab: the root is already all it needs.
+: >"$root/etc/fstab"
+
 # Only what recd.service needs starts: recd-smoke.target is the boot target and wants only
-# sysinit.target (journald, tmpfiles), not this machine's enabled services; systemd's units that
-# reach the kernel (modules, sysctl, debugfs...) or start host services on a timer are masked.
+# sysinit.target. What the host enabled (its own .wants folders) and what its packages hook into
+# the early targets (udev, avahi, cups, colord... arrive with some packages' recommends) do not
+# start: every .wants link of the early targets is hidden except journald's. recd.service's
+# postinst enables it again in a .wants folder of its own.
 cat >"$root/etc/systemd/system/recd-smoke.target" <<'EOF'
 [Unit]
 Description=recd smoke test (tests/integration/package_systemd.sh)
 Requires=sysinit.target
 After=sysinit.target
 EOF
+keep_wanted='^(systemd-journald\.service|systemd-journald\.socket|systemd-journald-dev-log\.socket|systemd-journal-flush\.service)$'
+for wants in "$root"/etc/systemd/system/*.wants "$root"/usr/lib/systemd/system/*.wants; do
+    [ -d "$wants" ] || continue
+    for link in "$wants"/*; do
+        [ -L "$link" ] || [ -e "$link" ] || continue
+        [[ ${link##*/} =~ $keep_wanted ]] || rm -f "$link" # a whiteout in the upper layer
+    done
+done
+# Units that the targets name directly (Wants= in the unit file rather than a .wants link), that
+# reach the kernel, or that clean the host's folders are masked as well.
 for unit in systemd-modules-load.service systemd-sysctl.service systemd-remount-fs.service \
-    systemd-udevd.service systemd-udev-trigger.service systemd-timesyncd.service \
+    systemd-udevd.service systemd-udev-trigger.service systemd-udev-settle.service \
+    systemd-udevd-control.socket systemd-udevd-kernel.socket systemd-timesyncd.service \
     systemd-pstore.service systemd-binfmt.service systemd-hwdb-update.service timers.target \
-    sys-kernel-debug.mount sys-kernel-tracing.mount sys-kernel-config.mount \
+    systemd-tmpfiles-setup.service systemd-tmpfiles-clean.service systemd-tmpfiles-clean.timer \
+    sys-kernel-debug.mount sys-kernel-tracing.mount sys-kernel-config.mount tmp.mount \
     sys-fs-fuse-connections.mount dev-hugepages.mount proc-sys-fs-binfmt_misc.automount; do
     ln -sf /dev/null "$root/etc/systemd/system/$unit"
 done
@@ -224,6 +249,10 @@ if [ -z "$booted" ]; then
     exit 1
 fi
 elapsed "systemd booted in the root: $booted ($(in_root systemctl --version | head -n 1))"
+# The host's /tmp (which holds this test's own scratch folder at least) left no trace: had the
+# root seen it, the boot would have written a whiteout for each of its entries up there.
+traces=$(find "$tmp/rw/upper/tmp" "$tmp/rw/upper/var/tmp" -mindepth 1 2>/dev/null | wc -l)
+[ "$traces" -eq 0 ] || fail "the host's /tmp reached the root: $traces entries in the upper layer"
 if [ "$booted" = degraded ]; then
     in_root systemctl --failed --no-legend >&2
 fi
