@@ -16,6 +16,7 @@
 #include <uv.h>
 
 #include "part_manifest.h"
+#include "session_seq.h"
 #include "recd/message.h"
 #include "recd/samp_rec.h"
 #include "recd/wire.h"
@@ -84,8 +85,8 @@ typedef struct recd_session {
     uint64_t start_mono_ms;   /* monotonic clock at open: arrival stamps count from here */
     uint64_t last_flush_ms;
     uint64_t dormant_since_ms;
-    bool have_seq; /* UDP: highest sequence number seen */
-    uint64_t last_seq;
+    TAILQ_ENTRY(recd_session) dormant_link; /* while dormant: the registry's list, oldest first */
+    seq_window seq; /* UDP sequence numbers (session_seq.h) */
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
     part_tally tally; /* output.part_manifest: what the current part holds */
     uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */

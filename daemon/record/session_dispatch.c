@@ -73,6 +73,53 @@ static int check_owner(session_input *in, const recd_session *s, const char *typ
 
 void session_hand_to(session_input *in, recd_session *s) { s->owner = owner_of(in); }
 
+/* ---- UDP sequence numbers (session_seq.h) ---------------------------------------------------- */
+
+/* Counts what the sequence window said of a datagram's seq: false for a duplicate (or reordered)
+ * message, which is dropped. */
+static bool sequence_counted(session_input *in, recd_session *s, seq_verdict v, uint64_t seq,
+                             uint64_t lost)
+{
+    recd_daemon_metrics *mt = in->sessions->env.metrics;
+    switch (v) {
+    case SEQ_NEXT:
+        if (lost)
+            recd_metric_add(mt->udp_gaps_total, 0, lost);
+        return true;
+    case SEQ_DUPLICATE: recd_metric_add(mt->udp_duplicates_total, 0, 1); return false;
+    case SEQ_EPOCH_WINDOW:
+    case SEQ_EPOCH_RESUME: {
+        bool resume = v == SEQ_EPOCH_RESUME;
+        recd_metric_add(mt->udp_seq_epochs_total,
+                        resume ? RECD_M_SEQ_EPOCH_RESUME : RECD_M_SEQ_EPOCH_WINDOW, 1);
+        log_notice("%s: session '%s': sequence numbers start again at %llu (%s)",
+                   session_input_peer(in), s->key, (unsigned long long)seq,
+                   resume ? "restarted after an open with resume"
+                          : "far outside the window of the last accepted ones");
+        return true;
+    }
+    }
+    return true;
+}
+
+/* UDP sequence numbers: false for a duplicate (or reordered) message, which is dropped. */
+static bool sequence_ok(session_input *in, recd_session *s, uint64_t seq)
+{
+    uint64_t lost;
+    seq_verdict v = seq_window_take(&s->seq, seq, &lost);
+    if (v == SEQ_NEXT && !lost)
+        return true;
+    return sequence_counted(in, s, v, seq, lost);
+}
+
+/* A datagram open with resume of a live session: the sender may have restarted its numbering. */
+static void sequence_resumed(session_input *in, recd_session *s, const recd_msg *m)
+{
+    uint64_t lost;
+    seq_verdict v = seq_window_resume(&s->seq, m->has_seq, m->seq, &lost);
+    sequence_counted(in, s, v, m->seq, lost);
+}
+
 /* ---- dispatch -------------------------------------------------------------------------------- */
 
 static recd_session *session_new(recd_sessions *r, const recd_msg *m, const session_format *ops,
@@ -124,8 +171,10 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
             if (s->owner != owner_of(in))
                 log_info("session '%s' resumed from %s", s->key, session_input_peer(in));
             s->owner = owner_of(in);
-            if (in->datagram)
+            if (in->datagram) {
                 in->datagram_opened = s;
+                sequence_resumed(in, s, m);
+            }
             s->last_input_ms = now_ms;
             in->accepted = true;
             return 0;
@@ -140,7 +189,7 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
                  s->dormant ? "its idle session is replaced" : "the live one is closed and the new one gets a file of its own");
         session_close(s, "opened again");
     }
-    if (r->table.count >= cfg->limits.max_sessions)
+    if (!sessions_make_room(r))
         return session_refuse(in, RECD_M_OTHER, why, whylen,
                       "open of session '%s' refused: %u sessions are open (limits.max_sessions)",
                       m->session, cfg->limits.max_sessions);
@@ -148,8 +197,8 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
     if (!s)
         return -ENOMEM;
     if (in->datagram && m->has_seq) {
-        s->have_seq = true;
-        s->last_seq = m->seq;
+        uint64_t lost;
+        seq_window_take(&s->seq, m->seq, &lost); /* the first: starts the numbering */
     }
     s->owner = owner_of(in);
     if (in->datagram)
@@ -171,25 +220,6 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
     log_debug("session '%s' opened (%s) from %s", s->key, recd_msg_format_name(s->format),
               session_input_peer(in));
     return 0;
-}
-
-/* UDP sequence numbers: false for a duplicate (or reordered) message, which is dropped. */
-static bool sequence_ok(session_input *in, recd_session *s, uint64_t seq)
-{
-    recd_daemon_metrics *mt = in->sessions->env.metrics;
-    if (!s->have_seq) {
-        s->have_seq = true;
-        s->last_seq = seq;
-        return true;
-    }
-    if (seq <= s->last_seq) {
-        recd_metric_add(mt->udp_duplicates_total, 0, 1);
-        return false;
-    }
-    if (seq - s->last_seq > 1)
-        recd_metric_add(mt->udp_gaps_total, 0, seq - s->last_seq - 1);
-    s->last_seq = seq;
-    return true;
 }
 
 static void note_limits(session_input *in, recd_session *s)
@@ -234,7 +264,8 @@ static int admit_sample(session_input *in, recd_session *s, bool is_state, recd_
     if (datagram_over_limits(in, s))
         return 0;
     s->last_input_ms = now_ms;
-    s->dormant = false;
+    if (s->dormant)
+        session_wake(s);
     s->inputs++;
     in->touched = s;
     return 1;

@@ -46,6 +46,7 @@ int sessions_init(recd_sessions *r, uv_loop_t *loop, const recd_config *cfg,
     r->env.metrics = metrics;
     r->env.writer = writer;
     LIST_INIT(&r->live);
+    TAILQ_INIT(&r->dormant);
     r->on = on;
     return session_table_init(&r->table);
 }
@@ -122,11 +123,69 @@ static void free_format(recd_session *s)
         s->ops->free(s);
 }
 
+/* ---- dormancy -------------------------------------------------------------------------------- */
+
+static void dormant_enter(recd_session *s, uint64_t now_ms)
+{
+    recd_sessions *r = registry_of(s);
+    s->dormant = true;
+    s->dormant_since_ms = now_ms;
+    TAILQ_INSERT_TAIL(&r->dormant, s, dormant_link);
+    r->dormant_count++;
+    recd_metric_set(r->env.metrics->sessions_dormant, 0, (int64_t)r->dormant_count);
+}
+
+static void dormant_leave(recd_session *s)
+{
+    if (!s->dormant)
+        return;
+    recd_sessions *r = registry_of(s);
+    s->dormant = false;
+    TAILQ_REMOVE(&r->dormant, s, dormant_link);
+    r->dormant_count--;
+    recd_metric_set(r->env.metrics->sessions_dormant, 0, (int64_t)r->dormant_count);
+}
+
+void session_wake(recd_session *s) { dormant_leave(s); }
+
+static const char *const forget_why[RECD_M_FORGETS] = {
+    [RECD_M_FORGET_TIMEOUT] = "forgotten after being idle (rotation.forget_after)",
+    [RECD_M_FORGET_LIMIT] = "forgotten: too many idle sessions (limits.max_dormant_sessions)",
+    [RECD_M_FORGET_ROOM] = "forgotten to make room for a new session (limits.max_sessions)",
+};
+
+/* A dormant session is forgotten: its key is unknown from now on (its file is finalized). */
+static void forget(recd_session *s, recd_m_forget reason)
+{
+    recd_metric_add(s->env->metrics->sessions_forgotten_total, reason, 1);
+    if (reason == RECD_M_FORGET_TIMEOUT)
+        log_debug("session '%s' %s", s->key, forget_why[reason]);
+    else
+        log_notice("session '%s' %s", s->key, forget_why[reason]);
+    session_close(s, forget_why[reason]);
+}
+
+bool sessions_make_room(recd_sessions *r)
+{
+    while (r->table.count >= r->env.cfg->limits.max_sessions && TAILQ_FIRST(&r->dormant))
+        forget(TAILQ_FIRST(&r->dormant), RECD_M_FORGET_ROOM);
+    return r->table.count < r->env.cfg->limits.max_sessions;
+}
+
+/* limits.max_dormant_sessions, after the timer pass (which must not free a session it is about to
+ * visit) and after a reload that lowered it. */
+static void forget_over_limit(recd_sessions *r)
+{
+    while (r->dormant_count > r->env.cfg->limits.max_dormant_sessions)
+        forget(TAILQ_FIRST(&r->dormant), RECD_M_FORGET_LIMIT);
+}
+
 /* ---- lifecycle ------------------------------------------------------------------------------- */
 
 static void destroy(recd_session *s)
 {
     recd_sessions *r = registry_of(s);
+    dormant_leave(s);
     LIST_REMOVE(s, live);
     if (s->in_table) {
         session_table_remove(&r->table, s);
@@ -152,6 +211,7 @@ void session_close(recd_session *s, const char *why)
         log_warn("session '%s': %llu samples had their time raised to the previous one's "
                  "(rec.time_policy: clamp)",
                  s->key, (unsigned long long)s->rec_clamped);
+    dormant_leave(s);
     end_format_part(s, true);
     writer_seal(&s->queue);
     kick(s);
@@ -173,8 +233,7 @@ static void go_dormant(recd_session *s, uint64_t now_ms)
     writer_seal(&s->queue);
     s->pending_since_ms = 0;
     kick(s);
-    s->dormant = true;
-    s->dormant_since_ms = now_ms;
+    dormant_enter(s, now_ms);
     if (s->ops->idle)
         s->ops->idle(s);
 }
@@ -187,8 +246,8 @@ void session_tick(recd_session *s, uint64_t now_ms)
     if (s->closing)
         return;
     if (s->dormant) {
-        if (cfg->rotation.idle_timeout_ms && now_ms - s->dormant_since_ms >= cfg->rotation.idle_timeout_ms)
-            session_close(s, "forgotten after being idle");
+        if (cfg->rotation.forget_after_ms && now_ms - s->dormant_since_ms >= cfg->rotation.forget_after_ms)
+            forget(s, RECD_M_FORGET_TIMEOUT);
         return;
     }
     bool pending = s->pending_since_ms != 0 || (s->ops->pending && s->ops->pending(s));
@@ -309,6 +368,7 @@ void sessions_tick(recd_sessions *r, uint64_t now_ms)
         next = LIST_NEXT(s, live);
         session_tick(s, now_ms);
     }
+    forget_over_limit(r);
 }
 
 void sessions_close_all(recd_sessions *r, const char *why)

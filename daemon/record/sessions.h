@@ -31,6 +31,11 @@ typedef struct recd_sessions {
     session_table table;
     LIST_HEAD(session_list, recd_session) live; /* open or finishing */
     size_t live_count;
+    /* Dormant sessions (file finalized after rotation.idle_timeout, key still known), the one
+     * dormant longest first: forgotten after rotation.forget_after, or first when there are more
+     * than limits.max_dormant_sessions, or to make room for a new open at limits.max_sessions. */
+    TAILQ_HEAD(dormant_list, recd_session) dormant;
+    size_t dormant_count;
     uint64_t last_write_error_ms; /* for /healthz */
     uint64_t owners;              /* stream connections numbered as session owners so far */
     bool stopping;                /* shutdown: writes that keep failing are given up */
@@ -55,6 +60,9 @@ bool sessions_over_limit(recd_sessions *r, const char *key);
 
 /* Timer work for every session: flush by time, idle rotation, forgetting dormant sessions. */
 void sessions_tick(recd_sessions *r, uint64_t now_ms);
+/* Room for one more session under limits.max_sessions: true when there is, if need be after
+ * forgetting the sessions dormant longest (their files are finalized); false when there is not. */
+bool sessions_make_room(recd_sessions *r);
 /* Finalizes every session (shutdown); each is freed once written, then on.gone runs. */
 void sessions_close_all(recd_sessions *r, const char *why);
 
@@ -85,6 +93,8 @@ int sessions_save(recd_sessions *r, const char *key, uint32_t last_ms, const cha
 int sessions_add(recd_sessions *r, recd_session *s);
 void session_discard(recd_session *s); /* frees a session that was never added */
 void session_tick(recd_session *s, uint64_t now_ms);
+/* A dormant session got input again: it leaves the dormant list (its next bytes start a part). */
+void session_wake(recd_session *s);
 /* Writes what is buffered now (flush messages, shutdown). */
 void session_flush(recd_session *s);
 void session_maybe_flush(recd_session *s); /* flush when over flush.buffer_size */

@@ -60,6 +60,7 @@ typedef struct recd_config {
         uint64_t udp_receive_buffer;       /* SO_RCVBUF of each UDP listener */
         bool batch_huge_pages;             /* MADV_HUGEPAGE on the batch pool's slabs */
         uint32_t max_sessions, max_connections;
+        uint32_t max_dormant_sessions;     /* idle sessions whose key is kept (rotation.forget_after) */
         uint32_t max_connections_per_peer; /* stream connections from one address */
         uint64_t idle_timeout_ms;          /* a connection holding no session; 0 = off */
         uint64_t frame_timeout_ms;         /* a started frame or line must end within it */
@@ -68,6 +69,7 @@ typedef struct recd_config {
         uint64_t max_size;                 /* 0 = off */
         uint64_t max_duration_ms;          /* 0 = off */
         uint64_t idle_timeout_ms;          /* 0 = never close an idle session */
+        uint64_t forget_after_ms;          /* an idle session's key is kept this long; 0 = no limit */
     } rotation;
     struct {
         bool all;                          /* every .rec session keeps a ring, not only ring: true */

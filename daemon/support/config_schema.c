@@ -109,6 +109,10 @@ const row recd_cfg_rows[] = {
      "(some hypervisors); elsewhere it costs loop CPU (docs/performance.md)."},
     {"limits.max_sessions", T_U32, OFF(limits.max_sessions), 1, 1000000, F_LIVE, "10000", NULL,
      "Recording sessions open at once; further open messages are refused."},
+    {"limits.max_dormant_sessions", T_U32, OFF(limits.max_dormant_sessions), 1, 1000000, F_LIVE | F_ZERO_OFF,
+     "1000", NULL,
+     "Idle sessions (rotation.idle_timeout) whose key is kept so that their next sample goes on in "
+     "a new part: past this many the one idle longest is forgotten. 0 = forget at once."},
     {"limits.max_connections", T_U32, OFF(limits.max_connections), 1, 1000000, F_LIVE, "1024", NULL,
      "Stream connections (TCP and Unix) at once. At the limit a new one takes the place of the "
      "connection idle longest that holds no session; without one, the new one is closed."},
@@ -130,6 +134,11 @@ const row recd_cfg_rows[] = {
     {"rotation.idle_timeout", T_DURATION, OFF(rotation.idle_timeout_ms), SEC, 30 * DAY, F_LIVE | F_ZERO_OFF,
      "60s", NULL,
      "Finalize a session's file after this long without samples. 0 = wait for the close message."},
+    {"rotation.forget_after", T_DURATION, OFF(rotation.forget_after_ms), SEC, 366 * DAY, F_LIVE | F_ZERO_OFF,
+     "1h", NULL,
+     "How long a session idle past rotation.idle_timeout (its file finalized) stays known, so that "
+     "its next sample, over UDP too, goes on in a new part; then it is forgotten. 0 = until "
+     "limits.max_dormant_sessions or limits.max_sessions needs its place."},
 
     {"ring.all", T_BOOL, OFF(ring.all), 0, 0, F_LIVE, "false", NULL,
      "Every samp-onfoot and samp-vehicle session keeps an instant-replay ring, as if opened with ring: true."},

@@ -442,6 +442,12 @@ static const char *const drop_values[] = {"buffer_full", "ring_session_memory",
 _Static_assert(sizeof drop_values / sizeof *drop_values == RECD_M_DROPS, "drop labels");
 static const char *const conn_drop_values[] = {"idle", "frame_timeout", "shed", "refused"};
 _Static_assert(sizeof conn_drop_values / sizeof *conn_drop_values == RECD_M_CONN_DROPS, "conn_drop_values");
+static const char *const seq_epoch_values[] = {"window", "resume"};
+_Static_assert(sizeof seq_epoch_values / sizeof *seq_epoch_values == RECD_M_SEQ_EPOCHS, "seq_epoch_values");
+static const char *const forget_values[] = {"timeout", "limit", "room"};
+_Static_assert(sizeof forget_values / sizeof *forget_values == RECD_M_FORGETS, "forget_values");
+static const recd_metric_label seq_epoch_label[] = {{"reason", seq_epoch_values, RECD_M_SEQ_EPOCHS}};
+static const recd_metric_label forget_label[] = {{"reason", forget_values, RECD_M_FORGETS}};
 static const recd_metric_label drop_label[] = {{"reason", drop_values, RECD_M_DROPS}};
 static const recd_metric_label conn_drop_label[] = {{"reason", conn_drop_values, RECD_M_CONN_DROPS}};
 static const recd_metric_label result_label[] = {{"result", result_values, 2}};
@@ -518,6 +524,18 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         NULL, 0);
     add(r, &bad, &m->udp_duplicates_total, C, "recd_udp_duplicates_total",
         "UDP datagrams dropped as duplicates.", NULL, 0);
+    add(r, &bad, &m->udp_seq_epochs_total, C, "recd_udp_seq_epochs_total",
+        "UDP sessions whose sequence numbers started a new epoch: a seq far outside the window of "
+        "the last accepted ones, or a restart after an open with resume.",
+        seq_epoch_label, 1);
+    add(r, &bad, &m->sessions_dormant, G, "recd_sessions_dormant",
+        "Sessions idle past rotation.idle_timeout (file finalized) whose key is still known: their "
+        "next sample starts a new part.",
+        NULL, 0);
+    add(r, &bad, &m->sessions_forgotten_total, C, "recd_sessions_forgotten_total",
+        "Dormant sessions forgotten: after rotation.forget_after, over limits.max_dormant_sessions, "
+        "or to make room for a new open at limits.max_sessions.",
+        forget_label, 1);
     add(r, &bad, &m->written_bytes_total, C, "recd_written_bytes_total", "Bytes written to recording files.",
         NULL, 0);
     alias(r, &bad, &m->bytes_written_total, m->written_bytes_total, "recd_bytes_written_total",

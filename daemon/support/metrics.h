@@ -127,6 +127,9 @@ typedef struct recd_daemon_metrics {
     recd_metric *decode_errors_total;       /* counter {reason} */
     recd_metric *udp_gaps_total;            /* counter */
     recd_metric *udp_duplicates_total;      /* counter */
+    recd_metric *udp_seq_epochs_total;      /* counter {reason}: sequence numbering started again */
+    recd_metric *sessions_dormant;          /* gauge: sessions idle past rotation.idle_timeout, kept */
+    recd_metric *sessions_forgotten_total;  /* counter {reason}: dormant sessions forgotten */
     recd_metric *written_bytes_total;       /* counter */
     recd_metric *bytes_written_total;       /* deprecated name of written_bytes_total */
     recd_metric *files_finalized_total;     /* counter */
@@ -177,6 +180,22 @@ typedef enum recd_m_drop {
                                       * ring holds none, at ring.process_memory */
     RECD_M_DROPS
 } recd_m_drop;
+
+/* Why a UDP session's sequence numbering started a new epoch (label "reason" of
+ * recd_udp_seq_epochs_total; daemon/record/session_seq.h). */
+typedef enum recd_m_seq_epoch {
+    RECD_M_SEQ_EPOCH_WINDOW, /* "window": a seq far outside the window of the last accepted ones */
+    RECD_M_SEQ_EPOCH_RESUME, /* "resume": numbering restarted after an open with resume */
+    RECD_M_SEQ_EPOCHS
+} recd_m_seq_epoch;
+
+/* Why a dormant session was forgotten (label "reason" of recd_sessions_forgotten_total). */
+typedef enum recd_m_forget {
+    RECD_M_FORGET_TIMEOUT, /* "timeout": dormant for rotation.forget_after */
+    RECD_M_FORGET_LIMIT,   /* "limit": more than limits.max_dormant_sessions were dormant */
+    RECD_M_FORGET_ROOM,    /* "room": a new open at limits.max_sessions took its place */
+    RECD_M_FORGETS
+} recd_m_forget;
 
 /* Registers every recd metric (all series start at 0, so dashboards see them at once). 0 or -ENOMEM. */
 int recd_daemon_metrics_init(recd_daemon_metrics *m);
