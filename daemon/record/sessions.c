@@ -54,6 +54,12 @@ void sessions_free(recd_sessions *r)
 {
     if (r->table.buckets)
         session_table_free(&r->table);
+    peer_counts_free(&r->peers);
+}
+
+bool session_peer_over_share(const recd_session *s)
+{
+    return s->peer && s->peer->bytes > recd_config_peer_buffer(s->env->cfg);
 }
 
 bool sessions_over_limit(recd_sessions *r, const char *key)
@@ -64,7 +70,8 @@ bool sessions_over_limit(recd_sessions *r, const char *key)
     if (!key[0])
         return false;
     recd_session *s = session_table_get(&r->table, key);
-    return s && (s->buffered > cfg->limits.session_buffer || s->write_failing);
+    return s && (s->buffered > cfg->limits.session_buffer || s->write_failing ||
+                 session_peer_over_share(s));
 }
 
 /* ---- flushing -------------------------------------------------------------------------------- */
@@ -124,15 +131,31 @@ static void free_format(recd_session *s)
 
 /* ---- lifecycle ------------------------------------------------------------------------------- */
 
+/* s leaves the session table: it no longer counts toward limits.max_sessions or its peer's share. */
+static void leave_table(recd_sessions *r, recd_session *s)
+{
+    session_table_remove(&r->table, s);
+    s->in_table = false;
+    if (s->peer)
+        s->peer->open--;
+    update_open_gauge(r, s, false);
+}
+
+/* s no longer holds its peer's entry (its bytes were released first). */
+static void leave_peer(recd_session *s)
+{
+    peer_counts_unref(&registry_of(s)->peers, s->peer);
+    s->peer = NULL;
+}
+
 static void destroy(recd_session *s)
 {
     recd_sessions *r = registry_of(s);
     LIST_REMOVE(s, live);
-    if (s->in_table) {
-        session_table_remove(&r->table, s);
-        update_open_gauge(r, s, false);
-    }
+    if (s->in_table)
+        leave_table(r, s);
     session_account(s, -(int64_t)s->buffered);
+    leave_peer(s);
     writer_queue_discard(&s->queue);
     free_format(s);
     if (r->on.freed)
@@ -155,12 +178,8 @@ void session_close(recd_session *s, const char *why)
     end_format_part(s, true);
     writer_seal(&s->queue);
     kick(s);
-    if (s->in_table) {
-        recd_sessions *r = registry_of(s);
-        session_table_remove(&r->table, s);
-        s->in_table = false;
-        update_open_gauge(r, s, false);
-    }
+    if (s->in_table)
+        leave_table(registry_of(s), s);
     s->closing = true;
     if (writer_idle(&s->queue))
         destroy(s);
@@ -290,6 +309,8 @@ int sessions_add(recd_sessions *r, recd_session *s)
     if (session_table_put(&r->table, s) < 0)
         return -ENOMEM;
     s->in_table = true;
+    if (s->peer)
+        s->peer->open++;
     LIST_INSERT_HEAD(&r->live, s, live);
     r->live_count++;
     update_open_gauge(r, s, true);
@@ -299,6 +320,8 @@ int sessions_add(recd_sessions *r, recd_session *s)
 void session_discard(recd_session *s)
 {
     free_format(s);
+    session_account(s, -(int64_t)s->buffered);
+    leave_peer(s);
     free(s);
 }
 

@@ -37,6 +37,7 @@ typedef struct recd_sessions {
     uint64_t parts_left;          /* parts left as .part after write errors */
     uint64_t parts_vanished;      /* files removed behind recd's back (their parts started again) */
     uint64_t bytes_lost;          /* accepted bytes that never reached a file */
+    peer_counts peers;            /* sessions and their bytes per peer, for the fair shares */
     sessions_events on;
 } recd_sessions;
 
@@ -49,8 +50,8 @@ void sessions_recover_root(int root_fd);
 
 static inline uint64_t sessions_now_ms(const recd_sessions *r) { return uv_now(r->env.loop); }
 
-/* True when the process, or the session named key ("" for none), holds more unwritten bytes than
- * its limit: input paused for it stays paused. */
+/* True when the process, or the session named key ("" for none) or the peer that opened it, holds
+ * more unwritten bytes than its limit: input paused for it stays paused. */
 bool sessions_over_limit(recd_sessions *r, const char *key);
 
 /* Timer work for every session: flush by time, idle rotation, forgetting dormant sessions. */
@@ -84,6 +85,8 @@ int sessions_save(recd_sessions *r, const char *key, uint32_t last_ms, const cha
 /* Adds a new session (its format opened it) to the table and the live list. 0 or -ENOMEM. */
 int sessions_add(recd_sessions *r, recd_session *s);
 void session_discard(recd_session *s); /* frees a session that was never added */
+/* True when the peer that opened s holds more unwritten bytes than its share, limits.peer_buffer. */
+bool session_peer_over_share(const recd_session *s);
 void session_tick(recd_session *s, uint64_t now_ms);
 /* Writes what is buffered now (flush messages, shutdown). */
 void session_flush(recd_session *s);

@@ -109,6 +109,14 @@ const row recd_cfg_rows[] = {
      "(some hypervisors); elsewhere it costs loop CPU (docs/performance.md)."},
     {"limits.max_sessions", T_U32, OFF(limits.max_sessions), 1, 1000000, F_LIVE, "10000", NULL,
      "Recording sessions open at once; further open messages are refused."},
+    {"limits.max_sessions_per_peer", T_U32, OFF(limits.max_sessions_per_peer), 1, 1000000,
+     F_LIVE | F_ZERO_AUTO, "0", NULL,
+     "Sessions one peer (an IP address, an IPv6 /64, or a Unix socket client's uid) may hold open "
+     "at once; further opens from it are refused. 0 = half of limits.max_sessions."},
+    {"limits.peer_buffer", T_SIZE, OFF(limits.peer_buffer), 64 * KIB, TIB, F_LIVE | F_ZERO_AUTO, "0",
+     NULL,
+     "Bytes the sessions one peer opened may hold unwritten before recd stops reading that peer's "
+     "connections (its datagrams are dropped). 0 = half of limits.process_buffer."},
     {"limits.max_connections", T_U32, OFF(limits.max_connections), 1, 1000000, F_LIVE, "1024", NULL,
      "Stream connections (TCP and Unix) at once. At the limit a new one takes the place of the "
      "connection idle longest that holds no session; without one, the new one is closed."},
@@ -334,7 +342,7 @@ void recd_cfg_format_number(const row *r, uint64_t v, char *buf, size_t cap)
 
 static int check_range(const row *r, uint64_t v, char *why, size_t cap)
 {
-    if (v == 0 && (r->flags & F_ZERO_OFF))
+    if (v == 0 && (r->flags & (F_ZERO_OFF | F_ZERO_AUTO)))
         return 0;
     if (v >= r->min && v <= r->max)
         return 0;
@@ -342,7 +350,9 @@ static int check_range(const row *r, uint64_t v, char *why, size_t cap)
     recd_cfg_format_number(r, v, val, sizeof val);
     recd_cfg_format_number(r, v < r->min ? r->min : r->max, lim, sizeof lim);
     snprintf(why, cap, "%s is %s the %s of %s%s", val, v < r->min ? "below" : "above",
-             v < r->min ? "minimum" : "maximum", lim, (r->flags & F_ZERO_OFF) ? " (or 0 to turn it off)" : "");
+             v < r->min ? "minimum" : "maximum", lim, (r->flags & F_ZERO_OFF)    ? " (or 0 to turn it off)"
+             : (r->flags & F_ZERO_AUTO) ? " (or 0 for the default share)"
+                                        : "");
     return -ERANGE;
 }
 
