@@ -122,8 +122,9 @@ const row recd_cfg_rows[] = {
      "connection idle longest that holds no session; without one, the new one is closed."},
     {"limits.max_connections_per_peer", T_U32, OFF(limits.max_connections_per_peer), 1, 1000000, F_LIVE,
      "256", NULL,
-     "Stream connections from one IP address at once (Unix sockets are not counted). At the limit a "
-     "new one takes the place of that address's connection idle longest that holds no session."},
+     "Stream connections from one peer at once (an IP address, an IPv6 /64, or a Unix socket "
+     "client's uid). At the limit a new one takes the place of that peer's connection idle longest "
+     "that holds no session."},
     {"limits.idle_timeout", T_DURATION, OFF(limits.idle_timeout_ms), SEC, 30 * DAY, F_LIVE | F_ZERO_OFF,
      "60s", NULL,
      "Close a stream connection that holds no open session after this long without input. 0 = never."},

@@ -178,12 +178,114 @@ static void a_hog_cannot_take_every_session_over_udp(void **state)
     td_cleanup(&d);
 }
 
+/* ---- buffered bytes -------------------------------------------------------------------------- */
+
+#define BUF_SESSIONS 5      /* 5 x 900 kB: more than the process limit of 4 MiB */
+#define CHATS_PER_TICK 15   /* 15 x 60 kB held per session: under its 1 MiB */
+#define CHAT_BYTES 60000
+#define PEER_SHARE (2u << 20) /* half of limits.process_buffer */
+
+static void encode(recd_buf *out, recd_msg *m)
+{
+    assert_int_equal(recd_wire_encode(m, RECD_WIRE_BINARY, 0, out), 0);
+    recd_msg_free(m);
+}
+
+/* Recap sessions, each an open, a state at tick 0 and chat messages for tick 0: a tick being
+ * collected, held unwritten until a later tick starts (flush.interval is long). */
+static void encode_held_ticks(recd_buf *out)
+{
+    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 1000, 21};
+    char *text = malloc(CHAT_BYTES);
+    assert_non_null(text);
+    memset(text, 'h', CHAT_BYTES);
+    recd_recap_value chat = {.blob = {(const uint8_t *)text, CHAT_BYTES}};
+    recd_recap_event ev = {RECD_RECAP_CHAT_MESSAGE, 1, &chat};
+    for (unsigned i = 0; i < BUF_SESSIONS; i++) {
+        recd_synth_recap_gen *g;
+        assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
+        recd_recap_header h;
+        recd_synth_recap_gen_header(g, &h);
+        recd_synth_recap_tick t;
+        assert_int_equal(recd_synth_recap_gen_next(g, &t), 1);
+        recd_msg m;
+        recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
+        snprintf(m.session, sizeof m.session, "bufhog%u", i);
+        assert_int_equal(recd_msg_set_recap_open(&m, &h), 0);
+        encode(out, &m);
+        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
+        snprintf(m.session, sizeof m.session, "bufhog%u", i);
+        assert_int_equal(recd_msg_set_recap_state(&m, 0, t.state), 0);
+        encode(out, &m);
+        recd_synth_recap_gen_free(g);
+        for (unsigned k = 0; k < CHATS_PER_TICK; k++) {
+            recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
+            snprintf(m.session, sizeof m.session, "bufhog%u", i);
+            assert_int_equal(recd_msg_set_recap_event(&m, 0, &ev), 0);
+            encode(out, &m);
+        }
+    }
+    free(text);
+}
+
+static bool log_says(const td_daemon *d, const char *what)
+{
+    size_t len;
+    char *text = (char *)tu_read_file(d->log, &len);
+    bool found = text && memmem(text, len, what, strlen(what)) != NULL;
+    free(text);
+    return found;
+}
+
+/* One peer holds bytes that no write releases yet; it may take its share of limits.process_buffer,
+ * not all of it, and a sender from elsewhere records meanwhile. */
+static void a_hog_cannot_take_every_buffered_byte(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "flush:\n  interval: 1h\nlimits:\n  process_buffer: 4MiB\n  session_buffer: 1MiB\n");
+    td_start(&d);
+    recd_buf out = {0};
+    encode_held_ticks(&out);
+    int fd = hog_connect(d.tcp, SOCK_STREAM);
+    assert_int_equal(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
+    /* Send until recd stops reading the hog (it waits with bytes unsent) or all is sent. */
+    size_t sent = 0;
+    uint64_t deadline = td_deadline(30000);
+    while (sent < out.len && td_now_ms() < deadline) {
+        ssize_t w = send(fd, out.data + sent, out.len - sent, MSG_NOSIGNAL);
+        if (w > 0) {
+            sent += (size_t)w;
+            continue;
+        }
+        assert_true(w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+        if (td_metric(&d, "recd_backpressure_events_total") >= 1)
+            break;
+        td_sleep_ms(20);
+    }
+    /* recd stops reading the hog at its share (before the fix: at the process limit). */
+    td_wait_metric(&d, "recd_backpressure_events_total", 1, 20000);
+    double held = td_metric(&d, "recd_buffered_bytes");
+    if (held > PEER_SHARE + 2 * 65536 + 2 * CHAT_BYTES || !log_says(&d, "limits.peer_buffer")) {
+        td_dump_log(&d);
+        fail_msg("the hog (%zu of %zu bytes sent) holds %.0f unwritten bytes; its share is %u, "
+                 "and the log must name limits.peer_buffer",
+                 sent, out.len, held, PEER_SHARE);
+    }
+    honest_sessions(&d, d.tcp, "honest", 2);
+    close(fd);
+    recd_buf_free(&out);
+    td_stop(&d);
+    td_cleanup(&d);
+}
+
 int main(void)
 {
     td_require_recd();
     const struct CMUnitTest tests[] = {
         td_unit_test(a_hog_cannot_take_every_session_over_tcp),
         td_unit_test(a_hog_cannot_take_every_session_over_udp),
+        td_unit_test(a_hog_cannot_take_every_buffered_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
