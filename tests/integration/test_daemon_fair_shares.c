@@ -5,6 +5,8 @@
  * hog's refusals name the limit. */
 #include "test_daemon_harness.h"
 
+#include <sys/un.h>
+
 #define HOG_ADDR "127.0.0.2"
 #define DEFAULT_MAX_SESSIONS 10000
 #define DEFAULT_SHARE (DEFAULT_MAX_SESSIONS / 2)
@@ -88,6 +90,35 @@ static double refused_as(const td_daemon *d, const char *reason)
     return td_metric(d, series);
 }
 
+/* A value from one scrape's body (series with its labels, as rendered), or -1. */
+static double series_in(const char *body, const char *series)
+{
+    size_t n = strlen(series);
+    for (const char *line = body; line && *line;) {
+        if (strncmp(line, series, n) == 0 && line[n] == ' ')
+            return strtod(line + n + 1, NULL);
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+    return -1;
+}
+
+/* Rule 3: while one peer misbehaves no loop iteration takes a second (recd_loop_lag_seconds; not
+ * checked when times are stretched for a slow build). */
+static void expect_loop_lag_bounded(const td_daemon *d)
+{
+    if (tu_scaled_ms(1000) > 1000)
+        return;
+    char *body = td_http_get(d, "/metrics", NULL);
+    assert_non_null(body);
+    double all = series_in(body, "recd_loop_lag_seconds_count");
+    double fast = series_in(body, "recd_loop_lag_seconds_bucket{le=\"1\"}");
+    free(body);
+    if (all < 1 || fast < all)
+        fail_msg("%.0f of %.0f loop iterations took more than 1 s", all - fast, all);
+}
+
 /* Good senders from 127.0.0.1: whole sessions over url, each file equal to what was sent. */
 static void honest_sessions(const td_daemon *d, const char *url, const char *prefix, unsigned n)
 {
@@ -135,6 +166,7 @@ static void a_hog_cannot_take_every_session_over_tcp(void **state)
     replied = stream_opens(hog_connect(d.tcp, SOCK_STREAM), "again", 1, why, sizeof why);
     assert_true(replied && strstr(why, "limits.max_sessions_per_peer"));
     assert_true(refused_as(&d, "max_sessions_per_peer") >= 2);
+    expect_loop_lag_bounded(&d);
     honest_sessions(&d, d.tcp, "honest", 5);
     td_stop(&d);
     td_cleanup(&d);
@@ -173,6 +205,7 @@ static void a_hog_cannot_take_every_session_over_udp(void **state)
                  "share",
                  open, DEFAULT_SHARE, refused, refused_as(&d, "max_sessions_per_peer"));
     }
+    expect_loop_lag_bounded(&d);
     honest_sessions(&d, d.udp, "honest", 3);
     td_stop(&d);
     td_cleanup(&d);
@@ -272,9 +305,70 @@ static void a_hog_cannot_take_every_buffered_byte(void **state)
                  "and the log must name limits.peer_buffer",
                  sent, out.len, held, PEER_SHARE);
     }
+    expect_loop_lag_bounded(&d);
     honest_sessions(&d, d.tcp, "honest", 2);
     close(fd);
     recd_buf_free(&out);
+    td_stop(&d);
+    td_cleanup(&d);
+}
+
+/* ---- connections ------------------------------------------------------------------------------ */
+
+#define UNIX_SHARE 8
+
+static int unix_connect(const char *url)
+{
+    recd_wire_url u;
+    char err[128];
+    assert_int_equal(recd_wire_url_parse(url, &u, err, sizeof err), 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", u.path);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        int e = errno;
+        close(fd);
+        fail_msg("connect %s: %s", u.path, strerror(e));
+    }
+    unsigned ms = tu_scaled_ms(10000);
+    struct timeval tv = {ms / 1000, (long)(ms % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+/* A Unix socket's clients are one peer per uid: connections that each hold a session cannot take
+ * every connection either. The next one is refused naming the limit; TCP senders go on. */
+static void unix_connections_count_per_uid(void **state)
+{
+    (void)state;
+    td_daemon d;
+    char yaml[96];
+    snprintf(yaml, sizeof yaml, "limits:\n  max_connections_per_peer: %d\n", UNIX_SHARE);
+    td_setup(&d, yaml);
+    td_start(&d);
+    recd_client *held[UNIX_SHARE];
+    for (int i = 0; i < UNIX_SHARE; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "unix%d", i);
+        held[i] = td_connect(d.unix_url);
+        td_send_open(held[i], key, RECD_MSG_FMT_SAMP_ONFOOT, 0);
+        assert_int_equal(recd_client_flush(held[i]), 0);
+    }
+    if (td_wait_metric(&d, "recd_sessions_open", UNIX_SHARE, 20000) < UNIX_SHARE)
+        fail_msg("the %d sessions held over Unix connections did not open", UNIX_SHARE);
+    char why[512] = "";
+    bool replied = stream_opens(unix_connect(d.unix_url), "unixmore", 1, why, sizeof why);
+    if (!replied || !strstr(why, "limits.max_connections_per_peer")) {
+        td_dump_log(&d);
+        fail_msg("connection %d from one uid got %s'%s', not a refusal naming "
+                 "limits.max_connections_per_peer",
+                 UNIX_SHARE + 1, replied ? "" : "no reply ", why);
+    }
+    assert_true(td_metric(&d, "recd_connections_dropped_total{reason=\"refused\"}") >= 1);
+    honest_sessions(&d, d.tcp, "honest", 1);
+    for (int i = 0; i < UNIX_SHARE; i++)
+        td_close_client(held[i]);
     td_stop(&d);
     td_cleanup(&d);
 }
@@ -286,6 +380,7 @@ int main(void)
         td_unit_test(a_hog_cannot_take_every_session_over_tcp),
         td_unit_test(a_hog_cannot_take_every_session_over_udp),
         td_unit_test(a_hog_cannot_take_every_buffered_byte),
+        td_unit_test(unix_connections_count_per_uid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
