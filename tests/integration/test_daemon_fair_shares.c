@@ -313,6 +313,85 @@ static void a_hog_cannot_take_every_buffered_byte(void **state)
     td_cleanup(&d);
 }
 
+#define UDP_CHAT_BYTES 50000 /* one event per datagram */
+
+/* The same over UDP, which has no backpressure: the hog's datagrams over its share are dropped
+ * (counted as peer_buffer), and a UDP sender from 127.0.0.1 loses nothing. */
+static void a_udp_hog_cannot_take_every_buffered_byte(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "flush:\n  interval: 1h\nlimits:\n  process_buffer: 4MiB\n  session_buffer: 1MiB\n");
+    td_start(&d);
+    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 1000, 21};
+    char *text = malloc(UDP_CHAT_BYTES);
+    assert_non_null(text);
+    memset(text, 'u', UDP_CHAT_BYTES);
+    recd_recap_value chat = {.blob = {(const uint8_t *)text, UDP_CHAT_BYTES}};
+    recd_recap_event ev = {RECD_RECAP_CHAT_MESSAGE, 1, &chat};
+    int fd = hog_connect(d.udp, SOCK_DGRAM);
+    recd_buf dg = {0};
+    unsigned sent = 0;
+    for (unsigned i = 0; i < BUF_SESSIONS; i++) {
+        recd_synth_recap_gen *g;
+        assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
+        recd_recap_header h;
+        recd_synth_recap_gen_header(g, &h);
+        recd_synth_recap_tick t;
+        assert_int_equal(recd_synth_recap_gen_next(g, &t), 1);
+        recd_msg m;
+        recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_RECAP);
+        snprintf(m.session, sizeof m.session, "udpbuf%u", i);
+        assert_int_equal(recd_msg_set_recap_open(&m, &h), 0);
+        encode(&dg, &m);
+        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
+        snprintf(m.session, sizeof m.session, "udpbuf%u", i);
+        assert_int_equal(recd_msg_set_recap_state(&m, 0, t.state), 0);
+        encode(&dg, &m);
+        recd_synth_recap_gen_free(g);
+        assert_int_equal(send(fd, dg.data, dg.len, 0), (ssize_t)dg.len);
+        recd_buf_reset(&dg);
+        sent++; /* the state: a sample */
+        for (unsigned k = 0; k < CHATS_PER_TICK + 3; k++) {
+            recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
+            snprintf(m.session, sizeof m.session, "udpbuf%u", i);
+            assert_int_equal(recd_msg_set_recap_event(&m, 0, &ev), 0);
+            encode(&dg, &m);
+            assert_int_equal(send(fd, dg.data, dg.len, 0), (ssize_t)dg.len);
+            recd_buf_reset(&dg);
+            sent++;
+            td_sleep_ms(2); /* keep the kernel's queue short */
+        }
+    }
+    close(fd);
+    recd_buf_free(&dg);
+    free(text);
+    /* Every sample was taken, dropped by recd (counted) or by the kernel (counted). */
+    uint64_t deadline = td_deadline(30000);
+    double taken, dropped, kernel;
+    do {
+        taken = td_metric(&d, "recd_samples_total");
+        dropped = td_metric(&d, "recd_samples_dropped_total");
+        kernel = td_metric(&d, "recd_udp_kernel_drops_total");
+        if (taken + dropped + kernel >= sent)
+            break;
+        td_sleep_ms(50);
+    } while (td_now_ms() < deadline);
+    double held = td_metric(&d, "recd_buffered_bytes");
+    double share_drops = td_metric(&d, "recd_samples_dropped_total{reason=\"peer_buffer\"}");
+    if (held > PEER_SHARE + 2 * UDP_CHAT_BYTES || share_drops < 1 ||
+        !log_says(&d, "limits.peer_buffer")) {
+        td_dump_log(&d);
+        fail_msg("the UDP hog holds %.0f unwritten bytes (its share is %u); %.0f datagrams "
+                 "dropped as over its share",
+                 held, PEER_SHARE, share_drops);
+    }
+    expect_loop_lag_bounded(&d);
+    honest_sessions(&d, d.udp, "honest", 2);
+    td_stop(&d);
+    td_cleanup(&d);
+}
+
 /* ---- connections ------------------------------------------------------------------------------ */
 
 #define UNIX_SHARE 8
@@ -380,6 +459,7 @@ int main(void)
         td_unit_test(a_hog_cannot_take_every_session_over_tcp),
         td_unit_test(a_hog_cannot_take_every_session_over_udp),
         td_unit_test(a_hog_cannot_take_every_buffered_byte),
+        td_unit_test(a_udp_hog_cannot_take_every_buffered_byte),
         td_unit_test(unix_connections_count_per_uid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
