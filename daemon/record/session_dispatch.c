@@ -108,9 +108,10 @@ static int check_session_limits(session_input *in, const recd_msg *m, char *why,
     if (p && p->open >= share) {
         char name[64];
         return session_refuse(in, RECD_M_PEER_SESSIONS, why, whylen,
-                              "open of session '%s' refused: %s holds %u sessions, its share "
-                              "(limits.max_sessions_per_peer)",
-                              m->session, peer_key_name(&in->key, name, sizeof name), share);
+                              "open of session '%s' refused: %s holds %u sessions, and its share "
+                              "is %u (limits.max_sessions_per_peer)",
+                              m->session, peer_key_name(&in->key, name, sizeof name), p->open,
+                              share);
     }
     if (r->table.count >= cfg->limits.max_sessions)
         return session_refuse(in, RECD_M_MAX_SESSIONS, why, whylen,
