@@ -14,7 +14,7 @@
 #include <sys/queue.h>
 #include <uv.h>
 
-#include "peer_counts.h"
+#include "support/peer_counts.h"
 #include "record/sessions.h"
 #include "support/config.h"
 #include "support/metrics.h"
@@ -71,7 +71,7 @@ typedef struct recd_conn {
     session_input in;
     input_tally tally;
     char peer[96];
-    peer_key key;  /* its address, for limits.max_connections_per_peer (none for Unix) */
+    peer_key key;  /* its address or Unix uid, for limits.max_connections_per_peer */
     bool paused, closing, reading;
     bool live;     /* counted in live_conns and the peer table */
     bool draining; /* answered with an error: reading and discarding until EOF or drain_until_ms */
@@ -101,7 +101,7 @@ struct recd_ingest {
     size_t conn_count, paused_count;
     size_t live_conns;    /* conns not closing: what limits.max_connections counts */
     uint64_t partial_bytes; /* unfinished frames held by every decoder: count toward process_buffer */
-    peer_counts peers;    /* live connections per peer address */
+    peer_counts peers;    /* live connections per peer (address or Unix uid) */
     LIST_HEAD(nats_list, nats_source) nats_sources; /* nats:// inputs, retiring ones too */
     uv_timer_t sweep;     /* idle, frame and drain deadlines */
     bool sweeping;        /* the sweep timer is initialised */

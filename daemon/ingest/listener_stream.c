@@ -32,10 +32,27 @@ typedef struct reply_req {
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
 static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 
+/* A Unix socket's client is known by its uid (the kernel's word for it, which it cannot forge):
+ * the peer its shares are counted for. */
+static void key_of_unix_client(recd_conn *c)
+{
+#if defined(SO_PEERCRED)
+    uv_os_fd_t fd;
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (uv_fileno(&c->h.handle, &fd) == 0 &&
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && len == sizeof cred)
+        peer_key_from_uid(cred.uid, &c->key);
+#else
+    (void)c;
+#endif
+}
+
 static void name_peer(recd_conn *c, const recd_listener *l)
 {
     if (l->cfg.transport == RECD_WIRE_UNIX) {
         snprintf(c->peer, sizeof c->peer, "unix:%.80s", l->cfg.path);
+        key_of_unix_client(c);
         return;
     }
     struct sockaddr_storage ss;
@@ -441,8 +458,9 @@ static void on_connection(uv_stream_t *server, int status)
     c->last_read_ms = uv_now(g->loop);
     c->live = true;
     g->live_conns++;
+    c->in.key = c->key; /* its sessions count toward the same peer's shares */
     if (peer_counts_add(&g->peers, &c->key) == 0)
-        c->key.family = 0; /* not counted (Unix, or no memory): never uncounted either */
+        c->key.family = 0; /* not counted (unknown peer, or no memory): never uncounted either */
     c->in.sessions = g->sessions;
     c->in.transport = l->cfg.transport == RECD_WIRE_UNIX ? RECD_M_UNIX : RECD_M_TCP;
     c->in.peer = c->peer;

@@ -43,6 +43,8 @@ void session_account(recd_session *s, int64_t delta)
         delta = -(int64_t)s->buffered;
     s->buffered += (uint64_t)delta;
     s->env->buffered += (uint64_t)delta; /* the gauge is set from this at each scrape */
+    if (s->peer)
+        s->peer->bytes += (uint64_t)delta;
 }
 
 void session_note_pending(recd_session *s, uint64_t now_ms)

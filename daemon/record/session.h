@@ -22,6 +22,7 @@
 #include "recd/wire.h"
 #include "support/config.h"
 #include "support/metrics.h"
+#include "support/peer_counts.h"
 #include "write/writer.h"
 
 struct sockaddr;
@@ -67,6 +68,8 @@ typedef struct recd_session {
     uint64_t last_input_ms;    /* monotonic time of the last message */
     uint64_t pending_since_ms; /* oldest unflushed input; 0 when nothing is pending */
     uint64_t buffered; /* bytes accepted and not yet written (queued, in flight, in the encoder) */
+    /* The peer that opened it (its share of sessions and bytes), or NULL: not counted per peer. */
+    peer_entry *peer;
 
     /* Current part: NULL until the first bytes of a part are produced. */
     writer_part *part;
@@ -122,6 +125,9 @@ typedef struct session_input {
     bool datagram;        /* UDP rules: sequence numbers, drop instead of backpressure */
     const char *peer;     /* for log lines (session_input_peer()); NULL for a datagram: */
     const struct sockaddr *peer_addr; /* its sender, formatted only when a line is logged */
+    /* The peer for the fair shares: set at accept for a stream (family 0: not counted, as for
+     * nats://); taken from peer_addr by an open for a datagram. */
+    peer_key key;
     char peer_buf[96];
     input_tally *tally;
     bool reason_set;      /* dispatch refused a message and chose the metric label: */

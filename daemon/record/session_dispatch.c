@@ -141,6 +141,39 @@ static recd_session *session_new(recd_sessions *r, const recd_msg *m, const sess
     return s;
 }
 
+/* Whether one more session fits: limits.max_sessions, and the opening peer's share of it
+ * (limits.max_sessions_per_peer), so that one peer cannot keep every other one out. The refusal
+ * names the limit, or 0. */
+static int check_session_limits(session_input *in, const recd_msg *m, char *why, size_t whylen)
+{
+    recd_sessions *r = in->sessions;
+    const recd_config *cfg = r->env.cfg;
+    if (in->datagram)
+        peer_key_from_sockaddr(in->peer_addr, &in->key);
+    const peer_entry *p = peer_counts_find(&r->peers, &in->key);
+    uint32_t share = recd_config_peer_sessions(cfg);
+    if (p && p->open >= share && !sessions_make_peer_room(r, p, share)) {
+        char name[64];
+        return session_refuse(in, RECD_M_PEER_SESSIONS, why, whylen,
+                              "open of session '%s' refused: %s holds %u sessions, and its share "
+                              "is %u (limits.max_sessions_per_peer)",
+                              m->session, peer_key_name(&in->key, name, sizeof name), p->open,
+                              share);
+    }
+    if (!sessions_make_room(r)) /* forgets the dormant session idle longest, if one is kept */
+        return session_refuse(in, RECD_M_MAX_SESSIONS, why, whylen,
+                              "open of session '%s' refused: %u sessions are open (limits.max_sessions)",
+                              m->session, cfg->limits.max_sessions);
+    return 0;
+}
+
+/* The new session counts toward its peer's share (not counted when the peer is unknown, as for
+ * nats://, or when there is no memory for its entry). */
+static void charge_peer(session_input *in, recd_session *s)
+{
+    s->peer = peer_counts_ref(&in->sessions->peers, &in->key);
+}
+
 static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, char *why,
                          size_t whylen)
 {
@@ -189,13 +222,13 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
                  s->dormant ? "its idle session is replaced" : "the live one is closed and the new one gets a file of its own");
         session_close(s, "opened again");
     }
-    if (!sessions_make_room(r))
-        return session_refuse(in, RECD_M_OTHER, why, whylen,
-                      "open of session '%s' refused: %u sessions are open (limits.max_sessions)",
-                      m->session, cfg->limits.max_sessions);
+    int refused = check_session_limits(in, m, why, whylen);
+    if (refused < 0)
+        return refused;
     s = session_new(r, m, ops, now_ms);
     if (!s)
         return -ENOMEM;
+    charge_peer(in, s);
     if (in->datagram && m->has_seq) {
         uint64_t lost;
         seq_window_take(&s->seq, m->seq, &lost); /* the first: starts the numbering */
@@ -206,6 +239,7 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
     if (ops->open) {
         int rc = ops->open(s, m, why, whylen);
         if (rc < 0) {
+            peer_counts_unref(&r->peers, s->peer);
             free(s);
             if (rc == -ENOMEM)
                 return rc;
@@ -222,34 +256,64 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
     return 0;
 }
 
+/* The peer that opened s is over its share of buffered bytes: its stream waits like one over a
+ * session's limit (sessions_over_limit() says when it may go on). Cold: once per paused read. */
+__attribute__((cold, noinline)) static bool peer_over_share(session_input *in, recd_session *s)
+{
+    if (!session_peer_over_share(s))
+        return false;
+    char name[64];
+    recd_metric_add(s->env->metrics->backpressure_events_total, 0, 1);
+    log_warn("%s: %s holds more than its share of unwritten bytes (limits.peer_buffer, %llu "
+             "bytes): its input waits for writes",
+             session_input_peer(in), peer_key_name(&s->peer->key, name, sizeof name),
+             (unsigned long long)recd_config_peer_buffer(s->env->cfg));
+    return true;
+}
+
 static void note_limits(session_input *in, recd_session *s)
 {
     const session_env *env = s->env;
-    if (s->buffered > env->cfg->limits.session_buffer || s->write_failing)
+    if (s->buffered > env->cfg->limits.session_buffer || s->write_failing ||
+        (s->peer && s->peer->bytes > recd_config_peer_buffer(env->cfg) && peer_over_share(in, s)))
         memcpy(in->over_key, s->key, sizeof in->over_key);
     if (env->buffered > env->cfg->limits.process_buffer)
         in->over_process = true;
 }
 
 /* Kept out of line (cold), so that the checks every sample runs stay small enough to inline. */
-__attribute__((cold, noinline)) static void datagram_dropped(session_input *in, recd_session *s)
+__attribute__((cold, noinline)) static bool datagram_dropped(session_input *in, recd_session *s)
 {
     const session_env *env = s->env;
+    bool peer_over = s->buffered <= env->cfg->limits.session_buffer &&
+                     env->buffered <= env->cfg->limits.process_buffer;
+    if (peer_over && !session_peer_over_share(s))
+        return false;
     recd_metric_add(env->metrics->backpressure_events_total, 0, 1);
-    recd_metric_add(env->metrics->samples_dropped_total, RECD_M_DROP_BUFFER_FULL, 1);
-    log_warn("%s: session '%s' is over its buffer limit: datagram dropped", session_input_peer(in),
-             s->key);
+    recd_metric_add(env->metrics->samples_dropped_total,
+                    peer_over ? RECD_M_DROP_PEER_BUFFER : RECD_M_DROP_BUFFER_FULL, 1);
+    if (peer_over) {
+        char name[64];
+        log_warn("%s: session '%s': %s is over its share of unwritten bytes (limits.peer_buffer): "
+                 "datagram dropped",
+                 session_input_peer(in), s->key, peer_key_name(&s->peer->key, name, sizeof name));
+    } else {
+        log_warn("%s: session '%s' is over its buffer limit: datagram dropped",
+                 session_input_peer(in), s->key);
+    }
+    return true;
 }
 
-/* A datagram for a session over its buffer limits is dropped: UDP has no backpressure. */
+/* A datagram for a session over its buffer limits, or whose peer is over its share, is dropped:
+ * UDP has no backpressure. */
 static bool datagram_over_limits(session_input *in, recd_session *s)
 {
     const session_env *env = s->env;
     if (!in->datagram || (s->buffered <= env->cfg->limits.session_buffer &&
-                          env->buffered <= env->cfg->limits.process_buffer))
+                          env->buffered <= env->cfg->limits.process_buffer &&
+                          !(s->peer && s->peer->bytes > recd_config_peer_buffer(env->cfg))))
         return false;
-    datagram_dropped(in, s);
-    return true;
+    return datagram_dropped(in, s);
 }
 
 /* What every sample passes before its format takes it: a state must be of the session's format,

@@ -55,6 +55,12 @@ void sessions_free(recd_sessions *r)
 {
     if (r->table.buckets)
         session_table_free(&r->table);
+    peer_counts_free(&r->peers);
+}
+
+bool session_peer_over_share(const recd_session *s)
+{
+    return s->peer && s->peer->bytes > recd_config_peer_buffer(s->env->cfg);
 }
 
 bool sessions_over_limit(recd_sessions *r, const char *key)
@@ -65,7 +71,8 @@ bool sessions_over_limit(recd_sessions *r, const char *key)
     if (!key[0])
         return false;
     recd_session *s = session_table_get(&r->table, key);
-    return s && (s->buffered > cfg->limits.session_buffer || s->write_failing);
+    return s && (s->buffered > cfg->limits.session_buffer || s->write_failing ||
+                 session_peer_over_share(s));
 }
 
 /* ---- flushing -------------------------------------------------------------------------------- */
@@ -151,7 +158,8 @@ void session_wake(recd_session *s) { dormant_leave(s); }
 static const char *const forget_why[RECD_M_FORGETS] = {
     [RECD_M_FORGET_TIMEOUT] = "forgotten after being idle (rotation.forget_after)",
     [RECD_M_FORGET_LIMIT] = "forgotten: too many idle sessions (limits.max_dormant_sessions)",
-    [RECD_M_FORGET_ROOM] = "forgotten to make room for a new session (limits.max_sessions)",
+    [RECD_M_FORGET_ROOM] =
+        "forgotten to make room for a new session (limits.max_sessions or max_sessions_per_peer)",
 };
 
 /* A dormant session is forgotten: its key is unknown from now on (its file is finalized). */
@@ -163,6 +171,22 @@ static void forget(recd_session *s, recd_m_forget reason)
     else
         log_notice("session '%s' %s", s->key, forget_why[reason]);
     session_close(s, forget_why[reason]);
+}
+
+bool sessions_make_peer_room(recd_sessions *r, const struct peer_entry *peer, uint32_t share)
+{
+    /* Cold: only an open from a peer at its share walks the list (at most max_dormant_sessions). */
+    /* Counted here: forgetting the peer's last session may free its entry. */
+    uint32_t open = peer->open;
+    recd_session *s = TAILQ_FIRST(&r->dormant), *next;
+    for (; s && open >= share; s = next) {
+        next = TAILQ_NEXT(s, dormant_link);
+        if (s->peer == peer) {
+            forget(s, RECD_M_FORGET_ROOM);
+            open--;
+        }
+    }
+    return open < share;
 }
 
 bool sessions_make_room(recd_sessions *r)
@@ -182,16 +206,32 @@ static void forget_over_limit(recd_sessions *r)
 
 /* ---- lifecycle ------------------------------------------------------------------------------- */
 
+/* s leaves the session table: it no longer counts toward limits.max_sessions or its peer's share. */
+static void leave_table(recd_sessions *r, recd_session *s)
+{
+    session_table_remove(&r->table, s);
+    s->in_table = false;
+    if (s->peer)
+        s->peer->open--;
+    update_open_gauge(r, s, false);
+}
+
+/* s no longer holds its peer's entry (its bytes were released first). */
+static void leave_peer(recd_session *s)
+{
+    peer_counts_unref(&registry_of(s)->peers, s->peer);
+    s->peer = NULL;
+}
+
 static void destroy(recd_session *s)
 {
     recd_sessions *r = registry_of(s);
     dormant_leave(s);
     LIST_REMOVE(s, live);
-    if (s->in_table) {
-        session_table_remove(&r->table, s);
-        update_open_gauge(r, s, false);
-    }
+    if (s->in_table)
+        leave_table(r, s);
     session_account(s, -(int64_t)s->buffered);
+    leave_peer(s);
     writer_queue_discard(&s->queue);
     free_format(s);
     if (r->on.freed)
@@ -215,12 +255,8 @@ void session_close(recd_session *s, const char *why)
     end_format_part(s, true);
     writer_seal(&s->queue);
     kick(s);
-    if (s->in_table) {
-        recd_sessions *r = registry_of(s);
-        session_table_remove(&r->table, s);
-        s->in_table = false;
-        update_open_gauge(r, s, false);
-    }
+    if (s->in_table)
+        leave_table(registry_of(s), s);
     s->closing = true;
     if (writer_idle(&s->queue))
         destroy(s);
@@ -349,6 +385,8 @@ int sessions_add(recd_sessions *r, recd_session *s)
     if (session_table_put(&r->table, s) < 0)
         return -ENOMEM;
     s->in_table = true;
+    if (s->peer)
+        s->peer->open++;
     LIST_INSERT_HEAD(&r->live, s, live);
     r->live_count++;
     update_open_gauge(r, s, true);
@@ -358,6 +396,8 @@ int sessions_add(recd_sessions *r, recd_session *s)
 void session_discard(recd_session *s)
 {
     free_format(s);
+    session_account(s, -(int64_t)s->buffered);
+    leave_peer(s);
     free(s);
 }
 

@@ -42,6 +42,7 @@ typedef struct recd_sessions {
     uint64_t parts_left;          /* parts left as .part after write errors */
     uint64_t parts_vanished;      /* files removed behind recd's back (their parts started again) */
     uint64_t bytes_lost;          /* accepted bytes that never reached a file */
+    peer_counts peers;            /* sessions and their bytes per peer, for the fair shares */
     sessions_events on;
 } recd_sessions;
 
@@ -54,8 +55,8 @@ void sessions_recover_root(int root_fd);
 
 static inline uint64_t sessions_now_ms(const recd_sessions *r) { return uv_now(r->env.loop); }
 
-/* True when the process, or the session named key ("" for none), holds more unwritten bytes than
- * its limit: input paused for it stays paused. */
+/* True when the process, or the session named key ("" for none) or the peer that opened it, holds
+ * more unwritten bytes than its limit: input paused for it stays paused. */
 bool sessions_over_limit(recd_sessions *r, const char *key);
 
 /* Timer work for every session: flush by time, idle rotation, forgetting dormant sessions. */
@@ -63,6 +64,9 @@ void sessions_tick(recd_sessions *r, uint64_t now_ms);
 /* Room for one more session under limits.max_sessions: true when there is, if need be after
  * forgetting the sessions dormant longest (their files are finalized); false when there is not. */
 bool sessions_make_room(recd_sessions *r);
+/* The same for one peer at its share (limits.max_sessions_per_peer): its own sessions dormant
+ * longest are forgotten first; false when it holds its share with none dormant. */
+bool sessions_make_peer_room(recd_sessions *r, const struct peer_entry *peer, uint32_t share);
 /* Finalizes every session (shutdown); each is freed once written, then on.gone runs. */
 void sessions_close_all(recd_sessions *r, const char *why);
 
@@ -92,6 +96,8 @@ int sessions_save(recd_sessions *r, const char *key, uint32_t last_ms, const cha
 /* Adds a new session (its format opened it) to the table and the live list. 0 or -ENOMEM. */
 int sessions_add(recd_sessions *r, recd_session *s);
 void session_discard(recd_session *s); /* frees a session that was never added */
+/* True when the peer that opened s holds more unwritten bytes than its share, limits.peer_buffer. */
+bool session_peer_over_share(const recd_session *s);
 void session_tick(recd_session *s, uint64_t now_ms);
 /* A dormant session got input again: it leaves the dormant list (its next bytes start a part). */
 void session_wake(recd_session *s);

@@ -62,6 +62,8 @@ typedef struct recd_config {
         uint32_t max_sessions, max_connections;
         uint32_t max_dormant_sessions;     /* idle sessions whose key is kept (rotation.forget_after) */
         uint32_t max_connections_per_peer; /* stream connections from one address */
+        uint32_t max_sessions_per_peer;    /* sessions one peer opened; 0 = max_sessions / 2 */
+        uint64_t peer_buffer;              /* unwritten bytes of one peer's sessions; 0 = half */
         uint64_t idle_timeout_ms;          /* a connection holding no session; 0 = off */
         uint64_t frame_timeout_ms;         /* a started frame or line must end within it */
     } limits;
@@ -155,6 +157,21 @@ int recd_config_check(const recd_config *cfg, char *why, size_t cap);
 /* Writes cfg as YAML that loads back to an equal config (for --print-config). The output includes
  * auth.token in clear text. 0 or -ENOMEM. */
 int recd_config_dump(const recd_config *cfg, recd_buf *out);
+
+/* ---- fair shares: what one peer may take of a shared limit ---- */
+
+static inline uint32_t recd_config_peer_sessions(const recd_config *cfg)
+{
+    uint32_t n = cfg->limits.max_sessions_per_peer;
+    if (!n)
+        n = cfg->limits.max_sessions / 2 ? cfg->limits.max_sessions / 2 : 1;
+    return n;
+}
+
+static inline uint64_t recd_config_peer_buffer(const recd_config *cfg)
+{
+    return cfg->limits.peer_buffer ? cfg->limits.peer_buffer : cfg->limits.process_buffer / 2;
+}
 
 /* ---- reload (SIGHUP) ---- */
 

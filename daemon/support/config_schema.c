@@ -113,13 +113,22 @@ const row recd_cfg_rows[] = {
      "1000", NULL,
      "Idle sessions (rotation.idle_timeout) whose key is kept so that their next sample goes on in "
      "a new part: past this many the one idle longest is forgotten. 0 = forget at once."},
+    {"limits.max_sessions_per_peer", T_U32, OFF(limits.max_sessions_per_peer), 1, 1000000,
+     F_LIVE | F_ZERO_AUTO, "0", NULL,
+     "Sessions one peer (an IP address, an IPv6 /64, or a Unix socket client's uid) may hold open "
+     "at once; further opens from it are refused. 0 = half of limits.max_sessions."},
+    {"limits.peer_buffer", T_SIZE, OFF(limits.peer_buffer), 64 * KIB, TIB, F_LIVE | F_ZERO_AUTO, "0",
+     NULL,
+     "Bytes the sessions one peer opened may hold unwritten before recd stops reading that peer's "
+     "connections (its datagrams are dropped). 0 = half of limits.process_buffer."},
     {"limits.max_connections", T_U32, OFF(limits.max_connections), 1, 1000000, F_LIVE, "1024", NULL,
      "Stream connections (TCP and Unix) at once. At the limit a new one takes the place of the "
      "connection idle longest that holds no session; without one, the new one is closed."},
     {"limits.max_connections_per_peer", T_U32, OFF(limits.max_connections_per_peer), 1, 1000000, F_LIVE,
      "256", NULL,
-     "Stream connections from one IP address at once (Unix sockets are not counted). At the limit a "
-     "new one takes the place of that address's connection idle longest that holds no session."},
+     "Stream connections from one peer at once (an IP address, an IPv6 /64, or a Unix socket "
+     "client's uid). At the limit a new one takes the place of that peer's connection idle longest "
+     "that holds no session."},
     {"limits.idle_timeout", T_DURATION, OFF(limits.idle_timeout_ms), SEC, 30 * DAY, F_LIVE | F_ZERO_OFF,
      "60s", NULL,
      "Close a stream connection that holds no open session after this long without input. 0 = never."},
@@ -343,7 +352,7 @@ void recd_cfg_format_number(const row *r, uint64_t v, char *buf, size_t cap)
 
 static int check_range(const row *r, uint64_t v, char *why, size_t cap)
 {
-    if (v == 0 && (r->flags & F_ZERO_OFF))
+    if (v == 0 && (r->flags & (F_ZERO_OFF | F_ZERO_AUTO)))
         return 0;
     if (v >= r->min && v <= r->max)
         return 0;
@@ -351,7 +360,9 @@ static int check_range(const row *r, uint64_t v, char *why, size_t cap)
     recd_cfg_format_number(r, v, val, sizeof val);
     recd_cfg_format_number(r, v < r->min ? r->min : r->max, lim, sizeof lim);
     snprintf(why, cap, "%s is %s the %s of %s%s", val, v < r->min ? "below" : "above",
-             v < r->min ? "minimum" : "maximum", lim, (r->flags & F_ZERO_OFF) ? " (or 0 to turn it off)" : "");
+             v < r->min ? "minimum" : "maximum", lim, (r->flags & F_ZERO_OFF)    ? " (or 0 to turn it off)"
+             : (r->flags & F_ZERO_AUTO) ? " (or 0 for the default share)"
+                                        : "");
     return -ERANGE;
 }
 

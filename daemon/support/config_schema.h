@@ -29,7 +29,8 @@ typedef enum value_type {
 enum {
     F_LIVE = 1,     /* can change on reload */
     F_ZERO_OFF = 2, /* 0 is allowed outside min..max and means "off" */
-    F_NULLABLE = 4  /* null / empty means "not set" */
+    F_NULLABLE = 4, /* null / empty means "not set" */
+    F_ZERO_AUTO = 8 /* 0 is allowed outside min..max and means "derived from another key" */
 };
 
 typedef struct enum_name {
@@ -54,7 +55,7 @@ typedef struct recd_cfg_suggestion {
     size_t distance;
 } recd_cfg_suggestion;
 
-#define RECD_CFG_ROW_COUNT 52
+#define RECD_CFG_ROW_COUNT 54
 #define RECD_CFG_SECTION_COUNT 15 /* "listen" first, then the sections of the rows */
 
 extern const row recd_cfg_rows[];

@@ -91,6 +91,8 @@ typedef enum recd_m_reason {
     RECD_M_AUTH,            /* "auth": missing or wrong auth token */
     RECD_M_ALREADY_OPEN,    /* "already_open": open of a live session (sessions.second_open) */
     RECD_M_NOT_OWNER,       /* "not_owner": a message for a session another connection owns */
+    RECD_M_MAX_SESSIONS,    /* "max_sessions": an open at limits.max_sessions */
+    RECD_M_PEER_SESSIONS,   /* "max_sessions_per_peer": an open at its peer's share of sessions */
     RECD_M_OTHER,           /* "other" */
     RECD_M_REASONS
 } recd_m_reason;
@@ -178,6 +180,7 @@ typedef enum recd_m_drop {
     RECD_M_DROP_RING_SESSION_MEMORY, /* "ring_session_memory": its oldest, at ring.session_memory */
     RECD_M_DROP_RING_PROCESS_MEMORY, /* "ring_process_memory": its oldest, or a new one when the
                                       * ring holds none, at ring.process_memory */
+    RECD_M_DROP_PEER_BUFFER, /* "peer_buffer": a datagram whose peer is over limits.peer_buffer */
     RECD_M_DROPS
 } recd_m_drop;
 

@@ -320,7 +320,7 @@ static void test_a_new_open_takes_a_dormant_place(void **state)
     (void)state;
     td_daemon d;
     td_setup(&d, "rotation:\n  idle_timeout: 1s\nflush:\n  interval: 100ms\n"
-                 "limits:\n  max_sessions: 2\n");
+                 "limits:\n  max_sessions: 2\n  max_sessions_per_peer: 2\n");
     td_start(&d);
     const char *keys[] = {"room-1", "room-2", "room-3"};
     td_rec_session s[3];
@@ -339,6 +339,39 @@ static void test_a_new_open_takes_a_dormant_place(void **state)
     assert_false(one_more_sample(&d, &s[0]));
     td_stop(&d);
     for (int i = 0; i < 3; i++) {
+        td_files f = td_session_files(&d, "samp-onfoot", keys[i]);
+        size_t count = f.count, parts = f.parts;
+        td_files_free(&f);
+        if (count != 1 || parts != 0)
+            fail_msg("%s: %zu files (%zu .part), expected 1", keys[i], count, parts);
+        td_rec_session_free(&s[i]);
+    }
+    td_cleanup(&d);
+}
+
+/* A peer at its share (limits.max_sessions_per_peer) that opens again: its own session dormant
+ * longest makes way, as at limits.max_sessions, instead of the open being refused. */
+static void test_a_peer_at_its_share_takes_its_dormant_place(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, "rotation:\n  idle_timeout: 1s\nflush:\n  interval: 100ms\n"
+                 "limits:\n  max_sessions: 10\n  max_sessions_per_peer: 1\n");
+    td_start(&d);
+    const char *keys[] = {"mine-1", "mine-2"};
+    td_rec_session s[2];
+    for (int i = 0; i < 2; i++)
+        td_rec_session_init(&s[i], keys[i], RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+                            60000, 80 + (uint64_t)i);
+    open_with_one_sample(d.udp, &s[0]);
+    wait_samples(&d, 1);
+    wait_finalized(&d, keys[0], 1); /* mine-1 is dormant */
+    open_with_one_sample(d.udp, &s[1]); /* at the peer's share: mine-1 makes way */
+    wait_samples(&d, 2);
+    expect_metric(&d, "recd_sessions_forgotten_total{reason=\"room\"}", 1);
+    expect_metric(&d, "recd_sessions_open", 1);
+    td_stop(&d);
+    for (int i = 0; i < 2; i++) {
         td_files f = td_session_files(&d, "samp-onfoot", keys[i]);
         size_t count = f.count, parts = f.parts;
         td_files_free(&f);
@@ -379,6 +412,7 @@ int main(void)
         td_unit_test(test_a_udp_sender_survives_a_pause),
         td_unit_test(test_dormant_sessions_are_bounded),
         td_unit_test(test_a_new_open_takes_a_dormant_place),
+        td_unit_test(test_a_peer_at_its_share_takes_its_dormant_place),
         td_unit_test(test_a_dormant_session_is_forgotten_in_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
