@@ -59,7 +59,8 @@ static int open_new_listeners(recd_server *s, const recd_config *next, char *why
     size_t n = 0;
     for (size_t i = 0; i < next->listen_count; i++) {
         const recd_listen_config *entry = &next->listen[i];
-        if (entry->nats || serving(s, entry) || port_held_by_leaving(s, next, entry))
+        if (entry->nats || serving(s, entry) || server_activated_covers(s, entry) ||
+            port_held_by_leaving(s, next, entry))
             continue; /* nats:// inputs open once next is in force, and so do these */
         recd_listener *l;
         char reason[512];
@@ -101,7 +102,7 @@ static void apply_listeners(recd_server *s, bool restart_nats)
         }
     }
     for (size_t i = 0; i < cfg->listen_count; i++) {
-        if (serving(s, &cfg->listen[i]))
+        if (serving(s, &cfg->listen[i]) || server_activated_covers(s, &cfg->listen[i]))
             continue;
         recd_listener *l;
         char why[512];
