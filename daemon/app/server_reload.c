@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* SIGHUP: reload the configuration file (with the command-line overrides on top). An invalid
- * file keeps the running configuration, and so does a valid one that would weaken recd in silence
- * (an empty file, no auth.token without `token: none`, no listen list: a half-written file) or
- * whose new listeners cannot be bound: a reload applies whole or not at all. Live options apply at once (listeners are added and
- * removed, nats:// inputs started again with new nats.* options, limits, flushing, rotation,
- * retention, log level); the others keep their old values until a restart, and the reload says
- * which. */
+/* SIGHUP: reload the configuration file (with the command-line overrides on top). A reload
+ * applies whole or not at all: an invalid file keeps the running configuration, and so does a
+ * valid one that would weaken recd in silence (empty, no auth.token without `token: none`, no
+ * listen list: what a half-written file looks like) or whose new listeners cannot be bound. Live
+ * options apply at once (listeners are added and removed, nats:// inputs started again with new
+ * nats.* options, limits, flushing, rotation, retention, log level); the others keep their old
+ * values until a restart, and the reload says which. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +66,7 @@ static int open_new_listeners(recd_server *s, const recd_config *next, char *why
         char reason[512];
         int rc = listener_open(&s->ingest, entry, &l, reason, sizeof reason);
         if (rc < 0) {
-            snprintf(why, cap, "cannot listen on %s: %s", entry->url, reason);
+            snprintf(why, cap, "cannot listen: %s", reason);
             while (n > 0)
                 listener_close(opened[--n]);
             return rc;
