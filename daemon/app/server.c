@@ -197,8 +197,7 @@ static int start_metrics(recd_server *s)
     return 0;
 }
 
-/* True when a socket passed by systemd already serves cfg. */
-static bool activated_covers(const recd_server *s, const recd_listen_config *cfg)
+bool server_activated_covers(const recd_server *s, const recd_listen_config *cfg)
 {
     struct sockaddr_storage ss;
     char url[RECD_CONFIG_URL_MAX + 16] = "";
@@ -245,7 +244,7 @@ static int start_listeners(recd_server *s)
     free(fds);
     for (size_t i = 0; i < s->cfg.listen_count; i++) {
         const recd_listen_config *cfg = &s->cfg.listen[i];
-        if (activated_covers(s, cfg))
+        if (server_activated_covers(s, cfg))
             continue;
         recd_listener *l;
         int rc = listener_open(&s->ingest, cfg, &l, why, sizeof why);

@@ -73,6 +73,8 @@ void server_watch_root(recd_server *s, uint64_t now); /* from the tick: a remove
 int server_start_timers(recd_server *s);    /* tick, retention, watchdog; 0 or a libuv error */
 void server_retune_tick(recd_server *s);   /* after flush.interval changed */
 void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */
+/* True when a socket passed by systemd already serves cfg (recd does not bind it again). */
+bool server_activated_covers(const recd_server *s, const recd_listen_config *cfg);
 void server_announce_listener(recd_server *s, const recd_listener *l); /* log + --print-ports */
 
 /* "s" after a count other than 1, for log lines ("3 connections"). */

@@ -162,6 +162,7 @@ int recd_cli_apply(const recd_cli *cli, recd_config *cfg, char *why, size_t cap)
         free(cfg->listen);
         cfg->listen = l;
         cfg->listen_count = cli->listen_count;
+        cfg->written.listen = true; /* the command line names them: never the built-in ones */
     }
     if (cli->output && (rc = set_key(cfg, "output.root", "--output", cli->output, why, cap)) < 0)
         return rc;

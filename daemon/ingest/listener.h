@@ -76,6 +76,7 @@ typedef struct recd_conn {
     bool live;     /* counted in live_conns and the peer table */
     bool draining; /* answered with an error: reading and discarding until EOF or drain_until_ms */
     char blocked_on[RECD_SESSION_KEY_MAX + 1]; /* session that paused us; "" = the process limit */
+    uint64_t max_frame; /* limits.max_frame its decoder holds: a reload changes it on the next read */
     uint64_t fed; /* bytes given to the decoder */
     uint64_t last_read_ms, drain_until_ms;
     uint64_t partial_start;    /* stream offset where the unfinished frame or line starts */

@@ -262,6 +262,10 @@ static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         TAILQ_REMOVE(&g->conns, c, link);
         TAILQ_INSERT_TAIL(&g->conns, c, link);
         reset_input(&c->in);
+        if (c->max_frame != g->cfg->limits.max_frame) { /* a reload changed it: from now on */
+            c->max_frame = g->cfg->limits.max_frame;
+            recd_wire_decoder_set_max_frame(c->dec, (size_t)c->max_frame);
+        }
         int rc = recd_wire_decoder_feed(c->dec, (const uint8_t *)buf->base, (size_t)nread, err,
                                         sizeof err);
         c->fed += (uint64_t)nread;
@@ -475,6 +479,7 @@ static void on_connection(uv_stream_t *server, int status)
         stream_conn_close(c);
         return;
     }
+    c->max_frame = g->cfg->limits.max_frame;
     unsigned max_total = g->cfg->limits.max_connections;
     unsigned max_peer = g->cfg->limits.max_connections_per_peer;
     if (g->live_conns > max_total && !make_room(c, NULL, "limits.max_connections")) {

@@ -206,8 +206,11 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     p->in.touched = NULL;
     p->in.reason_set = false;
     int rc = p->dec ? 0 : new_decoder(src, p);
-    if (rc == 0)
+    if (rc == 0) {
+        /* limits.max_frame as it is now: a reload may have changed it (each message is whole) */
+        recd_wire_decoder_set_max_frame(p->dec, (size_t)src->g->cfg->limits.max_frame);
         rc = recd_wire_decoder_feed(p->dec, data, len, err, sizeof err);
+    }
     if (rc == 0 && recd_wire_decoder_pending(p->dec) > 0) {
         rc = -EPROTO;
         snprintf(err, sizeof err, "a message of %zu bytes ends inside a frame", len);

@@ -109,12 +109,17 @@ typedef struct recd_config {
     } shutdown;
     struct {
         char *token;                       /* NULL = open messages need no token */
+        bool off;                          /* `token: none`: no token, said on purpose */
     } auth;
     struct {                               /* nats:// listeners (docs/fleet.md); NULL = unset */
         char *stream, *instance, *creds, *tls_ca, *tls_cert, *tls_key;
         uint32_t partitions, max_in_flight;
         uint64_t lease_ttl_ms;
     } nats;
+    struct {                               /* what the file itself said (reload safety) */
+        bool anything;                     /* it set at least one section or the listen list */
+        bool listen;                       /* it has a listen list (`listen: []` too), or --listen */
+    } written;
 } recd_config;
 
 /* An open of a session key that is open already (sessions.second_open). */
@@ -192,6 +197,23 @@ typedef struct recd_config_diff {
  * retention, log level and most others change live; output.root and the metrics endpoint need a
  * restart (a reload keeps the old values of those and says so). */
 void recd_config_compare(const recd_config *old_cfg, const recd_config *new_cfg, recd_config_diff *diff);
+
+/* Why a valid file is still refused on reload (docs/configuration.md, "Reload"): it must not
+ * weaken security in silence, which a half-written file otherwise does. */
+typedef enum recd_reload_refusal {
+    RECD_RELOAD_ACCEPTED = 0,
+    RECD_RELOAD_EMPTY_FILE,       /* the file sets nothing: every option would be a default */
+    RECD_RELOAD_AUTH_OFF,         /* auth.token would go, and the file does not say `token: none` */
+    RECD_RELOAD_DEFAULT_LISTENERS,/* no listen list: the built-in listeners would replace others */
+    RECD_RELOAD_LISTEN_FAILED,    /* a new listener cannot be opened (the daemon finds out) */
+    RECD_RELOAD_REFUSALS
+} recd_reload_refusal;
+
+/* The metric label of a refusal ("empty_file", "auth_off", ...). */
+const char *recd_reload_refusal_name(recd_reload_refusal r);
+/* Whether replacing old_cfg by new_cfg is a reload to refuse; the reason is in why. */
+recd_reload_refusal recd_config_reload_check(const recd_config *old_cfg, const recd_config *new_cfg, char *why,
+                                             size_t cap);
 
 /* ---- schema introspection (docs and tests) ---- */
 

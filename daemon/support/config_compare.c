@@ -69,6 +69,41 @@ void recd_config_compare(const recd_config *old_cfg, const recd_config *new_cfg,
     }
 }
 
+/* ---- reload safety ---- */
+
+static const char *const refusal_names[RECD_RELOAD_REFUSALS] = {"accepted", "empty_file", "auth_off",
+                                                                "default_listeners", "listen_failed"};
+
+const char *recd_reload_refusal_name(recd_reload_refusal r)
+{
+    return (unsigned)r < RECD_RELOAD_REFUSALS ? refusal_names[r] : "unknown";
+}
+
+/* A half-written file (cut anywhere) is valid YAML that leaves the rest to the defaults; these are
+ * the defaults that would weaken the daemon. Only what the file says explicitly may do that. */
+recd_reload_refusal recd_config_reload_check(const recd_config *old_cfg, const recd_config *new_cfg, char *why,
+                                             size_t cap)
+{
+    recd_config_diff diff;
+    recd_config_compare(old_cfg, new_cfg, &diff);
+    if (!new_cfg->written.anything && diff.count > 0) {
+        snprintf(why, cap, "the file is empty (is it being written?), and every option would fall back to its "
+                           "default; write `{}` to mean that");
+        return RECD_RELOAD_EMPTY_FILE;
+    }
+    if (old_cfg->auth.token && !new_cfg->auth.token && !new_cfg->auth.off) {
+        snprintf(why, cap, "the file has no auth.token, so opens would need no token any more (is the file cut "
+                           "short?); write `auth: {token: none}` to turn authentication off");
+        return RECD_RELOAD_AUTH_OFF;
+    }
+    if (!new_cfg->written.listen && !listen_equal(old_cfg, new_cfg)) {
+        snprintf(why, cap, "the file has no listen list, so the built-in listeners would replace the running ones "
+                           "(is the file cut short?); list them, or write `listen: []` for none");
+        return RECD_RELOAD_DEFAULT_LISTENERS;
+    }
+    return RECD_RELOAD_ACCEPTED;
+}
+
 /* ---- dumping ---- */
 
 typedef struct writer {
@@ -125,7 +160,7 @@ static void dump_row(writer *w, const row *r, const recd_config *cfg)
         if (s)
             w_quoted(w, s);
         else
-            w_put(w, "null");
+            w_put(w, r->type == T_TOKEN && cfg->auth.off ? "none" : "null");
         break;
     }
     case T_HOSTPORT: format_hostport(f, tmp, sizeof tmp); w_quoted(w, tmp); break;

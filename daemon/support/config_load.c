@@ -352,6 +352,7 @@ static int load_listen(loader *L, yaml_node_t *seq)
                             list[j].url);
         L->cfg->listen_count = i + 1;
     }
+    L->cfg->written.listen = true;
     return 0;
 }
 
@@ -363,6 +364,7 @@ static int load_root(loader *L, yaml_node_t *root)
         return fail(L, root->start_mark, "the top level must be a mapping of sections (listen, output, flush, ...), "
                                          "not a %s",
                     node_kind(root));
+    L->cfg->written.anything = true; /* `{}` too: all defaults, said on purpose */
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
         int rc;
         yaml_node_t *key = visit(L, p->key, root->start_mark, &rc);

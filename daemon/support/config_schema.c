@@ -200,7 +200,9 @@ const row recd_cfg_rows[] = {
      "Keep it below systemd's TimeoutStopSec."},
 
     {"auth.token", T_TOKEN, OFF(auth.token), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
-     "If set, every open message must carry this token (16-256 printable ASCII characters, no spaces)."},
+     "If set, every open message must carry this token (16-256 printable ASCII characters, no spaces). "
+     "`none` means no token on purpose: a reload that would drop a running token is refused unless the "
+     "file says `token: none`."},
 
     {"nats.stream", T_NAME, OFF(nats.stream), 0, 0, F_NULLABLE, "", NULL,
      "JetStream stream a nats:// listener consumes (created when missing). Empty = RECD_ and the "
@@ -579,8 +581,9 @@ int recd_cfg_parse_value(recd_config *cfg, const row *r, const char *text, char 
             snprintf(why, cap, "invalid path template '%s': %s", recd_cfg_shown(text, b, sizeof b), reason_buf);
         return rc;
     }
-    case T_TOKEN:
-        return parse_token(text, field, why, cap);
+    case T_TOKEN: /* auth.token: `none` is no token, said on purpose (a reload may then drop it) */
+        cfg->auth.off = strcmp(text, "none") == 0;
+        return parse_token(cfg->auth.off ? "" : text, field, why, cap);
     }
     return -EINVAL;
 }

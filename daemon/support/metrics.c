@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "alloc_stats.h"
+#include "config.h"
 #include "recd/version.h"
 
 #ifndef RECD_BUILD_COMMIT
@@ -423,7 +424,7 @@ static const char *const reason_values[] = {"framing", "too_large", "syntax", "s
                                             "unknown_session", "time_order", "auth", "already_open",
                                             "not_owner", "max_sessions", "max_sessions_per_peer",
                                             "other"};
-static const char *const result_values[] = {"ok", "failed"};
+static const char *const result_values[] = {"ok", "failed", "refused"};
 static const char *const write_error_values[] = {"no_space", "read_only", "permission", "missing", "io"};
 static const char *const version_values[] = {RECD_VERSION_STRING};
 static const char *const commit_values[] = {RECD_BUILD_COMMIT};
@@ -451,7 +452,13 @@ static const recd_metric_label seq_epoch_label[] = {{"reason", seq_epoch_values,
 static const recd_metric_label forget_label[] = {{"reason", forget_values, RECD_M_FORGETS}};
 static const recd_metric_label drop_label[] = {{"reason", drop_values, RECD_M_DROPS}};
 static const recd_metric_label conn_drop_label[] = {{"reason", conn_drop_values, RECD_M_CONN_DROPS}};
-static const recd_metric_label result_label[] = {{"result", result_values, 2}};
+static const recd_metric_label result_label[] = {{"result", result_values, 3}};
+/* recd_reload_refusal (config.h) without RECD_RELOAD_ACCEPTED, in its order. */
+static const char *const reload_refusal_values[] = {"empty_file", "auth_off", "default_listeners",
+                                                    "listen_failed"};
+_Static_assert(sizeof reload_refusal_values / sizeof *reload_refusal_values == RECD_RELOAD_REFUSALS - 1,
+               "reload refusal labels");
+static const recd_metric_label reload_refusal_label[] = {{"reason", reload_refusal_values, RECD_RELOAD_REFUSALS - 1}};
 static const recd_metric_label write_error_label[] = {{"reason", write_error_values, RECD_M_WRITE_ERRORS}};
 static const recd_metric_label build_labels[] = {{"version", version_values, 1}, {"commit", commit_values, 1}};
 
@@ -572,7 +579,12 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
     add(r, &bad, &m->backpressure_events_total, C, "recd_backpressure_events_total",
         "Times reading was paused because a buffer limit was hit.", NULL, 0);
     add(r, &bad, &m->config_reloads_total, C, "recd_config_reloads_total",
-        "Configuration reloads (SIGHUP), by result.", result_label, 1);
+        "Configuration reloads (SIGHUP), by result: ok, failed (the file is invalid) or refused "
+        "(valid, but it would weaken recd: see recd_config_reloads_refused_total).", result_label, 1);
+    add(r, &bad, &m->config_reloads_refused_total, C, "recd_config_reloads_refused_total",
+        "Reloads refused although the file is valid, by reason: it is empty, it drops auth.token "
+        "without `token: none`, it has no listen list, or a new listener cannot be opened.",
+        reload_refusal_label, 1);
     add(r, &bad, &m->heap_bytes, G, "recd_heap_bytes",
         "Heap bytes in use, from the C library's allocator statistics (0 where they are unavailable).",
         NULL, 0);
@@ -782,4 +794,14 @@ void recd_metrics_config_reload(recd_daemon_metrics *m, int ok)
 {
     size_t idx = ok ? 0 : 1;
     recd_metric_add(m->config_reloads_total, recd_metric_series(m->config_reloads_total, &idx), 1);
+}
+
+void recd_metrics_config_reload_refused(recd_daemon_metrics *m, int reason)
+{
+    size_t idx = 2;
+    recd_metric_add(m->config_reloads_total, recd_metric_series(m->config_reloads_total, &idx), 1);
+    if (reason <= RECD_RELOAD_ACCEPTED || reason >= RECD_RELOAD_REFUSALS)
+        return;
+    idx = (size_t)reason - 1;
+    recd_metric_add(m->config_reloads_refused_total, recd_metric_series(m->config_reloads_refused_total, &idx), 1);
 }

@@ -143,7 +143,8 @@ typedef struct recd_daemon_metrics {
     recd_metric *udp_joined_datagrams_total; /* counter: datagrams received joined (UDP GRO) */
     recd_metric *buffered_bytes;            /* gauge */
     recd_metric *backpressure_events_total; /* counter */
-    recd_metric *config_reloads_total;      /* counter {result: ok, failed} */
+    recd_metric *config_reloads_total;      /* counter {result: ok, failed, refused} */
+    recd_metric *config_reloads_refused_total; /* counter {reason: recd_reload_refusal} */
     recd_metric *heap_bytes;                /* gauge, sampled at each scrape */
     recd_metric *time_clamped_total;        /* counter: .rec times raised under clamp */
     recd_metric *samples_dropped_total;     /* counter {reason}: accepted input not kept */
@@ -217,6 +218,8 @@ void recd_metrics_bytes_lost(recd_daemon_metrics *m, uint64_t n);
  * message always belongs to a session opened with one). */
 recd_m_format recd_metrics_format_of(recd_msg_format f);
 void recd_metrics_config_reload(recd_daemon_metrics *m, int ok);
+/* A valid file refused (config.h, recd_config_reload_check): result "refused", and its reason. */
+void recd_metrics_config_reload_refused(recd_daemon_metrics *m, int reason);
 void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_conn_drop reason);
 /* Samples process-wide gauges (heap in use, process_*); called before each /metrics render. */
 void recd_metrics_refresh_process(recd_daemon_metrics *m);

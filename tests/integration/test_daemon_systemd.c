@@ -121,11 +121,21 @@ static void test_activation_and_notify(void **state)
     td_send_rec_session(d.tcp, &a, 1763213398000);
     td_send_rec_session(d.udp, &b, 1763213398000);
 
+    /* The file now names the adopted sockets: the reload binds nothing and applies. */
+    snprintf(yaml, sizeof yaml,
+             "listen:\n  - tcp://127.0.0.1:%u\n  - udp://127.0.0.1:%u\noutput:\n  root: %s\n"
+             "metrics:\n  listen: 127.0.0.1:0\n",
+             (unsigned)tcp_port, (unsigned)udp_port, d.out);
+    td_rewrite_config(&d, yaml);
     n->seen.len = 0;
     kill(pid, SIGHUP);
     assert_true(notify_wait(n, "RELOADING=1", 10000));
     assert_non_null(strstr((const char *)n->seen.data, "MONOTONIC_USEC="));
     assert_true(notify_wait(n, "READY=1", 10000));
+    if (td_wait_metric(&d, "recd_config_reloads_total{result=\"ok\"}", 1, 10000) < 1) {
+        td_dump_log(&d);
+        fail_msg("a reload naming the adopted sockets was not applied");
+    }
 
     n->seen.len = 0;
     kill(pid, SIGTERM);

@@ -108,6 +108,10 @@ typedef struct recd_wire_decoder recd_wire_decoder;
 
 RECD_API int recd_wire_decoder_new(recd_wire_decoder **out, const recd_wire_decoder_config *cfg);
 RECD_API void recd_wire_decoder_free(recd_wire_decoder *d);
+/* Changes the size limit (0 = default) from the next message on, for a limit lowered while a
+ * connection is open: a binary frame whose header arrived already keeps the limit it was checked
+ * against; an unfinished NDJSON line is held to the new one. */
+RECD_API void recd_wire_decoder_set_max_frame(recd_wire_decoder *d, size_t max_frame);
 
 /* Stream input: feeds the next bytes of a connection. Every complete message is delivered through
  * on_msg before feed() returns; a partial frame or line is kept for the next call. Returns 0, or

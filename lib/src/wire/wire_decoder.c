@@ -53,6 +53,11 @@ void recd_wire_decoder_free(recd_wire_decoder *d)
     free(d);
 }
 
+void recd_wire_decoder_set_max_frame(recd_wire_decoder *d, size_t max_frame)
+{
+    d->max_frame = wire_max_frame(max_frame);
+}
+
 recd_wire_encoding recd_wire_decoder_encoding(const recd_wire_decoder *d) { return d->enc; }
 size_t recd_wire_decoder_pending(const recd_wire_decoder *d) { return d->pending.len; }
 uint64_t recd_wire_decoder_messages(const recd_wire_decoder *d) { return d->delivered; }
@@ -275,7 +280,7 @@ static int feed_ndjson(recd_wire_decoder *d, const uint8_t *data, size_t len)
     while (len) {
         const uint8_t *nl = memchr(data, '\n', len);
         size_t piece = nl ? (size_t)(nl - data) : len;
-        if (piece > d->max_frame - d->pending.len)
+        if (d->pending.len > d->max_frame || piece > d->max_frame - d->pending.len) /* lowered */
             return line_too_long(d);
         if (!nl)
             return buffer(d, data, len);

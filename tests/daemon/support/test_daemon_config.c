@@ -521,6 +521,66 @@ static void reload_diff(void **state)
     recd_config_free(&a);
 }
 
+/* Rule 9 (docs/reliability.md, round 3): what a half-written file would weaken is refused unless
+ * the file says it; `token: none` is no token on purpose, and dumps back as such. */
+static void reload_refusals(void **state)
+{
+    (void)state;
+    static const char running_yaml[] = "listen:\n  - tcp://0.0.0.0:7070\nlog:\n  level: info\n"
+                                       "auth:\n  token: aaaaaaaaaaaaaaaa\n";
+    static const struct {
+        const char *yaml;
+        recd_reload_refusal want;
+    } cases[] = {
+        {"", RECD_RELOAD_EMPTY_FILE},
+        {"# half\n", RECD_RELOAD_EMPTY_FILE},
+        {"listen:\n  - tcp://0.0.0.0:7070\nlog:\n  level: info\n", RECD_RELOAD_AUTH_OFF},
+        {"listen:\n  - tcp://0.0.0.0:7070\nauth:\n  token:\n", RECD_RELOAD_AUTH_OFF},
+        {"listen:\n  - tcp://0.0.0.0:7070\nauth:\n  token: none\n", RECD_RELOAD_ACCEPTED},
+        {"log:\n  level: debug\nauth:\n  token: aaaaaaaaaaaaaaaa\n", RECD_RELOAD_DEFAULT_LISTENERS},
+        {"{}", RECD_RELOAD_AUTH_OFF},
+        {"listen: []\nauth:\n  token: bbbbbbbbbbbbbbbb\n", RECD_RELOAD_ACCEPTED},
+        {running_yaml, RECD_RELOAD_ACCEPTED},
+    };
+    recd_config running;
+    recd_config_error e;
+    assert_int_equal(load(running_yaml, &running, &e), 0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        recd_config next;
+        char why[400] = "";
+        assert_int_equal(load(cases[i].yaml, &next, &e), 0);
+        recd_reload_refusal got = recd_config_reload_check(&running, &next, why, sizeof why);
+        if (got != cases[i].want)
+            fail_msg("case %zu: %s, expected %s (%s)", i, recd_reload_refusal_name(got),
+                     recd_reload_refusal_name(cases[i].want), why);
+        assert_true(got == RECD_RELOAD_ACCEPTED || why[0]);
+        recd_config_free(&next);
+    }
+    /* Started from an empty file, an empty file changes nothing: not refused. */
+    recd_config a, b;
+    assert_int_equal(load("", &a, &e), 0);
+    assert_int_equal(load("", &b, &e), 0);
+    char why[400];
+    assert_int_equal(recd_config_reload_check(&a, &b, why, sizeof why), RECD_RELOAD_ACCEPTED);
+    recd_config_free(&a);
+    recd_config_free(&b);
+
+    /* `none` loads as no token, said on purpose, and dumps back as `none`. */
+    assert_int_equal(load("auth:\n  token: none\n", &a, &e), 0);
+    assert_null(a.auth.token);
+    assert_true(a.auth.off);
+    recd_buf out = {0};
+    assert_int_equal(recd_config_dump(&a, &out), 0);
+    assert_int_equal(recd_buf_append(&out, "", 1), 0);
+    assert_non_null(strstr((const char *)out.data, "token: none\n"));
+    assert_int_equal(recd_config_load_string((const char *)out.data, out.len - 1, "dump", &b, &e), 0);
+    assert_true(b.auth.off);
+    recd_buf_free(&out);
+    recd_config_free(&a);
+    recd_config_free(&b);
+    recd_config_free(&running);
+}
+
 static void dump_round_trip(void **state)
 {
     (void)state;
@@ -701,7 +761,8 @@ int main(void)
         cmocka_unit_test(defaults),    cmocka_unit_test(full_file),   cmocka_unit_test(key_errors),
         cmocka_unit_test(type_errors), cmocka_unit_test(value_errors), cmocka_unit_test(more_value_errors),
         cmocka_unit_test(listen_errors), cmocka_unit_test(yaml_errors), cmocka_unit_test(cross_option_errors),
-        cmocka_unit_test(file_loading), cmocka_unit_test(reload_diff), cmocka_unit_test(dump_round_trip),
+        cmocka_unit_test(file_loading), cmocka_unit_test(reload_diff), cmocka_unit_test(reload_refusals),
+        cmocka_unit_test(dump_round_trip),
         cmocka_unit_test(shipped_files), cmocka_unit_test(mutations_are_safe), cmocka_unit_test(schema_introspection), cmocka_unit_test(overrides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

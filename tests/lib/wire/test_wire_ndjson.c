@@ -175,6 +175,39 @@ static void line_too_long(void **state)
     free(big);
 }
 
+/* recd_wire_decoder_set_max_frame: a lowered limit holds from the next line, and a line already
+ * held past it fails on the next feed (the length check must not wrap around). */
+static void lowered_limit(void **state)
+{
+    (void)state;
+    ws_sink k = {0};
+    recd_wire_decoder_config cfg = ws_config(&k, RECD_WIRE_NDJSON);
+    recd_wire_decoder *d;
+    char err[320];
+    const char close_line[] = "{\"type\":\"close\",\"session\":\"p\"}\n";
+    char big[2048];
+    memset(big, ' ', sizeof big);
+    memcpy(big, close_line, sizeof close_line - 2);
+    big[sizeof big - 1] = '\n';
+
+    assert_int_equal(recd_wire_decoder_new(&d, &cfg), 0);
+    assert_int_equal(recd_wire_decoder_feed(d, (const uint8_t *)big, sizeof big, err, sizeof err), 0);
+    recd_wire_decoder_set_max_frame(d, 1024);
+    assert_int_equal(recd_wire_decoder_feed(d, (const uint8_t *)close_line, sizeof close_line - 1, err, sizeof err), 0);
+    assert_int_equal(recd_wire_decoder_feed(d, (const uint8_t *)big, sizeof big, err, sizeof err), -EMSGSIZE);
+    assert_non_null(strstr(err, "line longer than the limit of 1024 bytes"));
+    assert_int_equal(k.count, 2);
+    recd_wire_decoder_free(d);
+
+    /* 1500 bytes of a line held, then the limit drops to 1024: the next piece fails. */
+    assert_int_equal(recd_wire_decoder_new(&d, &cfg), 0);
+    assert_int_equal(recd_wire_decoder_feed(d, (const uint8_t *)big, 1500, err, sizeof err), 0);
+    recd_wire_decoder_set_max_frame(d, 1024);
+    assert_int_equal(recd_wire_decoder_feed(d, (const uint8_t *)"  \n", 3, err, sizeof err), -EMSGSIZE);
+    recd_wire_decoder_free(d);
+    recd_buf_free(&k.json);
+}
+
 static void continuation_and_last_line(void **state)
 {
     (void)state;
@@ -203,6 +236,7 @@ int main(void)
         cmocka_unit_test(auto_detection),
         cmocka_unit_test(line_errors),
         cmocka_unit_test(line_too_long),
+        cmocka_unit_test(lowered_limit),
         cmocka_unit_test(continuation_and_last_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
