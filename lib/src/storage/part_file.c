@@ -16,6 +16,7 @@
 
 #include "base/fd_io.h"
 #include "recd/fd_sink.h"
+#include "recd/own_mark.h"
 
 /* Tries of the create descent: retention may remove an emptied directory between our mkdirat
  * and openat; descending again recreates it. */
@@ -517,6 +518,9 @@ int recd_part_create(recd_part *p, int root_fd, const char *rel)
             int t = try_create(p, dfd, cand);
             if (t == 0) {
                 snprintf(p->name, sizeof p->name, "%.*s%s", (int)dir_len, rel, cand);
+                /* Retention deletes only what carries this mark. Where the filesystem keeps no
+                 * user xattrs the part is still written; retention keeps it and says so. */
+                recd_own_mark_set(p->fd, p->name);
                 rc = 0;
             } else if (t < 0) {
                 rc = t;
