@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Retention on the thread pool: deletes old finalized recordings by age, per-session count and
- * total size (lib retention.h never touches .part files), one run at a time, every minute, at
- * startup and after each reload. */
+/* Retention on the thread pool: deletes old finalized recordings recd marked as its own by age,
+ * per-session count and total size (lib retention.h never touches .part files nor anything
+ * unmarked), one run at a time, every minute, at startup and after each reload. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "support/log.h"
+#include "recd/own_mark.h"
 #include "recd/retention.h"
 #include "server.h"
 
@@ -25,6 +26,21 @@ static void retention_work(uv_work_t *req)
     j->rc = recd_retention_run(j->root_fd, &j->policy, &j->result);
 }
 
+/* Files named like recordings but without recd's mark are kept; says so when their number
+ * changes, so an operator knows why they stay (another program's, written before recd marked its
+ * parts, or on a filesystem without user extended attributes). */
+static void tell_unmarked(size_t unmarked)
+{
+    static size_t told;
+    if (unmarked == told)
+        return;
+    told = unmarked;
+    if (unmarked)
+        log_notice("retention: keeping %zu files named like recordings that recd did not mark as "
+                   "its own (xattr " RECD_OWN_MARK_XATTR "): retention never deletes them",
+                   unmarked);
+}
+
 static void retention_after(uv_work_t *req, int status)
 {
     retention_job *j = req->data;
@@ -41,6 +57,7 @@ static void retention_after(uv_work_t *req, int status)
                 log_info("retention: deleted %s (%s, %llu bytes)", it->path,
                          recd_retention_reason_name(it->reason), (unsigned long long)it->size);
         }
+        tell_unmarked(j->result.unmarked_skipped);
         if (j->result.deleted)
             log_notice("retention: deleted %zu files (%llu bytes); %llu bytes kept", j->result.deleted,
                        (unsigned long long)j->result.bytes_deleted,

@@ -159,7 +159,7 @@ const row recd_cfg_rows[] = {
      "Memory bound of all rings together: a ring that cannot grow keeps fewer samples."},
 
     {"retention.max_age", T_DURATION, OFF(retention.max_age_ms), MINUTE, 36600 * DAY, F_LIVE | F_ZERO_OFF, "0",
-     NULL, "Delete finalized recordings older than this. 0 = keep forever."},
+     NULL, "Delete finalized recordings older than this (only files recd marked as its own, xattr user.recd). 0 = keep forever."},
     {"retention.max_total_size", T_SIZE, OFF(retention.max_total_size), MIB, UINT64_MAX, F_LIVE | F_ZERO_OFF,
      "0", NULL, "Delete the oldest finalized recordings while all of them together exceed this. 0 = no limit."},
     {"retention.max_files_per_session", T_U32, OFF(retention.max_files_per_session), 1, 1000000,

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* recd reload and retention: SIGHUP with a valid file adds and removes listeners (IPv6 too) and
  * applies live options while sessions keep recording; SIGHUP with an invalid file keeps the
- * running configuration; retention deletes old finalized recordings and never an open .part. */
+ * running configuration; retention deletes old finalized recordings recd marked as its own, never
+ * an open .part nor an unmarked file. */
 #include "test_daemon_harness.h"
+
+#include "recd/own_mark.h"
 
 static bool ipv6_loopback(void)
 {
@@ -77,7 +80,9 @@ static void wait_log(const td_daemon *d, const char *text)
     }
 }
 
-static void make_old_file(const td_daemon *d, const char *rel, const char *content)
+/* An old file; with marked_as, carrying the mark recd sets on its parts (recd/own_mark.h). */
+static void make_old_file_as(const td_daemon *d, const char *rel, const char *content,
+                             const char *marked_as)
 {
     char path[2048];
     snprintf(path, sizeof path, "%s/%s", d->out, rel);
@@ -89,8 +94,20 @@ static void make_old_file(const td_daemon *d, const char *rel, const char *conte
         *p = '/';
     }
     assert_int_equal(tu_write_file(path, content, strlen(content)), 0);
+    if (marked_as) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(recd_own_mark_set(fd, marked_as), 0);
+        close(fd);
+    }
     struct timespec old[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
     assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+}
+
+/* An old recording as recd would have written it. */
+static void make_old_file(const td_daemon *d, const char *rel, const char *content)
+{
+    make_old_file_as(d, rel, content, rel);
 }
 
 static bool exists(const td_daemon *d, const char *rel)
@@ -128,6 +145,7 @@ static void test_reload_and_retention(void **state)
     make_old_file(&d, "recap/old/20200101T000000Z.recap", "old recap");
     make_old_file(&d, "samp-onfoot/old/20200101T000000Z.rec.part.bad", "quarantined");
     make_old_file(&d, "samp-onfoot/old/notes.txt", "not a recording");
+    make_old_file_as(&d, "samp-onfoot/old/20200101T000001Z.rec", "not recd's", NULL);
     td_files f = td_session_files(&d, "samp-onfoot", "steady");
     uint64_t deadline = td_deadline(10000);
     while (f.parts == 0 && td_now_ms() < deadline) { /* the first flush creates the .part */
@@ -157,6 +175,7 @@ static void test_reload_and_retention(void **state)
     assert_false(exists(&d, "recap/old/20200101T000000Z.recap"));
     assert_false(exists(&d, "samp-onfoot/old/20200101T000000Z.rec.part.bad"));
     assert_true(exists(&d, "samp-onfoot/old/notes.txt"));
+    assert_true(exists(&d, "samp-onfoot/old/20200101T000001Z.rec")); /* not marked: not recd's */
     assert_true(exists(&d, part_rel)); /* open recordings are never removed */
 
     /* The new listener records; the old TCP listener (same entry) kept its port. */

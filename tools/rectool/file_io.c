@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Input by mmap (regular files) or a read loop (pipes), output through NAME.part + rename so a
- * reader never sees a half-written file under the final name. */
+/* Input by mmap (regular files) or a read loop (pipes), output through a new NAME.part (created
+ * with O_EXCL | O_NOFOLLOW, never through a link) + rename so a reader never sees a half-written
+ * file under the final name. */
 #include "file_io.h"
 
 #include <errno.h>
@@ -10,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "progress.h"
@@ -147,6 +150,59 @@ void rt_cleanup_on_signals(void)
     }
 }
 
+/* A few random hex digits for a temporary name nobody could plant in advance. */
+static void random_tag(char tag[9])
+{
+    static unsigned counter;
+    uint32_t r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+        r = (uint32_t)getpid() * 2654435761u ^ (uint32_t)time(NULL) ^ ++counter * 40503u;
+    snprintf(tag, 9, "%08x", (unsigned)r);
+}
+
+/* Creates a file that did not exist: O_EXCL fails on any name already taken (a planted symlink
+ * included, dangling or not) and O_NOFOLLOW says so again, so nothing is written through a link.
+ * Signals are held while the name is taken and listed, so the handler removes it only if ours. */
+static int create_new(char *path)
+{
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int err = fd < 0 ? -errno : 0;
+    if (fd >= 0)
+        remember_part(path);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return fd >= 0 ? fd : err;
+}
+
+/* OUT.part in the target's folder, or OUT.part-XXXXXXXX when that name is taken (a stale part,
+ * or something planted there): never an existing file, never through a link. */
+#define TEMP_TRIES 32
+static int open_part(rt_output *out, const char *path)
+{
+    size_t n = strlen(path);
+    out->part_path = malloc(n + sizeof ".part-XXXXXXXX");
+    if (!out->part_path)
+        return -ENOMEM;
+    snprintf(out->part_path, n + sizeof ".part-XXXXXXXX", "%s.part", path);
+    int fd = create_new(out->part_path);
+    for (int i = 0; fd == -EEXIST && i < TEMP_TRIES; i++) {
+        char tag[9];
+        random_tag(tag);
+        snprintf(out->part_path, n + sizeof ".part-XXXXXXXX", "%s.part-%s", path, tag);
+        fd = create_new(out->part_path);
+    }
+    if (fd < 0) {
+        free(out->part_path);
+        out->part_path = NULL;
+    }
+    return fd;
+}
+
 int rt_output_open(rt_output *out, const char *path)
 {
     memset(out, 0, sizeof *out);
@@ -155,25 +211,15 @@ int rt_output_open(rt_output *out, const char *path)
         out->fd = STDOUT_FILENO;
         return 0;
     }
-    size_t n = strlen(path);
     out->final_path = strdup(path);
-    out->part_path = malloc(n + sizeof ".part");
-    if (!out->final_path || !out->part_path) {
-        rt_output_abort(out);
+    if (!out->final_path)
         return -ENOMEM;
-    }
-    memcpy(out->part_path, path, n);
-    memcpy(out->part_path + n, ".part", sizeof ".part");
-    remember_part(out->part_path); /* before it exists: a signal after open() removes it */
-    out->fd = open(out->part_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out->fd < 0) {
-        int err = -errno;
-        forget_part(out->part_path);
-        free(out->part_path);
-        out->part_path = NULL;
+    int fd = open_part(out, path);
+    if (fd < 0) {
         rt_output_abort(out);
-        return err;
+        return fd;
     }
+    out->fd = fd;
     return 0;
 }
 

@@ -27,7 +27,7 @@
     X(cairo_set_font_size) X(cairo_set_line_cap) X(cairo_set_line_join) X(cairo_set_line_width)    \
     X(cairo_set_source_rgb) X(cairo_show_text) X(cairo_status) X(cairo_status_to_string)           \
     X(cairo_stroke) X(cairo_surface_destroy) X(cairo_surface_finish) X(cairo_surface_status)       \
-    X(cairo_surface_write_to_png) X(cairo_svg_surface_create)
+    X(cairo_surface_write_to_png_stream) X(cairo_svg_surface_create_for_stream)
 static struct {
     CAIRO_FUNCTIONS(DL_POINTER)
 } cairo;
@@ -380,6 +380,14 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
+/* cairo's stream writer: the whole buffer into the part file, or an error. */
+static cairo_status_t write_part(void *closure, const unsigned char *data, unsigned int len)
+{
+    rt_output *out = closure;
+    recd_sink sink = rt_output_sink(out);
+    return sink.write(sink.ctx, data, len) < 0 ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
+}
+
 int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *path,
                    const recd_progress *progress, char *err, size_t errlen)
 {
@@ -395,26 +403,25 @@ int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *pat
         return rc;
     rt_plot_layout l;
     rt_plot_layout_compute(d, o, &l);
-    /* Drawn into PATH.part and renamed, so a failed plot never leaves a half image. */
-    size_t n = strlen(path);
-    char *part = malloc(n + sizeof ".part");
-    if (!part)
-        return -ENOMEM;
-    memcpy(part, path, n);
-    memcpy(part + n, ".part", sizeof ".part");
-    rt_cleanup_remember(part); /* the SVG surface writes it as it draws: a signal removes it */
+    /* Drawn into a new PATH.part (rt_output: never through a link) and renamed, so a failed plot
+     * never leaves a half image; a signal removes the part while the SVG surface writes it. */
+    rt_output out;
+    if ((rc = rt_output_open(&out, path)) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+        return rc;
+    }
     plot_ticks t = {progress && progress->fn ? progress : NULL, 0, 0, 0};
     for (size_t i = 0; i < d->n; i++)
         t.total += (uint64_t)d->s[i].n * passes_of(&d->s[i]);
     cairo_surface_t *surface =
-        svg ? cairo.cairo_svg_surface_create(part, o->width, o->height)
+        svg ? cairo.cairo_svg_surface_create_for_stream(write_part, &out, o->width, o->height)
             : cairo.cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
     cairo_t *cr = cairo.cairo_create(surface);
     draw(cr, d, &l, &t);
     cairo_status_t st = cairo.cairo_status(cr);
     cairo.cairo_destroy(cr);
     if (st == CAIRO_STATUS_SUCCESS && !svg)
-        st = cairo.cairo_surface_write_to_png(surface, part);
+        st = cairo.cairo_surface_write_to_png_stream(surface, write_part, &out);
     cairo.cairo_surface_finish(surface);
     if (st == CAIRO_STATUS_SUCCESS)
         st = cairo.cairo_surface_status(surface);
@@ -425,13 +432,11 @@ int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *pat
     if (st != CAIRO_STATUS_SUCCESS) {
         snprintf(err, errlen, "%s: %s", path, cairo.cairo_status_to_string(st));
         rc = st == CAIRO_STATUS_NO_MEMORY ? -ENOMEM : -EIO;
-    } else if (rename(part, path) < 0) {
-        rc = -errno;
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
     }
-    if (rc < 0)
-        unlink(part);
-    rt_cleanup_forget(part);
-    free(part);
+    if (rc < 0) {
+        rt_output_abort(&out);
+    } else if ((rc = rt_output_commit(&out)) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+    }
     return rc;
 }

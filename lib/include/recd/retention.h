@@ -3,9 +3,12 @@
  * and total size, then removes the directories it emptied.
  *
  * Candidates are regular files found by a confined walk (symlinks never followed, hidden or
- * oddly named entries ignored) named *.rec, *.recap, or *.part.bad (recovery's quarantine, so
- * those age out). *.part files are never candidates: an open recording is never removed, and
- * .part files do not count towards the size budget. Other files are left alone.
+ * oddly named entries ignored) named like a recording recd writes (*.rec, *.recap, CARLA *.log)
+ * or *.part.bad (recovery's quarantine, so those age out) AND carrying recd's own mark naming
+ * them where they are (own_mark.h: set when recd created the part). A file is never a candidate
+ * because of its extension alone: an operator's notes.log or README.rec, or a recording another
+ * program wrote in recd's naming scheme, is left alone. *.part files are never candidates: an
+ * open recording is never removed, and .part files do not count towards the size budget.
  *
  * Session of a file = the directory that holds it (its relative parent path). That is exact when
  * the path template puts {session} in the directory part and no time/part placeholder there
@@ -61,6 +64,7 @@ typedef struct recd_retention_result {
     uint64_t bytes_scanned;
     size_t parts_skipped;  /* *.part files seen and left alone */
     size_t others_skipped; /* files that are not recordings, left alone */
+    size_t unmarked_skipped; /* named like recordings but without recd's mark, left alone */
     size_t deleted;        /* items without error (would be deleted, in a dry run) */
     uint64_t bytes_deleted;
     uint64_t bytes_kept;   /* candidates' bytes left after the run */

@@ -16,6 +16,7 @@
 
 #include "base/fd_io.h"
 #include "recd/fd_sink.h"
+#include "recd/own_mark.h"
 
 /* Tries of the create descent: retention may remove an emptied directory between our mkdirat
  * and openat; descending again recreates it. */
@@ -164,6 +165,17 @@ static int take_free_name(int dir, const char *tmp, const char *rel, const char 
     return rc;
 }
 
+/* A new temporary file: a stale one (a crash) or anything planted under the name, a hard link
+ * to another file included, is removed first, never opened, so nothing is written through it. */
+static int create_tmp(int dir, const char *tmp)
+{
+    int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW;
+    int fd = openat(dir, tmp, flags, RECD_OUT_FILE_MODE);
+    if (fd < 0 && errno == EEXIST && unlinkat(dir, tmp, 0) == 0)
+        fd = openat(dir, tmp, flags, RECD_OUT_FILE_MODE);
+    return fd < 0 ? -errno : fd;
+}
+
 /* recd_confined_store_text and _new: with chosen, the rename never replaces (the name it took
  * goes to chosen, relative to the root). */
 static int store_text(int root_fd, const char *rel, const char *text, bool sync, char *chosen,
@@ -180,8 +192,7 @@ static int store_text(int root_fd, const char *rel, const char *text, bool sync,
         return -ENAMETOOLONG;
     }
     int rc = 0;
-    int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-                    RECD_OUT_FILE_MODE);
+    int fd = create_tmp(dir, tmp);
     if (fd < 0) {
         rc = -errno;
     } else {
@@ -517,6 +528,9 @@ int recd_part_create(recd_part *p, int root_fd, const char *rel)
             int t = try_create(p, dfd, cand);
             if (t == 0) {
                 snprintf(p->name, sizeof p->name, "%.*s%s", (int)dir_len, rel, cand);
+                /* Retention deletes only what carries this mark. Where the filesystem keeps no
+                 * user xattrs the part is still written; retention keeps it and says so. */
+                recd_own_mark_set(p->fd, p->name);
                 rc = 0;
             } else if (t < 0) {
                 rc = t;

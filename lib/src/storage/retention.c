@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Retention: scan finalized files, mark by age / per-session count / total size, delete oldest
- * first, prune emptied directories. */
+/* Retention: scan the finalized files recd marked as its own (own_mark.h), mark by age /
+ * per-session count / total size, delete oldest first, prune emptied directories. */
 #include "recd/retention.h"
 
 #include "recd/format.h"
+#include "recd/own_mark.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,8 +58,9 @@ static bool is_written_format(const char *leaf)
     return false;
 }
 
-/* Recordings and recovery's quarantined NAME.part.bad (or NAME.part-N.bad); nothing else is ever
- * deleted, whatever else an operator keeps under the root (a part's manifest goes with its part). */
+/* Recordings and recovery's quarantined NAME.part.bad (or NAME.part-N.bad), and of those only the
+ * ones carrying recd's mark: nothing else is ever deleted, whatever else an operator keeps under
+ * the root, whatever its extension (a part's manifest goes with its part). */
 static bool is_recording(const char *leaf)
 {
     return is_written_format(leaf) || (ends_with(leaf, ".bad") && strstr(leaf, RECD_PART_SUFFIX) != NULL);
@@ -86,6 +88,10 @@ static int on_entry(void *ctx, const recd_walk_entry *e)
     }
     if (!is_recording(e->leaf)) {
         s->out->others_skipped++;
+        return 0;
+    }
+    if (!recd_own_mark_matches(e->dir_fd, e->leaf, e->rel)) {
+        s->out->unmarked_skipped++; /* a recording's name, but not one recd wrote here */
         return 0;
     }
     if (s->n == s->cap) {

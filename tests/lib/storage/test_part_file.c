@@ -213,6 +213,31 @@ static void test_store_text_variants(void **state)
     assert_int_equal(recd_confined_unlink(f->root_fd, "../x.json"), -EINVAL);
 }
 
+/* A hard link planted at the temporary name (.LEAF.tmp) is never written through: store_text
+ * creates a new file there (issue 35, rule 8 for librecd's sidecar files). */
+static void test_store_text_never_writes_through_a_planted_link(void **state)
+{
+    tu_root_fixture *f = *state;
+    char victim[4096], planted[4096];
+    snprintf(victim, sizeof victim, "%s", tu_at(f->root, "victim.txt"));
+    snprintf(planted, sizeof planted, "%s", tu_at(f->root, "d/.m.json.tmp"));
+    assert_int_equal(tu_write_file(victim, "precious", 8), 0);
+    assert_int_equal(mkdir(tu_at(f->root, "d"), 0755), 0);
+    if (link(victim, planted) < 0)
+        skip(); /* hard links refused here (protected_hardlinks, filesystem) */
+    assert_int_equal(recd_confined_store_text(f->root_fd, "d/m.json", "data\n", false), 0);
+    size_t len;
+    char *t = (char *)tu_read_file(victim, &len);
+    assert_non_null(t);
+    assert_int_equal(len, 8);
+    assert_memory_equal(t, "precious", 8);
+    free(t);
+    t = (char *)tu_read_file(tu_at(f->root, "d/m.json"), &len);
+    assert_non_null(t);
+    assert_memory_equal(t, "data\n", 5);
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +251,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rejects_unconfined_names, tu_root_setup, tu_root_teardown),
         cmocka_unit_test_setup_teardown(test_root_open_creates, tu_root_setup, tu_root_teardown),
         cmocka_unit_test_setup_teardown(test_store_text_variants, tu_root_setup, tu_root_teardown),
+        cmocka_unit_test_setup_teardown(test_store_text_never_writes_through_a_planted_link,
+                                        tu_root_setup, tu_root_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Retention: by age, per-session count and total size; dry run; .part files never touched;
+/* Retention: only files recd marked as its own; by age, per-session count and total size; dry run; .part files never touched;
  * symlinks never followed; emptied directories removed; deterministic order; every format recd
  * writes is a candidate (by the format table), foreign replays never; a part's manifest goes with
  * it. */
@@ -11,12 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
+#include "recd/own_mark.h"
 #include "recd/retention.h"
 
-/* Creates root/rel (and its directories) with size bytes and the given mtime (Unix seconds). */
-static void put(const tu_root_fixture *f, const char *rel, size_t size, int64_t mtime_s)
+/* Creates root/rel (and its directories) with size bytes and the given mtime (Unix seconds);
+ * with marked_as, carrying recd's mark for that name (own_mark.h), as recd's parts do. */
+static void put_as(const tu_root_fixture *f, const char *rel, size_t size, int64_t mtime_s,
+                   const char *marked_as)
 {
     char path[8192];
     snprintf(path, sizeof path, "%s/%s", f->root, rel);
@@ -29,8 +33,29 @@ static void put(const tu_root_fixture *f, const char *rel, size_t size, int64_t 
     assert_non_null(data);
     assert_int_equal(tu_write_file(path, data, size), 0);
     free(data);
+    if (marked_as) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        int rc = recd_own_mark_set(fd, marked_as);
+        close(fd);
+        if (rc == -ENOTSUP || rc == -EOPNOTSUPP)
+            skip(); /* this filesystem keeps no user xattrs: recd marks nothing, deletes nothing */
+        assert_int_equal(rc, 0);
+    }
     struct timespec ts[2] = {{mtime_s, 0}, {mtime_s, 0}};
     assert_int_equal(utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+/* A file recd wrote where it is. */
+static void put(const tu_root_fixture *f, const char *rel, size_t size, int64_t mtime_s)
+{
+    put_as(f, rel, size, mtime_s, rel);
+}
+
+/* A file recd did not write. */
+static void put_foreign(const tu_root_fixture *f, const char *rel, size_t size, int64_t mtime_s)
+{
+    put_as(f, rel, size, mtime_s, NULL);
 }
 
 /* A tree with three sessions, an open .part (the oldest file of all) and a quarantined file. */
@@ -45,7 +70,7 @@ static int setup(void **state)
     put(f, "samp-onfoot/s2/d.rec", 400, 1500);
     put(f, "recap/s3/e.recap", 500, 500);
     put(f, "recap/s3/x.recap.part.bad", 50, 100);
-    put(f, "README.txt", 7, 1); /* an operator's file: never a candidate */
+    put_foreign(f, "README.txt", 7, 1); /* an operator's file: never a candidate */
     return 0;
 }
 
@@ -229,6 +254,66 @@ static void test_every_written_format_and_manifests(void **state)
     recd_retention_result_free(&r);
 }
 
+/* Issue 35 row 8: only what recd marked as its own where it lies is deleted. An operator's
+ * notes.log and README.rec, a foreign .recap, a foreign file in recd's own naming scheme and
+ * folder, a recd file moved or copied to another folder or name by hand all stay; recd's
+ * renames of its parts (NAME-N.EXT, NAME.part.bad) still age out. */
+static void test_only_what_recd_marked(void **state)
+{
+    tu_root_setup(state);
+    tu_root_fixture *f = *state;
+    put_foreign(f, "ops/notes.log", 10, 1000);
+    put_foreign(f, "README.rec", 10, 1000);
+    put_foreign(f, "recap/s1/theirs.recap", 10, 1000);
+    put_foreign(f, "samp-onfoot/s1/20250101T000000Z.rec", 10, 1000); /* the template's shape */
+    put_as(f, "archive/kept.rec", 10, 1000, "samp-onfoot/s1/kept.rec");      /* moved away */
+    put_as(f, "samp-onfoot/s1/renamed.rec", 10, 1000, "samp-onfoot/s1/a.rec"); /* another name */
+    put(f, "samp-onfoot/s1/20250101T000001Z.rec", 10, 1000);
+    put_as(f, "samp-onfoot/s1/20250101T000002Z-1.rec", 10, 1000,
+           "samp-onfoot/s1/20250101T000002Z.rec");
+    put_as(f, "recap/s1/20250101T000003Z.recap.part.bad", 10, 1000,
+           "recap/s1/20250101T000003Z.recap");
+    recd_retention_policy p = {.max_age_s = 5000, .now_s = 10000};
+    recd_retention_result r = {0};
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 3);
+    const char *want[] = {"recap/s1/20250101T000003Z.recap.part.bad",
+                          "samp-onfoot/s1/20250101T000001Z.rec",
+                          "samp-onfoot/s1/20250101T000002Z-1.rec"};
+    expect_items(&r, want, 3);
+    assert_int_equal(r.unmarked_skipped, 6);
+    static const char *const kept[] = {"ops/notes.log", "README.rec", "recap/s1/theirs.recap",
+                                       "samp-onfoot/s1/20250101T000000Z.rec", "archive/kept.rec",
+                                       "samp-onfoot/s1/renamed.rec"};
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+        assert_true(tu_exists(tu_at(f->root, kept[i])));
+    recd_retention_result_free(&r);
+}
+
+/* A part recd creates carries the mark, and keeps it through finalize's rename. */
+static void test_parts_are_marked(void **state)
+{
+    tu_root_setup(state);
+    tu_root_fixture *f = *state;
+    recd_part part;
+    assert_int_equal(recd_part_create(&part, f->root_fd, "samp-onfoot/s7/x.rec"), 0);
+    assert_int_equal(recd_part_append(&part, "abc", 3), 0);
+    assert_int_equal(recd_part_finalize(&part, 0), 0);
+    char got[RECD_PATH_MAX] = "";
+    ssize_t n = getxattr(tu_at(f->root, "samp-onfoot/s7/x.rec"), RECD_OWN_MARK_XATTR, got,
+                         sizeof got - 1);
+    if (n < 0 && (errno == ENOTSUP || errno == EOPNOTSUPP))
+        skip();
+    assert_int_equal(n, (ssize_t)strlen("samp-onfoot/s7/x.rec"));
+    assert_string_equal(got, "samp-onfoot/s7/x.rec");
+    struct timespec ts[2] = {{1000, 0}, {1000, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, tu_at(f->root, "samp-onfoot/s7/x.rec"), ts, 0), 0);
+    recd_retention_policy p = {.max_age_s = 5000, .now_s = 10000};
+    recd_retention_result r = {0};
+    assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 1);
+    assert_false(tu_exists(tu_at(f->root, "samp-onfoot/s7/x.rec")));
+    recd_retention_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +325,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ties_break_by_path, setup, tu_root_teardown),
         cmocka_unit_test_setup_teardown(test_nothing_to_do, setup, tu_root_teardown),
         cmocka_unit_test_teardown(test_every_written_format_and_manifests, tu_root_teardown),
+        cmocka_unit_test_teardown(test_only_what_recd_marked, tu_root_teardown),
+        cmocka_unit_test_teardown(test_parts_are_marked, tu_root_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
