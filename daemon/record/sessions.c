@@ -152,6 +152,10 @@ void session_close(recd_session *s, const char *why)
         log_warn("session '%s': %llu samples had their time raised to the previous one's "
                  "(rec.time_policy: clamp)",
                  s->key, (unsigned long long)s->rec_clamped);
+    if (s->refused)
+        log_warn("session '%s': %llu of its samples were refused as unwritable "
+                 "(recd_decode_errors_total counts them by reason)",
+                 s->key, (unsigned long long)s->refused);
     end_format_part(s, true);
     writer_seal(&s->queue);
     kick(s);

@@ -421,7 +421,8 @@ static const char *const transport_values[] = {"tcp", "udp", "unix", "nats"};
 static const char *format_values[RECD_M_FORMATS];
 static const char *const reason_values[] = {"framing", "too_large", "syntax", "schema",
                                             "unknown_session", "time_order", "auth", "already_open",
-                                            "not_owner", "other"};
+                                            "not_owner", "other", "tick_range", "no_state",
+                                            "unwritable"};
 static const char *const result_values[] = {"ok", "failed"};
 static const char *const write_error_values[] = {"no_space", "read_only", "permission", "missing", "io"};
 static const char *const version_values[] = {RECD_VERSION_STRING};

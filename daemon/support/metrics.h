@@ -92,6 +92,9 @@ typedef enum recd_m_reason {
     RECD_M_ALREADY_OPEN,    /* "already_open": open of a live session (sessions.second_open) */
     RECD_M_NOT_OWNER,       /* "not_owner": a message for a session another connection owns */
     RECD_M_OTHER,           /* "other" */
+    RECD_M_TICK_RANGE,      /* "tick_range": a Recap tick further from the first than a file spans */
+    RECD_M_NO_STATE,        /* "no_state": a Recap event before the session's first state */
+    RECD_M_UNWRITABLE,      /* "unwritable": an open while recd cannot create files under its root */
     RECD_M_REASONS
 } recd_m_reason;
 
