@@ -111,6 +111,9 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
         return refuse_as(in, RECD_M_SCHEMA);
     }
     recd_session *s = session_table_get(&r->table, m->session);
+    if (r->root_refusal[0] && !(s && m->open.resume))
+        return session_refuse(in, RECD_M_UNWRITABLE, why, whylen, "open of session '%s' refused: %s",
+                              m->session, r->root_refusal);
     if (s) {
         if (s->format != m->format)
             return session_refuse(in, RECD_M_SCHEMA, why, whylen,
