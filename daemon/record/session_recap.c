@@ -465,6 +465,15 @@ static void recap_idle(recd_session *s)
     }
 }
 
+/* The tick being collected cannot be written (checked on arrival, so only out of memory or a
+ * part that cannot be named comes here): its samples are counted as dropped, and it is cleared. */
+static void drop_group(recd_session *s, session_recap *r)
+{
+    recd_metric_add(s->env->metrics->samples_dropped_total, RECD_M_DROP_UNWRITABLE,
+                    r->group_samples);
+    group_clear(s, r);
+}
+
 /* Gives the collected tick to the encoder, rotating first when the part is full or long. */
 static void feed_group(recd_session *s)
 {
@@ -482,15 +491,16 @@ static void feed_group(recd_session *s)
         if (!st)
             st = carried_state(s, &carried);
         if (!st) {
-            recd_metrics_decode_error(s->env->metrics, RECD_M_SCHEMA);
             log_warn("session '%s': tick %llu dropped: the first tick of a recording needs a state",
                      s->key, (unsigned long long)tick);
-            group_clear(s, r);
+            drop_group(s, r);
             return;
         }
         if (start_part(s, tick) < 0) {
+            log_warn("session '%s': tick %llu dropped: no file can be started for it", s->key,
+                     (unsigned long long)tick);
             recd_msg_free(&carried);
-            group_clear(s, r);
+            drop_group(s, r);
             return;
         }
     }
@@ -508,7 +518,8 @@ static void feed_group(recd_session *s)
             free(evs);
     }
     if (rc < 0) {
-        recd_metrics_decode_error(s->env->metrics, RECD_M_SCHEMA);
+        recd_metric_add(s->env->metrics->samples_dropped_total, RECD_M_DROP_UNWRITABLE,
+                        r->group_samples);
         log_warn("session '%s': tick %llu dropped: the Recap encoder refused it: %s", s->key,
                  (unsigned long long)tick, recd_strerror(rc));
     } else {

@@ -439,7 +439,7 @@ static const recd_metric_label transport_format[] = {
 static const recd_metric_label format_label[] = {{"format", format_values, RECD_M_FORMATS}};
 static const recd_metric_label reason_label[] = {{"reason", reason_values, RECD_M_REASONS}};
 static const char *const drop_values[] = {"buffer_full", "ring_session_memory",
-                                          "ring_process_memory"};
+                                          "ring_process_memory", "unwritable"};
 _Static_assert(sizeof drop_values / sizeof *drop_values == RECD_M_DROPS, "drop labels");
 static const char *const conn_drop_values[] = {"idle", "frame_timeout", "shed", "refused"};
 _Static_assert(sizeof conn_drop_values / sizeof *conn_drop_values == RECD_M_CONN_DROPS, "conn_drop_values");

@@ -178,6 +178,8 @@ typedef enum recd_m_drop {
     RECD_M_DROP_RING_SESSION_MEMORY, /* "ring_session_memory": its oldest, at ring.session_memory */
     RECD_M_DROP_RING_PROCESS_MEMORY, /* "ring_process_memory": its oldest, or a new one when the
                                       * ring holds none, at ring.process_memory */
+    RECD_M_DROP_UNWRITABLE, /* "unwritable": taken, then no file could hold it (a Recap tick whose
+                             * part could not start or that its encoder refused: out of memory) */
     RECD_M_DROPS
 } recd_m_drop;
 
