@@ -27,11 +27,20 @@ static void close_retired_root(recd_server *s)
     s->retired_root_fd = -1;
 }
 
-/* Creates and removes a hidden file under the root: 0, or the negative errno of the create. */
+/* Creates a file under the root and removes it: 0, or the negative errno of the create. An
+ * unnamed file (O_TMPFILE) is never seen by anyone listing the root; a filesystem without it gets
+ * a hidden named one, removed at once. */
 static int try_create(int root_fd)
 {
-    int fd = openat(root_fd, ROOT_PROBE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-                    0600);
+    int fd = openat(root_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        return -errno;
+    fd = openat(root_fd, ROOT_PROBE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                0600);
     if (fd < 0)
         return -errno;
     close(fd);

@@ -111,7 +111,9 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
         return refuse_as(in, RECD_M_SCHEMA);
     }
     recd_session *s = session_table_get(&r->table, m->session);
-    if (r->root_refusal[0] && !(s && m->open.resume))
+    /* A nats:// message is acknowledged only once written: JetStream keeps it meanwhile, so it is
+     * taken and waits like data on a full disk, rather than refused and acknowledged. */
+    if (r->root_refusal[0] && !(s && m->open.resume) && in->transport != RECD_M_NATS)
         return session_refuse(in, RECD_M_UNWRITABLE, why, whylen, "open of session '%s' refused: %s",
                               m->session, r->root_refusal);
     if (s) {
