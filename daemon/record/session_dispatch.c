@@ -212,6 +212,7 @@ __attribute__((cold, noinline)) static void datagram_dropped(session_input *in, 
     const session_env *env = s->env;
     recd_metric_add(env->metrics->backpressure_events_total, 0, 1);
     recd_metric_add(env->metrics->samples_dropped_total, RECD_M_DROP_BUFFER_FULL, 1);
+    s->refused++;
     log_warn("%s: session '%s' is over its buffer limit: datagram dropped", session_input_peer(in),
              s->key);
 }

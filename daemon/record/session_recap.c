@@ -471,6 +471,7 @@ static void drop_group(recd_session *s, session_recap *r)
 {
     recd_metric_add(s->env->metrics->samples_dropped_total, RECD_M_DROP_UNWRITABLE,
                     r->group_samples);
+    s->refused += r->group_samples;
     group_clear(s, r);
 }
 
@@ -520,6 +521,7 @@ static void feed_group(recd_session *s)
     if (rc < 0) {
         recd_metric_add(s->env->metrics->samples_dropped_total, RECD_M_DROP_UNWRITABLE,
                         r->group_samples);
+        s->refused += r->group_samples;
         log_warn("session '%s': tick %llu dropped: the Recap encoder refused it: %s", s->key,
                  (unsigned long long)tick, recd_strerror(rc));
     } else {

@@ -153,8 +153,8 @@ void session_close(recd_session *s, const char *why)
                  "(rec.time_policy: clamp)",
                  s->key, (unsigned long long)s->rec_clamped);
     if (s->refused)
-        log_warn("session '%s': %llu of its samples were refused as unwritable "
-                 "(recd_decode_errors_total counts them by reason)",
+        log_warn("session '%s': %llu of its samples were refused or dropped "
+                 "(recd_decode_errors_total and recd_samples_dropped_total count them by reason)",
                  s->key, (unsigned long long)s->refused);
     end_format_part(s, true);
     writer_seal(&s->queue);

@@ -195,6 +195,51 @@ static void test_an_event_newer_than_the_header_is_refused(void **state)
     td_cleanup(&d);
 }
 
+static bool log_has(const td_daemon *d, const char *text)
+{
+    size_t n;
+    uint8_t *log = tu_read_file(d->log, &n);
+    if (!log)
+        return false;
+    bool found = memmem(log, n, text, strlen(text)) != NULL;
+    free(log);
+    return found;
+}
+
+/* Over UDP there is no reply: the refused datagram is counted by reason and in its session's own
+ * count, which is logged with the key when the session closes; the session goes on. */
+static void test_a_datagram_session_counts_its_refusals(void **state)
+{
+    (void)state;
+    td_daemon d;
+    td_setup(&d, NULL);
+    td_start(&d);
+    recd_client *c = td_connect(d.udp);
+    send_open(c, "udp-jump", 0);
+    for (uint64_t t = 0; t < 3; t++)
+        assert_int_equal(send_state(c, "udp-jump", t, (double)t), 0);
+    assert_int_equal(recd_client_flush(c), 0); /* the far state in a datagram of its own */
+    assert_int_equal(send_state(c, "udp-jump", 1ull << 32, 50.0), 0);
+    assert_int_equal(recd_client_flush(c), 0);
+    for (uint64_t t = 3; t < 5; t++)
+        assert_int_equal(send_state(c, "udp-jump", t, (double)t), 0);
+    assert_int_equal(recd_client_flush(c), 0);
+    if (td_wait_metric(&d, "recd_decode_errors_total{reason=\"tick_range\"}", 1, 10000) != 1) {
+        td_dump_log(&d);
+        fail_msg("the far tick was not refused as tick_range");
+    }
+    td_send_close(c, "udp-jump", RECD_MSG_FMT_RECAP);
+    td_close_client(c);
+    td_stop(&d);
+    if (!log_has(&d, "session 'udp-jump': 1 of its samples were refused or dropped")) {
+        td_dump_log(&d);
+        fail_msg("the session's refusal is not logged with its key");
+    }
+    file_counts fc = verified(&d, "udp-jump");
+    assert_int_equal(fc.ticks, 5);
+    td_cleanup(&d);
+}
+
 int main(void)
 {
     td_require_recd();
@@ -203,6 +248,7 @@ int main(void)
         td_unit_test(test_events_before_the_first_state_are_refused),
         td_unit_test(test_events_after_the_first_state_are_written),
         td_unit_test(test_an_event_newer_than_the_header_is_refused),
+        td_unit_test(test_a_datagram_session_counts_its_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
