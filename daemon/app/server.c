@@ -423,7 +423,7 @@ static int startup(recd_server *s)
         log_crit("out of memory");
         return rc;
     }
-    server_probe_root(s, uv_now(s->loop)); /* before any listener: the first open is judged */
+    server_probe_root(s); /* before any listener: the first open is judged */
     s->writer.fsync = s->cfg.flush.fsync; /* also after each reload (server_reload.c) */
     s->writer.buffers.huge_pages = s->cfg.limits.batch_huge_pages;
     (void)buffer_pool_preload(&s->writer.buffers); /* best effort: batch memory faulted in early */

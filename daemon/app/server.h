@@ -47,8 +47,6 @@ struct recd_server {
     int retired_root_fd;  /* a removed root's fd, closed once no job can be using it, or -1 */
     bool root_lost;       /* the output root was removed and is not back yet */
     uint64_t root_checked_ms;
-    uint64_t root_probed_ms;       /* when recd last tried to create a file under the root */
-    uint64_t root_probed_error_ms; /* the sessions' last write error that probe had seen */
     recd_sessions sessions; /* the record layer */
     recd_ingest ingest;     /* the ingest layer */
     heap_release heap; /* when freed memory goes back to the kernel (heap.h) */
@@ -73,9 +71,9 @@ void server_reload(recd_server *s);   /* SIGHUP */
 void server_run_retention(recd_server *s); /* on the thread pool; one run at a time */
 void server_watch_root(recd_server *s, uint64_t now); /* from the tick: a removed root */
 /* Tries to create a file under the output root: when permissions forbid it, opens of new sessions
- * are refused and /healthz says why, until a later probe succeeds (at start, then from the
- * tick). */
-void server_probe_root(recd_server *s, uint64_t now);
+ * are refused and /healthz says why, until a later probe succeeds (at start, then with every
+ * check of the root from the tick). */
+void server_probe_root(recd_server *s);
 int server_start_timers(recd_server *s);    /* tick, retention, watchdog; 0 or a libuv error */
 void server_retune_tick(recd_server *s);   /* after flush.interval changed */
 void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */

@@ -12,8 +12,7 @@
 
 #include "support/log.h"
 
-#define ROOT_CHECK_MS 500u  /* how often the output root is checked for removal */
-#define ROOT_PROBE_MS 2000u /* how often a file is created there while all is well */
+#define ROOT_CHECK_MS 500u /* how often the output root is checked for removal and probed */
 #define ROOT_PROBE_NAME ".recd-probe" /* hidden, and no recording's name: retention passes it by */
 
 static void watch_removal(recd_server *s, uint64_t now);
@@ -53,10 +52,8 @@ static int try_create(int root_fd)
  * waits and the writes are retried (docs/reliability.md, "Write path"). */
 static bool refuses_sessions(int rc) { return rc == -EACCES || rc == -EPERM; }
 
-void server_probe_root(recd_server *s, uint64_t now)
+void server_probe_root(recd_server *s)
 {
-    s->root_probed_ms = now;
-    s->root_probed_error_ms = s->sessions.last_write_error_ms;
     char *refusal = s->sessions.root_refusal;
     int rc = s->root_lost ? 0 : try_create(s->root_fd);
     if (refuses_sessions(rc)) {
@@ -74,15 +71,6 @@ void server_probe_root(recd_server *s, uint64_t now)
     }
 }
 
-/* Probes again soon after a write error (permissions may have changed), while sessions are
- * refused (to take them again), and now and then otherwise. */
-static void probe_when_due(recd_server *s, uint64_t now)
-{
-    if (s->sessions.root_refusal[0] || s->sessions.last_write_error_ms != s->root_probed_error_ms ||
-        now - s->root_probed_ms >= ROOT_PROBE_MS)
-        server_probe_root(s, now);
-}
-
 void server_watch_root(recd_server *s, uint64_t now)
 {
     if (now - s->root_checked_ms < ROOT_CHECK_MS)
@@ -90,7 +78,7 @@ void server_watch_root(recd_server *s, uint64_t now)
     s->root_checked_ms = now;
     close_retired_root(s);
     watch_removal(s, now);
-    probe_when_due(s, now);
+    server_probe_root(s); /* an unnamed file: cheap, and nobody listing the root sees it */
 }
 
 /* An output root removed while recd runs (rm -rf, or replaced by another directory) would take
