@@ -44,6 +44,7 @@ metrics:
   listen: 127.0.0.1:0
 flush:
   interval: 1h
+  buffer_size: 1MiB
 YAML
 RECD=${drop[0]:-$real_recd}
 if [ ${#drop[@]} -gt 0 ]; then
@@ -99,7 +100,7 @@ grep -q "cannot create files under its output root" "$tmp/err" ||
     fail "rectool send does not say why: $(cat "$tmp/err")"
 
 # 4. A session taken while the root could be written, with nothing written yet (flush.interval is
-# 1h), then the root turns unwritable: at shutdown its bytes are lost and said to be; no .part file
+# 1h, flush.buffer_size 1 MiB), then the root turns unwritable: at shutdown its bytes are lost and said to be; no .part file
 # is named that does not exist.
 chmod 777 "$root"
 wait_health 200
