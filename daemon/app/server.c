@@ -96,6 +96,9 @@ static void health(void *ctx, recd_health_report *r)
                          "the output root %s was removed or replaced: files cannot be written until it "
                          "is there again",
                          s->cfg.output.root);
+    else if (s->sessions.root_refusal[0])
+        recd_health_fail(r, "output_root", "%s: new sessions are refused until it can",
+                         s->sessions.root_refusal);
     else if (last && now - last < HEALTH_ERROR_WINDOW_MS)
         recd_health_fail(r, "writes",
                          "a write to a recording file failed %llu s ago (recd_write_errors_total has the "
@@ -419,6 +422,7 @@ static int startup(recd_server *s)
         log_crit("out of memory");
         return rc;
     }
+    server_probe_root(s); /* before any listener: the first open is judged */
     s->writer.fsync = s->cfg.flush.fsync; /* also after each reload (server_reload.c) */
     s->writer.buffers.huge_pages = s->cfg.limits.batch_huge_pages;
     (void)buffer_pool_preload(&s->writer.buffers); /* best effort: batch memory faulted in early */

@@ -70,6 +70,10 @@ void server_shutdown(recd_server *s); /* SIGTERM / SIGINT; a second call skips t
 void server_reload(recd_server *s);   /* SIGHUP */
 void server_run_retention(recd_server *s); /* on the thread pool; one run at a time */
 void server_watch_root(recd_server *s, uint64_t now); /* from the tick: a removed root */
+/* Tries to create a file under the output root: when permissions forbid it, opens of new sessions
+ * are refused and /healthz says why, until a later probe succeeds (at start, then with every
+ * check of the root from the tick). */
+void server_probe_root(recd_server *s);
 int server_start_timers(recd_server *s);    /* tick, retention, watchdog; 0 or a libuv error */
 void server_retune_tick(recd_server *s);   /* after flush.interval changed */
 void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode through the umask */

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* The output root, watched from the tick: an output root removed while recd runs (rm -rf, or
- * replaced by another directory) is noticed and opened again by path once it is back. */
+ * replaced by another directory) is noticed and opened again by path once it is back, and one
+ * recd may not create files in (its permissions) makes it refuse new sessions until it may. */
 #include "server.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "support/log.h"
 
-#define ROOT_CHECK_MS 500u /* how often the output root is checked for removal */
+#define ROOT_CHECK_MS 500u /* how often the output root is checked for removal and probed */
+#define ROOT_PROBE_NAME ".recd-probe" /* hidden, and no recording's name: retention passes it by */
+
+static void watch_removal(recd_server *s, uint64_t now);
 
 /* The fd a removed root leaves behind is closed once no writer or retention job can use it. */
 static void close_retired_root(recd_server *s)
@@ -19,16 +26,67 @@ static void close_retired_root(recd_server *s)
     s->retired_root_fd = -1;
 }
 
-/* An output root removed while recd runs (rm -rf, or replaced by another directory) would take
- * every later write with it: notice it by the held directory's link count or the path's inode,
- * and open the root by path again once it is there. Until then new parts cannot be created and
- * their sessions wait as for a full disk. */
+/* Creates a file under the root and removes it: 0, or the negative errno of the create. An
+ * unnamed file (O_TMPFILE) is never seen by anyone listing the root; a filesystem without it gets
+ * a hidden named one, removed at once. */
+static int try_create(int root_fd)
+{
+    int fd = openat(root_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        return -errno;
+    fd = openat(root_fd, ROOT_PROBE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                0600);
+    if (fd < 0)
+        return -errno;
+    close(fd);
+    unlinkat(root_fd, ROOT_PROBE_NAME, 0);
+    return 0;
+}
+
+/* Permissions are the operator's to fix and do not pass by themselves: sessions opened meanwhile
+ * are refused. A full disk or a read-only remount may pass: those sessions are taken, their input
+ * waits and the writes are retried (docs/reliability.md, "Write path"). */
+static bool refuses_sessions(int rc) { return rc == -EACCES || rc == -EPERM; }
+
+void server_probe_root(recd_server *s)
+{
+    char *refusal = s->sessions.root_refusal;
+    int rc = s->root_lost ? 0 : try_create(s->root_fd);
+    if (refuses_sessions(rc)) {
+        if (!refusal[0])
+            log_err("cannot create files under the output root %s (%s): new sessions are refused "
+                    "until it can",
+                    s->cfg.output.root, recd_strerror(rc));
+        snprintf(refusal, sizeof s->sessions.root_refusal,
+                 "recd cannot create files under its output root %s (%s)", s->cfg.output.root,
+                 recd_strerror(rc));
+    } else if (refusal[0]) {
+        refusal[0] = '\0';
+        log_notice("files can be created under the output root %s again: sessions are taken",
+                   s->cfg.output.root);
+    }
+}
+
 void server_watch_root(recd_server *s, uint64_t now)
 {
     if (now - s->root_checked_ms < ROOT_CHECK_MS)
         return;
     s->root_checked_ms = now;
     close_retired_root(s);
+    watch_removal(s, now);
+    server_probe_root(s); /* an unnamed file: cheap, and nobody listing the root sees it */
+}
+
+/* An output root removed while recd runs (rm -rf, or replaced by another directory) would take
+ * every later write with it: notice it by the held directory's link count or the path's inode,
+ * and open the root by path again once it is there. Until then new parts cannot be created and
+ * their sessions wait as for a full disk. */
+static void watch_removal(recd_server *s, uint64_t now)
+{
     struct stat held, named;
     bool gone = fstat(s->root_fd, &held) < 0 || held.st_nlink == 0;
     bool named_ok = stat(s->cfg.output.root, &named) == 0 && S_ISDIR(named.st_mode);

@@ -93,6 +93,10 @@ typedef struct recd_session {
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
     part_tally tally; /* output.part_manifest: what the current part holds */
     uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */
+    /* Its samples refused as unwritable (told to a stream sender) or dropped after they arrived
+     * (a datagram over the buffer limits, a Recap tick that could not be written): a datagram
+     * sender hears no reply, so the count is logged with the key when the session closes. */
+    uint64_t refused;
     bool rec_rebase_all;   /* .rec: every part starts at 0, the first too (samp-player) */
     uint64_t retry_at_ms;     /* while write_failing: when the writer tries again */
     uint32_t retry_delay_ms;  /* the backoff: doubles with each failure up to a cap */

@@ -191,6 +191,11 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
         return refuse_as(in, RECD_M_SCHEMA);
     }
     recd_session *s = session_table_get(&r->table, m->session);
+    /* A nats:// message is acknowledged only once written: JetStream keeps it meanwhile, so it is
+     * taken and waits like data on a full disk, rather than refused and acknowledged. */
+    if (r->root_refusal[0] && !(s && m->open.resume) && in->transport != RECD_M_NATS)
+        return session_refuse(in, RECD_M_UNWRITABLE, why, whylen, "open of session '%s' refused: %s",
+                              m->session, r->root_refusal);
     if (s) {
         if (s->format != m->format)
             return session_refuse(in, RECD_M_SCHEMA, why, whylen,
@@ -292,6 +297,7 @@ __attribute__((cold, noinline)) static bool datagram_dropped(session_input *in, 
     recd_metric_add(env->metrics->backpressure_events_total, 0, 1);
     recd_metric_add(env->metrics->samples_dropped_total,
                     peer_over ? RECD_M_DROP_PEER_BUFFER : RECD_M_DROP_BUFFER_FULL, 1);
+    s->refused++;
     if (peer_over) {
         char name[64];
         log_warn("%s: session '%s': %s is over its share of unwritten bytes (limits.peer_buffer): "

@@ -465,6 +465,16 @@ static void recap_idle(recd_session *s)
     }
 }
 
+/* The tick being collected cannot be written (checked on arrival, so only out of memory or a
+ * part that cannot be named comes here): its samples are counted as dropped, and it is cleared. */
+static void drop_group(recd_session *s, session_recap *r)
+{
+    recd_metric_add(s->env->metrics->samples_dropped_total, RECD_M_DROP_UNWRITABLE,
+                    r->group_samples);
+    s->refused += r->group_samples;
+    group_clear(s, r);
+}
+
 /* Gives the collected tick to the encoder, rotating first when the part is full or long. */
 static void feed_group(recd_session *s)
 {
@@ -482,15 +492,16 @@ static void feed_group(recd_session *s)
         if (!st)
             st = carried_state(s, &carried);
         if (!st) {
-            recd_metrics_decode_error(s->env->metrics, RECD_M_SCHEMA);
             log_warn("session '%s': tick %llu dropped: the first tick of a recording needs a state",
                      s->key, (unsigned long long)tick);
-            group_clear(s, r);
+            drop_group(s, r);
             return;
         }
         if (start_part(s, tick) < 0) {
+            log_warn("session '%s': tick %llu dropped: no file can be started for it", s->key,
+                     (unsigned long long)tick);
             recd_msg_free(&carried);
-            group_clear(s, r);
+            drop_group(s, r);
             return;
         }
     }
@@ -508,7 +519,9 @@ static void feed_group(recd_session *s)
             free(evs);
     }
     if (rc < 0) {
-        recd_metrics_decode_error(s->env->metrics, RECD_M_SCHEMA);
+        recd_metric_add(s->env->metrics->samples_dropped_total, RECD_M_DROP_UNWRITABLE,
+                        r->group_samples);
+        s->refused += r->group_samples;
         log_warn("session '%s': tick %llu dropped: the Recap encoder refused it: %s", s->key,
                  (unsigned long long)tick, recd_strerror(rc));
     } else {
@@ -662,6 +675,57 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, r
     return rc;
 }
 
+/* A session spans fewer ticks than a part's u32 frame count holds (about 6.8 years at 50 ms):
+ * the encoder refuses a tick further from the part's first, and a part never starts before the
+ * session's first tick, so this bound, checked on arrival, keeps every tick writable. */
+#define RECAP_TICK_SPAN_MAX ((uint64_t)UINT32_MAX - 2)
+
+/* Whether the tick being collected, or what came before it, gives an event a state to build on:
+ * the first frame of a part is a full state, so an event before the session's first state could
+ * never be written. */
+static bool has_base_state(const session_recap *r)
+{
+    return r->enc || r->carry.len || (r->have_group && r->state.type == RECD_MSG_STATE);
+}
+
+/* What the encoder would refuse once the tick is fed, refused now while the sender can be told
+ * (a tick given to the encoder later is past any reply): a tick too far from the session's first,
+ * an event before the first state, an event newer than the session's format version. */
+static int check_writable(recd_session *s, session_input *in, const recd_msg *m, uint64_t tick,
+                          char *why, size_t whylen)
+{
+    session_recap *r = recap_of(s);
+    uint64_t first = r->started ? r->first_tick : r->have_group ? r->group_tick : tick;
+    if (tick - first > RECAP_TICK_SPAN_MAX) {
+        s->refused++;
+        return session_refuse(in, RECD_M_TICK_RANGE, why, whylen,
+                              "session '%s': tick %llu is %llu ticks after the session's first "
+                              "tick %llu; a Recap session spans at most %llu ticks",
+                              s->key, (unsigned long long)tick, (unsigned long long)(tick - first),
+                              (unsigned long long)first, (unsigned long long)RECAP_TICK_SPAN_MAX);
+    }
+    if (m->type == RECD_MSG_STATE)
+        return 0;
+    if (!has_base_state(r)) {
+        s->refused++;
+        return session_refuse(in, RECD_M_NO_STATE, why, whylen,
+                              "session '%s': event for tick %llu before the session's first state "
+                              "(a Recap file starts with a full state: send the first tick's state "
+                              "before its events)",
+                              s->key, (unsigned long long)tick);
+    }
+    const recd_recap_tag_info *ti = recd_recap_tag_info_get(m->recap_event->event.tag);
+    uint8_t version = r->open.open.recap->header.version;
+    if (ti && ti->min_version > (version ? version : RECD_RECAP_VERSION)) {
+        s->refused++;
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "session '%s': event %s needs Recap format version %u, and the "
+                              "session's header says version %u",
+                              s->key, ti->name, (unsigned)ti->min_version, (unsigned)version);
+    }
+    return 0;
+}
+
 static int recap_msg(recd_session *s, session_input *in, const recd_msg *m,
                      const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
 {
@@ -698,6 +762,9 @@ static int recap_msg(recd_session *s, session_input *in, const recd_msg *m,
                      s->key, (unsigned long long)tick, (unsigned long long)floor);
         tick = floor; /* a stamped sample just after its tick was written */
     }
+    int rc = check_writable(s, in, m, tick, why, whylen);
+    if (rc < 0)
+        return rc;
     if (r->have_group && tick != r->group_tick)
         feed_group(s);
     if (!r->have_group) {
@@ -708,7 +775,7 @@ static int recap_msg(recd_session *s, session_input *in, const recd_msg *m,
         r->group_late = late;
         r->group_since_ms = now_ms;
     }
-    int rc = add_to_group(s, in, m, meta->movable, why, whylen);
+    rc = add_to_group(s, in, m, meta->movable, why, whylen);
     if (rc < 0)
         return rc;
     r->group_last_ms = now_ms;

@@ -252,6 +252,10 @@ void session_close(recd_session *s, const char *why)
                  "(rec.time_policy: clamp)",
                  s->key, (unsigned long long)s->rec_clamped);
     dormant_leave(s);
+    if (s->refused)
+        log_warn("session '%s': %llu of its samples were refused or dropped "
+                 "(recd_decode_errors_total and recd_samples_dropped_total count them by reason)",
+                 s->key, (unsigned long long)s->refused);
     end_format_part(s, true);
     writer_seal(&s->queue);
     kick(s);
@@ -297,17 +301,20 @@ void session_tick(recd_session *s, uint64_t now_ms)
         go_dormant(s, now_ms);
 }
 
-/* Shutdown, and the session's writes keep failing: what it still holds is lost. */
+/* Shutdown, and the session's writes keep failing: what it still holds is lost. Only .part files
+ * that exist are said to be left (a part whose create failed has none). */
 static void give_up(recd_session *s)
 {
     recd_sessions *reg = registry_of(s);
-    log_err("session '%s': writes still fail at shutdown: %llu bytes are lost; its .part file "
-            "is left for recovery at the next start",
-            s->key, (unsigned long long)s->buffered);
+    unsigned left = writer_queue_parts_on_disk(&s->queue);
+    log_err("session '%s': writes still fail at shutdown: %llu bytes are lost; %s",
+            s->key, (unsigned long long)s->buffered,
+            left ? "its .part file is left for recovery at the next start"
+                 : "no file of it was created");
     reg->bytes_lost += s->buffered;
     recd_metrics_bytes_lost(reg->env.metrics, s->buffered);
     s->lost_total += s->buffered ? s->buffered : 1; /* whatever waits for it was not written */
-    reg->parts_left++;
+    reg->parts_left += left;
     destroy(s);
 }
 

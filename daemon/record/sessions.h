@@ -43,6 +43,9 @@ typedef struct recd_sessions {
     uint64_t parts_vanished;      /* files removed behind recd's back (their parts started again) */
     uint64_t bytes_lost;          /* accepted bytes that never reached a file */
     peer_counts peers;            /* sessions and their bytes per peer, for the fair shares */
+    /* Why recd cannot create files under the output root now ("" when it can), set by the layer
+     * above from its probes: opens of new sessions are refused with it. */
+    char root_refusal[320];
     sessions_events on;
 } recd_sessions;
 

@@ -423,7 +423,7 @@ static const char *format_values[RECD_M_FORMATS];
 static const char *const reason_values[] = {"framing", "too_large", "syntax", "schema",
                                             "unknown_session", "time_order", "auth", "already_open",
                                             "not_owner", "max_sessions", "max_sessions_per_peer",
-                                            "other"};
+                                            "other", "tick_range", "no_state", "unwritable"};
 static const char *const result_values[] = {"ok", "failed", "refused"};
 static const char *const write_error_values[] = {"no_space", "read_only", "permission", "missing", "io"};
 static const char *const version_values[] = {RECD_VERSION_STRING};
@@ -440,7 +440,7 @@ static const recd_metric_label transport_format[] = {
 static const recd_metric_label format_label[] = {{"format", format_values, RECD_M_FORMATS}};
 static const recd_metric_label reason_label[] = {{"reason", reason_values, RECD_M_REASONS}};
 static const char *const drop_values[] = {"buffer_full", "ring_session_memory",
-                                          "ring_process_memory", "peer_buffer"};
+                                          "ring_process_memory", "peer_buffer", "unwritable"};
 _Static_assert(sizeof drop_values / sizeof *drop_values == RECD_M_DROPS, "drop labels");
 static const char *const conn_drop_values[] = {"idle", "frame_timeout", "shed", "refused"};
 _Static_assert(sizeof conn_drop_values / sizeof *conn_drop_values == RECD_M_CONN_DROPS, "conn_drop_values");

@@ -94,6 +94,9 @@ typedef enum recd_m_reason {
     RECD_M_MAX_SESSIONS,    /* "max_sessions": an open at limits.max_sessions */
     RECD_M_PEER_SESSIONS,   /* "max_sessions_per_peer": an open at its peer's share of sessions */
     RECD_M_OTHER,           /* "other" */
+    RECD_M_TICK_RANGE,      /* "tick_range": a Recap tick further from the first than a file spans */
+    RECD_M_NO_STATE,        /* "no_state": a Recap event before the session's first state */
+    RECD_M_UNWRITABLE,      /* "unwritable": an open while recd cannot create files under its root */
     RECD_M_REASONS
 } recd_m_reason;
 
@@ -182,6 +185,8 @@ typedef enum recd_m_drop {
     RECD_M_DROP_RING_PROCESS_MEMORY, /* "ring_process_memory": its oldest, or a new one when the
                                       * ring holds none, at ring.process_memory */
     RECD_M_DROP_PEER_BUFFER, /* "peer_buffer": a datagram whose peer is over limits.peer_buffer */
+    RECD_M_DROP_UNWRITABLE, /* "unwritable": taken, then no file could hold it (a Recap tick whose
+                             * part could not start or that its encoder refused: out of memory) */
     RECD_M_DROPS
 } recd_m_drop;
 

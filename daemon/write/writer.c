@@ -886,6 +886,22 @@ int writer_kick(writer_stage *w, writer_queue *q, writer_done_fn done, void *ctx
     return 0;
 }
 
+static bool on_disk(const writer_part *p) { return p && p->created && !p->finalized; }
+
+unsigned writer_queue_parts_on_disk(const writer_queue *q)
+{
+    unsigned n = 0;
+    const writer_part *last = NULL; /* a part's batches follow each other */
+    for (const writer_batch *b = q->head; b; b = b->next) {
+        if (b->part != last && on_disk(b->part))
+            n++;
+        last = b->part;
+    }
+    if (q->open && q->open->part != last && on_disk(q->open->part))
+        n++;
+    return n;
+}
+
 uint64_t writer_queue_discard(writer_queue *q)
 {
     uint64_t bytes = 0;

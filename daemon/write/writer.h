@@ -206,6 +206,10 @@ bool writer_idle(const writer_queue *q); /* nothing queued and no job in flight 
  * thread when the job completes. 0, or a negative errno (the batches stay queued). */
 int writer_kick(writer_stage *w, writer_queue *q, writer_done_fn done, void *ctx);
 
+/* Parts queued in q (their batches not yet written) whose .part file exists: created by a job
+ * and not yet finalized. Only when no job is in flight. */
+unsigned writer_queue_parts_on_disk(const writer_queue *q);
+
 /* Frees everything queued (only when no job is in flight), parts included. Returns the bytes
  * that were queued. Used when a session is dropped without writing (out of memory, or writes
  * still failing at shutdown). */

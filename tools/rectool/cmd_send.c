@@ -212,22 +212,27 @@ static int finish(sender *s, int exit_code)
     return exit_code;
 }
 
-/* Pushes out what is queued, then prints what was sent. */
+/* Pushes out what is queued, closes with the server's verdict (finish()), and prints what was
+ * sent only when the server took it: a refused send never says "sent". */
 static int summarise(sender *s, int exit_code)
 {
     if (exit_code != RT_EXIT_OK)
-        return exit_code;
+        return finish(s, exit_code);
     int rc = recd_client_flush(s->client);
     if (rc < 0)
-        return send_failed(s, rc);
+        return finish(s, send_failed(s, rc));
     double secs = elapsed_s(s);
     uint64_t bytes = recd_client_bytes_sent(s->client);
+    const char *over = s->nats ? "nats" : recd_wire_encoding_name(recd_client_encoding(s->client));
+    exit_code = finish(s, RT_EXIT_OK); /* frees the client */
+    if (exit_code != RT_EXIT_OK)
+        return exit_code;
     double rate = secs > 0 ? (double)s->messages / secs : 0;
     printf("sent %llu messages (%llu states, %llu events) in %lu session%s over %s: %llu bytes in "
            "%.3f s, %.0f messages/s, %.2f MB/s\n",
            (unsigned long long)s->messages, (unsigned long long)s->states,
            (unsigned long long)s->events, s->sessions, s->sessions == 1 ? "" : "s",
-           s->nats ? "nats" : recd_wire_encoding_name(recd_client_encoding(s->client)),
+           over,
            (unsigned long long)bytes,
            secs, rate, secs > 0 ? (double)bytes / secs / 1e6 : 0.0);
     fflush(stdout);
@@ -534,7 +539,6 @@ static int replay(const send_args *a, int nfiles, char **files)
         if (code == RT_EXIT_OK)
             code = reader_code;
         code = summarise(&s, code);
-        code = finish(&s, code);
     }
     stop_readers(tracks, nfiles);
     free(tracks);
@@ -703,7 +707,6 @@ static int synthetic(const send_args *a)
         if (rc < 0)
             code = send_failed(&s, rc);
         code = summarise(&s, code);
-        code = finish(&s, code);
     }
     for (unsigned long i = 0; i < a->sessions; i++) {
         recd_synth_rec_gen_free(ss[i].rec);
