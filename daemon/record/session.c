@@ -45,6 +45,32 @@ void session_account(recd_session *s, int64_t delta)
     s->env->buffered += (uint64_t)delta; /* the gauge is set from this at each scrape */
 }
 
+int session_hold(recd_session *s, uint64_t bytes, const char **limit)
+{
+    session_env *env = s->env;
+    const recd_config *cfg = env->cfg;
+    const char *over = NULL;
+    if (s->held + bytes > cfg->limits.session_state)
+        over = "limits.session_state";
+    else if (env->held + bytes > cfg->limits.process_buffer / 2)
+        over = "half of limits.process_buffer";
+    if (limit)
+        *limit = over;
+    if (over)
+        return -ENOSPC;
+    s->held += bytes;
+    env->held += bytes;
+    return 0;
+}
+
+void session_release(recd_session *s, uint64_t bytes)
+{
+    if (bytes > s->held)
+        bytes = s->held;
+    s->held -= bytes;
+    s->env->held -= bytes;
+}
+
 void session_note_pending(recd_session *s, uint64_t now_ms)
 {
     if (!s->pending_since_ms)

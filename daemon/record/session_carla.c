@@ -38,6 +38,10 @@ typedef struct carla_session {
 
 static carla_session *cs_of(recd_session *s) { return s->format_data; }
 
+/* What a live actor costs: its record, its entry, and about as much again for the allocator's
+ * header and its index slot. */
+static uint64_t actor_cost(uint32_t len) { return (uint64_t)len + sizeof(live_actor) + 32; }
+
 static int sink_write(void *ctx, const void *data, size_t len)
 {
     return session_put(ctx, data, len);
@@ -100,10 +104,11 @@ static live_actor *find_live(carla_session *cs, uint32_t id)
 }
 
 /* Drops the live actor a (freeing its record); the last one takes its place. */
-static void drop_live(carla_session *cs, live_actor *a)
+static void drop_live(recd_session *s, carla_session *cs, live_actor *a)
 {
     size_t k = (size_t)(a - cs->live), last = cs->nlive - 1;
     id_index_del(&cs->index, a->id);
+    session_release(s, actor_cost(a->len));
     free(a->record);
     if (k != last) {
         *a = cs->live[last];
@@ -112,8 +117,9 @@ static void drop_live(carla_session *cs, live_actor *a)
     cs->nlive--;
 }
 
-/* Keeps the set of live actors: an add stores its record, a delete drops it. */
-static int track_actor(carla_session *cs, const recd_carla_event *e)
+/* Keeps the set of live actors: an add stores its record (its cost held already), a delete
+ * drops it. */
+static int track_actor(recd_session *s, carla_session *cs, const recd_carla_event *e)
 {
     if (e->len < 4)
         return 0;
@@ -122,7 +128,7 @@ static int track_actor(carla_session *cs, const recd_carla_event *e)
     live_actor *a = find_live(cs, id);
     if (e->kind == RECD_CARLA_EVENT_DEL) {
         if (a)
-            drop_live(cs, a);
+            drop_live(s, cs, a);
         return 0;
     }
     if (e->kind != RECD_CARLA_EVENT_ADD)
@@ -148,10 +154,29 @@ static int track_actor(carla_session *cs, const recd_carla_event *e)
         }
         a = &cs->live[cs->nlive++];
     } else {
+        session_release(s, actor_cost(a->len));
         free(a->record);
     }
     *a = (live_actor){id, e->width, e->len, copy};
     return 0;
+}
+
+/* An actor add takes room in the live table, held before the add is written: refused at the
+ * session's or the process's bound (every later part would start with it). */
+static int hold_actor(recd_session *s, session_input *in, const recd_carla_event *e, char *why,
+                      size_t whylen)
+{
+    const char *limit;
+    if (session_hold(s, actor_cost(e->len), &limit) == 0)
+        return 0;
+    recd_metric_add(s->env->metrics->state_refusals_total, RECD_M_STATE_CARLA_ACTORS, 1);
+    log_warn("session '%s': an actor add of %u bytes refused: its %zu live actors hold %llu bytes "
+             "(%s)",
+             s->key, e->len, cs_of(s)->nlive, (unsigned long long)s->held, limit);
+    return session_refuse(in, RECD_M_TOO_LARGE, why, whylen,
+                          "event for session '%s': its %zu live actors hold %llu bytes, and this "
+                          "add would take them past %s: delete actors, or send smaller ones",
+                          s->key, cs_of(s)->nlive, (unsigned long long)s->held, limit);
 }
 
 static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
@@ -169,9 +194,15 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
         if (!cs->w)
             return session_refuse(in, RECD_M_SCHEMA, why, whylen,
                                   "event for session '%s': before its first state", s->key);
-        rc = recd_carla_writer_event(cs->w, m->carla_event, err, sizeof err);
+        const recd_carla_event *e = m->carla_event;
+        bool add = e->kind == RECD_CARLA_EVENT_ADD && e->len >= 4;
+        if (add && (rc = hold_actor(s, in, e, why, whylen)) < 0)
+            return rc;
+        rc = recd_carla_writer_event(cs->w, e, err, sizeof err);
         if (rc == 0)
-            rc = track_actor(cs, m->carla_event);
+            rc = track_actor(s, cs, e);
+        if (rc < 0 && add)
+            session_release(s, actor_cost(e->len));
         if (rc == -EBADMSG)
             return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);
         if (rc == 0) {
@@ -224,6 +255,7 @@ static void carla_free(recd_session *s)
     recd_carla_writer_free(cs->w);
     for (size_t i = 0; i < cs->nlive; i++)
         free(cs->live[i].record);
+    session_release(s, s->held);
     free(cs->live);
     id_index_free(&cs->index);
     free(cs->open.map);

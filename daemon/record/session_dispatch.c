@@ -197,7 +197,7 @@ static void note_limits(session_input *in, recd_session *s)
     const session_env *env = s->env;
     if (s->buffered > env->cfg->limits.session_buffer || s->write_failing)
         memcpy(in->over_key, s->key, sizeof in->over_key);
-    if (env->buffered > env->cfg->limits.process_buffer)
+    if (session_env_used(env) > env->cfg->limits.process_buffer)
         in->over_process = true;
 }
 
@@ -216,7 +216,7 @@ static bool datagram_over_limits(session_input *in, recd_session *s)
 {
     const session_env *env = s->env;
     if (!in->datagram || (s->buffered <= env->cfg->limits.session_buffer &&
-                          env->buffered <= env->cfg->limits.process_buffer))
+                          session_env_used(env) <= env->cfg->limits.process_buffer))
         return false;
     datagram_dropped(in, s);
     return true;

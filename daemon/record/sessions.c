@@ -59,7 +59,7 @@ void sessions_free(recd_sessions *r)
 bool sessions_over_limit(recd_sessions *r, const char *key)
 {
     const recd_config *cfg = r->env.cfg;
-    if (r->env.buffered > cfg->limits.process_buffer)
+    if (session_env_used(&r->env) > cfg->limits.process_buffer)
         return true;
     if (!key[0])
         return false;
@@ -135,6 +135,7 @@ static void destroy(recd_session *s)
     session_account(s, -(int64_t)s->buffered);
     writer_queue_discard(&s->queue);
     free_format(s);
+    session_release(s, s->held); /* what the format did not let go itself */
     if (r->on.freed)
         r->on.freed(r->on.data, s);
     free(s);
