@@ -45,22 +45,20 @@ void session_account(recd_session *s, int64_t delta)
     s->env->buffered += (uint64_t)delta; /* the gauge is set from this at each scrape */
 }
 
-int session_hold(recd_session *s, uint64_t bytes, const char **limit)
+const char *session_hold_over(const recd_session *s, uint64_t bytes)
 {
-    session_env *env = s->env;
-    const recd_config *cfg = env->cfg;
-    const char *over = NULL;
-    if (s->held + bytes > cfg->limits.session_state)
-        over = "limits.session_state";
-    else if (env->held + bytes > cfg->limits.process_buffer / 2)
-        over = "half of limits.process_buffer";
-    if (limit)
-        *limit = over;
-    if (over)
-        return -ENOSPC;
+    const session_env *env = s->env;
+    if (s->held + bytes > env->cfg->limits.session_state)
+        return "limits.session_state";
+    if (env->held + bytes > env->cfg->limits.process_buffer / 2)
+        return "half of limits.process_buffer";
+    return NULL;
+}
+
+void session_hold(recd_session *s, uint64_t bytes)
+{
     s->held += bytes;
-    env->held += bytes;
-    return 0;
+    s->env->held += bytes;
 }
 
 void session_release(recd_session *s, uint64_t bytes)

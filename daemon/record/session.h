@@ -186,11 +186,12 @@ static inline void session_queued(recd_session *s, uint64_t len)
  * limits.process_buffer). */
 static inline uint64_t session_env_used(const session_env *env) { return env->buffered + env->held; }
 /* State the session keeps because of what its peer sent, which only the peer (or the session's
- * end) lets go, such as a CARLA session's live actors: bounded by limits.session_state per
- * session and half of limits.process_buffer over all, and counted toward limits.process_buffer.
- * 0, or -ENOSPC (nothing counted) when bytes more would pass a bound; then limit (when not NULL)
- * names it. */
-int session_hold(recd_session *s, uint64_t bytes, const char **limit);
+ * end) lets go, such as a CARLA session's live actors and the frame its writer holds back:
+ * bounded by limits.session_state per session and half of limits.process_buffer over all, and
+ * counted toward limits.process_buffer. session_hold_over() names the bound bytes more would
+ * pass (NULL: none); session_hold() counts them. */
+const char *session_hold_over(const recd_session *s, uint64_t bytes);
+void session_hold(recd_session *s, uint64_t bytes);
 void session_release(recd_session *s, uint64_t bytes);
 void session_note_pending(recd_session *s, uint64_t now_ms); /* starts the flush clock */
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms);

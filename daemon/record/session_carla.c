@@ -34,9 +34,11 @@ typedef struct carla_session {
     /* Where each live actor is in live. An episode adds and deletes actors by the thousand: a
      * scan per event would be quadratic in the live count. */
     id_index index;
+    uint64_t frame_held; /* the writer's held frame, as held state (sync_frame()) */
 } carla_session;
 
 static carla_session *cs_of(recd_session *s) { return s->format_data; }
+static void sync_frame(recd_session *s, carla_session *cs);
 
 /* What a live actor costs: its record, its entry, and about as much again for the allocator's
  * header and its index slot. */
@@ -75,6 +77,7 @@ static void end_part(recd_session *s, bool session_end)
             log_err("session '%s': the last frame of part %u is lost: %s", s->key, s->part_no, err);
         recd_carla_writer_free(cs->w);
         cs->w = NULL;
+        sync_frame(s, cs);
         cs->replay_live = !session_end;
     }
     if (s->part)
@@ -161,22 +164,39 @@ static int track_actor(recd_session *s, carla_session *cs, const recd_carla_even
     return 0;
 }
 
-/* An actor add takes room in the live table, held before the add is written: refused at the
- * session's or the process's bound (every later part would start with it). */
-static int hold_actor(recd_session *s, session_input *in, const recd_carla_event *e, char *why,
-                      size_t whylen)
+/* An event takes room in the frame the writer holds, and an add in the live table as well: the
+ * room is checked before it is written, refused at the session's or the process's bound (every
+ * later part would start with the live actors). The add's room in the table is held here. */
+static int hold_event(recd_session *s, session_input *in, const recd_carla_event *e, bool add,
+                      char *why, size_t whylen)
 {
-    const char *limit;
-    if (session_hold(s, actor_cost(e->len), &limit) == 0)
+    const carla_session *cs = cs_of(s);
+    const char *limit = session_hold_over(s, e->len + (add ? actor_cost(e->len) : 0));
+    if (!limit) {
+        if (add)
+            session_hold(s, actor_cost(e->len));
         return 0;
+    }
     recd_metric_add(s->env->metrics->state_refusals_total, RECD_M_STATE_CARLA_ACTORS, 1);
-    log_warn("session '%s': an actor add of %u bytes refused: its %zu live actors hold %llu bytes "
-             "(%s)",
-             s->key, e->len, cs_of(s)->nlive, (unsigned long long)s->held, limit);
+    log_warn("session '%s': an event of %u bytes refused: its %zu live actors and the frame held "
+             "back hold %llu bytes (%s)",
+             s->key, e->len, cs->nlive, (unsigned long long)s->held, limit);
     return session_refuse(in, RECD_M_TOO_LARGE, why, whylen,
-                          "event for session '%s': its %zu live actors hold %llu bytes, and this "
-                          "add would take them past %s: delete actors, or send smaller ones",
-                          s->key, cs_of(s)->nlive, (unsigned long long)s->held, limit);
+                          "event for session '%s': its %zu live actors and the frame held back "
+                          "hold %llu bytes, and this event would take them past %s: delete "
+                          "actors, send smaller ones, or send a state between events",
+                          s->key, cs->nlive, (unsigned long long)s->held, limit);
+}
+
+/* The frame the writer holds back is held state until the next state writes it. */
+static void sync_frame(recd_session *s, carla_session *cs)
+{
+    uint64_t now = cs->w ? recd_carla_writer_held_bytes(cs->w) : 0;
+    if (now > cs->frame_held)
+        session_hold(s, now - cs->frame_held);
+    else
+        session_release(s, cs->frame_held - now);
+    cs->frame_held = now;
 }
 
 static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
@@ -196,13 +216,14 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
                                   "event for session '%s': before its first state", s->key);
         const recd_carla_event *e = m->carla_event;
         bool add = e->kind == RECD_CARLA_EVENT_ADD && e->len >= 4;
-        if (add && (rc = hold_actor(s, in, e, why, whylen)) < 0)
+        if ((rc = hold_event(s, in, e, add, why, whylen)) < 0)
             return rc;
         rc = recd_carla_writer_event(cs->w, e, err, sizeof err);
         if (rc == 0)
             rc = track_actor(s, cs, e);
         if (rc < 0 && add)
             session_release(s, actor_cost(e->len));
+        sync_frame(s, cs);
         if (rc == -EBADMSG)
             return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);
         if (rc == 0) {
@@ -238,6 +259,7 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
         rc = recd_carla_writer_event(cs->w, &e, err, sizeof err);
     }
     cs->replay_live = false;
+    sync_frame(s, cs);
     if (rc == -EBADMSG)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);
     if (rc == 0) {
