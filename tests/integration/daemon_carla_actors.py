@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
 # daemon_carla_actors.sh's sender: one CARLA session over TCP that adds N actors with BP-byte
-# blueprints and never deletes them, read replies meanwhile. Prints the number of error replies
+# blueprints and never deletes them (or, with "churn", deletes each right after its add, all in
+# one frame), reading replies meanwhile. Prints the number of error replies
 # and the first one; waits for recd to close the connection (or for the sender's EOF).
 import json, socket, sys, threading
 host, port = sys.argv[1].rsplit(":", 1)
 n, bp = int(sys.argv[2]), int(sys.argv[3])
+churn = len(sys.argv) > 4 and sys.argv[4] == "churn"
 s = socket.create_connection((host, int(port)))
 s.settimeout(300)
 replies = bytearray()
@@ -31,10 +33,13 @@ try:
     chunk = []
     for i in range(1, n + 1):
         chunk.append(template % (i, i))
+        if churn:
+            chunk.append('{"type":"event","session":"actors","kind":"delete","id":%d}' % i)
         if len(chunk) == 1000 or i == n:
             s.sendall(("\n".join(chunk) + "\n").encode())
             chunk = []
-    s.sendall(b'{"type":"close","session":"actors"}\n')
+    if not churn:  # a close would write the frame held back, and free it
+        s.sendall(b'{"type":"close","session":"actors"}\n')
     s.shutdown(socket.SHUT_WR)
 except OSError:
     pass  # recd refused a message and closed the connection after its drain
