@@ -190,11 +190,10 @@ static void store_done(uv_work_t *req, int status)
                  recd_strerror(st->result));
     account(st, -(int64_t)st->writing.len);
     recd_buf_reset(&st->writing);
-    if (st->dirty) {
+    if (st->dirty)
         kick(st);
-    } else if (st->released) {
+    if (st->released && !st->busy)
         store_free(st);
-    }
 }
 
 /* The job's copy: the commit taken over, the tail and the first line rendered. */
