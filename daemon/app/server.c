@@ -112,6 +112,7 @@ static void refresh_metrics(void *ctx)
     recd_server *s = ctx;
     recd_metric_set(s->metrics.buffered_bytes, 0, (int64_t)s->sessions.env.buffered);
     recd_metric_set(s->metrics.partial_frame_bytes, 0, (int64_t)s->ingest.partial_bytes);
+    recd_metric_set(s->metrics.session_state_bytes, 0, (int64_t)s->sessions.env.held);
     recd_metric_set(s->metrics.ring_bytes, 0, (int64_t)s->sessions.env.ring_bytes);
     recd_metric_set(s->metrics.ring_sessions, 0, (int64_t)s->sessions.env.ring_sessions);
     recd_metric_set(s->metrics.connections_open, 0, (int64_t)s->ingest.live_conns);

@@ -65,7 +65,7 @@ static void name_peer(recd_conn *c, const recd_listener *l)
 
 bool ingest_over_process_limit(const recd_ingest *g)
 {
-    return g->sessions->env.buffered + g->partial_bytes > g->cfg->limits.process_buffer;
+    return session_env_used(&g->sessions->env) + g->partial_bytes > g->cfg->limits.process_buffer;
 }
 
 /* The decoder's unfinished frame is no longer held against the limits. */

@@ -47,6 +47,30 @@ void session_account(recd_session *s, int64_t delta)
         s->peer->bytes += (uint64_t)delta;
 }
 
+const char *session_hold_over(const recd_session *s, uint64_t bytes)
+{
+    const session_env *env = s->env;
+    if (s->held + bytes > env->cfg->limits.session_state)
+        return "limits.session_state";
+    if (env->held + bytes > env->cfg->limits.process_buffer / 2)
+        return "half of limits.process_buffer";
+    return NULL;
+}
+
+void session_hold(recd_session *s, uint64_t bytes)
+{
+    s->held += bytes;
+    s->env->held += bytes;
+}
+
+void session_release(recd_session *s, uint64_t bytes)
+{
+    if (bytes > s->held)
+        bytes = s->held;
+    s->held -= bytes;
+    s->env->held -= bytes;
+}
+
 void session_note_pending(recd_session *s, uint64_t now_ms)
 {
     if (!s->pending_since_ms)

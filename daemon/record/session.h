@@ -40,6 +40,9 @@ typedef struct session_env {
     /* The part of buffered that formats hold until a unit of input is complete (the Recap ticks
      * being collected): no write releases it. */
     uint64_t collecting;
+    /* State sessions keep because of what their peers sent, which no write releases (CARLA
+     * live actors): counts toward limits.process_buffer, bounded apart (session_hold()). */
+    uint64_t held;
     uint64_t ring_bytes;    /* memory of every instant-replay ring (session_ring.c) */
     uint64_t ring_sessions; /* sessions keeping one */
 } session_env;
@@ -109,6 +112,9 @@ typedef struct recd_session {
     /* Samples dispatched to it so far, and how many of the first of them the format holds no
      * more: their bytes count in queued_total. */
     uint64_t inputs, inputs_queued;
+    uint64_t held;              /* its part of env->held (session_hold()) */
+    double part_tokens;         /* samp-player: parts it may still start now (limits.part_rate) */
+    uint64_t part_tokens_ms;    /* when part_tokens was last filled */
     session_ring *ring;         /* instant replay (session_ring.c), or NULL */
     const session_format *ops;  /* what the session does in its format's way */
     void *format_data;          /* the format's own state (session_recap.c), or NULL */
@@ -187,6 +193,17 @@ static inline void session_queued(recd_session *s, uint64_t len)
     s->queued_total += len;
     session_account(s, (int64_t)len);
 }
+/* Bytes accepted and held by all sessions: buffered, and state kept (compared with
+ * limits.process_buffer). */
+static inline uint64_t session_env_used(const session_env *env) { return env->buffered + env->held; }
+/* State the session keeps because of what its peer sent, which only the peer (or the session's
+ * end) lets go, such as a CARLA session's live actors and the frame its writer holds back:
+ * bounded by limits.session_state per session and half of limits.process_buffer over all, and
+ * counted toward limits.process_buffer. session_hold_over() names the bound bytes more would
+ * pass (NULL: none); session_hold() counts them. */
+const char *session_hold_over(const recd_session *s, uint64_t bytes);
+void session_hold(recd_session *s, uint64_t bytes);
+void session_release(recd_session *s, uint64_t bytes);
 void session_note_pending(recd_session *s, uint64_t now_ms); /* starts the flush clock */
 bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t span_ms);
 void session_end_part(recd_session *s, uint8_t *header, size_t header_len);

@@ -34,9 +34,15 @@ typedef struct carla_session {
     /* Where each live actor is in live. An episode adds and deletes actors by the thousand: a
      * scan per event would be quadratic in the live count. */
     id_index index;
+    uint64_t frame_held; /* the writer's held frame, as held state (sync_frame()) */
 } carla_session;
 
 static carla_session *cs_of(recd_session *s) { return s->format_data; }
+static void sync_frame(recd_session *s, carla_session *cs);
+
+/* What a live actor costs: its record, its entry, and about as much again for the allocator's
+ * header and its index slot. */
+static uint64_t actor_cost(uint32_t len) { return (uint64_t)len + sizeof(live_actor) + 32; }
 
 static int sink_write(void *ctx, const void *data, size_t len)
 {
@@ -71,6 +77,7 @@ static void end_part(recd_session *s, bool session_end)
             log_err("session '%s': the last frame of part %u is lost: %s", s->key, s->part_no, err);
         recd_carla_writer_free(cs->w);
         cs->w = NULL;
+        sync_frame(s, cs);
         cs->replay_live = !session_end;
     }
     if (s->part)
@@ -100,10 +107,11 @@ static live_actor *find_live(carla_session *cs, uint32_t id)
 }
 
 /* Drops the live actor a (freeing its record); the last one takes its place. */
-static void drop_live(carla_session *cs, live_actor *a)
+static void drop_live(recd_session *s, carla_session *cs, live_actor *a)
 {
     size_t k = (size_t)(a - cs->live), last = cs->nlive - 1;
     id_index_del(&cs->index, a->id);
+    session_release(s, actor_cost(a->len));
     free(a->record);
     if (k != last) {
         *a = cs->live[last];
@@ -112,8 +120,9 @@ static void drop_live(carla_session *cs, live_actor *a)
     cs->nlive--;
 }
 
-/* Keeps the set of live actors: an add stores its record, a delete drops it. */
-static int track_actor(carla_session *cs, const recd_carla_event *e)
+/* Keeps the set of live actors: an add stores its record (its cost held already), a delete
+ * drops it. */
+static int track_actor(recd_session *s, carla_session *cs, const recd_carla_event *e)
 {
     if (e->len < 4)
         return 0;
@@ -122,7 +131,7 @@ static int track_actor(carla_session *cs, const recd_carla_event *e)
     live_actor *a = find_live(cs, id);
     if (e->kind == RECD_CARLA_EVENT_DEL) {
         if (a)
-            drop_live(cs, a);
+            drop_live(s, cs, a);
         return 0;
     }
     if (e->kind != RECD_CARLA_EVENT_ADD)
@@ -148,10 +157,46 @@ static int track_actor(carla_session *cs, const recd_carla_event *e)
         }
         a = &cs->live[cs->nlive++];
     } else {
+        session_release(s, actor_cost(a->len));
         free(a->record);
     }
     *a = (live_actor){id, e->width, e->len, copy};
     return 0;
+}
+
+/* An event takes room in the frame the writer holds, and an add in the live table as well: the
+ * room is checked before it is written, refused at the session's or the process's bound (every
+ * later part would start with the live actors). The add's room in the table is held here. */
+static int hold_event(recd_session *s, session_input *in, const recd_carla_event *e, bool add,
+                      char *why, size_t whylen)
+{
+    const carla_session *cs = cs_of(s);
+    const char *limit = session_hold_over(s, e->len + (add ? actor_cost(e->len) : 0));
+    if (!limit) {
+        if (add)
+            session_hold(s, actor_cost(e->len));
+        return 0;
+    }
+    recd_metric_add(s->env->metrics->state_refusals_total, RECD_M_STATE_CARLA_ACTORS, 1);
+    log_warn("session '%s': an event of %u bytes refused: its %zu live actors and the frame held "
+             "back hold %llu bytes (%s)",
+             s->key, e->len, cs->nlive, (unsigned long long)s->held, limit);
+    return session_refuse(in, RECD_M_TOO_LARGE, why, whylen,
+                          "event for session '%s': its %zu live actors and the frame held back "
+                          "hold %llu bytes, and this event would take them past %s: delete "
+                          "actors, send smaller ones, or send a state between events",
+                          s->key, cs->nlive, (unsigned long long)s->held, limit);
+}
+
+/* The frame the writer holds back is held state until the next state writes it. */
+static void sync_frame(recd_session *s, carla_session *cs)
+{
+    uint64_t now = cs->w ? recd_carla_writer_held_bytes(cs->w) : 0;
+    if (now > cs->frame_held)
+        session_hold(s, now - cs->frame_held);
+    else
+        session_release(s, cs->frame_held - now);
+    cs->frame_held = now;
 }
 
 static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
@@ -169,9 +214,16 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
         if (!cs->w)
             return session_refuse(in, RECD_M_SCHEMA, why, whylen,
                                   "event for session '%s': before its first state", s->key);
-        rc = recd_carla_writer_event(cs->w, m->carla_event, err, sizeof err);
+        const recd_carla_event *e = m->carla_event;
+        bool add = e->kind == RECD_CARLA_EVENT_ADD && e->len >= 4;
+        if ((rc = hold_event(s, in, e, add, why, whylen)) < 0)
+            return rc;
+        rc = recd_carla_writer_event(cs->w, e, err, sizeof err);
         if (rc == 0)
-            rc = track_actor(cs, m->carla_event);
+            rc = track_actor(s, cs, e);
+        if (rc < 0 && add)
+            session_release(s, actor_cost(e->len));
+        sync_frame(s, cs);
         if (rc == -EBADMSG)
             return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);
         if (rc == 0) {
@@ -207,6 +259,7 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
         rc = recd_carla_writer_event(cs->w, &e, err, sizeof err);
     }
     cs->replay_live = false;
+    sync_frame(s, cs);
     if (rc == -EBADMSG)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);
     if (rc == 0) {
@@ -224,6 +277,7 @@ static void carla_free(recd_session *s)
     recd_carla_writer_free(cs->w);
     for (size_t i = 0; i < cs->nlive; i++)
         free(cs->live[i].record);
+    session_release(s, s->held);
     free(cs->live);
     id_index_free(&cs->index);
     free(cs->open.map);

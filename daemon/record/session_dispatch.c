@@ -282,7 +282,7 @@ static void note_limits(session_input *in, recd_session *s)
     if (s->buffered > env->cfg->limits.session_buffer || s->write_failing ||
         (s->peer && s->peer->bytes > recd_config_peer_buffer(env->cfg) && peer_over_share(in, s)))
         memcpy(in->over_key, s->key, sizeof in->over_key);
-    if (env->buffered > env->cfg->limits.process_buffer)
+    if (session_env_used(env) > env->cfg->limits.process_buffer)
         in->over_process = true;
 }
 
@@ -316,7 +316,7 @@ static bool datagram_over_limits(session_input *in, recd_session *s)
 {
     const session_env *env = s->env;
     if (!in->datagram || (s->buffered <= env->cfg->limits.session_buffer &&
-                          env->buffered <= env->cfg->limits.process_buffer &&
+                          session_env_used(env) <= env->cfg->limits.process_buffer &&
                           !(s->peer && s->peer->bytes > recd_config_peer_buffer(env->cfg))))
         return false;
     return datagram_dropped(in, s);

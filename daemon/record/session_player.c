@@ -3,8 +3,10 @@
  * written as .rec parts exactly as samp-onfoot / samp-vehicle sessions write them (session_rec.c),
  * every part rebased to 0; a new part starts at each change of type, and of vehicle model or seat
  * when the states carry them. The session's manifest (recd/player_manifest.h) lists the parts in
- * order and is stored again, atomically, whenever a part starts or ends, by a small job on the
- * thread pool: after kill -9 it lists every part, and recovery finishes it. */
+ * order; it is written as the parts start and end, by a small job on the thread pool that
+ * appends to it (session_player_store.c): after kill -9 it lists every part, and recovery
+ * finishes it. A session has at most RECD_PLAYER_MANIFEST_MAX_PARTS parts: a state that would
+ * start another is refused. */
 #include "session_player.h"
 
 #include <errno.h>
@@ -13,102 +15,19 @@
 #include <string.h>
 
 #include "recd/player_manifest.h"
+#include "session_player_store.h"
 #include "session_rec.h"
 #include "support/log.h"
 
-/* The manifest's store jobs: one in flight at a time, the latest text waiting behind it. It
- * outlives its session when the session goes while a job runs. */
-typedef struct manifest_store {
-    uv_work_t req;
-    writer_stage *stage;
-    char rel[RECD_PATH_MAX];
-    char key[RECD_SESSION_KEY_MAX + 1];
-    char *writing; /* the text the running job stores */
-    char *next;    /* the text to store once it is done */
-    int result;
-    bool busy, orphan;
-    bool named; /* rel is the name the first store took (jobs only) */
-} manifest_store;
-
 typedef struct player_data {
-    recd_player_manifest manifest;
-    manifest_store *store;
-    bool in_part;         /* the manifest's last entry is the current part */
+    player_store *store;   /* from the first part on */
+    bool in_part;          /* the manifest's last part is the current part */
     bool has_model, has_seat; /* what the current vehicle stretch's states carried */
     uint16_t model;
     uint8_t seat;
+    bool complete;
+    char last_name[RECD_PATH_MAX]; /* the name the template gave the previous part */
 } player_data;
-
-static void store_kick(manifest_store *st);
-
-/* The first store takes rel, or rel-1, rel-2 ... when another recording of the key has it; the
- * later ones replace what the first took. */
-static void store_work(uv_work_t *req)
-{
-    manifest_store *st = req->data;
-    if (st->named) {
-        st->result = recd_player_manifest_store(st->stage->root_fd, st->rel, st->writing);
-        return;
-    }
-    char chosen[RECD_PATH_MAX];
-    st->result = recd_confined_store_text_new(st->stage->root_fd, st->rel, st->writing, true,
-                                              chosen, sizeof chosen);
-    if (st->result == 0) {
-        memcpy(st->rel, chosen, sizeof st->rel);
-        st->named = true;
-    }
-}
-
-static void store_done(uv_work_t *req, int status)
-{
-    manifest_store *st = req->data;
-    st->stage->jobs_running--; /* the root fd may be retired once no job uses it */
-    if (status == 0 && st->result < 0)
-        log_warn("session '%s': cannot store its manifest %s: %s", st->key, st->rel,
-                 recd_strerror(st->result));
-    free(st->writing);
-    st->writing = NULL;
-    st->busy = false;
-    if (st->next)
-        store_kick(st);
-    else if (st->orphan)
-        free(st);
-}
-
-static void store_kick(manifest_store *st)
-{
-    if (st->busy || !st->next)
-        return;
-    st->writing = st->next;
-    st->next = NULL;
-    st->req.data = st;
-    st->busy = true;
-    st->stage->jobs_running++;
-    int rc = uv_queue_work(st->stage->loop, &st->req, store_work, store_done);
-    if (rc < 0) {
-        st->stage->jobs_running--;
-        st->busy = false;
-        log_warn("session '%s': cannot store its manifest: %s", st->key, uv_strerror(rc));
-        free(st->writing);
-        st->writing = NULL;
-    }
-}
-
-/* Queues the manifest as it is now. */
-static void store_manifest(recd_session *s)
-{
-    player_data *pd = s->format_data;
-    if (!pd->store)
-        return;
-    char *text = recd_player_manifest_to_json(&pd->manifest);
-    if (!text) {
-        log_warn("session '%s': out of memory: its manifest is not stored this time", s->key);
-        return;
-    }
-    free(pd->store->next);
-    pd->store->next = text;
-    store_kick(pd->store);
-}
 
 /* The manifest lies beside the first part, named after the session: ".../KEY.json". A key may
  * be recorded many times into one folder: each recording keeps its own, the later ones as
@@ -116,31 +35,32 @@ static void store_manifest(recd_session *s)
 static int store_new(recd_session *s, const char *first_part)
 {
     player_data *pd = s->format_data;
-    manifest_store *st = calloc(1, sizeof *st);
-    if (!st)
-        return -ENOMEM;
+    char rel[RECD_PATH_MAX];
     size_t dir;
     session_name_split(first_part, &dir);
-    int n = snprintf(st->rel, sizeof st->rel, "%.*s%s.json", (int)dir, first_part, s->key);
-    if (n < 0 || (size_t)n >= sizeof st->rel) {
-        free(st);
+    int n = snprintf(rel, sizeof rel, "%.*s%s.json", (int)dir, first_part, s->key);
+    if (n < 0 || (size_t)n >= sizeof rel)
         return -ENAMETOOLONG;
-    }
-    memcpy(st->key, s->key, sizeof st->key);
-    st->stage = s->env->writer;
-    pd->store = st;
-    return 0;
+    pd->store = player_store_new(s, rel, s->start_epoch_ms);
+    return pd->store ? 0 : -ENOMEM;
+}
+
+static void store_manifest(recd_session *s)
+{
+    player_data *pd = s->format_data;
+    if (pd->store)
+        player_store_save(pd->store, pd->complete);
 }
 
 /* Parts that start within one second get the same name from a template such as the default one:
  * a later one is named NAME-N.rec (N its part number) so that the manifest can name it, instead
- * of the writer's collision suffix, which is only known once the file exists. */
-static int unique_name(recd_session *s, const player_data *pd)
+ * of the writer's collision suffix, which is only known once the file exists. Names only move
+ * on with time, so the previous part's name is the one to compare with: no scan of them all. */
+static int unique_name(recd_session *s, player_data *pd)
 {
     const char *name = s->part->name;
-    bool taken = false;
-    for (size_t i = 0; i < pd->manifest.nparts && !taken; i++)
-        taken = strcmp(pd->manifest.parts[i].path, name) == 0;
+    bool taken = pd->last_name[0] && strcmp(pd->last_name, name) == 0;
+    snprintf(pd->last_name, sizeof pd->last_name, "%s", name);
     if (!taken)
         return 0;
     char rel[RECD_PATH_MAX];
@@ -158,15 +78,25 @@ static void part_named(void *ctx, uint32_t tag, const char *rel, bool final)
     (void)final;
     recd_session *s = ctx;
     player_data *pd = s->format_data;
-    if (!pd || tag >= pd->manifest.nparts || strcmp(pd->manifest.parts[tag].path, rel) == 0)
+    recd_player_part *p = pd && pd->store ? player_store_part(pd->store, tag) : NULL;
+    if (!p) {
+        if (pd && pd->store)
+            log_warn("session '%s': part %u was stored as %s, and its manifest, written already "
+                     "that far, keeps the name it was given",
+                     s->key, tag, rel);
         return;
-    snprintf(pd->manifest.parts[tag].path, sizeof pd->manifest.parts[tag].path, "%s", rel);
+    }
+    if (strcmp(p->path, rel) == 0)
+        return;
+    snprintf(p->path, sizeof p->path, "%s", rel);
     store_manifest(s);
 }
 
 static recd_player_part *current(player_data *pd)
 {
-    return pd->in_part ? &pd->manifest.parts[pd->manifest.nparts - 1] : NULL;
+    return pd->in_part && pd->store
+               ? player_store_part(pd->store, player_store_count(pd->store) - 1)
+               : NULL;
 }
 
 static int player_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
@@ -175,8 +105,6 @@ static int player_open(recd_session *s, const recd_msg *open, char *why, size_t 
     player_data *pd = calloc(1, sizeof *pd);
     if (!pd)
         return -ENOMEM;
-    memcpy(pd->manifest.session, s->key, sizeof pd->manifest.session);
-    pd->manifest.start_time_ms = s->start_epoch_ms;
     s->format_data = pd;
     s->rec_rebase_all = true;
     s->rec_type = RECD_REC_TYPE_NONE;
@@ -194,7 +122,7 @@ static void player_end_part(recd_session *s, bool session_end)
     }
     session_rec_end_part(s, session_end);
     if (session_end)
-        pd->manifest.complete = true;
+        pd->complete = true;
     if (p || session_end)
         store_manifest(s);
 }
@@ -209,6 +137,53 @@ static bool switches(const recd_session *s, const player_data *pd, const recd_ms
         return false;
     return (pl->has_model && pd->has_model && pl->vehicle_model != pd->model) ||
            (pl->has_seat && pd->has_seat && pl->seat != pd->seat);
+}
+
+/* limits.part_rate: a bucket of rate parts, filled at rate a second. */
+static bool part_token(recd_session *s, uint64_t now_ms)
+{
+    uint32_t rate = s->env->cfg->limits.part_rate;
+    if (!rate)
+        return true;
+    if (!s->part_tokens_ms || now_ms < s->part_tokens_ms)
+        s->part_tokens = rate;
+    else
+        s->part_tokens += (double)(now_ms - s->part_tokens_ms) * rate / 1000.0;
+    if (s->part_tokens > rate)
+        s->part_tokens = rate;
+    s->part_tokens_ms = now_ms ? now_ms : 1;
+    if (s->part_tokens < 1.0)
+        return false;
+    s->part_tokens -= 1.0;
+    return true;
+}
+
+/* A state that starts a new part: each part is a file and a manifest line, so a client that
+ * flips state with every sample is held to limits.part_rate, and a session to the parts its
+ * manifest may list. */
+static int admit_part(recd_session *s, session_input *in, const player_data *pd, uint64_t now_ms,
+                      char *why, size_t whylen)
+{
+    bool full = pd->store && player_store_count(pd->store) >= RECD_PLAYER_MANIFEST_MAX_PARTS;
+    if (!full && part_token(s, now_ms))
+        return 0;
+    recd_metric_add(s->env->metrics->state_refusals_total, RECD_M_STATE_PLAYER_PARTS, 1);
+    if (full) {
+        log_warn("session '%s': a state refused: it has %u parts, all its manifest may list",
+                 s->key, (unsigned)RECD_PLAYER_MANIFEST_MAX_PARTS);
+        return session_refuse(in, RECD_M_OTHER, why, whylen,
+                              "state for session '%s': it has %u parts, as many as its manifest "
+                              "may list: a state that starts another is refused (open a new "
+                              "session)",
+                              s->key, (unsigned)RECD_PLAYER_MANIFEST_MAX_PARTS);
+    }
+    log_warn("session '%s': states that start a new part faster than limits.part_rate (%u a "
+             "second) are refused",
+             s->key, s->env->cfg->limits.part_rate);
+    return session_refuse(in, RECD_M_OTHER, why, whylen,
+                          "state for session '%s': it would start a new part (a change of type, "
+                          "vehicle or seat) faster than limits.part_rate, %u a second: refused",
+                          s->key, s->env->cfg->limits.part_rate);
 }
 
 static int player_state(recd_session *s, session_input *in, const recd_msg *m,
@@ -226,6 +201,8 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
     if (rc < 0)
         return rc;
     if (switches(s, pd, m)) {
+        if ((rc = admit_part(s, in, pd, now_ms, why, whylen)) < 0)
+            return rc;
         if (s->part)
             player_end_part(s, false);
         pd->has_model = pd->has_seat = false;
@@ -256,13 +233,13 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
             log_warn("session '%s': out of memory: part %u keeps the name %s, which an earlier "
                      "part has: the writer adds a suffix the manifest does not show",
                      s->key, s->part_no, s->part->name);
-        if (!(p = recd_player_manifest_add(&pd->manifest))) {
+        if (!pd->store || !(p = player_store_add(pd->store))) {
             log_err("session '%s': its manifest cannot list part %u (out of memory or %d parts)",
                     s->key, s->part_no, RECD_PLAYER_MANIFEST_MAX_PARTS);
             return 0;
         }
         snprintf(p->path, sizeof p->path, "%s", s->part->name);
-        writer_part_on_named(s->part, part_named, s, (uint32_t)(pd->manifest.nparts - 1));
+        writer_part_on_named(s->part, part_named, s, player_store_count(pd->store) - 1);
         p->type = (recd_rec_type)s->rec_type;
         p->start_ms = s->rec_part_first;
         pd->in_part = true;
@@ -288,19 +265,12 @@ static void player_free(recd_session *s)
     player_data *pd = s->format_data;
     if (!pd)
         return;
-    if (pd->store && !pd->manifest.complete) { /* ended without a close (shutdown, replaced) */
-        pd->manifest.complete = true;
+    if (pd->store && !pd->complete) { /* ended without a close (shutdown, replaced) */
+        pd->complete = true;
         store_manifest(s);
     }
-    if (pd->store) {
-        if (pd->store->busy) {
-            pd->store->orphan = true;
-        } else {
-            free(pd->store->next);
-            free(pd->store);
-        }
-    }
-    recd_player_manifest_free(&pd->manifest);
+    if (pd->store)
+        player_store_release(pd->store);
     free(pd);
     s->format_data = NULL;
 }

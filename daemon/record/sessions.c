@@ -66,7 +66,7 @@ bool session_peer_over_share(const recd_session *s)
 bool sessions_over_limit(recd_sessions *r, const char *key)
 {
     const recd_config *cfg = r->env.cfg;
-    if (r->env.buffered > cfg->limits.process_buffer)
+    if (session_env_used(&r->env) > cfg->limits.process_buffer)
         return true;
     if (!key[0])
         return false;
@@ -234,6 +234,7 @@ static void destroy(recd_session *s)
     leave_peer(s);
     writer_queue_discard(&s->queue);
     free_format(s);
+    session_release(s, s->held); /* what the format did not let go itself */
     if (r->on.freed)
         r->on.freed(r->on.data, s);
     free(s);

@@ -57,6 +57,8 @@ typedef struct recd_config {
         uint64_t max_frame;                /* largest input message, bytes */
         uint64_t session_buffer;           /* per session, before backpressure */
         uint64_t process_buffer;           /* all sessions, before backpressure */
+        uint64_t session_state;            /* state kept for one session's peer (CARLA actors) */
+        uint32_t part_rate;                /* samp-player parts started per second; 0 = off */
         uint64_t udp_receive_buffer;       /* SO_RCVBUF of each UDP listener */
         bool batch_huge_pages;             /* MADV_HUGEPAGE on the batch pool's slabs */
         uint32_t max_sessions, max_connections;

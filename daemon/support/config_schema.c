@@ -100,6 +100,14 @@ const row recd_cfg_rows[] = {
     {"limits.process_buffer", T_SIZE, OFF(limits.process_buffer), MIB, TIB, F_LIVE, "256MiB", NULL,
      "Bytes buffered over all sessions before recd stops reading every connection; also the most "
      "freed memory kept mapped for reuse while a load lasts."},
+    {"limits.session_state", T_SIZE, OFF(limits.session_state), 64 * KIB, TIB, F_LIVE, "16MiB", NULL,
+     "State one session keeps because of what its peer sent (a CARLA session's live actors and "
+     "their records). A message that would take it over is refused. All sessions' state together "
+     "may take at most half of limits.process_buffer."},
+    {"limits.part_rate", T_U32, OFF(limits.part_rate), 1, 1000000, F_LIVE | F_ZERO_OFF, "10", NULL,
+     "New parts a samp-player session may start per second by changing state type, vehicle or "
+     "seat (up to this many at once); a state that would start one beyond it is refused. 0 = no "
+     "limit."},
     {"limits.udp_receive_buffer", T_SIZE, OFF(limits.udp_receive_buffer), 64 * KIB, GIB, 0, "8MiB", NULL,
      "Kernel receive buffer (SO_RCVBUF) of each UDP listener: the datagrams that can queue while the "
      "loop is busy. Datagrams beyond it are dropped by the kernel (recd_udp_kernel_drops_total)."},

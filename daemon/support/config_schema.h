@@ -55,7 +55,7 @@ typedef struct recd_cfg_suggestion {
     size_t distance;
 } recd_cfg_suggestion;
 
-#define RECD_CFG_ROW_COUNT 54
+#define RECD_CFG_ROW_COUNT 56
 #define RECD_CFG_SECTION_COUNT 15 /* "listen" first, then the sections of the rows */
 
 extern const row recd_cfg_rows[];

@@ -459,6 +459,8 @@ static const char *const reload_refusal_values[] = {"empty_file", "auth_off", "d
 _Static_assert(sizeof reload_refusal_values / sizeof *reload_refusal_values == RECD_RELOAD_REFUSALS - 1,
                "reload refusal labels");
 static const recd_metric_label reload_refusal_label[] = {{"reason", reload_refusal_values, RECD_RELOAD_REFUSALS - 1}};
+static const char *const state_what_values[] = {"carla_actors", "player_parts"};
+static const recd_metric_label state_what_label[] = {{"what", state_what_values, RECD_M_STATE_KINDS}};
 static const recd_metric_label write_error_label[] = {{"reason", write_error_values, RECD_M_WRITE_ERRORS}};
 static const recd_metric_label build_labels[] = {{"version", version_values, 1}, {"commit", commit_values, 1}};
 
@@ -576,6 +578,15 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         NULL, 0);
     add(r, &bad, &m->buffered_bytes, G, "recd_buffered_bytes",
         "Bytes accepted but not yet written, over all sessions.", NULL, 0);
+    add(r, &bad, &m->session_state_bytes, G, "recd_session_state_bytes",
+        "State sessions keep because of what their peers sent (CARLA live actors), over all "
+        "sessions: bounded by limits.session_state each and half of limits.process_buffer in all.",
+        NULL, 0);
+    add(r, &bad, &m->state_refusals_total, C, "recd_state_refusals_total",
+        "Messages refused because they would take a session's state past its bound, by what: "
+        "carla_actors (limits.session_state or the process's share), player_parts (limits.part_rate "
+        "or the manifest's 100000 parts).",
+        state_what_label, 1);
     add(r, &bad, &m->backpressure_events_total, C, "recd_backpressure_events_total",
         "Times reading was paused because a buffer limit was hit.", NULL, 0);
     add(r, &bad, &m->config_reloads_total, C, "recd_config_reloads_total",

@@ -74,6 +74,13 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *out);
 
 /* ---- recd's metric set ---- */
 
+/* What a state bound refused a message for (recd_state_refusals_total). */
+typedef enum recd_m_state_kind {
+    RECD_M_STATE_CARLA_ACTORS, /* "carla_actors": the live-actor table at its bound */
+    RECD_M_STATE_PLAYER_PARTS, /* "player_parts": samp-player part switches at their bound */
+    RECD_M_STATE_KINDS
+} recd_m_state_kind;
+
 typedef enum recd_m_transport { RECD_M_TCP, RECD_M_UDP, RECD_M_UNIX, RECD_M_NATS, RECD_M_TRANSPORTS } recd_m_transport;
 /* The "format" label indexes the message formats (recd/message.h) without NONE: series f is
  * format f + 1, its value recd_msg_format_name(f + 1). The last format is the count. */
@@ -145,6 +152,8 @@ typedef struct recd_daemon_metrics {
     recd_metric *udp_kernel_drops_total;    /* counter: datagrams the kernel dropped, socket full */
     recd_metric *udp_joined_datagrams_total; /* counter: datagrams received joined (UDP GRO) */
     recd_metric *buffered_bytes;            /* gauge */
+    recd_metric *session_state_bytes;       /* gauge: state kept for peers (session_hold) */
+    recd_metric *state_refusals_total;      /* counter {what}: messages refused at a state bound */
     recd_metric *backpressure_events_total; /* counter */
     recd_metric *config_reloads_total;      /* counter {result: ok, failed, refused} */
     recd_metric *config_reloads_refused_total; /* counter {reason: recd_reload_refusal} */

@@ -49,7 +49,15 @@ RECD_API void recd_player_manifest_free(recd_player_manifest *m);
 /* The manifest as JSON text, one part per line, ending in a newline (NUL-terminated, malloc'd);
  * NULL without memory. */
 RECD_API char *recd_player_manifest_to_json(const recd_player_manifest *m);
-/* Parses manifest text (len bytes). 0, -ENOMEM, or -EBADMSG with why naming the field. */
+/* Its pieces, for a writer that appends: the first line (up to "parts":[ and its newline; as
+ * long when complete as when not), and one part's line (a comma after it when more follow).
+ * Each returns the length written into out (NUL-terminated), or -ENOSPC / -ENOMEM. */
+#define RECD_PLAYER_LINE_MAX (2 * RECD_PATH_MAX + 256)
+RECD_API int recd_player_manifest_header(const recd_player_manifest *m, char *out, size_t cap);
+RECD_API int recd_player_part_line(const recd_player_part *p, bool comma, char *out, size_t cap);
+/* Parses manifest text (len bytes). 0, -ENOMEM, or -EBADMSG with why naming the field. Text that
+ * is not JSON but has recd's layout (a first line, then one part a line), as recd leaves it when
+ * it stopped in the middle of appending, is read as far as its whole part lines go. */
 RECD_API int recd_player_manifest_parse(const char *text, size_t len, recd_player_manifest *out,
                                         char *why, size_t whylen);
 RECD_API int recd_player_manifest_load(const char *file, recd_player_manifest *out, char *why,

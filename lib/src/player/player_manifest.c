@@ -45,40 +45,55 @@ static const char *type_name(recd_rec_type t)
     return t == RECD_REC_TYPE_VEHICLE ? "vehicle" : "onfoot";
 }
 
+int recd_player_manifest_header(const recd_player_manifest *m, char *out, size_t cap)
+{
+    /* "complete" takes as many bytes either way (a space after the comma when true), so recd can
+     * mark a manifest it appends to complete by writing its first line again in place. */
+    int n = snprintf(out, cap,
+                     "{\"format\":\"samp-player\",\"version\":%d,\"session\":\"%s\",\"start_time\":%lld,"
+                     "\"complete\":%s\"recovered\":%s,\"parts\":[\n",
+                     RECD_PLAYER_MANIFEST_VERSION, m->session, (long long)m->start_time_ms,
+                     m->complete ? "true, " : "false,", m->recovered ? "true" : "false");
+    return n < 0 || (size_t)n >= cap ? -ENOSPC : n;
+}
+
+int recd_player_part_line(const recd_player_part *p, bool comma, char *out, size_t cap)
+{
+    json_t *js = json_string(p->path);
+    char *path = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+    json_decref(js);
+    if (!path)
+        return -ENOMEM;
+    size_t n = 0;
+    int k = snprintf(out, cap, "  {\"path\":%s,\"type\":\"%s\",\"start_ms\":%llu,\"duration_ms\":%llu",
+                     path, type_name(p->type), (unsigned long long)p->start_ms,
+                     (unsigned long long)p->duration_ms);
+    free(path);
+    if (k < 0 || (size_t)k >= cap)
+        return -ENOSPC;
+    n = (size_t)k;
+    if (p->has_model && (k = snprintf(out + n, cap - n, ",\"vehicle_model\":%u", p->vehicle_model)) > 0)
+        n += (size_t)k;
+    if (n < cap && p->has_seat && (k = snprintf(out + n, cap - n, ",\"seat\":%u", p->seat)) > 0)
+        n += (size_t)k;
+    if (n < cap)
+        n += (size_t)snprintf(out + n, cap - n, ",\"complete\":%s}%s\n",
+                              p->complete ? "true" : "false", comma ? "," : "");
+    return n >= cap ? -ENOSPC : (int)n;
+}
+
 /* Printed by hand, one part a line, so that a person reading the file sees the sequence. The
  * strings are session keys and paths recd made: [A-Za-z0-9._-/] and the path template's literal
  * text, escaped through jansson all the same. */
 char *recd_player_manifest_to_json(const recd_player_manifest *m)
 {
     recd_buf b = {0};
-    char line[2 * RECD_PATH_MAX + 256];
-    int rc = 0;
-    int n = snprintf(line, sizeof line,
-                     "{\"format\":\"samp-player\",\"version\":%d,\"session\":\"%s\",\"start_time\":%lld,"
-                     "\"complete\":%s,\"recovered\":%s,\"parts\":[\n",
-                     RECD_PLAYER_MANIFEST_VERSION, m->session, (long long)m->start_time_ms,
-                     m->complete ? "true" : "false", m->recovered ? "true" : "false");
-    rc = recd_buf_append(&b, line, (size_t)n);
+    char line[RECD_PLAYER_LINE_MAX];
+    int n = recd_player_manifest_header(m, line, sizeof line);
+    int rc = n < 0 ? n : recd_buf_append(&b, line, (size_t)n);
     for (size_t i = 0; rc == 0 && i < m->nparts; i++) {
-        const recd_player_part *p = &m->parts[i];
-        json_t *js = json_string(p->path);
-        char *path = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
-        json_decref(js);
-        if (!path) {
-            rc = -ENOMEM;
-            break;
-        }
-        n = snprintf(line, sizeof line, "  {\"path\":%s,\"type\":\"%s\",\"start_ms\":%llu,\"duration_ms\":%llu",
-                     path, type_name(p->type), (unsigned long long)p->start_ms,
-                     (unsigned long long)p->duration_ms);
-        free(path);
-        if (p->has_model)
-            n += snprintf(line + n, sizeof line - (size_t)n, ",\"vehicle_model\":%u", p->vehicle_model);
-        if (p->has_seat)
-            n += snprintf(line + n, sizeof line - (size_t)n, ",\"seat\":%u", p->seat);
-        n += snprintf(line + n, sizeof line - (size_t)n, ",\"complete\":%s}%s\n",
-                      p->complete ? "true" : "false", i + 1 < m->nparts ? "," : "");
-        rc = recd_buf_append(&b, line, (size_t)n);
+        n = recd_player_part_line(&m->parts[i], i + 1 < m->nparts, line, sizeof line);
+        rc = n < 0 ? n : recd_buf_append(&b, line, (size_t)n);
     }
     if (rc == 0)
         rc = recd_buf_append(&b, "]}\n", 4); /* with its NUL */
@@ -146,13 +161,45 @@ static int parse_part(json_t *o, recd_player_part *p, char *why, size_t whylen)
     return 0;
 }
 
+/* recd appends to a manifest while its session records (the part lines, then the last lines and
+ * the closing brackets written again in place): after a crash in the middle of that, the text
+ * is its first line, whole part lines, and a torn end. The whole lines, closed again, or NULL. */
+static json_t *salvage(const char *text, size_t len)
+{
+    const char *nl = memchr(text, '\n', len);
+    if (!nl || nl == text || nl[-1] != '[')
+        return NULL;
+    recd_buf b = {0};
+    int rc = recd_buf_append(&b, text, (size_t)(nl + 1 - text));
+    const char *line = nl + 1, *end = text + len;
+    bool first = true;
+    while (rc == 0 && line < end && (nl = memchr(line, '\n', (size_t)(end - line))) != NULL) {
+        size_t n = (size_t)(nl - line);
+        if (n && line[n - 1] == ',')
+            n--;
+        if (n < 4 || memcmp(line, "  {", 3) != 0 || line[n - 1] != '}')
+            break;
+        if (!first)
+            rc = recd_buf_append(&b, ",\n", 2);
+        if (rc == 0)
+            rc = recd_buf_append(&b, line, n);
+        first = false;
+        line = nl + 1;
+    }
+    if (rc == 0)
+        rc = recd_buf_append(&b, "\n]}\n", 4);
+    json_t *root = rc == 0 ? json_loadb((const char *)b.data, b.len, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    free(b.data);
+    return root;
+}
+
 int recd_player_manifest_parse(const char *text, size_t len, recd_player_manifest *out, char *why,
                                size_t whylen)
 {
     memset(out, 0, sizeof *out);
     json_error_t err;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
-    if (!root) {
+    if (!root && !(root = salvage(text, len))) {
         snprintf(why, whylen, "not JSON: %s (byte %d)", err.text, err.position);
         return -EBADMSG;
     }

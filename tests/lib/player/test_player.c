@@ -240,12 +240,45 @@ static void manifest_round_trip(void **state)
     }
 }
 
+/* recd appends to a manifest while it records: one cut short in the middle of a store (a torn
+ * last line, or a longer old tail after the new one) reads as far as its whole lines go, and the
+ * first line is as long whether the session is complete or not. */
+static void manifest_torn(void **state)
+{
+    (void)state;
+    recd_player_manifest m = {0};
+    strcpy(m.session, "p7");
+    char head[RECD_PLAYER_LINE_MAX], head_done[RECD_PLAYER_LINE_MAX];
+    int n = recd_player_manifest_header(&m, head, sizeof head);
+    m.complete = true;
+    assert_int_equal(recd_player_manifest_header(&m, head_done, sizeof head_done), n);
+    recd_player_part part = {.type = RECD_REC_TYPE_ONFOOT, .duration_ms = 5, .complete = true};
+    strcpy(part.path, "samp-player/p7/a.rec");
+    char line[RECD_PLAYER_LINE_MAX];
+    assert_true(recd_player_part_line(&part, true, line, sizeof line) > 0);
+    char text[4 * RECD_PLAYER_LINE_MAX];
+    snprintf(text, sizeof text, "%s%s%s  {\"path\":\"samp-player/p7/b.r", head, line, line);
+    recd_player_manifest back;
+    char why[256];
+    assert_int_equal(recd_player_manifest_parse(text, strlen(text), &back, why, sizeof why), 0);
+    assert_int_equal(back.nparts, 2);
+    assert_false(back.complete);
+    assert_string_equal(back.parts[1].path, "samp-player/p7/a.rec");
+    recd_player_manifest_free(&back);
+    snprintf(text, sizeof text, "%s%s]}\n  {\"path\":\"x\"}\n]}\n", head_done, line);
+    assert_int_equal(recd_player_manifest_parse(text, strlen(text), &back, why, sizeof why), 0);
+    assert_int_equal(back.nparts, 1);
+    assert_true(back.complete);
+    recd_player_manifest_free(&back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json_states),
         cmocka_unit_test(binary_states),
         cmocka_unit_test(manifest_round_trip),
+        cmocka_unit_test(manifest_torn),
         cmocka_unit_test(save_and_ring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

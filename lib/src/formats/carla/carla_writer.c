@@ -358,6 +358,14 @@ bool recd_carla_writer_holds_frame(const recd_carla_writer *w)
     return w->w.held;
 }
 
+uint64_t recd_carla_writer_held_bytes(const recd_carla_writer *w)
+{
+    uint64_t n = w->w.raw.len;
+    for (unsigned k = 0; k < RECD_CARLA_KIND_COUNT; k++)
+        n += w->w.records[k].len;
+    return n;
+}
+
 void recd_carla_writer_free(recd_carla_writer *w)
 {
     if (!w)

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/* A samp-player session's manifest file (session_player_store.h). The file is its first line,
+ * the lines of committed parts (each ending in a comma), and a tail: the lines of the parts in
+ * the window and "]}". A job appends what was committed since the last one, writes the tail
+ * again after it and cuts the file there; the first line is written again, as long as before,
+ * when the session is complete. A crash in the middle leaves whole lines before a torn end,
+ * which the parser reads (recd_player_manifest_parse). */
+#include "session_player_store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recd/part_file.h"
+#include "support/log.h"
+
+struct player_store {
+    uv_work_t req;
+    writer_stage *stage;
+    recd_session *s; /* NULL once released: its accounting went with it */
+    char rel[RECD_PATH_MAX];
+    char key[RECD_SESSION_KEY_MAX + 1];
+    recd_player_manifest m; /* m.parts: the window, the latest parts */
+    uint32_t first;         /* the number of m.parts[0] */
+    recd_buf commit;        /* lines of parts that left the window, for the next job */
+    bool dirty;             /* something changed since the last job took its copy */
+    uint64_t accounted;     /* bytes of commit and writing counted in the session's buffer */
+    /* The job's copy, and its own state. */
+    recd_buf writing, tail;
+    char header[RECD_PLAYER_LINE_MAX];
+    size_t header_len;
+    bool write_header;
+    uint64_t committed_off; /* where the tail starts in the file */
+    int result;
+    bool busy, released, named;
+};
+
+static void kick(player_store *st);
+
+player_store *player_store_new(recd_session *s, const char *rel, int64_t start_time_ms)
+{
+    player_store *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->m.parts = calloc(PLAYER_STORE_WINDOW, sizeof *st->m.parts);
+    if (!st->m.parts) {
+        free(st);
+        return NULL;
+    }
+    st->m.cap = PLAYER_STORE_WINDOW;
+    snprintf(st->rel, sizeof st->rel, "%s", rel);
+    memcpy(st->key, s->key, sizeof st->key);
+    memcpy(st->m.session, s->key, sizeof st->m.session);
+    st->m.start_time_ms = start_time_ms;
+    st->stage = s->env->writer;
+    st->s = s;
+    return st;
+}
+
+uint32_t player_store_count(const player_store *st) { return st->first + (uint32_t)st->m.nparts; }
+
+recd_player_part *player_store_part(player_store *st, uint32_t n)
+{
+    return n >= st->first && n - st->first < st->m.nparts ? &st->m.parts[n - st->first] : NULL;
+}
+
+static void account(player_store *st, int64_t delta)
+{
+    st->accounted += (uint64_t)delta;
+    if (st->s)
+        session_account(st->s, delta);
+}
+
+/* The oldest part of a full window leaves it: its line goes to the next job's commit. */
+static int commit_oldest(player_store *st)
+{
+    char line[RECD_PLAYER_LINE_MAX];
+    int n = recd_player_part_line(&st->m.parts[0], true, line, sizeof line);
+    if (n < 0 || recd_buf_append(&st->commit, line, (size_t)n) < 0)
+        return -ENOMEM;
+    account(st, n);
+    memmove(st->m.parts, st->m.parts + 1, (st->m.nparts - 1) * sizeof *st->m.parts);
+    st->m.nparts--;
+    st->first++;
+    return 0;
+}
+
+recd_player_part *player_store_add(player_store *st)
+{
+    if (player_store_count(st) >= RECD_PLAYER_MANIFEST_MAX_PARTS)
+        return NULL;
+    if (st->m.nparts == PLAYER_STORE_WINDOW && commit_oldest(st) < 0)
+        return NULL;
+    recd_player_part *p = &st->m.parts[st->m.nparts++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+/* ---- the job --------------------------------------------------------------------------------- */
+
+static int put_all(int fd, const void *data, size_t len, uint64_t off)
+{
+    const char *p = data;
+    while (len) {
+        ssize_t n = pwrite(fd, p, len, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        p += n, len -= (size_t)n, off += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* The first store takes rel, or rel-1, rel-2 ... when another recording of the key has it. */
+static int store_first(player_store *st)
+{
+    recd_buf all = {0};
+    int rc = recd_buf_append(&all, st->header, st->header_len);
+    if (rc == 0 && st->writing.len)
+        rc = recd_buf_append(&all, st->writing.data, st->writing.len);
+    if (rc == 0)
+        rc = recd_buf_append(&all, st->tail.data, st->tail.len); /* with its NUL */
+    char chosen[RECD_PATH_MAX];
+    if (rc == 0)
+        rc = recd_confined_store_text_new(st->stage->root_fd, st->rel, (const char *)all.data, true,
+                                          chosen, sizeof chosen);
+    free(all.data);
+    if (rc < 0)
+        return rc;
+    memcpy(st->rel, chosen, sizeof st->rel);
+    st->named = true;
+    st->committed_off = st->header_len + st->writing.len;
+    return 0;
+}
+
+static int store_more(player_store *st)
+{
+    const char *leaf;
+    int dir = recd_confined_parent(st->stage->root_fd, st->rel, false, &leaf, NULL, 0);
+    if (dir < 0)
+        return dir;
+    int fd = openat(dir, leaf, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = fd < 0 ? -errno : 0;
+    close(dir);
+    if (rc < 0)
+        return rc;
+    size_t tail_len = st->tail.len - 1; /* without its NUL */
+    if (st->writing.len)
+        rc = put_all(fd, st->writing.data, st->writing.len, st->committed_off);
+    if (rc == 0)
+        rc = put_all(fd, st->tail.data, tail_len, st->committed_off + st->writing.len);
+    if (rc == 0 && ftruncate(fd, (off_t)(st->committed_off + st->writing.len + tail_len)) < 0)
+        rc = -errno;
+    if (rc == 0 && st->write_header)
+        rc = put_all(fd, st->header, st->header_len, 0);
+    if (rc == 0 && fdatasync(fd) < 0)
+        rc = -errno;
+    close(fd);
+    if (rc == 0)
+        st->committed_off += st->writing.len;
+    return rc;
+}
+
+static void store_work(uv_work_t *req)
+{
+    player_store *st = req->data;
+    st->result = st->named ? store_more(st) : store_first(st);
+}
+
+static void store_free(player_store *st)
+{
+    recd_buf_free(&st->commit);
+    recd_buf_free(&st->writing);
+    recd_buf_free(&st->tail);
+    recd_player_manifest_free(&st->m);
+    free(st);
+}
+
+static void store_done(uv_work_t *req, int status)
+{
+    player_store *st = req->data;
+    st->stage->jobs_running--; /* the root fd may be retired once no job uses it */
+    st->busy = false;
+    if (status == 0 && st->result < 0)
+        log_warn("session '%s': cannot store its manifest %s: %s", st->key, st->rel,
+                 recd_strerror(st->result));
+    account(st, -(int64_t)st->writing.len);
+    recd_buf_reset(&st->writing);
+    if (st->dirty)
+        kick(st);
+    if (st->released && !st->busy)
+        store_free(st);
+}
+
+/* The job's copy: the commit taken over, the tail and the first line rendered. */
+static int take_copy(player_store *st)
+{
+    char line[RECD_PLAYER_LINE_MAX];
+    recd_buf_reset(&st->tail);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < st->m.nparts; i++) {
+        int n = recd_player_part_line(&st->m.parts[i], i + 1 < st->m.nparts, line, sizeof line);
+        rc = n < 0 ? n : recd_buf_append(&st->tail, line, (size_t)n);
+    }
+    if (rc == 0)
+        rc = recd_buf_append(&st->tail, "]}\n", 4); /* with its NUL */
+    int n = rc == 0 ? recd_player_manifest_header(&st->m, line, sizeof line) : rc;
+    if (n < 0)
+        return n;
+    st->write_header = !st->named || (size_t)n != st->header_len || memcmp(line, st->header, (size_t)n);
+    memcpy(st->header, line, (size_t)n + 1);
+    st->header_len = (size_t)n;
+    recd_buf swap = st->writing;
+    st->writing = st->commit;
+    st->commit = swap;
+    return 0;
+}
+
+static void kick(player_store *st)
+{
+    if (st->busy || !st->dirty)
+        return;
+    st->dirty = false;
+    int rc = take_copy(st);
+    if (rc == 0) {
+        st->req.data = st;
+        st->busy = true;
+        st->stage->jobs_running++;
+        rc = uv_queue_work(st->stage->loop, &st->req, store_work, store_done);
+        if (rc < 0) {
+            st->stage->jobs_running--;
+            st->busy = false;
+        }
+    }
+    if (rc < 0) {
+        log_warn("session '%s': cannot store its manifest: %s", st->key, recd_strerror(rc));
+        account(st, -(int64_t)st->writing.len);
+        recd_buf_reset(&st->writing);
+    }
+}
+
+void player_store_save(player_store *st, bool complete)
+{
+    st->m.complete = st->m.complete || complete;
+    st->dirty = true;
+    kick(st);
+}
+
+void player_store_release(player_store *st)
+{
+    if (st->s)
+        session_account(st->s, -(int64_t)st->accounted);
+    st->s = NULL;
+    st->released = true;
+    if (!st->busy)
+        store_free(st);
+}
