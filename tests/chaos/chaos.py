@@ -1,0 +1,944 @@
+# SPDX-License-Identifier: MIT
+# Chaos harness (docs/reliability.md, "Round 3: chaos harness"): runs recd on free loopback ports
+# in a scratch folder, with honest senders of every format over TCP, UDP and Unix next to a seeded
+# random mix of hostile peers, then checks that every honest file holds exactly what was sent, the
+# loop lag p99 and RSS stayed within bounds, every refusal was counted (and replied to on streams)
+# and nothing accepted was lost. Standard library only. Exit 0 pass, 1 fail, 2 usage, 77 skip.
+#
+# usage: python3 chaos.py --recd PATH --rectool PATH [--seconds N] [--seed S] [--classes LIST]
+#        LIST: comma-separated hostile classes, "default" (DEFAULT_CLASSES), "all", "none", and
+#        "-class" to leave one out, e.g. "all,-hog" (see CLASSES below).
+#        Environment: RECD_TEST_TIME_SCALE stretches deadlines and bounds (not the run length),
+#        CHAOS_KEEP=1 keeps the scratch folder.
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+SCALE = max(1, min(100, int(os.environ.get("RECD_TEST_TIME_SCALE", "1") or 1)))
+
+# Each hostile class: what it does, and the issue-35 row whose fix it needs (None: main holds).
+CLASSES = {
+    "garbage": "random bytes on TCP, Unix and UDP (framing refusals, error replies)",
+    "huge": "an NDJSON line and a binary frame over limits.max_frame, an oversized datagram",
+    "idle": "stream connections that never send a byte (closed at limits.idle_timeout)",
+    "half": "stream connections that stop inside a frame (closed at limits.frame_timeout)",
+    "flood": "valid samples as fast as TCP takes them, and paced UDP floods, into own sessions",
+    "reload": "SIGHUP with a changed valid config",
+    "disk": "the output root's tmpfs filled for a moment (root only; skipped otherwise)",
+    "churn": "samp-player on foot/vehicle flips every sample, a new part each (row 2)",
+    "hog": "one connection opens every session limits.max_sessions allows and holds them (row 7)",
+    "seq": "a datagram with seq 2^63-1 into a live UDP session (row 4)",
+    "seq-restart": "a UDP sender resumes and counts seq from 0 again (row 5)",
+    "udp-pause": "a UDP sender pauses past rotation.idle_timeout, then goes on (row 11)",
+    "reload-torn": "SIGHUP with an empty config file (row 12)",
+    "foreign": "an operator's old files under the root with retention.max_age set (row 8)",
+}
+
+# What `make test` and `make soak` run: the classes current main survives. The others wait for
+# the fixes of issue 35's rows named above; add each here once its fix is merged.
+DEFAULT_CLASSES = "garbage,huge,idle,half,flood,reload,disk"
+
+MAX_FRAME = 32 * 1024
+PROCESS_BUFFER_MIB = 16
+ROTATION_IDLE_S = 5
+CONN_IDLE_S = 2
+FRAME_TIMEOUT_S = 2
+MAX_SESSIONS = 600
+HONEST_FORMATS = ("samp-onfoot", "samp-vehicle", "recap", "carla")
+TRANSPORTS = ("tcp", "udp", "unix")
+
+
+def log(msg):
+    print("[%6.1fs] %s" % (time.monotonic() - T0, msg), flush=True)
+
+
+T0 = time.monotonic()
+
+# ---------------------------------------------------------------------------------------------
+# Binary frames (docs/wire.md section 2)
+
+F_SEQ, F_TIME, F_RESUME = 1, 2, 4
+FMT_ONFOOT, FMT_VEHICLE, FMT_PLAYER = 1, 2, 5
+
+
+def frame(ftype, flags, body):
+    return struct.pack("<BBBBI", 0xD7, 1, ftype, flags, len(body)) + body
+
+
+def keyed(key, body):
+    return bytes([len(key)]) + key.encode() + body
+
+
+def open_frame(key, fmt, resume=False, seq=None):
+    flags = (F_RESUME if resume else 0) | (F_SEQ if seq is not None else 0)
+    extra = struct.pack("<Q", seq) if seq is not None else b""
+    return frame(1, flags, keyed(key, extra + struct.pack("<BqB", fmt, 0, 0)))
+
+
+def close_frame(key, seq=None):
+    if seq is None:
+        return frame(5, 0, keyed(key, b""))
+    return frame(5, F_SEQ, keyed(key, struct.pack("<Q", seq)))
+
+
+def state_frame(key, t, payload, seq=None):
+    flags = F_TIME | (F_SEQ if seq is not None else 0)
+    head = (struct.pack("<Q", seq) if seq is not None else b"") + struct.pack("<Q", t)
+    return frame(2, flags, keyed(key, head + payload))
+
+
+def onfoot_payload(index):
+    """68 bytes: the on-foot block without its time; position x carries the sample's index."""
+    p = struct.pack("<hhH", 0, -128, 8) + struct.pack("<3f", float(index), -1000.0, 13.5)
+    p += struct.pack("<4f", 1.0, 0, 0, 0) + bytes([100, 0, 0, 0]) + struct.pack("<6f", 0, 0, 0, 0, 0, 0)
+    return p + struct.pack("<HHH", 0, 1189, 0x8004)
+
+
+def vehicle_payload(index):
+    """63 bytes: the vehicle block without its time; position x carries the sample's index."""
+    p = struct.pack("<HhhH", 7, 0, 0, 8) + struct.pack("<4f", 1.0, 0, 0, 0)
+    p += struct.pack("<3f", float(index), -1000.0, 13.5) + struct.pack("<3f", 0.5, 0, 0)
+    return p + struct.pack("<f", 1000.0) + bytes([100, 0, 0, 0, 0]) + struct.pack("<HI", 0, 0)
+
+
+def player_payload(index, vehicle):
+    if vehicle:
+        return bytes([1]) + struct.pack("<HB", 411, 0) + vehicle_payload(index)
+    return bytes([2]) + onfoot_payload(index)
+
+
+def read_rec_blocks(path):
+    """(type, [(time, index, body)]) of a .rec file, or raises ValueError."""
+    data = open(path, "rb").read()
+    if len(data) < 8:
+        raise ValueError("%s: %d bytes, no header" % (path, len(data)))
+    sig, rtype = struct.unpack_from("<II", data, 0)
+    size = {1: 67, 2: 72}.get(rtype)
+    if sig != 1000 or size is None or (len(data) - 8) % size:
+        raise ValueError("%s: signature %d type %d, %d bytes" % (path, sig, rtype, len(data)))
+    xoff = 4 + (28 - 4 if rtype == 1 else 6)
+    blocks = []
+    for off in range(8, len(data), size):
+        t = struct.unpack_from("<I", data, off)[0]
+        x = struct.unpack_from("<f", data, off + xoff)[0]
+        blocks.append((t, int(x), data[off + 4:off + size]))
+    return rtype, blocks
+
+
+# ---------------------------------------------------------------------------------------------
+# The run's shared state
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.failures = []  # assertion failures, each one line
+        self.notes = []
+        self.expected = {}  # metric selector -> refusals the peers saw
+        self.actions = {}  # class -> actions done
+        self.honest = {}  # "fmt/transport" -> [ok, failed]
+        self.children = set()
+
+    def fail(self, what):
+        with self.lock:
+            self.failures.append(what)
+        log("FAIL " + what)
+
+    def expect(self, selector, n=1):
+        with self.lock:
+            self.expected[selector] = self.expected.get(selector, 0) + n
+
+    def did(self, cls):
+        with self.lock:
+            self.actions[cls] = self.actions.get(cls, 0) + 1
+
+    def honest_result(self, label, ok, why=""):
+        with self.lock:
+            self.honest.setdefault(label, [0, 0])[0 if ok else 1] += 1
+        if not ok:
+            self.fail("honest %s: %s" % (label, why))
+
+    def sleep(self, seconds):
+        """Sleeps; True when the run is over."""
+        return self.stop.wait(seconds)
+
+
+# ---------------------------------------------------------------------------------------------
+# recd
+
+
+class Recd:
+    def __init__(self, run, recd, tmp, classes):
+        self.run, self.recd, self.tmp, self.classes = run, recd, tmp, classes
+        self.root = os.path.join(tmp, "disk", "out")
+        self.config = os.path.join(tmp, "recd.yaml")
+        self.sock = os.path.join(tmp, "recd.sock")
+        self.variant = 0
+        self.write_config()
+
+    def config_text(self, variant):
+        flush = ("200ms", "500ms")[variant % 2]
+        idle = (CONN_IDLE_S, CONN_IDLE_S + 1)[variant % 2]
+        text = (
+            "# chaos harness, variant %d\n" % variant
+            + "listen:\n  - tcp://127.0.0.1:%s\n  - udp://127.0.0.1:%s\n  - unix://%s\n"
+            % (0, 0, self.sock)  # as at the start: a reload keeps listeners it finds unchanged
+            + "output:\n  root: %s\n" % self.root
+            + "flush:\n  interval: %s\n" % flush
+            + "rotation:\n  max_size: 0\n  idle_timeout: %ds\n" % ROTATION_IDLE_S
+            + "limits:\n  max_frame: %dKiB\n  session_buffer: 1MiB\n  process_buffer: %dMiB\n"
+            % (MAX_FRAME // 1024, PROCESS_BUFFER_MIB)
+            + "  max_sessions: %d\n  idle_timeout: %ds\n  frame_timeout: %ds\n"
+            % (MAX_SESSIONS, idle, FRAME_TIMEOUT_S)
+            + "metrics:\n  listen: 127.0.0.1:%s\n" % self.ports.get("metrics", 0)
+            + "log:\n  level: warning\n"
+        )
+        if "foreign" in self.classes:
+            text += "retention:\n  max_age: 1m\n"
+        return text
+
+    ports = {}
+
+    def write_config(self, text=None):
+        if text is None:
+            text = self.config_text(self.variant)
+        with open(self.config + ".new", "w") as f:
+            f.write(text)
+        os.replace(self.config + ".new", self.config)
+
+    def start(self):
+        self.log = open(os.path.join(self.tmp, "recd.log"), "w+")
+        self.proc = subprocess.Popen([self.recd, "--config", self.config, "--print-ports"],
+                                     stdout=subprocess.PIPE, stderr=self.log, text=True,
+                                     cwd=self.tmp)
+        self.urls, self.metrics = {}, None
+        deadline = time.monotonic() + 60 * SCALE
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line or line.strip() == "ready":
+                break
+            if line.startswith("listen "):
+                url = line.split()[1]
+                self.urls[url.split(":", 1)[0]] = url
+            elif line.startswith("metrics "):
+                self.metrics = line.split()[1]
+        if len(self.urls) < 3 or not self.metrics:
+            raise RuntimeError("recd did not start:\n" + self.log_tail(20))
+        # Reloads keep these ports: a valid reload must not move the listeners.
+        self.ports = {k: self.urls[k].rsplit(":", 1)[1] for k in ("tcp", "udp")}
+        self.ports["metrics"] = self.metrics.rsplit(":", 1)[1]
+        self.tcp = ("127.0.0.1", int(self.ports["tcp"]))
+        self.udp = ("127.0.0.1", int(self.ports["udp"]))
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def log_tail(self, n):
+        self.log.flush()
+        with open(self.log.name, errors="replace") as f:
+            return "".join(f.readlines()[-n:])
+
+    def scrape(self, path="/metrics"):
+        with urllib.request.urlopen("http://%s%s" % (self.metrics, path), timeout=5 * SCALE) as r:
+            return r.read().decode()
+
+    def rss_kib(self):
+        try:
+            with open("/proc/%d/status" % self.proc.pid) as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
+    def stop(self):
+        if not self.alive():
+            return self.proc.returncode
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=60 * SCALE)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return "killed (no exit 60 s after SIGTERM)"
+
+
+def parse_metrics(text):
+    """{(name, labels-string): value}."""
+    out = {}
+    for line in text.splitlines():
+        if not line or line[0] == "#":
+            continue
+        m = re.match(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)", line)
+        if m:
+            out[(m.group(1), m.group(2) or "")] = float(m.group(3))
+    return out
+
+
+def metric_sum(metrics, name, match=""):
+    return sum(v for (n, labels), v in metrics.items() if n == name and match in labels)
+
+
+def loop_lag_p99(metrics):
+    buckets = sorted((float(re.search(r'le="([^"]+)"', labels).group(1)), v)
+                     for (n, labels), v in metrics.items() if n == "recd_loop_lag_seconds_bucket")
+    total = metrics.get(("recd_loop_lag_seconds_count", ""), 0)
+    for le, count in buckets:
+        if count >= 0.99 * total:
+            return le, total
+    return float("inf"), total
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers for peers
+
+
+def connect(recd, transport, timeout=10):
+    if transport == "unix":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout * SCALE)
+        s.connect(recd.sock)
+    else:
+        s = socket.create_connection(recd.tcp, timeout=timeout * SCALE)
+    return s
+
+
+def read_reply(s, timeout):
+    """Everything the server sends until it closes (or the timeout): the error reply, if any."""
+    s.settimeout(timeout)
+    got = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return got
+
+
+def is_error_reply(data):
+    return data[:3] == b"\xd7\x01\x7f" or data.startswith(b'{"type":"error"')
+
+
+def find_files(root, key):
+    """Finalized files and .part files of session KEY (any format folder)."""
+    done, parts = [], []
+    if not os.path.isdir(root):
+        return done, parts
+    for fmt in os.listdir(root):
+        d = os.path.join(root, fmt, key)
+        if os.path.isdir(d):
+            for n in sorted(os.listdir(d)):
+                if n.endswith(".part") or ".part." in n or n.startswith("."):  # in progress
+                    parts.append(os.path.join(d, n))
+                elif not n.endswith(".json"):
+                    done.append(os.path.join(d, n))
+    return done, parts
+
+
+def await_files(run, root, key, want_parts=1, at_least=False):
+    """Polls until KEY has its finalized file(s) and no .part; returns the files or None."""
+    deadline = time.monotonic() + 30 * SCALE
+    while time.monotonic() < deadline:
+        done, parts = find_files(root, key)
+        if not parts and (len(done) >= want_parts if at_least else len(done) == want_parts):
+            return done
+        time.sleep(0.2)
+    return None
+
+
+def check_rec_session(root, key, sent):
+    """SENT: [(t, index, payload)] in send order. Every sample must be on disk exactly once, its
+    bytes as sent, its time the sent time less its part's first (parts are rebased)."""
+    done, parts = find_files(root, key)
+    if parts or not done:
+        return "%d finalized files, %d .part" % (len(done), len(parts))
+    want = {i: (t, p) for t, i, p in sent}
+    seen = {}
+    for path in done:
+        try:
+            _, blocks = read_rec_blocks(path)
+        except ValueError as e:
+            return str(e)
+        if not blocks:
+            continue
+        i0 = blocks[0][1]
+        if i0 not in want:
+            return "%s starts with sample %d, never sent" % (os.path.basename(path), i0)
+        for t, i, body in blocks:
+            if i not in want:
+                return "%s holds sample %d, never sent" % (os.path.basename(path), i)
+            if i in seen:
+                return "sample %d written twice" % i
+            st, sp = want[i]
+            if body != sp:
+                return "sample %d differs from what was sent" % i
+            if t - blocks[0][0] != st - want[i0][0]:
+                return "sample %d at %d ms, sent at %d ms (part start %d)" % (i, t, st, want[i0][0])
+            seen[i] = path
+    missing = sorted(set(want) - set(seen))
+    if missing:
+        return "%d of %d samples missing (first %s) in %d file(s)" % (
+            len(missing), len(want), missing[:5], len(done))
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Honest senders
+
+
+def honest_rectool(run, recd, rectool, files, fmt, transport, seed):
+    rng = random.Random(seed)
+    n = 0
+    while not run.stop.is_set():
+        n += 1
+        key = "honest-%s-%s-%d" % (fmt, transport, n)
+        url = recd.urls[transport]
+        if transport == "tcp" and fmt != "carla" and rng.random() < 0.5:
+            url += "?encoding=ndjson"
+        cmd = [rectool, "send", files[fmt], "--to", url, "--session", key, "--speed", "2"]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        with run.lock:
+            run.children.add(p)
+        try:
+            out, _ = p.communicate(timeout=120 * SCALE)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, _ = p.communicate()
+            out = "timed out after 120 s: " + out
+        with run.lock:
+            run.children.discard(p)
+        label = "%s/%s" % (fmt, transport)
+        if p.returncode != 0:
+            run.honest_result(label, False, "%s: rectool send exit %s: %s" % (
+                key, p.returncode, out.strip().splitlines()[-1:] if out else ""))
+            continue
+        got = await_files(run, recd.root, key)
+        if got is None:
+            done, parts = find_files(recd.root, key)
+            run.honest_result(label, False, "%s: %d finalized files, %d .part after 30 s" % (
+                key, len(done), len(parts)))
+            continue
+        if fmt == "recap":
+            r = subprocess.run([rectool, "diff", files[fmt], got[0]], capture_output=True, text=True)
+            same, why = r.returncode == 0, (r.stdout + r.stderr).strip()[:300]
+        else:
+            same = open(files[fmt], "rb").read() == open(got[0], "rb").read()
+            why = "output differs from the file sent"
+        run.honest_result(label, same, "%s: %s" % (key, why))
+
+
+def honest_player(run, recd, transport, seed):
+    """samp-player over TCP or Unix binary frames: walk, drive, walk; every part checked."""
+    n = 0
+    while not run.stop.is_set():
+        n += 1
+        key = "honest-player-%s-%d" % (transport, n)
+        sent, t = [], 0
+        try:
+            s = connect(recd, transport)
+            s.sendall(open_frame(key, FMT_PLAYER))
+            for i in range(60):
+                vehicle = 15 <= i < 40
+                p = player_payload(i, vehicle)
+                s.sendall(state_frame(key, t, p))
+                sent.append((t, i, p[4:] if vehicle else p[1:]))
+                t += 50
+                time.sleep(0.02)
+            s.sendall(close_frame(key))
+            s.shutdown(socket.SHUT_WR)
+            reply = read_reply(s, 30 * SCALE)
+            s.close()
+        except OSError as e:
+            run.honest_result("samp-player/" + transport, False, "%s: %s" % (key, e))
+            continue
+        if reply:
+            run.honest_result("samp-player/" + transport, False, "%s: refused: %r" % (key, reply[:200]))
+            continue
+        if await_files(run, recd.root, key, 3, at_least=True) is None:
+            run.honest_result("samp-player/" + transport, False, "%s: parts not finalized" % key)
+            continue
+        why = check_rec_session(recd.root, key, sent)
+        run.honest_result("samp-player/" + transport, why is None, "%s: %s" % (key, why))
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile peers: one function per class, each does one action and returns.
+
+
+def garbage(run, recd, rng):
+    kind = rng.choice(("tcp", "unix", "udp"))
+    junk = bytes([rng.choice((0x00, 0x01, 0x7A, 0xFF))]) + rng.randbytes(rng.randint(1, 2000))
+    if kind == "udp":
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.sendto(junk, recd.udp)
+        run.expect("decode:framing")
+        return
+    with connect(recd, kind) as s:
+        s.sendall(junk)
+        s.shutdown(socket.SHUT_WR)
+        reply = read_reply(s, 20 * SCALE)
+    if not is_error_reply(reply):
+        run.fail("garbage over %s: no error reply (got %r)" % (kind, reply[:80]))
+    run.expect("decode:framing")
+
+
+def huge(run, recd, rng):
+    kind = rng.choice(("ndjson", "binary", "udp"))
+    if kind == "udp":
+        body = b"{" + b"x" * (MAX_FRAME + rng.randint(1, 20000))
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.sendto(body[:65000], recd.udp)
+        run.expect("decode:too_large")
+        return
+    if kind == "ndjson":
+        data = (b'{"type":"open","session":"huge","format":"recap","recap":{"name":"'
+                + b"A" * (MAX_FRAME + rng.randint(1, 100000)) + b'"}}\n')
+    else:
+        data = struct.pack("<BBBBI", 0xD7, 1, 1, 0, rng.randint(MAX_FRAME + 1, 2**31)) + b"\0" * 64
+    with connect(recd, rng.choice(("tcp", "unix"))) as s:
+        try:
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass  # refused before everything was written
+        reply = read_reply(s, 20 * SCALE)
+    if not is_error_reply(reply):
+        run.fail("huge %s: no error reply (got %r)" % (kind, reply[:80]))
+    run.expect("decode:too_large")
+
+
+def idle(run, recd, rng):
+    with connect(recd, rng.choice(("tcp", "unix"))) as s:
+        reply = read_reply(s, (CONN_IDLE_S + 1) * 4 * SCALE + 10)
+    if not is_error_reply(reply):
+        run.fail("idle connection: not closed with an error reply (got %r)" % reply[:80])
+    run.expect("drop:idle")
+
+
+def half(run, recd, rng):
+    whole = open_frame("half-%d" % rng.randint(0, 10**9), FMT_ONFOOT)
+    with connect(recd, rng.choice(("tcp", "unix"))) as s:
+        s.sendall(whole[:rng.randint(1, len(whole) - 1)])
+        reply = read_reply(s, FRAME_TIMEOUT_S * 4 * SCALE + 10)
+    if not is_error_reply(reply):
+        run.fail("half frame: not closed with an error reply (got %r)" % reply[:80])
+    run.expect("drop:frame_timeout")
+
+
+def flood(run, recd, rng):
+    key = "flood-%d" % rng.randint(0, 10**9)
+    until = time.monotonic() + rng.uniform(2, 5)
+    if rng.random() < 0.5:
+        with connect(recd, "tcp") as s:
+            s.sendall(open_frame(key, FMT_ONFOOT))
+            # Built once: resent, its times go back, and recd clamps them (rec.time_policy).
+            chunk = b"".join(state_frame(key, j, onfoot_payload(j)) for j in range(2000))
+            while time.monotonic() < until and not run.stop.is_set():
+                s.sendall(chunk)  # about 7 MB/s: a flood, kept to what a shared CI box can take
+                time.sleep(0.025)
+            s.sendall(close_frame(key))
+            s.shutdown(socket.SHUT_WR)
+            reply = read_reply(s, 30 * SCALE)
+        if reply:
+            run.fail("flood over TCP: refused: %r" % reply[:120])
+        return
+    # UDP: paced, about 2,000 datagrams/s of 15 samples each, with seq numbers.
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.sendto(open_frame(key, FMT_ONFOOT, seq=0), recd.udp)
+        seq, t = 1, 0
+        while time.monotonic() < until and not run.stop.is_set():
+            for _ in range(20):
+                dgram = b"".join(state_frame(key, t + j, onfoot_payload(j), seq + j) for j in range(15))
+                s.sendto(dgram, recd.udp)
+                seq += 15
+                t += 15
+            time.sleep(0.01)
+        s.sendto(close_frame(key, seq), recd.udp)
+
+
+def churn(run, recd, rng):
+    key = "churn-%d" % rng.randint(0, 10**9)
+    flips = rng.randint(300, 1500) * (3 if run.args.seconds >= 300 else 1)
+    with connect(recd, "tcp", timeout=60) as s:
+        s.sendall(open_frame(key, FMT_PLAYER))
+        data = b"".join(state_frame(key, i * 10, player_payload(i, i % 2 == 1)) for i in range(flips))
+        s.sendall(data + close_frame(key))
+        s.shutdown(socket.SHUT_WR)
+        reply = read_reply(s, 120 * SCALE)
+    if reply:
+        run.fail("churn: %d flips refused: %r" % (flips, reply[:160]))
+
+
+def hog(run, recd, rng):
+    """Opens sessions until refused; holds them a while. The honest senders must go on."""
+    base = "hog-%d" % rng.randint(0, 10**9)
+    with connect(recd, "tcp", timeout=60) as s:
+        lines = "".join('{"type":"open","session":"%s-%d","format":"samp-onfoot"}\n' % (base, i)
+                        for i in range(MAX_SESSIONS))
+        try:
+            s.sendall(lines.encode())
+        except OSError:
+            pass
+        reply = read_reply(s, 8)
+    if reply and not is_error_reply(reply):
+        run.fail("hog: odd reply %r" % reply[:120])
+    if reply:
+        run.expect("decode:any")
+
+
+def victim_udp(recd, key, n, t0=0, seq0=0, i0=0, pause=0, restart=False, poison=False):
+    """Sends N on-foot samples of KEY over UDP, one datagram each; returns [(t, index, payload)]."""
+    sent = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.sendto(open_frame(key, FMT_ONFOOT, seq=seq0), recd.udp)
+        seq, t = seq0 + 1, t0
+        for i in range(i0, i0 + n):
+            if pause and i == i0 + n // 2:
+                time.sleep(pause)
+            if restart and i == i0 + n // 2:
+                s.sendto(open_frame(key, FMT_ONFOOT, resume=True, seq=0), recd.udp)
+                seq = 1
+            if poison and i == i0 + n // 4:
+                p = onfoot_payload(100000 + i)
+                s.sendto(state_frame(key, t, p, seq=2**63 - 1), recd.udp)
+                sent.append((t, 100000 + i, p))
+                t += 20
+            p = onfoot_payload(i)
+            s.sendto(state_frame(key, t, p, seq=seq), recd.udp)
+            sent.append((t, i, p))
+            seq += 1
+            t += 20
+            time.sleep(0.01)
+        s.sendto(close_frame(key, seq), recd.udp)
+    return sent
+
+
+def victim_check(run, recd, key, sent, what):
+    got = await_files(run, recd.root, key, 1, at_least=True)
+    why = check_rec_session(recd.root, key, sent) if got else "no finalized file after 30 s"
+    if why:
+        run.fail("%s (%s): %s" % (what, key, why))
+
+
+def seq(run, recd, rng):
+    key = "seq-%d" % rng.randint(0, 10**9)
+    victim_check(run, recd, key, victim_udp(recd, key, 80, poison=True), "seq 2^63-1 poisoned session")
+
+
+def seq_restart(run, recd, rng):
+    key = "seqr-%d" % rng.randint(0, 10**9)
+    victim_check(run, recd, key, victim_udp(recd, key, 100, restart=True), "resume with seq from 0")
+
+
+def udp_pause(run, recd, rng):
+    key = "pause-%d" % rng.randint(0, 10**9)
+    sent = victim_udp(recd, key, 40, pause=ROTATION_IDLE_S * 2 + 1)
+    victim_check(run, recd, key, sent, "UDP pause past rotation.idle_timeout")
+
+
+def reload_valid(run, recd, rng):
+    before = metric_sum(parse_metrics(recd.scrape()), "recd_config_reloads_total", 'result="ok"')
+    recd.variant += 1
+    recd.write_config()
+    recd.proc.send_signal(signal.SIGHUP)
+    if not await_metric(recd, "recd_config_reloads_total", 'result="ok"', before + 1):
+        run.fail("valid reload %d not counted as ok: %s" % (recd.variant, recd.log_tail(3)))
+
+
+def reload_torn(run, recd, rng):
+    before = metric_sum(parse_metrics(recd.scrape()), "recd_config_reloads_total", 'result="failed"')
+    recd.write_config("")
+    recd.proc.send_signal(signal.SIGHUP)
+    ok = await_metric(recd, "recd_config_reloads_total", 'result="failed"', before + 1)
+    recd.write_config()
+    if not ok:
+        run.fail("an empty config file was not refused on SIGHUP (reload not counted as failed)")
+    try:
+        with connect(recd, "tcp", timeout=5):
+            pass
+    except OSError as e:
+        run.fail("after an empty-file reload the TCP listener is gone: %s" % e)
+        recd.proc.send_signal(signal.SIGHUP)  # put the valid config back
+
+
+def await_metric(recd, name, match, at_least):
+    deadline = time.monotonic() + 10 * SCALE
+    while time.monotonic() < deadline:
+        try:
+            if metric_sum(parse_metrics(recd.scrape()), name, match) >= at_least:
+                return True
+        except OSError:
+            pass
+        time.sleep(0.1)
+    return False
+
+
+def disk(run, recd, rng):
+    """Fills the tmpfs under the root for about a second, then frees it."""
+    path = os.path.join(recd.tmp, "disk", "filler")
+    try:
+        with open(path, "wb") as f:
+            block = b"\0" * (1 << 20)
+            while True:
+                f.write(block)
+                f.flush()
+    except OSError:
+        pass
+    time.sleep(rng.uniform(0.5, 1.5))
+    os.unlink(path)
+
+
+def foreign(run, recd, rng):
+    pass  # files are placed before the start and checked at the end
+
+
+HOSTILE = {
+    "garbage": (garbage, 0.3), "huge": (huge, 1.0), "idle": (idle, 1.0), "half": (half, 1.0),
+    "flood": (flood, 3.0), "reload": (reload_valid, 6.0), "disk": (disk, 12.0),
+    "churn": (churn, 10.0), "hog": (hog, 20.0), "seq": (seq, 3.0), "seq-restart": (seq_restart, 3.0),
+    "udp-pause": (udp_pause, 3.0), "reload-torn": (reload_torn, 15.0), "foreign": (foreign, 1e9),
+}
+
+
+def hostile_loop(run, recd, cls, seed):
+    fn, gap = HOSTILE[cls]
+    rng = random.Random(seed)
+    if run.sleep(rng.uniform(0, min(gap, 5))):
+        return
+    while not run.stop.is_set():
+        try:
+            fn(run, recd, rng)
+            run.did(cls)
+        except OSError as e:
+            # A peer that cannot even connect is a finding only while recd lives.
+            if recd.alive():
+                run.fail("%s: %s" % (cls, e))
+        if run.sleep(rng.expovariate(1 / gap)):
+            return
+
+
+# ---------------------------------------------------------------------------------------------
+# Main
+
+
+def parse_classes(text):
+    chosen = set()
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        if item == "all":
+            chosen |= set(CLASSES)
+        elif item == "default":
+            chosen |= parse_classes(DEFAULT_CLASSES)
+        elif item.startswith("-") and item[1:] in CLASSES:
+            chosen.discard(item[1:])
+        elif item in CLASSES:
+            chosen.add(item)
+        elif item != "none":
+            sys.exit("chaos: unknown class '%s' (known: %s)" % (item, ", ".join(CLASSES)))
+    return chosen
+
+
+def place_foreign(root):
+    """An operator's files: must survive retention (they are old, and recd did not write them)."""
+    paths = [os.path.join(root, "ops", "notes.log"), os.path.join(root, "README.rec"),
+             os.path.join(root, "recap", "honest-recap-tcp-9999", "20200101T000000Z.recap"),
+             os.path.join(root, "samp-onfoot", "mine", "20200101T000000Z.rec")]
+    for p in paths:
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write("kept by the operator\n")
+        os.utime(p, (time.time() - 86400 * 30,) * 2)
+    return paths
+
+
+def main():
+    ap = argparse.ArgumentParser(description="recd chaos harness")
+    ap.add_argument("--recd", default=os.environ.get("RECD"))
+    ap.add_argument("--rectool", default=os.environ.get("RECTOOL"))
+    ap.add_argument("--seconds", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--classes", default=os.environ.get("CHAOS_CLASSES") or "default")
+    ap.add_argument("--lag-p99", type=float, default=0.05, help="loop lag p99 bound, seconds")
+    ap.add_argument("--rss-overhead-mib", type=int, default=64)
+    args = ap.parse_args()
+    if not args.recd or not os.access(args.recd, os.X_OK) or not args.rectool:
+        print("SKIP: --recd/--rectool (or RECD/RECTOOL) do not name built binaries")
+        return 77
+    args.recd, args.rectool = os.path.abspath(args.recd), os.path.abspath(args.rectool)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    classes = parse_classes(args.classes)
+    is_root = os.geteuid() == 0
+    if "disk" in classes and not is_root:
+        print("chaos: SKIP class disk (needs root to mount a tmpfs)")
+        classes.discard("disk")
+    print("chaos: seed %d, %d s, classes %s (rerun: --seed %d --classes %s)" % (
+        seed, args.seconds, ",".join(sorted(classes)) or "none", seed, ",".join(sorted(classes)) or "none"),
+        flush=True)
+    run = Run(args)
+    tmp = os.path.realpath(tempfile.mkdtemp(prefix="recd-chaos."))
+    os.makedirs(os.path.join(tmp, "disk"))
+    mounted = False
+    if "disk" in classes:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256m", "recd-chaos",
+                                  os.path.join(tmp, "disk")]).returncode == 0
+        if not mounted:
+            print("chaos: SKIP class disk (mount failed)")
+            classes.discard("disk")
+    recd = Recd(run, args.recd, tmp, classes)
+    os.makedirs(recd.root)
+    foreign_files = place_foreign(recd.root) if "foreign" in classes else []
+    threads = []
+    try:
+        return drive(run, recd, args, seed, classes, tmp, foreign_files, threads)
+    finally:
+        run.stop.set()
+        with run.lock:
+            for p in list(run.children):
+                p.kill()
+        for th in threads:
+            th.join(timeout=5)
+        if getattr(recd, "proc", None) and recd.alive():
+            recd.proc.kill()
+            recd.proc.wait()
+        if mounted:
+            subprocess.run(["umount", "-l", os.path.join(tmp, "disk")])
+        if os.environ.get("CHAOS_KEEP") == "1":
+            print("chaos: kept " + tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def generate(rectool, tmp):
+    files = {}
+    for fmt in HONEST_FORMATS:
+        ext = {"recap": "recap", "carla": "log"}.get(fmt, "rec")
+        files[fmt] = os.path.join(tmp, "honest.%s.%s" % (fmt, ext))
+        cmd = [rectool, "generate", "--format", fmt, "--duration", "8s", "--seed", "7", "-o", files[fmt]]
+        if fmt == "carla":
+            cmd += ["--actors", "20"]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return files
+
+
+def drive(run, recd, args, seed, classes, tmp, foreign_files, threads):
+    files = generate(args.rectool, tmp)
+    recd.start()
+    log("recd pid %d: %s, metrics %s" % (recd.proc.pid, " ".join(recd.urls.values()), recd.metrics))
+    start_metrics = parse_metrics(recd.scrape())
+    rss = []
+    for i, fmt in enumerate(HONEST_FORMATS):
+        for j, transport in enumerate(TRANSPORTS):
+            threads.append(threading.Thread(target=honest_rectool, daemon=True, args=(
+                run, recd, args.rectool, files, fmt, transport, seed + 10 * i + j)))
+    for transport in ("tcp", "unix"):
+        threads.append(threading.Thread(target=honest_player, daemon=True, args=(run, recd, transport, seed)))
+    for k, cls in enumerate(sorted(classes)):
+        threads.append(threading.Thread(target=hostile_loop, daemon=True, args=(run, recd, cls, seed + 1000 + k)))
+    for th in threads:
+        th.start()
+    end = time.monotonic() + args.seconds
+    next_report = time.monotonic() + 10
+    while time.monotonic() < end and recd.alive():
+        rss.append(recd.rss_kib())
+        time.sleep(0.5)
+        if time.monotonic() >= next_report:
+            next_report += 10
+            log("RSS %d MiB; %d honest sessions checked; actions %s" % (
+                rss[-1] // 1024, sum(sum(v) for v in run.honest.values()), dict(sorted(run.actions.items()))))
+    run.stop.set()
+    log("load over; waiting for the peers to finish")
+    deadline = time.monotonic() + 180 * SCALE
+    for th in threads:
+        th.join(timeout=max(1, deadline - time.monotonic()))
+    stuck = [th for th in threads if th.is_alive()]
+    if stuck:
+        run.fail("%d sender threads still running 180 s after the end" % len(stuck))
+    return verdicts(run, recd, args, classes, start_metrics, rss, foreign_files)
+
+
+def verdicts(run, recd, args, classes, start_metrics, rss, foreign_files):
+    if not recd.alive():
+        run.fail("recd died (exit %s): %s" % (recd.proc.returncode, recd.log_tail(5)))
+        return report(run)
+    m = parse_metrics(recd.scrape())
+    # Honest senders: every format over every transport, each send checked.
+    for fmt in HONEST_FORMATS + ("samp-player",):
+        for transport in TRANSPORTS:
+            if fmt == "samp-player" and transport == "udp":
+                continue
+            ok, bad = run.honest.get("%s/%s" % (fmt, transport), [0, 0])
+            if ok == 0 and bad == 0:
+                run.fail("honest %s/%s: no session completed during the run" % (fmt, transport))
+    # Loop lag.
+    p99, iterations = loop_lag_p99(m)
+    bound = args.lag_p99 * SCALE
+    line = "loop lag p99 <= %gs over %d iterations (bound %gs)" % (p99, iterations, bound)
+    (run.notes.append(line) if p99 <= bound else run.fail(line))
+    # RSS.
+    top = max(rss) if rss else 0
+    limit = (PROCESS_BUFFER_MIB + args.rss_overhead_mib) * 1024
+    line = "RSS peak %d MiB (limit: process_buffer %d MiB + %d MiB overhead)" % (
+        top // 1024, PROCESS_BUFFER_MIB, args.rss_overhead_mib)
+    (run.notes.append(line) if top <= limit else run.fail(line))
+    # Refusals: each one a peer saw is counted.
+    delta = {}
+    for (name, labels), v in m.items():
+        delta[(name, labels)] = v - start_metrics.get((name, labels), 0)
+    counted = {
+        "decode:any": sum(v for (n, _), v in delta.items() if n == "recd_decode_errors_total"),
+    }
+    for sel, n in sorted(run.expected.items()):
+        kind, reason = sel.split(":")
+        if reason == "any":
+            got = counted["decode:any"]
+        else:
+            name = "recd_decode_errors_total" if kind == "decode" else "recd_connections_dropped_total"
+            got = sum(v for (nm, labels), v in delta.items() if nm == name and 'reason="%s"' % reason in labels)
+        line = "%s refusals: peers saw %d, recd counted %d" % (sel, n, got)
+        (run.notes.append(line) if got >= n else run.fail(line))
+    lost = metric_sum(m, "recd_lost_bytes_total")
+    line = "recd_lost_bytes_total %d" % lost
+    (run.notes.append(line) if lost == 0 else run.fail(line))
+    for f in foreign_files:
+        if not os.path.exists(f):
+            run.fail("retention deleted the operator's %s" % os.path.relpath(f, recd.root))
+    code = recd.stop()
+    if code != 0:
+        run.fail("recd exited %s after SIGTERM" % code)
+    return report(run)
+
+
+def report(run):
+    for n in run.notes:
+        print("ok    " + n)
+    for label, (ok, bad) in sorted(run.honest.items()):
+        print("%s  honest %-22s %d sessions identical, %d not" % ("ok  " if not bad else "FAIL", label, ok, bad))
+    print("      hostile actions: %s" % dict(sorted(run.actions.items())))
+    if run.failures:
+        print("chaos: FAIL (%d): first ones:" % len(run.failures))
+        for f in run.failures[:15]:
+            print("  " + f)
+        return 1
+    print("chaos: PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
