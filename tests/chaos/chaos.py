@@ -9,7 +9,8 @@
 #        LIST: comma-separated hostile classes, "default" (DEFAULT_CLASSES), "all", "none", and
 #        "-class" to leave one out, e.g. "all,-hog" (see CLASSES below).
 #        Environment: RECD_TEST_TIME_SCALE stretches deadlines and bounds (not the run length),
-#        CHAOS_KEEP=1 keeps the scratch folder.
+#        CHAOS_KEEP=1 keeps the scratch folder; CHAOS_CLASSES and CHAOS_SEED are defaults for
+#        --classes and --seed.
 import argparse
 import json
 import os
@@ -866,7 +867,7 @@ def main():
     ap.add_argument("--recd", default=os.environ.get("RECD"))
     ap.add_argument("--rectool", default=os.environ.get("RECTOOL"))
     ap.add_argument("--seconds", type=int, default=60)
-    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("CHAOS_SEED") or -1))
     ap.add_argument("--classes", default=os.environ.get("CHAOS_CLASSES") or "default")
     ap.add_argument("--lag-p99", type=float, default=0.05, help="loop lag p99 bound, seconds")
     ap.add_argument("--rss-overhead-mib", type=int, default=48)
@@ -875,7 +876,7 @@ def main():
         print("SKIP: --recd/--rectool (or RECD/RECTOOL) do not name built binaries")
         return 77
     args.recd, args.rectool = os.path.abspath(args.recd), os.path.abspath(args.rectool)
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    seed = args.seed if args.seed >= 0 else random.SystemRandom().randrange(2**32)
     classes = parse_classes(args.classes)
     is_root = os.geteuid() == 0
     if "disk" in classes and not is_root:
