@@ -46,6 +46,10 @@ CLASSES = {
     "seq-restart": "a UDP sender resumes and counts seq from 0 again (row 5)",
     "udp-pause": "a UDP sender pauses past rotation.idle_timeout, then goes on (row 11)",
     "reload-torn": "SIGHUP with an empty config file (row 12)",
+    "slow-http": "metrics clients that send half a request and hang (/healthz must answer)",
+    "recap-jump": "Recap ticks jump by 2^32: all states on disk, or an error reply (row 6)",
+    "recap-early": "a Recap event before the first state: on disk, or an error reply (row 10)",
+    "reload-limits": "a reload lowers limits.max_frame; an older connection then sends more (row 13)",
     "actors": "a CARLA session adds thousands of actors with 20 KB blueprints, deletes none (row 3)",
     "foreign": "an operator's old files under the root with retention.max_age set (row 8)",
 }
@@ -200,6 +204,8 @@ class Recd:
         self.config = os.path.join(tmp, "recd.yaml")
         self.sock = os.path.join(tmp, "recd.sock")
         self.variant = 0
+        self.max_frame = MAX_FRAME
+        self.reload_lock = threading.Lock()  # one reload class at a time owns the config file
         self.write_config()
 
     def config_text(self, variant):
@@ -213,7 +219,7 @@ class Recd:
             + "flush:\n  interval: %s\n" % flush
             + "rotation:\n  max_size: 0\n  idle_timeout: %ds\n" % ROTATION_IDLE_S
             + "limits:\n  max_frame: %dKiB\n  session_buffer: 1MiB\n  process_buffer: %dMiB\n"
-            % (MAX_FRAME // 1024, PROCESS_BUFFER_MIB)
+            % (self.max_frame // 1024, PROCESS_BUFFER_MIB)
             + "  max_sessions: %d\n  idle_timeout: %ds\n  frame_timeout: %ds\n"
             % (MAX_SESSIONS, idle, FRAME_TIMEOUT_S)
             + "metrics:\n  listen: 127.0.0.1:%s\n" % self.ports.get("metrics", 0)
@@ -255,6 +261,17 @@ class Recd:
         self.ports["metrics"] = self.metrics.rsplit(":", 1)[1]
         self.tcp = ("127.0.0.1", int(self.ports["tcp"]))
         self.udp = ("127.0.0.1", int(self.ports["udp"]))
+
+    def metrics_now(self):
+        """The parsed /metrics; retried while the endpoint is busy (slow-http fills it: 503)."""
+        deadline = time.monotonic() + 30 * SCALE
+        while True:
+            try:
+                return parse_metrics(self.scrape())
+            except OSError:
+                if time.monotonic() > deadline or not self.alive():
+                    raise
+                time.sleep(0.2)
 
     def alive(self):
         return self.proc.poll() is None
@@ -683,6 +700,103 @@ def actors(run, recd, rng):
         shutil.rmtree(os.path.join(recd.root, "carla", key), ignore_errors=True)
 
 
+RECAP_STATE = ('{"type":"state","tick":%d,"pos":[%d.5,69.0,-1816.5],"rot":[0.0,0.0,0.0],'
+               '"vel":[0.0,0.0,0.0],"flags":512,"pose":0,"game_mode":0,"hand_state":0,'
+               '"health":20.0,"absorption":0.0}\n')
+
+
+def recap_victim(run, recd, key, lines, what, check):
+    """Sends LINES of a recap session over TCP NDJSON. What was accepted must be on disk, or the
+    sender must hear why: CHECK(exported lines, replied) says whether the file is right."""
+    head = '{"type":"open","session":"%s","format":"recap","recap":{"name":"chaos"}}\n' % key
+    with connect(recd, "tcp") as s:
+        s.sendall((head + "".join(lines) + '{"type":"close"}\n').encode())
+        s.shutdown(socket.SHUT_WR)
+        reply = read_reply(s, 30 * SCALE)
+    got = await_files(run, recd.root, key, 1)
+    if got is None:
+        run.fail("%s (%s): no single finalized file" % (what, key))
+        return
+    r = subprocess.run([run.args.rectool, "export", got[0], "--to", "jsonl"], capture_output=True, text=True)
+    if r.returncode != 0:
+        run.fail("%s (%s): the file does not export: %s" % (what, key, r.stderr.strip()[:200]))
+        return
+    why = check(r.stdout.splitlines(), is_error_reply(reply))
+    if why:
+        run.fail("%s (%s): %s" % (what, key, why))
+
+
+def recap_jump(run, recd, rng):
+    """Ticks that jump by 2^32 after 20 states (row 6)."""
+    jump = 2**32
+    lines = [RECAP_STATE % (t, t) for t in range(20)] + [RECAP_STATE % (jump + t, t) for t in range(20, 40)]
+
+    def check(exported, replied):
+        states = sum('"type":"state"' in x for x in exported)
+        if states == 40 or (replied and states >= 20):
+            return None
+        return "%d of 40 states on disk, %s error reply" % (states, "an" if replied else "no")
+    recap_victim(run, recd, "jump-%d" % rng.randint(0, 10**9), lines, "recap tick jump", check)
+
+
+def recap_early(run, recd, rng):
+    """A chat event at a tick before the session's first state (row 10)."""
+    lines = ['{"type":"event","tick":0,"action":"CHAT_MESSAGE","message":"early"}\n']
+    lines += [RECAP_STATE % (t, t) for t in range(5, 25)]
+
+    def check(exported, replied):
+        if replied or any('"early"' in x for x in exported):
+            return None
+        return "the event before the first state is not on disk, and no error reply said so"
+    recap_victim(run, recd, "early-%d" % rng.randint(0, 10**9), lines, "recap event before a state", check)
+
+
+def slow_http(run, recd, rng):
+    """Metrics clients that send half a request and hang; /healthz must still answer."""
+    host, port = recd.metrics.rsplit(":", 1)
+    hung = []
+    for _ in range(24):
+        try:
+            c = socket.create_connection((host, int(port)), timeout=5)
+            c.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+            hung.append(c)
+        except OSError:
+            pass
+    run.sleep(rng.uniform(3, 8))
+    for c in hung:
+        c.close()
+
+
+def reload_limits(run, recd, rng):
+    """A reload lowers limits.max_frame; a connection opened before it sends a line over the new
+    limit: it must be refused as too_large, with an error reply (row 13)."""
+    with recd.reload_lock:
+        with connect(recd, "tcp") as s:
+            s.sendall(b'{"type":"open","session":"rl-%d","format":"samp-onfoot"}\n' % rng.randint(0, 10**9))
+            before = metric_sum(recd.metrics_now(), "recd_config_reloads_total", 'result="ok"')
+            recd.max_frame = 8 * 1024
+            recd.write_config()
+            recd.proc.send_signal(signal.SIGHUP)
+            ok = await_metric(recd, "recd_config_reloads_total", 'result="ok"', before + 1)
+            # Valid JSON, padded with white space past the new limit.
+            s.sendall(b'{"type":"open","session":"rl-big-%d","format":"samp-onfoot"' % rng.randint(0, 10**9)
+                      + b" " * 12000 + b'}\n')
+            s.shutdown(socket.SHUT_WR)
+            reply = read_reply(s, 20 * SCALE)
+        before = metric_sum(recd.metrics_now(), "recd_config_reloads_total", 'result="ok"')
+        recd.max_frame = MAX_FRAME
+        recd.write_config()
+        recd.proc.send_signal(signal.SIGHUP)
+        await_metric(recd, "recd_config_reloads_total", 'result="ok"', before + 1)
+        if not ok:
+            run.fail("reload-limits: the reload lowering limits.max_frame was not counted as ok")
+        elif not is_error_reply(reply):
+            run.fail("reload-limits: a 12 KB line after max_frame went to 8 KiB was taken on a connection "
+                     "opened before the reload")
+        else:
+            run.expect("decode:too_large")
+
+
 def victim_udp(recd, key, n, t0=0, seq0=0, i0=0, pause=0, restart=False, poison=False):
     """Sends N on-foot samples of KEY over UDP, one datagram each; returns [(t, index, payload)]."""
     sent = []
@@ -734,35 +848,38 @@ def udp_pause(run, recd, rng):
 
 
 def reload_valid(run, recd, rng):
-    before = metric_sum(parse_metrics(recd.scrape()), "recd_config_reloads_total", 'result="ok"')
-    recd.variant += 1
-    recd.write_config()
-    recd.proc.send_signal(signal.SIGHUP)
-    if not await_metric(recd, "recd_config_reloads_total", 'result="ok"', before + 1):
-        run.fail("valid reload %d not counted as ok: %s" % (recd.variant, recd.log_tail(3)))
+    with recd.reload_lock:
+        before = metric_sum(recd.metrics_now(), "recd_config_reloads_total", 'result="ok"')
+        recd.variant += 1
+        recd.write_config()
+        recd.proc.send_signal(signal.SIGHUP)
+        if not await_metric(recd, "recd_config_reloads_total", 'result="ok"', before + 1):
+            run.fail("valid reload %d not counted as ok: %s" % (recd.variant, recd.log_tail(3)))
 
 
 def reload_torn(run, recd, rng):
-    before = metric_sum(parse_metrics(recd.scrape()), "recd_config_reloads_total", 'result="failed"')
-    recd.write_config("")
-    recd.proc.send_signal(signal.SIGHUP)
-    ok = await_metric(recd, "recd_config_reloads_total", 'result="failed"', before + 1)
-    recd.write_config()
-    if not ok:
-        run.fail("an empty config file was not refused on SIGHUP (reload not counted as failed)")
-    try:
-        with connect(recd, "tcp", timeout=5):
-            pass
-    except OSError as e:
-        run.fail("after an empty-file reload the TCP listener is gone: %s" % e)
-        recd.proc.send_signal(signal.SIGHUP)  # put the valid config back
+    with recd.reload_lock:
+        before = metric_sum(recd.metrics_now(), "recd_config_reloads_total", 'result="failed"')
+        recd.write_config("")
+        recd.proc.send_signal(signal.SIGHUP)
+        ok = await_metric(recd, "recd_config_reloads_total", 'result="failed"', before + 1)
+        recd.write_config()
+        if not ok:
+            run.fail("an empty config file was not refused on SIGHUP (reload not counted as failed)")
+        try:
+            with connect(recd, "tcp", timeout=5):
+                pass
+        except OSError as e:
+            run.fail("after an empty-file reload the TCP listener is gone: %s" % e)
+            recd.proc.send_signal(signal.SIGHUP)  # put the valid config back
+            time.sleep(2)
 
 
 def await_metric(recd, name, match, at_least):
     deadline = time.monotonic() + 10 * SCALE
     while time.monotonic() < deadline:
         try:
-            if metric_sum(parse_metrics(recd.scrape()), name, match) >= at_least:
+            if metric_sum(recd.metrics_now(), name, match) >= at_least:
                 return True
         except OSError:
             pass
@@ -793,7 +910,8 @@ HOSTILE = {
     "garbage": (garbage, 0.3), "huge": (huge, 1.0), "idle": (idle, 1.0), "half": (half, 1.0),
     "flood": (flood, 3.0), "reload": (reload_valid, 6.0), "disk": (disk, 12.0),
     "churn": (churn, 10.0), "hog": (hog, 20.0), "seq": (seq, 3.0), "seq-restart": (seq_restart, 3.0),
-    "udp-pause": (udp_pause, 3.0), "actors": (actors, 20.0), "reload-torn": (reload_torn, 15.0), "foreign": (foreign, 1e9),
+    "udp-pause": (udp_pause, 3.0), "actors": (actors, 20.0), "recap-jump": (recap_jump, 3.0),
+    "recap-early": (recap_early, 3.0), "slow-http": (slow_http, 5.0), "reload-limits": (reload_limits, 15.0), "reload-torn": (reload_torn, 15.0), "foreign": (foreign, 1e9),
 }
 
 
@@ -935,7 +1053,7 @@ def drive(run, recd, args, seed, classes, tmp, foreign_files, threads):
     files = generate(args.rectool, tmp)
     recd.start()
     log("recd pid %d: %s, metrics %s" % (recd.proc.pid, " ".join(recd.urls.values()), recd.metrics))
-    start_metrics = parse_metrics(recd.scrape())
+    start_metrics = recd.metrics_now()
     rss = []
     for i, fmt in enumerate(HONEST_FORMATS):
         for j, transport in enumerate(TRANSPORTS):
@@ -973,7 +1091,7 @@ def verdicts(run, recd, args, start_metrics, rss, health, foreign_files):
     if not recd.alive():
         run.verdict(False, "recd died (exit %s): %s" % (recd.proc.returncode, recd.log_tail(5)))
         return report(run)
-    m = parse_metrics(recd.scrape())
+    m = recd.metrics_now()
     # Honest senders: every format over every transport, each send checked.
     for fmt in HONEST_FORMATS + ("samp-player",):
         for transport in TRANSPORTS:
@@ -1035,7 +1153,7 @@ def report(run):
     if run.failures:
         kinds = {}
         for f in run.failures:
-            kinds.setdefault(f.split(":")[0], []).append(f)
+            kinds.setdefault(re.split(r" \(|:", f)[0], []).append(f)
         print("chaos: FAIL: %d failures; the first of each kind:" % len(run.failures))
         for kind, items in sorted(kinds.items()):
             print("  (%dx) %s" % (len(items), " ".join(items[0].split())[:400]))
