@@ -947,6 +947,8 @@ def hostile_loop(run, recd, cls, seed):
             # A peer that cannot even connect is a finding only while recd lives.
             if recd.alive():
                 run.fail("%s: %s" % (cls, e))
+        except Exception as e:  # a bug of the harness: say so rather than lose the thread
+            run.fail("%s: harness error %r" % (cls, e))
         if run.sleep(rng.expovariate(1 / gap)):
             return
 
@@ -998,6 +1000,16 @@ def main():
         print("SKIP: --recd/--rectool (or RECD/RECTOOL) do not name built binaries")
         return 77
     args.recd, args.rectool = os.path.abspath(args.recd), os.path.abspath(args.rectool)
+    global SCALE
+    with open(args.recd, "rb") as f:
+        sanitized = b"__asan_init" in f.read()
+    if sanitized:
+        # AddressSanitizer: slower, and its shadow memory and redzones are in recd's RSS; a small
+        # quarantine keeps freed memory from counting as held (as rectool_send_stream does).
+        SCALE *= 4
+        args.rss_overhead_mib *= 4
+        os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=4"
+        print("chaos: sanitizer build: deadlines and latency bounds x4, RSS overhead %d MiB" % args.rss_overhead_mib)
     seed = args.seed if args.seed >= 0 else random.SystemRandom().randrange(2**32)
     classes = parse_classes(args.classes)
     is_root = os.geteuid() == 0
