@@ -30,7 +30,7 @@ import urllib.request
 
 SCALE = max(1, min(100, int(os.environ.get("RECD_TEST_TIME_SCALE", "1") or 1)))
 
-# Each hostile class: what it does, and the issue-35 row whose fix it needs (None: main holds).
+# Each hostile class: what it does and, in parentheses, the issue-35 row whose fix it needs.
 CLASSES = {
     "garbage": "random bytes on TCP, Unix and UDP (framing refusals, error replies)",
     "huge": "an NDJSON line and a binary frame over limits.max_frame, an oversized datagram",
@@ -910,13 +910,29 @@ def foreign(run, recd, rng):
     pass  # files are placed before the start and checked at the end
 
 
+# Each class's action, and the mean gap in seconds between two of its actions.
 HOSTILE = {
-    "garbage": (garbage, 0.3), "huge": (huge, 1.0), "idle": (idle, 1.0), "half": (half, 1.0),
-    "flood": (flood, 3.0), "reload": (reload_valid, 6.0), "disk": (disk, 12.0),
-    "churn": (churn, 10.0), "hog": (hog, 20.0), "seq": (seq, 3.0), "seq-restart": (seq_restart, 3.0),
-    "udp-pause": (udp_pause, 3.0), "actors": (actors, 20.0), "recap-jump": (recap_jump, 3.0),
-    "recap-early": (recap_early, 3.0), "slow-http": (slow_http, 5.0), "reload-limits": (reload_limits, 15.0), "reload-torn": (reload_torn, 15.0), "foreign": (foreign, 1e9),
+    "garbage": (garbage, 0.3),
+    "huge": (huge, 1.0),
+    "idle": (idle, 1.0),
+    "half": (half, 1.0),
+    "flood": (flood, 3.0),
+    "reload": (reload_valid, 6.0),
+    "slow-http": (slow_http, 5.0),
+    "disk": (disk, 12.0),
+    "churn": (churn, 10.0),
+    "actors": (actors, 20.0),
+    "recap-jump": (recap_jump, 3.0),
+    "seq": (seq, 3.0),
+    "seq-restart": (seq_restart, 3.0),
+    "hog": (hog, 20.0),
+    "foreign": (foreign, 1e9),
+    "recap-early": (recap_early, 3.0),
+    "udp-pause": (udp_pause, 3.0),
+    "reload-torn": (reload_torn, 15.0),
+    "reload-limits": (reload_limits, 15.0),
 }
+assert set(HOSTILE) == set(CLASSES), "every class has a description and an action"
 
 
 # A process of its own, so that the harness's threads (and Python's lock) do not add to the time.
@@ -1024,7 +1040,13 @@ def main():
     ap.add_argument("--classes", default=os.environ.get("CHAOS_CLASSES") or "default")
     ap.add_argument("--lag-p99", type=float, default=0.05, help="loop lag p99 bound, seconds")
     ap.add_argument("--rss-overhead-mib", type=int, default=48)
+    ap.add_argument("--list", action="store_true", help="list the hostile classes and exit")
     args = ap.parse_args()
+    if args.list:
+        default = parse_classes(DEFAULT_CLASSES)
+        for name, what in CLASSES.items():
+            print("%-14s %s %s" % (name, "default" if name in default else "       ", what))
+        return 0
     if not args.recd or not os.access(args.recd, os.X_OK) or not args.rectool:
         print("SKIP: --recd/--rectool (or RECD/RECTOOL) do not name built binaries")
         return 77
@@ -1038,7 +1060,8 @@ def main():
         SCALE *= 4
         args.rss_overhead_mib *= 4
         os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=4"
-        print("chaos: sanitizer build: deadlines and latency bounds x4, RSS overhead %d MiB" % args.rss_overhead_mib)
+        print("chaos: sanitizer build: deadlines and latency bounds x4, RSS overhead %d MiB"
+              % args.rss_overhead_mib)
     seed = args.seed if args.seed >= 0 else random.SystemRandom().randrange(2**32)
     classes = parse_classes(args.classes)
     is_root = os.geteuid() == 0
@@ -1105,9 +1128,11 @@ def drive(run, recd, args, seed, classes, tmp, foreign_files, threads):
             threads.append(threading.Thread(target=guarded(honest_rectool), daemon=True, args=(
                 run, recd, args.rectool, files, fmt, transport, seed + 10 * i + j)))
     for transport in ("tcp", "unix"):
-        threads.append(threading.Thread(target=guarded(honest_player), daemon=True, args=(run, recd, transport, seed)))
+        threads.append(threading.Thread(target=guarded(honest_player), daemon=True,
+                                        args=(run, recd, transport, seed)))
     for k, cls in enumerate(sorted(classes)):
-        threads.append(threading.Thread(target=hostile_loop, daemon=True, args=(run, recd, cls, seed + 1000 + k)))
+        threads.append(threading.Thread(target=hostile_loop, daemon=True,
+                                        args=(run, recd, cls, seed + 1000 + k)))
     health = []
     threads.append(threading.Thread(target=guarded(probe_health), daemon=True, args=(run, recd, health)))
     for th in threads:
@@ -1150,7 +1175,8 @@ def verdicts(run, recd, args, start_metrics, rss, health, foreign_files):
     bound = args.lag_p99 * SCALE
     line = "loop lag p99 <= %gs over %d iterations (bound %gs)" % (p99, iterations, bound)
     run.verdict(p99 <= bound, line)
-    stalls = metric_sum(m, "recd_loop_lag_seconds_count") - m.get(("recd_loop_lag_seconds_bucket", '{le="1"}'), 0)
+    within_1s = m.get(("recd_loop_lag_seconds_bucket", '{le="1"}'), 0)
+    stalls = metric_sum(m, "recd_loop_lag_seconds_count") - within_1s
     line = "%d loop iterations busy over 1 s" % stalls
     run.verdict(stalls == 0, line)
     worst = max(health) if health else float("inf")
@@ -1175,7 +1201,8 @@ def verdicts(run, recd, args, start_metrics, rss, health, foreign_files):
             got = counted["decode:any"]
         else:
             name = "recd_decode_errors_total" if kind == "decode" else "recd_connections_dropped_total"
-            got = sum(v for (nm, labels), v in delta.items() if nm == name and 'reason="%s"' % reason in labels)
+            label = 'reason="%s"' % reason
+            got = sum(v for (nm, labels), v in delta.items() if nm == name and label in labels)
         line = "%s refusals: peers saw %d, recd counted %d" % (sel, n, got)
         run.verdict(got >= n, line)
     lost = metric_sum(m, "recd_lost_bytes_total")
@@ -1193,7 +1220,8 @@ def report(run):
     for n in run.notes:
         print(n)
     for label, (ok, bad) in sorted(run.honest.items()):
-        print("%s  honest %-22s %d sessions identical, %d not" % ("ok  " if not bad else "FAIL", label, ok, bad))
+        print("%s  honest %-22s %d sessions identical, %d not"
+              % ("ok  " if not bad else "FAIL", label, ok, bad))
     print("      hostile actions: %s" % dict(sorted(run.actions.items())))
     if run.failures:
         kinds = {}
