@@ -60,6 +60,7 @@ DEFAULT_CLASSES = "garbage,huge,idle,half,flood,reload,slow-http"
 
 MAX_FRAME = 32 * 1024
 PROCESS_BUFFER_MIB = 16
+# Timeouts in recd's config, in seconds; each times SCALE (a slow build must not trip them).
 ROTATION_IDLE_S = 5
 CONN_IDLE_S = 2
 FRAME_TIMEOUT_S = 2
@@ -210,18 +211,18 @@ class Recd:
 
     def config_text(self, variant):
         flush = ("200ms", "500ms")[variant % 2]
-        idle = (CONN_IDLE_S, CONN_IDLE_S + 1)[variant % 2]
+        idle = (CONN_IDLE_S * SCALE, CONN_IDLE_S * SCALE + 1)[variant % 2]
         text = (
             "# chaos harness, variant %d\n" % variant
             + "listen:\n  - tcp://127.0.0.1:%s\n  - udp://127.0.0.1:%s\n  - unix://%s\n"
             % (0, 0, self.sock)  # as at the start: a reload keeps listeners it finds unchanged
             + "output:\n  root: %s\n" % self.root
             + "flush:\n  interval: %s\n" % flush
-            + "rotation:\n  max_size: 0\n  idle_timeout: %ds\n" % ROTATION_IDLE_S
+            + "rotation:\n  max_size: 0\n  idle_timeout: %ds\n" % (ROTATION_IDLE_S * SCALE)
             + "limits:\n  max_frame: %dKiB\n  session_buffer: 1MiB\n  process_buffer: %dMiB\n"
             % (self.max_frame // 1024, PROCESS_BUFFER_MIB)
             + "  max_sessions: %d\n  idle_timeout: %ds\n  frame_timeout: %ds\n"
-            % (MAX_SESSIONS, idle, FRAME_TIMEOUT_S)
+            % (MAX_SESSIONS, idle, FRAME_TIMEOUT_S * SCALE)
             + "metrics:\n  listen: 127.0.0.1:%s\n" % self.ports.get("metrics", 0)
             + "log:\n  level: warning\n"
         )
@@ -576,7 +577,7 @@ def huge(run, recd, rng):
 def idle(run, recd, rng):
     """A burst of 1 to 50 connections that never send a byte: each must be closed with a reply."""
     conns = [connect(recd, rng.choice(("tcp", "unix"))) for _ in range(rng.randint(1, 50))]
-    deadline = time.monotonic() + (CONN_IDLE_S + 1) * 4 * SCALE + 10
+    deadline = time.monotonic() + (CONN_IDLE_S + 1) * SCALE * 4 + 10
     for s in conns:
         with s:
             reply = read_reply(s, max(1, deadline - time.monotonic()))
@@ -589,7 +590,7 @@ def half(run, recd, rng):
     whole = open_frame("half-%d" % rng.randint(0, 10**9), FMT_ONFOOT)
     with connect(recd, rng.choice(("tcp", "unix"))) as s:
         s.sendall(whole[:rng.randint(1, len(whole) - 1)])
-        reply = read_reply(s, FRAME_TIMEOUT_S * 4 * SCALE + 10)
+        reply = read_reply(s, FRAME_TIMEOUT_S * SCALE * 4 + 10)
     if not is_error_reply(reply):
         run.fail("half frame: not closed with an error reply (got %r)" % reply[:80])
     run.expect("drop:frame_timeout")
@@ -847,7 +848,7 @@ def seq_restart(run, recd, rng):
 
 def udp_pause(run, recd, rng):
     key = "pause-%d" % rng.randint(0, 10**9)
-    sent = victim_udp(recd, key, 40, pause=ROTATION_IDLE_S * 2 + 1)
+    sent = victim_udp(recd, key, 40, pause=ROTATION_IDLE_S * SCALE * 2 + 1)
     victim_check(run, recd, key, sent, "UDP pause past rotation.idle_timeout")
 
 
