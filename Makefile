@@ -50,9 +50,13 @@ fuzz: deps
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L fuzz -j $(JOBS)
 
 # Endurance run (10 minutes by default, SOAK_SECONDS=N to change): mixed load, reloads, a kill -9
-# and restart, RSS tracking, then every output file checked. See docs/operations.md.
+# and restart, RSS tracking, then every output file checked; then the chaos harness for as long
+# (CHAOS_SECONDS, CHAOS_CLASSES, CHAOS_SEED). Both run; either failing fails. See docs/operations.md.
 soak: build
-	bash tests/soak/run.sh $(BUILD)
+	@bash tests/soak/run.sh $(BUILD); soak=$$?; \
+	python3 tests/chaos/chaos.py --recd $(BUILD)/daemon/recd --rectool $(BUILD)/tools/rectool \
+	    --seconds $${CHAOS_SECONDS:-$${SOAK_SECONDS:-600}} $${CHAOS_SEED:+--seed $$CHAOS_SEED}; chaos=$$?; \
+	[ $$soak -eq 0 ] && [ $$chaos -eq 0 ]
 
 # package_systemd with /tmp holding a million small files (FLOOD_FILES), as benchmark and test runs
 # can leave it: the throw-away root must boot as fast as on a clean machine (issue 43). A few
