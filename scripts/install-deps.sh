@@ -4,6 +4,7 @@
 # Usage: scripts/install-deps.sh [--test] [extra-package...]
 #   without --test: what building and running recd and rectool needs (make run, make deb)
 #   --test:         that plus what the test suite needs (make test, make build, make asan)
+# RECD_DEPS_DRY_RUN=1 prints the list, one a line, and installs nothing (tests/repo/make_deps.sh).
 set -euo pipefail
 
 # Build recd, rectool and librecd, and their packages (make run, make install, make deb).
@@ -42,6 +43,10 @@ if [ "${1:-}" = --test ]; then
   packages+=("${test_packages[@]}")
 fi
 packages+=("$@")
+if [ -n "${RECD_DEPS_DRY_RUN:-}" ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 
 # One dpkg-query for all of them: `make run` calls this every time.
 installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null |
