@@ -25,8 +25,9 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "shlibs:Depends=([^\n]+)")
 endif()
 set(CPACK_DEBIAN_LIB_PACKAGE_DEPENDS "${CMAKE_MATCH_1}")
 
-# symbols: every exported symbol with the version it appeared in. -c1 fails when a symbol of the
-# reference is gone; new ones are added with this upstream version (no Debian revision).
+# symbols: every exported symbol with the version it appeared in. -c1 fails when a symbol the
+# reference lists for an earlier version is gone; new ones are added with this upstream version
+# (no Debian revision).
 execute_process(COMMAND "${RECD_dpkg_gensymbols}" -plibrecd0 "-v${RECD_UPSTREAM_VERSION}"
     "-e${RECD_LIBRARY}" "-I${RECD_SYMBOLS_REFERENCE}" "-O${RECD_LIB_CONTROL_DIR}/symbols" -c1
   WORKING_DIRECTORY "${work}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
