@@ -7,23 +7,29 @@ FUZZ_SECONDS ?= 30
 FUZZ_LONG_SECONDS ?= 1800
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build asan test run fuzz soak install clean deb test-tmp-flood
+.PHONY: all deps test-deps build asan test run fuzz soak install clean deb test-tmp-flood
 # cmake --build runs make inside make: without this, every step prints "Entering directory".
 QUIET_MAKE = -- --no-print-directory
 
 all: build
 
+# deps: what recd and rectool need to build and run (make run, make deb); test-deps: that plus
+# what the test suite needs (clang, cmocka, a JDK, nats-server, systemd, lintian...).
 deps:
 	@bash scripts/install-deps.sh
 
-$(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+test-deps:
+	@bash scripts/install-deps.sh --test
 
-build: deps $(BUILD)/CMakeCache.txt
+# `make build` builds everything, the test suite included (a tree `make run` made without it
+# gets it here).
+build: test-deps
+	@grep -qs '^RECD_TESTS:BOOL=ON' $(BUILD)/CMakeCache.txt || \
+	  cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRECD_TESTS=ON $(CMAKE_FLAGS)
 	@cmake --build $(BUILD) -j $(JOBS) $(QUIET_MAKE)
 
 # Sanitizer build with clang: unit tests under ASan+UBSan plus a short libFuzzer run per target.
-asan: deps
+asan: test-deps
 	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DRECD_SANITIZE=ON -DRECD_FUZZ=ON \
 	  -DRECD_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS)
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) $(QUIET_MAKE)
@@ -36,16 +42,18 @@ test: build asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -E '$(ASAN_SKIP)'
 
-# `make run` builds only what it runs (recd and rectool, no tests or fuzzers) and starts recd on
-# its built-in defaults: loopback, recordings under ./recordings (git ignores it; RUN_OUTPUT=DIR
-# for another folder). `make test` builds everything in the same tree.
+# `make run` installs and builds only what it runs (recd and rectool, no tests or fuzzers) and
+# starts recd on its built-in defaults: loopback, recordings under ./recordings (git ignores it;
+# RUN_OUTPUT=DIR for another folder). `make test` builds everything in the same tree.
 RUN_OUTPUT ?=
-run: deps $(BUILD)/CMakeCache.txt
+run: deps
+	@[ -f $(BUILD)/CMakeCache.txt ] || \
+	  cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRECD_TESTS=OFF $(CMAKE_FLAGS)
 	@cmake --build $(BUILD) -j $(JOBS) --target recd rectool $(QUIET_MAKE)
 	@if [ -x $(BUILD)/daemon/recd ]; then exec $(BUILD)/daemon/recd $(if $(RUN_OUTPUT),--output $(RUN_OUTPUT)); \
 	 else $(BUILD)/tools/rectool --help; fi
 
-fuzz: deps
+fuzz: test-deps
 	$(MAKE) asan FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L fuzz -j $(JOBS)
 
@@ -67,12 +75,13 @@ test-tmp-flood: build
 install: build
 	cmake --install $(BUILD)
 
-# Debian packages (recd, rectool, librecd0, librecd-dev) in $(DEB_BUILD)/packages: an optimised
-# build without tests, installed under /usr (docs/operations.md, "Packages").
+# Debian packages (recd, rectool, librecd0, librecd-dev) in $(DEB_BUILD)/packages: an optimised,
+# hardened (dpkg-buildflags) build of only what they hold: no tests, no bench/ programs, installed
+# under /usr (docs/operations.md, "Packages").
 DEB_BUILD ?= build-deb
 deb: deps
-	cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRECD_TESTS=OFF \
-	  -DCMAKE_INSTALL_PREFIX=/usr $(CMAKE_FLAGS)
+	cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRECD_TESTS=OFF -DRECD_BENCH=OFF \
+	  -DRECD_DPKG_BUILDFLAGS=ON -DCMAKE_INSTALL_PREFIX=/usr $(CMAKE_FLAGS)
 	@cmake --build $(DEB_BUILD) -j $(JOBS) $(QUIET_MAKE)
 	cd $(DEB_BUILD) && cpack -G DEB -B packages
 	@ls -1 $(DEB_BUILD)/packages/*.deb

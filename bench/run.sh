@@ -14,7 +14,7 @@ shift || true
 build="${BENCH_BUILD:-$src/build-bench}"
 work="${BENCH_WORK:-/var/tmp/recd-bench}"
 
-bash "$src/scripts/install-deps.sh" rsyslog socat
+bash "$src/scripts/install-deps.sh" python3 rsyslog socat # the driver is Python
 bash "$src/bench/build.sh" "$build"
 
 results="$src/bench/results/latest.md"

@@ -3,7 +3,9 @@
 # (lib/src/base/dl_table.h): rectool and librecd.so do not name them as NEEDED, `rectool --version`
 # and a .rec export load none of them, and a command that needs one that cannot be loaded (a fake,
 # empty one found first through LD_LIBRARY_PATH, or a file that is no library) fails with exit 3
-# and a message naming the library and the missing function, leaving no output behind.
+# and a message naming the library and the missing function, leaving no output behind. The .deb
+# files only recommend these libraries, so the message ends with the apt-get command that
+# installs the one missing (when dpkg knew its package at build time).
 set -u
 : "${RECTOOL:?RECTOOL must point at the rectool binary}" "${RECD_SHARED_LIB:?}"
 command -v readelf >/dev/null 2>&1 || { echo "SKIP: readelf (binutils) not installed"; exit 77; }
@@ -51,6 +53,10 @@ LD_LIBRARY_PATH="$tmp/empty" expect 3 "$RECTOOL" plot "$tmp/walk.rec" -o "$tmp/w
 grep -q "cairo ($cairo).*lacks cairo_" "$tmp/err" || fail "plot, empty $cairo: $(cat "$tmp/err")"
 LD_LIBRARY_PATH="$tmp/broken" expect 3 "$RECTOOL" plot "$tmp/walk.rec" -o "$tmp/walk.png"
 grep -q "cairo ($cairo), needed for rectool plot, cannot be loaded.*; install " "$tmp/err" || fail "plot, broken $cairo: $(cat "$tmp/err")"
+if command -v dpkg-query >/dev/null 2>&1 && dpkg-query -S "$cairo" >/dev/null 2>&1; then
+    grep -qE "; install it with: apt-get install libcairo[0-9a-z.+-]*\$" "$tmp/err" ||
+        fail "plot, broken $cairo: no apt-get command for the missing package: $(cat "$tmp/err")"
+fi
 ls "$tmp"/walk.svg* "$tmp"/walk.png* >/dev/null 2>&1 && fail "plot left an image behind: $(ls "$tmp")"
 expect 0 "$RECTOOL" plot "$tmp/walk.rec" -o "$tmp/walk.svg" # and with the real one it draws
 grep -q "<svg" "$tmp/walk.svg" 2>/dev/null || fail "plot with the real cairo wrote no SVG"

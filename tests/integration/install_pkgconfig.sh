@@ -2,6 +2,7 @@
 # Installs the build into a temporary prefix and builds a small program against the installed
 # headers and recd.pc, once against the shared and once against the static library. The program
 # includes only the umbrella <recd/recd.h> and checks the library's version against the header's.
+# recd.pc names the prefix installed to in plain paths (issue 41: no pkgconfig/../../.. detours).
 set -eu
 : "${RECD_BUILD_DIR:?}"
 if grep -q '^RECD_SANITIZE:BOOL=ON' "$RECD_BUILD_DIR/CMakeCache.txt"; then
@@ -33,6 +34,21 @@ int main(void)
 }
 C
 export PKG_CONFIG_PATH="$pc_dir"
+prefix="$tmp/prefix"
+cflags=$(pkg-config --cflags recd | sed "s/ *$//")
+[ "$cflags" = "-I$prefix/include" ] || { echo "FAIL: pkg-config --cflags recd prints '$cflags', not -I$prefix/include" >&2; exit 1; }
+for var in prefix libdir includedir; do
+    value=$(pkg-config --variable=$var recd)
+    case "$value" in
+        */../* | */./* | *//* | */) echo "FAIL: recd.pc's $var is not a plain path: $value" >&2; exit 1 ;;
+        "$prefix" | "$prefix"/*) ;;
+        *) echo "FAIL: recd.pc's $var is $value, outside $prefix" >&2; exit 1 ;;
+    esac
+done
+[ "$(pkg-config --variable=libdir recd)/pkgconfig" = "$pc_dir" ] ||
+    { echo "FAIL: recd.pc's libdir $(pkg-config --variable=libdir recd) does not hold $pc_dir" >&2; exit 1; }
+libs=$(pkg-config --libs recd)
+case "$libs" in *..*) echo "FAIL: pkg-config --libs recd prints '$libs'" >&2; exit 1 ;; esac
 cc -std=c11 -o "$tmp/use_shared" "$tmp/use.c" $(pkg-config --cflags --libs recd)
 LD_LIBRARY_PATH="$(pkg-config --variable=libdir recd)" "$tmp/use_shared"
 cc -std=c11 -o "$tmp/use_static" "$tmp/use.c" $(pkg-config --cflags recd) \

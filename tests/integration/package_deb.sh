@@ -34,23 +34,30 @@ for lib in libc6 libuv1 libyaml-0-2 libjansson4 zlib1g libdeflate0 libhttp-parse
     field recd Depends | grep -q "$lib" || fail "recd does not depend on $lib: $(field recd Depends)"
 done
 field rectool Depends | grep -q libjansson4 || fail "rectool does not depend on libjansson4: $(field rectool Depends)"
-field librecd-dev Depends | grep -qF "librecd0 (= $version-" || fail "librecd-dev does not depend on this librecd0: $(field librecd-dev Depends)"
-# Libraries opened with dlopen on first use are not seen by dpkg-shlibdeps: the packages name them.
+field librecd-dev Depends | grep -qF "librecd0 (= $version)" || fail "librecd-dev does not depend on this librecd0: $(field librecd-dev Depends)"
+# Libraries opened with dlopen on first use are not seen by dpkg-shlibdeps: the packages recommend
+# them (not Depends: a command that needs a missing one says which package to install).
 dlopened="libstorm9"
 if grep -q '^NATS_FOUND:INTERNAL=1' "$RECD_BUILD_DIR/CMakeCache.txt"; then
     dlopened="$dlopened libnats"
     grep -q '^CRYPTO_FOUND:INTERNAL=1' "$RECD_BUILD_DIR/CMakeCache.txt" && dlopened="$dlopened libssl3"
 fi
 for lib in $dlopened; do
-    field librecd0 Depends | grep -q "$lib" || fail "librecd0 does not depend on $lib (librecd opens it): $(field librecd0 Depends)"
-    field rectool Depends | grep -q "$lib" || fail "rectool does not depend on $lib (it opens it): $(field rectool Depends)"
+    field librecd0 Recommends | grep -q "$lib" || fail "librecd0 does not recommend $lib (librecd opens it): $(field librecd0 Recommends)"
+    field rectool Recommends | grep -q "$lib" || fail "rectool does not recommend $lib (it opens it): $(field rectool Recommends)"
 done
 for lib in libcairo2 libfontconfig1; do
-    field rectool Depends | grep -q "$lib" || fail "rectool does not depend on $lib (plot opens it): $(field rectool Depends)"
+    field rectool Recommends | grep -q "$lib" || fail "rectool does not recommend $lib (plot opens it): $(field rectool Recommends)"
 done
+for p in rectool librecd0; do
+    field $p Depends | grep -Eq 'libstorm|libnats|libssl|libcairo|libfontconfig' &&
+        fail "$p depends on a library it only opens on first use: $(field $p Depends)"
+done
+field librecd0 Depends | grep -q 'libc6' || fail "librecd0 has no Depends from dpkg-shlibdeps: $(field librecd0 Depends)"
+field recd Maintainer | grep -Eq '@[A-Za-z0-9-]+\.[A-Za-z0-9.-]+>$' || fail "the maintainer's address has no domain: $(field recd Maintainer)"
 field librecd-dev Depends | grep -q 'libstorm-dev\|libnats-dev\|libssl-dev' &&
     fail "librecd-dev depends on a -dev package recd.pc no longer needs: $(field librecd-dev Depends)"
-[ "$(field recd Version)" = "$version-1" ] || fail "recd's version is $(field recd Version), not $version-1"
+[ "$(field recd Version)" = "$version" ] || fail "recd's version is $(field recd Version), not $version (native)"
 dpkg-deb -e "$(deb recd)" "$tmp/control"
 grep -qx /etc/recd/recd.yaml "$tmp/control/conffiles" 2>/dev/null || fail "/etc/recd/recd.yaml is not a conffile"
 for script in postinst prerm postrm; do
@@ -60,6 +67,22 @@ done
 grep -q "deb-systemd-helper enable 'recd.service'" "$tmp/control/postinst" 2>/dev/null || fail "postinst does not enable recd.service"
 dpkg-deb -e "$(deb librecd0)" "$tmp/libcontrol"
 grep -q '^librecd 0 librecd0' "$tmp/libcontrol/shlibs" 2>/dev/null || fail "librecd0 has no shlibs entry"
+# ldconfig runs from dpkg's trigger, not from maintainer scripts.
+grep -qx 'activate-noawait ldconfig' "$tmp/libcontrol/triggers" 2>/dev/null || fail "librecd0 does not activate the ldconfig trigger"
+for script in preinst postinst prerm postrm; do
+    [ -e "$tmp/libcontrol/$script" ] && fail "librecd0 has a $script: $(cat "$tmp/libcontrol/$script")"
+done
+# The symbols file lists exactly the library's dynamic symbols, all recd_*, versions without a
+# Debian revision (dpkg-gensymbols, packaging/cpack_librecd0.cmake).
+symbols="$tmp/libcontrol/symbols"
+if [ -f "$symbols" ]; then
+    head -n 1 "$symbols" | grep -qx 'librecd.so.0 librecd0 #MINVER#' || fail "symbols file header: $(head -n 1 "$symbols")"
+    sed -n 's/^ \([^@]*\)@Base .*/\1/p' "$symbols" | sort >"$tmp/symbols.listed"
+    grep -v '^recd_' "$tmp/symbols.listed" >&2 && fail "the symbols file lists symbols other than recd_*"
+    grep -q ' [0-9][^ ]*-[0-9]*$' "$symbols" && fail "the symbols file has a Debian revision in a version"
+else
+    fail "librecd0 has no symbols file"
+fi
 
 # Files.
 root="$tmp/root"
@@ -81,6 +104,24 @@ done
 for f in librecd.a librecd.so librecd.so.0 pkgconfig/recd.pc; do
     [ -n "$(find "$root/usr/lib" -path "*/$f" 2>/dev/null)" ] || fail "$f is not in the packages"
 done
+if command -v nm >/dev/null 2>&1; then
+    so=$(find "$root/usr/lib" -name 'librecd.so.0.*' -type f | head -n 1)
+    nm -D --defined-only "$so" | awk '{ print $3 }' | sort >"$tmp/symbols.exported"
+    cmp -s "$tmp/symbols.listed" "$tmp/symbols.exported" ||
+        fail "librecd0's symbols file and librecd.so.0 differ: $(diff "$tmp/symbols.listed" "$tmp/symbols.exported" | head -n 5)"
+fi
+for p in recd rectool librecd0 librecd-dev; do
+    zcat "$root/usr/share/doc/$p/changelog.gz" 2>/dev/null | head -n 1 | grep -q "^recd ($version) " ||
+        fail "$p has no changelog.gz for $version"
+done
+# recd.pc names /usr plainly (issue 41: no pkgconfig/../../.. detours).
+pc=$(find "$root/usr/lib" -path '*/pkgconfig/recd.pc' | head -n 1)
+if [ -n "$pc" ]; then
+    [ "$(PKG_CONFIG_PATH="${pc%/recd.pc}" pkg-config --variable=includedir recd)" = /usr/include ] ||
+        fail "the packaged recd.pc's includedir is $(PKG_CONFIG_PATH="${pc%/recd.pc}" pkg-config --variable=includedir recd)"
+    libdir=$(PKG_CONFIG_PATH="${pc%/recd.pc}" pkg-config --variable=libdir recd)
+    [ "$root$libdir/pkgconfig/recd.pc" = "$pc" ] || fail "the packaged recd.pc's libdir is $libdir, not where it lies"
+fi
 "$root/usr/bin/rectool" --version >/dev/null 2>&1 || fail "the packaged rectool does not run"
 "$root/usr/bin/recd" --check-config "$root/etc/recd/recd.yaml" >"$tmp/check" 2>&1 ||
     fail "the packaged recd rejects the packaged /etc/recd/recd.yaml: $(cat "$tmp/check")"

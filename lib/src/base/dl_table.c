@@ -20,9 +20,10 @@ static const char *dl_why(void)
 /* Under dl_lock: 1 or a negative errno, with lib->why set on failure. */
 static int dl_open(dl_library *lib)
 {
+    /* The packages only recommend these libraries, so the fix is one command away: name it. */
     char install[160];
     if (lib->package && lib->package[0])
-        snprintf(install, sizeof install, "the Debian package %s", lib->package);
+        snprintf(install, sizeof install, "it with: apt-get install %s", lib->package);
     else
         snprintf(install, sizeof install, "%s", lib->soname);
     void *h = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
