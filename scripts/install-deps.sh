@@ -21,6 +21,9 @@ packages=(
   zsh                                # parses the zsh completions (tests/repo/completions.sh)
   libembryo-bin                      # embryo_cc compiles rectool npc's PAWN scripts (rectool_npc)
   openjdk-17-jdk-headless            # javac and jar: builds and tests the Java client (clients/java)
+  python3-venv python3-setuptools-whl python3-wheel-whl  # pip installs the Python client offline (python_install)
+  maven libmaven-compiler-plugin-java libmaven-resources-plugin-java libsurefire-java
+    libmaven-jar-plugin-java junit4  # Maven builds and tests the Java client offline (java_maven)
   libnats-dev nats-server            # the fleet on NATS JetStream: nats:// in recd and rectool send; its tests
   libssl-dev                         # libcrypto's Ed25519: the public key of nats:// nkey= seed files
   openssl                            # certificates for the NATS TLS tests (tests/clients/test_python_nats_secure.py)
