@@ -95,8 +95,8 @@ PY
 
 # Waits (scaled) for SESSION's finalized file and checks its states with rectool.
 check_file() {
-    local session=$1 dir=$tmp/out/samp-onfoot/$1 file="" i
-    for i in $(seq $((600 * ${RECD_TEST_TIME_SCALE:-1}))); do
+    local session=$1 dir=$tmp/out/samp-onfoot/$1 file=""
+    for _ in $(seq $((600 * ${RECD_TEST_TIME_SCALE:-1}))); do
         file=$(find "$dir" -name '*.rec' 2>/dev/null | head -1)
         [ -n "$file" ] && break
         sleep 0.1
