@@ -35,8 +35,9 @@ asan: test-deps
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) $(QUIET_MAKE)
 
 # The sanitizer pass skips the byte-by-byte cut test: it runs 12k repairs through the same code the
-# fuzzers and unit tests already exercise under ASan, and would take most of the time budget.
-ASAN_SKIP ?= ^rectool_cut$$
+# fuzzers and unit tests already exercise under ASan, and would take most of the time budget. The
+# client packaging tests (pip, Maven) run no C code of their own: once, in the normal build, is enough.
+ASAN_SKIP ?= ^(rectool_cut|python_install|java_maven)$$
 
 test: build asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -34,6 +34,9 @@ test_packages=(
   libembryo-bin                      # embryo_cc compiles rectool npc's PAWN scripts (rectool_npc)
   openjdk-17-jdk-headless            # javac and jar: builds and tests the Java client (clients/java)
   nats-server                        # the NATS fleet tests (fleet_nats*)
+  python3-venv python3-setuptools-whl python3-wheel-whl  # pip installs the Python client offline (python_install)
+  maven libmaven-compiler-plugin-java libmaven-resources-plugin-java libsurefire-java
+    libmaven-jar-plugin-java junit4  # Maven builds and tests the Java client offline (java_maven)
   openssl                            # certificates for the NATS TLS tests (tests/clients/test_python_nats_secure.py)
 )
 

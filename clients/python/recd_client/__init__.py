@@ -10,4 +10,6 @@ from .wire import encode_binary, encode_ndjson, parse_url
 
 __all__ = ["Client", "ServerError", "PublishError", "EncodeError", "FORMATS", "WireFormat",
            "encode_binary", "encode_ndjson", "parse_url", "fleet_partition", "fleet_subject"]
+# recd's version (project(VERSION) in the top CMakeLists.txt), also the installed package's
+# (pyproject.toml); tests/clients/client_versions.sh fails when the two differ.
 __version__ = "0.1.0"
