@@ -52,8 +52,12 @@ const char *session_hold_over(const recd_session *s, uint64_t bytes)
     const session_env *env = s->env;
     if (s->held + bytes > env->cfg->limits.session_state)
         return "limits.session_state";
-    if (env->held + bytes > env->cfg->limits.process_buffer / 2)
+    uint64_t process_bound = env->cfg->limits.process_buffer / 2;
+    if (env->held + bytes > process_bound)
         return "half of limits.process_buffer";
+    /* One peer may hold half of that, so that its sessions cannot take all of it from others. */
+    if (s->peer && s->peer->held + bytes > process_bound / 2)
+        return "its peer's share, a quarter of limits.process_buffer";
     return NULL;
 }
 
@@ -61,6 +65,8 @@ void session_hold(recd_session *s, uint64_t bytes)
 {
     s->held += bytes;
     s->env->held += bytes;
+    if (s->peer)
+        s->peer->held += bytes;
 }
 
 void session_release(recd_session *s, uint64_t bytes)
@@ -69,6 +75,8 @@ void session_release(recd_session *s, uint64_t bytes)
         bytes = s->held;
     s->held -= bytes;
     s->env->held -= bytes;
+    if (s->peer)
+        s->peer->held -= bytes;
 }
 
 void session_note_pending(recd_session *s, uint64_t now_ms)

@@ -231,10 +231,10 @@ static void destroy(recd_session *s)
     if (s->in_table)
         leave_table(r, s);
     session_account(s, -(int64_t)s->buffered);
-    leave_peer(s);
     writer_queue_discard(&s->queue);
     free_format(s);
     session_release(s, s->held); /* what the format did not let go itself */
+    leave_peer(s);               /* after its bytes and held state were given back */
     if (r->on.freed)
         r->on.freed(r->on.data, s);
     free(s);

@@ -103,7 +103,7 @@ const row recd_cfg_rows[] = {
     {"limits.session_state", T_SIZE, OFF(limits.session_state), 64 * KIB, TIB, F_LIVE, "16MiB", NULL,
      "State one session keeps because of what its peer sent (a CARLA session's live actors and "
      "their records). A message that would take it over is refused. All sessions' state together "
-     "may take at most half of limits.process_buffer."},
+     "may take at most half of limits.process_buffer, and one peer's sessions half of that."},
     {"limits.part_rate", T_U32, OFF(limits.part_rate), 1, 1000000, F_LIVE | F_ZERO_OFF, "10", NULL,
      "New parts a samp-player session may start per second by changing state type, vehicle or "
      "seat (up to this many at once); a state that would start one beyond it is refused. 0 = no "

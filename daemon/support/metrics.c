@@ -580,7 +580,8 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
         "Bytes accepted but not yet written, over all sessions.", NULL, 0);
     add(r, &bad, &m->session_state_bytes, G, "recd_session_state_bytes",
         "State sessions keep because of what their peers sent (CARLA live actors), over all "
-        "sessions: bounded by limits.session_state each and half of limits.process_buffer in all.",
+        "sessions: bounded by limits.session_state each, a quarter of limits.process_buffer per "
+        "peer and half in all.",
         NULL, 0);
     add(r, &bad, &m->state_refusals_total, C, "recd_state_refusals_total",
         "Messages refused because they would take a session's state past its bound, by what: "

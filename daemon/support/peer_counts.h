@@ -25,6 +25,7 @@ typedef struct peer_entry {
     uint32_t refs;  /* holders: connections, or sessions until they are freed */
     uint32_t open;  /* sessions of it in the session table (open or dormant) */
     uint64_t bytes; /* bytes its sessions hold unwritten */
+    uint64_t held;  /* state its sessions keep (live actors...): session_hold() */
 } peer_entry;
 
 typedef struct peer_counts {
