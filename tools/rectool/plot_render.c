@@ -235,7 +235,9 @@ static void draw_marker_labels(plot_pen *p, const rt_plot_data *d)
 static void draw_speed_legend(plot_pen *p)
 {
     const rt_plot_layout *l = p->l;
-    double x = l->map.x + 10, y = l->map.y + l->map.h - 22, w = 160;
+    double x = l->map.x + 10, y = l->map.y + l->map.h - 22, w = fmin(160, l->map.w * 0.45);
+    if (!rt_plot_labels_claim(p->labels, (rt_plot_rect){x, y, w, 8}, ""))
+        return;
     for (int k = 0; k < 64; k++) {
         double rgb[3];
         rt_plot_speed_colour(l->max_speed * k / 63.0, l->max_speed, rgb);
@@ -243,7 +245,6 @@ static void draw_speed_legend(plot_pen *p)
         cairo.cairo_rectangle(p->cr, x + w * k / 64.0, y, w / 64.0 + 0.5, 8);
         cairo.cairo_fill(p->cr);
     }
-    rt_plot_labels_claim(p->labels, (rt_plot_rect){x, y, w, 8}, "");
     char s[64];
     cairo.cairo_set_source_rgb(p->cr, 0, 0, 0);
     snprintf(s, sizeof s, "speed 0 - %.0f km/h%s", l->max_speed * MPS_TO_KMH,
@@ -278,6 +279,8 @@ static void draw_scale_bar(plot_pen *p)
 {
     rt_plot_rect b = p->l->scale_bar;
     double y = b.y + b.h - 4;
+    if (!rt_plot_labels_claim(p->labels, (rt_plot_rect){b.x - 1, y - 5, b.w + 2, 6}, ""))
+        return; /* no room left on a small map */
     cairo.cairo_set_source_rgb(p->cr, 0, 0, 0);
     cairo.cairo_set_line_width(p->cr, 2);
     cairo.cairo_move_to(p->cr, b.x, y - 5);
@@ -285,7 +288,6 @@ static void draw_scale_bar(plot_pen *p)
     cairo.cairo_line_to(p->cr, b.x + b.w, y);
     cairo.cairo_line_to(p->cr, b.x + b.w, y - 5);
     cairo.cairo_stroke(p->cr);
-    rt_plot_labels_claim(p->labels, (rt_plot_rect){b.x - 1, y - 5, b.w + 2, 6}, "");
     char s[32];
     double m = p->l->scale_bar_m;
     if (m >= 1000)
