@@ -235,7 +235,10 @@ static void draw_marker_labels(plot_pen *p, const rt_plot_data *d)
 static void draw_speed_legend(plot_pen *p)
 {
     const rt_plot_layout *l = p->l;
-    double x = l->map.x + 10, y = l->map.y + l->map.h - 22, w = fmin(160, l->map.w * 0.45);
+    /* Right of the title, off the map; else in the map's bottom left corner. */
+    double w = fmin(160, l->map.w * 0.45), x = l->map.x + l->map.w - w, y = 4;
+    if (!rt_plot_labels_free_at(p->labels, (rt_plot_rect){x - 40, y, w + 40, 28}))
+        x = l->map.x + 10, y = l->map.y + l->map.h - 22;
     if (!rt_plot_labels_claim(p->labels, (rt_plot_rect){x, y, w, 8}, ""))
         return;
     for (int k = 0; k < 64; k++) {
@@ -249,7 +252,7 @@ static void draw_speed_legend(plot_pen *p)
     cairo.cairo_set_source_rgb(p->cr, 0, 0, 0);
     snprintf(s, sizeof s, "speed 0 - %.0f km/h%s", l->max_speed * MPS_TO_KMH,
              l->clipped ? " (and faster)" : "");
-    label(p, x, y + 19, 10, 0, s);
+    label(p, x + w, y + 19, 10, 2, s);
 }
 
 static void draw_series_legend(plot_pen *p, const rt_plot_data *d)
