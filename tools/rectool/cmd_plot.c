@@ -18,9 +18,11 @@
 static const char usage[] =
     "usage: rectool plot FILE... [--from S] [--to S] [--size WxH] -o OUT.svg|OUT.png\n"
     "\n"
-    "Draws a top-down route map of each recording (north up; one file is coloured by speed, several\n"
-    "files each get their own colour; start is a green disc, end a black square), a speed-over-time\n"
-    "panel, and a health panel (health and armour on foot, vehicle health for vehicles).\n"
+    "Draws a top-down route map of each recording (north up, with a scale bar; one file is coloured\n"
+    "by speed, several get their own colours: the legend names the 10 longest tracks, the others are\n"
+    "grey; start is a green disc, end a black square), a speed-over-time panel (its axis covers 99%\n"
+    "of the samples; faster ones are marked red at its top), and a health panel when the tracks\n"
+    "carry health (health and armour on foot, vehicle health for vehicles). Time reads m:ss.\n"
     "Works for every format whose librecd entry has a track (.rec, .recap, and CARLA logs: every\n"
     "vehicle and walker).\n"
     "\n"
@@ -66,7 +68,7 @@ int cmd_plot(int argc, char **argv)
         {"size", required_argument, NULL, 's'},   {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     double from = 0, to = -1;
-    rt_plot_opts po = {1000, 1000};
+    rt_plot_opts po = {1000, 1000, NULL};
     const char *output = NULL, *why = NULL;
     int c;
     rt_getopt_reset();

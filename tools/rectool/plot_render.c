@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Plot drawing with cairo (PNG and SVG surfaces): route map, speed panel, health panel. */
+/* Plot drawing with cairo (PNG and SVG surfaces): route map, speed panel, health panel, their
+ * axes, legends and labels (placed where they overlap no other label, else dropped). */
 #include "plot_render.h"
 
 #include <errno.h>
@@ -14,6 +15,8 @@
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
 
+#include "plot_scale.h"
+
 #include "base/dl_table.h"
 #include "file_io.h"
 
@@ -27,7 +30,8 @@
     X(cairo_set_font_size) X(cairo_set_line_cap) X(cairo_set_line_join) X(cairo_set_line_width)    \
     X(cairo_set_source_rgb) X(cairo_show_text) X(cairo_status) X(cairo_status_to_string)           \
     X(cairo_stroke) X(cairo_surface_destroy) X(cairo_surface_finish) X(cairo_surface_status)       \
-    X(cairo_surface_write_to_png_stream) X(cairo_svg_surface_create_for_stream)
+    X(cairo_surface_write_to_png_stream) X(cairo_svg_surface_create_for_stream)                  \
+    X(cairo_text_extents)
 static struct {
     CAIRO_FUNCTIONS(DL_POINTER)
 } cairo;
@@ -63,93 +67,60 @@ static void tick(plot_ticks *t)
     }
 }
 
-/* The map draws every point once, the panels two or three times (speed, then health, armour). */
-static unsigned passes_of(const rt_plot_series *s) { return s->kind == RECD_TRACK_VEHICLE ? 3 : 4; }
-
-static const double series_palette[][3] = {
-    {0.12, 0.47, 0.71}, {0.89, 0.10, 0.11}, {0.20, 0.63, 0.17}, {0.42, 0.24, 0.60},
-    {1.00, 0.50, 0.00}, {0.65, 0.34, 0.16}, {0.97, 0.51, 0.75}, {0.30, 0.30, 0.30},
-};
-
-void rt_plot_series_colour(size_t i, double rgb[3])
+/* The map draws every point once, the panels once for speed and, with a health panel, once for
+ * vehicle health or twice on foot (health, armour). */
+static unsigned passes_of(const rt_plot_layout *l, const rt_plot_series *s)
 {
-    const double *c = series_palette[i % (sizeof series_palette / sizeof series_palette[0])];
-    memcpy(rgb, c, 3 * sizeof *rgb);
+    if (!l->has_health)
+        return 2;
+    return s->kind == RECD_TRACK_VEHICLE ? 3 : 4;
 }
 
-/* Slow blue, through green and yellow, to fast red. */
-void rt_plot_speed_colour(double speed, double max_speed, double rgb[3])
-{
-    static const double stops[4][3] = {
-        {0.15, 0.30, 0.90}, {0.10, 0.70, 0.35}, {0.95, 0.80, 0.10}, {0.85, 0.10, 0.10}};
-    double f = max_speed > 0 ? speed / max_speed : 0;
-    f = f < 0 ? 0 : f > 1 ? 1 : f;
-    double pos = f * 3.0;
-    int k = pos >= 3.0 ? 2 : (int)pos;
-    double u = pos - k;
-    for (int c = 0; c < 3; c++)
-        rgb[c] = stops[k][c] + (stops[k + 1][c] - stops[k][c]) * u;
-}
-
-void rt_plot_layout_compute(const rt_plot_data *d, const rt_plot_opts *o, rt_plot_layout *l)
-{
-    memset(l, 0, sizeof *l);
-    double w = o->width, h = o->height;
-    double margin = 10, top = 34;
-    l->map = (rt_plot_rect){margin, top, w - 2 * margin, h * 0.62 - top};
-    double panel_h = (h - (l->map.y + l->map.h) - 3 * margin) / 2;
-    l->speed_panel = (rt_plot_rect){60, l->map.y + l->map.h + margin + 4, w - 60 - margin - 4,
-                                    panel_h - 8};
-    l->health_panel = (rt_plot_rect){60, l->speed_panel.y + panel_h + margin, l->speed_panel.w,
-                                     panel_h - 8};
-    double min_x = INFINITY, max_x = -INFINITY, min_y = INFINITY, max_y = -INFINITY;
-    l->t0 = INFINITY;
-    l->t1 = -INFINITY;
-    l->max_speed = 1.0;
-    for (size_t i = 0; i < d->n; i++) {
-        for (size_t k = 0; k < d->s[i].n; k++) {
-            const recd_track_point *p = &d->s[i].pts[k];
-            min_x = fmin(min_x, p->x), max_x = fmax(max_x, p->x);
-            min_y = fmin(min_y, p->y), max_y = fmax(max_y, p->y);
-            l->t0 = fmin(l->t0, p->t), l->t1 = fmax(l->t1, p->t);
-            if (isfinite(p->speed))
-                l->max_speed = fmax(l->max_speed, p->speed);
-        }
-    }
-    if (!isfinite(min_x)) {
-        min_x = min_y = 0, max_x = max_y = 1;
-        l->t0 = 0, l->t1 = 1;
-    }
-    if (l->t1 <= l->t0)
-        l->t1 = l->t0 + 1;
-    double span_x = fmax(max_x - min_x, 1.0), span_y = fmax(max_y - min_y, 1.0);
-    double inner = 24; /* room for the markers */
-    double sx = (l->map.w - 2 * inner) / span_x, sy = (l->map.h - 2 * inner) / span_y;
-    l->scale = fmin(sx, sy);
-    l->min_x = min_x;
-    l->min_y = min_y;
-    l->max_y = max_y;
-    l->pad_x = (l->map.w - span_x * l->scale) / 2 + (span_x - (max_x - min_x)) * l->scale / 2;
-    l->pad_y = (l->map.h - span_y * l->scale) / 2 + (span_y - (max_y - min_y)) * l->scale / 2;
-    l->by_speed = d->n == 1;
-}
-
-void rt_plot_map_point(const rt_plot_layout *l, double x, double y, double *px, double *py)
-{
-    *px = l->map.x + l->pad_x + (x - l->min_x) * l->scale;
-    *py = l->map.y + l->pad_y + (l->max_y - y) * l->scale; /* north up */
-}
+/* One drawing: the cairo context, the layout and the labels drawn so far. */
+typedef struct plot_pen {
+    cairo_t *cr;
+    const rt_plot_layout *l;
+    rt_plot_labels *labels;
+    double width;
+} plot_pen;
 
 static void set_rgb(cairo_t *cr, const double rgb[3])
 {
     cairo.cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
 }
 
-static void text_at(cairo_t *cr, double x, double y, double size, const char *s)
+/* The box of s drawn at baseline (x, y) in size. */
+static rt_plot_rect text_box(cairo_t *cr, double x, double y, double size, const char *s)
 {
+    cairo_text_extents_t e;
     cairo.cairo_set_font_size(cr, size);
-    cairo.cairo_move_to(cr, x, y);
-    cairo.cairo_show_text(cr, s);
+    cairo.cairo_text_extents(cr, s, &e);
+    return (rt_plot_rect){x, y - size * 0.95, e.x_advance, size * 1.2};
+}
+
+/* Draws s with its box at r (from text_box) when r overlaps no label drawn before. */
+static bool label_in(plot_pen *p, rt_plot_rect r, double size, const char *s)
+{
+    if (!rt_plot_labels_claim(p->labels, r, s))
+        return false;
+    cairo.cairo_set_font_size(p->cr, size);
+    cairo.cairo_move_to(p->cr, r.x, r.y + size * 0.95);
+    cairo.cairo_show_text(p->cr, s);
+    return true;
+}
+
+/* A label at baseline y, its left (align 0), centre (1) or right end (2) at x, kept inside the
+ * picture; false when it would overlap another label (it is then not drawn). */
+static bool label(plot_pen *p, double x, double y, double size, int align, const char *s)
+{
+    rt_plot_rect r = text_box(p->cr, x, y, size, s);
+    if (r.w > p->width) {
+        p->labels->dropped++;
+        return false;
+    }
+    r.x -= align * r.w / 2;
+    r.x = fmax(0, fmin(r.x, p->width - r.w));
+    return label_in(p, r, size, s);
 }
 
 static void draw_frame(cairo_t *cr, rt_plot_rect r)
@@ -166,11 +137,11 @@ static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_serie
                        plot_ticks *t)
 {
     double rgb[3];
-    rt_plot_series_colour(i, rgb);
-    cairo.cairo_set_line_width(cr, ROUTE_WIDTH);
+    rt_plot_track_colour(l, i, rgb);
     cairo.cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
     cairo.cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     if (!l->by_speed) {
+        cairo.cairo_set_line_width(cr, rgb[0] == rgb[1] && rgb[1] == rgb[2] ? 1.5 : ROUTE_WIDTH);
         set_rgb(cr, rgb);
         for (size_t k = 0; k < s->n; k++) {
             double px, py;
@@ -187,6 +158,7 @@ static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_serie
         return;
     }
     /* One segment per step, coloured by the step's mean speed. */
+    cairo.cairo_set_line_width(cr, ROUTE_WIDTH);
     for (size_t k = 0; k + 1 < s->n || (s->n == 1 && k == 0); k++) {
         const recd_track_point *a = &s->pts[k], *b = &s->pts[s->n == 1 ? 0 : k + 1];
         tick(t);
@@ -201,14 +173,7 @@ static void draw_route(cairo_t *cr, const rt_plot_layout *l, const rt_plot_serie
     }
 }
 
-/* A marker's label, to the left of it near the map's right edge. */
-static void marker_label(cairo_t *cr, const rt_plot_layout *l, double x, double y, const char *s)
-{
-    bool left = x + 50 > l->map.x + l->map.w;
-    text_at(cr, left ? x - 40 : x + 9, y, 11, s);
-}
-
-static void draw_markers(cairo_t *cr, const rt_plot_layout *l, const rt_plot_series *s)
+static void draw_marker_shapes(cairo_t *cr, const rt_plot_layout *l, const rt_plot_series *s)
 {
     if (s->n == 0)
         return;
@@ -221,7 +186,6 @@ static void draw_markers(cairo_t *cr, const rt_plot_layout *l, const rt_plot_ser
     cairo.cairo_set_source_rgb(cr, 0, 0, 0);
     cairo.cairo_set_line_width(cr, 1.5);
     cairo.cairo_stroke(cr);
-    marker_label(cr, l, x, y - 6, "start");
     rt_plot_map_point(l, s->pts[s->n - 1].x, s->pts[s->n - 1].y, &x, &y);
     cairo.cairo_rectangle(cr, x - 6, y - 6, 12, 12);
     cairo.cairo_set_source_rgb(cr, 0, 0, 0);
@@ -229,38 +193,111 @@ static void draw_markers(cairo_t *cr, const rt_plot_layout *l, const rt_plot_ser
     cairo.cairo_rectangle(cr, x - 2.5, y - 2.5, 5, 5);
     cairo.cairo_set_source_rgb(cr, 1, 1, 1);
     cairo.cairo_fill(cr);
-    cairo.cairo_set_source_rgb(cr, 0, 0, 0);
-    marker_label(cr, l, x, y + 14, "end");
 }
 
-static void draw_speed_legend(cairo_t *cr, const rt_plot_layout *l)
+static bool inside(rt_plot_rect outer, rt_plot_rect r)
 {
-    double x = l->map.x + 10, y = l->map.y + l->map.h - 22, w = 160;
+    return r.x >= outer.x && r.y >= outer.y && r.x + r.w <= outer.x + outer.w &&
+           r.y + r.h <= outer.y + outer.h;
+}
+
+/* A marker's label at the first free place around it inside the map, or none. */
+static void marker_label(plot_pen *p, double x, double y, const char *s)
+{
+    static const double at[4][2] = {{9, -6}, {-9, -6}, {9, 14}, {-9, 14}};
+    rt_plot_rect r = text_box(p->cr, 0, 0, 11, s);
+    for (int k = 0; k < 4; k++) {
+        rt_plot_rect c = r;
+        c.x = x + at[k][0] - (at[k][0] < 0 ? r.w : 0);
+        c.y = y + at[k][1] - 11 * 0.95;
+        if (inside(p->l->map, c) && rt_plot_labels_free_at(p->labels, c)) {
+            cairo.cairo_set_source_rgb(p->cr, 0, 0, 0);
+            label_in(p, c, 11, s);
+            return;
+        }
+    }
+    p->labels->dropped++;
+}
+
+/* Start and end labels of the tracks the legend names (the others are grey and unlabelled). */
+static void draw_marker_labels(plot_pen *p, const rt_plot_data *d)
+{
+    for (size_t k = 0; k < p->l->legend_n; k++) {
+        const rt_plot_series *s = &d->s[p->l->legend[k]];
+        double x, y;
+        rt_plot_map_point(p->l, s->pts[0].x, s->pts[0].y, &x, &y);
+        marker_label(p, x, y, "start");
+        rt_plot_map_point(p->l, s->pts[s->n - 1].x, s->pts[s->n - 1].y, &x, &y);
+        marker_label(p, x, y, "end");
+    }
+}
+
+static void draw_speed_legend(plot_pen *p)
+{
+    const rt_plot_layout *l = p->l;
+    /* Right of the title, off the map; else in the map's bottom left corner. */
+    double w = fmin(160, l->map.w * 0.45), x = l->map.x + l->map.w - w, y = 4;
+    if (!rt_plot_labels_free_at(p->labels, (rt_plot_rect){x - 40, y, w + 40, 28}))
+        x = l->map.x + 10, y = l->map.y + l->map.h - 22;
+    if (!rt_plot_labels_claim(p->labels, (rt_plot_rect){x, y, w, 8}, ""))
+        return;
     for (int k = 0; k < 64; k++) {
         double rgb[3];
         rt_plot_speed_colour(l->max_speed * k / 63.0, l->max_speed, rgb);
-        set_rgb(cr, rgb);
-        cairo.cairo_rectangle(cr, x + w * k / 64.0, y, w / 64.0 + 0.5, 8);
-        cairo.cairo_fill(cr);
+        set_rgb(p->cr, rgb);
+        cairo.cairo_rectangle(p->cr, x + w * k / 64.0, y, w / 64.0 + 0.5, 8);
+        cairo.cairo_fill(p->cr);
     }
     char s[64];
-    cairo.cairo_set_source_rgb(cr, 0, 0, 0);
-    snprintf(s, sizeof s, "speed 0 - %.0f km/h", l->max_speed * MPS_TO_KMH);
-    text_at(cr, x, y + 19, 10, s);
+    cairo.cairo_set_source_rgb(p->cr, 0, 0, 0);
+    snprintf(s, sizeof s, "speed 0 - %.0f km/h%s", l->max_speed * MPS_TO_KMH,
+             l->clipped ? " (and faster)" : "");
+    label(p, x + w, y + 19, 10, 2, s);
 }
 
-static void draw_series_legend(cairo_t *cr, const rt_plot_layout *l, const rt_plot_data *d)
+static void draw_series_legend(plot_pen *p, const rt_plot_data *d)
 {
-    for (size_t i = 0; i < d->n && i < 12; i++) {
+    const rt_plot_layout *l = p->l;
+    double y = l->map.y + 14;
+    for (size_t k = 0; k < l->legend_n; k++, y += 14) {
         double rgb[3];
-        rt_plot_series_colour(i, rgb);
-        double y = l->map.y + 14 + 14.0 * (double)i;
-        set_rgb(cr, rgb);
-        cairo.cairo_rectangle(cr, l->map.x + 8, y - 7, 16, 6);
-        cairo.cairo_fill(cr);
-        cairo.cairo_set_source_rgb(cr, 0, 0, 0);
-        text_at(cr, l->map.x + 30, y, 10, d->s[i].label);
+        rt_plot_series_colour(k, rgb);
+        set_rgb(p->cr, rgb);
+        cairo.cairo_rectangle(p->cr, l->map.x + 8, y - 7, 16, 6);
+        cairo.cairo_fill(p->cr);
+        rt_plot_labels_claim(p->labels, (rt_plot_rect){l->map.x + 8, y - 7, 16, 6}, "");
+        cairo.cairo_set_source_rgb(p->cr, 0, 0, 0);
+        label(p, l->map.x + 30, y, 10, 0, d->s[l->legend[k]].label);
     }
+    if (l->legend_more) {
+        char s[64];
+        snprintf(s, sizeof s, "and %zu more (grey)", l->legend_more);
+        cairo.cairo_set_source_rgb(p->cr, 0, 0, 0);
+        label(p, l->map.x + 30, y, 10, 0, s);
+    }
+}
+
+/* The bar (with end ticks) and its length above it. */
+static void draw_scale_bar(plot_pen *p)
+{
+    rt_plot_rect b = p->l->scale_bar;
+    double y = b.y + b.h - 4;
+    if (!rt_plot_labels_claim(p->labels, (rt_plot_rect){b.x - 1, y - 5, b.w + 2, 6}, ""))
+        return; /* no room left on a small map */
+    cairo.cairo_set_source_rgb(p->cr, 0, 0, 0);
+    cairo.cairo_set_line_width(p->cr, 2);
+    cairo.cairo_move_to(p->cr, b.x, y - 5);
+    cairo.cairo_line_to(p->cr, b.x, y);
+    cairo.cairo_line_to(p->cr, b.x + b.w, y);
+    cairo.cairo_line_to(p->cr, b.x + b.w, y - 5);
+    cairo.cairo_stroke(p->cr);
+    char s[32];
+    double m = p->l->scale_bar_m;
+    if (m >= 1000)
+        snprintf(s, sizeof s, "%g km", m / 1000);
+    else
+        snprintf(s, sizeof s, "%g m", m);
+    label(p, b.x + b.w / 2, y - 8, 10, 1, s);
 }
 
 static double panel_x(const rt_plot_layout *l, rt_plot_rect r, double t)
@@ -301,33 +338,157 @@ static void draw_panel_line(cairo_t *cr, const rt_plot_layout *l, rt_plot_rect r
         pen = true;
     }
     set_rgb(cr, rgb);
-    cairo.cairo_set_line_width(cr, 1.5);
+    cairo.cairo_set_line_width(cr, rgb[0] == rgb[1] && rgb[1] == rgb[2] ? 0.6 : 1.5);
     double dash[] = {5, 3};
     cairo.cairo_set_dash(cr, dash, dashed ? 2 : 0, 0);
     cairo.cairo_stroke(cr);
     cairo.cairo_set_dash(cr, NULL, 0, 0);
 }
 
-static void draw_axes(cairo_t *cr, const rt_plot_layout *l, rt_plot_rect r, const char *label,
-                      double max, bool time_labels)
+/* A red wedge at the top of the speed panel over each sample above the axis (one per pixel). */
+static void draw_clip_marks(cairo_t *cr, const rt_plot_layout *l, const rt_plot_data *d)
 {
-    draw_frame(cr, r);
-    char s[64];
-    cairo.cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-    snprintf(s, sizeof s, "%.0f", max);
-    text_at(cr, r.x - 32, r.y + 9, 9, s);
-    text_at(cr, r.x - 12, r.y + r.h, 9, "0");
-    text_at(cr, r.x + 2, r.y - 3, 10, label); /* above the frame: lines may run along the top */
-    if (time_labels) {
-        snprintf(s, sizeof s, "%.1f s", l->t0);
-        text_at(cr, r.x, r.y + r.h + 11, 9, s);
-        snprintf(s, sizeof s, "%.1f s", l->t1);
-        text_at(cr, r.x + r.w - 40, r.y + r.h + 11, 9, s);
+    rt_plot_rect r = l->speed_panel;
+    cairo.cairo_set_source_rgb(cr, 0.85, 0.1, 0.1);
+    for (size_t i = 0; i < d->n; i++) {
+        double last = -1e9;
+        for (size_t k = 0; k < d->s[i].n; k++) {
+            const recd_track_point *p = &d->s[i].pts[k];
+            double x = panel_x(l, r, p->t);
+            if (!(p->speed * MPS_TO_KMH > l->speed_axis_kmh) || x - last < 3)
+                continue;
+            last = x;
+            cairo.cairo_move_to(cr, x - 3.5, r.y + 6);
+            cairo.cairo_line_to(cr, x + 3.5, r.y + 6);
+            cairo.cairo_line_to(cr, x, r.y);
+            cairo.cairo_fill(cr);
+        }
     }
 }
 
-static void draw(cairo_t *cr, const rt_plot_data *d, const rt_plot_layout *l, plot_ticks *t)
+/* Value ticks (grid lines and numbers) from 0 to max on the left of r, the caption above it. */
+static void draw_value_axis(plot_pen *p, rt_plot_rect r, const char *caption,
+                            const char *short_caption, double max)
 {
+    draw_frame(p->cr, r);
+    double step = rt_plot_nice_step(max, fmax(r.h / 25, 2));
+    char s[64];
+    for (double v = 0; v <= max + step * 1e-6; v += step) {
+        double y = r.y + r.h - v / max * r.h;
+        cairo.cairo_set_source_rgb(p->cr, 0.85, 0.85, 0.85);
+        cairo.cairo_set_line_width(p->cr, 1);
+        cairo.cairo_move_to(p->cr, r.x, y);
+        cairo.cairo_line_to(p->cr, r.x + r.w, y);
+        cairo.cairo_stroke(p->cr);
+        cairo.cairo_set_source_rgb(p->cr, 0.2, 0.2, 0.2);
+        cairo.cairo_move_to(p->cr, r.x - 4, y);
+        cairo.cairo_line_to(p->cr, r.x, y);
+        cairo.cairo_stroke(p->cr);
+        snprintf(s, sizeof s, "%g", v);
+        label(p, r.x - 6, y + 3, 9, 2, s);
+    }
+    cairo.cairo_set_source_rgb(p->cr, 0.2, 0.2, 0.2);
+    /* Above the frame (lines may run along its top); the short one when the long does not fit. */
+    if (!label(p, r.x + 2, r.y - 3, 10, 0, caption) && short_caption)
+        label(p, r.x + 2, r.y - 3, 10, 0, short_caption);
+}
+
+/* Time ticks on r's bottom edge; numbers (m:ss) and the axis name only under the last panel. */
+static void draw_time_axis(plot_pen *p, rt_plot_rect r, bool numbers)
+{
+    const rt_plot_layout *l = p->l;
+    double step = rt_plot_time_step(l->t1 - l->t0, fmax(r.w / 80, 1));
+    char s[32];
+    cairo.cairo_set_source_rgb(p->cr, 0.2, 0.2, 0.2);
+    cairo.cairo_set_line_width(p->cr, 1);
+    for (double t = ceil(l->t0 / step - 1e-9) * step; t <= l->t1 + step * 1e-6; t += step) {
+        double x = panel_x(l, r, t);
+        cairo.cairo_move_to(p->cr, x, r.y + r.h);
+        cairo.cairo_line_to(p->cr, x, r.y + r.h + 4);
+        cairo.cairo_stroke(p->cr);
+        if (!numbers)
+            continue;
+        rt_plot_format_time(t, step, s, sizeof s);
+        label(p, x, r.y + r.h + 15, 9, 1, s);
+    }
+    if (numbers)
+        label(p, r.x + r.w, r.y + r.h + 29, 10, 2, "time (m:ss)");
+}
+
+static bool listed(const rt_plot_layout *l, size_t i)
+{
+    for (size_t k = 0; k < l->legend_n; k++)
+        if (l->legend[k] == i)
+            return true;
+    return false;
+}
+
+static void draw_panels(plot_pen *p, const rt_plot_data *d, plot_ticks *t)
+{
+    const rt_plot_layout *l = p->l;
+    char caption[96];
+    if (l->clipped)
+        snprintf(caption, sizeof caption, "speed (km/h); %zu faster samples marked red at the top",
+                 l->clipped);
+    else
+        snprintf(caption, sizeof caption, "speed (km/h)");
+    draw_value_axis(p, l->speed_panel, caption, "speed (km/h)", l->speed_axis_kmh);
+    draw_time_axis(p, l->speed_panel, !l->has_health);
+    if (l->has_health) {
+        draw_value_axis(p, l->health_panel, l->health_caption, NULL, 100);
+        draw_time_axis(p, l->health_panel, true);
+    }
+    for (size_t n = 0; n < 2 * d->n; n++) {
+        size_t i = n % d->n; /* the grey tracks first, under the named ones */
+        if (listed(l, i) != (n >= d->n))
+            continue;
+        double rgb[3];
+        if (l->by_speed)
+            rgb[0] = 0.12, rgb[1] = 0.30, rgb[2] = 0.65;
+        else
+            rt_plot_track_colour(l, i, rgb);
+        const rt_plot_series *s = &d->s[i];
+        draw_panel_line(p->cr, l, l->speed_panel, s, 0, l->speed_axis_kmh, rgb, false, t);
+        if (!l->has_health)
+            continue;
+        if (s->kind == RECD_TRACK_VEHICLE) {
+            draw_panel_line(p->cr, l, l->health_panel, s, 3, 100, rgb, false, t);
+        } else {
+            draw_panel_line(p->cr, l, l->health_panel, s, 1, 100, rgb, false, t);
+            draw_panel_line(p->cr, l, l->health_panel, s, 2, 100, rgb, true, t);
+        }
+    }
+    draw_clip_marks(p->cr, l, d);
+}
+
+static void draw_map(plot_pen *p, const rt_plot_data *d, plot_ticks *t)
+{
+    const rt_plot_layout *l = p->l;
+    draw_frame(p->cr, l->map);
+    cairo.cairo_save(p->cr);
+    cairo.cairo_rectangle(p->cr, l->map.x, l->map.y, l->map.w, l->map.h);
+    cairo.cairo_clip(p->cr);
+    for (size_t n = 0; n < 2 * d->n; n++) {
+        size_t i = n % d->n; /* the grey tracks first, under the named ones */
+        if (listed(l, i) == (n >= d->n))
+            draw_route(p->cr, l, &d->s[i], i, t);
+    }
+    for (size_t k = 0; k < l->legend_n; k++) /* the grey tracks go unmarked */
+        draw_marker_shapes(p->cr, l, &d->s[l->legend[k]]);
+    cairo.cairo_restore(p->cr);
+    /* Legends and the scale bar first: the marker labels then take the places left. */
+    if (l->by_speed)
+        draw_speed_legend(p);
+    else
+        draw_series_legend(p, d);
+    draw_scale_bar(p);
+    draw_marker_labels(p, d);
+}
+
+static void draw(cairo_t *cr, const rt_plot_data *d, const rt_plot_layout *l, double width,
+                 rt_plot_labels *labels, plot_ticks *t)
+{
+    plot_pen p = {cr, l, labels, width};
     cairo.cairo_set_source_rgb(cr, 1, 1, 1);
     cairo.cairo_paint(cr);
     cairo.cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
@@ -336,42 +497,12 @@ static void draw(cairo_t *cr, const rt_plot_data *d, const rt_plot_layout *l, pl
     if (d->n == 1)
         snprintf(title, sizeof title, "%s (%zu samples)", d->s[0].label, d->s[0].n);
     else
-        snprintf(title, sizeof title, "%zu tracks from %zu files", d->n, d->files);
+        snprintf(title, sizeof title, "%zu tracks from %zu file%s", d->n, d->files,
+                 d->files == 1 ? "" : "s");
     cairo.cairo_set_source_rgb(cr, 0, 0, 0);
-    text_at(cr, 10, 22, 14, title);
-    draw_frame(cr, l->map);
-    cairo.cairo_save(cr);
-    cairo.cairo_rectangle(cr, l->map.x, l->map.y, l->map.w, l->map.h);
-    cairo.cairo_clip(cr);
-    for (size_t i = 0; i < d->n; i++)
-        draw_route(cr, l, &d->s[i], i, t);
-    for (size_t i = 0; i < d->n; i++)
-        draw_markers(cr, l, &d->s[i]);
-    cairo.cairo_restore(cr);
-    if (l->by_speed)
-        draw_speed_legend(cr, l);
-    else
-        draw_series_legend(cr, l, d);
-
-    double max_kmh = l->max_speed * MPS_TO_KMH;
-    draw_axes(cr, l, l->speed_panel, "speed (km/h)", max_kmh, false);
-    draw_axes(cr, l, l->health_panel, "health % (solid), armour % (dashed), vehicle health / 10",
-              100, true);
-    for (size_t i = 0; i < d->n; i++) {
-        double rgb[3];
-        if (l->by_speed)
-            rgb[0] = 0.12, rgb[1] = 0.30, rgb[2] = 0.65;
-        else
-            rt_plot_series_colour(i, rgb);
-        const rt_plot_series *s = &d->s[i];
-        draw_panel_line(cr, l, l->speed_panel, s, 0, max_kmh, rgb, false, t);
-        if (s->kind == RECD_TRACK_VEHICLE) {
-            draw_panel_line(cr, l, l->health_panel, s, 3, 100, rgb, false, t);
-        } else {
-            draw_panel_line(cr, l, l->health_panel, s, 1, 100, rgb, false, t);
-            draw_panel_line(cr, l, l->health_panel, s, 2, 100, rgb, true, t);
-        }
-    }
+    label(&p, 10, 22, 14, 0, title);
+    draw_map(&p, d, t);
+    draw_panels(&p, d, t);
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -412,13 +543,20 @@ int rt_plot_render(const rt_plot_data *d, const rt_plot_opts *o, const char *pat
     }
     plot_ticks t = {progress && progress->fn ? progress : NULL, 0, 0, 0};
     for (size_t i = 0; i < d->n; i++)
-        t.total += (uint64_t)d->s[i].n * passes_of(&d->s[i]);
+        t.total += (uint64_t)d->s[i].n * passes_of(&l, &d->s[i]);
     cairo_surface_t *surface =
         svg ? cairo.cairo_svg_surface_create_for_stream(write_part, &out, o->width, o->height)
             : cairo.cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
+    rt_plot_labels *labels = o->labels ? o->labels : malloc(sizeof *labels);
     cairo_t *cr = cairo.cairo_create(surface);
-    draw(cr, d, &l, &t);
-    cairo_status_t st = cairo.cairo_status(cr);
+    bool drawn = labels != NULL;
+    if (drawn) {
+        labels->n = labels->dropped = 0;
+        draw(cr, d, &l, o->width, labels, &t);
+    }
+    if (labels != o->labels)
+        free(labels);
+    cairo_status_t st = drawn ? cairo.cairo_status(cr) : CAIRO_STATUS_NO_MEMORY;
     cairo.cairo_destroy(cr);
     if (st == CAIRO_STATUS_SUCCESS && !svg)
         st = cairo.cairo_surface_write_to_png_stream(surface, write_part, &out);

@@ -102,7 +102,7 @@ static void test_one_file_by_speed(void **state)
     assert_int_equal(rt_plot_add_file(&d, "drive.rec", f.data, f.len, 0, -1, NULL, err, sizeof err), 0);
     assert_int_equal(d.n, 1);
     assert_int_equal(d.s[0].n, 21);
-    rt_plot_opts o = {480, 400};
+    rt_plot_opts o = {480, 400, NULL};
     const char *png = tmp_path("one.png");
     assert_int_equal(rt_plot_render(&d, &o, png, NULL, err, sizeof err), 0);
     cairo_surface_t *s = read_png(png, 480, 400);
@@ -142,7 +142,7 @@ static void test_overlay_and_range(void **state)
     assert_int_equal(d.n, 2);
     assert_int_equal(d.s[0].n, 11); /* t = 0.5 .. 1.5 s */
     assert_true(d.s[0].pts[0].t == 0.5 && d.s[1].pts[10].t == 1.5);
-    rt_plot_opts o = {400, 400};
+    rt_plot_opts o = {400, 400, NULL};
     const char *png = tmp_path("two.png");
     assert_int_equal(rt_plot_render(&d, &o, png, NULL, err, sizeof err), 0);
     cairo_surface_t *s = read_png(png, 400, 400);
@@ -204,7 +204,7 @@ static void test_corpus(void **state)
             /* Legacy and damaged files are refused with a reason, never drawn. */
             assert_true(rc < 0 && err[0]);
         } else if (d.points > 1) {
-            rt_plot_opts o = {300, 300};
+            rt_plot_opts o = {300, 300, NULL};
             const char *png = tmp_path("corpus.png");
             assert_int_equal(rt_plot_render(&d, &o, png, NULL, err, sizeof err), 0);
             cairo_surface_t *s = read_png(png, 300, 300);
@@ -245,7 +245,7 @@ static void check_carla_plot(const char *name, const uint8_t *buf, size_t len, s
         fail_msg("%s: %zu series, expected at least %zu", name, d.n, min_series);
     for (size_t i = 0; i < d.n; i++)
         assert_true(d.s[i].actor > 0 && d.s[i].n > 0);
-    rt_plot_opts o = {400, 400};
+    rt_plot_opts o = {400, 400, NULL};
     const char *png = tmp_path("carla.png");
     assert_int_equal(rt_plot_render(&d, &o, png, NULL, err, sizeof err), 0);
     cairo_surface_t *s = read_png(png, 400, 400);
