@@ -17,7 +17,7 @@
 
 static const char usage[] =
     "usage: rectool generate --format FORMAT --duration DUR [--scenario SCENARIO] [--seed N]\n"
-    "                        [--actors N] -o OUT\n"
+    "                        [--actors N] [--width f32|f64] [--ids TABLE] -o OUT\n"
     "\n"
     "Writes a synthetic recording that is identical, byte for byte, for the same arguments on\n"
     "every host. OUT is written as OUT.part and renamed when complete; '-o -' writes to stdout.\n"
@@ -31,6 +31,8 @@ static const char usage[] =
     "                       at most 7d\n"
     "  --seed N             any unsigned 64-bit number, decimal or 0x-hex (default 1)\n"
     "  --actors N           carla: vehicles and walkers, 1..65000 (default 50)\n"
+    "  --width W            carla: vector width, f32 (UE4 builds, default) or f64 (UE5)\n"
+    "  --ids TABLE          carla: packet-id table, 0.9.13 | 0.9.15 | 0.9.16 (default)\n"
     "  -o, --output OUT     output file\n"
     "  -h, --help           show this help\n"
     "\n"
@@ -76,7 +78,8 @@ typedef struct generate_args {
     recd_synth_params p;
     const char *output;
     bool have_format, have_duration;
-    uint32_t actors; /* carla */
+    recd_synth_carla_layout carla; /* --actors, --width, --ids */
+    const char *carla_option;      /* the last carla-only option given, for its error */
 } generate_args;
 
 /* Fills a from argv; returns -1 to go on, or the exit code to return now. */
@@ -85,12 +88,14 @@ static int parse_args(int argc, char **argv, generate_args *a)
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'},   {"scenario", required_argument, NULL, 's'},
         {"duration", required_argument, NULL, 'd'}, {"seed", required_argument, NULL, 'S'},
-        {"actors", required_argument, NULL, 'A'},
+        {"actors", required_argument, NULL, 'A'},   {"width", required_argument, NULL, 'W'},
+        {"ids", required_argument, NULL, 'I'},
         {"output", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->p.scenario = RECD_SYNTH_SCENARIO_MIXED;
     a->p.seed = 1;
+    a->carla = (recd_synth_carla_layout){.width = 4, .ids = RECD_CARLA_IDS_0_9_16};
     rt_getopt_reset();
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -119,9 +124,22 @@ static int parse_args(int argc, char **argv, generate_args *a)
             unsigned long n = strtoul(optarg, &end, 10);
             if (!*optarg || *end || n == 0 || n > 65000)
                 return rt_usage_error("generate", usage, "bad --actors '%s' (1..65000)", optarg);
-            a->actors = (uint32_t)n;
+            a->carla.actors = (uint32_t)n;
+            a->carla_option = "--actors";
             break;
         }
+        case 'W':
+            if (strcmp(optarg, "f32") != 0 && strcmp(optarg, "f64") != 0)
+                return rt_usage_error("generate", usage, "bad --width '%s' (f32 or f64)", optarg);
+            a->carla.width = optarg[1] == '6' ? 8 : 4;
+            a->carla_option = "--width";
+            break;
+        case 'I':
+            if (!recd_carla_ids_parse(optarg, &a->carla.ids))
+                return rt_usage_error("generate", usage,
+                                      "bad --ids '%s' (0.9.13, 0.9.15 or 0.9.16)", optarg);
+            a->carla_option = "--ids";
+            break;
         case 'o': a->output = optarg; break;
         case 'h': fputs(usage, stdout); return RT_EXIT_OK;
         default: return rt_bad_option("generate", usage, argv, c);
@@ -135,6 +153,8 @@ static int parse_args(int argc, char **argv, generate_args *a)
         return rt_usage_error("generate", usage, "--duration is required");
     if (!a->output || !*a->output)
         return rt_usage_error("generate", usage, "-o OUT is required");
+    if (a->carla_option && a->p.format != RECD_SYNTH_FORMAT_CARLA)
+        return rt_usage_error("generate", usage, "%s is for --format carla only", a->carla_option);
     const char *why;
     if (recd_synth_params_check(&a->p, &why) < 0)
         return rt_usage_error("generate", usage, "%s", why);
@@ -175,7 +195,7 @@ int cmd_generate(int argc, char **argv)
     rt_progress_start(&progress.bar, "generating", a.p.duration_ms, strcmp(a.output, "-") != 0);
     rt_progress_set_unit(&progress.bar, RT_UNIT_REC_MS, NULL);
     rc = a.p.format == RECD_SYNTH_FORMAT_CARLA
-             ? recd_synth_write_carla(&a.p, a.actors, sink, &units)
+             ? recd_synth_write_carla_layout(&a.p, &a.carla, sink, &units)
              : recd_synth_write_progress(&a.p, sink, &units, on_progress, &progress);
     rt_progress_finish(&progress.bar);
     if (rc == 0)

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "file_io.h"
 #include "formats.h"
+#include "json_dump.h"
 #include "json_text.h"
 #include "recd/common.h"
 #include "recd/format.h"
@@ -173,8 +174,7 @@ int cmd_info(int argc, char **argv)
         }
         json_t *obj = describe(argv[i], nfiles == 1, show_all, &exit_code);
         if (as_json) {
-            size_t flags = JSON_REAL_PRECISION(10) | (nfiles == 1 ? JSON_INDENT(2) : JSON_COMPACT);
-            if (json_dumpf(obj, stdout, flags) < 0)
+            if (rt_json_dump(stdout, obj, nfiles == 1) < 0)
                 exit_code = RT_EXIT_IO;
             fputc('\n', stdout);
         } else {

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recd/carla.h"
 #include "recd/common.h"
 #include "recd/recap.h"
 #include "recd/samp_rec.h"
@@ -141,6 +142,17 @@ RECD_API int recd_synth_write_recap(const recd_synth_params *p, recd_sink sink,
 #define RECD_SYNTH_CARLA_MAX_ACTORS 65000u
 RECD_API int recd_synth_write_carla(const recd_synth_params *p, uint32_t actors, recd_sink sink,
                                     uint64_t *frames_out);
+/* The same log with a chosen layout: vector width 4 (f32, UE4 builds) or 8 (f64, UE5), and the
+ * id table of 0.9.13 (then without VisualTime, which 0.9.13 lacks), 0.9.15 or 0.9.16.
+ * -EINVAL for any other width or table. */
+typedef struct recd_synth_carla_layout {
+    uint32_t actors; /* as above */
+    uint8_t width;   /* 4 or 8 */
+    recd_carla_ids ids;
+} recd_synth_carla_layout;
+RECD_API int recd_synth_write_carla_layout(const recd_synth_params *p,
+                                           const recd_synth_carla_layout *layout, recd_sink sink,
+                                           uint64_t *frames_out);
 
 /* Writes whatever p->format asks for through sink. units_out (may be NULL): blocks for .rec,
  * ticks for .recap. */

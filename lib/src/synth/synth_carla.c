@@ -3,7 +3,8 @@
  * crossing (green 10 s, yellow 3 s, red 13 s, phases shifted per crossing), vehicles driving the
  * roads and turning at crossings, walkers on the pavements, a collision sensor parented to the
  * first vehicle, and every few seconds two vehicles touching (a Collision event) and a walker
- * leaving and another arriving. Written at 20 frames/s through the carla importer, so the
+ * leaving and another arriving. Every actor's BoundingBox is recorded in the frame it spawns in,
+ * as CARLA does. Written at 20 frames/s through the carla importer, so the
  * output is what recd writes for a live episode. */
 #include "recd/synth.h"
 
@@ -26,12 +27,14 @@ typedef struct actor {
     double x, y, z, yaw, speed; /* cm, degrees, cm/s */
     int axis;                   /* vehicles: 0 along x, 1 along y */
     int dir;                    /* +1 / -1 */
+    bool boxed;                 /* its BoundingBox is recorded */
 } actor;
 
 typedef struct gen {
     recd_synth_rng rng;
     actor *actors;
     uint32_t n, next_id, lights, collisions;
+    bool visual_time; /* the id table has VisualTime (0.9.15 and later) */
     recd_importer im;
     recd_buf rec[RECD_CARLA_KIND_COUNT];
     uint32_t count[RECD_CARLA_KIND_COUNT];
@@ -133,6 +136,23 @@ static void move(gen *g, actor *a)
     a->yaw = a->axis == 0 ? (a->dir > 0 ? 0 : 180) : (a->dir > 0 ? 90 : -90);
 }
 
+/* CARLA records an actor's local box once, when it spawns: vehicles about 4.7 x 2 x 1.5 m,
+ * walkers 0.4 x 0.4 x 1.9 m (origin and half extents, cm). */
+static void put_box(gen *g, actor *a)
+{
+    recd_buf *b = &g->rec[RECD_CARLA_BOUNDING_BOX];
+    put32(b, a->id);
+    if (a->vehicle) {
+        putvec(b, 0, 0, 75);
+        putvec(b, 235, 100, 75);
+    } else {
+        putvec(b, 0, 0, 0);
+        putvec(b, 19, 19, 93);
+    }
+    g->count[RECD_CARLA_BOUNDING_BOX]++;
+    a->boxed = true;
+}
+
 static void light_state(double t, uint32_t i, uint8_t *state, double *in_state)
 {
     double c = fmod(t + 7.0 * i, 26.0);
@@ -151,6 +171,8 @@ static int frame(gen *g, uint64_t id, double t, char *err, size_t errlen)
         actor *a = &g->actors[i];
         if (id > 1)
             move(g, a);
+        if (!a->boxed)
+            put_box(g, a);
         put32(pos, a->id);
         putvec(pos, a->x, a->y, a->z);
         putvec(pos, 0, 0, a->yaw);
@@ -207,13 +229,15 @@ static int frame(gen *g, uint64_t id, double t, char *err, size_t errlen)
     recd_buf_append(&g->rec[RECD_CARLA_VISUAL_TIME], tb, 8);
     static const uint8_t kinds[] = {RECD_CARLA_POSITION, RECD_CARLA_STATE, RECD_CARLA_ANIM_VEHICLE,
                                     RECD_CARLA_ANIM_WALKER, RECD_CARLA_VEHICLE_LIGHT, RECD_CARLA_KINEMATICS,
-                                    RECD_CARLA_TRAFFIC_LIGHT_TIME, RECD_CARLA_PLATFORM_TIME,
+                                    RECD_CARLA_BOUNDING_BOX, RECD_CARLA_TRAFFIC_LIGHT_TIME, RECD_CARLA_PLATFORM_TIME,
                                     RECD_CARLA_VISUAL_TIME};
     recd_carla_packet pk[sizeof kinds];
     size_t n = 0;
     for (size_t i = 0; i < sizeof kinds; i++) {
         unsigned k = kinds[i];
         bool countless = k == RECD_CARLA_PLATFORM_TIME || k == RECD_CARLA_VISUAL_TIME;
+        if (k == RECD_CARLA_VISUAL_TIME && !g->visual_time)
+            continue;
         if (!countless && k != RECD_CARLA_POSITION && k != RECD_CARLA_STATE && g->count[k] == 0)
             continue;
         pk[n++] = (recd_carla_packet){.kind = (uint8_t)k, .count = g->count[k],
@@ -279,6 +303,7 @@ static int happenings(gen *g, char *err, size_t errlen)
         put32(&b, a->id);
         rc = send_event(g, RECD_CARLA_EVENT_DEL, &b, err, errlen);
         a->id = g->next_id++;
+        a->boxed = false; /* boxed in the next frame, the first that holds it */
         place(g, a);
         char bp[40];
         snprintf(bp, sizeof bp, "walker.pedestrian.%04u", 1 + a->id % 40);
@@ -293,15 +318,26 @@ static int happenings(gen *g, char *err, size_t errlen)
 int recd_synth_write_carla(const recd_synth_params *p, uint32_t actors, recd_sink sink,
                            uint64_t *frames_out)
 {
+    recd_synth_carla_layout layout = {.actors = actors, .width = 4, .ids = RECD_CARLA_IDS_0_9_16};
+    return recd_synth_write_carla_layout(p, &layout, sink, frames_out);
+}
+
+int recd_synth_write_carla_layout(const recd_synth_params *p,
+                                  const recd_synth_carla_layout *layout, recd_sink sink,
+                                  uint64_t *frames_out)
+{
     if (frames_out)
         *frames_out = 0;
+    uint32_t actors = layout->actors;
     if (recd_synth_params_check(p, NULL) < 0 || p->format != RECD_SYNTH_FORMAT_CARLA ||
-        actors > RECD_SYNTH_CARLA_MAX_ACTORS)
+        actors > RECD_SYNTH_CARLA_MAX_ACTORS || (layout->width != 4 && layout->width != 8) ||
+        !recd_carla_ids_name(layout->ids)[0])
         return -EINVAL;
     gen g;
     memset(&g, 0, sizeof g);
     recd_synth_rng_seed(&g.rng, p->seed);
     g.n = actors ? actors : 50;
+    g.visual_time = layout->ids != RECD_CARLA_IDS_0_9_13;
     g.lights = GRID * GRID;
     g.next_id = 2 + g.lights;
     g.actors = calloc(g.n, sizeof *g.actors);
@@ -316,7 +352,7 @@ int recd_synth_write_carla(const recd_synth_params *p, uint32_t actors, recd_sin
     recd_importer_init(&g.im, RECD_MSG_FMT_CARLA, sink);
     char map[] = "Town10HD_Opt";
     recd_carla_open o = {.date = 1700000000 + (int64_t)(p->seed % 100000000), .map = map,
-                         .width = 4, .ids = RECD_CARLA_IDS_0_9_16, .additional_data = true};
+                         .width = layout->width, .ids = layout->ids, .additional_data = true};
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_CARLA);
     m.open.carla = &o;

@@ -51,7 +51,7 @@ static int carla_verify(const uint8_t *buf, size_t len, recd_format_verdict *out
                         "the last frame's duration is %g, CARLA's writer leaves -1", s.last_duration);
     out->valid = errors == 0;
     snprintf(out->summary, sizeof out->summary, "carla %s %s, %llu frames, %g s%s",
-             recd_carla_ids_name(s.r.ids), s.r.width == 8 ? "f64" : "f32",
+             carla_reader_ids_label(&s.r), s.r.width == 8 ? "f64" : "f32",
              (unsigned long long)s.frames, s.frames ? s.last_elapsed : 0.0,
              s.raw_packets ? ", unknown packets kept" : "");
     return out->valid ? 0 : -EBADMSG;

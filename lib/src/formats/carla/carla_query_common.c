@@ -66,7 +66,7 @@ int carla_put_json_header(const carla_reader *r, recd_buf *out)
         rc = msg_json_append_string(out, (const char *)r->hdr.map, r->hdr.map_len);
     if (rc == 0)
         rc = carla_out_printf(out, ",\"date\":%" PRId64 ",\"ids\":\"%s\",\"width\":\"%s\"", r->hdr.date,
-                        recd_carla_ids_name(r->ids), r->width == 8 ? "f64" : "f32");
+                        carla_reader_ids_label(r), r->width == 8 ? "f64" : "f32");
     return rc;
 }
 

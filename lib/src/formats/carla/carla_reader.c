@@ -92,6 +92,11 @@ static void detect(carla_reader *r)
     r->ids = has23 ? RECD_CARLA_IDS_0_9_16 : later ? RECD_CARLA_IDS_0_9_15 : RECD_CARLA_IDS_0_9_13;
 }
 
+const char *carla_reader_ids_label(const carla_reader *r)
+{
+    return r->interim_ids ? "ue4-dev-interim" : recd_carla_ids_name(r->ids);
+}
+
 int carla_reader_init(carla_reader *r, const uint8_t *buf, size_t len, recd_report *report)
 {
     memset(r, 0, sizeof *r);

@@ -248,7 +248,19 @@ static void test_ids_21_to_23_by_size(void **state)
         }
     }
     assert_int_equal(kinds, 3);
+    assert_string_equal(carla_reader_ids_label(&r), "ue4-dev-interim");
     carla_reader_free(&r);
+    /* info --json and verify name the same table export refuses, not 0.9.16 */
+    recd_buf info = {0};
+    char ierr[256] = "";
+    assert_int_equal(recd_carla_info(file.data, file.len, false, true, &info, ierr, sizeof ierr), 0);
+    recd_buf_append(&info, "", 1);
+    assert_non_null(strstr((const char *)info.data, "\"ids\":\"ue4-dev-interim\""));
+    recd_buf_free(&info);
+    recd_format_verdict v;
+    memset(&v, 0, sizeof v);
+    recd_format_verify(recd_format_find("carla"), file.data, file.len, &v, NULL);
+    assert_non_null(strstr(v.summary, "carla ue4-dev-interim f32"));
     /* recd cannot write that table again: export says so instead of changing bytes */
     recd_buf text = {0};
     char err[256] = "";
