@@ -385,7 +385,7 @@ delete_root() {
 check_root_deleted() {
     local n
     n=$(find "$root" -type f | wc -l)
-    if ! grep -q 'output root .* was removed' "$recd_log"; then
+    if ! grep -Eq 'output root .* was (removed|replaced)' "$recd_log"; then
         root_deleted_ok=1 root_deleted_detail="recd did not log that its output root was removed"
     elif [ "$n" -eq 0 ]; then
         root_deleted_ok=1 root_deleted_detail="nothing was written into the recreated output root"
