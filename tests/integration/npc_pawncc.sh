@@ -107,6 +107,21 @@ compile samp samp
 compile openmp openmp
 compile fcnpc samp fcnpc
 
+# A recording may hold what PAWN has no literal for: the session again, its vehicle part's first
+# position made NaN, infinity and 3e38 (a .rec stores any float), still compiles.
+vehicle=$(python3 -c 'import json,sys; print([p["path"] for p in json.load(open(sys.argv[1]))["parts"] if p["type"] == "vehicle"][0])' "$manifest")
+python3 - "$tmp/out/$vehicle" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<3f", data, 8 + 12 + 16, float("nan"), float("inf"), 3e38)  # header, ids/keys, rotation
+open(sys.argv[1], "wb").write(data)
+PY
+cp "$tmp/npc_bob.fcnpc.pwn" "$tmp/finite.fcnpc.pwn"
+compile samp samp
+compile openmp openmp
+compile fcnpc samp fcnpc
+cmp -s "$tmp/finite.fcnpc.pwn" "$tmp/npc_bob.fcnpc.pwn" && fail "the NaN position did not reach the script"
+
 # The check must catch what it is here for: a wrong call and a tag mismatch.
 sed 's/FCNPC_PutInVehicle(recd_npc, /FCNPC_PutInVehicle(/' "$tmp/npc_bob.fcnpc.pwn" >"$tmp/arity.pwn"
 sed 's/^new bool:recd_in_vehicle = false;/new bool:recd_in_vehicle = 0.5;/' "$tmp/npc_bob.samp.pwn" >"$tmp/tag.pwn"
