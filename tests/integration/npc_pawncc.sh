@@ -45,7 +45,7 @@ YAML
 cat >"$tmp/send.py" <<'PY'
 import json, socket, sys
 host, port = sys.argv[1].rsplit(":", 1)
-key = sys.argv[2]
+key, scale = sys.argv[2], float(sys.argv[3])
 def onfoot(t):
     return {"type": "state", "session": key, "t": t, "left_right": 0, "up_down": -128, "keys": 8,
             "position": [1000.0 + t / 100, -1000.0, 13.5], "rotation": [1.0, 0.0, 0.0, 0.0],
@@ -67,13 +67,13 @@ out += [json.dumps(m) for m in states] + [json.dumps({"type": "close", "session"
 s = socket.create_connection((host, int(port)))
 s.sendall(("\n".join(out) + "\n").encode())
 s.shutdown(socket.SHUT_WR)
-s.settimeout(30)
+s.settimeout(30 * scale)  # recd closes after reading it all
 reply = s.recv(4096)
 if reply:
     sys.exit("daemon replied: %r" % reply)
 PY
 start_recd "$tmp/log" --config "$tmp/recd.yaml"
-python3 "$tmp/send.py" "${tcp#tcp://}" npc_bob || fail "send the session"
+python3 "$tmp/send.py" "${tcp#tcp://}" npc_bob "${RECD_TEST_TIME_SCALE:-1}" || fail "send the session"
 kill -TERM "$recd_pid"
 wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
 recd_pid=
