@@ -192,7 +192,7 @@ int listener_open(recd_ingest *g, const recd_listen_config *cfg, recd_listener *
     int rc = cfg->transport == RECD_WIRE_UDP ? open_udp(l) : open_stream(l, why, whylen);
     if (rc < 0) {
         if (!why[0])
-            snprintf(why, whylen, "%s: %s", cfg->url, uv_strerror(rc));
+            snprintf(why, whylen, "%s", uv_strerror(rc)); /* the caller names the URL */
         if (l->remove_path)
             unlink(l->cfg.path);
         if (l->h.handle.type != UV_UNKNOWN_HANDLE) /* initialised: libuv must close it */

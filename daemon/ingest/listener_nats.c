@@ -18,9 +18,9 @@
 int listener_nats_open(recd_ingest *g, const recd_listen_config *cfg, recd_listener **out,
                        char *why, size_t whylen)
 {
-    (void)g;
+    (void)g, (void)cfg;
     *out = NULL;
-    snprintf(why, whylen, "%s: this recd was built without NATS support (libnats-dev)", cfg->url);
+    snprintf(why, whylen, "this recd was built without NATS support (libnats-dev)");
     return -ENOTSUP;
 }
 void listener_nats_retire(recd_listener *l) { (void)l; }
@@ -231,8 +231,7 @@ int listener_nats_open(recd_ingest *g, const recd_listen_config *cfg, recd_liste
              src->url.port);
     default_names(src, c);
     if (!name_ok(src->stream) || !name_ok(src->instance)) {
-        snprintf(why, whylen, "%s: nats.stream and nats.instance may hold only A-Z a-z 0-9 _ -",
-                 cfg->url);
+        snprintf(why, whylen, "nats.stream and nats.instance may hold only A-Z a-z 0-9 _ -");
         rc = -EINVAL;
         goto fail;
     }
@@ -269,12 +268,12 @@ int listener_nats_open(recd_ingest *g, const recd_listen_config *cfg, recd_liste
     snprintf(src->last_error, sizeof src->last_error, "not connected yet");
     pthread_mutex_unlock(&src->lock);
     if ((rc = uv_async_init(g->loop, &l->h.async, on_async)) < 0) {
-        snprintf(why, whylen, "%s: %s", cfg->url, uv_strerror(rc));
+        snprintf(why, whylen, "%s", uv_strerror(rc));
         goto fail;
     }
     l->h.handle.data = l;
     if (pthread_create(&src->worker, NULL, nats_worker_main, src) != 0) {
-        snprintf(why, whylen, "%s: cannot start the NATS worker thread", cfg->url);
+        snprintf(why, whylen, "cannot start the NATS worker thread");
         l->nats = NULL;
         uv_close(&l->h.handle, on_closed);
         source_free(src);
@@ -288,7 +287,7 @@ int listener_nats_open(recd_ingest *g, const recd_listen_config *cfg, recd_liste
     return 0;
 fail:
     if (!why[0])
-        snprintf(why, whylen, "%s: %s", cfg->url, recd_strerror(rc));
+        snprintf(why, whylen, "%s", recd_strerror(rc));
     source_free(src);
     free(l);
     return rc;

@@ -53,6 +53,30 @@ printf 'listen:\n  - unix://%s/nodir/in.sock\noutput:\n  root: %s/recordings\nme
 expect 1 timeout 20 "$RECD" --config "$tmp/unbindable.yaml"
 grep -q "cannot listen on unix://" "$tmp/err" || fail "no startup error: $(cat "$tmp/err")"
 
+# A TCP port in use: the error names the URL once, then says why.
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True); time.sleep(600)' >"$tmp/hold.port" &
+    holder=$!
+    for _ in $(seq 300); do [ -s "$tmp/hold.port" ] && break; sleep 0.1; done
+    port=$(cat "$tmp/hold.port")
+    if [ -n "$port" ]; then
+        expect 1 timeout 20 "$RECD" --listen "tcp://127.0.0.1:$port" --output "$tmp/recordings" \
+            --metrics 127.0.0.1:0
+        line=$(grep "cannot listen on" "$tmp/err")
+        [ "$(printf '%s' "$line" | grep -o "tcp://127.0.0.1:$port" | wc -l)" -eq 1 ] ||
+            fail "the port-in-use error does not name the URL exactly once: '$line'"
+        printf '%s' "$line" | grep -qi "address already in use" || fail "the port-in-use error does not say why: '$line'"
+    else
+        fail "could not hold a TCP port for the port-in-use check"
+    fi
+    kill "$holder" 2>/dev/null
+    wait "$holder" 2>/dev/null
+else
+    echo "note: python3 not installed; the port-in-use message was not checked"
+fi
+
 # The hardened unit: systemd-analyze scores it at most 2.0.
 # (systemd/recd.service.in is the template that install fills in; tests/integration/package_deb.sh
 # checks the installed unit.)

@@ -236,6 +236,17 @@ expect 2 "$RECTOOL" export "$tmp/foot.rec" "$tmp/many/../foot.rec" --to jsonl -o
 [ -e "$tmp/batch3" ] && fail "a batch export refused for clashing names made its folder"
 expect 2 "$RECTOOL" export "$tmp/foot.rec" "$tmp/car.rec" --to jsonl -o "$tmp/foot.jsonl"
 
+# ---- usage errors name every choice ----
+expect 2 "$RECTOOL" generate --format nope --duration 1s -o "$tmp/nope.rec"
+grep -q "unknown format 'nope' (samp-onfoot, samp-vehicle, recap, carla)" "$tmp/err" ||
+    fail "generate's format error leaves a format out: $(head -1 "$tmp/err")"
+expect 2 "$RECTOOL" generate --format carla --scenario nope --duration 1s -o "$tmp/nope.rec"
+grep -q "unknown scenario 'nope' (idle, walk, drive, mixed, traffic)" "$tmp/err" ||
+    fail "generate's scenario error leaves a scenario out: $(head -1 "$tmp/err")"
+expect 2 "$RECTOOL" send "$tmp/foot.rec" --to ftp://127.0.0.1:1
+grep -q "tcp://, udp://, unix:// or nats://" "$tmp/err" ||
+    fail "send's URL error leaves a scheme out: $(head -1 "$tmp/err")"
+
 # ---- no progress bar on a pipe ----
 mkdir "$tmp/many"
 for i in $(seq 1 40); do cp "$tmp/foot.rec" "$tmp/many/f$i.rec"; done

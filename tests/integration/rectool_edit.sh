@@ -37,8 +37,16 @@ read -r _ first last <<<"$(first_last "$tmp/cutk.rec")"
 [ "$first" -ge 10000 ] && [ "$last" -lt 20000 ] || fail "cut --keep-time: $first $last"
 expect 2 "$R" cut "$tmp/car.rec" --from 20s --to 10s -o "$tmp/bad.rec"
 no_output "$tmp/bad.rec"
+# Past the end: the message gives the file's length in seconds, not the range in raw ms.
 expect 2 "$R" cut "$tmp/car.rec" --from 500s -o "$tmp/bad.rec"
-grep -q "no block" "$tmp/err" || fail "cut past the end does not say why"
+grep -q "the cut starts at 500 s, past the end: the file is only 59.9[0-9]* s long" "$tmp/err" ||
+    fail "cut past the end does not give the file's length: $(cat "$tmp/err")"
+grep -q "500000" "$tmp/err" && fail "cut past the end names the range in raw ms: $(cat "$tmp/err")"
+no_output "$tmp/bad.rec"
+# A range between blocks of a gappy file (none here: a range inside one 50 ms step) says so too.
+expect 2 "$R" cut "$tmp/car.rec" --from 10001 --to 10002 -o "$tmp/bad.rec"
+grep -q "no block from 10.001 s to 10.002 s (the file's last block is at 59.9[0-9]* s)" "$tmp/err" ||
+    fail "an empty cut inside the file: $(cat "$tmp/err")"
 no_output "$tmp/bad.rec"
 expect 2 "$R" cut "$tmp/car.rec" --from x -o "$tmp/bad.rec"
 expect 2 "$R" cut "$tmp/car.rec"

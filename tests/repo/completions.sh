@@ -68,6 +68,18 @@ got=$(complete_words _rectool rectool exp)
 [ "$got" = export ] || fail "bash: 'rectool exp<TAB>' gave '$got', not export"
 got=$(complete_words _rectool rectool generate --format r)
 [ "$got" = recap ] || fail "bash: 'rectool generate --format r<TAB>' gave '$got', not recap"
+# generate --format offers every format `rectool generate --help` lists (carla included), in bash
+# and zsh.
+gen_formats=$("$RECTOOL" generate --help 2>&1 | sed -n 's/^ *--format FORMAT *//p' | tr -d '|')
+[ -n "$gen_formats" ] || fail "no format list in rectool generate --help"
+got=$(complete_words _rectool rectool generate --format "")
+same_set "$gen_formats" "$got" ||
+    fail "bash: 'rectool generate --format <TAB>' gave '$(echo $got)', not '$(echo $gen_formats)'"
+zsh_gen=$(sed -n 's/^generate_formats=(\(.*\))$/\1/p' "$comp/zsh/_rectool" |
+    sed "s/\$formats/$(sed -n 's/^formats=(\(.*\))$/\1/p' "$comp/zsh/_rectool")/")
+same_set "$gen_formats" "$zsh_gen" || fail "zsh: generate --format offers '$zsh_gen', not '$(echo $gen_formats)'"
+got=$(complete_words _rectool rectool generate --scenario t)
+[ "$got" = traffic ] || fail "bash: 'rectool generate --scenario t<TAB>' gave '$got', not traffic"
 got=$(complete_words _rectool rectool export x.rec --to j)
 [ "$got" = jsonl ] || fail "bash: 'rectool export x.rec --to j<TAB>' gave '$got', not jsonl"
 got=$(complete_words _rectool rectool verify --w)

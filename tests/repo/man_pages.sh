@@ -28,6 +28,23 @@ else
     echo "note: RECD not set (no daemon in this build); recd(8) and --print-config not checked"
 fi
 
+# recd(8)'s NAME line names every format recd records (rectool import --format's list).
+name_line=$(awk '/^# NAME/ { on = 1; next } on && NF { print; exit }' "$man_dir/recd.8.scd")
+recorded=$("$RECTOOL" import --help 2>&1 | awk 'index($0, "-f, --format FORMAT") { getline; print; exit }' | tr -d ',' | sed 's/ or / /')
+[ -n "$recorded" ] || fail "no format list in rectool import --help"
+for f in $recorded; do
+    case "$f" in
+    samp-*) word=.rec ;;
+    recap) word=Recap ;;
+    carla) word=CARLA ;;
+    *) word=$f ;;
+    esac
+    case "$name_line" in
+    *"$word"*) ;;
+    *) fail "recd.8.scd's NAME line does not name $f ($word): '$name_line'" ;;
+    esac
+done
+
 # rectool(1): one '## COMMAND' section per command (and '## COMMAND SUB' per subcommand), holding
 # each of its options.
 rectool_section() {

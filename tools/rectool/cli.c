@@ -125,7 +125,7 @@ int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
                           recd_synth_format *format)
 {
     if (recd_synth_format_parse(text, format) < 0)
-        return rt_usage_error(cmd, usage, "unknown format '%s' (samp-onfoot, samp-vehicle, recap)",
+        return rt_usage_error(cmd, usage, "unknown format '%s' (samp-onfoot, samp-vehicle, recap, carla)",
                               text);
     return 0;
 }
@@ -134,6 +134,6 @@ int rt_parse_synth_scenario(const char *cmd, const char *usage, const char *text
                             recd_synth_scenario *scenario)
 {
     if (recd_synth_scenario_parse(text, scenario) < 0)
-        return rt_usage_error(cmd, usage, "unknown scenario '%s' (idle, walk, drive, mixed)", text);
+        return rt_usage_error(cmd, usage, "unknown scenario '%s' (idle, walk, drive, mixed, traffic)", text);
     return 0;
 }

@@ -145,6 +145,13 @@ static void put_pawn_string(FILE *o, const char *s)
     fputc('"', o);
 }
 
+/* A float PAWN can read: a recording may hold NaN or infinity, which PAWN has no literal for
+ * ("nan" is an undefined symbol to pawncc); the NPC starts at 0 on that axis instead. */
+static double pawn_float(float v)
+{
+    return isfinite(v) ? (double)v : 0.0;
+}
+
 static void put_tables(FILE *o, const recd_player_manifest *m, const part_start *starts,
                        const char *onfoot, const char *vehicle)
 {
@@ -175,8 +182,8 @@ static void put_tables(FILE *o, const recd_player_manifest *m, const part_start 
         fprintf(o, "%s%u", i ? ", " : "", m->parts[i].has_seat ? m->parts[i].seat : 0u);
     fprintf(o, "};\nnew const Float:recd_part_start[RECD_PARTS][4] = {\n");
     for (size_t i = 0; i < n; i++)
-        fprintf(o, "    {%.4f, %.4f, %.4f, %.2f}%s\n", starts[i].x, starts[i].y, starts[i].z,
-                starts[i].angle, i + 1 < n ? "," : "");
+        fprintf(o, "    {%.4f, %.4f, %.4f, %.2f}%s\n", pawn_float(starts[i].x), pawn_float(starts[i].y),
+                pawn_float(starts[i].z), pawn_float(starts[i].angle), i + 1 < n ? "," : "");
     fprintf(o, "};\n\n");
 }
 

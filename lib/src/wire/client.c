@@ -130,6 +130,16 @@ static int connect_nats(recd_client **out, const char *url, const recd_client_op
     return 0;
 }
 
+/* tcp://, udp:// or unix://: the schemes recd_wire_url_parse reads (nats:// goes elsewhere). */
+static bool has_socket_scheme(const char *url)
+{
+    static const char *const schemes[] = {"tcp://", "udp://", "unix://"};
+    for (size_t i = 0; url && i < sizeof schemes / sizeof schemes[0]; i++)
+        if (strncmp(url, schemes[i], strlen(schemes[i])) == 0)
+            return true;
+    return false;
+}
+
 int recd_client_connect(recd_client **out, const char *url, const recd_client_options *opt,
                         char *err, size_t errlen)
 {
@@ -139,6 +149,8 @@ int recd_client_connect(recd_client **out, const char *url, const recd_client_op
     recd_wire_url u;
     char why[200];
     if (recd_wire_url_parse(url, &u, why, sizeof why) < 0) {
+        if (!has_socket_scheme(url)) /* the parser knows only the socket schemes */
+            snprintf(why, sizeof why, "the URL must start with tcp://, udp://, unix:// or nats://");
         wire_why(err, errlen, "bad URL '%s': %s", url ? url : "", why);
         return -EINVAL;
     }

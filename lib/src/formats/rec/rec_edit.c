@@ -4,6 +4,8 @@
  * previous one's; tracks read position, speed and health from each block. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdint.h>
 
 #include "formats/rec/rec_edit.h"
@@ -44,14 +46,46 @@ static int emit_state_at(const recd_msg *m, int64_t t, recd_msg_fn emit, void *c
     return emit(ctx, &c, err, errlen);
 }
 
+/* ms as seconds with no needless digits: "60 s", "2.5 s", "10.001 s". */
+static void seconds_text(int64_t ms, char *out, size_t cap)
+{
+    if (ms < 0)
+        ms = 0;
+    snprintf(out, cap, "%lld.%03lld", (long long)(ms / 1000), (long long)(ms % 1000));
+    char *end = out + strlen(out);
+    while (end[-1] == '0')
+        *--end = 0;
+    if (end[-1] == '.')
+        *--end = 0;
+    snprintf(end, cap - (size_t)(end - out), " s");
+}
+
+/* Why a cut kept no block, in the user's words: the file's length and the range asked for. */
+static void cut_nothing_why(const recd_cut_opts *o, int64_t last, char *err, size_t errlen)
+{
+    char from[32], to[32] = "the end", end[32];
+    seconds_text(o->from, from, sizeof from);
+    if (o->to >= 0)
+        seconds_text(o->to, to, sizeof to);
+    seconds_text(last > 0 ? last : 0, end, sizeof end);
+    if (last < 0)
+        msg_err(err, errlen, "the file holds no block to cut");
+    else if (o->from > last)
+        msg_err(err, errlen, "the cut starts at %s, past the end: the file is only %s long", from, end);
+    else
+        msg_err(err, errlen, "no block from %s to %s (the file's last block is at %s)", from, to, end);
+}
+
 static int rec_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_fn emit, void *ctx,
                    char *err, size_t errlen)
 {
     int rc = emit(ctx, &in->v[0], err, errlen); /* open */
-    int64_t first = -1;
+    int64_t first = -1, last = -1;
     uint64_t kept = 0;
     for (size_t i = 1; rc == 0 && i < in->n; i++) {
         int64_t t = rec_time_of(&in->v[i]);
+        if (t > last)
+            last = t;
         if (t < 0 || t < o->from || (o->to >= 0 && t >= o->to))
             continue;
         if (first < 0)
@@ -60,7 +94,7 @@ static int rec_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_fn
         kept++;
     }
     if (rc == 0 && kept == 0) {
-        msg_err(err, errlen, "no block in [%lld, %lld) ms", (long long)o->from, (long long)o->to);
+        cut_nothing_why(o, last, err, errlen);
         return -EINVAL;
     }
     if (rc == 0 && in->v[in->n - 1].type == RECD_MSG_CLOSE)
