@@ -36,8 +36,10 @@ asan: test-deps
 
 # The sanitizer pass skips the byte-by-byte cut test: it runs 12k repairs through the same code the
 # fuzzers and unit tests already exercise under ASan, and would take most of the time budget. The
-# client packaging tests (pip, Maven) run no C code of their own: once, in the normal build, is enough.
-ASAN_SKIP ?= ^(rectool_cut|python_install|java_maven)$$
+# client packaging tests (pip, Maven) run no C code of their own, and npc_pawncc compiles with a
+# Pawn compiler it builds first what rectool_npc already writes under ASan: once, in the normal
+# build, is enough.
+ASAN_SKIP ?= ^(rectool_cut|python_install|java_maven|npc_pawncc)$$
 
 test: build asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
