@@ -14,14 +14,16 @@
 #include "commands.h"
 #include "progress.h"
 
+/* One line saying what is wrong and where the options are: the whole help text would bury it. */
 int rt_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {
+    (void)usage; /* printed by --help only */
     va_list ap;
     fprintf(stderr, "rectool %s: ", cmd);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n\n%s", usage);
+    fprintf(stderr, "; see 'rectool %s --help'\n", cmd);
     return RT_EXIT_USAGE;
 }
 

@@ -423,6 +423,53 @@ static int set_auth(recd_msg *m, const char *auth)
 
 /* The progress bar's total: the files' blocks or ticks (their formats count them from the size
  * or the header), or lines of text; 0 (no bar) when one is standard input. Marks text tracks. */
+/* The latest message time of a file, for the warning before a long paced send. */
+static int note_span(void *ctx, const recd_msg *m, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    uint64_t *span_ms = ctx;
+    *span_ms = msg_time_ms(m, *span_ms);
+    return 0;
+}
+
+/* How long a paced send of the files lasts: the longest file's last time over speed; 0 when
+ * unknown (standard input, text files) or sent at full speed. */
+static double paced_seconds(char **files, int nfiles, double speed)
+{
+    uint64_t longest = 0;
+    for (int i = 0; i < nfiles && speed > 0; i++) {
+        rt_input in;
+        if (strcmp(files[i], "-") == 0 || rt_input_open(&in, files[i]) < 0)
+            return 0;
+        rt_sniffed what;
+        rt_sniff(in.data, in.len, &what);
+        uint64_t span = 0;
+        char err[200];
+        if (rt_sniffed_recording(&what) &&
+            recd_format_export(what.format, in.data, in.len, note_span, &span, err, sizeof err) == 0 &&
+            span > longest)
+            longest = span;
+        rt_input_close(&in);
+    }
+    return speed > 0 ? (double)longest / 1000.0 / speed : 0;
+}
+
+/* A paced send longer than this says how long it will take, and how not to wait. */
+#define PACED_WARN_SECONDS 10.0
+
+static void warn_if_slow(char **files, int nfiles, double speed)
+{
+    double secs = paced_seconds(files, nfiles, speed);
+    if (secs <= PACED_WARN_SECONDS)
+        return;
+    unsigned long whole = (unsigned long)(secs + 0.5);
+    fprintf(stderr,
+            "rectool send: paced at %gx the recording's own timing, this takes about %lum%02lus; "
+            "--speed max sends as fast as the connection takes it\n",
+            speed, whole / 60, whole % 60);
+}
+
 static uint64_t count_work(track *tracks, int nfiles, char **files)
 {
     uint64_t total = 0;
@@ -506,6 +553,7 @@ static int replay(const send_args *a, int nfiles, char **files)
     if (code == RT_EXIT_OK)
         code = connect_to(&s, a->to);
     if (code == RT_EXIT_OK) {
+        warn_if_slow(files, nfiles, a->speed);
         s.sessions = (unsigned long)nfiles;
         track *t;
         int reader_code = RT_EXIT_OK;
@@ -760,7 +808,10 @@ static int check_auth(const char *token, const char *url)
     recd_wire_url u;
     bool ndjson = recd_wire_url_parse(url, &u, NULL, 0) == 0 && u.encoding == RECD_WIRE_NDJSON;
     size_t max = ndjson ? RECD_AUTH_TOKEN_MAX : 255;
-    if (n == 0 || n > max)
+    if (n == 0)
+        return rt_usage_error("send", usage, "--auth needs a token; it is empty (is the variable "
+                              "that should hold it set?)");
+    if (n > max)
         return rt_usage_error("send", usage, "--auth: the token has %zu characters; 1..%zu%s", n,
                               max, ndjson ? "" : " in the binary encoding");
     return -1;
