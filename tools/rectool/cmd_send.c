@@ -59,7 +59,8 @@ static const char usage[] =
     "\n"
     "Synthetic load (loopback and Unix sockets only):\n"
     "  --synthetic          generate recordings with librecd's deterministic generator\n"
-    "  --format FORMAT      samp-onfoot | samp-vehicle | recap\n"
+    "  --format FORMAT      samp-onfoot | samp-vehicle | recap | samp-player (a player who\n"
+    "                       walks and drives in turns, 5 s each, in one session)\n"
     "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed)\n"
     "  --sessions N         concurrent sessions (1..100000)\n"
     "  --rate R             samples per second PER SESSION (total = N x R); a sample is one .rec\n"
@@ -86,6 +87,7 @@ typedef struct send_args {
     const char *session;
     double speed; /* 0 = max */
     bool synthetic;
+    bool player; /* --format samp-player: p.format is samp-onfoot */
     recd_synth_params p;
     bool have_format, have_duration;
     unsigned long sessions;
@@ -600,11 +602,20 @@ typedef struct synth_session {
     recd_synth_recap_gen *recap;
     char session[RECD_SESSION_KEY_MAX + 1];
     uint64_t seq;
+    /* samp-player: rec walks, car drives, taking turns every PLAYER_STRETCH_MS of session time */
+    recd_synth_rec_gen *car;
+    bool in_car, stretch_starts;
+    uint32_t stretch_at_ms, stretch_gen_ms, last_ms;
 } synth_session;
 
-static recd_msg_format msg_format(recd_synth_format f)
+#define PLAYER_STRETCH_MS 5000u
+#define PLAYER_VEHICLE_MODEL 411 /* an Infernus */
+
+static recd_msg_format msg_format(const send_args *a)
 {
-    return f == RECD_SYNTH_FORMAT_RECAP       ? RECD_MSG_FMT_RECAP
+    recd_synth_format f = a->p.format;
+    return a->player                      ? RECD_MSG_FMT_SAMP_PLAYER
+           : f == RECD_SYNTH_FORMAT_RECAP       ? RECD_MSG_FMT_RECAP
            : f == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_MSG_FMT_SAMP_VEHICLE
                                                  : RECD_MSG_FMT_SAMP_ONFOOT;
 }
@@ -621,6 +632,53 @@ static bool loopback_target(const char *url)
     return inet_pton(AF_INET, u.host, &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
 }
 
+/* A walking and a driving generator, taking turns; the session starts on foot. */
+static int player_gens_new(synth_session *ss, const recd_synth_params *base)
+{
+    recd_synth_params p = *base;
+    p.format = RECD_SYNTH_FORMAT_SAMP_ONFOOT;
+    p.scenario = RECD_SYNTH_SCENARIO_WALK;
+    int rc = recd_synth_rec_gen_new(&p, &ss->rec);
+    p.format = RECD_SYNTH_FORMAT_SAMP_VEHICLE;
+    p.scenario = RECD_SYNTH_SCENARIO_DRIVE;
+    if (rc == 0)
+        rc = recd_synth_rec_gen_new(&p, &ss->car);
+    ss->stretch_starts = true;
+    return rc;
+}
+
+/* The next samp-player state: the current stretch's block, moved onto the session's clock (each
+ * stretch goes on 100 ms after the last one's end); 1 when a generator has run dry. */
+static int player_next(synth_session *ss, recd_msg *m)
+{
+    recd_synth_rec_block b;
+    int rc = recd_synth_rec_gen_next(ss->in_car ? ss->car : ss->rec, &b);
+    if (rc <= 0)
+        return rc < 0 ? rc : 1;
+    uint32_t *t = ss->in_car ? &b.vehicle.time_ms : &b.onfoot.time_ms;
+    if (ss->stretch_starts) {
+        ss->stretch_gen_ms = *t;
+        ss->stretch_at_ms = ss->seq > 1 ? ss->last_ms + 100 : 0;
+        ss->stretch_starts = false;
+    }
+    *t = ss->stretch_at_ms + (*t - ss->stretch_gen_ms);
+    ss->last_ms = *t;
+    m->player.rec_type = ss->in_car ? RECD_REC_TYPE_VEHICLE : RECD_REC_TYPE_ONFOOT;
+    if (ss->in_car) {
+        m->vehicle = b.vehicle;
+        m->player.has_model = m->player.has_seat = true;
+        m->player.vehicle_model = PLAYER_VEHICLE_MODEL;
+        m->player.seat = 0;
+    } else {
+        m->onfoot = b.onfoot;
+    }
+    if (*t - ss->stretch_at_ms >= PLAYER_STRETCH_MS) {
+        ss->in_car = !ss->in_car;
+        ss->stretch_starts = true;
+    }
+    return 0;
+}
+
 static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned long i,
                       uint64_t samples)
 {
@@ -634,7 +692,7 @@ static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned
         p.duration_ms = RECD_SYNTH_MAX_DURATION_MS;
     key_with_suffix(a->session ? a->session : "synth", i + 1, ss->session);
     recd_msg m;
-    recd_msg_init(&m, RECD_MSG_OPEN, msg_format(a->p.format));
+    recd_msg_init(&m, RECD_MSG_OPEN, msg_format(a));
     int rc;
     if (a->p.format == RECD_SYNTH_FORMAT_RECAP) {
         rc = recd_synth_recap_gen_new(&p, &ss->recap);
@@ -643,6 +701,8 @@ static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned
             recd_synth_recap_gen_header(ss->recap, &h);
             rc = recd_msg_set_recap_open(&m, &h);
         }
+    } else if (a->player) {
+        rc = player_gens_new(ss, &p);
     } else {
         rc = recd_synth_rec_gen_new(&p, &ss->rec);
     }
@@ -664,6 +724,13 @@ static int synth_sample(sender *s, synth_session *ss, recd_msg_format f)
     recd_msg_init(&m, RECD_MSG_STATE, f);
     memcpy(m.session, ss->session, sizeof m.session);
     int rc;
+    if (ss->car) {
+        if ((rc = player_next(ss, &m)) != 0)
+            return rc;
+        m.has_seq = true;
+        m.seq = ss->seq++;
+        return send_msg(s, &m);
+    }
     if (ss->rec) {
         recd_synth_rec_block b;
         if ((rc = recd_synth_rec_gen_next(ss->rec, &b)) <= 0)
@@ -722,7 +789,7 @@ static int synthetic(const send_args *a)
     sender s;
     s.nats_opt = &a->nats;
     int code = connect_to(&s, a->to);
-    recd_msg_format f = msg_format(a->p.format);
+    recd_msg_format f = msg_format(a);
     int rc = 0;
     if (code == RT_EXIT_OK) {
         s.sessions = a->sessions;
@@ -743,7 +810,9 @@ static int synthetic(const send_args *a)
                 rc = synth_sample(&s, one, f);
             if (rc == 1) { /* generator finished early: that session just stops */
                 recd_synth_rec_gen_free(one->rec);
+                recd_synth_rec_gen_free(one->car);
                 recd_synth_recap_gen_free(one->recap);
+                one->car = NULL;
                 one->rec = NULL;
                 one->recap = NULL;
                 rc = 0;
@@ -758,6 +827,7 @@ static int synthetic(const send_args *a)
     }
     for (unsigned long i = 0; i < a->sessions; i++) {
         recd_synth_rec_gen_free(ss[i].rec);
+        recd_synth_rec_gen_free(ss[i].car);
         recd_synth_recap_gen_free(ss[i].recap);
     }
     free(ss);
@@ -852,7 +922,10 @@ static int parse_args(int argc, char **argv, send_args *a)
             break;
         case 'y': a->synthetic = true; break;
         case 'f':
-            if (rt_parse_synth_format("send", usage, optarg, &a->p.format) != 0)
+            a->player = strcmp(optarg, "samp-player") == 0; /* walks and drives: send only */
+            if (a->player)
+                a->p.format = RECD_SYNTH_FORMAT_SAMP_ONFOOT;
+            else if (rt_parse_synth_format("send", usage, optarg, &a->p.format) != 0)
                 return RT_EXIT_USAGE;
             a->have_format = true;
             break;
