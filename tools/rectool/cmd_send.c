@@ -1008,6 +1008,8 @@ static int parse_args(int argc, char **argv, send_args *a)
                               "generate --format carla' and send that file");
     const char *why;
     recd_synth_params check = a->p;
+    if (a->player)
+        check.scenario = RECD_SYNTH_SCENARIO_WALK; /* it walks and drives whatever --scenario says */
     if (recd_synth_params_check(&check, &why) < 0)
         return rt_usage_error("send", usage, "%s", why);
     if (a->rate * (double)a->p.duration_ms / 1000.0 * (double)a->sessions > 1e10)
