@@ -63,9 +63,9 @@ for pass in 1 2; do
 done
 ls "$tmp/repo/recordings/samp-vehicle/car/"*.rec >/dev/null 2>&1 ||
     { echo "FAIL: recd recorded no recordings/samp-vehicle/car/*.rec" >&2; failures=$((failures + 1)); }
-manifest=$tmp/repo/recordings/samp-player/p7-1/p7-1.json
+manifest=$tmp/repo/recordings/samp-player/p7/p7.json
 { grep -q '"type":"onfoot"' "$manifest" && grep -q '"type":"vehicle","start_ms"' "$manifest"; } 2>/dev/null ||
-    { echo "FAIL: send --synthetic --format samp-player recorded no walking and driving parts" >&2; failures=$((failures + 1)); }
+    { echo "FAIL: generate --format samp-player and send recorded no walking and driving parts in p7.json" >&2; failures=$((failures + 1)); }
 extra=$(ls -A "$tmp/repo" | grep -vx -e scratch -e recordings)
 [ -z "$extra" ] || { echo "FAIL: the README's commands left files outside scratch/ and recordings/: $extra" >&2; failures=$((failures + 1)); }
 if [ "$failures" -ne 0 ]; then

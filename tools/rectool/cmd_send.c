@@ -22,6 +22,7 @@
 #include "recd/synth.h"
 #include "send_queue.h"
 #include "sniff.h"
+#include "synth_player.h"
 
 #define MAX_SESSIONS 100000ul
 #define MAX_FILES 1024 /* one reader thread each */
@@ -602,14 +603,9 @@ typedef struct synth_session {
     recd_synth_recap_gen *recap;
     char session[RECD_SESSION_KEY_MAX + 1];
     uint64_t seq;
-    /* samp-player: rec walks, car drives, taking turns every PLAYER_STRETCH_MS of session time */
-    recd_synth_rec_gen *car;
-    bool in_car, stretch_starts;
-    uint32_t stretch_at_ms, stretch_gen_ms, last_ms;
+    rt_player_synth player; /* samp-player: walk and car set */
 } synth_session;
 
-#define PLAYER_STRETCH_MS 5000u
-#define PLAYER_VEHICLE_MODEL 411 /* an Infernus */
 
 static recd_msg_format msg_format(const send_args *a)
 {
@@ -630,53 +626,6 @@ static bool loopback_target(const char *url)
         return true;
     struct in_addr v4;
     return inet_pton(AF_INET, u.host, &v4) == 1 && (ntohl(v4.s_addr) >> 24) == 127;
-}
-
-/* A walking and a driving generator, taking turns; the session starts on foot. */
-static int player_gens_new(synth_session *ss, const recd_synth_params *base)
-{
-    recd_synth_params p = *base;
-    p.format = RECD_SYNTH_FORMAT_SAMP_ONFOOT;
-    p.scenario = RECD_SYNTH_SCENARIO_WALK;
-    int rc = recd_synth_rec_gen_new(&p, &ss->rec);
-    p.format = RECD_SYNTH_FORMAT_SAMP_VEHICLE;
-    p.scenario = RECD_SYNTH_SCENARIO_DRIVE;
-    if (rc == 0)
-        rc = recd_synth_rec_gen_new(&p, &ss->car);
-    ss->stretch_starts = true;
-    return rc;
-}
-
-/* The next samp-player state: the current stretch's block, moved onto the session's clock (each
- * stretch goes on 100 ms after the last one's end); 1 when a generator has run dry. */
-static int player_next(synth_session *ss, recd_msg *m)
-{
-    recd_synth_rec_block b;
-    int rc = recd_synth_rec_gen_next(ss->in_car ? ss->car : ss->rec, &b);
-    if (rc <= 0)
-        return rc < 0 ? rc : 1;
-    uint32_t *t = ss->in_car ? &b.vehicle.time_ms : &b.onfoot.time_ms;
-    if (ss->stretch_starts) {
-        ss->stretch_gen_ms = *t;
-        ss->stretch_at_ms = ss->seq > 1 ? ss->last_ms + 100 : 0;
-        ss->stretch_starts = false;
-    }
-    *t = ss->stretch_at_ms + (*t - ss->stretch_gen_ms);
-    ss->last_ms = *t;
-    m->player.rec_type = ss->in_car ? RECD_REC_TYPE_VEHICLE : RECD_REC_TYPE_ONFOOT;
-    if (ss->in_car) {
-        m->vehicle = b.vehicle;
-        m->player.has_model = m->player.has_seat = true;
-        m->player.vehicle_model = PLAYER_VEHICLE_MODEL;
-        m->player.seat = 0;
-    } else {
-        m->onfoot = b.onfoot;
-    }
-    if (*t - ss->stretch_at_ms >= PLAYER_STRETCH_MS) {
-        ss->in_car = !ss->in_car;
-        ss->stretch_starts = true;
-    }
-    return 0;
 }
 
 static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned long i,
@@ -702,7 +651,7 @@ static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned
             rc = recd_msg_set_recap_open(&m, &h);
         }
     } else if (a->player) {
-        rc = player_gens_new(ss, &p);
+        rc = rt_player_synth_init(&ss->player, p.seed, p.duration_ms);
     } else {
         rc = recd_synth_rec_gen_new(&p, &ss->rec);
     }
@@ -724,8 +673,8 @@ static int synth_sample(sender *s, synth_session *ss, recd_msg_format f)
     recd_msg_init(&m, RECD_MSG_STATE, f);
     memcpy(m.session, ss->session, sizeof m.session);
     int rc;
-    if (ss->car) {
-        if ((rc = player_next(ss, &m)) != 0)
+    if (ss->player.walk) {
+        if ((rc = rt_player_synth_next(&ss->player, &m)) != 0)
             return rc;
         m.has_seq = true;
         m.seq = ss->seq++;
@@ -806,13 +755,13 @@ static int synthetic(const send_args *a)
             if (bar.active && (total_rate < 10000 || (j & 63) == 0))
                 rt_progress_update(&bar, j);
             synth_session *one = &ss[j % a->sessions];
-            if ((rc = pace(&s, (double)j / total_rate)) == 0 && (one->rec || one->recap))
+            bool live = one->rec || one->recap || one->player.walk;
+            if ((rc = pace(&s, (double)j / total_rate)) == 0 && live)
                 rc = synth_sample(&s, one, f);
             if (rc == 1) { /* generator finished early: that session just stops */
                 recd_synth_rec_gen_free(one->rec);
-                recd_synth_rec_gen_free(one->car);
+                rt_player_synth_free(&one->player);
                 recd_synth_recap_gen_free(one->recap);
-                one->car = NULL;
                 one->rec = NULL;
                 one->recap = NULL;
                 rc = 0;
@@ -827,7 +776,7 @@ static int synthetic(const send_args *a)
     }
     for (unsigned long i = 0; i < a->sessions; i++) {
         recd_synth_rec_gen_free(ss[i].rec);
-        recd_synth_rec_gen_free(ss[i].car);
+        rt_player_synth_free(&ss[i].player);
         recd_synth_recap_gen_free(ss[i].recap);
     }
     free(ss);
@@ -922,7 +871,7 @@ static int parse_args(int argc, char **argv, send_args *a)
             break;
         case 'y': a->synthetic = true; break;
         case 'f':
-            a->player = strcmp(optarg, "samp-player") == 0; /* walks and drives: send only */
+            a->player = strcmp(optarg, "samp-player") == 0; /* walks and drives */
             if (a->player)
                 a->p.format = RECD_SYNTH_FORMAT_SAMP_ONFOOT;
             else if (rt_parse_synth_format("send", usage, optarg, &a->p.format) != 0)
