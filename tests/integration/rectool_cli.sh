@@ -257,6 +257,16 @@ for i in $(seq 1 40); do cp "$tmp/foot.rec" "$tmp/many/f$i.rec"; done
 "$RECTOOL" verify "$tmp"/many/*.rec >/dev/null 2>"$tmp/progress.err"
 [ -s "$tmp/progress.err" ] && fail "verify wrote to stderr (progress bar on a pipe?)"
 
+# ---- generate --format samp-player: one session that walks and drives, the same every time ----
+if [ "$have_generate" = 1 ]; then
+    expect 0 "$RECTOOL" generate --format samp-player --duration 12s --seed 4 -o "$tmp/p7.jsonl"
+    expect 0 "$RECTOOL" generate --format samp-player --duration 12s --seed 4 -o "$tmp/p7b.jsonl"
+    cmp -s "$tmp/p7.jsonl" "$tmp/p7b.jsonl" || fail "generate --format samp-player is not deterministic"
+    head -n 1 "$tmp/p7.jsonl" | grep -q '"format":"samp-player"' || fail "a samp-player session opens otherwise"
+    grep -q '"vehicle_model":411,"seat":0}$' "$tmp/p7.jsonl" || fail "a samp-player session never drives"
+    grep -q '"anim_id"' "$tmp/p7.jsonl" || fail "a samp-player session never walks"
+fi
+
 # ---- a paced send longer than 10 s says how long it takes and how not to wait ----
 # (UDP needs no listener to start sending; timeout ends the paced run after the warning.)
 if [ "$have_generate" = 1 ]; then
