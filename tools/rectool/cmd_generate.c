@@ -145,7 +145,7 @@ static int parse_args(int argc, char **argv, generate_args *a)
     const char *why;
     recd_synth_params check = a->p;
     if (a->player)
-        check.scenario = RECD_SYNTH_SCENARIO_WALK; /* it walks and drives whatever --scenario says */
+        check.scenario = RECD_SYNTH_SCENARIO_WALK; /* walks and drives, whatever --scenario says */
     if (recd_synth_params_check(&check, &why) < 0)
         return rt_usage_error("generate", usage, "%s", why);
     return -1;

@@ -449,9 +449,10 @@ static double paced_seconds(char **files, int nfiles, double speed)
         rt_sniff(in.data, in.len, &what);
         uint64_t span = 0;
         char err[200];
-        if (rt_sniffed_recording(&what) &&
-            recd_format_export(what.format, in.data, in.len, note_span, &span, err, sizeof err) == 0 &&
-            span > longest)
+        int rc = rt_sniffed_recording(&what) ? recd_format_export(what.format, in.data, in.len,
+                                                                  note_span, &span, err, sizeof err)
+                                              : -EINVAL;
+        if (rc == 0 && span > longest)
             longest = span;
         rt_input_close(&in);
     }
@@ -958,7 +959,7 @@ static int parse_args(int argc, char **argv, send_args *a)
     const char *why;
     recd_synth_params check = a->p;
     if (a->player)
-        check.scenario = RECD_SYNTH_SCENARIO_WALK; /* it walks and drives whatever --scenario says */
+        check.scenario = RECD_SYNTH_SCENARIO_WALK; /* walks and drives, whatever --scenario says */
     if (recd_synth_params_check(&check, &why) < 0)
         return rt_usage_error("send", usage, "%s", why);
     if (a->rate * (double)a->p.duration_ms / 1000.0 * (double)a->sessions > 1e10)
