@@ -41,8 +41,23 @@ grep -q "rectool [0-9]" "$tmp/out" || fail "--version prints no version"
 expect 2 "$RECTOOL"
 expect 2 "$RECTOOL" frobnicate
 grep -q "unknown command" "$tmp/err" || fail "unknown command is not named"
-grep -q "usage: rectool" "$tmp/err" || fail "unknown command prints no usage"
+grep -q "see 'rectool --help'" "$tmp/err" || fail "unknown command gives no hint"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "unknown command prints more than one line: $(cat "$tmp/err")"
 expect 2 "$RECTOOL" --bogus
+
+# ---- a usage error is the one line that is wrong and a hint, not the help text ----
+expect 2 "$RECTOOL" send x.rec --to tcp://127.0.0.1:1 --auth
+grep -qx "rectool send: option '--auth' needs a value; see 'rectool send --help'" "$tmp/err" ||
+    fail "a missing --auth value is not one line and a hint: $(cat "$tmp/err")"
+expect 2 "$RECTOOL" send x.rec --to tcp://127.0.0.1:1 --auth "" # --auth "$TOKEN", TOKEN unset
+grep -q "^rectool send: --auth needs a token; it is empty.*see 'rectool send --help'$" "$tmp/err" ||
+    fail "an empty --auth does not say so in one line: $(cat "$tmp/err")"
+for args in "verify" "export x --to xml" "generate --format nope -o x" "send --speed fast x"; do
+    # shellcheck disable=SC2086 # the words are the arguments
+    expect 2 "$RECTOOL" $args
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "rectool $args: a usage error of $(wc -l <"$tmp/err") lines"
+    grep -q "usage:" "$tmp/err" && fail "rectool $args: a usage error prints the help text"
+done
 expect 0 "$RECTOOL" help verify
 grep -q "usage: rectool verify" "$tmp/out" || fail "help verify prints no usage"
 for cmd in info verify repair export import generate send; do
@@ -238,7 +253,7 @@ expect 2 "$RECTOOL" export "$tmp/foot.rec" "$tmp/car.rec" --to jsonl -o "$tmp/fo
 
 # ---- usage errors name every choice ----
 expect 2 "$RECTOOL" generate --format nope --duration 1s -o "$tmp/nope.rec"
-grep -q "unknown format 'nope' (samp-onfoot, samp-vehicle, recap, carla)" "$tmp/err" ||
+grep -q "unknown format 'nope' (samp-onfoot, samp-vehicle, recap, carla, samp-player)" "$tmp/err" ||
     fail "generate's format error leaves a format out: $(head -1 "$tmp/err")"
 expect 2 "$RECTOOL" generate --format carla --scenario nope --duration 1s -o "$tmp/nope.rec"
 grep -q "unknown scenario 'nope' (idle, walk, drive, mixed, traffic)" "$tmp/err" ||
@@ -252,6 +267,30 @@ mkdir "$tmp/many"
 for i in $(seq 1 40); do cp "$tmp/foot.rec" "$tmp/many/f$i.rec"; done
 "$RECTOOL" verify "$tmp"/many/*.rec >/dev/null 2>"$tmp/progress.err"
 [ -s "$tmp/progress.err" ] && fail "verify wrote to stderr (progress bar on a pipe?)"
+
+# ---- generate --format samp-player: one session that walks and drives, the same every time ----
+if [ "$have_generate" = 1 ]; then
+    expect 0 "$RECTOOL" generate --format samp-player --duration 12s --seed 4 -o "$tmp/p7.jsonl"
+    expect 0 "$RECTOOL" generate --format samp-player --duration 12s --seed 4 -o "$tmp/p7b.jsonl"
+    cmp -s "$tmp/p7.jsonl" "$tmp/p7b.jsonl" || fail "generate --format samp-player is not deterministic"
+    head -n 1 "$tmp/p7.jsonl" | grep -q '"format":"samp-player"' || fail "a samp-player session opens otherwise"
+    grep -q '"vehicle_model":411,"seat":0}$' "$tmp/p7.jsonl" || fail "a samp-player session never drives"
+    grep -q '"anim_id"' "$tmp/p7.jsonl" || fail "a samp-player session never walks"
+fi
+
+# ---- a paced send longer than 10 s says how long it takes and how not to wait ----
+# (UDP needs no listener to start sending; timeout ends the paced run after the warning.)
+if [ "$have_generate" = 1 ]; then
+    "$RECTOOL" generate --format samp-onfoot --scenario walk --duration 30s --seed 1 \
+        -o "$tmp/slow.rec" >/dev/null
+    timeout $((5 * ${RECD_TEST_TIME_SCALE:-1})) "$RECTOOL" send "$tmp/slow.rec" \
+        --to udp://127.0.0.1:9 >/dev/null 2>"$tmp/err"
+    grep -q "paced at 1x the recording's own timing, this takes about 0m[23][0-9]s; --speed max" \
+        "$tmp/err" || fail "a 30 s paced send does not say how long it takes: $(cat "$tmp/err")"
+    timeout $((5 * ${RECD_TEST_TIME_SCALE:-1})) "$RECTOOL" send "$tmp/slow.rec" \
+        --to udp://127.0.0.1:9 --speed 10 >/dev/null 2>"$tmp/err"
+    grep -q "takes about" "$tmp/err" && fail "a 3 s paced send warns: $(cat "$tmp/err")"
+fi
 
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed" >&2

@@ -70,7 +70,7 @@ got=$(complete_words _rectool rectool generate --format r)
 [ "$got" = recap ] || fail "bash: 'rectool generate --format r<TAB>' gave '$got', not recap"
 # generate --format offers every format `rectool generate --help` lists (carla included), in bash
 # and zsh.
-gen_formats=$("$RECTOOL" generate --help 2>&1 | sed -n 's/^ *--format FORMAT *//p' | tr -d '|')
+gen_formats=$("$RECTOOL" generate --help 2>&1 | sed -n 's/^ *--format FORMAT *//p' | sed 's/ *(.*//' | tr -d '|' | xargs)
 [ -n "$gen_formats" ] || fail "no format list in rectool generate --help"
 got=$(complete_words _rectool rectool generate --format "")
 same_set "$gen_formats" "$got" ||

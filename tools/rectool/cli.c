@@ -14,14 +14,16 @@
 #include "commands.h"
 #include "progress.h"
 
+/* One line saying what is wrong and where the options are: the whole help text would bury it. */
 int rt_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {
+    (void)usage; /* printed by --help only */
     va_list ap;
     fprintf(stderr, "rectool %s: ", cmd);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n\n%s", usage);
+    fprintf(stderr, "; see 'rectool %s --help'\n", cmd);
     return RT_EXIT_USAGE;
 }
 
@@ -125,7 +127,7 @@ int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
                           recd_synth_format *format)
 {
     if (recd_synth_format_parse(text, format) < 0)
-        return rt_usage_error(cmd, usage, "unknown format '%s' (samp-onfoot, samp-vehicle, recap, carla)",
+        return rt_usage_error(cmd, usage, "unknown format '%s' (samp-onfoot, samp-vehicle, recap, carla, samp-player)",
                               text);
     return 0;
 }

@@ -9,7 +9,8 @@
 
 #include "recd/synth.h"
 
-/* Prints "rectool CMD: message" and the command's usage to stderr; returns RT_EXIT_USAGE. */
+/* Prints "rectool CMD: message; see 'rectool CMD --help'" (one line, not the usage text) to
+ * stderr; returns RT_EXIT_USAGE. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif

@@ -12,6 +12,7 @@
 #include "file_io.h"
 #include "progress.h"
 #include "recd/synth.h"
+#include "synth_player.h"
 
 #define GENERATE_FLUSH_BYTES (1u << 20) /* write in big chunks, not one syscall per block */
 
@@ -22,7 +23,9 @@ static const char usage[] =
     "Writes a synthetic recording that is identical, byte for byte, for the same arguments on\n"
     "every host. OUT is written as OUT.part and renamed when complete; '-o -' writes to stdout.\n"
     "\n"
-    "  --format FORMAT      samp-onfoot | samp-vehicle | recap | carla\n"
+    "  --format FORMAT      samp-onfoot | samp-vehicle | recap | carla | samp-player (a player\n"
+    "                       who walks and drives in turns, 5 s each: one session as JSON lines,\n"
+    "                       for 'rectool send'; --scenario does not apply)\n"
     "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed) | traffic (carla's,\n"
     "                       where mixed means traffic too)\n"
     "                       samp-onfoot has no 'drive' and samp-vehicle no 'walk' (a .rec holds\n"
@@ -80,6 +83,7 @@ typedef struct generate_args {
     bool have_format, have_duration;
     recd_synth_carla_layout carla; /* --actors, --width, --ids */
     const char *carla_option;      /* the last carla-only option given, for its error */
+    bool player;                   /* samp-player: p.format is samp-onfoot */
 } generate_args;
 
 /* Fills a from argv; returns -1 to go on, or the exit code to return now. */
@@ -101,7 +105,10 @@ static int parse_args(int argc, char **argv, generate_args *a)
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (rt_parse_synth_format("generate", usage, optarg, &a->p.format) != 0)
+            a->player = strcmp(optarg, "samp-player") == 0;
+            if (a->player)
+                a->p.format = RECD_SYNTH_FORMAT_SAMP_ONFOOT;
+            else if (rt_parse_synth_format("generate", usage, optarg, &a->p.format) != 0)
                 return RT_EXIT_USAGE;
             a->have_format = true;
             break;
@@ -156,7 +163,10 @@ static int parse_args(int argc, char **argv, generate_args *a)
     if (a->carla_option && a->p.format != RECD_SYNTH_FORMAT_CARLA)
         return rt_usage_error("generate", usage, "%s is for --format carla only", a->carla_option);
     const char *why;
-    if (recd_synth_params_check(&a->p, &why) < 0)
+    recd_synth_params check = a->p;
+    if (a->player)
+        check.scenario = RECD_SYNTH_SCENARIO_WALK; /* walks and drives, whatever --scenario says */
+    if (recd_synth_params_check(&check, &why) < 0)
         return rt_usage_error("generate", usage, "%s", why);
     return -1;
 }
@@ -172,6 +182,54 @@ static void on_progress(void *ctx, uint64_t done_ms)
     generate_progress *g = ctx;
     if ((++g->calls & 255) == 0)
         rt_progress_update(&g->bar, done_ms);
+}
+
+/* One JSON line. librecd writes no samp-player state (files never hold one), so a state is written
+ * as the on-foot or vehicle state it holds, a vehicle's model and seat added (protocol 2.9). */
+static int write_json_line(recd_sink sink, const recd_msg *m)
+{
+    recd_buf line = {0};
+    recd_msg as_rec = *m;
+    bool state = m->type == RECD_MSG_STATE;
+    bool vehicle = state && m->player.rec_type == RECD_REC_TYPE_VEHICLE;
+    if (state)
+        as_rec.format = vehicle ? RECD_MSG_FMT_SAMP_VEHICLE : RECD_MSG_FMT_SAMP_ONFOOT;
+    int rc = recd_msg_to_json(&as_rec, &line); /* the line with its "}\n" */
+    if (rc == 0 && vehicle) {
+        char extra[48];
+        int n = snprintf(extra, sizeof extra, ",\"vehicle_model\":%u,\"seat\":%u}\n",
+                         (unsigned)m->player.vehicle_model, (unsigned)m->player.seat);
+        line.len -= 2;
+        rc = recd_buf_append(&line, extra, (size_t)n);
+    }
+    if (rc == 0)
+        rc = sink.write(sink.ctx, line.data, line.len);
+    recd_buf_free(&line);
+    return rc;
+}
+
+/* A samp-player session as JSON lines (docs/protocol.md section 2.9): open, the states up to the
+ * duration, close; *states counts the states. */
+static int write_player(const recd_synth_params *p, recd_sink sink, uint64_t *states)
+{
+    rt_player_synth g;
+    int rc = rt_player_synth_init(&g, p->seed, p->duration_ms);
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_SAMP_PLAYER);
+    if (rc == 0)
+        rc = write_json_line(sink, &m);
+    while (rc == 0) {
+        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_SAMP_PLAYER);
+        if ((rc = rt_player_synth_next(&g, &m)) != 0 || g.last_ms > p->duration_ms)
+            break;
+        rc = write_json_line(sink, &m);
+        ++*states;
+    }
+    rt_player_synth_free(&g);
+    if (rc < 0)
+        return rc;
+    recd_msg_init(&m, RECD_MSG_CLOSE, RECD_MSG_FMT_SAMP_PLAYER);
+    return write_json_line(sink, &m);
 }
 
 int cmd_generate(int argc, char **argv)
@@ -194,9 +252,12 @@ int cmd_generate(int argc, char **argv)
     /* Minutes of recording take a moment; days take half a minute (a Recap week about 30 s). */
     rt_progress_start(&progress.bar, "generating", a.p.duration_ms, strcmp(a.output, "-") != 0);
     rt_progress_set_unit(&progress.bar, RT_UNIT_REC_MS, NULL);
-    rc = a.p.format == RECD_SYNTH_FORMAT_CARLA
-             ? recd_synth_write_carla_layout(&a.p, &a.carla, sink, &units)
-             : recd_synth_write_progress(&a.p, sink, &units, on_progress, &progress);
+    if (a.player)
+        rc = write_player(&a.p, sink, &units);
+    else if (a.p.format == RECD_SYNTH_FORMAT_CARLA)
+        rc = recd_synth_write_carla_layout(&a.p, &a.carla, sink, &units);
+    else
+        rc = recd_synth_write_progress(&a.p, sink, &units, on_progress, &progress);
     rt_progress_finish(&progress.bar);
     if (rc == 0)
         rc = chunked_flush(&chunks);
@@ -214,10 +275,12 @@ int cmd_generate(int argc, char **argv)
     }
     if (!to_stdout)
         printf("%s: %s %s, %llu ms, seed %llu: %llu %s\n", a.output,
-               recd_synth_format_name(a.p.format), recd_synth_scenario_name(a.p.scenario),
+               a.player ? "samp-player" : recd_synth_format_name(a.p.format),
+               a.player ? "walk+drive" : recd_synth_scenario_name(a.p.scenario),
                (unsigned long long)a.p.duration_ms, (unsigned long long)a.p.seed,
                (unsigned long long)units,
-               a.p.format == RECD_SYNTH_FORMAT_RECAP   ? "ticks"
+               a.player                                ? "states"
+               : a.p.format == RECD_SYNTH_FORMAT_RECAP ? "ticks"
                : a.p.format == RECD_SYNTH_FORMAT_CARLA ? "frames"
                                                        : "blocks");
     return RT_EXIT_OK;

@@ -22,6 +22,7 @@
 #include "recd/synth.h"
 #include "send_queue.h"
 #include "sniff.h"
+#include "synth_player.h"
 
 #define MAX_SESSIONS 100000ul
 #define MAX_FILES 1024 /* one reader thread each */
@@ -59,7 +60,8 @@ static const char usage[] =
     "\n"
     "Synthetic load (loopback and Unix sockets only):\n"
     "  --synthetic          generate recordings with librecd's deterministic generator\n"
-    "  --format FORMAT      samp-onfoot | samp-vehicle | recap\n"
+    "  --format FORMAT      samp-onfoot | samp-vehicle | recap | samp-player (a player who\n"
+    "                       walks and drives in turns, 5 s each, in one session)\n"
     "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed)\n"
     "  --sessions N         concurrent sessions (1..100000)\n"
     "  --rate R             samples per second PER SESSION (total = N x R); a sample is one .rec\n"
@@ -86,6 +88,7 @@ typedef struct send_args {
     const char *session;
     double speed; /* 0 = max */
     bool synthetic;
+    bool player; /* --format samp-player: p.format is samp-onfoot */
     recd_synth_params p;
     bool have_format, have_duration;
     unsigned long sessions;
@@ -423,6 +426,54 @@ static int set_auth(recd_msg *m, const char *auth)
 
 /* The progress bar's total: the files' blocks or ticks (their formats count them from the size
  * or the header), or lines of text; 0 (no bar) when one is standard input. Marks text tracks. */
+/* The latest message time of a file, for the warning before a long paced send. */
+static int note_span(void *ctx, const recd_msg *m, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    uint64_t *span_ms = ctx;
+    *span_ms = msg_time_ms(m, *span_ms);
+    return 0;
+}
+
+/* How long a paced send of the files lasts: the longest file's last time over speed; 0 when
+ * unknown (standard input, text files) or sent at full speed. */
+static double paced_seconds(char **files, int nfiles, double speed)
+{
+    uint64_t longest = 0;
+    for (int i = 0; i < nfiles && speed > 0; i++) {
+        rt_input in;
+        if (strcmp(files[i], "-") == 0 || rt_input_open(&in, files[i]) < 0)
+            return 0;
+        rt_sniffed what;
+        rt_sniff(in.data, in.len, &what);
+        uint64_t span = 0;
+        char err[200];
+        int rc = rt_sniffed_recording(&what) ? recd_format_export(what.format, in.data, in.len,
+                                                                  note_span, &span, err, sizeof err)
+                                              : -EINVAL;
+        if (rc == 0 && span > longest)
+            longest = span;
+        rt_input_close(&in);
+    }
+    return speed > 0 ? (double)longest / 1000.0 / speed : 0;
+}
+
+/* A paced send longer than this says how long it will take, and how not to wait. */
+#define PACED_WARN_SECONDS 10.0
+
+static void warn_if_slow(char **files, int nfiles, double speed)
+{
+    double secs = paced_seconds(files, nfiles, speed);
+    if (secs <= PACED_WARN_SECONDS)
+        return;
+    unsigned long whole = (unsigned long)(secs + 0.5);
+    fprintf(stderr,
+            "rectool send: paced at %gx the recording's own timing, this takes about %lum%02lus; "
+            "--speed max sends as fast as the connection takes it\n",
+            speed, whole / 60, whole % 60);
+}
+
 static uint64_t count_work(track *tracks, int nfiles, char **files)
 {
     uint64_t total = 0;
@@ -506,6 +557,7 @@ static int replay(const send_args *a, int nfiles, char **files)
     if (code == RT_EXIT_OK)
         code = connect_to(&s, a->to);
     if (code == RT_EXIT_OK) {
+        warn_if_slow(files, nfiles, a->speed);
         s.sessions = (unsigned long)nfiles;
         track *t;
         int reader_code = RT_EXIT_OK;
@@ -552,11 +604,15 @@ typedef struct synth_session {
     recd_synth_recap_gen *recap;
     char session[RECD_SESSION_KEY_MAX + 1];
     uint64_t seq;
+    rt_player_synth player; /* samp-player: walk and car set */
 } synth_session;
 
-static recd_msg_format msg_format(recd_synth_format f)
+
+static recd_msg_format msg_format(const send_args *a)
 {
-    return f == RECD_SYNTH_FORMAT_RECAP       ? RECD_MSG_FMT_RECAP
+    recd_synth_format f = a->p.format;
+    return a->player                      ? RECD_MSG_FMT_SAMP_PLAYER
+           : f == RECD_SYNTH_FORMAT_RECAP       ? RECD_MSG_FMT_RECAP
            : f == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_MSG_FMT_SAMP_VEHICLE
                                                  : RECD_MSG_FMT_SAMP_ONFOOT;
 }
@@ -586,7 +642,7 @@ static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned
         p.duration_ms = RECD_SYNTH_MAX_DURATION_MS;
     key_with_suffix(a->session ? a->session : "synth", i + 1, ss->session);
     recd_msg m;
-    recd_msg_init(&m, RECD_MSG_OPEN, msg_format(a->p.format));
+    recd_msg_init(&m, RECD_MSG_OPEN, msg_format(a));
     int rc;
     if (a->p.format == RECD_SYNTH_FORMAT_RECAP) {
         rc = recd_synth_recap_gen_new(&p, &ss->recap);
@@ -595,6 +651,8 @@ static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned
             recd_synth_recap_gen_header(ss->recap, &h);
             rc = recd_msg_set_recap_open(&m, &h);
         }
+    } else if (a->player) {
+        rc = rt_player_synth_init(&ss->player, p.seed, p.duration_ms);
     } else {
         rc = recd_synth_rec_gen_new(&p, &ss->rec);
     }
@@ -616,6 +674,13 @@ static int synth_sample(sender *s, synth_session *ss, recd_msg_format f)
     recd_msg_init(&m, RECD_MSG_STATE, f);
     memcpy(m.session, ss->session, sizeof m.session);
     int rc;
+    if (ss->player.walk) {
+        if ((rc = rt_player_synth_next(&ss->player, &m)) != 0)
+            return rc;
+        m.has_seq = true;
+        m.seq = ss->seq++;
+        return send_msg(s, &m);
+    }
     if (ss->rec) {
         recd_synth_rec_block b;
         if ((rc = recd_synth_rec_gen_next(ss->rec, &b)) <= 0)
@@ -674,7 +739,7 @@ static int synthetic(const send_args *a)
     sender s;
     s.nats_opt = &a->nats;
     int code = connect_to(&s, a->to);
-    recd_msg_format f = msg_format(a->p.format);
+    recd_msg_format f = msg_format(a);
     int rc = 0;
     if (code == RT_EXIT_OK) {
         s.sessions = a->sessions;
@@ -691,10 +756,12 @@ static int synthetic(const send_args *a)
             if (bar.active && (total_rate < 10000 || (j & 63) == 0))
                 rt_progress_update(&bar, j);
             synth_session *one = &ss[j % a->sessions];
-            if ((rc = pace(&s, (double)j / total_rate)) == 0 && (one->rec || one->recap))
+            bool live = one->rec || one->recap || one->player.walk;
+            if ((rc = pace(&s, (double)j / total_rate)) == 0 && live)
                 rc = synth_sample(&s, one, f);
             if (rc == 1) { /* generator finished early: that session just stops */
                 recd_synth_rec_gen_free(one->rec);
+                rt_player_synth_free(&one->player);
                 recd_synth_recap_gen_free(one->recap);
                 one->rec = NULL;
                 one->recap = NULL;
@@ -710,6 +777,7 @@ static int synthetic(const send_args *a)
     }
     for (unsigned long i = 0; i < a->sessions; i++) {
         recd_synth_rec_gen_free(ss[i].rec);
+        rt_player_synth_free(&ss[i].player);
         recd_synth_recap_gen_free(ss[i].recap);
     }
     free(ss);
@@ -760,7 +828,10 @@ static int check_auth(const char *token, const char *url)
     recd_wire_url u;
     bool ndjson = recd_wire_url_parse(url, &u, NULL, 0) == 0 && u.encoding == RECD_WIRE_NDJSON;
     size_t max = ndjson ? RECD_AUTH_TOKEN_MAX : 255;
-    if (n == 0 || n > max)
+    if (n == 0)
+        return rt_usage_error("send", usage, "--auth needs a token; it is empty (is the variable "
+                              "that should hold it set?)");
+    if (n > max)
         return rt_usage_error("send", usage, "--auth: the token has %zu characters; 1..%zu%s", n,
                               max, ndjson ? "" : " in the binary encoding");
     return -1;
@@ -801,7 +872,10 @@ static int parse_args(int argc, char **argv, send_args *a)
             break;
         case 'y': a->synthetic = true; break;
         case 'f':
-            if (rt_parse_synth_format("send", usage, optarg, &a->p.format) != 0)
+            a->player = strcmp(optarg, "samp-player") == 0; /* walks and drives */
+            if (a->player)
+                a->p.format = RECD_SYNTH_FORMAT_SAMP_ONFOOT;
+            else if (rt_parse_synth_format("send", usage, optarg, &a->p.format) != 0)
                 return RT_EXIT_USAGE;
             a->have_format = true;
             break;
@@ -884,6 +958,8 @@ static int parse_args(int argc, char **argv, send_args *a)
                               "generate --format carla' and send that file");
     const char *why;
     recd_synth_params check = a->p;
+    if (a->player)
+        check.scenario = RECD_SYNTH_SCENARIO_WALK; /* walks and drives, whatever --scenario says */
     if (recd_synth_params_check(&check, &why) < 0)
         return rt_usage_error("send", usage, "%s", why);
     if (a->rate * (double)a->p.duration_ms / 1000.0 * (double)a->sessions > 1e10)

@@ -74,22 +74,19 @@ int main(int argc, char **argv)
         }
         const rt_command *c = find_command(argv[2]);
         if (!c) {
-            fprintf(stderr, "rectool: unknown command '%s'\n\n", argv[2]);
-            print_usage(stderr);
+            fprintf(stderr, "rectool: unknown command '%s'; see 'rectool --help'\n", argv[2]);
             return RT_EXIT_USAGE;
         }
         char *help_argv[] = {argv[2], "--help", NULL};
         return c->run(2, help_argv);
     }
     if (first[0] == '-') {
-        fprintf(stderr, "rectool: unknown option '%s'\n\n", first);
-        print_usage(stderr);
+        fprintf(stderr, "rectool: unknown option '%s'; see 'rectool --help'\n", first);
         return RT_EXIT_USAGE;
     }
     const rt_command *c = find_command(first);
     if (!c) {
-        fprintf(stderr, "rectool: unknown command '%s'\n\n", first);
-        print_usage(stderr);
+        fprintf(stderr, "rectool: unknown command '%s'; see 'rectool --help'\n", first);
         return RT_EXIT_USAGE;
     }
     rt_cleanup_on_signals(); /* a command stopped by Ctrl-C leaves no OUT.part behind */
