@@ -44,6 +44,7 @@ struct player_store {
     /* After a failed job: the first line on disk may be stale (written again by the next job),
      * the retry's backoff, and failures since the shutdown began. */
     bool header_due, failing, timer_ready, pending;
+    bool removed; /* its file was removed behind recd's back: not written again */
     uv_timer_t retry; /* initialized at the first failure */
     uint32_t retry_delay_ms, stop_failures;
 };
@@ -275,13 +276,30 @@ static bool store_failed(player_store *st, int error)
     return true;
 }
 
+/* The file (or its folder) was removed behind recd's back once it existed: the lines it held
+ * are gone, and a file of only the later ones would mislead, so it is not written again. */
+static void store_removed(player_store *st, int error)
+{
+    recd_sessions *reg = sessions_of(st->env);
+    reg->last_write_error_ms = sessions_now_ms(reg);
+    recd_metrics_write_errors(st->env->metrics, error, 1);
+    log_warn("session '%s': its manifest %s was removed behind recd's back: it is not written "
+             "again (its parts are not affected)",
+             st->key, st->rel);
+    st->removed = true;
+    account(st, -(int64_t)st->writing.len);
+    recd_buf_reset(&st->writing);
+}
+
 static void store_done(uv_work_t *req, int status)
 {
     player_store *st = req->data;
     st->stage->jobs_running--; /* the root fd may be retired once no job uses it */
     st->busy = false;
     int rc = status < 0 ? status : st->result;
-    if (rc < 0) {
+    if (rc < 0 && st->named && (rc == -ENOENT || rc == -ENOTDIR)) {
+        store_removed(st, rc);
+    } else if (rc < 0) {
         /* committed_off did not move: the next job writes these lines there again. */
         st->header_due = st->header_due || st->write_header;
         if (!store_failed(st, rc))
@@ -335,6 +353,11 @@ static int take_copy(player_store *st)
  * store was given up and freed (a released one, at shutdown). */
 static bool kick(player_store *st)
 {
+    if (st->removed) {
+        account(st, -(int64_t)st->commit.len);
+        recd_buf_reset(&st->commit);
+        st->dirty = false;
+    }
     if (st->busy || !st->dirty || retry_waits(st))
         return true;
     st->dirty = false;
