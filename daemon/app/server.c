@@ -324,7 +324,7 @@ static void drain_done(recd_server *s)
     s->shutdown_said_ms = uv_now(s->loop);
     recd_sd_notify_status("finalizing %zu sessions", s->sessions.live_count);
     sessions_close_all(&s->sessions, "shutdown");
-    if (s->sessions.live_count == 0)
+    if (sessions_finished(&s->sessions))
         finish_close(s);
 }
 
@@ -377,11 +377,11 @@ static void on_conn_gone(void *data)
         drain_done(s);
 }
 
-/* record: a session is gone; the shutdown ends with the last one. */
+/* record: a session (or a manifest store it left) is gone; the shutdown ends with the last. */
 static void on_session_gone(void *data)
 {
     recd_server *s = data;
-    if (s->phase == SERVER_FINALIZING && s->sessions.live_count == 0)
+    if (s->phase == SERVER_FINALIZING && sessions_finished(&s->sessions))
         finish_close(s);
 }
 

@@ -31,6 +31,9 @@ static void report_shutdown(recd_server *s, uint64_t now)
     } else {
         log_notice("shutting down: still writing the files of %zu session%s", s->sessions.live_count,
                    server_plural(s->sessions.live_count));
+        if (s->sessions.stores_pending)
+            log_notice("shutting down: still storing %zu samp-player manifest%s",
+                       s->sessions.stores_pending, server_plural(s->sessions.stores_pending));
     }
 }
 

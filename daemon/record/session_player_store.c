@@ -4,7 +4,10 @@
  * the window and "]}". A job appends what was committed since the last one, writes the tail
  * again after it and cuts the file there; the first line is written again, as long as before,
  * when the session is complete. A crash in the middle leaves whole lines before a torn end,
- * which the parser reads (recd_player_manifest_parse). */
+ * which the parser reads (recd_player_manifest_parse). A job that fails (the disk is full) loses
+ * nothing: its lines wait for the next job, tried again after a backoff, also after the session
+ * is gone; only a stop that finds it still failing gives up, and counts what it could not store
+ * as lost. */
 #include "session_player_store.h"
 
 #include <errno.h>
@@ -15,11 +18,13 @@
 #include <unistd.h>
 
 #include "recd/part_file.h"
+#include "sessions.h"
 #include "support/log.h"
 
 struct player_store {
     uv_work_t req;
     writer_stage *stage;
+    session_env *env;  /* the registry's: its clock, metrics and shutdown */
     recd_session *s; /* NULL once released: its accounting went with it */
     char rel[RECD_PATH_MAX];
     char key[RECD_SESSION_KEY_MAX + 1];
@@ -36,9 +41,15 @@ struct player_store {
     uint64_t committed_off; /* where the tail starts in the file */
     int result;
     bool busy, released, named;
+    /* After a failed job: the first line on disk may be stale (written again by the next job),
+     * the retry's backoff, and failures since the shutdown began. */
+    bool header_due, failing, timer_ready, pending;
+    bool removed; /* its file was removed behind recd's back: not written again */
+    uv_timer_t retry; /* initialized at the first failure */
+    uint32_t retry_delay_ms, stop_failures;
 };
 
-static void kick(player_store *st);
+static bool kick(player_store *st);
 
 player_store *player_store_new(recd_session *s, const char *rel, int64_t start_time_ms)
 {
@@ -56,6 +67,7 @@ player_store *player_store_new(recd_session *s, const char *rel, int64_t start_t
     memcpy(st->m.session, s->key, sizeof st->m.session);
     st->m.start_time_ms = start_time_ms;
     st->stage = s->env->writer;
+    st->env = s->env;
     st->s = s;
     return st;
 }
@@ -171,13 +183,112 @@ static void store_work(uv_work_t *req)
     st->result = st->named ? store_more(st) : store_first(st);
 }
 
+/* ---- the store's lifetime and its retries -------------------------------------------------- */
+
+static void timer_closed(uv_handle_t *h) { free(h->data); }
+
 static void store_free(player_store *st)
 {
     recd_buf_free(&st->commit);
     recd_buf_free(&st->writing);
     recd_buf_free(&st->tail);
     recd_player_manifest_free(&st->m);
-    free(st);
+    if (st->pending) { /* the shutdown may be waiting for it */
+        recd_sessions *reg = sessions_of(st->env);
+        reg->stores_pending--;
+        if (reg->on.gone)
+            reg->on.gone(reg->on.data);
+    }
+    if (st->timer_ready)
+        uv_close((uv_handle_t *)&st->retry, timer_closed);
+    else
+        free(st);
+}
+
+static bool retry_waits(player_store *st)
+{
+    return st->timer_ready && uv_is_active((const uv_handle_t *)&st->retry);
+}
+
+/* A released store is freed once nothing is left to store. False when it was. */
+static bool free_if_done(player_store *st)
+{
+    if (!st->released || st->busy || st->dirty || retry_waits(st))
+        return true;
+    store_free(st);
+    return false;
+}
+
+static void retry_due(uv_timer_t *t)
+{
+    player_store *st = t->data;
+    if (kick(st))
+        free_if_done(st);
+}
+
+/* The stop found the store still failing: what it could not store is lost, counted as
+ * recd_lost_bytes_total and in the stop message. */
+static void give_up(player_store *st, int error)
+{
+    recd_sessions *reg = sessions_of(st->env);
+    uint64_t lost = st->writing.len + st->commit.len + (st->tail.len ? st->tail.len - 1 : 0) +
+                    (st->named ? 0 : st->header_len);
+    lost = lost ? lost : 1;
+    log_err("session '%s': its manifest %s still cannot be stored at shutdown (%s): %llu bytes "
+            "of it are lost; %s",
+            st->key, st->rel, recd_strerror(error), (unsigned long long)lost,
+            st->named ? "the file lists the parts stored before, and recovery at the next start "
+                        "completes it"
+                      : "no manifest file was created (its parts are complete)");
+    reg->bytes_lost += lost;
+    recd_metrics_bytes_lost(st->env->metrics, lost);
+    account(st, -(int64_t)st->accounted);
+    store_free(st);
+}
+
+/* A job could not be queued or failed (the disk is full, read-only ...): what it was writing
+ * stays for the next one, tried again after a backoff as the writer's are (sessions.c), and
+ * counted as a write error (/healthz fails for a while). False when st was given up and freed. */
+static bool store_failed(player_store *st, int error)
+{
+    recd_sessions *reg = sessions_of(st->env);
+    reg->last_write_error_ms = sessions_now_ms(reg);
+    recd_metrics_write_errors(st->env->metrics, error, 1);
+    st->dirty = true;
+    if (reg->stopping && ++st->stop_failures >= WRITE_RETRY_AT_STOP && st->released) {
+        give_up(st, error);
+        return false;
+    }
+    if (!st->failing)
+        log_warn("session '%s': cannot store its manifest %s: %s (its lines are kept and the "
+                 "store retried)",
+                 st->key, st->rel, recd_strerror(error));
+    st->failing = true;
+    uint32_t cap = reg->stopping ? WRITE_RETRY_STOP_MAX_MS : WRITE_RETRY_MAX_MS;
+    uint32_t delay = st->retry_delay_ms ? st->retry_delay_ms * 2 : WRITE_RETRY_FIRST_MS;
+    st->retry_delay_ms = delay > cap ? cap : delay;
+    if (!st->timer_ready) {
+        uv_timer_init(st->env->loop, &st->retry);
+        st->retry.data = st;
+        st->timer_ready = true;
+    }
+    uv_timer_start(&st->retry, retry_due, st->retry_delay_ms, 0);
+    return true;
+}
+
+/* The file (or its folder) was removed behind recd's back once it existed: the lines it held
+ * are gone, and a file of only the later ones would mislead, so it is not written again. */
+static void store_removed(player_store *st, int error)
+{
+    recd_sessions *reg = sessions_of(st->env);
+    reg->last_write_error_ms = sessions_now_ms(reg);
+    recd_metrics_write_errors(st->env->metrics, error, 1);
+    log_warn("session '%s': its manifest %s was removed behind recd's back: it is not written "
+             "again (its parts are not affected)",
+             st->key, st->rel);
+    st->removed = true;
+    account(st, -(int64_t)st->writing.len);
+    recd_buf_reset(&st->writing);
 }
 
 static void store_done(uv_work_t *req, int status)
@@ -185,18 +296,29 @@ static void store_done(uv_work_t *req, int status)
     player_store *st = req->data;
     st->stage->jobs_running--; /* the root fd may be retired once no job uses it */
     st->busy = false;
-    if (status == 0 && st->result < 0)
-        log_warn("session '%s': cannot store its manifest %s: %s", st->key, st->rel,
-                 recd_strerror(st->result));
-    account(st, -(int64_t)st->writing.len);
-    recd_buf_reset(&st->writing);
-    if (st->dirty)
-        kick(st);
-    if (st->released && !st->busy)
-        store_free(st);
+    int rc = status < 0 ? status : st->result;
+    if (rc < 0 && st->named && (rc == -ENOENT || rc == -ENOTDIR)) {
+        store_removed(st, rc);
+    } else if (rc < 0) {
+        /* committed_off did not move: the next job writes these lines there again. */
+        st->header_due = st->header_due || st->write_header;
+        if (!store_failed(st, rc))
+            return;
+    } else {
+        account(st, -(int64_t)st->writing.len);
+        recd_buf_reset(&st->writing);
+        st->header_due = false;
+        if (st->failing)
+            log_notice("session '%s': its manifest %s is stored again", st->key, st->rel);
+        st->failing = false;
+        st->retry_delay_ms = 0;
+    }
+    if (kick(st))
+        free_if_done(st);
 }
 
-/* The job's copy: the commit taken over, the tail and the first line rendered. */
+/* The job's copy: the commit taken over (after what a failed job left), the tail and the first
+ * line rendered. Nothing changes when it fails. */
 static int take_copy(player_store *st)
 {
     char line[RECD_PLAYER_LINE_MAX];
@@ -211,19 +333,33 @@ static int take_copy(player_store *st)
     int n = rc == 0 ? recd_player_manifest_header(&st->m, line, sizeof line) : rc;
     if (n < 0)
         return n;
-    st->write_header = !st->named || (size_t)n != st->header_len || memcmp(line, st->header, (size_t)n);
+    if (!st->writing.len) {
+        recd_buf swap = st->writing;
+        st->writing = st->commit;
+        st->commit = swap;
+    } else if (st->commit.len) {
+        if ((rc = recd_buf_append(&st->writing, st->commit.data, st->commit.len)) < 0)
+            return rc;
+        recd_buf_reset(&st->commit);
+    }
+    st->write_header = !st->named || st->header_due || (size_t)n != st->header_len ||
+                       memcmp(line, st->header, (size_t)n);
     memcpy(st->header, line, (size_t)n + 1);
     st->header_len = (size_t)n;
-    recd_buf swap = st->writing;
-    st->writing = st->commit;
-    st->commit = swap;
     return 0;
 }
 
-static void kick(player_store *st)
+/* Starts a job for what changed, unless one runs or a retry waits for its time. False when the
+ * store was given up and freed (a released one, at shutdown). */
+static bool kick(player_store *st)
 {
-    if (st->busy || !st->dirty)
-        return;
+    if (st->removed) {
+        account(st, -(int64_t)st->commit.len);
+        recd_buf_reset(&st->commit);
+        st->dirty = false;
+    }
+    if (st->busy || !st->dirty || retry_waits(st))
+        return true;
     st->dirty = false;
     int rc = take_copy(st);
     if (rc == 0) {
@@ -236,11 +372,7 @@ static void kick(player_store *st)
             st->busy = false;
         }
     }
-    if (rc < 0) {
-        log_warn("session '%s': cannot store its manifest: %s", st->key, recd_strerror(rc));
-        account(st, -(int64_t)st->writing.len);
-        recd_buf_reset(&st->writing);
-    }
+    return rc == 0 || store_failed(st, rc);
 }
 
 void player_store_save(player_store *st, bool complete)
@@ -256,6 +388,8 @@ void player_store_release(player_store *st)
         session_account(st->s, -(int64_t)st->accounted);
     st->s = NULL;
     st->released = true;
-    if (!st->busy)
-        store_free(st);
+    if (!free_if_done(st))
+        return;
+    st->pending = true; /* still storing: the shutdown waits for it */
+    sessions_of(st->env)->stores_pending++;
 }

@@ -11,19 +11,9 @@
 
 #include "support/log.h"
 
-/* A failed write is tried again after WRITE_RETRY_FIRST_MS, doubling up to WRITE_RETRY_MAX_MS.
- * At shutdown a session gives up after WRITE_RETRY_AT_STOP more failures (about 3 s). */
-#define WRITE_RETRY_FIRST_MS 100u
-#define WRITE_RETRY_MAX_MS 5000u
-#define WRITE_RETRY_STOP_MAX_MS 1000u
-#define WRITE_RETRY_AT_STOP 5u
-
 static void on_written(void *ctx, const writer_result *r);
 
-static recd_sessions *registry_of(const recd_session *s)
-{
-    return (recd_sessions *)((char *)s->env - offsetof(recd_sessions, env));
-}
+static recd_sessions *registry_of(const recd_session *s) { return sessions_of(s->env); }
 
 /* Session s entered or left the table: the open gauges, total and by format. */
 static void update_open_gauge(recd_sessions *r, const recd_session *s, bool entered)

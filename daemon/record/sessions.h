@@ -16,10 +16,19 @@
 #include "session.h"
 #include "session_table.h"
 
+/* A failed write is tried again after WRITE_RETRY_FIRST_MS, doubling up to WRITE_RETRY_MAX_MS.
+ * At shutdown a session gives up after WRITE_RETRY_AT_STOP more failures (about 3 s), and so
+ * does the manifest store a samp-player session leaves behind (session_player_store.c). */
+#define WRITE_RETRY_FIRST_MS 100u
+#define WRITE_RETRY_MAX_MS 5000u
+#define WRITE_RETRY_STOP_MAX_MS 1000u
+#define WRITE_RETRY_AT_STOP 5u
+
 /* Events for the layer above, as {callback, data} pairs (either callback may be NULL). */
 typedef struct sessions_events {
     void (*room)(void *data); /* a write completed: input paused for the limits may go on */
-    void (*gone)(void *data); /* a session was freed (live_count fell) */
+    /* A session was freed (live_count fell), or a store it left behind (stores_pending fell). */
+    void (*gone)(void *data);
     /* Just before s is freed: everything it queued was written, unless lost_total says otherwise
      * or it was given up (its bytes then count in bytes_lost). */
     void (*freed)(void *data, const recd_session *s);
@@ -31,6 +40,9 @@ typedef struct recd_sessions {
     session_table table;
     LIST_HEAD(session_list, recd_session) live; /* open or finishing */
     size_t live_count;
+    /* Manifest stores of freed sessions that still have lines to write (session_player_store.c):
+     * the shutdown waits for them as for sessions (sessions_finished()). */
+    size_t stores_pending;
     /* Dormant sessions (file finalized after rotation.idle_timeout, key still known), the one
      * dormant longest first: forgotten after rotation.forget_after, or first when there are more
      * than limits.max_dormant_sessions, or to make room for a new open at limits.max_sessions. */
@@ -57,6 +69,18 @@ void sessions_free(recd_sessions *r); /* after every session is gone */
 void sessions_recover_root(int root_fd);
 
 static inline uint64_t sessions_now_ms(const recd_sessions *r) { return uv_now(r->env.loop); }
+
+/* The registry a session's environment belongs to. */
+static inline recd_sessions *sessions_of(session_env *env)
+{
+    return (recd_sessions *)((char *)env - offsetof(recd_sessions, env));
+}
+
+/* No session is left, and nothing a freed one left behind still writes: a stop may finish. */
+static inline bool sessions_finished(const recd_sessions *r)
+{
+    return r->live_count == 0 && r->stores_pending == 0;
+}
 
 /* True when the process, or the session named key ("" for none) or the peer that opened it, holds
  * more unwritten bytes than its limit: input paused for it stays paused. */

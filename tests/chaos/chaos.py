@@ -38,8 +38,7 @@ CLASSES = {
     "half": "stream connections that stop inside a frame (closed at limits.frame_timeout)",
     "flood": "valid samples into its own sessions, up to 7 MB/s over TCP, 30,000 samples/s over UDP",
     "reload": "SIGHUP with a changed valid config",
-    "disk": "the output root's tmpfs filled for a moment (root only; skipped otherwise; a samp-player "
-            "manifest due then is never stored)",
+    "disk": "the output root's tmpfs filled for a moment (root only; skipped otherwise)",
     "churn": "samp-player on foot/vehicle flips every sample, a new part each (row 2)",
     "hog": "one connection opens every session limits.max_sessions allows and holds them (row 7)",
     "seq": "a datagram with seq 2^63-1 into a live UDP session (row 4)",
@@ -54,9 +53,8 @@ CLASSES = {
     "foreign": "an operator's old files under the root with retention.max_age set (row 8)",
 }
 
-# What `make test` and `make soak` run: every class but disk, which needs root and still finds a
-# samp-player manifest that a full disk keeps from being stored (CHAOS_CLASSES=all adds it).
-DEFAULT_CLASSES = "garbage,huge,idle,half,flood,reload,slow-http,churn,hog,seq,seq-restart," \
+# What `make test` and `make soak` run: every class (disk only as root; skipped otherwise).
+DEFAULT_CLASSES = "garbage,huge,idle,half,flood,reload,slow-http,disk,churn,hog,seq,seq-restart," \
     "udp-pause,reload-torn,recap-jump,recap-early,reload-limits,actors,foreign"
 
 # Where each peer's TCP and UDP sockets come from. recd shares its limits out per address
