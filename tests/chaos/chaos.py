@@ -389,8 +389,9 @@ def is_error_reply(data):
 
 
 def names_a_limit(data):
-    """An error reply that refuses at one of recd's limits (a share, a bound), naming it."""
-    return is_error_reply(data) and b"limits." in data
+    """An error reply that refuses at one of recd's limits (a share, a bound, limits.max_frame
+    lowered by reload-limits under a peer's long lines), naming it."""
+    return is_error_reply(data) and (b"limits." in data or b"longer than the limit" in data)
 
 
 def send_until_refused(s, data):
