@@ -18,7 +18,6 @@
 #include "record/part_manifest.h"
 #include "support/clock.h"
 #include "support/log.h"
-#include "support/peer_name.h"
 #include "support/sd_notify.h"
 
 #define HEALTH_ERROR_WINDOW_MS 60000u /* a write error makes /healthz fail this long */
@@ -199,31 +198,6 @@ static int start_metrics(recd_server *s)
         fflush(stdout);
     }
     return 0;
-}
-
-bool server_activated_covers(const recd_server *s, const recd_listen_config *cfg)
-{
-    struct sockaddr_storage ss;
-    char url[RECD_CONFIG_URL_MAX + 16] = "";
-    if (cfg->transport != RECD_WIRE_UNIX) {
-        memset(&ss, 0, sizeof ss);
-        int rc = cfg->addr.family == AF_INET6
-                     ? uv_ip6_addr(cfg->addr.host, cfg->addr.port, (struct sockaddr_in6 *)&ss)
-                     : uv_ip4_addr(cfg->addr.host, cfg->addr.port, (struct sockaddr_in *)&ss);
-        if (rc < 0)
-            return false;
-        recd_peer_name((const struct sockaddr *)&ss,
-                       cfg->transport == RECD_WIRE_UDP ? "udp://" : "tcp://", url, sizeof url);
-    }
-    const recd_listener *l;
-    LIST_FOREACH(l, &s->ingest.listeners, link) {
-        if (!l->activated || l->cfg.transport != cfg->transport)
-            continue;
-        if (cfg->transport == RECD_WIRE_UNIX ? strcmp(l->cfg.path, cfg->path) == 0
-                                                  : strcmp(url, l->bound) == 0)
-            return true;
-    }
-    return false;
 }
 
 static int start_listeners(recd_server *s)
