@@ -291,7 +291,7 @@ __attribute__((cold, noinline)) static bool datagram_dropped(session_input *in, 
 {
     const session_env *env = s->env;
     bool peer_over = s->buffered <= env->cfg->limits.session_buffer &&
-                     env->buffered <= env->cfg->limits.process_buffer;
+                     session_env_used(env) <= env->cfg->limits.process_buffer;
     if (peer_over && !session_peer_over_share(s))
         return false;
     recd_metric_add(env->metrics->backpressure_events_total, 0, 1);
