@@ -279,8 +279,10 @@ __attribute__((cold, noinline)) static bool peer_over_share(session_input *in, r
 static void note_limits(session_input *in, recd_session *s)
 {
     const session_env *env = s->env;
+    /* The peer's share is logged and counted once per read, not once per sample of it. */
     if (s->buffered > env->cfg->limits.session_buffer || s->write_failing ||
-        (s->peer && s->peer->bytes > recd_config_peer_buffer(env->cfg) && peer_over_share(in, s)))
+        (!in->over_key[0] && s->peer && s->peer->bytes > recd_config_peer_buffer(env->cfg) &&
+         peer_over_share(in, s)))
         memcpy(in->over_key, s->key, sizeof in->over_key);
     if (session_env_used(env) > env->cfg->limits.process_buffer)
         in->over_process = true;
