@@ -13,7 +13,6 @@
 #include "support/log.h"
 
 #define ROOT_CHECK_MS 500u /* how often the output root is checked for removal and probed */
-#define ROOT_PROBE_NAME ".recd-probe" /* hidden, and no recording's name: retention passes it by */
 
 static void watch_removal(recd_server *s, uint64_t now);
 
@@ -26,25 +25,12 @@ static void close_retired_root(recd_server *s)
     s->retired_root_fd = -1;
 }
 
-/* Creates a file under the root and removes it: 0, or the negative errno of the create. An
- * unnamed file (O_TMPFILE) is never seen by anyone listing the root; a filesystem without it gets
- * a hidden named one, removed at once. */
-static int try_create(int root_fd)
+/* Whether recd may create files in the root: 0, or the negative errno the kernel's permission
+ * check gives (its modes, ACLs and attributes, for recd's effective ids). A check, not a create:
+ * it runs on the loop twice a second and must cost no disk write. */
+static int may_create(int root_fd)
 {
-    int fd = openat(root_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-        close(fd);
-        return 0;
-    }
-    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-        return -errno;
-    fd = openat(root_fd, ROOT_PROBE_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-                0600);
-    if (fd < 0)
-        return -errno;
-    close(fd);
-    unlinkat(root_fd, ROOT_PROBE_NAME, 0);
-    return 0;
+    return faccessat(root_fd, ".", W_OK | X_OK, AT_EACCESS) == 0 ? 0 : -errno;
 }
 
 /* Permissions are the operator's to fix and do not pass by themselves: sessions opened meanwhile
@@ -55,7 +41,7 @@ static bool refuses_sessions(int rc) { return rc == -EACCES || rc == -EPERM; }
 void server_probe_root(recd_server *s)
 {
     char *refusal = s->sessions.root_refusal;
-    int rc = s->root_lost ? 0 : try_create(s->root_fd);
+    int rc = s->root_lost ? 0 : may_create(s->root_fd);
     if (refuses_sessions(rc)) {
         if (!refusal[0])
             log_err("cannot create files under the output root %s (%s): new sessions are refused "
@@ -78,7 +64,7 @@ void server_watch_root(recd_server *s, uint64_t now)
     s->root_checked_ms = now;
     close_retired_root(s);
     watch_removal(s, now);
-    server_probe_root(s); /* an unnamed file: cheap, and nobody listing the root sees it */
+    server_probe_root(s); /* a permission check: no file is made */
 }
 
 /* An output root removed while recd runs (rm -rf, or replaced by another directory) would take
