@@ -21,6 +21,9 @@
 #define URL_MAX 1024
 #define AUTH_MAX 300 /* "Bearer " and a token of at most 256 bytes */
 #define READ_CHUNK 4096
+/* A client none of whose bytes recd has read yet is not shed before this: it may be a probe
+ * accepted just before a burst of others, whose request waits unread behind them. */
+#define SHED_GRACE_MS 250u
 
 typedef struct conn conn;
 
@@ -60,6 +63,7 @@ struct conn {
     size_t auth_len;
     int handles;     /* 2 while tcp and timer are open */
     size_t received;
+    uint64_t accepted_ms; /* loop time of its accept */
     char rbuf[READ_CHUNK];
     uv_write_t write_req;
     uv_shutdown_t shutdown_req;
@@ -430,13 +434,22 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     }
 }
 
-/* The oldest client other than c that is still sending its request, or was answered and has
- * not closed yet, to close for c; NULL when every other one is being answered. */
+/* Whether o may be closed for a new client: it is still sending its request, or was answered and
+ * has not closed yet; one with nothing read yet only once it had SHED_GRACE_MS to send. */
+static bool sheddable(const recd_http_server *s, const conn *o)
+{
+    if (o->closing || (o->responded && !o->written))
+        return false;
+    return o->responded || o->received > 0 || uv_now(s->loop) - o->accepted_ms >= SHED_GRACE_MS;
+}
+
+/* The oldest client other than c that may be closed for c; NULL when there is none (c is then
+ * closed itself). */
 static conn *oldest_sheddable(recd_http_server *s, const conn *c)
 {
     conn *oldest = NULL, *o;
     LIST_FOREACH(o, &s->conns, link) /* newest first */
-        if (o != c && !o->closing && (!o->responded || o->written))
+        if (o != c && sheddable(s, o))
             oldest = o;
     return oldest;
 }
@@ -455,6 +468,7 @@ static void on_connection(uv_stream_t *listener, int status)
     c->tcp.data = c;
     c->timer.data = c;
     c->handles = 2;
+    c->accepted_ms = uv_now(s->loop);
     LIST_INSERT_HEAD(&s->conns, c, link);
     s->nconns++;
     s->open_handles++;
