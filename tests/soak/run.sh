@@ -414,7 +414,9 @@ run_round() { # DURATION
     if [ "$round" -eq 1 ] && [ "$disk_mounted" = 1 ]; then
         full_at=$(($(elapsed) + d / 3))
     fi
-    # The first round that reaches past the half-way point is cut by kill -9 in its middle.
+    # The first round that reaches past the half-way point is cut by kill -9 in its middle, once
+    # it has .part files open (on a loaded machine the senders may start late); a round that
+    # never had any leaves the kill to the next one.
     if [ "$killed" -eq 0 ] && [ $(($(elapsed) + d)) -gt "$half" ]; then
         kill_at=$(($(elapsed) + d / 2))
     fi
@@ -449,8 +451,8 @@ run_round() { # DURATION
         if [ "$full_at" -ge 0 ] && [ "$(elapsed)" -ge "$full_at" ]; then
             fill_disk
             full_at=-1
-        elif [ "$kill_at" -ge 0 ] && [ "$(elapsed)" -ge "$kill_at" ]; then
-            kill_recd
+        elif [ "$kill_at" -ge 0 ] && [ "$(elapsed)" -ge "$kill_at" ] && [ "$(part_count)" -gt 0 ]; then
+            kill_recd # only once parts are open: senders slow to start must not leave none to recover
             kill_at=-1
         elif [ -n "$recd_pid" ] && [ "$(elapsed)" -ge "$next_hup" ]; then
             do_reload
