@@ -85,29 +85,29 @@ static void test_url_security_options(void **state)
                                        base, sizeof base, &o, err, sizeof err),
                      0);
     assert_string_equal(base, "nats://h:4223/p");
-    assert_string_equal(o.tls_ca, "/etc/a b/ca.pem");
-    assert_string_equal(o.tls_cert, "c.pem");
-    assert_string_equal(o.tls_key, "k.pem");
-    assert_string_equal(o.nkey, "/s/seed");
-    assert_string_equal(o.creds, "");
+    assert_string_equal(o.auth.tls_ca, "/etc/a b/ca.pem");
+    assert_string_equal(o.auth.tls_cert, "c.pem");
+    assert_string_equal(o.auth.tls_key, "k.pem");
+    assert_string_equal(o.auth.nkey, "/s/seed");
+    assert_string_equal(o.auth.creds, "");
     assert_int_equal(o.partitions, 2);
     assert_int_equal(client_nats_parse("nats://alice:s%40cret:x@[::1]:4222/p", base, sizeof base,
                                        &o, err, sizeof err),
                      0);
     assert_string_equal(base, "nats://[::1]:4222/p");
-    assert_string_equal(o.user, "alice");
-    assert_string_equal(o.password, "s@cret:x");
-    assert_string_equal(o.token, "");
+    assert_string_equal(o.auth.user, "alice");
+    assert_string_equal(o.auth.password, "s@cret:x");
+    assert_string_equal(o.auth.token, "");
     assert_int_equal(client_nats_parse("nats://t0k%2Fen@h/p?tls_ca=/x.pem", base, sizeof base, &o,
                                        err, sizeof err),
                      0);
     assert_string_equal(base, "nats://h/p");
-    assert_string_equal(o.token, "t0k/en");
-    assert_string_equal(o.user, "");
-    assert_string_equal(o.tls_ca, "/x.pem");
+    assert_string_equal(o.auth.token, "t0k/en");
+    assert_string_equal(o.auth.user, "");
+    assert_string_equal(o.auth.tls_ca, "/x.pem");
     assert_int_equal(client_nats_parse("nats://bob:@h/p", base, sizeof base, &o, err, sizeof err), 0);
-    assert_string_equal(o.user, "bob");
-    assert_string_equal(o.password, "");
+    assert_string_equal(o.auth.user, "bob");
+    assert_string_equal(o.auth.password, "");
 
     static const struct {
         const char *url, *why;
@@ -122,7 +122,7 @@ static void test_url_security_options(void **state)
         {"nats://:pw@127.0.0.1:4222/p", "the user (or token) before '@' is empty"},
         {"nats://127.0.0.1:4222/p?tls=1", "unknown option 'tls' (partitions, max_in_flight, buffer, "
                                           "ack_timeout, encoding, tls_ca, tls_cert, tls_key, "
-                                          "creds, nkey)"},
+                                          "tls_name, creds, nkey)"},
         {"nats://127.0.0.1:4222/p?tls_ca=/nonexistent/ca.pem", "tls_ca /nonexistent/ca.pem: No such"},
         {"nats://127.0.0.1:4222/p?tls_cert=/nonexistent/c.pem", "tls_cert /nonexistent/c.pem: No such"},
         {"nats://127.0.0.1:4222/p?creds=/nonexistent/u.creds", "creds /nonexistent/u.creds: No such"},
