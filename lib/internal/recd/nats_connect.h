@@ -49,6 +49,10 @@ typedef int (*recd_nats_option_fn)(void *ctx, const char *key, size_t klen, cons
 int recd_nats_url_parse(const char *url, char *base, size_t base_cap, recd_nats_auth *auth,
                         recd_nats_option_fn more, void *ctx, const char *more_names, char *err,
                         size_t errlen);
+/* recd's listen URL: recd_nats_url_parse with no other option, then recd_fleet_url_parse into fu.
+ * 0 or -EINVAL with err naming the URL (its user part shown as "***"). */
+int recd_nats_url_split(const char *url, recd_fleet_url *fu, recd_nats_auth *auth, char *err,
+                        size_t errlen);
 /* Percent-decodes src[0..len) into out ("%" not followed by two hex digits stays as it is).
  * -ENAMETOOLONG when it does not fit in cap, -EINVAL for a %00. */
 int recd_nats_percent_decode(const char *src, size_t len, char *out, size_t cap);

@@ -10,7 +10,7 @@
 
 #include "wire/wire_internal.h"
 
-#define VALUE_MAX 47u
+#define URL_MAX 1024u
 
 enum { OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_CREDS, OPT_NKEY, OPT_COUNT };
 static const char *const option_names[OPT_COUNT] = {"tls_ca",   "tls_cert", "tls_key",
@@ -237,6 +237,18 @@ int recd_nats_url_parse(const char *url, char *base, size_t base_cap, recd_nats_
         return -EINVAL;
     }
     return recd_nats_auth_check(auth, err, errlen);
+}
+
+int recd_nats_url_split(const char *url, recd_fleet_url *fu, recd_nats_auth *auth, char *err,
+                        size_t errlen)
+{
+    char base[URL_MAX], why[300], shown[220];
+    if (recd_nats_url_parse(url, base, sizeof base, auth, NULL, NULL, NULL, why, sizeof why) < 0) {
+        recd_nats_redacted(url, shown, sizeof shown);
+        wire_why(err, errlen, "'%s': %s", shown, why);
+        return -EINVAL;
+    }
+    return recd_fleet_url_parse(base, fu, err, errlen);
 }
 
 #ifdef RECD_HAVE_NATS
