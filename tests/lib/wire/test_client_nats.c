@@ -20,6 +20,7 @@
 
 #include "recd/client.h"
 #include "recd/fleet.h"
+#include "recd/nats_connect.h"
 #include "test_wire_samples.h"
 #include "wire/client_nats.h"
 
@@ -109,10 +110,16 @@ static void test_url_security_options(void **state)
     assert_string_equal(o.auth.user, "bob");
     assert_string_equal(o.auth.password, "");
 
+    assert_int_equal(client_nats_parse("nats://h/p?tls_ca=/x.pem&tls_name=nats.example", base,
+                                       sizeof base, &o, err, sizeof err),
+                     0);
+    assert_string_equal(o.auth.tls_name, "nats.example");
+
     static const struct {
         const char *url, *why;
     } bad[] = {
         {"nats://127.0.0.1:4222/p?tls_key=k.pem", "tls_key needs tls_cert"},
+        {"nats://127.0.0.1:4222/p?tls_name=", "tls_name=: expected a host name"},
         {"nats://127.0.0.1:4222/p?tls_ca=", "tls_ca=: expected a file path"},
         {"nats://127.0.0.1:4222/p?tls_cert", "tls_cert=: expected a file path"},
         {"nats://127.0.0.1:4222/p?nkey=a%00b", "nkey=a%00b: expected a file path"},
@@ -150,6 +157,32 @@ static void test_url_security_options(void **state)
     assert_null(strstr(err, "hunter2"));
 }
 
+/* recd's listen URL (recd/nats_connect.h): the same user part and connection options, and none of
+ * the publisher's. */
+static void test_listen_url(void **state)
+{
+    (void)state;
+    char err[300];
+    recd_fleet_url fu;
+    recd_nats_auth a;
+    assert_int_equal(recd_nats_url_split("nats://u:p%40ss@[::1]:4223/game.eu?tls_name=n.x&tls_ca=/c",
+                                         &fu, &a, err, sizeof err),
+                     0);
+    assert_string_equal(fu.host, "::1");
+    assert_int_equal(fu.port, 4223);
+    assert_string_equal(fu.prefix, "game.eu");
+    assert_string_equal(a.user, "u");
+    assert_string_equal(a.password, "p@ss");
+    assert_string_equal(a.tls_name, "n.x");
+    assert_string_equal(a.tls_ca, "/c");
+    assert_int_equal(recd_nats_url_split("nats://u:hunter2@h/p?partitions=2", &fu, &a, err,
+                                         sizeof err),
+                     -EINVAL);
+    assert_non_null(strstr(err, "'nats://***@h/p?partitions=2': unknown option 'partitions'"));
+    assert_int_equal(recd_nats_url_split("nats://h/a..b", &fu, &a, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "subject prefix"));
+}
+
 #ifndef RECD_TEST_HAVE_NATS
 
 static void test_without_libnats(void **state)
@@ -169,6 +202,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url_options),
         cmocka_unit_test(test_url_security_options),
+        cmocka_unit_test(test_listen_url),
         cmocka_unit_test(test_without_libnats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
@@ -528,6 +562,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url_options),
         cmocka_unit_test(test_url_security_options),
+        cmocka_unit_test(test_listen_url),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_killed, setup, teardown),
