@@ -201,6 +201,11 @@ fleet_config "$tmp/both.yaml" "nats://recd:x@127.0.0.1:$port/auth?nkey=$tmp/user
 grep -q "credentials: give one of nkey, USER:PASSWORD@" "$tmp/both.out" ||
     fail "recd --check-config does not say why: $(cat "$tmp/both.out")"
 grep -q "recd:x@" "$tmp/both.out" && fail "the password shows in recd's error"
+fleet_config "$tmp/clash.yaml" "nats://recd:r3cd-pw@127.0.0.1:$port/auth" "$tmp/out" "" "  creds: $tmp/user.nk"
+timeout 30 "$RECD" --config "$tmp/clash.yaml" >"$tmp/clash.out" 2>&1 && fail "recd took a password and nats.creds"
+grep -qF "cannot listen on nats://***@127.0.0.1:$port/auth: credentials: give one of creds, USER:PASSWORD@" \
+    "$tmp/clash.out" || fail "recd does not say why it cannot listen: $(cat "$tmp/clash.out")"
+grep -q r3cd-pw "$tmp/clash.out" && fail "the password shows in recd's error"
 stop_server
 
 # 4. A token (nats-server takes it as its one credential), for recd and the publisher; a wrong one
