@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "recd/nats_connect.h"
 #include "recd/recovery.h"
 #include "recd/units.h"
 #include "record/part_manifest.h"
@@ -227,7 +228,9 @@ static int start_listeners(recd_server *s)
         recd_listener *l;
         int rc = listener_open(&s->ingest, cfg, &l, why, sizeof why);
         if (rc < 0) {
-            log_crit("cannot listen on %s: %s", cfg->url, why);
+            char shown[220]; /* a nats:// URL's password or token as *** */
+            recd_nats_redacted(cfg->url, shown, sizeof shown);
+            log_crit("cannot listen on %s: %s", shown, why);
             return rc;
         }
         server_announce_listener(s, l);

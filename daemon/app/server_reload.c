@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recd/nats_connect.h"
 #include "server.h"
 #include "support/config_schema.h"
 #include "support/log.h"
@@ -106,8 +107,10 @@ static void apply_listeners(recd_server *s, bool restart_nats)
             continue;
         recd_listener *l;
         char why[512];
+        char shown[220]; /* a nats:// URL's password or token as *** */
+        recd_nats_redacted(cfg->listen[i].url, shown, sizeof shown);
         if (listener_open(&s->ingest, &cfg->listen[i], &l, why, sizeof why) < 0)
-            log_err("reload: cannot listen on %s: %s", cfg->listen[i].url, why);
+            log_err("reload: cannot listen on %s: %s", shown, why);
         else
             server_announce_listener(s, l);
     }

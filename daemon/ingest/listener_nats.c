@@ -61,10 +61,6 @@ static void source_free(nats_source *src)
         src->req_head = next;
     }
     free(src->parts);
-    free(src->creds);
-    free(src->tls_ca);
-    free(src->tls_cert);
-    free(src->tls_key);
     pthread_mutex_destroy(&src->lock);
     pthread_cond_destroy(&src->wake);
     free(src);
@@ -166,7 +162,46 @@ static void on_async(uv_async_t *h)
         drain(l->nats);
 }
 
-static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+/* The nats.* keys beside the URL's own options: each said one way only. */
+static int merge_key(const char *key, const char *value, char *field, size_t cap, char *why,
+                     size_t whylen)
+{
+    if (!value)
+        return 0;
+    if (field[0]) {
+        snprintf(why, whylen, "%s is given both in the URL and as nats.%s", key, key);
+        return -EINVAL;
+    }
+    if (strlen(value) >= cap) {
+        snprintf(why, whylen, "nats.%s is longer than %zu bytes", key, cap - 1);
+        return -EINVAL;
+    }
+    memcpy(field, value, strlen(value) + 1);
+    return 0;
+}
+
+/* The URL's host, port, prefix and options, with nats.creds and nats.tls_* (recd/nats_connect.h). */
+static int parse_url(nats_source *src, const char *url, const recd_config *c, char *why,
+                     size_t whylen)
+{
+    recd_nats_auth *a = &src->auth;
+    int rc = recd_nats_url_split(url, &src->url, a, why, whylen);
+    if (rc == 0)
+        rc = merge_key("creds", c->nats.creds, a->creds, sizeof a->creds, why, whylen);
+    if (rc == 0)
+        rc = merge_key("tls_ca", c->nats.tls_ca, a->tls_ca, sizeof a->tls_ca, why, whylen);
+    if (rc == 0)
+        rc = merge_key("tls_cert", c->nats.tls_cert, a->tls_cert, sizeof a->tls_cert, why, whylen);
+    if (rc == 0)
+        rc = merge_key("tls_key", c->nats.tls_key, a->tls_key, sizeof a->tls_key, why, whylen);
+    if (rc == 0)
+        rc = recd_nats_auth_check(a, why, whylen);
+    if (rc == 0)
+        rc = recd_nats_load(why, whylen);
+    recd_nats_redacted(url, src->shown, sizeof src->shown);
+    recd_nats_server_url(&src->url, src->server, sizeof src->server);
+    return rc;
+}
 
 static void default_names(nats_source *src, const recd_config *cfg)
 {
@@ -223,12 +258,9 @@ int listener_nats_open(recd_ingest *g, const recd_listen_config *cfg, recd_liste
     l->nats = src;
     src->l = l;
     src->g = g;
-    int rc = recd_fleet_url_parse(cfg->url, &src->url, why, whylen);
+    int rc = parse_url(src, cfg->url, c, why, whylen);
     if (rc < 0)
         goto fail;
-    snprintf(src->server, sizeof src->server,
-             strchr(src->url.host, ':') ? "nats://[%s]:%u" : "nats://%s:%u", src->url.host,
-             src->url.port);
     default_names(src, c);
     if (!name_ok(src->stream) || !name_ok(src->instance)) {
         snprintf(why, whylen, "nats.stream and nats.instance may hold only A-Z a-z 0-9 _ -");
@@ -241,10 +273,6 @@ int listener_nats_open(recd_ingest *g, const recd_listen_config *cfg, recd_liste
     /* Unacknowledged messages come again after this: well after a flush could have written them. */
     src->ack_wait_ms = c->flush.interval_ms * 10 > NATS_ACK_WAIT_MIN_MS ? c->flush.interval_ms * 10
                                                                          : NATS_ACK_WAIT_MIN_MS;
-    src->creds = dup_or_null(c->nats.creds);
-    src->tls_ca = dup_or_null(c->nats.tls_ca);
-    src->tls_cert = dup_or_null(c->nats.tls_cert);
-    src->tls_key = dup_or_null(c->nats.tls_key);
     src->parts = calloc(src->nparts, sizeof *src->parts);
     rc = -ENOMEM;
     if (!src->parts)
@@ -257,7 +285,7 @@ int listener_nats_open(recd_ingest *g, const recd_listen_config *cfg, recd_liste
         p->pending = calloc(src->max_in_flight, sizeof *p->pending);
         if (!p->queue || !p->pending)
             goto fail;
-        snprintf(p->peer, sizeof p->peer, "%s partition %u", cfg->url, i);
+        snprintf(p->peer, sizeof p->peer, "%s partition %u", src->shown, i);
         p->in.sessions = g->sessions;
         p->in.transport = RECD_M_NATS;
         p->in.peer = p->peer;
@@ -280,7 +308,7 @@ int listener_nats_open(recd_ingest *g, const recd_listen_config *cfg, recd_liste
         return -EAGAIN;
     }
     src->worker_started = true;
-    snprintf(l->bound, sizeof l->bound, "%s", cfg->url);
+    snprintf(l->bound, sizeof l->bound, "%s", src->shown);
     LIST_INSERT_HEAD(&g->listeners, l, link);
     LIST_INSERT_HEAD(&g->nats_sources, src, link);
     *out = l;
@@ -351,7 +379,7 @@ bool ingest_nats_unhealthy(recd_ingest *g, char *why, size_t whylen)
         pthread_mutex_unlock(&src->lock);
         if (!up) {
             snprintf(why, whylen, "%s cannot reach its JetStream server %s for %llu s (%s)",
-                     src->l->cfg.url, src->server,
+                     src->shown, src->server,
                      (unsigned long long)((nats_mono_ms() - since) / 1000), err);
             return true;
         }

@@ -147,7 +147,7 @@ static void ack(nats_source *src, natsConnection *nc, natsMsg *msg)
     else
         log_debug("%s: acknowledgement failed (%s): the message will come again and be dropped as "
                   "a duplicate",
-                  src->l->cfg.url, natsStatus_GetText(s));
+                  src->shown, natsStatus_GetText(s));
     natsMsg_Destroy(msg);
 }
 

@@ -20,7 +20,7 @@ static void keep(nats_source *src, natsSubscription *sub, kvWatcher *w)
         size_t cap = src->retired_cap ? src->retired_cap * 2 : 8;
         nats_retired *grown = realloc(src->retired, cap * sizeof *grown);
         if (!grown) {
-            log_warn("%s: out of memory: a subscription is left unfreed", src->l->cfg.url);
+            log_warn("%s: out of memory: a subscription is left unfreed", src->shown);
             return; /* a leak, never a use after free */
         }
         src->retired = grown;

@@ -52,7 +52,7 @@ void nats_store_records(nats_source *src)
             /* Acknowledgements wait for it: given up after a few tries with the server there. */
             if (!up || ++list->tries < NATS_RECORD_TRIES)
                 break;
-            log_warn("%s: session record %s given up: %s", src->l->cfg.url, list->key,
+            log_warn("%s: session record %s given up: %s", src->shown, list->key,
                      natsStatus_GetText(s));
         }
         done = list->no;
@@ -90,7 +90,7 @@ static taken_record *parse_record(nats_source *src, const char *key, const uint8
         (!closed && (len <= NATS_RECORD_HEAD || memcmp(v, "rsr1", 4) != 0 ||
                      len - NATS_RECORD_HEAD > (size_t)src->g->cfg->limits.max_frame))) {
         log_warn("%s: session record %s ignored: not a record of this recd version (%zu bytes)",
-                 src->l->cfg.url, key ? key : "?", len);
+                 src->shown, key ? key : "?", len);
         return NULL;
     }
     size_t open_len = closed ? 0 : len - NATS_RECORD_HEAD;
@@ -155,7 +155,7 @@ natsStatus nats_load_records(nats_source *src, nats_partition *p)
         return s;
     }
     if (n)
-        log_info("%s: partition %u: %zu sessions to take over", src->l->cfg.url, p->no, n);
+        log_info("%s: partition %u: %zu sessions to take over", src->shown, p->no, n);
     pthread_mutex_lock(&src->lock);
     taken_record **end = &p->takeovers;
     while (*end)
@@ -190,7 +190,7 @@ static uint64_t send_request(nats_source *src, kv_request *r)
         pthread_mutex_unlock(&src->lock);
         /* A warning (the log coalesces repeats): a session without a current record is taken
          * over from an older one, with more written twice (recd_nats_session_record_failures_total). */
-        log_warn("%s: session record %s dropped: %u writes wait already", src->l->cfg.url,
+        log_warn("%s: session record %s dropped: %u writes wait already", src->shown,
                   r->key, NATS_RECORDS_WAITING_MAX);
         free(r);
         return 0;

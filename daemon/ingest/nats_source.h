@@ -13,6 +13,7 @@
 
 #include "listener.h"
 #include "recd/fleet.h"
+#include "recd/nats_connect.h"
 
 #define NATS_FETCH_MAX 256          /* messages asked for in one pull */
 #define NATS_IDLE_WAIT_MS 20        /* worker pause when no partition gave anything */
@@ -151,7 +152,8 @@ typedef struct nats_source {
     char server[300];
     char stream[RECD_FLEET_PREFIX_MAX + 8], bucket[RECD_FLEET_PREFIX_MAX + 16], instance[128];
     char sbucket[RECD_FLEET_PREFIX_MAX + 20];
-    char *creds, *tls_ca, *tls_cert, *tls_key;
+    recd_nats_auth auth; /* the URL's user part and options, and the nats.* TLS and creds keys */
+    char shown[RECD_CONFIG_URL_MAX]; /* the URL for messages, its user part as "***" */
     uint32_t nparts, max_in_flight;
     uint64_t lease_ttl_ms, ack_wait_ms;
     nats_partition *parts;

@@ -71,41 +71,26 @@ static void worker_wait(nats_source *src, uint64_t ms)
     pthread_mutex_unlock(&src->lock);
 }
 
+/* The connection (recd/nats_connect.h): reconnects forever, the fleet waits for its engine. */
 static natsStatus connect_server(nats_source *src)
 {
-    natsOptions *o = NULL;
-    natsStatus s = natsOptions_Create(&o);
-    if (s == NATS_OK)
-        s = natsOptions_SetURL(o, src->server);
-    if (s == NATS_OK)
-        s = natsOptions_SetMaxReconnect(o, -1); /* forever: the fleet waits for its engine */
-    if (s == NATS_OK)
-        s = natsOptions_SetReconnectWait(o, 500);
-    if (s == NATS_OK)
-        s = natsOptions_SetTimeout(o, 2000);
-    if (s == NATS_OK)
-        s = natsOptions_SetDisconnectedCB(o, on_disconnected, src);
-    if (s == NATS_OK)
-        s = natsOptions_SetReconnectedCB(o, on_reconnected, src);
-    if (s == NATS_OK)
-        s = natsOptions_SetClosedCB(o, on_closed, src);
-    if (s == NATS_OK && src->creds)
-        s = natsOptions_SetUserCredentialsFromFiles(o, src->creds, NULL);
-    if (s == NATS_OK && (src->tls_ca || src->tls_cert))
-        s = natsOptions_SetSecure(o, true);
-    if (s == NATS_OK && src->tls_ca)
-        s = natsOptions_LoadCATrustedCertificates(o, src->tls_ca);
-    if (s == NATS_OK && src->tls_cert)
-        s = natsOptions_LoadCertificatesChain(o, src->tls_cert, src->tls_key);
+    recd_nats_tuning t = {.max_reconnect = -1,
+                          .reconnect_wait_ms = 500,
+                          .timeout_ms = 2000,
+                          .on_disconnected = on_disconnected,
+                          .on_reconnected = on_reconnected,
+                          .on_closed = on_closed,
+                          .closure = src};
     pthread_mutex_lock(&src->lock);
     src->nc_closed = false;
     pthread_mutex_unlock(&src->lock);
-    if (s == NATS_OK)
-        s = natsConnection_Connect(&src->nc, o);
-    natsOptions_Destroy(o);
-    if (s != NATS_OK) {
-        nats_set_error(src, "connect", s);
-        return s;
+    char why[400];
+    natsStatus s;
+    if (recd_nats_connect(&src->nc, src->server, &src->auth, &t, &s, why, sizeof why) < 0) {
+        pthread_mutex_lock(&src->lock);
+        snprintf(src->last_error, sizeof src->last_error, "connect: %.240s", why);
+        pthread_mutex_unlock(&src->lock);
+        return s == NATS_OK ? NATS_INVALID_ARG : s;
     }
     jsOptions jo;
     jsOptions_Init(&jo);
@@ -131,10 +116,10 @@ static natsStatus open_bucket(nats_source *src, const char *name, const char *wh
         kc.StorageType = js_FileStorage;
         s = js_CreateKeyValue(kv, src->js, &kc);
         if (s == NATS_OK && ttl_ms)
-            log_notice("%s: created the %s %s (TTL %llu ms)", src->l->cfg.url, what, name,
+            log_notice("%s: created the %s %s (TTL %llu ms)", src->shown, what, name,
                        (unsigned long long)ttl_ms);
         else if (s == NATS_OK)
-            log_notice("%s: created the %s %s", src->l->cfg.url, what, name);
+            log_notice("%s: created the %s %s", src->shown, what, name);
     }
     if (s != NATS_OK)
         nats_set_error(src, what, s);
@@ -159,7 +144,7 @@ static natsStatus ensure_setup(nats_source *src)
         sc.Storage = js_FileStorage;
         s = js_AddStream(&si, src->js, &sc, NULL, &jerr);
         if (s == NATS_OK)
-            log_notice("%s: created JetStream stream %s on %s", src->l->cfg.url, src->stream, subject);
+            log_notice("%s: created JetStream stream %s on %s", src->shown, src->stream, subject);
     }
     jsStreamInfo_Destroy(si);
     if (s != NATS_OK) {
@@ -213,7 +198,7 @@ static natsStatus subscribe(nats_source *src, nats_partition *p)
         if (s == NATS_OK)
             log_info("%s: partition %u: %lld messages taken and not acknowledged before; read "
                      "again from stream sequence %llu",
-                     src->l->cfg.url, p->no, (long long)unacked, (unsigned long long)from);
+                     src->shown, p->no, (long long)unacked, (unsigned long long)from);
     } else if (s == NATS_NOT_FOUND) {
         s = js_AddConsumer(&ci, src->js, src->stream, &cc, NULL, &jerr);
     }
@@ -260,7 +245,7 @@ static void drop_ownership(nats_source *src, nats_partition *p, const char *why)
 {
     if (!p->owned)
         return;
-    log_warn("%s: partition %u released: %s", src->l->cfg.url, p->no, why);
+    log_warn("%s: partition %u released: %s", src->shown, p->no, why);
     unsubscribe(src, p, false);
 }
 
@@ -307,7 +292,7 @@ static void release_partition(nats_source *src, nats_partition *p)
     char key[32];
     lease_key(p, key, sizeof key);
     kvStore_Delete(src->kv, key);
-    log_info("%s: partition %u handed back for another instance", src->l->cfg.url, p->no);
+    log_info("%s: partition %u handed back for another instance", src->shown, p->no);
 }
 
 /* More than a fair share: the highest partitions owned stop being pulled, and are released once
@@ -384,7 +369,7 @@ static void tend_leases(nats_source *src)
         pthread_mutex_lock(&src->lock);
         p->owned_shared = true;
         pthread_mutex_unlock(&src->lock);
-        log_info("%s: partition %u claimed by %s", src->l->cfg.url, p->no, src->instance);
+        log_info("%s: partition %u claimed by %s", src->shown, p->no, src->instance);
     }
     if (!stopping(src))
         rebalance(src, fair);
@@ -533,7 +518,7 @@ void *nats_worker_main(void *arg)
             if (ensure_setup(src) != NATS_OK) {
                 if (setup_failures++ % 30 == 0) {
                     pthread_mutex_lock(&src->lock);
-                    log_warn("%s: %s (%s); retrying every %u ms", src->l->cfg.url,
+                    log_warn("%s: %s (%s); retrying every %u ms", src->shown,
                              src->last_error, nats_GetLastError(NULL), NATS_RETRY_MS);
                     pthread_mutex_unlock(&src->lock);
                 }
@@ -541,7 +526,7 @@ void *nats_worker_main(void *arg)
                 continue;
             }
             ready = true;
-            log_info("%s: connected to %s, stream %s, %u partitions, instance %s", src->l->cfg.url,
+            log_info("%s: connected to %s, stream %s, %u partitions, instance %s", src->shown,
                      src->server, src->stream, src->nparts, src->instance);
         }
         uint64_t now = nats_mono_ms();

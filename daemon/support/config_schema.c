@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "recd/message.h"
+#include "recd/nats_connect.h"
 #include "recd/samp_rec.h"
 #include "recd/units.h"
 
@@ -622,7 +623,8 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
     snprintf(out->url, sizeof out->url, "%s", url);
     if (strncmp(url, "nats://", 7) == 0) { /* a fleet member: the stream is named by the URL */
         recd_fleet_url fu;
-        if (recd_fleet_url_parse(url, &fu, why, cap) < 0)
+        recd_nats_auth auth; /* its user part and TLS and credentials options: checked here */
+        if (recd_nats_url_split(url, &fu, &auth, why, cap) < 0)
             return -EINVAL;
         out->nats = true;
         return 0;

@@ -32,14 +32,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     terminated(err, sizeof err);
     if (rc == 0) {
         terminated(base, sizeof base);
-        terminated(o.tls_ca, sizeof o.tls_ca);
-        terminated(o.tls_cert, sizeof o.tls_cert);
-        terminated(o.tls_key, sizeof o.tls_key);
-        terminated(o.creds, sizeof o.creds);
-        terminated(o.nkey, sizeof o.nkey);
-        terminated(o.user, sizeof o.user);
-        terminated(o.password, sizeof o.password);
-        terminated(o.token, sizeof o.token);
+        terminated(o.auth.tls_ca, sizeof o.auth.tls_ca);
+        terminated(o.auth.tls_cert, sizeof o.auth.tls_cert);
+        terminated(o.auth.tls_key, sizeof o.auth.tls_key);
+        terminated(o.auth.creds, sizeof o.auth.creds);
+        terminated(o.auth.nkey, sizeof o.auth.nkey);
+        terminated(o.auth.user, sizeof o.auth.user);
+        terminated(o.auth.password, sizeof o.auth.password);
+        terminated(o.auth.token, sizeof o.auth.token);
+        terminated(o.auth.tls_name, sizeof o.auth.tls_name);
         if (o.partitions < 1 || o.partitions > 1024 || !o.max_in_flight || !o.ack_timeout_ms)
             abort();
     }

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: MIT
-# The C publisher's TLS and credentials (`rectool send --to 'nats://...?tls_ca=...'`): a recording
-# published through a nats-server that requires TLS and verifies clients, into a recd fleet
-# instance consuming over TLS, comes out byte-identical; a wrong CA, a missing client certificate,
-# tls_key without tls_cert and TLS asked of a plain server all fail with a clear error and record
-# nothing. Then a server with an nkey user and a user/password: both get in and are recorded, a
-# wrong seed or password is refused. Certificates come from the openssl CLI, the seeds from the
-# Python client's nkeys.py. A token gets in (its publishes, with no stream, go unconfirmed) and a
-# wrong one is refused. Not tested here: creds (JWT, operator mode).
+# TLS and credentials of the one NATS connection module (recd/nats_connect.h), on both sides: the
+# C publisher (`rectool send --to 'nats://...?tls_ca=...'`) and recd's nats:// inputs (the same
+# URL grammar, plus the nats.* keys). A recording published through a nats-server that requires
+# TLS and verifies clients, into a recd fleet instance consuming over TLS, comes out
+# byte-identical; tls_name names the certificate's host on both sides; a wrong CA or name, a
+# missing client certificate, tls_key without tls_cert and TLS asked of a plain server all fail
+# with a clear error and record nothing. Then a server with an nkey user and user/password users:
+# recd comes in with an nkey seed, then with a password, the publisher with both; a wrong seed or
+# password is refused. Then a token, for recd and the publisher; a wrong one is refused.
+# Certificates come from the openssl CLI, the seeds from the Python client's nkeys.py. Not tested
+# here: creds (JWT, operator mode).
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -105,7 +108,7 @@ check_nothing() { # SESSION...: no file at all for these
 # 1. TLS: the server requires it and verifies client certificates.
 make_ca ca
 make_ca other
-make_cert server "IP:127.0.0.1,DNS:127.0.0.1" # libnats checks the host as a name
+make_cert server "IP:127.0.0.1,DNS:127.0.0.1,DNS:nats.test" # libnats checks the host as a name
 make_cert publisher DNS:publisher
 make_cert recd DNS:recd
 cat >"$tmp/tls.conf" <<CONF
@@ -118,12 +121,14 @@ tls {
 CONF
 start_server "$tmp/tls.conf"
 base="nats://127.0.0.1:$port/secure"
-start_consumer tls "$base" "  tls_ca: $tmp/ca.pem
+start_consumer tls "$base?tls_name=nats.test" "  tls_ca: $tmp/ca.pem
   tls_cert: $tmp/recd.pem
   tls_key: $tmp/recd.key"
 wait_for 30 owns_all || fail "recd did not claim the 4 partitions over TLS: $(tail -5 "$tmp/tls.log")"
 client="tls_cert=$tmp/publisher.pem&tls_key=$tmp/publisher.key"
 send_ok tls-ok "$base?tls_ca=$tmp/ca.pem&$client"
+send_ok tls-name "$base?tls_ca=$tmp/ca.pem&tls_name=nats.test&$client"
+send_refused wrong-name "$base?tls_ca=$tmp/ca.pem&tls_name=other.test&$client" 3 "cannot connect to nats://127.0.0.1:$port: SSL Error"
 send_refused wrong-ca "$base?tls_ca=$tmp/other.pem&$client" 3 "cannot connect to nats://127.0.0.1:$port: SSL Error; checked against tls_ca $tmp/other.pem"
 send_refused no-client-cert "$base?tls_ca=$tmp/ca.pem" 3 "does the server want a client certificate?"
 send_refused no-tls "$base" 3 "cannot connect to nats://127.0.0.1:$port"
@@ -135,9 +140,10 @@ send_ok tls-again "$base?tls_ca=$tmp/ca.pem&$client" # after the refusals: they 
 cat "$tmp/publisher.pem" "$tmp/publisher.key" >"$tmp/publisher-both.pem"
 send_ok tls-one-file "$base?tls_ca=$tmp/ca.pem&tls_cert=$tmp/publisher-both.pem" # key beside the cert
 check_recorded tls-ok
+check_recorded tls-name
 check_recorded tls-one-file
 check_recorded tls-again
-check_nothing wrong-ca no-client-cert no-tls key-alone missing-ca key-as-cert not-a-ca
+check_nothing wrong-ca wrong-name no-client-cert no-tls key-alone missing-ca key-as-cert not-a-ca
 stop_consumer
 stop_server
 
@@ -147,8 +153,8 @@ start_server "$tmp/plain.conf"
 send_refused plain "nats://127.0.0.1:$port/secure?tls_ca=$tmp/ca.pem" 3 "the server offers none: nothing is sent in clear text"
 stop_server
 
-# 3. Credentials: an nkey user and a user with a password; recd itself comes in as the
-# no_auth_user (its consumer has no nkey option).
+# 3. Credentials: an nkey user and users with a password; recd comes in with the nkey seed (the
+# same option as the publisher's), then with a password, which its messages never show.
 seeds=$(cd "$repo/clients/python" && python3 -c 'from recd_client.nkeys import generate_user_seed, public_of_seed
 for _ in range(2):
     s = generate_user_seed()
@@ -167,15 +173,14 @@ authorization {
   users = [
     { nkey: "$pub" }
     { user: alice, password: "s3cret@x" }
-    { user: recd, password: recd }
+    { user: recd, password: "r3cd-pw" }
   ]
 }
-no_auth_user: recd
 CONF
 start_server "$tmp/auth.conf"
 base="nats://127.0.0.1:$port/auth"
-start_consumer auth "$base"
-wait_for 30 owns_all || fail "recd did not claim the 4 partitions: $(tail -5 "$tmp/auth.log")"
+start_consumer auth "$base?nkey=$tmp/user.nk"
+wait_for 30 owns_all || fail "recd did not claim the 4 partitions with nkey: $(tail -5 "$tmp/auth.log")"
 send_ok nkey-ok "$base?nkey=$tmp/user.nk"
 send_ok password-ok "nats://alice:s3cret%40x@127.0.0.1:$port/auth"
 send_refused nkey-wrong "$base?nkey=$tmp/other.nk" 3 "Authorization Violation"
@@ -187,26 +192,43 @@ check_recorded nkey-ok
 check_recorded password-ok
 check_nothing nkey-wrong nkey-bad password-wrong two-ways
 stop_consumer
+start_consumer auth-pw "nats://recd:r3cd-pw@127.0.0.1:$port/auth"
+wait_for 30 owns_all || fail "recd did not claim the 4 partitions with a password: $(tail -5 "$tmp/auth-pw.log")"
+grep -q r3cd-pw "$tmp/auth-pw.log" && fail "the password shows in recd's log"
+stop_consumer
+fleet_config "$tmp/both.yaml" "nats://recd:x@127.0.0.1:$port/auth?nkey=$tmp/user.nk" "$tmp/out"
+"$RECD" --check-config "$tmp/both.yaml" >"$tmp/both.out" 2>&1 && fail "recd took two credentials"
+grep -q "credentials: give one of nkey, USER:PASSWORD@" "$tmp/both.out" ||
+    fail "recd --check-config does not say why: $(cat "$tmp/both.out")"
+grep -q "recd:x@" "$tmp/both.out" && fail "the password shows in recd's error"
+fleet_config "$tmp/clash.yaml" "nats://recd:r3cd-pw@127.0.0.1:$port/auth" "$tmp/out" "" "  creds: $tmp/user.nk"
+timeout 30 "$RECD" --config "$tmp/clash.yaml" >"$tmp/clash.out" 2>&1 && fail "recd took a password and nats.creds"
+grep -qF "cannot listen on nats://***@127.0.0.1:$port/auth: credentials: give one of creds, USER:PASSWORD@" \
+    "$tmp/clash.out" || fail "recd does not say why it cannot listen: $(cat "$tmp/clash.out")"
+grep -q r3cd-pw "$tmp/clash.out" && fail "the password shows in recd's error"
 stop_server
 
-# 4. A token: nats-server takes it only as its one credential, so recd (no token option) cannot
-# consume here; with no stream the publishes go unconfirmed, which shows the connection got in,
-# while a wrong token is refused on connecting.
+# 4. A token (nats-server takes it as its one credential), for recd and the publisher; a wrong one
+# is refused on connecting.
 cat >"$tmp/token.conf" <<CONF
 authorization {
   token: "t0k/en"
 }
 CONF
 start_server "$tmp/token.conf"
+start_consumer token "nats://t0k%2Fen@127.0.0.1:$port/tok"
+wait_for 30 owns_all || fail "recd did not claim the 4 partitions with a token: $(tail -5 "$tmp/token.log")"
 send_refused token-wrong "nats://nope@127.0.0.1:$port/tok?ack_timeout=2s" 3 "Authorization Violation"
-send_refused token-ok "nats://t0k%2Fen@127.0.0.1:$port/tok?ack_timeout=2s" 3 "not confirmed by JetStream"
-grep -q "Authorization" "$tmp/token-ok.out" && fail "the right token was refused: $(cat "$tmp/token-ok.out")"
+send_ok token-ok "nats://t0k%2Fen@127.0.0.1:$port/tok"
+check_recorded token-ok
+check_nothing token-wrong
+stop_consumer
 stop_server
 
 if [ "$failures" -ne 0 ]; then
-    for log in tls auth; do
+    for log in tls auth auth-pw token; do
         [ -f "$tmp/$log.log" ] && show_instance_log "$tmp/$log.log" "$log" 20
     done
     exit 1
 fi
-echo "PASS: TLS (client certificates, wrong CA, no TLS), nkey, user/password and token through rectool send"
+echo "PASS: TLS (client certificates, wrong CA or name, no TLS), nkey, user/password and token, for rectool send and recd"

@@ -11,40 +11,28 @@
 #include <stdint.h>
 
 #include "recd/message.h"
+#include "recd/nats_connect.h"
 
 typedef struct client_nats client_nats;
 
-#define CLIENT_NATS_PATH_MAX 1024u  /* a file option, with its NUL */
-#define CLIENT_NATS_SECRET_MAX 256u /* user, password or token, with its NUL */
-
-/* The URL's query options, defaults filled in (client_nats_parse). */
+/* The URL's options, defaults filled in (client_nats_parse). */
 typedef struct client_nats_options {
     uint32_t partitions;     /* ?partitions=N, 1..1024 (8): must match the fleet's */
     uint32_t max_in_flight;  /* ?max_in_flight=N, 1..1000000 (1024): publishes awaiting an ack */
     uint64_t buffer_bytes;   /* ?buffer=SIZE, 1KiB..1GiB (8MiB): kept while the server is away */
     uint64_t ack_timeout_ms; /* ?ack_timeout=DUR, 1ms..1h (10s): longest wait for a window slot,
                                 and for the last acks in flush and close */
-    /* Files, percent-decoded, "" when absent (the names of recd's nats.* options). */
-    char tls_ca[CLIENT_NATS_PATH_MAX];   /* CA certificates (PEM): turns TLS on */
-    char tls_cert[CLIENT_NATS_PATH_MAX]; /* client certificate (PEM): turns TLS on */
-    char tls_key[CLIENT_NATS_PATH_MAX];  /* its key; needs tls_cert */
-    char creds[CLIENT_NATS_PATH_MAX];    /* user JWT and nkey seed */
-    char nkey[CLIENT_NATS_PATH_MAX];     /* a user's nkey seed (SU...) */
-    /* nats://USER:PASSWORD@HOST (password maybe empty) or nats://TOKEN@HOST, percent-decoded,
-       "" when absent; at most one of these, creds and nkey. */
-    char user[CLIENT_NATS_SECRET_MAX];
-    char password[CLIENT_NATS_SECRET_MAX];
-    char token[CLIENT_NATS_SECRET_MAX];
+    recd_nats_auth auth;     /* the user part, TLS and credentials (recd/nats_connect.h) */
 } client_nats_options;
 
 /* True when url starts with nats:// (the build may still lack libnats). */
 bool client_nats_url(const char *url);
 
 /* Parses nats://[USER:PASSWORD@|TOKEN@]HOST[:PORT]/PREFIX[?KEY=VALUE&...] with KEY one of
- * partitions, max_in_flight, buffer, ack_timeout, encoding (binary only), tls_ca, tls_cert,
- * tls_key, creds or nkey (values percent-decoded). Fills base (the URL without its user part and
- * query, for recd_fleet_url_parse) and opt. 0 or -EINVAL with err, which never shows a password
- * or token. */
+ * partitions, max_in_flight, buffer, ack_timeout, encoding (binary only), or a connection option
+ * of recd_nats_url_parse (tls_ca, tls_cert, tls_key, tls_name, creds, nkey; values
+ * percent-decoded). Fills base (the URL without its user part and query, for
+ * recd_fleet_url_parse) and opt. 0 or -EINVAL with err, which never shows a password or token. */
 int client_nats_parse(const char *url, char *base, size_t base_cap, client_nats_options *opt,
                       char *err, size_t errlen);
 

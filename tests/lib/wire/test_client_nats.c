@@ -20,6 +20,7 @@
 
 #include "recd/client.h"
 #include "recd/fleet.h"
+#include "recd/nats_connect.h"
 #include "test_wire_samples.h"
 #include "wire/client_nats.h"
 
@@ -85,34 +86,40 @@ static void test_url_security_options(void **state)
                                        base, sizeof base, &o, err, sizeof err),
                      0);
     assert_string_equal(base, "nats://h:4223/p");
-    assert_string_equal(o.tls_ca, "/etc/a b/ca.pem");
-    assert_string_equal(o.tls_cert, "c.pem");
-    assert_string_equal(o.tls_key, "k.pem");
-    assert_string_equal(o.nkey, "/s/seed");
-    assert_string_equal(o.creds, "");
+    assert_string_equal(o.auth.tls_ca, "/etc/a b/ca.pem");
+    assert_string_equal(o.auth.tls_cert, "c.pem");
+    assert_string_equal(o.auth.tls_key, "k.pem");
+    assert_string_equal(o.auth.nkey, "/s/seed");
+    assert_string_equal(o.auth.creds, "");
     assert_int_equal(o.partitions, 2);
     assert_int_equal(client_nats_parse("nats://alice:s%40cret:x@[::1]:4222/p", base, sizeof base,
                                        &o, err, sizeof err),
                      0);
     assert_string_equal(base, "nats://[::1]:4222/p");
-    assert_string_equal(o.user, "alice");
-    assert_string_equal(o.password, "s@cret:x");
-    assert_string_equal(o.token, "");
+    assert_string_equal(o.auth.user, "alice");
+    assert_string_equal(o.auth.password, "s@cret:x");
+    assert_string_equal(o.auth.token, "");
     assert_int_equal(client_nats_parse("nats://t0k%2Fen@h/p?tls_ca=/x.pem", base, sizeof base, &o,
                                        err, sizeof err),
                      0);
     assert_string_equal(base, "nats://h/p");
-    assert_string_equal(o.token, "t0k/en");
-    assert_string_equal(o.user, "");
-    assert_string_equal(o.tls_ca, "/x.pem");
+    assert_string_equal(o.auth.token, "t0k/en");
+    assert_string_equal(o.auth.user, "");
+    assert_string_equal(o.auth.tls_ca, "/x.pem");
     assert_int_equal(client_nats_parse("nats://bob:@h/p", base, sizeof base, &o, err, sizeof err), 0);
-    assert_string_equal(o.user, "bob");
-    assert_string_equal(o.password, "");
+    assert_string_equal(o.auth.user, "bob");
+    assert_string_equal(o.auth.password, "");
+
+    assert_int_equal(client_nats_parse("nats://h/p?tls_ca=/x.pem&tls_name=nats.example", base,
+                                       sizeof base, &o, err, sizeof err),
+                     0);
+    assert_string_equal(o.auth.tls_name, "nats.example");
 
     static const struct {
         const char *url, *why;
     } bad[] = {
         {"nats://127.0.0.1:4222/p?tls_key=k.pem", "tls_key needs tls_cert"},
+        {"nats://127.0.0.1:4222/p?tls_name=", "tls_name=: expected a host name"},
         {"nats://127.0.0.1:4222/p?tls_ca=", "tls_ca=: expected a file path"},
         {"nats://127.0.0.1:4222/p?tls_cert", "tls_cert=: expected a file path"},
         {"nats://127.0.0.1:4222/p?nkey=a%00b", "nkey=a%00b: expected a file path"},
@@ -122,7 +129,7 @@ static void test_url_security_options(void **state)
         {"nats://:pw@127.0.0.1:4222/p", "the user (or token) before '@' is empty"},
         {"nats://127.0.0.1:4222/p?tls=1", "unknown option 'tls' (partitions, max_in_flight, buffer, "
                                           "ack_timeout, encoding, tls_ca, tls_cert, tls_key, "
-                                          "creds, nkey)"},
+                                          "tls_name, creds, nkey)"},
         {"nats://127.0.0.1:4222/p?tls_ca=/nonexistent/ca.pem", "tls_ca /nonexistent/ca.pem: No such"},
         {"nats://127.0.0.1:4222/p?tls_cert=/nonexistent/c.pem", "tls_cert /nonexistent/c.pem: No such"},
         {"nats://127.0.0.1:4222/p?creds=/nonexistent/u.creds", "creds /nonexistent/u.creds: No such"},
@@ -150,6 +157,32 @@ static void test_url_security_options(void **state)
     assert_null(strstr(err, "hunter2"));
 }
 
+/* recd's listen URL (recd/nats_connect.h): the same user part and connection options, and none of
+ * the publisher's. */
+static void test_listen_url(void **state)
+{
+    (void)state;
+    char err[300];
+    recd_fleet_url fu;
+    recd_nats_auth a;
+    assert_int_equal(recd_nats_url_split("nats://u:p%40ss@[::1]:4223/game.eu?tls_name=n.x&tls_ca=/c",
+                                         &fu, &a, err, sizeof err),
+                     0);
+    assert_string_equal(fu.host, "::1");
+    assert_int_equal(fu.port, 4223);
+    assert_string_equal(fu.prefix, "game.eu");
+    assert_string_equal(a.user, "u");
+    assert_string_equal(a.password, "p@ss");
+    assert_string_equal(a.tls_name, "n.x");
+    assert_string_equal(a.tls_ca, "/c");
+    assert_int_equal(recd_nats_url_split("nats://u:hunter2@h/p?partitions=2", &fu, &a, err,
+                                         sizeof err),
+                     -EINVAL);
+    assert_non_null(strstr(err, "'nats://***@h/p?partitions=2': unknown option 'partitions'"));
+    assert_int_equal(recd_nats_url_split("nats://h/a..b", &fu, &a, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "subject prefix"));
+}
+
 #ifndef RECD_TEST_HAVE_NATS
 
 static void test_without_libnats(void **state)
@@ -169,6 +202,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url_options),
         cmocka_unit_test(test_url_security_options),
+        cmocka_unit_test(test_listen_url),
         cmocka_unit_test(test_without_libnats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
@@ -528,6 +562,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_url_options),
         cmocka_unit_test(test_url_security_options),
+        cmocka_unit_test(test_listen_url),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_killed, setup, teardown),
