@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* recd_msg -> one binary frame: header, session key, optional seq and time, per-type payload.
  * The body length is patched in at the end; on any error the output is rolled back. A payload is
- * written by the message format's entry in the wire format table (wire_formats.h). */
+ * written by the message format's wire hooks (wire_formats.h). */
 #include <errno.h>
 #include <string.h>
 

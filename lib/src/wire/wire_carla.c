@@ -152,7 +152,7 @@ int wire_carla_event_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
     return m->carla_event ? 0 : -ENOMEM;
 }
 
-/* ---- the table entry (wire_formats.h) ------------------------------------------------------ */
+/* ---- the wire hooks (recd/format_wire.h) ---------------------------------------------------- */
 
 /* A frame's time is in its payload: the frame's time field is not used. */
 static int carla_state_msg_read(const uint8_t *p, size_t len, uint64_t time, recd_msg *m,
@@ -191,7 +191,7 @@ static int carla_msg_time(const recd_msg *m, uint64_t *t)
     return 0;
 }
 
-const wire_format wire_format_carla = {
+const struct recd_format_wire recd_carla__wire = {
     .format = RECD_MSG_FMT_CARLA,
     .code = 4,
     .open_read = wire_carla_open_read,

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recd/format_wire.h"
 #include "recd/wire.h"
 
 /* Frame types (byte 2 of the header). */
@@ -27,10 +28,6 @@ enum {
 #define WIRE_F_RESUME 0x04u /* open frames only */
 #define WIRE_F_RING 0x08u   /* open frames only */
 #define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME | WIRE_F_RESUME | WIRE_F_RING)
-
-/* Payload sizes of a samp state: the block without its leading u32 time. */
-#define WIRE_ONFOOT_STATE_SIZE (RECD_REC_ONFOOT_BLOCK_SIZE - 4)
-#define WIRE_VEHICLE_STATE_SIZE (RECD_REC_VEHICLE_BLOCK_SIZE - 4)
 
 #define WIRE_ERROR_TEXT_MAX 1000u
 
@@ -143,10 +140,6 @@ static inline size_t wire_max_frame(size_t max_frame)
     return max_frame ? max_frame : RECD_WIRE_DEFAULT_MAX_FRAME;
 }
 
-/* snprintf into why when why is non-NULL. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-void wire_why(char *why, size_t whylen, const char *fmt, ...);
+/* wire_why() is declared in recd/format_wire.h: the formats' payload codecs write errors too. */
 
 #endif

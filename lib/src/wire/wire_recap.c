@@ -272,7 +272,7 @@ int wire_recap_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, s
     return rc;
 }
 
-/* ---- the table entry (wire_formats.h) ------------------------------------------------------ */
+/* ---- the wire hooks (recd/format_wire.h) ---------------------------------------------------- */
 
 static int recap_open_msg_write(const recd_msg *m, recd_buf *out)
 {
@@ -304,9 +304,12 @@ static int recap_msg_time(const recd_msg *m, uint64_t *t)
     return 0;
 }
 
-const wire_format wire_format_recap = {
+const struct recd_format_wire recd_recap__wire = {
     .format = RECD_MSG_FMT_RECAP,
     .code = 3,
+    /* Events came from Recap sessions only before CARLA's, and a builder may leave the format
+     * unset: such an event is sent as a Recap event. */
+    .events_without_format = true,
     .open_read = wire_recap_open_read,
     .state_read = wire_recap_state_read,
     .event_read = wire_recap_event_read,
