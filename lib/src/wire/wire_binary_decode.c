@@ -310,7 +310,7 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
     return rc;
 }
 
-int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
+int wire_binary_block_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
                           recd_wire_rec_state *out, bool *has_time, char *why, size_t whylen)
 {
     reader r = {body, len, 0};

@@ -60,7 +60,7 @@ static int put_open(const wire_format *ops, const recd_msg *m, recd_buf *out)
     return rc;
 }
 
-/* The time a STATE or EVENT carries: .rec ms or Recap tick. */
+/* The time a STATE or EVENT carries, as its format's hooks say. */
 static int message_time(const wire_format *ops, const recd_msg *m, uint64_t *t)
 {
     *t = 0;

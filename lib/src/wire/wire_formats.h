@@ -33,9 +33,9 @@ static inline const wire_format *wire_format_of(recd_msg_format f)
 const wire_format *wire_format_of_msg(const recd_msg *m);
 /* The hooks whose open format byte is code, or NULL. */
 const wire_format *wire_format_by_code(uint8_t code);
-/* "1 samp-onfoot, 2 samp-vehicle, ..." for the error about an unknown format byte. */
+/* "1 NAME, 2 NAME, ..." (by byte) for the error about an unknown format byte. */
 void wire_format_codes_text(char *out, size_t outlen);
-/* "recap, carla": the formats whose sessions have events, for the error about an event. */
+/* "A, B and C": the formats whose sessions have events, for the error about an event. */
 void wire_format_event_names(char *out, size_t outlen);
 
 /* Checks a bare-block state payload (fields, len bytes: the block without its time) in place

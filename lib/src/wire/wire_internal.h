@@ -97,11 +97,12 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
 int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg *m, char *why,
                        size_t whylen);
 
-/* The .rec path for the body of a STATE frame: 1 with out filled (pointing into body) when the
- * session is a samp session, 0 when it is not (decode the frame with wire_binary_decode then), or
+/* The block path for the body of a STATE frame: 1 with out filled (pointing into body) when the
+ * session's format sends bare blocks (wire hooks with a block_len), 0 when it does not (decode
+ * the frame with wire_binary_decode then), or
  * -EPROTO / -EBADMSG with why, exactly as wire_binary_decode would report. On 1 the frame's
  * session is noted as the previous one. *has_time says whether the frame carried a time. */
-int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
+int wire_binary_block_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
                           recd_wire_rec_state *out, bool *has_time, char *why, size_t whylen);
 
 /* Binary frame encoder. omit_key: write key_len 0 (the receiver uses the previous frame's session:
@@ -110,27 +111,6 @@ int wire_binary_encode(const recd_msg *m, size_t max_frame, bool omit_key, bool 
                        recd_buf *out);
 /* NDJSON line encoder (recd_msg_to_json plus the wire's rules); omit_key drops "session". */
 int wire_ndjson_encode(const recd_msg *m, size_t max_frame, bool omit_key, recd_buf *out);
-
-/* Recap payloads (wire_recap.c): a lone FULL_STATE payload, one action (tag + payload), the open
- * header. Decoders fill m (type and format already set) and return 0, -EBADMSG with why, or
- * -ENOMEM. */
-int wire_recap_state_write(const recd_msg_recap_state *s, recd_buf *out);
-int wire_recap_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
-                          size_t whylen);
-int wire_recap_event_write(const recd_msg_recap_event *e, recd_buf *out);
-int wire_recap_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
-                          size_t whylen);
-int wire_recap_open_write(const recd_msg_recap_open *o, recd_buf *out);
-int wire_recap_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
-
-/* CARLA payloads (wire_carla.c): the open's carla fields, a frame, one event record. Decoders
- * fill m (type and format already set): 0, -EBADMSG with why, or -ENOMEM. */
-int wire_carla_open_write(const recd_carla_open *o, recd_buf *out);
-int wire_carla_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
-int wire_carla_state_write(const recd_carla_frame *f, recd_buf *out);
-int wire_carla_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
-int wire_carla_event_write(const recd_carla_event *e, recd_buf *out);
-int wire_carla_event_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
 
 /* Replaces bytes outside printable ASCII by '?' and cuts at WIRE_ERROR_TEXT_MAX; returns length. */
 size_t wire_error_sanitize(const char *in, char *out, size_t outlen);
