@@ -1,31 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /* The wire hooks of every format, gathered from the format table (recd_format.wire, and the
- * hooks each chains with `also`) into a slot per recd_msg_format once, when librecd is loaded:
- * the block path then finds a session's hooks with one indexed load, as from a static table. */
+ * hooks each chains with `also`) into a slot per recd_msg_format on first use: the block path
+ * then finds a session's hooks with one indexed load, as from a static table. */
 #include "wire/wire_formats.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include "recd/format.h"
 
-const wire_format *wire_format_slots[WIRE_FORMAT_SLOTS];
-static const wire_format *formatless_event; /* events_without_format */
+_Atomic(const wire_format *) wire_format_slots[WIRE_FORMAT_SLOTS];
+static const wire_format *formatless_event; /* events_without_format; set with the slots */
+static pthread_once_t gather_once = PTHREAD_ONCE_INIT;
 
 static void wire_formats_add(const wire_format *w)
 {
     if ((size_t)w->format >= WIRE_FORMAT_SLOTS || w->format == RECD_MSG_FMT_NONE)
         return; /* raise WIRE_FORMAT_SLOTS (tests/lib/wire/test_wire_formats.c finds it missing) */
-    wire_format_slots[w->format] = w;
+    atomic_store_explicit(&wire_format_slots[w->format], w, memory_order_relaxed);
     if (w->events_without_format)
         formatless_event = w;
 }
 
-/* Runs before main (or when librecd.so is loaded), before any thread can look a format up. */
-#if defined(__GNUC__)
-__attribute__((constructor))
-#else
-#error "wire_formats.c fills its slots from a constructor (GCC or Clang)"
-#endif
 static void wire_formats_gather(void)
 {
     for (size_t i = 0; i < recd_format_count(); i++)
@@ -33,18 +29,30 @@ static void wire_formats_gather(void)
             wire_formats_add(w);
 }
 
+const wire_format *wire_format_gathered(recd_msg_format f)
+{
+    pthread_once(&gather_once, wire_formats_gather);
+    if ((size_t)f >= WIRE_FORMAT_SLOTS)
+        return NULL;
+    return atomic_load_explicit(&wire_format_slots[f], memory_order_relaxed);
+}
+
 const wire_format *wire_format_of_msg(const recd_msg *m)
 {
-    if (m->type == RECD_MSG_EVENT && m->format == RECD_MSG_FMT_NONE)
+    if (m->type == RECD_MSG_EVENT && m->format == RECD_MSG_FMT_NONE) {
+        pthread_once(&gather_once, wire_formats_gather);
         return formatless_event;
+    }
     return wire_format_of(m->format);
 }
 
 const wire_format *wire_format_by_code(uint8_t code)
 {
-    for (size_t i = 0; i < WIRE_FORMAT_SLOTS; i++)
-        if (wire_format_slots[i] && wire_format_slots[i]->code == code)
-            return wire_format_slots[i];
+    for (size_t i = 0; i < WIRE_FORMAT_SLOTS; i++) {
+        const wire_format *w = wire_format_of((recd_msg_format)i);
+        if (w && w->code == code)
+            return w;
+    }
     return NULL;
 }
 
@@ -65,11 +73,13 @@ void wire_format_codes_text(char *out, size_t outlen)
 void wire_format_event_names(char *out, size_t outlen)
 {
     size_t n = 0, total = 0, seen = 0;
-    for (size_t i = 0; i < WIRE_FORMAT_SLOTS; i++)
-        total += wire_format_slots[i] && wire_format_slots[i]->event_read;
+    for (size_t i = 0; i < WIRE_FORMAT_SLOTS; i++) {
+        const wire_format *f = wire_format_of((recd_msg_format)i);
+        total += f && f->event_read;
+    }
     out[0] = 0;
     for (size_t i = 0; i < WIRE_FORMAT_SLOTS && n < outlen; i++) {
-        const wire_format *f = wire_format_slots[i];
+        const wire_format *f = wire_format_of((recd_msg_format)i);
         if (!f || !f->event_read)
             continue;
         seen++;

@@ -6,6 +6,7 @@
 #ifndef RECD_WIRE_FORMATS_H
 #define RECD_WIRE_FORMATS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,17 +16,27 @@
 typedef struct recd_format_wire wire_format;
 
 /* Room for every recd_msg_format value: a constant bound keeps wire_format_of() to one compare
- * and one load on the block path (wire_formats.c refuses a value that does not fit). */
+ * and one load on the block path (wire_formats.c skips a value that does not fit, and
+ * tests/lib/wire/test_wire_formats.c then fails). */
 #define WIRE_FORMAT_SLOTS 8
 
-/* The hooks indexed by recd_msg_format (NULL: NONE and unused slots), filled from the format
- * table when librecd is loaded (wire_formats.c), before anything can ask. */
-extern const wire_format *wire_format_slots[WIRE_FORMAT_SLOTS];
+/* The hooks indexed by recd_msg_format (NULL: NONE, unused slots, or not gathered yet), filled
+ * from the format table on first use. Atomic so that a reader racing the first gathering is
+ * defined; a relaxed load is a plain load. */
+extern _Atomic(const wire_format *) wire_format_slots[WIRE_FORMAT_SLOTS];
 
-/* The hooks of f, or NULL for RECD_MSG_FMT_NONE and values outside the enum. */
+/* wire_format_of() for an empty slot: gathers the hooks from the format table once (any thread),
+ * then answers from the slots. */
+const wire_format *wire_format_gathered(recd_msg_format f);
+
+/* The hooks of f, or NULL for RECD_MSG_FMT_NONE and values outside the enum. Once gathered, a
+ * known format costs one compare and one load; the caller's NULL test covers the slot's. */
 static inline const wire_format *wire_format_of(recd_msg_format f)
 {
-    return (size_t)f < WIRE_FORMAT_SLOTS ? wire_format_slots[f] : NULL;
+    if ((size_t)f >= WIRE_FORMAT_SLOTS)
+        return NULL;
+    const wire_format *w = atomic_load_explicit(&wire_format_slots[f], memory_order_relaxed);
+    return w ? w : wire_format_gathered(f);
 }
 
 /* The hooks that encode m: its format's, or for an event without a format the hooks that take
