@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Binary frame body -> recd_msg: session key (or continuation), seq, time and the per-type
  * payload, every length checked against the body. The header was checked by wire_header_check.
- * A payload is read by the session format's entry in the wire format table (wire_formats.h). */
+ * A payload is read by the session format's wire hooks (wire_formats.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,6 @@
 #include "base/bytes.h"
 #include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
-#include "wire/wire_samp.h"
 
 typedef struct reader {
     const uint8_t *p;
@@ -194,8 +193,10 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
         if (!(ops = wire_format_of(m->format)))
             return unknown_session("event", m->session, why, whylen);
         if (!ops->event_read) {
-            wire_why(why, whylen, "event for %s session '%s': only recap sessions have events",
-                     recd_msg_format_name(m->format), m->session);
+            char names[128];
+            wire_format_event_names(names, sizeof names);
+            wire_why(why, whylen, "event for %s session '%s': only %s sessions have events",
+                     recd_msg_format_name(m->format), m->session, names);
             return -EBADMSG;
         }
         return ops->event_read(r->p + r->pos, left(r), time, m, why, whylen);
@@ -309,7 +310,7 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
     return rc;
 }
 
-int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
+int wire_binary_block_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
                           recd_wire_rec_state *out, bool *has_time, char *why, size_t whylen)
 {
     reader r = {body, len, 0};
@@ -338,10 +339,10 @@ int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *bo
         wire_key_copy(key, fh.key, fh.key_len, 0);
         return unknown_session("state", key, why, whylen);
     }
-    if (!ops->rec_block_type)
+    if (!ops->block_len)
         return 0;
     const uint8_t *fields = r.p + r.pos;
-    if ((rc = wire_samp_fields_check(ops, fields, left(&r), fh.time, why, whylen)) < 0)
+    if ((rc = wire_block_check(ops, fields, left(&r), fh.time, why, whylen)) < 0)
         return rc;
     *out = (recd_wire_rec_state){
         .key = fh.key,
@@ -352,7 +353,7 @@ int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *bo
         .seq = fh.seq,
         .time_ms = (uint32_t)fh.time,
         .fields = fields,
-        .block_len = ops->rec_block_len,
+        .block_len = ops->block_len,
     };
     *has_time = fh.timed;
     wire_env_note_session(env, fh.key, fh.key_len, readable_from_key(env, &fh, &r));
@@ -362,7 +363,7 @@ int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *bo
 int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m)
 {
     const wire_format *ops = wire_format_of(s->format);
-    if (!ops || !ops->rec_block_type || !s->fields || s->block_len != ops->rec_block_len ||
+    if (!ops || !ops->block_len || !s->fields || s->block_len != ops->block_len ||
         !s->key || !recd_session_key_valid(s->key, s->key_len))
         return -EINVAL;
     recd_msg_init(m, RECD_MSG_STATE, s->format);
@@ -370,6 +371,6 @@ int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m)
     m->session[s->key_len] = 0;
     m->has_seq = s->has_seq;
     m->seq = s->seq;
-    wire_samp_block_decode(ops, s->time_ms, s->fields, m);
+    ops->block_decode(s->time_ms, s->fields, m);
     return 0;
 }

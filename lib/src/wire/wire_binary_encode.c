@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* recd_msg -> one binary frame: header, session key, optional seq and time, per-type payload.
  * The body length is patched in at the end; on any error the output is rolled back. A payload is
- * written by the message format's entry in the wire format table (wire_formats.h). */
+ * written by the message format's wire hooks (wire_formats.h). */
 #include <errno.h>
 #include <string.h>
 
@@ -60,7 +60,7 @@ static int put_open(const wire_format *ops, const recd_msg *m, recd_buf *out)
     return rc;
 }
 
-/* The time a STATE or EVENT carries: .rec ms or Recap tick. */
+/* The time a STATE or EVENT carries, as its format's hooks say. */
 static int message_time(const wire_format *ops, const recd_msg *m, uint64_t *t)
 {
     *t = 0;

@@ -44,7 +44,7 @@ static int use(walk *w, recd_msg *m, bool has_time)
     return rc < 0 ? fail(w, rc, why) : 0;
 }
 
-/* The .rec path (see recd_wire_decoder_config.on_rec_state): 1 when the frame was a .rec state
+/* The block path (see recd_wire_decoder_config.on_rec_state): 1 when the frame was a block state
  * and was taken (or checked, in the check pass), 0 when it still needs decoding. */
 static int try_rec(walk *w, const wire_header *h, const uint8_t *body)
 {
@@ -54,7 +54,7 @@ static int try_rec(walk *w, const wire_header *h, const uint8_t *body)
         return 0;
     recd_wire_rec_state st;
     bool timed;
-    int rc = wire_binary_rec_state(&w->env, h, body, h->body_len, &st, &timed, why, sizeof why);
+    int rc = wire_binary_block_state(&w->env, h, body, h->body_len, &st, &timed, why, sizeof why);
     if (rc <= 0)
         return rc < 0 ? fail(w, rc, why) : 0;
     if (!w->deliver)

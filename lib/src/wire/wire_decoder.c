@@ -12,7 +12,7 @@
 #include "wire/wire_internal.h"
 
 #define KEEP_BUFFER_BYTES 4096u /* larger partial-message buffers are released once used */
-#define MIN_BUFFER_BYTES 256u   /* a partial .rec frame fits the first allocation */
+#define MIN_BUFFER_BYTES 256u   /* a partial sample frame fits the first allocation */
 
 struct recd_wire_decoder {
     recd_wire_decoder_config cfg;
@@ -103,7 +103,7 @@ static int deliver(recd_wire_decoder *d, recd_msg *m, bool has_time, size_t cons
     return 0;
 }
 
-/* The .rec path: a samp state goes to on_rec_state as its block. */
+/* The block path: a bare-block state goes to on_rec_state as its block. */
 static int deliver_rec(recd_wire_decoder *d, const recd_wire_rec_state *st, bool has_time,
                        size_t consumed)
 {
@@ -130,7 +130,7 @@ static int process_frame(recd_wire_decoder *d, const wire_header *h, const uint8
     if (h->type == WIRE_T_STATE && d->cfg.on_rec_state) {
         recd_wire_rec_state st;
         bool timed;
-        int rc = wire_binary_rec_state(&d->env, h, frame + RECD_WIRE_HEADER_SIZE,
+        int rc = wire_binary_block_state(&d->env, h, frame + RECD_WIRE_HEADER_SIZE,
                                        total - RECD_WIRE_HEADER_SIZE, &st, &timed, why, sizeof why);
         if (rc < 0)
             return fail(d, rc, why);

@@ -1,40 +1,58 @@
 /* SPDX-License-Identifier: MIT */
-/* The table of message formats on the wire. A new format is one entry here, defined beside its
- * payloads (wire_FORMAT.c), and its format byte in docs/wire.md. */
+/* The wire hooks of every format, gathered from the format table (recd_format.wire, and the
+ * hooks each chains with `also`) into a slot per recd_msg_format on first use: the block path
+ * then finds a session's hooks with one indexed load, as from a static table. */
 #include "wire/wire_formats.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
-extern const wire_format wire_format_samp_onfoot;
-extern const wire_format wire_format_samp_vehicle;
-extern const wire_format wire_format_samp_player;
-extern const wire_format wire_format_recap;
-extern const wire_format wire_format_carla;
+#include "recd/format.h"
 
-const wire_format *const wire_format_table[WIRE_FORMAT_SLOTS] = {
-    [RECD_MSG_FMT_SAMP_ONFOOT] = &wire_format_samp_onfoot,
-    [RECD_MSG_FMT_SAMP_VEHICLE] = &wire_format_samp_vehicle,
-    [RECD_MSG_FMT_RECAP] = &wire_format_recap,
-    [RECD_MSG_FMT_CARLA] = &wire_format_carla,
-    [RECD_MSG_FMT_SAMP_PLAYER] = &wire_format_samp_player,
-};
+_Atomic(const wire_format *) wire_format_slots[WIRE_FORMAT_SLOTS];
+static const wire_format *formatless_event; /* events_without_format; set with the slots */
+static pthread_once_t gather_once = PTHREAD_ONCE_INIT;
 
-_Static_assert(RECD_MSG_FMT_SAMP_PLAYER < WIRE_FORMAT_SLOTS, "a format has no slot in the table");
+static void wire_formats_add(const wire_format *w)
+{
+    if ((size_t)w->format >= WIRE_FORMAT_SLOTS || w->format == RECD_MSG_FMT_NONE)
+        return; /* raise WIRE_FORMAT_SLOTS (tests/lib/wire/test_wire_formats.c finds it missing) */
+    atomic_store_explicit(&wire_format_slots[w->format], w, memory_order_relaxed);
+    if (w->events_without_format)
+        formatless_event = w;
+}
+
+static void wire_formats_gather(void)
+{
+    for (size_t i = 0; i < recd_format_count(); i++)
+        for (const wire_format *w = recd_format_at(i)->wire; w; w = w->also)
+            wire_formats_add(w);
+}
+
+const wire_format *wire_format_gathered(recd_msg_format f)
+{
+    pthread_once(&gather_once, wire_formats_gather);
+    if ((size_t)f >= WIRE_FORMAT_SLOTS)
+        return NULL;
+    return atomic_load_explicit(&wire_format_slots[f], memory_order_relaxed);
+}
 
 const wire_format *wire_format_of_msg(const recd_msg *m)
 {
-    /* Events came from Recap sessions only before CARLA's, and a builder may leave the format
-     * unset: such an event is sent as a Recap event. */
-    if (m->type == RECD_MSG_EVENT && m->format == RECD_MSG_FMT_NONE)
-        return &wire_format_recap;
+    if (m->type == RECD_MSG_EVENT && m->format == RECD_MSG_FMT_NONE) {
+        pthread_once(&gather_once, wire_formats_gather);
+        return formatless_event;
+    }
     return wire_format_of(m->format);
 }
 
 const wire_format *wire_format_by_code(uint8_t code)
 {
-    for (size_t i = 0; i < WIRE_FORMAT_SLOTS; i++)
-        if (wire_format_table[i] && wire_format_table[i]->code == code)
-            return wire_format_table[i];
+    for (size_t i = 0; i < WIRE_FORMAT_SLOTS; i++) {
+        const wire_format *w = wire_format_of((recd_msg_format)i);
+        if (w && w->code == code)
+            return w;
+    }
     return NULL;
 }
 
@@ -48,6 +66,25 @@ void wire_format_codes_text(char *out, size_t outlen)
             continue;
         int k = snprintf(out + n, outlen - n, "%s%u %s", n ? ", " : "", code,
                          recd_msg_format_name(f->format));
+        n += k > 0 ? (size_t)k : 0;
+    }
+}
+
+void wire_format_event_names(char *out, size_t outlen)
+{
+    size_t n = 0, total = 0, seen = 0;
+    for (size_t i = 0; i < WIRE_FORMAT_SLOTS; i++) {
+        const wire_format *f = wire_format_of((recd_msg_format)i);
+        total += f && f->event_read;
+    }
+    out[0] = 0;
+    for (size_t i = 0; i < WIRE_FORMAT_SLOTS && n < outlen; i++) {
+        const wire_format *f = wire_format_of((recd_msg_format)i);
+        if (!f || !f->event_read)
+            continue;
+        seen++;
+        const char *sep = seen == 1 ? "" : seen == total ? " and " : ", ";
+        int k = snprintf(out + n, outlen - n, "%s%s", sep, recd_msg_format_name(f->format));
         n += k > 0 ? (size_t)k : 0;
     }
 }

@@ -1,58 +1,65 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: the table of message formats on the wire, one entry per recd_msg_format with what
- * differs between them in binary frames: the open's format byte and the payload codecs. Each
- * entry lives with its format's payloads (wire_samp.c, wire_recap.c, wire_carla.c); the frame
- * codec (wire_binary_decode.c, wire_binary_encode.c) only looks entries up. */
+/* Internal: the wire hooks of every format (recd/format_wire.h), found through the format table:
+ * by message format, by the open's format byte, and the inline check of a bare-block state that
+ * the decoder's block path runs on every sample. The frame codec (wire_binary_decode.c,
+ * wire_binary_encode.c) only looks hooks up; each format defines its own in its folder. */
 #ifndef RECD_WIRE_FORMATS_H
 #define RECD_WIRE_FORMATS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recd/format_wire.h"
 #include "recd/message.h"
 
-typedef struct wire_format {
-    recd_msg_format format;
-    uint8_t code; /* the open's format byte (docs/wire.md section 2.2) */
-    /* A state payload that is a bare .rec block without its u32 time: the block's type and size
-     * (it may take the decoder's .rec path, recd_wire_rec_state). 0 for every other format. */
-    recd_rec_type rec_block_type;
-    uint8_t rec_block_len;
-    /* Decoders fill m (type and format already set) from the len bytes at p: 0, -EBADMSG with
-     * why, or -ENOMEM. open_read gets what follows the auth token (the format's own header). */
-    int (*open_read)(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
-    int (*state_read)(const uint8_t *p, size_t len, uint64_t time, recd_msg *m, char *why,
-                      size_t whylen);
-    int (*event_read)(const uint8_t *p, size_t len, uint64_t time, recd_msg *m, char *why,
-                      size_t whylen); /* NULL: the format has no events */
-    /* Encoders append m's payload: 0, -EINVAL (m cannot be sent), -ENOMEM. open_write may be NULL
-     * (nothing follows the token). */
-    int (*open_write)(const recd_msg *m, recd_buf *out);
-    int (*state_write)(const recd_msg *m, recd_buf *out);
-    int (*event_write)(const recd_msg *m, recd_buf *out); /* NULL: the format has no events */
-    /* The time field of a state or event frame (a .rec ms, a Recap tick; 0 where the payload
-     * holds its own time): 0 or -EINVAL. */
-    int (*msg_time)(const recd_msg *m, uint64_t *t);
-} wire_format;
+typedef struct recd_format_wire wire_format;
 
 /* Room for every recd_msg_format value: a constant bound keeps wire_format_of() to one compare
- * and one load on the .rec path (wire_formats.c checks that the enum fits). */
+ * and one load on the block path (wire_formats.c skips a value that does not fit, and
+ * tests/lib/wire/test_wire_formats.c then fails). */
 #define WIRE_FORMAT_SLOTS 8
 
-/* The entries, in wire_formats.c, indexed by recd_msg_format (NULL: NONE and unused slots). */
-extern const wire_format *const wire_format_table[WIRE_FORMAT_SLOTS];
+/* The hooks indexed by recd_msg_format (NULL: NONE, unused slots, or not gathered yet), filled
+ * from the format table on first use. Atomic so that a reader racing the first gathering is
+ * defined; a relaxed load is a plain load. */
+extern _Atomic(const wire_format *) wire_format_slots[WIRE_FORMAT_SLOTS];
 
-/* The entry of f, or NULL for RECD_MSG_FMT_NONE and values outside the enum. */
+/* wire_format_of() for an empty slot: gathers the hooks from the format table once (any thread),
+ * then answers from the slots. */
+const wire_format *wire_format_gathered(recd_msg_format f);
+
+/* The hooks of f, or NULL for RECD_MSG_FMT_NONE and values outside the enum. Once gathered, a
+ * known format costs one compare and one load; the caller's NULL test covers the slot's. */
 static inline const wire_format *wire_format_of(recd_msg_format f)
 {
-    return (size_t)f < WIRE_FORMAT_SLOTS ? wire_format_table[f] : NULL;
+    if ((size_t)f >= WIRE_FORMAT_SLOTS)
+        return NULL;
+    const wire_format *w = atomic_load_explicit(&wire_format_slots[f], memory_order_relaxed);
+    return w ? w : wire_format_gathered(f);
 }
 
-/* The entry that encodes m: its format's, where an event without a format is a Recap event. */
+/* The hooks that encode m: its format's, or for an event without a format the hooks that take
+ * those (events_without_format). */
 const wire_format *wire_format_of_msg(const recd_msg *m);
-/* The entry whose open format byte is code, or NULL. */
+/* The hooks whose open format byte is code, or NULL. */
 const wire_format *wire_format_by_code(uint8_t code);
-/* "1 samp-onfoot, 2 samp-vehicle, ..." for the error about an unknown format byte. */
+/* "1 NAME, 2 NAME, ..." (by byte) for the error about an unknown format byte. */
 void wire_format_codes_text(char *out, size_t outlen);
+/* "A, B and C": the formats whose sessions have events, for the error about an event. */
+void wire_format_event_names(char *out, size_t outlen);
+
+/* Checks a bare-block state payload (fields, len bytes: the block without its time) in place
+ * against hooks w (block_len set): its size, a time that fits the block's u32 and the format's
+ * field check. 0, or -EBADMSG with why. Inline: it runs on every sample of the block path. */
+static inline int wire_block_check(const wire_format *w, const uint8_t *fields, size_t len,
+                                   uint64_t time, char *why, size_t whylen)
+{
+    int check = 0;
+    if (len != (size_t)w->block_len - 4 || time > UINT32_MAX ||
+        (check = w->block_fields_check(fields)) < 0)
+        return w->block_refuse(w, len, time, check, why, whylen);
+    return 0;
+}
 
 #endif

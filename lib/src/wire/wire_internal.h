@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recd/format_wire.h"
 #include "recd/wire.h"
 
 /* Frame types (byte 2 of the header). */
@@ -27,10 +28,6 @@ enum {
 #define WIRE_F_RESUME 0x04u /* open frames only */
 #define WIRE_F_RING 0x08u   /* open frames only */
 #define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME | WIRE_F_RESUME | WIRE_F_RING)
-
-/* Payload sizes of a samp state: the block without its leading u32 time. */
-#define WIRE_ONFOOT_STATE_SIZE (RECD_REC_ONFOOT_BLOCK_SIZE - 4)
-#define WIRE_VEHICLE_STATE_SIZE (RECD_REC_VEHICLE_BLOCK_SIZE - 4)
 
 #define WIRE_ERROR_TEXT_MAX 1000u
 
@@ -100,11 +97,12 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
 int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg *m, char *why,
                        size_t whylen);
 
-/* The .rec path for the body of a STATE frame: 1 with out filled (pointing into body) when the
- * session is a samp session, 0 when it is not (decode the frame with wire_binary_decode then), or
+/* The block path for the body of a STATE frame: 1 with out filled (pointing into body) when the
+ * session's format sends bare blocks (wire hooks with a block_len), 0 when it does not (decode
+ * the frame with wire_binary_decode then), or
  * -EPROTO / -EBADMSG with why, exactly as wire_binary_decode would report. On 1 the frame's
  * session is noted as the previous one. *has_time says whether the frame carried a time. */
-int wire_binary_rec_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
+int wire_binary_block_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
                           recd_wire_rec_state *out, bool *has_time, char *why, size_t whylen);
 
 /* Binary frame encoder. omit_key: write key_len 0 (the receiver uses the previous frame's session:
@@ -114,27 +112,6 @@ int wire_binary_encode(const recd_msg *m, size_t max_frame, bool omit_key, bool 
 /* NDJSON line encoder (recd_msg_to_json plus the wire's rules); omit_key drops "session". */
 int wire_ndjson_encode(const recd_msg *m, size_t max_frame, bool omit_key, recd_buf *out);
 
-/* Recap payloads (wire_recap.c): a lone FULL_STATE payload, one action (tag + payload), the open
- * header. Decoders fill m (type and format already set) and return 0, -EBADMSG with why, or
- * -ENOMEM. */
-int wire_recap_state_write(const recd_msg_recap_state *s, recd_buf *out);
-int wire_recap_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
-                          size_t whylen);
-int wire_recap_event_write(const recd_msg_recap_event *e, recd_buf *out);
-int wire_recap_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
-                          size_t whylen);
-int wire_recap_open_write(const recd_msg_recap_open *o, recd_buf *out);
-int wire_recap_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
-
-/* CARLA payloads (wire_carla.c): the open's carla fields, a frame, one event record. Decoders
- * fill m (type and format already set): 0, -EBADMSG with why, or -ENOMEM. */
-int wire_carla_open_write(const recd_carla_open *o, recd_buf *out);
-int wire_carla_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
-int wire_carla_state_write(const recd_carla_frame *f, recd_buf *out);
-int wire_carla_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
-int wire_carla_event_write(const recd_carla_event *e, recd_buf *out);
-int wire_carla_event_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
-
 /* Replaces bytes outside printable ASCII by '?' and cuts at WIRE_ERROR_TEXT_MAX; returns length. */
 size_t wire_error_sanitize(const char *in, char *out, size_t outlen);
 
@@ -143,10 +120,6 @@ static inline size_t wire_max_frame(size_t max_frame)
     return max_frame ? max_frame : RECD_WIRE_DEFAULT_MAX_FRAME;
 }
 
-/* snprintf into why when why is non-NULL. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-void wire_why(char *why, size_t whylen, const char *fmt, ...);
+/* wire_why() is declared in recd/format_wire.h: the formats' payload codecs write errors too. */
 
 #endif

@@ -360,7 +360,7 @@ static void bad_bodies(void **state)
     expect_error(nan, sizeof nan, -EBADMSG, "NaN or infinite");
     /* An event for a samp session. */
     const uint8_t ev[] = {0xD7, 1, 3, 0, 2, 0, 0, 0, 0, 0x23};
-    expect_error(ev, sizeof ev, -EBADMSG, "only recap sessions have events");
+    expect_error(ev, sizeof ev, -EBADMSG, "only recap and carla sessions have events");
     /* A close with 3 payload bytes. */
     const uint8_t close3[] = {0xD7, 1, 5, 0, 4, 0, 0, 0, 0, 1, 2, 3};
     expect_error(close3, sizeof close3, -EBADMSG, "close: payload is 3 bytes (0 or 8 expected)");

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The per-message-format tables of the wire (wire_formats.c) and the message model
- * (msg_formats.c): every entry sits at its format's index, open format bytes are unique, the
- * .rec path's block sizes are the .rec codec's, and the unknown-format error lists them all. */
+/* The wire hooks of the formats (recd_format.wire, gathered by wire_formats.c) and the message
+ * model's table (msg_formats.c): every recorded format has hooks at its format's index, open
+ * format bytes are unique, the block path's sizes are the .rec codec's, and the unknown-format
+ * error lists them all. */
 #include "testutil.h"
 
 #include <errno.h>
 #include <string.h>
 
 #include "message/msg_formats.h"
+#include "recd/format.h"
 #include "recd/wire.h"
 #include "wire/wire_formats.h"
 
@@ -33,12 +35,15 @@ static void entries_at_their_index(void **state)
         assert_non_null(w->msg_time);
         assert_true((w->event_read == NULL) == (w->event_write == NULL));
         assert_true((m->event_free == NULL) == (w->event_read == NULL));
-        if (w->rec_block_type == RECD_REC_TYPE_ONFOOT)
-            assert_int_equal(w->rec_block_len, RECD_REC_ONFOOT_BLOCK_SIZE);
-        else if (w->rec_block_type == RECD_REC_TYPE_VEHICLE)
-            assert_int_equal(w->rec_block_len, RECD_REC_VEHICLE_BLOCK_SIZE);
+        if (f == RECD_MSG_FMT_SAMP_ONFOOT)
+            assert_int_equal(w->block_len, RECD_REC_ONFOOT_BLOCK_SIZE);
+        else if (f == RECD_MSG_FMT_SAMP_VEHICLE)
+            assert_int_equal(w->block_len, RECD_REC_VEHICLE_BLOCK_SIZE);
         else
-            assert_int_equal(w->rec_block_len, 0);
+            assert_int_equal(w->block_len, 0);
+        assert_true((w->block_len == 0) == (w->block_fields_check == NULL));
+        assert_true((w->block_len == 0) == (w->block_refuse == NULL));
+        assert_true((w->block_len == 0) == (w->block_decode == NULL));
     }
     assert_int_equal(count, 5);
     assert_null(wire_format_of(RECD_MSG_FMT_NONE));
@@ -47,6 +52,24 @@ static void entries_at_their_index(void **state)
     assert_string_equal(recd_msg_format_name((recd_msg_format)99), "");
     assert_string_equal(recd_msg_format_ext((recd_msg_format)99), "");
     assert_null(wire_format_by_code(0));
+}
+
+/* Every recorded format of the table has wire hooks for its own message format, found at it. */
+static void table_entries_have_hooks(void **state)
+{
+    (void)state;
+    size_t formatless = 0;
+    for (size_t i = 0; i < recd_format_count(); i++) {
+        const recd_format *f = recd_format_at(i);
+        assert_true((f->wire != NULL) == recd_format_is_recorded(f));
+        if (f->wire) {
+            assert_int_equal(f->wire->format, f->msg_format);
+            assert_ptr_equal(wire_format_of(f->msg_format), f->wire);
+        }
+        for (const wire_format *w = f->wire; w; w = w->also)
+            formatless += w->events_without_format;
+    }
+    assert_int_equal(formatless, 1);
 }
 
 /* An event without a format is sent and owned as a Recap event. */
@@ -83,6 +106,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(entries_at_their_index),
+        cmocka_unit_test(table_entries_have_hooks),
         cmocka_unit_test(formatless_event_is_recap),
         cmocka_unit_test(unknown_format_lists_codes),
     };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The hand-written FULL_STATE reader of the wire (wire_recap_state_read) against the table-driven
+/* The hand-written FULL_STATE reader of the wire (recap_wire_state_read) against the table-driven
  * field codec it replaced on the hot path: for valid payloads and for truncated, corrupted and
  * padded ones, both must accept the same payloads, give the same state and fail with the same
  * text. */
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "formats/recap/recap_internal.h"
+#include "formats/recap/recap_wire.h"
 #include "message/msg_recap.h"
 #include "testutil.h"
 #include "wire/wire_internal.h"
@@ -113,7 +114,7 @@ static int check_payload(const uint8_t *p, size_t len)
     int rc_table = table_read(p, len, &want, &a, why_table, sizeof why_table);
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
-    int rc_wire = wire_recap_state_read(p, len, 7, &m, why_wire, sizeof why_wire);
+    int rc_wire = recap_wire_state_read(p, len, 7, &m, why_wire, sizeof why_wire);
     if (rc_table < 0) {
         assert_int_equal(rc_wire, -EBADMSG);
         assert_string_equal(why_wire, why_table);
@@ -176,7 +177,7 @@ static void random_payload(tu_rng *rng, recd_buf *out)
     for (int i = 0; i < INV; i++)
         random_item(rng, &st->inventory[i], bytes[EQUIP + i]);
     out->len = 0;
-    assert_int_equal(wire_recap_state_write(&s, out), 0);
+    assert_int_equal(recap_wire_state_write(&s, out), 0);
 }
 
 static void valid_payloads_agree(void **state)
@@ -235,7 +236,7 @@ static void slot_rules(void **state)
     s.state.inventory[3] = (recd_recap_item){{key, sizeof key - 1}, 1, 0, {NULL, 0}};
     s.state.inventory[4] = s.state.inventory[3];
     recd_buf b = {0};
-    assert_int_equal(wire_recap_state_write(&s, &b), 0);
+    assert_int_equal(recap_wire_state_write(&s, &b), 0);
     assert_int_equal(check_payload(b.data, b.len), 0);
     /* The last row's slot byte sits right after the list count and the first row. */
     size_t row = (sizeof key - 1) + 1 + 2 + 2 + 1;
@@ -248,7 +249,7 @@ static void slot_rules(void **state)
     char why[256] = "";
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
-    assert_int_equal(wire_recap_state_read(b.data, b.len, 1, &m, why, sizeof why), -EBADMSG);
+    assert_int_equal(recap_wire_state_read(b.data, b.len, 1, &m, why, sizeof why), -EBADMSG);
     assert_string_equal(why, "state (FULL_STATE): inventory slots must be below 41 and strictly "
                              "ascending");
     recd_buf_free(&b);

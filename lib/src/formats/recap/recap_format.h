@@ -12,6 +12,7 @@ int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
 /* In recap_import.c. */
 extern const struct recd_format_importer recd_recap__importer;
 extern const struct recd_format_edit recd_recap__edit; /* recap_edit.c */
+extern const struct recd_format_wire recd_recap__wire; /* recap_wire.c */
 /* In recap_recover.c. */
 int recd_recap__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan);
 

@@ -14,6 +14,7 @@
 #include "formats/carla/carla_format.h"
 #include "formats/carla/carla_reader.h"
 #include "formats/carla/carla_schema.h"
+#include "formats/carla/carla_wire.h"
 #include "formats/carla/carla_writer.h"
 #include "recd/format.h"
 #include "recd/message.h"
@@ -458,11 +459,11 @@ static void test_wire_payloads(void **state)
     };
     recd_carla_frame f = {.id = 9, .elapsed = 1.5, .has_duration = true, .duration = 0.25, .width = 4,
                           .count = 2, .packets = pk};
-    assert_int_equal(wire_carla_state_write(&f, &out), 0);
+    assert_int_equal(carla_wire_state_write(&f, &out), 0);
     char why[200];
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
-    assert_int_equal(wire_carla_state_read(out.data, out.len, &m, why, sizeof why), 0);
+    assert_int_equal(carla_wire_state_read(out.data, out.len, &m, why, sizeof why), 0);
     const recd_carla_frame *g = m.carla_state;
     assert_int_equal(g->id, 9);
     assert_true(g->elapsed == 1.5 && g->has_duration && g->duration == 0.25);
@@ -473,18 +474,18 @@ static void test_wire_payloads(void **state)
     recd_msg_free(&m);
     for (size_t cut = 0; cut < out.len; cut++) {
         recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
-        assert_int_equal(wire_carla_state_read(out.data, cut, &m, why, sizeof why), -EBADMSG);
+        assert_int_equal(carla_wire_state_read(out.data, cut, &m, why, sizeof why), -EBADMSG);
         recd_msg_free(&m);
     }
     recd_buf_append(&out, "x", 1);
     recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
-    assert_int_equal(wire_carla_state_read(out.data, out.len, &m, why, sizeof why), -EBADMSG);
+    assert_int_equal(carla_wire_state_read(out.data, out.len, &m, why, sizeof why), -EBADMSG);
     recd_msg_free(&m);
     /* a Position packet claiming 2 records in the bytes of 1 */
     out.len--;
     st_le32(out.data + 28 + 2, 2);
     recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
-    assert_int_equal(wire_carla_state_read(out.data, out.len, &m, why, sizeof why), -EBADMSG);
+    assert_int_equal(carla_wire_state_read(out.data, out.len, &m, why, sizeof why), -EBADMSG);
     assert_non_null(strstr(why, "whole records"));
     recd_msg_free(&m);
 
@@ -492,17 +493,17 @@ static void test_wire_payloads(void **state)
     recd_buf_reset(&out);
     make_record(carla_kind(RECD_CARLA_COLLISION, 8)->fields, 8, 5, &ev);
     recd_carla_event e = {.kind = RECD_CARLA_COLLISION, .width = 8, .len = (uint32_t)ev.len, .data = ev.data};
-    assert_int_equal(wire_carla_event_write(&e, &out), 0);
+    assert_int_equal(carla_wire_event_write(&e, &out), 0);
     recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_CARLA);
-    assert_int_equal(wire_carla_event_read(out.data, out.len, &m, why, sizeof why), 0);
+    assert_int_equal(carla_wire_event_read(out.data, out.len, &m, why, sizeof why), 0);
     assert_int_equal(m.carla_event->len, 14);
     recd_msg_free(&m);
     recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_CARLA);
-    assert_int_equal(wire_carla_event_read(out.data, out.len - 1, &m, why, sizeof why), -EBADMSG);
+    assert_int_equal(carla_wire_event_read(out.data, out.len - 1, &m, why, sizeof why), -EBADMSG);
     recd_msg_free(&m);
     out.data[0] = RECD_CARLA_POSITION; /* not an event kind */
     recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_CARLA);
-    assert_int_equal(wire_carla_event_read(out.data, out.len, &m, why, sizeof why), -EBADMSG);
+    assert_int_equal(carla_wire_event_read(out.data, out.len, &m, why, sizeof why), -EBADMSG);
     recd_msg_free(&m);
     recd_buf_free(&ev);
     recd_buf_free(&pos);

@@ -3,16 +3,18 @@
  * payload and a lone event action through the table-driven field codec (recap_internal.h), the
  * open header through recd_recap_header_encode/decode. FULL_STATE, the one payload on the hot
  * path, is read by its own parser from the message's own copy of the payload straight into the
- * message's state (wire_recap_state_read). */
+ * message's state (recap_wire_state_read). */
+#include "formats/recap/recap_wire.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/bytes.h"
+#include "formats/recap/recap_format.h"
 #include "formats/recap/recap_internal.h"
 #include "message/msg_recap.h"
-#include "wire/wire_formats.h"
-#include "wire/wire_internal.h"
+#include "recd/format_wire.h"
 
 /* FULL_STATE fields in table order: 9 channels, flags, pose, game mode, hand state, health,
  * absorption, 6 equipment items, the inventory list of {slot, item}. */
@@ -61,7 +63,7 @@ static int parse_exact(const recd_recap_tag_info *ti, const uint8_t *p, size_t l
     return 0;
 }
 
-int wire_recap_state_write(const recd_msg_recap_state *s, recd_buf *out)
+int recap_wire_state_write(const recd_msg_recap_state *s, recd_buf *out)
 {
     const recd_recap_tag_info *ti = full_state_row();
     if (!ti)
@@ -160,7 +162,7 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
 /* The hottest Recap path: the message is made first, holding its own copy of the payload, and the
  * copy is read straight into its state, so the items' blobs need no copying of their own: one
  * allocation and one copy a tick, no value arena, no counting pass. */
-int wire_recap_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
+int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
                           size_t whylen)
 {
     static const char what[] = "state (FULL_STATE)";
@@ -192,7 +194,7 @@ int wire_recap_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
     return 0;
 }
 
-int wire_recap_event_write(const recd_msg_recap_event *e, recd_buf *out)
+int recap_wire_event_write(const recd_msg_recap_event *e, recd_buf *out)
 {
     const recd_recap_tag_info *ti = recd_recap_tag_info_get(e->event.tag);
     if (!ti || ti->kind != RECD_RECAP_KIND_EVENT || recd_recap_event_check(&e->event) < 0)
@@ -206,7 +208,7 @@ int wire_recap_event_write(const recd_msg_recap_event *e, recd_buf *out)
     return rc == -ENOMEM ? rc : rc < 0 ? -EINVAL : 0;
 }
 
-int wire_recap_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
+int recap_wire_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
                           size_t whylen)
 {
     if (len == 0) {
@@ -236,7 +238,7 @@ int wire_recap_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
     return rc;
 }
 
-int wire_recap_open_write(const recd_msg_recap_open *o, recd_buf *out)
+int recap_wire_open_write(const recd_msg_recap_open *o, recd_buf *out)
 {
     size_t start = out->len;
     int rc = recd_recap_header_encode(&o->header, out);
@@ -245,7 +247,7 @@ int wire_recap_open_write(const recd_msg_recap_open *o, recd_buf *out)
     return rc;
 }
 
-int wire_recap_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
+int recap_wire_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
 {
     recd_recap_header h;
     recd_report rep = {0};
@@ -272,21 +274,21 @@ int wire_recap_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, s
     return rc;
 }
 
-/* ---- the table entry (wire_formats.h) ------------------------------------------------------ */
+/* ---- the wire hooks (recd/format_wire.h) ---------------------------------------------------- */
 
 static int recap_open_msg_write(const recd_msg *m, recd_buf *out)
 {
-    return m->open.recap ? wire_recap_open_write(m->open.recap, out) : -EINVAL;
+    return m->open.recap ? recap_wire_open_write(m->open.recap, out) : -EINVAL;
 }
 
 static int recap_state_msg_write(const recd_msg *m, recd_buf *out)
 {
-    return m->recap_state ? wire_recap_state_write(m->recap_state, out) : -EINVAL;
+    return m->recap_state ? recap_wire_state_write(m->recap_state, out) : -EINVAL;
 }
 
 static int recap_event_msg_write(const recd_msg *m, recd_buf *out)
 {
-    return m->recap_event ? wire_recap_event_write(m->recap_event, out) : -EINVAL;
+    return m->recap_event ? recap_wire_event_write(m->recap_event, out) : -EINVAL;
 }
 
 /* A state or event frame carries its tick. */
@@ -304,12 +306,15 @@ static int recap_msg_time(const recd_msg *m, uint64_t *t)
     return 0;
 }
 
-const wire_format wire_format_recap = {
+const struct recd_format_wire recd_recap__wire = {
     .format = RECD_MSG_FMT_RECAP,
     .code = 3,
-    .open_read = wire_recap_open_read,
-    .state_read = wire_recap_state_read,
-    .event_read = wire_recap_event_read,
+    /* Events came from Recap sessions only before CARLA's, and a builder may leave the format
+     * unset: such an event is sent as a Recap event. */
+    .events_without_format = true,
+    .open_read = recap_wire_open_read,
+    .state_read = recap_wire_state_read,
+    .event_read = recap_wire_event_read,
     .open_write = recap_open_msg_write,
     .state_write = recap_state_msg_write,
     .event_write = recap_event_msg_write,

@@ -2,19 +2,21 @@
 /* CARLA payloads of binary frames (docs/wire.md, "carla"): the open's header fields, a frame as
  * its packets (CARLA's own record bytes), and one event record. Decoders check every length and
  * that records fill their packets exactly, so what reaches a session is well formed. */
+#include "formats/carla/carla_wire.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/bytes.h"
+#include "formats/carla/carla_format.h"
 #include "formats/carla/carla_msg.h"
 #include "formats/carla/carla_schema.h"
-#include "wire/wire_formats.h"
-#include "wire/wire_internal.h"
+#include "recd/format_wire.h"
 
 #define MAX_PACKETS 1024 /* per frame: far above the 25 kinds plus user packets */
 
-int wire_carla_open_write(const recd_carla_open *o, recd_buf *out)
+int carla_wire_open_write(const recd_carla_open *o, recd_buf *out)
 {
     size_t map_len = o->map ? strlen(o->map) : 0;
     if (map_len > 0xFFFF || (o->width != 4 && o->width != 8))
@@ -29,7 +31,7 @@ int wire_carla_open_write(const recd_carla_open *o, recd_buf *out)
     return rc == 0 && map_len ? recd_buf_append(out, o->map, map_len) : rc;
 }
 
-int wire_carla_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
+int carla_wire_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
 {
     if (len < 13 || len != 13u + ld_le16(p + 11)) {
         wire_why(why, whylen, "open.carla: %zu bytes, not 13 + the map's length", len);
@@ -53,7 +55,7 @@ int wire_carla_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, s
     return m->open.carla ? 0 : -ENOMEM;
 }
 
-int wire_carla_state_write(const recd_carla_frame *f, recd_buf *out)
+int carla_wire_state_write(const recd_carla_frame *f, recd_buf *out)
 {
     if (f->count > MAX_PACKETS || (f->width != 4 && f->width != 8))
         return -EINVAL;
@@ -79,7 +81,7 @@ int wire_carla_state_write(const recd_carla_frame *f, recd_buf *out)
     return rc;
 }
 
-int wire_carla_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
+int carla_wire_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
 {
     if (len < 28 || (p[25] != 4 && p[25] != 8) || p[16] > 1 || ld_le16(p + 26) > MAX_PACKETS) {
         wire_why(why, whylen, "state: a carla frame needs 28 header bytes, width 4 or 8, at most %d packets",
@@ -133,14 +135,14 @@ int wire_carla_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
     return rc;
 }
 
-int wire_carla_event_write(const recd_carla_event *e, recd_buf *out)
+int carla_wire_event_write(const recd_carla_event *e, recd_buf *out)
 {
     uint8_t h[2] = {e->kind, e->width};
     int rc = recd_buf_append(out, h, 2);
     return rc == 0 && e->len ? recd_buf_append(out, e->data, e->len) : rc;
 }
 
-int wire_carla_event_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
+int carla_wire_event_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
 {
     if (len < 2 || p[0] < RECD_CARLA_EVENT_ADD || p[0] > RECD_CARLA_COLLISION ||
         (p[1] != 4 && p[1] != 8) || !carla_records_fill(carla_kind(p[0], p[1])->fields, p[1], 1, p + 2, len - 2)) {
@@ -152,36 +154,36 @@ int wire_carla_event_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
     return m->carla_event ? 0 : -ENOMEM;
 }
 
-/* ---- the table entry (wire_formats.h) ------------------------------------------------------ */
+/* ---- the wire hooks (recd/format_wire.h) ---------------------------------------------------- */
 
 /* A frame's time is in its payload: the frame's time field is not used. */
 static int carla_state_msg_read(const uint8_t *p, size_t len, uint64_t time, recd_msg *m,
                                 char *why, size_t whylen)
 {
     (void)time;
-    return wire_carla_state_read(p, len, m, why, whylen);
+    return carla_wire_state_read(p, len, m, why, whylen);
 }
 
 static int carla_event_msg_read(const uint8_t *p, size_t len, uint64_t time, recd_msg *m,
                                 char *why, size_t whylen)
 {
     (void)time;
-    return wire_carla_event_read(p, len, m, why, whylen);
+    return carla_wire_event_read(p, len, m, why, whylen);
 }
 
 static int carla_open_msg_write(const recd_msg *m, recd_buf *out)
 {
-    return m->open.carla ? wire_carla_open_write(m->open.carla, out) : -EINVAL;
+    return m->open.carla ? carla_wire_open_write(m->open.carla, out) : -EINVAL;
 }
 
 static int carla_state_msg_write(const recd_msg *m, recd_buf *out)
 {
-    return m->carla_state ? wire_carla_state_write(m->carla_state, out) : -EINVAL;
+    return m->carla_state ? carla_wire_state_write(m->carla_state, out) : -EINVAL;
 }
 
 static int carla_event_msg_write(const recd_msg *m, recd_buf *out)
 {
-    return m->carla_event ? wire_carla_event_write(m->carla_event, out) : -EINVAL;
+    return m->carla_event ? carla_wire_event_write(m->carla_event, out) : -EINVAL;
 }
 
 static int carla_msg_time(const recd_msg *m, uint64_t *t)
@@ -191,10 +193,10 @@ static int carla_msg_time(const recd_msg *m, uint64_t *t)
     return 0;
 }
 
-const wire_format wire_format_carla = {
+const struct recd_format_wire recd_carla__wire = {
     .format = RECD_MSG_FMT_CARLA,
     .code = 4,
-    .open_read = wire_carla_open_read,
+    .open_read = carla_wire_open_read,
     .state_read = carla_state_msg_read,
     .event_read = carla_event_msg_read,
     .open_write = carla_open_msg_write,

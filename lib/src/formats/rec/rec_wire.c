@@ -1,25 +1,37 @@
 /* SPDX-License-Identifier: MIT */
-/* SA-MP payloads of binary frames (docs/wire.md section 2.3) and their table entries: an on-foot
- * or vehicle state is its .rec block without the time, a samp-player state adds the block's type
+/* SA-MP payloads of binary frames (docs/wire.md section 2.3) and their wire hooks: an on-foot or
+ * vehicle state is its .rec block without the time, a samp-player state adds the block's type
  * and, for a vehicle, its model and seat. A samp open has nothing after its token. */
 #include <errno.h>
 #include <string.h>
 
 #include "base/bytes.h"
-#include "wire/wire_formats.h"
-#include "wire/wire_internal.h"
-#include "wire/wire_samp.h"
+#include "formats/rec/rec_format.h"
+#include "recd/format_wire.h"
 
-extern const wire_format wire_format_samp_onfoot;
-extern const wire_format wire_format_samp_vehicle;
+/* Payload sizes of a samp state: the block without its leading u32 time. */
+#define ONFOOT_FIELDS_SIZE (RECD_REC_ONFOOT_BLOCK_SIZE - 4)
+#define VEHICLE_FIELDS_SIZE (RECD_REC_VEHICLE_BLOCK_SIZE - 4)
 
-int wire_samp_fields_refuse(const wire_format *f, size_t len, uint64_t time, int check,
-                            char *why, size_t whylen)
+/* The field checks of the decoder's block path, one per block type (recd_rec_fields_check with
+ * its type fixed: a tail call). */
+static int onfoot_fields_check(const uint8_t *fields)
 {
-    size_t want = (size_t)f->rec_block_len - 4;
+    return recd_rec_fields_check(RECD_REC_TYPE_ONFOOT, fields);
+}
+
+static int vehicle_fields_check(const uint8_t *fields)
+{
+    return recd_rec_fields_check(RECD_REC_TYPE_VEHICLE, fields);
+}
+
+static int block_refuse(const struct recd_format_wire *w, size_t len, uint64_t time, int check,
+                        char *why, size_t whylen)
+{
+    size_t want = (size_t)w->block_len - 4;
     if (len != want)
         wire_why(why, whylen, "state: a %s payload is %lu bytes, this one is %lu",
-                 recd_msg_format_name(f->format), (unsigned long)want, (unsigned long)len);
+                 recd_msg_format_name(w->format), (unsigned long)want, (unsigned long)len);
     else if (time > UINT32_MAX)
         wire_why(why, whylen, "state: time %llu ms does not fit the u32 clock of a .rec block",
                  (unsigned long long)time);
@@ -29,18 +41,32 @@ int wire_samp_fields_refuse(const wire_format *f, size_t len, uint64_t time, int
     return -EBADMSG;
 }
 
-void wire_samp_block_decode(const wire_format *f, uint32_t time, const uint8_t *fields,
-                            recd_msg *m)
+static void onfoot_block_decode(uint32_t time, const uint8_t *fields, recd_msg *m)
 {
     uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
     st_le32(block, time);
-    if (f->rec_block_type == RECD_REC_TYPE_ONFOOT) {
-        memcpy(block + 4, fields, WIRE_ONFOOT_STATE_SIZE);
-        recd_rec_onfoot_decode(block, &m->onfoot);
-    } else {
-        memcpy(block + 4, fields, WIRE_VEHICLE_STATE_SIZE);
-        recd_rec_vehicle_decode(block, &m->vehicle);
-    }
+    memcpy(block + 4, fields, ONFOOT_FIELDS_SIZE);
+    recd_rec_onfoot_decode(block, &m->onfoot);
+}
+
+static void vehicle_block_decode(uint32_t time, const uint8_t *fields, recd_msg *m)
+{
+    uint8_t block[RECD_REC_VEHICLE_BLOCK_SIZE];
+    st_le32(block, time);
+    memcpy(block + 4, fields, VEHICLE_FIELDS_SIZE);
+    recd_rec_vehicle_decode(block, &m->vehicle);
+}
+
+/* The whole check of a state payload against hooks w, then its decode. */
+static int block_read(const struct recd_format_wire *w, const uint8_t *p, size_t len,
+                      uint64_t time, recd_msg *m, char *why, size_t whylen)
+{
+    int check = 0;
+    if (len != (size_t)w->block_len - 4 || time > UINT32_MAX ||
+        (check = w->block_fields_check(p)) < 0)
+        return w->block_refuse(w, len, time, check, why, whylen);
+    w->block_decode((uint32_t)time, p, m);
+    return 0;
 }
 
 static int samp_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
@@ -58,19 +84,13 @@ static int samp_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
 static int onfoot_state_read(const uint8_t *p, size_t len, uint64_t time, recd_msg *m, char *why,
                              size_t whylen)
 {
-    int rc = wire_samp_fields_check(&wire_format_samp_onfoot, p, len, time, why, whylen);
-    if (rc == 0)
-        wire_samp_block_decode(&wire_format_samp_onfoot, (uint32_t)time, p, m);
-    return rc;
+    return block_read(&recd_rec__wire_onfoot, p, len, time, m, why, whylen);
 }
 
 static int vehicle_state_read(const uint8_t *p, size_t len, uint64_t time, recd_msg *m,
                               char *why, size_t whylen)
 {
-    int rc = wire_samp_fields_check(&wire_format_samp_vehicle, p, len, time, why, whylen);
-    if (rc == 0)
-        wire_samp_block_decode(&wire_format_samp_vehicle, (uint32_t)time, p, m);
-    return rc;
+    return block_read(&recd_rec__wire_vehicle, p, len, time, m, why, whylen);
 }
 
 /* A samp-player state: u8 .rec type, for a vehicle u16 model (0: not given) and u8 seat (0xFF:
@@ -110,12 +130,9 @@ static int player_state_read(const uint8_t *p, size_t len, uint64_t time, recd_m
         m->player.has_seat = seat != 0xFF;
         m->player.seat = seat == 0xFF ? 0 : seat;
     }
-    const wire_format *block = type == RECD_REC_TYPE_ONFOOT ? &wire_format_samp_onfoot
-                                                           : &wire_format_samp_vehicle;
-    int rc = wire_samp_fields_check(block, p + pos, len - pos, time, why, whylen);
-    if (rc == 0)
-        wire_samp_block_decode(block, (uint32_t)time, p + pos, m);
-    return rc;
+    const struct recd_format_wire *block = type == RECD_REC_TYPE_ONFOOT ? &recd_rec__wire_onfoot
+                                                                        : &recd_rec__wire_vehicle;
+    return block_read(block, p + pos, len - pos, time, m, why, whylen);
 }
 
 static int onfoot_state_write(const recd_msg *m, recd_buf *out)
@@ -124,7 +141,7 @@ static int onfoot_state_write(const recd_msg *m, recd_buf *out)
     if (recd_rec_onfoot_check(&m->onfoot) < 0)
         return -EINVAL;
     recd_rec_onfoot_encode(&m->onfoot, block);
-    return recd_buf_append(out, block + 4, WIRE_ONFOOT_STATE_SIZE);
+    return recd_buf_append(out, block + 4, ONFOOT_FIELDS_SIZE);
 }
 
 static int vehicle_state_write(const recd_msg *m, recd_buf *out)
@@ -133,7 +150,7 @@ static int vehicle_state_write(const recd_msg *m, recd_buf *out)
     if (recd_rec_vehicle_check(&m->vehicle) < 0)
         return -EINVAL;
     recd_rec_vehicle_encode(&m->vehicle, block);
-    return recd_buf_append(out, block + 4, WIRE_VEHICLE_STATE_SIZE);
+    return recd_buf_append(out, block + 4, VEHICLE_FIELDS_SIZE);
 }
 
 static int player_state_write(const recd_msg *m, recd_buf *out)
@@ -177,34 +194,40 @@ static int player_msg_time(const recd_msg *m, uint64_t *t)
     return m->type == RECD_MSG_STATE ? 0 : -EINVAL;
 }
 
-const wire_format wire_format_samp_onfoot = {
-    .format = RECD_MSG_FMT_SAMP_ONFOOT,
-    .code = 1,
-    .rec_block_type = RECD_REC_TYPE_ONFOOT,
-    .rec_block_len = RECD_REC_ONFOOT_BLOCK_SIZE,
-    .open_read = samp_open_read,
-    .state_read = onfoot_state_read,
-    .state_write = onfoot_state_write,
-    .msg_time = onfoot_msg_time,
-};
-
-const wire_format wire_format_samp_vehicle = {
-    .format = RECD_MSG_FMT_SAMP_VEHICLE,
-    .code = 2,
-    .rec_block_type = RECD_REC_TYPE_VEHICLE,
-    .rec_block_len = RECD_REC_VEHICLE_BLOCK_SIZE,
-    .open_read = samp_open_read,
-    .state_read = vehicle_state_read,
-    .state_write = vehicle_state_write,
-    .msg_time = vehicle_msg_time,
-};
-
-/* Both kinds of block in one session: not the .rec path (its states carry their type). */
-const wire_format wire_format_samp_player = {
+/* Both kinds of block in one session: not the block path (its states carry their type). It has
+ * no table entry (its recordings are .rec parts): samp-onfoot's hooks carry it. */
+static const struct recd_format_wire wire_player = {
     .format = RECD_MSG_FMT_SAMP_PLAYER,
     .code = 5,
     .open_read = samp_open_read,
     .state_read = player_state_read,
     .state_write = player_state_write,
     .msg_time = player_msg_time,
+};
+
+const struct recd_format_wire recd_rec__wire_onfoot = {
+    .format = RECD_MSG_FMT_SAMP_ONFOOT,
+    .code = 1,
+    .block_len = RECD_REC_ONFOOT_BLOCK_SIZE,
+    .block_fields_check = onfoot_fields_check,
+    .block_refuse = block_refuse,
+    .block_decode = onfoot_block_decode,
+    .open_read = samp_open_read,
+    .state_read = onfoot_state_read,
+    .state_write = onfoot_state_write,
+    .msg_time = onfoot_msg_time,
+    .also = &wire_player,
+};
+
+const struct recd_format_wire recd_rec__wire_vehicle = {
+    .format = RECD_MSG_FMT_SAMP_VEHICLE,
+    .code = 2,
+    .block_len = RECD_REC_VEHICLE_BLOCK_SIZE,
+    .block_fields_check = vehicle_fields_check,
+    .block_refuse = block_refuse,
+    .block_decode = vehicle_block_decode,
+    .open_read = samp_open_read,
+    .state_read = vehicle_state_read,
+    .state_write = vehicle_state_write,
+    .msg_time = vehicle_msg_time,
 };
