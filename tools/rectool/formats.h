@@ -29,4 +29,9 @@ typedef struct rt_format_tool {
 /* The tool entry of f, or NULL when rectool has nothing format-specific for it. */
 const rt_format_tool *rt_format_tool_of(const recd_format *f);
 
+/* The names of the table's formats that pick accepts, in table order, as help texts and refusals
+ * give them: "a, b and c" (last = " and ") or "a, b or c"; with_ext adds " (.ext)" to each. */
+void rt_format_names(char *buf, size_t len, bool (*pick)(const recd_format *f), const char *last,
+                     bool with_ext);
+
 #endif

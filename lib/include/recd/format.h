@@ -116,6 +116,11 @@ struct recd_format {
                          char *err, size_t errlen);
     /* A summary for `rectool info --json`: one JSON object's text appended to out. */
     int (*describe)(const uint8_t *buf, size_t len, recd_buf *out, char *err, size_t errlen);
+
+    /* Progress of an export: the unit (from 0) an exported state falls in, for formats whose
+     * states are not one a unit (a tick that holds over idle ticks); -1 when the state says none.
+     * NULL: each state is one unit. */
+    int64_t (*state_unit)(const recd_msg *state);
 };
 
 /* The table, in sniffing order (signature checks before heuristics). */
