@@ -36,6 +36,9 @@ fi
 # ---- global options and dispatch ----
 expect 0 "$RECTOOL" --help
 grep -q "usage: rectool" "$tmp/out" || fail "--help prints no usage"
+# The general commands first, then those the formats bring (tools/rectool/formats.c's list).
+awk '$1 == "plot" { p = NR } $1 == "carla" { c = NR } END { exit !(p && c > p) }' "$tmp/out" ||
+    fail "--help does not list the formats' commands after the general ones"
 expect 0 "$RECTOOL" --version
 grep -q "rectool [0-9]" "$tmp/out" || fail "--version prints no version"
 expect 2 "$RECTOOL"

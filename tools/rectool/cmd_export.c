@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `rectool export FILE... --to jsonl|csv [-o OUT]`: recordings as text messages
  * (docs/protocol.md), glue over librecd's recd_export_msgs() and the JSONL/CSV writers. Several
- * files go to one folder in one run: small NPC recordings cost more to start rectool for than to
+ * files go to one folder in one run: small recordings cost more to start rectool for than to
  * export. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `rectool import FILE.jsonl|FILE.csv -o OUT.rec|OUT.recap|OUT.log`: builds a recording from text
- * messages, glue over librecd's readers and recd_importer. */
+/* `rectool import FILE.jsonl|FILE.csv -o OUT`: builds a recording of any format the table records
+ * from text messages, glue over librecd's readers and recd_importer. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
