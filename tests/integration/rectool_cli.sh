@@ -36,6 +36,9 @@ fi
 # ---- global options and dispatch ----
 expect 0 "$RECTOOL" --help
 grep -q "usage: rectool" "$tmp/out" || fail "--help prints no usage"
+# The general commands first, then those the formats bring (tools/rectool/formats.c's list).
+awk '$1 == "plot" { p = NR } $1 == "carla" { c = NR } END { exit !(p && c > p) }' "$tmp/out" ||
+    fail "--help does not list the formats' commands after the general ones"
 expect 0 "$RECTOOL" --version
 grep -q "rectool [0-9]" "$tmp/out" || fail "--version prints no version"
 expect 2 "$RECTOOL"
@@ -206,6 +209,12 @@ expect 0 "$RECTOOL" repair "$tmp/badsig.rec" -o "$tmp/sigfixed.rec"
 expect 0 "$RECTOOL" verify "$tmp/sigfixed.rec"
 expect 1 "$RECTOOL" repair "$tmp/noise.rec" -o "$tmp/nothing.rec"
 [ -e "$tmp/nothing.rec" ] && fail "repair wrote an output for an unrepairable file"
+# The refusals list the formats from the format table: those with a repair hook, those that export.
+grep -q "repair only handles standard recap, carla, samp-onfoot and samp-vehicle files" "$tmp/out" ||
+    fail "repair's refusal does not list the formats with a repair hook: $(cat "$tmp/out")"
+expect 1 "$RECTOOL" export --to jsonl "$tmp/noise.rec"
+grep -q "only standard recap, carla, rf2-vcr, sc2replay, samp-onfoot and samp-vehicle files export" "$tmp/err" ||
+    fail "export's refusal does not list the formats that export: $(cat "$tmp/err")"
 
 # ---- export / import ----
 for f in $good; do

@@ -68,6 +68,11 @@ grep -q 'offset [0-9]*:' "$tmp/err" || fail "cut: no offset in: $(cat "$tmp/err"
 expect 1 "$RECTOOL" verify "$tmp/cut.vcr"
 grep -q 'offset 2485: event (class 3, type 48)' "$tmp/out" || fail "verify: the cut event and its offset"
 
+# A read-only replay is not edited; the refusal lists the formats with edit hooks (format table).
+expect 1 "$RECTOOL" cut "$tmp/sample.vcr" --from 0 --to 1 -o "$tmp/cut-edit.vcr"
+grep -q 'rf2-vcr files cannot be edited (recap, carla, samp-onfoot and samp-vehicle can)' "$tmp/err" ||
+    fail "cut: the refusal does not list the editable formats: $(cat "$tmp/err")"
+
 # Not a replay, bad arguments.
 printf 'hello\n' >"$tmp/text.vcr"
 expect 1 "$RECTOOL" rf2 laps "$tmp/text.vcr"

@@ -51,7 +51,7 @@ int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
 int rt_parse_synth_scenario(const char *cmd, const char *usage, const char *text,
                             recd_synth_scenario *scenario);
 
-/* Lower-case file name extension without the dot ("rec" for "a/b.REC"), "" when there is none. */
+/* Lower-case file name extension without the dot ("txt" for "a/b.TXT"), "" when there is none. */
 const char *rt_path_ext(const char *path, char *buf, unsigned buflen);
 /* The last component of path: what follows its last '/', or path itself. */
 const char *rt_base_name(const char *path);

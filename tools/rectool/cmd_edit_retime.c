@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `rectool retime FILE --speed F | --rate HZ -o OUT`: plays a .rec faster or slower, or resamples
+/* `rectool retime FILE --speed F | --rate HZ -o OUT`: plays a recording faster or slower, or resamples
  * it at a fixed rate (recd_edit_retime; the rule is in docs/editing.md). */
 #include <getopt.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `rectool transform FILE --translate X,Y,Z --rotate-z DEG [--pivot X,Y,Z] -o OUT`: moves and
- * turns a .rec (recd_edit_transform; the rule is in docs/editing.md). */
+ * turns a recording whose format has transform hooks (recd_edit_transform; docs/editing.md). */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>

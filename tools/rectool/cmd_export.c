@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `rectool export FILE... --to jsonl|csv [-o OUT]`: recordings as text messages
  * (docs/protocol.md), glue over librecd's recd_export_msgs() and the JSONL/CSV writers. Several
- * files go to one folder in one run: small NPC recordings cost more to start rectool for than to
+ * files go to one folder in one run: small recordings cost more to start rectool for than to
  * export. */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +17,7 @@
 #include "progress.h"
 #include "recd/format.h"
 #include "recd/message.h"
+#include "formats.h"
 #include "sniff.h"
 
 /* Text is handed to the output in pieces this big: small enough to stay in cache, and kept for
@@ -51,6 +52,7 @@ typedef struct export_ctx {
     rt_progress progress;
     uint64_t states;
     int sink_error;
+    const recd_format *format;
 } export_ctx;
 
 static int drain(export_ctx *x)
@@ -70,8 +72,9 @@ static void note_progress(export_ctx *x, const recd_msg *m)
         return;
     x->states++;
     uint64_t done = x->states;
-    if (m->format == RECD_MSG_FMT_RECAP && m->recap_state) /* ticks, as the work estimate */
-        done = m->recap_state->tick;
+    int64_t unit = x->format->state_unit ? x->format->state_unit(m) : -1; /* the work estimate's */
+    if (unit >= 0)
+        done = (uint64_t)unit;
     if ((x->states & 1023) == 0)
         rt_progress_update(&x->progress, done);
 }
@@ -129,6 +132,11 @@ static int export_through_table(const recd_format *f, const rt_input *in, export
                   : recd_format_export_events(f, in->data, in->len, on_replay_event, x, err, errlen);
 }
 
+static bool exports(const recd_format *f)
+{
+    return f->export_msgs || f->export_events;
+}
+
 /* text: the caller's buffer, empty, kept from file to file. */
 static int export_file(const rt_input *in, recd_text_encoding enc, const char *out_path,
                        recd_buf *text)
@@ -136,8 +144,9 @@ static int export_file(const rt_input *in, recd_text_encoding enc, const char *o
     rt_sniffed what;
     rt_sniff(in->data, in->len, &what);
     if (!rt_sniffed_recording(&what)) {
-        rt_error("%s: %s; only SA-MP .rec, Recap files and foreign replays export", in->path,
-                 what.description);
+        char names[200];
+        rt_format_names(names, sizeof names, exports, " and ", false);
+        rt_error("%s: %s; only standard %s files export", in->path, what.description, names);
         return RT_EXIT_INVALID;
     }
     const recd_format *f = what.format;
@@ -150,6 +159,7 @@ static int export_file(const rt_input *in, recd_text_encoding enc, const char *o
     export_ctx x;
     memset(&x, 0, sizeof x);
     x.enc = enc;
+    x.format = f;
     x.text = text;
     x.sink = rt_output_sink(&out);
     /* Progress in the format's units: blocks, or ticks against the header's frame count. */

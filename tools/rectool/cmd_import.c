@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `rectool import FILE.jsonl|FILE.csv -o OUT.rec|OUT.recap|OUT.log`: builds a recording from text
- * messages, glue over librecd's readers and recd_importer. */
+/* `rectool import FILE.jsonl|FILE.csv -o OUT`: builds a recording of any format the table records
+ * from text messages, glue over librecd's readers and recd_importer. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "formats.h"
 #include "progress.h"
 #include "recd/format.h"
 #include "recd/message.h"
@@ -33,26 +34,10 @@ static const char usage_fmt[] =
     "\n"
     "Exit: 0 written, 1 the input is invalid, 2 usage error, 3 I/O error.\n";
 
-/* "recap, carla, samp-onfoot or samp-vehicle" (names) or "recap (.recap), ..." (with
- * extensions): every format the table records, in table order. */
+/* Every format the table records, in table order, by name or with extensions. */
 static void recorded_formats(char *buf, size_t len, bool with_ext)
 {
-    size_t n = 0, total = 0, used = 0;
-    for (size_t i = 0; i < recd_format_count(); i++)
-        total += recd_format_is_recorded(recd_format_at(i));
-    buf[0] = '\0';
-    for (size_t i = 0; i < recd_format_count() && used < len; i++) {
-        const recd_format *f = recd_format_at(i);
-        if (!recd_format_is_recorded(f))
-            continue;
-        const char *sep = n == 0 ? "" : n + 1 == total ? " or " : ", ";
-        int w = with_ext ? snprintf(buf + used, len - used, "%s%s (.%s)", sep, f->name, f->extension)
-                         : snprintf(buf + used, len - used, "%s%s", sep, f->name);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-        n++;
-    }
+    rt_format_names(buf, len, recd_format_is_recorded, " or ", with_ext);
 }
 
 typedef struct import_ctx {

@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "recd/common.h"
 #include "recd/format.h"
+#include "formats.h"
 #include "sniff.h"
 
 static const char usage[] =
@@ -72,6 +73,19 @@ static int write_output(const char *path, const recd_buf *data)
     return rt_output_commit(&out);
 }
 
+static bool repairs(const recd_format *f)
+{
+    return f->repair != NULL;
+}
+
+/* Why r's input is not repaired: what it is, and the formats repair handles (the table's). */
+static void refuse(recd_repair_result *r, const char *what)
+{
+    char names[200];
+    rt_format_names(names, sizeof names, repairs, " and ", false);
+    snprintf(r->detail, sizeof r->detail, "%s; repair only handles standard %s files", what, names);
+}
+
 static int repair_file(const char *input, const repair_opts *o)
 {
     char *output = output_path(o, input);
@@ -105,8 +119,7 @@ static int repair_file(const char *input, const repair_opts *o)
         rt_progress_finish(&progress);
     }
     else
-        snprintf(r.detail, sizeof r.detail, "%s; repair only handles standard SA-MP .rec and Recap",
-                 what.description);
+        refuse(&r, what.description);
     int exit_code = RT_EXIT_OK;
     if (!supported || rc == -EBADMSG) {
         printf("%s: cannot repair: %s\n", input, r.detail);

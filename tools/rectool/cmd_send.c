@@ -255,6 +255,7 @@ typedef struct track {
     uint64_t last_ms, seq;
     bool text;     /* JSON lines or CSV: progress counts messages (lines), else blocks / ticks */
     uint64_t done; /* progress units sent (sending loop only) */
+    const recd_format *format; /* of the last message sent (sending loop only) */
 } track;
 
 /* When m is due: its own time, or (open, flush, events without one) the message's before it. */
@@ -493,13 +494,20 @@ static uint64_t count_work(track *tracks, int nfiles, char **files)
     return total;
 }
 
-/* After a message went out: a state is a block, or reaches its tick; a text line is a message. */
+/* After a message went out: a state is a unit, or reaches the unit it says (the format's
+ * state_unit); a text line is a message. */
 static void note_sent(track *t, const recd_msg *m)
 {
-    if (t->text)
+    if (t->text) {
         t->done++;
-    else if (m->type == RECD_MSG_STATE)
-        t->done = m->format == RECD_MSG_FMT_RECAP && m->recap_state ? m->recap_state->tick + 1 : t->done + 1;
+        return;
+    }
+    if (m->type != RECD_MSG_STATE)
+        return;
+    if (!t->format || t->format->msg_format != m->format)
+        t->format = recd_format_of_msg(m->format);
+    int64_t unit = t->format && t->format->state_unit ? t->format->state_unit(m) : -1;
+    t->done = unit >= 0 ? (uint64_t)unit + 1 : t->done + 1;
 }
 
 /* Starts one reader thread per file; the exit code says whether all of them run. */

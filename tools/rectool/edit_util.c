@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "formats.h"
 #include "recd/format.h"
 #include "recd/units.h"
 
@@ -120,12 +121,22 @@ int rt_edit_parse_vec3(const char *text, double out[3])
     return p ? -EINVAL : 0;
 }
 
+static bool editable(const recd_format *f)
+{
+    return recd_edit_time_unit(f) != NULL;
+}
+
 const recd_format *rt_edit_format(const char *cmd, const rt_input *in)
 {
     const recd_format *f = recd_format_sniff(in->data, in->len, NULL);
     if (!recd_edit_time_unit(f)) {
-        fprintf(stderr, "rectool %s: %s: %s%s\n", cmd, in->path, f ? f->name : "not a recording recd knows",
-                f ? " files cannot be edited (.rec, .recap and CARLA .log can)" : "");
+        char names[200];
+        rt_format_names(names, sizeof names, editable, " and ", false);
+        if (f)
+            fprintf(stderr, "rectool %s: %s: %s files cannot be edited (%s can)\n", cmd, in->path,
+                    f->name, names);
+        else
+            fprintf(stderr, "rectool %s: %s: not a recording recd knows\n", cmd, in->path);
         return NULL;
     }
     return f;

@@ -5,15 +5,11 @@
 
 #include "commands.h"
 #include "file_io.h"
+#include "formats.h"
 #include "recd/common.h"
 #include "recd/version.h"
 
-typedef struct rt_command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} rt_command;
-
+/* The general commands; formats bring their own (formats.h), listed after these. */
 static const rt_command commands[] = {
     {"info", cmd_info, "show format, header, counts, timing and anomalies of a recording"},
     {"verify", cmd_verify, "check that recordings are complete and valid (exit 1 if not)"},
@@ -21,7 +17,6 @@ static const rt_command commands[] = {
     {"export", cmd_export, "convert a recording to JSON lines or CSV"},
     {"import", cmd_import, "build a recording from JSON lines or CSV"},
     {"generate", cmd_generate, "write a deterministic synthetic recording"},
-    {"carla", cmd_carla, "CARLA's recorder queries on a CARLA .log: collisions, blocked actors"},
     {"send", cmd_send, "stream recordings or synthetic load to a recd daemon"},
     {"cut", cmd_edit_cut, "keep one time range of a recording"},
     {"retime", cmd_edit_retime, "play a .rec faster or slower, or resample it at a fixed rate"},
@@ -30,9 +25,6 @@ static const rt_command commands[] = {
     {"split", cmd_edit_split, "cut a recording into consecutive pieces"},
     {"diff", cmd_edit_diff, "show where two recordings first differ, field by field"},
     {"plot", cmd_plot, "draw route maps and speed/health panels (SVG or PNG)"},
-    {"npc", cmd_npc, "NPC scripts for samp-player sessions (npc script)"},
-    {"rf2", cmd_rf2, "rFactor 2 replays: lap and sector table (rf2 laps)"},
-    {"sc2", cmd_sc2, "StarCraft II replays: build order, supply and resources over time"},
 };
 
 static void print_usage(FILE *out)
@@ -40,6 +32,10 @@ static void print_usage(FILE *out)
     fprintf(out, "usage: rectool [--help] [--version] COMMAND [ARGS...]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    const rt_format_tool *tool;
+    for (size_t i = 0; (tool = rt_format_tool_at(i)) != NULL; i++)
+        for (const rt_command *c = tool->commands; c && c->name; c++)
+            fprintf(out, "  %-9s %s\n", c->name, c->summary);
     fprintf(out, "\nRun 'rectool COMMAND --help' for the options of a command.\n"
                  "Exit codes: 0 ok, 1 invalid input or problems found, 2 usage error, 3 I/O error.\n");
 }
@@ -49,6 +45,11 @@ static const rt_command *find_command(const char *name)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(commands[i].name, name) == 0)
             return &commands[i];
+    const rt_format_tool *tool;
+    for (size_t i = 0; (tool = rt_format_tool_at(i)) != NULL; i++)
+        for (const rt_command *c = tool->commands; c && c->name; c++)
+            if (strcmp(c->name, name) == 0)
+                return c;
     return NULL;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Content sniffing. Order matters: a format's signature is unambiguous, so it goes first; text is
- * checked before content guesses without a signature (a headerless .rec layout could match any
+ * checked before content guesses without a signature (a headerless block layout could match any
  * file whose size happens to be a multiple of its block size), and every signature librecd knows
  * has bytes that no text line holds. */
 #include "sniff.h"

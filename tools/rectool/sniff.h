@@ -16,8 +16,8 @@ typedef struct rt_sniffed {
     bool standard;             /* a recording its format's readers load */
     recd_text_encoding text;   /* JSONL or CSV text; NONE otherwise */
     bool empty;                /* zero bytes */
-    const char *name;          /* stable short name: "samp-rec", "legacy-rec", "recap", "jsonl",
-                                  "csv", "empty", "unknown", ... */
+    const char *name;          /* stable short name: the format's sniff kind (recd_sniff_result),
+                                  "jsonl", "csv", "empty", "unknown", ... */
     const char *description;   /* one sentence for people */
 } rt_sniffed;
 

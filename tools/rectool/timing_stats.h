@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Sample-rate statistics and anomaly detection over a stream of timed positions, shared by the
- * .rec and .recap summaries of `rectool info`. One pass, O(1) work per sample; the median comes
+ * formats' summaries in `rectool info`. One pass, O(1) work per sample; the median comes
  * from a histogram, so huge files need no sorting and little memory. */
 #ifndef RECTOOL_TIMING_STATS_H
 #define RECTOOL_TIMING_STATS_H
@@ -36,7 +36,7 @@ typedef struct rt_timing_config {
     double max_speed;    /* plausible top speed, units per second */
     double min_jump;     /* shorter jumps are never teleports (jitter, packets drained together) */
     int64_t motion_ms;   /* > 0: movement happens within this window however long the interval
-                            (Recap: a state holds over skipped ticks, then changes in one tick) */
+                            (a state that holds over skipped ticks, then changes in one tick) */
 } rt_timing_config;
 
 typedef struct rt_timing {

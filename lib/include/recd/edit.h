@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Editing whole recordings: cut, retime, transform, concat, split and diff, for every format whose
- * table entry has edit hooks (.rec both types; .recap and CARLA .log for cut, concat, split and
- * diff). Each operation reads a valid recording (recognised by content) and writes a whole new file
- * into a sink; the exact rule of each is in docs/editing.md. Times are in the format's own unit:
- * milliseconds for .rec and CARLA logs (elapsed game time), ticks for .recap
- * (recd_edit_time_unit()). Errors are negative errnos with a reason in err: -EBADMSG for an input
+ * table entry has edit hooks (which operations each format has: docs/editing.md). Each operation
+ * reads a valid recording (recognised by content) and writes a whole new file into a sink; the
+ * exact rule of each is in docs/editing.md. Times are in the format's own unit
+ * (recd_edit_time_unit()): milliseconds of elapsed game time, or a game's fixed ticks. Errors are negative errnos with a reason in err: -EBADMSG for an input
  * that cannot be edited, -EINVAL for options that do not fit it, -ENOTSUP for an operation the
  * format does not have.
  *
@@ -28,13 +27,13 @@ extern "C" {
 
 /* "ms" or "tick": the unit edit times are given in for f; NULL when f cannot be edited. */
 RECD_API const char *recd_edit_time_unit(const recd_format *f);
-/* Milliseconds in one of those units: 1 for "ms", 50 for Recap's ticks; 0 when f cannot be
+/* Milliseconds in one of those units: 1 for "ms", a tick's length for "tick"; 0 when f cannot be
  * edited. */
 RECD_API uint32_t recd_edit_unit_ms(const recd_format *f);
 /* The time of message m in ms from its recording's start, as its format's edit entry reads it
- * (the time in the unit above x its ms; CARLA's elapsed seconds truncated to whole ms), for
+ * (the time in the unit above x its ms; a finer clock's time truncated to whole ms), for
  * replaying a recording at its pace. -1 for a message without a time of its own (open, close,
- * flush, .rec and CARLA events) or of a format that cannot be edited. */
+ * flush, events that carry none) or of a format that cannot be edited. */
 RECD_API int64_t recd_edit_msg_time_ms(const recd_msg *m);
 
 /* One input file in memory. */
@@ -47,19 +46,19 @@ typedef struct recd_edit_input {
 typedef struct recd_cut_opts {
     int64_t from;
     int64_t to;     /* exclusive; -1 = the end */
-    bool keep_time; /* .rec, CARLA .log: keep the original times instead of starting at 0 */
+    bool keep_time; /* millisecond formats: keep the original times instead of starting at 0 */
 } recd_cut_opts;
 
 RECD_API int recd_edit_cut(recd_edit_input in, const recd_cut_opts *o, recd_sink out,
                            const recd_progress *progress, char *err, size_t errlen);
 
 /* Most samples a resampling retime writes (-E2BIG beyond): 7 days at 20 Hz fit, while a hostile
- * file's few blocks spread over the .rec clock's 49 days cannot make gigabytes. */
+ * file's few samples spread over a 32-bit millisecond clock's 49 days cannot make gigabytes. */
 #define RECD_EDIT_MAX_SAMPLES (16u * 1024u * 1024u)
 
 /* retime: speed > 0 plays the recording that many times faster (times divided by speed, velocities
  * multiplied by it); rate_hz > 0 then resamples it on a regular grid of 1000/rate_hz ms,
- * interpolating, while every block whose controls (keys, weapon, ...) change is kept. */
+ * interpolating, while every sample whose controls (keys, weapon, ...) change is kept. */
 typedef struct recd_retime_opts {
     double speed;   /* 0 = 1 */
     double rate_hz; /* 0 = keep the samples */
@@ -82,7 +81,7 @@ RECD_API int recd_edit_transform(recd_edit_input in, const recd_transform_opts *
 
 /* concat: the inputs (all one format) one after the other, times continuing. gap >= 0 is the time
  * between one input's last sample and the next one's first; gap < 0 takes the previous input's
- * last step (.rec, CARLA .log) or its end tick (.recap). */
+ * last step (millisecond formats) or its end tick (tick formats). */
 RECD_API int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink out,
                               const recd_progress *progress, char *err, size_t errlen);
 
@@ -95,7 +94,8 @@ RECD_API int recd_edit_split(recd_edit_input in, const int64_t *at, size_t n, bo
                              const recd_progress *progress, char *err, size_t errlen);
 
 /* diff: 0 when a and b hold the same messages, 1 when they differ (out then says where: the first
- * differing block or tick, field by field, one "field: A vs B" line each), or a negative errno. */
+ * differing sample (block, tick, frame), field by field, one "field: A vs B" line each), or a
+ * negative errno. */
 RECD_API int recd_edit_diff(recd_edit_input a, recd_edit_input b, recd_buf *out,
                             const recd_progress *progress, char *err, size_t errlen);
 
@@ -104,7 +104,7 @@ RECD_API int recd_edit_diff(recd_edit_input a, recd_edit_input b, recd_buf *out,
 typedef enum recd_track_kind {
     RECD_TRACK_ONFOOT = 1,  /* health and armour */
     RECD_TRACK_VEHICLE = 2, /* vehicle health */
-    RECD_TRACK_PLAYER = 3   /* a game's player with health (Recap) */
+    RECD_TRACK_PLAYER = 3   /* a game's player with health */
 } recd_track_kind;
 
 /* One sample of one actor, in SI units. Values a format lacks are NaN. */

@@ -120,6 +120,10 @@ struct recd_format {
 
     /* Its sessions' payloads in binary frames (recd/format_wire.h); NULL when not recorded. */
     const struct recd_format_wire *wire;
+    /* Progress of an export: the unit (from 0) an exported state falls in, for formats whose
+     * states are not one a unit (a tick that holds over idle ticks); -1 when the state says none.
+     * NULL: each state is one unit. */
+    int64_t (*state_unit)(const recd_msg *state);
 };
 
 /* The table, in sniffing order (signature checks before heuristics). */

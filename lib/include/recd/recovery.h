@@ -3,11 +3,9 @@
  * never followed), repairs it by content and gives it its final name, before the daemon accepts
  * data.
  *
- * Per file, by content (the extension is not trusted):
- *   .rec   (E8 03 00 00, type 1/2)  truncated to the header + whole 67/72-byte blocks.
- *   .recap ("RCAP")                 truncated to the end of the last complete gzip member; the
- *                                   header's frame count and end timestamp are patched to what
- *                                   decodes (frame count 0 = "recount" when it exceeds u32).
+ * Per file, by content (the extension is not trusted): the format whose recover hook claims the
+ * content (recd/format.h, the format table) plans it, keeping the header and every complete
+ * record (the format's unit: blocks, ticks, frames) and patching header totals to what decodes;
  * then renamed NAME.part -> NAME (NAME-N when NAME exists; never overwritten).
  * Files without anything worth keeping:
  *   - empty, or holding only a (possibly cut) header and no block/member: REMOVED, since nothing
@@ -47,11 +45,13 @@ RECD_API const char *recd_recover_action_name(recd_recover_action a); /* "finali
 /* What to do with one .part, decided from its content alone. */
 typedef struct recd_recover_plan {
     recd_recover_action action; /* FINALIZED, REMOVED or QUARANTINED */
-    char kind[16];              /* "samp-vehicle", "samp-onfoot", "recap", "empty", "unknown" */
+    char kind[16];              /* the sniffed kind (recd_sniff_result.kind), "empty", "unknown" */
     uint64_t keep;              /* bytes to keep (FINALIZED) */
-    uint64_t units;             /* whole blocks (.rec) or ticks (.recap) kept */
+    uint64_t units;             /* whole records kept, in unit */
     uint64_t header_len;        /* leading bytes of buf patched in place, to write back */
     char reason[200];
+    const char *unit;           /* the planning format's record unit ("blocks"), static; NULL
+                                   when no format claimed the content */
 } recd_recover_plan;
 
 /* Plans the recovery of buf[0..len) (a .part's content). May patch the header inside buf (see
@@ -64,9 +64,10 @@ typedef struct recd_recover_file {
     recd_recover_action action;
     char kind[16];
     uint64_t size_before, size_after, bytes_dropped;
-    uint64_t units_kept; /* blocks or ticks */
+    uint64_t units_kept; /* whole records kept, in unit */
     int error;           /* negative errno when FAILED */
     char message[200];
+    const char *unit;    /* the format's record unit ("blocks", "ticks"), static; NULL: none */
 } recd_recover_file;
 
 typedef struct recd_recover_options {
@@ -79,8 +80,7 @@ typedef struct recd_recover_options {
 typedef struct recd_recover_summary {
     size_t found, finalized, removed, quarantined, failed;
     uint64_t bytes_dropped; /* cut from finalized files plus the size of removed ones */
-    uint64_t blocks_kept;   /* .rec blocks in finalized files */
-    uint64_t ticks_kept;    /* .recap ticks in finalized files */
+    uint64_t records_kept;  /* whole records in finalized files, each in its format's unit */
     size_t symlinks_skipped, too_deep, bad_names; /* entries the walk did not enter or use */
     recd_recover_file *files; /* one per .part, in walk order */
     size_t count, cap;

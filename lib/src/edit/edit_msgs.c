@@ -129,13 +129,17 @@ uint32_t recd_edit_unit_ms(const recd_format *f)
     return f && f->edit ? f->edit->unit_ms : 0;
 }
 
-/* The edit entry that reads m: a samp-player session has none of its own (its parts are .rec files
- * of either type), so its states are read as .rec blocks. */
+/* The edit entry that reads m: its format's, or that of the entry that reads m's format too
+ * (recd_format_edit.reads_also). */
 static const struct recd_format_edit *edit_of_msg(const recd_msg *m)
 {
-    recd_msg_format mf = m->format == RECD_MSG_FMT_SAMP_PLAYER ? RECD_MSG_FMT_SAMP_ONFOOT : m->format;
-    const recd_format *f = recd_format_of_msg(mf);
-    return f ? f->edit : NULL;
+    const recd_format *f = recd_format_of_msg(m->format);
+    if (f)
+        return f->edit;
+    for (size_t i = 0; m->format != RECD_MSG_FMT_NONE && (f = recd_format_at(i)) != NULL; i++)
+        if (f->edit && f->edit->reads_also == m->format)
+            return f->edit;
+    return NULL;
 }
 
 int64_t recd_edit_msg_time_ms(const recd_msg *m)

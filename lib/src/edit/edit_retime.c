@@ -84,8 +84,8 @@ static int retime_loaded(const recd_edit_msgs *l, const recd_retime_opts *o, rec
     }
     double period = o->rate_hz > 0 ? 1000.0 / o->rate_hz : 0;
     if (o->rate_hz > 0 && period < 1.0) {
-        msg_err(err, errlen, "rate %.3f Hz is above 1000 Hz, the .rec clock's resolution",
-                o->rate_hz);
+        msg_err(err, errlen, "rate %.3f Hz is above 1000 Hz, the .%s clock's resolution",
+                o->rate_hz, l->format->extension);
         return -EINVAL;
     }
     /* The states in order, with their scaled times. */
@@ -114,8 +114,8 @@ static int retime_loaded(const recd_edit_msgs *l, const recd_retime_opts *o, rec
         /* A hostile file's few blocks can span 49 days: bound what the grid may write. */
         double grid = floor((ts[n - 1] - ts[0]) / period) + 1.0 + (double)n;
         if (grid > (double)RECD_EDIT_MAX_SAMPLES) {
-            msg_err(err, errlen, "resampling would write %.0f blocks, more than the limit of %u",
-                    grid, (unsigned)RECD_EDIT_MAX_SAMPLES);
+            msg_err(err, errlen, "resampling would write %.0f %ss, more than the limit of %u",
+                    grid, e->unit_name, (unsigned)RECD_EDIT_MAX_SAMPLES);
             rc = -E2BIG;
         } else {
             rc = resample(&r, s, ts, n, period);

@@ -76,6 +76,10 @@ struct recd_format_edit {
     /* Clears what says only how a file is packed, not what it holds (a Recap open's member
      * compressor), before diff compares (member ends are skipped there). NULL: nothing. */
     void (*clear_packing)(recd_msg *m);
+
+    /* A message format with no table entry of its own whose states these hooks read too (a
+     * session whose parts are files of this format); NONE: none. */
+    recd_msg_format reads_also;
 };
 
 /* The engine's list helpers, for the per-format hooks. */

@@ -167,6 +167,8 @@ int recd_format_recover(uint8_t *buf, size_t len, recd_recover_plan *plan)
         if (!format_table[i]->recover)
             continue;
         int rc = format_table[i]->recover(buf, len, plan);
+        if (rc > 0)
+            plan->unit = format_table[i]->unit;
         if (rc != 0)
             return rc;
     }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "recd/format.h"
 #include "recd/message.h"
 
 /* Room kept free in every rendered path for ".part" plus a "-N" collision suffix. */
@@ -422,6 +423,22 @@ static int check_structure(recd_path_template *t, const char *text, char *why, s
     return 0;
 }
 
+/* A recorded format of the format table for trial renders: the one whose name and extension are
+ * the longest together, or the first one. */
+static const recd_format *trial_format(bool longest)
+{
+    const recd_format *best = NULL, *f;
+    for (size_t i = 0; (f = recd_format_at(i)) != NULL; i++) {
+        if (!recd_format_is_recorded(f))
+            continue;
+        if (!longest)
+            return f;
+        if (!best || strlen(f->name) + strlen(f->extension) > strlen(best->name) + strlen(best->extension))
+            best = f;
+    }
+    return best;
+}
+
 int recd_path_template_parse(recd_path_template *t, const char *text, char *why, size_t why_cap)
 {
     if (!t || !text) {
@@ -450,10 +467,11 @@ int recd_path_template_parse(recd_path_template *t, const char *text, char *why,
      * strftime formats that expand to nothing. */
     static const char long_key[] = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
                                    "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk";
+    const recd_format *longest = trial_format(true), *first = trial_format(false);
     const recd_path_vars trials[] = {
-        /* 9999-12-31, the longest key and instance name */
-        {"samp-vehicle", "rec", long_key, INT64_C(253402300799000), UINT32_MAX, long_key},
-        {"recap", "recap", "a", 0, 0, "a"},
+        /* 9999-12-31, the longest format, key and instance name */
+        {longest->name, longest->extension, long_key, INT64_C(253402300799000), UINT32_MAX, long_key},
+        {first->name, first->extension, "a", 0, 0, "a"},
     };
     for (size_t i = 0; i < sizeof trials / sizeof trials[0]; i++) {
         char out[RECD_PATH_MAX], inner[160];

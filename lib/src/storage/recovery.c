@@ -160,8 +160,8 @@ static int rename_entry(const recovery_file_ops *ops, recd_recover_file *f,
 }
 
 /* Opens, reads, plans and applies one .part; fills f. A failure at any step leaves the part a
- * .part that the next run plans again from its content: the tail cut off is never a whole block
- * or member, and the header patch is redone from what decodes. */
+ * .part that the next run plans again from its content: the tail cut off is never a whole
+ * record, and the header patch is redone from what decodes. */
 static void recover_one(recover_ctx *c, const recd_walk_entry *e, recd_recover_file *f)
 {
     const recd_recover_options *opt = c->opt;
@@ -214,6 +214,7 @@ static void recover_one(recover_ctx *c, const recd_walk_entry *e, recd_recover_f
     snprintf(f->message, sizeof f->message, "%s", plan.reason);
     f->size_after = plan.action == RECD_RECOVER_FINALIZED ? plan.keep : 0;
     f->units_kept = plan.action == RECD_RECOVER_FINALIZED ? plan.units : 0;
+    f->unit = plan.unit;
     f->bytes_dropped = plan.action == RECD_RECOVER_QUARANTINED ? 0 : got - f->size_after;
     if (plan.action == RECD_RECOVER_QUARANTINED)
         f->size_after = got;
@@ -296,10 +297,7 @@ static int on_entry(void *ctx, const recd_walk_entry *e)
     case RECD_RECOVER_FINALIZED:
         s->finalized++;
         s->bytes_dropped += f->bytes_dropped;
-        if (strcmp(f->kind, "recap") == 0)
-            s->ticks_kept += f->units_kept;
-        else
-            s->blocks_kept += f->units_kept;
+        s->records_kept += f->units_kept;
         break;
     case RECD_RECOVER_REMOVED:
         s->removed++;

@@ -44,8 +44,8 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-/* A file of a format recd writes, by its extension (the format table's; foreign replays such as
- * .SC2Replay are only read, so never candidates). */
+/* A file of a format recd writes, by its extension (the format table's; foreign replays are only
+ * read, so never candidates). */
 static bool is_written_format(const char *leaf)
 {
     const char *dot = strrchr(leaf, '.');
@@ -53,7 +53,7 @@ static bool is_written_format(const char *leaf)
         return false;
     const recd_format *f;
     for (size_t i = 0; (f = recd_format_by_extension(dot + 1, i)) != NULL; i++)
-        if (f->msg_format != RECD_MSG_FMT_NONE)
+        if (recd_format_is_recorded(f))
             return true;
     return false;
 }

@@ -90,13 +90,14 @@ static void test_rec_partial_block(void **state)
     assert_int_equal(recd_recover_root(f->root_fd, &opt, &s), 2);
     assert_int_equal(s.finalized, 2);
     assert_int_equal(s.failed, 0);
-    assert_int_equal(s.blocks_kept, 5);
+    assert_int_equal(s.records_kept, 5);
     assert_int_equal(s.bytes_dropped, 30);
     const recd_recover_file *t = find(&s, "samp-onfoot/s1/t.rec.part");
     assert_int_equal(t->action, RECD_RECOVER_FINALIZED);
     assert_string_equal(t->final, "samp-onfoot/s1/t.rec");
     assert_string_equal(t->kind, "samp-onfoot");
     assert_int_equal(t->units_kept, 3);
+    assert_string_equal(t->unit, "blocks"); /* the format table entry's unit */
     assert_int_equal(t->size_before, whole + 30);
     assert_int_equal(t->size_after, whole);
     assert_false(tu_exists(tu_at(f->root, "samp-onfoot/s1/t.rec.part")));
@@ -272,9 +273,10 @@ static void test_recap_cut_mid_member(void **state)
         fail_msg("%s: %s", recd_recover_action_name(r->action), r->message);
     assert_string_equal(r->kind, "recap");
     assert_int_equal(r->units_kept, 20);
+    assert_string_equal(r->unit, "ticks");
     assert_int_equal(r->size_after, ends[1]);
     assert_int_equal(r->bytes_dropped, cut - ends[1]);
-    assert_int_equal(s.ticks_kept, 20);
+    assert_int_equal(s.records_kept, 20);
 
     size_t len;
     uint8_t *data = tu_read_file(tu_at(f->root, "recap/p1/r.recap"), &len);

@@ -434,7 +434,7 @@ static void part_over_1_gib_is_recovered_through_the_table(void **state)
     assert_int_equal(s.files[0].size_before, fake);
     assert_int_equal(s.files[0].size_after, ref_len);
     assert_int_equal(s.files[0].bytes_dropped, fake - ref_len);
-    assert_int_equal(s.ticks_kept, 20);
+    assert_int_equal(s.records_kept, 20);
     recd_recover_summary_free(&s);
     assert_int_equal(p.truncates, 1);
     assert_int_equal(p.truncated_to, ref_len);

@@ -32,7 +32,7 @@ static void large_rec_part_is_finalized(void **state)
     if (s.files[0].action != RECD_RECOVER_FINALIZED)
         fail_msg("%s: %s", recd_recover_action_name(s.files[0].action), s.files[0].message);
     assert_int_equal(s.files[0].size_after, keep);
-    assert_int_equal(s.blocks_kept, blocks);
+    assert_int_equal(s.records_kept, blocks);
     recd_recover_summary_free(&s);
     struct stat st;
     assert_int_equal(stat(tu_at(f->root, "big.rec"), &st), 0);

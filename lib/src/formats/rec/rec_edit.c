@@ -191,4 +191,5 @@ const struct recd_format_edit recd_rec__edit = {
     .position = rec_edit_position,
     .transform = rec_edit_transform,
     .track_point = rec_track_point,
+    .reads_also = RECD_MSG_FMT_SAMP_PLAYER, /* a player session's parts are .rec files */
 };

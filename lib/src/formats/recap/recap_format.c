@@ -60,6 +60,14 @@ static uint64_t recap_count_units(const uint8_t *buf, size_t len)
     return recd_recap_header_decode(buf, len, &h, NULL) < 0 ? 0 : h.frame_count;
 }
 
+/* A state's tick: a Recap state holds over the idle ticks before the next one. */
+static int64_t recap_state_unit(const recd_msg *state)
+{
+    if (!state->recap_state)
+        return -1;
+    return state->recap_state->tick > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)state->recap_state->tick;
+}
+
 const recd_format recd_format__recap = {
     .name = "recap",
     .extension = "recap",
@@ -77,4 +85,5 @@ const recd_format recd_format__recap = {
     .importer = &recd_recap__importer,
     .edit = &recd_recap__edit,
     .wire = &recd_recap__wire,
+    .state_unit = recap_state_unit,
 };

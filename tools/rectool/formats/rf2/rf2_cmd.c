@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "formats.h"
 #include "recd/format.h"
 
 static const char usage[] =
@@ -339,7 +340,7 @@ static const char rf2_usage[] =
     "rFactor 2 replays (.vcr). Commands:\n"
     "  laps   lap and sector times per driver (rectool rf2 laps --help)\n";
 
-int cmd_rf2(int argc, char **argv)
+static int cmd_rf2(int argc, char **argv)
 {
     if (argc < 2)
         return rt_usage_error("rf2", rf2_usage, "no command given");
@@ -351,3 +352,12 @@ int cmd_rf2(int argc, char **argv)
         return laps(argc - 1, argv + 1);
     return rt_usage_error("rf2", rf2_usage, "unknown command '%s'", argv[1]);
 }
+
+static const char *const rf2_names[] = {"rf2-vcr", NULL};
+
+static const rt_command rf2_commands[] = {
+    {"rf2", cmd_rf2, "rFactor 2 replays: lap and sector table (rf2 laps)"},
+    {NULL, NULL, NULL},
+};
+
+const rt_format_tool rt_format_tool__rf2 = {rf2_names, NULL, NULL, NULL, rf2_commands};

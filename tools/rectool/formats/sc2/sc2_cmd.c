@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "formats.h"
 #include "recd/format.h"
 #include "sniff.h"
 
@@ -193,7 +194,7 @@ static int run_view(const char *path, sc2_view *v)
     return exit_code;
 }
 
-int cmd_sc2(int argc, char **argv)
+static int cmd_sc2(int argc, char **argv)
 {
     static const struct option options[] = {{"player", required_argument, NULL, 'p'},
                                             {"json", no_argument, NULL, 'j'},
@@ -230,3 +231,12 @@ int cmd_sc2(int argc, char **argv)
         return rt_usage_error("sc2", usage, "unknown view '%s' (build-order or stats)", view);
     return run_view(argv[optind + 1], &v);
 }
+
+static const char *const sc2_names[] = {"sc2replay", NULL};
+
+static const rt_command sc2_commands[] = {
+    {"sc2", cmd_sc2, "StarCraft II replays: build order, supply and resources over time"},
+    {NULL, NULL, NULL},
+};
+
+const rt_format_tool rt_format_tool__sc2 = {sc2_names, NULL, NULL, NULL, sc2_commands};

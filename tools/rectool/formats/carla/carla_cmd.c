@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `rectool carla collisions|blocked` and the CARLA text of `rectool info`: CARLA's recorder
  * queries (show_recorder_file_info, _collisions, _actors_blocked) answered from the file,
- * without a CARLA server, as CARLA's exact text or as JSON. */
+ * without a CARLA server, as CARLA's exact text or as JSON; CARLA's rectool entry (formats.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "info.h"
+#include "formats.h"
 #include "file_io.h"
 #include "recd/carla.h"
 #include "recd/format.h"
@@ -110,13 +110,13 @@ static int run_blocked(const uint8_t *b, size_t n, const void *a, bool json, rec
     return recd_carla_blocked(b, n, c->min_time, c->min_distance, json, out, err, errlen);
 }
 
-int rt_carla_info(const char *path, bool show_all)
+static int carla_info_text(const char *path, bool show_all)
 {
     info_args a = {show_all};
     return rt_carla_query(path, run_info, &a, false);
 }
 
-json_t *rt_carla_info_json(const uint8_t *buf, size_t len, bool show_all)
+static json_t *carla_info_json(const uint8_t *buf, size_t len, bool show_all)
 {
     recd_buf out = {0};
     char err[256];
@@ -182,7 +182,7 @@ static int carla_query(int argc, char **argv, bool blocked)
     return rt_carla_query(argv[optind], run_collisions, &a, json);
 }
 
-int cmd_carla(int argc, char **argv)
+static int cmd_carla(int argc, char **argv)
 {
     if (argc < 2)
         return rt_usage_error("carla", usage, "no query given");
@@ -196,3 +196,13 @@ int cmd_carla(int argc, char **argv)
         return carla_query(argc - 1, argv + 1, true);
     return rt_usage_error("carla", usage, "unknown query '%s'", argv[1]);
 }
+
+static const char *const carla_names[] = {"carla", NULL};
+
+static const rt_command carla_commands[] = {
+    {"carla", cmd_carla, "CARLA's recorder queries on a CARLA .log: collisions, blocked actors"},
+    {NULL, NULL, NULL},
+};
+
+const rt_format_tool rt_format_tool__carla = {carla_names, NULL, carla_info_json, carla_info_text,
+                                              carla_commands};

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* `rectool info` for Recap .recap files: header fields, counted vs recorded frames, gzip members,
- * keyframes and the action mix, and timing statistics over the ticks that carried actions. */
+ * keyframes and the action mix, and timing statistics over the ticks that carried actions; and
+ * Recap's rectool entry (formats.h). */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
 
-#include "info.h"
+#include "formats.h"
 #include "progress.h"
 #include "recap_census.h"
 #include "recd/recap.h"
@@ -154,7 +155,7 @@ static json_t *details_json(const recd_recap_decode_result *res, const recap_wal
     return o;
 }
 
-int rt_info_recap(const uint8_t *buf, size_t len, json_t *out, bool show_progress)
+static int recap_info(const uint8_t *buf, size_t len, json_t *out, bool show_progress)
 {
     recap_walk w;
     rt_recap_census census;
@@ -199,3 +200,7 @@ int rt_info_recap(const uint8_t *buf, size_t len, json_t *out, bool show_progres
     recd_report_free(&report);
     return err;
 }
+
+static const char *const recap_names[] = {"recap", NULL};
+
+const rt_format_tool rt_format_tool__recap = {recap_names, recap_info, NULL, NULL, NULL};

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "rec_npc.h"
 #include "file_io.h"
 #include "recd/player_manifest.h"
 #include "recd/samp_rec.h"
@@ -445,7 +446,7 @@ static int script(int argc, char **argv)
     return result;
 }
 
-int cmd_npc(int argc, char **argv)
+int rt_rec_npc(int argc, char **argv)
 {
     if (argc < 2)
         return rt_usage_error("npc", npc_usage, "no command given");

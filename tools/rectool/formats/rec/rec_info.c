@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* `rectool info` for SA-MP .rec files (and the legacy layouts librecd can decode): the probe's
- * header and validation facts plus timing statistics over every block. */
+ * header and validation facts plus timing statistics over every block; and the .rec formats'
+ * rectool entry (formats.h). */
 #include <errno.h>
 #include <string.h>
 
-#include "info.h"
+#include "formats.h"
 #include "progress.h"
+#include "rec_npc.h"
 #include "recd/samp_rec.h"
 #include "report_util.h"
 #include "timing_stats.h"
@@ -109,7 +111,7 @@ static json_t *details_json(const recd_rec_info *info)
     return o;
 }
 
-int rt_info_rec(const uint8_t *buf, size_t len, json_t *out, bool show_progress)
+static int rec_info(const uint8_t *buf, size_t len, json_t *out, bool show_progress)
 {
     recd_rec_info info;
     recd_report report = {.limit = RT_REPORT_LIMIT};
@@ -142,3 +144,12 @@ int rt_info_rec(const uint8_t *buf, size_t len, json_t *out, bool show_progress)
     recd_report_free(&report);
     return err;
 }
+
+static const char *const rec_names[] = {"samp-onfoot", "samp-vehicle", NULL};
+
+static const rt_command rec_commands[] = {
+    {"npc", rt_rec_npc, "NPC scripts for samp-player sessions (npc script)"},
+    {NULL, NULL, NULL},
+};
+
+const rt_format_tool rt_format_tool__rec = {rec_names, rec_info, NULL, NULL, rec_commands};
