@@ -18,6 +18,7 @@
 
 #include "alloc_stats.h"
 #include "config.h"
+#include "recd/buf_printf.h"
 #include "recd/version.h"
 
 #ifndef RECD_BUILD_COMMIT
@@ -294,16 +295,12 @@ __attribute__((format(printf, 2, 3)))
 #endif
 static void putf(out *o, const char *fmt, ...)
 {
-    char tmp[128];
+    if (o->err)
+        return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    o->err = recd_buf_vprintf(o->buf, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        o->err = o->err ? o->err : -EINVAL;
-        return;
-    }
-    put(o, tmp, (size_t)n);
 }
 
 /* HELP text escapes backslash and newline; label values also escape the double quote. */
