@@ -67,7 +67,7 @@ static int explain_dir_open(int dfd, const char *shown, const char *comp, int er
     if ((err == ELOOP || err == ENOTDIR) && fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0) {
         if (S_ISLNK(st.st_mode)) {
             recd_why(why, cap, "'%s' is a symbolic link inside the output root; refusing to follow it",
-                shown);
+                     shown);
             return -ELOOP;
         }
         if (!S_ISDIR(st.st_mode)) {

@@ -82,7 +82,7 @@ static int check_relative(const char *rel, size_t comp_max, char *why, size_t ca
         for (size_t i = 0; i < n; i++) {
             if (!literal_char_ok(c[i])) {
                 recd_why(why, cap, "component '%.*s' holds a character outside [A-Za-z0-9._+=@,-]",
-                        (int)n, c);
+                         (int)n, c);
                 return -EINVAL;
             }
         }
@@ -123,7 +123,7 @@ static int parse_placeholder(const char *text, size_t *i, placeholder *ph, char 
     if (text[j] == ':') {
         if (!NAME_IS("start")) {
             recd_why(why, cap, "placeholder '{%.*s:...}' takes no format (only {start:FMT} does)",
-                    (int)name_len, name);
+                     (int)name_len, name);
             return -EINVAL;
         }
         size_t f = j + 1, k = f;
@@ -145,7 +145,7 @@ static int parse_placeholder(const char *text, size_t *i, placeholder *ph, char 
             if (c == '%') {
                 if (!strftime_conv_ok(text[k + 1])) {
                     recd_why(why, cap, "unsupported strftime conversion '%%%c' in {start:...}",
-                            text[k + 1] && text[k + 1] != '}' ? text[k + 1] : '?');
+                             text[k + 1] && text[k + 1] != '}' ? text[k + 1] : '?');
                     return -EINVAL;
                 }
                 k++;
@@ -321,7 +321,7 @@ static int render(const char *text, const recd_path_vars *v, char *out, size_t o
     }
     if (o.err || o.len > RECD_PATH_MAX - 1 - PATH_SLACK) {
         recd_why(why, why_cap, "rendered path is longer than %d bytes",
-                RECD_PATH_MAX - 1 - PATH_SLACK);
+                 RECD_PATH_MAX - 1 - PATH_SLACK);
         return -ENAMETOOLONG;
     }
     rc = check_relative(out, RECD_PATH_COMPONENT_MAX, why, why_cap);
@@ -356,7 +356,7 @@ static int check_structure(recd_path_template *t, const char *text, char *why, s
                     recd_why(why, cap, "'%.*s' components are not allowed", (int)n, comp);
                 else
                     recd_why(why, cap, "component '%.*s' starts with '.' (hidden file)", (int)n,
-                            comp);
+                             comp);
                 return -EINVAL;
             }
             if (c == '\0') {
@@ -375,8 +375,8 @@ static int check_structure(recd_path_template *t, const char *text, char *why, s
             if (!literal_char_ok(c)) {
                 recd_why(why, cap, "character '%c' (0x%02x) at offset %zu is not allowed; use "
                                   "[A-Za-z0-9._+=@,-] and '/'",
-                        (unsigned char)c >= 0x20 && (unsigned char)c < 0x7f ? c : '?',
-                        (unsigned char)c, i);
+                         (unsigned char)c >= 0x20 && (unsigned char)c < 0x7f ? c : '?',
+                         (unsigned char)c, i);
                 return -EINVAL;
             }
             i++;
@@ -424,7 +424,7 @@ int recd_path_template_parse(recd_path_template *t, const char *text, char *why,
     }
     if (text[0] == '/') {
         recd_why(why, why_cap,
-                "template is an absolute path; it must be relative to the output root");
+                 "template is an absolute path; it must be relative to the output root");
         return -EINVAL;
     }
     int rc = check_structure(t, text, why, why_cap);
@@ -444,7 +444,7 @@ int recd_path_template_parse(recd_path_template *t, const char *text, char *why,
         rc = render(text, &trials[i], out, sizeof out, inner, sizeof inner);
         if (rc < 0) {
             recd_why(why, why_cap, "template renders an invalid path for session '%.12s...': %s",
-                    trials[i].session, inner);
+                     trials[i].session, inner);
             return rc;
         }
     }
