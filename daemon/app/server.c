@@ -316,7 +316,7 @@ void server_shutdown(recd_server *s)
 {
     if (s->phase == SERVER_DRAINING) {
         log_notice("second stop signal: closing %zu connection%s now", s->ingest.conn_count,
-                   server_plural(s->ingest.conn_count));
+                   log_plural(s->ingest.conn_count));
         drain_done(s);
         return;
     }
@@ -330,7 +330,7 @@ void server_shutdown(recd_server *s)
     recd_format_duration_ms(s->cfg.shutdown.drain_timeout_ms, limit, sizeof limit);
     if (s->ingest.conn_count)
         log_notice("shutting down: waiting for %zu connection%s to finish (up to %s)%s", s->ingest.conn_count,
-                   server_plural(s->ingest.conn_count), limit,
+                   log_plural(s->ingest.conn_count), limit,
                    recd_log_get_style() == RECD_LOG_STYLE_TERMINAL ? "; Ctrl-C again to stop at once" : "");
     else
         log_notice("shutting down: no connections open");

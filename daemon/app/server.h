@@ -81,7 +81,4 @@ void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode throug
 bool server_activated_covers(const recd_server *s, const recd_listen_config *cfg);
 void server_announce_listener(recd_server *s, const recd_listener *l); /* log + --print-ports */
 
-/* "s" after a count other than 1, for log lines ("3 connections"). */
-static inline const char *server_plural(size_t n) { return n == 1 ? "" : "s"; }
-
 #endif

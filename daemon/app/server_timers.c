@@ -26,14 +26,14 @@ static void report_shutdown(recd_server *s, uint64_t now)
     if (s->phase == SERVER_DRAINING) {
         uint64_t spent = now - s->drain_started_ms, limit = s->cfg.shutdown.drain_timeout_ms;
         log_notice("shutting down: still waiting for %zu connection%s to finish (%llus left)",
-                   s->ingest.conn_count, server_plural(s->ingest.conn_count),
+                   s->ingest.conn_count, log_plural(s->ingest.conn_count),
                    (unsigned long long)(limit > spent ? (limit - spent + 999) / 1000 : 0));
     } else {
         log_notice("shutting down: still writing the files of %zu session%s", s->sessions.live_count,
-                   server_plural(s->sessions.live_count));
+                   log_plural(s->sessions.live_count));
         if (s->sessions.stores_pending)
             log_notice("shutting down: still storing %zu samp-player manifest%s",
-                       s->sessions.stores_pending, server_plural(s->sessions.stores_pending));
+                       s->sessions.stores_pending, log_plural(s->sessions.stores_pending));
     }
 }
 

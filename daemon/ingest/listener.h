@@ -19,6 +19,7 @@
 #include "support/config.h"
 #include "support/metrics.h"
 #include "support/sd_notify.h"
+#include "recd/wire_reason.h"
 
 #define INGEST_READ_BUFFER (64u * 1024u) /* one read at a time on the loop thread */
 
@@ -193,7 +194,8 @@ int listener_on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_w
 void listener_account_end(session_input *in, uint64_t end_offset);
 /* Adds a tally to the samples and bytes metrics and clears it. */
 void listener_tally_publish(recd_daemon_metrics *metrics, recd_m_transport t, input_tally *tally);
-/* Metric label of a refused input from the decoder's error code and text. */
-recd_m_reason listener_error_reason(const session_input *in, int rc, const char *err);
+/* Metric label of a refused input: the sessions' own label, else the decoder's error code and
+ * what it noted (recd_wire_decoder_reason(), RECD_WIRE_REASON_NONE when rc is not its error). */
+recd_m_reason listener_error_reason(const session_input *in, int rc, recd_wire_reason noted);
 
 #endif

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Decoded messages from any listener: dispatch to the sessions, input accounting for the metrics
  * (tallied per message, published per read), and the metric label of a refused input. */
-#include <errno.h>
 #include <stddef.h>
-#include <string.h>
 
 #include "listener.h"
 
@@ -82,19 +80,18 @@ int listener_on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_w
     return rc;
 }
 
-recd_m_reason listener_error_reason(const session_input *in, int rc, const char *err)
+recd_m_reason listener_error_reason(const session_input *in, int rc, recd_wire_reason noted)
 {
     if (in->reason_set)
         return in->reason;
-    if (in->lookup_missed || strstr(err, "unknown session"))
+    if (in->lookup_missed)
         return RECD_M_UNKNOWN_SESSION;
-    switch (rc) {
-    case -EPROTO: return RECD_M_FRAMING;
-    case -EMSGSIZE: return RECD_M_TOO_LARGE;
-    case -EBADMSG:
-        if (strstr(err, "invalid JSON") || strstr(err, "invalid UTF-8"))
-            return RECD_M_SYNTAX;
-        return RECD_M_SCHEMA;
+    switch (recd_wire_reason_of(rc, noted)) {
+    case RECD_WIRE_REASON_FRAMING: return RECD_M_FRAMING;
+    case RECD_WIRE_REASON_TOO_LARGE: return RECD_M_TOO_LARGE;
+    case RECD_WIRE_REASON_SYNTAX: return RECD_M_SYNTAX;
+    case RECD_WIRE_REASON_SCHEMA: return RECD_M_SCHEMA;
+    case RECD_WIRE_REASON_UNKNOWN_SESSION: return RECD_M_UNKNOWN_SESSION;
     default: return RECD_M_OTHER;
     }
 }

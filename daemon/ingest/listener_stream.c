@@ -185,7 +185,8 @@ static void answer_error(recd_conn *c, const char *err, after_reply then)
 /* A protocol violation: counted, logged, answered; the connection is drained and closed. */
 static void protocol_error(recd_conn *c, int rc, const char *err)
 {
-    recd_metrics_decode_error(c->ingest->metrics, listener_error_reason(&c->in, rc, err));
+    recd_wire_reason noted = c->dec ? recd_wire_decoder_reason(c->dec) : RECD_WIRE_REASON_NONE;
+    recd_metrics_decode_error(c->ingest->metrics, listener_error_reason(&c->in, rc, noted));
     log_warn("%s: %s; closing the connection", c->peer, err);
     answer_error(c, err, AFTER_REPLY_DRAIN);
 }

@@ -65,10 +65,11 @@ static void process(recd_listener *l, const uint8_t *data, size_t len, const str
                                    .on_rec_state = listener_on_rec_state};
     char err[512];
     err[0] = 0; /* not the whole array: this runs for every datagram */
-    int rc = recd_wire_decode_datagram(&dc, data, len, err, sizeof err);
+    recd_wire_reason noted;
+    int rc = recd_wire_decode_datagram_noted(&dc, data, len, err, sizeof err, &noted);
     listener_account_end(&in, len);
     if (rc < 0)
-        drop(l, &in, listener_error_reason(&in, rc, err), err);
+        drop(l, &in, listener_error_reason(&in, rc, noted), err);
 }
 
 /* The sender's segment size when the kernel joined datagrams (UDP GRO), else 0. */

@@ -205,11 +205,13 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     char err[512] = "";
     p->in.touched = NULL;
     p->in.reason_set = false;
+    recd_wire_reason noted = RECD_WIRE_REASON_NONE;
     int rc = p->dec ? 0 : new_decoder(src, p);
     if (rc == 0) {
         /* limits.max_frame as it is now: a reload may have changed it (each message is whole) */
         recd_wire_decoder_set_max_frame(p->dec, (size_t)src->g->cfg->limits.max_frame);
         rc = recd_wire_decoder_feed(p->dec, data, len, err, sizeof err);
+        noted = recd_wire_decoder_reason(p->dec);
     }
     if (rc == 0 && recd_wire_decoder_pending(p->dec) > 0) {
         rc = -EPROTO;
@@ -217,7 +219,7 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     }
     if (rc < 0) {
         /* Counted and acknowledged: bad input never blocks its partition. */
-        recd_metrics_decode_error(metrics, listener_error_reason(&p->in, rc, err));
+        recd_metrics_decode_error(metrics, listener_error_reason(&p->in, rc, noted));
         log_warn("%s: stream message %llu dropped: %s", p->peer, (unsigned long long)seq,
                  err[0] ? err : recd_strerror(rc));
         new_decoder(src, p);

@@ -81,4 +81,7 @@ void recd_log_flush_suppressed(bool all);
 #define log_info(...) recd_log(RECD_LOG_INFO, __VA_ARGS__)
 #define log_debug(...) recd_log(RECD_LOG_DEBUG, __VA_ARGS__)
 
+/* "s" after a count other than 1, for log lines ("3 connections"). */
+static inline const char *log_plural(size_t n) { return n == 1 ? "" : "s"; }
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include "alloc_stats.h"
 #include "config.h"
+#include "recd/buf_printf.h"
 #include "recd/version.h"
 
 #ifndef RECD_BUILD_COMMIT
@@ -294,16 +296,12 @@ __attribute__((format(printf, 2, 3)))
 #endif
 static void putf(out *o, const char *fmt, ...)
 {
-    char tmp[128];
+    if (o->err)
+        return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    o->err = recd_buf_vprintf(o->buf, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        o->err = o->err ? o->err : -EINVAL;
-        return;
-    }
-    put(o, tmp, (size_t)n);
 }
 
 /* HELP text escapes backslash and newline; label values also escape the double quote. */
@@ -476,30 +474,184 @@ static const double loop_lag_buckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.002,
 
 #define DEPRECATED(new_name) "Deprecated: use " new_name " (this name goes in the next release)."
 
-/* Registers one family into *slot; remembers a failure in *failed. */
-static void add(recd_metrics *r, int *failed, recd_metric **slot, recd_metric_type type, const char *name,
-                const char *help, const recd_metric_label *labels, size_t nlabels)
+/* How a row of the families table is registered. */
+typedef enum family_kind {
+    FAMILY_PLAIN,   /* recd_metrics_add: a recd_ family, with labels or buckets if it has them */
+    FAMILY_ALIAS,   /* recd_metrics_add_alias: a renamed family's old name, kept for one release */
+    FAMILY_PROCESS, /* recd_metrics_add_real: a process_ family, set from a double */
+} family_kind;
+
+/* One family of the daemon's metrics, in the order /metrics lists them. */
+typedef struct family_row {
+    family_kind kind;
+    recd_metric_type type;
+    size_t slot;  /* offsetof(recd_daemon_metrics, its pointer) */
+    size_t alias; /* FAMILY_ALIAS: the slot of the family it renames */
+    const char *name, *help;
+    const recd_metric_label *labels;
+    size_t nlabels;
+    const double *buckets; /* histograms */
+    size_t nbuckets;
+} family_row;
+
+#define SLOT(field) offsetof(recd_daemon_metrics, field)
+#define COUNT(array) (sizeof(array) / sizeof *(array))
+#define ROW(kind, type, field, name, help, labels, nlabels, buckets, nbuckets)                      \
+    {kind, type, SLOT(field), 0, name, help, labels, nlabels, buckets, nbuckets}
+#define COUNTER(f, name, help) ROW(FAMILY_PLAIN, RECD_METRIC_COUNTER, f, name, help, NULL, 0, NULL, 0)
+#define GAUGE(f, name, help) ROW(FAMILY_PLAIN, RECD_METRIC_GAUGE, f, name, help, NULL, 0, NULL, 0)
+#define COUNTER_BY(f, name, help, l)                                                                \
+    ROW(FAMILY_PLAIN, RECD_METRIC_COUNTER, f, name, help, l, COUNT(l), NULL, 0)
+#define GAUGE_BY(f, name, help, l)                                                                  \
+    ROW(FAMILY_PLAIN, RECD_METRIC_GAUGE, f, name, help, l, COUNT(l), NULL, 0)
+#define HISTOGRAM(f, name, help, b)                                                                 \
+    ROW(FAMILY_PLAIN, RECD_METRIC_HISTOGRAM, f, name, help, NULL, 0, b, COUNT(b))
+#define ALIAS(f, of, name, help)                                                                    \
+    {FAMILY_ALIAS, RECD_METRIC_COUNTER, SLOT(f), SLOT(of), name, help, NULL, 0, NULL, 0}
+#define PROCESS_COUNTER(f, name, help)                                                              \
+    ROW(FAMILY_PROCESS, RECD_METRIC_COUNTER, f, name, help, NULL, 0, NULL, 0)
+#define PROCESS_GAUGE(f, name, help)                                                                \
+    ROW(FAMILY_PROCESS, RECD_METRIC_GAUGE, f, name, help, NULL, 0, NULL, 0)
+
+static const family_row families[] = {
+    GAUGE_BY(build_info, "recd_build_info",
+             "recd's version and the git commit it was built from (always 1).", build_labels),
+    GAUGE(sessions_open, "recd_sessions_open", "Recording sessions currently open."),
+    GAUGE_BY(sessions_open_by_format, "recd_sessions_open_by_format",
+             "Recording sessions currently open, by format.", format_label),
+    GAUGE(connections_open, "recd_connections_open",
+          "Stream connections (TCP and Unix) currently open."),
+    COUNTER_BY(samples_total, "recd_samples_total",
+               "Samples (state and event messages) accepted.", transport_format),
+    COUNTER_BY(in_bytes_total, "recd_in_bytes_total",
+               "Bytes of accepted input messages.", transport_format),
+    ALIAS(bytes_in_total, in_bytes_total, "recd_bytes_in_total", DEPRECATED("recd_in_bytes_total")),
+    COUNTER_BY(decode_errors_total, "recd_decode_errors_total",
+               "Input messages rejected, by reason.", reason_label),
+    COUNTER(udp_gaps_total, "recd_udp_gaps_total", "UDP datagrams missing by sequence number."),
+    COUNTER(udp_duplicates_total, "recd_udp_duplicates_total",
+            "UDP datagrams dropped as duplicates."),
+    COUNTER_BY(udp_seq_epochs_total, "recd_udp_seq_epochs_total",
+               "UDP sessions whose sequence numbers started a new epoch: a seq far outside the window of "
+               "the last accepted ones, or a restart after an open with resume.", seq_epoch_label),
+    GAUGE(sessions_dormant, "recd_sessions_dormant",
+          "Sessions idle past rotation.idle_timeout (file finalized) whose key is still known: their "
+          "next sample starts a new part."),
+    COUNTER_BY(sessions_forgotten_total, "recd_sessions_forgotten_total",
+               "Dormant sessions forgotten: after rotation.forget_after, over limits.max_dormant_sessions, "
+               "or to make room for a new open at limits.max_sessions.", forget_label),
+    COUNTER(written_bytes_total, "recd_written_bytes_total", "Bytes written to recording files."),
+    ALIAS(bytes_written_total, written_bytes_total, "recd_bytes_written_total",
+          DEPRECATED("recd_written_bytes_total")),
+    COUNTER(files_finalized_total, "recd_files_finalized_total",
+            "Recording files finalized (renamed from .part)."),
+    COUNTER(part_manifests_total, "recd_part_manifests_total",
+            "Part manifests (output.part_manifest) stored beside finalized parts."),
+    COUNTER(part_manifest_failures_total, "recd_part_manifest_failures_total",
+            "Part manifests (output.part_manifest), finalized or in progress, that could not be "
+            "stored (logged)."),
+    HISTOGRAM(flush_latency_seconds, "recd_flush_latency_seconds",
+              "Time to write one session flush to its file.", flush_buckets),
+    HISTOGRAM(loop_lag_seconds, "recd_loop_lag_seconds",
+              "Time each event-loop iteration spent busy (from its start to the next one's, less the wait "
+              "for input): while it is busy no socket is read.", loop_lag_buckets),
+    COUNTER(udp_kernel_drops_total, "recd_udp_kernel_drops_total",
+            "UDP datagrams the kernel dropped because a listener's receive buffer was full "
+            "(SO_RXQ_OVFL)."),
+    COUNTER(udp_joined_datagrams_total, "recd_udp_joined_datagrams_total",
+            "UDP datagrams the kernel handed over joined with others in one receive (UDP GRO), each "
+            "then decoded on its own."),
+    GAUGE(buffered_bytes, "recd_buffered_bytes",
+          "Bytes accepted but not yet written, over all sessions."),
+    GAUGE(session_state_bytes, "recd_session_state_bytes",
+          "State sessions keep because of what their peers sent (CARLA live actors), over all "
+          "sessions: bounded by limits.session_state each, a quarter of limits.process_buffer per "
+          "peer and half in all."),
+    COUNTER_BY(state_refusals_total, "recd_state_refusals_total",
+               "Messages refused because they would take a session's state past its bound, by what: "
+               "carla_actors (limits.session_state or the process's share), player_parts (limits.part_rate "
+               "or the manifest's 100000 parts).", state_what_label),
+    COUNTER(backpressure_events_total, "recd_backpressure_events_total",
+            "Times reading was paused because a buffer limit was hit."),
+    COUNTER_BY(config_reloads_total, "recd_config_reloads_total",
+               "Configuration reloads (SIGHUP), by result: ok, failed (the file is invalid) or refused "
+               "(valid, but it would weaken recd: see recd_config_reloads_refused_total).",
+               result_label),
+    COUNTER_BY(config_reloads_refused_total, "recd_config_reloads_refused_total",
+               "Reloads refused although the file is valid, by reason: it is empty, it drops auth.token "
+               "without `token: none`, it has no listen list, or a new listener cannot be opened.",
+               reload_refusal_label),
+    GAUGE(heap_bytes, "recd_heap_bytes",
+          "Heap bytes in use, from the C library's allocator statistics (0 where they are unavailable)."),
+    COUNTER_BY(connections_dropped_total, "recd_connections_dropped_total",
+               "Stream connections closed by recd before their client ended them, by reason.",
+               conn_drop_label),
+    GAUGE(partial_frame_bytes, "recd_partial_frame_bytes",
+          "Bytes of unfinished frames and lines held for stream connections (count toward "
+          "limits.process_buffer)."),
+    GAUGE(ring_bytes, "recd_ring_bytes",
+          "Memory of the instant-replay rings of all sessions (bounded by ring.process_memory)."),
+    GAUGE(ring_sessions, "recd_ring_sessions", "Sessions keeping an instant-replay ring."),
+    COUNTER(ring_saves, "recd_ring_saves_total",
+            "Instant-replay saves written (each a finalized recording)."),
+    COUNTER(time_clamped_total, "recd_time_clamped_total",
+            ".rec samples whose time was raised to the previous sample's (rec.time_policy: clamp)."),
+    COUNTER_BY(samples_dropped_total, "recd_samples_dropped_total",
+               "Samples that arrived and were not kept, by reason.", drop_label),
+    COUNTER_BY(write_errors_total, "recd_write_errors_total",
+               "Writes to recording files that failed (each is retried with backoff), by reason.",
+               write_error_label),
+    COUNTER(lost_bytes_total, "recd_lost_bytes_total",
+            "Bytes accepted that never reached a file (a part replaced behind recd's back, or writes still "
+            "failing at shutdown)."),
+    ALIAS(bytes_lost_total, lost_bytes_total, "recd_bytes_lost_total",
+          DEPRECATED("recd_lost_bytes_total")),
+    GAUGE(nats_connected, "recd_nats_connected",
+          "nats:// inputs whose JetStream server is reachable now."),
+    GAUGE(nats_partitions_owned, "recd_nats_partitions_owned",
+          "Fleet partitions this instance holds the lease of, over every nats:// input."),
+    COUNTER(nats_lease_renew_failures_total, "recd_nats_lease_renew_failures_total",
+            "Partition lease claims or renewals that failed (a lost lease stops that partition here)."),
+    GAUGE(nats_consumer_lag_messages, "recd_nats_consumer_lag_messages",
+          "Messages waiting in the owned partitions' consumers (sum of num_pending), sampled at each pull."),
+    COUNTER(nats_redeliveries_total, "recd_nats_redeliveries_total",
+            "Stream messages delivered more than once (JetStream's delivery count above 1)."),
+    COUNTER(nats_duplicates_dropped_total, "recd_nats_duplicates_dropped_total",
+            "Stream messages dropped because their stream sequence was already taken or acknowledged."),
+    COUNTER(nats_acked_total, "recd_nats_acked_total",
+            "Stream messages acknowledged once their bytes were in a file."),
+    COUNTER(nats_sessions_taken_over_total, "recd_nats_sessions_taken_over_total",
+            "Sessions opened here from another instance's session record when a partition was claimed."),
+    COUNTER(nats_session_record_failures_total, "recd_nats_session_record_failures_total",
+            "Session record writes or deletes in the sessions bucket that failed (retried, or dropped "
+            "when too many wait)."),
+    PROCESS_COUNTER(process_cpu_seconds_total, "process_cpu_seconds_total",
+                    "Total user and system CPU time spent in seconds."),
+    PROCESS_GAUGE(process_resident_memory_bytes, "process_resident_memory_bytes",
+                  "Resident memory size in bytes."),
+    PROCESS_GAUGE(process_virtual_memory_bytes, "process_virtual_memory_bytes",
+                  "Virtual memory size in bytes."),
+    PROCESS_GAUGE(process_open_fds, "process_open_fds", "Number of open file descriptors."),
+    PROCESS_GAUGE(process_max_fds, "process_max_fds", "Maximum number of open file descriptors."),
+    PROCESS_GAUGE(process_start_time_seconds, "process_start_time_seconds",
+                  "Start time of the process since the Unix epoch in seconds."),
+};
+
+static recd_metric **slot_of(recd_daemon_metrics *m, size_t slot)
 {
-    *slot = recd_metrics_add(r, type, name, help, labels, nlabels, NULL, 0);
-    if (!*slot)
-        *failed = 1;
+    return (recd_metric **)(void *)((char *)m + slot);
 }
 
-/* A renamed family's old name, kept for one release: the same cells under both names. */
-static void alias(recd_metrics *r, int *failed, recd_metric **slot, const recd_metric *of,
-                  const char *name, const char *help)
+/* Registers one row's family into its slot: the family, or NULL when out of memory. */
+static recd_metric *register_family(recd_metrics *r, recd_daemon_metrics *m, const family_row *f)
 {
-    *slot = recd_metrics_add_alias(r, of, name, help);
-    if (!*slot)
-        *failed = 1;
-}
-
-static void add_real(recd_metrics *r, int *failed, recd_metric **slot, recd_metric_type type,
-                     const char *name, const char *help)
-{
-    *slot = recd_metrics_add_real(r, type, name, help);
-    if (!*slot)
-        *failed = 1;
+    switch (f->kind) {
+    case FAMILY_ALIAS: return recd_metrics_add_alias(r, *slot_of(m, f->alias), f->name, f->help);
+    case FAMILY_PROCESS: return recd_metrics_add_real(r, f->type, f->name, f->help);
+    default:
+        return recd_metrics_add(r, f->type, f->name, f->help, f->labels, f->nlabels, f->buckets,
+                                f->nbuckets);
+    }
 }
 
 static double process_start_time(void);
@@ -513,156 +665,13 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
     if (!r)
         return -ENOMEM;
     m->registry = r;
-    int bad = 0;
-    const recd_metric_type C = RECD_METRIC_COUNTER, G = RECD_METRIC_GAUGE;
-    add(r, &bad, &m->build_info, G, "recd_build_info",
-        "recd's version and the git commit it was built from (always 1).", build_labels, 2);
-    add(r, &bad, &m->sessions_open, G, "recd_sessions_open", "Recording sessions currently open.", NULL, 0);
-    add(r, &bad, &m->sessions_open_by_format, G, "recd_sessions_open_by_format",
-        "Recording sessions currently open, by format.", format_label, 1);
-    add(r, &bad, &m->connections_open, G, "recd_connections_open",
-        "Stream connections (TCP and Unix) currently open.", NULL, 0);
-    add(r, &bad, &m->samples_total, C, "recd_samples_total", "Samples (state and event messages) accepted.",
-        transport_format, 2);
-    add(r, &bad, &m->in_bytes_total, C, "recd_in_bytes_total", "Bytes of accepted input messages.",
-        transport_format, 2);
-    alias(r, &bad, &m->bytes_in_total, m->in_bytes_total, "recd_bytes_in_total",
-          DEPRECATED("recd_in_bytes_total"));
-    add(r, &bad, &m->decode_errors_total, C, "recd_decode_errors_total", "Input messages rejected, by reason.",
-        reason_label, 1);
-    add(r, &bad, &m->udp_gaps_total, C, "recd_udp_gaps_total", "UDP datagrams missing by sequence number.",
-        NULL, 0);
-    add(r, &bad, &m->udp_duplicates_total, C, "recd_udp_duplicates_total",
-        "UDP datagrams dropped as duplicates.", NULL, 0);
-    add(r, &bad, &m->udp_seq_epochs_total, C, "recd_udp_seq_epochs_total",
-        "UDP sessions whose sequence numbers started a new epoch: a seq far outside the window of "
-        "the last accepted ones, or a restart after an open with resume.",
-        seq_epoch_label, 1);
-    add(r, &bad, &m->sessions_dormant, G, "recd_sessions_dormant",
-        "Sessions idle past rotation.idle_timeout (file finalized) whose key is still known: their "
-        "next sample starts a new part.",
-        NULL, 0);
-    add(r, &bad, &m->sessions_forgotten_total, C, "recd_sessions_forgotten_total",
-        "Dormant sessions forgotten: after rotation.forget_after, over limits.max_dormant_sessions, "
-        "or to make room for a new open at limits.max_sessions.",
-        forget_label, 1);
-    add(r, &bad, &m->written_bytes_total, C, "recd_written_bytes_total", "Bytes written to recording files.",
-        NULL, 0);
-    alias(r, &bad, &m->bytes_written_total, m->written_bytes_total, "recd_bytes_written_total",
-          DEPRECATED("recd_written_bytes_total"));
-    add(r, &bad, &m->files_finalized_total, C, "recd_files_finalized_total",
-        "Recording files finalized (renamed from .part).", NULL, 0);
-    add(r, &bad, &m->part_manifests_total, C, "recd_part_manifests_total",
-        "Part manifests (output.part_manifest) stored beside finalized parts.", NULL, 0);
-    add(r, &bad, &m->part_manifest_failures_total, C, "recd_part_manifest_failures_total",
-        "Part manifests (output.part_manifest), finalized or in progress, that could not be "
-        "stored (logged).",
-        NULL, 0);
-    m->flush_latency_seconds = recd_metrics_add(r, RECD_METRIC_HISTOGRAM, "recd_flush_latency_seconds",
-                                                "Time to write one session flush to its file.", NULL, 0,
-                                                flush_buckets, sizeof flush_buckets / sizeof *flush_buckets);
-    bad |= !m->flush_latency_seconds;
-    m->loop_lag_seconds = recd_metrics_add(
-        r, RECD_METRIC_HISTOGRAM, "recd_loop_lag_seconds",
-        "Time each event-loop iteration spent busy (from its start to the next one's, less the wait "
-        "for input): while it is busy no socket is read.",
-        NULL, 0, loop_lag_buckets, sizeof loop_lag_buckets / sizeof *loop_lag_buckets);
-    bad |= !m->loop_lag_seconds;
-    add(r, &bad, &m->udp_kernel_drops_total, C, "recd_udp_kernel_drops_total",
-        "UDP datagrams the kernel dropped because a listener's receive buffer was full "
-        "(SO_RXQ_OVFL).",
-        NULL, 0);
-    add(r, &bad, &m->udp_joined_datagrams_total, C, "recd_udp_joined_datagrams_total",
-        "UDP datagrams the kernel handed over joined with others in one receive (UDP GRO), each "
-        "then decoded on its own.",
-        NULL, 0);
-    add(r, &bad, &m->buffered_bytes, G, "recd_buffered_bytes",
-        "Bytes accepted but not yet written, over all sessions.", NULL, 0);
-    add(r, &bad, &m->session_state_bytes, G, "recd_session_state_bytes",
-        "State sessions keep because of what their peers sent (CARLA live actors), over all "
-        "sessions: bounded by limits.session_state each, a quarter of limits.process_buffer per "
-        "peer and half in all.",
-        NULL, 0);
-    add(r, &bad, &m->state_refusals_total, C, "recd_state_refusals_total",
-        "Messages refused because they would take a session's state past its bound, by what: "
-        "carla_actors (limits.session_state or the process's share), player_parts (limits.part_rate "
-        "or the manifest's 100000 parts).",
-        state_what_label, 1);
-    add(r, &bad, &m->backpressure_events_total, C, "recd_backpressure_events_total",
-        "Times reading was paused because a buffer limit was hit.", NULL, 0);
-    add(r, &bad, &m->config_reloads_total, C, "recd_config_reloads_total",
-        "Configuration reloads (SIGHUP), by result: ok, failed (the file is invalid) or refused "
-        "(valid, but it would weaken recd: see recd_config_reloads_refused_total).", result_label, 1);
-    add(r, &bad, &m->config_reloads_refused_total, C, "recd_config_reloads_refused_total",
-        "Reloads refused although the file is valid, by reason: it is empty, it drops auth.token "
-        "without `token: none`, it has no listen list, or a new listener cannot be opened.",
-        reload_refusal_label, 1);
-    add(r, &bad, &m->heap_bytes, G, "recd_heap_bytes",
-        "Heap bytes in use, from the C library's allocator statistics (0 where they are unavailable).",
-        NULL, 0);
-    add(r, &bad, &m->connections_dropped_total, C, "recd_connections_dropped_total",
-        "Stream connections closed by recd before their client ended them, by reason.", conn_drop_label, 1);
-    add(r, &bad, &m->partial_frame_bytes, G, "recd_partial_frame_bytes",
-        "Bytes of unfinished frames and lines held for stream connections (count toward "
-        "limits.process_buffer).",
-        NULL, 0);
-    add(r, &bad, &m->ring_bytes, G, "recd_ring_bytes",
-        "Memory of the instant-replay rings of all sessions (bounded by ring.process_memory).", NULL, 0);
-    add(r, &bad, &m->ring_sessions, G, "recd_ring_sessions", "Sessions keeping an instant-replay ring.",
-        NULL, 0);
-    add(r, &bad, &m->ring_saves, C, "recd_ring_saves_total",
-        "Instant-replay saves written (each a finalized recording).", NULL, 0);
-    add(r, &bad, &m->time_clamped_total, C, "recd_time_clamped_total",
-        ".rec samples whose time was raised to the previous sample's (rec.time_policy: clamp).", NULL, 0);
-    add(r, &bad, &m->samples_dropped_total, C, "recd_samples_dropped_total",
-        "Samples that arrived and were not kept, by reason.", drop_label, 1);
-    add(r, &bad, &m->write_errors_total, C, "recd_write_errors_total",
-        "Writes to recording files that failed (each is retried with backoff), by reason.",
-        write_error_label, 1);
-    add(r, &bad, &m->lost_bytes_total, C, "recd_lost_bytes_total",
-        "Bytes accepted that never reached a file (a part replaced behind recd's back, or writes still "
-        "failing at shutdown).",
-        NULL, 0);
-    alias(r, &bad, &m->bytes_lost_total, m->lost_bytes_total, "recd_bytes_lost_total",
-          DEPRECATED("recd_lost_bytes_total"));
-    add(r, &bad, &m->nats_connected, G, "recd_nats_connected",
-        "nats:// inputs whose JetStream server is reachable now.", NULL, 0);
-    add(r, &bad, &m->nats_partitions_owned, G, "recd_nats_partitions_owned",
-        "Fleet partitions this instance holds the lease of, over every nats:// input.", NULL, 0);
-    add(r, &bad, &m->nats_lease_renew_failures_total, C, "recd_nats_lease_renew_failures_total",
-        "Partition lease claims or renewals that failed (a lost lease stops that partition here).",
-        NULL, 0);
-    add(r, &bad, &m->nats_consumer_lag_messages, G, "recd_nats_consumer_lag_messages",
-        "Messages waiting in the owned partitions' consumers (sum of num_pending), sampled at each pull.",
-        NULL, 0);
-    add(r, &bad, &m->nats_redeliveries_total, C, "recd_nats_redeliveries_total",
-        "Stream messages delivered more than once (JetStream's delivery count above 1).", NULL, 0);
-    add(r, &bad, &m->nats_duplicates_dropped_total, C, "recd_nats_duplicates_dropped_total",
-        "Stream messages dropped because their stream sequence was already taken or acknowledged.",
-        NULL, 0);
-    add(r, &bad, &m->nats_acked_total, C, "recd_nats_acked_total",
-        "Stream messages acknowledged once their bytes were in a file.", NULL, 0);
-    add(r, &bad, &m->nats_sessions_taken_over_total, C, "recd_nats_sessions_taken_over_total",
-        "Sessions opened here from another instance's session record when a partition was claimed.",
-        NULL, 0);
-    add(r, &bad, &m->nats_session_record_failures_total, C,
-        "recd_nats_session_record_failures_total",
-        "Session record writes or deletes in the sessions bucket that failed (retried, or dropped "
-        "when too many wait).",
-        NULL, 0);
-    add_real(r, &bad, &m->process_cpu_seconds_total, C, "process_cpu_seconds_total",
-             "Total user and system CPU time spent in seconds.");
-    add_real(r, &bad, &m->process_resident_memory_bytes, G, "process_resident_memory_bytes",
-             "Resident memory size in bytes.");
-    add_real(r, &bad, &m->process_virtual_memory_bytes, G, "process_virtual_memory_bytes",
-             "Virtual memory size in bytes.");
-    add_real(r, &bad, &m->process_open_fds, G, "process_open_fds", "Number of open file descriptors.");
-    add_real(r, &bad, &m->process_max_fds, G, "process_max_fds", "Maximum number of open file descriptors.");
-    add_real(r, &bad, &m->process_start_time_seconds, G, "process_start_time_seconds",
-             "Start time of the process since the Unix epoch in seconds.");
-    if (bad) {
-        recd_daemon_metrics_free(m);
-        return -ENOMEM;
+    for (size_t i = 0; i < COUNT(families); i++) {
+        recd_metric *family = register_family(r, m, &families[i]);
+        if (!family) {
+            recd_daemon_metrics_free(m);
+            return -ENOMEM;
+        }
+        *slot_of(m, families[i].slot) = family;
     }
     recd_metric_set(m->build_info, 0, 1);
     recd_metric_set_real(m->process_start_time_seconds, process_start_time());

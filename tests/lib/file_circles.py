@@ -2,14 +2,22 @@
 """No circles between librecd's files, or the daemon's: by #include (lib/src and lib/include, or
 every file under the daemon's folder) and by calls, where file A calling a function defined in
 file B while B calls one defined in A is a circle. Calls are read from the compiled objects'
-symbol tables (nm), so macros and static functions do not count.
+symbol tables (nm), so macros and static functions do not count; static inline functions defined
+in headers do: a file calling one calls the header's module (x.h belongs with x.c), and what the
+inline function calls, that module calls.
+
+Circles listed in KNOWN_CIRCLES are reported but do not fail: each names a circle another change
+is removing; delete its line when it is gone (the check then fails if it comes back).
 
 usage: file_circles.py LIB_DIR|DAEMON_DIR OBJECT_LIST_FILE
+       file_circles.py --self-test   (shows a circle made only by an inline helper is caught)
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 
 def strongly_connected(graph):
@@ -43,10 +51,26 @@ def strongly_connected(graph):
     return found
 
 
-def include_graph(lib_dir):
-    roots = [os.path.join(lib_dir, "src"), os.path.join(lib_dir, "include")]
+# Circles another change is removing, as "kind: file, file" (the members sorted, as reported).
+# Issue 36: message/ (msg_fields.h's inline helpers; the message model calling into carla_msg.c)
+# and synth/ (synth_recap.h's inline helpers). The lead deletes each line once it is merged away.
+KNOWN_CIRCLES = {
+    "call: msg_fields.c, msg_numbers.c",
+    "call: carla_msg.c, msg.c, msg_formats.c, msg_json_formats.c, msg_json_recap.c, msg_json_samp.c",
+    "call: synth_recap.c, synth_recap_play.c",
+}
+
+
+def source_roots(lib_dir):
+    roots = [os.path.join(lib_dir, "src"), os.path.join(lib_dir, "include"),
+             os.path.join(lib_dir, "internal")]
     if not os.path.isdir(roots[0]):
         roots = [lib_dir]  # the daemon: includes are relative to daemon/
+    return [r for r in roots if os.path.isdir(r)]
+
+
+def include_graph(lib_dir):
+    roots = source_roots(lib_dir)
     files = {}
     for root in roots:
         for folder, _, names in os.walk(root):
@@ -58,11 +82,84 @@ def include_graph(lib_dir):
     for rel, path in files.items():
         with open(path, encoding="utf-8") as f:
             included = re.findall(r'^#include "([^"]+)"', f.read(), re.M)
-        graph[rel] = {i for i in included if i in files and i != rel}
+        here = os.path.dirname(rel)
+        found = {i if i in files else os.path.join(here, i) for i in included}
+        # a module is x.c with x.h: x.c including y.h and y.c including x.h is a circle
+        modules = {module_of(i) for i in found if i in files} - {module_of(rel)}
+        graph.setdefault(module_of(rel), set()).update(modules)
     return graph
 
 
-def call_graph(objects):
+def module_of(path):
+    return os.path.splitext(path)[0]
+
+
+CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+INLINE = re.compile(r"^static inline\b[^;{]*?\b([A-Za-z_]\w*)\s*\(", re.M)
+
+
+def without_comments(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    return re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', text)
+
+
+def body_after(text, pos):
+    """The {...} block starting at the first brace from pos ('' for a declaration)."""
+    brace, semi = text.find("{", pos), text.find(";", pos)
+    if brace < 0 or (0 <= semi < brace):
+        return ""
+    depth = 0
+    for i in range(brace, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return text[brace:i + 1]
+    return text[brace:]
+
+
+def inline_functions(lib_dir):
+    """name -> (module, body) for every static inline function defined in a header. A header's
+    module is named like the object of its .c file (x.h -> x.c), the call graph's node names."""
+    found = {}
+    for root in source_roots(lib_dir):
+        for folder, _, names in os.walk(root):
+            for name in names:
+                if not name.endswith(".h"):
+                    continue
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    text = without_comments(f.read())
+                for m in INLINE.finditer(text):
+                    found[m.group(1)] = (name[:-2] + ".c", body_after(text, m.end()))
+    return found
+
+
+def source_of(obj):
+    """The source file an object was compiled from, relative to LIB_DIR|DAEMON_DIR (CMake names
+    the object TARGET.dir/PATH.c.o)."""
+    return obj.split(".dir/", 1)[-1].removesuffix(".o")
+
+
+def add_inline_edges(graph, lib_dir, objects, defined_in):
+    inlines = inline_functions(lib_dir)
+    for name, (module, body) in inlines.items():
+        for callee in CALL.findall(body):
+            target = defined_in.get(callee) or inlines.get(callee, (None,))[0]
+            if target and target != module:
+                graph.setdefault(module, set()).add(target)
+    for obj in objects:
+        node = os.path.basename(obj).removesuffix(".o")
+        rel = source_of(obj)
+        path = os.path.join(lib_dir, rel)
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = without_comments(f.read())
+        for callee in set(CALL.findall(text)):
+            if callee in inlines and inlines[callee][0] != node:
+                graph.setdefault(node, set()).add(inlines[callee][0])
+
+
+def call_graph(lib_dir, objects):
     defined_in, used_by = {}, {}
     for obj in objects:
         name = os.path.basename(obj).removesuffix(".o")
@@ -73,22 +170,86 @@ def call_graph(objects):
                 defined_in[parts[2]] = name
             elif len(parts) == 2 and parts[0] == "U":
                 used_by.setdefault(name, set()).add(parts[1])
-    return {user: {defined_in[s] for s in syms if s in defined_in and defined_in[s] != user}
-            for user, syms in used_by.items()}
+    graph = {user: {defined_in[s] for s in syms if s in defined_in and defined_in[s] != user}
+             for user, syms in used_by.items()}
+    add_inline_edges(graph, lib_dir, objects, defined_in)
+    return graph
+
+
+# a.c calls c_run(), which b.c defines; b.c calls a.h's inline a_twice(): a circle only the inline
+# helper closes (the includes, a.c -> c.h and b.c -> a.h, c.h, have none).
+SELF_TEST_TREE = {
+    "a.h": "int a_run(void);\nstatic inline int a_twice(int x) { return 2 * x; }\n",
+    "a.c": '#include "a.h"\n#include "c.h"\nint a_run(void) { return c_run(); }\n',
+    "c.h": "int c_run(void);\n",
+    "b.c": '#include "a.h"\n#include "c.h"\nint c_run(void) { return a_twice(1); }\n',
+}
+
+
+def self_test():
+    cc = os.environ.get("CC", "cc")
+    if not shutil.which(cc) or not shutil.which("nm"):
+        print(f"SKIP: {cc} or nm not found")
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = os.path.join(tmp, "tree")
+        os.mkdir(tree)
+        for name, text in SELF_TEST_TREE.items():
+            with open(os.path.join(tree, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        objects = []
+        for name in ("a.c", "b.c"):
+            obj = os.path.join(tmp, "t.dir", name + ".o")
+            os.makedirs(os.path.dirname(obj), exist_ok=True)
+            subprocess.run([cc, "-c", os.path.join(tree, name), "-o", obj], check=True)
+            objects.append(obj)
+        circles = strongly_connected(call_graph(tree, objects))
+        if circles != [["a.c", "b.c"]]:
+            print(f"self-test: the inline helper's circle was not caught (found {circles})",
+                  file=sys.stderr)
+            return 1
+        # b.h for b.c, included by a.c while b.c includes a.h: modules a and b include each other
+        with open(os.path.join(tree, "b.h"), "w", encoding="utf-8") as f:
+            f.write("int b_run(void);\n")
+        with open(os.path.join(tree, "a.c"), "a", encoding="utf-8") as f:
+            f.write('#include "b.h"\n')
+        circles = strongly_connected(include_graph(tree))
+        if circles != [["a", "b"]]:
+            print(f"self-test: x.c -> y.h with y.c -> x.h was not caught (found {circles})",
+                  file=sys.stderr)
+            return 1
+    print("file_circles: self-test passed (circles closed by an inline helper, and by two modules "
+          "including each other's headers, are caught)")
+    return 0
 
 
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     lib_dir, object_list = sys.argv[1], sys.argv[2]
     with open(object_list, encoding="utf-8") as f:
         objects = [line.strip() for line in f if line.strip()]
     failed = False
-    for kind, graph in (("include", include_graph(lib_dir)), ("call", call_graph(objects))):
+    found, nodes = set(), set()
+    for kind, graph in (("include", include_graph(lib_dir)), ("call", call_graph(lib_dir, objects))):
+        nodes.update(f"{kind}: {n}" for n in graph)
         for circle in strongly_connected(graph):
+            text = f"{kind}: " + ", ".join(circle)
+            found.add(text)
+            if text in KNOWN_CIRCLES:
+                print(f"known (another change removes it): {text}", file=sys.stderr)
+                continue
             print(f"FAIL: {kind} circle between " + ", ".join(circle), file=sys.stderr)
             failed = True
+    for text in sorted(KNOWN_CIRCLES - found):
+        kind, members = text.split(": ", 1)
+        if all(f"{kind}: {m}" in nodes for m in members.split(", ")):  # this tree's circle
+            print(f"note: {text} is gone: delete it from KNOWN_CIRCLES", file=sys.stderr)
     if failed:
         return 1
-    print(f"file_circles: no include or call circles among {len(objects)} objects")
+    known = len(found & KNOWN_CIRCLES)
+    print(f"file_circles: no include or call circles among {len(objects)} objects"
+          + (f" but the {known} known ones above" if known else ""))
     return 0
 
 

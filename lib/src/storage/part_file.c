@@ -15,25 +15,13 @@
 #include <unistd.h>
 
 #include "base/fd_io.h"
+#include "base/why.h"
 #include "recd/fd_sink.h"
 #include "recd/own_mark.h"
 
 /* Tries of the create descent: retention may remove an emptied directory between our mkdirat
  * and openat; descending again recreates it. */
 #define CREATE_RETRIES 3
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void say(char *why, size_t cap, const char *fmt, ...)
-{
-    if (!why || cap == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, cap, fmt, ap);
-    va_end(ap);
-}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -78,16 +66,16 @@ static int explain_dir_open(int dfd, const char *shown, const char *comp, int er
     struct stat st;
     if ((err == ELOOP || err == ENOTDIR) && fstatat(dfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0) {
         if (S_ISLNK(st.st_mode)) {
-            say(why, cap, "'%s' is a symbolic link inside the output root; refusing to follow it",
-                shown);
+            recd_why(why, cap, "'%s' is a symbolic link inside the output root; refusing to follow it",
+                     shown);
             return -ELOOP;
         }
         if (!S_ISDIR(st.st_mode)) {
-            say(why, cap, "'%s' exists and is not a directory", shown);
+            recd_why(why, cap, "'%s' exists and is not a directory", shown);
             return -ENOTDIR;
         }
     }
-    say(why, cap, "cannot open directory '%s': %s", shown, strerror(err));
+    recd_why(why, cap, "cannot open directory '%s': %s", shown, strerror(err));
     return -err;
 }
 
@@ -95,12 +83,12 @@ int recd_confined_parent(int root_fd, const char *rel, bool create, const char *
                          size_t why_cap)
 {
     if (!rel || !recd_path_relative_ok(rel)) {
-        say(why, why_cap, "'%s' is not a confined relative path", rel ? rel : "(null)");
+        recd_why(why, why_cap, "'%s' is not a confined relative path", rel ? rel : "(null)");
         return -EINVAL;
     }
     int dfd = fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
     if (dfd < 0) {
-        say(why, why_cap, "bad output root fd: %s", strerror(errno));
+        recd_why(why, why_cap, "bad output root fd: %s", strerror(errno));
         return -errno;
     }
     const char *c = rel;
@@ -116,7 +104,7 @@ int recd_confined_parent(int root_fd, const char *rel, bool create, const char *
         snprintf(shown_path, sizeof shown_path, "%.*s", shown, rel);
         if (create && mkdirat(dfd, comp, RECD_OUT_DIR_MODE) < 0 && errno != EEXIST) {
             int err = errno;
-            say(why, why_cap, "cannot create directory '%s': %s", shown_path, strerror(err));
+            recd_why(why, why_cap, "cannot create directory '%s': %s", shown_path, strerror(err));
             close(dfd);
             return -err;
         }

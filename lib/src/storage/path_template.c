@@ -4,12 +4,12 @@
 
 #include <errno.h>
 #include <locale.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "recd/format.h"
+#include "base/why.h"
 #include "recd/message.h"
 
 /* Room kept free in every rendered path for ".part" plus a "-N" collision suffix. */
@@ -28,22 +28,6 @@ typedef struct out_buf {
     size_t cap, len;
     int err;
 } out_buf;
-
-static void set_why(char *why, size_t cap, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static void set_why(char *why, size_t cap, const char *fmt, ...)
-{
-    if (!why || cap == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, cap, fmt, ap);
-    va_end(ap);
-}
 
 static bool is_alnum(char c)
 {
@@ -70,36 +54,36 @@ static int check_relative(const char *rel, size_t comp_max, char *why, size_t ca
 {
     size_t len = strnlen(rel, RECD_PATH_MAX);
     if (len == 0) {
-        set_why(why, cap, "path is empty");
+        recd_why(why, cap, "path is empty");
         return -EINVAL;
     }
     if (len >= RECD_PATH_MAX) {
-        set_why(why, cap, "path is longer than %d bytes", RECD_PATH_MAX - 1);
+        recd_why(why, cap, "path is longer than %d bytes", RECD_PATH_MAX - 1);
         return -ENAMETOOLONG;
     }
     if (rel[0] == '/') {
-        set_why(why, cap, "path is absolute");
+        recd_why(why, cap, "path is absolute");
         return -EINVAL;
     }
     const char *c = rel;
     for (;;) {
         size_t n = strcspn(c, "/");
         if (n == 0) {
-            set_why(why, cap, "path has an empty component");
+            recd_why(why, cap, "path has an empty component");
             return -EINVAL;
         }
         if (c[0] == '.') {
-            set_why(why, cap, "component '%.*s' starts with '.'", (int)n, c);
+            recd_why(why, cap, "component '%.*s' starts with '.'", (int)n, c);
             return -EINVAL;
         }
         if (n > comp_max) {
-            set_why(why, cap, "a component is longer than %zu bytes", comp_max);
+            recd_why(why, cap, "a component is longer than %zu bytes", comp_max);
             return -ENAMETOOLONG;
         }
         for (size_t i = 0; i < n; i++) {
             if (!literal_char_ok(c[i])) {
-                set_why(why, cap, "component '%.*s' holds a character outside [A-Za-z0-9._+=@,-]",
-                        (int)n, c);
+                recd_why(why, cap, "component '%.*s' holds a character outside [A-Za-z0-9._+=@,-]",
+                         (int)n, c);
                 return -EINVAL;
             }
         }
@@ -124,13 +108,13 @@ static int parse_placeholder(const char *text, size_t *i, placeholder *ph, char 
     size_t start = *i + 1, j = start;
     while (text[j] && text[j] != '}' && text[j] != ':') {
         if (text[j] == '{' || text[j] == '/') {
-            set_why(why, cap, "unbalanced braces: '{' at offset %zu is not closed", *i);
+            recd_why(why, cap, "unbalanced braces: '{' at offset %zu is not closed", *i);
             return -EINVAL;
         }
         j++;
     }
     if (!text[j]) {
-        set_why(why, cap, "unbalanced braces: '{' at offset %zu is not closed", *i);
+        recd_why(why, cap, "unbalanced braces: '{' at offset %zu is not closed", *i);
         return -EINVAL;
     }
     size_t name_len = j - start;
@@ -139,30 +123,30 @@ static int parse_placeholder(const char *text, size_t *i, placeholder *ph, char 
     ph->fmt[0] = '\0';
     if (text[j] == ':') {
         if (!NAME_IS("start")) {
-            set_why(why, cap, "placeholder '{%.*s:...}' takes no format (only {start:FMT} does)",
-                    (int)name_len, name);
+            recd_why(why, cap, "placeholder '{%.*s:...}' takes no format (only {start:FMT} does)",
+                     (int)name_len, name);
             return -EINVAL;
         }
         size_t f = j + 1, k = f;
         while (text[k] && text[k] != '}') {
             char c = text[k];
             if (c == '{') {
-                set_why(why, cap, "unbalanced braces: '{' inside {start:...}");
+                recd_why(why, cap, "unbalanced braces: '{' inside {start:...}");
                 return -EINVAL;
             }
             if (c == '/') {
-                set_why(why, cap, "'/' inside {start:...}: use one placeholder per directory, "
+                recd_why(why, cap, "'/' inside {start:...}: use one placeholder per directory, "
                                   "e.g. {start:%%Y}/{start:%%m}");
                 return -EINVAL;
             }
             if ((unsigned char)c < 0x20 || (unsigned char)c > 0x7e || c == '\\') {
-                set_why(why, cap, "{start:...} holds a control, non-ASCII or '\\' character");
+                recd_why(why, cap, "{start:...} holds a control, non-ASCII or '\\' character");
                 return -EINVAL;
             }
             if (c == '%') {
                 if (!strftime_conv_ok(text[k + 1])) {
-                    set_why(why, cap, "unsupported strftime conversion '%%%c' in {start:...}",
-                            text[k + 1] && text[k + 1] != '}' ? text[k + 1] : '?');
+                    recd_why(why, cap, "unsupported strftime conversion '%%%c' in {start:...}",
+                             text[k + 1] && text[k + 1] != '}' ? text[k + 1] : '?');
                     return -EINVAL;
                 }
                 k++;
@@ -170,11 +154,11 @@ static int parse_placeholder(const char *text, size_t *i, placeholder *ph, char 
             k++;
         }
         if (!text[k]) {
-            set_why(why, cap, "unbalanced braces: '{' at offset %zu is not closed", *i);
+            recd_why(why, cap, "unbalanced braces: '{' at offset %zu is not closed", *i);
             return -EINVAL;
         }
         if (k == f || k - f > STRFTIME_FMT_MAX) {
-            set_why(why, cap, "{start:FMT} needs a format of 1..%d characters", STRFTIME_FMT_MAX);
+            recd_why(why, cap, "{start:FMT} needs a format of 1..%d characters", STRFTIME_FMT_MAX);
             return -EINVAL;
         }
         ph->kind = PH_TIME;
@@ -198,7 +182,7 @@ static int parse_placeholder(const char *text, size_t *i, placeholder *ph, char 
         snprintf(ph->fmt, sizeof ph->fmt, "%s",
                  NAME_IS("start") ? "%Y%m%dT%H%M%SZ" : NAME_IS("date") ? "%Y-%m-%d" : "%H%M%S");
     } else {
-        set_why(why, cap, "unknown placeholder '{%.*s}' (known: format, session, ext, part, "
+        recd_why(why, cap, "unknown placeholder '{%.*s}' (known: format, session, ext, part, "
                           "instance, start, start:FMT, date, time)", (int)name_len, name);
         return -EINVAL;
     }
@@ -265,24 +249,24 @@ static void put_time(out_buf *o, const char *fmt, const struct tm *tm)
 static int vars_check(const recd_path_vars *v, char *why, size_t cap)
 {
     if (!v->format || !v->ext || !v->session) {
-        set_why(why, cap, "format, ext and session are required");
+        recd_why(why, cap, "format, ext and session are required");
         return -EINVAL;
     }
     recd_msg_format f = recd_msg_format_parse(v->format); /* the message model's formats */
     if (f == RECD_MSG_FMT_NONE) {
-        set_why(why, cap, "unknown format");
+        recd_why(why, cap, "unknown format");
         return -EINVAL;
     }
     if (strcmp(v->ext, recd_msg_format_ext(f)) != 0) {
-        set_why(why, cap, "extension does not match the format");
+        recd_why(why, cap, "extension does not match the format");
         return -EINVAL;
     }
     if (!recd_path_session_key_ok(v->session)) {
-        set_why(why, cap, "session key is not 1..64 bytes of [A-Za-z0-9._-] without a leading dot");
+        recd_why(why, cap, "session key is not 1..64 bytes of [A-Za-z0-9._-] without a leading dot");
         return -EINVAL;
     }
     if (v->instance && !recd_path_session_key_ok(v->instance)) {
-        set_why(why, cap, "instance name is not 1..64 bytes of [A-Za-z0-9._-] without a leading dot");
+        recd_why(why, cap, "instance name is not 1..64 bytes of [A-Za-z0-9._-] without a leading dot");
         return -EINVAL;
     }
     return 0;
@@ -300,7 +284,7 @@ static int render(const char *text, const recd_path_vars *v, char *out, size_t o
     /* Four-digit years only: a hostile clock must not produce odd names. */
     if ((int64_t)t != secs || !gmtime_r(&t, &tm) || tm.tm_year < -1900 ||
         tm.tm_year > 9999 - 1900) {
-        set_why(why, why_cap, "start time out of range");
+        recd_why(why, why_cap, "start time out of range");
         return -ERANGE;
     }
     if (out_cap == 0)
@@ -328,7 +312,7 @@ static int render(const char *text, const recd_path_vars *v, char *out, size_t o
             break;
         case PH_INSTANCE:
             if (!v->instance) {
-                set_why(why, why_cap, "the template uses {instance} and no instance name is given");
+                recd_why(why, why_cap, "the template uses {instance} and no instance name is given");
                 return -EINVAL;
             }
             put(&o, v->instance, strlen(v->instance));
@@ -337,8 +321,8 @@ static int render(const char *text, const recd_path_vars *v, char *out, size_t o
         }
     }
     if (o.err || o.len > RECD_PATH_MAX - 1 - PATH_SLACK) {
-        set_why(why, why_cap, "rendered path is longer than %d bytes",
-                RECD_PATH_MAX - 1 - PATH_SLACK);
+        recd_why(why, why_cap, "rendered path is longer than %d bytes",
+                 RECD_PATH_MAX - 1 - PATH_SLACK);
         return -ENAMETOOLONG;
     }
     rc = check_relative(out, RECD_PATH_COMPONENT_MAX, why, why_cap);
@@ -364,16 +348,16 @@ static int check_structure(recd_path_template *t, const char *text, char *why, s
             size_t n = i - comp_start;
             const char *comp = text + comp_start;
             if (n == 0) {
-                set_why(why, cap, c == '\0' && i > 0 ? "template ends with '/' (empty file name)"
+                recd_why(why, cap, c == '\0' && i > 0 ? "template ends with '/' (empty file name)"
                                                      : "template has an empty component ('//')");
                 return -EINVAL;
             }
             if (comp[0] == '.') {
                 if ((n == 2 && comp[1] == '.') || n == 1)
-                    set_why(why, cap, "'%.*s' components are not allowed", (int)n, comp);
+                    recd_why(why, cap, "'%.*s' components are not allowed", (int)n, comp);
                 else
-                    set_why(why, cap, "component '%.*s' starts with '.' (hidden file)", (int)n,
-                            comp);
+                    recd_why(why, cap, "component '%.*s' starts with '.' (hidden file)", (int)n,
+                             comp);
                 return -EINVAL;
             }
             if (c == '\0') {
@@ -385,15 +369,15 @@ static int check_structure(recd_path_template *t, const char *text, char *why, s
             continue;
         }
         if (c == '}') {
-            set_why(why, cap, "unbalanced braces: '}' at offset %zu has no '{'", i);
+            recd_why(why, cap, "unbalanced braces: '}' at offset %zu has no '{'", i);
             return -EINVAL;
         }
         if (c != '{') {
             if (!literal_char_ok(c)) {
-                set_why(why, cap, "character '%c' (0x%02x) at offset %zu is not allowed; use "
+                recd_why(why, cap, "character '%c' (0x%02x) at offset %zu is not allowed; use "
                                   "[A-Za-z0-9._+=@,-] and '/'",
-                        (unsigned char)c >= 0x20 && (unsigned char)c < 0x7f ? c : '?',
-                        (unsigned char)c, i);
+                         (unsigned char)c >= 0x20 && (unsigned char)c < 0x7f ? c : '?',
+                         (unsigned char)c, i);
                 return -EINVAL;
             }
             i++;
@@ -412,11 +396,11 @@ static int check_structure(recd_path_template *t, const char *text, char *why, s
             dir_varies = true;
     }
     if (!has_session) {
-        set_why(why, cap, "template has no {session}: sessions would overwrite each other");
+        recd_why(why, cap, "template has no {session}: sessions would overwrite each other");
         return -EINVAL;
     }
     if (!ends_with_ext) {
-        set_why(why, cap, "the file name must end with '.{ext}'");
+        recd_why(why, cap, "the file name must end with '.{ext}'");
         return -EINVAL;
     }
     t->session_dir = dir_session && !dir_varies;
@@ -442,22 +426,22 @@ static const recd_format *trial_format(bool longest)
 int recd_path_template_parse(recd_path_template *t, const char *text, char *why, size_t why_cap)
 {
     if (!t || !text) {
-        set_why(why, why_cap, "no template");
+        recd_why(why, why_cap, "no template");
         return -EINVAL;
     }
     memset(t, 0, sizeof *t);
     size_t len = strnlen(text, RECD_PATH_TEMPLATE_MAX);
     if (len == 0) {
-        set_why(why, why_cap, "template is empty");
+        recd_why(why, why_cap, "template is empty");
         return -EINVAL;
     }
     if (len >= RECD_PATH_TEMPLATE_MAX) {
-        set_why(why, why_cap, "template is longer than %d bytes", RECD_PATH_TEMPLATE_MAX - 1);
+        recd_why(why, why_cap, "template is longer than %d bytes", RECD_PATH_TEMPLATE_MAX - 1);
         return -ENAMETOOLONG;
     }
     if (text[0] == '/') {
-        set_why(why, why_cap,
-                "template is an absolute path; it must be relative to the output root");
+        recd_why(why, why_cap,
+                 "template is an absolute path; it must be relative to the output root");
         return -EINVAL;
     }
     int rc = check_structure(t, text, why, why_cap);
@@ -477,8 +461,8 @@ int recd_path_template_parse(recd_path_template *t, const char *text, char *why,
         char out[RECD_PATH_MAX], inner[160];
         rc = render(text, &trials[i], out, sizeof out, inner, sizeof inner);
         if (rc < 0) {
-            set_why(why, why_cap, "template renders an invalid path for session '%.12s...': %s",
-                    trials[i].session, inner);
+            recd_why(why, why_cap, "template renders an invalid path for session '%.12s...': %s",
+                     trials[i].session, inner);
             return rc;
         }
     }

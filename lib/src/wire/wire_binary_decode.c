@@ -167,8 +167,10 @@ static int read_optional_u64(reader *r, const char *what, uint64_t *v, bool *has
     return 0;
 }
 
-static int unknown_session(const char *what, const char *session, char *why, size_t whylen)
+static int unknown_session(wire_env *env, const char *what, const char *session, char *why,
+                           size_t whylen)
 {
+    env->noted = RECD_WIRE_REASON_UNKNOWN_SESSION;
     wire_why(why, whylen, "%s for unknown session '%s' (no open seen for it)", what, session);
     return -EBADMSG;
 }
@@ -186,12 +188,12 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
     case RECD_MSG_STATE:
         m->format = wire_env_format(env, m->session, key_len, &handle);
         if (!(ops = wire_format_of(m->format)))
-            return unknown_session("state", m->session, why, whylen);
+            return unknown_session(env, "state", m->session, why, whylen);
         return ops->state_read(r->p + r->pos, left(r), time, m, why, whylen);
     case RECD_MSG_EVENT:
         m->format = wire_env_format(env, m->session, key_len, &handle);
         if (!(ops = wire_format_of(m->format)))
-            return unknown_session("event", m->session, why, whylen);
+            return unknown_session(env, "event", m->session, why, whylen);
         if (!ops->event_read) {
             char names[128];
             wire_format_event_names(names, sizeof names);
@@ -298,6 +300,10 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
     *has_time = fh.timed || (m->type != RECD_MSG_STATE && m->type != RECD_MSG_EVENT);
     if (rc == 0)
         rc = read_payload(env, &r, fh.time, m, fh.key_len, why, whylen);
+    if (rc == -EILSEQ) { /* a payload's text is not UTF-8 (wire_recap.c) */
+        env->noted = RECD_WIRE_REASON_SYNTAX;
+        rc = -EBADMSG;
+    }
     if (rc == 0 && m->type == RECD_MSG_OPEN)
     {
         m->open.resume = (h->flags & WIRE_F_RESUME) != 0;
@@ -337,7 +343,7 @@ int wire_binary_block_state(wire_env *env, const wire_header *h, const uint8_t *
     if (!ops) {
         char key[RECD_SESSION_KEY_MAX + 1];
         wire_key_copy(key, fh.key, fh.key_len, 0);
-        return unknown_session("state", key, why, whylen);
+        return unknown_session(env, "state", key, why, whylen);
     }
     if (!ops->block_len)
         return 0;

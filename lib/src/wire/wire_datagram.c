@@ -149,6 +149,14 @@ static bool single_message(const walk *w, const uint8_t *data, size_t len)
 int recd_wire_decode_datagram(const recd_wire_decoder_config *cfg, const uint8_t *data, size_t len,
                               char *err, size_t errlen)
 {
+    recd_wire_reason noted;
+    return recd_wire_decode_datagram_noted(cfg, data, len, err, errlen, &noted);
+}
+
+int recd_wire_decode_datagram_noted(const recd_wire_decoder_config *cfg, const uint8_t *data,
+                                    size_t len, char *err, size_t errlen, recd_wire_reason *noted)
+{
+    *noted = RECD_WIRE_REASON_NONE;
     if (!cfg || cfg->encoding > RECD_WIRE_NDJSON)
         return -EINVAL;
     if (!len)
@@ -178,5 +186,7 @@ int recd_wire_decode_datagram(const recd_wire_decoder_config *cfg, const uint8_t
         rc = run(&w, data, len);
     }
     wire_sessions_free(&w.env.local);
+    if (rc < 0)
+        *noted = w.env.noted;
     return rc;
 }

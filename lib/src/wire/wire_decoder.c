@@ -62,6 +62,11 @@ recd_wire_encoding recd_wire_decoder_encoding(const recd_wire_decoder *d) { retu
 size_t recd_wire_decoder_pending(const recd_wire_decoder *d) { return d->pending.len; }
 uint64_t recd_wire_decoder_messages(const recd_wire_decoder *d) { return d->delivered; }
 
+recd_wire_reason recd_wire_decoder_reason(const recd_wire_decoder *d)
+{
+    return d->failed ? d->env.noted : RECD_WIRE_REASON_NONE;
+}
+
 static const char *unit_name(const recd_wire_decoder *d)
 {
     return d->enc == RECD_WIRE_NDJSON ? "line" : "frame";

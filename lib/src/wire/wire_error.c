@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The error reply a server sends before it closes a stream, in both encodings, and the client's
- * reader for it. Messages are reduced to printable ASCII so hostile input never echoes back raw. */
+ * reader for it. Messages are reduced to printable ASCII so hostile input never echoes back raw.
+ * Also the kind of a decoder's error (recd/wire_reason.h), for a receiver's counters. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <jansson.h>
 
 #include "base/bytes.h"
+#include "recd/wire_reason.h"
 #include "wire/wire_internal.h"
 
 int recd_wire_encode_error(recd_wire_encoding enc, const char *message, recd_buf *out)
@@ -101,4 +103,16 @@ int recd_wire_decode_error(const uint8_t *data, size_t len, char *msg, size_t ms
     if (i == len)
         return -EAGAIN;
     return data[i] == '{' ? decode_line(data + i, len - i, msg, msglen) : -EPROTO;
+}
+
+recd_wire_reason recd_wire_reason_of(int rc, recd_wire_reason noted)
+{
+    if (noted != RECD_WIRE_REASON_NONE)
+        return noted;
+    switch (rc) {
+    case -EPROTO: return RECD_WIRE_REASON_FRAMING;
+    case -EMSGSIZE: return RECD_WIRE_REASON_TOO_LARGE;
+    case -EBADMSG: return RECD_WIRE_REASON_SCHEMA;
+    default: return RECD_WIRE_REASON_OTHER;
+    }
 }

@@ -10,6 +10,7 @@
 
 #include "recd/format_wire.h"
 #include "recd/wire.h"
+#include "recd/wire_reason.h"
 
 /* Frame types (byte 2 of the header). */
 enum {
@@ -70,6 +71,7 @@ typedef struct wire_env {
     wire_sessions local;
     char prev[RECD_SESSION_KEY_MAX + 1]; /* session of the previous message on a stream, "" none */
     uint8_t prev_len;
+    recd_wire_reason noted; /* set with an error whose kind its errno does not tell */
 } wire_env;
 
 /* The format of the session a key of len bytes names: local table and format_of, in the order the

@@ -45,6 +45,8 @@ static int retry_with_session_format(wire_env *env, const uint8_t *line, size_t 
     json_t *root = json_loadb((const char *)line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, NULL);
     json_t *type = root ? json_object_get(root, "type") : NULL;
     json_t *session = root ? json_object_get(root, "session") : NULL;
+    if (!root)
+        env->noted = RECD_WIRE_REASON_SYNTAX;
     const char *t = json_is_string(type) ? json_string_value(type) : "";
     char key[RECD_SESSION_KEY_MAX + 1] = "";
     bool usable = strcmp(t, "state") == 0 || strcmp(t, "event") == 0;
@@ -66,6 +68,7 @@ static int retry_with_session_format(wire_env *env, const uint8_t *line, size_t 
     recd_msg_format f = wire_env_format(env, key, strlen(key), &handle);
     if (f == RECD_MSG_FMT_NONE) {
         wire_why(why, whylen, "%s for unknown session '%s' (no open seen for it)", tname, key);
+        env->noted = RECD_WIRE_REASON_UNKNOWN_SESSION;
         return -EBADMSG;
     }
     return recd_msg_from_json((const char *)line, len, f, m, why, whylen);
@@ -78,6 +81,7 @@ int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg 
         return 1;
     if (!msg_utf8_valid(line, len)) {
         wire_why(why, whylen, "invalid UTF-8");
+        env->noted = RECD_WIRE_REASON_SYNTAX;
         return -EBADMSG;
     }
     /* The session (and so its format) is only known after parsing: parse with the format inferred
@@ -102,6 +106,7 @@ int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg 
     if (f == RECD_MSG_FMT_NONE) {
         wire_why(why, whylen, "%s for unknown session '%s' (no open seen for it)",
                  recd_msg_type_name(m->type), m->session);
+        env->noted = RECD_WIRE_REASON_UNKNOWN_SESSION;
         recd_msg_free(m);
         return -EBADMSG;
     }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: what CARLA's three queries share (carla_query_*.c): text output, the header lines,
- * record sizes, and the table of actor names built from EventAdd records. */
+/* Internal: what CARLA's three queries share (carla_query_*.c): text output (recd_buf_printf),
+ * the header lines, record sizes, and the table of actor names built from EventAdd records. */
 #ifndef RECD_CARLA_QUERY_H
 #define RECD_CARLA_QUERY_H
 
@@ -8,15 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/buf_grow.h"
 #include "base/bytes.h"
 #include "formats/carla/carla_actor_index.h"
 #include "formats/carla/carla_reader.h"
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-int carla_out_printf(recd_buf *out, const char *fmt, ...);
-
+#include "recd/buf_printf.h"
 
 /* Reads the header: 0; -EBADMSG with err when it is no CARLA log (the text form has printed
  * CARLA's line for it), or -ENOMEM. */

@@ -71,16 +71,12 @@ int recd_carla_blocked(const uint8_t *buf, size_t len, double min_time, double m
                 size_t slot;
                 still *e = carla_index_get(&sx, id, &slot) ? &s[slot] : NULL;
                 if (!e) {
-                    if (ns == caps) {
-                        size_t cap = caps ? caps * 2 : 64;
-                        void *n2 = realloc(s, cap * sizeof *s);
-                        if (!n2) {
-                            rc = -ENOMEM;
-                            break;
-                        }
-                        s = n2;
-                        caps = cap;
+                    still *grown = recd__array_room(s, &caps, ns, sizeof *s, 64);
+                    if (!grown) {
+                        rc = -ENOMEM;
+                        break;
                     }
+                    s = grown;
                     if ((rc = carla_index_put(&sx, id, ns)) < 0)
                         break;
                     s[ns++] = (still){id, x, y, z, f.elapsed, 0};
@@ -92,16 +88,12 @@ int recd_carla_blocked(const uint8_t *buf, size_t len, double min_time, double m
                     continue;
                 }
                 if (e->duration >= min_time) {
-                    if (nrows == caprows) {
-                        size_t cap = caprows ? caprows * 2 : 16;
-                        void *n2 = realloc(rows, cap * sizeof *rows);
-                        if (!n2) {
-                            rc = -ENOMEM;
-                            break;
-                        }
-                        rows = n2;
-                        caprows = cap;
+                    blocked_row *more = recd__array_room(rows, &caprows, nrows, sizeof *rows, 16);
+                    if (!more) {
+                        rc = -ENOMEM;
+                        break;
                     }
+                    rows = more;
                     rows[nrows] = (blocked_row){e->start, e->duration, id, nrows};
                     nrows++;
                 }
@@ -112,16 +104,12 @@ int recd_carla_blocked(const uint8_t *buf, size_t len, double min_time, double m
     for (size_t j = 0; j < ns && rc == 0; j++) {
         if (s[j].duration < min_time)
             continue;
-        if (nrows == caprows) {
-            size_t cap = caprows ? caprows * 2 : 16;
-            void *n2 = realloc(rows, cap * sizeof *rows);
-            if (!n2) {
-                rc = -ENOMEM;
-                break;
-            }
-            rows = n2;
-            caprows = cap;
+        blocked_row *more = recd__array_room(rows, &caprows, nrows, sizeof *rows, 16);
+        if (!more) {
+            rc = -ENOMEM;
+            break;
         }
+        rows = more;
         rows[nrows] = (blocked_row){s[j].start, s[j].duration, s[j].id, nrows};
         nrows++;
     }
@@ -130,38 +118,38 @@ int recd_carla_blocked(const uint8_t *buf, size_t len, double min_time, double m
     if (rc == 0)
         rc = json ? carla_put_json_header(&r, out) : carla_put_query_header(&r, out);
     if (rc == 0)
-        rc = json ? carla_out_printf(out, ",\"blocked\":[")
-                  : carla_out_printf(out, "%8s %6s %-35s %10s\n", "Time", "Id", "Actor", "Duration");
+        rc = json ? recd_buf_printf(out, ",\"blocked\":[")
+                  : recd_buf_printf(out, "%8s %6s %-35s %10s\n", "Time", "Id", "Actor", "Duration");
     for (size_t j = 0; j < nrows && rc == 0; j++) {
         if (json) {
-            rc = carla_out_printf(out, "%s{\"time\":", j ? "," : "");
+            rc = recd_buf_printf(out, "%s{\"time\":", j ? "," : "");
             if (rc == 0)
                 rc = carla_put_f64(out, rows[j].start);
             if (rc == 0)
-                rc = carla_out_printf(out, ",\"id\":%" PRIu32 ",\"actor\":", rows[j].id);
+                rc = recd_buf_printf(out, ",\"id\":%" PRIu32 ",\"actor\":", rows[j].id);
             if (rc == 0)
                 rc = carla_put_name_json(out, &m, rows[j].id);
             if (rc == 0)
-                rc = carla_out_printf(out, ",\"duration\":");
+                rc = recd_buf_printf(out, ",\"duration\":");
             if (rc == 0)
                 rc = carla_put_f64(out, rows[j].duration);
             if (rc == 0)
-                rc = carla_out_printf(out, "}");
+                rc = recd_buf_printf(out, "}");
             continue;
         }
-        rc = carla_out_printf(out, "%8.0f %6" PRIu32 " ", rows[j].start, rows[j].id);
+        rc = recd_buf_printf(out, "%8.0f %6" PRIu32 " ", rows[j].start, rows[j].id);
         if (rc == 0)
             rc = carla_put_name_cell(out, &m, rows[j].id);
         if (rc == 0)
-            rc = carla_out_printf(out, " %10.0f\n", rows[j].duration);
+            rc = recd_buf_printf(out, " %10.0f\n", rows[j].duration);
     }
     if (rc == 0)
-        rc = json ? carla_out_printf(out, "],\"frames\":%" PRIu64 ",\"duration\":", last_id)
-                  : carla_out_printf(out, "\nFrames: %" PRIu64 "\nDuration: %g seconds\n", last_id, last_elapsed);
+        rc = json ? recd_buf_printf(out, "],\"frames\":%" PRIu64 ",\"duration\":", last_id)
+                  : recd_buf_printf(out, "\nFrames: %" PRIu64 "\nDuration: %g seconds\n", last_id, last_elapsed);
     if (rc == 0 && json) {
         rc = carla_put_f64(out, last_elapsed);
         if (rc == 0)
-            rc = carla_out_printf(out, "}\n");
+            rc = recd_buf_printf(out, "}\n");
     }
     free(s);
     carla_index_free(&sx);

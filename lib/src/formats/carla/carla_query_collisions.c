@@ -54,8 +54,8 @@ int recd_carla_collisions(const uint8_t *buf, size_t len, char cat1, char cat2, 
         return rc;
     rc = json ? carla_put_json_header(&r, out) : carla_put_query_header(&r, out);
     if (rc == 0)
-        rc = json ? carla_out_printf(out, ",\"collisions\":[")
-                  : carla_out_printf(out, "%8s %6s %6s %-35s %6s %-35s\n", "Time", "Types", "Id", "Actor 1",
+        rc = json ? recd_buf_printf(out, ",\"collisions\":[")
+                  : recd_buf_printf(out, "%8s %6s %6s %-35s %6s %-35s\n", "Time", "Types", "Id", "Actor 1",
                                "Id", "Actor 2");
     actor_map m = {0};
     pair *prev = NULL, *cur = NULL;
@@ -88,16 +88,12 @@ int recd_carla_collisions(const uint8_t *buf, size_t len, char cat1, char cat2, 
                         carla_actor_erase(&m, last_add);
                 } else if (p->kind == RECD_CARLA_COLLISION) {
                     pair pr = {ld_le32(q + 4), ld_le32(q + 8)};
-                    if (ncur == capcur) {
-                        size_t cap = capcur ? capcur * 2 : 16;
-                        void *nc = realloc(cur, cap * sizeof *cur);
-                        if (!nc) {
-                            rc = -ENOMEM;
-                            break;
-                        }
-                        cur = nc;
-                        capcur = cap;
+                    pair *grown = recd__array_room(cur, &capcur, ncur, sizeof *cur, 16);
+                    if (!grown) {
+                        rc = -ENOMEM;
+                        break;
                     }
+                    cur = grown;
                     cur[ncur++] = pr;
                     char t1 = category(&m, pr.a, q[12]), t2 = category(&m, pr.b, q[13]);
                     bool show = (matches(cat1, t1) && matches(cat2, t2)) ||
@@ -105,29 +101,29 @@ int recd_carla_collisions(const uint8_t *buf, size_t len, char cat1, char cat2, 
                     if (!show || pair_in(prev, nprev, pr))
                         continue;
                     if (json) {
-                        rc = carla_out_printf(out, "%s{\"frame\":%" PRIu64 ",\"time\":", any_row ? "," : "", f.id);
+                        rc = recd_buf_printf(out, "%s{\"frame\":%" PRIu64 ",\"time\":", any_row ? "," : "", f.id);
                         if (rc == 0)
                             rc = carla_put_f64(out, f.elapsed);
                         if (rc == 0)
-                            rc = carla_out_printf(out, ",\"types\":\"%c%c\",\"id1\":%" PRIu32 ",\"actor1\":", t1, t2, pr.a);
+                            rc = recd_buf_printf(out, ",\"types\":\"%c%c\",\"id1\":%" PRIu32 ",\"actor1\":", t1, t2, pr.a);
                         if (rc == 0)
                             rc = carla_put_name_json(out, &m, pr.a);
                         if (rc == 0)
-                            rc = carla_out_printf(out, ",\"id2\":%" PRIu32 ",\"actor2\":", pr.b);
+                            rc = recd_buf_printf(out, ",\"id2\":%" PRIu32 ",\"actor2\":", pr.b);
                         if (rc == 0)
                             rc = carla_put_name_json(out, &m, pr.b);
                         if (rc == 0)
-                            rc = carla_out_printf(out, "}");
+                            rc = recd_buf_printf(out, "}");
                     } else {
-                        rc = carla_out_printf(out, "%8.0f   %c %c  %6" PRIu32 " ", f.elapsed, t1, t2, pr.a);
+                        rc = recd_buf_printf(out, "%8.0f   %c %c  %6" PRIu32 " ", f.elapsed, t1, t2, pr.a);
                         if (rc == 0)
                             rc = carla_put_name_cell(out, &m, pr.a);
                         if (rc == 0)
-                            rc = carla_out_printf(out, " %6" PRIu32 " ", pr.b);
+                            rc = recd_buf_printf(out, " %6" PRIu32 " ", pr.b);
                         if (rc == 0)
                             rc = carla_put_name_cell(out, &m, pr.b);
                         if (rc == 0)
-                            rc = carla_out_printf(out, "\n");
+                            rc = recd_buf_printf(out, "\n");
                     }
                     any_row = true;
                 }
@@ -142,14 +138,14 @@ int recd_carla_collisions(const uint8_t *buf, size_t len, char cat1, char cat2, 
         capcur = tc;
     }
     if (rc == 0)
-        rc = json ? carla_out_printf(out, "],\"frames\":%" PRIu64 ",\"duration\":", last_id)
-                  : carla_out_printf(out, "\nFrames: %" PRIu64 "\n", last_id);
+        rc = json ? recd_buf_printf(out, "],\"frames\":%" PRIu64 ",\"duration\":", last_id)
+                  : recd_buf_printf(out, "\nFrames: %" PRIu64 "\n", last_id);
     if (rc == 0)
         rc = json ? carla_put_f64(out, last_elapsed)
-                  : (any_row ? carla_out_printf(out, "Duration: %.0f seconds\n", last_elapsed)
-                             : carla_out_printf(out, "Duration: %g seconds\n", last_elapsed));
+                  : (any_row ? recd_buf_printf(out, "Duration: %.0f seconds\n", last_elapsed)
+                             : recd_buf_printf(out, "Duration: %g seconds\n", last_elapsed));
     if (rc == 0 && json)
-        rc = carla_out_printf(out, "}\n");
+        rc = recd_buf_printf(out, "}\n");
     free(prev);
     free(cur);
     carla_actor_map_free(&m);

@@ -2,7 +2,6 @@
 /* The parts CARLA's three queries share: text output, header lines, record sizes, actor names. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,27 +11,6 @@
 #include "formats/carla/carla_query.h"
 #include "formats/carla/carla_schema.h"
 #include "message/msg_fields.h"
-
-int carla_out_printf(recd_buf *out, const char *fmt, ...)
-{
-    char small[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return -EINVAL;
-    if ((size_t)n < sizeof small)
-        return recd_buf_append(out, small, (size_t)n);
-    int rc = recd_buf_reserve(out, (size_t)n + 1);
-    if (rc < 0)
-        return rc;
-    va_start(ap, fmt);
-    vsnprintf((char *)out->data + out->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    out->len += (size_t)n;
-    return 0;
-}
 
 int carla_query_open(carla_reader *r, const uint8_t *buf, size_t len, bool json, recd_buf *out,
                        char *err, size_t errlen)
@@ -53,26 +31,26 @@ int carla_put_query_header(const carla_reader *r, recd_buf *out)
     char date[64] = "";
     if (localtime_r(&t, &tm))
         strftime(date, sizeof date, "%m/%d/%y %H:%M:%S", &tm);
-    int rc = carla_out_printf(out, "Version: %u\nMap: ", r->hdr.version);
+    int rc = recd_buf_printf(out, "Version: %u\nMap: ", r->hdr.version);
     if (rc == 0)
         rc = recd_buf_append(out, r->hdr.map, r->hdr.map_len);
-    return rc == 0 ? carla_out_printf(out, "\nDate: %s\n\n", date) : rc;
+    return rc == 0 ? recd_buf_printf(out, "\nDate: %s\n\n", date) : rc;
 }
 
 int carla_put_json_header(const carla_reader *r, recd_buf *out)
 {
-    int rc = carla_out_printf(out, "{\"version\":%u,\"map\":", r->hdr.version);
+    int rc = recd_buf_printf(out, "{\"version\":%u,\"map\":", r->hdr.version);
     if (rc == 0)
         rc = msg_json_append_string(out, (const char *)r->hdr.map, r->hdr.map_len);
     if (rc == 0)
-        rc = carla_out_printf(out, ",\"date\":%" PRId64 ",\"ids\":\"%s\",\"width\":\"%s\"", r->hdr.date,
+        rc = recd_buf_printf(out, ",\"date\":%" PRId64 ",\"ids\":\"%s\",\"width\":\"%s\"", r->hdr.date,
                         carla_reader_ids_label(r), r->width == 8 ? "f64" : "f32");
     return rc;
 }
 
 int carla_put_vec(recd_buf *out, const uint8_t *p, unsigned w)
 {
-    return carla_out_printf(out, "(%g, %g, %g)", carla_vat(p, w, 0), carla_vat(p, w, 1), carla_vat(p, w, 2));
+    return recd_buf_printf(out, "(%g, %g, %g)", carla_vat(p, w, 0), carla_vat(p, w, 1), carla_vat(p, w, 2));
 }
 
 bool carla_is_event(const recd_carla_packet *p)
@@ -96,14 +74,10 @@ int carla_actor_set(actor_map *m, const actor_name *a)
         *e = *a;
         return 0;
     }
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 64;
-        void *na = realloc(m->a, cap * sizeof *m->a);
-        if (!na)
-            return -ENOMEM;
-        m->a = na;
-        m->cap = cap;
-    }
+    actor_name *grown = recd__array_room(m->a, &m->cap, m->n, sizeof *m->a, 64);
+    if (!grown)
+        return -ENOMEM;
+    m->a = grown;
     int rc = carla_index_put(&m->x, a->id, m->n);
     if (rc == 0)
         m->a[m->n++] = *a;

@@ -31,7 +31,9 @@ static int perr_to_why(recap_perr pe, const char *what, char *why, size_t whylen
 {
     switch (pe) {
     case RECAP_E_NOMEM: wire_why(why, whylen, "out of memory"); return -ENOMEM;
-    case RECAP_E_UTF8: wire_why(why, whylen, "%s: invalid UTF-8 in a text field", what); break;
+    case RECAP_E_UTF8: /* counted apart from the other -EBADMSG (wire_binary_decode) */
+        wire_why(why, whylen, "%s: invalid UTF-8 in a text field", what);
+        return -EILSEQ;
     case RECAP_E_MOVEMENT: wire_why(why, whylen, "%s: invalid movement payload", what); break;
     default: wire_why(why, whylen, "%s: payload ends early", what); break;
     }

@@ -12,6 +12,7 @@
 #include "base/bytes.h"
 #include "formats/rf2/rf2_json.h"
 #include "message/msg_fields.h"
+#include "recd/buf_printf.h"
 
 /* (class, type) of the decoded events. */
 #define EV(c, t) (((unsigned)(c) << 8) | (t))
@@ -41,13 +42,13 @@ static int put(recd_buf *out, const char *s)
 
 static int put_f32(recd_buf *out, const char *key, const uint8_t *p)
 {
-    int rc = rf2_json_printf(out, ",\"%s\":", key);
+    int rc = recd_buf_printf(out, ",\"%s\":", key);
     return rc < 0 ? rc : rf2_json_f32(out, f32_from_bits(ld_le32(p)));
 }
 
 static int put_hex(recd_buf *out, const char *key, const uint8_t *p, size_t n)
 {
-    int rc = rf2_json_printf(out, ",\"%s\":", key);
+    int rc = recd_buf_printf(out, ",\"%s\":", key);
     return rc < 0 ? rc : rf2_json_hex(out, p, n);
 }
 
@@ -70,13 +71,13 @@ static int decode_pose(const rf2_event *ev, recd_buf *out)
     char gear[8] = "null";
     if (ev->type <= 15)
         snprintf(gear, sizeof gear, "%d", (int)ev->type - 8);
-    int rc = rf2_json_printf(out,
+    int rc = recd_buf_printf(out,
                              ",\"gear\":%s,\"steer\":%u,\"throttle\":%u,\"brake\":%u,\"engine\":%u"
                              ",\"horn\":%s,\"in_pit_lane\":%s,\"traction_control\":%u",
                              gear, info1 & 0x3FF, (info1 >> 11) & 0x3F, info3 & 0x3F, info1 >> 18,
                              bool_text(info1 & (1u << 10)), bool_text(info1 & (1u << 17)), info3 >> 6);
     if (rc == 0)
-        rc = rf2_json_printf(out,
+        rc = recd_buf_printf(out,
                              ",\"acceleration\":%u,\"following\":%s,\"warning_light\":%s"
                              ",\"driver_visible\":%s,\"headlight\":%s,\"current_driver\":%u,\"damage\":%u",
                              info2 >> 24, bool_text(info2 & (1u << 23)), bool_text(info2 & (1u << 22)),
@@ -96,11 +97,11 @@ static int decode_checkpoint(const rf2_event *ev, recd_buf *out)
 {
     rf2_checkpoint cp;
     rf2_event_checkpoint(ev, &cp);
-    int rc = rf2_json_printf(out, ",\"lap\":%u,\"sector\":", cp.lap);
+    int rc = recd_buf_printf(out, ",\"lap\":%u,\"sector\":", cp.lap);
     if (rc == 0)
-        rc = cp.sector ? rf2_json_printf(out, "%u", cp.sector) : put(out, "null");
+        rc = cp.sector ? recd_buf_printf(out, "%u", cp.sector) : put(out, "null");
     if (rc == 0)
-        rc = rf2_json_printf(out, ",\"sector_byte\":%u", ev->payload[9]);
+        rc = recd_buf_printf(out, ",\"sector_byte\":%u", ev->payload[9]);
     if (rc == 0)
         rc = put_f32(out, "lap_time", ev->payload);
     if (rc == 0)
@@ -112,7 +113,7 @@ static int decode_order(const rf2_event *ev, recd_buf *out)
 {
     int rc = put(out, ",\"order\":[");
     for (size_t i = RF2_ORDER_HEAD; rc == 0 && i < ev->size; i++)
-        rc = rf2_json_printf(out, "%s%u", i > RF2_ORDER_HEAD ? "," : "", ev->payload[i]);
+        rc = recd_buf_printf(out, "%s%u", i > RF2_ORDER_HEAD ? "," : "", ev->payload[i]);
     if (rc == 0)
         rc = put(out, "]");
     return rc < 0 ? rc : put_hex(out, "head", ev->payload, RF2_ORDER_HEAD);
@@ -179,28 +180,28 @@ static int decode_known(const rf2_event *ev, unsigned id, recd_buf *out)
     case EV_CHECKPOINT: return decode_checkpoint(ev, out);
     case EV_ORDER: return decode_order(ev, out);
     case EV_PENALTY_GIVEN:
-        rc = rf2_json_printf(out, ",\"action\":\"given\",\"id\":%u,\"unknown\":%u,\"reason\":", p[0],
+        rc = recd_buf_printf(out, ",\"action\":\"given\",\"id\":%u,\"unknown\":%u,\"reason\":", p[0],
                              ld_le16(p + 1));
         return rc < 0 ? rc : rf2_json_text(out, p + 3, ev->size - 3u);
     case EV_PENALTY_SERVED:
     case EV_PENALTY_REMOVED:
-        rc = rf2_json_printf(out, ",\"action\":\"%s\",\"penalty\":\"%s\",\"code\":%u",
+        rc = recd_buf_printf(out, ",\"action\":\"%s\",\"penalty\":\"%s\",\"code\":%u",
                              id == EV_PENALTY_SERVED ? "served" : "removed", penalty_name(p[0]), p[0]);
         return rc < 0 ? rc : put_rest(out, ev, 1);
     case EV_PIT:
-        rc = rf2_json_printf(out, ",\"what\":\"%s\",\"code\":%u", pit_name(p[0]), p[0]);
+        rc = recd_buf_printf(out, ",\"what\":\"%s\",\"code\":%u", pit_name(p[0]), p[0]);
         return rc < 0 ? rc : put_rest(out, ev, 1);
     case EV_PIT_STATE:
-        rc = rf2_json_printf(out, ",\"what\":\"%s\",\"code\":%u", pit_state_name(p[0]), p[0]);
+        rc = recd_buf_printf(out, ",\"what\":\"%s\",\"code\":%u", pit_state_name(p[0]), p[0]);
         return rc < 0 ? rc : put_rest(out, ev, 1);
     case EV_GARAGE:
         rc = put_f32(out, "time", p);
         return rc < 0 ? rc : put_rest(out, ev, 4);
     case EV_LIGHTS:
-        rc = rf2_json_printf(out, ",\"count\":%u,\"unknown\":%u", p[0], ld_le16(p + 1));
+        rc = recd_buf_printf(out, ",\"count\":%u,\"unknown\":%u", p[0], ld_le16(p + 1));
         return rc < 0 ? rc : put_rest(out, ev, 3);
     case EV_COUNTDOWN:
-        rc = rf2_json_printf(out, ",\"value\":%u", ld_le32(p));
+        rc = recd_buf_printf(out, ",\"value\":%u", ld_le32(p));
         return rc < 0 ? rc : put_rest(out, ev, 4);
     case EV_COUNTDOWN_PERIOD:
         rc = put_f32(out, "start", p);
@@ -221,7 +222,7 @@ int rf2_event_decode(const rf2_event *ev, const char **kind, recd_buf *fields)
 {
     /* Every event starts with the byte after its header and the header bits nobody has named,
      * so that nothing the file says is dropped. */
-    int rc = rf2_json_printf(fields, "{\"time_adjust\":%u,\"header_bits\":%u", ev->time_adjust, ev->extra);
+    int rc = recd_buf_printf(fields, "{\"time_adjust\":%u,\"header_bits\":%u", ev->time_adjust, ev->extra);
     const kind_def *k = NULL;
     if (rc == 0 && is_pose(ev) && ev->size == RF2_POSE_SIZE) {
         *kind = "pose";
@@ -231,7 +232,7 @@ int rf2_event_decode(const rf2_event *ev, const char **kind, recd_buf *fields)
         rc = decode_known(ev, k->id, fields);
     } else if (rc == 0) {
         *kind = "unknown";
-        rc = rf2_json_printf(fields, ",\"class\":%u,\"type\":%u,\"size\":%u,\"raw\":", ev->cls, ev->type,
+        rc = recd_buf_printf(fields, ",\"class\":%u,\"type\":%u,\"size\":%u,\"raw\":", ev->cls, ev->type,
                              ev->size);
         if (rc == 0)
             rc = rf2_json_hex(fields, ev->payload, ev->size);

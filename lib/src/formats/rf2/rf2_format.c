@@ -13,6 +13,7 @@
 #include "formats/rf2/rf2_json.h"
 #include "formats/rf2/rf2_vcr.h"
 #include "message/msg_fields.h"
+#include "recd/buf_printf.h"
 #include "recd/format.h"
 
 #define SOURCE "rf2-vcr"
@@ -167,13 +168,13 @@ static int summarise_one(void *data, const rf2_event *ev)
 
 static int put_text(recd_buf *out, const char *key, rf2_text t)
 {
-    int rc = rf2_json_printf(out, ",\"%s\":", key);
+    int rc = recd_buf_printf(out, ",\"%s\":", key);
     return rc < 0 ? rc : rf2_json_text(out, t.p, t.len);
 }
 
 static int put_float(recd_buf *out, const char *key, float f)
 {
-    int rc = rf2_json_printf(out, ",\"%s\":", key);
+    int rc = recd_buf_printf(out, ",\"%s\":", key);
     return rc < 0 ? rc : rf2_json_f32(out, f);
 }
 
@@ -182,7 +183,7 @@ static int describe_drivers(recd_buf *out, const rf2_vcr *v, const uint64_t *lap
     int rc = msg_buf_puts(out, ",\"drivers\":[");
     for (uint32_t i = 0; rc == 0 && i < v->drivers_read; i++) {
         const rf2_driver *d = &v->drivers[i];
-        rc = rf2_json_printf(out, "%s{\"slot\":%u", i ? "," : "", d->slot);
+        rc = recd_buf_printf(out, "%s{\"slot\":%u", i ? "," : "", d->slot);
         if (rc == 0)
             rc = put_text(out, "name", d->name);
         if (rc == 0)
@@ -200,21 +201,21 @@ static int describe_drivers(recd_buf *out, const rf2_vcr *v, const uint64_t *lap
         if (rc == 0)
             rc = put_float(out, "exit_time", d->exit_time);
         if (rc == 0)
-            rc = rf2_json_printf(out, ",\"laps\":%llu}", (unsigned long long)laps[i]);
+            rc = recd_buf_printf(out, ",\"laps\":%llu}", (unsigned long long)laps[i]);
     }
     return rc < 0 ? rc : msg_buf_puts(out, "]");
 }
 
 static int describe_header(recd_buf *out, const rf2_vcr *v)
 {
-    int rc = rf2_json_printf(out, "{\"format\":\"" SOURCE "\",\"compressed\":%s",
+    int rc = recd_buf_printf(out, "{\"format\":\"" SOURCE "\",\"compressed\":%s",
                              v->compressed ? "true" : "false");
     if (rc == 0)
         rc = put_text(out, "preamble", v->preamble);
     if (rc == 0)
         rc = put_float(out, "version", v->version);
     if (rc == 0)
-        rc = rf2_json_printf(out, ",\"session\":\"%s\",\"session_code\":%u,\"private\":%s",
+        rc = recd_buf_printf(out, ",\"session\":\"%s\",\"session_code\":%u,\"private\":%s",
                              rf2_session_name(v->session_info), v->session_info & 0x0F,
                              v->session_info & 0x80 ? "true" : "false");
     if (rc == 0)
@@ -240,7 +241,7 @@ static int describe_header(recd_buf *out, const rf2_vcr *v)
 
 static int describe_counts(recd_buf *out, const rf2_vcr *v, const rf2_walk *w, const summary *s)
 {
-    int rc = rf2_json_printf(out, ",\"slices\":%u,\"events\":%llu,\"declared_slices\":%u,\"declared_events\":%u",
+    int rc = recd_buf_printf(out, ",\"slices\":%u,\"events\":%llu,\"declared_slices\":%u,\"declared_events\":%u",
                              w->slices, (unsigned long long)w->events, v->slice_count, v->event_count);
     if (rc == 0)
         rc = put_float(out, "start_time", v->start_time);
@@ -249,12 +250,12 @@ static int describe_counts(recd_buf *out, const rf2_vcr *v, const rf2_walk *w, c
     if (rc == 0)
         rc = msg_buf_puts(out, ",\"event_kinds\":{");
     for (size_t i = 0; rc == 0 && i < KIND_SLOTS && s->kinds[i]; i++)
-        rc = rf2_json_printf(out, "%s\"%s\":%llu", i ? "," : "", s->kinds[i],
+        rc = recd_buf_printf(out, "%s\"%s\":%llu", i ? "," : "", s->kinds[i],
                              (unsigned long long)s->kind_counts[i]);
     if (rc == 0)
         rc = msg_buf_puts(out, "}");
     if (rc == 0 && v->damaged) {
-        rc = rf2_json_printf(out, ",\"damage\":{\"offset\":%llu,\"in_inflated_data\":%s,\"message\":",
+        rc = recd_buf_printf(out, ",\"damage\":{\"offset\":%llu,\"in_inflated_data\":%s,\"message\":",
                              (unsigned long long)v->damage_offset, v->compressed ? "true" : "false");
         if (rc == 0)
             rc = rf2_json_text(out, (const uint8_t *)v->damage, strlen(v->damage));

@@ -3,8 +3,6 @@
 #include "formats/rf2/rf2_json.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "message/msg_fields.h"
@@ -57,16 +55,4 @@ int rf2_json_f32(recd_buf *out, float f)
     if (msg_format_f32(f, text) < 0)
         return msg_buf_puts(out, "null");
     return msg_buf_puts(out, text);
-}
-
-int rf2_json_printf(recd_buf *out, const char *fmt, ...)
-{
-    char text[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof text)
-        return -EINVAL;
-    return recd_buf_append(out, text, (size_t)n);
 }

@@ -15,9 +15,5 @@ int rf2_json_text(recd_buf *out, const uint8_t *p, size_t len);
 int rf2_json_hex(recd_buf *out, const uint8_t *p, size_t len);
 /* The shortest text that reads back as f; null for NaN and infinities. */
 int rf2_json_f32(recd_buf *out, float f);
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-int rf2_json_printf(recd_buf *out, const char *fmt, ...);
 
 #endif

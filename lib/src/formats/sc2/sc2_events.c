@@ -5,13 +5,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "formats/sc2/sc2_replay.h"
 #include "message/msg_fields.h"
+#include "recd/buf_printf.h"
 
 #define FOOD_ONE 4096.0  /* supply is stored in 1/4096ths */
 
@@ -28,17 +28,6 @@ static void put(export_ctx *x, const char *s, size_t n)
         x->oom = 1;
 }
 
-static void putf(export_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(export_ctx *x, const char *fmt, ...)
-{
-    char tmp[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        put(x, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
 
 /* Integers without printf: most of a tracker line is integers. */
 static void put_int(export_ctx *x, int64_t v)
@@ -94,12 +83,15 @@ static void str_field(export_ctx *x, const char *name, const sc2v_tree *t, const
     put(x, "\"", 1);
     for (size_t i = 0; i < len; i++) {
         uint8_t c = s[i];
+        int rc = 0;
         if (c == '"' || c == '\\')
-            putf(x, "\\%c", c);
+            rc = recd_buf_printf(&x->fields, "\\%c", c);
         else if (c < 0x20 || c >= 0x7f)
-            putf(x, "\\u%04x", c);
+            rc = recd_buf_printf(&x->fields, "\\u%04x", c);
         else
             put(x, (const char *)&c, 1);
+        if (rc < 0)
+            x->oom = 1;
     }
     put(x, "\"", 1);
 }

@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/sc2/sc2_mpq_worker.h"
 #include "recd/common.h"
 
-#define SC2_MPQ_MAX_WANTED 8
 #define SC2_MPQ_TIMEOUT_MS 5000 /* real replays take milliseconds; only a stalled StormLib waits */
 
 typedef struct sc2_extract {

@@ -18,7 +18,6 @@
 #include <StormLib.h>
 
 #include "base/dl_table.h"
-#include "formats/sc2/sc2_mpq.h"
 
 /* StormLib is opened in the parent before the first fork (base/dl_table.h). */
 #define STORM_FUNCTIONS(X)                                                                         \

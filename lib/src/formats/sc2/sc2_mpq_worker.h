@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define SC2_MPQ_MAX_WANTED 8    /* wanted members per request (and per sc2_extract) */
 #define SC2_MPQ_REQUEST_HEAD 17 /* 'Q' and four numbers */
 #define SC2_MPQ_RECORD_HEAD 13  /* the type and three numbers */
 #define SC2_MPQ_MAX_NAMES 4096  /* member names listed per archive */
