@@ -43,7 +43,7 @@ typedef struct session_env {
     /* State sessions keep because of what their peers sent, which no write releases (CARLA
      * live actors): counts toward limits.process_buffer, bounded apart (session_hold()). */
     uint64_t held;
-    uint64_t ring_bytes;    /* memory of every instant-replay ring (session_ring.c) */
+    uint64_t ring_bytes;    /* memory of every instant-replay ring (rec_ring.c) */
     uint64_t ring_sessions; /* sessions keeping one */
 } session_env;
 
@@ -115,9 +115,9 @@ typedef struct recd_session {
     uint64_t held;              /* its part of env->held (session_hold()) */
     double part_tokens;         /* samp-player: parts it may still start now (limits.part_rate) */
     uint64_t part_tokens_ms;    /* when part_tokens was last filled */
-    session_ring *ring;         /* instant replay (session_ring.c), or NULL */
+    session_ring *ring;         /* instant replay (rec_ring.c), or NULL */
     const session_format *ops;  /* what the session does in its format's way */
-    void *format_data;          /* the format's own state (session_recap.c), or NULL */
+    void *format_data;          /* the format's own state (recap_session.c), or NULL */
     /* The input's own record of it, or NULL: a nats:// input keeps what another instance needs
      * to take the session over (listener_nats.c); freed by that input when the session is. */
     void *input_record;
@@ -230,12 +230,16 @@ int session_rename_part(recd_session *s, const char *rel);
  * its extension) and sets *dir_len, when not NULL, to the length of "DIR/" (0 without one). */
 size_t session_name_split(const char *rel, size_t *dir_len);
 
-/* A format's part of a session: one table per output format (session_rec.c, session_recap.c),
- * found by session_format_for() (session_formats.c). The registry (sessions.c,
- * session_dispatch.c) calls through it and never asks which format a session has. An entry left
- * NULL means the format has nothing to do there (the checks keep the .rec sample path free of
- * indirect calls). */
+/* A format's part of a session: one descriptor per output format, defined in its folder
+ * (formats/NAME/) and listed once in session_formats.c, which finds it by message format
+ * (session_format_for()). The registry (sessions.c, session_dispatch.c) calls through it and
+ * never asks which format a session has. An entry left NULL means the format has nothing to do
+ * there (the checks keep the fast sample path free of indirect calls it does not need). */
+#define SESSION_FORMAT_MSGS 2 /* message formats one descriptor may record */
 struct session_format {
+    /* The message formats it records; the first names the descriptor in log lines. Unused
+     * slots are 0 (no format). */
+    recd_msg_format formats[SESSION_FORMAT_MSGS];
     bool events; /* takes event messages */
     /* The open message (a new session): keeps what the format needs of it. 0, -ENOMEM, or
      * -EBADMSG with why. */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "session_formats.h"
-#include "session_rec.h"
+#include "record/formats/rec/rec_session.h"
 #include "support/clock.h"
 #include "support/log.h"
 

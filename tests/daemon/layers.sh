@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Checks that daemon/ stays a set of one-way layers: a file includes headers of its own layer or of
 # a layer below it (app -> ingest -> record -> write -> support), never lib/src's private headers,
-# and no files include each other in a circle (a module is x.c with x.h). With --self-test it also
-# proves it can fail: on a copy of the tree it adds an upward include, then a circle, and expects
-# each to be refused.
+# and no files include each other in a circle (a module is x.c with x.h). A file's layer is the
+# first folder of its path (record/formats/rec/rec_session.c is in record). With --self-test it
+# also proves it can fail: on a copy of the tree it adds an upward include, then a circle, and
+# expects each to be refused.
 #   usage: layers.sh [DAEMON_DIR] | layers.sh --self-test [DAEMON_DIR]
 set -u
 
@@ -29,14 +30,14 @@ check() {
     done
     while IFS= read -r file; do
         dir=$(dirname "$file")
-        layer=$(basename "$dir")
+        rel=${file#"$root"/}
+        layer=${rel%%/*}
         if [[ $(rank_of "$layer") -lt 0 ]]; then
-            echo "${file#"$root"/}: in a folder that is not a layer"
+            echo "$rel: in a folder that is not a layer"
             bad=1
             continue
         fi
-        base=$(basename "$file")
-        base=${base%.*}
+        module=${rel%.*}
         while IFS= read -r inc; do
             if [[ $inc == */* ]]; then
                 target=$root/$inc
@@ -51,14 +52,14 @@ check() {
                 fi
                 continue
             fi
-            tlayer=$(basename "$(dirname "$target")")
+            target=${target#"$root"/}
+            tlayer=${target%%/*}
             if [[ $(rank_of "$tlayer") -lt $(rank_of "$layer") ]]; then
-                echo "${file#"$root"/}: $layer includes \"$inc\" from $tlayer, a layer above it"
+                echo "$rel: $layer includes \"$inc\" from $tlayer, a layer above it"
                 bad=1
             fi
-            target=$(basename "$target")
-            if [[ "$tlayer/${target%.*}" != "$layer/$base" ]]; then
-                echo "$layer/$base $tlayer/${target%.*}" >>"$edges"
+            if [[ ${target%.*} != "$module" ]]; then
+                echo "$module ${target%.*}" >>"$edges"
             fi
         done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
     done < <(find "$root" -mindepth 2 -name '*.[ch]' | sort)
@@ -89,9 +90,9 @@ self_test() {
         ok=1
     fi
     cp "$root/support/log.c" "$tmp/daemon/support/log.c"
-    echo '#include "session_rec.h"' >>"$tmp/daemon/record/session.c"
+    echo '#include "record/formats/rec/rec_session.h"' >>"$tmp/daemon/record/session.c"
     if check "$tmp/daemon" >/dev/null; then
-        echo "self-test: a circle (session <-> session_rec) was not caught"
+        echo "self-test: a circle (session <-> formats/rec/rec_session) was not caught"
         ok=1
     fi
     cp "$root/record/session.c" "$tmp/daemon/record/session.c"

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* samp-player sessions: a player's on-foot and vehicle states in one session. The blocks are
- * written as .rec parts exactly as samp-onfoot / samp-vehicle sessions write them (session_rec.c),
+ * written as .rec parts exactly as samp-onfoot / samp-vehicle sessions write them (rec_session.c),
  * every part rebased to 0; a new part starts at each change of type, and of vehicle model or seat
  * when the states carry them. The session's manifest (recd/player_manifest.h) lists the parts in
  * order; it is written as the parts start and end, by a small job on the thread pool that
- * appends to it (session_player_store.c): after kill -9 it lists every part, and recovery
+ * appends to it (player_store.c): after kill -9 it lists every part, and recovery
  * finishes it. A session has at most RECD_PLAYER_MANIFEST_MAX_PARTS parts: a state that would
  * start another is refused. */
-#include "session_player.h"
+#include "player_session.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "recd/player_manifest.h"
-#include "session_player_store.h"
-#include "session_rec.h"
+#include "player_store.h"
+#include "record/formats/rec/rec_session.h"
 #include "support/log.h"
 
 typedef struct player_data {
@@ -275,7 +275,8 @@ static void player_free(recd_session *s)
     s->format_data = NULL;
 }
 
-const session_format session_player_format = {
+const session_format player_session_format = {
+    .formats = {RECD_MSG_FMT_SAMP_PLAYER},
     .open = player_open,
     .sample = player_state,
     .end_part = player_end_part,

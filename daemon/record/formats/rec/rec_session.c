@@ -5,14 +5,14 @@
  * are checked and encoded first. Times count from the session start (stamped on arrival when the
  * client left them out) and never decrease (rec.time_policy); part 1 keeps them as given, later
  * parts start again at 0 when output.rebase_parts is set (every part, the first too, for
- * samp-player sessions, session_player.c, which use the same blocks). Each part is a complete
+ * samp-player sessions, player_session.c, which use the same blocks). Each part is a complete
  * file. */
-#include "session_rec.h"
+#include "rec_session.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "session_ring.h"
+#include "rec_ring.h"
 #include "support/log.h"
 
 static uint32_t stamp(const recd_session *s, uint64_t now_ms)
@@ -185,7 +185,8 @@ static int rec_state(recd_session *s, session_input *in, const recd_msg *m,
 
 void session_rec_end_part(recd_session *s, bool session_end) { end_part(s, session_end); }
 
-const session_format session_rec_format = {
+const session_format rec_session_format = {
+    .formats = {RECD_MSG_FMT_SAMP_ONFOOT, RECD_MSG_FMT_SAMP_VEHICLE},
     .open = rec_open,
     .save = rec_save,
     .free = rec_free,

@@ -3,14 +3,14 @@
  * file, trimmed to ring.window by sample time and bounded by ring.session_memory and, over every
  * ring, ring.process_memory. A save message writes the blocks of the asked last milliseconds as
  * one finalized .rec named by its label, rebased to 0, through the writer like any part. */
-#include "session_ring.h"
+#include "rec_ring.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sessions.h"
+#include "record/sessions.h"
 #include "support/log.h"
 
 #define RING_FIRST_BLOCKS 64
