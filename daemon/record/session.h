@@ -57,11 +57,7 @@ typedef struct recd_session {
     bool in_table; /* false once closed: the key may be opened again while this one finishes */
     bool closing;  /* no more input; freed when the writer is done */
     bool dormant;  /* idle: file finalized, buffers freed, resumes on the next sample */
-    bool rec_any;  /* .rec: a block was accepted in this session */
-    bool rec_header_due; /* .rec: the current part's file header goes with its next block */
     bool write_failing;  /* its last write failed and waits for a retry: input is paused */
-    uint8_t rec_type;    /* .rec: the recd_rec_type of the blocks the current part holds */
-    bool ringed;         /* instant replay: samples go to the ring, not to a file */
     recd_msg_format format;
     char key[RECD_SESSION_KEY_MAX + 1];
 
@@ -80,10 +76,6 @@ typedef struct recd_session {
     uint64_t part_pending; /* bytes queued for it and not yet written (uncompressed) */
     writer_queue queue;
 
-    /* .rec */
-    uint32_t rec_last;     /* last accepted time (session clock) */
-    uint32_t rec_base;     /* subtracted in this part (rebased parts) */
-    uint32_t rec_part_first;
 
     /* Colder: per part, per flush, per timer tick. */
     LIST_ENTRY(recd_session) live; /* every live session, for the timers */
@@ -95,12 +87,10 @@ typedef struct recd_session {
     seq_window seq; /* UDP sequence numbers (session_seq.h) */
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
     part_tally tally; /* output.part_manifest: what the current part holds */
-    uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */
     /* Its samples refused as unwritable (told to a stream sender) or dropped after they arrived
      * (a datagram over the buffer limits, a Recap tick that could not be written): a datagram
      * sender hears no reply, so the count is logged with the key when the session closes. */
     uint64_t refused;
-    bool rec_rebase_all;   /* .rec: every part starts at 0, the first too (samp-player) */
     uint64_t retry_at_ms;     /* while write_failing: when the writer tries again */
     uint32_t retry_delay_ms;  /* the backoff: doubles with each failure up to a cap */
     uint32_t stop_retries;    /* failed tries since the shutdown began */
@@ -113,11 +103,11 @@ typedef struct recd_session {
      * more: their bytes count in queued_total. */
     uint64_t inputs, inputs_queued;
     uint64_t held;              /* its part of env->held (session_hold()) */
-    double part_tokens;         /* samp-player: parts it may still start now (limits.part_rate) */
-    uint64_t part_tokens_ms;    /* when part_tokens was last filled */
-    session_ring *ring;         /* instant replay (rec_ring.c), or NULL */
+    session_ring *ring;         /* instant replay (formats/rec/rec_ring.c), or NULL */
     const session_format *ops;  /* what the session does in its format's way */
-    void *format_data;          /* the format's own state (recap_session.c), or NULL */
+    /* The format's own state, or NULL: ops->state_size bytes allocated, zeroed, with the session
+     * (right behind it), or what the format's open allocated itself. */
+    void *format_data;
     /* The input's own record of it, or NULL: a nats:// input keeps what another instance needs
      * to take the session over (listener_nats.c); freed by that input when the session is. */
     void *input_record;
@@ -240,6 +230,9 @@ struct session_format {
     /* The message formats it records; the first names the descriptor in log lines. Unused
      * slots are 0 (no format). */
     recd_msg_format formats[SESSION_FORMAT_MSGS];
+    /* Bytes of state the session gets with it as format_data (0: none, or open allocates its
+     * own). One allocation with the session: bounded by limits.max_sessions as the session is. */
+    size_t state_size;
     bool events; /* takes event messages */
     /* The open message (a new session): keeps what the format needs of it. 0, -ENOMEM, or
      * -EBADMSG with why. */

@@ -5,6 +5,7 @@
 #include "sessions.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,14 +123,22 @@ static void sequence_resumed(session_input *in, recd_session *s, const recd_msg 
 
 /* ---- dispatch -------------------------------------------------------------------------------- */
 
+/* Where a format's state starts in the session's allocation: behind the session, aligned for
+ * any type. */
+#define SESSION_STATE_OFFSET                                                                       \
+    ((sizeof(recd_session) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) *                 \
+     _Alignof(max_align_t))
+
 static recd_session *session_new(recd_sessions *r, const recd_msg *m, const session_format *ops,
                                  uint64_t now_ms)
 {
-    recd_session *s = calloc(1, sizeof *s);
+    recd_session *s = calloc(1, SESSION_STATE_OFFSET + ops->state_size);
     if (!s)
         return NULL;
     s->env = &r->env;
     s->ops = ops;
+    if (ops->state_size)
+        s->format_data = (char *)s + SESSION_STATE_OFFSET;
     memcpy(s->key, m->session, sizeof s->key);
     s->key[RECD_SESSION_KEY_MAX] = 0;
     s->key_len = (uint8_t)strlen(s->key);
