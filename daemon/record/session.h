@@ -224,7 +224,7 @@ size_t session_name_split(const char *rel, size_t *dir_len);
  * (formats/NAME/) and listed once in session_formats.c, which finds it by message format
  * (session_format_for()). The registry (sessions.c, session_dispatch.c) calls through it and
  * never asks which format a session has. An entry left NULL means the format has nothing to do
- * there (the checks keep the fast sample path free of indirect calls it does not need). */
+ * there. */
 #define SESSION_FORMAT_MSGS 2 /* message formats one descriptor may record */
 struct session_format {
     /* The message formats it records; the first names the descriptor in log lines. Unused
@@ -240,6 +240,13 @@ struct session_format {
     /* A decoded state or event. 0 (also when dropped and logged), or a refusal / -ENOMEM. */
     int (*sample)(recd_session *s, session_input *in, const recd_msg *m,
                   const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen);
+    /* Optional, the fast lane: a state the wire handed over as its fixed-size record
+     * (recd_wire_decoder_config.on_rec_state), given as its time (used when has_time, else the
+     * arrival is stamped) and the checked bytes after it, stored as they are. Returns as sample
+     * does. The hottest path: session_dispatch_fast() calls it through this pointer, with no
+     * decode; a format without it gets such states decoded, through sample. */
+    int (*state_fast)(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
+                      const uint8_t *fields, uint64_t now_ms);
     /* A flush message, before the session flushes. 0 or -EBADMSG with why. */
     int (*flush_message)(recd_session *s, const recd_msg *m, char *why, size_t whylen);
     void (*close_message)(recd_session *s, const recd_msg *m); /* before the session closes */

@@ -104,9 +104,10 @@ void sessions_close_all(recd_sessions *r, const char *why);
  * connection is then answered with an error and closed, a UDP datagram is dropped. */
 int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
                      size_t whylen);
-/* The same for a .rec state that arrived as its block (the binary frames' path). */
-int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
-                         const recd_wire_meta *meta, char *why, size_t whylen);
+/* The same for a state the wire handed over as its fixed-size record (the binary frames' fast
+ * lane, recd_wire_decoder_config.on_rec_state): given to the format's state_fast hook. */
+int session_dispatch_fast(session_input *in, const recd_wire_rec_state *st,
+                          const recd_wire_meta *meta, char *why, size_t whylen);
 /* Makes in the owner of s, as a resume would: for an input started again in place of the one
  * that opened s (a nats:// input restarted by a reload). */
 void session_hand_to(session_input *in, recd_session *s);

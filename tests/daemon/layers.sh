@@ -3,9 +3,11 @@
 # Checks that daemon/ stays a set of one-way layers: a file includes headers of its own layer or of
 # a layer below it (app -> ingest -> record -> write -> support), never lib/src's private headers,
 # and no files include each other in a circle (a module is x.c with x.h). A file's layer is the
-# first folder of its path (record/formats/rec/rec_session.c is in record). With --self-test it
-# also proves it can fail: on a copy of the tree it adds an upward include, then a circle, and
-# expects each to be refused.
+# first folder of its path (record/formats/rec/rec_session.c is in record). A format's folder
+# (record/formats/NAME/) is reached from the rest of the daemon only through the one list,
+# record/session_formats.c. With --self-test it also proves it can fail: on a copy of the tree it
+# adds an upward include, then a circle, then a format's header included from outside the list,
+# and expects each to be refused.
 #   usage: layers.sh [DAEMON_DIR] | layers.sh --self-test [DAEMON_DIR]
 set -u
 
@@ -58,6 +60,11 @@ check() {
                 echo "$rel: $layer includes \"$inc\" from $tlayer, a layer above it"
                 bad=1
             fi
+            if [[ $target == record/formats/*/* && $rel != record/formats/* &&
+                  $rel != record/session_formats.c ]]; then
+                echo "$rel: includes \"$inc\", a format's header, outside record/session_formats.c"
+                bad=1
+            fi
             if [[ ${target%.*} != "$module" ]]; then
                 echo "$module ${target%.*}" >>"$edges"
             fi
@@ -96,6 +103,12 @@ self_test() {
         ok=1
     fi
     cp "$root/record/session.c" "$tmp/daemon/record/session.c"
+    echo '#include "record/formats/rec/rec_session.h"' >>"$tmp/daemon/record/sessions.c"
+    if check "$tmp/daemon" >/dev/null; then
+        echo "self-test: a format's header included outside the list was not caught"
+        ok=1
+    fi
+    cp "$root/record/sessions.c" "$tmp/daemon/record/sessions.c"
     echo '#include "wire_internal.h"' >>"$tmp/daemon/ingest/listener.c"
     if check "$tmp/daemon" >/dev/null; then
         echo "self-test: a private lib header was not caught"
@@ -107,7 +120,7 @@ self_test() {
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ ${1:-} == --self-test ]]; then
     self_test "${2:-$here/../../daemon}" || exit 1
-    echo "layers.sh: self-test passed (upward include, circle and private header are refused)"
+    echo "layers.sh: self-test passed (upward include, circle, format header outside the list and private header are refused)"
     exit 0
 fi
 root=${1:-$here/../../daemon}

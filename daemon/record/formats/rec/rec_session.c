@@ -198,5 +198,6 @@ const session_format rec_session_format = {
     .save = rec_save,
     .free = rec_free,
     .sample = rec_sample,
+    .state_fast = session_rec_block,
     .end_part = end_part,
 };

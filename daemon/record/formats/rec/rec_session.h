@@ -28,7 +28,8 @@ static inline rec_state *rec_state_of(const recd_session *s) { return s->format_
 
 /* A checked block of the session's type, given as its time (used when has_time, else the
  * arrival is stamped) and the fields after it. 0 (also when the sample was dropped and logged)
- * or -ENOMEM. A direct call, not through the table: it is the per-sample path gcc inlines. */
+ * or -ENOMEM. The descriptor's state_fast hook (binary frames come this way), and the end of
+ * the sample hooks of .rec and samp-player sessions. */
 int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                       const uint8_t *fields, uint64_t now_ms);
 
