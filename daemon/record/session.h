@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* A recording session and what its format modules use of it. A session is one recording keyed by
  * the client's session key: it outlives connections (a reconnecting TCP client or a UDP client
- * resumes it), turns samples into file bytes on the loop thread (a .rec block, or Recap delta
- * actions through the encoder) and queues them for the writer stage. This header is the bottom
- * of the record layer: the session, its environment, the input it is given, the format table's
- * type, and the buffering and part helpers (session.c). The registry that owns sessions, with
+ * resumes it), turns samples into file bytes on the loop thread in its format's way
+ * (formats/NAME/) and queues them for the writer stage. This header is the bottom of the record
+ * layer: the session, its environment, the input it is given, the format descriptor's type, and
+ * the buffering and part helpers (session.c). The registry that owns sessions, with
  * dispatch, flushing and the lifecycle, is sessions.h. */
 #ifndef RECD_DAEMON_SESSION_H
 #define RECD_DAEMON_SESSION_H
@@ -18,7 +18,6 @@
 #include "part_manifest.h"
 #include "session_seq.h"
 #include "recd/message.h"
-#include "recd/samp_rec.h"
 #include "recd/wire.h"
 #include "support/config.h"
 #include "support/metrics.h"
@@ -37,13 +36,13 @@ typedef struct session_env {
     recd_daemon_metrics *metrics;
     writer_stage *writer;
     uint64_t buffered;        /* bytes accepted and not yet written, all sessions */
-    /* The part of buffered that formats hold until a unit of input is complete (the Recap ticks
-     * being collected): no write releases it. */
+    /* The part of buffered that formats hold until a unit of input is complete (a tick being
+     * collected): no write releases it. */
     uint64_t collecting;
-    /* State sessions keep because of what their peers sent, which no write releases (CARLA
-     * live actors): counts toward limits.process_buffer, bounded apart (session_hold()). */
+    /* State sessions keep because of what their peers sent, which no write releases (live
+     * actors): counts toward limits.process_buffer, bounded apart (session_hold()). */
     uint64_t held;
-    uint64_t ring_bytes;    /* memory of every instant-replay ring (rec_ring.c) */
+    uint64_t ring_bytes;    /* memory of every instant-replay ring (formats/rec/rec_ring.c) */
     uint64_t ring_sessions; /* sessions keeping one */
 } session_env;
 
@@ -88,7 +87,7 @@ typedef struct recd_session {
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
     part_tally tally; /* output.part_manifest: what the current part holds */
     /* Its samples refused as unwritable (told to a stream sender) or dropped after they arrived
-     * (a datagram over the buffer limits, a Recap tick that could not be written): a datagram
+     * (a datagram over the buffer limits, a tick that could not be written): a datagram
      * sender hears no reply, so the count is logged with the key when the session closes. */
     uint64_t refused;
     uint64_t retry_at_ms;     /* while write_failing: when the writer tries again */
@@ -187,7 +186,7 @@ static inline void session_queued(recd_session *s, uint64_t len)
  * limits.process_buffer). */
 static inline uint64_t session_env_used(const session_env *env) { return env->buffered + env->held; }
 /* State the session keeps because of what its peer sent, which only the peer (or the session's
- * end) lets go, such as a CARLA session's live actors and the frame its writer holds back:
+ * end) lets go, such as live actors and the frame a writer holds back:
  * bounded by limits.session_state per session and half of limits.process_buffer over all, and
  * counted toward limits.process_buffer. session_hold_over() names the bound bytes more would
  * pass (NULL: none); session_hold() counts them. */

@@ -18,7 +18,7 @@
 
 /* A failed write is tried again after WRITE_RETRY_FIRST_MS, doubling up to WRITE_RETRY_MAX_MS.
  * At shutdown a session gives up after WRITE_RETRY_AT_STOP more failures (about 3 s), and so
- * does the manifest store a samp-player session leaves behind (player_store.c). */
+ * does a store a session leaves behind (a manifest, formats/player/player_store.c). */
 #define WRITE_RETRY_FIRST_MS 100u
 #define WRITE_RETRY_MAX_MS 5000u
 #define WRITE_RETRY_STOP_MAX_MS 1000u
@@ -40,7 +40,7 @@ typedef struct recd_sessions {
     session_table table;
     LIST_HEAD(session_list, recd_session) live; /* open or finishing */
     size_t live_count;
-    /* Manifest stores of freed sessions that still have lines to write (player_store.c):
+    /* Stores freed sessions left behind that still have lines to write (a manifest):
      * the shutdown waits for them as for sessions (sessions_finished()). */
     size_t stores_pending;
     /* Dormant sessions (file finalized after rotation.idle_timeout, key still known), the one

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recd/samp_rec.h"
 #include "record/session.h"
 
 /* Gives s a ring of blocks of block_len bytes (s->ring). 0 or -ENOMEM. */

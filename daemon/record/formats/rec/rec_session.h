@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "recd/samp_rec.h"
 #include "record/session.h"
 
 extern const session_format rec_session_format;
