@@ -27,7 +27,6 @@
 struct sockaddr;
 struct recd_sessions;
 typedef struct session_format session_format;
-typedef struct session_ring session_ring;
 
 /* What every session of a registry shares (the first member of recd_sessions, sessions.h). */
 typedef struct session_env {
@@ -102,7 +101,6 @@ typedef struct recd_session {
      * more: their bytes count in queued_total. */
     uint64_t inputs, inputs_queued;
     uint64_t held;              /* its part of env->held (session_hold()) */
-    session_ring *ring;         /* instant replay (formats/rec/rec_ring.c), or NULL */
     const session_format *ops;  /* what the session does in its format's way */
     /* The format's own state, or NULL: ops->state_size bytes allocated, zeroed, with the session
      * (right behind it), or what the format's open allocated itself. */

@@ -8,9 +8,10 @@
 #include <stdint.h>
 
 #include "recd/samp_rec.h"
+#include "rec_state.h"
 #include "record/session.h"
 
-/* Gives s a ring of blocks of block_len bytes (s->ring). 0 or -ENOMEM. */
+/* Gives s a ring of blocks of block_len bytes (its rec_state's ring). 0 or -ENOMEM. */
 int session_ring_start(recd_session *s, size_t block_len);
 void session_ring_free(recd_session *s);
 /* Keeps one block at session time t (fields: the block after its time), dropping the blocks

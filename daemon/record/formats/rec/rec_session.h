@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* .rec sessions (rec_session.c): the format's session descriptor, and the binary frames' direct path. */
+/* .rec sessions (rec_session.c): the format's session descriptor, and its block path. */
 #ifndef RECD_DAEMON_FORMATS_REC_SESSION_H
 #define RECD_DAEMON_FORMATS_REC_SESSION_H
 
@@ -7,25 +7,10 @@
 #include <stdint.h>
 
 #include "recd/samp_rec.h"
+#include "rec_state.h"
 #include "record/session.h"
 
 extern const session_format rec_session_format;
-
-/* What a .rec session keeps beside the shared session, as its format_data (allocated with the
- * session: rec_session_format.state_size). A samp-player session's state begins with it. */
-typedef struct rec_state {
-    uint32_t last;       /* last accepted time (session clock) */
-    uint32_t base;       /* subtracted in this part (rebased parts) */
-    uint32_t part_first; /* session time of the current part's first block */
-    uint8_t type;        /* the recd_rec_type of the blocks the current part holds */
-    bool any;            /* a block was accepted in this session */
-    bool header_due;     /* the current part's file header goes with its next block */
-    bool ringed;         /* instant replay: samples go to the ring, not to a file */
-    bool rebase_all;     /* every part starts at 0, the first too (samp-player) */
-    uint64_t clamped;    /* samples whose time was raised (logged once, then counted) */
-} rec_state;
-
-static inline rec_state *rec_state_of(const recd_session *s) { return s->format_data; }
 
 /* A checked block of the session's type, given as its time (used when has_time, else the
  * arrival is stamped) and the fields after it. 0 (also when the sample was dropped and logged)
