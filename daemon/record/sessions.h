@@ -18,7 +18,7 @@
 
 /* A failed write is tried again after WRITE_RETRY_FIRST_MS, doubling up to WRITE_RETRY_MAX_MS.
  * At shutdown a session gives up after WRITE_RETRY_AT_STOP more failures (about 3 s), and so
- * does a store a session leaves behind (a manifest, formats/player/player_store.c). */
+ * does a store a session leaves behind (a manifest its format keeps). */
 #define WRITE_RETRY_FIRST_MS 100u
 #define WRITE_RETRY_MAX_MS 5000u
 #define WRITE_RETRY_STOP_MAX_MS 1000u
