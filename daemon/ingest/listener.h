@@ -187,7 +187,8 @@ void ingest_nats_close_all(recd_ingest *g);
  * input byte accounting for the metrics. */
 int listener_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
                     size_t errlen);
-/* The same for .rec samples taken as blocks (recd_wire_decoder_config.on_rec_state). */
+/* The same for states the wire hands over as records, the fast lane
+ * (recd_wire_decoder_config.on_rec_state). */
 int listener_on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wire_meta *meta,
                           char *err, size_t errlen);
 /* The message in flight ends at end_offset (stream offset, or datagram length): tallies it. */

@@ -74,7 +74,7 @@ int listener_on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_w
 {
     session_input *in = ctx;
     account_start(in, meta);
-    int rc = session_dispatch_rec(in, st, meta, err, errlen);
+    int rc = session_dispatch_fast(in, st, meta, err, errlen);
     if (rc == 0 && in->accepted)
         account_open(in, meta, true);
     return rc;

@@ -64,7 +64,7 @@ static int on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wir
         return 0;
     if (!st->handle && p->closed && nats_after_close(p->src, p, st->key, st->key_len))
         return 0;
-    return session_dispatch_rec(in, st, meta, err, errlen);
+    return session_dispatch_fast(in, st, meta, err, errlen);
 }
 
 static int new_decoder(nats_source *src, nats_partition *p)

@@ -18,9 +18,9 @@
 #define PART_MANIFEST_VERSION 1
 
 /* What a part holds, counted by its session while it is written (session.h). Sample times are on
- * the session clock in milliseconds, as the format counts them (.rec: the block time before
- * rebasing; Recap: tick x 50 ms; CARLA: elapsed). Kept only for parts started while the option
- * is on (on). */
+ * the session clock in milliseconds, as the format counts them (a block time before rebasing,
+ * ticks times their length, elapsed time). Kept only for parts started while the option is on
+ * (on). */
 typedef struct part_tally {
     bool on;
     bool has_seq, has_time;

@@ -170,7 +170,7 @@ bool session_should_rotate(const recd_session *s, uint64_t add_bytes, uint64_t s
         return false;
     if (cfg->rotation.max_size) {
         /* What the part will hold once everything queued for it is written: what was queued,
-         * unless the format estimates it (Recap: compressed later). */
+         * unless the format estimates it (ops->part_size: compressed later). */
         uint64_t size = s->ops->part_size ? s->ops->part_size(s)
                                           : s->part_written + s->part_pending;
         if (size && size + add_bytes > cfg->rotation.max_size)
@@ -262,4 +262,4 @@ void session_end_part(recd_session *s, uint8_t *header, size_t header_len)
     s->part_written = s->part_pending = 0;
 }
 
-/* Ends the current part in the format's way (Recap: last member, header patch). */
+/* Ends the current part in the format's way (a last member, a header patch). */

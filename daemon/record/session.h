@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* A recording session and what its format modules use of it. A session is one recording keyed by
  * the client's session key: it outlives connections (a reconnecting TCP client or a UDP client
- * resumes it), turns samples into file bytes on the loop thread (a .rec block, or Recap delta
- * actions through the encoder) and queues them for the writer stage. This header is the bottom
- * of the record layer: the session, its environment, the input it is given, the format table's
- * type, and the buffering and part helpers (session.c). The registry that owns sessions, with
+ * resumes it), turns samples into file bytes on the loop thread in its format's way
+ * (formats/NAME/) and queues them for the writer stage. This header is the bottom of the record
+ * layer: the session, its environment, the input it is given, the format descriptor's type, and
+ * the buffering and part helpers (session.c). The registry that owns sessions, with
  * dispatch, flushing and the lifecycle, is sessions.h. */
 #ifndef RECD_DAEMON_SESSION_H
 #define RECD_DAEMON_SESSION_H
@@ -18,7 +18,6 @@
 #include "part_manifest.h"
 #include "session_seq.h"
 #include "recd/message.h"
-#include "recd/samp_rec.h"
 #include "recd/wire.h"
 #include "support/config.h"
 #include "support/metrics.h"
@@ -28,7 +27,6 @@
 struct sockaddr;
 struct recd_sessions;
 typedef struct session_format session_format;
-typedef struct session_ring session_ring;
 
 /* What every session of a registry shares (the first member of recd_sessions, sessions.h). */
 typedef struct session_env {
@@ -37,13 +35,13 @@ typedef struct session_env {
     recd_daemon_metrics *metrics;
     writer_stage *writer;
     uint64_t buffered;        /* bytes accepted and not yet written, all sessions */
-    /* The part of buffered that formats hold until a unit of input is complete (the Recap ticks
-     * being collected): no write releases it. */
+    /* The part of buffered that formats hold until a unit of input is complete (a tick being
+     * collected): no write releases it. */
     uint64_t collecting;
-    /* State sessions keep because of what their peers sent, which no write releases (CARLA
-     * live actors): counts toward limits.process_buffer, bounded apart (session_hold()). */
+    /* State sessions keep because of what their peers sent, which no write releases (live
+     * actors): counts toward limits.process_buffer, bounded apart (session_hold()). */
     uint64_t held;
-    uint64_t ring_bytes;    /* memory of every instant-replay ring (session_ring.c) */
+    uint64_t ring_bytes;    /* memory of every instant-replay ring (formats/rec/rec_ring.c) */
     uint64_t ring_sessions; /* sessions keeping one */
 } session_env;
 
@@ -57,11 +55,7 @@ typedef struct recd_session {
     bool in_table; /* false once closed: the key may be opened again while this one finishes */
     bool closing;  /* no more input; freed when the writer is done */
     bool dormant;  /* idle: file finalized, buffers freed, resumes on the next sample */
-    bool rec_any;  /* .rec: a block was accepted in this session */
-    bool rec_header_due; /* .rec: the current part's file header goes with its next block */
     bool write_failing;  /* its last write failed and waits for a retry: input is paused */
-    uint8_t rec_type;    /* .rec: the recd_rec_type of the blocks the current part holds */
-    bool ringed;         /* instant replay: samples go to the ring, not to a file */
     recd_msg_format format;
     char key[RECD_SESSION_KEY_MAX + 1];
 
@@ -80,10 +74,6 @@ typedef struct recd_session {
     uint64_t part_pending; /* bytes queued for it and not yet written (uncompressed) */
     writer_queue queue;
 
-    /* .rec */
-    uint32_t rec_last;     /* last accepted time (session clock) */
-    uint32_t rec_base;     /* subtracted in this part (rebased parts) */
-    uint32_t rec_part_first;
 
     /* Colder: per part, per flush, per timer tick. */
     LIST_ENTRY(recd_session) live; /* every live session, for the timers */
@@ -95,12 +85,10 @@ typedef struct recd_session {
     seq_window seq; /* UDP sequence numbers (session_seq.h) */
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
     part_tally tally; /* output.part_manifest: what the current part holds */
-    uint64_t rec_clamped;  /* .rec samples whose time was raised (logged once, then counted) */
     /* Its samples refused as unwritable (told to a stream sender) or dropped after they arrived
-     * (a datagram over the buffer limits, a Recap tick that could not be written): a datagram
+     * (a datagram over the buffer limits, a tick that could not be written): a datagram
      * sender hears no reply, so the count is logged with the key when the session closes. */
     uint64_t refused;
-    bool rec_rebase_all;   /* .rec: every part starts at 0, the first too (samp-player) */
     uint64_t retry_at_ms;     /* while write_failing: when the writer tries again */
     uint32_t retry_delay_ms;  /* the backoff: doubles with each failure up to a cap */
     uint32_t stop_retries;    /* failed tries since the shutdown began */
@@ -113,11 +101,10 @@ typedef struct recd_session {
      * more: their bytes count in queued_total. */
     uint64_t inputs, inputs_queued;
     uint64_t held;              /* its part of env->held (session_hold()) */
-    double part_tokens;         /* samp-player: parts it may still start now (limits.part_rate) */
-    uint64_t part_tokens_ms;    /* when part_tokens was last filled */
-    session_ring *ring;         /* instant replay (session_ring.c), or NULL */
     const session_format *ops;  /* what the session does in its format's way */
-    void *format_data;          /* the format's own state (session_recap.c), or NULL */
+    /* The format's own state, or NULL: ops->state_size bytes allocated, zeroed, with the session
+     * (right behind it), or what the format's open allocated itself. */
+    void *format_data;
     /* The input's own record of it, or NULL: a nats:// input keeps what another instance needs
      * to take the session over (listener_nats.c); freed by that input when the session is. */
     void *input_record;
@@ -197,7 +184,7 @@ static inline void session_queued(recd_session *s, uint64_t len)
  * limits.process_buffer). */
 static inline uint64_t session_env_used(const session_env *env) { return env->buffered + env->held; }
 /* State the session keeps because of what its peer sent, which only the peer (or the session's
- * end) lets go, such as a CARLA session's live actors and the frame its writer holds back:
+ * end) lets go, such as live actors and the frame a writer holds back:
  * bounded by limits.session_state per session and half of limits.process_buffer over all, and
  * counted toward limits.process_buffer. session_hold_over() names the bound bytes more would
  * pass (NULL: none); session_hold() counts them. */
@@ -230,12 +217,19 @@ int session_rename_part(recd_session *s, const char *rel);
  * its extension) and sets *dir_len, when not NULL, to the length of "DIR/" (0 without one). */
 size_t session_name_split(const char *rel, size_t *dir_len);
 
-/* A format's part of a session: one table per output format (session_rec.c, session_recap.c),
- * found by session_format_for() (session_formats.c). The registry (sessions.c,
- * session_dispatch.c) calls through it and never asks which format a session has. An entry left
- * NULL means the format has nothing to do there (the checks keep the .rec sample path free of
- * indirect calls). */
+/* A format's part of a session: one descriptor per output format, defined in its folder
+ * (formats/NAME/) and listed once in session_formats.c, which finds it by message format
+ * (session_format_for()). The registry (sessions.c, session_dispatch.c) calls through it and
+ * never asks which format a session has. An entry left NULL means the format has nothing to do
+ * there. */
+#define SESSION_FORMAT_MSGS 2 /* message formats one descriptor may record */
 struct session_format {
+    /* The message formats it records; the first names the descriptor in log lines. Unused
+     * slots are 0 (no format). */
+    recd_msg_format formats[SESSION_FORMAT_MSGS];
+    /* Bytes of state the session gets with it as format_data (0: none, or open allocates its
+     * own). One allocation with the session: bounded by limits.max_sessions as the session is. */
+    size_t state_size;
     bool events; /* takes event messages */
     /* The open message (a new session): keeps what the format needs of it. 0, -ENOMEM, or
      * -EBADMSG with why. */
@@ -243,6 +237,13 @@ struct session_format {
     /* A decoded state or event. 0 (also when dropped and logged), or a refusal / -ENOMEM. */
     int (*sample)(recd_session *s, session_input *in, const recd_msg *m,
                   const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen);
+    /* Optional, the fast lane: a state the wire handed over as its fixed-size record
+     * (recd_wire_decoder_config.on_rec_state), given as its time (used when has_time, else the
+     * arrival is stamped) and the checked bytes after it, stored as they are. Returns as sample
+     * does. The hottest path: session_dispatch_fast() calls it through this pointer, with no
+     * decode; a format without it gets such states decoded, through sample. */
+    int (*state_fast)(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
+                      const uint8_t *fields, uint64_t now_ms);
     /* A flush message, before the session flushes. 0 or -EBADMSG with why. */
     int (*flush_message)(recd_session *s, const recd_msg *m, char *why, size_t whylen);
     void (*close_message)(recd_session *s, const recd_msg *m); /* before the session closes */

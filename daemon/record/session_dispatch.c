@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Dispatch of decoded messages to the sessions (see sessions.h): opening a session in its
  * format, UDP sequence numbers, the buffer limits a sample is checked against, and the hand-off
- * to the format, through its table for decoded messages and directly for .rec blocks. */
+ * to the format through its descriptor: its sample hook for decoded messages, its state_fast
+ * hook for states the wire handed over as records. */
 #include "sessions.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "session_formats.h"
-#include "session_rec.h"
 #include "support/clock.h"
 #include "support/log.h"
 
@@ -122,14 +123,22 @@ static void sequence_resumed(session_input *in, recd_session *s, const recd_msg 
 
 /* ---- dispatch -------------------------------------------------------------------------------- */
 
+/* Where a format's state starts in the session's allocation: behind the session, aligned for
+ * any type. */
+#define SESSION_STATE_OFFSET                                                                       \
+    ((sizeof(recd_session) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) *                 \
+     _Alignof(max_align_t))
+
 static recd_session *session_new(recd_sessions *r, const recd_msg *m, const session_format *ops,
                                  uint64_t now_ms)
 {
-    recd_session *s = calloc(1, sizeof *s);
+    recd_session *s = calloc(1, SESSION_STATE_OFFSET + ops->state_size);
     if (!s)
         return NULL;
     s->env = &r->env;
     s->ops = ops;
+    if (ops->state_size)
+        s->format_data = (char *)s + SESSION_STATE_OFFSET;
     memcpy(s->key, m->session, sizeof s->key);
     s->key[RECD_SESSION_KEY_MAX] = 0;
     s->key_len = (uint8_t)strlen(s->key);
@@ -383,8 +392,22 @@ static recd_session *find(session_input *in, const char *type, const char *key, 
     return s;
 }
 
-int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
-                         const recd_wire_meta *meta, char *why, size_t whylen)
+/* A fast-lane state for a session whose format has no state_fast hook: decoded and given to its
+ * sample hook. Cold: a format whose states the wire hands over as records provides the hook. */
+__attribute__((cold, noinline)) static int state_decoded(session_input *in, recd_session *s,
+                                                         const recd_wire_rec_state *st,
+                                                         const recd_wire_meta *meta,
+                                                         uint64_t now_ms, char *why, size_t whylen)
+{
+    recd_msg m;
+    if (recd_wire_rec_state_msg(st, &m) < 0)
+        return session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                              "state for session '%s': a record its format does not take", s->key);
+    return s->ops->sample(s, in, &m, meta, now_ms, why, whylen);
+}
+
+int session_dispatch_fast(session_input *in, const recd_wire_rec_state *st,
+                          const recd_wire_meta *meta, char *why, size_t whylen)
 {
     /* format_of found it for this very frame: no second lookup. */
     recd_session *s = st->handle;
@@ -403,7 +426,9 @@ int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
     int rc = admit_sample(in, s, true, st->format, now_ms, why, whylen);
     if (rc <= 0)
         return rc;
-    rc = session_rec_block(s, in, st->time_ms, meta->has_time, st->fields, now_ms);
+    const session_format *ops = s->ops;
+    rc = ops->state_fast ? ops->state_fast(s, in, st->time_ms, meta->has_time, st->fields, now_ms)
+                         : state_decoded(in, s, st, meta, now_ms, why, whylen);
     return sample_taken(in, s, rc);
 }
 

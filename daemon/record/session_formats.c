@@ -1,37 +1,44 @@
 /* SPDX-License-Identifier: MIT */
-/* The table of session formats. A new output format is one file with its session_format and
- * one entry here. */
+/* The one list of the daemon's session formats. A format is a folder, formats/NAME/, whose
+ * session_format descriptor (session.h) says which message formats it records, and one line
+ * here. */
 #include "session_formats.h"
 
-#include "session_carla.h"
-#include "session_player.h"
-#include "session_rec.h"
-#include "session_recap.h"
+#include "record/formats/carla/carla_session.h"
+#include "record/formats/player/player_session.h"
+#include "record/formats/rec/rec_session.h"
+#include "record/formats/recap/recap_session.h"
 #include "sessions.h"
 #include "support/log.h"
 
-/* Indexed by recd_msg_format; a format the daemon does not record has no entry. */
 static const session_format *const session_formats[] = {
-    [RECD_MSG_FMT_SAMP_ONFOOT] = &session_rec_format,
-    [RECD_MSG_FMT_SAMP_VEHICLE] = &session_rec_format,
-    [RECD_MSG_FMT_RECAP] = &session_recap_format,
-    [RECD_MSG_FMT_CARLA] = &session_carla_format,
-    [RECD_MSG_FMT_SAMP_PLAYER] = &session_player_format,
+    &rec_session_format,
+    &recap_session_format,
+    &carla_session_format,
+    &player_session_format,
 };
 
+#define SESSION_FORMAT_COUNT (sizeof session_formats / sizeof session_formats[0])
+
+/* Runs once per open, not per sample: a walk of a few entries. */
 const session_format *session_format_for(recd_msg_format f)
 {
-    size_t i = (size_t)f;
-    return i < sizeof session_formats / sizeof session_formats[0] ? session_formats[i] : NULL;
+    if (f == 0)
+        return NULL;
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT; i++)
+        for (size_t j = 0; j < SESSION_FORMAT_MSGS; j++)
+            if (session_formats[i]->formats[j] == f)
+                return session_formats[i];
+    return NULL;
 }
 
 void sessions_recover_root(int root_fd)
 {
-    for (size_t f = 0; f < sizeof session_formats / sizeof session_formats[0]; f++) {
-        const session_format *ops = session_formats[f];
-        if (!ops || !ops->recover_root)
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT; i++) {
+        const session_format *ops = session_formats[i];
+        if (!ops->recover_root)
             continue;
-        const char *name = recd_msg_format_name((recd_msg_format)f);
+        const char *name = recd_msg_format_name(ops->formats[0]);
         int rc = ops->recover_root(root_fd);
         if (rc < 0)
             log_err("recovery: %s %s: %s", name, ops->recover_what, recd_strerror(rc));

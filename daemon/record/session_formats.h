@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The table of session formats: which session_format (session.h) records each message format. */
+/* The list of session formats: which session_format (session.h) records a message format. */
 #ifndef RECD_DAEMON_SESSION_FORMATS_H
 #define RECD_DAEMON_SESSION_FORMATS_H
 

@@ -238,10 +238,6 @@ void session_close(recd_session *s, const char *why)
     if (s->closing)
         return;
     log_debug("session '%s' closed: %s", s->key, why);
-    if (s->rec_clamped)
-        log_warn("session '%s': %llu samples had their time raised to the previous one's "
-                 "(rec.time_policy: clamp)",
-                 s->key, (unsigned long long)s->rec_clamped);
     dormant_leave(s);
     if (s->refused)
         log_warn("session '%s': %llu of its samples were refused or dropped "

@@ -18,7 +18,7 @@
 
 /* A failed write is tried again after WRITE_RETRY_FIRST_MS, doubling up to WRITE_RETRY_MAX_MS.
  * At shutdown a session gives up after WRITE_RETRY_AT_STOP more failures (about 3 s), and so
- * does the manifest store a samp-player session leaves behind (session_player_store.c). */
+ * does a store a session leaves behind (a manifest its format keeps). */
 #define WRITE_RETRY_FIRST_MS 100u
 #define WRITE_RETRY_MAX_MS 5000u
 #define WRITE_RETRY_STOP_MAX_MS 1000u
@@ -40,7 +40,7 @@ typedef struct recd_sessions {
     session_table table;
     LIST_HEAD(session_list, recd_session) live; /* open or finishing */
     size_t live_count;
-    /* Manifest stores of freed sessions that still have lines to write (session_player_store.c):
+    /* Stores freed sessions left behind that still have lines to write (a manifest):
      * the shutdown waits for them as for sessions (sessions_finished()). */
     size_t stores_pending;
     /* Dormant sessions (file finalized after rotation.idle_timeout, key still known), the one
@@ -104,9 +104,10 @@ void sessions_close_all(recd_sessions *r, const char *why);
  * connection is then answered with an error and closed, a UDP datagram is dropped. */
 int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
                      size_t whylen);
-/* The same for a .rec state that arrived as its block (the binary frames' path). */
-int session_dispatch_rec(session_input *in, const recd_wire_rec_state *st,
-                         const recd_wire_meta *meta, char *why, size_t whylen);
+/* The same for a state the wire handed over as its fixed-size record (the binary frames' fast
+ * lane, recd_wire_decoder_config.on_rec_state): given to the format's state_fast hook. */
+int session_dispatch_fast(session_input *in, const recd_wire_rec_state *st,
+                          const recd_wire_meta *meta, char *why, size_t whylen);
 /* Makes in the owner of s, as a resume would: for an input started again in place of the one
  * that opened s (a nats:// input restarted by a reload). */
 void session_hand_to(session_input *in, recd_session *s);

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: MIT
 # Checks that daemon/ stays a set of one-way layers: a file includes headers of its own layer or of
 # a layer below it (app -> ingest -> record -> write -> support), never lib/src's private headers,
-# and no files include each other in a circle (a module is x.c with x.h). With --self-test it also
-# proves it can fail: on a copy of the tree it adds an upward include, then a circle, and expects
-# each to be refused.
+# and no files include each other in a circle (a module is x.c with x.h). A file's layer is the
+# first folder of its path (record/formats/rec/rec_session.c is in record). A format's folder
+# (record/formats/NAME/) is reached from the rest of the daemon only through the one list,
+# record/session_formats.c. With --self-test it also proves it can fail: on a copy of the tree it
+# adds an upward include, then a circle, then a format's header included from outside the list,
+# and expects each to be refused.
 #   usage: layers.sh [DAEMON_DIR] | layers.sh --self-test [DAEMON_DIR]
 set -u
 
@@ -29,14 +32,14 @@ check() {
     done
     while IFS= read -r file; do
         dir=$(dirname "$file")
-        layer=$(basename "$dir")
+        rel=${file#"$root"/}
+        layer=${rel%%/*}
         if [[ $(rank_of "$layer") -lt 0 ]]; then
-            echo "${file#"$root"/}: in a folder that is not a layer"
+            echo "$rel: in a folder that is not a layer"
             bad=1
             continue
         fi
-        base=$(basename "$file")
-        base=${base%.*}
+        module=${rel%.*}
         while IFS= read -r inc; do
             if [[ $inc == */* ]]; then
                 target=$root/$inc
@@ -51,14 +54,19 @@ check() {
                 fi
                 continue
             fi
-            tlayer=$(basename "$(dirname "$target")")
+            target=${target#"$root"/}
+            tlayer=${target%%/*}
             if [[ $(rank_of "$tlayer") -lt $(rank_of "$layer") ]]; then
-                echo "${file#"$root"/}: $layer includes \"$inc\" from $tlayer, a layer above it"
+                echo "$rel: $layer includes \"$inc\" from $tlayer, a layer above it"
                 bad=1
             fi
-            target=$(basename "$target")
-            if [[ "$tlayer/${target%.*}" != "$layer/$base" ]]; then
-                echo "$layer/$base $tlayer/${target%.*}" >>"$edges"
+            if [[ $target == record/formats/*/* && $rel != record/formats/* &&
+                  $rel != record/session_formats.c ]]; then
+                echo "$rel: includes \"$inc\", a format's header, outside record/session_formats.c"
+                bad=1
+            fi
+            if [[ ${target%.*} != "$module" ]]; then
+                echo "$module ${target%.*}" >>"$edges"
             fi
         done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
     done < <(find "$root" -mindepth 2 -name '*.[ch]' | sort)
@@ -89,12 +97,18 @@ self_test() {
         ok=1
     fi
     cp "$root/support/log.c" "$tmp/daemon/support/log.c"
-    echo '#include "session_rec.h"' >>"$tmp/daemon/record/session.c"
+    echo '#include "record/formats/rec/rec_session.h"' >>"$tmp/daemon/record/session.c"
     if check "$tmp/daemon" >/dev/null; then
-        echo "self-test: a circle (session <-> session_rec) was not caught"
+        echo "self-test: a circle (session <-> formats/rec/rec_session) was not caught"
         ok=1
     fi
     cp "$root/record/session.c" "$tmp/daemon/record/session.c"
+    echo '#include "record/formats/rec/rec_session.h"' >>"$tmp/daemon/record/sessions.c"
+    if check "$tmp/daemon" >/dev/null; then
+        echo "self-test: a format's header included outside the list was not caught"
+        ok=1
+    fi
+    cp "$root/record/sessions.c" "$tmp/daemon/record/sessions.c"
     echo '#include "wire_internal.h"' >>"$tmp/daemon/ingest/listener.c"
     if check "$tmp/daemon" >/dev/null; then
         echo "self-test: a private lib header was not caught"
@@ -106,7 +120,7 @@ self_test() {
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ ${1:-} == --self-test ]]; then
     self_test "${2:-$here/../../daemon}" || exit 1
-    echo "layers.sh: self-test passed (upward include, circle and private header are refused)"
+    echo "layers.sh: self-test passed (upward include, circle, format header outside the list and private header are refused)"
     exit 0
 fi
 root=${1:-$here/../../daemon}

@@ -3,14 +3,14 @@
  * file, trimmed to ring.window by sample time and bounded by ring.session_memory and, over every
  * ring, ring.process_memory. A save message writes the blocks of the asked last milliseconds as
  * one finalized .rec named by its label, rebased to 0, through the writer like any part. */
-#include "session_ring.h"
+#include "rec_ring.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sessions.h"
+#include "record/sessions.h"
 #include "support/log.h"
 
 #define RING_FIRST_BLOCKS 64
@@ -33,14 +33,15 @@ int session_ring_start(recd_session *s, size_t block_len)
     if (!r)
         return -ENOMEM;
     r->block_len = block_len;
-    s->ring = r;
+    rec_state_of(s)->ring = r;
     s->env->ring_sessions++;
     return 0;
 }
 
 void session_ring_free(recd_session *s)
 {
-    session_ring *r = s->ring;
+    rec_state *rs = rec_state_of(s);
+    session_ring *r = rs->ring;
     if (!r)
         return;
     uint64_t bytes = (uint64_t)r->cap * r->block_len;
@@ -48,7 +49,7 @@ void session_ring_free(recd_session *s)
     s->env->ring_sessions--;
     free(r->blocks);
     free(r);
-    s->ring = NULL;
+    rs->ring = NULL;
 }
 
 /* What a full ring got when it asked for more room. */
@@ -152,7 +153,7 @@ static void fit(recd_session *s, session_ring *r)
 
 int session_ring_put(recd_session *s, uint32_t t, const uint8_t *fields)
 {
-    session_ring *r = s->ring;
+    session_ring *r = rec_state_of(s)->ring;
     /* Samples out of the window go first (times never decrease), so that the memory bounds only
      * take what the window would have kept. */
     uint64_t window = s->env->cfg->ring.window_ms;
@@ -198,7 +199,7 @@ static int save_name(recd_session *s, const char *label)
 int session_ring_save(recd_session *s, uint32_t last_ms, const char *label, uint8_t rec_type,
                       char *why, size_t whylen)
 {
-    session_ring *r = s->ring;
+    session_ring *r = rec_state_of(s)->ring;
     if (!r->count) {
         snprintf(why, whylen, "save of session '%s': its ring holds no sample yet", s->key);
         return -EBADMSG;

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* A samp-player session's manifest file, written as the session goes (session_player.c): the
+/* A samp-player session's manifest file, written as the session goes (player_session.c): the
  * first store writes it whole; after that a job on the thread pool appends the lines of parts
  * that are done and writes the last few lines and the closing brackets again in place, so the
  * work per part never grows with the parts before it. Only a window of the latest parts is
  * kept in memory; the lines waiting for the next job count toward the session's buffer. */
-#ifndef RECD_DAEMON_SESSION_PLAYER_STORE_H
-#define RECD_DAEMON_SESSION_PLAYER_STORE_H
+#ifndef RECD_DAEMON_FORMATS_PLAYER_STORE_H
+#define RECD_DAEMON_FORMATS_PLAYER_STORE_H
 
 #include <stdint.h>
 
 #include "recd/player_manifest.h"
-#include "session.h"
+#include "record/session.h"
 
 /* The latest parts kept in memory (and written again with each store): a rename the writer
  * reports for a part this recent is shown; one for an older part is logged. */

@@ -5,7 +5,7 @@
  * part's last frame, written when the part ends, keeps -1 as CARLA's own logs do. Every part is a
  * log CARLA replays on its own: its frames count from 1 and its time from 0, and a part after the
  * first starts with an EventAdd for every actor alive at that point. */
-#include "session_carla.h"
+#include "carla_session.h"
 
 #include <errno.h>
 #include <math.h>
@@ -285,7 +285,8 @@ static void carla_free(recd_session *s)
     s->format_data = NULL;
 }
 
-const session_format session_carla_format = {
+const session_format carla_session_format = {
+    .formats = {RECD_MSG_FMT_CARLA},
     .events = true,
     .open = carla_open,
     .sample = carla_sample,

@@ -5,14 +5,14 @@
  * are checked and encoded first. Times count from the session start (stamped on arrival when the
  * client left them out) and never decrease (rec.time_policy); part 1 keeps them as given, later
  * parts start again at 0 when output.rebase_parts is set (every part, the first too, for
- * samp-player sessions, session_player.c, which use the same blocks). Each part is a complete
+ * samp-player sessions, player_session.c, which use the same blocks). Each part is a complete
  * file. */
-#include "session_rec.h"
+#include "rec_session.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "session_ring.h"
+#include "rec_ring.h"
 #include "support/log.h"
 
 static uint32_t stamp(const recd_session *s, uint64_t now_ms)
@@ -21,33 +21,32 @@ static uint32_t stamp(const recd_session *s, uint64_t now_ms)
     return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
 }
 
-static recd_rec_type rec_type(const recd_session *s)
-{
-    return (recd_rec_type)s->rec_type;
-}
+static recd_rec_type rec_type(const rec_state *rs) { return (recd_rec_type)rs->type; }
 
 /* The blocks of a samp-onfoot or samp-vehicle session are all of its format's type. */
 static int rec_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
 {
     (void)why, (void)whylen;
-    s->rec_type = open->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT
-                                                            : RECD_REC_TYPE_VEHICLE;
+    rec_state *rs = rec_state_of(s);
+    rs->type = open->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT
+                                                         : RECD_REC_TYPE_VEHICLE;
     if (!open->open.ring && !s->env->cfg->ring.all)
         return 0;
-    int rc = session_ring_start(s, s->rec_type == RECD_REC_TYPE_ONFOOT ? RECD_REC_ONFOOT_BLOCK_SIZE
-                                                                       : RECD_REC_VEHICLE_BLOCK_SIZE);
-    s->ringed = rc == 0;
+    int rc = session_ring_start(s, rs->type == RECD_REC_TYPE_ONFOOT ? RECD_REC_ONFOOT_BLOCK_SIZE
+                                                                     : RECD_REC_VEHICLE_BLOCK_SIZE);
+    rs->ringed = rc == 0;
     return rc;
 }
 
 static int rec_save(recd_session *s, const recd_msg *m, char *why, size_t whylen)
 {
-    if (!s->ringed) {
+    const rec_state *rs = rec_state_of(s);
+    if (!rs->ringed) {
         snprintf(why, whylen, "save of session '%s': it was not opened with ring: true (and "
                               "ring.all is off)", s->key);
         return -EBADMSG;
     }
-    return session_ring_save(s, m->save.last_ms, m->save.label, s->rec_type, why, whylen);
+    return session_ring_save(s, m->save.last_ms, m->save.label, rs->type, why, whylen);
 }
 
 static void rec_free(recd_session *s) { session_ring_free(s); }
@@ -56,6 +55,7 @@ static void rec_free(recd_session *s) { session_ring_free(s); }
 static int start_part(recd_session *s, uint32_t t)
 {
     const recd_config *cfg = s->env->cfg;
+    rec_state *rs = rec_state_of(s);
     bool first = s->part_no == 0;
     int rc = session_start_part(s, first ? s->start_epoch_ms : s->start_epoch_ms + t, 0);
     if (rc < 0)
@@ -63,32 +63,37 @@ static int start_part(recd_session *s, uint32_t t)
     /* Should its file vanish (the output root removed), what is still queued goes to a new file
      * that starts with this header. Without memory for it, that part is given up instead. */
     uint8_t head[RECD_REC_HEADER_SIZE];
-    recd_rec_header_encode(rec_type(s), head);
+    recd_rec_header_encode(rec_type(rs), head);
     if (writer_part_set_preamble(s->part, head, sizeof head) < 0)
         log_warn("session '%s': out of memory: part %u cannot start again should its file vanish",
                  s->key, s->part_no);
-    s->rec_base = s->rec_rebase_all || (!first && cfg->output.rebase_parts) ? t : 0;
-    s->rec_part_first = t;
-    s->rec_header_due = true;
+    rs->base = rs->rebase_all || (!first && cfg->output.rebase_parts) ? t : 0;
+    rs->part_first = t;
+    rs->header_due = true;
     return 0;
 }
 
-/* A .rec part holds whole blocks only: ending it needs no header patch. */
+/* A .rec part holds whole blocks only: ending it needs no header patch. The session's end
+ * logs how many samples had their time raised. */
 static void end_part(recd_session *s, bool session_end)
 {
-    (void)session_end;
+    const rec_state *rs = rec_state_of(s);
+    if (session_end && rs->clamped)
+        log_warn("session '%s': %llu samples had their time raised to the previous one's "
+                 "(rec.time_policy: clamp)",
+                 s->key, (unsigned long long)rs->clamped);
     if (s->part)
         session_end_part(s, NULL, 0);
 }
 
 /* A sample earlier than the previous one, kept at the previous time: counted, logged once. Out of
  * line (cold), so that session_rec_block stays small enough to inline into the frame's path. */
-__attribute__((cold, noinline)) static void clamped(recd_session *s, uint32_t t)
+__attribute__((cold, noinline)) static void clamped(recd_session *s, rec_state *rs, uint32_t t)
 {
-    if (!s->rec_clamped++)
+    if (!rs->clamped++)
         log_warn("session '%s': sample at %u ms is before the previous one at %u ms: its time is "
                  "raised to it (rec.time_policy: clamp); later ones are only counted",
-                 s->key, t, s->rec_last);
+                 s->key, t, rs->last);
     recd_metric_add(s->env->metrics->time_clamped_total, 0, 1);
 }
 
@@ -97,30 +102,31 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
 {
     /* Rotation ends the part through the table: a samp-player session lists it in its manifest. */
     const recd_config *cfg = s->env->cfg;
+    rec_state *rs = rec_state_of(s);
     uint32_t t = has_time ? time_ms : stamp(s, now_ms);
-    if (s->rec_any && t < s->rec_last) {
+    if (rs->any && t < rs->last) {
         if (cfg->rec.time_policy == RECD_REC_TIME_REJECT) {
             recd_metrics_decode_error(s->env->metrics, RECD_M_TIME_ORDER);
             log_warn("session '%s': sample at %u ms is before the previous one at %u ms: dropped "
                      "(rec.time_policy: reject)",
-                     s->key, t, s->rec_last);
+                     s->key, t, rs->last);
             return 0;
         }
-        clamped(s, t);
-        t = s->rec_last;
+        clamped(s, rs, t);
+        t = rs->last;
     }
-    bool foot = s->rec_type == RECD_REC_TYPE_ONFOOT;
+    bool foot = rs->type == RECD_REC_TYPE_ONFOOT;
     size_t len = foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
     int rc;
-    if (s->ringed) { /* instant replay: memory only, until a save */
+    if (rs->ringed) { /* instant replay: memory only, until a save */
         if ((rc = session_ring_put(s, t, fields)) != 0)
             return rc < 0 ? rc : 0; /* 1: no room at all, dropped and counted */
-        s->rec_last = t;
-        s->rec_any = true;
+        rs->last = t;
+        rs->any = true;
         in->accepted = true;
         return 0;
     }
-    if (s->part && session_should_rotate(s, len, t - s->rec_part_first))
+    if (s->part && session_should_rotate(s, len, t - rs->part_first))
         s->ops->end_part(s, false);
     if (!s->part && (rc = start_part(s, t)) < 0) {
         if (rc == -ENOMEM)
@@ -129,23 +135,23 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
         return 0;
     }
     /* The first block of a part brings the file header along: both are queued, or neither. */
-    size_t head = s->rec_header_due ? RECD_REC_HEADER_SIZE : 0;
+    size_t head = rs->header_due ? RECD_REC_HEADER_SIZE : 0;
     uint8_t *block = session_reserve(s, head + len);
     if (!block)
         return -ENOMEM;
     if (head) {
-        recd_rec_header_encode(rec_type(s), block);
+        recd_rec_header_encode(rec_type(rs), block);
         block += head;
-        s->rec_header_due = false;
+        rs->header_due = false;
     }
     /* Written in place: the fields go from the frame to the batch in one copy. */
-    recd_rec_block_set_time(block, t - s->rec_base);
+    recd_rec_block_set_time(block, t - rs->base);
     if (foot)
         memcpy(block + 4, fields, RECD_REC_ONFOOT_BLOCK_SIZE - 4);
     else
         memcpy(block + 4, fields, RECD_REC_VEHICLE_BLOCK_SIZE - 4);
-    s->rec_last = t;
-    s->rec_any = true;
+    rs->last = t;
+    rs->any = true;
     in->accepted = true;
     session_tally_input(s, in, true, t);
     return 0;
@@ -172,12 +178,12 @@ int session_rec_encode(recd_session *s, session_input *in, const recd_msg *m, ui
 
 /* A decoded state (NDJSON): checked and encoded, then written as a block of the session's
  * current type. */
-static int rec_state(recd_session *s, session_input *in, const recd_msg *m,
-                     const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
+static int rec_sample(recd_session *s, session_input *in, const recd_msg *m,
+                      const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
 {
     uint8_t block[RECD_REC_ONFOOT_BLOCK_SIZE];
     uint32_t t;
-    int rc = session_rec_encode(s, in, m, s->rec_type, block, &t, why, whylen);
+    int rc = session_rec_encode(s, in, m, rec_state_of(s)->type, block, &t, why, whylen);
     if (rc < 0)
         return rc;
     return session_rec_block(s, in, t, meta->has_time, block + 4, now_ms);
@@ -185,10 +191,13 @@ static int rec_state(recd_session *s, session_input *in, const recd_msg *m,
 
 void session_rec_end_part(recd_session *s, bool session_end) { end_part(s, session_end); }
 
-const session_format session_rec_format = {
+const session_format rec_session_format = {
+    .formats = {RECD_MSG_FMT_SAMP_ONFOOT, RECD_MSG_FMT_SAMP_VEHICLE},
+    .state_size = sizeof(rec_state),
     .open = rec_open,
     .save = rec_save,
     .free = rec_free,
-    .sample = rec_state,
+    .sample = rec_sample,
+    .state_fast = session_rec_block,
     .end_part = end_part,
 };

@@ -10,7 +10,7 @@
  * session's limit or what a reader takes in one gzip member. A tick's collection clock stands
  * still while recd holds its sender back, and each batch of members carries a restart point, so
  * a part whose file vanished starts again as a standalone file. */
-#include "session_recap.h"
+#include "recap_session.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -873,7 +873,8 @@ static void recap_end_part(recd_session *s, bool session_end)
     end_part(s, session_end);
 }
 
-const session_format session_recap_format = {
+const session_format recap_session_format = {
+    .formats = {RECD_MSG_FMT_RECAP},
     .events = true,
     .open = recap_open,
     .sample = recap_msg,

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Instant replay (session_ring.c): a .rec session's latest blocks kept in memory, and their save
+/* Instant replay (rec_ring.c): a .rec session's latest blocks kept in memory, and their save
  * as a finalized recording. */
-#ifndef RECD_DAEMON_SESSION_RING_H
-#define RECD_DAEMON_SESSION_RING_H
+#ifndef RECD_DAEMON_FORMATS_REC_RING_H
+#define RECD_DAEMON_FORMATS_REC_RING_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "session.h"
+#include "recd/samp_rec.h"
+#include "rec_state.h"
+#include "record/session.h"
 
-/* Gives s a ring of blocks of block_len bytes (s->ring). 0 or -ENOMEM. */
+/* Gives s a ring of blocks of block_len bytes (its rec_state's ring). 0 or -ENOMEM. */
 int session_ring_start(recd_session *s, size_t block_len);
 void session_ring_free(recd_session *s);
 /* Keeps one block at session time t (fields: the block after its time), dropping the blocks

@@ -1,25 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /* samp-player sessions: a player's on-foot and vehicle states in one session. The blocks are
- * written as .rec parts exactly as samp-onfoot / samp-vehicle sessions write them (session_rec.c),
+ * written as .rec parts exactly as samp-onfoot / samp-vehicle sessions write them (rec_session.c),
  * every part rebased to 0; a new part starts at each change of type, and of vehicle model or seat
  * when the states carry them. The session's manifest (recd/player_manifest.h) lists the parts in
  * order; it is written as the parts start and end, by a small job on the thread pool that
- * appends to it (session_player_store.c): after kill -9 it lists every part, and recovery
+ * appends to it (player_store.c): after kill -9 it lists every part, and recovery
  * finishes it. A session has at most RECD_PLAYER_MANIFEST_MAX_PARTS parts: a state that would
  * start another is refused. */
-#include "session_player.h"
+#include "player_session.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "recd/player_manifest.h"
-#include "session_player_store.h"
-#include "session_rec.h"
+#include "player_store.h"
+#include "record/formats/rec/rec_session.h"
 #include "support/log.h"
 
+/* The session's format_data, allocated with it (player_session_format.state_size). */
 typedef struct player_data {
+    rec_state rec;         /* first: the .rec block path (formats/rec/) reads it as its own */
     player_store *store;   /* from the first part on */
     bool in_part;          /* the manifest's last part is the current part */
     bool has_model, has_seat; /* what the current vehicle stretch's states carried */
@@ -27,7 +30,10 @@ typedef struct player_data {
     uint8_t seat;
     bool complete;
     char last_name[RECD_PATH_MAX]; /* the name the template gave the previous part */
+    double part_tokens;       /* parts it may still start now (limits.part_rate) */
+    uint64_t part_tokens_ms;  /* when part_tokens was last filled */
 } player_data;
+_Static_assert(offsetof(player_data, rec) == 0, "the .rec block path reads format_data");
 
 /* The manifest lies beside the first part, named after the session: ".../KEY.json". A key may
  * be recorded many times into one folder: each recording keeps its own, the later ones as
@@ -102,12 +108,9 @@ static recd_player_part *current(player_data *pd)
 static int player_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
 {
     (void)open, (void)why, (void)whylen;
-    player_data *pd = calloc(1, sizeof *pd);
-    if (!pd)
-        return -ENOMEM;
-    s->format_data = pd;
-    s->rec_rebase_all = true;
-    s->rec_type = RECD_REC_TYPE_NONE;
+    player_data *pd = s->format_data;
+    pd->rec.rebase_all = true;
+    pd->rec.type = RECD_REC_TYPE_NONE;
     return 0;
 }
 
@@ -116,7 +119,7 @@ static void player_end_part(recd_session *s, bool session_end)
     player_data *pd = s->format_data;
     recd_player_part *p = current(pd);
     if (p) {
-        p->duration_ms = s->rec_last - s->rec_part_first;
+        p->duration_ms = pd->rec.last - pd->rec.part_first;
         p->complete = true;
         pd->in_part = false;
     }
@@ -128,10 +131,10 @@ static void player_end_part(recd_session *s, bool session_end)
 }
 
 /* A state of another kind, or of another vehicle or seat, than the current part holds. */
-static bool switches(const recd_session *s, const player_data *pd, const recd_msg *m)
+static bool switches(const player_data *pd, const recd_msg *m)
 {
     const recd_msg_player *pl = &m->player;
-    if (pl->rec_type != s->rec_type)
+    if (pl->rec_type != pd->rec.type)
         return true;
     if (pl->rec_type != RECD_REC_TYPE_VEHICLE)
         return false;
@@ -140,32 +143,32 @@ static bool switches(const recd_session *s, const player_data *pd, const recd_ms
 }
 
 /* limits.part_rate: a bucket of rate parts, filled at rate a second. */
-static bool part_token(recd_session *s, uint64_t now_ms)
+static bool part_token(recd_session *s, player_data *pd, uint64_t now_ms)
 {
     uint32_t rate = s->env->cfg->limits.part_rate;
     if (!rate)
         return true;
-    if (!s->part_tokens_ms || now_ms < s->part_tokens_ms)
-        s->part_tokens = rate;
+    if (!pd->part_tokens_ms || now_ms < pd->part_tokens_ms)
+        pd->part_tokens = rate;
     else
-        s->part_tokens += (double)(now_ms - s->part_tokens_ms) * rate / 1000.0;
-    if (s->part_tokens > rate)
-        s->part_tokens = rate;
-    s->part_tokens_ms = now_ms ? now_ms : 1;
-    if (s->part_tokens < 1.0)
+        pd->part_tokens += (double)(now_ms - pd->part_tokens_ms) * rate / 1000.0;
+    if (pd->part_tokens > rate)
+        pd->part_tokens = rate;
+    pd->part_tokens_ms = now_ms ? now_ms : 1;
+    if (pd->part_tokens < 1.0)
         return false;
-    s->part_tokens -= 1.0;
+    pd->part_tokens -= 1.0;
     return true;
 }
 
 /* A state that starts a new part: each part is a file and a manifest line, so a client that
  * flips state with every sample is held to limits.part_rate, and a session to the parts its
  * manifest may list. */
-static int admit_part(recd_session *s, session_input *in, const player_data *pd, uint64_t now_ms,
+static int admit_part(recd_session *s, session_input *in, player_data *pd, uint64_t now_ms,
                       char *why, size_t whylen)
 {
     bool full = pd->store && player_store_count(pd->store) >= RECD_PLAYER_MANIFEST_MAX_PARTS;
-    if (!full && part_token(s, now_ms))
+    if (!full && part_token(s, pd, now_ms))
         return 0;
     recd_metric_add(s->env->metrics->state_refusals_total, RECD_M_STATE_PLAYER_PARTS, 1);
     if (full) {
@@ -200,14 +203,14 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
     int rc = session_rec_encode(s, in, m, (uint8_t)pl->rec_type, block, &t, why, whylen);
     if (rc < 0)
         return rc;
-    if (switches(s, pd, m)) {
+    if (switches(pd, m)) {
         if ((rc = admit_part(s, in, pd, now_ms, why, whylen)) < 0)
             return rc;
         if (s->part)
             player_end_part(s, false);
         pd->has_model = pd->has_seat = false;
     }
-    s->rec_type = (uint8_t)pl->rec_type;
+    pd->rec.type = (uint8_t)pl->rec_type;
     if (pl->has_model) {
         pd->has_model = true;
         pd->model = pl->vehicle_model;
@@ -240,8 +243,8 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
         }
         snprintf(p->path, sizeof p->path, "%s", s->part->name);
         writer_part_on_named(s->part, part_named, s, player_store_count(pd->store) - 1);
-        p->type = (recd_rec_type)s->rec_type;
-        p->start_ms = s->rec_part_first;
+        p->type = (recd_rec_type)pd->rec.type;
+        p->start_ms = pd->rec.part_first;
         pd->in_part = true;
     }
     if (!p)
@@ -254,7 +257,7 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
         p->has_seat = pd->has_seat;
         p->seat = pd->seat;
     }
-    p->duration_ms = s->rec_last - s->rec_part_first;
+    p->duration_ms = pd->rec.last - pd->rec.part_first;
     if (started || learned)
         store_manifest(s);
     return 0;
@@ -271,11 +274,12 @@ static void player_free(recd_session *s)
     }
     if (pd->store)
         player_store_release(pd->store);
-    free(pd);
-    s->format_data = NULL;
+    pd->store = NULL; /* the state itself goes with the session */
 }
 
-const session_format session_player_format = {
+const session_format player_session_format = {
+    .formats = {RECD_MSG_FMT_SAMP_PLAYER},
+    .state_size = sizeof(player_data),
     .open = player_open,
     .sample = player_state,
     .end_part = player_end_part,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A samp-player session's manifest file (session_player_store.h). The file is its first line,
+/* A samp-player session's manifest file (player_store.h). The file is its first line,
  * the lines of committed parts (each ending in a comma), and a tail: the lines of the parts in
  * the window and "]}". A job appends what was committed since the last one, writes the tail
  * again after it and cuts the file there; the first line is written again, as long as before,
@@ -8,7 +8,7 @@
  * nothing: its lines wait for the next job, tried again after a backoff, also after the session
  * is gone; only a stop that finds it still failing gives up, and counts what it could not store
  * as lost. */
-#include "session_player_store.h"
+#include "player_store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "recd/part_file.h"
-#include "sessions.h"
+#include "record/sessions.h"
 #include "support/log.h"
 
 struct player_store {

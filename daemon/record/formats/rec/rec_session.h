@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* .rec sessions (session_rec.c): the format's table, and the binary frames' direct path. */
-#ifndef RECD_DAEMON_SESSION_REC_H
-#define RECD_DAEMON_SESSION_REC_H
+/* .rec sessions (rec_session.c): the format's session descriptor, and its block path. */
+#ifndef RECD_DAEMON_FORMATS_REC_SESSION_H
+#define RECD_DAEMON_FORMATS_REC_SESSION_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "session.h"
+#include "recd/samp_rec.h"
+#include "rec_state.h"
+#include "record/session.h"
 
-extern const session_format session_rec_format;
+extern const session_format rec_session_format;
 
 /* A checked block of the session's type, given as its time (used when has_time, else the
  * arrival is stamped) and the fields after it. 0 (also when the sample was dropped and logged)
- * or -ENOMEM. A direct call, not through the table: it is the per-sample path gcc inlines. */
+ * or -ENOMEM. The descriptor's state_fast hook (binary frames come this way), and the end of
+ * the sample hooks of .rec and samp-player sessions. */
 int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                       const uint8_t *fields, uint64_t now_ms);
 
-/* For samp-player sessions (session_player.c), which write the same blocks: a decoded state
+/* For samp-player sessions (player_session.c), which write the same blocks: a decoded state
  * checked and encoded as a block of rec_type (0, or a refusal with why; *time_ms its time), then
  * given to session_rec_block; and the end of a part. */
 int session_rec_encode(recd_session *s, session_input *in, const recd_msg *m, uint8_t rec_type,
