@@ -2,7 +2,10 @@
 """No circles between librecd's files, or the daemon's: by #include (lib/src and lib/include, or
 every file under the daemon's folder) and by calls, where file A calling a function defined in
 file B while B calls one defined in A is a circle. Calls are read from the compiled objects'
-symbol tables (nm), so macros and static functions do not count.
+symbol tables (nm), so macros and static functions do not count. A reference to a format's
+descriptor (the data symbols recd_format__NAME that lib/src/formats/format_table.c lists) is not
+a call: the lower layers (message model, wire) dispatch through the descriptor's hooks, which call
+back down into them, and that inversion is the point of the descriptor.
 
 usage: file_circles.py LIB_DIR|DAEMON_DIR OBJECT_LIST_FILE
 """
@@ -70,6 +73,8 @@ def call_graph(objects):
         for line in out.splitlines():
             parts = line.split()
             if len(parts) == 3 and parts[1] in "TDBR":
+                if parts[1] in "DR" and parts[2].startswith("recd_format__"):
+                    continue  # a descriptor: dispatch, not a call
                 defined_in[parts[2]] = name
             elif len(parts) == 2 and parts[0] == "U":
                 used_by.setdefault(name, set()).add(parts[1])

@@ -23,6 +23,9 @@ extern "C" {
 typedef struct recd_format recd_format;
 struct recd_format_importer; /* internal to librecd: how recd_importer writes the format */
 struct recd_format_edit;     /* internal to librecd: how the edit operations treat the format */
+struct recd_format_model;    /* internal to librecd: what the format's messages own */
+struct recd_format_json;     /* internal to librecd: the format's messages as JSON lines */
+struct recd_format_csv;      /* internal to librecd: the format's messages as CSV rows */
 
 typedef enum recd_sniff_level {
     RECD_SNIFF_NONE = 0,     /* not this format */
@@ -116,6 +119,11 @@ struct recd_format {
                          char *err, size_t errlen);
     /* A summary for `rectool info --json`: one JSON object's text appended to out. */
     int (*describe)(const uint8_t *buf, size_t len, recd_buf *out, char *err, size_t errlen);
+
+    /* The message model's hooks (lib/src/message); NULL where the format has none. */
+    const struct recd_format_model *model; /* what its messages own (free, copy); NULL: nothing */
+    const struct recd_format_json *json;   /* JSON lines: read, write, recognise by keys */
+    const struct recd_format_csv *csv;     /* CSV: columns and rows; NULL when it has no CSV */
 };
 
 /* The table, in sniffing order (signature checks before heuristics). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The per-message-format tables of the wire (wire_formats.c) and the message model
- * (msg_formats.c): every entry sits at its format's index, open format bytes are unique, the
+/* The wire's per-message-format table (wire_formats.c) and the message model's descriptors
+ * (msg_formats.h): every entry sits at its format's index, open format bytes are unique, the
  * .rec path's block sizes are the .rec codec's, and the unknown-format error lists them all. */
 #include "testutil.h"
 
@@ -17,13 +17,13 @@ static void entries_at_their_index(void **state)
     size_t count = 0;
     for (size_t f = 0; f < WIRE_FORMAT_SLOTS; f++) {
         const wire_format *w = wire_format_of((recd_msg_format)f);
-        const msg_format *m = msg_format_of((recd_msg_format)f);
+        const recd_format *m = msg_format_of((recd_msg_format)f);
         assert_true((w == NULL) == (m == NULL)); /* a format in one table is in both */
         if (!w)
             continue;
         count++;
         assert_int_equal(w->format, f);
-        assert_int_equal(m->format, f);
+        assert_int_equal(m->msg_format, f);
         assert_string_equal(recd_msg_format_name((recd_msg_format)f), m->name);
         assert_int_equal(recd_msg_format_parse(m->name), f);
         assert_ptr_equal(wire_format_by_code(w->code), w);
@@ -32,7 +32,7 @@ static void entries_at_their_index(void **state)
         assert_non_null(w->state_write);
         assert_non_null(w->msg_time);
         assert_true((w->event_read == NULL) == (w->event_write == NULL));
-        assert_true((m->event_free == NULL) == (w->event_read == NULL));
+        assert_true((m->model == NULL || m->model->event_free == NULL) == (w->event_read == NULL));
         if (w->rec_block_type == RECD_REC_TYPE_ONFOOT)
             assert_int_equal(w->rec_block_len, RECD_REC_ONFOOT_BLOCK_SIZE);
         else if (w->rec_block_type == RECD_REC_TYPE_VEHICLE)

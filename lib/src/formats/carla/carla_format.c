@@ -80,4 +80,7 @@ const recd_format recd_format__carla = {
     .import_text = recd_format__import_through_importer,
     .importer = &recd_carla__importer,
     .edit = &recd_carla__edit,
+    .model = &recd_carla__model,
+    .json = &recd_carla__json,
+    .csv = &recd_carla__csv,
 };

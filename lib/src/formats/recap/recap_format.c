@@ -76,4 +76,7 @@ const recd_format recd_format__recap = {
     .import_text = recd_format__import_through_importer,
     .importer = &recd_recap__importer,
     .edit = &recd_recap__edit,
+    .model = &recd_recap__model,
+    .json = &recd_recap__json,
+    .csv = &recd_recap__csv,
 };

@@ -123,9 +123,9 @@ static int carla_write_row(const recd_csv_writer *w, const recd_msg *m, recd_buf
     return put_carla_row(m, out);
 }
 
-const msg_csv_format msg_csv_format_carla = {
-    .format = RECD_MSG_FMT_CARLA,
+const struct recd_format_csv recd_carla__csv = {
     .signature = "frame",
+    .header_rank = 1,
     .own_open = true,
     .columns = carla_columns,
     .read_row = read_carla_row,

@@ -196,9 +196,9 @@ static int recap_write_row(const recd_csv_writer *w, const recd_msg *m, recd_buf
     return mine ? put_recap_row(m, out) : -EINVAL;
 }
 
-const msg_csv_format msg_csv_format_recap = {
-    .format = RECD_MSG_FMT_RECAP,
+const struct recd_format_csv recd_recap__csv = {
     .signature = "kind",
+    .header_rank = 2, /* after CARLA's "frame": its headers have "kind" too */
     .own_open = true,
     .columns = recap_columns,
     .read_row = read_recap_row,

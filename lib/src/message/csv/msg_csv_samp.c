@@ -114,16 +114,15 @@ static int rec_write_row(const recd_csv_writer *w, const recd_msg *m, recd_buf *
     return 0;
 }
 
-const msg_csv_format msg_csv_format_samp_onfoot = {
-    .format = RECD_MSG_FMT_SAMP_ONFOOT,
+const struct recd_format_csv recd_rec__csv_onfoot = {
     .columns = onfoot_columns,
     .read_row = read_rec_row,
     .write_row = rec_write_row,
 };
 
-const msg_csv_format msg_csv_format_samp_vehicle = {
-    .format = RECD_MSG_FMT_SAMP_VEHICLE,
+const struct recd_format_csv recd_rec__csv_vehicle = {
     .signature = "vehicle_id",
+    .header_rank = 3,
     .columns = vehicle_columns,
     .read_row = read_rec_row,
     .write_row = rec_write_row,

@@ -5,11 +5,13 @@
  * (its open key, states, events) comes from its entry in the JSON format table
  * (msg_json_formats.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "message/json/msg_json_fast.h"
 #include "message/json/msg_json_formats.h"
 #include "message/msg_fields.h"
+#include "recd/format_list.h"
 
 #define COMMON_KEYS MSG_JSON_COMMON_KEYS
 
@@ -115,20 +117,46 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
     out->open.ring = ring && json_is_true(ring);
     /* Each format's own key: read for the open's format, refused for any other. Checked from
      * the last entry down, so "carla" is judged before "recap". */
-    const msg_json_format *e;
-    for (size_t i = 0; (e = msg_json_format_back(i)) != NULL; i++) {
+    const recd_format *f;
+    for (size_t i = 0; (f = msg_json_format_back(i)) != NULL; i++) {
+        const struct recd_format_json *e = f->json;
         if (!e->open_key)
             continue;
-        if (e->format == out->format) {
+        if (f->msg_format == out->format) {
             if ((rc = e->open_read(root, out, err, errlen)) != 0)
                 return rc;
         } else if (json_object_get(root, e->open_key)) {
-            msg_err(err, errlen, "open.%s: only allowed with format %s", e->open_key,
-                    recd_msg_format_name(e->format));
+            msg_err(err, errlen, "open.%s: only allowed with format %s", e->open_key, f->name);
             return -EBADMSG;
         }
     }
     return 0;
+}
+
+static bool msg_json_has_events(const recd_format *f)
+{
+    return f->json && f->json->event_read;
+}
+
+/* "event: only A and B sessions have events", the formats with events named from the list. */
+static int event_formats_err(char *err, size_t errlen)
+{
+    char names[128] = "";
+    size_t n = 0, count = 0;
+    for (size_t i = 0; i < recd_format__all_count(); i++)
+        count += msg_json_has_events(recd_format__all_at(i));
+    for (size_t i = 0, k = 0; i < recd_format__all_count(); i++) {
+        const recd_format *f = recd_format__all_at(i);
+        if (!msg_json_has_events(f))
+            continue;
+        const char *sep = k == 0 ? "" : k + 1 == count ? " and " : ", ";
+        int w = snprintf(names + n, sizeof names - n, "%s%s", sep, f->name);
+        if (w > 0 && (size_t)w < sizeof names - n)
+            n += (size_t)w;
+        k++;
+    }
+    msg_err(err, errlen, "event: only %s sessions have events", names);
+    return -EBADMSG;
 }
 
 static int read_body(const json_t *root, recd_msg_format session_format, recd_msg *out, char *err,
@@ -138,22 +166,20 @@ static int read_body(const json_t *root, recd_msg_format session_format, recd_ms
     static const char *const flush_keys[] = {COMMON_KEYS, "end_tick", NULL};
     int64_t tick = 0;
     const char *bad;
-    const msg_json_format *e;
+    const recd_format *f;
     int rc;
     switch (out->type) {
     case RECD_MSG_OPEN: return read_open(root, out, err, errlen);
     case RECD_MSG_STATE:
         /* An unknown session format reads a state as one without a session (by its keys). */
-        if (!(e = msg_json_format_of(session_format)))
-            e = msg_json_state_sniff(root);
-        return e->state_read(root, out, err, errlen);
+        if (!(f = msg_json_format_of(session_format)))
+            f = msg_json_state_sniff(root);
+        return f->json->state_read(root, out, err, errlen);
     case RECD_MSG_EVENT:
-        e = session_format ? msg_json_format_of(session_format) : msg_json_event_sniff(root);
-        if (!e || !e->event_read) {
-            msg_err(err, errlen, "event: only recap and carla sessions have events");
-            return -EBADMSG;
-        }
-        return e->event_read(root, out, err, errlen);
+        f = session_format ? msg_json_format_of(session_format) : msg_json_event_sniff(root);
+        if (!f || !f->json->event_read)
+            return event_formats_err(err, errlen);
+        return f->json->event_read(root, out, err, errlen);
     case RECD_MSG_CLOSE:
         bad = msg_json_unknown_key(root, close_keys);
         if (bad)

@@ -70,8 +70,7 @@ static bool recap_state_sniff(const json_t *root)
     return json_object_get(root, "tick") != NULL;
 }
 
-const msg_json_format msg_json_format_recap = {
-    .format = RECD_MSG_FMT_RECAP,
+const struct recd_format_json recd_recap__json = {
     .open_key = "recap",
     .open_read = recap_open_read,
     .open_write = recap_open_write,

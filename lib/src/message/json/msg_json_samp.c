@@ -253,21 +253,14 @@ static bool vehicle_state_sniff(const json_t *root)
     return json_object_get(root, "vehicle_id") != NULL;
 }
 
-static bool onfoot_state_sniff(const json_t *root)
-{
-    (void)root;
-    return true;
-}
-
-const msg_json_format msg_json_format_samp_onfoot = {
-    .format = RECD_MSG_FMT_SAMP_ONFOOT,
+/* A state line no other format claims by its keys is an on-foot block. */
+const struct recd_format_json recd_rec__json_onfoot = {
     .state_read = onfoot_state_read,
     .state_write = rec_state_write,
-    .state_sniff = onfoot_state_sniff,
+    .state_fallback = true,
 };
 
-const msg_json_format msg_json_format_samp_vehicle = {
-    .format = RECD_MSG_FMT_SAMP_VEHICLE,
+const struct recd_format_json recd_rec__json_vehicle = {
     .state_read = vehicle_state_read,
     .state_write = rec_state_write,
     .state_sniff = vehicle_state_sniff,
@@ -275,7 +268,6 @@ const msg_json_format msg_json_format_samp_vehicle = {
 
 /* Its states are read only (recd_msg_to_json refuses them, -EINVAL); a line names no player
  * session by its keys. */
-const msg_json_format msg_json_format_samp_player = {
-    .format = RECD_MSG_FMT_SAMP_PLAYER,
+const struct recd_format_json recd_rec__json_player = {
     .state_read = read_player_state,
 };
