@@ -12,6 +12,9 @@
 /* The format table's entries in their order, then the session-only entries. */
 size_t recd_format__all_count(void);
 const recd_format *recd_format__all_at(size_t i); /* NULL when i >= recd_format__all_count() */
+/* recd_msg_format values stay below this (formats with a larger value are not indexed). */
+#define RECD_MSG_FORMAT_SLOTS 16
+
 /* The descriptor (file or session-only) of a message format; NULL for NONE and unknown values.
  * Constant time: recd_msg_free() asks it for every message. */
 const recd_format *recd_format__by_msg(recd_msg_format f);

@@ -62,7 +62,7 @@ const recd_format *recd_format__all_at(size_t i)
 
 /* recd_format__by_msg's index by message format, built from the lists on first use. Threads that
  * race to build it fill each slot once with the same pointer (the first entry of the format). */
-#define MSG_SLOTS 16
+#define MSG_SLOTS RECD_MSG_FORMAT_SLOTS
 static _Atomic(const recd_format *) by_msg[MSG_SLOTS];
 static atomic_bool by_msg_built;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* f32 number text for the JSON and CSV writers (msg_format_f32, msg_buf_put_f32), through a
- * per-thread memo. Telemetry repeats its floats: a CARLA log's 333,500 floats hold 4,532 distinct
+ * per-thread memo. Telemetry repeats its floats: a simulator log's 333,500 floats hold 4,532 distinct
  * values, because every frame records every actor, standing or not. Once a thread has formatted
  * MEMO_AFTER floats, it remembers the last text of 4,096 bit patterns (direct-mapped, 128 KiB,
  * freed when the thread ends) and answers most of them with a copy instead of the shortest-digit

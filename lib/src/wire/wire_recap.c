@@ -10,7 +10,7 @@
 
 #include "base/bytes.h"
 #include "formats/recap/recap_internal.h"
-#include "message/msg_recap.h"
+#include "formats/recap/recap_msg.h"
 #include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "formats/recap/recap_internal.h"
-#include "message/msg_recap.h"
+#include "formats/recap/recap_msg.h"
 #include "testutil.h"
 #include "wire/wire_internal.h"
 

@@ -29,7 +29,7 @@ int recd_carla__repair(const uint8_t *buf, size_t len, recd_repair_result *r);
 int recd_carla__recover(uint8_t *buf, size_t len, recd_recover_plan *plan);
 extern const struct recd_format_importer recd_carla__importer;
 extern const struct recd_format_edit recd_carla__edit;
-/* The message model's hooks (carla_msg.c, message/csv). */
+/* The message model's hooks (carla_msg.c, carla_csv.c). */
 extern const struct recd_format_model recd_carla__model;
 extern const struct recd_format_json recd_carla__json;
 extern const struct recd_format_csv recd_carla__csv;

@@ -27,7 +27,7 @@ typedef struct msg_csv_doc {
 
 struct recd_format_csv {
     /* A header with this column is this format's, unless a format of lower header_rank claims it
-     * too (a CARLA header has Recap's "kind" column). NULL: the format is the one left when no
+     * too (one format's header may hold another's signature column). NULL: the format is the one left when no
      * other claims the header; one format says so. */
     const char *signature;
     unsigned header_rank;

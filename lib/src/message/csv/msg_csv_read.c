@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* recd_csv_read: a whole CSV document (hostile input) into messages. The header row decides the
- * format; its CSV hooks (msg_csv_formats.h) read the rows: .rec rows become
- * blocks field by field, Recap and CARLA rows are turned into JSON objects and go through the
- * JSON reader so both encodings share one set of rules. */
+ * format; its CSV hooks (msg_csv_formats.h) read the rows, field by field or as JSON objects that
+ * go through the JSON reader (msg_csv_deliver_json), so both encodings share one set of rules. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* CSV writer: the header row, then each message's row as its format's entry in the CSV format
- * table writes it (msg_csv_formats.h): .rec as one row per block with one column per field; Recap
- * as one row per message with a kind column, the state fields as columns and a JSON "data" column
- * for the rest; CARLA as one row per message with kind, frame, elapsed and duration columns and
- * the records as JSON. */
+/* CSV writer: the header row, then each message's row as its format's CSV hooks write it
+ * (msg_csv_formats.h; the layouts are in docs/protocol.md). */
 #include <errno.h>
 #include <string.h>
 

@@ -4,6 +4,8 @@
  * keys: a format whose keys another's contain must come after it there. */
 #include "message/json/msg_json_formats.h"
 
+#include <stdatomic.h>
+
 #include "message/msg_formats.h"
 #include "recd/format_list.h"
 
@@ -53,4 +55,32 @@ const recd_format *msg_json_event_sniff(const json_t *root)
             return f;
     }
     return with_json(msg_format_unformatted_events());
+}
+
+/* The fast reader for lines without a session format: the first in the list, found once (threads
+ * that race to find it find the same one). */
+static _Atomic(msg_json_fast_fn) unformatted_fast;
+static atomic_bool unformatted_fast_found;
+
+static msg_json_fast_fn find_unformatted_fast(void)
+{
+    msg_json_fast_fn fn = NULL;
+    for (size_t i = 0; !fn && i < recd_format__all_count(); i++) {
+        const recd_format *f = recd_format__all_at(i);
+        fn = f->json ? f->json->fast_state : NULL;
+    }
+    atomic_store_explicit(&unformatted_fast, fn, memory_order_relaxed);
+    atomic_store_explicit(&unformatted_fast_found, true, memory_order_release);
+    return fn;
+}
+
+msg_json_fast_fn msg_json_fast_reader(recd_msg_format session_format)
+{
+    if (session_format != RECD_MSG_FMT_NONE) {
+        const recd_format *f = recd_format__by_msg(session_format);
+        return f && f->json ? f->json->fast_state : NULL;
+    }
+    if (!atomic_load_explicit(&unformatted_fast_found, memory_order_acquire))
+        return find_unformatted_fast();
+    return atomic_load_explicit(&unformatted_fast, memory_order_relaxed);
 }

@@ -16,7 +16,7 @@
 #include "recd/message.h"
 
 struct recd_format_json {
-    /* The open's key holding the format's header ("recap", "carla"), NULL: none. open_read reads
+    /* The open's key holding the format's header (its name, say), NULL: none. open_read reads
      * it (or reports it missing) from the open object into out; open_write appends it (with its
      * leading comma). 0, -EBADMSG with err, -EINVAL (cannot be written), -ENOMEM. */
     const char *open_key;
@@ -36,7 +36,19 @@ struct recd_format_json {
     bool (*event_sniff)(const json_t *root);
     /* A state object no format claims by its keys is this format's. One format says so. */
     bool state_fallback;
+    /* Optional: reads the hot line (no newline) without building a tree. Returns 1 with *out
+     * filled exactly as the jansson reader would fill it, or 0 to decline (anything unsure, and
+     * every error): the jansson reader then reads the line. Asked for lines of its format's
+     * sessions and, when it is the first in the format list to have one, for lines without a
+     * session format (it then tells its formats apart itself). */
+    int (*fast_state)(const char *line, size_t len, recd_msg_format session_format, recd_msg *out);
 };
+
+typedef int (*msg_json_fast_fn)(const char *line, size_t len, recd_msg_format session_format,
+                                recd_msg *out);
+/* The fast reader for lines of session_format (NONE included), or NULL. Constant time: the wire
+ * asks it for every NDJSON line. */
+msg_json_fast_fn msg_json_fast_reader(recd_msg_format session_format);
 
 /* The descriptor of f when it has JSON hooks, or NULL. */
 const recd_format *msg_json_format_of(recd_msg_format f);
@@ -50,6 +62,10 @@ const recd_format *msg_json_format_of_msg(const recd_msg *m);
  * claims is the fallback's, an event the owner's of unformatted events. */
 const recd_format *msg_json_state_sniff(const json_t *root);
 const recd_format *msg_json_event_sniff(const json_t *root);
+
+/* recd_msg_from_json through jansson only: the reference the fast readers are fuzzed against. */
+int msg_from_json_jansson(const char *line, size_t len, recd_msg_format session_format,
+                          recd_msg *out, char *err, size_t errlen);
 
 /* Keys every message may have. */
 #define MSG_JSON_COMMON_KEYS "type", "session", "seq"

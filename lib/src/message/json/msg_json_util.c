@@ -8,7 +8,6 @@
 
 #include "message/json/msg_json_formats.h"
 #include "message/msg_fields.h"
-#include "message/msg_recap.h"
 
 /* No byte of s[0..len) has its top bit set: 32 bytes OR-ed a step as two 16-byte vectors (gcc
  * and clang), then 8-byte words, the tail as one overlapping word, and one test at the end. */

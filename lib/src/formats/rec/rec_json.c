@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The SA-MP entries of the JSON lines codec's format table: a state is the .rec block's fields
+/* The SA-MP formats' JSON lines hooks (recd_rec__json_*): a state is the .rec block's fields
  * by the field tables of msg_fields.c (keys, arrays and objects of them, each range-checked and
  * named in errors); a samp-player state is an on-foot or vehicle one, the latter with an optional
  * model and seat. SA-MP sessions have no events and no open key. */
@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/rec/rec_json_fast.h"
 #include "message/json/msg_json_formats.h"
 #include "message/msg_fields.h"
 
@@ -258,12 +259,14 @@ const struct recd_format_json recd_rec__json_onfoot = {
     .state_read = onfoot_state_read,
     .state_write = rec_state_write,
     .state_fallback = true,
+    .fast_state = rec_json_fast_state,
 };
 
 const struct recd_format_json recd_rec__json_vehicle = {
     .state_read = vehicle_state_read,
     .state_write = rec_state_write,
     .state_sniff = vehicle_state_sniff,
+    .fast_state = rec_json_fast_state,
 };
 
 /* Its states are read only (recd_msg_to_json refuses them, -EINVAL); a line names no player

@@ -2,7 +2,7 @@
 /* Ownership of Recap message parts: each open/state/event deep-copies its blobs, values and lists
  * into one storage block, so a message outlives the decoder callback or JSON document it came
  * from and is freed with one call. */
-#include "message/msg_recap.h"
+#include "formats/recap/recap_msg.h"
 
 #include <errno.h>
 #include <stdalign.h>
@@ -270,7 +270,7 @@ int recd_msg_set_recap_event(recd_msg *m, uint64_t tick, const recd_recap_event 
     return m->recap_event ? 0 : -ENOMEM;
 }
 
-/* ---- the message model's hooks (msg_formats.h) -------------------------------------------- */
+/* ---- the message model's hooks (message/msg_formats.h) ------------------------------------ */
 
 static void recap_open_free(recd_msg *m)
 {

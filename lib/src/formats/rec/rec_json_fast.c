@@ -3,7 +3,7 @@
  * the bytes, keys mapped to table fields by the canonical order (else by first byte), numbers
  * converted in place. It only ever accepts what the jansson reader accepts, with the same values;
  * whatever it is unsure of it declines, and the jansson reader gives the error message. */
-#include "message/json/msg_json_fast.h"
+#include "formats/rec/rec_json_fast.h"
 
 #include <float.h>
 #include <pthread.h>
@@ -126,7 +126,7 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
     return number_end(s, p, is_int, i, d);
 }
 
-bool msg_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
+bool rec_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
 {
     /* msg_parse_number takes no number over 400 bytes; shorter ones get the terminator the
      * scan needs. */
@@ -637,7 +637,7 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
     return ACCEPT;
 }
 
-int msg_json_fast_state(const char *line, size_t len, recd_msg_format session_format,
+int rec_json_fast_state(const char *line, size_t len, recd_msg_format session_format,
                         recd_msg *out)
 {
     switch (session_format) {

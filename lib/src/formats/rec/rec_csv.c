@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The SA-MP entries of the CSV codec's format table: one row per .rec block with one column per
+/* The SA-MP .rec formats' CSV hooks (recd_rec__csv_*): one row per .rec block with one column per
  * field (msg_fields.c's tables); the header carries the format, so open, flush and close have no
  * row. */
 #include <errno.h>
