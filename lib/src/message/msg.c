@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Message basics: names of types and formats, session key rules, init/free, encoding names.
- * What differs between formats comes from their descriptors' model hooks (msg_formats.h). */
+/* Message basics: names of types and formats, session key rules, init/free, encoding names, and
+ * the error-text helper msg_err. What differs between formats comes from their descriptors' model
+ * hooks (msg_formats.h). */
 #include "recd/message.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "message/msg_fields.h"
 #include "message/msg_formats.h"
 #include "recd/format_list.h"
 
@@ -175,4 +179,14 @@ recd_text_encoding recd_text_encoding_sniff(const uint8_t *buf, size_t len)
     while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
         i++;
     return (i < len && buf[i] == '{') ? RECD_TEXT_JSONL : RECD_TEXT_CSV;
+}
+
+void msg_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
 }
