@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: every format descriptor, those of files (recd_format_at) and those only recorded
- * through sessions whose files are another entry's (samp-player: .rec parts), for the layers that
- * look a message format's hooks up (message model, JSON, CSV). Defined in formats/format_table.c. */
+ * through sessions whose files are another entry's, for the layers that look a message format's
+ * hooks up (message model, JSON, CSV). Defined in formats/format_table.c. */
 #ifndef RECD_FORMAT_LIST_H
 #define RECD_FORMAT_LIST_H
 
