@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "message/msg_float_text.h"
+#include "base/float_text.h"
 
 /* The final text for a fast-path answer n in buf: buf itself, or the search's. */
 static const char *final_text(float f, int n, char *buf, char *search, bool *searched)

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "message/json/msg_json_fast.h"
+#include "formats/rec/rec_json_fast.h"
+#include "message/json/msg_json_formats.h"
 #include "recd/message.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t body = len;
     while (body && (line[body - 1] == '\n' || line[body - 1] == '\r') && len - body < 2)
         body--;
-    if (!memchr(line, '\n', body) && msg_json_fast_state(line, body, sf, &a)) {
+    if (!memchr(line, '\n', body) && rec_json_fast_state(line, body, sf, &a)) {
         if (msg_from_json_jansson(line, body, sf, &b, e2, sizeof e2) != 0)
             abort();
         same_message(&a, &b);

@@ -24,6 +24,9 @@ typedef struct recd_format recd_format;
 struct recd_format_importer; /* internal to librecd: how recd_importer writes the format */
 struct recd_format_edit;     /* internal to librecd: how the edit operations treat the format */
 struct recd_format_wire;     /* internal to librecd: the format's binary wire payloads */
+struct recd_format_model;    /* internal to librecd: what the format's messages own */
+struct recd_format_json;     /* internal to librecd: the format's messages as JSON lines */
+struct recd_format_csv;      /* internal to librecd: the format's messages as CSV rows */
 
 typedef enum recd_sniff_level {
     RECD_SNIFF_NONE = 0,     /* not this format */
@@ -124,6 +127,10 @@ struct recd_format {
      * states are not one a unit (a tick that holds over idle ticks); -1 when the state says none.
      * NULL: each state is one unit. */
     int64_t (*state_unit)(const recd_msg *state);
+    /* The message model's hooks (lib/src/message); NULL where the format has none. */
+    const struct recd_format_model *model; /* what its messages own (free, copy); NULL: nothing */
+    const struct recd_format_json *json;   /* JSON lines: read, write, recognise by keys */
+    const struct recd_format_csv *csv;     /* CSV: columns and rows; NULL when it has no CSV */
 };
 
 /* The table, in sniffing order (signature checks before heuristics). */

@@ -16,9 +16,6 @@
 struct recd_format_wire {
     recd_msg_format format; /* the message format whose sessions these hooks serve */
     uint8_t code;           /* the open's format byte (docs/wire.md section 2.2) */
-    /* An event whose message has no format (a builder may leave it unset) is this format's. At
-     * most one entry sets it. */
-    bool events_without_format;
     /* A state payload that is a bare block without its u32 time: the block's size (the payload is
      * block_len - 4 bytes), 0 for every other format. Such a state may take the decoder's block
      * path (recd_wire_rec_state): block_fields_check runs on every sample there, so it is the
@@ -45,9 +42,6 @@ struct recd_format_wire {
     /* The time field of a state or event frame (a block's ms, a tick; 0 where the payload holds
      * its own time): 0 or -EINVAL. */
     int (*msg_time)(const recd_msg *m, uint64_t *t);
-    /* The hooks of one more message format that records this entry's files and has no table
-     * entry of its own, or NULL. */
-    const struct recd_format_wire *also;
 };
 
 /* snprintf into why when why is non-NULL (lib/src/wire/wire_error.c). */

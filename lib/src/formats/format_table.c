@@ -4,13 +4,17 @@
 #include "recd/format.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
+
+#include "recd/format_list.h"
 
 /* Entries, defined in their folders. A new format adds its line here and in the table. */
 extern const recd_format recd_format__carla;
 extern const recd_format recd_format__recap;
 extern const recd_format recd_format__rf2_vcr;
 extern const recd_format recd_format__samp_onfoot;
+extern const recd_format recd_format__samp_player;
 extern const recd_format recd_format__samp_vehicle;
 extern const recd_format recd_format__sc2replay;
 
@@ -26,6 +30,14 @@ static const recd_format *const format_table[] = {
 
 #define FORMAT_COUNT (sizeof format_table / sizeof format_table[0])
 
+/* Formats recorded only through sessions: their files are another entry's, so they are neither
+ * sniffed nor listed by recd_format_at, but the message model and the wire know them. */
+static const recd_format *const session_only[] = {
+    &recd_format__samp_player,
+};
+
+#define SESSION_ONLY_COUNT (sizeof session_only / sizeof session_only[0])
+
 size_t recd_format_count(void)
 {
     return FORMAT_COUNT;
@@ -34,6 +46,44 @@ size_t recd_format_count(void)
 const recd_format *recd_format_at(size_t i)
 {
     return i < FORMAT_COUNT ? format_table[i] : NULL;
+}
+
+size_t recd_format__all_count(void)
+{
+    return FORMAT_COUNT + SESSION_ONLY_COUNT;
+}
+
+const recd_format *recd_format__all_at(size_t i)
+{
+    if (i < FORMAT_COUNT)
+        return format_table[i];
+    return i - FORMAT_COUNT < SESSION_ONLY_COUNT ? session_only[i - FORMAT_COUNT] : NULL;
+}
+
+/* recd_format__by_msg's index by message format, built from the lists on first use. Threads that
+ * race to build it fill each slot once with the same pointer (the first entry of the format). */
+#define MSG_SLOTS RECD_MSG_FORMAT_SLOTS
+static _Atomic(const recd_format *) by_msg[MSG_SLOTS];
+static atomic_bool by_msg_built;
+
+static void build_by_msg(void)
+{
+    for (size_t i = 0; i < recd_format__all_count(); i++) {
+        const recd_format *f = recd_format__all_at(i);
+        const recd_format *empty = NULL;
+        if (f->msg_format != RECD_MSG_FMT_NONE && (size_t)f->msg_format < MSG_SLOTS)
+            atomic_compare_exchange_strong(&by_msg[f->msg_format], &empty, f);
+    }
+    atomic_store_explicit(&by_msg_built, true, memory_order_release);
+}
+
+const recd_format *recd_format__by_msg(recd_msg_format f)
+{
+    if (!atomic_load_explicit(&by_msg_built, memory_order_acquire))
+        build_by_msg();
+    if ((size_t)f >= MSG_SLOTS || f == RECD_MSG_FMT_NONE)
+        return NULL;
+    return atomic_load_explicit(&by_msg[f], memory_order_relaxed);
 }
 
 const recd_format *recd_format_find(const char *name)

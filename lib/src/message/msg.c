@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* Message basics: names of types and formats, session key rules, init/free, encoding names.
- * What differs between formats comes from their entries in the model's table (msg_formats.h). */
+/* Message basics: names of types and formats, session key rules, init/free, encoding names, and
+ * the error-text helper msg_err. What differs between formats comes from their descriptors' model
+ * hooks (msg_formats.h). */
 #include "recd/message.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/carla/carla_msg.h"
+#include "message/msg_fields.h"
 #include "message/msg_formats.h"
-#include "message/msg_recap.h"
+#include "recd/format_list.h"
 
 const char *recd_msg_type_name(recd_msg_type t)
 {
@@ -24,25 +27,26 @@ const char *recd_msg_type_name(recd_msg_type t)
     }
 }
 
-/* The message model's own table, below the format table: test_format_table.c checks that every
- * format table entry agrees with it. */
+/* Names and extensions are the descriptors' (session-only formats included). */
 const char *recd_msg_format_name(recd_msg_format f)
 {
-    const msg_format *e = msg_format_of(f);
+    const recd_format *e = msg_format_of(f);
     return e ? e->name : "";
 }
 
 recd_msg_format recd_msg_format_parse(const char *name)
 {
-    for (size_t f = 0; name && f < MSG_FORMAT_SLOTS; f++)
-        if (msg_format_table[f] && strcmp(name, msg_format_table[f]->name) == 0)
-            return msg_format_table[f]->format;
+    for (size_t i = 0; name && i < recd_format__all_count(); i++) {
+        const recd_format *e = recd_format__all_at(i);
+        if (e->msg_format != RECD_MSG_FMT_NONE && strcmp(name, e->name) == 0)
+            return e->msg_format;
+    }
     return RECD_MSG_FMT_NONE;
 }
 
 const char *recd_msg_format_ext(recd_msg_format f)
 {
-    const msg_format *e = msg_format_of(f);
+    const recd_format *e = msg_format_of(f);
     return e ? e->extension : "";
 }
 
@@ -80,24 +84,31 @@ void recd_msg_init(recd_msg *m, recd_msg_type type, recd_msg_format format)
     m->format = format;
 }
 
+/* An open may hold any format's member whatever its format says: every format frees its own. */
+static void open_free(recd_msg *m)
+{
+    free(m->open.auth);
+    for (size_t i = 0; i < recd_format__all_count(); i++) {
+        const struct recd_format_model *h = recd_format__all_at(i)->model;
+        if (h && h->open_free)
+            h->open_free(m);
+    }
+}
+
 void recd_msg_free(recd_msg *m)
 {
     if (!m)
         return;
-    const msg_format *e;
+    const recd_format *e;
     switch (m->type) {
-    case RECD_MSG_OPEN:
-        free(m->open.auth);
-        msg_recap_open_free(m->open.recap);
-        recd__carla_open_free(m->open.carla);
-        break;
+    case RECD_MSG_OPEN: open_free(m); break;
     case RECD_MSG_STATE:
-        if ((e = msg_format_of(m->format)) && e->state_free)
-            e->state_free(m);
+        if ((e = msg_format_of(m->format)) && e->model && e->model->state_free)
+            e->model->state_free(m);
         break;
     case RECD_MSG_EVENT:
-        if ((e = msg_format_of_msg(m)) && e->event_free)
-            e->event_free(m);
+        if ((e = msg_format_of_msg(m)) && e->model && e->model->event_free)
+            e->model->event_free(m);
         break;
     default: break;
     }
@@ -110,37 +121,37 @@ void recd_msg_move(recd_msg *dst, recd_msg *src)
     recd_msg_init(src, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
 }
 
+/* Every format's hook runs even after one failed, so that each member of dst is either its own
+ * copy or NULL when dst is freed. */
+static bool open_copy(recd_msg *dst, const recd_msg *src)
+{
+    bool ok = true;
+    dst->open.auth = NULL;
+    if (src->open.auth && !(dst->open.auth = strdup(src->open.auth)))
+        ok = false;
+    for (size_t i = 0; i < recd_format__all_count(); i++) {
+        const struct recd_format_model *h = recd_format__all_at(i)->model;
+        if (h && h->open_copy && h->open_copy(dst, src) != 0)
+            ok = false;
+    }
+    return ok;
+}
+
 int recd_msg_copy(recd_msg *dst, const recd_msg *src)
 {
     *dst = *src;
     bool ok = true;
-    const msg_format *e = msg_format_of_msg(src);
+    const recd_format *e = msg_format_of_msg(src);
+    const struct recd_format_model *h = e ? e->model : NULL;
     switch (src->type) {
-    case RECD_MSG_OPEN:
-        dst->open.auth = NULL;
-        dst->open.recap = NULL;
-        dst->open.carla = NULL;
-        if (src->open.carla && !(dst->open.carla = recd__carla_open_clone(src->open.carla)))
-            ok = false;
-        if (src->open.auth && !(dst->open.auth = strdup(src->open.auth)))
-            ok = false;
-        if (ok && src->open.recap) {
-            dst->open.recap = msg_recap_open_clone(&src->open.recap->header);
-            if (dst->open.recap) {
-                dst->open.recap->has_start_time = src->open.recap->has_start_time;
-                dst->open.recap->has_end_time = src->open.recap->has_end_time;
-                dst->open.recap->has_frame_count = src->open.recap->has_frame_count;
-            }
-            ok = dst->open.recap != NULL;
-        }
-        break;
+    case RECD_MSG_OPEN: ok = open_copy(dst, src); break;
     case RECD_MSG_STATE:
-        if (e && e->state_copy)
-            ok = e->state_copy(dst, src) == 0;
+        if (h && h->state_copy)
+            ok = h->state_copy(dst, src) == 0;
         break;
     case RECD_MSG_EVENT:
-        if (e && e->event_copy)
-            ok = e->event_copy(dst, src) == 0;
+        if (h && h->event_copy)
+            ok = h->event_copy(dst, src) == 0;
         break;
     default: break;
     }
@@ -168,4 +179,14 @@ recd_text_encoding recd_text_encoding_sniff(const uint8_t *buf, size_t len)
     while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
         i++;
     return (i < len && buf[i] == '{') ? RECD_TEXT_JSONL : RECD_TEXT_CSV;
+}
+
+void msg_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
 }

@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: MIT */
-/* The message model's table of formats. A new format is one entry here, defined beside its model
- * code; tests/lib/formats/test_format_table.c checks the entries against the format table. */
+/* The message model's lookups of a format's descriptor, over the one format list
+ * (formats/format_table.c). */
 #include "message/msg_formats.h"
 
-extern const msg_format msg_format_samp_onfoot;
-extern const msg_format msg_format_samp_vehicle;
-extern const msg_format msg_format_samp_player;
-extern const msg_format msg_format_recap;
-extern const msg_format recd__msg_format_carla;
+#include "recd/format_list.h"
 
-const msg_format *const msg_format_table[MSG_FORMAT_SLOTS] = {
-    [RECD_MSG_FMT_SAMP_ONFOOT] = &msg_format_samp_onfoot,
-    [RECD_MSG_FMT_SAMP_VEHICLE] = &msg_format_samp_vehicle,
-    [RECD_MSG_FMT_RECAP] = &msg_format_recap,
-    [RECD_MSG_FMT_CARLA] = &recd__msg_format_carla,
-    [RECD_MSG_FMT_SAMP_PLAYER] = &msg_format_samp_player,
-};
+const recd_format *msg_format_of(recd_msg_format f)
+{
+    return recd_format__by_msg(f);
+}
 
-_Static_assert(RECD_MSG_FMT_SAMP_PLAYER < MSG_FORMAT_SLOTS, "a format has no slot in the table");
+const recd_format *msg_format_unformatted_events(void)
+{
+    for (size_t i = 0; i < recd_format__all_count(); i++) {
+        const recd_format *f = recd_format__all_at(i);
+        if (f->model && f->model->owns_unformatted_events)
+            return f;
+    }
+    return NULL;
+}
+
+const recd_format *msg_format_of_msg(const recd_msg *m)
+{
+    if (m->type == RECD_MSG_EVENT && m->format == RECD_MSG_FMT_NONE)
+        return msg_format_unformatted_events();
+    return recd_format__by_msg(m->format);
+}

@@ -1,32 +1,34 @@
 /* SPDX-License-Identifier: MIT */
-/* The wire hooks of every format, gathered from the format table (recd_format.wire, and the
- * hooks each chains with `also`) into a slot per recd_msg_format on first use: the block path
- * then finds a session's hooks with one indexed load, as from a static table. */
+/* The wire hooks of every format, gathered from the format list (recd_format.wire, session-only
+ * entries included) into a slot per recd_msg_format on first use: the block path then finds a
+ * session's hooks with one indexed load, as from a static table. */
 #include "wire/wire_formats.h"
 
 #include <pthread.h>
 #include <stdio.h>
 
+#include "message/msg_formats.h"
 #include "recd/format.h"
+#include "recd/format_list.h"
 
 _Atomic(const wire_format *) wire_format_slots[WIRE_FORMAT_SLOTS];
-static const wire_format *formatless_event; /* events_without_format; set with the slots */
+static const wire_format *formatless_event; /* of the model that owns them; set with the slots */
 static pthread_once_t gather_once = PTHREAD_ONCE_INIT;
 
-static void wire_formats_add(const wire_format *w)
+static void wire_formats_add(const recd_format *f)
 {
-    if ((size_t)w->format >= WIRE_FORMAT_SLOTS || w->format == RECD_MSG_FMT_NONE)
+    const wire_format *w = f->wire;
+    if (!w || (size_t)w->format >= WIRE_FORMAT_SLOTS || w->format == RECD_MSG_FMT_NONE)
         return; /* raise WIRE_FORMAT_SLOTS (tests/lib/wire/test_wire_formats.c finds it missing) */
     atomic_store_explicit(&wire_format_slots[w->format], w, memory_order_relaxed);
-    if (w->events_without_format)
+    if (f->model && f->model->owns_unformatted_events)
         formatless_event = w;
 }
 
 static void wire_formats_gather(void)
 {
-    for (size_t i = 0; i < recd_format_count(); i++)
-        for (const wire_format *w = recd_format_at(i)->wire; w; w = w->also)
-            wire_formats_add(w);
+    for (size_t i = 0; i < recd_format__all_count(); i++)
+        wire_formats_add(recd_format__all_at(i));
 }
 
 const wire_format *wire_format_gathered(recd_msg_format f)

@@ -39,8 +39,8 @@ static inline const wire_format *wire_format_of(recd_msg_format f)
     return w ? w : wire_format_gathered(f);
 }
 
-/* The hooks that encode m: its format's, or for an event without a format the hooks that take
- * those (events_without_format). */
+/* The hooks that encode m: its format's, or for an event without a format those of the format
+ * whose model owns such events (message/msg_formats.h). */
 const wire_format *wire_format_of_msg(const recd_msg *m);
 /* The hooks whose open format byte is code, or NULL. */
 const wire_format *wire_format_by_code(uint8_t code);

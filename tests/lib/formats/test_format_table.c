@@ -52,8 +52,8 @@ static void test_entries_complete(void **state)
     assert_null(recd_format_at(recd_format_count()));
 }
 
-/* The message model keeps its own list of format names and extensions (it sits below the table and
- * looks nothing up in it): every entry and every message format must agree with it. */
+/* The message model names formats through the table (session-only entries included): every entry
+ * and every message format must agree with it. */
 static void test_message_model_agrees(void **state)
 {
     (void)state;

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "message/msg_float_text.h"
+#include "base/float_text.h"
 
 static void uncached(float f, char want[32])
 {

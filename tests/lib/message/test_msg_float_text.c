@@ -13,7 +13,7 @@
 
 #include "base/bytes.h"
 #include "message/msg_fields.h"
-#include "message/msg_float_text.h"
+#include "base/float_text.h"
 
 #ifdef TU_SANITIZED
 #define DEFAULT_COUNT 100000u

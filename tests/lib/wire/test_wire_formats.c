@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The wire hooks of the formats (recd_format.wire, gathered by wire_formats.c) and the message
- * model's table (msg_formats.c): every recorded format has hooks at its format's index, open
+ * model's descriptors (msg_formats.h): every recorded format has hooks at its format's index, open
  * format bytes are unique, the block path's sizes are the .rec codec's, and the unknown-format
  * error lists them all. */
 #include "testutil.h"
@@ -10,6 +10,7 @@
 
 #include "message/msg_formats.h"
 #include "recd/format.h"
+#include "recd/format_list.h"
 #include "recd/wire.h"
 #include "wire/wire_formats.h"
 
@@ -19,13 +20,13 @@ static void entries_at_their_index(void **state)
     size_t count = 0;
     for (size_t f = 0; f < WIRE_FORMAT_SLOTS; f++) {
         const wire_format *w = wire_format_of((recd_msg_format)f);
-        const msg_format *m = msg_format_of((recd_msg_format)f);
+        const recd_format *m = msg_format_of((recd_msg_format)f);
         assert_true((w == NULL) == (m == NULL)); /* a format in one table is in both */
         if (!w)
             continue;
         count++;
         assert_int_equal(w->format, f);
-        assert_int_equal(m->format, f);
+        assert_int_equal(m->msg_format, f);
         assert_string_equal(recd_msg_format_name((recd_msg_format)f), m->name);
         assert_int_equal(recd_msg_format_parse(m->name), f);
         assert_ptr_equal(wire_format_by_code(w->code), w);
@@ -34,7 +35,7 @@ static void entries_at_their_index(void **state)
         assert_non_null(w->state_write);
         assert_non_null(w->msg_time);
         assert_true((w->event_read == NULL) == (w->event_write == NULL));
-        assert_true((m->event_free == NULL) == (w->event_read == NULL));
+        assert_true((m->model == NULL || m->model->event_free == NULL) == (w->event_read == NULL));
         if (f == RECD_MSG_FMT_SAMP_ONFOOT)
             assert_int_equal(w->block_len, RECD_REC_ONFOOT_BLOCK_SIZE);
         else if (f == RECD_MSG_FMT_SAMP_VEHICLE)
@@ -54,20 +55,20 @@ static void entries_at_their_index(void **state)
     assert_null(wire_format_by_code(0));
 }
 
-/* Every recorded format of the table has wire hooks for its own message format, found at it. */
+/* Every recorded format of the list (session-only ones too) has wire hooks for its own message
+ * format, found at it; one format owns events without a format. */
 static void table_entries_have_hooks(void **state)
 {
     (void)state;
     size_t formatless = 0;
-    for (size_t i = 0; i < recd_format_count(); i++) {
-        const recd_format *f = recd_format_at(i);
+    for (size_t i = 0; i < recd_format__all_count(); i++) {
+        const recd_format *f = recd_format__all_at(i);
         assert_true((f->wire != NULL) == recd_format_is_recorded(f));
         if (f->wire) {
             assert_int_equal(f->wire->format, f->msg_format);
             assert_ptr_equal(wire_format_of(f->msg_format), f->wire);
         }
-        for (const wire_format *w = f->wire; w; w = w->also)
-            formatless += w->events_without_format;
+        formatless += f->model && f->model->owns_unformatted_events;
     }
     assert_int_equal(formatless, 1);
 }

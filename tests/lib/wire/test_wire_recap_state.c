@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "formats/recap/recap_internal.h"
+#include "formats/recap/recap_msg.h"
 #include "formats/recap/recap_wire.h"
-#include "message/msg_recap.h"
 #include "testutil.h"
 #include "wire/wire_internal.h"
 

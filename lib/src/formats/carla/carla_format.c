@@ -81,4 +81,7 @@ const recd_format recd_format__carla = {
     .importer = &recd_carla__importer,
     .edit = &recd_carla__edit,
     .wire = &recd_carla__wire,
+    .model = &recd_carla__model,
+    .json = &recd_carla__json,
+    .csv = &recd_carla__csv,
 };

@@ -30,6 +30,10 @@ int recd_carla__recover(uint8_t *buf, size_t len, recd_recover_plan *plan);
 extern const struct recd_format_importer recd_carla__importer;
 extern const struct recd_format_edit recd_carla__edit;
 extern const struct recd_format_wire recd_carla__wire; /* carla_wire.c */
+/* The message model's hooks (carla_msg.c, carla_csv.c). */
+extern const struct recd_format_model recd_carla__model;
+extern const struct recd_format_json recd_carla__json;
+extern const struct recd_format_csv recd_carla__csv;
 /* Plots: every vehicle's and walker's route (carla_track.c), read without the message model. */
 int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data,
                       char *err, size_t errlen);

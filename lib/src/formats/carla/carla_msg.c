@@ -463,7 +463,18 @@ int recd__carla_event_from_json(const json_t *root, recd_carla_event **out, char
     return rc;
 }
 
-/* ---- the message model's table entry (message/msg_formats.h) ------------------------------- */
+/* ---- the message model's hooks (message/msg_formats.h) ------------------------------------ */
+
+static void carla_open_free(recd_msg *m)
+{
+    recd__carla_open_free(m->open.carla);
+}
+
+static int carla_open_copy(recd_msg *dst, const recd_msg *src)
+{
+    dst->open.carla = src->open.carla ? recd__carla_open_clone(src->open.carla) : NULL;
+    return dst->open.carla || !src->open.carla ? 0 : -ENOMEM;
+}
 
 static void carla_state_free(recd_msg *m)
 {
@@ -487,17 +498,16 @@ static int carla_event_copy(recd_msg *dst, const recd_msg *src)
     return dst->carla_event || !src->carla_event ? 0 : -ENOMEM;
 }
 
-const msg_format recd__msg_format_carla = {
-    .format = RECD_MSG_FMT_CARLA,
-    .name = "carla",
-    .extension = "log",
+const struct recd_format_model recd_carla__model = {
+    .open_free = carla_open_free,
+    .open_copy = carla_open_copy,
     .state_free = carla_state_free,
     .state_copy = carla_state_copy,
     .event_free = carla_event_free,
     .event_copy = carla_event_copy,
 };
 
-/* ---- the JSON lines codec's table entry (message/json/msg_json_formats.h) ------------------ */
+/* ---- the JSON lines hooks (message/json/msg_json_formats.h) ------------------------------- */
 
 static int carla_open_read(const json_t *root, recd_msg *out, char *err, size_t errlen)
 {
@@ -563,8 +573,7 @@ static bool carla_event_sniff(const json_t *root)
     return json_object_get(root, "kind") != NULL;
 }
 
-const msg_json_format recd__msg_json_format_carla = {
-    .format = RECD_MSG_FMT_CARLA,
+const struct recd_format_json recd_carla__json = {
     .open_key = "carla",
     .open_read = carla_open_read,
     .open_write = carla_open_write,

@@ -14,6 +14,7 @@
 
 extern const recd_format recd_format__samp_onfoot;
 extern const recd_format recd_format__samp_vehicle;
+extern const recd_format recd_format__samp_player;
 
 typedef struct rec_kind {
     const char *kind;
@@ -132,6 +133,8 @@ const recd_format recd_format__samp_onfoot = {
     .importer = &recd_rec__importer,
     .edit = &recd_rec__edit,
     .wire = &recd_rec__wire_onfoot,
+    .json = &recd_rec__json_onfoot,
+    .csv = &recd_rec__csv_onfoot,
 };
 
 const recd_format recd_format__samp_vehicle = {
@@ -151,4 +154,19 @@ const recd_format recd_format__samp_vehicle = {
     .importer = &recd_rec__importer,
     .edit = &recd_rec__edit,
     .wire = &recd_rec__wire_vehicle,
+    .json = &recd_rec__json_vehicle,
+    .csv = &recd_rec__csv_vehicle,
+};
+
+/* Recorded by the daemon only, as a sequence of on-foot and vehicle .rec parts and a manifest: a
+ * session-only entry (formats/format_table.c), never sniffed. Its states are read from JSON, not
+ * written (recd_msg_to_json refuses them), and it has no CSV. */
+const recd_format recd_format__samp_player = {
+    .name = "samp-player",
+    .extension = "rec",
+    .description = "SA-MP player session (on-foot and vehicle .rec parts and a manifest)",
+    .unit = "blocks",
+    .msg_format = RECD_MSG_FMT_SAMP_PLAYER,
+    .json = &recd_rec__json_player,
+    .wire = &recd_rec__wire_player,
 };

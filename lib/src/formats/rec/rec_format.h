@@ -11,10 +11,15 @@ int recd_rec__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, vo
                           char *err, size_t errlen);
 /* In rec_import.c. */
 extern const struct recd_format_importer recd_rec__importer;
+/* The message model's hooks (rec_json.c, rec_csv.c): .rec states own nothing (no model). */
+extern const struct recd_format_json recd_rec__json_onfoot, recd_rec__json_vehicle,
+    recd_rec__json_player;
+extern const struct recd_format_csv recd_rec__csv_onfoot, recd_rec__csv_vehicle;
 /* In rec_recover.c. */
 int recd_rec__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan);
 /* In rec_wire.c: the wire hooks of each block type (samp-onfoot's carry samp-player's). */
 extern const struct recd_format_wire recd_rec__wire_onfoot;
 extern const struct recd_format_wire recd_rec__wire_vehicle;
+extern const struct recd_format_wire recd_rec__wire_player;
 
 #endif

@@ -194,9 +194,8 @@ static int player_msg_time(const recd_msg *m, uint64_t *t)
     return m->type == RECD_MSG_STATE ? 0 : -EINVAL;
 }
 
-/* Both kinds of block in one session: not the block path (its states carry their type). It has
- * no table entry (its recordings are .rec parts): samp-onfoot's hooks carry it. */
-static const struct recd_format_wire wire_player = {
+/* Both kinds of block in one session: not the block path (its states carry their type). */
+const struct recd_format_wire recd_rec__wire_player = {
     .format = RECD_MSG_FMT_SAMP_PLAYER,
     .code = 5,
     .open_read = samp_open_read,
@@ -216,7 +215,6 @@ const struct recd_format_wire recd_rec__wire_onfoot = {
     .state_read = onfoot_state_read,
     .state_write = onfoot_state_write,
     .msg_time = onfoot_msg_time,
-    .also = &wire_player,
 };
 
 const struct recd_format_wire recd_rec__wire_vehicle = {

@@ -86,4 +86,7 @@ const recd_format recd_format__recap = {
     .edit = &recd_recap__edit,
     .wire = &recd_recap__wire,
     .state_unit = recap_state_unit,
+    .model = &recd_recap__model,
+    .json = &recd_recap__json,
+    .csv = &recd_recap__csv,
 };

@@ -13,6 +13,10 @@ int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
 extern const struct recd_format_importer recd_recap__importer;
 extern const struct recd_format_edit recd_recap__edit; /* recap_edit.c */
 extern const struct recd_format_wire recd_recap__wire; /* recap_wire.c */
+/* The message model's hooks (recap_msg.c, recap_json.c, recap_csv.c). */
+extern const struct recd_format_model recd_recap__model;
+extern const struct recd_format_json recd_recap__json;
+extern const struct recd_format_csv recd_recap__csv;
 /* In recap_recover.c. */
 int recd_recap__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan);
 

@@ -11,7 +11,7 @@
 
 #include "formats/format_import.h"
 #include "message/msg_fields.h"
-#include "message/msg_recap.h"
+#include "formats/recap/recap_msg.h"
 #include "recd/recap.h"
 
 typedef struct recap_import {

@@ -13,7 +13,7 @@
 #include "base/bytes.h"
 #include "formats/recap/recap_format.h"
 #include "formats/recap/recap_internal.h"
-#include "message/msg_recap.h"
+#include "formats/recap/recap_msg.h"
 #include "recd/format_wire.h"
 
 /* FULL_STATE fields in table order: 9 channels, flags, pose, game mode, hand state, health,
@@ -313,7 +313,6 @@ const struct recd_format_wire recd_recap__wire = {
     .code = 3,
     /* Events came from Recap sessions only before CARLA's, and a builder may leave the format
      * unset: such an event is sent as a Recap event. */
-    .events_without_format = true,
     .open_read = recap_wire_open_read,
     .state_read = recap_wire_state_read,
     .event_read = recap_wire_event_read,

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: the CSV codec's table of message formats, one entry per recd_msg_format written and
- * read as CSV, with what differs between them: the header's columns, the column that tells the
- * format apart in a header, and how a row is read and written. Each entry lives with its
- * format's rows (msg_csv_samp.c, msg_csv_recap.c, msg_csv_carla.c); msg_csv_read.c and
- * msg_csv_write.c only look entries up. */
+/* Internal: the CSV hooks of a format (struct recd_format_csv, hung off its descriptor as `csv`):
+ * the header's columns, the column that tells the format apart in a header, and how a row is read
+ * and written. Each format defines its hooks beside its rows; msg_csv_read.c and msg_csv_write.c
+ * find them through the format list. */
 #ifndef RECD_MSG_CSV_FORMATS_H
 #define RECD_MSG_CSV_FORMATS_H
 
@@ -11,6 +10,7 @@
 
 #include "message/csv/msg_csv.h"
 #include "message/msg_stream.h"
+#include "recd/format.h"
 #include "recd/message.h"
 
 /* A document being read: its rows, the messages handed on, and how header columns map to the
@@ -25,11 +25,12 @@ typedef struct msg_csv_doc {
     size_t errlen;
 } msg_csv_doc;
 
-typedef struct msg_csv_format {
-    recd_msg_format format;
-    /* A header with this column is this format's (asked in msg_csv_formats.c's order); NULL: the
-     * format is the one left when no other claims the header. */
+struct recd_format_csv {
+    /* A header with this column is this format's, unless a format of lower header_rank claims it
+     * too (one format's header may hold another's signature column). NULL: the format is the one left when no
+     * other claims the header; one format says so. */
     const char *signature;
+    unsigned header_rank;
     /* Its rows hold the open and the close (else the reader opens the session from the header
      * and closes it after the last row, and the writer writes no row for them). */
     bool own_open;
@@ -40,12 +41,12 @@ typedef struct msg_csv_format {
     /* The row for m, or nothing for a message that needs none: 0, -EINVAL (m does not belong to
      * a writer of this format, or cannot be written), -ENOMEM. */
     int (*write_row)(const recd_csv_writer *w, const recd_msg *m, recd_buf *out);
-} msg_csv_format;
+};
 
-/* The entry of f, or NULL for a format without CSV. */
-const msg_csv_format *msg_csv_format_of(recd_msg_format f);
+/* The descriptor of f when it has CSV hooks, or NULL. */
+const recd_format *msg_csv_format_of(recd_msg_format f);
 /* The format of a header row (names: its ncells cells). */
-const msg_csv_format *msg_csv_header_format(const char *const *names, size_t ncells);
+const recd_format *msg_csv_header_format(const char *const *names, size_t ncells);
 
 /* Helpers the entries share (msg_csv_rows.c). */
 /* "line N: column C: why" into the doc's err; -EBADMSG. */

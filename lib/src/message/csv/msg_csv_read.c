@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* recd_csv_read: a whole CSV document (hostile input) into messages. The header row decides the
- * format; its entry in the CSV format table (msg_csv_formats.h) reads the rows: .rec rows become
- * blocks field by field, Recap and CARLA rows are turned into JSON objects and go through the
- * JSON reader so both encodings share one set of rules. */
+ * format; its CSV hooks (msg_csv_formats.h) read the rows, field by field or as JSON objects that
+ * go through the JSON reader (msg_csv_deliver_json), so both encodings share one set of rules. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +17,9 @@ static int read_header(msg_csv_doc *d, size_t ncells, uint64_t line)
     const char *names[MSG_CSV_MAX_CELLS];
     for (size_t i = 0; i < ncells; i++)
         names[i] = msg_csv_cell(&d->r, i);
-    const msg_csv_format *e = msg_csv_header_format(names, ncells);
-    d->format = e->format;
+    const recd_format *format = msg_csv_header_format(names, ncells);
+    const struct recd_format_csv *e = format->csv;
+    d->format = format->msg_format;
     const char *named[MSG_CSV_MAX_CELLS];
     size_t n = e->columns(named);
     bool seen[MSG_CSV_MAX_CELLS] = {false};
@@ -71,7 +71,7 @@ static int read_rows(msg_csv_doc *d)
         goto fail;
     if ((rc = read_header(d, ncells, line)) < 0)
         return rc;
-    const msg_csv_format *e = msg_csv_format_of(d->format);
+    const struct recd_format_csv *e = msg_csv_format_of(d->format)->csv;
     bool own_open = e->own_open;
     if (!own_open) {
         recd_msg open;

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* CSV writer: the header row, then each message's row as its format's entry in the CSV format
- * table writes it (msg_csv_formats.h): .rec as one row per block with one column per field; Recap
- * as one row per message with a kind column, the state fields as columns and a JSON "data" column
- * for the rest; CARLA as one row per message with kind, frame, elapsed and duration columns and
- * the records as JSON. */
+/* CSV writer: the header row, then each message's row as its format's CSV hooks write it
+ * (msg_csv_formats.h; the layouts are in docs/protocol.md). */
 #include <errno.h>
 #include <string.h>
 
@@ -21,7 +18,7 @@ int recd_csv_writer_init(recd_csv_writer *w, recd_msg_format format)
 static int put_header(recd_csv_writer *w, recd_buf *out)
 {
     const char *names[MSG_CSV_MAX_CELLS];
-    size_t n = msg_csv_format_of(w->format)->columns(names);
+    size_t n = msg_csv_format_of(w->format)->csv->columns(names);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = msg_csv_put_cell(out, names[i], strlen(names[i]), i == 0);
@@ -40,7 +37,7 @@ int recd_csv_write(recd_csv_writer *w, const recd_msg *m, recd_buf *out)
     bool header_now = !w->header_written;
     int rc = header_now ? put_header(w, out) : 0;
     if (rc == 0)
-        rc = msg_csv_format_of(w->format)->write_row(w, m, out);
+        rc = msg_csv_format_of(w->format)->csv->write_row(w, m, out);
     if (rc < 0) {
         out->len = start;
         if (header_now)

@@ -1,72 +1,86 @@
 /* SPDX-License-Identifier: MIT */
-/* The JSON lines codec's table of message formats. A new format is one entry here, defined beside
- * its JSON code, and its place in the sniffing order below when its lines can be told apart by
- * their keys. */
+/* The JSON lines codec's lookups of a format's JSON hooks, over the one format list
+ * (formats/format_table.c), whose order is the order in which lines are recognised by their
+ * keys: a format whose keys another's contain must come after it there. */
 #include "message/json/msg_json_formats.h"
 
-extern const msg_json_format msg_json_format_samp_onfoot;
-extern const msg_json_format msg_json_format_samp_vehicle;
-extern const msg_json_format msg_json_format_samp_player;
-extern const msg_json_format msg_json_format_recap;
-extern const msg_json_format recd__msg_json_format_carla;
+#include <stdatomic.h>
 
-#define SLOTS 8
+#include "message/msg_formats.h"
+#include "recd/format_list.h"
 
-static const msg_json_format *const table[SLOTS] = {
-    [RECD_MSG_FMT_SAMP_ONFOOT] = &msg_json_format_samp_onfoot,
-    [RECD_MSG_FMT_SAMP_VEHICLE] = &msg_json_format_samp_vehicle,
-    [RECD_MSG_FMT_RECAP] = &msg_json_format_recap,
-    [RECD_MSG_FMT_CARLA] = &recd__msg_json_format_carla,
-    [RECD_MSG_FMT_SAMP_PLAYER] = &msg_json_format_samp_player,
-};
-
-_Static_assert(RECD_MSG_FMT_SAMP_PLAYER < SLOTS, "a format has no slot in the table");
-
-/* A state line without a session format: the first entry whose sniff says yes (on foot's always
- * does). Signatures first: "tick", then "frame" with "elapsed", then "vehicle_id". */
-static const msg_json_format *const state_sniff_order[] = {
-    &msg_json_format_recap,
-    &recd__msg_json_format_carla,
-    &msg_json_format_samp_vehicle,
-    &msg_json_format_samp_onfoot,
-};
-
-const msg_json_format *msg_json_format_of(recd_msg_format f)
+static const recd_format *with_json(const recd_format *f)
 {
-    return (size_t)f < SLOTS ? table[f] : NULL;
+    return f && f->json ? f : NULL;
 }
 
-const msg_json_format *msg_json_format_back(size_t i)
+const recd_format *msg_json_format_of(recd_msg_format f)
 {
-    for (size_t k = SLOTS; k-- > 0;)
-        if (table[k] && i-- == 0)
-            return table[k];
+    return with_json(recd_format__by_msg(f));
+}
+
+const recd_format *msg_json_format_back(size_t i)
+{
+    for (size_t k = recd_format__all_count(); k-- > 0;)
+        if (recd_format__all_at(k)->json && i-- == 0)
+            return recd_format__all_at(k);
     return NULL;
 }
 
-const msg_json_format *msg_json_format_of_msg(const recd_msg *m)
+const recd_format *msg_json_format_of_msg(const recd_msg *m)
 {
-    /* Events came from Recap sessions only before CARLA's, and a builder may leave the format
-     * unset: such an event is a Recap event. */
-    if (m->type == RECD_MSG_EVENT && m->format == RECD_MSG_FMT_NONE)
-        return &msg_json_format_recap;
-    return msg_json_format_of(m->format);
+    return with_json(msg_format_of_msg(m));
 }
 
-const msg_json_format *msg_json_state_sniff(const json_t *root)
+const recd_format *msg_json_state_sniff(const json_t *root)
 {
-    size_t n = sizeof state_sniff_order / sizeof state_sniff_order[0];
-    for (size_t i = 0; i < n; i++)
-        if (state_sniff_order[i]->state_sniff(root))
-            return state_sniff_order[i];
-    return &msg_json_format_samp_onfoot;
+    const recd_format *fallback = NULL;
+    for (size_t i = 0; i < recd_format__all_count(); i++) {
+        const recd_format *f = recd_format__all_at(i);
+        if (!f->json)
+            continue;
+        if (f->json->state_sniff && f->json->state_sniff(root))
+            return f;
+        if (f->json->state_fallback)
+            fallback = f;
+    }
+    return fallback;
 }
 
-/* An event line without a session format: one an entry claims by its keys, else Recap's. */
-const msg_json_format *msg_json_event_sniff(const json_t *root)
+const recd_format *msg_json_event_sniff(const json_t *root)
 {
-    for (size_t i = 0; i < SLOTS; i++)
-        if (table[i] && table[i]->event_sniff && table[i]->event_sniff(root))
-            return table[i];
-    return &msg_json_format_recap;
+    for (size_t i = 0; i < recd_format__all_count(); i++) {
+        const recd_format *f = recd_format__all_at(i);
+        if (f->json && f->json->event_sniff && f->json->event_sniff(root))
+            return f;
+    }
+    return with_json(msg_format_unformatted_events());
+}
+
+/* The fast reader for lines without a session format: the first in the list, found once (threads
+ * that race to find it find the same one). */
+static _Atomic(msg_json_fast_fn) unformatted_fast;
+static atomic_bool unformatted_fast_found;
+
+static msg_json_fast_fn find_unformatted_fast(void)
+{
+    msg_json_fast_fn fn = NULL;
+    for (size_t i = 0; !fn && i < recd_format__all_count(); i++) {
+        const recd_format *f = recd_format__all_at(i);
+        fn = f->json ? f->json->fast_state : NULL;
+    }
+    atomic_store_explicit(&unformatted_fast, fn, memory_order_relaxed);
+    atomic_store_explicit(&unformatted_fast_found, true, memory_order_release);
+    return fn;
+}
+
+msg_json_fast_fn msg_json_fast_reader(recd_msg_format session_format)
+{
+    if (session_format != RECD_MSG_FMT_NONE) {
+        const recd_format *f = recd_format__by_msg(session_format);
+        return f && f->json ? f->json->fast_state : NULL;
+    }
+    if (!atomic_load_explicit(&unformatted_fast_found, memory_order_acquire))
+        return find_unformatted_fast();
+    return atomic_load_explicit(&unformatted_fast, memory_order_relaxed);
 }

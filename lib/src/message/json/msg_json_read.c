@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* recd_msg_from_json: one JSON line (hostile input) into a recd_msg. A .rec state takes the
- * tree-free reader (msg_json_fast.c); the rest is parsed by jansson, which checks UTF-8, and
- * this file checks keys, types and ranges and names the offending field. What a format reads
- * (its open key, states, events) comes from its entry in the JSON format table
+/* recd_msg_from_json: one JSON line (hostile input) into a recd_msg. The hot line may take its
+ * format's tree-free reader (the json hooks' fast_state); the rest is parsed by jansson, which
+ * checks UTF-8, and this file checks keys, types and ranges and names the offending field. What a
+ * format reads (its open key, states, events) comes from its descriptor's JSON hooks
  * (msg_json_formats.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "message/json/msg_json_fast.h"
 #include "message/json/msg_json_formats.h"
 #include "message/msg_fields.h"
+#include "recd/format_list.h"
 
 #define COMMON_KEYS MSG_JSON_COMMON_KEYS
 
@@ -57,11 +58,57 @@ static bool auth_token_valid(const char *s, size_t len)
     return true;
 }
 
-static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen)
+/* A format's own key of the open: its json hooks' open_key. */
+static bool is_open_key(const char *key)
+{
+    for (size_t i = 0; i < recd_format__all_count(); i++) {
+        const struct recd_format_json *j = recd_format__all_at(i)->json;
+        if (j && j->open_key && strcmp(j->open_key, key) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The first key of the open that neither every open nor any format may have, or NULL. */
+static const char *unknown_open_key(const json_t *root)
 {
     static const char *const allowed[] = {COMMON_KEYS, "format", "start_time", "auth", "resume",
-                                          "ring", "recap", "carla", NULL};
-    const char *bad = msg_json_unknown_key(root, allowed);
+                                          "ring", NULL};
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)root, key, val)
+    {
+        (void)val;
+        if (!msg_json_key_in(key, allowed) && !is_open_key(key))
+            return key;
+    }
+    return NULL;
+}
+
+/* "open.format: \"x\" is not A, B or C": the message formats' names in their enum order. */
+static int unknown_format_err(const char *safe, char *err, size_t errlen)
+{
+    char names[160] = "";
+    size_t n = 0, count = 0;
+    for (int f = RECD_MSG_FMT_NONE + 1; f < RECD_MSG_FORMAT_SLOTS; f++)
+        count += recd_format__by_msg((recd_msg_format)f) != NULL;
+    for (int f = RECD_MSG_FMT_NONE + 1, k = 0; f < RECD_MSG_FORMAT_SLOTS; f++) {
+        const recd_format *d = recd_format__by_msg((recd_msg_format)f);
+        if (!d)
+            continue;
+        const char *sep = k == 0 ? "" : (size_t)k + 1 == count ? " or " : ", ";
+        int w = snprintf(names + n, sizeof names - n, "%s%s", sep, d->name);
+        if (w > 0 && (size_t)w < sizeof names - n)
+            n += (size_t)w;
+        k++;
+    }
+    msg_err(err, errlen, "open.format: \"%s\" is not %s", safe, names);
+    return -EBADMSG;
+}
+
+static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen)
+{
+    const char *bad = unknown_open_key(root);
     if (bad)
         return msg_json_err_unknown_key("open", bad, err, errlen);
     json_t *fmt = json_object_get(root, "format");
@@ -77,9 +124,7 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
     if (out->format == RECD_MSG_FMT_NONE || strlen(json_string_value(fmt)) != json_string_length(fmt)) {
         char safe[48];
         msg_safe_text(json_string_value(fmt), json_string_length(fmt), safe);
-        msg_err(err, errlen, "open.format: \"%s\" is not samp-onfoot, samp-vehicle, recap, carla or "
-                             "samp-player", safe);
-        return -EBADMSG;
+        return unknown_format_err(safe, err, errlen);
     }
     int rc = msg_json_read_int64(root, "open", "start_time", INT64_MIN, &out->open.start_time_ms,
                         &out->open.has_start_time, err, errlen);
@@ -114,21 +159,47 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
     }
     out->open.ring = ring && json_is_true(ring);
     /* Each format's own key: read for the open's format, refused for any other. Checked from
-     * the last entry down, so "carla" is judged before "recap". */
-    const msg_json_format *e;
-    for (size_t i = 0; (e = msg_json_format_back(i)) != NULL; i++) {
+     * the end of the format list down (the order the error for two foreign keys has had). */
+    const recd_format *f;
+    for (size_t i = 0; (f = msg_json_format_back(i)) != NULL; i++) {
+        const struct recd_format_json *e = f->json;
         if (!e->open_key)
             continue;
-        if (e->format == out->format) {
+        if (f->msg_format == out->format) {
             if ((rc = e->open_read(root, out, err, errlen)) != 0)
                 return rc;
         } else if (json_object_get(root, e->open_key)) {
-            msg_err(err, errlen, "open.%s: only allowed with format %s", e->open_key,
-                    recd_msg_format_name(e->format));
+            msg_err(err, errlen, "open.%s: only allowed with format %s", e->open_key, f->name);
             return -EBADMSG;
         }
     }
     return 0;
+}
+
+static bool msg_json_has_events(const recd_format *f)
+{
+    return f->json && f->json->event_read;
+}
+
+/* "event: only A and B sessions have events", the formats with events named from the list. */
+static int event_formats_err(char *err, size_t errlen)
+{
+    char names[128] = "";
+    size_t n = 0, count = 0;
+    for (size_t i = 0; i < recd_format__all_count(); i++)
+        count += msg_json_has_events(recd_format__all_at(i));
+    for (size_t i = 0, k = 0; i < recd_format__all_count(); i++) {
+        const recd_format *f = recd_format__all_at(i);
+        if (!msg_json_has_events(f))
+            continue;
+        const char *sep = k == 0 ? "" : k + 1 == count ? " and " : ", ";
+        int w = snprintf(names + n, sizeof names - n, "%s%s", sep, f->name);
+        if (w > 0 && (size_t)w < sizeof names - n)
+            n += (size_t)w;
+        k++;
+    }
+    msg_err(err, errlen, "event: only %s sessions have events", names);
+    return -EBADMSG;
 }
 
 static int read_body(const json_t *root, recd_msg_format session_format, recd_msg *out, char *err,
@@ -138,22 +209,20 @@ static int read_body(const json_t *root, recd_msg_format session_format, recd_ms
     static const char *const flush_keys[] = {COMMON_KEYS, "end_tick", NULL};
     int64_t tick = 0;
     const char *bad;
-    const msg_json_format *e;
+    const recd_format *f;
     int rc;
     switch (out->type) {
     case RECD_MSG_OPEN: return read_open(root, out, err, errlen);
     case RECD_MSG_STATE:
         /* An unknown session format reads a state as one without a session (by its keys). */
-        if (!(e = msg_json_format_of(session_format)))
-            e = msg_json_state_sniff(root);
-        return e->state_read(root, out, err, errlen);
+        if (!(f = msg_json_format_of(session_format)))
+            f = msg_json_state_sniff(root);
+        return f->json->state_read(root, out, err, errlen);
     case RECD_MSG_EVENT:
-        e = session_format ? msg_json_format_of(session_format) : msg_json_event_sniff(root);
-        if (!e || !e->event_read) {
-            msg_err(err, errlen, "event: only recap and carla sessions have events");
-            return -EBADMSG;
-        }
-        return e->event_read(root, out, err, errlen);
+        f = session_format ? msg_json_format_of(session_format) : msg_json_event_sniff(root);
+        if (!f || !f->json->event_read)
+            return event_formats_err(err, errlen);
+        return f->json->event_read(root, out, err, errlen);
     case RECD_MSG_CLOSE:
         bad = msg_json_unknown_key(root, close_keys);
         if (bad)
@@ -235,10 +304,11 @@ static size_t without_line_end(const char *line, size_t len)
 int recd_msg_from_json(const char *line, size_t len, recd_msg_format session_format, recd_msg *out,
                        char *err, size_t errlen)
 {
-    /* The hot line (a .rec state) needs no tree; everything else, and every error, goes through
-     * jansson so the messages stay what docs/protocol.md shows. */
+    /* The hot line (a state its format's fast reader takes) needs no tree; everything else, and
+     * every error, goes through jansson so the messages stay what docs/protocol.md shows. */
     size_t body = without_line_end(line, len);
-    if (msg_json_fast_state(line, body, session_format, out)) /* it declines a line with a '\n' */
+    msg_json_fast_fn fast = msg_json_fast_reader(session_format);
+    if (fast && fast(line, body, session_format, out)) /* it declines a line with a '\n' */
         return 0;
     return msg_from_json_jansson(line, len, session_format, out, err, errlen);
 }

@@ -32,15 +32,16 @@ static int put_open(recd_buf *out, const recd_msg *m)
         rc = msg_buf_puts(out, "true");
     if (rc == 0 && m->open.ring && (rc = msg_json_put_key(out, "ring")) == 0)
         rc = msg_buf_puts(out, "true");
-    const msg_json_format *e = msg_json_format_of(m->format);
-    if (rc == 0 && e && e->open_write)
-        rc = e->open_write(m, out);
+    const recd_format *f = msg_json_format_of(m->format);
+    if (rc == 0 && f && f->json->open_write)
+        rc = f->json->open_write(m, out);
     return rc;
 }
 
 static int put_body(recd_buf *out, const recd_msg *m, unsigned omit)
 {
-    const msg_json_format *e = msg_json_format_of_msg(m);
+    const recd_format *f = msg_json_format_of_msg(m);
+    const struct recd_format_json *e = f ? f->json : NULL;
     switch (m->type) {
     case RECD_MSG_OPEN: return put_open(out, m);
     case RECD_MSG_STATE: return e && e->state_write ? e->state_write(m, out) : -EINVAL;

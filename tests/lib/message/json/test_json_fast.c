@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "message/json/msg_json_fast.h"
+#include "formats/rec/rec_json_fast.h"
+#include "message/json/msg_json_formats.h"
 #include "message/msg_fields.h"
 #include "recd/message.h"
 
@@ -41,7 +42,7 @@ static void check_number(const char *s)
     bool fi = false, si = false;
     int64_t fv = 0, sv = 0;
     double fd = 0, sd = 0;
-    bool fok = msg_json_fast_number(s, len, &fi, &fv, &fd);
+    bool fok = rec_json_fast_number(s, len, &fi, &fv, &fd);
     bool sok = msg_parse_number(s, len, &si, &sv, &sd);
     if (fok != sok)
         fail_msg("\"%s\": fast %d, reference %d", s, fok, sok);
@@ -198,7 +199,7 @@ static void test_fast_path_takes_common_lines(void **state)
         while (len && (cases[i].line[len - 1] == '\n' || cases[i].line[len - 1] == '\r'))
             len--;
         recd_msg m;
-        if (msg_json_fast_state(cases[i].line, len, cases[i].sf, &m) != 1)
+        if (rec_json_fast_state(cases[i].line, len, cases[i].sf, &m) != 1)
             fail_msg("case %zu declined", i);
         assert_int_equal(m.format, cases[i].want);
         recd_msg_free(&m);
@@ -206,11 +207,11 @@ static void test_fast_path_takes_common_lines(void **state)
     }
     /* Not its business: other types, Recap, a session of the other .rec format. */
     recd_msg m;
-    assert_int_equal(msg_json_fast_state(vehicle_line, strlen(vehicle_line),
+    assert_int_equal(rec_json_fast_state(vehicle_line, strlen(vehicle_line),
                                          RECD_MSG_FMT_SAMP_ONFOOT, &m), 0);
-    assert_int_equal(msg_json_fast_state(onfoot_line, strlen(onfoot_line), RECD_MSG_FMT_RECAP, &m), 0);
+    assert_int_equal(rec_json_fast_state(onfoot_line, strlen(onfoot_line), RECD_MSG_FMT_RECAP, &m), 0);
     const char *open = "{\"type\":\"open\",\"format\":\"samp-onfoot\"}";
-    assert_int_equal(msg_json_fast_state(open, strlen(open), RECD_MSG_FMT_NONE, &m), 0);
+    assert_int_equal(rec_json_fast_state(open, strlen(open), RECD_MSG_FMT_NONE, &m), 0);
 }
 
 static void replace(char *out, size_t cap, const char *line, const char *from, const char *to)

@@ -1,31 +1,33 @@
 /* SPDX-License-Identifier: MIT */
-/* The SA-MP entries of the JSON lines codec's format table: a state is the .rec block's fields
- * by the field tables of msg_fields.c (keys, arrays and objects of them, each range-checked and
+/* The SA-MP formats' JSON lines hooks (recd_rec__json_*): a state is the .rec block's fields
+ * by the field tables of rec_fields.c (keys, arrays and objects of them, each range-checked and
  * named in errors); a samp-player state is an on-foot or vehicle one, the latter with an optional
  * model and seat. SA-MP sessions have no events and no open key. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/rec/rec_fields.h"
+#include "formats/rec/rec_json_fast.h"
 #include "message/json/msg_json_formats.h"
 #include "message/msg_fields.h"
 
-static int read_rec_group_member(const msg_field *f, const json_t *j, const char *type,
-                                 msg_value *v, char *err, size_t errlen)
+static int read_rec_group_member(const rec_field *f, const json_t *j, const char *type,
+                                 rec_value *v, char *err, size_t errlen)
 {
     char why[96], path[48];
-    if (msg_read_value(f, j, false, v, why, sizeof why))
+    if (rec_read_value(f, j, false, v, why, sizeof why))
         return 0;
-    msg_field_path(f, path, sizeof path);
+    rec_field_path(f, path, sizeof path);
     msg_err(err, errlen, "%s.%s: %s", type, path, why);
     return -EBADMSG;
 }
 
 /* Reads group `key` (fields [g, end) share it) from its JSON value. */
-static int read_rec_group(const msg_field *fields, size_t g, size_t end, const json_t *j,
-                          msg_value *vals, char *err, size_t errlen)
+static int read_rec_group(const rec_field *fields, size_t g, size_t end, const json_t *j,
+                          rec_value *vals, char *err, size_t errlen)
 {
-    const msg_field *f = &fields[g];
+    const rec_field *f = &fields[g];
     if (f->index >= 0) {
         if (!json_is_array(j) || json_array_size(j) != (size_t)f->count) {
             msg_err(err, errlen, "state.%s: expected an array of %d numbers, got %s", f->key,
@@ -46,7 +48,7 @@ static int read_rec_group(const msg_field *fields, size_t g, size_t end, const j
                     msg_json_type_name(j));
             return -EBADMSG;
         }
-        const char *subs[MSG_REC_MAX_FIELDS + 1];
+        const char *subs[REC_MAX_FIELDS + 1];
         size_t ns = 0;
         for (size_t i = g; i < end; i++)
             subs[ns++] = fields[i].sub;
@@ -74,7 +76,7 @@ static int read_rec_group(const msg_field *fields, size_t g, size_t end, const j
 
 /* The first field of key's group, or n. The search starts at `from`, a group boundary, and wraps:
  * a line in the canonical field order finds each key at once instead of after a dozen strcmp. */
-static size_t find_group(const msg_field *fields, size_t n, const char *key, size_t from)
+static size_t find_group(const rec_field *fields, size_t n, const char *key, size_t from)
 {
     for (size_t i = from; i < n; i++)
         if (strcmp(fields[i].key, key) == 0)
@@ -94,8 +96,8 @@ static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t e
                                    ? player_keys
                                    : common_keys;
     size_t n;
-    const msg_field *fields = msg_rec_fields(out->format, &n);
-    msg_value vals[MSG_REC_MAX_FIELDS];
+    const rec_field *fields = rec_fields(out->format, &n);
+    rec_value vals[REC_MAX_FIELDS];
     memset(vals, 0, sizeof vals);
 
     const char *key;
@@ -133,7 +135,7 @@ static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t e
         msg_err(err, errlen, "state: needs exactly one of \"%s\" and \"%s\"", alt_key[1], alt_key[2]);
         return -EBADMSG;
     }
-    msg_rec_unflatten(vals, out);
+    rec_unflatten(vals, out);
     return 0;
 }
 
@@ -176,11 +178,11 @@ static int read_player_state(const json_t *root, recd_msg *out, char *err, size_
 /* Adjacent fields of one group share the key text (often the same pointer). */
 static bool same_key(const char *a, const char *b) { return a == b || (a[0] == b[0] && strcmp(a, b) == 0); }
 
-static int put_value(recd_buf *out, const msg_field *f, const msg_value *v)
+static int put_value(recd_buf *out, const rec_field *f, const rec_value *v)
 {
     if (f->type == MF_F32)
         return msg_buf_put_f32(out, v->f) < 0 ? -EINVAL : 0;
-    if (v->i < msg_field_min(f) || v->i > msg_field_max(f))
+    if (v->i < rec_field_min(f) || v->i > rec_field_max(f))
         return -EINVAL;
     if (f->type == MF_BOOL)
         return msg_buf_puts(out, v->i ? "true" : "false");
@@ -191,15 +193,15 @@ static int put_value(recd_buf *out, const msg_field *f, const msg_value *v)
 static int put_rec_fields(recd_buf *out, const recd_msg *m)
 {
     size_t n;
-    const msg_field *fields = msg_rec_fields(m->format, &n);
+    const rec_field *fields = rec_fields(m->format, &n);
     if (!fields)
         return -EINVAL;
-    msg_value vals[MSG_REC_MAX_FIELDS];
-    msg_rec_flatten(m, vals);
+    rec_value vals[REC_MAX_FIELDS];
+    rec_flatten(m, vals);
     int rc = 0;
     bool next_first = true; /* the key of fields[i] differs from the one before */
     for (size_t i = 0; i < n && rc == 0; i++) {
-        const msg_field *f = &fields[i];
+        const rec_field *f = &fields[i];
         bool first = next_first;
         bool last = i + 1 == n || !same_key(fields[i + 1].key, f->key);
         next_first = last;
@@ -253,29 +255,23 @@ static bool vehicle_state_sniff(const json_t *root)
     return json_object_get(root, "vehicle_id") != NULL;
 }
 
-static bool onfoot_state_sniff(const json_t *root)
-{
-    (void)root;
-    return true;
-}
-
-const msg_json_format msg_json_format_samp_onfoot = {
-    .format = RECD_MSG_FMT_SAMP_ONFOOT,
+/* A state line no other format claims by its keys is an on-foot block. */
+const struct recd_format_json recd_rec__json_onfoot = {
     .state_read = onfoot_state_read,
     .state_write = rec_state_write,
-    .state_sniff = onfoot_state_sniff,
+    .state_fallback = true,
+    .fast_state = rec_json_fast_state,
 };
 
-const msg_json_format msg_json_format_samp_vehicle = {
-    .format = RECD_MSG_FMT_SAMP_VEHICLE,
+const struct recd_format_json recd_rec__json_vehicle = {
     .state_read = vehicle_state_read,
     .state_write = rec_state_write,
     .state_sniff = vehicle_state_sniff,
+    .fast_state = rec_json_fast_state,
 };
 
 /* Its states are read only (recd_msg_to_json refuses them, -EINVAL); a line names no player
  * session by its keys. */
-const msg_json_format msg_json_format_samp_player = {
-    .format = RECD_MSG_FMT_SAMP_PLAYER,
+const struct recd_format_json recd_rec__json_player = {
     .state_read = read_player_state,
 };

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/recap/recap_msg.h"
 #include "message/msg_fields.h"
-#include "message/msg_recap.h"
 
 /* [,]"key": in one append. */
 static int put_key(recd_buf *out, bool comma, const char *key)

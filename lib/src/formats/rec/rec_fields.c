@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* The .rec field tables behind the JSON and CSV encodings: table-driven flattening of blocks,
- * per-field range checks and the error-text helpers both encodings share. */
-#include "message/msg_fields.h"
+/* The .rec field tables behind the JSON and CSV encodings of SA-MP states: table-driven
+ * flattening of blocks and per-field range checks. */
+#include "formats/rec/rec_fields.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/bytes.h"
+#include "message/msg_fields.h"
 
 #define LEN(s) ((uint8_t)(sizeof(s) - 1))
 #define SCALAR(csv, type) {csv, csv, NULL, -1, 0, type, 0, 0, LEN(csv), 0}
@@ -22,7 +22,7 @@
     ELEM(name "_w", name, 0, 4), ELEM(name "_x", name, 1, 4), ELEM(name "_y", name, 2, 4),        \
         ELEM(name "_z", name, 3, 4)
 
-static const msg_field onfoot_fields[] = {
+static const rec_field onfoot_fields[] = {
     SCALAR("t", MF_U32),
     SCALAR("left_right", MF_S16),
     SCALAR("up_down", MF_S16),
@@ -46,7 +46,7 @@ static const msg_field onfoot_fields[] = {
     MEMBER("anim_time", "anim_flags", "time", MF_BITS, 4),
 };
 
-static const msg_field vehicle_fields[] = {
+static const rec_field vehicle_fields[] = {
     SCALAR("t", MF_U32),
     SCALAR("vehicle_id", MF_U16),
     SCALAR("left_right", MF_S16),
@@ -69,10 +69,10 @@ static const msg_field vehicle_fields[] = {
 };
 
 #define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
-_Static_assert(NFIELDS(onfoot_fields) <= MSG_REC_MAX_FIELDS, "raise MSG_REC_MAX_FIELDS");
-_Static_assert(NFIELDS(vehicle_fields) <= MSG_REC_MAX_FIELDS, "raise MSG_REC_MAX_FIELDS");
+_Static_assert(NFIELDS(onfoot_fields) <= REC_MAX_FIELDS, "raise REC_MAX_FIELDS");
+_Static_assert(NFIELDS(vehicle_fields) <= REC_MAX_FIELDS, "raise REC_MAX_FIELDS");
 
-const msg_field *msg_rec_fields(recd_msg_format f, size_t *count)
+const rec_field *rec_fields(recd_msg_format f, size_t *count)
 {
     switch (f) {
     case RECD_MSG_FMT_SAMP_ONFOOT: *count = NFIELDS(onfoot_fields); return onfoot_fields;
@@ -83,7 +83,7 @@ const msg_field *msg_rec_fields(recd_msg_format f, size_t *count)
 
 /* Train speeds are small normal floats; Hydra thrust pairs (<= 5000 each) read as floats below
  * 1e-30, and zero bits read as Hydra (0, 0). Either choice is exact; this one is readable. */
-bool msg_extra_is_train_speed(uint32_t bits)
+bool rec_extra_is_train_speed(uint32_t bits)
 {
     float f = f32_from_bits(bits);
     if (!isnormal(f))
@@ -92,28 +92,28 @@ bool msg_extra_is_train_speed(uint32_t bits)
     return a >= 1e-6f && a <= 1e4f;
 }
 
-static void put_i(msg_value **v, int64_t i)
+static void put_i(rec_value **v, int64_t i)
 {
     (*v)->set = true;
     (*v)->i = i;
     (*v)++;
 }
 
-static void put_f(msg_value **v, float f)
+static void put_f(rec_value **v, float f)
 {
     (*v)->set = true;
     (*v)->f = f;
     (*v)++;
 }
 
-static void put_vec3(msg_value **v, recd_vec3f a)
+static void put_vec3(rec_value **v, recd_vec3f a)
 {
     put_f(v, a.x);
     put_f(v, a.y);
     put_f(v, a.z);
 }
 
-static void put_quat(msg_value **v, recd_quat q)
+static void put_quat(rec_value **v, recd_quat q)
 {
     put_f(v, q.w);
     put_f(v, q.x);
@@ -121,10 +121,10 @@ static void put_quat(msg_value **v, recd_quat q)
     put_f(v, q.z);
 }
 
-void msg_rec_flatten(const recd_msg *m, msg_value *vals)
+void rec_flatten(const recd_msg *m, rec_value *vals)
 {
-    memset(vals, 0, sizeof(msg_value) * MSG_REC_MAX_FIELDS);
-    msg_value *v = vals;
+    memset(vals, 0, sizeof(rec_value) * REC_MAX_FIELDS);
+    rec_value *v = vals;
     if (m->format == RECD_MSG_FMT_SAMP_ONFOOT) {
         const recd_rec_onfoot *b = &m->onfoot;
         put_i(&v, b->time_ms);
@@ -166,7 +166,7 @@ void msg_rec_flatten(const recd_msg *m, msg_value *vals)
         put_i(&v, b->siren);
         put_i(&v, b->landing_gear);
         put_i(&v, b->trailer_id);
-        if (msg_extra_is_train_speed(b->extra.bits)) {
+        if (rec_extra_is_train_speed(b->extra.bits)) {
             v += 2;
             put_f(&v, f32_from_bits(b->extra.bits));
         } else {
@@ -176,10 +176,10 @@ void msg_rec_flatten(const recd_msg *m, msg_value *vals)
     }
 }
 
-static int64_t get_i(const msg_value **v) { return (*v)++->i; }
-static float get_f(const msg_value **v) { return (*v)++->f; }
+static int64_t get_i(const rec_value **v) { return (*v)++->i; }
+static float get_f(const rec_value **v) { return (*v)++->f; }
 
-static recd_vec3f get_vec3(const msg_value **v)
+static recd_vec3f get_vec3(const rec_value **v)
 {
     recd_vec3f a;
     a.x = get_f(v);
@@ -188,7 +188,7 @@ static recd_vec3f get_vec3(const msg_value **v)
     return a;
 }
 
-static recd_quat get_quat(const msg_value **v)
+static recd_quat get_quat(const rec_value **v)
 {
     recd_quat q;
     q.w = get_f(v);
@@ -198,9 +198,9 @@ static recd_quat get_quat(const msg_value **v)
     return q;
 }
 
-void msg_rec_unflatten(const msg_value *vals, recd_msg *m)
+void rec_unflatten(const rec_value *vals, recd_msg *m)
 {
-    const msg_value *v = vals;
+    const rec_value *v = vals;
     if (m->format == RECD_MSG_FMT_SAMP_ONFOOT) {
         recd_rec_onfoot *b = &m->onfoot;
         memset(b, 0, sizeof *b);
@@ -252,7 +252,7 @@ void msg_rec_unflatten(const msg_value *vals, recd_msg *m)
     }
 }
 
-void msg_field_path(const msg_field *f, char *buf, size_t n)
+void rec_field_path(const rec_field *f, char *buf, size_t n)
 {
     if (f->sub)
         snprintf(buf, n, "%s.%s", f->key, f->sub);
@@ -262,7 +262,7 @@ void msg_field_path(const msg_field *f, char *buf, size_t n)
         snprintf(buf, n, "%s", f->key);
 }
 
-const char *msg_ftype_name(const msg_field *f)
+const char *rec_ftype_name(const rec_field *f)
 {
     switch (f->type) {
     case MF_U8: return "u8";
@@ -283,9 +283,9 @@ const char *msg_ftype_name(const msg_field *f)
     return "?";
 }
 
-int64_t msg_field_min(const msg_field *f) { return f->type == MF_S16 ? INT16_MIN : 0; }
+int64_t rec_field_min(const rec_field *f) { return f->type == MF_S16 ? INT16_MIN : 0; }
 
-int64_t msg_field_max(const msg_field *f)
+int64_t rec_field_max(const rec_field *f)
 {
     switch (f->type) {
     case MF_U8: return UINT8_MAX;
@@ -299,32 +299,7 @@ int64_t msg_field_max(const msg_field *f)
     return 0;
 }
 
-void msg_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
-const char *msg_json_type_name(const json_t *j)
-{
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE: return "true";
-    case JSON_FALSE: return "false";
-    case JSON_NULL: return "null";
-    }
-    return "?";
-}
-
-bool msg_value_from_double(const msg_field *f, double d, msg_value *v, char *why, size_t whylen)
+bool rec_value_from_double(const rec_field *f, double d, rec_value *v, char *why, size_t whylen)
 {
     if (f->type != MF_F32) {
         msg_err(why, whylen, "expected an integer, got a real number");
@@ -338,15 +313,15 @@ bool msg_value_from_double(const msg_field *f, double d, msg_value *v, char *why
     return true;
 }
 
-bool msg_value_from_int(const msg_field *f, int64_t i, msg_value *v, char *why, size_t whylen)
+bool rec_value_from_int(const rec_field *f, int64_t i, rec_value *v, char *why, size_t whylen)
 {
     if (f->type == MF_F32)
-        return msg_value_from_double(f, (double)i, v, why, whylen);
-    if (i < msg_field_min(f) || i > msg_field_max(f)) {
+        return rec_value_from_double(f, (double)i, v, why, whylen);
+    if (i < rec_field_min(f) || i > rec_field_max(f)) {
         if (f->type == MF_BOOL)
             msg_err(why, whylen, "%lld is not 0 or 1", (long long)i);
         else
-            msg_err(why, whylen, "%lld does not fit %s", (long long)i, msg_ftype_name(f));
+            msg_err(why, whylen, "%lld does not fit %s", (long long)i, rec_ftype_name(f));
         return false;
     }
     v->i = i;
@@ -354,7 +329,7 @@ bool msg_value_from_int(const msg_field *f, int64_t i, msg_value *v, char *why, 
     return true;
 }
 
-bool msg_read_value(const msg_field *f, const json_t *j, bool bool_as_int, msg_value *v, char *why,
+bool rec_read_value(const rec_field *f, const json_t *j, bool bool_as_int, rec_value *v, char *why,
                     size_t whylen)
 {
     if (f->type == MF_BOOL && !bool_as_int) {
@@ -367,24 +342,10 @@ bool msg_read_value(const msg_field *f, const json_t *j, bool bool_as_int, msg_v
         return true;
     }
     if (json_is_integer(j))
-        return msg_value_from_int(f, json_integer_value(j), v, why, whylen);
+        return rec_value_from_int(f, json_integer_value(j), v, why, whylen);
     if (json_is_real(j))
-        return msg_value_from_double(f, json_real_value(j), v, why, whylen);
+        return rec_value_from_double(f, json_real_value(j), v, why, whylen);
     msg_err(why, whylen, "expected %s, got %s", f->type == MF_F32 ? "a number" : "an integer",
             msg_json_type_name(j));
     return false;
-}
-
-void msg_safe_text(const char *s, size_t len, char out[48])
-{
-    size_t n = len > 40 ? 40 : len;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        out[i] = (c >= 0x20 && c < 0x7F) ? (char)c : '?';
-    }
-    if (len > 40) {
-        memcpy(out + n, "...", 4);
-    } else {
-        out[n] = 0;
-    }
 }

@@ -3,12 +3,13 @@
  * the bytes, keys mapped to table fields by the canonical order (else by first byte), numbers
  * converted in place. It only ever accepts what the jansson reader accepts, with the same values;
  * whatever it is unsure of it declines, and the jansson reader gives the error message. */
-#include "message/json/msg_json_fast.h"
+#include "formats/rec/rec_json_fast.h"
 
 #include <float.h>
 #include <pthread.h>
 #include <string.h>
 
+#include "formats/rec/rec_fields.h"
 #include "message/msg_fields.h"
 
 /* ---- numbers --------------------------------------------------------------------------------- */
@@ -126,7 +127,7 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
     return number_end(s, p, is_int, i, d);
 }
 
-bool msg_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
+bool rec_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
 {
     /* msg_parse_number takes no number over 400 bytes; shorter ones get the terminator the
      * scan needs. */
@@ -264,8 +265,8 @@ static inline bool key_is(const char *key, const char *k, size_t kn)
 
 /* ---- fields ---------------------------------------------------------------------------------- */
 
-/* The range checks of msg_value_from_int for the integer types, inline; other types are its. */
-static inline bool put_int(const msg_field *f, int64_t i, msg_value *v)
+/* The range checks of rec_value_from_int for the integer types, inline; other types are its. */
+static inline bool put_int(const rec_field *f, int64_t i, rec_value *v)
 {
     uint64_t max;
     switch (f->type) {
@@ -274,14 +275,14 @@ static inline bool put_int(const msg_field *f, int64_t i, msg_value *v)
     case MF_U32: max = UINT32_MAX; break;
     case MF_BITS:
         if (f->bits >= 63)
-            return msg_value_from_int(f, i, v, NULL, 0);
+            return rec_value_from_int(f, i, v, NULL, 0);
         max = ((uint64_t)1 << f->bits) - 1;
         break;
     case MF_S16:
         if (i < INT16_MIN || i > INT16_MAX)
             return false;
         goto store;
-    default: return msg_value_from_int(f, i, v, NULL, 0);
+    default: return rec_value_from_int(f, i, v, NULL, 0);
     }
     if ((uint64_t)i > max) /* a negative i is a huge unsigned one */
         return false;
@@ -291,8 +292,8 @@ store:
     return true;
 }
 
-static inline __attribute__((always_inline)) bool read_field(reader *r, const msg_field *f,
-                                                             msg_value *v)
+static inline __attribute__((always_inline)) bool read_field(reader *r, const rec_field *f,
+                                                             rec_value *v)
 {
     skip_ws(r);
     if (f->type == MF_BOOL) {
@@ -325,10 +326,10 @@ static inline __attribute__((always_inline)) bool read_field(reader *r, const ms
         v->set = true;
         return true;
     }
-    return msg_value_from_double(f, d, v, NULL, 0);
+    return rec_value_from_double(f, d, v, NULL, 0);
 }
 
-static size_t group_end(const msg_field *fields, size_t n, size_t g)
+static size_t group_end(const rec_field *fields, size_t n, size_t g)
 {
     if (fields[g].index >= 0) /* an array group has one field per element */
         return g + (size_t)fields[g].count <= n ? g + (size_t)fields[g].count : n;
@@ -355,8 +356,8 @@ typedef struct key_words {
 /* What the reader needs of a .rec table, built once per table: the key words and end of each
  * group (at its first field), the group starts, and whether any field is an alternative. */
 typedef struct state_plan {
-    key_words key[MSG_REC_MAX_FIELDS], sub[MSG_REC_MAX_FIELDS]; /* sub: of object members */
-    uint8_t end[MSG_REC_MAX_FIELDS];
+    key_words key[REC_MAX_FIELDS], sub[REC_MAX_FIELDS]; /* sub: of object members */
+    uint8_t end[REC_MAX_FIELDS];
     uint64_t starts;
     bool has_alt;
 } state_plan;
@@ -395,8 +396,8 @@ static pthread_once_t plan_once[2] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
 static void build_plan(state_plan *pl, recd_msg_format fmt)
 {
     size_t n;
-    const msg_field *fields = msg_rec_fields(fmt, &n);
-    for (size_t i = 0; i < MSG_REC_MAX_FIELDS; i++)
+    const rec_field *fields = rec_fields(fmt, &n);
+    for (size_t i = 0; i < REC_MAX_FIELDS; i++)
         pl->key[i] = pl->sub[i] = make_key_words(NULL, 0);
     for (size_t g = 0; g < n; g = pl->end[g]) {
         pl->end[g] = (uint8_t)group_end(fields, n, g);
@@ -433,10 +434,10 @@ static inline bool eat_key_words(reader *r, const key_words *w)
 }
 
 /* Group [g, end): an array of numbers, an object of named members, or one scalar. */
-static bool read_group(reader *r, const msg_field *fields, const state_plan *pl, size_t g,
-                       size_t end, msg_value *vals)
+static bool read_group(reader *r, const rec_field *fields, const state_plan *pl, size_t g,
+                       size_t end, rec_value *vals)
 {
-    const msg_field *f = &fields[g];
+    const rec_field *f = &fields[g];
     if (f->index >= 0) {
         if (!eat(r, '[') || end - g != (size_t)f->count)
             return false;
@@ -487,7 +488,7 @@ static bool read_group(reader *r, const msg_field *fields, const state_plan *pl,
 
 
 /* The first field of key k's group, or n; `from` is where the canonical order expects it. */
-static size_t find_group(const msg_field *fields, size_t n, const char *k, size_t kn, size_t from)
+static size_t find_group(const rec_field *fields, size_t n, const char *k, size_t kn, size_t from)
 {
     if (from < n && key_is(fields[from].key, k, kn))
         return from;
@@ -555,9 +556,9 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
     if (!len || line[len - 1] != '}') /* the final byte that bounds the scans (see reader) */
         return DECLINE;
     size_t n;
-    const msg_field *fields = msg_rec_fields(fmt, &n);
+    const rec_field *fields = rec_fields(fmt, &n);
     const state_plan *pl = plan_for(fmt);
-    msg_value vals[MSG_REC_MAX_FIELDS]; /* set by the groups read; the rest marked at the end */
+    rec_value vals[REC_MAX_FIELDS]; /* set by the groups read; the rest marked at the end */
     reader r = {line, line + len};
     common_keys c = {0};
     uint64_t seen = 0; /* group starts already read: a repeated key is declined */
@@ -610,7 +611,7 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
             end = pl->end[g];
             for (size_t i = g; i < end; i++)
                 if (!(seen >> g & 1u))
-                    vals[i] = (msg_value){0};
+                    vals[i] = (rec_value){0};
         }
         from = 0;
     }
@@ -633,11 +634,11 @@ static int read_state(const char *line, size_t len, recd_msg_format fmt, bool in
     }
     out->has_seq = c.seq;
     out->seq = (uint64_t)c.seq_value;
-    msg_rec_unflatten(vals, out);
+    rec_unflatten(vals, out);
     return ACCEPT;
 }
 
-int msg_json_fast_state(const char *line, size_t len, recd_msg_format session_format,
+int rec_json_fast_state(const char *line, size_t len, recd_msg_format session_format,
                         recd_msg *out)
 {
     switch (session_format) {

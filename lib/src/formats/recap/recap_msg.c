@@ -2,7 +2,7 @@
 /* Ownership of Recap message parts: each open/state/event deep-copies its blobs, values and lists
  * into one storage block, so a message outlives the decoder callback or JSON document it came
  * from and is freed with one call. */
-#include "message/msg_recap.h"
+#include "formats/recap/recap_msg.h"
 
 #include <errno.h>
 #include <stdalign.h>
@@ -270,7 +270,24 @@ int recd_msg_set_recap_event(recd_msg *m, uint64_t tick, const recd_recap_event 
     return m->recap_event ? 0 : -ENOMEM;
 }
 
-/* ---- the message model's table entry (msg_formats.h) --------------------------------------- */
+/* ---- the message model's hooks (message/msg_formats.h) ------------------------------------ */
+
+static void recap_open_free(recd_msg *m)
+{
+    msg_recap_open_free(m->open.recap);
+}
+
+static int recap_open_copy(recd_msg *dst, const recd_msg *src)
+{
+    const recd_msg_recap_open *o = src->open.recap;
+    dst->open.recap = o ? msg_recap_open_clone(&o->header) : NULL;
+    if (!dst->open.recap)
+        return o ? -ENOMEM : 0;
+    dst->open.recap->has_start_time = o->has_start_time;
+    dst->open.recap->has_end_time = o->has_end_time;
+    dst->open.recap->has_frame_count = o->has_frame_count;
+    return 0;
+}
 
 static void recap_state_free(recd_msg *m)
 {
@@ -296,12 +313,13 @@ static int recap_event_copy(recd_msg *dst, const recd_msg *src)
     return dst->recap_event || !e ? 0 : -ENOMEM;
 }
 
-const msg_format msg_format_recap = {
-    .format = RECD_MSG_FMT_RECAP,
-    .name = "recap",
-    .extension = "recap",
+/* Events without a format are Recap's: it had the only events before CARLA. */
+const struct recd_format_model recd_recap__model = {
+    .open_free = recap_open_free,
+    .open_copy = recap_open_copy,
     .state_free = recap_state_free,
     .state_copy = recap_state_copy,
     .event_free = recap_event_free,
     .event_copy = recap_event_copy,
+    .owns_unformatted_events = true,
 };

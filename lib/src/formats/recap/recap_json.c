@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The Recap entry of the JSON lines codec's format table: the open's "recap" header, a state
- * (its "tick" and fields) and an event, through the Recap JSON codec (msg_json_recap_read.c,
- * msg_json_recap_write.c), with the codec's error text placed under the message's type. */
+/* Recap's JSON lines hooks (recd_recap__json): the open's "recap" header, a state (its "tick"
+ * and fields) and an event, through the Recap JSON codec (recap_json_read.c, recap_json_write.c),
+ * with the codec's error text placed under the message's type. */
 #include <errno.h>
 
+#include "formats/recap/recap_msg.h"
 #include "message/json/msg_json_formats.h"
 #include "message/msg_fields.h"
-#include "message/msg_recap.h"
 
 static const char *const common_keys[] = {MSG_JSON_COMMON_KEYS, NULL};
 
@@ -70,8 +70,7 @@ static bool recap_state_sniff(const json_t *root)
     return json_object_get(root, "tick") != NULL;
 }
 
-const msg_json_format msg_json_format_recap = {
-    .format = RECD_MSG_FMT_RECAP,
+const struct recd_format_json recd_recap__json = {
     .open_key = "recap",
     .open_read = recap_open_read,
     .open_write = recap_open_write,

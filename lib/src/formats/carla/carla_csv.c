@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The CARLA entry of the CSV codec's format table: one row per message with kind, frame, elapsed
+/* CARLA's CSV hooks (recd_carla__csv): one row per message with kind, frame, elapsed
  * and duration columns and the records as JSON in a data column. Rows read are turned into JSON
  * objects and go through the JSON reader. */
 #include <errno.h>
@@ -11,9 +11,9 @@
 #include "message/msg_fields.h"
 
 /* kind, frame, elapsed, duration, data. */
-#define MSG_CSV_CARLA_COLUMNS 5
+#define CARLA_CSV_COLUMNS 5
 
-static const char *const msg_csv_carla_columns[MSG_CSV_CARLA_COLUMNS] = {"kind", "frame",
+static const char *const carla_csv_columns[CARLA_CSV_COLUMNS] = {"kind", "frame",
                                                                         "elapsed", "duration",
                                                                         "data"};
 enum { CC_KIND = 0, CC_FRAME = 1, CC_ELAPSED = 2, CC_DURATION = 3, CC_DATA = 4 };
@@ -34,7 +34,7 @@ static int carla_number(msg_csv_doc *d, json_t *obj, const char *key, size_t col
 
 static int read_carla_row(msg_csv_doc *d, uint64_t line)
 {
-    size_t col[MSG_CSV_CARLA_COLUMNS];
+    size_t col[CARLA_CSV_COLUMNS];
     for (size_t c = 0; c < d->ncols; c++)
         col[d->col_field[c]] = c;
     const char *kind = msg_csv_cell(&d->r, col[CC_KIND]);
@@ -113,8 +113,8 @@ static int put_carla_row(const recd_msg *m, recd_buf *out)
 
 static size_t carla_columns(const char *names[MSG_CSV_MAX_CELLS])
 {
-    memcpy(names, msg_csv_carla_columns, sizeof msg_csv_carla_columns);
-    return MSG_CSV_CARLA_COLUMNS;
+    memcpy(names, carla_csv_columns, sizeof carla_csv_columns);
+    return CARLA_CSV_COLUMNS;
 }
 
 static int carla_write_row(const recd_csv_writer *w, const recd_msg *m, recd_buf *out)
@@ -123,9 +123,9 @@ static int carla_write_row(const recd_csv_writer *w, const recd_msg *m, recd_buf
     return put_carla_row(m, out);
 }
 
-const msg_csv_format msg_csv_format_carla = {
-    .format = RECD_MSG_FMT_CARLA,
+const struct recd_format_csv recd_carla__csv = {
     .signature = "frame",
+    .header_rank = 1,
     .own_open = true,
     .columns = carla_columns,
     .read_row = read_carla_row,

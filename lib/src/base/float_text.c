@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Shortest round-trip number text without printf or strtod. The rule is the one the search in
- * msg_numbers.c defines: for precision 1, 2, ... (never fewer digits than the integer part when
+ * number_text.c defines: for precision 1, 2, ... (never fewer digits than the integer part when
  * 1 <= |v| < 1e16), take v correctly rounded to that many significant digits and stop at the
  * first text that reads back as v; then lay it out like %g and add ".0" when it has neither '.'
  * nor an exponent. Here "reads back as v" is decided exactly: the first 19 decimal digits of v and
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "message/msg_float_text.h"
+#include "base/float_text.h"
 
 const char msg_digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
                                   "31323334353637383940414243444546474849505152535455565758596061"

@@ -1,24 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* The SA-MP entries of the CSV codec's format table: one row per .rec block with one column per
- * field (msg_fields.c's tables); the header carries the format, so open, flush and close have no
+/* The SA-MP .rec formats' CSV hooks (recd_rec__csv_*): one row per .rec block with one column per
+ * field (rec_fields.c); the header carries the format, so open, flush and close have no
  * row. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/rec/rec_fields.h"
 #include "message/csv/msg_csv_formats.h"
 #include "message/msg_fields.h"
 
 static int read_rec_row(msg_csv_doc *d, uint64_t line)
 {
     size_t n;
-    const msg_field *fields = msg_rec_fields(d->format, &n);
-    msg_value vals[MSG_REC_MAX_FIELDS];
+    const rec_field *fields = rec_fields(d->format, &n);
+    rec_value vals[REC_MAX_FIELDS];
     memset(vals, 0, sizeof vals);
     for (size_t c = 0; c < d->ncols; c++) {
-        const msg_field *f = &fields[d->col_field[c]];
-        msg_value *v = &vals[d->col_field[c]];
+        const rec_field *f = &fields[d->col_field[c]];
+        rec_value *v = &vals[d->col_field[c]];
         const char *cell = msg_csv_cell(&d->r, c);
         size_t len = d->r.cell_len[c];
         if (len == 0) {
@@ -36,8 +37,8 @@ static int read_rec_row(msg_csv_doc *d, uint64_t line)
             snprintf(what, sizeof what, "\"%s\" is not a number", safe);
             return msg_csv_bad(d, line, f->csv, what);
         }
-        bool ok = is_int ? msg_value_from_int(f, i, v, why, sizeof why)
-                         : msg_value_from_double(f, x, v, why, sizeof why);
+        bool ok = is_int ? rec_value_from_int(f, i, v, why, sizeof why)
+                         : rec_value_from_double(f, x, v, why, sizeof why);
         if (!ok)
             return msg_csv_bad(d, line, f->csv, why);
     }
@@ -58,23 +59,23 @@ static int read_rec_row(msg_csv_doc *d, uint64_t line)
     }
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_STATE, d->format);
-    msg_rec_unflatten(vals, &m);
+    rec_unflatten(vals, &m);
     return msg_stream_deliver(&d->st, &m, line, d->err, d->errlen);
 }
 
 static int put_rec_row(const recd_csv_writer *w, const recd_msg *m, recd_buf *out)
 {
     size_t n;
-    const msg_field *fields = msg_rec_fields(w->format, &n);
-    msg_value vals[MSG_REC_MAX_FIELDS];
-    msg_rec_flatten(m, vals);
+    const rec_field *fields = rec_fields(w->format, &n);
+    rec_value vals[REC_MAX_FIELDS];
+    rec_flatten(m, vals);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         char cell[32] = "";
         if (vals[i].set && fields[i].type == MF_F32) {
             rc = msg_format_f32(vals[i].f, cell);
         } else if (vals[i].set) {
-            if (vals[i].i < msg_field_min(&fields[i]) || vals[i].i > msg_field_max(&fields[i]))
+            if (vals[i].i < rec_field_min(&fields[i]) || vals[i].i > rec_field_max(&fields[i]))
                 rc = -EINVAL;
             snprintf(cell, sizeof cell, "%" PRId64, vals[i].i);
         }
@@ -87,7 +88,7 @@ static int put_rec_row(const recd_csv_writer *w, const recd_msg *m, recd_buf *ou
 static size_t fields_columns(recd_msg_format f, const char *names[MSG_CSV_MAX_CELLS])
 {
     size_t n;
-    const msg_field *fields = msg_rec_fields(f, &n);
+    const rec_field *fields = rec_fields(f, &n);
     for (size_t i = 0; i < n; i++)
         names[i] = fields[i].csv;
     return n;
@@ -114,16 +115,15 @@ static int rec_write_row(const recd_csv_writer *w, const recd_msg *m, recd_buf *
     return 0;
 }
 
-const msg_csv_format msg_csv_format_samp_onfoot = {
-    .format = RECD_MSG_FMT_SAMP_ONFOOT,
+const struct recd_format_csv recd_rec__csv_onfoot = {
     .columns = onfoot_columns,
     .read_row = read_rec_row,
     .write_row = rec_write_row,
 };
 
-const msg_csv_format msg_csv_format_samp_vehicle = {
-    .format = RECD_MSG_FMT_SAMP_VEHICLE,
+const struct recd_format_csv recd_rec__csv_vehicle = {
     .signature = "vehicle_id",
+    .header_rank = 3,
     .columns = vehicle_columns,
     .read_row = read_rec_row,
     .write_row = rec_write_row,

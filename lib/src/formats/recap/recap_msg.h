@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: Recap parts of the message model (open metadata, tick states, events): ownership,
  * deep copies and the JSON mapping, kept apart so the .rec code does not depend on them. */
-#ifndef RECD_MSG_RECAP_H
-#define RECD_MSG_RECAP_H
+#ifndef RECD_RECAP_MSG_H
+#define RECD_RECAP_MSG_H
 
 #include <jansson.h>
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* f32 number text for the JSON and CSV writers (msg_format_f32, msg_buf_put_f32), through a
- * per-thread memo. Telemetry repeats its floats: a CARLA log's 333,500 floats hold 4,532 distinct
+ * per-thread memo. Telemetry repeats its floats: a simulator log's 333,500 floats hold 4,532 distinct
  * values, because every frame records every actor, standing or not. Once a thread has formatted
  * MEMO_AFTER floats, it remembers the last text of 4,096 bit patterns (direct-mapped, 128 KiB,
  * freed when the thread ends) and answers most of them with a copy instead of the shortest-digit
  * computation; a thread that formats a few (recd's) never pays for one. The text is the one
- * msg_float_text.c (or the search) gives, so a hit writes exactly what a miss would. */
+ * float_text.c (or the search) gives, so a hit writes exactly what a miss would. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "message/msg_fields.h"
-#include "message/msg_float_text.h"
+#include "base/text.h"
+#include "base/float_text.h"
 
 #define CACHE_BITS 12
 #define MEMO_AFTER 8192u /* floats a thread formats before it gets a memo */

@@ -2,7 +2,7 @@
 /* Exact number text shared by the JSON and CSV encodings: the shortest decimal that reads back
  * to the same f32/f64 bits, and a strict JSON-syntax number reader for CSV cells. Locale-proof:
  * the text always uses '.', whatever LC_NUMERIC says. The printf/strtod search here defines the
- * text; msg_float_text.c computes the same text fast and falls back to the search only for
+ * text; float_text.c computes the same text fast and falls back to the search only for
  * magnitudes its fixed point does not cover. */
 #include <errno.h>
 #include <float.h>
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "message/msg_fields.h"
-#include "message/msg_float_text.h"
+#include "base/text.h"
+#include "base/float_text.h"
 
 /* The locale may print ',' as the decimal point; JSON and our CSV always use '.'. */
 static void use_dot_decimal(char *s)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/recap/recap_msg.h"
 #include "message/msg_fields.h"
-#include "message/msg_recap.h"
 
 #define STR_MAX 255u
 #define TEXT_MAX 65535u

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Fast exact number text for f32/f64: the same text as the printf/strtod search in
- * msg_numbers.c, computed with exact 128-bit fixed-point digits instead of printing and parsing. */
-#ifndef RECD_MSG_FLOAT_TEXT_H
-#define RECD_MSG_FLOAT_TEXT_H
+ * number_text.c, computed with exact 128-bit fixed-point digits instead of printing and parsing. */
+#ifndef RECD_BASE_FLOAT_TEXT_H
+#define RECD_BASE_FLOAT_TEXT_H
 
 /* "00" to "99", two characters each: number text is written a digit pair at a time. */
 extern const char msg_digit_pairs[201];
@@ -18,10 +18,10 @@ int msg_float_text_f64(double d, char buf[40]);
 int msg_float_text_f32_wide(float f, char buf[32]);
 
 /* The text of a finite f32 (msg_float_text_f32, else the search) through this thread's memo of
- * recent values (msg_f32_text.c): its length, unterminated; -EINVAL for NaN or infinity. */
+ * recent values (f32_text.c): its length, unterminated; -EINVAL for NaN or infinity. */
 int msg_f32_text(float f, char buf[32]);
 
-/* The printf/strtod search the fast path must equal (msg_numbers.c); the oracle in tests. */
+/* The printf/strtod search the fast path must equal (number_text.c); the oracle in tests. */
 int msg_format_f32_search(float f, char buf[32]);
 int msg_format_f64_search(double d, char buf[40]);
 

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* The Recap entry of the CSV codec's format table: one row per message with a kind column, the
+/* Recap's CSV hooks (recd_recap__csv): one row per message with a kind column, the
  * state fields as columns and a JSON "data" column for the rest. Rows read are turned into JSON
  * objects and go through the JSON reader, so both encodings share one set of rules. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/recap/recap_msg.h"
 #include "message/csv/msg_csv_formats.h"
 #include "message/msg_fields.h"
-#include "message/msg_recap.h"
 
 /* kind, tick, 15 state scalars, equipment, inventory, data: in this order when written. */
-#define MSG_CSV_RECAP_COLUMNS 20
+#define RECAP_CSV_COLUMNS 20
 
-static const char *const msg_csv_recap_columns[MSG_CSV_RECAP_COLUMNS] = {
+static const char *const recap_csv_columns[RECAP_CSV_COLUMNS] = {
     "kind",  "tick",      "pos_x",      "pos_y",  "pos_z",      "yaw",       "pitch",
     "head_yaw", "vel_x",  "vel_y",      "vel_z",  "flags",      "pose",      "game_mode",
     "hand_state", "health", "absorption", "equipment", "inventory", "data"};
@@ -24,7 +24,7 @@ enum { RC_KIND = 0, RC_TICK = 1, RC_FIRST_STATE = 2, RC_EQUIPMENT = 17, RC_INVEN
 static int put_number(msg_csv_doc *d, json_t *target, const char *key, size_t col, uint64_t line,
                       bool append)
 {
-    const char *name = msg_csv_recap_columns[d->col_field[col]];
+    const char *name = recap_csv_columns[d->col_field[col]];
     const char *cell = msg_csv_cell(&d->r, col);
     size_t len = d->r.cell_len[col];
     if (len == 0)
@@ -42,7 +42,7 @@ static int put_number(msg_csv_doc *d, json_t *target, const char *key, size_t co
 
 static int parse_json_cell(msg_csv_doc *d, size_t col, uint64_t line, json_t **out)
 {
-    const char *name = msg_csv_recap_columns[d->col_field[col]];
+    const char *name = recap_csv_columns[d->col_field[col]];
     json_error_t jerr;
     *out = json_loadb(msg_csv_cell(&d->r, col), d->r.cell_len[col],
                       JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
@@ -78,7 +78,7 @@ static int recap_state_json(msg_csv_doc *d, const size_t *col, uint64_t line, js
             continue;
         json_t *items;
         rc = parse_json_cell(d, c, line, &items);
-        if (rc == 0 && json_object_set_new(obj, msg_csv_recap_columns[lists[l]], items) < 0)
+        if (rc == 0 && json_object_set_new(obj, recap_csv_columns[lists[l]], items) < 0)
             rc = -ENOMEM;
     }
     return rc;
@@ -89,7 +89,7 @@ static int recap_other_json(msg_csv_doc *d, const size_t *col, uint64_t line, co
 {
     for (int c = RC_FIRST_STATE; c <= RC_INVENTORY; c++)
         if (d->r.cell_len[col[c]])
-            return msg_csv_bad(d, line, msg_csv_recap_columns[c], "must be empty in a non-state row");
+            return msg_csv_bad(d, line, recap_csv_columns[c], "must be empty in a non-state row");
     bool event = strcmp(kind, "event") == 0;
     if (!event && d->r.cell_len[col[RC_TICK]])
         return msg_csv_bad(d, line, "tick", "only state and event rows have a tick");
@@ -114,7 +114,7 @@ static int recap_other_json(msg_csv_doc *d, const size_t *col, uint64_t line, co
 
 static int read_recap_row(msg_csv_doc *d, uint64_t line)
 {
-    size_t col[MSG_CSV_RECAP_COLUMNS];
+    size_t col[RECAP_CSV_COLUMNS];
     for (size_t c = 0; c < d->ncols; c++)
         col[d->col_field[c]] = c;
     const char *kind = msg_csv_cell(&d->r, col[RC_KIND]);
@@ -170,7 +170,7 @@ static int put_recap_row(const recd_msg *m, recd_buf *out)
             rc = msg_csv_put_empty_cells(out, 1);
         }
         if (rc == 0) /* every column but kind, tick and data */
-            rc = msg_csv_put_empty_cells(out, MSG_CSV_RECAP_COLUMNS - 3);
+            rc = msg_csv_put_empty_cells(out, RECAP_CSV_COLUMNS - 3);
         if (rc == 0)
             rc = msg_csv_put_fields_cell(out, m, MSG_OMIT_TYPE | MSG_OMIT_TICK);
     }
@@ -180,8 +180,8 @@ static int put_recap_row(const recd_msg *m, recd_buf *out)
 
 static size_t recap_columns(const char *names[MSG_CSV_MAX_CELLS])
 {
-    memcpy(names, msg_csv_recap_columns, sizeof msg_csv_recap_columns);
-    return MSG_CSV_RECAP_COLUMNS;
+    memcpy(names, recap_csv_columns, sizeof recap_csv_columns);
+    return RECAP_CSV_COLUMNS;
 }
 
 /* Open, flush and close of any session, and the Recap states and events; not another format's
@@ -196,9 +196,9 @@ static int recap_write_row(const recd_csv_writer *w, const recd_msg *m, recd_buf
     return mine ? put_recap_row(m, out) : -EINVAL;
 }
 
-const msg_csv_format msg_csv_format_recap = {
-    .format = RECD_MSG_FMT_RECAP,
+const struct recd_format_csv recd_recap__csv = {
     .signature = "kind",
+    .header_rank = 2, /* after CARLA's "frame": its headers have "kind" too */
     .own_open = true,
     .columns = recap_columns,
     .read_row = read_recap_row,
