@@ -44,7 +44,7 @@ def strongly_connected(graph):
 
 
 def include_graph(lib_dir):
-    roots = [os.path.join(lib_dir, "src"), os.path.join(lib_dir, "include")]
+    roots = [os.path.join(lib_dir, d) for d in ("src", "include", "internal")]
     if not os.path.isdir(roots[0]):
         roots = [lib_dir]  # the daemon: includes are relative to daemon/
     files = {}

@@ -26,7 +26,6 @@
 #include <stdint.h>
 
 #include "recd/common.h"
-#include "recd/part_file.h"
 
 #ifdef __cplusplus
 extern "C" {
