@@ -80,7 +80,7 @@ test-tmp-flood: build
 install: build
 	cmake --install $(BUILD)
 
-# Debian packages (recd, rectool, librecd0, librecd-dev) in $(DEB_BUILD)/packages: an optimised,
+# Debian packages (recd, rectool, librecd1, librecd-dev) in $(DEB_BUILD)/packages: an optimised,
 # hardened (dpkg-buildflags) build of only what they hold: no tests, no bench/ programs, installed
 # under /usr (docs/operations.md, "Packages").
 DEB_BUILD ?= build-deb

@@ -30,6 +30,7 @@ test_packages=(
   man-db                             # `man -w` in package_deb
   systemd                            # package_deb's systemd-analyze; package_systemd boots it as PID 1
   lintian                            # package_lintian: the .deb files have no lintian error or warning
+  abigail-tools                      # abidw/abidiff: librecd.so's ABI against lib/abi/librecd.so.abi (abi_check)
   zsh                                # parses the zsh completions (tests/repo/completions.sh)
   libembryo-bin                      # embryo_cc compiles rectool npc's PAWN scripts (rectool_npc)
   openjdk-17-jdk-headless            # javac and jar: builds and tests the Java client (clients/java)

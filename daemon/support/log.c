@@ -64,8 +64,6 @@ void recd_log_set_level(int level)
     atomic_store(&current_level, level);
 }
 
-int recd_log_get_level(void) { return atomic_load(&current_level); }
-
 bool recd_log_enabled(int level) { return level <= atomic_load_explicit(&current_level, memory_order_relaxed); }
 
 void recd_log_set_style(recd_log_style style) { atomic_store(&current_style, (int)style); }
@@ -268,8 +266,6 @@ static void log_va(int level, const char *key, const char *fmt, va_list ap)
         emit_message(level, msg);
     pthread_mutex_unlock(&lock);
 }
-
-void recd_vlog(int level, const char *fmt, va_list ap) { log_va(level, fmt, fmt, ap); }
 
 void recd_log(int level, const char *fmt, ...)
 {

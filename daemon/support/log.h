@@ -29,7 +29,6 @@ int recd_log_level_parse(const char *name);
 const char *recd_log_level_name(int level);
 
 void recd_log_set_level(int level); /* messages above it are dropped; default RECD_LOG_INFO */
-int recd_log_get_level(void);
 bool recd_log_enabled(int level);
 
 /* Warnings and worse with the same key are printed at most burst times per interval; the rest are
@@ -63,7 +62,6 @@ void recd_log_set_clock(recd_log_clock_fn clock);
 /* Logs one event. The format string is the rate-limit key, so every call site is limited on its own
  * whatever its arguments are. */
 void recd_log(int level, const char *fmt, ...) RECD_LOG_PRINTF(2, 3);
-void recd_vlog(int level, const char *fmt, va_list ap) RECD_LOG_PRINTF(2, 0);
 
 /* Same with an explicit key, e.g. to limit per peer: recd_log_keyed(RECD_LOG_ERR, peer, ...). */
 void recd_log_keyed(int level, const char *key, const char *fmt, ...) RECD_LOG_PRINTF(3, 4);

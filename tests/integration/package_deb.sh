@@ -23,7 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 pkg="$RECD_BUILD_DIR/test-packages" # the package_build fixture's output
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$RECD_BUILD_DIR/CMakeCache.txt")
 deb() { ls "$pkg/$1"_*.deb 2>/dev/null | head -n 1; }
-for p in recd rectool librecd0 librecd-dev; do
+for p in recd rectool librecd1 librecd-dev; do
     [ -n "$(deb $p)" ] || fail "no $p package in $pkg (the package_build test builds them: ctest -R package_)"
 done
 [ "$failures" -eq 0 ] || exit 1
@@ -34,7 +34,7 @@ for lib in libc6 libuv1 libyaml-0-2 libjansson4 zlib1g libdeflate0 libhttp-parse
     field recd Depends | grep -q "$lib" || fail "recd does not depend on $lib: $(field recd Depends)"
 done
 field rectool Depends | grep -q libjansson4 || fail "rectool does not depend on libjansson4: $(field rectool Depends)"
-field librecd-dev Depends | grep -qF "librecd0 (= $version)" || fail "librecd-dev does not depend on this librecd0: $(field librecd-dev Depends)"
+field librecd-dev Depends | grep -qF "librecd1 (= $version)" || fail "librecd-dev does not depend on this librecd1: $(field librecd-dev Depends)"
 # Libraries opened with dlopen on first use are not seen by dpkg-shlibdeps: the packages recommend
 # them (not Depends: a command that needs a missing one says which package to install).
 dlopened="libstorm9"
@@ -43,17 +43,17 @@ if grep -q '^NATS_FOUND:INTERNAL=1' "$RECD_BUILD_DIR/CMakeCache.txt"; then
     grep -q '^CRYPTO_FOUND:INTERNAL=1' "$RECD_BUILD_DIR/CMakeCache.txt" && dlopened="$dlopened libssl3"
 fi
 for lib in $dlopened; do
-    field librecd0 Recommends | grep -q "$lib" || fail "librecd0 does not recommend $lib (librecd opens it): $(field librecd0 Recommends)"
+    field librecd1 Recommends | grep -q "$lib" || fail "librecd1 does not recommend $lib (librecd opens it): $(field librecd1 Recommends)"
     field rectool Recommends | grep -q "$lib" || fail "rectool does not recommend $lib (it opens it): $(field rectool Recommends)"
 done
 for lib in libcairo2 libfontconfig1; do
     field rectool Recommends | grep -q "$lib" || fail "rectool does not recommend $lib (plot opens it): $(field rectool Recommends)"
 done
-for p in rectool librecd0; do
+for p in rectool librecd1; do
     field $p Depends | grep -Eq 'libstorm|libnats|libssl|libcairo|libfontconfig' &&
         fail "$p depends on a library it only opens on first use: $(field $p Depends)"
 done
-field librecd0 Depends | grep -q 'libc6' || fail "librecd0 has no Depends from dpkg-shlibdeps: $(field librecd0 Depends)"
+field librecd1 Depends | grep -q 'libc6' || fail "librecd1 has no Depends from dpkg-shlibdeps: $(field librecd1 Depends)"
 field recd Maintainer | grep -Eq '@[A-Za-z0-9-]+\.[A-Za-z0-9.-]+>$' || fail "the maintainer's address has no domain: $(field recd Maintainer)"
 field librecd-dev Depends | grep -q 'libstorm-dev\|libnats-dev\|libssl-dev' &&
     fail "librecd-dev depends on a -dev package recd.pc no longer needs: $(field librecd-dev Depends)"
@@ -65,28 +65,28 @@ for script in postinst prerm postrm; do
     sh -n "$tmp/control/$script" || fail "$script does not parse"
 done
 grep -q "deb-systemd-helper enable 'recd.service'" "$tmp/control/postinst" 2>/dev/null || fail "postinst does not enable recd.service"
-dpkg-deb -e "$(deb librecd0)" "$tmp/libcontrol"
-grep -q '^librecd 0 librecd0' "$tmp/libcontrol/shlibs" 2>/dev/null || fail "librecd0 has no shlibs entry"
+dpkg-deb -e "$(deb librecd1)" "$tmp/libcontrol"
+grep -q '^librecd 1 librecd1' "$tmp/libcontrol/shlibs" 2>/dev/null || fail "librecd1 has no shlibs entry"
 # ldconfig runs from dpkg's trigger, not from maintainer scripts.
-grep -qx 'activate-noawait ldconfig' "$tmp/libcontrol/triggers" 2>/dev/null || fail "librecd0 does not activate the ldconfig trigger"
+grep -qx 'activate-noawait ldconfig' "$tmp/libcontrol/triggers" 2>/dev/null || fail "librecd1 does not activate the ldconfig trigger"
 for script in preinst postinst prerm postrm; do
-    [ -e "$tmp/libcontrol/$script" ] && fail "librecd0 has a $script: $(cat "$tmp/libcontrol/$script")"
+    [ -e "$tmp/libcontrol/$script" ] && fail "librecd1 has a $script: $(cat "$tmp/libcontrol/$script")"
 done
 # The symbols file lists exactly the library's dynamic symbols, all recd_*, versions without a
-# Debian revision (dpkg-gensymbols, packaging/cpack_librecd0.cmake).
+# Debian revision (dpkg-gensymbols, packaging/cpack_librecd.cmake).
 symbols="$tmp/libcontrol/symbols"
 if [ -f "$symbols" ]; then
-    head -n 1 "$symbols" | grep -qx 'librecd.so.0 librecd0 #MINVER#' || fail "symbols file header: $(head -n 1 "$symbols")"
+    head -n 1 "$symbols" | grep -qx 'librecd.so.1 librecd1 #MINVER#' || fail "symbols file header: $(head -n 1 "$symbols")"
     sed -n 's/^ \([^@]*\)@Base .*/\1/p' "$symbols" | sort >"$tmp/symbols.listed"
     grep -v '^recd_' "$tmp/symbols.listed" >&2 && fail "the symbols file lists symbols other than recd_*"
     grep -q ' [0-9][^ ]*-[0-9]*$' "$symbols" && fail "the symbols file has a Debian revision in a version"
 else
-    fail "librecd0 has no symbols file"
+    fail "librecd1 has no symbols file"
 fi
 
 # Files.
 root="$tmp/root"
-for p in recd rectool librecd0 librecd-dev; do dpkg -x "$(deb $p)" "$root"; done
+for p in recd rectool librecd1 librecd-dev; do dpkg -x "$(deb $p)" "$root"; done
 for f in usr/bin/recd usr/bin/rectool; do
     [ -x "$root/$f" ] || fail "/$f missing or not executable"
 done
@@ -101,16 +101,16 @@ for f in etc/recd/recd.yaml usr/lib/systemd/system/recd.service usr/lib/systemd/
     [ -f "$root/$f" ] || fail "/$f is not in the packages"
 done
 # librecd in usr/lib, or in usr/lib/<multiarch> when the tree was configured for /usr.
-for f in librecd.a librecd.so librecd.so.0 pkgconfig/recd.pc; do
+for f in librecd.a librecd.so librecd.so.1 pkgconfig/recd.pc; do
     [ -n "$(find "$root/usr/lib" -path "*/$f" 2>/dev/null)" ] || fail "$f is not in the packages"
 done
 if command -v nm >/dev/null 2>&1; then
-    so=$(find "$root/usr/lib" -name 'librecd.so.0.*' -type f | head -n 1)
+    so=$(find "$root/usr/lib" -name 'librecd.so.1.*' -type f | head -n 1)
     nm -D --defined-only "$so" | awk '{ print $3 }' | sort >"$tmp/symbols.exported"
     cmp -s "$tmp/symbols.listed" "$tmp/symbols.exported" ||
-        fail "librecd0's symbols file and librecd.so.0 differ: $(diff "$tmp/symbols.listed" "$tmp/symbols.exported" | head -n 5)"
+        fail "librecd1's symbols file and librecd.so.1 differ: $(diff "$tmp/symbols.listed" "$tmp/symbols.exported" | head -n 5)"
 fi
-for p in recd rectool librecd0 librecd-dev; do
+for p in recd rectool librecd1 librecd-dev; do
     zcat "$root/usr/share/doc/$p/changelog.gz" 2>/dev/null | head -n 1 | grep -q "^recd ($version) " ||
         fail "$p has no changelog.gz for $version"
 done
@@ -197,4 +197,4 @@ if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed" >&2
     exit 1
 fi
-echo "package_deb: recd, rectool, librecd0 and librecd-dev install every file; the unit runs /usr/bin/recd --config /etc/recd/recd.yaml; man finds all pages"
+echo "package_deb: recd, rectool, librecd1 and librecd-dev install every file; the unit runs /usr/bin/recd --config /etc/recd/recd.yaml; man finds all pages"

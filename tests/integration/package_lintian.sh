@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Runs lintian on the Debian packages of this build tree (built by package_build, as `make deb`
-# builds them): no error and no warning on recd, rectool, librecd0 or librecd-dev. Of lintian's
+# builds them): no error and no warning on recd, rectool, librecd1 or librecd-dev. Of lintian's
 # informational notes, those issue 41 named must be gone too: an unstripped librecd.a, no symbols
 # file, .comment sections, and (when the tree takes dpkg-buildflags, RECD_DPKG_BUILDFLAGS) missing
 # bindnow or fortify hardening. Skipped when lintian is not installed (make test installs it).
@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 pkg="$RECD_BUILD_DIR/test-packages" # the package_build fixture's output
 debs=""
-for p in recd rectool librecd0 librecd-dev; do
+for p in recd rectool librecd1 librecd-dev; do
     deb=$(ls "$pkg/$p"_*.deb 2>/dev/null | head -n 1)
     [ -n "$deb" ] || fail "no $p package in $pkg (the package_build test builds them: ctest -R package_)"
     debs="$debs $deb"
@@ -50,4 +50,4 @@ if [ "$failures" -ne 0 ]; then
     cat "$tmp/lintian" >&2
     exit 1
 fi
-echo "package_lintian: lintian $(lintian --version | sed 's/^Lintian v//') reports no error or warning on recd, rectool, librecd0 and librecd-dev ($(grep -c '^I: ' "$tmp/lintian") informational notes left)"
+echo "package_lintian: lintian $(lintian --version | sed 's/^Lintian v//') reports no error or warning on recd, rectool, librecd1 and librecd-dev ($(grep -c '^I: ' "$tmp/lintian") informational notes left)"

@@ -195,7 +195,7 @@ rm -f "$root/var/lib/man-db/auto-update" # no man-db index rebuild after dpkg -i
 rm -f "$root/usr/sbin/policy-rc.d"
 mkdir -p "$root/var/cache/recd-smoke"
 debs=
-for p in recd rectool librecd0; do
+for p in recd rectool librecd1; do
     deb=$(ls "$pkg/$p"_*.deb 2>/dev/null | head -n 1)
     [ -n "$deb" ] || { echo "FAIL: no $p package in $pkg" >&2; exit 1; }
     cp "$deb" "$root/var/cache/recd-smoke/"
@@ -261,7 +261,7 @@ fi
 # shellcheck disable=SC2086 # $debs: three paths without spaces
 if ! in_root dpkg -i $debs >"$tmp/dpkg.log" 2>&1; then
     cat "$tmp/dpkg.log" >&2
-    fail "dpkg -i of recd, rectool and librecd0 failed"
+    fail "dpkg -i of recd, rectool and librecd1 failed"
     exit 1
 fi
 [ "$(in_root systemctl is-enabled recd.service)" = enabled ] || fail "postinst did not enable recd.service"

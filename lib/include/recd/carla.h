@@ -114,7 +114,6 @@ RECD_API int recd_carla_writer_event(recd_carla_writer *w, const recd_carla_even
                                      size_t errlen);
 /* Writes the header (if nothing was written) and the held frame, its duration -1. */
 RECD_API int recd_carla_writer_finish(recd_carla_writer *w, char *err, size_t errlen);
-RECD_API bool recd_carla_writer_holds_frame(const recd_carla_writer *w);
 /* Bytes of the records (and raw packets) of the frame it holds back: what the next state or
  * the finish writes. */
 RECD_API uint64_t recd_carla_writer_held_bytes(const recd_carla_writer *w);

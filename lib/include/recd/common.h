@@ -16,6 +16,10 @@
 extern "C" {
 #endif
 
+/* A path relative to an output root (a rendered path template, a recovered part's name), bytes
+ * including the NUL. */
+#define RECD_PATH_MAX 1024
+
 /* The library's version text, the same as recd_version_string() in recd/version.h. */
 RECD_API const char *recd_version(void);
 

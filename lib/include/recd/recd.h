@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Every public librecd header in one include: #include <recd/recd.h>. */
+/* Every public librecd header in one include: #include <recd/recd.h>. Private headers
+ * (lib/internal/recd/) are not installed and not included here. */
 #ifndef RECD_RECD_H
 #define RECD_RECD_H
 
@@ -12,16 +13,10 @@
 #include "recd/format.h"
 #include "recd/gzip_members.h"
 #include "recd/message.h"
-#include "recd/part_file.h"
-#include "recd/path_template.h"
-#include "recd/player_manifest.h"
 #include "recd/recap.h"
 #include "recd/recovery.h"
 #include "recd/replay.h"
-#include "recd/retention.h"
 #include "recd/samp_rec.h"
-#include "recd/synth.h"
-#include "recd/units.h"
 #include "recd/version.h"
 #include "recd/wire.h"
 

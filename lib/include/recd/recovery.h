@@ -24,7 +24,6 @@
 #include <stdint.h>
 
 #include "recd/common.h"
-#include "recd/part_file.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -128,8 +128,6 @@ RECD_API int recd_wire_decoder_finish(recd_wire_decoder *d, char *err, size_t er
 RECD_API recd_wire_encoding recd_wire_decoder_encoding(const recd_wire_decoder *d);
 /* bytes held for a partial message */
 RECD_API size_t recd_wire_decoder_pending(const recd_wire_decoder *d);
-/* messages delivered so far */
-RECD_API uint64_t recd_wire_decoder_messages(const recd_wire_decoder *d);
 
 /* Datagram input: one UDP datagram holds one or more whole binary frames, or one or more whole
  * NDJSON lines (the last newline is optional). Independent of every other datagram: no session

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recd/part_file.h"
+
 const char *recd_recover_action_name(recd_recover_action a)
 {
     switch (a) {

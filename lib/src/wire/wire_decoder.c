@@ -22,7 +22,6 @@ struct recd_wire_decoder {
     recd_buf pending; /* the start of the current frame or line, when it is incomplete */
     uint64_t offset;  /* stream offset of the current frame or line */
     uint64_t units;   /* frames or lines completed */
-    uint64_t delivered;
     int failed;
     char failure[320];
 };
@@ -60,7 +59,6 @@ void recd_wire_decoder_set_max_frame(recd_wire_decoder *d, size_t max_frame)
 
 recd_wire_encoding recd_wire_decoder_encoding(const recd_wire_decoder *d) { return d->enc; }
 size_t recd_wire_decoder_pending(const recd_wire_decoder *d) { return d->pending.len; }
-uint64_t recd_wire_decoder_messages(const recd_wire_decoder *d) { return d->delivered; }
 
 recd_wire_reason recd_wire_decoder_reason(const recd_wire_decoder *d)
 {
@@ -102,7 +100,6 @@ static int deliver(recd_wire_decoder *d, recd_msg *m, bool has_time, size_t cons
     recd_msg_free(m);
     if (rc < 0)
         return fail(d, rc, why);
-    d->delivered++;
     d->units++;
     d->offset += consumed;
     return 0;
@@ -121,7 +118,6 @@ static int deliver_rec(recd_wire_decoder *d, const recd_wire_rec_state *st, bool
             snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));
         return fail(d, rc, why);
     }
-    d->delivered++;
     d->units++;
     d->offset += consumed;
     return 0;

@@ -353,11 +353,6 @@ int recd_carla_writer_finish(recd_carla_writer *w, char *err, size_t errlen)
     return carla_writer_finish(&w->w, err, errlen);
 }
 
-bool recd_carla_writer_holds_frame(const recd_carla_writer *w)
-{
-    return w->w.held;
-}
-
 uint64_t recd_carla_writer_held_bytes(const recd_carla_writer *w)
 {
     uint64_t n = w->w.raw.len;

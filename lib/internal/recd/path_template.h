@@ -22,7 +22,7 @@ extern "C" {
 
 #define RECD_PATH_TEMPLATE_DEFAULT "{format}/{session}/{start:%Y%m%dT%H%M%SZ}.{ext}"
 #define RECD_PATH_TEMPLATE_MAX 512   /* template text, bytes including the NUL */
-#define RECD_PATH_MAX 1024           /* rendered relative path, bytes including the NUL */
+/* RECD_PATH_MAX, a rendered relative path, is in recd/common.h (public reports use it). */
 #define RECD_PATH_COMPONENT_MAX 200  /* rendered; leaves room for ".part" and a "-N" suffix */
 #define RECD_PATH_NAME_MAX 255       /* any component on disk (NAME_MAX) */
 #define RECD_SESSION_KEY_MAX 64
@@ -49,26 +49,26 @@ typedef struct recd_path_vars {
 
 /* Validates text and fills t. On failure returns -EINVAL (or -ENAMETOOLONG) and writes why the
  * template is rejected into why (may be NULL). */
-RECD_API int recd_path_template_parse(recd_path_template *t, const char *text, char *why,
-                                      size_t why_cap);
+int recd_path_template_parse(recd_path_template *t, const char *text, char *why,
+                             size_t why_cap);
 
 /* Renders t for v into out. Returns the path length, or -EINVAL when a value is invalid (hostile
  * session key, unknown format, ext not matching format), -ERANGE when the time cannot be
  * represented, -ENAMETOOLONG when the result does not fit. */
-RECD_API int recd_path_render(const recd_path_template *t, const recd_path_vars *v, char *out,
-                              size_t out_cap);
+int recd_path_render(const recd_path_template *t, const recd_path_vars *v, char *out,
+                     size_t out_cap);
 
 /* Session key rule of the protocol, re-checked here defensively. */
-RECD_API bool recd_path_session_key_ok(const char *key);
+bool recd_path_session_key_ok(const char *key);
 
 /* True when rel is a confined relative path: components of 1..RECD_PATH_NAME_MAX bytes of
  * [A-Za-z0-9._+=@,-], none starting with '.', separated by single '/', shorter than RECD_PATH_MAX.
  * (Rendered paths are stricter: components of at most RECD_PATH_COMPONENT_MAX bytes.) */
-RECD_API bool recd_path_relative_ok(const char *rel);
+bool recd_path_relative_ok(const char *rel);
 
 /* Writes rel with "-N" inserted before the extension of its last component ("a/x.rec" ->
  * "a/x-2.rec"; no extension: appended). Returns the length or -ENAMETOOLONG / -EINVAL. */
-RECD_API int recd_path_with_suffix(const char *rel, unsigned n, char *out, size_t out_cap);
+int recd_path_with_suffix(const char *rel, unsigned n, char *out, size_t out_cap);
 
 #ifdef __cplusplus
 }

@@ -20,13 +20,13 @@ extern "C" {
 
 /* Marks the open file fd as the recording recd creates as rel (relative to the root). 0 or a
  * negative errno (-ENOTSUP or -EOPNOTSUPP on a filesystem without user extended attributes). */
-RECD_API int recd_own_mark_set(int fd, const char *rel);
+int recd_own_mark_set(int fd, const char *rel);
 
 /* True when the regular file dir_fd/leaf, found at rel under the root, carries a mark naming it:
  * the marked name's folder is rel's and rel's leaf is the marked leaf or one of recd's renames
  * of it (NAME-N.EXT for a taken name, NAME.part.bad for a quarantined part). Never follows a
  * symlink. */
-RECD_API bool recd_own_mark_matches(int dir_fd, const char *leaf, const char *rel);
+bool recd_own_mark_matches(int dir_fd, const char *leaf, const char *rel);
 
 #ifdef __cplusplus
 }

@@ -43,34 +43,34 @@ typedef struct recd_player_manifest {
 } recd_player_manifest;
 
 /* Appends a zeroed part; NULL without memory or past RECD_PLAYER_MANIFEST_MAX_PARTS. */
-RECD_API recd_player_part *recd_player_manifest_add(recd_player_manifest *m);
-RECD_API void recd_player_manifest_free(recd_player_manifest *m);
+recd_player_part *recd_player_manifest_add(recd_player_manifest *m);
+void recd_player_manifest_free(recd_player_manifest *m);
 
 /* The manifest as JSON text, one part per line, ending in a newline (NUL-terminated, malloc'd);
  * NULL without memory. */
-RECD_API char *recd_player_manifest_to_json(const recd_player_manifest *m);
+char *recd_player_manifest_to_json(const recd_player_manifest *m);
 /* Its pieces, for a writer that appends: the first line (up to "parts":[ and its newline; as
  * long when complete as when not), and one part's line (a comma after it when more follow).
  * Each returns the length written into out (NUL-terminated), or -ENOSPC / -ENOMEM. */
 #define RECD_PLAYER_LINE_MAX (2 * RECD_PATH_MAX + 256)
-RECD_API int recd_player_manifest_header(const recd_player_manifest *m, char *out, size_t cap);
-RECD_API int recd_player_part_line(const recd_player_part *p, bool comma, char *out, size_t cap);
+int recd_player_manifest_header(const recd_player_manifest *m, char *out, size_t cap);
+int recd_player_part_line(const recd_player_part *p, bool comma, char *out, size_t cap);
 /* Parses manifest text (len bytes). 0, -ENOMEM, or -EBADMSG with why naming the field. Text that
  * is not JSON but has recd's layout (a first line, then one part a line), as recd leaves it when
  * it stopped in the middle of appending, is read as far as its whole part lines go. */
-RECD_API int recd_player_manifest_parse(const char *text, size_t len, recd_player_manifest *out,
-                                        char *why, size_t whylen);
-RECD_API int recd_player_manifest_load(const char *file, recd_player_manifest *out, char *why,
-                                       size_t whylen);
+int recd_player_manifest_parse(const char *text, size_t len, recd_player_manifest *out,
+                               char *why, size_t whylen);
+int recd_player_manifest_load(const char *file, recd_player_manifest *out, char *why,
+                              size_t whylen);
 /* Writes text to rel (relative to root_fd, directories made) through rel.tmp, fsync and rename:
  * a reader sees the old manifest or the new one, never a mix. 0 or a negative errno. */
-RECD_API int recd_player_manifest_store(int root_fd, const char *rel, const char *text);
+int recd_player_manifest_store(int root_fd, const char *rel, const char *text);
 
 /* After a crash: every manifest under root_fd that is not complete is put right against the
  * parts on disk (recovery has already finalized the .part files): a part found gets its real
  * duration, a part that is gone (empty, removed) is dropped, and the manifest is stored again as
  * complete and recovered. Returns how many manifests were rewritten, or a negative errno. */
-RECD_API int recd_player_manifest_recover_root(int root_fd);
+int recd_player_manifest_recover_root(int root_fd);
 
 #ifdef __cplusplus
 }

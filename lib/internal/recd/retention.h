@@ -40,7 +40,7 @@ typedef enum recd_retention_reason {
 } recd_retention_reason;
 
 /* "age", "count", "size" */
-RECD_API const char *recd_retention_reason_name(recd_retention_reason r);
+const char *recd_retention_reason_name(recd_retention_reason r);
 
 typedef struct recd_retention_policy {
     int64_t max_age_s;              /* delete files modified more than this long ago; 0 = off */
@@ -77,9 +77,9 @@ typedef struct recd_retention_result {
 /* Applies policy under root_fd. out must be zeroed (or freed) before the call. Returns the
  * number of items (deletions, including failed ones), or a negative errno when the scan failed
  * (nothing is deleted then). */
-RECD_API int recd_retention_run(int root_fd, const recd_retention_policy *policy,
-                                recd_retention_result *out);
-RECD_API void recd_retention_result_free(recd_retention_result *r);
+int recd_retention_run(int root_fd, const recd_retention_policy *policy,
+                       recd_retention_result *out);
+void recd_retention_result_free(recd_retention_result *r);
 
 #ifdef __cplusplus
 }

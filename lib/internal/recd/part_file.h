@@ -29,36 +29,36 @@ extern "C" {
 #define RECD_OUT_FILE_MODE 0644
 
 /* Opens (and with create, makes) the output root directory. Returns an O_DIRECTORY fd or -errno. */
-RECD_API int recd_out_root_open(const char *path, bool create);
+int recd_out_root_open(const char *path, bool create);
 
 /* Opens the directory that holds the last component of rel, relative to root_fd, descending one
  * component at a time without following symlinks; with create, missing directories are made.
  * rel must pass recd_path_relative_ok (".part" names too). *leaf points at the last component of
  * rel. Returns a directory fd or -errno (-ELOOP: a component is a symlink); why (may be NULL)
  * says which component failed. */
-RECD_API int recd_confined_parent(int root_fd, const char *rel, bool create, const char **leaf,
-                                  char *why, size_t why_cap);
+int recd_confined_parent(int root_fd, const char *rel, bool create, const char **leaf,
+                         char *why, size_t why_cap);
 
 /* Stores text as root_fd/rel atomically: written to a hidden ".LEAF.tmp" beside it (recovery and
  * retention skip it), then renamed over rel; with sync the file is synced before the rename and
  * the directory after it. Directories are made as needed, confined like recd_confined_parent.
  * 0 or a negative errno (the temporary file is removed on failure). For small sidecar files:
  * part manifests, samp-player manifests. */
-RECD_API int recd_confined_store_text(int root_fd, const char *rel, const char *text, bool sync);
+int recd_confined_store_text(int root_fd, const char *rel, const char *text, bool sync);
 /* The same for a file that must not replace another: when rel exists, it is stored as rel-1,
  * rel-2, ... before the extension (recd_rename_noreplace); chosen receives the name it took,
  * relative to the root. */
-RECD_API int recd_confined_store_text_new(int root_fd, const char *rel, const char *text,
-                                          bool sync, char *chosen, size_t chosen_cap);
+int recd_confined_store_text_new(int root_fd, const char *rel, const char *text,
+                                 bool sync, char *chosen, size_t chosen_cap);
 
 /* Removes the file root_fd/rel, confined like recd_confined_parent. 0 or a negative errno
  * (-ENOENT when it is not there). */
-RECD_API int recd_confined_unlink(int root_fd, const char *rel);
+int recd_confined_unlink(int root_fd, const char *rel);
 
 /* Renames dir_fd/from to dir_fd/to without ever replacing an existing file: when to exists,
  * tries to-1, to-2, ... (before the extension). The name used is written to chosen. */
-RECD_API int recd_rename_noreplace(int dir_fd, const char *from, const char *to, char *chosen,
-                                   size_t chosen_cap);
+int recd_rename_noreplace(int dir_fd, const char *from, const char *to, char *chosen,
+                          size_t chosen_cap);
 
 /* ---- Confined walk (recovery and retention) ------------------------------------------------- */
 
@@ -91,11 +91,11 @@ typedef int (*recd_walk_fn)(void *ctx, const recd_walk_entry *e);
  * (0 = RECD_WALK_DEFAULT_DEPTH, capped at RECD_WALK_MAX_DEPTH). Directories themselves are not
  * reported; entries that vanish during the walk are skipped. Returns 0, a negative errno or
  * fn's value. */
-RECD_API int recd_confined_walk(int root_fd, unsigned max_depth, recd_walk_fn fn, void *ctx);
+int recd_confined_walk(int root_fd, unsigned max_depth, recd_walk_fn fn, void *ctx);
 
 /* Removes rel_dir and then each parent up to (not including) the root while they are empty.
  * Returns the number of directories removed or a negative errno. */
-RECD_API int recd_confined_prune_dirs(int root_fd, const char *rel_dir);
+int recd_confined_prune_dirs(int root_fd, const char *rel_dir);
 
 /* ---- Part files ----------------------------------------------------------------------------- */
 
@@ -114,35 +114,35 @@ typedef struct recd_part {
 
 /* Creates rel + ".part" exclusively (O_EXCL|O_NOFOLLOW), making directories as needed. When
  * rel or rel.part already exists, picks rel-1, rel-2, ... (p->name says which). */
-RECD_API int recd_part_create(recd_part *p, int root_fd, const char *rel);
+int recd_part_create(recd_part *p, int root_fd, const char *rel);
 
 /* Appends all of data (full writes, EINTR retried). On failure the file is truncated back to its
  * previous length, so it never ends in half a record. Reopens the fd when it was closed. */
-RECD_API int recd_part_append(recd_part *p, const void *data, size_t len);
+int recd_part_append(recd_part *p, const void *data, size_t len);
 
 /* Overwrites bytes already written (header patches): -ERANGE when offset + len > p->size. */
-RECD_API int recd_part_pwrite(recd_part *p, uint64_t offset, const void *data, size_t len);
+int recd_part_pwrite(recd_part *p, uint64_t offset, const void *data, size_t len);
 
 /* Closes the fd but keeps the part (fd cache eviction). */
-RECD_API int recd_part_close_fd(recd_part *p);
+int recd_part_close_fd(recd_part *p);
 /* Reopens the part by path: -ELOOP for a symlink, -ESTALE when the path now names another file. */
-RECD_API int recd_part_reopen(recd_part *p);
-RECD_API bool recd_part_is_open(const recd_part *p);
+int recd_part_reopen(recd_part *p);
+bool recd_part_is_open(const recd_part *p);
 
 /* fdatasync of the part. */
-RECD_API int recd_part_sync(recd_part *p);
+int recd_part_sync(recd_part *p);
 
 enum { RECD_PART_FINALIZE_SYNC = 1 }; /* fdatasync the file and fsync its directory */
 
 /* Closes the fd and renames NAME.part to NAME (or NAME-N when NAME exists; p->name is updated).
  * p->size is the final length. */
-RECD_API int recd_part_finalize(recd_part *p, unsigned flags);
+int recd_part_finalize(recd_part *p, unsigned flags);
 
 /* Closes the fd and removes the .part file (a session with nothing worth keeping). */
-RECD_API int recd_part_discard(recd_part *p);
+int recd_part_discard(recd_part *p);
 
 /* A sink that appends to p. */
-RECD_API recd_sink recd_part_sink(recd_part *p);
+recd_sink recd_part_sink(recd_part *p);
 
 #ifdef __cplusplus
 }

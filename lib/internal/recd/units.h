@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recd/api.h"
+#include "recd/common.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,14 +24,14 @@ extern "C" {
  * *why (when why != NULL) points at a static sentence without the value, e.g. "expected a unit
  * after each number: ms, s, m, h or d (e.g. 250ms, 30s, 1h30m)"; callers print it after the text
  * they were given. */
-RECD_API int recd_parse_duration_ms(const char *text, uint64_t *ms, const char **why);
-RECD_API int recd_parse_size(const char *text, uint64_t *bytes, const char **why);
+int recd_parse_duration_ms(const char *text, uint64_t *ms, const char **why);
+int recd_parse_size(const char *text, uint64_t *bytes, const char **why);
 
 /* Writes the value with the largest unit that represents it exactly, in a form the parsers read
  * back ("90s", "64KiB", "1000"; a zero duration is "0").
  * Return what snprintf returns. */
-RECD_API int recd_format_duration_ms(uint64_t ms, char *buf, size_t cap);
-RECD_API int recd_format_size(uint64_t bytes, char *buf, size_t cap);
+int recd_format_duration_ms(uint64_t ms, char *buf, size_t cap);
+int recd_format_size(uint64_t bytes, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: MIT
 # Read by CPack before it builds the packages (through the generated cpack_project.cmake, which
-# sets RECD_LIBRARY, RECD_LIB_CONTROL_DIR, RECD_SYMBOLS_REFERENCE, RECD_UPSTREAM_VERSION): what
-# CPack would have made for librecd0 had it not also written ldconfig calls into maintainer
+# sets RECD_LIBRARY, RECD_LIB_CONTROL_DIR, RECD_SYMBOLS_REFERENCE, RECD_UPSTREAM_VERSION,
+# RECD_LIB_PACKAGE, RECD_SOVERSION): what CPack would have made for the library package had it not also written ldconfig calls into maintainer
 # scripts (debian_control.cmake): its Depends from dpkg-shlibdeps, and a symbols file from
-# dpkg-gensymbols, checked against packaging/debian/librecd0.symbols.
+# dpkg-gensymbols, checked against packaging/debian/${RECD_LIB_PACKAGE}.symbols.
 
 foreach(tool dpkg-shlibdeps dpkg-gensymbols)
   string(REPLACE "-" "_" var "RECD_${tool}")
   find_program(${var} ${tool})
   if(NOT ${var})
-    message(FATAL_ERROR "${tool} (dpkg-dev) is needed to package librecd0")
+    message(FATAL_ERROR "${tool} (dpkg-dev) is needed to package ${RECD_LIB_PACKAGE}")
   endif()
 endforeach()
 
@@ -28,17 +28,17 @@ set(CPACK_DEBIAN_LIB_PACKAGE_DEPENDS "${CMAKE_MATCH_1}")
 # symbols: every exported symbol with the version it appeared in. -c1 fails when a symbol the
 # reference lists for an earlier version is gone; new ones are added with this upstream version
 # (no Debian revision).
-execute_process(COMMAND "${RECD_dpkg_gensymbols}" -plibrecd0 "-v${RECD_UPSTREAM_VERSION}"
+execute_process(COMMAND "${RECD_dpkg_gensymbols}" -p${RECD_LIB_PACKAGE} "-v${RECD_UPSTREAM_VERSION}"
     "-e${RECD_LIBRARY}" "-I${RECD_SYMBOLS_REFERENCE}" "-O${RECD_LIB_CONTROL_DIR}/symbols" -c1
   WORKING_DIRECTORY "${work}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "dpkg-gensymbols: librecd.so.0 lost symbols that "
-    "packaging/debian/librecd0.symbols lists (an ABI break; see that file):\n${out}${err}")
+  message(FATAL_ERROR "dpkg-gensymbols: librecd.so.${RECD_SOVERSION} lost symbols that "
+    "packaging/debian/${RECD_LIB_PACKAGE}.symbols lists (an ABI break; see that file):\n${out}${err}")
 endif()
 string(REGEX MATCHALL "\n\\+ [^\n]+" added "${out}")
 list(LENGTH added added)
 if(added GREATER 0)
-  message(STATUS "librecd0: ${added} symbol(s) new since packaging/debian/librecd0.symbols, "
+  message(STATUS "${RECD_LIB_PACKAGE}: ${added} symbol(s) new since packaging/debian/${RECD_LIB_PACKAGE}.symbols, "
     "shipped as of ${RECD_UPSTREAM_VERSION}")
 endif()
 list(APPEND CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA "${RECD_LIB_CONTROL_DIR}/symbols")
