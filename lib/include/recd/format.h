@@ -23,6 +23,7 @@ extern "C" {
 typedef struct recd_format recd_format;
 struct recd_format_importer; /* internal to librecd: how recd_importer writes the format */
 struct recd_format_edit;     /* internal to librecd: how the edit operations treat the format */
+struct recd_format_synth;    /* internal to librecd: how the synthetic-data generators make it */
 
 typedef enum recd_sniff_level {
     RECD_SNIFF_NONE = 0,     /* not this format */
@@ -116,6 +117,9 @@ struct recd_format {
                          char *err, size_t errlen);
     /* A summary for `rectool info --json`: one JSON object's text appended to out. */
     int (*describe)(const uint8_t *buf, size_t len, recd_buf *out, char *err, size_t errlen);
+
+    /* How deterministic synthetic recordings of it are made (recd/synth.h); NULL when none. */
+    const struct recd_format_synth *synth;
 };
 
 /* The table, in sniffing order (signature checks before heuristics). */

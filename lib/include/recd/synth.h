@@ -14,6 +14,8 @@
 
 #include "recd/carla.h"
 #include "recd/common.h"
+#include "recd/format.h"
+#include "recd/message.h"
 #include "recd/recap.h"
 #include "recd/samp_rec.h"
 
@@ -23,13 +25,6 @@ extern "C" {
 
 /* Longest recording we generate: 7 days (the .rec clock is u32 ms, Recap counts u32 ticks). */
 #define RECD_SYNTH_MAX_DURATION_MS (7ull * 24 * 3600 * 1000)
-
-typedef enum recd_synth_format {
-    RECD_SYNTH_FORMAT_SAMP_ONFOOT = 0, /* "samp-onfoot": .rec type 2 */
-    RECD_SYNTH_FORMAT_SAMP_VEHICLE,    /* "samp-vehicle": .rec type 1 */
-    RECD_SYNTH_FORMAT_RECAP,           /* "recap": .recap, 20 ticks/s */
-    RECD_SYNTH_FORMAT_CARLA            /* "carla": CARLA recorder .log, 20 frames/s */
-} recd_synth_format;
 
 typedef enum recd_synth_scenario {
     RECD_SYNTH_SCENARIO_IDLE = 0, /* standing or parked, look-arounds: 500 ms blocks, SKIP_TICKS */
@@ -42,22 +37,25 @@ typedef enum recd_synth_scenario {
 } recd_synth_scenario;
 
 typedef struct recd_synth_params {
-    recd_synth_format format;
+    const recd_format *format; /* a format table entry with synthetic data (recd_synth_format_find) */
     recd_synth_scenario scenario;
     uint64_t duration_ms; /* 1 .. RECD_SYNTH_MAX_DURATION_MS */
     uint64_t seed;        /* any value; 0 is fine */
 } recd_synth_params;
 
-/* "samp-onfoot", ...; "?" if bad */
-RECD_API const char *recd_synth_format_name(recd_synth_format f);
 RECD_API const char *recd_synth_scenario_name(recd_synth_scenario s); /* "idle", ...; "?" if bad */
-RECD_API int recd_synth_format_parse(const char *name, recd_synth_format *out); /* 0 or -EINVAL */
+/* True when f has a synthetic-data generator (its descriptor's synth hook). */
+RECD_API bool recd_synth_has_format(const recd_format *f);
+/* The format table entry named name when it has synthetic data, else NULL. */
+RECD_API const recd_format *recd_synth_format_find(const char *name);
 RECD_API int recd_synth_scenario_parse(const char *name,
                                        recd_synth_scenario *out); /* 0 or -EINVAL */
 
 /* 0 when the combination can be generated; otherwise -EINVAL and *why (if why != NULL) points at a
- * static sentence saying what is wrong. samp-onfoot has no "drive" and samp-vehicle no "walk": a
- * .rec file holds one block type, so those pairs are refused rather than silently changed. */
+ * static sentence saying what is wrong: no format, a format without synthetic data, or a scenario
+ * the format cannot hold (its hook says which: a .rec file holds one block type, so samp-onfoot
+ * has no "drive" and samp-vehicle no "walk"; those pairs are refused rather than silently
+ * changed). */
 RECD_API int recd_synth_params_check(const recd_synth_params *p, const char **why);
 
 /* ---- PRNG: xoshiro256** seeded through splitmix64 ------------------------------------------ */
@@ -92,16 +90,11 @@ RECD_API int recd_synth_rec_gen_new(const recd_synth_params *p, recd_synth_rec_g
 /* 1 and *out filled with the next block, or 0 when the recording is complete. Times never
  * decrease and never exceed duration_ms. */
 RECD_API int recd_synth_rec_gen_next(recd_synth_rec_gen *g, recd_synth_rec_block *out);
-RECD_API recd_rec_type recd_synth_rec_gen_type(const recd_synth_rec_gen *g);
 RECD_API void recd_synth_rec_gen_free(recd_synth_rec_gen *g);
 
 /* Calls fn once per block; a negative return from fn stops and is returned. 0 on success. */
 typedef int (*recd_synth_rec_fn)(void *ctx, const recd_synth_rec_block *b);
 RECD_API int recd_synth_rec_run(const recd_synth_params *p, recd_synth_rec_fn fn, void *ctx);
-
-/* Writes a complete .rec file (header + blocks) through sink with the librecd writer. blocks_out
- * (may be NULL) receives the block count. 0 or a negative errno (the sink's, or -EINVAL). */
-RECD_API int recd_synth_write_rec(const recd_synth_params *p, recd_sink sink, uint64_t *blocks_out);
 
 /* ---- Recap .recap ---------------------------------------------------------------------------- */
 
@@ -154,8 +147,8 @@ RECD_API int recd_synth_write_carla_layout(const recd_synth_params *p,
                                            const recd_synth_carla_layout *layout, recd_sink sink,
                                            uint64_t *frames_out);
 
-/* Writes whatever p->format asks for through sink. units_out (may be NULL): blocks for .rec,
- * ticks for .recap. */
+/* Writes a complete recording of p->format through sink (its synth hook). units_out (may be
+ * NULL): the count in the format's unit (p->format->unit). */
 RECD_API int recd_synth_write(const recd_synth_params *p, recd_sink sink, uint64_t *units_out);
 
 /* Called with the recording time reached so far (0 .. duration_ms), once per block or tick. */
@@ -164,6 +157,30 @@ typedef void (*recd_synth_progress_fn)(void *ctx, uint64_t done_ms);
  * long recording is. */
 RECD_API int recd_synth_write_progress(const recd_synth_params *p, recd_sink sink, uint64_t *units_out,
                                        recd_synth_progress_fn progress, void *ctx);
+
+/* ---- Live sessions as messages (rectool send --synthetic, benchgen) -------------------------- */
+
+typedef struct recd_synth_session recd_synth_session;
+
+/* Receives one generated message (type, format and payload set; the caller adds session and seq).
+ * The message is freed after the call. A negative return stops the generator and is returned. */
+typedef int (*recd_synth_emit_fn)(void *ctx, recd_msg *m);
+
+/* Milliseconds of duration per sample for f: a generator of duration d then gives d / this
+ * samples. 0 when its samples come on their own clock until the duration ends. */
+RECD_API uint32_t recd_synth_sample_ms(const recd_format *f);
+/* True when f's generator makes live sessions (recd_synth_session_new does not refuse it). */
+RECD_API bool recd_synth_has_sessions(const recd_format *f);
+/* A session generator for p. 0, -EINVAL (bad params), -ENOTSUP (the format has no live
+ * sessions) or -ENOMEM. */
+RECD_API int recd_synth_session_new(const recd_synth_params *p, recd_synth_session **out);
+/* Initialises m as the session's open message. start_ms: the wall-clock start for formats whose
+ * generator has no clock of its own; negative leaves it unset. 0 or -ENOMEM; free m after use. */
+RECD_API int recd_synth_session_open(recd_synth_session *s, recd_msg *m, int64_t start_ms);
+/* The next sample (a state, then its events) through emit: 0, 1 when the generator has run dry,
+ * or a negative errno. */
+RECD_API int recd_synth_session_next(recd_synth_session *s, recd_synth_emit_fn emit, void *ctx);
+RECD_API void recd_synth_session_free(recd_synth_session *s);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "formats/carla/carla_format.h"
+#include "formats/format_synth.h"
 #include "recd/message.h"
 
 #define GRID 5
@@ -329,7 +331,7 @@ int recd_synth_write_carla_layout(const recd_synth_params *p,
     if (frames_out)
         *frames_out = 0;
     uint32_t actors = layout->actors;
-    if (recd_synth_params_check(p, NULL) < 0 || p->format != RECD_SYNTH_FORMAT_CARLA ||
+    if (recd_synth_params_check(p, NULL) < 0 || p->format->msg_format != RECD_MSG_FMT_CARLA ||
         actors > RECD_SYNTH_CARLA_MAX_ACTORS || (layout->width != 4 && layout->width != 8) ||
         !recd_carla_ids_name(layout->ids)[0])
         return -EINVAL;
@@ -377,3 +379,25 @@ int recd_synth_write_carla_layout(const recd_synth_params *p,
     free(g.actors);
     return rc;
 }
+
+static const char *refuse(const recd_synth_params *p)
+{
+    if (p->scenario != RECD_SYNTH_SCENARIO_TRAFFIC && p->scenario != RECD_SYNTH_SCENARIO_MIXED)
+        return "a CARLA log holds the 'traffic' scenario (or 'mixed', the same)";
+    return NULL;
+}
+
+/* The default actor count; no progress: a few seconds at most. */
+static int write_default(const recd_synth_params *p, recd_sink sink, uint64_t *frames_out,
+                         recd_synth_progress_fn progress, void *ctx)
+{
+    (void)progress;
+    (void)ctx;
+    return recd_synth_write_carla(p, 0, sink, frames_out);
+}
+
+/* No live sessions: send a generated log instead. */
+const struct recd_format_synth recd_carla__synth = {
+    .refuse = refuse,
+    .write = write_default,
+};

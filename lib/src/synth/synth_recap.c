@@ -40,7 +40,7 @@ static void make_identity(recd_synth_recap_gen *g)
 int recd_synth_recap_gen_new(const recd_synth_params *p, recd_synth_recap_gen **out)
 {
     *out = NULL;
-    if (recd_synth_params_check(p, NULL) < 0 || p->format != RECD_SYNTH_FORMAT_RECAP)
+    if (recd_synth_params_check(p, NULL) < 0 || p->format->msg_format != RECD_MSG_FMT_RECAP)
         return -EINVAL;
     recd_synth_recap_gen *g = calloc(1, sizeof *g);
     if (!g)

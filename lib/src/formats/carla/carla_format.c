@@ -80,4 +80,5 @@ const recd_format recd_format__carla = {
     .import_text = recd_format__import_through_importer,
     .importer = &recd_carla__importer,
     .edit = &recd_carla__edit,
+    .synth = &recd_carla__synth,
 };

@@ -29,6 +29,7 @@ int recd_carla__repair(const uint8_t *buf, size_t len, recd_repair_result *r);
 int recd_carla__recover(uint8_t *buf, size_t len, recd_recover_plan *plan);
 extern const struct recd_format_importer recd_carla__importer;
 extern const struct recd_format_edit recd_carla__edit;
+extern const struct recd_format_synth recd_carla__synth; /* carla_synth.c */
 /* Plots: every vehicle's and walker's route (carla_track.c), read without the message model. */
 int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data,
                       char *err, size_t errlen);

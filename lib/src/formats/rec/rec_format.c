@@ -131,6 +131,7 @@ const recd_format recd_format__samp_onfoot = {
     .import_text = recd_format__import_through_importer,
     .importer = &recd_rec__importer,
     .edit = &recd_rec__edit,
+    .synth = &recd_rec__synth_onfoot,
 };
 
 const recd_format recd_format__samp_vehicle = {
@@ -149,4 +150,5 @@ const recd_format recd_format__samp_vehicle = {
     .import_text = recd_format__import_through_importer,
     .importer = &recd_rec__importer,
     .edit = &recd_rec__edit,
+    .synth = &recd_rec__synth_vehicle,
 };

@@ -13,5 +13,8 @@ int recd_rec__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, vo
 extern const struct recd_format_importer recd_rec__importer;
 /* In rec_recover.c. */
 int recd_rec__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan);
+/* In rec_synth.c. */
+extern const struct recd_format_synth recd_rec__synth_onfoot;
+extern const struct recd_format_synth recd_rec__synth_vehicle;
 
 #endif

@@ -76,4 +76,5 @@ const recd_format recd_format__recap = {
     .import_text = recd_format__import_through_importer,
     .importer = &recd_recap__importer,
     .edit = &recd_recap__edit,
+    .synth = &recd_recap__synth,
 };

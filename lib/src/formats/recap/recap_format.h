@@ -14,5 +14,7 @@ extern const struct recd_format_importer recd_recap__importer;
 extern const struct recd_format_edit recd_recap__edit; /* recap_edit.c */
 /* In recap_recover.c. */
 int recd_recap__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan);
+/* In recap_synth.c. */
+extern const struct recd_format_synth recd_recap__synth;
 
 #endif
