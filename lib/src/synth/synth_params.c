@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Parameters of the synthetic generators: scenario names, the formats that have a generator, the
- * check of the parameters (the format's hook says which scenarios it holds), and activity
- * lengths. */
+/* Parameters of the synthetic generators: scenario names, the check of the parameters (the
+ * format's hook says which scenarios it holds), and activity lengths. The generators in the format
+ * folders call it, so it never looks formats up in the table. */
 #include "synth/synth_internal.h"
 
 #include "formats/format_synth.h"
@@ -25,17 +25,6 @@ int recd_synth_scenario_parse(const char *name, recd_synth_scenario *out)
         }
     }
     return -EINVAL;
-}
-
-bool recd_synth_has_format(const recd_format *f)
-{
-    return f && f->synth;
-}
-
-const recd_format *recd_synth_format_find(const char *name)
-{
-    const recd_format *f = recd_format_find(name);
-    return recd_synth_has_format(f) ? f : NULL;
 }
 
 int recd_synth_params_check(const recd_synth_params *p, const char **why)

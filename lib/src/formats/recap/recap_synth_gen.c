@@ -2,8 +2,8 @@
 /* Synthetic Recap generator: header data, the 20 Hz tick loop, and the player's movement with
  * Minecraft's numbers: walk 4.317, sprint 5.612, sneak 1.295 blocks/s, jumps of 0.42 blocks/tick
  * with 0.08 gravity and 0.98 drag, auto-jumping onto the next block of a stepped terrain, velocity
- * equal to the position change per tick. Activities and events live in synth_recap_play.c. */
-#include "synth/synth_recap.h"
+ * equal to the position change per tick. Activities and events live in recap_synth_play.c. */
+#include "formats/recap/recap_synth.h"
 
 #include <errno.h>
 #include <math.h>

@@ -16,6 +16,7 @@
 
 #include "base/bytes.h"
 #include "formats/carla/carla_format.h"
+#include "formats/format_import.h"
 #include "formats/format_synth.h"
 #include "recd/message.h"
 
@@ -70,7 +71,7 @@ static int send_event(gen *g, unsigned kind, recd_buf *b, char *err, size_t errl
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_CARLA);
     m.carla_event = &e;
-    int rc = recd_importer_msg(&g->im, &m, err, errlen);
+    int rc = recd_format__importer_msg(&g->im, &recd_carla__importer, &m, err, errlen);
     recd_buf_reset(b);
     return rc;
 }
@@ -249,7 +250,7 @@ static int frame(gen *g, uint64_t id, double t, char *err, size_t errlen)
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
     m.carla_state = &f;
-    return recd_importer_msg(&g->im, &m, err, errlen);
+    return recd_format__importer_msg(&g->im, &recd_carla__importer, &m, err, errlen);
 }
 
 static int spawn_all(gen *g, char *err, size_t errlen)
@@ -359,7 +360,7 @@ int recd_synth_write_carla_layout(const recd_synth_params *p,
     recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_CARLA);
     m.open.carla = &o;
     char err[256];
-    int rc = recd_importer_msg(&g.im, &m, err, sizeof err);
+    int rc = recd_format__importer_msg(&g.im, &recd_carla__importer, &m, err, sizeof err);
     uint64_t frames = p->duration_ms / 50 + 1;
     for (uint64_t i = 1; rc == 0 && i <= frames; i++) {
         double t = (double)(i - 1) * FRAME_S;
@@ -370,10 +371,10 @@ int recd_synth_write_carla_layout(const recd_synth_params *p,
             rc = happenings(&g, err, sizeof err);
     }
     if (rc == 0)
-        rc = recd_importer_finish(&g.im, err, sizeof err);
+        rc = recd_format__importer_finish(&g.im, &recd_carla__importer, err, sizeof err);
     if (rc == 0 && frames_out)
         *frames_out = frames;
-    recd_importer_free(&g.im);
+    recd_format__importer_free(&g.im, &recd_carla__importer);
     for (unsigned k = 0; k < RECD_CARLA_KIND_COUNT; k++)
         recd_buf_free(&g.rec[k]);
     free(g.actors);
