@@ -20,7 +20,6 @@
 #include "recd/replay.h"
 #include "recd/retention.h"
 #include "recd/samp_rec.h"
-#include "recd/synth.h"
 #include "recd/units.h"
 #include "recd/version.h"
 #include "recd/wire.h"
