@@ -28,7 +28,7 @@ if pkg-config --exists libnats 2>/dev/null; then
 fi
 # shellcheck disable=SC2046
 "$cc" -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-  -Wmissing-prototypes -I"$src/lib/include" -o "$build/bench/benchgen.new" "$src"/bench/gen/*.c \
+  -Wmissing-prototypes -I"$src/lib/include" -I"$src/lib/internal" -o "$build/bench/benchgen.new" "$src"/bench/gen/*.c \
   "$build/lib/librecd.a" "${nats_flags[@]}" $(pkg-config --libs zlib libdeflate jansson) -lm -lpthread
 mv "$build/bench/benchgen.new" "$build/bench/benchgen"
 

@@ -42,8 +42,7 @@ typedef struct prep_args {
 } prep_args;
 
 typedef struct player {
-    recd_synth_rec_gen *rec;
-    recd_synth_recap_gen *recap;
+    recd_synth_session *gen;
     char key[RECD_SESSION_KEY_MAX + 1];
     uint64_t seq;
 } player;
@@ -67,13 +66,6 @@ static int fail(const char *what, int rc)
 {
     fprintf(stderr, "benchgen prepare: %s: %s\n", what, rc < 0 ? recd_strerror(rc) : "failed");
     return 1;
-}
-
-static recd_msg_format msg_format(recd_synth_format f)
-{
-    return f == RECD_SYNTH_FORMAT_RECAP          ? RECD_MSG_FMT_RECAP
-           : f == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_MSG_FMT_SAMP_VEHICLE
-                                                 : RECD_MSG_FMT_SAMP_ONFOOT;
 }
 
 static int open_outputs(outputs *o, const prep_args *a)
@@ -206,28 +198,18 @@ static int player_open(outputs *o, const prep_args *a, player *pl, unsigned long
 {
     recd_synth_params p = a->p;
     p.seed = a->p.seed + i;
-    /* .rec generators stop by duration: give them the longest and pull blocks as needed. A Recap
-     * generator yields one tick per 50 ms of duration. */
-    p.duration_ms = a->p.format == RECD_SYNTH_FORMAT_RECAP ? per * RECD_RECAP_TICK_MS
-                                                           : RECD_SYNTH_MAX_DURATION_MS;
+    /* Generators with a sample clock (Recap: one tick per 50 ms) get per samples' worth; the
+     * others stop by duration: give them the longest and pull samples as needed. */
+    uint32_t sample_ms = recd_synth_sample_ms(a->p.format);
+    p.duration_ms = sample_ms ? per * sample_ms : RECD_SYNTH_MAX_DURATION_MS;
     if (p.duration_ms > RECD_SYNTH_MAX_DURATION_MS)
         return -ERANGE;
     snprintf(pl->key, sizeof pl->key, "%s%06lu", a->prefix, i + 1);
     recd_msg m;
-    recd_msg_init(&m, RECD_MSG_OPEN, msg_format(a->p.format));
-    int rc;
-    if (a->p.format == RECD_SYNTH_FORMAT_RECAP) {
-        rc = recd_synth_recap_gen_new(&p, &pl->recap);
-        if (rc == 0) {
-            recd_recap_header h;
-            recd_synth_recap_gen_header(pl->recap, &h);
-            rc = recd_msg_set_recap_open(&m, &h);
-        }
-    } else {
-        rc = recd_synth_rec_gen_new(&p, &pl->rec);
-        m.open.has_start_time = true;
-        m.open.start_time_ms = START_EPOCH_MS;
-    }
+    recd_msg_init(&m, RECD_MSG_OPEN, a->p.format->msg_format);
+    int rc = recd_synth_session_new(&p, &pl->gen);
+    if (rc == 0) /* formats whose generator has no clock start at START_EPOCH_MS */
+        rc = recd_synth_session_open(pl->gen, &m, START_EPOCH_MS);
     memcpy(m.session, pl->key, sizeof m.session);
     m.has_seq = true;
     m.seq = pl->seq++;
@@ -237,54 +219,39 @@ static int player_open(outputs *o, const prep_args *a, player *pl, unsigned long
     return rc;
 }
 
-/* One sample: a .rec block, or a Recap tick (its full state, then that tick's events). */
+typedef struct body_ctx {
+    outputs *o;
+    const prep_args *a;
+    player *pl;
+    unsigned long conn;
+} body_ctx;
+
+/* A generated state or event: the player's key and sequence number added, counted, written. */
+static int emit_body(void *ctx, recd_msg *m)
+{
+    body_ctx *b = ctx;
+    memcpy(m->session, b->pl->key, sizeof m->session);
+    m->has_seq = true;
+    m->seq = b->pl->seq++;
+    if (m->type == RECD_MSG_STATE)
+        b->o->states++;
+    else
+        b->o->events++;
+    return emit(b->o, b->a, m, PART_BODY, b->conn);
+}
+
+/* One sample: the format's state (a .rec block, a Recap tick), then that sample's events. */
 static int player_sample(outputs *o, const prep_args *a, player *pl, unsigned long conn)
 {
-    recd_msg_format f = msg_format(a->p.format);
-    recd_msg m;
-    recd_msg_init(&m, RECD_MSG_STATE, f);
-    memcpy(m.session, pl->key, sizeof m.session);
-    m.has_seq = true;
-    int rc;
-    if (pl->rec) {
-        recd_synth_rec_block b;
-        if ((rc = recd_synth_rec_gen_next(pl->rec, &b)) <= 0)
-            return rc < 0 ? rc : -ERANGE;
-        if (f == RECD_MSG_FMT_SAMP_VEHICLE)
-            m.vehicle = b.vehicle;
-        else
-            m.onfoot = b.onfoot;
-        m.seq = pl->seq++;
-        o->states++;
-        return emit(o, a, &m, PART_BODY, conn);
-    }
-    recd_synth_recap_tick t;
-    if ((rc = recd_synth_recap_gen_next(pl->recap, &t)) <= 0)
-        return rc < 0 ? rc : -ERANGE;
-    m.seq = pl->seq++;
-    rc = recd_msg_set_recap_state(&m, t.tick, t.state);
-    if (rc == 0)
-        rc = emit(o, a, &m, PART_BODY, conn);
-    recd_msg_free(&m);
-    o->states++;
-    for (size_t k = 0; rc == 0 && k < t.n_events; k++) {
-        recd_msg_init(&m, RECD_MSG_EVENT, f);
-        memcpy(m.session, pl->key, sizeof m.session);
-        m.has_seq = true;
-        m.seq = pl->seq++;
-        rc = recd_msg_set_recap_event(&m, t.tick, &t.events[k]);
-        if (rc == 0)
-            rc = emit(o, a, &m, PART_BODY, conn);
-        recd_msg_free(&m);
-        o->events++;
-    }
-    return rc;
+    body_ctx b = {o, a, pl, conn};
+    int rc = recd_synth_session_next(pl->gen, emit_body, &b);
+    return rc == 1 ? -ERANGE : rc;
 }
 
 static int player_close(outputs *o, const prep_args *a, player *pl, unsigned long i)
 {
     recd_msg m;
-    recd_msg_init(&m, RECD_MSG_CLOSE, msg_format(a->p.format));
+    recd_msg_init(&m, RECD_MSG_CLOSE, a->p.format->msg_format);
     memcpy(m.session, pl->key, sizeof m.session);
     m.has_seq = true;
     m.seq = pl->seq++;
@@ -301,7 +268,7 @@ static int write_meta(const prep_args *a, const outputs *o, uint64_t per)
     fprintf(f, "{\"format\":\"%s\",\"scenario\":\"%s\",\"seed\":%llu,\"sessions\":%lu,\"conns\":%lu,"
                "\"per_session\":%llu,\"states\":%llu,\"events\":%llu,\"messages\":%llu,"
                "\"flattened_line_breaks\":%llu,\"prefix\":\"%s\",\"bytes\":{",
-            recd_synth_format_name(a->p.format), recd_synth_scenario_name(a->p.scenario),
+            a->p.format->name, recd_synth_scenario_name(a->p.scenario),
             (unsigned long long)a->p.seed, a->sessions, a->conns, (unsigned long long)per,
             (unsigned long long)o->states, (unsigned long long)o->events,
             (unsigned long long)o->messages, (unsigned long long)o->flattened, a->prefix);
@@ -358,7 +325,7 @@ static int parse_args(int argc, char **argv, prep_args *a)
         char *end = NULL;
         switch (c) {
         case 'f':
-            if (recd_synth_format_parse(optarg, &a->p.format) < 0)
+            if (!(a->p.format = recd_synth_format_find(optarg)))
                 return fputs(usage, stderr), 2;
             have_format = true;
             break;
@@ -398,6 +365,10 @@ static int parse_args(int argc, char **argv, prep_args *a)
         fprintf(stderr, "benchgen prepare: %s\n", why ? why : "bad parameters");
         return 2;
     }
+    if (!recd_synth_has_sessions(a->p.format)) {
+        fprintf(stderr, "benchgen prepare: %s has no synthetic sessions\n", a->p.format->name);
+        return 2;
+    }
     return -1;
 }
 
@@ -412,7 +383,7 @@ int bg_cmd_prepare(int argc, char **argv)
     outputs *o = calloc(1, sizeof *o);
     if (!pl || !o)
         return fail("allocating", -ENOMEM);
-    recd_csv_writer_init(&o->csv, msg_format(a.p.format));
+    recd_csv_writer_init(&o->csv, a.p.format->msg_format);
     o->csv.header_written = true; /* rows only: rsyslog lines carry no CSV header */
     int rc = open_outputs(o, &a) < 0 ? -EIO : 0;
     for (unsigned long i = 0; rc == 0 && i < a.sessions; i++)
@@ -427,8 +398,7 @@ int bg_cmd_prepare(int argc, char **argv)
     if (rc == 0 && write_meta(&a, o, per) < 0)
         rc = -EIO;
     for (unsigned long i = 0; i < a.sessions; i++) {
-        recd_synth_rec_gen_free(pl[i].rec);
-        recd_synth_recap_gen_free(pl[i].recap);
+        recd_synth_session_free(pl[i].gen);
     }
     free(pl);
     if (rc < 0) {

@@ -15,6 +15,9 @@ cmake --install "$RECD_BUILD_DIR" --prefix "$tmp/prefix" >/dev/null
 for h in recd.h api.h version.h common.h samp_rec.h recap.h message.h wire.h client.h; do
     [ -f "$tmp/prefix/include/recd/$h" ] || { echo "FAIL: recd/$h not installed" >&2; exit 1; }
 done
+for h in synth.h; do # private (lib/internal): rectool and the tests use it through the archive
+    [ ! -e "$tmp/prefix/include/recd/$h" ] || { echo "FAIL: private recd/$h installed" >&2; exit 1; }
+done
 [ -x "$tmp/prefix/bin/rectool" ] || { echo "FAIL: rectool not installed" >&2; exit 1; }
 pc_dir=$(dirname "$(find "$tmp/prefix" -name recd.pc | head -n 1)")
 [ -n "$pc_dir" ] || { echo "FAIL: recd.pc not installed" >&2; exit 1; }

@@ -8,7 +8,7 @@
 
 static void send_open(recd_client *c, const char *session, uint8_t version)
 {
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 1000, 7};
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, 1000, 7};
     recd_synth_recap_gen *g;
     assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
     recd_recap_header h;

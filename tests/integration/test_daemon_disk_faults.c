@@ -99,7 +99,7 @@ static void lost_part_makes_exit_status_fail(void **state)
     td_setup(&d, FAULT_CONFIG);
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "gone", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 7);
+    td_rec_session_init(&s, "gone", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, 7);
     recd_client *c = td_connect(d.tcp);
     td_send_open(c, s.session, s.format, 0);
     send_states(c, &s, 100);
@@ -135,8 +135,8 @@ static void removed_root_is_opened_again(void **state)
     td_setup(&d, "flush:\n  interval: 1h\n");
     td_start(&d);
     td_rec_session before, after;
-    td_rec_session_init(&before, "before", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 3);
-    td_rec_session_init(&after, "after", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 4);
+    td_rec_session_init(&before, "before", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, 3);
+    td_rec_session_init(&after, "after", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, 4);
     recd_client *c = td_connect(d.tcp);
     td_send_open(c, before.session, before.format, 0);
     send_states(c, &before, 100);
@@ -300,7 +300,7 @@ static void removed_root_recap_part_starts_again(void **state)
     td_daemon d;
     td_setup(&d, "flush:\n  interval: 1h\n");
     td_start(&d);
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED,
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED,
                            RECAP_TICKS * RECD_RECAP_TICK_MS, 11};
     recd_synth_recap_gen *g;
     assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
@@ -464,7 +464,7 @@ static void send_two_sessions(const td_daemon *d, const char *tag, uint64_t seed
     for (int i = 0; i < 2; i++) {
         char name[64];
         snprintf(name, sizeof name, "%s-%d", tag, i);
-        td_rec_session_init(&s[i], name, i ? RECD_SYNTH_FORMAT_SAMP_VEHICLE : RECD_SYNTH_FORMAT_SAMP_ONFOOT,
+        td_rec_session_init(&s[i], name, i ? recd_synth_format_find("samp-vehicle") : recd_synth_format_find("samp-onfoot"),
                             i ? RECD_SYNTH_SCENARIO_DRIVE : RECD_SYNTH_SCENARIO_WALK, 120000, seed + (uint64_t)i);
         c[i] = td_connect(urls[i]);
         td_send_open(c[i], s[i].session, s[i].format, 0);
@@ -535,7 +535,7 @@ static void udp_past_its_limit_is_counted(void **state)
     fill_up(d.out);
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "udp", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 600000, 9);
+    td_rec_session_init(&s, "udp", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 600000, 9);
     recd_client *c = td_connect(d.udp);
     td_send_open(c, s.session, s.format, 0);
     send_states(c, &s, 50);

@@ -126,7 +126,7 @@ static void honest_sessions(const td_daemon *d, const char *url, const char *pre
         char key[64];
         snprintf(key, sizeof key, "%s%u", prefix, i);
         td_rec_session s;
-        td_rec_session_init(&s, key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 3000,
+        td_rec_session_init(&s, key, recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 3000,
                             40 + i);
         td_send_rec_session(url, &s, 1700000000000 + i);
         uint64_t deadline = td_deadline(20000);
@@ -234,7 +234,7 @@ static void encode(recd_buf *out, recd_msg *m)
  * collected, held unwritten until a later tick starts (flush.interval is long). */
 static void encode_held_ticks(recd_buf *out)
 {
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 1000, 21};
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, 1000, 21};
     char *text = malloc(CHAT_BYTES);
     assert_non_null(text);
     memset(text, 'h', CHAT_BYTES);
@@ -329,7 +329,7 @@ static void a_udp_hog_cannot_take_every_buffered_byte(void **state)
     td_daemon d;
     td_setup(&d, "flush:\n  interval: 1h\nlimits:\n  process_buffer: 4MiB\n  session_buffer: 1MiB\n");
     td_start(&d);
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 1000, 21};
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, 1000, 21};
     char *text = malloc(UDP_CHAT_BYTES);
     assert_non_null(text);
     memset(text, 'u', UDP_CHAT_BYTES);

@@ -661,7 +661,7 @@ typedef struct td_rec_session {
 
 static int td_buf_sink(void *ctx, const void *data, size_t len) { return recd_buf_append(ctx, data, len); }
 
-TD_FN void td_rec_session_init(td_rec_session *s, const char *session, recd_synth_format f,
+TD_FN void td_rec_session_init(td_rec_session *s, const char *session, const recd_format *f,
                                recd_synth_scenario sc, uint64_t duration_ms, uint64_t seed)
 {
     memset(s, 0, sizeof *s);
@@ -674,10 +674,10 @@ TD_FN void td_rec_session_init(td_rec_session *s, const char *session, recd_synt
     }
     s->guard->gen = s->gen;
     td_hold(s->guard, td_release_rec_session_guard);
-    s->format = f == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_MSG_FMT_SAMP_VEHICLE : RECD_MSG_FMT_SAMP_ONFOOT;
+    s->format = f == recd_synth_format_find("samp-vehicle") ? RECD_MSG_FMT_SAMP_VEHICLE : RECD_MSG_FMT_SAMP_ONFOOT;
     snprintf(s->session, sizeof s->session, "%s", session);
     recd_sink sink = {td_buf_sink, &s->expect};
-    recd_rec_writer_init(&s->writer, f == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_REC_TYPE_VEHICLE
+    recd_rec_writer_init(&s->writer, f == recd_synth_format_find("samp-vehicle") ? RECD_REC_TYPE_VEHICLE
                                                                         : RECD_REC_TYPE_ONFOOT,
                          RECD_REC_TIME_REJECT, sink);
     s->guard->expect_data = s->expect.data;

@@ -53,7 +53,7 @@ static void failing_test(void **state)
     td_setup(&d, NULL);
     dprintf(deliberate_failure_report_fd, "%s\n", d.dir);
     td_rec_session s;
-    td_rec_session_init(&s, "left", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 5000, 1);
+    td_rec_session_init(&s, "left", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 5000, 1);
     recd_msg m;
     while (td_rec_session_next(&s, &m)) {
     }

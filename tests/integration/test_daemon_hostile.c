@@ -103,7 +103,7 @@ static void test_hostile_streams_and_datagrams(void **state)
 
     /* A good session keeps streaming through everything below. */
     td_rec_session good;
-    td_rec_session_init(&good, "good", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_MIXED, 60000, 77);
+    td_rec_session_init(&good, "good", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_MIXED, 60000, 77);
     recd_client *gc = td_connect(d.tcp);
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_SAMP_ONFOOT);

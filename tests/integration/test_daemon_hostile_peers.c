@@ -34,7 +34,7 @@ static double dropped(const td_daemon *d, const char *reason)
 static void good_sender(const td_daemon *d, const char *key)
 {
     td_rec_session s;
-    td_rec_session_init(&s, key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 2000, 7);
+    td_rec_session_init(&s, key, recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 2000, 7);
     recd_client *c = td_connect(d->tcp);
     td_send_open(c, key, s.format, 0);
     recd_msg m;

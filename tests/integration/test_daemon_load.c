@@ -27,7 +27,7 @@ static void test_thousand_sessions_then_sigterm(void **state)
     for (int i = 0; i < SESSIONS; i++) {
         char key[32];
         snprintf(key, sizeof key, "load-%04d", i);
-        td_rec_session_init(&s[i], key, i % 3 ? RECD_SYNTH_FORMAT_SAMP_ONFOOT : RECD_SYNTH_FORMAT_SAMP_VEHICLE,
+        td_rec_session_init(&s[i], key, i % 3 ? recd_synth_format_find("samp-onfoot") : recd_synth_format_find("samp-vehicle"),
                             i % 3 ? RECD_SYNTH_SCENARIO_WALK : RECD_SYNTH_SCENARIO_DRIVE, 8000, (uint64_t)i);
         td_send_open(c[i % CONNS], key, s[i].format, 1763213398000);
     }
@@ -67,7 +67,7 @@ static void test_sigterm_drains_open_connections(void **state)
     td_setup(&d, "shutdown:\n  drain_timeout: 30s\n");
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "draining", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_MIXED, 120000, 12);
+    td_rec_session_init(&s, "draining", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_MIXED, 120000, 12);
     recd_client *c = td_connect(d.tcp);
     td_send_open(c, "draining", RECD_MSG_FMT_SAMP_ONFOOT, 1763213398000);
     recd_msg m;
@@ -103,7 +103,7 @@ static void test_drain_timeout_ends_a_stuck_connection(void **state)
     td_setup(&d, "shutdown:\n  drain_timeout: 1s\n");
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "stuck", RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE, 20000, 13);
+    td_rec_session_init(&s, "stuck", recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_DRIVE, 20000, 13);
     recd_client *c = td_connect(d.tcp);
     td_send_open(c, "stuck", RECD_MSG_FMT_SAMP_VEHICLE, 1763213398000);
     recd_msg m;
@@ -134,7 +134,7 @@ static void test_backpressure_pauses_without_loss(void **state)
     for (int i = 0; i < 4; i++) {
         char key[32];
         snprintf(key, sizeof key, "pressure-%d", i);
-        td_rec_session_init(&s[i], key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_MIXED, 900000,
+        td_rec_session_init(&s[i], key, recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_MIXED, 900000,
                             (uint64_t)(40 + i));
         td_send_open(c, key, RECD_MSG_FMT_SAMP_ONFOOT, 1763213398000);
     }
@@ -263,10 +263,10 @@ static void test_kill9_then_recovery(void **state)
         char key[32];
         snprintf(key, sizeof key, "crash-%02d", i);
         if (i < CRASH_RECAP) {
-            recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 600000, (uint64_t)i};
+            recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, 600000, (uint64_t)i};
             assert_int_equal(recd_synth_recap_gen_new(&p, &cs->recap[i]), 0);
         } else {
-            td_rec_session_init(&cs->rec[i], key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+            td_rec_session_init(&cs->rec[i], key, recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK,
                                 600000, (uint64_t)i);
         }
     }

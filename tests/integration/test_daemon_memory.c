@@ -76,7 +76,7 @@ static void send_rec_players(recd_client *c, unsigned from, unsigned to)
         char key[32];
         snprintf(key, sizeof key, "npc-%u", i);
         td_rec_session s;
-        td_rec_session_init(&s, key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, i);
+        td_rec_session_init(&s, key, recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, i);
         td_send_open(c, key, s.format, 0);
         recd_msg m;
         for (int k = 0; k < 3 && td_rec_session_next(&s, &m); k++)
@@ -179,7 +179,7 @@ static void test_memory_goes_back_after_a_load(void **state)
     for (unsigned i = 0; i < LOAD_SESSIONS; i++) {
         char key[32];
         snprintf(key, sizeof key, "load-%u", i);
-        td_rec_session_init(&s[i], key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+        td_rec_session_init(&s[i], key, recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK,
                             24u * 3600u * 1000u, i);
         td_send_open(c, key, s[i].format, 0);
     }

@@ -53,8 +53,8 @@ static void test_frames_from_another_connection_are_refused(void **state)
     td_setup(&d, auth_yaml);
     td_start(&d);
     td_rec_session owner, intruder;
-    td_rec_session_init(&owner, "victim", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 20000, 31);
-    td_rec_session_init(&intruder, "victim", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 20000, 32);
+    td_rec_session_init(&owner, "victim", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 20000, 31);
+    td_rec_session_init(&intruder, "victim", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 20000, 32);
     recd_client *a = td_connect(d.tcp);
     send_open_as(a, "victim", TOKEN, false);
     uint64_t taken = send_states(a, &owner, 100, false);
@@ -95,8 +95,8 @@ static void test_udp_datagrams_carry_the_token(void **state)
     td_setup(&d, auth_yaml);
     td_start(&d);
     td_rec_session owner, intruder;
-    td_rec_session_init(&owner, "udp-victim", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 30000, 41);
-    td_rec_session_init(&intruder, "udp-victim", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 30000, 42);
+    td_rec_session_init(&owner, "udp-victim", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 30000, 41);
+    td_rec_session_init(&intruder, "udp-victim", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 30000, 42);
     recd_client *a = td_connect(d.udp);
     send_open_as(a, "udp-victim", TOKEN, false);
     uint64_t taken = send_states(a, &owner, 300, true);
@@ -130,7 +130,7 @@ static void test_resume_moves_a_session(void **state)
     td_setup(&d, auth_yaml);
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "moving", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 20000, 51);
+    td_rec_session_init(&s, "moving", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 20000, 51);
     recd_client *a = td_connect(d.tcp);
     send_open_as(a, "moving", TOKEN, false);
     uint64_t taken = send_states(a, &s, 150, false);

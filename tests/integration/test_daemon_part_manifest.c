@@ -114,7 +114,7 @@ static void test_manifests_follow_the_parts(void **state)
     td_start(&d);
     const char *key = "walk.one_1";
     td_rec_session s;
-    td_rec_session_init(&s, key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 300000, 7);
+    td_rec_session_init(&s, key, recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 300000, 7);
     recd_client *c = td_connect(d.tcp);
     td_send_open(c, key, RECD_MSG_FMT_SAMP_ONFOOT, 1763213398000);
     uint64_t seq = SEQ0;
@@ -262,7 +262,7 @@ static void test_a_crashed_part_gets_its_manifest_at_recovery(void **state)
     td_start(&d);
     const char *key = "crash.one_1";
     td_rec_session s;
-    td_rec_session_init(&s, key, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 100000, 5);
+    td_rec_session_init(&s, key, recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 100000, 5);
     recd_client *c = td_connect(d.tcp);
     td_send_open(c, key, RECD_MSG_FMT_SAMP_ONFOOT, 1763213398000);
     uint64_t seq = SEQ0;
@@ -337,7 +337,7 @@ static void test_no_manifest_by_default(void **state)
     write_config(&d, false);
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "plain", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 3);
+    td_rec_session_init(&s, "plain", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, 3);
     td_send_rec_session(d.tcp, &s, 1763213398000);
     td_stop(&d);
     td_files f = td_session_files(&d, "samp-onfoot", "plain");

@@ -50,7 +50,7 @@ static void frame_headers_alone_take_no_frame_sized_memory(void **state)
     printf("%d headers announcing %u bytes each: %.0f bytes of unfinished frames counted, heap "
            "grew by %.0f KiB\n", HEADER_CONNS, MAX_FRAME, partial, (heap - before) / 1024);
     td_rec_session good;
-    td_rec_session_init(&good, "good", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+    td_rec_session_init(&good, "good", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK,
                         3000, 3);
     td_send_rec_session(d.tcp, &good, 0);
     for (int i = 0; i < HEADER_CONNS; i++)

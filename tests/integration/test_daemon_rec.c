@@ -26,13 +26,13 @@ static void test_round_trip_every_transport(void **state)
     snprintf(ndjson, sizeof ndjson, "%s?encoding=ndjson", d.tcp);
     struct {
         const char *url, *session;
-        recd_synth_format format;
+        const recd_format *format;
         recd_synth_scenario scenario;
     } cases[] = {
-        {d.tcp, "tcp-foot", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_MIXED},
-        {ndjson, "ndjson-car", RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_MIXED},
-        {d.udp, "udp-foot", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK},
-        {d.unix_url, "unix-car", RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE},
+        {d.tcp, "tcp-foot", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_MIXED},
+        {ndjson, "ndjson-car", recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_MIXED},
+        {d.udp, "udp-foot", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK},
+        {d.unix_url, "unix-car", recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_DRIVE},
     };
     td_rec_session s[4];
     for (int i = 0; i < 4; i++) {
@@ -59,7 +59,7 @@ static void test_untimed_samples_are_stamped(void **state)
     recd_client *c = td_connect(d.tcp);
     td_send_open(c, "stamped", RECD_MSG_FMT_SAMP_ONFOOT, 0);
     td_rec_session s;
-    td_rec_session_init(&s, "stamped", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 3000, 5);
+    td_rec_session_init(&s, "stamped", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 3000, 5);
     recd_msg m;
     uint64_t t0 = td_now_ms();
     for (int i = 0; i < 20 && td_rec_session_next(&s, &m); i++) {
@@ -141,8 +141,8 @@ static void test_rotation_by_size_and_duration(void **state)
     td_start(&d);
     td_rec_session big, longer;
     /* 10 minutes of walking: several 64 KiB parts; 3.5 minutes of idling: 1-minute parts. */
-    td_rec_session_init(&big, "big", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_MIXED, 600000, 3);
-    td_rec_session_init(&longer, "longer", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_IDLE, 210000, 4);
+    td_rec_session_init(&big, "big", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_MIXED, 600000, 3);
+    td_rec_session_init(&longer, "longer", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_IDLE, 210000, 4);
     td_send_rec_session(d.tcp, &big, 1763213398000);
     td_send_rec_session(d.tcp, &longer, 1763213398000);
     td_stop(&d);
@@ -165,7 +165,7 @@ static void test_rotation_by_idle_time(void **state)
     td_setup(&d, "rotation:\n  idle_timeout: 1s\nflush:\n  interval: 100ms\n");
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "pauses", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 20000, 9);
+    td_rec_session_init(&s, "pauses", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 20000, 9);
     recd_client *c = td_connect(d.tcp);
     td_send_open(c, "pauses", RECD_MSG_FMT_SAMP_ONFOOT, 1763213398000);
     recd_msg m;
@@ -203,7 +203,7 @@ static void test_reconnecting_client_resumes(void **state)
     td_setup(&d, "");
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "resumed", RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_MIXED, 60000, 15);
+    td_rec_session_init(&s, "resumed", recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_MIXED, 60000, 15);
     const char *urls[] = {d.tcp, d.unix_url, d.udp};
     recd_msg m;
     /* Three connections, none closes before the last; each sends an open with resume, which
@@ -260,7 +260,7 @@ static void test_large_batches_end_on_aligned_offsets(void **state)
     td_start(&d);
     recd_client *c = td_connect(d.tcp);
     td_rec_session s;
-    td_rec_session_init(&s, "aligned", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+    td_rec_session_init(&s, "aligned", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK,
                         3600000, 21);
     td_send_open(c, s.session, s.format, 1763213398000);
     const uint64_t two_batches = 2 * 65536;
@@ -294,7 +294,7 @@ static void test_udp_sequence_numbers(void **state)
     td_start(&d);
     recd_client *c = td_connect(d.udp);
     td_rec_session s;
-    td_rec_session_init(&s, "numbered", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 5000, 14);
+    td_rec_session_init(&s, "numbered", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 5000, 14);
     recd_msg open;
     recd_msg_init(&open, RECD_MSG_OPEN, RECD_MSG_FMT_SAMP_ONFOOT);
     snprintf(open.session, sizeof open.session, "numbered");
@@ -377,7 +377,7 @@ static void test_udp_joined_datagrams(void **state)
 
     enum { RUNS = 6, PER_RUN = 40 };
     td_rec_session s;
-    td_rec_session_init(&s, "joined", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+    td_rec_session_init(&s, "joined", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK,
                         RUNS * PER_RUN * 1000u, 21); /* more blocks than sent */
     struct sockaddr_in to;
     td_addr_of(d.udp, &to);

@@ -142,12 +142,12 @@ static void test_players_in_every_encoding(void **state)
         {d.unix_url, "unix-player", RECD_SYNTH_SCENARIO_DRIVE, 24},
     };
     for (int i = 0; i < 4; i++) {
-        recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, cases[i].scenario, 90000, cases[i].seed};
+        recd_synth_params p = {recd_synth_format_find("recap"), cases[i].scenario, 90000, cases[i].seed};
         send_player(cases[i].url, cases[i].session, &p);
     }
     td_stop(&d);
     for (int i = 0; i < 4; i++) {
-        recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, cases[i].scenario, 90000, cases[i].seed};
+        recd_synth_params p = {recd_synth_format_find("recap"), cases[i].scenario, 90000, cases[i].seed};
         trace want = {0}, got = {0};
         recd_buf ref = {0};
         recd_recap_decode_result rres, gres;
@@ -190,7 +190,7 @@ static void test_rotated_parts_start_with_full_state(void **state)
     td_daemon d;
     td_setup(&d, "rotation:\n  max_duration: 1m\nflush:\n  interval: 100ms\n");
     td_start(&d);
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 150000, 31};
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, 150000, 31};
     send_player(d.tcp, "rotating", &p);
     td_stop(&d);
     td_files f = td_session_files(&d, "recap", "rotating");
@@ -222,7 +222,7 @@ static void test_flush_close_and_stamped_ticks(void **state)
     td_daemon d;
     td_setup(&d, "");
     td_start(&d);
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_WALK, 10000, 41};
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_WALK, 10000, 41};
     recd_recap_header h;
     recd_synth_recap_gen *g = new_player(&p, &h);
     recd_client *c = td_connect(d.tcp);
@@ -296,7 +296,7 @@ static void test_resume_after_idle_carries_the_last_state(void **state)
     td_daemon d;
     td_setup(&d, "rotation:\n  idle_timeout: 1s\nflush:\n  interval: 100ms\n");
     td_start(&d);
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 5000, 7};
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, 5000, 7};
     recd_recap_header h;
     recd_synth_recap_gen *g = new_player(&p, &h);
     recd_client *c = td_connect(d.tcp);
@@ -374,7 +374,7 @@ static void test_rotation_by_size(void **state)
     td_setup(&d, "rotation:\n  max_size: 64KiB\nflush:\n  interval: 100ms\n"
                  "recap:\n  compressor: zlib\n");
     td_start(&d);
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_WALK, 1200000, 31};
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_WALK, 1200000, 31};
     send_player(d.tcp, "sized", &p);
     td_stop(&d);
     td_files f = td_session_files(&d, "recap", "sized");
@@ -437,7 +437,7 @@ static void test_pause_in_the_middle_of_a_tick(void **state)
     td_daemon d;
     td_setup(&d, "flush:\n  interval: 100ms\n");
     td_start(&d);
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_WALK, 10000, 43};
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_WALK, 10000, 43};
     recd_recap_header h;
     recd_synth_recap_gen *g = new_player(&p, &h);
     recd_synth_recap_tick t;

@@ -19,7 +19,7 @@ static void send_open(recd_client *c, const char *session, const recd_recap_head
 /* The open, a first state at tick 0, then n chat messages of CHAT_BYTES, all for tick 0. */
 static void send_one_big_tick(recd_client *c, const char *session, unsigned n)
 {
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 1000, 21};
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, 1000, 21};
     recd_synth_recap_gen *g;
     assert_int_equal(recd_synth_recap_gen_new(&p, &g), 0);
     recd_recap_header h;

@@ -129,7 +129,7 @@ static void test_reload_and_retention(void **state)
 
     /* A session that stays open across everything below. */
     td_rec_session s;
-    td_rec_session_init(&s, "steady", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 30000, 8);
+    td_rec_session_init(&s, "steady", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 30000, 8);
     recd_client *c = td_connect(d.tcp);
     td_send_open(c, "steady", RECD_MSG_FMT_SAMP_ONFOOT, 1763213398000);
     recd_msg m;
@@ -180,7 +180,7 @@ static void test_reload_and_retention(void **state)
 
     /* The new listener records; the old TCP listener (same entry) kept its port. */
     td_rec_session n;
-    td_rec_session_init(&n, "via-new", RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE, 5000, 9);
+    td_rec_session_init(&n, "via-new", recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_DRIVE, 5000, 9);
     td_send_rec_session(added, &n, 1763213398000);
 
     /* Reload 2: invalid; nothing changes and the failure is counted. */
@@ -189,7 +189,7 @@ static void test_reload_and_retention(void **state)
     assert_true(td_wait_metric(&d, "recd_config_reloads_total{result=\"failed\"}", 1, 10000) >= 1);
     wait_log(&d, "reload failed, keeping the running configuration");
     td_rec_session after;
-    td_rec_session_init(&after, "after-bad", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 5000, 10);
+    td_rec_session_init(&after, "after-bad", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 5000, 10);
     td_send_rec_session(d.tcp, &after, 1763213398000);
 
     while (td_rec_session_next(&s, &m))

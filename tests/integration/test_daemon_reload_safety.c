@@ -164,7 +164,7 @@ static void open_without_token(const td_daemon *d, const char *session, char *re
 /* A session sent without a token reaches its file. */
 static void record_without_token(td_daemon *d, td_rec_session *s, const char *session, uint64_t seed)
 {
-    td_rec_session_init(s, session, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 3000, seed);
+    td_rec_session_init(s, session, recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 3000, seed);
     td_send_rec_session(d->tcp, s, 1763213398000);
 }
 

@@ -37,8 +37,8 @@ static void test_second_open_is_refused(void **state)
     td_setup(&d, "");
     td_start(&d);
     td_rec_session live, resend;
-    td_rec_session_init(&live, "dup", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 30000, 3);
-    td_rec_session_init(&resend, "dup", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 30000, 4);
+    td_rec_session_init(&live, "dup", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 30000, 3);
+    td_rec_session_init(&resend, "dup", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 30000, 4);
     recd_client *a = td_connect(d.tcp);
     td_send_open(a, "dup", RECD_MSG_FMT_SAMP_ONFOOT, START_MS);
     uint64_t taken = send_states(a, &live, 200);
@@ -82,8 +82,8 @@ static void test_second_open_may_start_a_new_file(void **state)
     td_setup(&d, "sessions:\n  second_open: new_file\n");
     td_start(&d);
     td_rec_session first, second;
-    td_rec_session_init(&first, "dup", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 20000, 5);
-    td_rec_session_init(&second, "dup", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 20000, 6);
+    td_rec_session_init(&first, "dup", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 20000, 5);
+    td_rec_session_init(&second, "dup", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 20000, 6);
     recd_client *a = td_connect(d.tcp);
     td_send_open(a, "dup", RECD_MSG_FMT_SAMP_ONFOOT, START_MS);
     uint64_t taken = send_states(a, &first, UINT64_MAX);
@@ -136,7 +136,7 @@ static void test_clamped_times_are_counted_and_logged_once(void **state)
     td_setup(&d, "");
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "clamps", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 10000, 9);
+    td_rec_session_init(&s, "clamps", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 10000, 9);
     recd_client *c = td_connect(d.tcp);
     td_send_open(c, "clamps", RECD_MSG_FMT_SAMP_ONFOOT, START_MS);
     recd_msg m;
@@ -181,7 +181,7 @@ static void test_names_never_run_out(void **state)
     }
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "names", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 5000, 8);
+    td_rec_session_init(&s, "names", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 5000, 8);
     td_send_rec_session(d.tcp, &s, START_MS);
     td_stop(&d);
     td_files f = td_session_files(&d, "samp-onfoot", "names");

@@ -116,8 +116,8 @@ static void test_activation_and_notify(void **state)
     td_read_ports(&d); /* metrics address (the listeners are the adopted ones) */
 
     td_rec_session a, b;
-    td_rec_session_init(&a, "activated-tcp", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 20000, 51);
-    td_rec_session_init(&b, "activated-udp", RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE, 20000, 52);
+    td_rec_session_init(&a, "activated-tcp", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 20000, 51);
+    td_rec_session_init(&b, "activated-udp", recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_DRIVE, 20000, 52);
     td_send_rec_session(d.tcp, &a, 1763213398000);
     td_send_rec_session(d.udp, &b, 1763213398000);
 

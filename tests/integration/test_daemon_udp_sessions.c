@@ -80,7 +80,7 @@ static void test_a_stray_seq_does_not_poison_the_session(void **state)
     td_setup(&d, "");
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "stray", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 41);
+    td_rec_session_init(&s, "stray", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, 41);
     recd_client *c = td_connect(d.udp);
     recd_msg o = open_of("stray", false, true, 0);
     send_now(c, &o);
@@ -109,8 +109,8 @@ static void test_a_resume_restarts_the_numbering(void **state)
     td_setup(&d, "");
     td_start(&d);
     td_rec_session a, b;
-    td_rec_session_init(&a, "restart-a", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 42);
-    td_rec_session_init(&b, "restart-b", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 43);
+    td_rec_session_init(&a, "restart-a", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, 42);
+    td_rec_session_init(&b, "restart-b", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, 43);
     recd_client *c = td_connect(d.udp);
     recd_msg o = open_of("restart-a", false, true, 0);
     send_now(c, &o);
@@ -219,7 +219,7 @@ static void test_a_udp_sender_survives_a_pause(void **state)
     td_setup(&d, "rotation:\n  idle_timeout: 1s\nflush:\n  interval: 100ms\n");
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "pauses", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 44);
+    td_rec_session_init(&s, "pauses", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, 44);
     recd_client *c = td_connect(d.udp);
     recd_msg o = open_of("pauses", false, true, 0);
     send_now(c, &o);
@@ -286,7 +286,7 @@ static void test_dormant_sessions_are_bounded(void **state)
     const char *keys[] = {"idle-1", "idle-2", "idle-3"};
     td_rec_session s[3];
     for (int i = 0; i < 3; i++)
-        td_rec_session_init(&s[i], keys[i], RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+        td_rec_session_init(&s[i], keys[i], recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK,
                             60000, 50 + (uint64_t)i);
     /* One at a time, so that they go dormant in this order. */
     for (int i = 0; i < 3; i++) {
@@ -325,7 +325,7 @@ static void test_a_new_open_takes_a_dormant_place(void **state)
     const char *keys[] = {"room-1", "room-2", "room-3"};
     td_rec_session s[3];
     for (int i = 0; i < 3; i++)
-        td_rec_session_init(&s[i], keys[i], RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+        td_rec_session_init(&s[i], keys[i], recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK,
                             60000, 70 + (uint64_t)i);
     open_with_one_sample(d.udp, &s[0]);
     wait_samples(&d, 1);
@@ -361,7 +361,7 @@ static void test_a_peer_at_its_share_takes_its_dormant_place(void **state)
     const char *keys[] = {"mine-1", "mine-2"};
     td_rec_session s[2];
     for (int i = 0; i < 2; i++)
-        td_rec_session_init(&s[i], keys[i], RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK,
+        td_rec_session_init(&s[i], keys[i], recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK,
                             60000, 80 + (uint64_t)i);
     open_with_one_sample(d.udp, &s[0]);
     wait_samples(&d, 1);
@@ -391,7 +391,7 @@ static void test_a_dormant_session_is_forgotten_in_time(void **state)
     td_setup(&d, "rotation:\n  idle_timeout: 1s\n  forget_after: 1s\nflush:\n  interval: 100ms\n");
     td_start(&d);
     td_rec_session s;
-    td_rec_session_init(&s, "forgotten", RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 60);
+    td_rec_session_init(&s, "forgotten", recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, 60);
     open_with_one_sample(d.udp, &s);
     wait_samples(&d, 1);
     expect_metric(&d, "recd_sessions_forgotten_total{reason=\"timeout\"}", 1);

@@ -14,4 +14,11 @@ if [ -n "$offenders" ]; then
     printf '  %s\n' $offenders >&2
     exit 1
 fi
+# Private interfaces (lib/internal/recd/) stay inside: the synthetic-data generators, for one.
+private=$(printf '%s\n' "$symbols" | grep '^recd_synth_' || true)
+if [ -n "$private" ]; then
+    echo "FAIL: $RECD_SHARED_LIB exports private recd_synth_* functions:" >&2
+    printf '  %s\n' $private >&2
+    exit 1
+fi
 echo "abi_exports: $(printf '%s\n' "$symbols" | wc -l) symbols, all recd_*"

@@ -124,11 +124,15 @@ int rt_for_each_file(const char *label, char **files, int n,
 }
 
 int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
-                          recd_synth_format *format)
+                          const recd_format **format)
 {
-    if (recd_synth_format_parse(text, format) < 0)
+    const recd_format *f = recd_format_find(text);
+    if (f && !recd_synth_has_format(f))
+        return rt_usage_error(cmd, usage, "format '%s' has no synthetic data", text);
+    if (!f)
         return rt_usage_error(cmd, usage, "unknown format '%s' (samp-onfoot, samp-vehicle, recap, carla, samp-player)",
                               text);
+    *format = f;
     return 0;
 }
 

@@ -47,7 +47,7 @@ int rt_for_each_file(const char *label, char **files, int n,
 /* --format / --scenario values of the synthetic generator, for generate and send: 0 when optarg
  * names one, else the usage error's exit code. */
 int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
-                          recd_synth_format *format);
+                          const recd_format **format);
 int rt_parse_synth_scenario(const char *cmd, const char *usage, const char *text,
                             recd_synth_scenario *scenario);
 

@@ -107,7 +107,7 @@ static int parse_args(int argc, char **argv, generate_args *a)
         case 'f':
             a->player = strcmp(optarg, "samp-player") == 0;
             if (a->player)
-                a->p.format = RECD_SYNTH_FORMAT_SAMP_ONFOOT;
+                a->p.format = recd_synth_format_find("samp-onfoot");
             else if (rt_parse_synth_format("generate", usage, optarg, &a->p.format) != 0)
                 return RT_EXIT_USAGE;
             a->have_format = true;
@@ -160,7 +160,7 @@ static int parse_args(int argc, char **argv, generate_args *a)
         return rt_usage_error("generate", usage, "--duration is required");
     if (!a->output || !*a->output)
         return rt_usage_error("generate", usage, "-o OUT is required");
-    if (a->carla_option && a->p.format != RECD_SYNTH_FORMAT_CARLA)
+    if (a->carla_option && a->p.format != recd_synth_format_find("carla"))
         return rt_usage_error("generate", usage, "%s is for --format carla only", a->carla_option);
     const char *why;
     recd_synth_params check = a->p;
@@ -254,7 +254,7 @@ int cmd_generate(int argc, char **argv)
     rt_progress_set_unit(&progress.bar, RT_UNIT_REC_MS, NULL);
     if (a.player)
         rc = write_player(&a.p, sink, &units);
-    else if (a.p.format == RECD_SYNTH_FORMAT_CARLA)
+    else if (a.carla_option) /* the default layout is the format's own */
         rc = recd_synth_write_carla_layout(&a.p, &a.carla, sink, &units);
     else
         rc = recd_synth_write_progress(&a.p, sink, &units, on_progress, &progress);
@@ -275,13 +275,9 @@ int cmd_generate(int argc, char **argv)
     }
     if (!to_stdout)
         printf("%s: %s %s, %llu ms, seed %llu: %llu %s\n", a.output,
-               a.player ? "samp-player" : recd_synth_format_name(a.p.format),
+               a.player ? "samp-player" : a.p.format->name,
                a.player ? "walk+drive" : recd_synth_scenario_name(a.p.scenario),
                (unsigned long long)a.p.duration_ms, (unsigned long long)a.p.seed,
-               (unsigned long long)units,
-               a.player                                ? "states"
-               : a.p.format == RECD_SYNTH_FORMAT_RECAP ? "ticks"
-               : a.p.format == RECD_SYNTH_FORMAT_CARLA ? "frames"
-                                                       : "blocks");
+               (unsigned long long)units, a.player ? "states" : a.p.format->unit);
     return RT_EXIT_OK;
 }

@@ -608,8 +608,7 @@ static int replay(const send_args *a, int nfiles, char **files)
 /* ---- synthetic load -------------------------------------------------------------------------- */
 
 typedef struct synth_session {
-    recd_synth_rec_gen *rec;
-    recd_synth_recap_gen *recap;
+    recd_synth_session *gen; /* the format's generator; NULL for samp-player or once run dry */
     char session[RECD_SESSION_KEY_MAX + 1];
     uint64_t seq;
     rt_player_synth player; /* samp-player: walk and car set */
@@ -618,11 +617,7 @@ typedef struct synth_session {
 
 static recd_msg_format msg_format(const send_args *a)
 {
-    recd_synth_format f = a->p.format;
-    return a->player                      ? RECD_MSG_FMT_SAMP_PLAYER
-           : f == RECD_SYNTH_FORMAT_RECAP       ? RECD_MSG_FMT_RECAP
-           : f == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_MSG_FMT_SAMP_VEHICLE
-                                                 : RECD_MSG_FMT_SAMP_ONFOOT;
+    return a->player ? RECD_MSG_FMT_SAMP_PLAYER : a->p.format->msg_format;
 }
 
 static bool loopback_target(const char *url)
@@ -642,27 +637,22 @@ static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned
 {
     recd_synth_params p = a->p;
     p.seed = a->p.seed + i;
-    /* A generator long enough for every sample: a Recap sample is one tick; .rec generators end
-     * by duration, so give them the longest one (blocks are made on demand). */
-    p.duration_ms = a->p.format == RECD_SYNTH_FORMAT_RECAP ? (samples + 1) * RECD_RECAP_TICK_MS
-                                                           : RECD_SYNTH_MAX_DURATION_MS;
+    /* A generator long enough for every sample: one that makes a sample per sample_ms gets that
+     * much; others end by duration, so give them the longest one (samples are made on demand). */
+    uint32_t sample_ms = recd_synth_sample_ms(a->p.format);
+    p.duration_ms = sample_ms ? (samples + 1) * sample_ms : RECD_SYNTH_MAX_DURATION_MS;
     if (p.duration_ms > RECD_SYNTH_MAX_DURATION_MS)
         p.duration_ms = RECD_SYNTH_MAX_DURATION_MS;
     key_with_suffix(a->session ? a->session : "synth", i + 1, ss->session);
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_OPEN, msg_format(a));
     int rc;
-    if (a->p.format == RECD_SYNTH_FORMAT_RECAP) {
-        rc = recd_synth_recap_gen_new(&p, &ss->recap);
-        recd_recap_header h;
-        if (rc == 0) {
-            recd_synth_recap_gen_header(ss->recap, &h);
-            rc = recd_msg_set_recap_open(&m, &h);
-        }
-    } else if (a->player) {
+    if (a->player) {
         rc = rt_player_synth_init(&ss->player, p.seed, p.duration_ms);
     } else {
-        rc = recd_synth_rec_gen_new(&p, &ss->rec);
+        rc = recd_synth_session_new(&p, &ss->gen);
+        if (rc == 0)
+            rc = recd_synth_session_open(ss->gen, &m, -1);
     }
     memcpy(m.session, ss->session, sizeof m.session);
     m.has_seq = true;
@@ -675,52 +665,35 @@ static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned
     return rc;
 }
 
+typedef struct synth_emit {
+    sender *s;
+    synth_session *ss;
+} synth_emit;
+
+/* A generated message of the session: its key and sequence number added, sent. */
+static int emit_msg(void *ctx, recd_msg *m)
+{
+    synth_emit *e = ctx;
+    memcpy(m->session, e->ss->session, sizeof m->session);
+    m->has_seq = true;
+    m->seq = e->ss->seq++;
+    return send_msg(e->s, m);
+}
+
 /* Sends the session's next sample; 1 when the generator has run dry. */
 static int synth_sample(sender *s, synth_session *ss, recd_msg_format f)
 {
+    if (ss->gen) {
+        synth_emit e = {s, ss};
+        return recd_synth_session_next(ss->gen, emit_msg, &e);
+    }
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_STATE, f);
-    memcpy(m.session, ss->session, sizeof m.session);
-    int rc;
-    if (ss->player.walk) {
-        if ((rc = rt_player_synth_next(&ss->player, &m)) != 0)
-            return rc;
-        m.has_seq = true;
-        m.seq = ss->seq++;
-        return send_msg(s, &m);
-    }
-    if (ss->rec) {
-        recd_synth_rec_block b;
-        if ((rc = recd_synth_rec_gen_next(ss->rec, &b)) <= 0)
-            return rc < 0 ? rc : 1;
-        if (f == RECD_MSG_FMT_SAMP_VEHICLE)
-            m.vehicle = b.vehicle;
-        else
-            m.onfoot = b.onfoot;
-        m.has_seq = true;
-        m.seq = ss->seq++;
-        return send_msg(s, &m);
-    }
-    recd_synth_recap_tick t;
-    if ((rc = recd_synth_recap_gen_next(ss->recap, &t)) <= 0)
-        return rc < 0 ? rc : 1;
-    rc = recd_msg_set_recap_state(&m, t.tick, t.state);
-    m.has_seq = true;
-    m.seq = ss->seq++;
-    if (rc == 0)
-        rc = send_msg(s, &m);
-    recd_msg_free(&m);
-    for (size_t k = 0; rc == 0 && k < t.n_events; k++) {
-        recd_msg_init(&m, RECD_MSG_EVENT, f);
-        memcpy(m.session, ss->session, sizeof m.session);
-        rc = recd_msg_set_recap_event(&m, t.tick, &t.events[k]);
-        m.has_seq = true;
-        m.seq = ss->seq++;
-        if (rc == 0)
-            rc = send_msg(s, &m);
-        recd_msg_free(&m);
-    }
-    return rc;
+    int rc = rt_player_synth_next(&ss->player, &m);
+    if (rc != 0)
+        return rc;
+    synth_emit e = {s, ss};
+    return emit_msg(&e, &m);
 }
 
 static int synth_close(sender *s, synth_session *ss, recd_msg_format f)
@@ -764,15 +737,13 @@ static int synthetic(const send_args *a)
             if (bar.active && (total_rate < 10000 || (j & 63) == 0))
                 rt_progress_update(&bar, j);
             synth_session *one = &ss[j % a->sessions];
-            bool live = one->rec || one->recap || one->player.walk;
+            bool live = one->gen || one->player.walk;
             if ((rc = pace(&s, (double)j / total_rate)) == 0 && live)
                 rc = synth_sample(&s, one, f);
             if (rc == 1) { /* generator finished early: that session just stops */
-                recd_synth_rec_gen_free(one->rec);
+                recd_synth_session_free(one->gen);
                 rt_player_synth_free(&one->player);
-                recd_synth_recap_gen_free(one->recap);
-                one->rec = NULL;
-                one->recap = NULL;
+                one->gen = NULL;
                 rc = 0;
             }
         }
@@ -784,9 +755,8 @@ static int synthetic(const send_args *a)
         code = summarise(&s, code);
     }
     for (unsigned long i = 0; i < a->sessions; i++) {
-        recd_synth_rec_gen_free(ss[i].rec);
+        recd_synth_session_free(ss[i].gen);
         rt_player_synth_free(&ss[i].player);
-        recd_synth_recap_gen_free(ss[i].recap);
     }
     free(ss);
     return code;
@@ -882,7 +852,7 @@ static int parse_args(int argc, char **argv, send_args *a)
         case 'f':
             a->player = strcmp(optarg, "samp-player") == 0; /* walks and drives */
             if (a->player)
-                a->p.format = RECD_SYNTH_FORMAT_SAMP_ONFOOT;
+                a->p.format = recd_synth_format_find("samp-onfoot");
             else if (rt_parse_synth_format("send", usage, optarg, &a->p.format) != 0)
                 return RT_EXIT_USAGE;
             a->have_format = true;
@@ -960,10 +930,11 @@ static int parse_args(int argc, char **argv, send_args *a)
     if (!a->have_format || !a->have_duration || !a->sessions || !(a->rate > 0))
         return rt_usage_error("send", usage,
                               "--synthetic needs --format, --sessions, --rate and --duration");
-    if (a->p.format == RECD_SYNTH_FORMAT_CARLA)
+    if (!a->player && !recd_synth_has_sessions(a->p.format))
         return rt_usage_error("send", usage,
-                              "--synthetic has no carla load yet: write a log with 'rectool "
-                              "generate --format carla' and send that file");
+                              "--synthetic has no %s load yet: write a file with 'rectool "
+                              "generate --format %s' and send that file",
+                              a->p.format->name, a->p.format->name);
     const char *why;
     recd_synth_params check = a->p;
     if (a->player)

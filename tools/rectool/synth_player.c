@@ -7,9 +7,9 @@
 int rt_player_synth_init(rt_player_synth *p, uint64_t seed, uint64_t duration_ms)
 {
     memset(p, 0, sizeof *p);
-    recd_synth_params walk = {RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, duration_ms,
-                              seed};
-    recd_synth_params drive = {RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE,
+    recd_synth_params walk = {recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK,
+                              duration_ms, seed};
+    recd_synth_params drive = {recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_DRIVE,
                                duration_ms, seed};
     int rc = recd_synth_rec_gen_new(&walk, &p->walk);
     if (rc == 0)

@@ -27,6 +27,7 @@ struct recd_format_wire;     /* internal to librecd: the format's binary wire pa
 struct recd_format_model;    /* internal to librecd: what the format's messages own */
 struct recd_format_json;     /* internal to librecd: the format's messages as JSON lines */
 struct recd_format_csv;      /* internal to librecd: the format's messages as CSV rows */
+struct recd_format_synth;    /* internal to librecd: how the synthetic-data generators make it */
 
 typedef enum recd_sniff_level {
     RECD_SNIFF_NONE = 0,     /* not this format */
@@ -131,6 +132,8 @@ struct recd_format {
     const struct recd_format_model *model; /* what its messages own (free, copy); NULL: nothing */
     const struct recd_format_json *json;   /* JSON lines: read, write, recognise by keys */
     const struct recd_format_csv *csv;     /* CSV: columns and rows; NULL when it has no CSV */
+    /* How deterministic synthetic recordings of it are made (recd/synth.h); NULL when none. */
+    const struct recd_format_synth *synth;
 };
 
 /* The table, in sniffing order (signature checks before heuristics). */

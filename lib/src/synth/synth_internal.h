@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Internals shared by the synthetic generators: deterministic trigonometry, gentle terrain and a
- * kinematic mover (heading, turn rate, speed) that both the SA-MP and the Recap scenarios drive. */
+ * kinematic mover (heading, turn rate, speed) that the formats' generators (in their folders under
+ * lib/src/formats/) drive. */
 #ifndef RECD_SYNTH_INTERNAL_H
 #define RECD_SYNTH_INTERNAL_H
 
@@ -40,10 +41,9 @@ double synth_terrain_height(const synth_terrain *t, double x, double y);
 
 /* A body moving on the horizontal (x, y) plane: straight stretches and smooth turns towards a
  * heading that changes now and then, with a little turn-rate noise on top (or, without
- * steering, a pure bounded random walk of the turn rate). heading uses the SA-MP facing
- * convention: 0 = +y, counter-clockwise positive, so forward = (-sin h, cos h). Minecraft's
- * yaw has the same form on its (x, z) plane, so the Recap generator reuses the mover with y and
- * z swapped. */
+ * steering, a pure bounded random walk of the turn rate). heading: 0 = +y, counter-clockwise
+ * positive, so forward = (-sin h, cos h); a generator whose ground is an (x, z) plane with a yaw
+ * of the same form uses the mover with y standing for z. */
 typedef struct synth_mover {
     double x, y, z;
     double heading, turn_rate; /* rad, rad/s */

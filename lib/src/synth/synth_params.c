@@ -1,33 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* Parameters of the synthetic generators: format and scenario names, duration text ("90s",
- * "1h30m"), the check of which format/scenario pairs make sense, and activity lengths. */
+/* Parameters of the synthetic generators: scenario names, the check of the parameters (the
+ * format's hook says which scenarios it holds), and activity lengths. The generators in the format
+ * folders call it, so it never looks formats up in the table. */
 #include "synth/synth_internal.h"
+
+#include "formats/format_synth.h"
 
 #include <errno.h>
 #include <string.h>
 
-static const char *const format_names[] = {"samp-onfoot", "samp-vehicle", "recap", "carla"};
 static const char *const scenario_names[] = {"idle", "walk", "drive", "mixed", "traffic"};
-
-const char *recd_synth_format_name(recd_synth_format f)
-{
-    return (unsigned)f < 4 ? format_names[f] : "?";
-}
 
 const char *recd_synth_scenario_name(recd_synth_scenario s)
 {
     return (unsigned)s < 5 ? scenario_names[s] : "?";
-}
-
-int recd_synth_format_parse(const char *name, recd_synth_format *out)
-{
-    for (unsigned i = 0; name && i < 4; i++) {
-        if (strcmp(name, format_names[i]) == 0) {
-            *out = (recd_synth_format)i;
-            return 0;
-        }
-    }
-    return -EINVAL;
 }
 
 int recd_synth_scenario_parse(const char *name, recd_synth_scenario *out)
@@ -44,23 +30,18 @@ int recd_synth_scenario_parse(const char *name, recd_synth_scenario *out)
 int recd_synth_params_check(const recd_synth_params *p, const char **why)
 {
     const char *reason = NULL;
-    if ((unsigned)p->format > RECD_SYNTH_FORMAT_CARLA)
+    if (!p->format)
         reason = "unknown format";
+    else if (!p->format->synth)
+        reason = "the format has no synthetic data";
     else if ((unsigned)p->scenario > RECD_SYNTH_SCENARIO_TRAFFIC)
         reason = "unknown scenario";
-    else if (p->format == RECD_SYNTH_FORMAT_CARLA && p->scenario != RECD_SYNTH_SCENARIO_TRAFFIC &&
-             p->scenario != RECD_SYNTH_SCENARIO_MIXED)
-        reason = "a CARLA log holds the 'traffic' scenario (or 'mixed', the same)";
-    else if (p->format != RECD_SYNTH_FORMAT_CARLA && p->scenario == RECD_SYNTH_SCENARIO_TRAFFIC)
-        reason = "'traffic' is a CARLA scenario: use --format carla";
+    else if ((reason = p->format->synth->refuse(p)) != NULL)
+        ;
     else if (p->duration_ms == 0)
         reason = "the duration must be at least 1 ms";
     else if (p->duration_ms > RECD_SYNTH_MAX_DURATION_MS)
         reason = "the duration is longer than 7 days";
-    else if (p->format == RECD_SYNTH_FORMAT_SAMP_ONFOOT && p->scenario == RECD_SYNTH_SCENARIO_DRIVE)
-        reason = "an on-foot .rec cannot hold driving: use --format samp-vehicle for 'drive'";
-    else if (p->format == RECD_SYNTH_FORMAT_SAMP_VEHICLE && p->scenario == RECD_SYNTH_SCENARIO_WALK)
-        reason = "a vehicle .rec cannot hold walking: use --format samp-onfoot for 'walk'";
     if (why)
         *why = reason;
     return reason ? -EINVAL : 0;

@@ -16,7 +16,7 @@
 
 static recd_buf generate(uint64_t ms)
 {
-    recd_synth_params p = {RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, ms, 5};
+    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, ms, 5};
     recd_buf out = {0};
     uint64_t units;
     assert_int_equal(recd_synth_write(&p, recd_buf_sink(&out), &units), 0);

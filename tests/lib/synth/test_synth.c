@@ -15,7 +15,7 @@
 #include "recd/samp_rec.h"
 #include "recd/synth.h"
 
-static recd_synth_params params(recd_synth_format f, recd_synth_scenario s, uint64_t ms,
+static recd_synth_params params(const recd_format *f, recd_synth_scenario s, uint64_t ms,
                                 uint64_t seed)
 {
     recd_synth_params p = {f, s, ms, seed};
@@ -42,18 +42,19 @@ static uint64_t fnv1a(const uint8_t *d, size_t n)
 static void test_names(void **state)
 {
     (void)state;
-    recd_synth_format f;
     recd_synth_scenario s;
-    assert_int_equal(recd_synth_format_parse("samp-onfoot", &f), 0);
-    assert_int_equal(f, RECD_SYNTH_FORMAT_SAMP_ONFOOT);
-    assert_int_equal(recd_synth_format_parse("recap", &f), 0);
-    assert_int_equal(f, RECD_SYNTH_FORMAT_RECAP);
-    assert_int_equal(recd_synth_format_parse("rec", &f), -EINVAL);
-    assert_int_equal(recd_synth_format_parse(NULL, &f), -EINVAL);
+    const recd_format *f = recd_synth_format_find("samp-onfoot");
+    assert_non_null(f);
+    assert_ptr_equal(f, recd_format_find("samp-onfoot"));
+    assert_true(recd_synth_has_format(f));
+    assert_non_null(recd_synth_format_find("recap"));
+    assert_null(recd_synth_format_find("rec"));
+    assert_null(recd_synth_format_find(NULL));
+    assert_null(recd_synth_format_find("sc2replay")); /* in the table, but without a generator */
+    assert_false(recd_synth_has_format(recd_format_find("sc2replay")));
     assert_int_equal(recd_synth_scenario_parse("drive", &s), 0);
     assert_int_equal(s, RECD_SYNTH_SCENARIO_DRIVE);
     assert_int_equal(recd_synth_scenario_parse("Drive", &s), -EINVAL);
-    assert_string_equal(recd_synth_format_name(RECD_SYNTH_FORMAT_SAMP_VEHICLE), "samp-vehicle");
     assert_string_equal(recd_synth_scenario_name(RECD_SYNTH_SCENARIO_MIXED), "mixed");
     assert_string_equal(recd_synth_scenario_name((recd_synth_scenario)9), "?");
 }
@@ -62,12 +63,12 @@ static void test_params_check(void **state)
 {
     (void)state;
     const char *why = NULL;
-    recd_synth_params p = params(RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_DRIVE, 1000, 1);
+    recd_synth_params p = params(recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_DRIVE, 1000, 1);
     assert_int_equal(recd_synth_params_check(&p, &why), -EINVAL);
     assert_non_null(strstr(why, "samp-vehicle"));
-    p = params(RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_WALK, 1000, 1);
+    p = params(recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_WALK, 1000, 1);
     assert_int_equal(recd_synth_params_check(&p, &why), -EINVAL);
-    p = params(RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_DRIVE, 0, 1);
+    p = params(recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_DRIVE, 0, 1);
     assert_int_equal(recd_synth_params_check(&p, &why), -EINVAL);
     p.duration_ms = RECD_SYNTH_MAX_DURATION_MS + 1;
     assert_int_equal(recd_synth_params_check(&p, &why), -EINVAL);
@@ -78,9 +79,14 @@ static void test_params_check(void **state)
     assert_int_equal(recd_synth_rec_gen_new(&p, &g), -EINVAL); /* recap params */
     assert_null(g);
     recd_buf b = {0};
-    p = params(RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_DRIVE, 1000, 1);
+    p = params(recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_DRIVE, 1000, 1);
     assert_int_equal(recd_synth_write(&p, recd_buf_sink(&b), NULL), -EINVAL);
     assert_int_equal(b.len, 0);
+    p = params(recd_format_find("sc2replay"), RECD_SYNTH_SCENARIO_MIXED, 1000, 1);
+    assert_int_equal(recd_synth_params_check(&p, &why), -EINVAL);
+    assert_string_equal(why, "the format has no synthetic data");
+    p = params(NULL, RECD_SYNTH_SCENARIO_MIXED, 1000, 1);
+    assert_int_equal(recd_synth_params_check(&p, &why), -EINVAL);
 }
 
 /* ---- PRNG ---------------------------------------------------------------------------------- */
@@ -114,9 +120,8 @@ static void test_rng(void **state)
 
 /* ---- .rec ---------------------------------------------------------------------------------- */
 
-static const recd_synth_format rec_formats[] = {
-    RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_FORMAT_SAMP_ONFOOT,
-    RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_FORMAT_SAMP_VEHICLE};
+static const char *const rec_formats[] = {"samp-onfoot",  "samp-onfoot",  "samp-onfoot",
+                                          "samp-vehicle", "samp-vehicle", "samp-vehicle"};
 static const recd_synth_scenario rec_scenarios[] = {
     RECD_SYNTH_SCENARIO_IDLE, RECD_SYNTH_SCENARIO_WALK, RECD_SYNTH_SCENARIO_MIXED,
     RECD_SYNTH_SCENARIO_IDLE, RECD_SYNTH_SCENARIO_DRIVE, RECD_SYNTH_SCENARIO_MIXED};
@@ -125,7 +130,7 @@ static void test_rec_determinism(void **state)
 {
     (void)state;
     for (size_t i = 0; i < 6; i++) {
-        recd_synth_params p = params(rec_formats[i], rec_scenarios[i], 120000, 99);
+        recd_synth_params p = params(recd_synth_format_find(rec_formats[i]), rec_scenarios[i], 120000, 99);
         recd_buf a = generate(&p, NULL), b = generate(&p, NULL);
         assert_int_equal(a.len, b.len);
         assert_memory_equal(a.data, b.data, a.len);
@@ -144,9 +149,9 @@ static void test_rec_golden(void **state)
 {
     (void)state;
     recd_synth_params p =
-        params(RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_MIXED, 60000, 42);
+        params(recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_MIXED, 60000, 42);
     recd_buf a = generate(&p, NULL);
-    p = params(RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_MIXED, 60000, 42);
+    p = params(recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_MIXED, 60000, 42);
     recd_buf b = generate(&p, NULL);
     printf("golden: onfoot %zu bytes %016llx, vehicle %zu bytes %016llx\n", a.len,
            (unsigned long long)fnv1a(a.data, a.len), b.len,
@@ -165,7 +170,7 @@ static void test_rec_valid_and_timed(void **state)
     const uint64_t duration = 300000;
     for (size_t i = 0; i < 6; i++) {
         for (uint64_t seed = 1; seed <= 3; seed++) {
-            recd_synth_params p = params(rec_formats[i], rec_scenarios[i], duration, seed);
+            recd_synth_params p = params(recd_synth_format_find(rec_formats[i]), rec_scenarios[i], duration, seed);
             uint64_t blocks = 0;
             recd_buf b = generate(&p, &blocks);
             recd_rec_info info;
@@ -173,7 +178,7 @@ static void test_rec_valid_and_timed(void **state)
             assert_int_equal(recd_rec_probe(b.data, b.len, &info, &rep), 0);
             assert_int_equal(recd_report_errors(&rep), 0);
             recd_report_free(&rep);
-            assert_int_equal(info.layout, rec_formats[i] == RECD_SYNTH_FORMAT_SAMP_ONFOOT
+            assert_int_equal(info.layout, strcmp(rec_formats[i], "samp-onfoot") == 0
                                               ? RECD_REC_LAYOUT_ONFOOT
                                               : RECD_REC_LAYOUT_VEHICLE);
             assert_true(info.block_count == blocks);
@@ -321,7 +326,7 @@ static void test_rec_physics(void **state)
     (void)state;
     for (size_t i = 0; i < 6; i++) {
         for (uint64_t seed = 10; seed < 13; seed++) {
-            recd_synth_params p = params(rec_formats[i], rec_scenarios[i], 1200000, seed);
+            recd_synth_params p = params(recd_synth_format_find(rec_formats[i]), rec_scenarios[i], 1200000, seed);
             rec_check c;
             memset(&c, 0, sizeof c);
             assert_int_equal(recd_synth_rec_run(&p, check_block, &c), 0);
@@ -341,7 +346,7 @@ static void test_rec_physics(void **state)
 static void test_rec_long_drive(void **state)
 {
     (void)state;
-    recd_synth_params p = params(RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE,
+    recd_synth_params p = params(recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_DRIVE,
                                  4 * 3600 * 1000ull, 5);
     rec_check c;
     memset(&c, 0, sizeof c);
@@ -353,7 +358,7 @@ static void test_rec_short(void **state)
 {
     (void)state;
     /* 1 ms: no block fits, but the file is still a valid header-only recording. */
-    recd_synth_params p = params(RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_IDLE, 1, 7);
+    recd_synth_params p = params(recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_IDLE, 1, 7);
     uint64_t blocks = 99;
     recd_buf b = generate(&p, &blocks);
     assert_int_equal(blocks, 0);
@@ -387,14 +392,14 @@ static int limited_write(void *ctx, const void *data, size_t len)
 static void test_errors_propagate(void **state)
 {
     (void)state;
-    recd_synth_params p = params(RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 60000, 1);
+    recd_synth_params p = params(recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 60000, 1);
     int n = 0;
     assert_int_equal(recd_synth_rec_run(&p, fail_at_ten, &n), -EIO);
     assert_int_equal(n, 10);
     limited_sink ls = {1000};
     recd_sink sink = {limited_write, &ls};
     assert_int_equal(recd_synth_write(&p, sink, NULL), -ENOSPC);
-    p = params(RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_WALK, 60000, 1);
+    p = params(recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_WALK, 60000, 1);
     ls.left = 100;
     assert_int_equal(recd_synth_write(&p, sink, NULL), -ENOSPC);
 }
@@ -409,7 +414,7 @@ static void test_recap_determinism(void **state)
 {
     (void)state;
     for (size_t i = 0; i < 4; i++) {
-        recd_synth_params p = params(RECD_SYNTH_FORMAT_RECAP, recap_scenarios[i], 120000, 5);
+        recd_synth_params p = params(recd_synth_format_find("recap"), recap_scenarios[i], 120000, 5);
         recd_buf a = generate(&p, NULL), b = generate(&p, NULL);
         assert_int_equal(a.len, b.len);
         assert_memory_equal(a.data, b.data, a.len);
@@ -468,7 +473,7 @@ static void test_recap_stream(void **state)
     (void)state;
     for (size_t i = 0; i < 4; i++) {
         for (uint64_t seed = 1; seed <= 3; seed++) {
-            recd_synth_params p = params(RECD_SYNTH_FORMAT_RECAP, recap_scenarios[i], 600000, seed);
+            recd_synth_params p = params(recd_synth_format_find("recap"), recap_scenarios[i], 600000, seed);
             recap_stream_check c;
             memset(&c, 0, sizeof c);
             assert_int_equal(recd_synth_recap_run(&p, check_tick, &c), 0);
@@ -553,7 +558,7 @@ static void test_recap_decodes(void **state)
     (void)state;
     const uint64_t duration = 600000, ticks = duration / 50;
     for (size_t i = 0; i < 4; i++) {
-        recd_synth_params p = params(RECD_SYNTH_FORMAT_RECAP, recap_scenarios[i], duration, 3);
+        recd_synth_params p = params(recd_synth_format_find("recap"), recap_scenarios[i], duration, 3);
         uint64_t frames = 0;
         recd_buf b = generate(&p, &frames);
         assert_true(frames == ticks);
@@ -601,7 +606,7 @@ static void test_recap_mixed_variety(void **state)
     (void)state;
     uint64_t total[256] = {0};
     for (uint64_t seed = 1; seed <= 4; seed++) {
-        recd_synth_params p = params(RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 1200000,
+        recd_synth_params p = params(recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, 1200000,
                                      seed);
         recd_buf b = generate(&p, NULL);
         recap_decoded d;
@@ -628,7 +633,7 @@ static void test_recap_mixed_variety(void **state)
 static void test_recap_short(void **state)
 {
     (void)state;
-    recd_synth_params p = params(RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 1, 1);
+    recd_synth_params p = params(recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, 1, 1);
     uint64_t frames = 0;
     recd_buf b = generate(&p, &frames);
     assert_int_equal(frames, 1);
@@ -675,7 +680,7 @@ static void test_rectool_generate(void **state)
     assert_memory_equal(da, db, la);
     /* Same bytes as the library call with the same parameters. */
     recd_synth_params p =
-        params(RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE, 90000, 42);
+        params(recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_DRIVE, 90000, 42);
     recd_buf lib = generate(&p, NULL);
     assert_int_equal(lib.len, la);
     assert_memory_equal(lib.data, da, la);

@@ -42,7 +42,7 @@ static bool colour_near(const int got[3], const double want[3], int tolerance)
     return true;
 }
 
-static recd_buf synth(recd_synth_format format, recd_synth_scenario scenario, uint64_t ms,
+static recd_buf synth(const recd_format *format, recd_synth_scenario scenario, uint64_t ms,
                       uint32_t actors)
 {
     recd_synth_params p;
@@ -53,7 +53,7 @@ static recd_buf synth(recd_synth_format format, recd_synth_scenario scenario, ui
     p.seed = 7;
     recd_buf out = {0};
     uint64_t units;
-    if (format == RECD_SYNTH_FORMAT_CARLA)
+    if (format == recd_synth_format_find("carla"))
         assert_int_equal(recd_synth_write_carla(&p, actors, recd_buf_sink(&out), &units), 0);
     else
         assert_int_equal(recd_synth_write(&p, recd_buf_sink(&out), &units), 0);
@@ -137,7 +137,7 @@ static void test_steps_and_times(void **state)
 static void test_axes_and_scale_bar(void **state)
 {
     (void)state;
-    recd_buf f = synth(RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE, 240000, 0);
+    recd_buf f = synth(recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_DRIVE, 240000, 0);
     rt_plot_data d = {0};
     load(&d, "drive.rec", f);
     rt_plot_layout l;
@@ -200,7 +200,7 @@ static void test_health_panel(void **state)
     (void)state;
     static rt_plot_labels labels;
     rt_plot_layout l;
-    recd_buf car = synth(RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE, 30000, 0);
+    recd_buf car = synth(recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_DRIVE, 30000, 0);
     rt_plot_data d = {0};
     load(&d, "car.rec", car);
     cairo_surface_t *s = render(&d, 500, 500, &l, &labels);
@@ -252,7 +252,7 @@ static void test_health_panel(void **state)
     rt_plot_data_free(&d);
     recd_buf_free(&foot);
 
-    recd_buf log = synth(RECD_SYNTH_FORMAT_CARLA, RECD_SYNTH_SCENARIO_TRAFFIC, 5000, 8);
+    recd_buf log = synth(recd_synth_format_find("carla"), RECD_SYNTH_SCENARIO_TRAFFIC, 5000, 8);
     d = (rt_plot_data){0};
     load(&d, "town.log", log);
     s = render(&d, 500, 500, &l, &labels);
@@ -324,7 +324,7 @@ static void test_speed_spikes(void **state)
 static void test_dense_legend(void **state)
 {
     (void)state;
-    recd_buf log = synth(RECD_SYNTH_FORMAT_CARLA, RECD_SYNTH_SCENARIO_TRAFFIC, 20000, 300);
+    recd_buf log = synth(recd_synth_format_find("carla"), RECD_SYNTH_SCENARIO_TRAFFIC, 20000, 300);
     rt_plot_data d = {0};
     load(&d, "town.log", log);
     assert_true(d.n >= 300);
@@ -376,10 +376,10 @@ static void test_dense_legend(void **state)
 static void test_labels_never_overlap(void **state)
 {
     (void)state;
-    recd_buf car = synth(RECD_SYNTH_FORMAT_SAMP_VEHICLE, RECD_SYNTH_SCENARIO_DRIVE, 120000, 0);
-    recd_buf foot = synth(RECD_SYNTH_FORMAT_SAMP_ONFOOT, RECD_SYNTH_SCENARIO_WALK, 120000, 0);
-    recd_buf player = synth(RECD_SYNTH_FORMAT_RECAP, RECD_SYNTH_SCENARIO_MIXED, 60000, 0);
-    recd_buf town = synth(RECD_SYNTH_FORMAT_CARLA, RECD_SYNTH_SCENARIO_TRAFFIC, 20000, 400);
+    recd_buf car = synth(recd_synth_format_find("samp-vehicle"), RECD_SYNTH_SCENARIO_DRIVE, 120000, 0);
+    recd_buf foot = synth(recd_synth_format_find("samp-onfoot"), RECD_SYNTH_SCENARIO_WALK, 120000, 0);
+    recd_buf player = synth(recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, 60000, 0);
+    recd_buf town = synth(recd_synth_format_find("carla"), RECD_SYNTH_SCENARIO_TRAFFIC, 20000, 400);
     struct {
         const char *what;
         recd_buf *files[3];

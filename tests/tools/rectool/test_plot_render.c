@@ -275,7 +275,7 @@ static void test_carla(void **state)
     (void)state;
     recd_synth_params p;
     memset(&p, 0, sizeof p);
-    p.format = RECD_SYNTH_FORMAT_CARLA;
+    p.format = recd_synth_format_find("carla");
     p.scenario = RECD_SYNTH_SCENARIO_MIXED; /* carla: traffic */
     p.duration_ms = 5000;
     p.seed = 3;

@@ -84,4 +84,5 @@ const recd_format recd_format__carla = {
     .model = &recd_carla__model,
     .json = &recd_carla__json,
     .csv = &recd_carla__csv,
+    .synth = &recd_carla__synth,
 };

@@ -34,6 +34,7 @@ extern const struct recd_format_wire recd_carla__wire; /* carla_wire.c */
 extern const struct recd_format_model recd_carla__model;
 extern const struct recd_format_json recd_carla__json;
 extern const struct recd_format_csv recd_carla__csv;
+extern const struct recd_format_synth recd_carla__synth; /* carla_synth.c */
 /* Plots: every vehicle's and walker's route (carla_track.c), read without the message model. */
 int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data,
                       char *err, size_t errlen);

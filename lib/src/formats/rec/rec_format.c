@@ -135,6 +135,7 @@ const recd_format recd_format__samp_onfoot = {
     .wire = &recd_rec__wire_onfoot,
     .json = &recd_rec__json_onfoot,
     .csv = &recd_rec__csv_onfoot,
+    .synth = &recd_rec__synth_onfoot,
 };
 
 const recd_format recd_format__samp_vehicle = {
@@ -156,6 +157,7 @@ const recd_format recd_format__samp_vehicle = {
     .wire = &recd_rec__wire_vehicle,
     .json = &recd_rec__json_vehicle,
     .csv = &recd_rec__csv_vehicle,
+    .synth = &recd_rec__synth_vehicle,
 };
 
 /* Recorded by the daemon only, as a sequence of on-foot and vehicle .rec parts and a manifest: a

@@ -21,5 +21,8 @@ int recd_rec__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan);
 extern const struct recd_format_wire recd_rec__wire_onfoot;
 extern const struct recd_format_wire recd_rec__wire_vehicle;
 extern const struct recd_format_wire recd_rec__wire_player;
+/* In rec_synth.c. */
+extern const struct recd_format_synth recd_rec__synth_onfoot;
+extern const struct recd_format_synth recd_rec__synth_vehicle;
 
 #endif

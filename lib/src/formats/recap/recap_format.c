@@ -89,4 +89,5 @@ const recd_format recd_format__recap = {
     .model = &recd_recap__model,
     .json = &recd_recap__json,
     .csv = &recd_recap__csv,
+    .synth = &recd_recap__synth,
 };

@@ -19,5 +19,7 @@ extern const struct recd_format_json recd_recap__json;
 extern const struct recd_format_csv recd_recap__csv;
 /* In recap_recover.c. */
 int recd_recap__recover_plan(uint8_t *buf, size_t len, recd_recover_plan *plan);
+/* In recap_synth.c. */
+extern const struct recd_format_synth recd_recap__synth;
 
 #endif

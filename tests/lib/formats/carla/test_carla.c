@@ -400,7 +400,7 @@ static void test_counts_capped(void **state)
 static void test_cuts_repaired(void **state)
 {
     (void)state;
-    recd_synth_params p = {RECD_SYNTH_FORMAT_CARLA, RECD_SYNTH_SCENARIO_TRAFFIC, 3000, 9};
+    recd_synth_params p = {recd_synth_format_find("carla"), RECD_SYNTH_SCENARIO_TRAFFIC, 3000, 9};
     recd_buf file = {0};
     uint64_t frames = 0;
     assert_int_equal(recd_synth_write_carla(&p, 2, recd_buf_sink(&file), &frames), 0);

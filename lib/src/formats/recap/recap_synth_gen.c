@@ -2,8 +2,8 @@
 /* Synthetic Recap generator: header data, the 20 Hz tick loop, and the player's movement with
  * Minecraft's numbers: walk 4.317, sprint 5.612, sneak 1.295 blocks/s, jumps of 0.42 blocks/tick
  * with 0.08 gravity and 0.98 drag, auto-jumping onto the next block of a stepped terrain, velocity
- * equal to the position change per tick. Activities and events live in synth_recap_play.c. */
-#include "synth/synth_recap.h"
+ * equal to the position change per tick. Activities and events live in recap_synth_play.c. */
+#include "formats/recap/recap_synth.h"
 
 #include <errno.h>
 #include <math.h>
@@ -40,7 +40,7 @@ static void make_identity(recd_synth_recap_gen *g)
 int recd_synth_recap_gen_new(const recd_synth_params *p, recd_synth_recap_gen **out)
 {
     *out = NULL;
-    if (recd_synth_params_check(p, NULL) < 0 || p->format != RECD_SYNTH_FORMAT_RECAP)
+    if (recd_synth_params_check(p, NULL) < 0 || p->format->msg_format != RECD_MSG_FMT_RECAP)
         return -EINVAL;
     recd_synth_recap_gen *g = calloc(1, sizeof *g);
     if (!g)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Internals of the synthetic .rec generator: the generator state shared by the timing core
- * (synth_rec.c) and the on-foot and vehicle behaviours (synth_rec_foot.c, synth_rec_vehicle.c). */
-#ifndef RECD_SYNTH_REC_H
-#define RECD_SYNTH_REC_H
+ * (rec_synth_gen.c) and the on-foot and vehicle behaviours (rec_synth_foot.c, rec_synth_vehicle.c). */
+#ifndef RECD_REC_SYNTH_H
+#define RECD_REC_SYNTH_H
 
 #include "synth/synth_internal.h"
 

@@ -5,7 +5,7 @@
  * interval with jitter), about 500 ms while idle, the first block 0-600 ms after the start, rare
  * lag spikes, and bursts of 2-7 blocks with one timestamp (packets drained in one server tick:
  * their payloads were sampled at distinct client times). */
-#include "synth/synth_rec.h"
+#include "formats/rec/rec_synth.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,14 +14,16 @@
 int recd_synth_rec_gen_new(const recd_synth_params *p, recd_synth_rec_gen **out)
 {
     *out = NULL;
-    if (recd_synth_params_check(p, NULL) < 0 || p->format == RECD_SYNTH_FORMAT_RECAP)
+    if (recd_synth_params_check(p, NULL) < 0 ||
+        (p->format->msg_format != RECD_MSG_FMT_SAMP_ONFOOT &&
+         p->format->msg_format != RECD_MSG_FMT_SAMP_VEHICLE))
         return -EINVAL;
     recd_synth_rec_gen *g = calloc(1, sizeof *g);
     if (!g)
         return -ENOMEM;
     g->p = *p;
-    g->type = p->format == RECD_SYNTH_FORMAT_SAMP_VEHICLE ? RECD_REC_TYPE_VEHICLE
-                                                          : RECD_REC_TYPE_ONFOOT;
+    g->type = p->format->msg_format == RECD_MSG_FMT_SAMP_VEHICLE ? RECD_REC_TYPE_VEHICLE
+                                                                 : RECD_REC_TYPE_ONFOOT;
     recd_synth_rng_seed(&g->rng, p->seed);
     synth_terrain_init(&g->terrain, &g->rng, 4.0, 40.0);
     g->mover.terrain = &g->terrain;
@@ -42,8 +44,6 @@ int recd_synth_rec_gen_new(const recd_synth_params *p, recd_synth_rec_gen **out)
 }
 
 void recd_synth_rec_gen_free(recd_synth_rec_gen *g) { free(g); }
-
-recd_rec_type recd_synth_rec_gen_type(const recd_synth_rec_gen *g) { return g->type; }
 
 static bool active(const recd_synth_rec_gen *g)
 {

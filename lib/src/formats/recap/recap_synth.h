@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Internals of the synthetic Recap generator: the generator state shared by the tick loop and
- * movement (synth_recap.c), the player's activities (synth_recap_play.c) and the event builders
- * (synth_recap_events.c). Minecraft units: blocks, ticks of 50 ms, degrees. */
-#ifndef RECD_SYNTH_RECAP_H
-#define RECD_SYNTH_RECAP_H
-
-#include <math.h>
+ * movement (recap_synth_gen.c), the player's activities (recap_synth_play.c) and the event builders
+ * (recap_synth_events.c). Minecraft units: blocks, ticks of 50 ms, degrees. */
+#ifndef RECD_RECAP_SYNTH_H
+#define RECD_RECAP_SYNTH_H
 
 #include "synth/synth_internal.h"
 
@@ -73,25 +71,17 @@ struct recd_synth_recap_gen {
     size_t n_values;
 };
 
-/* Where the player stands, shared by movement (synth_recap.c) and the activities
- * (synth_recap_play.c); defined here so neither file depends on the other for it. */
-static inline double synth_mc_ground(const recd_synth_recap_gen *g, double x, double z)
-{
-    return floor(synth_terrain_height(&g->terrain, x, z));
-}
+/* Where the player stands (recap_synth_place.c), shared by movement and the activities. */
+double synth_mc_ground(const recd_synth_recap_gen *g, double x, double z);
+double synth_mc_yaw_deg(const recd_synth_recap_gen *g);
 
-static inline double synth_mc_yaw_deg(const recd_synth_recap_gen *g)
-{
-    return g->mover.heading * (180.0 / SYNTH_PI);
-}
-
-/* Activities (synth_recap_play.c). */
+/* Activities (recap_synth_play.c). */
 void synth_mc_init_inventory(recd_synth_recap_gen *g);
 void synth_mc_choose_mode(recd_synth_recap_gen *g);
 void synth_mc_activities(recd_synth_recap_gen *g);
 void synth_mc_sync_equipment(recd_synth_recap_gen *g);
 
-/* Event builders (synth_recap_events.c): each appends one event to this tick, silently dropping
+/* Event builders (recap_synth_events.c): each appends one event to this tick, silently dropping
  * it when the tick's event or value pool is full. */
 void synth_mc_events_reset(recd_synth_recap_gen *g);
 void synth_mc_ev_hand(recd_synth_recap_gen *g, uint8_t tag, uint8_t hand);

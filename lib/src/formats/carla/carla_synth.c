@@ -15,6 +15,9 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "formats/carla/carla_format.h"
+#include "formats/format_import.h"
+#include "formats/format_synth.h"
 #include "recd/message.h"
 
 #define GRID 5
@@ -68,7 +71,7 @@ static int send_event(gen *g, unsigned kind, recd_buf *b, char *err, size_t errl
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_CARLA);
     m.carla_event = &e;
-    int rc = recd_importer_msg(&g->im, &m, err, errlen);
+    int rc = recd_format__importer_msg(&g->im, &recd_carla__importer, &m, err, errlen);
     recd_buf_reset(b);
     return rc;
 }
@@ -247,7 +250,7 @@ static int frame(gen *g, uint64_t id, double t, char *err, size_t errlen)
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
     m.carla_state = &f;
-    return recd_importer_msg(&g->im, &m, err, errlen);
+    return recd_format__importer_msg(&g->im, &recd_carla__importer, &m, err, errlen);
 }
 
 static int spawn_all(gen *g, char *err, size_t errlen)
@@ -329,7 +332,7 @@ int recd_synth_write_carla_layout(const recd_synth_params *p,
     if (frames_out)
         *frames_out = 0;
     uint32_t actors = layout->actors;
-    if (recd_synth_params_check(p, NULL) < 0 || p->format != RECD_SYNTH_FORMAT_CARLA ||
+    if (recd_synth_params_check(p, NULL) < 0 || p->format->msg_format != RECD_MSG_FMT_CARLA ||
         actors > RECD_SYNTH_CARLA_MAX_ACTORS || (layout->width != 4 && layout->width != 8) ||
         !recd_carla_ids_name(layout->ids)[0])
         return -EINVAL;
@@ -357,7 +360,7 @@ int recd_synth_write_carla_layout(const recd_synth_params *p,
     recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_CARLA);
     m.open.carla = &o;
     char err[256];
-    int rc = recd_importer_msg(&g.im, &m, err, sizeof err);
+    int rc = recd_format__importer_msg(&g.im, &recd_carla__importer, &m, err, sizeof err);
     uint64_t frames = p->duration_ms / 50 + 1;
     for (uint64_t i = 1; rc == 0 && i <= frames; i++) {
         double t = (double)(i - 1) * FRAME_S;
@@ -368,12 +371,34 @@ int recd_synth_write_carla_layout(const recd_synth_params *p,
             rc = happenings(&g, err, sizeof err);
     }
     if (rc == 0)
-        rc = recd_importer_finish(&g.im, err, sizeof err);
+        rc = recd_format__importer_finish(&g.im, &recd_carla__importer, err, sizeof err);
     if (rc == 0 && frames_out)
         *frames_out = frames;
-    recd_importer_free(&g.im);
+    recd_format__importer_free(&g.im, &recd_carla__importer);
     for (unsigned k = 0; k < RECD_CARLA_KIND_COUNT; k++)
         recd_buf_free(&g.rec[k]);
     free(g.actors);
     return rc;
 }
+
+static const char *refuse(const recd_synth_params *p)
+{
+    if (p->scenario != RECD_SYNTH_SCENARIO_TRAFFIC && p->scenario != RECD_SYNTH_SCENARIO_MIXED)
+        return "a CARLA log holds the 'traffic' scenario (or 'mixed', the same)";
+    return NULL;
+}
+
+/* The default actor count; no progress: a few seconds at most. */
+static int write_default(const recd_synth_params *p, recd_sink sink, uint64_t *frames_out,
+                         recd_synth_progress_fn progress, void *ctx)
+{
+    (void)progress;
+    (void)ctx;
+    return recd_synth_write_carla(p, 0, sink, frames_out);
+}
+
+/* No live sessions: send a generated log instead. */
+const struct recd_format_synth recd_carla__synth = {
+    .refuse = refuse,
+    .write = write_default,
+};
