@@ -30,6 +30,8 @@
 #include "recd/recap.h"
 #include "recd/samp_rec.h"
 #include "recd/synth.h"
+#include "formats/rec/rec_synth.h"
+#include "formats/recap/recap_synth.h"
 #include "recd/wire.h"
 #include "testutil.h"
 

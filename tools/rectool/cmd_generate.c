@@ -12,6 +12,7 @@
 #include "file_io.h"
 #include "progress.h"
 #include "recd/synth.h"
+#include "formats/carla/carla_synth.h"
 #include "synth_player.h"
 
 #define GENERATE_FLUSH_BYTES (1u << 20) /* write in big chunks, not one syscall per block */

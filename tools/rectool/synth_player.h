@@ -9,6 +9,7 @@
 
 #include "recd/message.h"
 #include "recd/synth.h"
+#include "formats/rec/rec_synth.h"
 
 #define RT_PLAYER_STRETCH_MS 5000u   /* on foot, then in the car, then on foot, ... */
 #define RT_PLAYER_VEHICLE_MODEL 411 /* an Infernus */

@@ -9,8 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recd/carla.h"
 #include "recd/common.h"
+/* Each format's own header: its payloads (the union members of recd_msg below) and its message
+ * builders. */
+#include "recd/carla.h"
 #include "recd/recap.h"
 #include "recd/samp_rec.h"
 
@@ -50,31 +52,6 @@ RECD_API const char *recd_msg_format_ext(recd_msg_format f);      /* "rec", "rec
  * Keys become path components, so "..", "/x" and NUL bytes are all refused. */
 RECD_API bool recd_session_key_valid(const char *key, size_t len);
 
-/* Recap session metadata: every header field, so an import reproduces the header exactly.
- * Blobs point into storage owned by this struct. */
-typedef struct recd_msg_recap_open {
-    recd_recap_header header; /* encoder options: has_encoder_params + the three fields */
-    bool has_start_time;      /* else the open message's start_time, else 0 */
-    bool has_end_time;        /* else close's end_time, else start + ticks x 50 ms */
-    bool has_frame_count;     /* else the number of ticks written */
-    void *storage;
-} recd_msg_recap_open;
-
-/* The full player state at a tick that carried actions. Item blobs point into the same
- * allocation, after the struct; storage is NULL (kept so the layout does not change). */
-typedef struct recd_msg_recap_state {
-    uint64_t tick;
-    recd_recap_state state;
-    void *storage;
-} recd_msg_recap_state;
-
-/* A non-state action at a tick. Values, lists and blobs point into storage. */
-typedef struct recd_msg_recap_event {
-    uint64_t tick;
-    recd_recap_event event;
-    void *storage;
-} recd_msg_recap_event;
-
 typedef struct recd_msg_open {
     bool has_start_time;
     int64_t start_time_ms;      /* session start, Unix epoch ms */
@@ -107,14 +84,6 @@ typedef struct recd_msg_close {
 
 /* One message. format says which union member is valid for STATE (onfoot / vehicle / recap) and is
  * the session format for OPEN. A message owns its heap data: release it with recd_msg_free(). */
-/* A samp-player state: its .rec type, and for a vehicle the model and seat when given. */
-typedef struct recd_msg_player {
-    recd_rec_type rec_type; /* RECD_REC_TYPE_ONFOOT or RECD_REC_TYPE_VEHICLE */
-    bool has_model, has_seat;
-    uint16_t vehicle_model; /* 400..611 */
-    uint8_t seat;           /* 0 driver, 1..3 passengers */
-} recd_msg_player;
-
 typedef struct recd_msg {
     recd_msg_type type;
     recd_msg_format format;
@@ -144,11 +113,6 @@ RECD_API void recd_msg_init(recd_msg *m, recd_msg_type type, recd_msg_format for
 /* Frees what m owns and leaves it as RECD_MSG_NONE. Safe on a zeroed or already freed msg. */
 RECD_API void recd_msg_free(recd_msg *m);
 
-/* Builders for Recap messages; each deep-copies what it is given (blobs included) into m, which
- * must be freshly initialised. 0, -EINVAL (bad value) or -ENOMEM. */
-RECD_API int recd_msg_set_recap_open(recd_msg *m, const recd_recap_header *h);
-RECD_API int recd_msg_set_recap_state(recd_msg *m, uint64_t tick, const recd_recap_state *s);
-RECD_API int recd_msg_set_recap_event(recd_msg *m, uint64_t tick, const recd_recap_event *ev);
 /* Deep copy of any message into a fresh dst. */
 RECD_API int recd_msg_copy(recd_msg *dst, const recd_msg *src);
 /* dst (fresh, or freed) takes everything src owns; src is left as RECD_MSG_NONE. */

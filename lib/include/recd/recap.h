@@ -387,6 +387,43 @@ RECD_API int recd_recap_decode(const uint8_t *buf, size_t len, const recd_recap_
 RECD_API int recd_recap_verify(const uint8_t *buf, size_t len, recd_recap_decode_result *result,
                                recd_report *report);
 
+/* ---- Messages (recd/message.h) ------------------------------------------------------------ */
+
+/* Recap session metadata: every header field, so an import reproduces the header exactly.
+ * Blobs point into storage owned by this struct. */
+typedef struct recd_msg_recap_open {
+    recd_recap_header header; /* encoder options: has_encoder_params + the three fields */
+    bool has_start_time;      /* else the open message's start_time, else 0 */
+    bool has_end_time;        /* else close's end_time, else start + ticks x 50 ms */
+    bool has_frame_count;     /* else the number of ticks written */
+    void *storage;
+} recd_msg_recap_open;
+
+/* The full player state at a tick that carried actions. Item blobs point into the same
+ * allocation, after the struct; storage is NULL (kept so the layout does not change). */
+typedef struct recd_msg_recap_state {
+    uint64_t tick;
+    recd_recap_state state;
+    void *storage;
+} recd_msg_recap_state;
+
+/* A non-state action at a tick. Values, lists and blobs point into storage. */
+typedef struct recd_msg_recap_event {
+    uint64_t tick;
+    recd_recap_event event;
+    void *storage;
+} recd_msg_recap_event;
+
+struct recd_msg; /* recd/message.h, which includes this header */
+
+/* Builders for Recap messages; each deep-copies what it is given (blobs included) into m, which
+ * must be freshly initialised. 0, -EINVAL (bad value) or -ENOMEM. */
+RECD_API int recd_msg_set_recap_open(struct recd_msg *m, const recd_recap_header *h);
+RECD_API int recd_msg_set_recap_state(struct recd_msg *m, uint64_t tick,
+                                      const recd_recap_state *s);
+RECD_API int recd_msg_set_recap_event(struct recd_msg *m, uint64_t tick,
+                                      const recd_recap_event *ev);
+
 #ifdef __cplusplus
 }
 #endif

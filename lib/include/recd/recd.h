@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Every public librecd header in one include: #include <recd/recd.h>. Private headers
- * (lib/internal/recd/) are not installed and not included here. */
+ * (lib/internal/recd/) are not installed and not included here. Each format's own header
+ * (recd/samp_rec.h, recd/recap.h, recd/carla.h) comes with recd/message.h, whose messages carry
+ * its payloads, so this list names no format. */
 #ifndef RECD_RECD_H
 #define RECD_RECD_H
 
@@ -13,10 +15,8 @@
 #include "recd/format.h"
 #include "recd/gzip_members.h"
 #include "recd/message.h"
-#include "recd/recap.h"
 #include "recd/recovery.h"
 #include "recd/replay.h"
-#include "recd/samp_rec.h"
 #include "recd/version.h"
 #include "recd/wire.h"
 

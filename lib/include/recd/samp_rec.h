@@ -280,6 +280,15 @@ RECD_API bool recd_rec_layout_is_standard(recd_rec_layout l);
 RECD_API const uint8_t *recd_rec_block_at(const uint8_t *buf, const recd_rec_info *info,
                                           uint64_t i);
 
+/* A samp-player message's state (recd_msg.player, recd/message.h): its .rec type, and for a vehicle
+ * the model and seat when given. */
+typedef struct recd_msg_player {
+    recd_rec_type rec_type; /* RECD_REC_TYPE_ONFOOT or RECD_REC_TYPE_VEHICLE */
+    bool has_model, has_seat;
+    uint16_t vehicle_model; /* 400..611 */
+    uint8_t seat;           /* 0 driver, 1..3 passengers */
+} recd_msg_player;
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The manifest of a samp-player session: the ordered list of the .rec parts a player's on-foot
  * and vehicle states were split into, written by recd as <session>.json beside the parts and read
- * by `rectool npc script` (docs/formats/samp-player.md). */
+ * by `rectool npc script` (docs/formats/samp-player.md). The code is the .rec format's
+ * (lib/src/formats/rec/rec_player_manifest*.c); the daemon's player session and rectool's npc
+ * command reach it through this private header, as lib/src stays off the daemon's include path. */
 #ifndef RECD_PLAYER_MANIFEST_H
 #define RECD_PLAYER_MANIFEST_H
 
@@ -10,9 +12,8 @@
 #include <stdint.h>
 
 #include "recd/common.h"
-#include "recd/message.h"
+#include "recd/message.h" /* also the part types (recd_rec_type) */
 #include "recd/path_template.h"
-#include "recd/samp_rec.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,12 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recd/carla.h"
 #include "recd/common.h"
 #include "recd/format.h"
 #include "recd/message.h"
-#include "recd/recap.h"
-#include "recd/samp_rec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,79 +68,8 @@ double recd_synth_rng_range(recd_synth_rng *r, double lo, double hi); /* [lo, hi
 uint32_t recd_synth_rng_below(recd_synth_rng *r, uint32_t n); /* [0, n), unbiased; 0 if n 0 */
 bool recd_synth_rng_chance(recd_synth_rng *r, double p);      /* true with probability p */
 
-/* ---- SA-MP .rec ----------------------------------------------------------------------------- */
-
-/* One generated block; type says which member is valid. */
-typedef struct recd_synth_rec_block {
-    recd_rec_type type;
-    union {
-        recd_rec_onfoot onfoot;
-        recd_rec_vehicle vehicle;
-    };
-} recd_synth_rec_block;
-
-typedef struct recd_synth_rec_gen recd_synth_rec_gen;
-
-/* Creates a generator for a samp-onfoot or samp-vehicle params set. 0, -EINVAL or -ENOMEM. */
-int recd_synth_rec_gen_new(const recd_synth_params *p, recd_synth_rec_gen **out);
-/* 1 and *out filled with the next block, or 0 when the recording is complete. Times never
- * decrease and never exceed duration_ms. */
-int recd_synth_rec_gen_next(recd_synth_rec_gen *g, recd_synth_rec_block *out);
-void recd_synth_rec_gen_free(recd_synth_rec_gen *g);
-
-/* Calls fn once per block; a negative return from fn stops and is returned. 0 on success. */
-typedef int (*recd_synth_rec_fn)(void *ctx, const recd_synth_rec_block *b);
-int recd_synth_rec_run(const recd_synth_params *p, recd_synth_rec_fn fn, void *ctx);
-
-/* ---- Recap .recap ---------------------------------------------------------------------------- */
-
-/* One generated tick: every file tick 0 .. ticks-1 is produced, idle ones included (the encoder
- * turns unchanged ticks into SKIP_TICKS). Pointers stay valid until the next call. */
-typedef struct recd_synth_recap_tick {
-    uint64_t tick;
-    const recd_recap_state *state;
-    const recd_recap_event *events;
-    size_t n_events;
-} recd_synth_recap_tick;
-
-typedef struct recd_synth_recap_gen recd_synth_recap_gen;
-
-/* Creates a generator for a recap params set. 0, -EINVAL or -ENOMEM. */
-int recd_synth_recap_gen_new(const recd_synth_params *p, recd_synth_recap_gen **out);
-/* Ticks the recording will have: duration_ms / 50, at least 1. */
-uint64_t recd_synth_recap_gen_ticks(const recd_synth_recap_gen *g);
-/* A header for the recording (names, UUID, origin, start/end time, frame count already final, so
- * a streamed file needs no patch). Its blobs point into g and live as long as g. */
-void recd_synth_recap_gen_header(const recd_synth_recap_gen *g, recd_recap_header *h);
-/* 1 and *out filled, or 0 after the last tick. */
-int recd_synth_recap_gen_next(recd_synth_recap_gen *g, recd_synth_recap_tick *out);
-void recd_synth_recap_gen_free(recd_synth_recap_gen *g);
-
-/* Calls fn once per tick; a negative return from fn stops and is returned. 0 on success. */
-typedef int (*recd_synth_recap_fn)(void *ctx, const recd_synth_recap_tick *t);
-int recd_synth_recap_run(const recd_synth_params *p, recd_synth_recap_fn fn, void *ctx);
-
-/* Writes a complete .recap file through sink with the librecd encoder (default options).
- * ticks_out (may be NULL) receives the frame count. */
-int recd_synth_write_recap(const recd_synth_params *p, recd_sink sink, uint64_t *ticks_out);
-
-/* A CARLA log of the traffic scenario (0.9.16 ids, f32, additional data) with `actors`
- * vehicles and walkers (1..65000; 0 = 50; recd_synth_write uses 50) through sink. frames_out
- * (may be NULL) receives the frame count. */
-#define RECD_SYNTH_CARLA_MAX_ACTORS 65000u
-int recd_synth_write_carla(const recd_synth_params *p, uint32_t actors, recd_sink sink,
-                           uint64_t *frames_out);
-/* The same log with a chosen layout: vector width 4 (f32, UE4 builds) or 8 (f64, UE5), and the
- * id table of 0.9.13 (then without VisualTime, which 0.9.13 lacks), 0.9.15 or 0.9.16.
- * -EINVAL for any other width or table. */
-typedef struct recd_synth_carla_layout {
-    uint32_t actors; /* as above */
-    uint8_t width;   /* 4 or 8 */
-    recd_carla_ids ids;
-} recd_synth_carla_layout;
-int recd_synth_write_carla_layout(const recd_synth_params *p,
-                                  const recd_synth_carla_layout *layout, recd_sink sink,
-                                  uint64_t *frames_out);
+/* Each format's typed generator (blocks, ticks, layouts) is declared in its folder:
+ * lib/src/formats/<name>/<name>_synth.h. */
 
 /* Writes a complete recording of p->format through sink (its synth hook). units_out (may be
  * NULL): the count in the format's unit (p->format->unit). */

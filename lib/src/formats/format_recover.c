@@ -21,7 +21,7 @@ int recd_recover_plan_buffer(uint8_t *buf, size_t len, recd_recover_plan *plan)
     if (claimed != 0)
         return claimed < 0 ? claimed : 0;
     return recd_recover__decide(plan, RECD_RECOVER_QUARANTINED, "unknown",
-                                "neither a .rec nor a Recap header (first byte 0x%02x)", buf[0]);
+                                "no format recognises its header (first byte 0x%02x)", buf[0]);
 }
 
 int recd_recover_root(int root_fd, const recd_recover_options *opt, recd_recover_summary *out)

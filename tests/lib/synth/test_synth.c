@@ -14,6 +14,8 @@
 #include "recd/recap.h"
 #include "recd/samp_rec.h"
 #include "recd/synth.h"
+#include "formats/rec/rec_synth.h"
+#include "formats/recap/recap_synth.h"
 
 static recd_synth_params params(const recd_format *f, recd_synth_scenario s, uint64_t ms,
                                 uint64_t seed)

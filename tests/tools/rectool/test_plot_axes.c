@@ -18,6 +18,7 @@
 #include "plot_scale.h"
 #include "recd/samp_rec.h"
 #include "recd/synth.h"
+#include "formats/carla/carla_synth.h"
 
 static const char *tmp_png(void)
 {

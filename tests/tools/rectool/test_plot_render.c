@@ -18,6 +18,7 @@
 #include "recd/format.h"
 #include "recd/samp_rec.h"
 #include "recd/synth.h"
+#include "formats/carla/carla_synth.h"
 
 /* A car driving east along y = y0 from x = 0 to 200 in 2 s: 5 m/s for the first half, then
  * 20 m/s (SA-MP velocity = m per 1/50 s). */

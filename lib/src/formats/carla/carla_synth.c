@@ -6,7 +6,7 @@
  * leaving and another arriving. Every actor's BoundingBox is recorded in the frame it spawns in,
  * as CARLA does. Written at 20 frames/s through the carla importer, so the
  * output is what recd writes for a live episode. */
-#include "recd/synth.h"
+#include "formats/carla/carla_synth.h"
 
 #include <errno.h>
 #include <math.h>

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "formats/format_synth.h"
+#include "formats/rec/rec_synth.h"
 #include "recd/samp_rec.h"
 
 static const char *refuse_traffic(const recd_synth_params *p)

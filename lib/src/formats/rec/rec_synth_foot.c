@@ -3,7 +3,7 @@
  * 5.9 m/s with KEY_SPRINT, as measured in public recordings), crouching, jumps, special actions,
  * aiming and firing, damage and weapon switches, each with matching keys and GTA animation
  * indices (PED:IDLE_stance 1189, PED:WALK_player 1266, PED:RUN_player 1231, ...). */
-#include "formats/rec/rec_synth.h"
+#include "formats/rec/rec_synth_internal.h"
 
 enum {
     FOOT_STAND,

@@ -5,7 +5,7 @@
  * interval with jitter), about 500 ms while idle, the first block 0-600 ms after the start, rare
  * lag spikes, and bursts of 2-7 blocks with one timestamp (packets drained in one server tick:
  * their payloads were sampled at distinct client times). */
-#include "formats/rec/rec_synth.h"
+#include "formats/rec/rec_synth_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 /* Synthetic driver behaviour for .rec: cruising, fast stretches, slow manoeuvring and stops, with
  * throttle/brake keys and steering derived from the motion, a body that pitches with the terrain
  * and rolls in curves, vehicle health lost to the odd bump, and police sirens. */
-#include "formats/rec/rec_synth.h"
+#include "formats/rec/rec_synth_internal.h"
 
 #include <math.h>
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "formats/format_synth.h"
+#include "formats/recap/recap_synth.h"
 #include "recd/recap.h"
 
 static const char *refuse(const recd_synth_params *p)

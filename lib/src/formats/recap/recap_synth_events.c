@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Builders for the Recap events the synthetic player produces. Field order follows the tag table
  * (docs/formats/recap.md section 6.4); values live in the generator's per-tick pool. */
-#include "formats/recap/recap_synth.h"
+#include "formats/recap/recap_synth_internal.h"
 
 void synth_mc_events_reset(recd_synth_recap_gen *g)
 {

@@ -3,7 +3,7 @@
  * Minecraft's numbers: walk 4.317, sprint 5.612, sneak 1.295 blocks/s, jumps of 0.42 blocks/tick
  * with 0.08 gravity and 0.98 drag, auto-jumping onto the next block of a stepped terrain, velocity
  * equal to the position change per tick. Activities and events live in recap_synth_play.c. */
-#include "formats/recap/recap_synth.h"
+#include "formats/recap/recap_synth_internal.h"
 
 #include <errno.h>
 #include <math.h>

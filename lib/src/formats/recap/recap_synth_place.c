@@ -2,7 +2,7 @@
 /* Where the synthetic Recap player stands: the block ground under a point and the facing in
  * degrees, shared by movement (recap_synth_gen.c) and the activities (recap_synth_play.c), kept
  * apart so that neither of those files depends on the other for them. */
-#include "formats/recap/recap_synth.h"
+#include "formats/recap/recap_synth_internal.h"
 
 #include <math.h>
 

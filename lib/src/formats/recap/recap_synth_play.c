@@ -2,7 +2,7 @@
 /* What the synthetic Minecraft player does: scenario-weighted activities (walking, sprinting,
  * sneaking, mining, building, fighting a zombie, riding a horse, standing AFK), the inventory and
  * equipment they change, and the events they cause at plausible rates. */
-#include "formats/recap/recap_synth.h"
+#include "formats/recap/recap_synth_internal.h"
 
 #include <math.h>
 #include <string.h>

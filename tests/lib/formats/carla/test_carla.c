@@ -19,6 +19,7 @@
 #include "recd/format.h"
 #include "recd/message.h"
 #include "recd/synth.h"
+#include "formats/carla/carla_synth.h"
 #include "wire/wire_internal.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */

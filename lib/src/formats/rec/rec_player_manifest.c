@@ -12,9 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "player/player_manifest_io.h"
+#include "formats/rec/rec_player_manifest_io.h"
 #include "recd/fd_sink.h"
 #include "recd/part_file.h"
+#include "recd/samp_rec.h"
 
 recd_player_part *recd_player_manifest_add(recd_player_manifest *m)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading a samp-player manifest from an open file, shared by load and crash recovery. */
-#ifndef RECD_PLAYER_MANIFEST_IO_H
-#define RECD_PLAYER_MANIFEST_IO_H
+#ifndef RECD_REC_PLAYER_MANIFEST_IO_H
+#define RECD_REC_PLAYER_MANIFEST_IO_H
 
 #include <stddef.h>
 

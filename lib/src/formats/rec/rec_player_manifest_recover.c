@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
-#include "player/player_manifest_io.h"
+#include "formats/rec/rec_player_manifest_io.h"
 #include "recd/part_file.h"
+#include "recd/samp_rec.h"
 #include "recd/player_manifest.h"
 
 #define MANIFEST_SUFFIX ".json"
