@@ -132,8 +132,7 @@ static const rt_session_synth *session_synth_of(const recd_format *f)
     return t ? t->session_synth : NULL;
 }
 
-/* "a, b, c": every format generate and send make, file formats first, as the list orders them. */
-static void synth_format_names(char *buf, size_t len)
+void rt_synth_format_names(char *buf, size_t len, const char *sep)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -141,7 +140,7 @@ static void synth_format_names(char *buf, size_t len)
         const recd_format *f = recd_format__all_at(i);
         if (!recd_synth_has_format(f) && !session_synth_of(f))
             continue;
-        int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", f->name);
+        int w = snprintf(buf + used, len - used, "%s%s", used ? sep : "", f->name);
         if (w < 0)
             break;
         used += (size_t)w;
@@ -163,7 +162,7 @@ int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
         return rt_usage_error(cmd, usage, "format '%s' has no synthetic data", text);
     if (!f) {
         char names[256];
-        synth_format_names(names, sizeof names);
+        rt_synth_format_names(names, sizeof names, ", ");
         return rt_usage_error(cmd, usage, "unknown format '%s' (%s)", text, names);
     }
     *format = f;

@@ -55,6 +55,9 @@ void rt_print_usage(const char *cmd, const char *usage);
 struct rt_session_synth;
 int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
                           const recd_format **format, const struct rt_session_synth **session);
+/* Every format generate and send make (librecd's synth formats, then the session-only formats
+ * whose rectool entry makes sessions), in the format list's order, joined by sep. */
+void rt_synth_format_names(char *buf, size_t len, const char *sep);
 int rt_parse_synth_scenario(const char *cmd, const char *usage, const char *text,
                             recd_synth_scenario *scenario);
 

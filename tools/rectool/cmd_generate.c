@@ -13,7 +13,6 @@
 #include "file_io.h"
 #include "formats.h"
 #include "progress.h"
-#include "recd/format_list.h"
 #include "recd/synth.h"
 
 #define GENERATE_FLUSH_BYTES (1u << 20) /* write in big chunks, not one syscall per block */
@@ -58,16 +57,9 @@ static void build_usage(void)
         if (t->generate)
             append(&used, " %s", t->generate->synopsis);
     append(&used, " -o OUT\n%s  --format FORMAT      ", usage_body);
-    const char *sep = "";
-    for (size_t i = 0; i < recd_format__all_count(); i++) {
-        const recd_format *f = recd_format__all_at(i);
-        t = rt_format_tool_of(f);
-        if (recd_synth_has_format(f) || (t && t->session_synth)) {
-            append(&used, "%s", sep);
-            append(&used, "%s", f->name);
-            sep = " | ";
-        }
-    }
+    char names[256];
+    rt_synth_format_names(names, sizeof names, " | ");
+    append(&used, "%s", names);
     append(&used, "\n%s", usage_options);
     for (size_t i = 0; (t = rt_format_tool_at(i)); i++)
         if (t->generate)
