@@ -260,9 +260,9 @@ expect 2 "$RECTOOL" export "$tmp/foot.rec" "$tmp/many/../foot.rec" --to jsonl -o
 [ -e "$tmp/batch3" ] && fail "a batch export refused for clashing names made its folder"
 expect 2 "$RECTOOL" export "$tmp/foot.rec" "$tmp/car.rec" --to jsonl -o "$tmp/foot.jsonl"
 
-# ---- usage errors name every choice ----
+# ---- usage errors name every choice (formats in the format table's order, session-only last) ----
 expect 2 "$RECTOOL" generate --format nope --duration 1s -o "$tmp/nope.rec"
-grep -q "unknown format 'nope' (samp-onfoot, samp-vehicle, recap, carla, samp-player)" "$tmp/err" ||
+grep -q "unknown format 'nope' (recap, carla, samp-onfoot, samp-vehicle, samp-player)" "$tmp/err" ||
     fail "generate's format error leaves a format out: $(head -1 "$tmp/err")"
 expect 2 "$RECTOOL" generate --format carla --scenario nope --duration 1s -o "$tmp/nope.rec"
 grep -q "unknown scenario 'nope' (idle, walk, drive, mixed, traffic)" "$tmp/err" ||

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "recd/format_list.h"
 #include "recd/units.h"
 
 #include "commands.h"
+#include "formats.h"
 #include "progress.h"
 
 /* One line saying what is wrong and where the options are: the whole help text would bury it. */
@@ -123,15 +125,46 @@ int rt_for_each_file(const char *label, char **files, int n,
     return exit_code;
 }
 
-int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
-                          const recd_format **format)
+/* The rectool entry's sessions for f, when it has any (whether generate and send make f). */
+static const rt_session_synth *session_synth_of(const recd_format *f)
 {
-    const recd_format *f = recd_format_find(text);
+    const rt_format_tool *t = rt_format_tool_of(f);
+    return t ? t->session_synth : NULL;
+}
+
+void rt_synth_format_names(char *buf, size_t len, const char *sep)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < recd_format__all_count() && used < len; i++) {
+        const recd_format *f = recd_format__all_at(i);
+        if (!recd_synth_has_format(f) && !session_synth_of(f))
+            continue;
+        int w = snprintf(buf + used, len - used, "%s%s", used ? sep : "", f->name);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
+                          const recd_format **format, const rt_session_synth **session)
+{
+    const rt_format_tool *tool;
+    const recd_format *f = rt_format_find_any(text, &tool);
+    /* The entry's sessions are for its formats librecd has no generator for. */
+    *session = f && tool && !recd_synth_has_format(f) ? tool->session_synth : NULL;
+    if (*session) {
+        *format = recd_synth_format_find((*session)->base);
+        return 0;
+    }
     if (f && !recd_synth_has_format(f))
         return rt_usage_error(cmd, usage, "format '%s' has no synthetic data", text);
-    if (!f)
-        return rt_usage_error(cmd, usage, "unknown format '%s' (samp-onfoot, samp-vehicle, recap, carla, samp-player)",
-                              text);
+    if (!f) {
+        char names[256];
+        rt_synth_format_names(names, sizeof names, ", ");
+        return rt_usage_error(cmd, usage, "unknown format '%s' (%s)", text, names);
+    }
     *format = f;
     return 0;
 }

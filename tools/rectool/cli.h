@@ -44,10 +44,20 @@ int rt_bad_option(const char *cmd, const char *usage, char **argv, int ret);
 int rt_for_each_file(const char *label, char **files, int n,
                      int (*fn)(const char *path, const void *opts), const void *opts);
 
+/* --help: prints usage, then each format's notes for cmd under "Per format:" (the rectool list's
+ * entries, in its order; defined in formats.c), to stdout. */
+void rt_print_usage(const char *cmd, const char *usage);
+
 /* --format / --scenario values of the synthetic generator, for generate and send: 0 when optarg
- * names one, else the usage error's exit code. */
+ * names one, else the usage error's exit code. A format whose rectool entry makes the sessions
+ * (a session-only format) sets *session, and *format to the synth format it takes parameters of;
+ * otherwise *session is NULL. */
+struct rt_session_synth;
 int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
-                          const recd_format **format);
+                          const recd_format **format, const struct rt_session_synth **session);
+/* Every format generate and send make (librecd's synth formats, then the session-only formats
+ * whose rectool entry makes sessions), in the format list's order, joined by sep. */
+void rt_synth_format_names(char *buf, size_t len, const char *sep);
 int rt_parse_synth_scenario(const char *cmd, const char *usage, const char *text,
                             recd_synth_scenario *scenario);
 

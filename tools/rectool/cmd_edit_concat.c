@@ -13,11 +13,8 @@
 static const char usage[] =
     "usage: rectool concat A B [C...] [--gap T] -o OUT\n"
     "\n"
-    "Joins recordings of one format, each after the previous one: a .rec's next file starts one\n"
-    "step after the previous file's last block (the previous file's last step, or --gap ms); a\n"
-    ".recap's next file starts at the previous file's frame count (plus --gap idle ticks); a CARLA\n"
-    "log's next file is renumbered and timed like a .rec's, after deleting the previous file's\n"
-    "actors. The header is the first file's. The output verifies or is not written.\n"
+    "Joins recordings of one format, each after the previous one, where its format says (below).\n"
+    "The header is the first file's. The output verifies or is not written.\n"
     "\n"
     "  -g, --gap T        time between one file's end and the next one's start (ms / ticks)\n"
     "  -o, --output OUT   where to write the result (OUT.part, then renamed)\n"
@@ -41,7 +38,7 @@ int cmd_edit_concat(int argc, char **argv)
         case 'g': gap_text = optarg; break;
         case 'o': output = optarg; break;
         case 'q': quiet = true; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("concat", usage); return RT_EXIT_OK;
         default: return rt_bad_option("concat", usage, argv, c);
         }
     }

@@ -12,15 +12,13 @@
 static const char usage[] =
     "usage: rectool cut FILE [--from T] [--to T] [--keep-time] -o OUT\n"
     "\n"
-    "Keeps the samples of FILE whose time is in [from, to): milliseconds for a .rec or a CARLA\n"
-    ".log, ticks for a .recap, or a duration with units: 90s, 1m30s, 1500ms. The result starts\n"
-    "again at time 0 unless --keep-time (.rec, .log); a .recap starts with the full player state\n"
-    "of its first tick and its header's start time moves with the cut; a CARLA log's first frame\n"
-    "adds every actor alive then, where it stands. The output verifies or is not written.\n"
+    "Keeps the samples of FILE whose time is in [from, to): in the format's unit (below), or a\n"
+    "duration with units: 90s, 1m30s, 1500ms. The result starts again at time 0 unless\n"
+    "--keep-time (formats that keep times, below). The output verifies or is not written.\n"
     "\n"
     "  -f, --from T       first time kept (default 0)\n"
     "  -t, --to T         first time no longer kept (default: the end)\n"
-    "  -k, --keep-time    keep the original times (.rec, .log)\n"
+    "  -k, --keep-time    keep the original times (formats below)\n"
     "  -o, --output OUT   where to write the result (OUT.part, then renamed)\n"
     "  -q, --quiet        print nothing on success\n"
     "  -h, --help         show this help\n"
@@ -45,7 +43,7 @@ int cmd_edit_cut(int argc, char **argv)
         case 'k': keep = true; break;
         case 'o': output = optarg; break;
         case 'q': quiet = true; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("cut", usage); return RT_EXIT_OK;
         default: return rt_bad_option("cut", usage, argv, c);
         }
     }

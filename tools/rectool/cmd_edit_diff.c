@@ -11,7 +11,7 @@
 static const char usage[] =
     "usage: rectool diff [-q] A B\n"
     "\n"
-    "Compares two recordings sample by sample and shows the first block (.rec) or tick (.recap)\n"
+    "Compares two recordings sample by sample and shows the first sample (block, tick: below)\n"
     "that differs, one 'field: A vs B' line per differing field; or where one file ends first.\n"
     "\n"
     "  -q, --quiet   print nothing; only the exit code tells\n"
@@ -30,7 +30,7 @@ int cmd_edit_diff(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":qh", options, NULL)) != -1) {
         switch (c) {
         case 'q': quiet = true; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("diff", usage); return RT_EXIT_OK;
         default: return rt_bad_option("diff", usage, argv, c);
         }
     }

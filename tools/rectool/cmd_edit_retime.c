@@ -16,7 +16,7 @@ static const char usage[] =
     "--rate HZ then resamples on a regular grid of 1000/HZ ms: positions and velocities are\n"
     "interpolated linearly, rotations by slerp; every block that changes keys, weapon, special\n"
     "action, animation, health or another control is kept at its own time, as are the first and\n"
-    "the last block. .rec files only (a .recap's clock is the game's fixed tick).\n"
+    "the last block. .rec files only (other formats keep their own clocks: below).\n"
     "\n"
     "  -s, --speed F      speed factor, > 0 (default 1)\n"
     "  -r, --rate HZ      resampling rate, 0 < HZ <= 1000\n"
@@ -52,7 +52,7 @@ int cmd_edit_retime(int argc, char **argv)
             break;
         case 'o': output = optarg; break;
         case 'q': quiet = true; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("retime", usage); return RT_EXIT_OK;
         default: return rt_bad_option("retime", usage, argv, c);
         }
     }

@@ -17,14 +17,14 @@
 static const char usage[] =
     "usage: rectool split FILE --at T [--at T...] [--keep-time] [-o NAME]\n"
     "\n"
-    "Cuts FILE at each time T (ms for a .rec or a CARLA .log, ticks for a .recap, or a duration\n"
+    "Cuts FILE at each time T (in the format's unit, as `rectool cut` takes it, or a duration\n"
     "like 60s) into pieces [0, T1), [T1, T2), ..., [Tn, end), each rebased to 0 like `rectool\n"
     "cut`. Pieces are\n"
     "written as NAME-1.EXT, NAME-2.EXT, ... (NAME defaults to FILE without its extension), and\n"
     "only when every piece verifies. A piece that would hold nothing is an error.\n"
     "\n"
     "  -a, --at T[,T...]  split points, increasing (the option may repeat)\n"
-    "  -k, --keep-time    keep the original times (.rec, .log)\n"
+    "  -k, --keep-time    keep the original times (formats below)\n"
     "  -o, --output NAME  the pieces' name before -N.EXT\n"
     "  -q, --quiet        print nothing on success\n"
     "  -h, --help         show this help\n"
@@ -101,7 +101,7 @@ int cmd_edit_split(int argc, char **argv)
         case 'k': keep = true; break;
         case 'o': name = optarg; break;
         case 'q': quiet = true; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("split", usage); return RT_EXIT_OK;
         default: return rt_bad_option("split", usage, argv, c);
         }
     }

@@ -27,10 +27,10 @@
 static const char usage[] =
     "usage: rectool export FILE... --to jsonl|csv [-o OUT]\n"
     "\n"
-    "Writes a recording (SA-MP .rec or Recap .recap, recognised by content) as JSON lines or CSV\n"
+    "Writes a recording (a format with messages, recognised by content) as JSON lines or CSV\n"
     "messages: open, state/event/flush..., close. 'rectool import' turns the text back into a\n"
     "byte-identical file. Only complete, standard files export; run 'rectool repair' first.\n"
-    "Foreign replays (StarCraft II .SC2Replay, ...) export as the common event stream\n"
+    "Foreign replays (StarCraft II, ...) export as the common event stream\n"
     "{source, t, t_raw, actor, kind, fields} (docs/protocol.md, \"Foreign replays\"); they cannot\n"
     "be imported back. Several FILEs are exported in one run into the folder OUT (made if\n"
     "missing), each as OUT/NAME.jsonl or OUT/NAME.csv after its own name.\n"
@@ -272,7 +272,7 @@ int cmd_export(int argc, char **argv)
         switch (c) {
         case 't': to = optarg; break;
         case 'o': output = optarg; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("export", usage); return RT_EXIT_OK;
         default: return rt_bad_option("export", usage, argv, c);
         }
     }

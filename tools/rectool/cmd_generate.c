@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* rectool generate: write a deterministic synthetic recording (.rec or .recap) from a seed, for
- * tests, benchmarks and demos. The generation itself is librecd's synth module. */
+/* rectool generate: write a deterministic synthetic recording from a seed, for tests, benchmarks
+ * and demos. The generation itself is librecd's synth module, or the format's rectool entry (its
+ * own options, a session-only format's sessions). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -10,37 +11,61 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "formats.h"
 #include "progress.h"
 #include "recd/synth.h"
-#include "formats/carla/carla_synth.h"
-#include "synth_player.h"
 
 #define GENERATE_FLUSH_BYTES (1u << 20) /* write in big chunks, not one syscall per block */
 
-static const char usage[] =
-    "usage: rectool generate --format FORMAT --duration DUR [--scenario SCENARIO] [--seed N]\n"
-    "                        [--actors N] [--width f32|f64] [--ids TABLE] -o OUT\n"
+/* The help text around the format's parts: the synopsis's and the options' (each entry's
+ * rt_generate_options), the list of formats, and the formats' notes (rt_print_usage). */
+static const char usage_head[] =
+    "usage: rectool generate --format FORMAT --duration DUR [--scenario SCENARIO] [--seed N]\n";
+static const char usage_body[] =
     "\n"
     "Writes a synthetic recording that is identical, byte for byte, for the same arguments on\n"
     "every host. OUT is written as OUT.part and renamed when complete; '-o -' writes to stdout.\n"
-    "\n"
-    "  --format FORMAT      samp-onfoot | samp-vehicle | recap | carla | samp-player (a player\n"
-    "                       who walks and drives in turns, 5 s each: one session as JSON lines,\n"
-    "                       for 'rectool send'; --scenario does not apply)\n"
-    "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed) | traffic (carla's,\n"
-    "                       where mixed means traffic too)\n"
-    "                       samp-onfoot has no 'drive' and samp-vehicle no 'walk' (a .rec holds\n"
-    "                       one block type); recap 'drive' rides a horse\n"
+    "\n";
+static const char usage_options[] =
+    "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed) | traffic (not every\n"
+    "                       format plays every one: see below)\n"
     "  --duration DUR       length: 1500ms, 90s, 5m, 1h, 1h30m, 2d (a unit is required),\n"
     "                       at most 7d\n"
-    "  --seed N             any unsigned 64-bit number, decimal or 0x-hex (default 1)\n"
-    "  --actors N           carla: vehicles and walkers, 1..65000 (default 50)\n"
-    "  --width W            carla: vector width, f32 (UE4 builds, default) or f64 (UE5)\n"
-    "  --ids TABLE          carla: packet-id table, 0.9.13 | 0.9.15 | 0.9.16 (default)\n"
+    "  --seed N             any unsigned 64-bit number, decimal or 0x-hex (default 1)\n";
+static const char usage_tail[] =
     "  -o, --output OUT     output file\n"
     "  -h, --help           show this help\n"
     "\n"
     "Exit codes: 0 written, 2 bad arguments, 3 I/O error.\n";
+
+static char usage[4096];
+
+static void append(size_t *used, const char *fmt, const char *text)
+{
+    int w = snprintf(usage + *used, sizeof usage - *used, fmt, text);
+    if (w > 0 && (size_t)w < sizeof usage - *used)
+        *used += (size_t)w;
+}
+
+/* usage[], from the parts above and the format list. */
+static void build_usage(void)
+{
+    size_t used = 0;
+    const rt_format_tool *t;
+    append(&used, "%s                       ", usage_head);
+    for (size_t i = 0; (t = rt_format_tool_at(i)); i++)
+        if (t->generate)
+            append(&used, " %s", t->generate->synopsis);
+    append(&used, " -o OUT\n%s  --format FORMAT      ", usage_body);
+    char names[256];
+    rt_synth_format_names(names, sizeof names, " | ");
+    append(&used, "%s", names);
+    append(&used, "\n%s", usage_options);
+    for (size_t i = 0; (t = rt_format_tool_at(i)); i++)
+        if (t->generate)
+            append(&used, "%s", t->generate->help);
+    append(&used, "%s", usage_tail);
+}
 
 typedef struct chunked_sink {
     recd_sink out;
@@ -78,39 +103,128 @@ static int parse_seed(const char *text, uint64_t *out)
     return 0;
 }
 
+#define MAX_OPTIONS 32     /* generate's own and the formats' getopt entries */
+#define MAX_LAYOUT_TOOLS 8 /* format entries with options of their own */
+#define FIRST_FORMAT_OPTION 256 /* getopt values from here on belong to a format's option */
+
 typedef struct generate_args {
     recd_synth_params p;
     const char *output;
     bool have_format, have_duration;
-    recd_synth_carla_layout carla; /* --actors, --width, --ids */
-    const char *carla_option;      /* the last carla-only option given, for its error */
-    bool player;                   /* samp-player: p.format is samp-onfoot */
+    const rt_session_synth *session; /* a session-only format: p.format is its base */
+    const char *session_format;      /* its name */
+    /* The format-only options: each entry's state, and the last option given with its entry. */
+    void *layout[MAX_LAYOUT_TOOLS];
+    const rt_format_tool *layout_tool;
+    const char *layout_option;
 } generate_args;
+
+typedef struct generate_options {
+    struct option all[MAX_OPTIONS];
+    const rt_format_tool *tool[MAX_OPTIONS]; /* the entry owning all[i], NULL for generate's */
+    int format_val[MAX_OPTIONS];             /* the value the entry's table gives all[i] */
+} generate_options;
+
+static const struct option common_options[] = {
+    {"format", required_argument, NULL, 'f'},   {"scenario", required_argument, NULL, 's'},
+    {"duration", required_argument, NULL, 'd'}, {"seed", required_argument, NULL, 'S'},
+    {"output", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
+};
+
+/* generate's options, then each entry's (their getopt values renumbered from
+ * FIRST_FORMAT_OPTION, so entries need not agree on letters). */
+static void collect_options(generate_options *o)
+{
+    size_t n = 0;
+    memset(o, 0, sizeof *o);
+    for (; n < sizeof common_options / sizeof common_options[0]; n++)
+        o->all[n] = common_options[n];
+    const rt_format_tool *t;
+    for (size_t i = 0; (t = rt_format_tool_at(i)); i++)
+        for (const struct option *e = t->generate ? t->generate->options : NULL;
+             e && e->name && n + 1 < MAX_OPTIONS; e++, n++) {
+            o->all[n] = *e;
+            o->all[n].flag = NULL;
+            o->all[n].val = FIRST_FORMAT_OPTION + (int)n;
+            o->tool[n] = t;
+            o->format_val[n] = e->val;
+        }
+}
+
+/* The state of t's options in a, made with the entry's defaults on first use; NULL when out of
+ * memory or past MAX_LAYOUT_TOOLS. */
+static void *layout_state(generate_args *a, const rt_format_tool *t)
+{
+    size_t i = 0;
+    for (const rt_format_tool *u; (u = rt_format_tool_at(i)) && u != t; i++)
+        ;
+    if (i >= MAX_LAYOUT_TOOLS)
+        return NULL;
+    if (!a->layout[i] && (a->layout[i] = calloc(1, t->generate->state_size)))
+        t->generate->defaults(a->layout[i]);
+    return a->layout[i];
+}
+
+static void free_layouts(generate_args *a)
+{
+    for (size_t i = 0; i < MAX_LAYOUT_TOOLS; i++)
+        free(a->layout[i]);
+}
+
+/* A format's own option (getopt value c); -1 to go on, or the exit code to return now. */
+static int take_format_option(generate_args *a, const generate_options *o, int c)
+{
+    int i = c - FIRST_FORMAT_OPTION;
+    const rt_format_tool *t = o->tool[i];
+    void *state = layout_state(a, t);
+    if (!state)
+        return RT_EXIT_IO;
+    if (t->generate->take(state, o->format_val[i], optarg, "generate", usage) != 0)
+        return RT_EXIT_USAGE;
+    a->layout_tool = t;
+    a->layout_option = o->all[i].name;
+    return -1;
+}
+
+/* The checks once every option is read; -1 to go on, or the exit code to return now. */
+static int check_args(int argc, char **argv, generate_args *a)
+{
+    if (optind < argc)
+        return rt_usage_error("generate", usage, "unexpected argument '%s'", argv[optind]);
+    if (!a->have_format)
+        return rt_usage_error("generate", usage, "--format is required");
+    if (!a->have_duration)
+        return rt_usage_error("generate", usage, "--duration is required");
+    if (!a->output || !*a->output)
+        return rt_usage_error("generate", usage, "-o OUT is required");
+    if (a->layout_tool && (a->session || rt_format_tool_of(a->p.format) != a->layout_tool))
+        return rt_usage_error("generate", usage, "--%s is for --format %s only", a->layout_option,
+                              a->layout_tool->names[0]);
+    const char *why;
+    recd_synth_params check = a->p;
+    if (a->session)
+        check.scenario = a->session->scenario;
+    if (recd_synth_params_check(&check, &why) < 0)
+        return rt_usage_error("generate", usage, "%s", why);
+    return -1;
+}
 
 /* Fills a from argv; returns -1 to go on, or the exit code to return now. */
 static int parse_args(int argc, char **argv, generate_args *a)
 {
-    static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'},   {"scenario", required_argument, NULL, 's'},
-        {"duration", required_argument, NULL, 'd'}, {"seed", required_argument, NULL, 'S'},
-        {"actors", required_argument, NULL, 'A'},   {"width", required_argument, NULL, 'W'},
-        {"ids", required_argument, NULL, 'I'},
-        {"output", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    generate_options o;
+    collect_options(&o);
     memset(a, 0, sizeof *a);
     a->p.scenario = RECD_SYNTH_SCENARIO_MIXED;
     a->p.seed = 1;
-    a->carla = (recd_synth_carla_layout){.width = 4, .ids = RECD_CARLA_IDS_0_9_16};
     rt_getopt_reset();
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":o:h", o.all, NULL)) != -1) {
         switch (c) {
         case 'f':
-            a->player = strcmp(optarg, "samp-player") == 0;
-            if (a->player)
-                a->p.format = recd_synth_format_find("samp-onfoot");
-            else if (rt_parse_synth_format("generate", usage, optarg, &a->p.format) != 0)
+            if (rt_parse_synth_format("generate", usage, optarg, &a->p.format, &a->session) != 0)
                 return RT_EXIT_USAGE;
+            a->session_format = optarg;
             a->have_format = true;
             break;
         case 's':
@@ -127,49 +241,16 @@ static int parse_args(int argc, char **argv, generate_args *a)
                 return rt_usage_error("generate", usage,
                                       "bad seed '%s' (an unsigned 64-bit number)", optarg);
             break;
-        case 'A': {
-            char *end;
-            unsigned long n = strtoul(optarg, &end, 10);
-            if (!*optarg || *end || n == 0 || n > 65000)
-                return rt_usage_error("generate", usage, "bad --actors '%s' (1..65000)", optarg);
-            a->carla.actors = (uint32_t)n;
-            a->carla_option = "--actors";
-            break;
-        }
-        case 'W':
-            if (strcmp(optarg, "f32") != 0 && strcmp(optarg, "f64") != 0)
-                return rt_usage_error("generate", usage, "bad --width '%s' (f32 or f64)", optarg);
-            a->carla.width = optarg[1] == '6' ? 8 : 4;
-            a->carla_option = "--width";
-            break;
-        case 'I':
-            if (!recd_carla_ids_parse(optarg, &a->carla.ids))
-                return rt_usage_error("generate", usage,
-                                      "bad --ids '%s' (0.9.13, 0.9.15 or 0.9.16)", optarg);
-            a->carla_option = "--ids";
-            break;
         case 'o': a->output = optarg; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
-        default: return rt_bad_option("generate", usage, argv, c);
+        case 'h': rt_print_usage("generate", usage); return RT_EXIT_OK;
+        default:
+            if (c < FIRST_FORMAT_OPTION)
+                return rt_bad_option("generate", usage, argv, c);
+            if ((rc = take_format_option(a, &o, c)) >= 0)
+                return rc;
         }
     }
-    if (optind < argc)
-        return rt_usage_error("generate", usage, "unexpected argument '%s'", argv[optind]);
-    if (!a->have_format)
-        return rt_usage_error("generate", usage, "--format is required");
-    if (!a->have_duration)
-        return rt_usage_error("generate", usage, "--duration is required");
-    if (!a->output || !*a->output)
-        return rt_usage_error("generate", usage, "-o OUT is required");
-    if (a->carla_option && a->p.format != recd_synth_format_find("carla"))
-        return rt_usage_error("generate", usage, "%s is for --format carla only", a->carla_option);
-    const char *why;
-    recd_synth_params check = a->p;
-    if (a->player)
-        check.scenario = RECD_SYNTH_SCENARIO_WALK; /* walks and drives, whatever --scenario says */
-    if (recd_synth_params_check(&check, &why) < 0)
-        return rt_usage_error("generate", usage, "%s", why);
-    return -1;
+    return check_args(argc, argv, a);
 }
 
 typedef struct generate_progress {
@@ -185,63 +266,12 @@ static void on_progress(void *ctx, uint64_t done_ms)
         rt_progress_update(&g->bar, done_ms);
 }
 
-/* One JSON line. librecd writes no samp-player state (files never hold one), so a state is written
- * as the on-foot or vehicle state it holds, a vehicle's model and seat added (protocol 2.9). */
-static int write_json_line(recd_sink sink, const recd_msg *m)
+/* Writes the recording a asks for; the exit code. */
+static int generate(generate_args *ap)
 {
-    recd_buf line = {0};
-    recd_msg as_rec = *m;
-    bool state = m->type == RECD_MSG_STATE;
-    bool vehicle = state && m->player.rec_type == RECD_REC_TYPE_VEHICLE;
-    if (state)
-        as_rec.format = vehicle ? RECD_MSG_FMT_SAMP_VEHICLE : RECD_MSG_FMT_SAMP_ONFOOT;
-    int rc = recd_msg_to_json(&as_rec, &line); /* the line with its "}\n" */
-    if (rc == 0 && vehicle) {
-        char extra[48];
-        int n = snprintf(extra, sizeof extra, ",\"vehicle_model\":%u,\"seat\":%u}\n",
-                         (unsigned)m->player.vehicle_model, (unsigned)m->player.seat);
-        line.len -= 2;
-        rc = recd_buf_append(&line, extra, (size_t)n);
-    }
-    if (rc == 0)
-        rc = sink.write(sink.ctx, line.data, line.len);
-    recd_buf_free(&line);
-    return rc;
-}
-
-/* A samp-player session as JSON lines (docs/protocol.md section 2.9): open, the states up to the
- * duration, close; *states counts the states. */
-static int write_player(const recd_synth_params *p, recd_sink sink, uint64_t *states)
-{
-    rt_player_synth g;
-    int rc = rt_player_synth_init(&g, p->seed, p->duration_ms);
-    recd_msg m;
-    recd_msg_init(&m, RECD_MSG_OPEN, RECD_MSG_FMT_SAMP_PLAYER);
-    if (rc == 0)
-        rc = write_json_line(sink, &m);
-    while (rc == 0) {
-        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_SAMP_PLAYER);
-        if ((rc = rt_player_synth_next(&g, &m)) != 0 || g.last_ms > p->duration_ms)
-            break;
-        rc = write_json_line(sink, &m);
-        ++*states;
-    }
-    rt_player_synth_free(&g);
-    if (rc < 0)
-        return rc;
-    recd_msg_init(&m, RECD_MSG_CLOSE, RECD_MSG_FMT_SAMP_PLAYER);
-    return write_json_line(sink, &m);
-}
-
-int cmd_generate(int argc, char **argv)
-{
-    generate_args a;
-    int rc = parse_args(argc, argv, &a);
-    if (rc >= 0)
-        return rc;
-
+    const generate_args a = *ap;
     rt_output out;
-    rc = rt_output_open(&out, a.output);
+    int rc = rt_output_open(&out, a.output);
     if (rc < 0) {
         rt_error("generate: cannot create %s.part: %s", a.output, recd_strerror(rc));
         return RT_EXIT_IO;
@@ -253,10 +283,10 @@ int cmd_generate(int argc, char **argv)
     /* Minutes of recording take a moment; days take half a minute (a Recap week about 30 s). */
     rt_progress_start(&progress.bar, "generating", a.p.duration_ms, strcmp(a.output, "-") != 0);
     rt_progress_set_unit(&progress.bar, RT_UNIT_REC_MS, NULL);
-    if (a.player)
-        rc = write_player(&a.p, sink, &units);
-    else if (a.carla_option) /* the default layout is the format's own */
-        rc = recd_synth_write_carla_layout(&a.p, &a.carla, sink, &units);
+    if (a.session)
+        rc = a.session->write(&a.p, sink, &units);
+    else if (a.layout_tool) /* without options, the layout is the format's own */
+        rc = a.layout_tool->generate->write(&a.p, layout_state(ap, a.layout_tool), sink, &units);
     else
         rc = recd_synth_write_progress(&a.p, sink, &units, on_progress, &progress);
     rt_progress_finish(&progress.bar);
@@ -276,9 +306,20 @@ int cmd_generate(int argc, char **argv)
     }
     if (!to_stdout)
         printf("%s: %s %s, %llu ms, seed %llu: %llu %s\n", a.output,
-               a.player ? "samp-player" : a.p.format->name,
-               a.player ? "walk+drive" : recd_synth_scenario_name(a.p.scenario),
+               a.session ? a.session_format : a.p.format->name,
+               a.session ? a.session->summary : recd_synth_scenario_name(a.p.scenario),
                (unsigned long long)a.p.duration_ms, (unsigned long long)a.p.seed,
-               (unsigned long long)units, a.player ? "states" : a.p.format->unit);
+               (unsigned long long)units, a.session ? a.session->unit : a.p.format->unit);
     return RT_EXIT_OK;
+}
+
+int cmd_generate(int argc, char **argv)
+{
+    build_usage();
+    generate_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc < 0)
+        rc = generate(&a);
+    free_layouts(&a);
+    return rc;
 }

@@ -23,16 +23,13 @@ static const char usage[] =
     "usage: rectool info [--json] [--all] FILE...\n"
     "\n"
     "Describes recordings, recognised by content (SA-MP .rec incl. legacy, VC:MP and damaged\n"
-    "files, Recap .recap): header, counts, duration, sample rates (median/mean interval, samples\n"
+    "files, and the table's other formats): header, counts, duration, sample rates (median/mean interval, samples\n"
     "per second), anomalies (equal or decreasing timestamps, gaps, teleports) and the problems\n"
-    "a validating reader reports. Foreign replays (StarCraft II .SC2Replay, ...) are read-only:\n"
+    "a validating reader reports. Foreign replays (StarCraft II, ...) are read-only:\n"
     "their summary (version, map, players, event counts) comes from the format's describe hook.\n"
     "\n"
-    "A CARLA .log is described as CARLA's show_recorder_file_info describes it, byte for byte\n"
-    "(--all: show_all=True); with --json its events (--all: every record) join the object.\n"
-    "\n"
     "  -j, --json   print JSON: one indented object for one file, one object per line for several\n"
-    "  -a, --all    CARLA logs: every frame's records, as show_all=True prints them\n"
+    "  -a, --all    every record, in the formats that have more to show (below)\n"
     "  -h, --help   show this help\n"
     "\n"
     "Exit: 0 every file was recognised, 1 some file is not a recording or a replay is damaged,\n"
@@ -154,7 +151,7 @@ int cmd_info(int argc, char **argv)
         switch (c) {
         case 'j': as_json = true; break;
         case 'a': show_all = true; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("info", usage); return RT_EXIT_OK;
         default: return rt_bad_option("info", usage, argv, c);
         }
     }

@@ -23,8 +23,7 @@ static const char usage[] =
     "grey; start is a green disc, end a black square), a speed-over-time panel (its axis covers 99%\n"
     "of the samples; faster ones are marked red at its top), and a health panel when the tracks\n"
     "carry health (health and armour on foot, vehicle health for vehicles). Time reads m:ss.\n"
-    "Works for every format whose librecd entry has a track (.rec, .recap, and CARLA logs: every\n"
-    "vehicle and walker).\n"
+    "Works for every format whose librecd entry has a track (.rec, and others: below).\n"
     "\n"
     "  -f, --from S       first second drawn (default 0; also 1m30s, 1500ms)\n"
     "  -t, --to S         last second drawn (default: the end)\n"
@@ -86,7 +85,7 @@ int cmd_plot(int argc, char **argv)
                 return rt_usage_error("plot", usage, "--size takes WxH, each 200..8000");
             break;
         case 'o': output = optarg; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("plot", usage); return RT_EXIT_OK;
         default: return rt_bad_option("plot", usage, argv, c);
         }
     }

@@ -23,9 +23,7 @@ static const char usage[] =
     "       rectool repair --out-dir DIR FILE...\n"
     "\n"
     "Cuts a damaged recording back to what was completely written: a SA-MP .rec keeps its header\n"
-    "and every whole block (a missing 1000 signature is restored); a Recap .recap keeps its\n"
-    "header and every complete gzip member, and its frame count and end time are recomputed\n"
-    "(a complete file whose frame count is right keeps its end time).\n"
+    "and every whole block (a missing 1000 signature is restored); other formats as below.\n"
     "The output is written as OUT.part and renamed when complete; it always verifies.\n"
     "\n"
     "  -o, --output OUT    where to write the repaired file (must not be FILE)\n"
@@ -169,7 +167,7 @@ int cmd_repair(int argc, char **argv)
         case 'i': o.in_place = true; break;
         case 'd': o.out_dir = optarg; break;
         case 'q': o.quiet = true; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("repair", usage); return RT_EXIT_OK;
         default: return rt_bad_option("repair", usage, argv, c);
         }
     }

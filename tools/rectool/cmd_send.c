@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "file_io.h"
+#include "formats.h"
 #include "progress.h"
 #include "recd/client.h"
 #include "recd/edit.h"
@@ -22,7 +23,6 @@
 #include "recd/synth.h"
 #include "send_queue.h"
 #include "sniff.h"
-#include "synth_player.h"
 
 #define MAX_SESSIONS 100000ul
 #define MAX_FILES 1024 /* one reader thread each */
@@ -50,8 +50,8 @@ static const char usage[] =
     "  --auth TOKEN         the daemon's auth.token, put in every open message (1..255\n"
     "                       printable ASCII characters, no spaces; 256 with ndjson)\n"
     "\n"
-    "Replaying files (.rec, .recap, JSON lines or CSV, recognised by content; each file is\n"
-    "checked whole, then decoded as it is sent; at most 1024 files):\n"
+    "Replaying files (a format with messages, JSON lines or CSV, recognised by content; each\n"
+    "file is checked whole, then decoded as it is sent; at most 1024 files):\n"
     "  --session NAME       session key; with several files NAME-1, NAME-2, ... (default: each\n"
     "                       file's base name without extension, other characters turned into '_')\n"
     "  --speed max|1|N      1 = the recording's own timing (default), N = N times faster (0.5 is\n"
@@ -60,12 +60,11 @@ static const char usage[] =
     "\n"
     "Synthetic load (loopback and Unix sockets only):\n"
     "  --synthetic          generate recordings with librecd's deterministic generator\n"
-    "  --format FORMAT      samp-onfoot | samp-vehicle | recap | samp-player (a player who\n"
-    "                       walks and drives in turns, 5 s each, in one session)\n"
+    "  --format FORMAT      a format with synthetic sessions (below)\n"
     "  --scenario SCENARIO  idle | walk | drive | mixed (default mixed)\n"
     "  --sessions N         concurrent sessions (1..100000)\n"
-    "  --rate R             samples per second PER SESSION (total = N x R); a sample is one .rec\n"
-    "                       block, or one Recap tick (its full state plus that tick's events)\n"
+    "  --rate R             samples per second PER SESSION (total = N x R); what a sample is\n"
+    "                       depends on the format (below)\n"
     "  --duration DUR       how long to send: 1500ms, 90s, 5m, 1h30m (a unit is required)\n"
     "  --seed S             session i uses seed S + i (default 1)\n"
     "  --session PREFIX     session keys PREFIX-1 .. PREFIX-N (default synth)\n"
@@ -88,7 +87,8 @@ typedef struct send_args {
     const char *session;
     double speed; /* 0 = max */
     bool synthetic;
-    bool player; /* --format samp-player: p.format is samp-onfoot */
+    const rt_session_synth *own; /* a session-only format's sessions: p.format is its base */
+    recd_msg_format own_format;  /* its message format */
     recd_synth_params p;
     bool have_format, have_duration;
     unsigned long sessions;
@@ -608,16 +608,24 @@ static int replay(const send_args *a, int nfiles, char **files)
 /* ---- synthetic load -------------------------------------------------------------------------- */
 
 typedef struct synth_session {
-    recd_synth_session *gen; /* the format's generator; NULL for samp-player or once run dry */
+    recd_synth_session *gen; /* the format's generator; NULL for a session-only one or once dry */
     char session[RECD_SESSION_KEY_MAX + 1];
     uint64_t seq;
-    rt_player_synth player; /* samp-player: walk and car set */
+    void *own;               /* a session-only format's generator (rectool's); NULL once dry */
 } synth_session;
 
 
 static recd_msg_format msg_format(const send_args *a)
 {
-    return a->player ? RECD_MSG_FMT_SAMP_PLAYER : a->p.format->msg_format;
+    return a->own ? a->own_format : a->p.format->msg_format;
+}
+
+/* Ends a session-only format's generator (a->own's). */
+static void free_own(const send_args *a, synth_session *ss)
+{
+    if (ss->own)
+        a->own->free(ss->own);
+    ss->own = NULL;
 }
 
 static bool loopback_target(const char *url)
@@ -647,8 +655,8 @@ static int synth_open(sender *s, synth_session *ss, const send_args *a, unsigned
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_OPEN, msg_format(a));
     int rc;
-    if (a->player) {
-        rc = rt_player_synth_init(&ss->player, p.seed, p.duration_ms);
+    if (a->own) {
+        rc = a->own->init(&ss->own, p.seed, p.duration_ms);
     } else {
         rc = recd_synth_session_new(&p, &ss->gen);
         if (rc == 0)
@@ -681,7 +689,8 @@ static int emit_msg(void *ctx, recd_msg *m)
 }
 
 /* Sends the session's next sample; 1 when the generator has run dry. */
-static int synth_sample(sender *s, synth_session *ss, recd_msg_format f)
+static int synth_sample(sender *s, synth_session *ss, const rt_session_synth *own,
+                        recd_msg_format f)
 {
     if (ss->gen) {
         synth_emit e = {s, ss};
@@ -689,7 +698,7 @@ static int synth_sample(sender *s, synth_session *ss, recd_msg_format f)
     }
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_STATE, f);
-    int rc = rt_player_synth_next(&ss->player, &m);
+    int rc = own->next(ss->own, &m);
     if (rc != 0)
         return rc;
     synth_emit e = {s, ss};
@@ -737,12 +746,12 @@ static int synthetic(const send_args *a)
             if (bar.active && (total_rate < 10000 || (j & 63) == 0))
                 rt_progress_update(&bar, j);
             synth_session *one = &ss[j % a->sessions];
-            bool live = one->gen || one->player.walk;
+            bool live = one->gen || one->own;
             if ((rc = pace(&s, (double)j / total_rate)) == 0 && live)
-                rc = synth_sample(&s, one, f);
+                rc = synth_sample(&s, one, a->own, f);
             if (rc == 1) { /* generator finished early: that session just stops */
                 recd_synth_session_free(one->gen);
-                rt_player_synth_free(&one->player);
+                free_own(a, one);
                 one->gen = NULL;
                 rc = 0;
             }
@@ -756,7 +765,7 @@ static int synthetic(const send_args *a)
     }
     for (unsigned long i = 0; i < a->sessions; i++) {
         recd_synth_session_free(ss[i].gen);
-        rt_player_synth_free(&ss[i].player);
+        free_own(a, &ss[i]);
     }
     free(ss);
     return code;
@@ -850,11 +859,12 @@ static int parse_args(int argc, char **argv, send_args *a)
             break;
         case 'y': a->synthetic = true; break;
         case 'f':
-            a->player = strcmp(optarg, "samp-player") == 0; /* walks and drives */
-            if (a->player)
-                a->p.format = recd_synth_format_find("samp-onfoot");
-            else if (rt_parse_synth_format("send", usage, optarg, &a->p.format) != 0)
+            if (rt_parse_synth_format("send", usage, optarg, &a->p.format, &a->own) != 0)
                 return RT_EXIT_USAGE;
+            if (a->own) {
+                const rt_format_tool *t;
+                a->own_format = rt_format_find_any(optarg, &t)->msg_format;
+            }
             a->have_format = true;
             break;
         case 'c':
@@ -904,7 +914,7 @@ static int parse_args(int argc, char **argv, send_args *a)
             a->nats.ack_timeout_ms = ms;
             break;
         }
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("send", usage); return RT_EXIT_OK;
         default: return rt_bad_option("send", usage, argv, c);
         }
     }
@@ -930,15 +940,15 @@ static int parse_args(int argc, char **argv, send_args *a)
     if (!a->have_format || !a->have_duration || !a->sessions || !(a->rate > 0))
         return rt_usage_error("send", usage,
                               "--synthetic needs --format, --sessions, --rate and --duration");
-    if (!a->player && !recd_synth_has_sessions(a->p.format))
+    if (!a->own && !recd_synth_has_sessions(a->p.format))
         return rt_usage_error("send", usage,
                               "--synthetic has no %s load yet: write a file with 'rectool "
                               "generate --format %s' and send that file",
                               a->p.format->name, a->p.format->name);
     const char *why;
     recd_synth_params check = a->p;
-    if (a->player)
-        check.scenario = RECD_SYNTH_SCENARIO_WALK; /* walks and drives, whatever --scenario says */
+    if (a->own)
+        check.scenario = a->own->scenario;
     if (recd_synth_params_check(&check, &why) < 0)
         return rt_usage_error("send", usage, "%s", why);
     if (a->rate * (double)a->p.duration_ms / 1000.0 * (double)a->sessions > 1e10)

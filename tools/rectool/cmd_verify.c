@@ -19,8 +19,8 @@ static const char usage[] =
     "\n"
     "Checks that each file is complete and valid for its format, recognised by content among\n"
     "every format rectool reads (the format table): a SA-MP .rec that SA-MP 0.3.7, open.mp and\n"
-    "FCNPC all load, a Recap .recap whose header and every gzip member decode, a CARLA .log, a\n"
-    "StarCraft II replay or an rFactor 2 .vcr. Legacy, VC:MP and text-damaged .rec files are\n"
+    "FCNPC all load, or a file of another format of the table that its verify hook accepts\n"
+    "(below). Legacy, VC:MP and text-damaged .rec files are\n"
     "named and rejected. Each problem prints as 'FILE: offset N: what is wrong'.\n"
     "\n"
     "  -q, --quiet      print nothing for valid files\n"
@@ -113,7 +113,7 @@ int cmd_verify(int argc, char **argv)
         switch (c) {
         case 'q': o.quiet = true; break;
         case 'w': o.warnings = true; break;
-        case 'h': fputs(usage, stdout); return RT_EXIT_OK;
+        case 'h': rt_print_usage("verify", usage); return RT_EXIT_OK;
         default: return rt_bad_option("verify", usage, argv, c);
         }
     }

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
+#include "recd/format_list.h"
+
 extern const rt_format_tool rt_format_tool__carla;
 extern const rt_format_tool rt_format_tool__rec;
 extern const rt_format_tool rt_format_tool__recap;
@@ -56,4 +59,30 @@ const rt_format_tool *rt_format_tool_of(const recd_format *f)
             if (strcmp(*name, f->name) == 0)
                 return format_tools[i];
     return NULL;
+}
+
+const recd_format *rt_format_find_any(const char *name, const rt_format_tool **tool)
+{
+    for (size_t i = 0; i < recd_format__all_count(); i++) {
+        const recd_format *f = recd_format__all_at(i);
+        if (strcmp(f->name, name) == 0) {
+            *tool = rt_format_tool_of(f);
+            return f;
+        }
+    }
+    *tool = NULL;
+    return NULL;
+}
+
+void rt_print_usage(const char *cmd, const char *usage)
+{
+    fputs(usage, stdout);
+    const char *heading = "\nPer format:\n";
+    for (size_t i = 0; i < TOOL_COUNT; i++)
+        for (const rt_help_note *n = format_tools[i]->help_notes; n && n->cmd; n++)
+            if (strcmp(n->cmd, cmd) == 0) {
+                fputs(heading, stdout);
+                fputs(n->text, stdout);
+                heading = "";
+            }
 }

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "carla_generate.h"
 #include "cli.h"
 #include "commands.h"
 #include "formats.h"
@@ -204,5 +205,31 @@ static const rt_command carla_commands[] = {
     {NULL, NULL, NULL},
 };
 
-const rt_format_tool rt_format_tool__carla = {carla_names, NULL, carla_info_json, carla_info_text,
-                                              carla_commands};
+/* Its lines of the commands' --help (rt_print_usage). */
+static const rt_help_note carla_notes[] = {
+    {"concat",
+     "  CARLA .log: the next file is renumbered and timed like a .rec's, after deleting the\n"
+     "    previous file's actors.\n"},
+    {"cut",
+     "  CARLA .log: milliseconds; --keep-time applies; the first frame adds every actor alive\n"
+     "    then, where it stands.\n"},
+    {"split",
+     "  CARLA .log: milliseconds; --keep-time applies.\n"},
+    {"info",
+     "  CARLA .log: described as CARLA's show_recorder_file_info describes it, byte for byte\n"
+     "    (--all: show_all=True); with --json its events (--all: every record) join the object.\n"},
+    {"plot",
+     "  CARLA .log: every vehicle and walker is a track.\n"},
+    {"generate",
+     "  carla: 'traffic' is its scenario (mixed means traffic too).\n"},
+    {NULL, NULL},
+};
+
+const rt_format_tool rt_format_tool__carla = {
+    .help_notes = carla_notes,
+    .names = carla_names,
+    .info_details = carla_info_json,
+    .info_text = carla_info_text,
+    .commands = carla_commands,
+    .generate = &rt_carla_generate,
+};

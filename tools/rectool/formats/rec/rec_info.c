@@ -8,6 +8,7 @@
 #include "formats.h"
 #include "progress.h"
 #include "rec_npc.h"
+#include "rec_player_synth.h"
 #include "recd/samp_rec.h"
 #include "report_util.h"
 #include "timing_stats.h"
@@ -145,11 +146,39 @@ static int rec_info(const uint8_t *buf, size_t len, json_t *out, bool show_progr
     return err;
 }
 
-static const char *const rec_names[] = {"samp-onfoot", "samp-vehicle", NULL};
+static const char *const rec_names[] = {"samp-onfoot", "samp-vehicle", "samp-player", NULL};
 
 static const rt_command rec_commands[] = {
     {"npc", rt_rec_npc, "NPC scripts for samp-player sessions (npc script)"},
     {NULL, NULL, NULL},
 };
 
-const rt_format_tool rt_format_tool__rec = {rec_names, rec_info, NULL, NULL, rec_commands};
+/* Its lines of the commands' --help (rt_print_usage). */
+static const rt_help_note rec_notes[] = {
+    {"concat",
+     "  .rec: the next file starts one step after the previous file's last block (the previous\n"
+     "    file's last step, or --gap ms).\n"},
+    {"cut",
+     "  .rec: milliseconds; --keep-time applies.\n"},
+    {"split",
+     "  .rec: milliseconds; --keep-time applies.\n"},
+    {"diff",
+     "  .rec: a sample is a block.\n"},
+    {"generate",
+     "  samp-onfoot has no 'drive' and samp-vehicle no 'walk' (a .rec holds one block type).\n"
+     "  samp-player: a player who walks and drives in turns, 5 s each: one session as JSON\n"
+     "    lines, for 'rectool send'; --scenario does not apply.\n"},
+    {"send",
+     "  samp-onfoot, samp-vehicle: a sample is one .rec block.\n"
+     "  samp-player: a player who walks and drives in turns, 5 s each, in one session; a sample\n"
+     "    is one state.\n"},
+    {NULL, NULL},
+};
+
+const rt_format_tool rt_format_tool__rec = {
+    .help_notes = rec_notes,
+    .names = rec_names,
+    .info = rec_info,
+    .commands = rec_commands,
+    .session_synth = &rt_rec_player_synth,
+};

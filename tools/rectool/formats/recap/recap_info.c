@@ -203,4 +203,37 @@ static int recap_info(const uint8_t *buf, size_t len, json_t *out, bool show_pro
 
 static const char *const recap_names[] = {"recap", NULL};
 
-const rt_format_tool rt_format_tool__recap = {recap_names, recap_info, NULL, NULL, NULL};
+/* Its lines of the commands' --help (rt_print_usage). */
+static const rt_help_note recap_notes[] = {
+    {"concat",
+     "  .recap: the next file starts at the previous file's frame count (plus --gap idle ticks).\n"},
+    {"cut",
+     "  .recap: ticks; it starts with the full player state of its first tick, and its header's\n"
+     "    start time moves with the cut.\n"},
+    {"split",
+     "  .recap: ticks.\n"},
+    {"diff",
+     "  .recap: a sample is a tick.\n"},
+    {"retime",
+     "  .recap: not retimed; its clock is the game's fixed tick.\n"},
+    {"repair",
+     "  Recap .recap: keeps its header and every complete gzip member, and its frame count and\n"
+     "    end time are recomputed (a complete file whose frame count is right keeps its end time).\n"},
+    {"verify",
+     "  Recap .recap: its header and every gzip member decode.\n"},
+    {"export",
+     "  Recap .recap: messages, imported back byte for byte.\n"},
+    {"plot",
+     "  .recap: every player is a track.\n"},
+    {"generate",
+     "  recap: 'drive' rides a horse.\n"},
+    {"send",
+     "  recap: a sample is one tick (its full state plus that tick's events).\n"},
+    {NULL, NULL},
+};
+
+const rt_format_tool rt_format_tool__recap = {
+    .names = recap_names,
+    .info = recap_info,
+    .help_notes = recap_notes,
+};

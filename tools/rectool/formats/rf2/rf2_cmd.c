@@ -360,4 +360,4 @@ static const rt_command rf2_commands[] = {
     {NULL, NULL, NULL},
 };
 
-const rt_format_tool rt_format_tool__rf2 = {rf2_names, NULL, NULL, NULL, rf2_commands};
+const rt_format_tool rt_format_tool__rf2 = {.names = rf2_names, .commands = rf2_commands};

@@ -239,4 +239,4 @@ static const rt_command sc2_commands[] = {
     {NULL, NULL, NULL},
 };
 
-const rt_format_tool rt_format_tool__sc2 = {sc2_names, NULL, NULL, NULL, sc2_commands};
+const rt_format_tool rt_format_tool__sc2 = {.names = sc2_names, .commands = sc2_commands};
