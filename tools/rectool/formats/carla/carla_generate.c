@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "formats/carla/carla_synth.h"
 #include "recd/carla.h"
 
 static const struct option carla_options[] = {

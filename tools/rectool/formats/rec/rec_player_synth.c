@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/rec/rec_synth.h"
+
 #define PLAYER_STRETCH_MS 5000u   /* on foot, then in the car, then on foot, ... */
 #define PLAYER_VEHICLE_MODEL 411 /* an Infernus */
 
