@@ -265,6 +265,11 @@ struct session_format {
      * things completed, or a negative errno. */
     int (*recover_root)(int root_fd);
     const char *recover_what;
+    /* What the format writes, for recd --help ("CARLA recorder logs (.log)"); NULL: said by
+     * another entry. */
+    const char *files_what;
+    /* What sessions_stores_pending counts, for the shutdown log line; NULL: it stores none. */
+    const char *store_what;
 };
 
 #endif

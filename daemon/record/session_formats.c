@@ -11,6 +11,8 @@
 #include "sessions.h"
 #include "support/log.h"
 
+#include <stdio.h>
+
 static const session_format *const session_formats[] = {
     &rec_session_format,
     &recap_session_format,
@@ -45,4 +47,29 @@ void sessions_recover_root(int root_fd)
         else if (rc > 0)
             log_notice("recovery: %d %s %s completed", rc, name, ops->recover_what);
     }
+}
+
+void session_formats_files_what(char *buf, size_t cap)
+{
+    size_t n = 0, said = 0, total = 0;
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT; i++)
+        total += session_formats[i]->files_what != NULL;
+    buf[0] = '\0';
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT && n < cap; i++) {
+        const char *what = session_formats[i]->files_what;
+        if (!what)
+            continue;
+        const char *sep = said == 0 ? "" : said + 1 == total ? " and " : ", ";
+        int w = snprintf(buf + n, cap - n, "%s%s", sep, what);
+        n += w > 0 ? (size_t)w : 0;
+        said++;
+    }
+}
+
+const char *session_formats_store_what(void)
+{
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT; i++)
+        if (session_formats[i]->store_what)
+            return session_formats[i]->store_what;
+    return "store";
 }

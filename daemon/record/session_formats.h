@@ -9,4 +9,9 @@
 /* The format's table, or NULL for a format the daemon does not record. */
 const session_format *session_format_for(recd_msg_format f);
 
+/* The files the formats write, in the list's order, as one phrase ("A, B and C"). */
+void session_formats_files_what(char *buf, size_t cap);
+/* What a session's pending store is (sessions.stores_pending), e.g. for log lines. */
+const char *session_formats_store_what(void);
+
 #endif

@@ -292,4 +292,5 @@ const session_format carla_session_format = {
     .sample = carla_sample,
     .end_part = end_part,
     .free = carla_free,
+    .files_what = "CARLA recorder logs (.log)",
 };

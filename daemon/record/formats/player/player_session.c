@@ -286,4 +286,5 @@ const session_format player_session_format = {
     .free = player_free,
     .recover_root = recd_player_manifest_recover_root,
     .recover_what = "manifests",
+    .store_what = "samp-player manifest",
 };

@@ -200,4 +200,5 @@ const session_format rec_session_format = {
     .sample = rec_sample,
     .state_fast = session_rec_block,
     .end_part = end_part,
+    .files_what = "SA-MP NPC recordings (.rec; a samp-player session as .rec parts and a JSON manifest)",
 };

@@ -888,4 +888,5 @@ const session_format recap_session_format = {
     .idle = recap_idle,
     .end_part = recap_end_part,
     .free = recap_free,
+    .files_what = "Recap files (.recap)",
 };
