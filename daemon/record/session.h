@@ -270,6 +270,7 @@ struct session_format {
     const char *files_what;
     /* What sessions_stores_pending counts, for the shutdown log line; NULL: it stores none. */
     const char *store_what;
+    const recd_m_state_kind *state_kind; /* its state bound, for the metrics; NULL: none */
 };
 
 #endif

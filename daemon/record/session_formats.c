@@ -66,6 +66,15 @@ void session_formats_files_what(char *buf, size_t cap)
     }
 }
 
+size_t session_formats_state_kinds(const recd_m_state_kind **kinds, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT && n < cap; i++)
+        if (session_formats[i]->state_kind)
+            kinds[n++] = session_formats[i]->state_kind;
+    return n;
+}
+
 const char *session_formats_store_what(void)
 {
     for (size_t i = 0; i < SESSION_FORMAT_COUNT; i++)

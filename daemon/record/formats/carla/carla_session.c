@@ -164,6 +164,13 @@ static int track_actor(recd_session *s, carla_session *cs, const recd_carla_even
     return 0;
 }
 
+/* The live-actor table at its bound (recd_state_refusals_total). */
+static const recd_m_state_kind carla_actors = {
+    .what = "carla_actors",
+    .bound = "limits.session_state or the process's share",
+    .held = "CARLA live actors",
+};
+
 /* An event takes room in the frame the writer holds, and an add in the live table as well: the
  * room is checked before it is written, refused at the session's or the process's bound (every
  * later part would start with the live actors). The add's room in the table is held here. */
@@ -177,7 +184,7 @@ static int hold_event(recd_session *s, session_input *in, const recd_carla_event
             session_hold(s, actor_cost(e->len));
         return 0;
     }
-    recd_metric_add(s->env->metrics->state_refusals_total, RECD_M_STATE_CARLA_ACTORS, 1);
+    recd_metrics_state_refused(s->env->metrics, carla_actors.what);
     log_warn("session '%s': an event of %u bytes refused: its %zu live actors and the frame held "
              "back hold %llu bytes (%s)",
              s->key, e->len, cs->nlive, (unsigned long long)s->held, limit);
@@ -293,4 +300,5 @@ const session_format carla_session_format = {
     .end_part = end_part,
     .free = carla_free,
     .files_what = "CARLA recorder logs (.log)",
+    .state_kind = &carla_actors,
 };

@@ -161,6 +161,12 @@ static bool part_token(recd_session *s, player_data *pd, uint64_t now_ms)
     return true;
 }
 
+/* Part switches at their bound (recd_state_refusals_total). */
+static const recd_m_state_kind player_parts = {
+    .what = "player_parts",
+    .bound = "limits.part_rate or the manifest's 100000 parts",
+};
+
 /* A state that starts a new part: each part is a file and a manifest line, so a client that
  * flips state with every sample is held to limits.part_rate, and a session to the parts its
  * manifest may list. */
@@ -170,7 +176,7 @@ static int admit_part(recd_session *s, session_input *in, player_data *pd, uint6
     bool full = pd->store && player_store_count(pd->store) >= RECD_PLAYER_MANIFEST_MAX_PARTS;
     if (!full && part_token(s, pd, now_ms))
         return 0;
-    recd_metric_add(s->env->metrics->state_refusals_total, RECD_M_STATE_PLAYER_PARTS, 1);
+    recd_metrics_state_refused(s->env->metrics, player_parts.what);
     if (full) {
         log_warn("session '%s': a state refused: it has %u parts, all its manifest may list",
                  s->key, (unsigned)RECD_PLAYER_MANIFEST_MAX_PARTS);
@@ -287,4 +293,5 @@ const session_format player_session_format = {
     .recover_root = recd_player_manifest_recover_root,
     .recover_what = "manifests",
     .store_what = "samp-player manifest",
+    .state_kind = &player_parts,
 };
