@@ -146,7 +146,7 @@ int recd_cli_parse(int argc, char **argv, recd_cli *cli, char *why, size_t cap)
 
 static const row *find_row(const char *key)
 {
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++)
+    for (size_t i = 0; i < recd_cfg_row_count(); i++)
         if (strcmp(recd_cfg_rows[i].key, key) == 0)
             return &recd_cfg_rows[i];
     return NULL;

@@ -9,6 +9,7 @@
 #include "record/formats/rec/rec_session.h"
 #include "record/formats/recap/recap_session.h"
 #include "sessions.h"
+#include "support/config_schema.h"
 #include "support/log.h"
 
 #include <stdio.h>
@@ -73,6 +74,19 @@ size_t session_formats_state_kinds(const recd_m_state_kind **kinds, size_t cap)
         if (session_formats[i]->state_kind)
             kinds[n++] = session_formats[i]->state_kind;
     return n;
+}
+
+int session_formats_install_config(void)
+{
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT; i++) {
+        const session_format *ops = session_formats[i];
+        const row *rows = NULL;
+        size_t n = ops->config_rows ? ops->config_rows(&rows) : 0;
+        int rc = n ? recd_config_install_format_rows(rows, n) : 0;
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }
 
 const char *session_formats_store_what(void)

@@ -20,7 +20,7 @@
 #define ROOT_PATH_MAX 4096
 #define AUTH_TOKEN_MIN 16
 
-_Static_assert(RECD_CFG_ROW_COUNT + 1 <= RECD_CONFIG_MAX_CHANGES, "diff array too small");
+_Static_assert(RECD_CFG_ROW_MAX + 1 <= RECD_CONFIG_MAX_CHANGES, "diff array too small");
 
 static const enum_name log_levels[] = {
     {"emerg", RECD_LOG_EMERG},     {"alert", RECD_LOG_ALERT}, {"crit", RECD_LOG_CRIT},
@@ -32,12 +32,6 @@ static const enum_name log_levels[] = {
 static const enum_name time_policies[] = {
     {"reject", RECD_REC_TIME_REJECT},
     {"clamp", RECD_REC_TIME_CLAMP},
-    {NULL, 0},
-};
-
-static const enum_name compressors[] = {
-    {"libdeflate", RECD_GZIP_LIBDEFLATE},
-    {"zlib", RECD_GZIP_ZLIB},
     {NULL, 0},
 };
 
@@ -64,7 +58,10 @@ const enum_name recd_cfg_encodings[] = {
 #define HOUR (60 * MINUTE)
 #define DAY (24 * HOUR)
 
-const row recd_cfg_rows[] = {
+/* Where the formats' rows go (recd_config_install_format_rows). */
+#define FORMAT_ROWS_HERE {NULL, T_BOOL, 0, 0, 0, 0, NULL, NULL, NULL}
+
+static const row core_rows[] = {
     {"output.root", T_PATH, OFF(output.root), 0, 0, 0, "./recordings", NULL,
      "Directory under which recordings are written (created if missing). Relative paths are relative "
      "to the working directory; under systemd use /var/lib/recd (StateDirectory=recd)."},
@@ -174,13 +171,7 @@ const row recd_cfg_rows[] = {
     {"retention.max_files_per_session", T_U32, OFF(retention.max_files_per_session), 1, 1000000,
      F_LIVE | F_ZERO_OFF, "0", NULL, "Keep only the newest N finalized files of each session. 0 = no limit."},
 
-    {"recap.keyframe_interval", T_U32, OFF(recap.keyframe_interval), 1, 72000, F_LIVE, "200", NULL,
-     "Ticks between FULL_STATE keyframes in .recap files (20 ticks = 1 s), so players can seek."},
-    {"recap.gzip_level", T_U32, OFF(recap.gzip_level), 1, 9, F_LIVE, "6", NULL,
-     "Level of .recap gzip members: 1 = fastest, 9 = smallest."},
-    {"recap.compressor", T_ENUM, OFF(recap.compressor), 0, 0, F_LIVE, "libdeflate", compressors,
-     "Compressor of .recap gzip members: libdeflate (about half of zlib's CPU at level 1, and smaller "
-     "output) or zlib. Both write standard gzip; the file's header records which one."},
+    FORMAT_ROWS_HERE,
 
     {"rec.time_policy", T_ENUM, OFF(rec.time_policy), 0, 0, F_LIVE, "clamp", time_policies,
      "A .rec sample whose time is earlier than the previous one: reject (drop it, count a time_order "
@@ -237,12 +228,81 @@ const row recd_cfg_rows[] = {
      "Private key (PEM) of nats.tls_cert."},
 };
 
-_Static_assert(sizeof recd_cfg_rows / sizeof recd_cfg_rows[0] == RECD_CFG_ROW_COUNT, "update RECD_CFG_ROW_COUNT");
+#define CORE_ROW_COUNT (sizeof core_rows / sizeof core_rows[0])
+#define FORMAT_ROW_SETS_MAX 8
 
-const char *const recd_cfg_sections[] = {"listen", "output",  "flush", "limits",   "rotation", "ring", "retention",
-                                         "recap",  "rec",     "sessions", "metrics", "log", "shutdown", "auth",
-                                         "nats"};
-_Static_assert(sizeof recd_cfg_sections / sizeof recd_cfg_sections[0] == RECD_CFG_SECTION_COUNT, "sections");
+row recd_cfg_rows[RECD_CFG_ROW_MAX];
+const char *recd_cfg_sections[RECD_CFG_SECTION_MAX];
+static char section_names[RECD_CFG_SECTION_MAX][32];
+static size_t row_count, section_count;
+static bool built;
+static struct {
+    const row *rows;
+    size_t n;
+} format_rows[FORMAT_ROW_SETS_MAX];
+static size_t format_row_sets;
+
+int recd_config_install_format_rows(const row *rows, size_t n)
+{
+    size_t total = CORE_ROW_COUNT - 1;
+    for (size_t i = 0; i < format_row_sets; i++) {
+        if (format_rows[i].rows == rows)
+            return 0; /* installed already */
+        total += format_rows[i].n;
+    }
+    if (format_row_sets == FORMAT_ROW_SETS_MAX || total + n > RECD_CFG_ROW_MAX)
+        return -ENOSPC;
+    format_rows[format_row_sets].rows = rows;
+    format_rows[format_row_sets++].n = n;
+    built = false;
+    return 0;
+}
+
+static void add_section_of(const row *r)
+{
+    size_t len = (size_t)(strchr(r->key, '.') - r->key);
+    for (size_t i = 0; i < section_count; i++)
+        if (strncmp(recd_cfg_sections[i], r->key, len) == 0 && recd_cfg_sections[i][len] == '\0')
+            return;
+    if (section_count == RECD_CFG_SECTION_MAX || len >= sizeof section_names[0])
+        return;
+    snprintf(section_names[section_count], sizeof section_names[0], "%.*s", (int)len, r->key);
+    recd_cfg_sections[section_count] = section_names[section_count];
+    section_count++;
+}
+
+static void build_schema(void)
+{
+    row_count = 0;
+    for (size_t i = 0; i < CORE_ROW_COUNT; i++) {
+        if (core_rows[i].key) {
+            recd_cfg_rows[row_count++] = core_rows[i];
+            continue;
+        }
+        for (size_t f = 0; f < format_row_sets; f++)
+            for (size_t j = 0; j < format_rows[f].n; j++)
+                recd_cfg_rows[row_count++] = format_rows[f].rows[j];
+    }
+    section_count = 0;
+    recd_cfg_sections[section_count++] = "listen";
+    for (size_t i = 0; i < row_count; i++)
+        add_section_of(&recd_cfg_rows[i]);
+    built = true;
+}
+
+size_t recd_cfg_row_count(void)
+{
+    if (!built)
+        build_schema();
+    return row_count;
+}
+
+size_t recd_cfg_section_count(void)
+{
+    if (!built)
+        build_schema();
+    return section_count;
+}
 
 static const char *const default_listen[] = {"tcp://127.0.0.1:7070", "udp://127.0.0.1:7070"};
 
@@ -705,7 +765,7 @@ int recd_config_defaults(recd_config *cfg)
 {
     char why[RECD_CFG_WHY_MAX];
     memset(cfg, 0, sizeof *cfg);
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++) {
+    for (size_t i = 0; i < recd_cfg_row_count(); i++) {
         int rc = recd_cfg_parse_value(cfg, &recd_cfg_rows[i], recd_cfg_rows[i].def, why, sizeof why);
         if (rc < 0) {
             recd_config_free(cfg);
@@ -733,7 +793,7 @@ int recd_config_defaults(recd_config *cfg)
 int recd_config_set(recd_config *cfg, const char *key, const char *value, char *why, size_t cap)
 {
     char inner[RECD_CFG_WHY_MAX] = "";
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++) {
+    for (size_t i = 0; i < recd_cfg_row_count(); i++) {
         const row *r = &recd_cfg_rows[i];
         if (strcmp(r->key, key) != 0)
             continue;
@@ -776,7 +836,7 @@ static const char *type_name(value_type t)
     return "?";
 }
 
-size_t recd_config_key_count(void) { return RECD_CFG_ROW_COUNT + 1; }
+size_t recd_config_key_count(void) { return recd_cfg_row_count() + 1; }
 
 void recd_config_key_at(size_t i, recd_config_key_info *info)
 {
@@ -790,7 +850,7 @@ void recd_config_key_at(size_t i, recd_config_key_info *info)
                     "optionally as {url: URL, encoding: auto|binary|ndjson}.";
         return;
     }
-    if (i > RECD_CFG_ROW_COUNT)
+    if (i > recd_cfg_row_count())
         return;
     const row *r = &recd_cfg_rows[i - 1];
     info->key = r->key;

@@ -13,6 +13,7 @@ void record_fixture_configure(record_fixture *r)
 {
     memset(r, 0, sizeof *r);
     assert_int_equal(uv_loop_init(&r->loop), 0);
+    assert_int_equal(session_formats_install_config(), 0);
     assert_int_equal(recd_config_defaults(&r->cfg), 0);
     const recd_m_state_kind *kinds[RECD_M_STATE_KINDS_MAX];
     recd_metrics_install_state_kinds(kinds, session_formats_state_kinds(kinds, RECD_M_STATE_KINDS_MAX));
