@@ -14,7 +14,6 @@
 #include "log.h"
 #include "recd/message.h"
 #include "recd/nats_connect.h"
-#include "recd/samp_rec.h"
 #include "recd/units.h"
 
 #define ROOT_PATH_MAX 4096
@@ -27,12 +26,6 @@ static const enum_name log_levels[] = {
     {"err", RECD_LOG_ERR},         {"error", RECD_LOG_ERR},   {"warning", RECD_LOG_WARNING},
     {"warn", RECD_LOG_WARNING},    {"notice", RECD_LOG_NOTICE}, {"info", RECD_LOG_INFO},
     {"debug", RECD_LOG_DEBUG},     {NULL, 0},
-};
-
-static const enum_name time_policies[] = {
-    {"reject", RECD_REC_TIME_REJECT},
-    {"clamp", RECD_REC_TIME_CLAMP},
-    {NULL, 0},
 };
 
 static const enum_name second_opens[] = {
@@ -98,14 +91,8 @@ static const row core_rows[] = {
     {"limits.process_buffer", T_SIZE, OFF(limits.process_buffer), MIB, TIB, F_LIVE, "256MiB", NULL,
      "Bytes buffered over all sessions before recd stops reading every connection; also the most "
      "freed memory kept mapped for reuse while a load lasts."},
-    {"limits.session_state", T_SIZE, OFF(limits.session_state), 64 * KIB, TIB, F_LIVE, "16MiB", NULL,
-     "State one session keeps because of what its peer sent (a CARLA session's live actors and "
-     "their records). A message that would take it over is refused. All sessions' state together "
-     "may take at most half of limits.process_buffer, and one peer's sessions half of that."},
-    {"limits.part_rate", T_U32, OFF(limits.part_rate), 1, 1000000, F_LIVE | F_ZERO_OFF, "10", NULL,
-     "New parts a samp-player session may start per second by changing state type, vehicle or "
-     "seat (up to this many at once); a state that would start one beyond it is refused. 0 = no "
-     "limit."},
+    {"limits.session_state", T_SIZE, OFF(limits.session_state), 64 * KIB, TIB, F_LIVE, "16MiB", NULL, NULL},
+    {"limits.part_rate", T_U32, OFF(limits.part_rate), 1, 1000000, F_LIVE | F_ZERO_OFF, "10", NULL, NULL},
     {"limits.udp_receive_buffer", T_SIZE, OFF(limits.udp_receive_buffer), 64 * KIB, GIB, 0, "8MiB", NULL,
      "Kernel receive buffer (SO_RCVBUF) of each UDP listener: the datagrams that can queue while the "
      "loop is busy. Datagrams beyond it are dropped by the kernel (recd_udp_kernel_drops_total)."},
@@ -155,8 +142,7 @@ static const row core_rows[] = {
      "its next sample, over UDP too, goes on in a new part; then it is forgotten. 0 = until "
      "limits.max_dormant_sessions or limits.max_sessions needs its place."},
 
-    {"ring.all", T_BOOL, OFF(ring.all), 0, 0, F_LIVE, "false", NULL,
-     "Every samp-onfoot and samp-vehicle session keeps an instant-replay ring, as if opened with ring: true."},
+    {"ring.all", T_BOOL, OFF(ring.all), 0, 0, F_LIVE, "false", NULL, NULL},
     {"ring.window", T_DURATION, OFF(ring.window_ms), SEC, DAY, F_LIVE, "60s", NULL,
      "How much of its latest samples a ring session keeps in memory."},
     {"ring.session_memory", T_SIZE, OFF(ring.session_bytes), 64 * KIB, GIB, F_LIVE, "4MiB", NULL,
@@ -173,9 +159,7 @@ static const row core_rows[] = {
 
     FORMAT_ROWS_HERE,
 
-    {"rec.time_policy", T_ENUM, OFF(rec.time_policy), 0, 0, F_LIVE, "clamp", time_policies,
-     "A .rec sample whose time is earlier than the previous one: reject (drop it, count a time_order "
-     "error) or clamp (keep it at the previous time)."},
+    {"rec.time_policy", T_ENUM, OFF(rec.time_policy), 0, 0, F_LIVE, "clamp", NULL, NULL},
 
     {"sessions.second_open", T_ENUM, OFF(sessions.second_open), 0, 0, F_LIVE, "refuse", second_opens,
      "An open of a session key that is open already (a resend after a restarted sender): refuse it "
@@ -271,17 +255,50 @@ static void add_section_of(const row *r)
     section_count++;
 }
 
+/* The installed row of that key, or NULL. */
+static const row *format_row(const char *key)
+{
+    for (size_t f = 0; f < format_row_sets; f++)
+        for (size_t j = 0; j < format_rows[f].n; j++)
+            if (strcmp(format_rows[f].rows[j].key, key) == 0)
+                return &format_rows[f].rows[j];
+    return NULL;
+}
+
+static int is_core_key(const char *key)
+{
+    for (size_t i = 0; i < CORE_ROW_COUNT; i++)
+        if (core_rows[i].key && strcmp(core_rows[i].key, key) == 0)
+            return 1;
+    return 0;
+}
+
+/* A core row with no doc is one a format documents: its installed row of the same key (only
+ * key, doc and for an enum its names set) gives the text and the names. */
+static row documented(const row *core)
+{
+    row r = *core;
+    if (!r.doc) {
+        const row *by_format = format_row(r.key);
+        r.doc = by_format && by_format->doc ? by_format->doc : "";
+        if (!r.names && by_format)
+            r.names = by_format->names;
+    }
+    return r;
+}
+
 static void build_schema(void)
 {
     row_count = 0;
     for (size_t i = 0; i < CORE_ROW_COUNT; i++) {
         if (core_rows[i].key) {
-            recd_cfg_rows[row_count++] = core_rows[i];
+            recd_cfg_rows[row_count++] = documented(&core_rows[i]);
             continue;
         }
         for (size_t f = 0; f < format_row_sets; f++)
             for (size_t j = 0; j < format_rows[f].n; j++)
-                recd_cfg_rows[row_count++] = format_rows[f].rows[j];
+                if (!is_core_key(format_rows[f].rows[j].key))
+                    recd_cfg_rows[row_count++] = format_rows[f].rows[j];
     }
     section_count = 0;
     recd_cfg_sections[section_count++] = "listen";
@@ -638,6 +655,10 @@ int recd_cfg_parse_value(recd_config *cfg, const row *r, const char *text, char 
         }
         return parse_path(text, r->type == T_NAME ? "name" : "path", field, why, cap);
     case T_ENUM:
+        if (!r->names) { /* a format's enum whose names were never installed */
+            snprintf(why, cap, "%s has no values (its format is not installed)", r->key);
+            return -EINVAL;
+        }
         return recd_cfg_parse_enum(r->names, text, field, why, cap);
     case T_MODE:
         return parse_mode(text, (uint32_t)r->min, field, why, cap);

@@ -65,7 +65,9 @@ extern const char *recd_cfg_sections[];
 size_t recd_cfg_row_count(void);
 size_t recd_cfg_section_count(void);
 /* Adds a format's rows (static data, kept) where the core table has its place for them, in the
- * order of the calls; the top layer installs every format's before any config is loaded (again:
+ * order of the calls. A row with a core key (only key and doc set) documents that core row,
+ * which the core table leaves without a doc (and an enum's names) because it exists for that
+ * format; the top layer installs every format's before any config is loaded (again:
  * no change). 0 or -ENOSPC. */
 int recd_config_install_format_rows(const row *rows, size_t n);
 extern const enum_name recd_cfg_encodings[];

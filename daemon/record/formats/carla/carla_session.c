@@ -14,6 +14,7 @@
 
 #include "recd/carla.h"
 #include "support/id_index.h"
+#include "support/config_schema.h"
 #include "support/log.h"
 
 typedef struct live_actor {
@@ -292,7 +293,23 @@ static void carla_free(recd_session *s)
     s->format_data = NULL;
 }
 
+
+/* The documentation (and values) this format gives the core config keys that exist for it. */
+static const row config_docs[] = {
+    {.key = "limits.session_state",
+     .doc = "State one session keeps because of what its peer sent (a CARLA session's live actors and "
+            "their records). A message that would take it over is refused. All sessions' state together "
+            "may take at most half of limits.process_buffer, and one peer's sessions half of that."},
+};
+
+static size_t config_rows(const struct row **rows)
+{
+    *rows = config_docs;
+    return sizeof config_docs / sizeof config_docs[0];
+}
+
 const session_format carla_session_format = {
+    .config_rows = config_rows,
     .formats = {RECD_MSG_FMT_CARLA},
     .events = true,
     .open = carla_open,

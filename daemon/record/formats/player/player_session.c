@@ -18,6 +18,7 @@
 #include "recd/player_manifest.h"
 #include "player_store.h"
 #include "record/formats/rec/rec_session.h"
+#include "support/config_schema.h"
 #include "support/log.h"
 
 /* The session's format_data, allocated with it (player_session_format.state_size). */
@@ -283,7 +284,23 @@ static void player_free(recd_session *s)
     pd->store = NULL; /* the state itself goes with the session */
 }
 
+
+/* The documentation (and values) this format gives the core config keys that exist for it. */
+static const row config_docs[] = {
+    {.key = "limits.part_rate",
+     .doc = "New parts a samp-player session may start per second by changing state type, vehicle or "
+            "seat (up to this many at once); a state that would start one beyond it is refused. 0 = no "
+            "limit."},
+};
+
+static size_t config_rows(const struct row **rows)
+{
+    *rows = config_docs;
+    return sizeof config_docs / sizeof config_docs[0];
+}
+
 const session_format player_session_format = {
+    .config_rows = config_rows,
     .formats = {RECD_MSG_FMT_SAMP_PLAYER},
     .state_size = sizeof(player_data),
     .open = player_open,
