@@ -8,6 +8,7 @@
 #include "support/config.h"
 #include "support/log.h"
 #include "recd/common.h"
+#include "record/session_formats.h"
 #include "server.h"
 #include "server_options.h"
 
@@ -15,6 +16,10 @@ int main(int argc, char **argv)
 {
     recd_cli cli;
     char why[1200];
+    if (session_formats_install_config() < 0) {
+        fprintf(stderr, "recd: the formats' config rows do not fit the schema\n");
+        return 1;
+    }
     if (recd_cli_parse(argc, argv, &cli, why, sizeof why) < 0) {
         fprintf(stderr, "recd: %s\n", why);
         return 2;

@@ -17,6 +17,7 @@
 #include "recd/recovery.h"
 #include "recd/units.h"
 #include "record/part_manifest.h"
+#include "record/session_formats.h"
 #include "support/clock.h"
 #include "support/log.h"
 #include "support/sd_notify.h"
@@ -468,6 +469,8 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
     s->base_umask = (unsigned)base;
     server_apply_modes(s);
     heap_configure(s->cfg.limits.process_buffer);
+    const recd_m_state_kind *kinds[RECD_M_STATE_KINDS_MAX];
+    recd_metrics_install_state_kinds(kinds, session_formats_state_kinds(kinds, RECD_M_STATE_KINDS_MAX));
     int rc = recd_daemon_metrics_init(&s->metrics);
     if (rc == 0)
         rc = startup(s);

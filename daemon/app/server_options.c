@@ -4,10 +4,46 @@
 #include "server_options.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/session_formats.h"
 #include "support/config_schema.h"
+
+#define USAGE_WIDTH 85 /* columns of the usage text's wrapped paragraphs */
+
+/* Prints words wrapped greedily into lines of at most USAGE_WIDTH columns. */
+static void print_wrapped(FILE *out, const char *text)
+{
+    size_t col = 0;
+    while (*text) {
+        size_t n = strcspn(text, " ");
+        if (col > 0 && col + 1 + n > USAGE_WIDTH) {
+            fputc('\n', out);
+            col = 0;
+        } else if (col > 0) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(text, 1, n, out);
+        col += n;
+        text += n;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
+/* What recd records, with the files each format in the list writes. */
+static void usage_formats(FILE *out)
+{
+    char files[512], text[768];
+    session_formats_files_what(files, sizeof files);
+    snprintf(text, sizeof text,
+             "recd records game-server samples sent over TCP, UDP or Unix sockets, or read from NATS "
+             "JetStream (nats://), into %s.", files);
+    print_wrapped(out, text);
+}
 
 void recd_cli_usage(FILE *out)
 {
@@ -16,11 +52,10 @@ void recd_cli_usage(FILE *out)
           "       recd --check-config FILE\n"
           "       recd --print-config [--config FILE] [overrides]\n"
           "       recd --version | --help\n"
-          "\n"
-          "recd records game-server samples sent over TCP, UDP or Unix sockets, or read from\n"
-          "NATS JetStream (nats://), into SA-MP NPC recordings (.rec; a samp-player session as\n"
-          ".rec parts and a JSON manifest), Recap files (.recap) and CARLA recorder logs (.log).\n"
-          "\n"
+          "\n",
+          out);
+    usage_formats(out);
+    fputs("\n"
           "  -c, --config FILE       YAML configuration (docs/configuration.md); without it the\n"
           "                          built-in defaults apply (tcp and udp 127.0.0.1:7070,\n"
           "                          output ./recordings, metrics 127.0.0.1:9464)\n"
@@ -111,7 +146,7 @@ int recd_cli_parse(int argc, char **argv, recd_cli *cli, char *why, size_t cap)
 
 static const row *find_row(const char *key)
 {
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++)
+    for (size_t i = 0; i < recd_cfg_row_count(); i++)
         if (strcmp(recd_cfg_rows[i].key, key) == 0)
             return &recd_cfg_rows[i];
     return NULL;

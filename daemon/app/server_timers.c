@@ -4,6 +4,7 @@
  * watchdog's keep-alive. */
 #include "server.h"
 
+#include "record/session_formats.h"
 #include "support/alloc_stats.h"
 #include "support/log.h"
 #include "support/sd_notify.h"
@@ -32,8 +33,8 @@ static void report_shutdown(recd_server *s, uint64_t now)
         log_notice("shutting down: still writing the files of %zu session%s", s->sessions.live_count,
                    log_plural(s->sessions.live_count));
         if (s->sessions.stores_pending)
-            log_notice("shutting down: still storing %zu samp-player manifest%s",
-                       s->sessions.stores_pending, log_plural(s->sessions.stores_pending));
+            log_notice("shutting down: still storing %zu %s%s", s->sessions.stores_pending,
+                       session_formats_store_what(), log_plural(s->sessions.stores_pending));
     }
 }
 

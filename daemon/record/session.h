@@ -222,6 +222,7 @@ size_t session_name_split(const char *rel, size_t *dir_len);
  * (session_format_for()). The registry (sessions.c, session_dispatch.c) calls through it and
  * never asks which format a session has. An entry left NULL means the format has nothing to do
  * there. */
+struct row; /* a config schema row (support/config_schema.h) */
 #define SESSION_FORMAT_MSGS 2 /* message formats one descriptor may record */
 struct session_format {
     /* The message formats it records; the first names the descriptor in log lines. Unused
@@ -265,6 +266,15 @@ struct session_format {
      * things completed, or a negative errno. */
     int (*recover_root)(int root_fd);
     const char *recover_what;
+    /* What the format writes, for recd --help ("CARLA recorder logs (.log)"); NULL: said by
+     * another entry. */
+    const char *files_what;
+    /* What sessions_stores_pending counts, for the shutdown log line; NULL: it stores none. */
+    const char *store_what;
+    const recd_m_state_kind *state_kind; /* its state bound, for the metrics; NULL: none */
+    /* Its own config section's schema rows (support/config_schema.h), installed by the top
+     * layer through session_formats_install_config(); NULL: none. */
+    size_t (*config_rows)(const struct row **rows);
 };
 
 #endif

@@ -9,7 +9,10 @@
 #include "record/formats/rec/rec_session.h"
 #include "record/formats/recap/recap_session.h"
 #include "sessions.h"
+#include "support/config_schema.h"
 #include "support/log.h"
+
+#include <stdio.h>
 
 static const session_format *const session_formats[] = {
     &rec_session_format,
@@ -45,4 +48,51 @@ void sessions_recover_root(int root_fd)
         else if (rc > 0)
             log_notice("recovery: %d %s %s completed", rc, name, ops->recover_what);
     }
+}
+
+void session_formats_files_what(char *buf, size_t cap)
+{
+    size_t n = 0, said = 0, total = 0;
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT; i++)
+        total += session_formats[i]->files_what != NULL;
+    buf[0] = '\0';
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT && n < cap; i++) {
+        const char *what = session_formats[i]->files_what;
+        if (!what)
+            continue;
+        const char *sep = said == 0 ? "" : said + 1 == total ? " and " : ", ";
+        int w = snprintf(buf + n, cap - n, "%s%s", sep, what);
+        n += w > 0 ? (size_t)w : 0;
+        said++;
+    }
+}
+
+size_t session_formats_state_kinds(const recd_m_state_kind **kinds, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT && n < cap; i++)
+        if (session_formats[i]->state_kind)
+            kinds[n++] = session_formats[i]->state_kind;
+    return n;
+}
+
+int session_formats_install_config(void)
+{
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT; i++) {
+        const session_format *ops = session_formats[i];
+        const row *rows = NULL;
+        size_t n = ops->config_rows ? ops->config_rows(&rows) : 0;
+        int rc = n ? recd_config_install_format_rows(rows, n) : 0;
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+const char *session_formats_store_what(void)
+{
+    for (size_t i = 0; i < SESSION_FORMAT_COUNT; i++)
+        if (session_formats[i]->store_what)
+            return session_formats[i]->store_what;
+    return "store";
 }

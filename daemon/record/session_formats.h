@@ -9,4 +9,14 @@
 /* The format's table, or NULL for a format the daemon does not record. */
 const session_format *session_format_for(recd_msg_format f);
 
+/* The files the formats write, in the list's order, as one phrase ("A, B and C"). */
+void session_formats_files_what(char *buf, size_t cap);
+/* The formats' state bounds (recd_metrics_install_state_kinds), in the list's order: how many. */
+size_t session_formats_state_kinds(const recd_m_state_kind **kinds, size_t cap);
+/* Installs every format's config rows (recd_config_install_format_rows): once, at start,
+ * before any config is loaded. 0 or -ENOSPC. */
+int session_formats_install_config(void);
+/* What a session's pending store is (sessions.stores_pending), e.g. for log lines. */
+const char *session_formats_store_what(void);
+
 #endif

@@ -20,6 +20,7 @@
 #define RECD_CONFIG_HOST_MAX 64   /* an IPv6 literal fits */
 #define RECD_CONFIG_UNIX_PATH_MAX 108 /* sun_path, NUL included */
 #define RECD_CONFIG_URL_MAX 160
+#define RECD_CONFIG_FORMAT_OPTIONS 64 /* bytes for the formats' own options */
 
 
 /* An IP literal and port. */
@@ -86,11 +87,12 @@ typedef struct recd_config {
         uint64_t max_total_size;           /* 0 = unlimited */
         uint32_t max_files_per_session;    /* 0 = unlimited */
     } retention;
-    struct {
-        uint32_t keyframe_interval;        /* ticks between FULL_STATE keyframes */
-        uint32_t gzip_level;               /* 1..9 */
-        int compressor;                    /* recd_gzip_compressor */
-    } recap;
+    /* The options of the formats' own sections, at the offsets their rows give (each format's
+     * config rows, daemon/record/formats/NAME/, keep to a range of their own). */
+    union {
+        uint64_t align;
+        unsigned char bytes[RECD_CONFIG_FORMAT_OPTIONS];
+    } format_options;
     struct {
         int time_policy;                   /* recd_rec_time_policy */
     } rec;

@@ -59,7 +59,7 @@ void recd_config_compare(const recd_config *old_cfg, const recd_config *new_cfg,
     memset(diff, 0, sizeof *diff);
     if (!listen_equal(old_cfg, new_cfg))
         diff->changes[diff->count++] = (recd_config_change){"listen", true};
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++) {
+    for (size_t i = 0; i < recd_cfg_row_count(); i++) {
         if (row_equal(&recd_cfg_rows[i], old_cfg, new_cfg))
             continue;
         bool live = (recd_cfg_rows[i].flags & F_LIVE) != 0;
@@ -183,7 +183,7 @@ int recd_config_dump(const recd_config *cfg, recd_buf *out)
         w_put(&w, "\n");
     }
     char section[32] = "";
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++) {
+    for (size_t i = 0; i < recd_cfg_row_count(); i++) {
         const row *r = &recd_cfg_rows[i];
         if (!recd_cfg_row_in_section(r, section)) {
             snprintf(section, sizeof section, "%.*s", (int)(strchr(r->key, '.') - r->key), r->key);

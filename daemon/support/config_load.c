@@ -27,8 +27,8 @@ typedef struct loader {
     recd_config_error *err;
     unsigned char *visited; /* per node: seen once already (a second visit is an alias) */
     size_t nnodes;
-    yaml_mark_t row_mark[RECD_CFG_ROW_COUNT];
-    bool row_set[RECD_CFG_ROW_COUNT];
+    yaml_mark_t row_mark[RECD_CFG_ROW_MAX];
+    bool row_set[RECD_CFG_ROW_MAX];
 } loader;
 
 static void set_error(recd_config_error *err, const char *name, unsigned line, unsigned column, const char *fmt,
@@ -145,7 +145,7 @@ static int check_duplicate(loader *L, yaml_node_t *map, yaml_node_pair_t *upto, 
 
 static const row *find_row(const char *section, const char *key)
 {
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++)
+    for (size_t i = 0; i < recd_cfg_row_count(); i++)
         if (recd_cfg_row_in_section(&recd_cfg_rows[i], section) && strcmp(recd_cfg_row_name(&recd_cfg_rows[i]), key) == 0)
             return &recd_cfg_rows[i];
     return NULL;
@@ -156,7 +156,7 @@ static int unknown_key(loader *L, yaml_node_t *key, const char *section, const c
     char b[80];
     recd_cfg_shown(text, b, sizeof b);
     /* The same key in another section is the likeliest mistake. */
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++)
+    for (size_t i = 0; i < recd_cfg_row_count(); i++)
         if (strcmp(recd_cfg_row_name(&recd_cfg_rows[i]), text) == 0)
             return fail(L, key->start_mark, "unknown key '%s' in '%s' (did you mean '%s'?)", b, section, recd_cfg_rows[i].key);
     /* A typo, possibly with the section name repeated ("flush_intervall" in flush). */
@@ -167,7 +167,7 @@ static int unknown_key(loader *L, yaml_node_t *key, const char *section, const c
     recd_cfg_suggestion s = {0};
     char keys[400] = "";
     size_t used = 0;
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++) {
+    for (size_t i = 0; i < recd_cfg_row_count(); i++) {
         if (!recd_cfg_row_in_section(&recd_cfg_rows[i], section))
             continue;
         recd_cfg_consider(&s, text, recd_cfg_row_name(&recd_cfg_rows[i]));
@@ -185,14 +185,14 @@ static int unknown_section(loader *L, yaml_node_t *key, const char *text)
 {
     char b[80];
     recd_cfg_shown(text, b, sizeof b);
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++)
+    for (size_t i = 0; i < recd_cfg_row_count(); i++)
         if (strcmp(recd_cfg_row_name(&recd_cfg_rows[i]), text) == 0)
             return fail(L, key->start_mark, "unknown section '%s' (did you mean '%s'? keys go inside their section)",
                         b, recd_cfg_rows[i].key);
     recd_cfg_suggestion s = {0};
     char list[200] = "";
     size_t used = 0;
-    for (size_t i = 0; i < RECD_CFG_SECTION_COUNT; i++) {
+    for (size_t i = 0; i < recd_cfg_section_count(); i++) {
         recd_cfg_consider(&s, text, recd_cfg_sections[i]);
         int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", recd_cfg_sections[i]);
         if (w > 0 && (size_t)w < sizeof list - used)
@@ -374,9 +374,9 @@ static int load_root(loader *L, yaml_node_t *root)
         if ((rc = key_text(L, key, &text)) < 0 || (rc = check_duplicate(L, root, p, key, NULL)) < 0)
             return rc;
         size_t s = 0;
-        while (s < RECD_CFG_SECTION_COUNT && strcmp(recd_cfg_sections[s], text) != 0)
+        while (s < recd_cfg_section_count() && strcmp(recd_cfg_sections[s], text) != 0)
             s++;
-        if (s == RECD_CFG_SECTION_COUNT)
+        if (s == recd_cfg_section_count())
             return unknown_section(L, key, text);
         yaml_node_t *val = visit(L, p->value, key->start_mark, &rc);
         if (!val)
@@ -486,7 +486,7 @@ int recd_config_check(const recd_config *cfg, char *why, size_t cap)
 /* Index of a row by key; -1 for keys outside the table ("listen"). */
 static long row_index(const char *key)
 {
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++)
+    for (size_t i = 0; i < recd_cfg_row_count(); i++)
         if (strcmp(recd_cfg_rows[i].key, key) == 0)
             return (long)i;
     return -1;

@@ -14,31 +14,18 @@
 #include "log.h"
 #include "recd/message.h"
 #include "recd/nats_connect.h"
-#include "recd/samp_rec.h"
 #include "recd/units.h"
 
 #define ROOT_PATH_MAX 4096
 #define AUTH_TOKEN_MIN 16
 
-_Static_assert(RECD_CFG_ROW_COUNT + 1 <= RECD_CONFIG_MAX_CHANGES, "diff array too small");
+_Static_assert(RECD_CFG_ROW_MAX + 1 <= RECD_CONFIG_MAX_CHANGES, "diff array too small");
 
 static const enum_name log_levels[] = {
     {"emerg", RECD_LOG_EMERG},     {"alert", RECD_LOG_ALERT}, {"crit", RECD_LOG_CRIT},
     {"err", RECD_LOG_ERR},         {"error", RECD_LOG_ERR},   {"warning", RECD_LOG_WARNING},
     {"warn", RECD_LOG_WARNING},    {"notice", RECD_LOG_NOTICE}, {"info", RECD_LOG_INFO},
     {"debug", RECD_LOG_DEBUG},     {NULL, 0},
-};
-
-static const enum_name time_policies[] = {
-    {"reject", RECD_REC_TIME_REJECT},
-    {"clamp", RECD_REC_TIME_CLAMP},
-    {NULL, 0},
-};
-
-static const enum_name compressors[] = {
-    {"libdeflate", RECD_GZIP_LIBDEFLATE},
-    {"zlib", RECD_GZIP_ZLIB},
-    {NULL, 0},
 };
 
 static const enum_name second_opens[] = {
@@ -64,7 +51,10 @@ const enum_name recd_cfg_encodings[] = {
 #define HOUR (60 * MINUTE)
 #define DAY (24 * HOUR)
 
-const row recd_cfg_rows[] = {
+/* Where the formats' rows go (recd_config_install_format_rows). */
+#define FORMAT_ROWS_HERE {NULL, T_BOOL, 0, 0, 0, 0, NULL, NULL, NULL}
+
+static const row core_rows[] = {
     {"output.root", T_PATH, OFF(output.root), 0, 0, 0, "./recordings", NULL,
      "Directory under which recordings are written (created if missing). Relative paths are relative "
      "to the working directory; under systemd use /var/lib/recd (StateDirectory=recd)."},
@@ -101,14 +91,8 @@ const row recd_cfg_rows[] = {
     {"limits.process_buffer", T_SIZE, OFF(limits.process_buffer), MIB, TIB, F_LIVE, "256MiB", NULL,
      "Bytes buffered over all sessions before recd stops reading every connection; also the most "
      "freed memory kept mapped for reuse while a load lasts."},
-    {"limits.session_state", T_SIZE, OFF(limits.session_state), 64 * KIB, TIB, F_LIVE, "16MiB", NULL,
-     "State one session keeps because of what its peer sent (a CARLA session's live actors and "
-     "their records). A message that would take it over is refused. All sessions' state together "
-     "may take at most half of limits.process_buffer, and one peer's sessions half of that."},
-    {"limits.part_rate", T_U32, OFF(limits.part_rate), 1, 1000000, F_LIVE | F_ZERO_OFF, "10", NULL,
-     "New parts a samp-player session may start per second by changing state type, vehicle or "
-     "seat (up to this many at once); a state that would start one beyond it is refused. 0 = no "
-     "limit."},
+    {"limits.session_state", T_SIZE, OFF(limits.session_state), 64 * KIB, TIB, F_LIVE, "16MiB", NULL, NULL},
+    {"limits.part_rate", T_U32, OFF(limits.part_rate), 1, 1000000, F_LIVE | F_ZERO_OFF, "10", NULL, NULL},
     {"limits.udp_receive_buffer", T_SIZE, OFF(limits.udp_receive_buffer), 64 * KIB, GIB, 0, "8MiB", NULL,
      "Kernel receive buffer (SO_RCVBUF) of each UDP listener: the datagrams that can queue while the "
      "loop is busy. Datagrams beyond it are dropped by the kernel (recd_udp_kernel_drops_total)."},
@@ -158,8 +142,7 @@ const row recd_cfg_rows[] = {
      "its next sample, over UDP too, goes on in a new part; then it is forgotten. 0 = until "
      "limits.max_dormant_sessions or limits.max_sessions needs its place."},
 
-    {"ring.all", T_BOOL, OFF(ring.all), 0, 0, F_LIVE, "false", NULL,
-     "Every samp-onfoot and samp-vehicle session keeps an instant-replay ring, as if opened with ring: true."},
+    {"ring.all", T_BOOL, OFF(ring.all), 0, 0, F_LIVE, "false", NULL, NULL},
     {"ring.window", T_DURATION, OFF(ring.window_ms), SEC, DAY, F_LIVE, "60s", NULL,
      "How much of its latest samples a ring session keeps in memory."},
     {"ring.session_memory", T_SIZE, OFF(ring.session_bytes), 64 * KIB, GIB, F_LIVE, "4MiB", NULL,
@@ -174,17 +157,9 @@ const row recd_cfg_rows[] = {
     {"retention.max_files_per_session", T_U32, OFF(retention.max_files_per_session), 1, 1000000,
      F_LIVE | F_ZERO_OFF, "0", NULL, "Keep only the newest N finalized files of each session. 0 = no limit."},
 
-    {"recap.keyframe_interval", T_U32, OFF(recap.keyframe_interval), 1, 72000, F_LIVE, "200", NULL,
-     "Ticks between FULL_STATE keyframes in .recap files (20 ticks = 1 s), so players can seek."},
-    {"recap.gzip_level", T_U32, OFF(recap.gzip_level), 1, 9, F_LIVE, "6", NULL,
-     "Level of .recap gzip members: 1 = fastest, 9 = smallest."},
-    {"recap.compressor", T_ENUM, OFF(recap.compressor), 0, 0, F_LIVE, "libdeflate", compressors,
-     "Compressor of .recap gzip members: libdeflate (about half of zlib's CPU at level 1, and smaller "
-     "output) or zlib. Both write standard gzip; the file's header records which one."},
+    FORMAT_ROWS_HERE,
 
-    {"rec.time_policy", T_ENUM, OFF(rec.time_policy), 0, 0, F_LIVE, "clamp", time_policies,
-     "A .rec sample whose time is earlier than the previous one: reject (drop it, count a time_order "
-     "error) or clamp (keep it at the previous time)."},
+    {"rec.time_policy", T_ENUM, OFF(rec.time_policy), 0, 0, F_LIVE, "clamp", NULL, NULL},
 
     {"sessions.second_open", T_ENUM, OFF(sessions.second_open), 0, 0, F_LIVE, "refuse", second_opens,
      "An open of a session key that is open already (a resend after a restarted sender): refuse it "
@@ -237,12 +212,114 @@ const row recd_cfg_rows[] = {
      "Private key (PEM) of nats.tls_cert."},
 };
 
-_Static_assert(sizeof recd_cfg_rows / sizeof recd_cfg_rows[0] == RECD_CFG_ROW_COUNT, "update RECD_CFG_ROW_COUNT");
+#define CORE_ROW_COUNT (sizeof core_rows / sizeof core_rows[0])
+#define FORMAT_ROW_SETS_MAX 8
 
-const char *const recd_cfg_sections[] = {"listen", "output",  "flush", "limits",   "rotation", "ring", "retention",
-                                         "recap",  "rec",     "sessions", "metrics", "log", "shutdown", "auth",
-                                         "nats"};
-_Static_assert(sizeof recd_cfg_sections / sizeof recd_cfg_sections[0] == RECD_CFG_SECTION_COUNT, "sections");
+row recd_cfg_rows[RECD_CFG_ROW_MAX];
+const char *recd_cfg_sections[RECD_CFG_SECTION_MAX];
+static char section_names[RECD_CFG_SECTION_MAX][32];
+static size_t row_count, section_count;
+static bool built;
+static struct {
+    const row *rows;
+    size_t n;
+} format_rows[FORMAT_ROW_SETS_MAX];
+static size_t format_row_sets;
+
+int recd_config_install_format_rows(const row *rows, size_t n)
+{
+    size_t total = CORE_ROW_COUNT - 1;
+    for (size_t i = 0; i < format_row_sets; i++) {
+        if (format_rows[i].rows == rows)
+            return 0; /* installed already */
+        total += format_rows[i].n;
+    }
+    if (format_row_sets == FORMAT_ROW_SETS_MAX || total + n > RECD_CFG_ROW_MAX)
+        return -ENOSPC;
+    format_rows[format_row_sets].rows = rows;
+    format_rows[format_row_sets++].n = n;
+    built = false;
+    return 0;
+}
+
+static void add_section_of(const row *r)
+{
+    size_t len = (size_t)(strchr(r->key, '.') - r->key);
+    for (size_t i = 0; i < section_count; i++)
+        if (strncmp(recd_cfg_sections[i], r->key, len) == 0 && recd_cfg_sections[i][len] == '\0')
+            return;
+    if (section_count == RECD_CFG_SECTION_MAX || len >= sizeof section_names[0])
+        return;
+    snprintf(section_names[section_count], sizeof section_names[0], "%.*s", (int)len, r->key);
+    recd_cfg_sections[section_count] = section_names[section_count];
+    section_count++;
+}
+
+/* The installed row of that key, or NULL. */
+static const row *format_row(const char *key)
+{
+    for (size_t f = 0; f < format_row_sets; f++)
+        for (size_t j = 0; j < format_rows[f].n; j++)
+            if (strcmp(format_rows[f].rows[j].key, key) == 0)
+                return &format_rows[f].rows[j];
+    return NULL;
+}
+
+static int is_core_key(const char *key)
+{
+    for (size_t i = 0; i < CORE_ROW_COUNT; i++)
+        if (core_rows[i].key && strcmp(core_rows[i].key, key) == 0)
+            return 1;
+    return 0;
+}
+
+/* A core row with no doc is one a format documents: its installed row of the same key (only
+ * key, doc and for an enum its names set) gives the text and the names. */
+static row documented(const row *core)
+{
+    row r = *core;
+    if (!r.doc) {
+        const row *by_format = format_row(r.key);
+        r.doc = by_format && by_format->doc ? by_format->doc : "";
+        if (!r.names && by_format)
+            r.names = by_format->names;
+    }
+    return r;
+}
+
+static void build_schema(void)
+{
+    row_count = 0;
+    for (size_t i = 0; i < CORE_ROW_COUNT; i++) {
+        if (core_rows[i].key) {
+            recd_cfg_rows[row_count++] = documented(&core_rows[i]);
+            continue;
+        }
+        for (size_t f = 0; f < format_row_sets; f++)
+            for (size_t j = 0; j < format_rows[f].n; j++)
+                if (!is_core_key(format_rows[f].rows[j].key))
+                    recd_cfg_rows[row_count++] = format_rows[f].rows[j];
+    }
+    section_count = 0;
+    recd_cfg_sections[section_count++] = "listen";
+    for (size_t i = 0; i < row_count; i++)
+        add_section_of(&recd_cfg_rows[i]);
+    built = true;
+}
+
+size_t recd_cfg_row_count(void)
+{
+    if (!built)
+        build_schema();
+    return row_count;
+}
+
+size_t recd_cfg_section_count(void)
+{
+    if (!built)
+        build_schema();
+    return section_count;
+}
 
 static const char *const default_listen[] = {"tcp://127.0.0.1:7070", "udp://127.0.0.1:7070"};
 
@@ -578,6 +655,10 @@ int recd_cfg_parse_value(recd_config *cfg, const row *r, const char *text, char 
         }
         return parse_path(text, r->type == T_NAME ? "name" : "path", field, why, cap);
     case T_ENUM:
+        if (!r->names) { /* a format's enum whose names were never installed */
+            snprintf(why, cap, "%s has no values (its format is not installed)", r->key);
+            return -EINVAL;
+        }
         return recd_cfg_parse_enum(r->names, text, field, why, cap);
     case T_MODE:
         return parse_mode(text, (uint32_t)r->min, field, why, cap);
@@ -705,7 +786,7 @@ int recd_config_defaults(recd_config *cfg)
 {
     char why[RECD_CFG_WHY_MAX];
     memset(cfg, 0, sizeof *cfg);
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++) {
+    for (size_t i = 0; i < recd_cfg_row_count(); i++) {
         int rc = recd_cfg_parse_value(cfg, &recd_cfg_rows[i], recd_cfg_rows[i].def, why, sizeof why);
         if (rc < 0) {
             recd_config_free(cfg);
@@ -733,7 +814,7 @@ int recd_config_defaults(recd_config *cfg)
 int recd_config_set(recd_config *cfg, const char *key, const char *value, char *why, size_t cap)
 {
     char inner[RECD_CFG_WHY_MAX] = "";
-    for (size_t i = 0; i < RECD_CFG_ROW_COUNT; i++) {
+    for (size_t i = 0; i < recd_cfg_row_count(); i++) {
         const row *r = &recd_cfg_rows[i];
         if (strcmp(r->key, key) != 0)
             continue;
@@ -776,7 +857,7 @@ static const char *type_name(value_type t)
     return "?";
 }
 
-size_t recd_config_key_count(void) { return RECD_CFG_ROW_COUNT + 1; }
+size_t recd_config_key_count(void) { return recd_cfg_row_count() + 1; }
 
 void recd_config_key_at(size_t i, recd_config_key_info *info)
 {
@@ -790,7 +871,7 @@ void recd_config_key_at(size_t i, recd_config_key_info *info)
                     "optionally as {url: URL, encoding: auto|binary|ndjson}.";
         return;
     }
-    if (i > RECD_CFG_ROW_COUNT)
+    if (i > recd_cfg_row_count())
         return;
     const row *r = &recd_cfg_rows[i - 1];
     info->key = r->key;

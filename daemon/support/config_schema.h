@@ -55,11 +55,21 @@ typedef struct recd_cfg_suggestion {
     size_t distance;
 } recd_cfg_suggestion;
 
-#define RECD_CFG_ROW_COUNT 56
-#define RECD_CFG_SECTION_COUNT 15 /* "listen" first, then the sections of the rows */
+#define RECD_CFG_ROW_MAX 63     /* the core rows and the formats' rows together */
+#define RECD_CFG_SECTION_MAX 24
 
-extern const row recd_cfg_rows[];
-extern const char *const recd_cfg_sections[];
+/* The schema: the core rows with the formats' installed rows in their place, and the sections
+ * ("listen" first, then those of the rows in order). Built on first use after an install. */
+extern row recd_cfg_rows[];
+extern const char *recd_cfg_sections[];
+size_t recd_cfg_row_count(void);
+size_t recd_cfg_section_count(void);
+/* Adds a format's rows (static data, kept) where the core table has its place for them, in the
+ * order of the calls. A row with a core key (only key and doc set) documents that core row,
+ * which the core table leaves without a doc (and an enum's names) because it exists for that
+ * format; the top layer installs every format's before any config is loaded (again:
+ * no change). 0 or -ENOSPC. */
+int recd_config_install_format_rows(const row *rows, size_t n);
 extern const enum_name recd_cfg_encodings[];
 
 const char *recd_cfg_row_name(const row *r);                    /* "interval" of "flush.interval" */

@@ -431,11 +431,12 @@ _Static_assert(sizeof transport_values / sizeof *transport_values == RECD_M_TRAN
 _Static_assert(sizeof reason_values / sizeof *reason_values == RECD_M_REASONS, "reason labels");
 _Static_assert(sizeof write_error_values / sizeof *write_error_values == RECD_M_WRITE_ERRORS, "write labels");
 
-static const recd_metric_label transport_format[] = {
+/* Their format counts are set by recd_daemon_metrics_init(), to the message formats lib has. */
+static recd_metric_label transport_format[] = {
     {"transport", transport_values, RECD_M_TRANSPORTS},
-    {"format", format_values, RECD_M_FORMATS},
+    {"format", format_values, 0},
 };
-static const recd_metric_label format_label[] = {{"format", format_values, RECD_M_FORMATS}};
+static recd_metric_label format_label[] = {{"format", format_values, 0}};
 static const recd_metric_label reason_label[] = {{"reason", reason_values, RECD_M_REASONS}};
 static const char *const drop_values[] = {"buffer_full", "ring_session_memory",
                                           "ring_process_memory", "peer_buffer", "unwritable"};
@@ -457,8 +458,14 @@ static const char *const reload_refusal_values[] = {"empty_file", "auth_off", "d
 _Static_assert(sizeof reload_refusal_values / sizeof *reload_refusal_values == RECD_RELOAD_REFUSALS - 1,
                "reload refusal labels");
 static const recd_metric_label reload_refusal_label[] = {{"reason", reload_refusal_values, RECD_RELOAD_REFUSALS - 1}};
-static const char *const state_what_values[] = {"carla_actors", "player_parts"};
-static const recd_metric_label state_what_label[] = {{"what", state_what_values, RECD_M_STATE_KINDS}};
+/* Filled by recd_metrics_install_state_kinds(), as are the two help texts that name them. */
+static const char *state_what_values[RECD_M_STATE_KINDS_MAX];
+static recd_metric_label state_what_label[] = {{"what", state_what_values, 0}};
+#define HELP_TEXT_MAX 1024
+static char session_state_help[HELP_TEXT_MAX] = "State sessions keep because of what their peers sent, over "
+                                                "all sessions: bounded by limits.session_state each, a "
+                                                "quarter of limits.process_buffer per peer and half in all.";
+static char state_refusals_help[HELP_TEXT_MAX];
 static const recd_metric_label write_error_label[] = {{"reason", write_error_values, RECD_M_WRITE_ERRORS}};
 static const recd_metric_label build_labels[] = {{"version", version_values, 1}, {"commit", commit_values, 1}};
 
@@ -564,13 +571,9 @@ static const family_row families[] = {
     GAUGE(buffered_bytes, "recd_buffered_bytes",
           "Bytes accepted but not yet written, over all sessions."),
     GAUGE(session_state_bytes, "recd_session_state_bytes",
-          "State sessions keep because of what their peers sent (CARLA live actors), over all "
-          "sessions: bounded by limits.session_state each, a quarter of limits.process_buffer per "
-          "peer and half in all."),
+          session_state_help),
     COUNTER_BY(state_refusals_total, "recd_state_refusals_total",
-               "Messages refused because they would take a session's state past its bound, by what: "
-               "carla_actors (limits.session_state or the process's share), player_parts (limits.part_rate "
-               "or the manifest's 100000 parts).", state_what_label),
+               state_refusals_help, state_what_label),
     COUNTER(backpressure_events_total, "recd_backpressure_events_total",
             "Times reading was paused because a buffer limit was hit."),
     COUNTER_BY(config_reloads_total, "recd_config_reloads_total",
@@ -656,16 +659,64 @@ static recd_metric *register_family(recd_metrics *r, recd_daemon_metrics *m, con
 
 static double process_start_time(void);
 
+/* Appends to a help text held in a fixed buffer (cut short if it would not fit). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void help_append(char *help, const char *fmt, ...)
+{
+    size_t n = strlen(help);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(help + n, HELP_TEXT_MAX - n, fmt, ap);
+    va_end(ap);
+}
+
+void recd_metrics_install_state_kinds(const recd_m_state_kind *const *kinds, size_t n)
+{
+    char held[HELP_TEXT_MAX / 2] = "";
+    n = n < RECD_M_STATE_KINDS_MAX ? n : RECD_M_STATE_KINDS_MAX;
+    state_refusals_help[0] = session_state_help[0] = '\0';
+    help_append(state_refusals_help,
+                "Messages refused because they would take a session's state past its bound, by what: ");
+    for (size_t i = 0; i < n; i++) {
+        state_what_values[i] = kinds[i]->what;
+        help_append(state_refusals_help, "%s%s (%s)", i ? ", " : "", kinds[i]->what, kinds[i]->bound);
+        if (kinds[i]->held)
+            snprintf(held + strlen(held), sizeof held - strlen(held), "%s%s", held[0] ? ", " : "",
+                     kinds[i]->held);
+    }
+    help_append(state_refusals_help, ".");
+    help_append(session_state_help, "State sessions keep because of what their peers sent%s%s%s, over all "
+                "sessions: bounded by limits.session_state each, a quarter of limits.process_buffer "
+                "per peer and half in all.", held[0] ? " (" : "", held, held[0] ? ")" : "");
+    state_what_label[0].count = n;
+}
+
+/* The message formats lib has: the largest value with a descriptor. */
+static size_t message_format_count(void)
+{
+    size_t n = 0;
+    for (size_t f = 1; f < RECD_MSG_FORMAT_SLOTS; f++)
+        if (recd_format__by_msg((recd_msg_format)f))
+            n = f;
+    return n;
+}
+
 int recd_daemon_metrics_init(recd_daemon_metrics *m)
 {
     memset(m, 0, sizeof *m);
-    for (size_t f = 0; f < RECD_M_FORMATS; f++)
+    size_t nformats = message_format_count();
+    for (size_t f = 0; f < nformats; f++)
         format_values[f] = recd_msg_format_name((recd_msg_format)(f + 1));
+    transport_format[1].count = format_label[0].count = nformats;
     recd_metrics *r = recd_metrics_new();
     if (!r)
         return -ENOMEM;
     m->registry = r;
     for (size_t i = 0; i < COUNT(families); i++) {
+        if (families[i].nlabels && families[i].labels[0].count == 0)
+            continue; /* by state kind, and none is installed: no such family, its slot NULL */
         recd_metric *family = register_family(r, m, &families[i]);
         if (!family) {
             recd_daemon_metrics_free(m);
@@ -688,6 +739,13 @@ recd_m_format recd_metrics_format_of(recd_msg_format f)
 {
     assert(f != RECD_MSG_FMT_NONE && (size_t)f <= RECD_M_FORMATS);
     return (size_t)f - 1;
+}
+
+void recd_metrics_state_refused(recd_daemon_metrics *m, const char *what)
+{
+    for (size_t i = 0; i < state_what_label[0].count; i++)
+        if (strcmp(state_what_values[i], what) == 0)
+            recd_metric_add(m->state_refusals_total, i, 1);
 }
 
 void recd_metrics_input(recd_daemon_metrics *m, recd_m_transport t, recd_m_format f, uint64_t samples,

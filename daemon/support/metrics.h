@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "recd/common.h"
+#include "recd/format_list.h"
 #include "recd/message.h"
 
 typedef enum recd_metric_type {
@@ -74,18 +75,23 @@ int recd_metrics_render(const recd_metrics *reg, recd_buf *out);
 
 /* ---- recd's metric set ---- */
 
-/* What a state bound refused a message for (recd_state_refusals_total). */
-typedef enum recd_m_state_kind {
-    RECD_M_STATE_CARLA_ACTORS, /* "carla_actors": the live-actor table at its bound */
-    RECD_M_STATE_PLAYER_PARTS, /* "player_parts": samp-player part switches at their bound */
-    RECD_M_STATE_KINDS
+/* A state bound a message can be refused at (recd_state_refusals_total, by "what"). The formats
+ * supply them; the top layer installs them (recd_metrics_install_state_kinds) before
+ * recd_daemon_metrics_init, in the formats' list order. */
+typedef struct recd_m_state_kind {
+    const char *what;  /* the label value */
+    const char *bound; /* the settings that bound it, for the help text */
+    const char *held;  /* the state, for recd_session_state_bytes' help; NULL: not counted there */
 } recd_m_state_kind;
+#define RECD_M_STATE_KINDS_MAX 8
+void recd_metrics_install_state_kinds(const recd_m_state_kind *const *kinds, size_t n);
 
 typedef enum recd_m_transport { RECD_M_TCP, RECD_M_UDP, RECD_M_UNIX, RECD_M_NATS, RECD_M_TRANSPORTS } recd_m_transport;
 /* The "format" label indexes the message formats (recd/message.h) without NONE: series f is
- * format f + 1, its value recd_msg_format_name(f + 1). The last format is the count. */
+ * format f + 1, its value recd_msg_format_name(f + 1). Arrays indexed by it have room for every
+ * message format lib may have (recd/format_list.h); the label has as many series as lib has. */
 typedef size_t recd_m_format;
-#define RECD_M_FORMATS ((size_t)RECD_MSG_FMT_SAMP_PLAYER)
+#define RECD_M_FORMATS ((size_t)RECD_MSG_FORMAT_SLOTS - 1)
 
 /* Why an input message was rejected (label "reason" of recd_decode_errors_total). */
 typedef enum recd_m_reason {
@@ -232,6 +238,8 @@ void recd_metrics_bytes_lost(recd_daemon_metrics *m, uint64_t n);
  * message always belongs to a session opened with one). */
 recd_m_format recd_metrics_format_of(recd_msg_format f);
 void recd_metrics_config_reload(recd_daemon_metrics *m, int ok);
+/* A message refused at the state bound whose label value is what (an installed state kind). */
+void recd_metrics_state_refused(recd_daemon_metrics *m, const char *what);
 /* A valid file refused (config.h, recd_config_reload_check): result "refused", and its reason. */
 void recd_metrics_config_reload_refused(recd_daemon_metrics *m, int reason);
 void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_conn_drop reason);

@@ -7,12 +7,16 @@
 #include "fake_writer.h"
 #include "record_fixture.h"
 #include "recd/samp_rec.h"
+#include "record/session_formats.h"
 
 void record_fixture_configure(record_fixture *r)
 {
     memset(r, 0, sizeof *r);
     assert_int_equal(uv_loop_init(&r->loop), 0);
+    assert_int_equal(session_formats_install_config(), 0);
     assert_int_equal(recd_config_defaults(&r->cfg), 0);
+    const recd_m_state_kind *kinds[RECD_M_STATE_KINDS_MAX];
+    recd_metrics_install_state_kinds(kinds, session_formats_state_kinds(kinds, RECD_M_STATE_KINDS_MAX));
     assert_int_equal(recd_daemon_metrics_init(&r->metrics), 0);
 }
 

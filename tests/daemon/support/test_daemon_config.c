@@ -12,6 +12,8 @@
 
 #include "support/config.h"
 #include "support/log.h"
+#include "record/formats/recap/recap_config.h"
+#include "record/session_formats.h"
 #include "recd/samp_rec.h"
 
 static int load(const char *yaml, recd_config *cfg, recd_config_error *err)
@@ -80,9 +82,9 @@ static void defaults(void **state)
     assert_true(c.rotation.idle_timeout_ms == 60000);
     assert_true(c.retention.max_age_ms == 0 && c.retention.max_total_size == 0);
     assert_int_equal(c.retention.max_files_per_session, 0);
-    assert_int_equal(c.recap.keyframe_interval, 200);
-    assert_int_equal(c.recap.gzip_level, 6);
-    assert_int_equal(c.recap.compressor, RECD_GZIP_LIBDEFLATE);
+    assert_int_equal(recap_config_of(&c)->keyframe_interval, 200);
+    assert_int_equal(recap_config_of(&c)->gzip_level, 6);
+    assert_int_equal(recap_config_of(&c)->compressor, RECD_GZIP_LIBDEFLATE);
     assert_int_equal(c.rec.time_policy, RECD_REC_TIME_CLAMP);
     assert_true(c.metrics.enabled);
     assert_false(c.metrics.allow_remote);
@@ -193,9 +195,9 @@ static void full_file(void **state)
     assert_true(c.retention.max_age_ms == 30ull * 86400000);
     assert_true(c.retention.max_total_size == 100ull << 30);
     assert_int_equal(c.retention.max_files_per_session, 10);
-    assert_int_equal(c.recap.keyframe_interval, 100);
-    assert_int_equal(c.recap.gzip_level, 1);
-    assert_int_equal(c.recap.compressor, RECD_GZIP_ZLIB);
+    assert_int_equal(recap_config_of(&c)->keyframe_interval, 100);
+    assert_int_equal(recap_config_of(&c)->gzip_level, 1);
+    assert_int_equal(recap_config_of(&c)->compressor, RECD_GZIP_ZLIB);
     assert_int_equal(c.rec.time_policy, RECD_REC_TIME_REJECT);
     assert_false(c.metrics.enabled);
     assert_string_equal(c.metrics.listen.host, "::1");
@@ -757,6 +759,8 @@ static void overrides(void **state)
 
 int main(void)
 {
+    if (session_formats_install_config() < 0) /* the formats' sections, as recd's main() does */
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults),    cmocka_unit_test(full_file),   cmocka_unit_test(key_errors),
         cmocka_unit_test(type_errors), cmocka_unit_test(value_errors), cmocka_unit_test(more_value_errors),

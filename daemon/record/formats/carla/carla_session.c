@@ -14,6 +14,7 @@
 
 #include "recd/carla.h"
 #include "support/id_index.h"
+#include "support/config_schema.h"
 #include "support/log.h"
 
 typedef struct live_actor {
@@ -164,6 +165,13 @@ static int track_actor(recd_session *s, carla_session *cs, const recd_carla_even
     return 0;
 }
 
+/* The live-actor table at its bound (recd_state_refusals_total). */
+static const recd_m_state_kind carla_actors = {
+    .what = "carla_actors",
+    .bound = "limits.session_state or the process's share",
+    .held = "CARLA live actors",
+};
+
 /* An event takes room in the frame the writer holds, and an add in the live table as well: the
  * room is checked before it is written, refused at the session's or the process's bound (every
  * later part would start with the live actors). The add's room in the table is held here. */
@@ -177,7 +185,7 @@ static int hold_event(recd_session *s, session_input *in, const recd_carla_event
             session_hold(s, actor_cost(e->len));
         return 0;
     }
-    recd_metric_add(s->env->metrics->state_refusals_total, RECD_M_STATE_CARLA_ACTORS, 1);
+    recd_metrics_state_refused(s->env->metrics, carla_actors.what);
     log_warn("session '%s': an event of %u bytes refused: its %zu live actors and the frame held "
              "back hold %llu bytes (%s)",
              s->key, e->len, cs->nlive, (unsigned long long)s->held, limit);
@@ -285,11 +293,29 @@ static void carla_free(recd_session *s)
     s->format_data = NULL;
 }
 
+
+/* The documentation (and values) this format gives the core config keys that exist for it. */
+static const row config_docs[] = {
+    {.key = "limits.session_state",
+     .doc = "State one session keeps because of what its peer sent (a CARLA session's live actors and "
+            "their records). A message that would take it over is refused. All sessions' state together "
+            "may take at most half of limits.process_buffer, and one peer's sessions half of that."},
+};
+
+static size_t config_rows(const struct row **rows)
+{
+    *rows = config_docs;
+    return sizeof config_docs / sizeof config_docs[0];
+}
+
 const session_format carla_session_format = {
+    .config_rows = config_rows,
     .formats = {RECD_MSG_FMT_CARLA},
     .events = true,
     .open = carla_open,
     .sample = carla_sample,
     .end_part = end_part,
     .free = carla_free,
+    .files_what = "CARLA recorder logs (.log)",
+    .state_kind = &carla_actors,
 };

@@ -18,6 +18,7 @@
 #include "recd/player_manifest.h"
 #include "player_store.h"
 #include "record/formats/rec/rec_session.h"
+#include "support/config_schema.h"
 #include "support/log.h"
 
 /* The session's format_data, allocated with it (player_session_format.state_size). */
@@ -161,6 +162,12 @@ static bool part_token(recd_session *s, player_data *pd, uint64_t now_ms)
     return true;
 }
 
+/* Part switches at their bound (recd_state_refusals_total). */
+static const recd_m_state_kind player_parts = {
+    .what = "player_parts",
+    .bound = "limits.part_rate or the manifest's 100000 parts",
+};
+
 /* A state that starts a new part: each part is a file and a manifest line, so a client that
  * flips state with every sample is held to limits.part_rate, and a session to the parts its
  * manifest may list. */
@@ -170,7 +177,7 @@ static int admit_part(recd_session *s, session_input *in, player_data *pd, uint6
     bool full = pd->store && player_store_count(pd->store) >= RECD_PLAYER_MANIFEST_MAX_PARTS;
     if (!full && part_token(s, pd, now_ms))
         return 0;
-    recd_metric_add(s->env->metrics->state_refusals_total, RECD_M_STATE_PLAYER_PARTS, 1);
+    recd_metrics_state_refused(s->env->metrics, player_parts.what);
     if (full) {
         log_warn("session '%s': a state refused: it has %u parts, all its manifest may list",
                  s->key, (unsigned)RECD_PLAYER_MANIFEST_MAX_PARTS);
@@ -277,7 +284,23 @@ static void player_free(recd_session *s)
     pd->store = NULL; /* the state itself goes with the session */
 }
 
+
+/* The documentation (and values) this format gives the core config keys that exist for it. */
+static const row config_docs[] = {
+    {.key = "limits.part_rate",
+     .doc = "New parts a samp-player session may start per second by changing state type, vehicle or "
+            "seat (up to this many at once); a state that would start one beyond it is refused. 0 = no "
+            "limit."},
+};
+
+static size_t config_rows(const struct row **rows)
+{
+    *rows = config_docs;
+    return sizeof config_docs / sizeof config_docs[0];
+}
+
 const session_format player_session_format = {
+    .config_rows = config_rows,
     .formats = {RECD_MSG_FMT_SAMP_PLAYER},
     .state_size = sizeof(player_data),
     .open = player_open,
@@ -286,4 +309,6 @@ const session_format player_session_format = {
     .free = player_free,
     .recover_root = recd_player_manifest_recover_root,
     .recover_what = "manifests",
+    .store_what = "samp-player manifest",
+    .state_kind = &player_parts,
 };

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rec_ring.h"
+#include "support/config_schema.h"
 #include "support/log.h"
 
 static uint32_t stamp(const recd_session *s, uint64_t now_ms)
@@ -191,7 +192,29 @@ static int rec_sample(recd_session *s, session_input *in, const recd_msg *m,
 
 void session_rec_end_part(recd_session *s, bool session_end) { end_part(s, session_end); }
 
+static const enum_name time_policies[] = {
+    {"reject", RECD_REC_TIME_REJECT},
+    {"clamp", RECD_REC_TIME_CLAMP},
+    {NULL, 0},
+};
+
+/* The documentation (and values) this format gives the core config keys that exist for it. */
+static const row config_docs[] = {
+    {.key = "ring.all",
+     .doc = "Every samp-onfoot and samp-vehicle session keeps an instant-replay ring, as if opened with ring: true."},
+    {.key = "rec.time_policy", .names = time_policies,
+     .doc = "A .rec sample whose time is earlier than the previous one: reject (drop it, count a time_order "
+            "error) or clamp (keep it at the previous time)."},
+};
+
+static size_t config_rows(const struct row **rows)
+{
+    *rows = config_docs;
+    return sizeof config_docs / sizeof config_docs[0];
+}
+
 const session_format rec_session_format = {
+    .config_rows = config_rows,
     .formats = {RECD_MSG_FMT_SAMP_ONFOOT, RECD_MSG_FMT_SAMP_VEHICLE},
     .state_size = sizeof(rec_state),
     .open = rec_open,
@@ -200,4 +223,5 @@ const session_format rec_session_format = {
     .sample = rec_sample,
     .state_fast = session_rec_block,
     .end_part = end_part,
+    .files_what = "SA-MP NPC recordings (.rec; a samp-player session as .rec parts and a JSON manifest)",
 };

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recap_config.h"
 #include "support/log.h"
 
 /* Readers refuse a gzip member that inflates to more than RECD_RECAP_DEFAULT_MAX_MEMBER_SIZE. A
@@ -314,15 +315,15 @@ static int start_part(recd_session *s, uint64_t tick)
     int64_t start = s->start_epoch_ms;
     if (!first)
         start += (int64_t)((tick - r->first_tick) * RECD_RECAP_TICK_MS);
-    int rc = session_start_part(s, start, (int)cfg->recap.gzip_level); /* the header records it */
+    int rc = session_start_part(s, start, (int)recap_config_of(cfg)->gzip_level); /* the header records it */
     if (rc < 0)
         return rc;
-    s->part->gzip_compressor = (uint8_t)cfg->recap.compressor;
+    s->part->gzip_compressor = (uint8_t)recap_config_of(cfg)->compressor;
     recd_recap_encoder_options *opt = &r->part_opt;
     memset(opt, 0, sizeof *opt);
-    opt->keyframe_interval = cfg->recap.keyframe_interval;
-    opt->gzip_level = (uint8_t)cfg->recap.gzip_level;
-    opt->compressor = (uint8_t)cfg->recap.compressor;
+    opt->keyframe_interval = recap_config_of(cfg)->keyframe_interval;
+    opt->gzip_level = (uint8_t)recap_config_of(cfg)->gzip_level;
+    opt->compressor = (uint8_t)recap_config_of(cfg)->compressor;
     opt->defer_compression = true; /* members end when the daemon flushes, compressed by the writer */
     r->part_start_ms = start;
     recd_recap_header h = part_header(r);
@@ -888,4 +889,6 @@ const session_format recap_session_format = {
     .idle = recap_idle,
     .end_part = recap_end_part,
     .free = recap_free,
+    .files_what = "Recap files (.recap)",
+    .config_rows = recap_config_rows,
 };
