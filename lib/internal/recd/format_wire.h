@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/why.h" /* recd_why: the codecs' error text (librecd-internal users only) */
 #include "recd/message.h"
 
 struct recd_format_wire {
@@ -44,10 +45,5 @@ struct recd_format_wire {
     int (*msg_time)(const recd_msg *m, uint64_t *t);
 };
 
-/* snprintf into why when why is non-NULL (lib/src/wire/wire_error.c). */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-void wire_why(char *why, size_t whylen, const char *fmt, ...);
 
 #endif

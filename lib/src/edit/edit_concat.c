@@ -11,7 +11,7 @@ int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink
                      const recd_progress *progress, char *err, size_t errlen)
 {
     if (n == 0) {
-        msg_err(err, errlen, "nothing to concatenate");
+        recd_why(err, errlen, "nothing to concatenate");
         return -EINVAL;
     }
     recd_edit_msgs *l = calloc(n, sizeof *l);
@@ -27,8 +27,8 @@ int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink
         if (rc < 0)
             break;
         if (l[loaded].format != l[0].format) {
-            msg_err(err, errlen, "input %zu is %s, input 1 is %s: only one format can be joined",
-                    loaded + 1, l[loaded].format->name, l[0].format->name);
+            recd_why(err, errlen, "input %zu is %s, input 1 is %s: only one format can be joined",
+                     loaded + 1, l[loaded].format->name, l[0].format->name);
             loaded++;
             rc = -EBADMSG;
             break;

@@ -14,7 +14,7 @@ static int cut_loaded(const recd_edit_msgs *l, const recd_cut_opts *o, recd_sink
     if (!e->cut)
         return edit_unsupported(l, "cut", NULL, err, errlen);
     if (o->from < 0 || (o->to >= 0 && o->to <= o->from)) {
-        msg_err(err, errlen, "the range [%lld, %lld) %s is empty", (long long)o->from,
+        recd_why(err, errlen, "the range [%lld, %lld) %s is empty", (long long)o->from,
                 (long long)o->to, e->time_unit);
         return -EINVAL;
     }
@@ -46,8 +46,8 @@ int recd_edit_split(recd_edit_input in, const int64_t *at, size_t n, bool keep_t
 {
     for (size_t i = 0; i < n; i++) {
         if (at[i] <= 0 || (i > 0 && at[i] <= at[i - 1])) {
-            msg_err(err, errlen, "split points must be positive and increasing (%lld)",
-                    (long long)at[i]);
+            recd_why(err, errlen, "split points must be positive and increasing (%lld)",
+                     (long long)at[i]);
             return -EINVAL;
         }
     }
@@ -66,7 +66,7 @@ int recd_edit_split(recd_edit_input in, const int64_t *at, size_t n, bool keep_t
         if (rc < 0 && err && errlen) {
             char inner[200];
             snprintf(inner, sizeof inner, "%s", err);
-            msg_err(err, errlen, "piece %zu: %s", i + 1, inner);
+            recd_why(err, errlen, "piece %zu: %s", i + 1, inner);
         }
     }
     recd_edit__msgs_free(&l);

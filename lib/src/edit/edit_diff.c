@@ -203,12 +203,12 @@ int recd_edit_diff(recd_edit_input a, recd_edit_input b, recd_buf *out,
     char why[200] = "";
     int rc = edit_load(a, &la, &p, why, sizeof why);
     if (rc < 0) {
-        msg_err(err, errlen, "A: %s", why);
+        recd_why(err, errlen, "A: %s", why);
         return rc;
     }
     rc = edit_load(b, &lb, &p, why, sizeof why);
     if (rc < 0) {
-        msg_err(err, errlen, "B: %s", why);
+        recd_why(err, errlen, "B: %s", why);
         recd_edit__msgs_free(&la);
         return rc;
     }

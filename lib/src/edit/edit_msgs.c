@@ -62,15 +62,15 @@ int edit_load(recd_edit_input in, recd_edit_msgs *out, edit_progress *progress, 
     recd_sniff_result what;
     const recd_format *f = recd_format_sniff(in.data, in.len, &what);
     if (!f) {
-        msg_err(err, errlen, "not a recording recd knows");
+        recd_why(err, errlen, "not a recording recd knows");
         return -EBADMSG;
     }
     if (!f->edit || !recd_format_is_recorded(f)) {
-        msg_err(err, errlen, "%s files cannot be edited", f->name);
+        recd_why(err, errlen, "%s files cannot be edited", f->name);
         return -ENOTSUP;
     }
     if (!what.standard) {
-        msg_err(err, errlen, "%s: %s", what.kind, what.description);
+        recd_why(err, errlen, "%s: %s", what.kind, what.description);
         return -EBADMSG;
     }
     out->format = f;
@@ -78,7 +78,7 @@ int edit_load(recd_edit_input in, recd_edit_msgs *out, edit_progress *progress, 
     int rc = recd_format_export(f, in.data, in.len, push_cb, &loading, err, errlen);
     if (rc < 0) {
         if (err && errlen && !err[0])
-            msg_err(err, errlen, "reading the recording: %s", recd_strerror(rc));
+            recd_why(err, errlen, "reading the recording: %s", recd_strerror(rc));
         recd_edit__msgs_free(out);
         return rc;
     }
@@ -114,8 +114,8 @@ int edit_out_end(edit_out *o, int rc, char *err, size_t errlen)
 int edit_unsupported(const recd_edit_msgs *l, const char *op, const char *why, char *err,
                      size_t errlen)
 {
-    msg_err(err, errlen, "%s is not available for %s files%s%s", op, l->format->name,
-            why ? ": " : "", why ? why : "");
+    recd_why(err, errlen, "%s is not available for %s files%s%s", op, l->format->name,
+             why ? ": " : "", why ? why : "");
     return -ENOTSUP;
 }
 

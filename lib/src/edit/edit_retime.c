@@ -25,7 +25,7 @@ static int emit_at(retime *r, const recd_msg *m, double t)
 {
     recd_msg c = *m; /* a state of a format with retime hooks owns no heap memory */
     if (t > (double)UINT32_MAX) {
-        msg_err(r->err, r->errlen, "time %.0f %s does not fit the format", t, r->e->time_unit);
+        recd_why(r->err, r->errlen, "time %.0f %s does not fit the format", t, r->e->time_unit);
         return -ERANGE;
     }
     r->e->set_time(&c, (int64_t)llround(t));
@@ -79,13 +79,13 @@ static int retime_loaded(const recd_edit_msgs *l, const recd_retime_opts *o, rec
         return edit_unsupported(l, "retime", e->no_retime, err, errlen);
     double speed = o->speed == 0 ? 1.0 : o->speed;
     if (!(speed > 0) || !isfinite(speed) || o->rate_hz < 0 || !isfinite(o->rate_hz)) {
-        msg_err(err, errlen, "speed must be > 0 and rate >= 0");
+        recd_why(err, errlen, "speed must be > 0 and rate >= 0");
         return -EINVAL;
     }
     double period = o->rate_hz > 0 ? 1000.0 / o->rate_hz : 0;
     if (o->rate_hz > 0 && period < 1.0) {
-        msg_err(err, errlen, "rate %.3f Hz is above 1000 Hz, the .%s clock's resolution",
-                o->rate_hz, l->format->extension);
+        recd_why(err, errlen, "rate %.3f Hz is above 1000 Hz, the .%s clock's resolution",
+                 o->rate_hz, l->format->extension);
         return -EINVAL;
     }
     /* The states in order, with their scaled times. */
@@ -107,15 +107,15 @@ static int retime_loaded(const recd_edit_msgs *l, const recd_retime_opts *o, rec
     edit_out_begin(&r.out, l->format->msg_format, sink, progress);
     int rc = edit_out_msg(&r.out, &l->v[0], err, errlen); /* open */
     if (rc == 0 && n == 0) {
-        msg_err(err, errlen, "the recording holds no sample");
+        recd_why(err, errlen, "the recording holds no sample");
         rc = -EINVAL;
     }
     if (rc == 0 && period > 0 && n > 0) {
         /* A hostile file's few blocks can span 49 days: bound what the grid may write. */
         double grid = floor((ts[n - 1] - ts[0]) / period) + 1.0 + (double)n;
         if (grid > (double)RECD_EDIT_MAX_SAMPLES) {
-            msg_err(err, errlen, "resampling would write %.0f %ss, more than the limit of %u",
-                    grid, e->unit_name, (unsigned)RECD_EDIT_MAX_SAMPLES);
+            recd_why(err, errlen, "resampling would write %.0f %ss, more than the limit of %u",
+                     grid, e->unit_name, (unsigned)RECD_EDIT_MAX_SAMPLES);
             rc = -E2BIG;
         } else {
             rc = resample(&r, s, ts, n, period);

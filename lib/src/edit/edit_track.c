@@ -32,16 +32,16 @@ int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void
     recd_sniff_result what;
     const recd_format *f = recd_format_sniff(buf, len, &what);
     if (!f) {
-        msg_err(err, errlen, "not a recording recd knows");
+        recd_why(err, errlen, "not a recording recd knows");
         return -EBADMSG;
     }
     const struct recd_format_edit *e = f->edit;
     if (!e || (!e->track && !e->track_point)) {
-        msg_err(err, errlen, "%s files have no track to draw", f->name);
+        recd_why(err, errlen, "%s files have no track to draw", f->name);
         return -ENOTSUP;
     }
     if (!what.standard) {
-        msg_err(err, errlen, "%s: %s", what.kind, what.description);
+        recd_why(err, errlen, "%s: %s", what.kind, what.description);
         return -EBADMSG;
     }
     track_read t = {e, on_point, data, {0}};

@@ -37,7 +37,7 @@ static int transform_loaded(const recd_edit_msgs *l, const recd_transform_opts *
         return edit_unsupported(l, "transform", e->no_transform, err, errlen);
     if (!isfinite(o->rotate_z_deg) || !isfinite(o->translate[0]) || !isfinite(o->translate[1]) ||
         !isfinite(o->translate[2])) {
-        msg_err(err, errlen, "transform values must be finite numbers");
+        recd_why(err, errlen, "transform values must be finite numbers");
         return -EINVAL;
     }
     recd_edit_xform x;

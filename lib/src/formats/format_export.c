@@ -16,7 +16,7 @@ int recd_export_msgs(const uint8_t *file, size_t len, recd_msg_fn on_msg, void *
         err[0] = 0;
     const recd_format *f = recd_format_sniff(file, len, NULL);
     if (!f) {
-        msg_err(err, errlen, "not a recording of a format librecd knows");
+        recd_why(err, errlen, "not a recording of a format librecd knows");
         return -EBADMSG;
     }
     return recd_format_export(f, file, len, on_msg, ctx, err, errlen);
@@ -52,12 +52,12 @@ static int export_one(void *ctx, const recd_msg *m, char *err, size_t errlen)
         rc = recd_csv_write(&x->csv, m, &x->buf);
     }
     if (rc == -EINVAL) {
-        msg_err(err, errlen, "%s: a value the text encodings cannot carry (NaN, infinity or "
-                "invalid UTF-8)", recd_msg_type_name(m->type));
+        recd_why(err, errlen, "%s: a value the text encodings cannot carry (NaN, infinity or "
+                 "invalid UTF-8)", recd_msg_type_name(m->type));
         return -EBADMSG;
     }
     if (rc == 0 && x->buf.len >= OUT_CHUNK && (rc = drain(x)) < 0)
-        msg_err(err, errlen, "writing the output: %s", recd_strerror(rc));
+        recd_why(err, errlen, "writing the output: %s", recd_strerror(rc));
     return rc;
 }
 
@@ -65,7 +65,7 @@ int recd_export_text(const uint8_t *file, size_t len, recd_text_encoding enc, re
                      char *err, size_t errlen)
 {
     if (enc != RECD_TEXT_JSONL && enc != RECD_TEXT_CSV) {
-        msg_err(err, errlen, "unknown text encoding");
+        recd_why(err, errlen, "unknown text encoding");
         return -EINVAL;
     }
     text_export x;
@@ -74,7 +74,7 @@ int recd_export_text(const uint8_t *file, size_t len, recd_text_encoding enc, re
     x.sink = out;
     int rc = recd_export_msgs(file, len, export_one, &x, err, errlen);
     if (rc == 0 && (rc = drain(&x)) < 0)
-        msg_err(err, errlen, "writing the output: %s", recd_strerror(rc));
+        recd_why(err, errlen, "writing the output: %s", recd_strerror(rc));
     recd_buf_free(&x.buf);
     return rc;
 }

@@ -44,13 +44,13 @@ static int import_open(recd_importer *im, const struct recd_format_importer *ops
                        const recd_msg *m, char *err, size_t errlen)
 {
     if (im->expect && m->format != im->expect) {
-        msg_err(err, errlen, "open.format: the input is %s, but %s was asked for",
-                recd_msg_format_name(m->format), recd_msg_format_name(im->expect));
+        recd_why(err, errlen, "open.format: the input is %s, but %s was asked for",
+                 recd_msg_format_name(m->format), recd_msg_format_name(im->expect));
         return -EBADMSG;
     }
     if (!recd_format__importer_writes(ops, m->format)) {
-        msg_err(err, errlen, "open.format: no importer for format '%s'",
-                recd_msg_format_name(m->format));
+        recd_why(err, errlen, "open.format: no importer for format '%s'",
+                 recd_msg_format_name(m->format));
         return -EBADMSG;
     }
     im->format = m->format;
@@ -62,31 +62,31 @@ int recd_format__importer_msg(recd_importer *im, const struct recd_format_import
                               const recd_msg *m, char *err, size_t errlen)
 {
     if (im->closed) {
-        msg_err(err, errlen, "%s after close", recd_msg_type_name(m->type));
+        recd_why(err, errlen, "%s after close", recd_msg_type_name(m->type));
         return -EBADMSG;
     }
     if (!im->opened && m->type != RECD_MSG_OPEN) {
-        msg_err(err, errlen, "the first message must be open");
+        recd_why(err, errlen, "the first message must be open");
         return -EBADMSG;
     }
     switch (m->type) {
     case RECD_MSG_OPEN:
         if (im->opened) {
-            msg_err(err, errlen, "a second open: one file holds one session");
+            recd_why(err, errlen, "a second open: one file holds one session");
             return -EBADMSG;
         }
         return import_open(im, ops, m, err, errlen);
     case RECD_MSG_STATE:
         if (!recd_format__importer_writes(ops, m->format)) { /* the importer checks its family */
-            msg_err(err, errlen, "state: a %s state in a %s session",
-                    recd_msg_format_name(m->format), recd_msg_format_name(im->format));
+            recd_why(err, errlen, "state: a %s state in a %s session",
+                     recd_msg_format_name(m->format), recd_msg_format_name(im->format));
             return -EBADMSG;
         }
         return ops->state(im, m, err, errlen);
     case RECD_MSG_EVENT:
         if (!ops->event) {
-            msg_err(err, errlen, "event: .%s sessions have no events",
-                    recd_msg_format_ext(im->format));
+            recd_why(err, errlen, "event: .%s sessions have no events",
+                     recd_msg_format_ext(im->format));
             return -EBADMSG;
         }
         return ops->event(im, m, err, errlen);
@@ -97,7 +97,7 @@ int recd_format__importer_msg(recd_importer *im, const struct recd_format_import
         if (ops->close)
             ops->close(im, m);
         return 0;
-    default: msg_err(err, errlen, "unknown message type"); return -EBADMSG;
+    default: recd_why(err, errlen, "unknown message type"); return -EBADMSG;
     }
 }
 
@@ -105,7 +105,7 @@ int recd_format__importer_finish(recd_importer *im, const struct recd_format_imp
                                  char *err, size_t errlen)
 {
     if (!im->opened) {
-        msg_err(err, errlen, "no open message: nothing to write");
+        recd_why(err, errlen, "no open message: nothing to write");
         return -EBADMSG;
     }
     im->closed = true;

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Message basics: names of types and formats, session key rules, init/free, encoding names, and
- * the error-text helper msg_err. What differs between formats comes from their descriptors' model
- * hooks (msg_formats.h). */
+/* Message basics: names of types and formats, session key rules, init/free, encoding names. What
+ * differs between formats comes from their descriptors' model hooks (msg_formats.h). */
 #include "recd/message.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,12 +179,3 @@ recd_text_encoding recd_text_encoding_sniff(const uint8_t *buf, size_t len)
     return (i < len && buf[i] == '{') ? RECD_TEXT_JSONL : RECD_TEXT_CSV;
 }
 
-void msg_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}

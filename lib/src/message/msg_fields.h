@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "base/text.h"
+#include "base/why.h" /* recd_why: the error text of every reader here */
 #include "recd/message.h"
 
 const char *msg_json_type_name(const json_t *j); /* "a string", "an array", ... */
@@ -26,10 +27,5 @@ int msg_json_object(const recd_msg *m, recd_buf *out, unsigned omit);
 int msg_from_json_value(const json_t *root, recd_msg_format session_format, recd_msg *out,
                         char *err, size_t errlen);
 
-/* snprintf into err when err is non-NULL. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-void msg_err(char *err, size_t errlen, const char *fmt, ...);
 
 #endif

@@ -11,13 +11,13 @@
 int msg_stream_check(msg_stream *st, const recd_msg *m, char *why, size_t whylen)
 {
     if (st->closed) {
-        msg_err(why, whylen, "%s after close", recd_msg_type_name(m->type));
+        recd_why(why, whylen, "%s after close", recd_msg_type_name(m->type));
         return -EBADMSG;
     }
     if (!st->opened) {
         if (m->type != RECD_MSG_OPEN) {
-            msg_err(why, whylen, "the first message must be open, got %s",
-                    recd_msg_type_name(m->type));
+            recd_why(why, whylen, "the first message must be open, got %s",
+                     recd_msg_type_name(m->type));
             return -EBADMSG;
         }
         st->opened = true;
@@ -26,12 +26,12 @@ int msg_stream_check(msg_stream *st, const recd_msg *m, char *why, size_t whylen
         return 0;
     }
     if (m->type == RECD_MSG_OPEN) {
-        msg_err(why, whylen, "a second open: one file holds one session");
+        recd_why(why, whylen, "a second open: one file holds one session");
         return -EBADMSG;
     }
     if (m->session[0] && strcmp(m->session, st->session) != 0) {
-        msg_err(why, whylen, "%s.session: \"%s\" differs from the open message's \"%s\"",
-                recd_msg_type_name(m->type), m->session, st->session);
+        recd_why(why, whylen, "%s.session: \"%s\" differs from the open message's \"%s\"",
+                 recd_msg_type_name(m->type), m->session, st->session);
         return -EBADMSG;
     }
     if (m->type == RECD_MSG_CLOSE)
@@ -46,10 +46,10 @@ int msg_stream_deliver(msg_stream *st, const recd_msg *m, uint64_t line, char *e
     if (rc == 0) {
         rc = st->on_msg(st->ctx, m, why, sizeof why);
         if (rc < 0 && !why[0])
-            msg_err(why, sizeof why, "%s", recd_strerror(rc));
+            recd_why(why, sizeof why, "%s", recd_strerror(rc));
     }
     if (rc < 0)
-        msg_err(err, errlen, "line %llu: %s", (unsigned long long)line, why);
+        recd_why(err, errlen, "line %llu: %s", (unsigned long long)line, why);
     return rc;
 }
 
@@ -57,7 +57,7 @@ int msg_deliver_owned(recd_msg_fn on_msg, void *ctx, recd_msg *m, char *err, siz
 {
     int rc = on_msg(ctx, m, err, errlen);
     if (rc < 0 && err && errlen && !err[0])
-        msg_err(err, errlen, "%s", recd_strerror(rc));
+        recd_why(err, errlen, "%s", recd_strerror(rc));
     recd_msg_free(m);
     return rc;
 }

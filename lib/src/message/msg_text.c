@@ -16,7 +16,7 @@ int msg_text_read(const uint8_t *text, size_t len, recd_text_encoding enc, recd_
         return recd_jsonl_read(text, len, fn, ctx, err, errlen);
     if (enc == RECD_TEXT_CSV)
         return recd_csv_read(text, len, fn, ctx, err, errlen);
-    msg_err(err, errlen, "unknown text encoding");
+    recd_why(err, errlen, "unknown text encoding");
     return -EINVAL;
 }
 

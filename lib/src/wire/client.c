@@ -48,7 +48,7 @@ struct recd_client {
 static int fail_errno(char *err, size_t errlen, const char *what, const char *target)
 {
     int e = errno;
-    wire_why(err, errlen, "%s %s: %s", what, target, strerror(e));
+    recd_why(err, errlen, "%s %s: %s", what, target, strerror(e));
     return -e;
 }
 
@@ -62,7 +62,7 @@ static int connect_inet(recd_client *c, const recd_wire_url *u, char *err, size_
     hints.ai_socktype = u->transport == RECD_WIRE_UDP ? SOCK_DGRAM : SOCK_STREAM;
     int gai = getaddrinfo(u->host, port, &hints, &res);
     if (gai != 0) {
-        wire_why(err, errlen, "cannot resolve %s: %s", u->host, gai_strerror(gai));
+        recd_why(err, errlen, "cannot resolve %s: %s", u->host, gai_strerror(gai));
         return -EHOSTUNREACH;
     }
     int rc = -ECONNREFUSED;
@@ -96,7 +96,7 @@ static int connect_unix(recd_client *c, const recd_wire_url *u, char *err, size_
     memset(&sa, 0, sizeof sa);
     sa.sun_family = AF_UNIX;
     if (strlen(u->path) >= sizeof sa.sun_path) {
-        wire_why(err, errlen, "socket path too long: %s", u->path);
+        recd_why(err, errlen, "socket path too long: %s", u->path);
         return -ENAMETOOLONG;
     }
     memcpy(sa.sun_path, u->path, strlen(u->path));
@@ -151,11 +151,11 @@ int recd_client_connect(recd_client **out, const char *url, const recd_client_op
     if (recd_wire_url_parse(url, &u, why, sizeof why) < 0) {
         if (!has_socket_scheme(url)) /* the parser knows only the socket schemes */
             snprintf(why, sizeof why, "the URL must start with tcp://, udp://, unix:// or nats://");
-        wire_why(err, errlen, "bad URL '%s': %s", url ? url : "", why);
+        recd_why(err, errlen, "bad URL '%s': %s", url ? url : "", why);
         return -EINVAL;
     }
     if (u.transport != RECD_WIRE_UNIX && u.port == 0) {
-        wire_why(err, errlen, "bad URL '%s': port 0 cannot be connected to", url);
+        recd_why(err, errlen, "bad URL '%s': port 0 cannot be connected to", url);
         return -EINVAL;
     }
     recd_client *c = calloc(1, sizeof *c);
@@ -364,25 +364,25 @@ int recd_client_close(recd_client *c, char *err, size_t errlen)
         char msg[WIRE_ERROR_TEXT_MAX + 1];
         int er = recd_wire_decode_error(reply.data, reply.len, msg, sizeof msg);
         if (er == 1) {
-            wire_why(err, errlen, "server error: %s", msg);
+            recd_why(err, errlen, "server error: %s", msg);
             rc = -EPROTO;
         } else if (er < 0) {
-            wire_why(err, errlen, "server sent %lu bytes that are not an error reply",
+            recd_why(err, errlen, "server sent %lu bytes that are not an error reply",
                      (unsigned long)reply.len);
             rc = -EPROTO;
         } else if (sent < 0) {
-            wire_why(err, errlen, "send failed: %s", strerror(-sent));
+            recd_why(err, errlen, "send failed: %s", strerror(-sent));
         } else if (rd == -ETIMEDOUT) {
-            wire_why(err, errlen, "server did not close the connection within %u ms",
+            recd_why(err, errlen, "server did not close the connection within %u ms",
                      c->close_timeout_ms);
             rc = rd;
         } else if (rd < 0) { /* a reset: the server did not read everything we sent */
-            wire_why(err, errlen, "connection ended abnormally: %s", strerror(-rd));
+            recd_why(err, errlen, "connection ended abnormally: %s", strerror(-rd));
             rc = rd;
         }
         recd_buf_free(&reply);
     } else if (sent < 0) {
-        wire_why(err, errlen, "send failed: %s", strerror(-sent));
+        recd_why(err, errlen, "send failed: %s", strerror(-sent));
     }
     close(c->fd);
     recd_buf_free(&c->queue);

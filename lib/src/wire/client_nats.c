@@ -93,7 +93,7 @@ static int set_option(int which, const char *v, client_nats_options *o, char *er
     }
     }
     if (rc < 0)
-        wire_why(err, errlen, "%s=%s: expected %s%s%s", option_names[which], v,
+        recd_why(err, errlen, "%s=%s: expected %s%s%s", option_names[which], v,
                  option_ranges[which], why ? "; " : "", why ? why : "");
     return rc < 0 ? -EINVAL : 0;
 }
@@ -110,7 +110,7 @@ static int take_option(void *ctx, const char *key, size_t klen, const char *raw,
         return 0;
     char v[VALUE_MAX + 1];
     if (vlen == 0 || vlen > VALUE_MAX || recd_nats_percent_decode(raw, vlen, v, sizeof v) < 0) {
-        wire_why(err, errlen, "%s needs a value of 1..%u characters: %s=%s", option_names[which],
+        recd_why(err, errlen, "%s needs a value of 1..%u characters: %s=%s", option_names[which],
                  VALUE_MAX, option_names[which], option_ranges[which]);
         return -EINVAL;
     }
@@ -136,11 +136,11 @@ static int parse_url(const char *url, recd_fleet_url *fu, client_nats_options *o
     char base[URL_MAX], why[300], shown[220];
     recd_nats_redacted(url, shown, sizeof shown);
     if (client_nats_parse(url, base, sizeof base, o, why, sizeof why) < 0) {
-        wire_why(err, errlen, "bad URL '%s': %s", shown, why);
+        recd_why(err, errlen, "bad URL '%s': %s", shown, why);
         return -EINVAL;
     }
     if (recd_fleet_url_parse(base, fu, why, sizeof why) < 0) {
-        wire_why(err, errlen, "bad URL %s", why);
+        recd_why(err, errlen, "bad URL %s", why);
         return -EINVAL;
     }
     return 0;
@@ -164,7 +164,7 @@ int client_nats_open(client_nats **out, const char *url, size_t max_frame, char 
         return rc;
     char shown[220];
     recd_nats_redacted(url, shown, sizeof shown);
-    wire_why(err, errlen, "%s: this librecd was built without NATS support (libnats-dev)", shown);
+    recd_why(err, errlen, "%s: this librecd was built without NATS support (libnats-dev)", shown);
     return -ENOTSUP;
 }
 int client_nats_publish(client_nats *n, const recd_msg *m) { return (void)n, (void)m, -ENOTSUP; }
@@ -219,7 +219,7 @@ static void count_lost(client_nats *n, uint64_t count, const char *reason, const
 {
     pthread_mutex_lock(&n->lock);
     if (!n->lost)
-        wire_why(n->first_lost, sizeof n->first_lost, "%s%s", reason, detail);
+        recd_why(n->first_lost, sizeof n->first_lost, "%s%s", reason, detail);
     n->lost += count;
     pthread_mutex_unlock(&n->lock);
 }
@@ -229,7 +229,7 @@ static void on_pub_error(jsCtx *js, jsPubAckErr *pae, void *closure)
 {
     (void)js;
     char on[RECD_FLEET_SUBJECT_MAX + 8];
-    wire_why(on, sizeof on, " on %s", nats.natsMsg_GetSubject(pae->Msg));
+    recd_why(on, sizeof on, " on %s", nats.natsMsg_GetSubject(pae->Msg));
     count_lost(closure, 1, pae->ErrText ? pae->ErrText : nats.natsStatus_GetText(pae->Err), on);
 }
 
@@ -251,7 +251,7 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
     natsStatus s;
     int rc = recd_nats_connect(&n->nc, server, &n->opt.auth, &t, &s, why, sizeof why);
     if (rc == -EINVAL) {
-        wire_why(err, errlen, "%s", why);
+        recd_why(err, errlen, "%s", why);
         return rc;
     }
     jsOptions jo;
@@ -265,13 +265,13 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
         s = nats.natsConnection_JetStream(&n->js, n->nc, &jo);
         if (s != NATS_OK) {
             const char *last = nats.nats_GetLastError(NULL);
-            wire_why(why, sizeof why, "%s%s%s%s", nats.natsStatus_GetText(s),
+            recd_why(why, sizeof why, "%s%s%s%s", nats.natsStatus_GetText(s),
                      last && *last ? " (" : "", last && *last ? last : "",
                      last && *last ? ")" : "");
         }
     }
     if (s != NATS_OK) {
-        wire_why(err, errlen, "cannot connect to %s: %s", server, why);
+        recd_why(err, errlen, "cannot connect to %s: %s", server, why);
         return -ECONNREFUSED;
     }
     return 0;
@@ -318,19 +318,19 @@ static int refused(client_nats *n, natsStatus s, const char *subject)
     recd_format_duration_ms(n->opt.ack_timeout_ms, dur, sizeof dur);
     switch (s) {
     case NATS_TIMEOUT:
-        wire_why(n->why, sizeof n->why,
+        recd_why(n->why, sizeof n->why,
                  "publishing to %s: %u publishes waited more than %s for their acks (is the "
                  "server reachable?)",
                  subject, n->opt.max_in_flight, dur);
         return n->broken = -ETIMEDOUT;
     case NATS_INSUFFICIENT_BUFFER:
-        wire_why(n->why, sizeof n->why,
+        recd_why(n->why, sizeof n->why,
                  "publishing to %s: the server is unreachable and the %llu bytes kept meanwhile "
                  "are used up",
                  subject, (unsigned long long)n->opt.buffer_bytes);
         return n->broken = -ENOBUFS;
     default:
-        wire_why(n->why, sizeof n->why, "publishing to %s: %s (%s)", subject,
+        recd_why(n->why, sizeof n->why, "publishing to %s: %s (%s)", subject,
                  nats.natsStatus_GetText(s), nats.nats_GetLastError(NULL));
         return n->broken = s == NATS_CONNECTION_CLOSED ? -ENOTCONN : -EIO;
     }
@@ -372,7 +372,7 @@ int client_nats_flush(client_nats *n)
         if (nats.js_PublishAsyncGetPendingList(&pending, n->js) == NATS_OK) {
             char dur[32], reason[96];
             recd_format_duration_ms(n->opt.ack_timeout_ms, dur, sizeof dur);
-            wire_why(reason, sizeof reason, "no ack within %s (%s)", dur,
+            recd_why(reason, sizeof reason, "no ack within %s (%s)", dur,
                      nats.natsStatus_GetText(s));
             count_lost(n, (uint64_t)pending.Count, reason, "");
             nats.natsMsgList_Destroy(&pending);
@@ -390,10 +390,10 @@ int client_nats_close(client_nats *n, char *err, size_t errlen)
     int rc = client_nats_flush(n);
     uint64_t lost = client_nats_lost(n);
     if (lost)
-        wire_why(err, errlen, "%s%s%llu messages were not confirmed by JetStream (first: %s)",
+        recd_why(err, errlen, "%s%s%llu messages were not confirmed by JetStream (first: %s)",
                  n->why, n->why[0] ? "; " : "", (unsigned long long)lost, n->first_lost);
     else if (rc < 0)
-        wire_why(err, errlen, "%s", n->why[0] ? n->why : recd_strerror(rc));
+        recd_why(err, errlen, "%s", n->why[0] ? n->why : recd_strerror(rc));
     destroy(n);
     return rc;
 }

@@ -105,7 +105,7 @@ static int take_userinfo(char *base, recd_nats_auth *a, char *err, size_t errlen
     const char *colon = memchr(info, ':', len);
     size_t name_len = colon ? (size_t)(colon - info) : len;
     if (name_len == 0) {
-        wire_why(err, errlen, "the user (or token) before '@' is empty");
+        recd_why(err, errlen, "the user (or token) before '@' is empty");
         return -EINVAL;
     }
     int rc = recd_nats_percent_decode(info, name_len, colon ? a->user : a->token,
@@ -114,7 +114,7 @@ static int take_userinfo(char *base, recd_nats_auth *a, char *err, size_t errlen
         rc = recd_nats_percent_decode(colon + 1, len - name_len - 1, a->password,
                                       RECD_NATS_SECRET_MAX);
     if (rc < 0) {
-        wire_why(err, errlen, "the %s before '@' is longer than %u bytes or holds %%00",
+        recd_why(err, errlen, "the %s before '@' is longer than %u bytes or holds %%00",
                  colon ? "user or password" : "token", RECD_NATS_SECRET_MAX - 1);
         return -EINVAL;
     }
@@ -138,7 +138,7 @@ static int take_value(int which, const char *raw, size_t vlen, recd_nats_auth *a
     char *field = option_field(a, which, &cap);
     int rc = vlen ? recd_nats_percent_decode(raw, vlen, field, cap) : -EINVAL;
     if (rc < 0)
-        wire_why(err, errlen, "%s=%.*s: expected %s of 1..%u bytes", option_names[which],
+        recd_why(err, errlen, "%s=%.*s: expected %s of 1..%u bytes", option_names[which],
                  (int)(vlen > 80 ? 80 : vlen), raw,
                  which == OPT_TLS_NAME ? "a host name" : "a file path", (unsigned)cap - 1);
     return rc < 0 ? -EINVAL : 0;
@@ -176,7 +176,7 @@ static int take_option(const query_state *q, const char *p, size_t len, char *er
     const char *raw = eq ? eq + 1 : p + len;
     size_t vlen = eq ? len - klen - 1 : 0;
     if (given_before(q, p, klen)) {
-        wire_why(err, errlen, "%.*s is given twice", (int)klen, p);
+        recd_why(err, errlen, "%.*s is given twice", (int)klen, p);
         return -EINVAL;
     }
     int which = option_index(p, klen);
@@ -184,7 +184,7 @@ static int take_option(const query_state *q, const char *p, size_t len, char *er
         return take_value(which, raw, vlen, q->auth, err, errlen);
     int rc = q->more ? q->more(q->ctx, p, klen, raw, vlen, err, errlen) : 0;
     if (rc == 0)
-        wire_why(err, errlen, "unknown option '%.*s' (%s" RECD_NATS_OPTION_NAMES ")",
+        recd_why(err, errlen, "unknown option '%.*s' (%s" RECD_NATS_OPTION_NAMES ")",
                  (int)(klen > 40 ? 40 : klen), p, q->more_names ? q->more_names : "");
     return rc > 0 ? 0 : -EINVAL;
 }
@@ -202,7 +202,7 @@ int recd_nats_auth_check(const recd_nats_auth *a, char *err, size_t errlen)
     if (a->token[0])
         given[n++] = "TOKEN@";
     if (n > 1) {
-        wire_why(err, errlen, "credentials: give one of %s, %s%s%s, not several", given[0],
+        recd_why(err, errlen, "credentials: give one of %s, %s%s%s, not several", given[0],
                  given[1], n > 2 ? ", " : "", n > 2 ? given[2] : "");
         return -EINVAL;
     }
@@ -217,7 +217,7 @@ int recd_nats_url_parse(const char *url, char *base, size_t base_cap, recd_nats_
     const char *qmark = strchr(url, '?');
     size_t n = qmark ? (size_t)(qmark - url) : strlen(url);
     if (n >= base_cap) {
-        wire_why(err, errlen, "the URL is longer than %lu bytes", (unsigned long)base_cap - 1);
+        recd_why(err, errlen, "the URL is longer than %lu bytes", (unsigned long)base_cap - 1);
         return -EINVAL;
     }
     memcpy(base, url, n);
@@ -233,7 +233,7 @@ int recd_nats_url_parse(const char *url, char *base, size_t base_cap, recd_nats_
         p = amp ? amp + 1 : NULL;
     }
     if (auth->tls_key[0] && !auth->tls_cert[0]) {
-        wire_why(err, errlen, "tls_key needs tls_cert (the client certificate it belongs to)");
+        recd_why(err, errlen, "tls_key needs tls_cert (the client certificate it belongs to)");
         return -EINVAL;
     }
     return recd_nats_auth_check(auth, err, errlen);
@@ -245,7 +245,7 @@ int recd_nats_url_split(const char *url, recd_fleet_url *fu, recd_nats_auth *aut
     char base[URL_MAX], why[300], shown[220];
     if (recd_nats_url_parse(url, base, sizeof base, auth, NULL, NULL, NULL, why, sizeof why) < 0) {
         recd_nats_redacted(url, shown, sizeof shown);
-        wire_why(err, errlen, "'%s': %s", shown, why);
+        recd_why(err, errlen, "'%s': %s", shown, why);
         return -EINVAL;
     }
     return recd_fleet_url_parse(base, fu, err, errlen);
@@ -291,7 +291,7 @@ static int check_files(const recd_nats_auth *a, char *err, size_t errlen)
             continue;
         FILE *f = fopen(path, "rb");
         if (!f) {
-            wire_why(err, errlen, "%s %.200s: %s", option_names[files[i]], path, strerror(errno));
+            recd_why(err, errlen, "%s %.200s: %s", option_names[files[i]], path, strerror(errno));
             return -EINVAL;
         }
         fclose(f);
@@ -346,7 +346,7 @@ static natsStatus set_security(natsOptions *no, const recd_nats_auth *a, char *e
         s = nats.natsOptions_SetToken(no, a->token);
     }
     if (s != NATS_OK)
-        wire_why(err, errlen, "%s%s%.200s: %s (%s)", what, path[0] ? " " : "", path,
+        recd_why(err, errlen, "%s%s%.200s: %s (%s)", what, path[0] ? " " : "", path,
                  nats.natsStatus_GetText(s), nats.nats_GetLastError(NULL));
     return s;
 }
@@ -428,7 +428,7 @@ int recd_nats_connect(natsConnection **nc, const char *server, const recd_nats_a
         return 0;
     const char *last = nats.nats_GetLastError(NULL);
     char hint[260];
-    wire_why(err, errlen, "%s%s%s%s%s", nats.natsStatus_GetText(s), tls_hint(auth, s, hint, sizeof hint),
+    recd_why(err, errlen, "%s%s%s%s%s", nats.natsStatus_GetText(s), tls_hint(auth, s, hint, sizeof hint),
              last && *last ? " (" : "", last && *last ? last : "", last && *last ? ")" : "");
     return -ECONNREFUSED;
 }

@@ -107,7 +107,7 @@ int nats_nkey_public_of_seed_file(const char *path, char *pub, size_t cap, char 
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        wire_why(err, errlen, "nkey %.200s: %s", path, strerror(errno));
+        recd_why(err, errlen, "nkey %.200s: %s", path, strerror(errno));
         return -EINVAL;
     }
     char *text = malloc(FILE_MAX + 1);
@@ -119,7 +119,7 @@ int nats_nkey_public_of_seed_file(const char *path, char *pub, size_t cap, char 
     fclose(f);
     if (n > FILE_MAX) {
         free(text);
-        wire_why(err, errlen, "nkey %.200s: longer than %u bytes, not a seed file", path, FILE_MAX);
+        recd_why(err, errlen, "nkey %.200s: longer than %u bytes, not a seed file", path, FILE_MAX);
         return -EINVAL;
     }
     text[n] = '\0';
@@ -140,7 +140,7 @@ int nats_nkey_public_of_seed_file(const char *path, char *pub, size_t cap, char 
     free(text);
     if (bad) {
         memset(raw, 0, sizeof raw);
-        wire_why(err, errlen, "nkey %.200s: %s", path, bad);
+        recd_why(err, errlen, "nkey %.200s: %s", path, bad);
         return -EINVAL;
     }
     int rc = -ENOTSUP;
@@ -150,7 +150,7 @@ int nats_nkey_public_of_seed_file(const char *path, char *pub, size_t cap, char 
     char why[400];
     if (recd__dl_load(&libcrypto, why, sizeof why) < 0) {
         memset(raw, 0, sizeof raw);
-        wire_why(err, errlen, "nkey %.200s: %s", path, why);
+        recd_why(err, errlen, "nkey %.200s: %s", path, why);
         return -ELIBACC;
     }
     EVP_PKEY *k = crypto.EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, raw + 2, 32);
@@ -163,13 +163,13 @@ int nats_nkey_public_of_seed_file(const char *path, char *pub, size_t cap, char 
         base32_encode(key, sizeof key, pub);
         rc = 0;
     } else {
-        wire_why(err, errlen, "nkey %.200s: libcrypto cannot derive its Ed25519 public key", path);
+        recd_why(err, errlen, "nkey %.200s: libcrypto cannot derive its Ed25519 public key", path);
         rc = -EINVAL;
     }
     crypto.EVP_PKEY_free(k);
 #else
     (void)pub, (void)cap, (void)base32_encode;
-    wire_why(err, errlen, "nkey %.200s: this librecd was built without libcrypto (libssl-dev)",
+    recd_why(err, errlen, "nkey %.200s: this librecd was built without libcrypto (libssl-dev)",
              path);
 #endif
     memset(raw, 0, sizeof raw);

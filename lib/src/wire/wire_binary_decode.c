@@ -37,7 +37,7 @@ static void safe_copy(const uint8_t *s, size_t n, char out[48])
 
 static int truncated(const char *what, char *why, size_t whylen)
 {
-    wire_why(why, whylen, "%s: body ends inside the payload", what);
+    recd_why(why, whylen, "%s: body ends inside the payload", what);
     return -EBADMSG;
 }
 
@@ -48,7 +48,7 @@ static int check_key(const char *key, size_t len, char *why, size_t whylen)
         return 0;
     char safe[48];
     safe_copy((const uint8_t *)key, len, safe);
-    wire_why(why, whylen,
+    recd_why(why, whylen,
              "session key '%s' (%zu bytes) is invalid: 1..%d bytes of A-Z a-z 0-9 . _ -, "
              "not starting with '.'",
              safe, len, RECD_SESSION_KEY_MAX);
@@ -66,11 +66,11 @@ static int read_key(const wire_env *env, reader *r, bool check, const char **key
         return truncated("frame", why, whylen);
     if (*klen == 0) {
         if (env->datagram) {
-            wire_why(why, whylen, "key_len 0: a frame in a datagram must name its session");
+            recd_why(why, whylen, "key_len 0: a frame in a datagram must name its session");
             return -EBADMSG;
         }
         if (!env->prev[0]) {
-            wire_why(why, whylen, "key_len 0 but no earlier frame on this connection named a session");
+            recd_why(why, whylen, "key_len 0 but no earlier frame on this connection named a session");
             return -EBADMSG;
         }
         *key = env->prev;
@@ -103,7 +103,7 @@ static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
     if (!ops) {
         char codes[256];
         wire_format_codes_text(codes, sizeof codes);
-        wire_why(why, whylen, "open: unknown format %u (%s)", *fmt, codes);
+        recd_why(why, whylen, "open: unknown format %u (%s)", *fmt, codes);
         return -EBADMSG;
     }
     m->format = ops->format;
@@ -114,7 +114,7 @@ static int read_open(reader *r, recd_msg *m, char *why, size_t whylen)
         return truncated("open.auth", why, whylen);
     if (*tlen) {
         if (!token_valid(tok, *tlen)) {
-            wire_why(why, whylen, "open.auth: must be printable ASCII without spaces");
+            recd_why(why, whylen, "open.auth: must be printable ASCII without spaces");
             return -EBADMSG;
         }
         if (!(m->open.auth = malloc((size_t)*tlen + 1)))
@@ -132,16 +132,16 @@ static int read_save(reader *r, recd_msg *m, char *why, size_t whylen)
     if (!take(r, 4, &last) || !take(r, 1, &llen) || !take(r, *llen, &label))
         return truncated("save", why, whylen);
     if (left(r)) {
-        wire_why(why, whylen, "save: %lu bytes after the label", (unsigned long)left(r));
+        recd_why(why, whylen, "save: %lu bytes after the label", (unsigned long)left(r));
         return -EBADMSG;
     }
     m->save.last_ms = ld_le32(last);
     if (m->save.last_ms == 0) {
-        wire_why(why, whylen, "save: last_ms is 0");
+        recd_why(why, whylen, "save: last_ms is 0");
         return -EBADMSG;
     }
     if (*llen > RECD_SESSION_KEY_MAX || !recd_session_key_valid((const char *)label, *llen)) {
-        wire_why(why, whylen, "save: the label is not 1..64 bytes of A-Z a-z 0-9 . _ - (not "
+        recd_why(why, whylen, "save: the label is not 1..64 bytes of A-Z a-z 0-9 . _ - (not "
                               "starting with '.')");
         return -EBADMSG;
     }
@@ -158,7 +158,7 @@ static int read_optional_u64(reader *r, const char *what, uint64_t *v, bool *has
     if (left(r) == 0)
         return 0;
     if (left(r) != 8 || !take(r, 8, &p)) {
-        wire_why(why, whylen, "%s: payload is %lu bytes (0 or 8 expected)", what,
+        recd_why(why, whylen, "%s: payload is %lu bytes (0 or 8 expected)", what,
                  (unsigned long)left(r));
         return -EBADMSG;
     }
@@ -171,7 +171,7 @@ static int unknown_session(wire_env *env, const char *what, const char *session,
                            size_t whylen)
 {
     env->noted = RECD_WIRE_REASON_UNKNOWN_SESSION;
-    wire_why(why, whylen, "%s for unknown session '%s' (no open seen for it)", what, session);
+    recd_why(why, whylen, "%s for unknown session '%s' (no open seen for it)", what, session);
     return -EBADMSG;
 }
 
@@ -197,7 +197,7 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
         if (!ops->event_read) {
             char names[128];
             wire_format_event_names(names, sizeof names);
-            wire_why(why, whylen, "event for %s session '%s': only %s sessions have events",
+            recd_why(why, whylen, "event for %s session '%s': only %s sessions have events",
                      recd_msg_format_name(m->format), m->session, names);
             return -EBADMSG;
         }
@@ -206,7 +206,7 @@ static int read_payload(wire_env *env, reader *r, uint64_t time, recd_msg *m, si
         m->format = wire_env_format(env, m->session, key_len, &handle);
         rc = read_optional_u64(r, "flush", &v, &has, why, whylen);
         if (rc == 0 && has && v > INT64_MAX) {
-            wire_why(why, whylen, "flush: end_tick above 2^63-1");
+            recd_why(why, whylen, "flush: end_tick above 2^63-1");
             rc = -EBADMSG;
         }
         m->flush.has_end_tick = has;
@@ -247,7 +247,7 @@ static int read_head(const wire_env *env, const wire_header *h, reader *r, bool 
         if (!take(r, 8, &p))
             return truncated("seq", why, whylen);
         if ((fh->seq = ld_le64(p)) > INT64_MAX) {
-            wire_why(why, whylen, "seq above 2^63-1");
+            recd_why(why, whylen, "seq above 2^63-1");
             return -EBADMSG;
         }
     }
@@ -256,7 +256,7 @@ static int read_head(const wire_env *env, const wire_header *h, reader *r, bool 
         if (!take(r, 8, &p))
             return truncated("time", why, whylen);
         if ((fh->time = ld_le64(p)) > INT64_MAX) {
-            wire_why(why, whylen, "time above 2^63-1");
+            recd_why(why, whylen, "time above 2^63-1");
             return -EBADMSG;
         }
     }
@@ -275,7 +275,7 @@ static int check_type(const wire_header *h, char *why, size_t whylen)
 {
     if (h->type >= WIRE_T_OPEN && h->type <= WIRE_T_SAVE)
         return 0;
-    wire_why(why, whylen, "frame type %u is not a client message", h->type);
+    recd_why(why, whylen, "frame type %u is not a client message", h->type);
     return -EPROTO;
 }
 
@@ -312,7 +312,7 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
     if (rc < 0)
         recd_msg_free(m);
     if (rc == -ENOMEM)
-        wire_why(why, whylen, "out of memory");
+        recd_why(why, whylen, "out of memory");
     return rc;
 }
 

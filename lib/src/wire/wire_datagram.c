@@ -23,7 +23,7 @@ typedef struct walk {
 
 static int fail(walk *w, int rc, const char *why)
 {
-    wire_why(w->err, w->errlen, "datagram %s %llu at byte %llu: %s",
+    recd_why(w->err, w->errlen, "datagram %s %llu at byte %llu: %s",
              w->enc == RECD_WIRE_NDJSON ? "line" : "frame", (unsigned long long)w->index,
              (unsigned long long)w->offset, why);
     return rc;
@@ -172,7 +172,7 @@ int recd_wire_decode_datagram_noted(const recd_wire_decoder_config *cfg, const u
         else if (c == '{' || c == ' ' || c == '\t' || c == '\r' || c == '\n')
             w.enc = RECD_WIRE_NDJSON;
         else {
-            wire_why(err, errlen,
+            recd_why(err, errlen,
                      "datagram starts with byte 0x%02X: neither a binary frame (0xD7) nor an "
                      "NDJSON line ('{')",
                      c);

@@ -81,7 +81,7 @@ static int fail(recd_wire_decoder *d, int rc, const char *why)
 
 static int report(const recd_wire_decoder *d, char *err, size_t errlen)
 {
-    wire_why(err, errlen, "%s", d->failure);
+    recd_why(err, errlen, "%s", d->failure);
     return d->failed;
 }
 

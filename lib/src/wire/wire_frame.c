@@ -2,7 +2,6 @@
 /* Wire basics: encoding and transport names, the frame header rules every binary reader applies,
  * and the text helpers for error messages. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,61 +40,51 @@ const char *recd_wire_transport_name(recd_wire_transport t)
     }
 }
 
-void wire_why(char *why, size_t whylen, const char *fmt, ...)
-{
-    if (!why || !whylen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, whylen, fmt, ap);
-    va_end(ap);
-}
-
 static bool type_known(uint8_t t) { return t >= WIRE_T_OPEN && t <= WIRE_T_SAVE; }
 
 int wire_header_check(const uint8_t *p, size_t avail, size_t max_frame, bool error_ok,
                       wire_header *h, char *why, size_t whylen)
 {
     if (avail >= 1 && p[0] != RECD_WIRE_MAGIC) {
-        wire_why(why, whylen, "bad magic byte 0x%02X (a binary frame starts with 0xD7)", p[0]);
+        recd_why(why, whylen, "bad magic byte 0x%02X (a binary frame starts with 0xD7)", p[0]);
         return -EPROTO;
     }
     if (avail >= 2 && p[1] != RECD_WIRE_VERSION) {
-        wire_why(why, whylen, "unsupported protocol version %u (this side speaks %u)", p[1],
+        recd_why(why, whylen, "unsupported protocol version %u (this side speaks %u)", p[1],
                  RECD_WIRE_VERSION);
         return -EPROTO;
     }
     if (avail >= 3 && !type_known(p[2])) {
         if (p[2] == WIRE_T_ERROR && !error_ok)
-            wire_why(why, whylen, "error frames only travel from server to client");
+            recd_why(why, whylen, "error frames only travel from server to client");
         else if (p[2] != WIRE_T_ERROR)
-            wire_why(why, whylen, "unknown frame type %u", p[2]);
+            recd_why(why, whylen, "unknown frame type %u", p[2]);
         if (p[2] != WIRE_T_ERROR || !error_ok)
             return -EPROTO;
     }
     if (avail >= 4) {
         uint8_t f = p[3];
         if (f & ~WIRE_F_KNOWN) {
-            wire_why(why, whylen, "unknown flag bits 0x%02X", (unsigned)(f & ~WIRE_F_KNOWN));
+            recd_why(why, whylen, "unknown flag bits 0x%02X", (unsigned)(f & ~WIRE_F_KNOWN));
             return -EPROTO;
         }
         if (p[2] == WIRE_T_ERROR && f) {
-            wire_why(why, whylen, "an error frame has no flags");
+            recd_why(why, whylen, "an error frame has no flags");
             return -EPROTO;
         }
         if ((f & (WIRE_F_RESUME | WIRE_F_RING)) && p[2] != WIRE_T_OPEN) {
-            wire_why(why, whylen, "only open frames carry the resume and ring flags");
+            recd_why(why, whylen, "only open frames carry the resume and ring flags");
             return -EPROTO;
         }
         if ((f & WIRE_F_TIME) && p[2] != WIRE_T_STATE && p[2] != WIRE_T_EVENT) {
-            wire_why(why, whylen, "only state and event frames carry a time");
+            recd_why(why, whylen, "only state and event frames carry a time");
             return -EPROTO;
         }
     }
     if (avail >= RECD_WIRE_HEADER_SIZE) {
         uint32_t body = ld_le32(p + 4);
         if (body > wire_max_frame(max_frame)) {
-            wire_why(why, whylen, "frame body of %lu bytes exceeds the limit of %lu",
+            recd_why(why, whylen, "frame body of %lu bytes exceeds the limit of %lu",
                      (unsigned long)body, (unsigned long)wire_max_frame(max_frame));
             return -EMSGSIZE;
         }

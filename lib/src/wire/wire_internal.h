@@ -122,6 +122,6 @@ static inline size_t wire_max_frame(size_t max_frame)
     return max_frame ? max_frame : RECD_WIRE_DEFAULT_MAX_FRAME;
 }
 
-/* wire_why() is declared in recd/format_wire.h: the formats' payload codecs write errors too. */
+/* recd_why() is declared in recd/format_wire.h: the formats' payload codecs write errors too. */
 
 #endif

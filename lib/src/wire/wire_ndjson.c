@@ -24,12 +24,12 @@ static int fill_session(wire_env *env, recd_msg *m, char *why, size_t whylen)
     if (m->session[0])
         return 0;
     if (env->datagram) {
-        wire_why(why, whylen, "%s: \"session\" is required in a datagram",
+        recd_why(why, whylen, "%s: \"session\" is required in a datagram",
                  recd_msg_type_name(m->type));
         return -EBADMSG;
     }
     if (!env->prev[0]) {
-        wire_why(why, whylen, "%s: no \"session\" and no earlier line on this connection named one",
+        recd_why(why, whylen, "%s: no \"session\" and no earlier line on this connection named one",
                  recd_msg_type_name(m->type));
         return -EBADMSG;
     }
@@ -67,7 +67,7 @@ static int retry_with_session_format(wire_env *env, const uint8_t *line, size_t 
     void *handle;
     recd_msg_format f = wire_env_format(env, key, strlen(key), &handle);
     if (f == RECD_MSG_FMT_NONE) {
-        wire_why(why, whylen, "%s for unknown session '%s' (no open seen for it)", tname, key);
+        recd_why(why, whylen, "%s for unknown session '%s' (no open seen for it)", tname, key);
         env->noted = RECD_WIRE_REASON_UNKNOWN_SESSION;
         return -EBADMSG;
     }
@@ -80,7 +80,7 @@ int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg 
     if (blank(line, len))
         return 1;
     if (!msg_utf8_valid(line, len)) {
-        wire_why(why, whylen, "invalid UTF-8");
+        recd_why(why, whylen, "invalid UTF-8");
         env->noted = RECD_WIRE_REASON_SYNTAX;
         return -EBADMSG;
     }
@@ -104,7 +104,7 @@ int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg 
         return 0;
     }
     if (f == RECD_MSG_FMT_NONE) {
-        wire_why(why, whylen, "%s for unknown session '%s' (no open seen for it)",
+        recd_why(why, whylen, "%s for unknown session '%s' (no open seen for it)",
                  recd_msg_type_name(m->type), m->session);
         env->noted = RECD_WIRE_REASON_UNKNOWN_SESSION;
         recd_msg_free(m);

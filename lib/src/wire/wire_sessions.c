@@ -119,9 +119,9 @@ int wire_env_after(wire_env *env, const recd_msg *m, char *why, size_t whylen)
         return 0;
     int rc = wire_sessions_set(&env->local, m->session, len, m->format);
     if (rc == -ENOSPC)
-        wire_why(why, whylen, "more than %u sessions open at once on one %s",
+        recd_why(why, whylen, "more than %u sessions open at once on one %s",
                  RECD_WIRE_LOCAL_SESSIONS_MAX, env->datagram ? "datagram" : "connection");
     else if (rc == -ENOMEM)
-        wire_why(why, whylen, "out of memory");
+        recd_why(why, whylen, "out of memory");
     return rc == -ENOSPC ? -EBADMSG : rc;
 }

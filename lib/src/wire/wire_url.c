@@ -18,18 +18,18 @@ static int parse_port(const char *s, size_t n, uint16_t *port, char *err, size_t
 {
     unsigned long v = 0;
     if (n == 0 || n > 5) {
-        wire_why(err, errlen, "the port must be a number from 0 to 65535");
+        recd_why(err, errlen, "the port must be a number from 0 to 65535");
         return -EINVAL;
     }
     for (size_t i = 0; i < n; i++) {
         if (s[i] < '0' || s[i] > '9') {
-            wire_why(err, errlen, "the port must be a number from 0 to 65535");
+            recd_why(err, errlen, "the port must be a number from 0 to 65535");
             return -EINVAL;
         }
         v = v * 10 + (unsigned long)(s[i] - '0');
     }
     if (v > 65535) {
-        wire_why(err, errlen, "the port must be a number from 0 to 65535, not %lu", v);
+        recd_why(err, errlen, "the port must be a number from 0 to 65535, not %lu", v);
         return -EINVAL;
     }
     *port = (uint16_t)v;
@@ -44,14 +44,14 @@ static int parse_host_port(const char *s, size_t n, recd_wire_url *u, char *err,
     if (bracketed) {
         const char *close = memchr(s, ']', n);
         if (!close) {
-            wire_why(err, errlen, "missing ']' after an IPv6 address");
+            recd_why(err, errlen, "missing ']' after an IPv6 address");
             return -EINVAL;
         }
         host = s + 1;
         hlen = (size_t)(close - host);
         colon = close + 1;
         if (colon >= s + n || *colon != ':') {
-            wire_why(err, errlen, "expected ':PORT' after ']'");
+            recd_why(err, errlen, "expected ':PORT' after ']'");
             return -EINVAL;
         }
     } else {
@@ -62,21 +62,21 @@ static int parse_host_port(const char *s, size_t n, recd_wire_url *u, char *err,
                 break;
             }
         if (!colon) {
-            wire_why(err, errlen, "missing ':PORT'");
+            recd_why(err, errlen, "missing ':PORT'");
             return -EINVAL;
         }
         hlen = (size_t)(colon - s);
     }
     if (hlen == 0 || hlen > RECD_WIRE_HOST_MAX) {
-        wire_why(err, errlen, "the host must be 1..%d characters", RECD_WIRE_HOST_MAX);
+        recd_why(err, errlen, "the host must be 1..%d characters", RECD_WIRE_HOST_MAX);
         return -EINVAL;
     }
     for (size_t i = 0; i < hlen; i++) {
         if (!host_char(host[i], bracketed)) {
             if (host[i] == ':')
-                wire_why(err, errlen, "write IPv6 addresses in brackets, e.g. [::1]:7070");
+                recd_why(err, errlen, "write IPv6 addresses in brackets, e.g. [::1]:7070");
             else
-                wire_why(err, errlen, "invalid character in the host");
+                recd_why(err, errlen, "invalid character in the host");
             return -EINVAL;
         }
     }
@@ -89,11 +89,11 @@ static int parse_query(const char *q, recd_wire_url *u, char *err, size_t errlen
 {
     static const char key[] = "encoding=";
     if (strncmp(q, key, sizeof key - 1) != 0) {
-        wire_why(err, errlen, "unknown query: only ?encoding=binary|ndjson|auto is understood");
+        recd_why(err, errlen, "unknown query: only ?encoding=binary|ndjson|auto is understood");
         return -EINVAL;
     }
     if (recd_wire_encoding_parse(q + sizeof key - 1, &u->encoding) < 0) {
-        wire_why(err, errlen, "encoding must be binary, ndjson or auto");
+        recd_why(err, errlen, "encoding must be binary, ndjson or auto");
         return -EINVAL;
     }
     return 0;
@@ -103,7 +103,7 @@ int recd_wire_url_parse(const char *url, recd_wire_url *u, char *err, size_t err
 {
     memset(u, 0, sizeof *u);
     if (!url) {
-        wire_why(err, errlen, "no URL");
+        recd_why(err, errlen, "no URL");
         return -EINVAL;
     }
     static const struct {
@@ -119,7 +119,7 @@ int recd_wire_url_parse(const char *url, recd_wire_url *u, char *err, size_t err
         }
     }
     if (!rest) {
-        wire_why(err, errlen, "the URL must start with tcp://, udp:// or unix://");
+        recd_why(err, errlen, "the URL must start with tcp://, udp:// or unix://");
         return -EINVAL;
     }
     const char *q = strchr(rest, '?');
@@ -127,7 +127,7 @@ int recd_wire_url_parse(const char *url, recd_wire_url *u, char *err, size_t err
     int rc = 0;
     if (u->transport == RECD_WIRE_UNIX) {
         if (n == 0 || n > RECD_WIRE_PATH_MAX) {
-            wire_why(err, errlen, "the socket path must be 1..%d bytes", RECD_WIRE_PATH_MAX);
+            recd_why(err, errlen, "the socket path must be 1..%d bytes", RECD_WIRE_PATH_MAX);
             rc = -EINVAL;
         } else {
             memcpy(u->path, rest, n);

@@ -266,8 +266,8 @@ static int carla_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_
         char to[24] = "the end";
         if (o->to >= 0)
             snprintf(to, sizeof to, "%lld", (long long)o->to);
-        msg_err(err, errlen,
-                "no frame in [%lld, %s) ms: the log's frames run from %lld to %lld ms; cut inside that",
+        recd_why(err, errlen,
+                 "no frame in [%lld, %s) ms: the log's frames run from %lld to %lld ms; cut inside that",
                 (long long)o->from, to, (long long)first, (long long)last);
         return -EINVAL;
     }
@@ -282,8 +282,8 @@ static int carla_concat(const recd_edit_msgs *in, size_t n, int64_t gap, recd_ms
     const char *map = in[0].v[0].open.carla->map;
     for (size_t k = 1; k < n; k++)
         if (strcmp(in[k].v[0].open.carla->map, map) != 0) {
-            msg_err(err, errlen, "input %zu is recorded in map %s, input 1 in %s: a log replays "
-                    "in one map", k + 1, in[k].v[0].open.carla->map, map);
+            recd_why(err, errlen, "input %zu is recorded in map %s, input 1 in %s: a log replays "
+                     "in one map", k + 1, in[k].v[0].open.carla->map, map);
             return -EINVAL;
         }
     int rc = emit(ctx, &in[0].v[0], err, errlen);

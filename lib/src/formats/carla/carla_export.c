@@ -47,16 +47,16 @@ static int walk(const uint8_t *buf, size_t len, walk_fn fn, void *ctx, char *err
     carla_reader r;
     int rc = carla_reader_init(&r, buf, len, NULL);
     if (rc < 0) {
-        msg_err(err, errlen, "%s", r.err);
+        recd_why(err, errlen, "%s", r.err);
         return rc;
     }
     if (r.interim_ids) {
-        msg_err(err, errlen, "ids 21-23 are numbered as ue4-dev numbered them from Nov 2023 to "
-                "Mar 2025; recd writes the 0.9.13, 0.9.15 and 0.9.16 tables only");
+        recd_why(err, errlen, "ids 21-23 are numbered as ue4-dev numbered them from Nov 2023 to "
+                 "Mar 2025; recd writes the 0.9.13, 0.9.15 and 0.9.16 tables only");
         return -EBADMSG;
     }
     if (memchr(r.hdr.map, 0, r.hdr.map_len)) {
-        msg_err(err, errlen, "the map name holds a NUL byte");
+        recd_why(err, errlen, "the map name holds a NUL byte");
         return -EBADMSG;
     }
     recd_carla_open o = {.date = r.hdr.date, .width = (uint8_t)r.width, .ids = r.ids,
@@ -72,7 +72,7 @@ static int walk(const uint8_t *buf, size_t len, walk_fn fn, void *ctx, char *err
     *m.open.carla = o;
     if (r.hdr.version != 1) {
         recd_msg_free(&m);
-        msg_err(err, errlen, "header version %u; CARLA writes 1", r.hdr.version);
+        recd_why(err, errlen, "header version %u; CARLA writes 1", r.hdr.version);
         return -EBADMSG;
     }
     rc = fn(ctx, &m, err, errlen);
@@ -101,7 +101,7 @@ static int walk(const uint8_t *buf, size_t len, walk_fn fn, void *ctx, char *err
                 rc = deliver_event(fn, ctx, &f.packets[i], r.width, err, errlen);
     }
     if (rc == -EBADMSG && r.err[0])
-        msg_err(err, errlen, "%s: run rectool repair to cut a torn frame", r.err);
+        recd_why(err, errlen, "%s: run rectool repair to cut a torn frame", r.err);
     carla_reader_free(&r);
     if (rc < 0)
         return rc;
@@ -179,9 +179,9 @@ int recd_carla__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
     if (rc < 0)
         return rc;
     if (c.differs || c.at != len) {
-        msg_err(err, errlen, "offset %zu: this log's layout (packet order, empty packets or a "
-                "count above 65535) is not one recd writes, so an import would not give it back "
-                "byte for byte", c.differs ? c.diff_at : c.at);
+        recd_why(err, errlen, "offset %zu: this log's layout (packet order, empty packets or a "
+                 "count above 65535) is not one recd writes, so an import would not give it back "
+                 "byte for byte", c.differs ? c.diff_at : c.at);
         return -EBADMSG;
     }
     deliver d = {on_msg, ctx};

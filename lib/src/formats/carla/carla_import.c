@@ -16,7 +16,7 @@ static int carla_open(recd_importer *im, const recd_msg *m, char *err, size_t er
         return -ENOMEM;
     im->impl = w;
     if (!m->open.carla) {
-        msg_err(err, errlen, "open: missing the carla object");
+        recd_why(err, errlen, "open: missing the carla object");
         return -EBADMSG;
     }
     return carla_writer_init(w, m->open.carla, im->sink);
@@ -25,7 +25,7 @@ static int carla_open(recd_importer *im, const recd_msg *m, char *err, size_t er
 static int carla_state(recd_importer *im, const recd_msg *m, char *err, size_t errlen)
 {
     if (m->format != RECD_MSG_FMT_CARLA || !m->carla_state) {
-        msg_err(err, errlen, "state: a %s state in a carla session", recd_msg_format_name(m->format));
+        recd_why(err, errlen, "state: a %s state in a carla session", recd_msg_format_name(m->format));
         return -EBADMSG;
     }
     int rc = carla_writer_state(im->impl, m->carla_state, err, errlen);
@@ -36,7 +36,7 @@ static int carla_state(recd_importer *im, const recd_msg *m, char *err, size_t e
 static int carla_event(recd_importer *im, const recd_msg *m, char *err, size_t errlen)
 {
     if (m->format != RECD_MSG_FMT_CARLA || !m->carla_event) {
-        msg_err(err, errlen, "event: a %s event in a carla session", recd_msg_format_name(m->format));
+        recd_why(err, errlen, "event: a %s event in a carla session", recd_msg_format_name(m->format));
         return -EBADMSG;
     }
     int rc = carla_writer_event(im->impl, m->carla_event, err, errlen);

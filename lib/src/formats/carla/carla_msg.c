@@ -513,13 +513,13 @@ static int carla_open_read(const json_t *root, recd_msg *out, char *err, size_t 
 {
     json_t *carla = json_object_get(root, "carla");
     if (!carla) {
-        msg_err(err, errlen, "open: missing key \"carla\" (format carla: map, date, width, ids)");
+        recd_why(err, errlen, "open: missing key \"carla\" (format carla: map, date, width, ids)");
         return -EBADMSG;
     }
     char why[200];
     int rc = recd__carla_open_from_json(carla, &out->open.carla, why, sizeof why);
     if (rc == -EBADMSG)
-        msg_err(err, errlen, "open.carla%s", why);
+        recd_why(err, errlen, "open.carla%s", why);
     return rc;
 }
 
@@ -537,7 +537,7 @@ static int carla_state_read(const json_t *root, recd_msg *out, char *err, size_t
     char why[200];
     int rc = recd__carla_state_from_json(root, &out->carla_state, why, sizeof why);
     if (rc == -EBADMSG)
-        msg_err(err, errlen, "state%s", why);
+        recd_why(err, errlen, "state%s", why);
     return rc;
 }
 
@@ -552,7 +552,7 @@ static int carla_event_read(const json_t *root, recd_msg *out, char *err, size_t
     char why[200];
     int rc = recd__carla_event_from_json(root, &out->carla_event, why, sizeof why);
     if (rc == -EBADMSG)
-        msg_err(err, errlen, "event%s", why);
+        recd_why(err, errlen, "event%s", why);
     return rc;
 }
 

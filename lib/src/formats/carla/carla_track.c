@@ -127,7 +127,7 @@ int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, vo
     carla_reader r;
     int rc = carla_reader_init(&r, buf, len, NULL);
     if (rc < 0) {
-        msg_err(err, errlen, "%s", r.err);
+        recd_why(err, errlen, "%s", r.err);
         return rc;
     }
     track_state s = {0};
@@ -155,7 +155,7 @@ int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, vo
         rc = 1;
     }
     if (rc == -EBADMSG)
-        msg_err(err, errlen, "offset %llu: %s", (unsigned long long)r.err_offset, r.err);
+        recd_why(err, errlen, "offset %llu: %s", (unsigned long long)r.err_offset, r.err);
     carla_reader_free(&r);
     free(s.a);
     carla_index_free(&s.x);

@@ -34,14 +34,14 @@ int carla_wire_open_write(const recd_carla_open *o, recd_buf *out)
 int carla_wire_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
 {
     if (len < 13 || len != 13u + ld_le16(p + 11)) {
-        wire_why(why, whylen, "open.carla: %zu bytes, not 13 + the map's length", len);
+        recd_why(why, whylen, "open.carla: %zu bytes, not 13 + the map's length", len);
         return -EBADMSG;
     }
     recd_carla_open o = {.date = (int64_t)ld_le64(p), .width = p[8], .ids = (recd_carla_ids)p[9],
                          .additional_data = p[10] & 1};
     if ((o.width != 4 && o.width != 8) || !recd_carla_ids_name(o.ids)[0] || p[10] > 1 ||
         memchr(p + 13, 0, len - 13)) {
-        wire_why(why, whylen, "open.carla: width 4 or 8, ids 13, 15 or 16, flags 0 or 1, a map without NUL");
+        recd_why(why, whylen, "open.carla: width 4 or 8, ids 13, 15 or 16, flags 0 or 1, a map without NUL");
         return -EBADMSG;
     }
     char *map = malloc(len - 13 + 1);
@@ -84,7 +84,7 @@ int carla_wire_state_write(const recd_carla_frame *f, recd_buf *out)
 int carla_wire_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
 {
     if (len < 28 || (p[25] != 4 && p[25] != 8) || p[16] > 1 || ld_le16(p + 26) > MAX_PACKETS) {
-        wire_why(why, whylen, "state: a carla frame needs 28 header bytes, width 4 or 8, at most %d packets",
+        recd_why(why, whylen, "state: a carla frame needs 28 header bytes, width 4 or 8, at most %d packets",
                  MAX_PACKETS);
         return -EBADMSG;
     }
@@ -98,7 +98,7 @@ int carla_wire_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
     int rc = 0;
     for (size_t i = 0; i < f.count && rc == 0; i++) {
         if (len - at < 10) {
-            wire_why(why, whylen, "state: packet %zu cut", i);
+            recd_why(why, whylen, "state: packet %zu cut", i);
             rc = -EBADMSG;
             break;
         }
@@ -116,7 +116,7 @@ int carla_wire_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
         else if (ok)
             ok = k->raw && k->count == 0 && k->len <= UINT32_MAX - 5;
         if (!ok) {
-            wire_why(why, whylen, "state: packet %zu (kind %u) does not hold whole records of its kind",
+            recd_why(why, whylen, "state: packet %zu (kind %u) does not hold whole records of its kind",
                      i, k->kind);
             rc = -EBADMSG;
             break;
@@ -125,7 +125,7 @@ int carla_wire_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
         at += k->len;
     }
     if (rc == 0 && at != len) {
-        wire_why(why, whylen, "state: %zu bytes after the last packet", len - at);
+        recd_why(why, whylen, "state: %zu bytes after the last packet", len - at);
         rc = -EBADMSG;
     }
     f.packets = pk;
@@ -146,7 +146,7 @@ int carla_wire_event_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
 {
     if (len < 2 || p[0] < RECD_CARLA_EVENT_ADD || p[0] > RECD_CARLA_COLLISION ||
         (p[1] != 4 && p[1] != 8) || !carla_records_fill(carla_kind(p[0], p[1])->fields, p[1], 1, p + 2, len - 2)) {
-        wire_why(why, whylen, "event: a carla event is kind 2..5, width 4 or 8 and one whole record");
+        recd_why(why, whylen, "event: a carla event is kind 2..5, width 4 or 8 and one whole record");
         return -EBADMSG;
     }
     recd_carla_event e = {.kind = p[0], .width = p[1], .len = (uint32_t)(len - 2), .data = p + 2};

@@ -52,9 +52,9 @@ static int read_rec_row(msg_csv_doc *d, uint64_t line)
     }
     if (d->format == RECD_MSG_FMT_SAMP_VEHICLE && !((partial == 2 && groups == 0) ||
                                                     (partial == 0 && groups == 1))) {
-        msg_err(d->err, d->errlen,
-                "line %llu: fill either hydra_thrust_0 and hydra_thrust_1, or train_speed",
-                (unsigned long long)line);
+        recd_why(d->err, d->errlen,
+                 "line %llu: fill either hydra_thrust_0 and hydra_thrust_1, or train_speed",
+                 (unsigned long long)line);
         return -EBADMSG;
     }
     recd_msg m;

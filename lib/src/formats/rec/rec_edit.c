@@ -38,7 +38,7 @@ static int emit_state_at(const recd_msg *m, int64_t t, recd_msg_fn emit, void *c
                          size_t errlen)
 {
     if (t < 0 || t > (int64_t)UINT32_MAX) {
-        msg_err(err, errlen, "time %lld ms does not fit the .rec clock (u32)", (long long)t);
+        recd_why(err, errlen, "time %lld ms does not fit the .rec clock (u32)", (long long)t);
         return -ERANGE;
     }
     recd_msg c = *m; /* .rec states own no heap memory */
@@ -69,11 +69,11 @@ static void cut_nothing_why(const recd_cut_opts *o, int64_t last, char *err, siz
         seconds_text(o->to, to, sizeof to);
     seconds_text(last > 0 ? last : 0, end, sizeof end);
     if (last < 0)
-        msg_err(err, errlen, "the file holds no block to cut");
+        recd_why(err, errlen, "the file holds no block to cut");
     else if (o->from > last)
-        msg_err(err, errlen, "the cut starts at %s, past the end: the file is only %s long", from, end);
+        recd_why(err, errlen, "the cut starts at %s, past the end: the file is only %s long", from, end);
     else
-        msg_err(err, errlen, "no block from %s to %s (the file's last block is at %s)", from, to, end);
+        recd_why(err, errlen, "no block from %s to %s (the file's last block is at %s)", from, to, end);
 }
 
 static int rec_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_fn emit, void *ctx,
@@ -128,7 +128,7 @@ static int rec_concat(const recd_edit_msgs *in, size_t n, int64_t gap, recd_msg_
     for (size_t k = 0; rc == 0 && k < n; k++) {
         int64_t first, last, step;
         if (!rec_span(&in[k], &first, &last, &step)) {
-            msg_err(err, errlen, "input %zu holds no block", k + 1);
+            recd_why(err, errlen, "input %zu holds no block", k + 1);
             return -EINVAL;
         }
         int64_t shift = end < 0 ? 0 : end + (gap >= 0 ? gap : end_step) - first;

@@ -23,20 +23,20 @@ int recd_rec__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, vo
     snprintf(first_copy, sizeof first_copy, "%s", first);
     recd_report_free(&report);
     if (info.layout != RECD_REC_LAYOUT_ONFOOT && info.layout != RECD_REC_LAYOUT_VEHICLE) {
-        msg_err(err, errlen, "not a standard SA-MP recording with blocks (layout %s)%s%s",
-                recd_rec_layout_name(info.layout), first_copy[0] ? ": " : "", first_copy);
+        recd_why(err, errlen, "not a standard SA-MP recording with blocks (layout %s)%s%s",
+                 recd_rec_layout_name(info.layout), first_copy[0] ? ": " : "", first_copy);
         return -EBADMSG;
     }
     if (info.signature != RECD_REC_SIGNATURE || info.data_offset != RECD_REC_HEADER_SIZE) {
-        msg_err(err, errlen, "header signature %u is not %u; an import would not reproduce it",
-                info.signature, RECD_REC_SIGNATURE);
+        recd_why(err, errlen, "header signature %u is not %u; an import would not reproduce it",
+                 info.signature, RECD_REC_SIGNATURE);
         return -EBADMSG;
     }
     if (info.trailing_bytes) {
-        msg_err(err, errlen,
-                "%zu bytes after the last whole block (offset %zu): run rectool repair first",
-                info.trailing_bytes,
-                (size_t)(info.data_offset + info.block_count * info.block_size));
+        recd_why(err, errlen,
+                 "%zu bytes after the last whole block (offset %zu): run rectool repair first",
+                 info.trailing_bytes,
+                 (size_t)(info.data_offset + info.block_count * info.block_size));
         return -EBADMSG;
     }
     (void)rc; /* warnings and info-level anomalies (equal times, gaps) do not block an export */
@@ -59,11 +59,11 @@ int recd_rec__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, vo
             rc = recd_rec_vehicle_check(&m.vehicle);
         }
         if (rc < 0) {
-            msg_err(err, errlen,
-                    "block %llu (offset %llu): a float is NaN or infinite, which JSON and CSV "
-                    "cannot carry and recd never writes",
-                    (unsigned long long)i,
-                    (unsigned long long)(info.data_offset + i * info.block_size));
+            recd_why(err, errlen,
+                     "block %llu (offset %llu): a float is NaN or infinite, which JSON and CSV "
+                     "cannot carry and recd never writes",
+                     (unsigned long long)i,
+                     (unsigned long long)(info.data_offset + i * info.block_size));
             return -EBADMSG;
         }
         if ((rc = msg_deliver_owned(on_msg, ctx, &m, err, errlen)) < 0)

@@ -302,11 +302,11 @@ int64_t rec_field_max(const rec_field *f)
 bool rec_value_from_double(const rec_field *f, double d, rec_value *v, char *why, size_t whylen)
 {
     if (f->type != MF_F32) {
-        msg_err(why, whylen, "expected an integer, got a real number");
+        recd_why(why, whylen, "expected an integer, got a real number");
         return false;
     }
     if (!msg_double_to_f32(d, &v->f)) {
-        msg_err(why, whylen, "%.9g does not fit f32", d);
+        recd_why(why, whylen, "%.9g does not fit f32", d);
         return false;
     }
     v->set = true;
@@ -319,9 +319,9 @@ bool rec_value_from_int(const rec_field *f, int64_t i, rec_value *v, char *why, 
         return rec_value_from_double(f, (double)i, v, why, whylen);
     if (i < rec_field_min(f) || i > rec_field_max(f)) {
         if (f->type == MF_BOOL)
-            msg_err(why, whylen, "%lld is not 0 or 1", (long long)i);
+            recd_why(why, whylen, "%lld is not 0 or 1", (long long)i);
         else
-            msg_err(why, whylen, "%lld does not fit %s", (long long)i, rec_ftype_name(f));
+            recd_why(why, whylen, "%lld does not fit %s", (long long)i, rec_ftype_name(f));
         return false;
     }
     v->i = i;
@@ -334,7 +334,7 @@ bool rec_read_value(const rec_field *f, const json_t *j, bool bool_as_int, rec_v
 {
     if (f->type == MF_BOOL && !bool_as_int) {
         if (!json_is_boolean(j)) {
-            msg_err(why, whylen, "expected true or false, got %s", msg_json_type_name(j));
+            recd_why(why, whylen, "expected true or false, got %s", msg_json_type_name(j));
             return false;
         }
         v->i = json_is_true(j);
@@ -345,7 +345,7 @@ bool rec_read_value(const rec_field *f, const json_t *j, bool bool_as_int, rec_v
         return rec_value_from_int(f, json_integer_value(j), v, why, whylen);
     if (json_is_real(j))
         return rec_value_from_double(f, json_real_value(j), v, why, whylen);
-    msg_err(why, whylen, "expected %s, got %s", f->type == MF_F32 ? "a number" : "an integer",
-            msg_json_type_name(j));
+    recd_why(why, whylen, "expected %s, got %s", f->type == MF_F32 ? "a number" : "an integer",
+             msg_json_type_name(j));
     return false;
 }

@@ -19,8 +19,8 @@ static int rec_state(recd_importer *im, const recd_msg *m, char *err, size_t err
 {
     rec_import *ri = im->impl;
     if (m->format != im->format) {
-        msg_err(err, errlen, "state: a %s block in a %s session", recd_msg_format_name(m->format),
-                recd_msg_format_name(im->format));
+        recd_why(err, errlen, "state: a %s block in a %s session", recd_msg_format_name(m->format),
+                 recd_msg_format_name(im->format));
         return -EBADMSG;
     }
     uint32_t prev = ri->w.last_time_ms;
@@ -28,12 +28,12 @@ static int rec_state(recd_importer *im, const recd_msg *m, char *err, size_t err
     int rc = m->format == RECD_MSG_FMT_SAMP_ONFOOT ? recd_rec_writer_onfoot(&ri->w, &m->onfoot)
                                                    : recd_rec_writer_vehicle(&ri->w, &m->vehicle);
     if (rc == -ERANGE)
-        msg_err(err, errlen, "state.t: %u is before the previous block's %u (.rec times never "
-                "decrease)", t, prev);
+        recd_why(err, errlen, "state.t: %u is before the previous block's %u (.rec times never "
+                 "decrease)", t, prev);
     else if (rc == -EINVAL)
-        msg_err(err, errlen, "state: a float is NaN or infinite, or weapon/additional_key overflow");
+        recd_why(err, errlen, "state: a float is NaN or infinite, or weapon/additional_key overflow");
     else if (rc < 0)
-        msg_err(err, errlen, "writing block: %s", recd_strerror(rc));
+        recd_why(err, errlen, "writing block: %s", recd_strerror(rc));
     if (rc == 0)
         im->states++;
     return rc < 0 ? (rc == -ERANGE || rc == -EINVAL ? -EBADMSG : rc) : 0;
@@ -58,7 +58,7 @@ static int rec_finish(recd_importer *im, char *err, size_t errlen)
         return 0;
     int rc = recd_rec_writer_header(&ri->w); /* a file with no blocks is the header alone */
     if (rc < 0)
-        msg_err(err, errlen, "writing the output: %s", recd_strerror(rc));
+        recd_why(err, errlen, "writing the output: %s", recd_strerror(rc));
     return rc;
 }
 

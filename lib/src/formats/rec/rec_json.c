@@ -19,7 +19,7 @@ static int read_rec_group_member(const rec_field *f, const json_t *j, const char
     if (rec_read_value(f, j, false, v, why, sizeof why))
         return 0;
     rec_field_path(f, path, sizeof path);
-    msg_err(err, errlen, "%s.%s: %s", type, path, why);
+    recd_why(err, errlen, "%s.%s: %s", type, path, why);
     return -EBADMSG;
 }
 
@@ -30,8 +30,8 @@ static int read_rec_group(const rec_field *fields, size_t g, size_t end, const j
     const rec_field *f = &fields[g];
     if (f->index >= 0) {
         if (!json_is_array(j) || json_array_size(j) != (size_t)f->count) {
-            msg_err(err, errlen, "state.%s: expected an array of %d numbers, got %s", f->key,
-                    f->count, json_is_array(j) ? "another length" : msg_json_type_name(j));
+            recd_why(err, errlen, "state.%s: expected an array of %d numbers, got %s", f->key,
+                     f->count, json_is_array(j) ? "another length" : msg_json_type_name(j));
             return -EBADMSG;
         }
         for (size_t i = g; i < end; i++) {
@@ -44,8 +44,8 @@ static int read_rec_group(const rec_field *fields, size_t g, size_t end, const j
     }
     if (f->sub) {
         if (!json_is_object(j)) {
-            msg_err(err, errlen, "state.%s: expected an object, got %s", f->key,
-                    msg_json_type_name(j));
+            recd_why(err, errlen, "state.%s: expected an object, got %s", f->key,
+                     msg_json_type_name(j));
             return -EBADMSG;
         }
         const char *subs[REC_MAX_FIELDS + 1];
@@ -62,7 +62,7 @@ static int read_rec_group(const rec_field *fields, size_t g, size_t end, const j
         for (size_t i = g; i < end; i++) {
             json_t *m = json_object_get(j, fields[i].sub);
             if (!m) {
-                msg_err(err, errlen, "state.%s: missing key \"%s\"", f->key, fields[i].sub);
+                recd_why(err, errlen, "state.%s: missing key \"%s\"", f->key, fields[i].sub);
                 return -EBADMSG;
             }
             int rc = read_rec_group_member(&fields[i], m, "state", &vals[i], err, errlen);
@@ -126,13 +126,13 @@ static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t e
             alt_seen[fields[i].alt] |= vals[i].set;
             alt_key[fields[i].alt] = fields[i].key;
         } else if (!vals[i].set) {
-            msg_err(err, errlen, "state: missing key \"%s\" (%s)", fields[i].key,
-                    recd_msg_format_name(out->format));
+            recd_why(err, errlen, "state: missing key \"%s\" (%s)", fields[i].key,
+                     recd_msg_format_name(out->format));
             return -EBADMSG;
         }
     }
     if (alt_key[1] && alt_seen[1] + alt_seen[2] != 1) {
-        msg_err(err, errlen, "state: needs exactly one of \"%s\" and \"%s\"", alt_key[1], alt_key[2]);
+        recd_why(err, errlen, "state: needs exactly one of \"%s\" and \"%s\"", alt_key[1], alt_key[2]);
         return -EBADMSG;
     }
     rec_unflatten(vals, out);
@@ -145,7 +145,7 @@ static int read_player_int(const json_t *root, const char *key, int64_t min, int
 {
     int rc = msg_json_read_int64(root, "state", key, min, v, present, err, errlen);
     if (rc == 0 && *present && *v > max) {
-        msg_err(err, errlen, "state.%s: %lld is above %lld", key, (long long)*v, (long long)max);
+        recd_why(err, errlen, "state.%s: %lld is above %lld", key, (long long)*v, (long long)max);
         return -EBADMSG;
     }
     return rc;

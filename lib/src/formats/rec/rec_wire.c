@@ -30,13 +30,13 @@ static int block_refuse(const struct recd_format_wire *w, size_t len, uint64_t t
 {
     size_t want = (size_t)w->block_len - 4;
     if (len != want)
-        wire_why(why, whylen, "state: a %s payload is %lu bytes, this one is %lu",
+        recd_why(why, whylen, "state: a %s payload is %lu bytes, this one is %lu",
                  recd_msg_format_name(w->format), (unsigned long)want, (unsigned long)len);
     else if (time > UINT32_MAX)
-        wire_why(why, whylen, "state: time %llu ms does not fit the u32 clock of a .rec block",
+        recd_why(why, whylen, "state: time %llu ms does not fit the u32 clock of a .rec block",
                  (unsigned long long)time);
     else if (check < 0)
-        wire_why(why, whylen, "state: a float is NaN or infinite, or weapon/additional key is out "
+        recd_why(why, whylen, "state: a float is NaN or infinite, or weapon/additional key is out "
                               "of range");
     return -EBADMSG;
 }
@@ -74,7 +74,7 @@ static int samp_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
     (void)p;
     (void)m;
     if (len) {
-        wire_why(why, whylen, "open: %lu bytes after the payload (a samp open ends after the token)",
+        recd_why(why, whylen, "open: %lu bytes after the payload (a samp open ends after the token)",
                  (unsigned long)len);
         return -EBADMSG;
     }
@@ -99,30 +99,30 @@ static int player_state_read(const uint8_t *p, size_t len, uint64_t time, recd_m
                              size_t whylen)
 {
     if (len < 1) {
-        wire_why(why, whylen, "state: body ends inside the payload");
+        recd_why(why, whylen, "state: body ends inside the payload");
         return -EBADMSG;
     }
     uint8_t type = p[0];
     size_t pos = 1;
     if (type != RECD_REC_TYPE_ONFOOT && type != RECD_REC_TYPE_VEHICLE) {
-        wire_why(why, whylen, "state: samp-player type %u (1 vehicle, 2 on foot)", type);
+        recd_why(why, whylen, "state: samp-player type %u (1 vehicle, 2 on foot)", type);
         return -EBADMSG;
     }
     m->player.rec_type = (recd_rec_type)type;
     if (type == RECD_REC_TYPE_VEHICLE) {
         if (len - pos < 3) {
-            wire_why(why, whylen, "state: body ends inside the payload");
+            recd_why(why, whylen, "state: body ends inside the payload");
             return -EBADMSG;
         }
         uint16_t mod = ld_le16(p + pos);
         uint8_t seat = p[pos + 2];
         pos += 3;
         if (mod && (mod < 400 || mod > 611)) {
-            wire_why(why, whylen, "state: vehicle model %u is not 400..611 (0: not given)", mod);
+            recd_why(why, whylen, "state: vehicle model %u is not 400..611 (0: not given)", mod);
             return -EBADMSG;
         }
         if (seat > 3 && seat != 0xFF) {
-            wire_why(why, whylen, "state: seat %u is not 0..3 (0xFF: not given)", seat);
+            recd_why(why, whylen, "state: seat %u is not 0..3 (0xFF: not given)", seat);
             return -EBADMSG;
         }
         m->player.has_model = mod != 0;

@@ -90,12 +90,12 @@ static int recap_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_
     int64_t frames = (int64_t)recap_frames(in);
     int64_t end = o->to < 0 || o->to > frames ? frames : o->to;
     if (o->from >= end) {
-        msg_err(err, errlen, "no tick in [%lld, %lld): the file has %lld ticks",
+        recd_why(err, errlen, "no tick in [%lld, %lld): the file has %lld ticks",
                 (long long)o->from, (long long)o->to, (long long)frames);
         return -EINVAL;
     }
     if (o->keep_time && o->from > 0) {
-        msg_err(err, errlen, "a .recap file's ticks always start at 0 (its header's start time "
+        recd_why(err, errlen, "a .recap file's ticks always start at 0 (its header's start time "
                              "moves instead): keep-time does not apply");
         return -EINVAL;
     }
@@ -128,7 +128,7 @@ static int recap_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_
             /* The first tick of the new file needs the full state the player had then. */
             if (!(m->type == RECD_MSG_STATE && t == o->from)) {
                 if (!carried) {
-                    msg_err(err, errlen, "no state at or before tick %lld", (long long)o->from);
+                    recd_why(err, errlen, "no state at or before tick %lld", (long long)o->from);
                     return -EBADMSG;
                 }
                 rc = emit_at(carried, o->from, emit, ctx, err, errlen);
@@ -140,7 +140,7 @@ static int recap_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_
     }
     if (rc == 0 && !started) {
         if (!carried) {
-            msg_err(err, errlen, "no state at or before tick %lld", (long long)o->from);
+            recd_why(err, errlen, "no state at or before tick %lld", (long long)o->from);
             return -EBADMSG;
         }
         rc = emit_at(carried, o->from, emit, ctx, err, errlen);
@@ -176,8 +176,8 @@ static int recap_concat(const recd_edit_msgs *in, size_t n, int64_t gap, recd_ms
             rc = emit_flush((uint64_t)(offset + frames), emit, ctx, err, errlen);
         offset += frames + (gap > 0 ? gap : 0);
         if (offset > (int64_t)UINT32_MAX) {
-            msg_err(err, errlen, "%lld ticks do not fit the header's frame count",
-                    (long long)offset);
+            recd_why(err, errlen, "%lld ticks do not fit the header's frame count",
+                     (long long)offset);
             return -ERANGE;
         }
     }

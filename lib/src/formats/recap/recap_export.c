@@ -77,11 +77,11 @@ int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
             if (report.items[i].severity == RECD_SEV_ERROR)
                 p = &report.items[i];
         if (p)
-            msg_err(err, errlen, "not a complete, valid Recap file: offset %llu: %s%s",
-                    (unsigned long long)p->offset, p->message,
-                    res.truncated ? " (rectool repair keeps the complete part)" : "");
+            recd_why(err, errlen, "not a complete, valid Recap file: offset %llu: %s%s",
+                     (unsigned long long)p->offset, p->message,
+                     res.truncated ? " (rectool repair keeps the complete part)" : "");
         else
-            msg_err(err, errlen, "not a complete, valid Recap file: %s", recd_strerror(rc));
+            recd_why(err, errlen, "not a complete, valid Recap file: %s", recd_strerror(rc));
         recd_report_free(&report);
         return rc == -ENOMEM ? rc : -EBADMSG;
     }

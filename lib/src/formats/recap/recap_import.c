@@ -46,7 +46,7 @@ static int buf_write(void *ctx, const void *data, size_t len) { return recd_buf_
 static int recap_open(recd_importer *im, const recd_msg *m, char *err, size_t errlen)
 {
     if (!m->open.recap) {
-        msg_err(err, errlen, "open: missing key \"recap\" (format recap)");
+        recd_why(err, errlen, "open: missing key \"recap\" (format recap)");
         return -EBADMSG;
     }
     recap_import *ri = calloc(1, sizeof *ri);
@@ -66,8 +66,8 @@ static int recap_open(recd_importer *im, const recd_msg *m, char *err, size_t er
     recd_sink sink = {buf_write, &ri->file};
     int rc = recd_recap_encoder_new(&ri->enc, &h, &opt, sink);
     if (rc < 0) {
-        msg_err(err, errlen, "open.recap: the header cannot be encoded: %s%s", recd_strerror(rc),
-                rc == -EMSGSIZE ? " (header over 65535 bytes)" : "");
+        recd_why(err, errlen, "open.recap: the header cannot be encoded: %s%s", recd_strerror(rc),
+                 rc == -EMSGSIZE ? " (header over 65535 bytes)" : "");
         return rc == -ENOMEM ? rc : -EBADMSG;
     }
     return 0;
@@ -79,8 +79,8 @@ static int recap_feed(recd_importer *im, char *err, size_t errlen)
     if (!ri->have_pending)
         return 0;
     if (!ri->fed && !ri->state) {
-        msg_err(err, errlen, "tick %llu: the first tick needs a state",
-                (unsigned long long)ri->pending_tick);
+        recd_why(err, errlen, "tick %llu: the first tick needs a state",
+                 (unsigned long long)ri->pending_tick);
         return -EBADMSG;
     }
     recd_recap_event *evs = NULL;
@@ -95,8 +95,8 @@ static int recap_feed(recd_importer *im, char *err, size_t errlen)
                                      evs, ri->nevents);
     free(evs);
     if (rc < 0) {
-        msg_err(err, errlen, "tick %llu: the Recap encoder refused it: %s",
-                (unsigned long long)ri->pending_tick, recd_strerror(rc));
+        recd_why(err, errlen, "tick %llu: the Recap encoder refused it: %s",
+                 (unsigned long long)ri->pending_tick, recd_strerror(rc));
         return rc == -ENOMEM ? rc : -EBADMSG;
     }
     ri->fed = true;
@@ -119,8 +119,8 @@ static int recap_check_frames(const recap_import *ri, const char *what, uint64_t
     uint32_t declared = recap_declared_frames(ri);
     if (declared == 0 || frames <= declared)
         return 0;
-    msg_err(err, errlen, "%s: %llu makes %llu ticks, but open.recap.frame_count is %u", what,
-            (unsigned long long)tick, (unsigned long long)frames, declared);
+    recd_why(err, errlen, "%s: %llu makes %llu ticks, but open.recap.frame_count is %u", what,
+             (unsigned long long)tick, (unsigned long long)frames, declared);
     return -EBADMSG;
 }
 
@@ -132,8 +132,8 @@ static int recap_at_tick(recd_importer *im, const char *what, uint64_t tick, cha
         return 0;
     uint64_t last = ri->have_pending ? ri->pending_tick : ri->last_fed;
     if ((ri->have_pending || ri->fed) && tick < last + (ri->have_pending ? 0 : 1)) {
-        msg_err(err, errlen, "%s.tick: %llu, but tick %llu came before (ticks only move forward)", what,
-                (unsigned long long)tick, (unsigned long long)last);
+        recd_why(err, errlen, "%s.tick: %llu, but tick %llu came before (ticks only move forward)", what,
+                 (unsigned long long)tick, (unsigned long long)last);
         return -EBADMSG;
     }
     if (!ri->started) {
@@ -160,7 +160,7 @@ static int recap_state(recd_importer *im, const recd_msg *m, char *err, size_t e
     if (rc < 0)
         return rc;
     if (ri->state) {
-        msg_err(err, errlen, "state.tick: a second state for tick %llu", (unsigned long long)s->tick);
+        recd_why(err, errlen, "state.tick: a second state for tick %llu", (unsigned long long)s->tick);
         return -EBADMSG;
     }
     ri->state = msg_recap_state_clone(s->tick, &s->state);
@@ -176,8 +176,8 @@ static int recap_event(recd_importer *im, const recd_msg *m, char *err, size_t e
     const recd_msg_recap_event *e = m->recap_event;
     int rc = recd_recap_event_check(&e->event);
     if (rc < 0) {
-        msg_err(err, errlen, "event: invalid %s action: %s", recd_recap_tag_info_get(e->event.tag)
-                ? recd_recap_tag_info_get(e->event.tag)->name : "?", recd_strerror(rc));
+        recd_why(err, errlen, "event: invalid %s action: %s", recd_recap_tag_info_get(e->event.tag)
+                 ? recd_recap_tag_info_get(e->event.tag)->name : "?", recd_strerror(rc));
         return -EBADMSG;
     }
     if ((rc = recap_at_tick(im, "event", e->tick, err, errlen)) < 0)
@@ -205,13 +205,13 @@ static int recap_flush(recd_importer *im, const recd_msg *m, char *err, size_t e
     if (rc < 0)
         return rc;
     if (!ri->fed) {
-        msg_err(err, errlen, "flush: before the first state");
+        recd_why(err, errlen, "flush: before the first state");
         return -EBADMSG;
     }
     if (m->flush.has_end_tick) {
         if (m->flush.end_tick <= ri->last_fed) {
-            msg_err(err, errlen, "flush.end_tick: %llu must be after the last tick %llu",
-                    (unsigned long long)m->flush.end_tick, (unsigned long long)ri->last_fed);
+            recd_why(err, errlen, "flush.end_tick: %llu must be after the last tick %llu",
+                     (unsigned long long)m->flush.end_tick, (unsigned long long)ri->last_fed);
             return -EBADMSG;
         }
         rc = recap_check_frames(ri, "flush.end_tick", m->flush.end_tick,
@@ -225,7 +225,7 @@ static int recap_flush(recd_importer *im, const recd_msg *m, char *err, size_t e
         rc = recd_recap_encoder_flush(ri->enc);
     }
     if (rc < 0) {
-        msg_err(err, errlen, "flush: %s", recd_strerror(rc));
+        recd_why(err, errlen, "flush: %s", recd_strerror(rc));
         return rc == -ENOMEM ? rc : -EBADMSG;
     }
     im->flushes++;
@@ -241,21 +241,21 @@ static int recap_finish(recd_importer *im, char *err, size_t errlen)
     recd_recap_finish_info info = {0};
     rc = recd_recap_encoder_finish(ri->enc, &info);
     if (rc < 0) {
-        msg_err(err, errlen, "finishing the Recap file: %s", recd_strerror(rc));
+        recd_why(err, errlen, "finishing the Recap file: %s", recd_strerror(rc));
         return rc;
     }
     const recd_recap_header *h = &ri->open->header;
     uint32_t declared = recap_declared_frames(ri);
     if (declared != 0 && declared != info.frame_count) {
         /* Writing it would give a file that verify rejects (frame-count-mismatch). */
-        msg_err(err, errlen, "open.recap.frame_count: %u, but the messages hold %llu ticks (leave "
-                "frame_count out to have it counted)", declared,
-                (unsigned long long)info.frame_count);
+        recd_why(err, errlen, "open.recap.frame_count: %u, but the messages hold %llu ticks (leave "
+                 "frame_count out to have it counted)", declared,
+                 (unsigned long long)info.frame_count);
         return -EBADMSG;
     }
     if (info.frame_count > UINT32_MAX) {
-        msg_err(err, errlen, "%llu ticks do not fit the header's frame count",
-                (unsigned long long)info.frame_count);
+        recd_why(err, errlen, "%llu ticks do not fit the header's frame count",
+                 (unsigned long long)info.frame_count);
         return -EBADMSG;
     }
     uint32_t frames = ri->open->has_frame_count ? h->frame_count : (uint32_t)info.frame_count;
@@ -266,12 +266,12 @@ static int recap_finish(recd_importer *im, char *err, size_t errlen)
     if (frames != h->frame_count || end != h->end_ms)
         rc = recd_recap_header_patch(ri->file.data, ri->file.len, frames, end);
     if (rc < 0) {
-        msg_err(err, errlen, "patching the Recap header: %s", recd_strerror(rc));
+        recd_why(err, errlen, "patching the Recap header: %s", recd_strerror(rc));
         return rc;
     }
     rc = im->sink.write(im->sink.ctx, ri->file.data, ri->file.len);
     if (rc < 0)
-        msg_err(err, errlen, "writing the output: %s", recd_strerror(rc));
+        recd_why(err, errlen, "writing the output: %s", recd_strerror(rc));
     return rc;
 }
 

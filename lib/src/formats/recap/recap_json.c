@@ -14,7 +14,7 @@ static const char *const common_keys[] = {MSG_JSON_COMMON_KEYS, NULL};
 static int recap_error(int rc, const char *type, const char *why, char *err, size_t errlen)
 {
     if (rc == -EBADMSG)
-        msg_err(err, errlen, "%s%s%s", type, why[0] == ':' ? "" : ".", why);
+        recd_why(err, errlen, "%s%s%s", type, why[0] == ':' ? "" : ".", why);
     return rc;
 }
 
@@ -22,7 +22,7 @@ static int recap_open_read(const json_t *root, recd_msg *out, char *err, size_t 
 {
     json_t *recap = json_object_get(root, "recap");
     if (!recap) {
-        msg_err(err, errlen, "open: missing key \"recap\" (format recap)");
+        recd_why(err, errlen, "open: missing key \"recap\" (format recap)");
         return -EBADMSG;
     }
     char why[200];

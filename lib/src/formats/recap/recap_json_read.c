@@ -64,7 +64,7 @@ static bool fail(rd *r, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    msg_err(r->err, r->errlen, "%s: %s", path, why);
+    recd_why(r->err, r->errlen, "%s: %s", path, why);
     if (r->rc == 0)
         r->rc = -EBADMSG;
     return false;
@@ -72,7 +72,7 @@ static bool fail(rd *r, const char *path, const char *fmt, ...)
 
 static bool oom(rd *r)
 {
-    msg_err(r->err, r->errlen, "out of memory");
+    recd_why(r->err, r->errlen, "out of memory");
     r->rc = -ENOMEM;
     return false;
 }
@@ -534,7 +534,7 @@ int msg_recap_open_from_json(const json_t *o, recd_msg_recap_open **out, char *e
                                        "extensions", NULL};
     rd r = {err, errlen, 0, {0}};
     if (!json_is_object(o)) {
-        msg_err(err, errlen, ": expected an object, got %s", msg_json_type_name(o));
+        recd_why(err, errlen, ": expected an object, got %s", msg_json_type_name(o));
         return -EBADMSG;
     }
     recd_recap_header h;

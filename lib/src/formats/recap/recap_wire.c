@@ -30,12 +30,12 @@ static const recd_recap_tag_info *full_state_row(void)
 static int perr_to_why(recap_perr pe, const char *what, char *why, size_t whylen)
 {
     switch (pe) {
-    case RECAP_E_NOMEM: wire_why(why, whylen, "out of memory"); return -ENOMEM;
+    case RECAP_E_NOMEM: recd_why(why, whylen, "out of memory"); return -ENOMEM;
     case RECAP_E_UTF8: /* counted apart from the other -EBADMSG (wire_binary_decode) */
-        wire_why(why, whylen, "%s: invalid UTF-8 in a text field", what);
+        recd_why(why, whylen, "%s: invalid UTF-8 in a text field", what);
         return -EILSEQ;
-    case RECAP_E_MOVEMENT: wire_why(why, whylen, "%s: invalid movement payload", what); break;
-    default: wire_why(why, whylen, "%s: payload ends early", what); break;
+    case RECAP_E_MOVEMENT: recd_why(why, whylen, "%s: invalid movement payload", what); break;
+    default: recd_why(why, whylen, "%s: payload ends early", what); break;
     }
     return -EBADMSG;
 }
@@ -47,7 +47,7 @@ static int parse_exact(const recd_recap_tag_info *ti, const uint8_t *p, size_t l
     if (ti->field_count == 0) { /* e.g. TOTEM: no payload at all */
         if (len == 0)
             return 0;
-        wire_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)len);
+        recd_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)len);
         return -EBADMSG;
     }
     size_t first = recap_arena_push(a, ti->field_count);
@@ -58,7 +58,7 @@ static int parse_exact(const recd_recap_tag_info *ti, const uint8_t *p, size_t l
     if (pe != RECAP_OK)
         return perr_to_why(pe, what, why, whylen);
     if (c.pos != len) {
-        wire_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)(len - c.pos));
+        recd_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)(len - c.pos));
         return -EBADMSG;
     }
     recap_arena_fixup(a, 0);
@@ -179,10 +179,10 @@ int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
     if (pe != RECAP_OK) {
         rc = perr_to_why(pe, what, why, whylen);
     } else if (c.pos != len) {
-        wire_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)(len - c.pos));
+        recd_why(why, whylen, "%s: %lu bytes after the payload", what, (unsigned long)(len - c.pos));
         rc = -EBADMSG;
     } else if (!slots_ok) {
-        wire_why(why, whylen, "%s: inventory slots must be below %d and strictly ascending", what,
+        recd_why(why, whylen, "%s: inventory slots must be below %d and strictly ascending", what,
                  RECD_RECAP_INVENTORY_SLOTS);
         rc = -EBADMSG;
     }
@@ -214,12 +214,12 @@ int recap_wire_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
                           size_t whylen)
 {
     if (len == 0) {
-        wire_why(why, whylen, "event: empty payload (an action tag is expected)");
+        recd_why(why, whylen, "event: empty payload (an action tag is expected)");
         return -EBADMSG;
     }
     const recd_recap_tag_info *ti = recd_recap_tag_info_get(p[0]);
     if (!ti || ti->kind != RECD_RECAP_KIND_EVENT) {
-        wire_why(why, whylen, "event: tag 0x%02X is not a Recap event action", p[0]);
+        recd_why(why, whylen, "event: tag 0x%02X is not a Recap event action", p[0]);
         return -EBADMSG;
     }
     recap_arena a = {0};
@@ -230,9 +230,9 @@ int recap_wire_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
         recd_recap_event ev = {p[0], ti->field_count, ti->field_count ? a.v : NULL};
         rc = recd_msg_set_recap_event(m, tick, &ev);
         if (rc == -ENOMEM)
-            wire_why(why, whylen, "out of memory");
+            recd_why(why, whylen, "out of memory");
         else if (rc < 0) {
-            wire_why(why, whylen, "%s: invalid values", what);
+            recd_why(why, whylen, "%s: invalid values", what);
             rc = -EBADMSG;
         }
     }
@@ -256,23 +256,23 @@ int recap_wire_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, s
     rep.limit = 1;
     int rc = recd_recap_header_decode(p, len, &h, &rep);
     if (rc == -EAGAIN || (rc < 0 && rc != -ENOMEM)) {
-        wire_why(why, whylen, "open: %s recap header%s%s", rc == -EAGAIN ? "truncated" : "invalid",
+        recd_why(why, whylen, "open: %s recap header%s%s", rc == -EAGAIN ? "truncated" : "invalid",
                  rep.count ? ": " : "", rep.count ? rep.items[0].message : "");
         recd_report_free(&rep);
         return -EBADMSG;
     }
     recd_report_free(&rep);
     if (rc < 0) {
-        wire_why(why, whylen, "out of memory");
+        recd_why(why, whylen, "out of memory");
         return rc;
     }
     if ((size_t)rc != len) {
-        wire_why(why, whylen, "open: %lu bytes after the recap header", (unsigned long)(len - (size_t)rc));
+        recd_why(why, whylen, "open: %lu bytes after the recap header", (unsigned long)(len - (size_t)rc));
         return -EBADMSG;
     }
     rc = recd_msg_set_recap_open(m, &h);
     if (rc < 0)
-        wire_why(why, whylen, "out of memory");
+        recd_why(why, whylen, "out of memory");
     return rc;
 }
 

@@ -63,8 +63,8 @@ int msg_csv_next_row(msg_csv_reader *r, size_t *ncells, uint64_t *row_line, char
             r->pos++;
             for (;;) {
                 if (r->pos >= r->len) {
-                    msg_err(why, whylen, "line %llu: unterminated quoted cell",
-                            (unsigned long long)qline);
+                    recd_why(why, whylen, "line %llu: unterminated quoted cell",
+                             (unsigned long long)qline);
                     return -EBADMSG;
                 }
                 uint8_t c = r->buf[r->pos];
@@ -86,8 +86,8 @@ int msg_csv_next_row(msg_csv_reader *r, size_t *ncells, uint64_t *row_line, char
                     return rc;
             }
             if (r->pos < r->len && r->buf[r->pos] != ',' && !at_eol(r, r->pos)) {
-                msg_err(why, whylen, "line %llu: text after a closing quote",
-                        (unsigned long long)r->line);
+                recd_why(why, whylen, "line %llu: text after a closing quote",
+                         (unsigned long long)r->line);
                 return -EBADMSG;
             }
         } else {
@@ -95,8 +95,8 @@ int msg_csv_next_row(msg_csv_reader *r, size_t *ncells, uint64_t *row_line, char
             while (r->pos < r->len && r->buf[r->pos] != ',' && !at_eol(r, r->pos)) {
                 uint8_t c = r->buf[r->pos];
                 if (c == '"' || c == '\r') {
-                    msg_err(why, whylen, "line %llu: %s inside an unquoted cell",
-                            (unsigned long long)r->line, c == '"' ? "quote" : "carriage return");
+                    recd_why(why, whylen, "line %llu: %s inside an unquoted cell",
+                             (unsigned long long)r->line, c == '"' ? "quote" : "carriage return");
                     return -EBADMSG;
                 }
                 r->pos++;
@@ -107,8 +107,8 @@ int msg_csv_next_row(msg_csv_reader *r, size_t *ncells, uint64_t *row_line, char
         }
         rc = end_cell(r, n, start);
         if (rc == -E2BIG) {
-            msg_err(why, whylen, "line %llu: more than %d cells", (unsigned long long)*row_line,
-                    MSG_CSV_MAX_CELLS);
+            recd_why(why, whylen, "line %llu: more than %d cells", (unsigned long long)*row_line,
+                     MSG_CSV_MAX_CELLS);
             return -EBADMSG;
         }
         if (rc < 0)

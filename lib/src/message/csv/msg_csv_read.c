@@ -32,12 +32,12 @@ static int read_header(msg_csv_doc *d, size_t ncells, uint64_t line)
             msg_safe_text(names[i], d->r.cell_len[i], safe);
             snprintf(why, sizeof why, "line %llu: unknown column \"%s\" for %s CSV",
                      (unsigned long long)line, safe, recd_msg_format_name(d->format));
-            msg_err(d->err, d->errlen, "%s", why);
+            recd_why(d->err, d->errlen, "%s", why);
             return -EBADMSG;
         }
         if (seen[f]) {
-            msg_err(d->err, d->errlen, "line %llu: column \"%s\" appears twice",
-                    (unsigned long long)line, names[i]);
+            recd_why(d->err, d->errlen, "line %llu: column \"%s\" appears twice",
+                     (unsigned long long)line, names[i]);
             return -EBADMSG;
         }
         seen[f] = true;
@@ -45,9 +45,9 @@ static int read_header(msg_csv_doc *d, size_t ncells, uint64_t line)
     }
     for (size_t f = 0; f < n; f++) {
         if (!seen[f]) {
-            msg_err(d->err, d->errlen, "line %llu: missing column \"%s\" (%s CSV)",
-                    (unsigned long long)line, named[f],
-                    recd_msg_format_name(d->format));
+            recd_why(d->err, d->errlen, "line %llu: missing column \"%s\" (%s CSV)",
+                     (unsigned long long)line, named[f],
+                     recd_msg_format_name(d->format));
             return -EBADMSG;
         }
     }
@@ -64,7 +64,7 @@ static int read_rows(msg_csv_doc *d)
     char why[200] = "";
     int rc = msg_csv_next_row(&d->r, &ncells, &line, why, sizeof why);
     if (rc == 0) {
-        msg_err(d->err, d->errlen, "no header row: the input is empty");
+        recd_why(d->err, d->errlen, "no header row: the input is empty");
         return -EBADMSG;
     }
     if (rc < 0)
@@ -83,8 +83,8 @@ static int read_rows(msg_csv_doc *d)
     while ((rc = msg_csv_next_row(&d->r, &ncells, &line, why, sizeof why)) > 0) {
         last_line = line;
         if (ncells != d->ncols) {
-            msg_err(d->err, d->errlen, "line %llu: %zu cells, the header has %zu",
-                    (unsigned long long)line, ncells, d->ncols);
+            recd_why(d->err, d->errlen, "line %llu: %zu cells, the header has %zu",
+                     (unsigned long long)line, ncells, d->ncols);
             return -EBADMSG;
         }
         rc = e->read_row(d, line);
@@ -94,7 +94,7 @@ static int read_rows(msg_csv_doc *d)
     if (rc < 0)
         goto fail;
     if (!d->st.opened) {
-        msg_err(d->err, d->errlen, "no open row");
+        recd_why(d->err, d->errlen, "no open row");
         return -EBADMSG;
     }
     if (!own_open && !d->st.closed) {
@@ -105,9 +105,9 @@ static int read_rows(msg_csv_doc *d)
     return 0;
 fail:
     if (rc == -EBADMSG && d->err)
-        msg_err(d->err, d->errlen, "%s", why);
+        recd_why(d->err, d->errlen, "%s", why);
     else if (rc == -ENOMEM)
-        msg_err(d->err, d->errlen, "out of memory");
+        recd_why(d->err, d->errlen, "out of memory");
     return rc;
 }
 

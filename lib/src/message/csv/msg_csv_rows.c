@@ -13,7 +13,7 @@ int msg_csv_bad(msg_csv_doc *d, uint64_t line, const char *column, const char *w
 {
     char safe[48];
     msg_safe_text(column, strlen(column), safe);
-    msg_err(d->err, d->errlen, "line %llu: column %s: %s", (unsigned long long)line, safe, why);
+    recd_why(d->err, d->errlen, "line %llu: column %s: %s", (unsigned long long)line, safe, why);
     return -EBADMSG;
 }
 
@@ -27,7 +27,7 @@ int msg_csv_deliver_json(msg_csv_doc *d, uint64_t line, int rc, json_t *obj, con
         char why[256];
         rc = msg_from_json_value(obj, d->st.format, &m, why, sizeof why);
         if (rc < 0) {
-            msg_err(d->err, d->errlen, "line %llu: %s", (unsigned long long)line, why);
+            recd_why(d->err, d->errlen, "line %llu: %s", (unsigned long long)line, why);
         } else {
             rc = msg_stream_deliver(&d->st, &m, line, d->err, d->errlen);
             recd_msg_free(&m);

@@ -29,18 +29,18 @@ static int read_save(const json_t *root, recd_msg *out, recd_msg_format session_
     if (rc < 0)
         return rc;
     if (!has) {
-        msg_err(err, errlen, "save: missing key \"last_ms\"");
+        recd_why(err, errlen, "save: missing key \"last_ms\"");
         return -EBADMSG;
     }
     if (last > UINT32_MAX) {
-        msg_err(err, errlen, "save.last_ms: %lld does not fit u32", (long long)last);
+        recd_why(err, errlen, "save.last_ms: %lld does not fit u32", (long long)last);
         return -EBADMSG;
     }
     json_t *label = json_object_get(root, "label");
     if (!json_is_string(label) ||
         !recd_session_key_valid(json_string_value(label), json_string_length(label))) {
-        msg_err(err, errlen, "save.label: %s",
-                label ? "not 1..64 bytes of A-Z a-z 0-9 . _ - (not starting with '.')" : "missing");
+        recd_why(err, errlen, "save.label: %s",
+                 label ? "not 1..64 bytes of A-Z a-z 0-9 . _ - (not starting with '.')" : "missing");
         return -EBADMSG;
     }
     out->save.last_ms = (uint32_t)last;
@@ -102,7 +102,7 @@ static int unknown_format_err(const char *safe, char *err, size_t errlen)
             n += (size_t)w;
         k++;
     }
-    msg_err(err, errlen, "open.format: \"%s\" is not %s", safe, names);
+    recd_why(err, errlen, "open.format: \"%s\" is not %s", safe, names);
     return -EBADMSG;
 }
 
@@ -113,11 +113,11 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
         return msg_json_err_unknown_key("open", bad, err, errlen);
     json_t *fmt = json_object_get(root, "format");
     if (!fmt) {
-        msg_err(err, errlen, "open: missing key \"format\"");
+        recd_why(err, errlen, "open: missing key \"format\"");
         return -EBADMSG;
     }
     if (!json_is_string(fmt)) {
-        msg_err(err, errlen, "open.format: expected a string, got %s", msg_json_type_name(fmt));
+        recd_why(err, errlen, "open.format: expected a string, got %s", msg_json_type_name(fmt));
         return -EBADMSG;
     }
     out->format = recd_msg_format_parse(json_string_value(fmt));
@@ -133,13 +133,13 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
     json_t *auth = json_object_get(root, "auth");
     if (auth) {
         if (!json_is_string(auth)) {
-            msg_err(err, errlen, "open.auth: expected a string, got %s", msg_json_type_name(auth));
+            recd_why(err, errlen, "open.auth: expected a string, got %s", msg_json_type_name(auth));
             return -EBADMSG;
         }
         size_t alen = json_string_length(auth);
         if (!auth_token_valid(json_string_value(auth), alen)) {
-            msg_err(err, errlen, "open.auth: must be 1..%d printable ASCII bytes without spaces",
-                    RECD_AUTH_TOKEN_MAX);
+            recd_why(err, errlen, "open.auth: must be 1..%d printable ASCII bytes without spaces",
+                     RECD_AUTH_TOKEN_MAX);
             return -EBADMSG;
         }
         out->open.auth = strdup(json_string_value(auth));
@@ -148,13 +148,13 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
     }
     json_t *resume = json_object_get(root, "resume");
     if (resume && !json_is_boolean(resume)) {
-        msg_err(err, errlen, "open.resume: expected true or false, got %s", msg_json_type_name(resume));
+        recd_why(err, errlen, "open.resume: expected true or false, got %s", msg_json_type_name(resume));
         return -EBADMSG;
     }
     out->open.resume = resume && json_is_true(resume);
     json_t *ring = json_object_get(root, "ring");
     if (ring && !json_is_boolean(ring)) {
-        msg_err(err, errlen, "open.ring: expected true or false, got %s", msg_json_type_name(ring));
+        recd_why(err, errlen, "open.ring: expected true or false, got %s", msg_json_type_name(ring));
         return -EBADMSG;
     }
     out->open.ring = ring && json_is_true(ring);
@@ -169,7 +169,7 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
             if ((rc = e->open_read(root, out, err, errlen)) != 0)
                 return rc;
         } else if (json_object_get(root, e->open_key)) {
-            msg_err(err, errlen, "open.%s: only allowed with format %s", e->open_key, f->name);
+            recd_why(err, errlen, "open.%s: only allowed with format %s", e->open_key, f->name);
             return -EBADMSG;
         }
     }
@@ -198,7 +198,7 @@ static int event_formats_err(char *err, size_t errlen)
             n += (size_t)w;
         k++;
     }
-    msg_err(err, errlen, "event: only %s sessions have events", names);
+    recd_why(err, errlen, "event: only %s sessions have events", names);
     return -EBADMSG;
 }
 
@@ -247,11 +247,11 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
 {
     json_t *type = json_object_get(root, "type");
     if (!type) {
-        msg_err(err, errlen, "missing key \"type\"");
+        recd_why(err, errlen, "missing key \"type\"");
         return -EBADMSG;
     }
     if (!json_is_string(type)) {
-        msg_err(err, errlen, "type: expected a string, got %s", msg_json_type_name(type));
+        recd_why(err, errlen, "type: expected a string, got %s", msg_json_type_name(type));
         return -EBADMSG;
     }
     const char *t = json_string_value(type);
@@ -262,25 +262,25 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
     if (out->type == RECD_MSG_NONE) {
         char safe[48];
         msg_safe_text(t, json_string_length(type), safe);
-        msg_err(err, errlen, "type: \"%s\" is not open, state, event, flush, close or save", safe);
+        recd_why(err, errlen, "type: \"%s\" is not open, state, event, flush, close or save", safe);
         return -EBADMSG;
     }
     const char *tn = recd_msg_type_name(out->type);
     json_t *session = json_object_get(root, "session");
     if (session) {
         if (!json_is_string(session)) {
-            msg_err(err, errlen, "%s.session: expected a string, got %s", tn,
-                    msg_json_type_name(session));
+            recd_why(err, errlen, "%s.session: expected a string, got %s", tn,
+                     msg_json_type_name(session));
             return -EBADMSG;
         }
         size_t klen = json_string_length(session);
         if (!recd_session_key_valid(json_string_value(session), klen)) {
             char safe[48];
             msg_safe_text(json_string_value(session), klen, safe);
-            msg_err(err, errlen,
-                    "%s.session: \"%s\" is not a valid session key (1..%d bytes of A-Z a-z 0-9 . _ -, "
-                    "not starting with '.')",
-                    tn, safe, RECD_SESSION_KEY_MAX);
+            recd_why(err, errlen,
+                     "%s.session: \"%s\" is not a valid session key (1..%d bytes of A-Z a-z 0-9 . _ -, "
+                     "not starting with '.')",
+                     tn, safe, RECD_SESSION_KEY_MAX);
             return -EBADMSG;
         }
         memcpy(out->session, json_string_value(session), klen);
@@ -319,13 +319,13 @@ int msg_from_json_jansson(const char *line, size_t len, recd_msg_format session_
     recd_msg_init(out, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
     len = without_line_end(line, len);
     if (memchr(line, '\n', len)) {
-        msg_err(err, errlen, "a message must fit on one line");
+        recd_why(err, errlen, "a message must fit on one line");
         return -EBADMSG;
     }
     json_error_t jerr;
     json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     if (!root) {
-        msg_err(err, errlen, "invalid JSON at column %d: %s", jerr.column, jerr.text);
+        recd_why(err, errlen, "invalid JSON at column %d: %s", jerr.column, jerr.text);
         return -EBADMSG;
     }
     int rc = msg_from_json_value(root, session_format, out, err, errlen);
@@ -339,7 +339,7 @@ int msg_from_json_value(const json_t *root, recd_msg_format session_format, recd
     recd_msg_init(out, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
     int rc;
     if (!json_is_object(root)) {
-        msg_err(err, errlen, "a message must be a JSON object, got %s", msg_json_type_name(root));
+        recd_why(err, errlen, "a message must be a JSON object, got %s", msg_json_type_name(root));
         rc = -EBADMSG;
     } else {
         rc = read_common(root, out, err, errlen);
@@ -347,7 +347,7 @@ int msg_from_json_value(const json_t *root, recd_msg_format session_format, recd
             rc = read_body(root, session_format, out, err, errlen);
     }
     if (rc == -ENOMEM)
-        msg_err(err, errlen, "out of memory");
+        recd_why(err, errlen, "out of memory");
     if (rc < 0)
         recd_msg_free(out);
     return rc;

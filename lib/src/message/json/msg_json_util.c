@@ -51,7 +51,7 @@ int msg_json_err_unknown_key(const char *where, const char *key, char *err, size
 {
     char safe[48];
     msg_safe_text(key, strlen(key), safe);
-    msg_err(err, errlen, "%s: unknown key \"%s\"", where, safe);
+    recd_why(err, errlen, "%s: unknown key \"%s\"", where, safe);
     return -EBADMSG;
 }
 
@@ -63,12 +63,12 @@ int msg_json_read_int64(const json_t *root, const char *type, const char *key, i
     if (!j)
         return 0;
     if (!json_is_integer(j)) {
-        msg_err(err, errlen, "%s.%s: expected an integer, got %s", type, key, msg_json_type_name(j));
+        recd_why(err, errlen, "%s.%s: expected an integer, got %s", type, key, msg_json_type_name(j));
         return -EBADMSG;
     }
     json_int_t v = json_integer_value(j);
     if (v < min) {
-        msg_err(err, errlen, "%s.%s: %lld is below %lld", type, key, (long long)v, (long long)min);
+        recd_why(err, errlen, "%s.%s: %lld is below %lld", type, key, (long long)v, (long long)min);
         return -EBADMSG;
     }
     *out = v;

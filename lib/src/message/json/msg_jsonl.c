@@ -38,7 +38,7 @@ int recd_jsonl_read(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ct
         char why[256];
         int rc = recd_msg_from_json((const char *)p, n, st.format, &m, why, sizeof why);
         if (rc < 0) {
-            msg_err(err, errlen, "line %llu: %s", (unsigned long long)line, why);
+            recd_why(err, errlen, "line %llu: %s", (unsigned long long)line, why);
             return rc;
         }
         rc = msg_stream_deliver(&st, &m, line, err, errlen);
@@ -47,7 +47,7 @@ int recd_jsonl_read(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ct
             return rc;
     }
     if (!st.opened) {
-        msg_err(err, errlen, "no messages: the input is empty");
+        recd_why(err, errlen, "no messages: the input is empty");
         return -EBADMSG;
     }
     return 0;
