@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
@@ -21,9 +22,7 @@
 #define URL_MAX 1024
 #define AUTH_MAX 300 /* "Bearer " and a token of at most 256 bytes */
 #define READ_CHUNK 4096
-/* A client none of whose bytes recd has read yet is not shed before this: it may be a probe
- * accepted just before a burst of others, whose request waits unread behind them. */
-#define SHED_GRACE_MS 250u
+#define PEEK_MAX 8192 /* the default max_request_bytes: a request's end lies within it */
 
 typedef struct conn conn;
 
@@ -63,7 +62,6 @@ struct conn {
     size_t auth_len;
     int handles;     /* 2 while tcp and timer are open */
     size_t received;
-    uint64_t accepted_ms; /* loop time of its accept */
     char rbuf[READ_CHUNK];
     uv_write_t write_req;
     uv_shutdown_t shutdown_req;
@@ -434,13 +432,31 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     }
 }
 
-/* Whether o may be closed for a new client: it is still sending its request, or was answered and
- * has not closed yet; one with nothing read yet only once it had SHED_GRACE_MS to send. */
-static bool sheddable(const recd_http_server *s, const conn *o)
+/* Whether the end of o's request already waits in the kernel, unread: a probe accepted in the
+ * same loop pass as a burst of newer clients is answered in that pass, so it is not to be shed.
+ * A peek of each open connection, and only when a new one finds the endpoint and its reserve
+ * full: bounded by the endpoint's connections, never per request. */
+static bool request_waiting(const conn *o)
+{
+    static char peek[PEEK_MAX];
+    uv_os_fd_t fd;
+    if (uv_fileno((const uv_handle_t *)&o->tcp, &fd) < 0)
+        return false;
+    ssize_t n = recv(fd, peek, sizeof peek, MSG_PEEK | MSG_DONTWAIT);
+    if (n <= 0)
+        return false;
+    if (o->received > 0 && n >= 2 && memcmp(peek, "\r\n", 2) == 0)
+        return true; /* the blank line that ends the headers, after what was read */
+    return memmem(peek, (size_t)n, "\r\n\r\n", 4) != NULL;
+}
+
+/* Whether o may be closed for a new client: it is still sending its request (and the request's
+ * end is not waiting unread), or was answered and has not closed yet. */
+static bool sheddable(const conn *o)
 {
     if (o->closing || (o->responded && !o->written))
         return false;
-    return o->responded || o->received > 0 || uv_now(s->loop) - o->accepted_ms >= SHED_GRACE_MS;
+    return o->responded || !request_waiting(o);
 }
 
 /* The oldest client other than c that may be closed for c; NULL when there is none (c is then
@@ -449,7 +465,7 @@ static conn *oldest_sheddable(recd_http_server *s, const conn *c)
 {
     conn *oldest = NULL, *o;
     LIST_FOREACH(o, &s->conns, link) /* newest first */
-        if (o != c && sheddable(s, o))
+        if (o != c && sheddable(o))
             oldest = o;
     return oldest;
 }
@@ -468,7 +484,6 @@ static void on_connection(uv_stream_t *listener, int status)
     c->tcp.data = c;
     c->timer.data = c;
     c->handles = 2;
-    c->accepted_ms = uv_now(s->loop);
     LIST_INSERT_HEAD(&s->conns, c, link);
     s->nconns++;
     s->open_handles++;

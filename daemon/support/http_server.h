@@ -6,8 +6,8 @@
  * With a header deadline and a health reserve (recd sets both), hanging clients cannot starve
  * health checks: a request must arrive within the deadline, a few connections beyond
  * max_connections are kept for /healthz alone, and when even those are taken, the oldest client
- * still sending its request (or answered but not gone) is closed to make room; one not read yet
- * only after a short grace, so a probe accepted just before a burst is not the one closed. */
+ * still sending its request (or answered but not gone) is closed to make room; one whose whole
+ * request waits unread is kept, so a probe accepted just before a burst is not the one closed. */
 #ifndef RECD_DAEMON_HTTP_SERVER_H
 #define RECD_DAEMON_HTTP_SERVER_H
 
