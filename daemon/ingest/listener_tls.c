@@ -91,7 +91,13 @@ int stream_tls_read(recd_conn *c, const uint8_t *data, size_t len,
         log_warn("%s: %s; closing the connection", c->peer, why[0] ? why : "out of memory in TLS");
         return STREAM_TLS_DROP;
     }
-    return rc;
+    return rc == 0 && closed ? STREAM_TLS_EOF : rc;
+}
+
+bool stream_tls_close_notify(recd_conn *c)
+{
+    tls_conn_shutdown(c->tls);
+    return tls_conn_has_output(c->tls);
 }
 
 int stream_tls_take_output(recd_conn *c, recd_buf *out)
