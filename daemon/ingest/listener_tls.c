@@ -18,7 +18,7 @@ int stream_tls_start(recd_conn *c)
     recd_ingest *g = c->ingest;
     if (!g->tls)
         return -ENOTCONN;
-    c->tls = tls_conn_new(g->tls);
+    c->tls = tls_conn_new(g->tls, true);
     if (!c->tls)
         return -ENOMEM;
     uint64_t limit = g->cfg->tls.handshake_timeout_ms ? g->cfg->tls.handshake_timeout_ms

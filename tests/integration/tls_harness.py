@@ -77,7 +77,7 @@ class Recd:
             kind, _, addr = line.strip().partition(" ")
             scheme = addr.split("://")[0] if "://" in addr else kind
             self.ports[scheme] = int(addr.rsplit(":", 1)[1])
-        if "metrics" not in self.ports:
+        if not self.ports:
             self.stop()
             raise RuntimeError("recd did not start: " + open(self.log).read())
 
