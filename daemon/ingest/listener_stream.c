@@ -59,7 +59,7 @@ static void name_peer(recd_conn *c, const recd_listener *l)
     int len = sizeof ss;
     int rc = uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len);
     const struct sockaddr *sa = rc == 0 ? (const struct sockaddr *)&ss : NULL;
-    recd_peer_name(sa, "tcp ", c->peer, sizeof c->peer);
+    recd_peer_name(sa, l->cfg.tls ? "tls " : "tcp ", c->peer, sizeof c->peer);
     peer_key_from_sockaddr(sa, &c->key);
 }
 
