@@ -594,7 +594,8 @@ static void on_connection(uv_stream_t *listener, int status)
                        (ntohl(((struct sockaddr_in *)&peer)->sin_addr.s_addr) >> 24) == 127) ||
                       (peer.ss_family == AF_INET6 &&
                        IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&peer)->sin6_addr));
-    if (s->opt.tls && *s->opt.tls && !(c->tls = tls_conn_new(*s->opt.tls, false))) {
+    /* HTTPS without a context (none loaded) is closed: never plain HTTP on that port. */
+    if (s->opt.tls && (!*s->opt.tls || !(c->tls = tls_conn_new(*s->opt.tls, false)))) {
         http_conn_close(c);
         return;
     }
