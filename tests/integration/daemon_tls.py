@@ -7,7 +7,8 @@
 #   in recd_connections_dropped_total, and record nothing;
 # - an identity opening a key outside its pattern is refused (auth), a resume of a session from
 #   another identity is refused (not_owner);
-# - auth.token_file is read at start and again on reload (SIGHUP), the old token then refused.
+# - auth.token_file is read at start and again on reload (SIGHUP), the old token then refused;
+# - tls.min_version "1.3" set by a reload refuses a TLS 1.2 client (counted) and takes a 1.3 one.
 import json
 import os
 import shutil
@@ -120,6 +121,27 @@ def token_file(r, tmp):
     check(send(TOKEN2, "tok-3") == b"", "the rotated token is refused after a reload")
 
 
+def min_version(r, pki):
+    """tls.min_version: "1.3" by reload; a TLS 1.2 client is then refused, a 1.3 one taken."""
+    text = open(r.cfg).read().replace("client_ca: ", 'min_version: "1.3", client_ca: ')
+    with open(r.cfg, "w") as f:
+        f.write(text)
+    was = r.value('recd_config_reloads_total{result="ok"}')
+    r.hup()
+    r.wait_value('recd_config_reloads_total{result="ok"}', was + 1)
+    old = h.client_context(pki.cert, pki.eu1_cert, pki.eu1_key)
+    old.maximum_version = ssl.TLSVersion.TLSv1_2
+    before = drops(r, "tls_handshake")
+    err, _ = h.tls_send(r.ports["tls"], ndjson({"type": "open", "session": "eu-v", "format": "samp-onfoot"}), old)
+    check(err is not None, "a TLS 1.2 client was taken with tls.min_version 1.3")
+    check(r.wait_value('recd_connections_dropped_total{reason="tls_handshake"}', before + 1) == before + 1,
+          "the TLS 1.2 client's refusal is not counted")
+    new = h.client_context(pki.cert, pki.eu1_cert, pki.eu1_key)
+    err, reply = h.tls_send(r.ports["tls"], ndjson({"type": "open", "session": "eu-v", "format": "samp-onfoot"},
+                                                   {"type": "close", "session": "eu-v"}), new)
+    check(err is None and reply == b"", f"a TLS 1.3 client was refused: {err} {reply!r}")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="daemon_tls.")
     plain = r = None
@@ -159,6 +181,7 @@ identities:
         refusals(r, tmp, data, pki, ctx_ok)
         identities(r, pki)
         token_file(r, tmp)
+        min_version(r, pki)
     finally:
         for x in (plain, r):
             if x:
