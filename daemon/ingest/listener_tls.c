@@ -72,18 +72,35 @@ static bool take_identity(recd_conn *c)
     return true;
 }
 
+/* The decoder's verdict kept apart from TLS's own: both may say -EPROTO. */
+typedef struct plain_relay {
+    int (*fn)(void *ctx, const uint8_t *p, size_t n);
+    void *ctx;
+    int rc;
+} plain_relay;
+
+static int relay(void *r_, const uint8_t *p, size_t n)
+{
+    plain_relay *r = r_;
+    r->rc = r->fn(r->ctx, p, n);
+    return r->rc;
+}
+
 int stream_tls_read(recd_conn *c, const uint8_t *data, size_t len,
                     int (*on_plain)(void *ctx, const uint8_t *p, size_t n), void *ctx)
 {
     char why[400] = "";
+    plain_relay r = {on_plain, ctx, 0};
     bool closed = false, was_established = tls_conn_established(c->tls);
-    int rc = tls_conn_feed(c->tls, data, len, on_plain, ctx, &closed, why, sizeof why);
+    int rc = tls_conn_feed(c->tls, data, len, relay, &r, &closed, why, sizeof why);
     if (rc == TLS_FEED_ESTABLISHED) {
         if (!take_identity(c))
             return STREAM_TLS_DROP;
         was_established = true;
-        rc = tls_conn_feed(c->tls, NULL, 0, on_plain, ctx, &closed, why, sizeof why);
+        rc = tls_conn_feed(c->tls, NULL, 0, relay, &r, &closed, why, sizeof why);
     }
+    if (r.rc < 0)
+        return r.rc; /* the decoder refused what came in: a protocol error, answered */
     if ((rc == -EPROTO || rc == -ENOMEM) && !was_established)
         return tls_drop(c, RECD_M_CONN_DROP_TLS_HANDSHAKE, why[0] ? why : "out of memory in TLS");
     if (rc == -EPROTO || rc == -ENOMEM) { /* a broken record: the stream cannot go on */

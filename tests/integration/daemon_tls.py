@@ -97,6 +97,11 @@ def identities(r, pki):
     owner.sendall(ndjson({"type": "close", "session": "eu-own"}))
     err, _ = h.tls_end(owner)
     check(err is None, f"the owner's close: {err}")
+    # A protocol error inside TLS is answered (sealed) like over TCP, whatever errno says it.
+    for bad in (b"{broken\n", b"\x00\x00\x00\x05\xffgarbage"):
+        _, reply = h.tls_send(r.ports["tls"], bad, eu1, reply=True)
+        check(reply.startswith(b"{") or reply[:1] in (b"\x00",) or b"error" in reply,
+              f"no error reply over TLS to {bad!r}: {reply!r}")
     label = 'recd_tls_connections_total{identity="gs-eu-*"}'
     check((r.value(label) or 0) >= 2, f"{label} does not count the eu identities")
 
