@@ -35,6 +35,8 @@ bool server_activated_covers(const recd_server *s, const recd_listen_config *cfg
 {
     struct sockaddr_storage ss;
     char url[RECD_CONFIG_URL_MAX + 16] = "";
+    if (cfg->tls)
+        return false; /* a passed socket speaks plain TCP: never in place of a tls:// entry */
     if (cfg->transport != RECD_WIRE_UNIX) {
         memset(&ss, 0, sizeof ss);
         int rc = cfg->addr.family == AF_INET6
