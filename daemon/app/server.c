@@ -20,6 +20,7 @@
 #include "record/session_formats.h"
 #include "support/clock.h"
 #include "support/log.h"
+#include "support/tls_server.h"
 #include "support/sd_notify.h"
 
 #define HEALTH_ERROR_WINDOW_MS 60000u /* a write error makes /healthz fail this long */
@@ -420,6 +421,11 @@ static int startup(recd_server *s)
         log_crit("cannot set up the event loop: %s", uv_strerror(rc));
         return rc;
     }
+    char why[512];
+    if ((rc = server_tls_context(&s->cfg, &s->ingest.tls, why, sizeof why)) < 0) {
+        log_crit("%s", why);
+        return rc;
+    }
     if ((rc = start_metrics(s)) < 0 || (rc = start_listeners(s)) < 0)
         return rc;
     recd_sd_notify_ready();
@@ -443,6 +449,16 @@ static void close_walk(uv_handle_t *h, void *arg)
     (void)arg;
     if (!uv_is_closing(h))
         uv_close(h, NULL);
+}
+
+/* recd_tls_connections_total, labelled by the identities patterns of the configuration at start. */
+static int add_identity_metrics(recd_server *s)
+{
+    const char *patterns[RECD_CONFIG_MAX_IDENTITIES];
+    size_t n = s->cfg.identity_count;
+    for (size_t i = 0; i < n; i++)
+        patterns[i] = s->cfg.identities[i].pattern;
+    return recd_metrics_add_tls_identities(&s->metrics, patterns, n);
 }
 
 int recd_server_run(recd_config *cfg, const recd_cli *cli)
@@ -473,6 +489,8 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
     recd_metrics_install_state_kinds(kinds, session_formats_state_kinds(kinds, RECD_M_STATE_KINDS_MAX));
     int rc = recd_daemon_metrics_init(&s->metrics);
     if (rc == 0)
+        rc = add_identity_metrics(s);
+    if (rc == 0)
         rc = startup(s);
     if (rc < 0) {
         s->exit_code = 1;
@@ -494,6 +512,7 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
     int code = s->exit_code;
     sessions_free(&s->sessions);
     ingest_free(&s->ingest);
+    tls_server_ctx_free(s->ingest.tls);
     if (s->writer.loop)
         writer_stage_free(&s->writer);
     if (s->root_fd >= 0)

@@ -80,5 +80,8 @@ void server_apply_modes(recd_server *s);   /* output.file_mode / dir_mode throug
 /* True when a socket passed by systemd already serves cfg (recd does not bind it again). */
 bool server_activated_covers(const recd_server *s, const recd_listen_config *cfg);
 void server_announce_listener(recd_server *s, const recd_listener *l); /* log + --print-ports */
+/* Loads the TLS context the configuration needs (tls.cert and tls.key set, or a tls:// listener
+ * or metrics.tls asking for them); *out NULL when none. 0 or a negative errno with why. */
+int server_tls_context(const recd_config *cfg, struct tls_server_ctx **out, char *why, size_t cap);
 
 #endif

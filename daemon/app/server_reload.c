@@ -14,12 +14,13 @@
 #include "server.h"
 #include "support/config_schema.h"
 #include "support/log.h"
+#include "support/tls_server.h"
 #include "support/sd_notify.h"
 
 /* The same configured socket: same address, or the same entry text (keeps port-0 listeners). */
 static bool same_socket(const recd_listen_config *a, const recd_listen_config *b)
 {
-    if (a->transport != b->transport)
+    if (a->transport != b->transport || a->tls != b->tls)
         return false;
     return recd_cfg_same_listener(a, b) || strcmp(a->url, b->url) == 0;
 }
@@ -171,14 +172,26 @@ void server_reload(recd_server *s)
         recd_sd_notify_ready();
         return;
     }
+    /* A renewed certificate: new connections get it, live ones keep the context they have. */
+    struct tls_server_ctx *tls = NULL;
+    if (server_tls_context(&next, &tls, why, sizeof why) < 0) {
+        log_err("reload failed, keeping the running configuration: %s", why);
+        recd_metrics_config_reload(&s->metrics, 0);
+        recd_config_free(&next);
+        recd_sd_notify_ready();
+        return;
+    }
     /* All or nothing: what could still refuse the reload is checked before anything changes. */
     recd_reload_refusal refusal = recd_config_reload_check(&s->cfg, &next, why, sizeof why);
     if (refusal == RECD_RELOAD_ACCEPTED && open_new_listeners(s, &next, why, sizeof why) < 0)
         refusal = RECD_RELOAD_LISTEN_FAILED;
     if (refusal != RECD_RELOAD_ACCEPTED) {
+        tls_server_ctx_free(tls);
         refuse_reload(s, &next, refusal, why);
         return;
     }
+    tls_server_ctx_free(s->ingest.tls);
+    s->ingest.tls = tls;
     recd_config_diff diff;
     recd_config_compare(&s->cfg, &next, &diff);
     log_changes(&diff);

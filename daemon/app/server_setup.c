@@ -4,6 +4,7 @@
  * passed already serves a listen entry. */
 #include "server.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,6 +12,7 @@
 
 #include "support/log.h"
 #include "support/peer_name.h"
+#include "support/tls_server.h"
 
 void server_announce_listener(recd_server *s, const recd_listener *l)
 {
@@ -52,4 +54,29 @@ bool server_activated_covers(const recd_server *s, const recd_listen_config *cfg
             return true;
     }
     return false;
+}
+
+/* The configuration asks for TLS: a tls:// listener, or metrics.tls. */
+static bool wants_tls(const recd_config *cfg)
+{
+    for (size_t i = 0; i < cfg->listen_count; i++)
+        if (cfg->listen[i].tls)
+            return true;
+    return cfg->metrics.enabled && cfg->metrics.tls;
+}
+
+int server_tls_context(const recd_config *cfg, struct tls_server_ctx **out, char *why, size_t cap)
+{
+    *out = NULL;
+    if (!wants_tls(cfg) && !cfg->tls.cert)
+        return 0;
+    tls_server_settings set = {.cert = cfg->tls.cert,
+                               .key = cfg->tls.key,
+                               .client_ca = cfg->tls.client_ca,
+                               .min_version = cfg->tls.min_version};
+    if (!set.cert || !set.key) {
+        snprintf(why, cap, "TLS needs tls.cert and tls.key");
+        return -EINVAL;
+    }
+    return tls_server_ctx_new(&set, out, why, cap);
 }

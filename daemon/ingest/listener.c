@@ -27,7 +27,7 @@ static void describe(recd_listener *l)
     int len = sizeof ss;
     int rc = udp ? uv_udp_getsockname(&l->h.udp, (struct sockaddr *)&ss, &len)
                  : uv_tcp_getsockname(&l->h.tcp, (struct sockaddr *)&ss, &len);
-    recd_peer_name(rc == 0 ? (const struct sockaddr *)&ss : NULL, udp ? "udp://" : "tcp://",
+    recd_peer_name(rc == 0 ? (const struct sockaddr *)&ss : NULL, udp ? "udp://" : l->cfg.tls ? "tls://" : "tcp://",
                    l->bound, sizeof l->bound);
 }
 

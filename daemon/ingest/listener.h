@@ -84,6 +84,9 @@ typedef struct recd_conn {
     uint64_t partial_since_ms; /* when it started (0: none) */
     size_t partial_bytes;      /* its bytes held by the decoder, counted in ingest.partial_bytes */
     uint32_t sessions_held;    /* opens accepted minus closes: idle rules spare it while > 0 */
+    struct tls_conn *tls;      /* tls:// only (listener_tls.c) */
+    uint64_t handshake_until_ms; /* the TLS handshake's deadline (tls.handshake_timeout) */
+    char identity[RECD_IDENTITY_MAX + 1]; /* its client certificate's name, "" none */
 } recd_conn;
 
 /* Events for the app layer, as {callback, data} pairs (the callback may be NULL). */
@@ -111,6 +114,9 @@ struct recd_ingest {
     bool accepting;    /* new connections are taken (false from the shutdown's drain on) */
     bool taking_datagrams; /* datagrams are recorded (false once sessions are being finalized) */
     ingest_events on;
+    /* The TLS context of tls:// listeners' new connections (owned by the app layer, which
+     * replaces it on reload; a connection keeps the one it started with). NULL: none. */
+    struct tls_server_ctx *tls;
     uint8_t read_buf[INGEST_READ_BUFFER];
 };
 
@@ -144,6 +150,25 @@ void ingest_resume_paused(recd_ingest *g);
 /* Closes connections past their deadlines (limits.idle_timeout, limits.frame_timeout, the drain
  * after an error reply); called every INGEST_SWEEP_MS. */
 void ingest_sweep(recd_ingest *g, uint64_t now_ms);
+
+/* TLS on stream connections (listener_tls.c). */
+/* Starts TLS on a new connection of a tls:// listener: 0 or -ENOMEM (-ENOTCONN: no context). */
+int stream_tls_start(recd_conn *c);
+#define STREAM_TLS_DROP 1
+/* Feeds bytes read to its TLS state; on_plain gets the plaintext (0, or its negative value,
+ * which is returned). STREAM_TLS_DROP: TLS gave up on the connection (a failed handshake, a
+ * certificate no identities pattern takes, a broken record), counted and logged: the caller
+ * sends the output that waits (an alert) and closes it. */
+int stream_tls_read(recd_conn *c, const uint8_t *data, size_t len,
+                    int (*on_plain)(void *ctx, const uint8_t *p, size_t n), void *ctx);
+/* Appends the bytes TLS has for the peer to out: 0 or -ENOMEM. */
+int stream_tls_take_output(recd_conn *c, recd_buf *out);
+/* Replaces the plaintext in buf by its records for the peer, with close_notify after them when
+ * closing: 0, or -ENOTCONN before the handshake ended, -EPROTO, -ENOMEM. */
+int stream_tls_seal(recd_conn *c, recd_buf *buf, bool closing);
+/* The handshake deadline passed: counted and logged, true (the caller closes it). */
+bool stream_tls_overdue(recd_conn *c, uint64_t now_ms);
+void stream_tls_free(recd_conn *c);
 
 /* UDP (listener_udp.c). */
 int listener_udp_start(recd_listener *l);

@@ -102,6 +102,7 @@ static void on_conn_closed(uv_handle_t *h)
     recd_ingest *g = c->ingest;
     TAILQ_REMOVE(&g->conns, c, link);
     recd_wire_decoder_free(c->dec);
+    stream_tls_free(c);
     free(c);
     g->conn_count--;
     if (g->on.conn_gone)
@@ -168,6 +169,12 @@ static void answer_error(recd_conn *c, const char *err, after_reply then)
     if (!r || recd_wire_encode_error(enc == RECD_WIRE_AUTO ? RECD_WIRE_NDJSON : enc, err, &r->buf) < 0) {
         if (r)
             recd_buf_free(&r->buf);
+        free(r);
+        stream_conn_close(c);
+        return;
+    }
+    if (c->tls && stream_tls_seal(c, &r->buf, true) < 0) { /* no reply before the handshake */
+        recd_buf_free(&r->buf);
         free(r);
         stream_conn_close(c);
         return;
@@ -245,6 +252,62 @@ static void track_partial(recd_conn *c, uint64_t now)
     c->partial_bytes = pending;
 }
 
+/* What TLS has for the peer (handshake records, an alert), written as it is; then closes the
+ * connection with close_after. */
+typedef struct raw_write {
+    uv_write_t req;
+    recd_conn *conn;
+    bool close_after;
+    recd_buf buf;
+} raw_write;
+
+static void on_raw_written(uv_write_t *req, int status)
+{
+    raw_write *w = (raw_write *)req;
+    if (status < 0 || w->close_after)
+        stream_conn_close(w->conn);
+    recd_buf_free(&w->buf);
+    free(w);
+}
+
+static void send_tls_output(recd_conn *c, bool close_after)
+{
+    raw_write *w = c->closing ? NULL : calloc(1, sizeof *w);
+    if (!w || stream_tls_take_output(c, &w->buf) < 0 || !w->buf.len) {
+        if (w)
+            recd_buf_free(&w->buf);
+        free(w);
+        if (close_after)
+            stream_conn_close(c);
+        return;
+    }
+    w->conn = c;
+    w->close_after = close_after;
+    uv_buf_t b = uv_buf_init((char *)w->buf.data, (unsigned)w->buf.len);
+    if (uv_write(&w->req, &c->h.stream, &b, 1, on_raw_written) < 0) {
+        recd_buf_free(&w->buf);
+        free(w);
+        stream_conn_close(c);
+    }
+}
+
+/* Bytes for the decoder (as read, or as TLS decrypted them). */
+typedef struct plain_feed {
+    recd_conn *conn;
+    char err[512];
+} plain_feed;
+
+static int feed_plain(void *ctx, const uint8_t *data, size_t len)
+{
+    plain_feed *f = ctx;
+    recd_conn *c = f->conn;
+    int rc = recd_wire_decoder_feed(c->dec, data, len, f->err, sizeof f->err);
+    c->fed += (uint64_t)len;
+    listener_account_end(&c->in, c->fed - recd_wire_decoder_pending(c->dec));
+    listener_tally_publish(c->ingest->metrics, c->in.transport, &c->tally);
+    return rc;
+}
+
 static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     recd_conn *c = stream->data;
@@ -267,13 +330,15 @@ static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
             c->max_frame = g->cfg->limits.max_frame;
             recd_wire_decoder_set_max_frame(c->dec, (size_t)c->max_frame);
         }
-        int rc = recd_wire_decoder_feed(c->dec, (const uint8_t *)buf->base, (size_t)nread, err,
-                                        sizeof err);
-        c->fed += (uint64_t)nread;
-        listener_account_end(&c->in, c->fed - recd_wire_decoder_pending(c->dec));
-        listener_tally_publish(g->metrics, c->in.transport, &c->tally);
+        plain_feed f = {.conn = c};
+        int rc = c->tls ? stream_tls_read(c, (const uint8_t *)buf->base, (size_t)nread, feed_plain, &f)
+                        : feed_plain(&f, (const uint8_t *)buf->base, (size_t)nread);
+        if (c->tls)
+            send_tls_output(c, rc == STREAM_TLS_DROP);
+        if (rc == STREAM_TLS_DROP)
+            return;
         if (rc < 0) {
-            protocol_error(c, rc, err);
+            protocol_error(c, rc, f.err);
             return;
         }
         track_partial(c, now);
@@ -353,6 +418,10 @@ void ingest_sweep(recd_ingest *g, uint64_t now)
         if (c->draining) {
             if (now >= c->drain_until_ms)
                 stream_conn_close(c);
+            continue;
+        }
+        if (stream_tls_overdue(c, now)) {
+            stream_conn_close(c);
             continue;
         }
         if (c->partial_since_ms && now - c->partial_since_ms >= cfg->limits.frame_timeout_ms) {
@@ -481,6 +550,12 @@ static void on_connection(uv_stream_t *server, int status)
         return;
     }
     c->max_frame = g->cfg->limits.max_frame;
+    if (l->cfg.tls && stream_tls_start(c) < 0) {
+        log_err("%s: TLS cannot start (%s); closing the connection", c->peer,
+                g->tls ? "out of memory" : "no TLS context");
+        stream_conn_close(c);
+        return;
+    }
     unsigned max_total = g->cfg->limits.max_connections;
     unsigned max_peer = g->cfg->limits.max_connections_per_peer;
     if (g->live_conns > max_total && !make_room(c, NULL, "limits.max_connections")) {

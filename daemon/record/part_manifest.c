@@ -14,7 +14,7 @@
 typedef struct part_manifest {
     writer_sidecar sc; /* first: the writer hands it back as this */
     part_manifest_fields f;
-    char *session, *instance, *format;
+    char *session, *instance, *format, *identity;
 } part_manifest;
 
 /* "2026-11-26T04:44:27.123Z"; "" when the time does not fit. */
@@ -51,7 +51,9 @@ char *part_manifest_text(const part_manifest_fields *f)
               put(o, "version", json_integer(PART_MANIFEST_VERSION)) &&
               put(o, "session", json_string(f->session)) &&
               put(o, "instance", json_string(f->instance)) &&
-              put(o, "format", json_string(f->format)) && put(o, "part", u64(f->part)) &&
+              put(o, "format", json_string(f->format)) &&
+              (!f->identity || put(o, "identity", json_string(f->identity))) &&
+              put(o, "part", u64(f->part)) &&
               put(o, "file", json_string(f->file)) && put(o, "samples", u64(t->samples)) &&
               put(o, "first_seq", t->has_seq ? u64(t->first_seq) : json_null()) &&
               put(o, "last_seq", t->has_seq ? u64(t->last_seq) : json_null()) &&
@@ -98,6 +100,7 @@ static void manifest_free(writer_sidecar *sc)
     free(pm->session);
     free(pm->instance);
     free(pm->format);
+    free(pm->identity);
     free(pm);
 }
 
@@ -112,7 +115,8 @@ writer_sidecar *part_manifest_sidecar(const part_manifest_fields *f)
     pm->session = strdup(f->session);
     pm->instance = strdup(f->instance);
     pm->format = strdup(f->format);
-    if (!pm->session || !pm->instance || !pm->format) {
+    pm->identity = f->identity ? strdup(f->identity) : NULL;
+    if (!pm->session || !pm->instance || !pm->format || (f->identity && !pm->identity)) {
         manifest_free(&pm->sc);
         return NULL;
     }
@@ -120,6 +124,7 @@ writer_sidecar *part_manifest_sidecar(const part_manifest_fields *f)
     pm->f.session = pm->session;
     pm->f.instance = pm->instance;
     pm->f.format = pm->format;
+    pm->f.identity = pm->identity;
     pm->f.file = NULL;
     return &pm->sc;
 }

@@ -32,6 +32,7 @@ typedef struct part_tally {
 
 typedef struct part_manifest_fields {
     const char *session, *instance, *format, *file;
+    const char *identity; /* the client certificate that owns the session (identities), or NULL */
     uint32_t part;
     part_tally tally;
     int64_t end_ms; /* wall clock at the part's end (in progress: at the store), Unix ms */

@@ -206,6 +206,7 @@ static part_manifest_fields manifest_fields(const recd_session *s, bool in_progr
         .session = s->key,
         .instance = instance_name(s->env->cfg),
         .format = recd_msg_format_name(s->format),
+        .identity = s->identity[0] ? s->identity : NULL,
         .part = s->part_no - 1, /* the number {part} rendered: part_no counts the part already */
         .tally = s->tally,
         .end_ms = recd_epoch_ms(),

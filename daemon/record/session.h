@@ -78,6 +78,7 @@ typedef struct recd_session {
     /* Colder: per part, per flush, per timer tick. */
     LIST_ENTRY(recd_session) live; /* every live session, for the timers */
     int64_t start_epoch_ms;   /* session start, Unix ms (open's start_time or arrival) */
+    char identity[RECD_IDENTITY_MAX + 1]; /* the client certificate that owns it; "" none */
     uint64_t start_mono_ms;   /* monotonic clock at open: arrival stamps count from here */
     uint64_t last_flush_ms;
     uint64_t dormant_since_ms;
@@ -139,6 +140,9 @@ typedef struct session_input {
     /* Streams: this connection's number as an owner of sessions, given at its first message
      * (0 until then; datagrams stay 0). */
     uint64_t owner;
+    /* A TLS connection's verified client certificate name (identities), or NULL: a session it
+     * opens belongs to it, and only it may resume the session. */
+    const char *identity;
     /* Datagrams with auth.token set: the session whose open or resume, with the token, came
      * earlier in this datagram; only its messages are taken. */
     struct recd_session *datagram_opened;

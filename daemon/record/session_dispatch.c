@@ -7,11 +7,13 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "session_formats.h"
 #include "support/clock.h"
+#include "support/identity.h"
 #include "support/log.h"
 
 /* The message was refused with why already written: set the metric label only. */
@@ -183,14 +185,47 @@ static void charge_peer(session_input *in, recd_session *s)
     s->peer = peer_counts_ref(&in->sessions->peers, &in->key);
 }
 
+/* A client certificate's identity may open only the keys of its identities pattern (when the
+ * section is set), and a session that an identity owns is that identity's alone. 0 or the
+ * refusal. */
+static int check_identity(session_input *in, const recd_msg *m, const recd_session *s,
+                          char *why, size_t whylen)
+{
+    const recd_config *cfg = in->sessions->env.cfg;
+    const char *id = in->identity ? in->identity : "";
+    if (s && strcmp(s->identity, id) != 0)
+        return session_refuse(in, RECD_M_NOT_OWNER, why, whylen,
+                              "open of session '%s' refused: it belongs to %s%s%s, not to %s%s%s",
+                              m->session, s->identity[0] ? "identity '" : "no client certificate",
+                              s->identity, s->identity[0] ? "'" : "", id[0] ? "identity '" : "",
+                              id[0] ? id : "a sender without a client certificate", id[0] ? "'" : "");
+    if (!id[0] || !cfg->identity_count)
+        return 0;
+    const recd_identity_rule *rule = identity_rule_for(cfg, id);
+    if (rule && identity_may_open(rule, m->session))
+        return 0;
+    if (!rule)
+        return session_refuse(in, RECD_M_AUTH, why, whylen,
+                              "open of session '%s' refused: identity '%s' matches no pattern of "
+                              "identities", m->session, id);
+    return session_refuse(in, RECD_M_AUTH, why, whylen,
+                          "open of session '%s' refused: identity '%s' (identities '%s') may open "
+                          "sessions '%s' only", m->session, id, rule->pattern, rule->sessions);
+}
+
 static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, char *why,
                          size_t whylen)
 {
     recd_sessions *r = in->sessions;
     const recd_config *cfg = r->env.cfg;
-    if (cfg->auth.token && (!m->open.auth || strcmp(m->open.auth, cfg->auth.token) != 0))
+    /* A verified client certificate stands for the token. */
+    if (cfg->auth.token && !in->identity &&
+        (!m->open.auth || strcmp(m->open.auth, cfg->auth.token) != 0))
         return session_refuse(in, RECD_M_AUTH, why, whylen, "open of session '%s': %s auth token", m->session,
                       m->open.auth ? "wrong" : "missing");
+    int denied = check_identity(in, m, session_table_get(&r->table, m->session), why, whylen);
+    if (denied < 0)
+        return denied;
     const session_format *ops = session_format_for(m->format);
     if (!ops)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "open of session '%s' without a format",
@@ -248,6 +283,8 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
         seq_window_take(&s->seq, m->seq, &lost); /* the first: starts the numbering */
     }
     s->owner = owner_of(in);
+    if (in->identity)
+        snprintf(s->identity, sizeof s->identity, "%s", in->identity);
     if (in->datagram)
         in->datagram_opened = s;
     if (ops->open) {

@@ -37,7 +37,19 @@ typedef struct recd_listen_config {
     recd_hostport addr;              /* tcp, udp */
     char path[RECD_CONFIG_UNIX_PATH_MAX]; /* unix */
     bool nats;                       /* nats://HOST:PORT/PREFIX: a fleet member (transport NONE) */
+    bool tls;                        /* tls://HOST:PORT: TCP with TLS (the tls: section) */
 } recd_listen_config;
+
+#define RECD_CONFIG_MAX_IDENTITIES 32
+#define RECD_IDENTITY_PATTERN_MAX 64
+#define RECD_IDENTITY_MAX 64 /* a client certificate name kept as an identity */
+
+/* One entry of identities: a client certificate name pattern and the session keys it may open
+ * (fnmatch patterns; "*" also matches '/'). */
+typedef struct recd_identity_rule {
+    char pattern[RECD_IDENTITY_PATTERN_MAX + 1];
+    char sessions[RECD_SESSION_KEY_MAX + 1];
+} recd_identity_rule;
 
 typedef struct recd_config {
     recd_listen_config *listen;   /* malloc'd; may be empty (socket activation only) */
@@ -104,6 +116,7 @@ typedef struct recd_config {
         recd_hostport listen;
         bool allow_remote;                 /* permit a non-loopback metrics address */
         bool remote_save;                  /* instant-replay saves from non-loopback clients */
+        bool tls;                          /* HTTPS with the tls: section's certificate */
     } metrics;
     struct {
         int level;                         /* recd_log_level */
@@ -114,7 +127,15 @@ typedef struct recd_config {
     struct {
         char *token;                       /* NULL = open messages need no token */
         bool off;                          /* `token: none`: no token, said on purpose */
+        char *token_file;                  /* token read from this file (at start, on reload) */
     } auth;
+    struct {                               /* tls:// listeners and metrics.tls; NULL = unset */
+        char *cert, *key, *client_ca;
+        int min_version;                   /* 12 or 13 (TLS 1.2, 1.3) */
+        uint64_t handshake_timeout_ms;     /* 0 = limits.frame_timeout */
+    } tls;
+    recd_identity_rule *identities;        /* malloc'd; client certificate names -> session keys */
+    size_t identity_count;
     struct {                               /* nats:// listeners (docs/fleet.md); NULL = unset */
         char *stream, *instance, *creds, *tls_ca, *tls_cert, *tls_key;
         uint32_t partitions, max_in_flight;
@@ -189,7 +210,7 @@ typedef struct recd_config_change {
     bool live;         /* can change without a restart */
 } recd_config_change;
 
-#define RECD_CONFIG_MAX_CHANGES 64
+#define RECD_CONFIG_MAX_CHANGES 96
 
 typedef struct recd_config_diff {
     size_t count;                 /* keys that differ */

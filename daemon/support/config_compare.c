@@ -54,11 +54,20 @@ static int listen_equal(const recd_config *a, const recd_config *b)
     return 1;
 }
 
+static int identities_equal(const recd_config *a, const recd_config *b)
+{
+    return a->identity_count == b->identity_count &&
+           (!a->identity_count ||
+            memcmp(a->identities, b->identities, a->identity_count * sizeof *a->identities) == 0);
+}
+
 void recd_config_compare(const recd_config *old_cfg, const recd_config *new_cfg, recd_config_diff *diff)
 {
     memset(diff, 0, sizeof *diff);
     if (!listen_equal(old_cfg, new_cfg))
         diff->changes[diff->count++] = (recd_config_change){"listen", true};
+    if (!identities_equal(old_cfg, new_cfg))
+        diff->changes[diff->count++] = (recd_config_change){"identities", true};
     for (size_t i = 0; i < recd_cfg_row_count(); i++) {
         if (row_equal(&recd_cfg_rows[i], old_cfg, new_cfg))
             continue;
@@ -157,6 +166,8 @@ static void dump_row(writer *w, const row *r, const recd_config *cfg)
     case T_NAME:
     case T_TOKEN: {
         const char *s = *(char *const *)f;
+        if (r->type == T_TOKEN && cfg->auth.token_file)
+            s = NULL; /* read from auth.token_file, which the dump names */
         if (s)
             w_quoted(w, s);
         else
@@ -180,6 +191,15 @@ int recd_config_dump(const recd_config *cfg, recd_buf *out)
         w_quoted(&w, cfg->listen[i].url);
         w_put(&w, "\n    encoding: ");
         w_put(&w, recd_cfg_enum_name(recd_cfg_encodings, (int)cfg->listen[i].encoding));
+        w_put(&w, "\n");
+    }
+    if (cfg->identity_count)
+        w_put(&w, "identities:\n");
+    for (size_t i = 0; i < cfg->identity_count; i++) {
+        w_put(&w, "  ");
+        w_quoted(&w, cfg->identities[i].pattern);
+        w_put(&w, ":\n    sessions: ");
+        w_quoted(&w, cfg->identities[i].sessions);
         w_put(&w, "\n");
     }
     char section[32] = "";

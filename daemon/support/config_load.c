@@ -356,6 +356,99 @@ static int load_listen(loader *L, yaml_node_t *seq)
     return 0;
 }
 
+static long row_index(const char *key);
+
+/* One identities entry: "PATTERN": {sessions: "KEY-PATTERN"}. */
+static int load_identity(loader *L, yaml_node_t *key, yaml_node_t *val, recd_identity_rule *out)
+{
+    const char *text = NULL, *sessions = NULL;
+    int rc;
+    if ((rc = key_text(L, key, &text)) < 0)
+        return rc;
+    if (!text[0] || strlen(text) > RECD_IDENTITY_PATTERN_MAX)
+        return fail(L, key->start_mark, "identities: a pattern has 1 to %d characters",
+                    RECD_IDENTITY_PATTERN_MAX);
+    snprintf(out->pattern, sizeof out->pattern, "%s", text);
+    if (val->type != YAML_MAPPING_NODE)
+        return fail(L, val->start_mark, "identities: '%s' needs a mapping {sessions: PATTERN}",
+                    out->pattern);
+    for (yaml_node_pair_t *p = val->data.mapping.pairs.start; p < val->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = visit(L, p->key, val->start_mark, &rc), *v;
+        if (!k || (rc = key_text(L, k, &text)) < 0)
+            return rc;
+        if (strcmp(text, "sessions") != 0)
+            return fail(L, k->start_mark, "unknown key '%.40s' in identities; known keys: sessions", text);
+        if (!(v = visit(L, p->value, k->start_mark, &rc)) ||
+            (rc = scalar_text(L, v, "identities sessions", &sessions)) < 0)
+            return rc;
+        if (!sessions[0] || strlen(sessions) > RECD_SESSION_KEY_MAX)
+            return fail(L, v->start_mark, "identities sessions: a pattern has 1 to %d characters",
+                        RECD_SESSION_KEY_MAX);
+        snprintf(out->sessions, sizeof out->sessions, "%s", sessions);
+    }
+    if (!sessions)
+        return fail(L, val->start_mark, "identities: '%s' needs sessions: PATTERN", out->pattern);
+    return 0;
+}
+
+/* identities: {"gs-eu-*": {sessions: "eu-*"}, ...}: which session keys a client certificate's
+ * names may open, first matching pattern wins. */
+static int load_identities(loader *L, yaml_node_t *map)
+{
+    if (is_null(map))
+        return 0;
+    if (map->type != YAML_MAPPING_NODE)
+        return fail(L, map->start_mark, "'identities' must be a mapping of name patterns");
+    size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+    if (n > RECD_CONFIG_MAX_IDENTITIES)
+        return fail(L, map->start_mark, "more than %d identities", RECD_CONFIG_MAX_IDENTITIES);
+    recd_identity_rule *rules = n ? calloc(n, sizeof *rules) : NULL;
+    if (n && !rules)
+        return fail(L, map->start_mark, "out of memory");
+    free(L->cfg->identities);
+    L->cfg->identities = rules;
+    L->cfg->identity_count = 0;
+    for (size_t i = 0; i < n; i++) {
+        int rc;
+        yaml_node_pair_t *p = &map->data.mapping.pairs.start[i];
+        yaml_node_t *key = visit(L, p->key, map->start_mark, &rc), *val;
+        if (!key || (rc = check_duplicate(L, map, p, key, "identities")) < 0)
+            return rc;
+        if (!(val = visit(L, p->value, key->start_mark, &rc)))
+            return rc;
+        if ((rc = load_identity(L, key, val, &rules[i])) < 0)
+            return rc;
+        L->cfg->identity_count = i + 1;
+    }
+    return 0;
+}
+
+/* auth.token_file: the token, read now (at start and at every reload). */
+static int read_token_file(loader *L)
+{
+    recd_config *c = L->cfg;
+    const char *path = c->auth.token_file;
+    long at = row_index("auth.token_file");
+    yaml_mark_t mark = at >= 0 && L->row_set[at] ? L->row_mark[at] : (yaml_mark_t){0, 0, 0};
+    if (!path)
+        return 0;
+    if (c->auth.token || c->auth.off)
+        return fail(L, mark, "auth.token and auth.token_file: give one of them");
+    char text[RECD_AUTH_TOKEN_MAX + 3], why[RECD_CFG_WHY_MAX];
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return fail(L, mark, "auth.token_file '%.200s': %s", path, strerror(errno));
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    if (n && text[n - 1] == '\n')
+        text[--n] = 0;
+    long tok = row_index("auth.token");
+    if (tok < 0 || recd_cfg_parse_value(c, &recd_cfg_rows[tok], n ? text : "-", why, sizeof why) < 0)
+        return fail(L, mark, "auth.token_file '%.200s': %s", path, n ? why : "the file is empty");
+    return 0;
+}
+
 static int load_root(loader *L, yaml_node_t *root)
 {
     if (is_null(root))
@@ -373,6 +466,12 @@ static int load_root(loader *L, yaml_node_t *root)
         const char *text = NULL;
         if ((rc = key_text(L, key, &text)) < 0 || (rc = check_duplicate(L, root, p, key, NULL)) < 0)
             return rc;
+        if (strcmp(text, "identities") == 0) {
+            yaml_node_t *ids = visit(L, p->value, key->start_mark, &rc);
+            if (!ids || (rc = load_identities(L, ids)) < 0)
+                return rc;
+            continue;
+        }
         size_t s = 0;
         while (s < recd_cfg_section_count() && strcmp(recd_cfg_sections[s], text) != 0)
             s++;
@@ -457,8 +556,20 @@ static int find_conflict(const recd_config *c, conflict_info *out)
                                "metrics.listen %s is not a loopback address; the endpoint has no authentication, "
                                "so set metrics.allow_remote: true to expose it beyond this host",
                                c->metrics.listen.host);
+    if (c->identity_count && !c->tls.client_ca)
+        return report_conflict(out, "tls.client_ca", "tls.client_ca",
+                               "identities are names of client certificates: set tls.client_ca to "
+                               "the CA that signs them");
+    if ((c->tls.cert != NULL) != (c->tls.key != NULL))
+        return report_conflict(out, "tls.cert", "tls.key", "tls.cert and tls.key go together");
+    if (c->metrics.enabled && c->metrics.tls && !c->tls.cert)
+        return report_conflict(out, "metrics.tls", "tls.cert",
+                               "metrics.tls needs tls.cert and tls.key");
     for (size_t i = 0; i < c->listen_count; i++) {
         const recd_listen_config *l = &c->listen[i];
+        if (l->tls && !c->tls.cert)
+            return report_conflict(out, "listen", "tls.cert",
+                                   "listener %s needs tls.cert and tls.key", l->url);
         for (size_t j = 0; j < i; j++)
             if (recd_cfg_same_listener(&c->listen[j], l))
                 return report_conflict(out, "listen", "listen", "listen: '%s' is the same socket as '%s'", l->url,
@@ -639,6 +750,8 @@ int recd_config_load_string(const char *text, size_t len, const char *name, recd
         } else {
             L.visited[0] = 1; /* the root */
             rc = load_root(&L, root);
+            if (rc == 0)
+                rc = read_token_file(&L);
             if (rc == 0)
                 rc = check_consistency(&L);
             free(L.visited);

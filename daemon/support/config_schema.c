@@ -28,6 +28,12 @@ static const enum_name log_levels[] = {
     {"debug", RECD_LOG_DEBUG},     {NULL, 0},
 };
 
+static const enum_name tls_versions[] = {
+    {"1.2", 12},
+    {"1.3", 13},
+    {NULL, 0},
+};
+
 static const enum_name second_opens[] = {
     {"refuse", RECD_SECOND_OPEN_REFUSE},
     {"new_file", RECD_SECOND_OPEN_NEW_FILE},
@@ -173,6 +179,9 @@ static const row core_rows[] = {
      "metrics.allow_remote is true."},
     {"metrics.allow_remote", T_BOOL, OFF(metrics.allow_remote), 0, 0, 0, "false", NULL,
      "Allow a non-loopback metrics.listen address (the endpoint has no authentication)."},
+    {"metrics.tls", T_BOOL, OFF(metrics.tls), 0, 0, 0, "false", NULL,
+     "Serve the metrics endpoint over HTTPS with tls.cert and tls.key (and tls.client_ca: a client "
+     "certificate is then asked for, and one that verifies may save sessions like the token)."},
     {"metrics.remote_save", T_BOOL, OFF(metrics.remote_save), 0, 0, F_LIVE, "false", NULL,
      "Accept POST /sessions/KEY/save from clients that are not on loopback (auth.token must be set)."},
 
@@ -187,6 +196,24 @@ static const row core_rows[] = {
      "If set, every open message must carry this token (16-256 printable ASCII characters, no spaces). "
      "`none` means no token on purpose: a reload that would drop a running token is refused unless the "
      "file says `token: none`."},
+    {"auth.token_file", T_PATH, OFF(auth.token_file), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
+     "File holding the token (the same rules; one trailing newline is ignored), read at start and "
+     "on every reload: a token kept outside the config and rotated by a reload. Not with auth.token."},
+
+    {"tls.cert", T_PATH, OFF(tls.cert), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
+     "Certificate chain (PEM, leaf first) of tls:// listeners and of metrics.tls. A reload reads it "
+     "again: new connections get the renewed certificate, live ones keep theirs."},
+    {"tls.key", T_PATH, OFF(tls.key), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
+     "Private key (PEM) of tls.cert."},
+    {"tls.client_ca", T_PATH, OFF(tls.client_ca), 0, 0, F_LIVE | F_NULLABLE, "", NULL,
+     "CA certificates (PEM) of client certificates. Set, every TLS client must present a "
+     "certificate that chains to one; its subject CN or a DNS name is its identity (identities)."},
+    {"tls.min_version", T_ENUM, OFF(tls.min_version), 0, 0, F_LIVE, "1.2", tls_versions,
+     "Oldest TLS version accepted: 1.2 or 1.3 (older ones are never accepted)."},
+    {"tls.handshake_timeout", T_DURATION, OFF(tls.handshake_timeout_ms), SEC, HOUR,
+     F_LIVE | F_ZERO_AUTO, "0", NULL,
+     "A TLS handshake must end within this time, or the connection is closed "
+     "(recd_connections_dropped_total{reason=\"tls_handshake_timeout\"}). 0 = limits.frame_timeout."},
 
     {"nats.stream", T_NAME, OFF(nats.stream), 0, 0, F_NULLABLE, "", NULL,
      "JetStream stream a nats:// listener consumes (created when missing). Empty = RECD_ and the "
@@ -702,6 +729,15 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
         return -EINVAL;
     }
     snprintf(out->url, sizeof out->url, "%s", url);
+    if (strncmp(url, "tls://", 6) == 0) { /* TCP with TLS: the same address rules as tcp:// */
+        char tcp[RECD_CONFIG_URL_MAX + 8];
+        snprintf(tcp, sizeof tcp, "tcp://%s", url + 6);
+        if (recd_cfg_parse_listen_url(tcp, out, why, cap) < 0)
+            return -EINVAL;
+        snprintf(out->url, sizeof out->url, "%s", url);
+        out->tls = true;
+        return 0;
+    }
     if (strncmp(url, "nats://", 7) == 0) { /* a fleet member: the stream is named by the URL */
         recd_fleet_url fu;
         recd_nats_auth auth; /* its user part and TLS and credentials options: checked here */
@@ -712,13 +748,13 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
     }
     const char *sep = strstr(url, "://");
     if (!sep) {
-        snprintf(why, cap, "'%s' is not a listen URL; expected tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH",
+        snprintf(why, cap, "'%s' is not a listen URL; expected tcp://HOST:PORT, tls://HOST:PORT, udp://HOST:PORT or unix:///PATH",
                  recd_cfg_shown(url, b, sizeof b));
         return -EINVAL;
     }
     out->transport = scheme_of(url, (size_t)(sep - url));
     if (out->transport == RECD_WIRE_TRANSPORT_NONE) {
-        snprintf(why, cap, "unknown scheme '%.*s'; use tcp://, udp:// or unix://",
+        snprintf(why, cap, "unknown scheme '%.*s'; use tcp://, tls://, udp:// or unix://",
                  (int)(sep - url < 20 ? sep - url : 20), url);
         return -EINVAL;
     }
@@ -756,7 +792,7 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
 int recd_cfg_same_listener(const recd_listen_config *a, const recd_listen_config *b)
 {
     if (a->transport != b->transport || a->nats != b->nats)
-        return 0;
+        return 0; /* tcp:// and tls:// on one port are the same socket */
     if (a->nats)
         return strcmp(a->url, b->url) == 0;
     if (a->transport == RECD_WIRE_UNIX)
@@ -773,6 +809,11 @@ void recd_config_free(recd_config *cfg)
     free(cfg->listen);
     free(cfg->output.root);
     free(cfg->auth.token);
+    free(cfg->auth.token_file);
+    free(cfg->tls.cert);
+    free(cfg->tls.key);
+    free(cfg->tls.client_ca);
+    free(cfg->identities);
     free(cfg->nats.stream);
     free(cfg->nats.instance);
     free(cfg->nats.creds);

@@ -55,7 +55,7 @@ typedef struct recd_cfg_suggestion {
     size_t distance;
 } recd_cfg_suggestion;
 
-#define RECD_CFG_ROW_MAX 63     /* the core rows and the formats' rows together */
+#define RECD_CFG_ROW_MAX 80     /* the core rows and the formats' rows together */
 #define RECD_CFG_SECTION_MAX 24
 
 /* The schema: the core rows with the formats' installed rows in their place, and the sections

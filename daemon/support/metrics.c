@@ -441,7 +441,9 @@ static const recd_metric_label reason_label[] = {{"reason", reason_values, RECD_
 static const char *const drop_values[] = {"buffer_full", "ring_session_memory",
                                           "ring_process_memory", "peer_buffer", "unwritable"};
 _Static_assert(sizeof drop_values / sizeof *drop_values == RECD_M_DROPS, "drop labels");
-static const char *const conn_drop_values[] = {"idle", "frame_timeout", "shed", "refused"};
+static const char *const conn_drop_values[] = {"idle", "frame_timeout", "shed", "refused",
+                                               "tls_handshake", "tls_handshake_timeout",
+                                               "tls_identity"};
 _Static_assert(sizeof conn_drop_values / sizeof *conn_drop_values == RECD_M_CONN_DROPS, "conn_drop_values");
 static const char *const seq_epoch_values[] = {"window", "resume"};
 _Static_assert(sizeof seq_epoch_values / sizeof *seq_epoch_values == RECD_M_SEQ_EPOCHS, "seq_epoch_values");
@@ -732,6 +734,9 @@ int recd_daemon_metrics_init(recd_daemon_metrics *m)
 void recd_daemon_metrics_free(recd_daemon_metrics *m)
 {
     recd_metrics_free(m->registry);
+    for (size_t i = 0; i < m->tls_identity_count; i++)
+        free((char *)m->tls_identity_values[i]);
+    free(m->tls_identity_values);
     memset(m, 0, sizeof *m);
 }
 
@@ -883,4 +888,38 @@ void recd_metrics_config_reload_refused(recd_daemon_metrics *m, int reason)
         return;
     idx = (size_t)reason - 1;
     recd_metric_add(m->config_reloads_refused_total, recd_metric_series(m->config_reloads_refused_total, &idx), 1);
+}
+
+int recd_metrics_add_tls_identities(recd_daemon_metrics *m, const char *const *patterns, size_t n)
+{
+    const char **values = calloc(n + 2, sizeof *values);
+    if (!values)
+        return -ENOMEM;
+    m->tls_identity_values = values;
+    for (size_t i = 0; i < n + 2; i++) {
+        values[i] = strdup(i < n ? patterns[i] : i == n ? "unmapped" : "none");
+        if (!values[i])
+            return -ENOMEM;
+        m->tls_identity_count = i + 1;
+    }
+    m->tls_identity_label = (recd_metric_label){"identity", values, n + 2};
+    m->tls_connections_total = recd_metrics_add(
+        m->registry, RECD_METRIC_COUNTER, "recd_tls_connections_total",
+        "TLS handshakes completed on tls:// listeners, by the identities pattern their client "
+        "certificate matched (\"unmapped\": none known at start; \"none\": no certificate asked for).",
+        &m->tls_identity_label, 1, NULL, 0);
+    return m->tls_connections_total ? 0 : -ENOMEM;
+}
+
+void recd_metrics_tls_connection(recd_daemon_metrics *m, const char *pattern, bool client_cert)
+{
+    size_t n = m->tls_identity_count, idx = n - 1; /* "none" */
+    if (client_cert) {
+        idx = n - 2;
+        for (size_t i = 0; pattern && i + 2 < n; i++)
+            if (strcmp(m->tls_identity_values[i], pattern) == 0)
+                idx = i;
+    }
+    if (m->tls_connections_total)
+        recd_metric_add(m->tls_connections_total, recd_metric_series(m->tls_connections_total, &idx), 1);
 }

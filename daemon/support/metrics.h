@@ -6,6 +6,7 @@
 #ifndef RECD_DAEMON_METRICS_H
 #define RECD_DAEMON_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -120,6 +121,11 @@ typedef enum recd_m_conn_drop {
     RECD_M_CONN_DROP_FRAME_TIMEOUT, /* "frame_timeout": a frame unfinished for limits.frame_timeout */
     RECD_M_CONN_DROP_SHED,          /* "shed": gave its place to a new connection at a limit */
     RECD_M_CONN_DROP_REFUSED,       /* "refused": a new connection over a limit, none to shed */
+    RECD_M_CONN_DROP_TLS_HANDSHAKE, /* "tls_handshake": a TLS handshake failed (garbage, an old
+                                     * version, a certificate refused by either side) */
+    RECD_M_CONN_DROP_TLS_TIMEOUT,   /* "tls_handshake_timeout": not done in tls.handshake_timeout */
+    RECD_M_CONN_DROP_TLS_IDENTITY,  /* "tls_identity": a client certificate no identities pattern
+                                     * matches */
     RECD_M_CONN_DROPS
 } recd_m_conn_drop;
 
@@ -183,6 +189,10 @@ typedef struct recd_daemon_metrics {
     recd_metric *ring_bytes;                /* gauge: instant-replay rings, all sessions */
     recd_metric *ring_sessions;             /* gauge: sessions keeping a ring */
     recd_metric *ring_saves;                /* counter: saves written */
+    recd_metric *tls_connections_total;     /* counter {identity}: TLS handshakes completed */
+    const char **tls_identity_values;       /* its label values (malloc'd), see below */
+    size_t tls_identity_count;
+    recd_metric_label tls_identity_label;
     /* The standard process metrics (Prometheus client conventions), sampled at each scrape. */
     recd_metric *process_cpu_seconds_total;
     recd_metric *process_resident_memory_bytes;
@@ -243,6 +253,13 @@ void recd_metrics_state_refused(recd_daemon_metrics *m, const char *what);
 /* A valid file refused (config.h, recd_config_reload_check): result "refused", and its reason. */
 void recd_metrics_config_reload_refused(recd_daemon_metrics *m, int reason);
 void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_conn_drop reason);
+/* Registers recd_tls_connections_total, labelled by identity: each identities pattern of the
+ * configuration at start (copied), "unmapped" (a client certificate that no pattern known at
+ * start matches: no identities section, or a pattern a reload added) and "none" (no client
+ * certificate asked for). Bounded by the configuration, never by what peers send. 0 or -ENOMEM. */
+int recd_metrics_add_tls_identities(recd_daemon_metrics *m, const char *const *patterns, size_t n);
+/* Counts a completed handshake under pattern (NULL: none asked for; unknown: "unmapped"). */
+void recd_metrics_tls_connection(recd_daemon_metrics *m, const char *pattern, bool client_cert);
 /* Samples process-wide gauges (heap in use, process_*); called before each /metrics render. */
 void recd_metrics_refresh_process(recd_daemon_metrics *m);
 

@@ -305,7 +305,7 @@ static void listen_errors(void **state)
                  "127.0.0.1 or 0.0.0.0)");
     expect_error("listen:\n  - tcp://::1:7070\n",
                  "t.yaml:2:5: listen: '::1:7070': write IPv6 addresses in brackets, e.g. [::1]:7070");
-    expect_error("listen:\n  - http://1.2.3.4:80\n", "t.yaml:2:5: listen: unknown scheme 'http'; use tcp://, udp:// or unix://");
+    expect_error("listen:\n  - http://1.2.3.4:80\n", "t.yaml:2:5: listen: unknown scheme 'http'; use tcp://, tls://, udp:// or unix://");
     expect_error_at("listen:\n  - 1.2.3.4:80\n", 2, 5, "is not a listen URL");
     expect_error_at("listen:\n  - tcp://1.2.3.4:70000\n", 2, 5, "port must be a number from 0 to 65535");
     expect_error_at("listen:\n  - tcp://1.2.3.4:\n", 2, 5, "because it ends in ':'; give the port");
