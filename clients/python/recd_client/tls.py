@@ -81,8 +81,11 @@ class TlsSocket:
             self._tls.unwrap()
         except ssl.SSLWantReadError:  # the server's close_notify comes later, if at all
             pass
-        self._flush()
-        self._sock.shutdown(how)
+        try:
+            self._flush()
+            self._sock.shutdown(how)
+        except OSError:  # the server is gone; reading its last bytes (an alert?) tells why
+            pass
 
     def close(self) -> None:
         self._sock.close()

@@ -441,9 +441,10 @@ int recd_client_close(recd_client *c, char *err, size_t errlen)
                      (unsigned long)reply.len);
             rc = -EPROTO;
         } else if (sent < 0) {
-            recd_why(err, errlen, "send failed: %s", c->tls && client_tls_why(c->tls)[0]
-                                                         ? client_tls_why(c->tls)
-                                                         : strerror(-sent));
+            if (c->tls && client_tls_why(c->tls)[0])
+                recd_why(err, errlen, "send failed: TLS: %s", client_tls_why(c->tls));
+            else
+                recd_why(err, errlen, "send failed: %s", strerror(-sent));
         } else if (rd < 0 && rd != -ETIMEDOUT && c->tls && client_tls_why(c->tls)[0]) {
             /* e.g. the server's alert about our certificate */
             recd_why(err, errlen, "TLS: %s", client_tls_why(c->tls));

@@ -278,7 +278,10 @@ int client_tls_close_write(client_tls *t)
 {
     ossl.ERR_clear_error();
     ossl.SSL_shutdown(t->ssl); /* the first call only queues close_notify */
-    return flush_out(t);
+    int rc = flush_out(t);
+    if (rc < 0) /* the reply read next tells more: the server's alert, or the reset */
+        t->why[0] = '\0';
+    return rc;
 }
 
 ssize_t client_tls_recv(client_tls *t, void *p, size_t n, long long deadline_ms)

@@ -177,8 +177,15 @@ final class TlsChannel implements ByteChannel {
         }
     }
 
-    /* close_notify: nothing more is written, the server's reply can still be read (TLS 1.3). */
-    void shutdownOutput() throws IOException { socket.shutdownOutput(); }
+    /* close_notify: nothing more is written, the server's reply can still be read (TLS 1.3).
+     * A server already gone makes it fail: the reply read next says why (its alert). */
+    void shutdownOutput() {
+        try {
+            socket.shutdownOutput();
+        } catch (IOException e) {
+            /* see above */
+        }
+    }
 
     void shutdownInput() throws IOException { socket.getInputStream().close(); }
 
