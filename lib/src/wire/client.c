@@ -180,6 +180,9 @@ static int connect_url(recd_client **out, const char *url, const recd_wire_url *
         recd_why(err, errlen, "bad URL '%s': port 0 cannot be connected to", url);
         return -EINVAL;
     }
+    int rc = tls->tcp_url[0] ? client_tls_load(err, errlen) : 0;
+    if (rc < 0)
+        return rc;
     recd_client *c = calloc(1, sizeof *c);
     if (!c)
         return -ENOMEM;
@@ -193,8 +196,8 @@ static int connect_url(recd_client **out, const char *url, const recd_wire_url *
     c->max_frame = wire_max_frame(opt ? opt->max_frame : 0);
     c->close_timeout_ms = opt && opt->close_timeout_ms ? opt->close_timeout_ms
                                                        : DEFAULT_CLOSE_TIMEOUT_MS;
-    int rc = u->transport == RECD_WIRE_UNIX ? connect_unix(c, u, err, errlen)
-                                            : connect_inet(c, u, err, errlen);
+    rc = u->transport == RECD_WIRE_UNIX ? connect_unix(c, u, err, errlen)
+                                        : connect_inet(c, u, err, errlen);
     if (rc == 0 && tls->tcp_url[0])
         rc = client_tls_start(&c->tls, c->fd, tls, u->host, c->close_timeout_ms, err, errlen);
     if (rc < 0) {

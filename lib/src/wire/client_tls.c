@@ -231,11 +231,13 @@ static int handshake(client_tls *t, const char *name, unsigned timeout_ms, char 
     return rc == 0 || rc == -EPROTO ? -EPROTO : rc;
 }
 
+int client_tls_load(char *err, size_t errlen) { return recd__dl_load(&libssl, err, errlen); }
+
 int client_tls_start(client_tls **out, int fd, const client_tls_url *u, const char *host,
                      unsigned timeout_ms, char *err, size_t errlen)
 {
     *out = NULL;
-    int rc = recd__dl_load(&libssl, err, errlen);
+    int rc = client_tls_load(err, errlen);
     if (rc < 0)
         return rc;
     client_tls *t = calloc(1, sizeof *t);
@@ -330,13 +332,18 @@ void client_tls_free(client_tls *t)
 
 #else /* built without libssl (libssl-dev) */
 
+int client_tls_load(char *err, size_t errlen)
+{
+    recd_why(err, errlen, "tls:// is not available: librecd was built without libssl-dev");
+    return -ENOTSUP;
+}
+
 int client_tls_start(client_tls **out, int fd, const client_tls_url *u, const char *host,
                      unsigned timeout_ms, char *err, size_t errlen)
 {
     (void)fd, (void)u, (void)host, (void)timeout_ms;
     *out = NULL;
-    recd_why(err, errlen, "tls:// is not available: librecd was built without libssl-dev");
-    return -ENOTSUP;
+    return client_tls_load(err, errlen);
 }
 int client_tls_send(client_tls *t, const void *p, size_t n) { return (void)t, (void)p, (void)n, -ENOTSUP; }
 int client_tls_close_write(client_tls *t) { return (void)t, -ENOTSUP; }

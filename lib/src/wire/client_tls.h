@@ -33,6 +33,9 @@ bool client_tls_url_is(const char *url);
 /* 0 or -EINVAL with err saying which option is wrong. */
 int client_tls_url_parse(const char *url, client_tls_url *out, char *err, size_t errlen);
 
+/* Opens libssl (once): 0, -ENOTSUP without it at build time, -ELIBACC when it cannot be loaded,
+ * with err saying which library and package. Called before connecting, so nothing is tried. */
+int client_tls_load(char *err, size_t errlen);
 /* TLS 1.2 or later over the connected socket fd, handshake included (at most timeout_ms). host is
  * the URL's host, checked when servername is "". 0; -ENOTSUP without libssl at build time;
  * -ELIBACC when it cannot be loaded; -EPROTO (refused certificate, failed handshake), -ENOENT (a
