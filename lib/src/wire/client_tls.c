@@ -225,8 +225,11 @@ static int handshake(client_tls *t, const char *name, unsigned timeout_ms, char 
         recd_why(err, errlen, "TLS: the server's certificate is refused for '%s': %s", name,
                  ossl.X509_verify_cert_error_string(v));
     else
-        recd_why(err, errlen, "TLS handshake failed: %s",
-                 rc == 0 ? "the server closed the connection" : t->why);
+        recd_why(err, errlen, "TLS handshake failed: %s%s",
+                 rc == 0 ? "the server closed the connection" : t->why,
+                 strstr(t->why, "wrong version number") ? " (does this port speak TLS? recd's "
+                                                          "tcp:// listeners do not)"
+                                                        : "");
     client_tls_free(t);
     return rc == 0 || rc == -EPROTO ? -EPROTO : rc;
 }
