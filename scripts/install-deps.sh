@@ -17,7 +17,7 @@ run_packages=(
   libcairo2-dev                      # rectool plot: PNG/SVG drawing (pulls in fontconfig)
   libstorm-dev                       # StormLib: the MPQ container of StarCraft II replays
   libnats-dev                        # the fleet on NATS JetStream: nats:// in recd and rectool send
-  libssl-dev                         # libcrypto's Ed25519: the public key of nats:// nkey= seed files
+  libssl-dev                         # OpenSSL 3: tls:// and metrics.tls in recd; Ed25519 for nats:// nkey= seeds
   scdoc                              # man pages from docs/man/*.scd
   dpkg-dev file                      # make deb: dpkg-buildflags, dpkg-shlibdeps, dpkg-gensymbols; CPack runs file
 )

@@ -122,22 +122,34 @@ static void refresh_metrics(void *ctx)
     recd_metrics_refresh_process(&s->metrics);
 }
 
-/* POST /sessions/KEY/save?last=DUR[&label=LABEL] (instant replay, docs/protocol.md 2.10):
- * loopback clients, others with metrics.remote_save; the auth token when one is set. */
-static int http_save(void *ctx, const recd_http_save_request *q, char *text, size_t cap)
+/* Who may ask for a save: loopback clients (with the token when one is set), others only over
+ * HTTPS with metrics.remote_save; a client certificate that verified counts like the token. The
+ * refusal's status with text, or 0. */
+static int save_refusal(const recd_server *s, const recd_http_save_request *q, char *text, size_t cap)
 {
-    recd_server *s = ctx;
     const char *token = s->cfg.auth.token;
-    if (!q->peer_loopback && (!s->cfg.metrics.remote_save || !token)) {
-        snprintf(text, cap, "saves are taken from loopback clients only (metrics.remote_save, with "
-                            "auth.token, allows others)");
+    bool token_ok = token && q->authorization && strncmp(q->authorization, "Bearer ", 7) == 0 &&
+                    strcmp(q->authorization + 7, token) == 0;
+    bool credential = token_ok || q->client_cert;
+    if (!q->peer_loopback && (!s->cfg.metrics.remote_save || !q->tls || !credential)) {
+        snprintf(text, cap, "saves are taken from loopback clients only (metrics.remote_save allows "
+                            "others over HTTPS, metrics.tls, with auth.token or a client certificate)");
         return 403;
     }
-    if (token && (!q->authorization || strncmp(q->authorization, "Bearer ", 7) != 0 ||
-                  strcmp(q->authorization + 7, token) != 0)) {
+    if (token && !credential) {
         snprintf(text, cap, "missing or wrong token: send \"Authorization: Bearer TOKEN\"");
         return 401;
     }
+    return 0;
+}
+
+/* POST /sessions/KEY/save?last=DUR[&label=LABEL] (instant replay, docs/protocol.md 2.10). */
+static int http_save(void *ctx, const recd_http_save_request *q, char *text, size_t cap)
+{
+    recd_server *s = ctx;
+    int refused = save_refusal(s, q, text, cap);
+    if (refused)
+        return refused;
     if (!recd_session_key_valid(q->key, strlen(q->key))) {
         snprintf(text, cap, "no such session");
         return 404;
@@ -186,6 +198,7 @@ static int start_metrics(recd_server *s)
     /* Hanging clients must not starve liveness probes (docs/reliability.md, "Hostile peers"). */
     opt.header_timeout_ms = HTTP_HEADER_TIMEOUT_MS;
     opt.health_reserve = HTTP_HEALTH_RESERVE;
+    opt.tls = s->cfg.metrics.tls ? (struct tls_server_ctx *const *)&s->ingest.tls : NULL;
     const recd_hostport *hp = &s->cfg.metrics.listen;
     int rc = recd_http_server_start(s->loop, hp->host, hp->port, &opt, &s->http);
     if (rc < 0) {
@@ -195,7 +208,8 @@ static int start_metrics(recd_server *s)
     }
     s->metrics_port = recd_http_server_port(s->http);
     const char *l = hp->family == AF_INET6 ? "[" : "", *r = hp->family == AF_INET6 ? "]" : "";
-    log_info("metrics on http://%s%s%s:%d/metrics", l, hp->host, r, s->metrics_port);
+    log_info("metrics on %s://%s%s%s:%d/metrics", opt.tls ? "https" : "http", l, hp->host, r,
+             s->metrics_port);
     if (s->cli && s->cli->print_ports) {
         printf("metrics %s%s%s:%d\n", l, hp->host, r, s->metrics_port);
         fflush(stdout);

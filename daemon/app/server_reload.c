@@ -174,7 +174,11 @@ void server_reload(recd_server *s)
     }
     /* A renewed certificate: new connections get it, live ones keep the context they have. */
     struct tls_server_ctx *tls = NULL;
-    if (server_tls_context(&next, &tls, why, sizeof why) < 0) {
+    bool https = s->cfg.metrics.enabled && s->cfg.metrics.tls; /* kept until a restart */
+    if (https && !next.tls.cert)
+        snprintf(why, sizeof why, "metrics.tls stays on until a restart: tls.cert and tls.key are "
+                                  "still needed");
+    if ((https && !next.tls.cert) || server_tls_context(&next, &tls, why, sizeof why) < 0) {
         log_err("reload failed, keeping the running configuration: %s", why);
         recd_metrics_config_reload(&s->metrics, 0);
         recd_config_free(&next);

@@ -155,12 +155,15 @@ void ingest_sweep(recd_ingest *g, uint64_t now_ms);
 /* Starts TLS on a new connection of a tls:// listener: 0 or -ENOMEM (-ENOTCONN: no context). */
 int stream_tls_start(recd_conn *c);
 #define STREAM_TLS_DROP 1
+#define STREAM_TLS_EOF 2 /* the client sent close_notify: the end of its input */
 /* Feeds bytes read to its TLS state; on_plain gets the plaintext (0, or its negative value,
  * which is returned). STREAM_TLS_DROP: TLS gave up on the connection (a failed handshake, a
  * certificate no identities pattern takes, a broken record), counted and logged: the caller
  * sends the output that waits (an alert) and closes it. */
 int stream_tls_read(recd_conn *c, const uint8_t *data, size_t len,
                     int (*on_plain)(void *ctx, const uint8_t *p, size_t n), void *ctx);
+/* Queues our close_notify (in answer to the client's): true when there is output to send. */
+bool stream_tls_close_notify(recd_conn *c);
 /* Appends the bytes TLS has for the peer to out: 0 or -ENOMEM. */
 int stream_tls_take_output(recd_conn *c, recd_buf *out);
 /* Replaces the plaintext in buf by its records for the peer, with close_notify after them when

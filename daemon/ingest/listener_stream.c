@@ -59,7 +59,7 @@ static void name_peer(recd_conn *c, const recd_listener *l)
     int len = sizeof ss;
     int rc = uv_tcp_getpeername(&c->h.tcp, (struct sockaddr *)&ss, &len);
     const struct sockaddr *sa = rc == 0 ? (const struct sockaddr *)&ss : NULL;
-    recd_peer_name(sa, "tcp ", c->peer, sizeof c->peer);
+    recd_peer_name(sa, l->cfg.tls ? "tls " : "tcp ", c->peer, sizeof c->peer);
     peer_key_from_sockaddr(sa, &c->key);
 }
 
@@ -308,11 +308,29 @@ static int feed_plain(void *ctx, const uint8_t *data, size_t len)
     return rc;
 }
 
+/* The client ended its input (EOF, or TLS close_notify, answered with ours): what the decoder
+ * holds must be complete. */
+static void end_of_input(recd_conn *c)
+{
+    char err[512] = "";
+    reset_input(&c->in);
+    int rc = recd_wire_decoder_finish(c->dec, err, sizeof err);
+    listener_account_end(&c->in, c->fed);
+    listener_tally_publish(c->ingest->metrics, c->in.transport, &c->tally);
+    if (rc < 0)
+        protocol_error(c, rc, err);
+    else if (c->tls && stream_tls_close_notify(c)) {
+        uv_read_stop(&c->h.stream); /* nothing more is taken */
+        send_tls_output(c, true);
+    }
+    else
+        stream_conn_close(c);
+}
+
 static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     recd_conn *c = stream->data;
     recd_ingest *g = c->ingest;
-    char err[512] = "";
     if (c->closing)
         return;
     if (c->draining) { /* after an error reply: discard until the client closes */
@@ -333,10 +351,14 @@ static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         plain_feed f = {.conn = c};
         int rc = c->tls ? stream_tls_read(c, (const uint8_t *)buf->base, (size_t)nread, feed_plain, &f)
                         : feed_plain(&f, (const uint8_t *)buf->base, (size_t)nread);
-        if (c->tls)
+        if (c->tls && rc != STREAM_TLS_EOF)
             send_tls_output(c, rc == STREAM_TLS_DROP);
         if (rc == STREAM_TLS_DROP)
             return;
+        if (rc == STREAM_TLS_EOF) {
+            end_of_input(c);
+            return;
+        }
         if (rc < 0) {
             protocol_error(c, rc, f.err);
             return;
@@ -353,14 +375,7 @@ static void read_cb(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     if (nread == UV_EOF) {
-        reset_input(&c->in);
-        int rc = recd_wire_decoder_finish(c->dec, err, sizeof err);
-        listener_account_end(&c->in, c->fed);
-        listener_tally_publish(g->metrics, c->in.transport, &c->tally);
-        if (rc < 0)
-            protocol_error(c, rc, err);
-        else
-            stream_conn_close(c);
+        end_of_input(c);
         return;
     }
     if (nread < 0) {

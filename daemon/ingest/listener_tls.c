@@ -18,7 +18,7 @@ int stream_tls_start(recd_conn *c)
     recd_ingest *g = c->ingest;
     if (!g->tls)
         return -ENOTCONN;
-    c->tls = tls_conn_new(g->tls);
+    c->tls = tls_conn_new(g->tls, true);
     if (!c->tls)
         return -ENOMEM;
     uint64_t limit = g->cfg->tls.handshake_timeout_ms ? g->cfg->tls.handshake_timeout_ms
@@ -72,18 +72,35 @@ static bool take_identity(recd_conn *c)
     return true;
 }
 
+/* The decoder's verdict kept apart from TLS's own: both may say -EPROTO. */
+typedef struct plain_relay {
+    int (*fn)(void *ctx, const uint8_t *p, size_t n);
+    void *ctx;
+    int rc;
+} plain_relay;
+
+static int relay(void *r_, const uint8_t *p, size_t n)
+{
+    plain_relay *r = r_;
+    r->rc = r->fn(r->ctx, p, n);
+    return r->rc;
+}
+
 int stream_tls_read(recd_conn *c, const uint8_t *data, size_t len,
                     int (*on_plain)(void *ctx, const uint8_t *p, size_t n), void *ctx)
 {
     char why[400] = "";
+    plain_relay r = {on_plain, ctx, 0};
     bool closed = false, was_established = tls_conn_established(c->tls);
-    int rc = tls_conn_feed(c->tls, data, len, on_plain, ctx, &closed, why, sizeof why);
+    int rc = tls_conn_feed(c->tls, data, len, relay, &r, &closed, why, sizeof why);
     if (rc == TLS_FEED_ESTABLISHED) {
         if (!take_identity(c))
             return STREAM_TLS_DROP;
         was_established = true;
-        rc = tls_conn_feed(c->tls, NULL, 0, on_plain, ctx, &closed, why, sizeof why);
+        rc = tls_conn_feed(c->tls, NULL, 0, relay, &r, &closed, why, sizeof why);
     }
+    if (r.rc < 0)
+        return r.rc; /* the decoder refused what came in: a protocol error, answered */
     if ((rc == -EPROTO || rc == -ENOMEM) && !was_established)
         return tls_drop(c, RECD_M_CONN_DROP_TLS_HANDSHAKE, why[0] ? why : "out of memory in TLS");
     if (rc == -EPROTO || rc == -ENOMEM) { /* a broken record: the stream cannot go on */
@@ -91,7 +108,13 @@ int stream_tls_read(recd_conn *c, const uint8_t *data, size_t len,
         log_warn("%s: %s; closing the connection", c->peer, why[0] ? why : "out of memory in TLS");
         return STREAM_TLS_DROP;
     }
-    return rc;
+    return rc == 0 && closed ? STREAM_TLS_EOF : rc;
+}
+
+bool stream_tls_close_notify(recd_conn *c)
+{
+    tls_conn_shutdown(c->tls);
+    return tls_conn_has_output(c->tls);
 }
 
 int stream_tls_take_output(recd_conn *c, recd_buf *out)

@@ -18,6 +18,7 @@
 #include <http_parser.h>
 
 #include "recd/message.h"
+#include "tls_server.h"
 
 #define URL_MAX 1024
 #define AUTH_MAX 300 /* "Bearer " and a token of at most 256 bytes */
@@ -66,6 +67,7 @@ struct conn {
     uv_write_t write_req;
     uv_shutdown_t shutdown_req;
     recd_buf response;
+    tls_conn *tls;    /* HTTPS only */
 };
 
 static void server_handle_closed(recd_http_server *s)
@@ -89,6 +91,7 @@ static void conn_handle_closed(uv_handle_t *h)
     s->nconns--;
     s->nclosing--;
     recd_buf_free(&c->response);
+    tls_conn_free(c->tls);
     free(c);
     server_handle_closed(s);
 }
@@ -197,6 +200,22 @@ void recd_health_fail(recd_health_report *r, const char *check, const char *fmt,
         r->err = -ENOMEM;
 }
 
+/* HTTPS: the response as TLS records, close_notify after them; the handshake's last records
+ * (if any wait) go first. */
+static int seal_response(conn *c)
+{
+    recd_buf sealed = {0};
+    int rc = tls_conn_take_output(c->tls, &sealed);
+    if (rc == 0)
+        rc = tls_conn_write(c->tls, c->response.data, c->response.len);
+    tls_conn_shutdown(c->tls);
+    if (rc == 0)
+        rc = tls_conn_take_output(c->tls, &sealed);
+    recd_buf_free(&c->response);
+    c->response = sealed;
+    return rc;
+}
+
 static void respond(conn *c, int code, const char *content_type, const void *body, size_t body_len)
 {
     if (c->responded || c->closing)
@@ -210,6 +229,10 @@ static void respond(conn *c, int code, const char *content_type, const void *bod
     bool head_only = c->parser.method == HTTP_HEAD;
     if (n < 0 || (size_t)n >= sizeof head || recd_buf_append(&c->response, head, (size_t)n) < 0 ||
         (!head_only && recd_buf_append(&c->response, body, body_len) < 0)) {
+        http_conn_close(c);
+        return;
+    }
+    if (c->tls && seal_response(c) < 0) {
         http_conn_close(c);
         return;
     }
@@ -303,8 +326,11 @@ static bool route_save(conn *c, const char *path, size_t plen, const char *query
     key[klen] = 0;
     bool has_last = query_value(query, qlen, "last", last, sizeof last) > 0;
     bool has_label = query_value(query, qlen, "label", label, sizeof label) != 0;
+    const char *const *names;
+    size_t named = c->tls ? tls_conn_names(c->tls, &names) : 0;
     recd_http_save_request req = {key, has_last ? last : NULL, has_label ? label : NULL,
-                                  c->auth_len ? c->auth : NULL, c->loopback};
+                                  c->auth_len ? c->auth : NULL, c->loopback, c->tls != NULL,
+                                  named ? names[0] : NULL};
     int code = c->srv->opt.save(c->srv->opt.save_ctx, &req, text, sizeof text - 1);
     size_t n = strnlen(text, sizeof text - 2);
     text[n] = '\n';
@@ -405,17 +431,16 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init(c->rbuf, sizeof c->rbuf);
 }
 
-static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+/* Request bytes (as read, or as TLS decrypted them). */
+static int on_plain(void *ctx, const uint8_t *data, size_t len)
 {
-    conn *c = stream->data;
-    if (nread < 0) { /* EOF or error: before a response the client gave up, after it we are done */
-        http_conn_close(c);
-        return;
-    }
-    if (nread == 0 || c->responded || c->closing)
-        return;
-    c->received += (size_t)nread;
-    size_t parsed = http_parser_execute(&c->parser, &c->srv->settings, buf->base, (size_t)nread);
+    conn *c = ctx;
+    if (c->responded || c->closing)
+        return 0;
+    const char *base = (const char *)data;
+    size_t nread = len;
+    c->received += nread;
+    size_t parsed = http_parser_execute(&c->parser, &c->srv->settings, base, nread);
     enum http_errno e = HTTP_PARSER_ERRNO(&c->parser);
     /* Bytes of this request so far; whatever is pipelined after a complete request is not counted. */
     size_t request_bytes = c->received - (size_t)nread + parsed;
@@ -427,9 +452,67 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         route(c);
     } else if (e != HPE_OK && e != HPE_PAUSED) {
         respond_text(c, e == HPE_HEADER_OVERFLOW ? 431 : 400, "bad request\n");
-    } else if (parsed != (size_t)nread) {
+    } else if (parsed != nread) {
         respond_text(c, 400, "bad request\n");
     }
+    return 0;
+}
+
+/* Writes what TLS has for the client before the response (handshake records, an alert). */
+static void on_tls_written(uv_write_t *req, int status)
+{
+    recd_buf *b = req->data;
+    (void)status; /* a failed write shows as a read error or the deadline */
+    recd_buf_free(b);
+    free(req);
+}
+
+static void send_tls_output(conn *c)
+{
+    uv_write_t *req = calloc(1, sizeof *req + sizeof(recd_buf));
+    recd_buf *b = req ? (recd_buf *)(req + 1) : NULL;
+    if (!req || tls_conn_take_output(c->tls, b) < 0 || !b->len) {
+        if (b)
+            recd_buf_free(b);
+        free(req);
+        return;
+    }
+    req->data = b;
+    uv_buf_t buf = uv_buf_init((char *)b->data, (unsigned)b->len);
+    if (uv_write(req, (uv_stream_t *)&c->tcp, &buf, 1, on_tls_written) < 0) {
+        recd_buf_free(b);
+        free(req);
+        http_conn_close(c);
+    }
+}
+
+/* HTTPS: the handshake, then the request's plaintext. A failed handshake sends its alert. */
+static void read_tls(conn *c, const uint8_t *data, size_t len)
+{
+    char why[300];
+    bool closed;
+    int rc = tls_conn_feed(c->tls, data, len, on_plain, c, &closed, why, sizeof why);
+    if (rc == TLS_FEED_ESTABLISHED)
+        rc = tls_conn_feed(c->tls, NULL, 0, on_plain, c, &closed, why, sizeof why);
+    if (!c->responded && tls_conn_has_output(c->tls))
+        send_tls_output(c);
+    if ((rc < 0 || closed) && !c->responded)
+        http_conn_close(c);
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    conn *c = stream->data;
+    if (nread < 0) { /* EOF or error: before a response the client gave up, after it we are done */
+        http_conn_close(c);
+        return;
+    }
+    if (nread == 0 || c->responded || c->closing)
+        return;
+    if (c->tls)
+        read_tls(c, (const uint8_t *)buf->base, (size_t)nread);
+    else
+        on_plain(c, (const uint8_t *)buf->base, (size_t)nread);
 }
 
 /* Whether the end of o's request already waits in the kernel, unread: a probe accepted in the
@@ -440,6 +523,8 @@ static bool request_waiting(const conn *o)
 {
     static char peek[PEEK_MAX];
     uv_os_fd_t fd;
+    if (o->tls)
+        return false; /* encrypted: what waits cannot be read without taking it */
     if (uv_fileno((const uv_handle_t *)&o->tcp, &fd) < 0)
         return false;
     ssize_t n = recv(fd, peek, sizeof peek, MSG_PEEK | MSG_DONTWAIT);
@@ -509,6 +594,11 @@ static void on_connection(uv_stream_t *listener, int status)
                        (ntohl(((struct sockaddr_in *)&peer)->sin_addr.s_addr) >> 24) == 127) ||
                       (peer.ss_family == AF_INET6 &&
                        IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&peer)->sin6_addr));
+    /* HTTPS without a context (none loaded) is closed: never plain HTTP on that port. */
+    if (s->opt.tls && (!*s->opt.tls || !(c->tls = tls_conn_new(*s->opt.tls, false)))) {
+        http_conn_close(c);
+        return;
+    }
     http_parser_init(&c->parser, HTTP_REQUEST);
     c->parser.data = c;
     if (uv_timer_start(&c->timer, on_timeout, s->opt.header_timeout_ms, 0) < 0 ||

@@ -7,7 +7,8 @@
  * health checks: a request must arrive within the deadline, a few connections beyond
  * max_connections are kept for /healthz alone, and when even those are taken, the oldest client
  * still sending its request (or answered but not gone) is closed to make room; one whose whole
- * request waits unread is kept, so a probe accepted just before a burst is not the one closed. */
+ * request waits unread is kept, so a probe accepted just before a burst is not the one closed.
+ * With opt.tls it speaks HTTPS (tls_server.h): only the transport changes, not the routes. */
 #ifndef RECD_DAEMON_HTTP_SERVER_H
 #define RECD_DAEMON_HTTP_SERVER_H
 
@@ -38,6 +39,8 @@ typedef struct recd_http_save_request {
     const char *label;         /* the label= value, or NULL */
     const char *authorization; /* the Authorization header's value, or NULL */
     bool peer_loopback;        /* the client connected from a loopback address */
+    bool tls;                  /* the request came over HTTPS (opt.tls) */
+    const char *client_cert;   /* HTTPS: the name of the client certificate that verified, or NULL */
 } recd_http_save_request;
 
 /* Answers a save: returns the HTTP status and writes the one-line text of the response. */
@@ -60,6 +63,10 @@ typedef struct recd_http_options {
     size_t max_request_bytes;      /* request line + headers + body; 0 = 8192. Larger: 431/413 */
     uint64_t header_timeout_ms;    /* the request must be complete within it; 0 = timeout_ms */
     uint64_t timeout_ms;           /* whole-connection deadline; 0 = 5000 */
+    /* HTTPS: where the TLS context in force is kept (a reload replaces it; a connection keeps the
+     * one it started with); NULL = plain HTTP. A client certificate is asked for when the context
+     * has client CAs, never required; one that does not verify fails the handshake. */
+    struct tls_server_ctx *const *tls;
 } recd_http_options;
 
 typedef struct recd_http_server recd_http_server;

@@ -105,7 +105,7 @@ void tls_server_ctx_free(tls_server_ctx *ctx)
 
 bool tls_server_ctx_wants_client_cert(const tls_server_ctx *ctx) { return ctx && ctx->client_cert; }
 
-tls_conn *tls_conn_new(tls_server_ctx *ctx)
+tls_conn *tls_conn_new(tls_server_ctx *ctx, bool require_client_cert)
 {
     tls_conn *t = calloc(1, sizeof *t);
     if (!t)
@@ -124,6 +124,8 @@ tls_conn *tls_conn_new(tls_server_ctx *ctx)
     BIO_set_mem_eof_return(t->rbio, -1); /* an empty rbio means "wait for more", not EOF */
     SSL_set_bio(t->ssl, t->rbio, t->wbio);
     SSL_set_accept_state(t->ssl);
+    if (ctx->client_cert && !require_client_cert)
+        SSL_set_verify(t->ssl, SSL_VERIFY_PEER, NULL);
     return t;
 }
 

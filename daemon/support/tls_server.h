@@ -33,8 +33,9 @@ int tls_server_ctx_new(const tls_server_settings *set, tls_server_ctx **out, cha
 void tls_server_ctx_free(tls_server_ctx *ctx);
 bool tls_server_ctx_wants_client_cert(const tls_server_ctx *ctx);
 
-/* One connection. NULL when out of memory. */
-tls_conn *tls_conn_new(tls_server_ctx *ctx);
+/* One connection. With client CAs, a client certificate is required (require_client_cert) or
+ * only asked for; one that is given must verify. NULL when out of memory. */
+tls_conn *tls_conn_new(tls_server_ctx *ctx, bool require_client_cert);
 void tls_conn_free(tls_conn *t);
 
 /* Plaintext as it is decrypted: 0 goes on, a negative value stops the feed and is returned. */

@@ -95,6 +95,18 @@ if command -v systemd-analyze >/dev/null 2>&1; then
     else
         echo "recd.service exposure: $score"
     fi
+    # TLS certificates through LoadCredential= (systemd/recd-tls.conf) keep the same score.
+    tls_unit="$tmp/tls/recd.service"
+    mkdir -p "$tmp/tls"
+    grep -v '^#' "$RECD_SOURCE_DIR/systemd/recd-tls.conf" | grep -v '^\[Service\]' >"$tmp/tls/extra"
+    sed -e '/^\[Service\]/r '"$tmp/tls/extra" "$unit" >"$tls_unit"
+    grep -q '^LoadCredential=recd.key:/etc/recd/tls/recd.key' "$tls_unit" ||
+        fail "systemd/recd-tls.conf was not merged into the unit"
+    tls_score=$(systemd-analyze security --offline=true "$tls_unit" 2>/dev/null |
+        sed -n 's/.*Overall exposure level for recd.service: \([0-9.]*\).*/\1/p')
+    if [ -n "$score" ] && [ "$tls_score" != "$score" ]; then
+        fail "with systemd/recd-tls.conf recd.service scores ${tls_score:-nothing}, not $score"
+    fi
 else
     echo "note: systemd-analyze not installed; unit score not checked"
 fi

@@ -5,6 +5,8 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -583,6 +585,93 @@ static void reload_refusals(void **state)
     recd_config_free(&running);
 }
 
+/* The load must fail with a message containing needle. */
+static void expect_failure_with(const char *yaml, const char *needle)
+{
+    recd_config c;
+    recd_config_error e;
+    int rc = load(yaml, &c, &e);
+    if (rc == 0)
+        recd_config_free(&c);
+    if (rc == 0 || !strstr(e.text, needle))
+        fail_msg("for YAML:\n%s\nexpected an error containing '%s'\n     got: %s", yaml, needle,
+                 rc ? e.text : "success");
+}
+
+/* tls://, the tls: section, identities and auth.token_file (issue 40). */
+static void tls_options(void **state)
+{
+    (void)state;
+    recd_config c;
+    recd_config_error e;
+    const char *good = "listen: [tls://127.0.0.1:7443, tcp://127.0.0.1:7070]\n"
+                       "tls: {cert: /c.pem, key: /k.pem, client_ca: /ca.pem, min_version: \"1.3\"}\n"
+                       "identities:\n  \"gs-eu-*\": {sessions: \"eu-*\"}\n  gs-us-1: {sessions: us-1}\n";
+    assert_int_equal(load(good, &c, &e), 0);
+    assert_true(c.listen[0].tls);
+    assert_false(c.listen[1].tls);
+    assert_int_equal(c.listen[0].transport, RECD_WIRE_TCP);
+    assert_int_equal(c.tls.min_version, 13);
+    assert_int_equal(c.identity_count, 2);
+    assert_string_equal(c.identities[0].pattern, "gs-eu-*");
+    assert_string_equal(c.identities[1].sessions, "us-1");
+    recd_buf out = {0};
+    recd_config b;
+    assert_int_equal(recd_config_dump(&c, &out), 0);
+    assert_int_equal(recd_config_load_string((const char *)out.data, out.len, "dump", &b, &e), 0);
+    recd_config_diff d;
+    recd_config_compare(&c, &b, &d);
+    assert_int_equal(d.count, 0);
+    recd_config_free(&b);
+    b = c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(load("listen: [tls://127.0.0.1:7443]\ntls: {cert: /c.pem, key: /k.pem, client_ca: /ca.pem}\n",
+                          &c, &e), 0);
+    recd_config_compare(&b, &c, &d);
+    assert_true(d.count >= 1);
+    bool saw = false;
+    for (size_t i = 0; i < d.count; i++)
+        saw |= strcmp(d.changes[i].key, "identities") == 0 && d.changes[i].live;
+    assert_true(saw);
+    recd_config_free(&b);
+    recd_config_free(&c);
+    recd_buf_free(&out);
+
+    expect_failure_with("listen: [tls://127.0.0.1:7443]\n", "needs tls.cert and tls.key");
+    expect_failure_with("tls: {cert: /c.pem}\n", "tls.cert and tls.key go together");
+    expect_failure_with("tls: {min_version: \"1.1\"}\n", "tls.min_version");
+    expect_failure_with("tls: {min_version: \"1.0\"}\n", "tls.min_version");
+    expect_failure_with("identities: {\"a*\": {sessions: \"b*\"}}\n", "set tls.client_ca");
+    expect_failure_with("tls: {client_ca: /ca.pem}\nidentities: {\"a*\": {}}\n", "needs sessions");
+    expect_failure_with("tls: {client_ca: /ca.pem}\nidentities: {\"a*\": {session: x}}\n",
+                        "unknown key 'session' in identities");
+    expect_failure_with("metrics: {tls: true}\n", "metrics.tls needs tls.cert");
+    expect_failure_with("auth: {token_file: /nonexistent/recd-token}\n", "auth.token_file");
+    expect_failure_with("auth: {token: abcdefghijklmnopqrst, token_file: /x}\n", "give one of them");
+
+    char path[] = "/tmp/recd-token-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "0123456789abcdef0123\n", 21), 21);
+    close(fd);
+    char yaml[200];
+    snprintf(yaml, sizeof yaml, "auth: {token_file: %s}\n", path);
+    assert_int_equal(load(yaml, &c, &e), 0);
+    assert_string_equal(c.auth.token, "0123456789abcdef0123");
+    out = (recd_buf){0};
+    assert_int_equal(recd_config_dump(&c, &out), 0);
+    assert_int_equal(recd_config_load_string((const char *)out.data, out.len, "dump", &b, &e), 0);
+    assert_string_equal(b.auth.token, "0123456789abcdef0123");
+    recd_config_free(&b);
+    recd_config_free(&c);
+    recd_buf_free(&out);
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_int_equal(write(fd, "short\n", 6), 6);
+    close(fd);
+    expect_failure_with(yaml, "the token has 5 characters");
+    unlink(path);
+}
+
 static void dump_round_trip(void **state)
 {
     (void)state;
@@ -766,7 +855,7 @@ int main(void)
         cmocka_unit_test(type_errors), cmocka_unit_test(value_errors), cmocka_unit_test(more_value_errors),
         cmocka_unit_test(listen_errors), cmocka_unit_test(yaml_errors), cmocka_unit_test(cross_option_errors),
         cmocka_unit_test(file_loading), cmocka_unit_test(reload_diff), cmocka_unit_test(reload_refusals),
-        cmocka_unit_test(dump_round_trip),
+        cmocka_unit_test(dump_round_trip), cmocka_unit_test(tls_options),
         cmocka_unit_test(shipped_files), cmocka_unit_test(mutations_are_safe), cmocka_unit_test(schema_introspection), cmocka_unit_test(overrides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
