@@ -72,6 +72,7 @@ RECD_API int recd_client_flush(recd_client *c);
 RECD_API int recd_client_close(recd_client *c, char *err, size_t errlen);
 
 RECD_API recd_wire_encoding recd_client_encoding(const recd_client *c);
+/* tls:// is RECD_WIRE_TCP: TCP underneath. */
 RECD_API recd_wire_transport recd_client_transport(const recd_client *c);
 /* Bytes handed to the kernel so far (frames or lines, not counting TCP/IP overhead); nats://:
  * frame bytes handed to libnats. */

@@ -411,6 +411,50 @@ static int read_reply(recd_client *c, recd_buf *reply)
     }
 }
 
+/* What a TLS failure was (the server's alert when client_tls_explain found one), or "". */
+static const char *tls_reason(const recd_client *c)
+{
+    return c->tls ? client_tls_why(c->tls) : "";
+}
+
+/* A stream's end: close_notify (TLS), shut the write side, read the server's verdict. */
+static int close_stream(recd_client *c, int sent, char *err, size_t errlen)
+{
+    if (c->tls && sent == 0)
+        client_tls_close_write(c->tls);
+    shutdown(c->fd, SHUT_WR);
+    recd_buf reply = {0};
+    int rd = read_reply(c, &reply), rc = sent;
+    if (c->tls && rd < 0 && rd != -ETIMEDOUT)
+        client_tls_explain(c->tls);
+    char msg[WIRE_ERROR_TEXT_MAX + 1];
+    int er = recd_wire_decode_error(reply.data, reply.len, msg, sizeof msg);
+    if (er == 1) {
+        recd_why(err, errlen, "server error: %s", msg);
+        rc = -EPROTO;
+    } else if (er < 0) {
+        recd_why(err, errlen, "server sent %lu bytes that are not an error reply",
+                 (unsigned long)reply.len);
+        rc = -EPROTO;
+    } else if (sent < 0 && tls_reason(c)[0]) {
+        recd_why(err, errlen, "send failed: TLS: %s", tls_reason(c));
+    } else if (sent < 0) {
+        recd_why(err, errlen, "send failed: %s", strerror(-sent));
+    } else if (rd < 0 && rd != -ETIMEDOUT && tls_reason(c)[0]) {
+        recd_why(err, errlen, "TLS: %s", tls_reason(c)); /* e.g. an alert about our certificate */
+        rc = rd;
+    } else if (rd == -ETIMEDOUT) {
+        recd_why(err, errlen, "server did not close the connection within %u ms",
+                 c->close_timeout_ms);
+        rc = rd;
+    } else if (rd < 0) { /* a reset: the server did not read everything we sent */
+        recd_why(err, errlen, "connection ended abnormally: %s", strerror(-rd));
+        rc = rd;
+    }
+    recd_buf_free(&reply);
+    return rc;
+}
+
 int recd_client_close(recd_client *c, char *err, size_t errlen)
 {
     if (!c)
@@ -426,44 +470,10 @@ int recd_client_close(recd_client *c, char *err, size_t errlen)
     int rc = sent;
     if (c->tls && sent < 0)
         client_tls_explain(c->tls);
-    if (c->transport != RECD_WIRE_UDP) {
-        if (c->tls && sent == 0)
-            client_tls_close_write(c->tls);
-        shutdown(c->fd, SHUT_WR);
-        recd_buf reply = {0};
-        int rd = read_reply(c, &reply);
-        if (c->tls && rd < 0 && rd != -ETIMEDOUT)
-            client_tls_explain(c->tls);
-        char msg[WIRE_ERROR_TEXT_MAX + 1];
-        int er = recd_wire_decode_error(reply.data, reply.len, msg, sizeof msg);
-        if (er == 1) {
-            recd_why(err, errlen, "server error: %s", msg);
-            rc = -EPROTO;
-        } else if (er < 0) {
-            recd_why(err, errlen, "server sent %lu bytes that are not an error reply",
-                     (unsigned long)reply.len);
-            rc = -EPROTO;
-        } else if (sent < 0) {
-            if (c->tls && client_tls_why(c->tls)[0])
-                recd_why(err, errlen, "send failed: TLS: %s", client_tls_why(c->tls));
-            else
-                recd_why(err, errlen, "send failed: %s", strerror(-sent));
-        } else if (rd < 0 && rd != -ETIMEDOUT && c->tls && client_tls_why(c->tls)[0]) {
-            /* e.g. the server's alert about our certificate */
-            recd_why(err, errlen, "TLS: %s", client_tls_why(c->tls));
-            rc = rd;
-        } else if (rd == -ETIMEDOUT) {
-            recd_why(err, errlen, "server did not close the connection within %u ms",
-                     c->close_timeout_ms);
-            rc = rd;
-        } else if (rd < 0) { /* a reset: the server did not read everything we sent */
-            recd_why(err, errlen, "connection ended abnormally: %s", strerror(-rd));
-            rc = rd;
-        }
-        recd_buf_free(&reply);
-    } else if (sent < 0) {
+    if (c->transport != RECD_WIRE_UDP)
+        rc = close_stream(c, sent, err, errlen);
+    else if (sent < 0)
         recd_why(err, errlen, "send failed: %s", strerror(-sent));
-    }
     free_client(c);
     return rc;
 }
