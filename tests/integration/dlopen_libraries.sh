@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# StormLib, libnats, libcrypto, cairo and fontconfig are opened with dlopen on first use
+# StormLib, libnats, libcrypto, libssl, cairo and fontconfig are opened with dlopen on first use
 # (lib/src/base/dl_table.h): rectool and librecd.so do not name them as NEEDED, `rectool --version`
 # and a .rec export load none of them, and a command that needs one that cannot be loaded (a fake,
 # empty one found first through LD_LIBRARY_PATH, or a file that is no library) fails with exit 3
@@ -65,6 +65,14 @@ grep -q "<svg" "$tmp/walk.svg" 2>/dev/null || fail "plot with the real cairo wro
 if [ -n "$nats" ]; then
     LD_LIBRARY_PATH="$tmp/empty" expect 3 "$RECTOOL" send "$tmp/walk.rec" --to "nats://127.0.0.1:9/x"
     grep -q "libnats ($nats).*lacks " "$tmp/err" || fail "send, empty $nats: $(cat "$tmp/err")"
+fi
+
+# send to tls:// without libssl: refused before any connection is tried (port 9: nothing there).
+ssl=$(soname libssl)
+if [ -n "$ssl" ]; then
+    fake "$ssl"
+    LD_LIBRARY_PATH="$tmp/empty" expect 3 "$RECTOOL" send "$tmp/walk.rec" --to "tls://127.0.0.1:9"
+    grep -q "libssl ($ssl).*lacks " "$tmp/err" || fail "send, empty $ssl: $(cat "$tmp/err")"
 fi
 
 # An SC2 replay without StormLib: export, info and verify fail as errors, not as a damaged file.

@@ -268,7 +268,7 @@ expect 2 "$RECTOOL" generate --format carla --scenario nope --duration 1s -o "$t
 grep -q "unknown scenario 'nope' (idle, walk, drive, mixed, traffic)" "$tmp/err" ||
     fail "generate's scenario error leaves a scenario out: $(head -1 "$tmp/err")"
 expect 2 "$RECTOOL" send "$tmp/foot.rec" --to ftp://127.0.0.1:1
-grep -q "tcp://, udp://, unix:// or nats://" "$tmp/err" ||
+grep -q "tcp://, tls://, udp://, unix:// or nats://" "$tmp/err" ||
     fail "send's URL error leaves a scheme out: $(head -1 "$tmp/err")"
 
 # ---- no progress bar on a pipe ----

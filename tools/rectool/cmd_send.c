@@ -37,7 +37,11 @@ static const char usage[] =
     "Streams messages to a recd daemon with the librecd client and prints what was sent.\n"
     "\n"
     "  --to URL             tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH, optionally\n"
-    "                       ?encoding=binary|ndjson (default binary); or nats://HOST:PORT/PREFIX:\n"
+    "                       ?encoding=binary|ndjson (default binary); or tls://HOST:PORT: TCP\n"
+    "                       with TLS 1.2+, ?ca=FILE (default: the system's CAs), cert=FILE and\n"
+    "                       key=FILE (a client certificate), servername=NAME (default HOST);\n"
+    "                       the server's certificate and name are always checked (docs/wire.md);\n"
+    "                       or nats://HOST:PORT/PREFIX:\n"
     "                       each message a binary frame published to NATS JetStream on\n"
     "                       PREFIX.<partition>.<session> (docs/fleet.md), waiting for its ack;\n"
     "                       ?buffer=SIZE: kept while the server is unreachable (default 8MiB)\n"
@@ -628,10 +632,25 @@ static void free_own(const send_args *a, synth_session *ss)
     ss->own = NULL;
 }
 
+/* url parsed; a tls:// URL as the tcp:// one beneath it (its TLS options left out). */
+static int parse_target(const char *url, recd_wire_url *u)
+{
+    if (strncmp(url, "tls://", 6) != 0)
+        return recd_wire_url_parse(url, u, NULL, 0);
+    char tcp[RECD_WIRE_HOST_MAX + 64];
+    const char *q = strchr(url, '?');
+    int n = q ? (int)(q - url - 6) : (int)strlen(url + 6);
+    bool ndjson = q && strstr(q, "encoding=ndjson");
+    if (snprintf(tcp, sizeof tcp, "tcp://%.*s%s", n, url + 6, ndjson ? "?encoding=ndjson" : "") >=
+        (int)sizeof tcp)
+        return -EINVAL;
+    return recd_wire_url_parse(tcp, u, NULL, 0);
+}
+
 static bool loopback_target(const char *url)
 {
     recd_wire_url u;
-    if (recd_wire_url_parse(url, &u, NULL, 0) < 0)
+    if (parse_target(url, &u) < 0)
         return true; /* the client reports the bad URL */
     if (u.transport == RECD_WIRE_UNIX || strcmp(u.host, "localhost") == 0 ||
         strcmp(u.host, "::1") == 0)
@@ -813,7 +832,7 @@ static int check_auth(const char *token, const char *url)
             return rt_usage_error("send", usage, "--auth: the token must be printable ASCII "
                                   "without spaces (character %zu is not)", i + 1);
     recd_wire_url u;
-    bool ndjson = recd_wire_url_parse(url, &u, NULL, 0) == 0 && u.encoding == RECD_WIRE_NDJSON;
+    bool ndjson = parse_target(url, &u) == 0 && u.encoding == RECD_WIRE_NDJSON;
     size_t max = ndjson ? RECD_AUTH_TOKEN_MAX : 255;
     if (n == 0)
         return rt_usage_error("send", usage, "--auth needs a token; it is empty (is the variable "

@@ -2,14 +2,17 @@
 # The blocking recd client: connects by URL (TCP, UDP, Unix), batches encoded messages, passes
 # the auth token, reconnects a broken stream and takes its sessions back with resume opens
 # (docs/wire.md section 5.3), and on close reads the server's error reply, if any. nats:// URLs
-# publish each message as one binary frame to JetStream instead (nats.py, docs/fleet.md).
+# publish each message as one binary frame to JetStream instead (nats.py, docs/fleet.md);
+# tls:// URLs are TCP with TLS (tls.py).
 import errno
 import socket
+import ssl
 import time
 from typing import Dict, Optional
 
 from .formats import EncodeError
 from .nats import DEFAULT_PARTITIONS, NatsPublisher, fleet_subject, parse_nats_url
+from .tls import TlsSocket, make_context
 from .wire import (DEFAULT_MAX_FRAME, check_session_key, decode_error_reply, encode_binary,
                    encode_ndjson, parse_url)
 
@@ -44,6 +47,12 @@ class Client:
     (?partitions=8&max_in_flight=1024&ack_timeout=10s&buffer=8MiB, as rectool send takes them);
     TLS (tls_ca, tls_cert, tls_key) and credentials (creds, nkey, USER:PASSWORD@, TOKEN@) are
     described in NatsPublisher.
+
+    A tls://HOST:PORT URL is TCP with TLS 1.2 or later (docs/wire.md, "TLS"):
+    ?ca=FILE (PEM; default the system's trust store), cert=FILE and key=FILE (a client
+    certificate), servername=NAME (the name the server's certificate must hold; default HOST).
+    The server's certificate and name are always checked; a refused one raises
+    ssl.SSLCertVerificationError before anything is sent.
     """
 
     def __init__(self, url: str, *, auth: Optional[str] = None, batch_bytes: int = 65536,
@@ -76,6 +85,7 @@ class Client:
             self.url = parse_url(url)
             self.encoding = self.url.encoding
             self.transport = self.url.transport
+            self._tls_context = make_context(self.url.tls) if self.url.tls else None
         self.auth = auth
         self.batch_bytes = batch_bytes
         self.datagram_bytes = min(datagram_bytes, _MAX_DATAGRAM)
@@ -99,7 +109,8 @@ class Client:
         self._last_session: Optional[str] = None  # None at a batch start: batches stand alone
         self._dgram_open: Optional[str] = None  # session of the datagram's last open
         self._broken: Optional[Exception] = None
-        self._sock: Optional[socket.socket] = None
+        self._reset_error: Optional[OSError] = None  # why the last _read_reply saw a reset
+        self._sock = None  # a socket.socket, or a TlsSocket for tls://
         if self.transport == "nats":
             self._nats = NatsPublisher(self.url, max_in_flight=max_in_flight,
                                        ack_timeout=ack_timeout, connect_timeout=connect_timeout,
@@ -153,7 +164,7 @@ class Client:
             self._opens.pop(session, None)
             self._udp_opens.pop(session, None)
             self._seq.pop(session, None)
-        if self.transport in ("tcp", "unix") and len(self._queue) >= self.batch_bytes:
+        if self.transport in ("tcp", "tls", "unix") and len(self._queue) >= self.batch_bytes:
             self.flush()
 
     def open(self, session: str, format: str, **fields) -> None:
@@ -228,6 +239,8 @@ class Client:
                     raise ServerError(text)
                 if end == "timeout":
                     raise TimeoutError(f"recd did not close the connection within {self.close_timeout} s")
+                if end == "reset" and isinstance(self._reset_error, ssl.SSLError):
+                    raise self._reset_error  # the server's alert, e.g. certificate required
                 if end == "reset" and not self._broken:
                     raise ConnectionResetError("the connection ended abnormally (reset): recd may "
                                                "not have read everything")
@@ -327,8 +340,14 @@ class Client:
                     s = None
             if s is None:
                 raise last or OSError(errno.EHOSTUNREACH, f"cannot reach {u.host}")
-            if u.transport == "tcp":  # we batch ourselves; Nagle would only add latency
+            if u.transport != "udp":  # we batch ourselves; Nagle would only add latency
                 s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if u.transport == "tls":
+                try:
+                    s = TlsSocket(s, self._tls_context, u.tls.servername or u.host)
+                except (OSError, ValueError):
+                    s.close()
+                    raise
         s.settimeout(None)
         return s
 
@@ -343,7 +362,7 @@ class Client:
             except InterruptedError:
                 continue
             except OSError as e:
-                e.bytes_written = sent
+                e.bytes_written = sent or int(getattr(e, "partial", False))
                 raise
         self.bytes_sent += sent
         return sent
@@ -354,6 +373,11 @@ class Client:
             self.messages_sent += count
             return
         except OSError as e:
+            if self.transport == "tls":  # a TLS alert (certificate required...) says why
+                self._read_reply(0.05)
+                if isinstance(self._reset_error, ssl.SSLError):
+                    self._broken = self._reset_error
+                    raise self._broken from e
             if not self.reconnect or e.errno not in _BROKEN:
                 self._broken = e
                 raise
@@ -362,6 +386,9 @@ class Client:
         text = decode_error_reply(self._read_reply(0.05)[0])
         if text is not None:
             self._broken = ServerError(text)
+            raise self._broken
+        if isinstance(self._reset_error, ssl.SSLError):  # a TLS alert: refused, not broken
+            self._broken = self._reset_error
             raise self._broken
         self._reconnect_and_resume(data if written == 0 else b"", count if written == 0 else 0)
         if written:
@@ -410,6 +437,7 @@ class Client:
         """Reads until the server closes, resets or the timeout passes; returns the first
         _REPLY_MAX bytes and how it ended: "closed", "reset" or "timeout"."""
         reply = bytearray()
+        self._reset_error = None
         deadline = time.monotonic() + timeout
         try:
             while True:
@@ -421,7 +449,8 @@ class Client:
                     chunk = self._sock.recv(4096)
                 except socket.timeout:
                     continue
-                except OSError:  # a reset: the server did not read all we sent
+                except OSError as e:  # a reset: the server did not read all we sent
+                    self._reset_error = e
                     return bytes(reply), "reset"
                 if not chunk:
                     return bytes(reply), "closed"

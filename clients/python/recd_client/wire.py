@@ -7,7 +7,7 @@ import re
 import struct
 from dataclasses import dataclass
 from typing import Optional
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from .formats import FORMATS, EncodeError
 
@@ -168,25 +168,58 @@ def decode_error_reply(data: bytes) -> Optional[str]:
 
 
 @dataclass(frozen=True)
+class TlsOptions:
+    """A tls:// URL's options (docs/wire.md, "TLS"); "" when absent."""
+    ca: str = ""  # PEM CA certificates the server's must chain to; "" = the system's store
+    cert: str = ""  # PEM client certificate (chain)
+    key: str = ""  # its PEM private key; "" = in the cert file
+    servername: str = ""  # the name the server's certificate must hold; "" = the URL's host
+
+
+@dataclass(frozen=True)
 class Url:
-    transport: str  # "tcp", "udp" or "unix"
+    transport: str  # "tcp", "tls", "udp" or "unix"
     host: str
     port: int
     path: str
     encoding: str  # "binary" or "ndjson"
+    tls: Optional[TlsOptions] = None  # tls:// only
+
+
+_TLS_KEYS = ("ca", "cert", "key", "servername")
+
+
+def _query(url: str, text: str, keys) -> dict:
+    """KEY=VALUE&... percent-decoded ('+' stays '+', as in librecd); unknown, repeated or empty
+    options are errors."""
+    got = {}
+    for item in filter(None, text.split("&")):
+        key, _, value = item.partition("=")
+        if key not in keys:
+            raise ValueError(f"bad URL {url!r}: unknown query key {key!r} ({', '.join(keys)})")
+        if key in got:
+            raise ValueError(f"bad URL {url!r}: {key} is given twice")
+        if not value:
+            raise ValueError(f"bad URL {url!r}: {key}= needs a value")
+        got[key] = unquote(value)
+    return got
 
 
 def parse_url(url: str) -> Url:
-    """tcp://HOST:PORT, udp://HOST:PORT, unix:///path, each with an optional ?encoding=E."""
+    """tcp://HOST:PORT, udp://HOST:PORT, unix:///path, each with an optional ?encoding=E;
+    tls://HOST:PORT also takes ?ca=FILE&cert=FILE&key=FILE&servername=NAME."""
     parts = urlsplit(url)
     scheme = parts.scheme
-    if scheme not in ("tcp", "udp", "unix"):
-        raise ValueError(f"bad URL {url!r}: the scheme must be tcp, udp or unix")
-    query = parse_qs(parts.query, keep_blank_values=True, strict_parsing=False)
-    unknown = set(query) - {"encoding"}
-    if unknown:
-        raise ValueError(f"bad URL {url!r}: unknown query key {sorted(unknown)[0]!r}")
-    enc = query.get("encoding", ["binary"])[-1]
+    if scheme not in ("tcp", "tls", "udp", "unix"):
+        raise ValueError(f"bad URL {url!r}: the scheme must be tcp, tls, udp or unix")
+    query = _query(url, parts.query, ("encoding",) + (_TLS_KEYS if scheme == "tls" else ()))
+    tls = None
+    if scheme == "tls":
+        tls = TlsOptions(**{k: query.get(k, "") for k in _TLS_KEYS})
+        if tls.key and not tls.cert:
+            raise ValueError(f"bad URL {url!r}: key= without cert=: the key belongs to a client "
+                             "certificate")
+    enc = query.get("encoding", "binary")
     if enc not in ("binary", "ndjson", "auto"):
         raise ValueError(f"bad URL {url!r}: encoding must be binary, ndjson or auto")
     enc = "binary" if enc == "auto" else enc
@@ -201,4 +234,4 @@ def parse_url(url: str) -> Url:
         raise ValueError(f"bad URL {url!r}: the port is out of range") from None
     if not parts.hostname or not port:
         raise ValueError(f"bad URL {url!r}: HOST:PORT with a port 1..65535 is required")
-    return Url(scheme, parts.hostname, port, "", enc)
+    return Url(scheme, parts.hostname, port, "", enc, tls)

@@ -31,6 +31,13 @@ typedef struct recd_client_options {
 /* url: tcp://HOST:PORT, udp://HOST:PORT, unix:///path, optionally ?encoding=ndjson|binary
  * (default binary). IPv6 as tcp://[::1]:7070. 0 or a negative errno; err explains. opt may be NULL.
  *
+ * Or tls://HOST:PORT[?ca=FILE&cert=FILE&key=FILE&servername=NAME&encoding=E]: TCP with TLS 1.2+
+ * (libssl, opened with dlopen on the first one). The server's certificate must chain to ca= (or
+ * the system's CAs) and hold servername (default HOST); nothing turns that check off. -EPROTO
+ * when the server's certificate is refused or the handshake fails (within close_timeout_ms),
+ * -ENOENT when a file does not load, -ELIBACC when libssl cannot be loaded, -ENOTSUP when
+ * librecd was built without it. docs/wire.md, section 6.1.
+ *
  * Or nats://HOST[:PORT]/PREFIX[?partitions=N&max_in_flight=N&buffer=SIZE&ack_timeout=DUR]:
  * each message is one binary frame published to NATS JetStream on PREFIX.<partition>.<key>
  * (recd/fleet.h), at most max_in_flight (1024) waiting for their acks; while the server is away
@@ -65,6 +72,7 @@ RECD_API int recd_client_flush(recd_client *c);
 RECD_API int recd_client_close(recd_client *c, char *err, size_t errlen);
 
 RECD_API recd_wire_encoding recd_client_encoding(const recd_client *c);
+/* tls:// is RECD_WIRE_TCP: TCP underneath. */
 RECD_API recd_wire_transport recd_client_transport(const recd_client *c);
 /* Bytes handed to the kernel so far (frames or lines, not counting TCP/IP overhead); nats://:
  * frame bytes handed to libnats. */

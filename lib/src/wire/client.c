@@ -2,7 +2,7 @@
 /* The blocking recd client: connects by URL (TCP, UDP, Unix stream), batches encoded messages
  * (streams: up to batch_bytes; UDP: several whole frames per datagram), and on close reads the
  * server's error reply, if any, before the connection goes away. nats:// URLs go to the JetStream
- * publisher (client_nats.c). */
+ * publisher (client_nats.c); tls:// is TCP with its bytes through client_tls.c. */
 #include "recd/client.h"
 
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "wire/client_nats.h"
+#include "wire/client_tls.h"
 #include "wire/wire_internal.h"
 
 #define DEFAULT_BATCH (64u * 1024u)
@@ -43,6 +44,7 @@ struct recd_client {
     int broken; /* first send error, sticky */
     uint64_t bytes_sent;
     client_nats *nats; /* nats://: every call goes there instead */
+    client_tls *tls;   /* tls://: the stream's bytes go through it */
 };
 
 static int fail_errno(char *err, size_t errlen, const char *what, const char *target)
@@ -130,7 +132,8 @@ static int connect_nats(recd_client **out, const char *url, const recd_client_op
     return 0;
 }
 
-/* tcp://, udp:// or unix://: the schemes recd_wire_url_parse reads (nats:// goes elsewhere). */
+/* tcp://, udp:// or unix://: the schemes recd_wire_url_parse reads (nats:// and tls:// go
+ * elsewhere). */
 static bool has_socket_scheme(const char *url)
 {
     static const char *const schemes[] = {"tcp://", "udp://", "unix://"};
@@ -140,30 +143,52 @@ static bool has_socket_scheme(const char *url)
     return false;
 }
 
-int recd_client_connect(recd_client **out, const char *url, const recd_client_options *opt,
-                        char *err, size_t errlen)
+/* url as recd_wire_url_parse reads it: tls:// URLs are taken apart into tls first. */
+static int parse_url(const char *url, recd_wire_url *u, client_tls_url *tls, char *err,
+                     size_t errlen)
 {
-    *out = NULL;
-    if (client_nats_url(url))
-        return connect_nats(out, url, opt, err, errlen);
-    recd_wire_url u;
     char why[200];
-    if (recd_wire_url_parse(url, &u, why, sizeof why) < 0) {
-        if (!has_socket_scheme(url)) /* the parser knows only the socket schemes */
-            snprintf(why, sizeof why, "the URL must start with tcp://, udp://, unix:// or nats://");
+    int rc = client_tls_url_is(url) ? client_tls_url_parse(url, tls, why, sizeof why) : 0;
+    if (rc == 0)
+        rc = recd_wire_url_parse(tls->tcp_url[0] ? tls->tcp_url : url, u, why, sizeof why);
+    if (rc < 0) {
+        if (!has_socket_scheme(url) && !client_tls_url_is(url))
+            snprintf(why, sizeof why,
+                     "the URL must start with tcp://, tls://, udp://, unix:// or nats://");
         recd_why(err, errlen, "bad URL '%s': %s", url ? url : "", why);
         return -EINVAL;
     }
-    if (u.transport != RECD_WIRE_UNIX && u.port == 0) {
+    return 0;
+}
+
+static void free_client(recd_client *c)
+{
+    client_tls_free(c->tls);
+    if (c->fd >= 0)
+        close(c->fd);
+    recd_buf_free(&c->queue);
+    recd_buf_free(&c->frame);
+    recd_buf_free(&c->udp_open);
+    free(c);
+}
+
+static int connect_url(recd_client **out, const char *url, const recd_wire_url *u,
+                       const client_tls_url *tls, const recd_client_options *opt, char *err,
+                       size_t errlen)
+{
+    if (u->transport != RECD_WIRE_UNIX && u->port == 0) {
         recd_why(err, errlen, "bad URL '%s': port 0 cannot be connected to", url);
         return -EINVAL;
     }
+    int rc = tls->tcp_url[0] ? client_tls_load(err, errlen) : 0;
+    if (rc < 0)
+        return rc;
     recd_client *c = calloc(1, sizeof *c);
     if (!c)
         return -ENOMEM;
     c->fd = -1;
-    c->transport = u.transport;
-    c->enc = u.encoding == RECD_WIRE_AUTO ? RECD_WIRE_BINARY : u.encoding;
+    c->transport = u->transport;
+    c->enc = u->encoding == RECD_WIRE_AUTO ? RECD_WIRE_BINARY : u->encoding;
     c->batch_bytes = opt && opt->batch_bytes ? opt->batch_bytes : DEFAULT_BATCH;
     c->datagram_bytes = opt && opt->datagram_bytes ? opt->datagram_bytes : DEFAULT_DATAGRAM;
     if (c->datagram_bytes > RECD_CLIENT_MAX_DATAGRAM)
@@ -171,14 +196,35 @@ int recd_client_connect(recd_client **out, const char *url, const recd_client_op
     c->max_frame = wire_max_frame(opt ? opt->max_frame : 0);
     c->close_timeout_ms = opt && opt->close_timeout_ms ? opt->close_timeout_ms
                                                        : DEFAULT_CLOSE_TIMEOUT_MS;
-    int rc = u.transport == RECD_WIRE_UNIX ? connect_unix(c, &u, err, errlen)
-                                           : connect_inet(c, &u, err, errlen);
+    rc = u->transport == RECD_WIRE_UNIX ? connect_unix(c, u, err, errlen)
+                                        : connect_inet(c, u, err, errlen);
+    if (rc == 0 && tls->tcp_url[0])
+        rc = client_tls_start(&c->tls, c->fd, tls, u->host, c->close_timeout_ms, err, errlen);
     if (rc < 0) {
-        free(c);
+        free_client(c);
         return rc;
     }
     *out = c;
     return 0;
+}
+
+int recd_client_connect(recd_client **out, const char *url, const recd_client_options *opt,
+                        char *err, size_t errlen)
+{
+    *out = NULL;
+    if (client_nats_url(url))
+        return connect_nats(out, url, opt, err, errlen);
+    recd_wire_url u;
+    static const client_tls_url no_tls;
+    client_tls_url *tls = malloc(sizeof *tls);
+    if (!tls)
+        return -ENOMEM;
+    *tls = no_tls;
+    int rc = parse_url(url, &u, tls, err, errlen);
+    if (rc == 0)
+        rc = connect_url(out, url, &u, tls, opt, err, errlen);
+    free(tls);
+    return rc;
 }
 
 recd_wire_encoding recd_client_encoding(const recd_client *c) { return c->enc; }
@@ -190,6 +236,13 @@ uint64_t recd_client_bytes_sent(const recd_client *c)
 
 static int send_all(recd_client *c, const uint8_t *p, size_t n)
 {
+    if (c->tls) {
+        int rc = client_tls_send(c->tls, p, n);
+        if (rc < 0)
+            return c->broken = rc;
+        c->bytes_sent += n;
+        return 0;
+    }
     while (n) {
         ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
         if (w < 0) {
@@ -313,12 +366,28 @@ static long long now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Keeps the first REPLY_MAX bytes of what the server sends. */
+static int keep_reply(recd_buf *reply, const uint8_t *p, size_t n)
+{
+    size_t keep = REPLY_MAX - reply->len;
+    keep = n < keep ? n : keep;
+    return keep ? recd_buf_append(reply, p, keep) : 0;
+}
+
 /* Reads until the server closes (or the timeout); keeps the first REPLY_MAX bytes. */
 static int read_reply(recd_client *c, recd_buf *reply)
 {
     long long deadline = now_ms() + c->close_timeout_ms;
     uint8_t chunk[4096];
     for (;;) {
+        ssize_t r;
+        if (c->tls) {
+            if ((r = client_tls_recv(c->tls, chunk, sizeof chunk, deadline)) <= 0)
+                return (int)r;
+            if (keep_reply(reply, chunk, (size_t)r) < 0)
+                return -ENOMEM;
+            continue;
+        }
         long long left = deadline - now_ms();
         if (left <= 0)
             return -ETIMEDOUT;
@@ -330,18 +399,60 @@ static int read_reply(recd_client *c, recd_buf *reply)
             return -errno;
         if (n == 0)
             return -ETIMEDOUT;
-        ssize_t r = recv(c->fd, chunk, sizeof chunk, 0);
+        r = recv(c->fd, chunk, sizeof chunk, 0);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
             return -errno;
         if (r == 0)
             return 0;
-        size_t keep = REPLY_MAX - reply->len;
-        keep = (size_t)r < keep ? (size_t)r : keep;
-        if (keep && recd_buf_append(reply, chunk, keep) < 0)
+        if (keep_reply(reply, chunk, (size_t)r) < 0)
             return -ENOMEM;
     }
+}
+
+/* What a TLS failure was (the server's alert when client_tls_explain found one), or "". */
+static const char *tls_reason(const recd_client *c)
+{
+    return c->tls ? client_tls_why(c->tls) : "";
+}
+
+/* A stream's end: close_notify (TLS), shut the write side, read the server's verdict. */
+static int close_stream(recd_client *c, int sent, char *err, size_t errlen)
+{
+    if (c->tls && sent == 0)
+        client_tls_close_write(c->tls);
+    shutdown(c->fd, SHUT_WR);
+    recd_buf reply = {0};
+    int rd = read_reply(c, &reply), rc = sent;
+    if (c->tls && rd < 0 && rd != -ETIMEDOUT)
+        client_tls_explain(c->tls);
+    char msg[WIRE_ERROR_TEXT_MAX + 1];
+    int er = recd_wire_decode_error(reply.data, reply.len, msg, sizeof msg);
+    if (er == 1) {
+        recd_why(err, errlen, "server error: %s", msg);
+        rc = -EPROTO;
+    } else if (er < 0) {
+        recd_why(err, errlen, "server sent %lu bytes that are not an error reply",
+                 (unsigned long)reply.len);
+        rc = -EPROTO;
+    } else if (sent < 0 && tls_reason(c)[0]) {
+        recd_why(err, errlen, "send failed: TLS: %s", tls_reason(c));
+    } else if (sent < 0) {
+        recd_why(err, errlen, "send failed: %s", strerror(-sent));
+    } else if (rd < 0 && rd != -ETIMEDOUT && tls_reason(c)[0]) {
+        recd_why(err, errlen, "TLS: %s", tls_reason(c)); /* e.g. an alert about our certificate */
+        rc = rd;
+    } else if (rd == -ETIMEDOUT) {
+        recd_why(err, errlen, "server did not close the connection within %u ms",
+                 c->close_timeout_ms);
+        rc = rd;
+    } else if (rd < 0) { /* a reset: the server did not read everything we sent */
+        recd_why(err, errlen, "connection ended abnormally: %s", strerror(-rd));
+        rc = rd;
+    }
+    recd_buf_free(&reply);
+    return rc;
 }
 
 int recd_client_close(recd_client *c, char *err, size_t errlen)
@@ -357,37 +468,12 @@ int recd_client_close(recd_client *c, char *err, size_t errlen)
     }
     int sent = recd_client_flush(c);
     int rc = sent;
-    if (c->transport != RECD_WIRE_UDP) {
-        shutdown(c->fd, SHUT_WR);
-        recd_buf reply = {0};
-        int rd = read_reply(c, &reply);
-        char msg[WIRE_ERROR_TEXT_MAX + 1];
-        int er = recd_wire_decode_error(reply.data, reply.len, msg, sizeof msg);
-        if (er == 1) {
-            recd_why(err, errlen, "server error: %s", msg);
-            rc = -EPROTO;
-        } else if (er < 0) {
-            recd_why(err, errlen, "server sent %lu bytes that are not an error reply",
-                     (unsigned long)reply.len);
-            rc = -EPROTO;
-        } else if (sent < 0) {
-            recd_why(err, errlen, "send failed: %s", strerror(-sent));
-        } else if (rd == -ETIMEDOUT) {
-            recd_why(err, errlen, "server did not close the connection within %u ms",
-                     c->close_timeout_ms);
-            rc = rd;
-        } else if (rd < 0) { /* a reset: the server did not read everything we sent */
-            recd_why(err, errlen, "connection ended abnormally: %s", strerror(-rd));
-            rc = rd;
-        }
-        recd_buf_free(&reply);
-    } else if (sent < 0) {
+    if (c->tls && sent < 0)
+        client_tls_explain(c->tls);
+    if (c->transport != RECD_WIRE_UDP)
+        rc = close_stream(c, sent, err, errlen);
+    else if (sent < 0)
         recd_why(err, errlen, "send failed: %s", strerror(-sent));
-    }
-    close(c->fd);
-    recd_buf_free(&c->queue);
-    recd_buf_free(&c->frame);
-    recd_buf_free(&c->udp_open);
-    free(c);
+    free_client(c);
     return rc;
 }

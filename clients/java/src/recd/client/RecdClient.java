@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The blocking recd client: connects by URL (TCP, UDP, Unix), batches encoded messages, passes
- * the auth token, reconnects a broken stream and takes its sessions back with resume opens
- * (docs/wire.md section 5.3), and on close reads the server's error reply, if any. */
+/* The blocking recd client: connects by URL (TCP, UDP, Unix; tls:// is TCP with TLS through
+ * TlsChannel), batches encoded messages, passes the auth token, reconnects a broken stream and
+ * takes its sessions back with resume opens (docs/wire.md section 5.3), and on close reads the
+ * server's error reply, if any. */
 package recd.client;
 
 import java.io.IOException;
@@ -19,6 +20,7 @@ import java.nio.channels.SocketChannel;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import javax.net.ssl.SSLException;
 
 /**
  * One connection (or one connected UDP socket) to recd; use it from one thread at a time.
@@ -28,6 +30,9 @@ import java.util.Map;
  * client opened (and did not close) is opened again with "resume": its file goes on. The batch
  * being written when the connection broke is sent again when none of it had left; otherwise its
  * messages are counted in messagesLost() (part of it may have arrived).
+ * A tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE&servername=NAME URL is TCP with TLS 1.2 or 1.3
+ * (docs/wire.md, "TLS"); a server certificate that is refused throws SSLException from
+ * connect(), before anything is sent.
  */
 public final class RecdClient implements AutoCloseable {
     public static final class Options {
@@ -36,6 +41,7 @@ public final class RecdClient implements AutoCloseable {
         public int datagramBytes = 1400;
         public int maxFrame = Wire.DEFAULT_MAX_FRAME;
         public long closeTimeoutMs = 5000;
+        public long connectTimeoutMs = 5000; /* tls://: the connect and the TLS handshake */
         public boolean reconnect = true;
         public int reconnectAttempts = 8;
         public long reconnectDelayMs = 100;
@@ -58,6 +64,7 @@ public final class RecdClient implements AutoCloseable {
     private String datagramOpen; /* the session of the datagram's latest open */
     private IOException broken;
     private String replyEnd = ""; /* how the last readReply ended: closed, reset or timeout */
+    private IOException resetError; /* why the last readReply saw a reset (a TLS alert...) */
     private long bytesSent, messagesSent, messagesLost, reconnects;
 
     private RecdClient(WireUrl url, Options opt) throws IOException {
@@ -202,7 +209,10 @@ public final class RecdClient implements AutoCloseable {
             if (broken == null)
                 flush();
             if (!url.transport.equals("udp")) {
-                ((SocketChannel) channel).shutdownOutput();
+                if (channel instanceof TlsChannel)
+                    ((TlsChannel) channel).shutdownOutput();
+                else
+                    ((SocketChannel) channel).shutdownOutput();
                 byte[] reply = new byte[REPLY_MAX];
                 int n = readReply(reply, opt.closeTimeoutMs);
                 String text = Wire.decodeErrorReply(reply, n);
@@ -210,6 +220,8 @@ public final class RecdClient implements AutoCloseable {
                     throw new ServerErrorException(text);
                 if (replyEnd.equals("timeout"))
                     throw new IOException("recd did not close the connection within " + opt.closeTimeoutMs + " ms");
+                if (replyEnd.equals("reset") && resetError instanceof SSLException)
+                    throw resetError; /* the server's alert, e.g. certificate required */
                 if (replyEnd.equals("reset") && broken == null)
                     throw new IOException("the connection ended abnormally (reset): recd may not have read everything");
             }
@@ -223,6 +235,10 @@ public final class RecdClient implements AutoCloseable {
 
     /* Tests: break the connection as a dying peer would (the next write fails). */
     void breakConnectionForTest() throws IOException {
+        if (channel instanceof TlsChannel) {
+            channel.close();
+            return;
+        }
         ((SocketChannel) channel).shutdownOutput();
         ((SocketChannel) channel).shutdownInput();
     }
@@ -288,6 +304,8 @@ public final class RecdClient implements AutoCloseable {
             }
             return ch;
         }
+        case "tls":
+            return TlsChannel.connect(url, (int) Math.min(opt.connectTimeoutMs, Integer.MAX_VALUE));
         case "udp": {
             DatagramChannel ch = DatagramChannel.open();
             ch.connect(new InetSocketAddress(url.host, url.port));
@@ -329,6 +347,13 @@ public final class RecdClient implements AutoCloseable {
         if (written < 0) {
             messagesSent += count;
             return;
+        }
+        if (channel instanceof TlsChannel) { /* a TLS alert (certificate required...) says why */
+            readReply(new byte[REPLY_MAX], 50);
+            if (resetError instanceof SSLException) {
+                broken = resetError;
+                throw broken;
+            }
         }
         if (!opt.reconnect) {
             broken = err[0];
@@ -403,6 +428,9 @@ public final class RecdClient implements AutoCloseable {
     /* Reads until the server closes, resets or the timeout passes (replyEnd says which); keeps
      * the first buf.length bytes. */
     private int readReply(byte[] buf, long timeoutMs) throws IOException {
+        resetError = null;
+        if (channel instanceof TlsChannel)
+            return readTlsReply((TlsChannel) channel, buf, timeoutMs);
         SocketChannel ch = (SocketChannel) channel;
         int n = 0;
         long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
@@ -424,6 +452,7 @@ public final class RecdClient implements AutoCloseable {
                     r = ch.read(chunk);
                 } catch (IOException e) {
                     replyEnd = "reset"; /* the server did not read all we sent */
+                    resetError = e;
                     return n;
                 }
                 if (r < 0) {
@@ -437,6 +466,34 @@ public final class RecdClient implements AutoCloseable {
         } finally {
             if (ch.isOpen()) /* the selector is closed by now, which deregistered the channel */
                 ch.configureBlocking(true);
+        }
+    }
+
+    private int readTlsReply(TlsChannel ch, byte[] buf, long timeoutMs) {
+        int n = 0;
+        byte[] chunk = new byte[4096];
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        for (;;) {
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (left <= 0) {
+                replyEnd = "timeout";
+                return n;
+            }
+            int r;
+            try {
+                r = ch.readWithin(chunk, 0, left);
+            } catch (IOException e) {
+                replyEnd = "reset";
+                resetError = e;
+                return n;
+            }
+            if (r < 0) {
+                replyEnd = "closed";
+                return n;
+            }
+            int keep = Math.min(r, buf.length - n);
+            System.arraycopy(chunk, 0, buf, n, keep);
+            n += keep;
         }
     }
 }
