@@ -151,6 +151,9 @@ typedef struct session_input {
      * dispatch for every message): formats note it in the part's tally. */
     bool has_seq;
     uint64_t seq;
+    /* The message's save flag (recd_msg.save_now): a ring session saves its window once the
+     * sample is kept (session_ring_save_flagged()); other sessions ignore it. */
+    bool save_now;
     /* Input byte accounting: a message's size is known when the next one starts. */
     bool acct_open, acct_sample;
     recd_msg_format acct_format;

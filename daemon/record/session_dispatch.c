@@ -433,6 +433,7 @@ int session_dispatch_fast(session_input *in, const recd_wire_rec_state *st,
         return 0;
     in->has_seq = st->has_seq;
     in->seq = st->seq;
+    in->save_now = st->save_now;
     uint64_t now_ms = session_now_ms(s);
     int rc = admit_sample(in, s, true, st->format, now_ms, why, whylen);
     if (rc <= 0)
@@ -474,6 +475,7 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
         return 0;
     in->has_seq = m->has_seq;
     in->seq = m->seq;
+    in->save_now = m->save_now;
     switch (m->type) {
     case RECD_MSG_STATE:
     case RECD_MSG_EVENT: return dispatch_sample(in, s, m, meta, now_ms, why, whylen);

@@ -76,11 +76,13 @@ void session_ring_free(recd_session *s)
 
 /* An entry let go before ring.window because of a memory bound: counted, and logged once per
  * ring and bound. refused: the new entry itself (the ring holds nothing to let go). */
-static void memory_drop(recd_session *s, session_ring *r, ring_bound why, bool refused)
+static void memory_drop(recd_session *s, session_ring *r, ring_bound why, bool refused,
+                        uint32_t samples)
 {
     bool session = why == RING_SESSION_BOUND;
     recd_metric_add(s->env->metrics->samples_dropped_total,
-                    session ? RECD_M_DROP_RING_SESSION_MEMORY : RECD_M_DROP_RING_PROCESS_MEMORY, 1);
+                    session ? RECD_M_DROP_RING_SESSION_MEMORY : RECD_M_DROP_RING_PROCESS_MEMORY,
+                    samples);
     uint8_t bit = session ? 1 : 2;
     if (r->warned & bit)
         return;
@@ -143,7 +145,7 @@ static void fit(recd_session *s, session_ring *r)
         why = RING_PROCESS_BOUND;
     }
     while (r->bytes > cap && r->head) {
-        memory_drop(s, r, why, false);
+        memory_drop(s, r, why, false, r->head->samples);
         drop_oldest(s, r);
     }
     s->env->ring_bytes -= r->cap - cap;
@@ -152,12 +154,12 @@ static void fit(recd_session *s, session_ring *r)
 
 /* Lets the oldest entries go until one of cost fits the ring's reservation, grown as the bounds
  * allow. False when it cannot fit with the ring empty: the new entry is dropped, counted. */
-static bool make_room(recd_session *s, session_ring *r, uint64_t cost)
+static bool make_room(recd_session *s, session_ring *r, uint64_t cost, uint32_t samples)
 {
     fit(s, r);
     ring_bound why;
     while (r->bytes + cost > r->cap && !grow(s, r, cost, &why)) {
-        memory_drop(s, r, why, !r->head);
+        memory_drop(s, r, why, !r->head, r->head ? r->head->samples : samples);
         if (!r->head)
             return false;
         drop_oldest(s, r);
@@ -165,7 +167,7 @@ static bool make_room(recd_session *s, session_ring *r, uint64_t cost)
     return true;
 }
 
-uint8_t *session_ring_add(recd_session *s, uint64_t t, size_t len, int *rc)
+uint8_t *session_ring_add(recd_session *s, uint64_t t, size_t len, uint32_t samples, int *rc)
 {
     session_ring *r = s->ring;
     /* Entries out of the window go first (times never decrease), so that the memory bounds only
@@ -174,13 +176,13 @@ uint8_t *session_ring_add(recd_session *s, uint64_t t, size_t len, int *rc)
     while (r->head && t >= r->head->time_ms && t - r->head->time_ms > window)
         drop_oldest(s, r);
     uint64_t cost = ENTRY_COST(len);
-    if (len > UINT32_MAX || !make_room(s, r, cost)) {
+    if (len > UINT32_MAX || !make_room(s, r, cost, samples)) {
         *rc = 1;
         return NULL;
     }
     session_ring_entry *e = malloc(sizeof *e + len);
     while (!e && r->head) { /* out of memory: the oldest makes room, counted as the process bound */
-        memory_drop(s, r, RING_PROCESS_BOUND, false);
+        memory_drop(s, r, RING_PROCESS_BOUND, false, r->head->samples);
         drop_oldest(s, r);
         e = malloc(sizeof *e + len);
     }
@@ -191,6 +193,7 @@ uint8_t *session_ring_add(recd_session *s, uint64_t t, size_t len, int *rc)
     e->next = NULL;
     e->time_ms = t;
     e->len = (uint32_t)len;
+    e->samples = samples;
     if (r->tail)
         r->tail->next = e;
     else

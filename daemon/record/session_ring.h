@@ -17,6 +17,7 @@ typedef struct session_ring_entry {
     struct session_ring_entry *next; /* the next newer one, or NULL */
     uint64_t time_ms;
     uint32_t len;
+    uint32_t samples; /* the samples it holds: what its drop counts */
     uint8_t data[];
 } session_ring_entry;
 
@@ -28,13 +29,13 @@ typedef struct session_ring_entry {
  * 0 or -ENOMEM. */
 int session_ring_start(recd_session *s);
 void session_ring_free(recd_session *s);
-/* Makes room for an entry of len bytes at session time t (never before the newest entry's):
+/* Makes room for an entry of len bytes holding samples samples at session time t (never before the newest entry's):
  * entries older than ring.window go first, then, while the ring is over ring.session_memory or
  * every ring over ring.process_memory, its oldest ones (counted in recd_samples_dropped_total).
  * Returns where the format writes the entry's bytes (valid until the ring next changes), or NULL
  * with *rc: 1 when the new entry is dropped and counted (ring.process_memory is reached while
  * this ring holds nothing), -ENOMEM when malloc fails. */
-uint8_t *session_ring_add(recd_session *s, uint64_t t, size_t len, int *rc);
+uint8_t *session_ring_add(recd_session *s, uint64_t t, size_t len, uint32_t samples, int *rc);
 /* The oldest entry of the last last_ms (at or after the newest entry's time minus last_ms), or
  * NULL when the ring holds nothing; *newest_ms, when not NULL, gets the newest entry's time. */
 const session_ring_entry *session_ring_from(const recd_session *s, uint64_t last_ms,

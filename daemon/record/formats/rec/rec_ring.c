@@ -16,7 +16,7 @@
 int rec_ring_put(recd_session *s, uint32_t t, const uint8_t *fields, size_t block_len)
 {
     int rc;
-    uint8_t *b = session_ring_add(s, t, block_len, &rc);
+    uint8_t *b = session_ring_add(s, t, block_len, 1, &rc);
     if (!b)
         return rc;
     recd_rec_block_set_time(b, t);

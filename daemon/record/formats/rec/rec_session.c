@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "record/session_ring.h"
 #include "support/config_schema.h"
 #include "support/log.h"
 
@@ -106,6 +107,8 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
         rs->last = t;
         rs->any = true;
         in->accepted = true;
+        if (in->save_now)
+            session_ring_save_flagged(s);
         return 0;
     }
     if (s->part && session_should_rotate(s, len, t - rs->part_first))
