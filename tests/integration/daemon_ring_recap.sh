@@ -5,7 +5,8 @@
 # rectool verify accepts, whose header starts at the first tick kept and whose first tick is a
 # FULL_STATE: its reader state at every tick equals the original's at the same moment (movement
 # within its delta resolution) (checked
-# through rectool export, tick by tick, from the first).
+# through rectool export, tick by tick, from the first). Then, at ring.session_memory, the drops
+# are counted and a save still starts from a FULL_STATE.
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -155,8 +156,62 @@ last=$(python3 -c 'import json,sys; print(max(json.loads(l).get("tick",0) for l 
 check "$tmp/rec/recap/rr/rr-clip.recap" $((last - 100)) "$last"
 check "$(grep '/replay-' "$tmp/files")" 0 350
 check "$tmp/rec/recap/rr/rr-post.recap" 359 399
+
+# At its memory bound: ring.session_memory 64 KiB holds fewer than the 400 ticks. What it lets go
+# is counted (per sample) in recd_samples_dropped_total{reason="ring_session_memory"}; a save
+# of the whole window starts at a tick the bound left, from the state the ticks before it left
+# (its first tick may have only events or nothing): still a file of its own from a FULL_STATE.
+mv "$tmp/log" "$tmp/log1"
+sed -i 's/^  window: 1h$/  window: 1h\n  session_memory: 64KiB/' "$tmp/recd.yaml"
+start_recd "$tmp/log" --config "$tmp/recd.yaml"
+tcp=${tcp#tcp://}
+python3 - "$tcp" "$tmp/a.jsonl" <<'PY' || fail "the bounded session's sender"
+import json, socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)))
+out = b""
+for line in open(sys.argv[2]):
+    m = json.loads(line)
+    if m["type"] == "close":
+        break
+    m["session"] = "rb"
+    if m["type"] == "open":
+        m["ring"] = True
+    out += json.dumps(m).encode() + b"\n"
+out += json.dumps({"type": "save", "session": "rb", "last_ms": 3600000, "label": "rb-all"}).encode() + b"\n"
+out += json.dumps({"type": "close", "session": "rb"}).encode() + b"\n"
+s.sendall(out)
+s.shutdown(socket.SHUT_WR)
+s.settimeout(10)
+reply = s.recv(4096)
+if reply:
+    sys.exit("daemon replied: %r" % reply)
+PY
+dropped=$(python3 - "$metrics" <<'PY'
+import sys, urllib.request
+t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=10).read().decode()
+print(sum(int(float(l.split()[-1])) for l in t.splitlines()
+          if l.startswith('recd_samples_dropped_total{reason="ring_session_memory"}')))
+PY
+)
+kill -TERM "$recd_pid"
+wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
+recd_pid=
+[ "${dropped:-0}" -gt 0 ] || fail "no ring_session_memory drops counted (got '$dropped')"
+f="$tmp/rec/recap/rb/rb-all.recap"
+if [ -f "$f" ]; then
+    expect 0 "$RECTOOL" verify "$f"
+    "$RECTOOL" export "$f" --to jsonl >"$tmp/clip.jsonl" || fail "rectool export rb-all"
+    first=$(python3 -c 'import json,sys; h=[json.loads(l)["recap"] for l in open(sys.argv[1]) if "\"open\"" in l]; o=[json.loads(l)["recap"] for l in open(sys.argv[2]) if "\"open\"" in l]; print((h[0]["start_time"]-o[0]["start_time"])//50)' "$tmp/clip.jsonl" "$tmp/a.jsonl")
+    [ "$first" -gt 0 ] || fail "the bounded save starts at tick $first: the bound let nothing go"
+    python3 "$tmp/check.py" "$tmp/a.jsonl" "$tmp/clip.jsonl" "$first" 399 2>"$tmp/check.err" ||
+        fail "rb-all.recap: $(tail -1 "$tmp/check.err")"
+else
+    fail "no rb-all.recap"
+fi
+
 if [ "$failures" -ne 0 ]; then
-    cat "$tmp/log" >&2
+    cat "$tmp/log1" "$tmp/log" >&2
     exit 1
 fi
-echo "instant replay: Recap saves stand alone, each from a FULL_STATE"
+echo "instant replay: Recap saves stand alone, each from a FULL_STATE, also at the memory bound"
