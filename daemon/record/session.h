@@ -27,6 +27,8 @@
 struct sockaddr;
 struct recd_sessions;
 typedef struct session_format session_format;
+typedef struct session_ring session_ring;
+struct session_ring_entry;
 
 /* What every session of a registry shares (the first member of recd_sessions, sessions.h). */
 typedef struct session_env {
@@ -41,7 +43,7 @@ typedef struct session_env {
     /* State sessions keep because of what their peers sent, which no write releases (live
      * actors): counts toward limits.process_buffer, bounded apart (session_hold()). */
     uint64_t held;
-    uint64_t ring_bytes;    /* memory of every instant-replay ring (formats/rec/rec_ring.c) */
+    uint64_t ring_bytes;    /* memory of every instant-replay ring (session_ring.c) */
     uint64_t ring_sessions; /* sessions keeping one */
 } session_env;
 
@@ -109,6 +111,9 @@ typedef struct recd_session {
     /* The input's own record of it, or NULL: a nats:// input keeps what another instance needs
      * to take the session over (listener_nats.c); freed by that input when the session is. */
     void *input_record;
+    /* Instant replay (session_ring.h): its samples are kept in memory, not written, until a save;
+     * NULL when it writes as usual. */
+    session_ring *ring;
 } recd_session;
 
 /* Accepted input not yet added to the metrics: published once per read, not per message. */
@@ -150,6 +155,9 @@ typedef struct session_input {
      * dispatch for every message): formats note it in the part's tally. */
     bool has_seq;
     uint64_t seq;
+    /* The message's save flag (recd_msg.save_now): a ring session saves its window once the
+     * sample is kept (session_ring_save_flagged()); other sessions ignore it. */
+    bool save_now;
     /* Input byte accounting: a message's size is known when the next one starts. */
     bool acct_open, acct_sample;
     recd_msg_format acct_format;
@@ -263,8 +271,6 @@ struct session_format {
     void (*idle)(recd_session *s);                    /* no input for a while: keep less */
     void (*end_part)(recd_session *s, bool session_end); /* required */
     void (*free)(recd_session *s);
-    /* A save message (instant replay). 0, -ENOMEM, or -EBADMSG with why. */
-    int (*save)(recd_session *s, const recd_msg *m, char *why, size_t whylen);
     /* At start, after the .part files are recovered: completes what a crash left unfinished of
      * this format under the output root (recover_what names it for the log). The number of
      * things completed, or a negative errno. */
@@ -279,6 +285,15 @@ struct session_format {
     /* Its own config section's schema rows (support/config_schema.h), installed by the top
      * layer through session_formats_install_config(); NULL: none. */
     size_t (*config_rows)(const struct row **rows);
+    /* Instant replay (session_ring.h): writes the ring's last last_ms as one file that stands
+     * alone, named by label; NULL: the format keeps no ring. While s->ring is set, the format's
+     * sample path puts its samples in the ring (session_ring_add) instead of a part. 0, -ENOMEM,
+     * or -EBADMSG with why. */
+    int (*ring_save)(recd_session *s, uint32_t last_ms, const char *label, char *why,
+                     size_t whylen);
+    /* An entry leaves the ring (window or memory bound): keeps what a later save needs of it
+     * (the state it leaves behind). NULL: nothing. */
+    void (*ring_dropped)(recd_session *s, const struct session_ring_entry *e);
 };
 
 #endif

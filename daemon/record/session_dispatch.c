@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "session_formats.h"
+#include "session_ring.h"
 #include "support/clock.h"
 #include "support/identity.h"
 #include "support/log.h"
@@ -230,7 +231,7 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
     if (!ops)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "open of session '%s' without a format",
                       m->session);
-    if (m->open.ring && !ops->save) {
+    if (m->open.ring && !ops->ring_save) {
         say_no_ring("open", m->session, m->format, why, whylen);
         return refuse_as(in, RECD_M_SCHEMA);
     }
@@ -287,9 +288,15 @@ static int dispatch_open(session_input *in, const recd_msg *m, uint64_t now_ms, 
         snprintf(s->identity, sizeof s->identity, "%s", in->identity);
     if (in->datagram)
         in->datagram_opened = s;
+    if ((m->open.ring || cfg->ring.all) && ops->ring_save && session_ring_start(s) < 0) {
+        peer_counts_unref(&r->peers, s->peer);
+        free(s);
+        return -ENOMEM;
+    }
     if (ops->open) {
         int rc = ops->open(s, m, why, whylen);
         if (rc < 0) {
+            session_ring_free(s);
             peer_counts_unref(&r->peers, s->peer);
             free(s);
             if (rc == -ENOMEM)
@@ -463,6 +470,7 @@ int session_dispatch_fast(session_input *in, const recd_wire_rec_state *st,
         return 0;
     in->has_seq = st->has_seq;
     in->seq = st->seq;
+    in->save_now = st->save_now;
     uint64_t now_ms = session_now_ms(s);
     int rc = admit_sample(in, s, true, st->format, now_ms, why, whylen);
     if (rc <= 0)
@@ -481,15 +489,11 @@ int sessions_save(recd_sessions *r, const char *key, uint32_t last_ms, const cha
         snprintf(why, whylen, "no open session '%s'", key);
         return -ENOENT;
     }
-    if (!s->ops->save) {
+    if (!s->ops->ring_save) {
         say_no_ring("save", key, s->format, why, whylen);
         return -EBADMSG;
     }
-    recd_msg m;
-    recd_msg_init(&m, RECD_MSG_SAVE, s->format);
-    m.save.last_ms = last_ms;
-    snprintf(m.save.label, sizeof m.save.label, "%s", label);
-    return s->ops->save(s, &m, why, whylen);
+    return session_ring_save(s, last_ms, label, why, whylen);
 }
 
 int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta *meta, char *why,
@@ -508,6 +512,7 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
         return 0;
     in->has_seq = m->has_seq;
     in->seq = m->seq;
+    in->save_now = m->save_now;
     switch (m->type) {
     case RECD_MSG_STATE:
     case RECD_MSG_EVENT: return dispatch_sample(in, s, m, meta, now_ms, why, whylen);
@@ -520,12 +525,12 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
         in->accepted = true;
         return 0;
     case RECD_MSG_SAVE: {
-        if (!s->ops->save) {
+        if (!s->ops->ring_save) {
             say_no_ring("save", s->key, s->format, why, whylen);
             return refuse_as(in, RECD_M_SCHEMA);
         }
         s->last_input_ms = now_ms;
-        int rc = s->ops->save(s, m, why, whylen);
+        int rc = session_ring_save(s, m->save.last_ms, m->save.label, why, whylen);
         if (rc == -EBADMSG)
             return refuse_as(in, RECD_M_SCHEMA);
         if (rc < 0)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session_ring.h"
 #include "support/log.h"
 
 static void on_written(void *ctx, const writer_result *r);
@@ -118,6 +119,7 @@ static void free_format(recd_session *s)
 {
     if (s->ops->free)
         s->ops->free(s);
+    session_ring_free(s);
 }
 
 /* ---- dormancy -------------------------------------------------------------------------------- */

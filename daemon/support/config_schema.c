@@ -148,7 +148,9 @@ static const row core_rows[] = {
      "its next sample, over UDP too, goes on in a new part; then it is forgotten. 0 = until "
      "limits.max_dormant_sessions or limits.max_sessions needs its place."},
 
-    {"ring.all", T_BOOL, OFF(ring.all), 0, 0, F_LIVE, "false", NULL, NULL},
+    {"ring.all", T_BOOL, OFF(ring.all), 0, 0, F_LIVE, "false", NULL,
+     "Every session whose format keeps an instant-replay ring keeps one, as if opened with ring: "
+     "true: nothing goes to disk until a save asks."},
     {"ring.window", T_DURATION, OFF(ring.window_ms), SEC, DAY, F_LIVE, "60s", NULL,
      "How much of its latest samples a ring session keeps in memory."},
     {"ring.session_memory", T_SIZE, OFF(ring.session_bytes), 64 * KIB, GIB, F_LIVE, "4MiB", NULL,

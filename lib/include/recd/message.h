@@ -90,6 +90,10 @@ typedef struct recd_msg {
     char session[RECD_SESSION_KEY_MAX + 1]; /* "" when absent (files); required on the wire;
                                                bytes after the NUL are unspecified */
     bool has_seq;
+    /* STATE / EVENT: save now (instant replay): once this sample is kept, a ring session saves
+     * its whole window, as a save message would (docs/protocol.md section 2.10). Sits in what
+     * was padding: the struct's layout is unchanged. */
+    bool save_now;
     uint64_t seq; /* optional per-session sequence number, 0 .. 2^63-1 */
     union {
         recd_msg_open open;

@@ -79,6 +79,7 @@ typedef struct recd_wire_rec_state {
     void *handle;    /* what format_of set for this session, or NULL */
     recd_msg_format format; /* SAMP_ONFOOT or SAMP_VEHICLE */
     bool has_seq;
+    bool save_now; /* the frame's save flag (recd_msg.save_now); in what was padding */
     uint64_t seq;
     uint32_t time_ms;      /* the frame's time (0 when meta->has_time is false) */
     const uint8_t *fields; /* the block after its time: block_len - 4 bytes */

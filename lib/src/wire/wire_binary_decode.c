@@ -296,6 +296,7 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
         wire_key_copy(m->session, fh.key, fh.key_len, readable_from_key(env, &fh, &r));
     m->has_seq = fh.has_seq;
     m->seq = fh.seq;
+    m->save_now = (h->flags & WIRE_F_SAVE) != 0;
     /* Only a state or event can lack a time that the receiver then has to stamp. */
     *has_time = fh.timed || (m->type != RECD_MSG_STATE && m->type != RECD_MSG_EVENT);
     if (rc == 0)
@@ -356,6 +357,7 @@ int wire_binary_block_state(wire_env *env, const wire_header *h, const uint8_t *
         .handle = handle,
         .format = f,
         .has_seq = fh.has_seq,
+        .save_now = (h->flags & WIRE_F_SAVE) != 0,
         .seq = fh.seq,
         .time_ms = (uint32_t)fh.time,
         .fields = fields,
@@ -376,6 +378,7 @@ int recd_wire_rec_state_msg(const recd_wire_rec_state *s, recd_msg *m)
     memcpy(m->session, s->key, s->key_len);
     m->session[s->key_len] = 0;
     m->has_seq = s->has_seq;
+    m->save_now = s->save_now;
     m->seq = s->seq;
     ops->block_decode(s->time_ms, s->fields, m);
     return 0;

@@ -118,6 +118,10 @@ int wire_binary_encode(const recd_msg *m, size_t max_frame, bool omit_key, bool 
                                                          : 0) |
                                                     (m->type == RECD_MSG_OPEN && m->open.ring
                                                          ? WIRE_F_RING
+                                                         : 0) |
+                                                    (m->save_now && (m->type == RECD_MSG_STATE ||
+                                                                     m->type == RECD_MSG_EVENT)
+                                                         ? WIRE_F_SAVE
                                                          : 0)),
                                           0, 0, 0, 0};
     int rc = put(out, hdr, sizeof hdr);

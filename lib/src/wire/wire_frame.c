@@ -80,6 +80,10 @@ int wire_header_check(const uint8_t *p, size_t avail, size_t max_frame, bool err
             recd_why(why, whylen, "only state and event frames carry a time");
             return -EPROTO;
         }
+        if ((f & WIRE_F_SAVE) && p[2] != WIRE_T_STATE && p[2] != WIRE_T_EVENT) {
+            recd_why(why, whylen, "only state and event frames carry the save flag");
+            return -EPROTO;
+        }
     }
     if (avail >= RECD_WIRE_HEADER_SIZE) {
         uint32_t body = ld_le32(p + 4);

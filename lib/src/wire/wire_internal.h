@@ -28,7 +28,8 @@ enum {
 #define WIRE_F_TIME 0x02u
 #define WIRE_F_RESUME 0x04u /* open frames only */
 #define WIRE_F_RING 0x08u   /* open frames only */
-#define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME | WIRE_F_RESUME | WIRE_F_RING)
+#define WIRE_F_SAVE 0x10u   /* state and event frames only: save now (instant replay) */
+#define WIRE_F_KNOWN (WIRE_F_SEQ | WIRE_F_TIME | WIRE_F_RESUME | WIRE_F_RING | WIRE_F_SAVE)
 
 #define WIRE_ERROR_TEXT_MAX 1000u
 

@@ -13,10 +13,12 @@
 
 #include "fake_writer.h"
 #include "record_fixture.h"
+#include "record/session_ring.h"
 #include "record/sessions.h"
 #include "recd/samp_rec.h"
 
 #define BLOCK RECD_REC_ONFOOT_BLOCK_SIZE
+#define COST SESSION_RING_ENTRY_COST(BLOCK) /* what one block takes of the bounds */
 
 typedef struct fixture {
     record_fixture r;
@@ -94,28 +96,28 @@ static void rings_stay_within_the_process_bound(void **state)
 {
     fixture *f = *state;
     f->r.cfg.ring.window_ms = 86400000; /* the window lets nothing go here */
-    f->r.cfg.ring.session_bytes = 256 * BLOCK;
-    f->r.cfg.ring.process_bytes = 300 * BLOCK;
+    f->r.cfg.ring.session_bytes = 256 * COST;
+    f->r.cfg.ring.process_bytes = 300 * COST;
     assert_int_equal(send_simple(f, "a", RECD_MSG_OPEN, true), 0);
     assert_int_equal(send_simple(f, "b", RECD_MSG_OPEN, true), 0);
     assert_int_equal(send_simple(f, "c", RECD_MSG_OPEN, true), 0);
 
     /* a grows to its session bound; past it its oldest samples go, counted. */
     feed(f, "a", 0, 1000);
-    assert_int_equal(f->r.reg.env.ring_bytes, 256 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 256 * COST);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_SESSION_MEMORY), 1000 - 256);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 0);
 
     /* b gets what is left of the process bound (44 blocks), then its oldest go, counted. */
     feed(f, "b", 0, 100);
-    assert_int_equal(f->r.reg.env.ring_bytes, 300 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 300 * COST);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 100 - 44);
 
     /* c has no room at all: its samples are dropped and counted, the connection goes on. */
     assert_int_equal(send_block(f, "c", 0, 1), 0);
     assert_false(f->r.in.accepted);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 100 - 44 + 1);
-    assert_int_equal(f->r.reg.env.ring_bytes, 300 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 300 * COST);
     assert_int_equal(sessions_save(&f->r.reg, "c", 1000, "c-clip", f->r.why, sizeof f->r.why), -EBADMSG);
     assert_non_null(strstr(f->r.why, "holds no sample"));
     assert_int_equal(dropped(f, RECD_M_DROP_BUFFER_FULL), 0);
@@ -131,9 +133,9 @@ static void rings_stay_within_the_process_bound(void **state)
     /* b's close gives its memory back: c grows into it, still within the bound. */
     assert_int_equal(send_simple(f, "b", RECD_MSG_CLOSE, false), 0);
     fake_writer_run();
-    assert_int_equal(f->r.reg.env.ring_bytes, 256 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 256 * COST);
     feed(f, "c", 1, 100);
-    assert_int_equal(f->r.reg.env.ring_bytes, 300 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 300 * COST);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 100 - 44 + 1 + 100 - 44);
     assert_int_equal(sessions_save(&f->r.reg, "c", 100000, "c-clip", f->r.why, sizeof f->r.why), 0);
     assert_int_equal(fake_writer_run(), 1);
@@ -146,8 +148,9 @@ static void the_window_drops_are_not_counted(void **state)
     f->r.cfg.ring.window_ms = 100;
     assert_int_equal(send_simple(f, "w", RECD_MSG_OPEN, true), 0);
     feed(f, "w", 0, 1000);
-    /* The ring holds times 899..999 (101 blocks) in 128 blocks: no bound was reached. */
-    assert_int_equal(f->r.reg.env.ring_bytes, 128 * BLOCK);
+    /* The ring holds times 899..999 (101 blocks) in 16 KiB (4 KiB doubled twice): no bound was
+     * reached. */
+    assert_int_equal(f->r.reg.env.ring_bytes, 16384);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_SESSION_MEMORY), 0);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 0);
     assert_int_equal(sessions_save(&f->r.reg, "w", 100000, "w-clip", f->r.why, sizeof f->r.why), 0);
@@ -161,40 +164,40 @@ static void a_lowered_bound_shrinks_the_ring_written_next(void **state)
 {
     fixture *f = *state;
     f->r.cfg.ring.window_ms = 86400000;
-    f->r.cfg.ring.session_bytes = 256 * BLOCK;
-    f->r.cfg.ring.process_bytes = 1000 * BLOCK;
+    f->r.cfg.ring.session_bytes = 256 * COST;
+    f->r.cfg.ring.process_bytes = 1000 * COST;
     assert_int_equal(send_simple(f, "a", RECD_MSG_OPEN, true), 0);
     assert_int_equal(send_simple(f, "b", RECD_MSG_OPEN, true), 0);
     feed(f, "a", 0, 256);
     feed(f, "b", 0, 256);
-    assert_int_equal(f->r.reg.env.ring_bytes, 512 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 512 * COST);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_SESSION_MEMORY), 0);
 
     /* ring.session_memory down to 200 blocks: a's next sample takes it there (57 go: 56 for the
      * bound, then 1 for the new sample); b waits for its own next sample. */
-    f->r.cfg.ring.session_bytes = 200 * BLOCK;
+    f->r.cfg.ring.session_bytes = 200 * COST;
     feed(f, "a", 256, 1);
-    assert_int_equal(f->r.reg.env.ring_bytes, 456 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 456 * COST);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_SESSION_MEMORY), 57);
 
     /* ring.process_memory down to 300 blocks: b gives back the 156 over it, and its next samples
      * take the place of its oldest. */
-    f->r.cfg.ring.process_bytes = 300 * BLOCK;
+    f->r.cfg.ring.process_bytes = 300 * COST;
     feed(f, "b", 256, 1);
-    assert_int_equal(f->r.reg.env.ring_bytes, 300 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 300 * COST);
     assert_int_equal(dropped(f, RECD_M_DROP_RING_PROCESS_MEMORY), 156 + 1);
     assert_int_equal(sessions_save(&f->r.reg, "b", 100000, "b-clip", f->r.why, sizeof f->r.why), 0);
     assert_int_equal(fake_writer_run(), 1);
     check_saved(0, 257 - 100, 100);
 
     /* Down to 150 blocks: a (200) goes to 50 and b, having nothing left, drops what it is sent. */
-    f->r.cfg.ring.process_bytes = 150 * BLOCK;
+    f->r.cfg.ring.process_bytes = 150 * COST;
     feed(f, "a", 257, 1);
-    assert_int_equal(f->r.reg.env.ring_bytes, 150 * BLOCK);
-    f->r.cfg.ring.process_bytes = 50 * BLOCK;
+    assert_int_equal(f->r.reg.env.ring_bytes, 150 * COST);
+    f->r.cfg.ring.process_bytes = 50 * COST;
     assert_int_equal(send_block(f, "b", 257, 1), 0);
     assert_false(f->r.in.accepted);
-    assert_int_equal(f->r.reg.env.ring_bytes, 50 * BLOCK);
+    assert_int_equal(f->r.reg.env.ring_bytes, 50 * COST);
 }
 
 int main(void)

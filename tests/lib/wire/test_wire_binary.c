@@ -132,6 +132,56 @@ static void resume_flag(void **state)
     ws_free(&s);
 }
 
+static int note_save(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
+                     size_t errlen)
+{
+    (void)meta, (void)err, (void)errlen;
+    if (m->type == RECD_MSG_STATE)
+        *(int *)ctx = m->save_now ? 1 : 0;
+    return 0;
+}
+
+/* A state's save flag: binary flag bit 4 and NDJSON "save": true, both ways; a state without it
+ * is encoded as before (bit 4 clear, no key). */
+static void save_flag(void **state)
+{
+    (void)state;
+    ws_set s;
+    ws_build(&s);
+    recd_msg o = s.m[1];
+    recd_buf wire = {0}, plain = {0}, json = {0};
+    assert_int_equal(recd_wire_encode(&s.m[0], RECD_WIRE_BINARY, 0, &wire), 0);
+    size_t at = wire.len;
+    assert_int_equal(recd_wire_encode(&o, RECD_WIRE_BINARY, 0, &plain), 0);
+    assert_int_equal(plain.data[3] & 0x10, 0);
+    o.save_now = true;
+    assert_int_equal(recd_wire_encode(&o, RECD_WIRE_BINARY, 0, &wire), 0);
+    assert_int_equal(wire.data[at + 3] & 0x10, 0x10);
+    int seen = -1;
+    recd_wire_decoder_config cfg = {.encoding = RECD_WIRE_BINARY, .on_msg = note_save, .ctx = &seen};
+    recd_wire_decoder *d;
+    char err[320] = "";
+    assert_int_equal(recd_wire_decoder_new(&d, &cfg), 0);
+    assert_int_equal(recd_wire_decoder_feed(d, wire.data, wire.len, err, sizeof err), 0);
+    recd_wire_decoder_free(d);
+    assert_int_equal(seen, 1);
+    assert_int_equal(recd_msg_to_json(&o, &json), 0);
+    assert_non_null(memmem(json.data, json.len, "\"save\":true", 11));
+    recd_msg back;
+    assert_int_equal(recd_msg_from_json((const char *)json.data, json.len, RECD_MSG_FMT_SAMP_ONFOOT,
+                                        &back, err, sizeof err),
+                     0);
+    assert_true(back.save_now);
+    recd_msg_free(&back);
+    const char *bad = "{\"type\":\"close\",\"session\":\"a\",\"save\":true}";
+    assert_true(recd_msg_from_json(bad, strlen(bad), RECD_MSG_FMT_NONE, &back, err, sizeof err) < 0);
+    assert_non_null(strstr(err, "close.save"));
+    recd_buf_free(&wire);
+    recd_buf_free(&plain);
+    recd_buf_free(&json);
+    ws_free(&s);
+}
+
 static void frame_layout(void **state)
 {
     (void)state;
@@ -325,8 +375,10 @@ static void bad_headers(void **state)
     expect_error(type, sizeof type, -EPROTO, "unknown frame type 9");
     const uint8_t errframe[] = {0xD7, 1, 0x7F, 0, 3, 0, 0, 0, 0, 0, 0};
     expect_error(errframe, sizeof errframe, -EPROTO, "error frames only travel from server");
-    const uint8_t flags[] = {0xD7, 1, 5, 0x11, 2, 0, 0, 0, 1, 'a'};
-    expect_error(flags, sizeof flags, -EPROTO, "unknown flag bits 0x10");
+    const uint8_t flags[] = {0xD7, 1, 5, 0x21, 2, 0, 0, 0, 1, 'a'};
+    expect_error(flags, sizeof flags, -EPROTO, "unknown flag bits 0x20");
+    const uint8_t saved_close[] = {0xD7, 1, 5, 0x10, 2, 0, 0, 0, 1, 'a'};
+    expect_error(saved_close, sizeof saved_close, -EPROTO, "only state and event frames carry the save flag");
     const uint8_t ringed_close[] = {0xD7, 1, 5, 0x08, 2, 0, 0, 0, 1, 'a'};
     expect_error(ringed_close, sizeof ringed_close, -EPROTO, "only open frames carry the resume and ring");
     const uint8_t save_zero[] = {0xD7, 1, 6, 0, 8, 0, 0, 0, 1, 'a', 0, 0, 0, 0, 1, 'x'};
@@ -639,6 +691,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(roundtrip_all_types), cmocka_unit_test(resume_flag),
+        cmocka_unit_test(save_flag),
         cmocka_unit_test(frame_layout),
         cmocka_unit_test(random_chunks),       cmocka_unit_test(big_frame_byte_by_byte),
         cmocka_unit_test(key_continuation),    cmocka_unit_test(untimed_state),

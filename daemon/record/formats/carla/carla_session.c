@@ -4,7 +4,8 @@
  * batch. The writer holds one frame back until the next state, so its duration is known; the
  * part's last frame, written when the part ends, keeps -1 as CARLA's own logs do. Every part is a
  * log CARLA replays on its own: its frames count from 1 and its time from 0, and a part after the
- * first starts with an EventAdd for every actor alive at that point. */
+ * first starts with an EventAdd for every actor alive at that point, at its last position (its
+ * add record, moved by every Position record since). */
 #include "carla_session.h"
 
 #include <errno.h>
@@ -165,6 +166,27 @@ static int track_actor(recd_session *s, carla_session *cs, const recd_carla_even
     return 0;
 }
 
+/* A frame's Position records move the live actors: each keeps its last location and rotation in
+ * its EventAdd record (id u32, type u8, location, rotation: docs/formats/carla.md), so a later
+ * part re-adds it where it was, not where it was first added. One index lookup per record. */
+static void track_positions(carla_session *cs, const recd_carla_frame *f)
+{
+    size_t vecs = 6u * f->width, rec = 4 + vecs;
+    for (size_t p = 0; p < f->count; p++) {
+        const recd_carla_packet *pk = &f->packets[p];
+        if (pk->raw || pk->kind != RECD_CARLA_POSITION || (size_t)pk->count * rec > pk->len)
+            continue;
+        for (uint32_t i = 0; i < pk->count; i++) {
+            const uint8_t *r = pk->data + (size_t)i * rec;
+            uint32_t id = (uint32_t)r[0] | (uint32_t)r[1] << 8 | (uint32_t)r[2] << 16 |
+                          (uint32_t)r[3] << 24;
+            live_actor *a = find_live(cs, id);
+            if (a && a->width == f->width && a->len >= 5 + vecs)
+                memcpy(a->record + 5, r + 4, vecs);
+        }
+    }
+}
+
 /* The live-actor table at its bound (recd_state_refusals_total). */
 static const recd_m_state_kind carla_actors = {
     .what = "carla_actors",
@@ -267,6 +289,8 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
         rc = recd_carla_writer_event(cs->w, &e, err, sizeof err);
     }
     cs->replay_live = false;
+    if (rc == 0)
+        track_positions(cs, f);
     sync_frame(s, cs);
     if (rc == -EBADMSG)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);

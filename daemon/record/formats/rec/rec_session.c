@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "rec_ring.h"
+#include "record/session_ring.h"
 #include "support/config_schema.h"
 #include "support/log.h"
 
@@ -31,26 +31,8 @@ static int rec_open(recd_session *s, const recd_msg *open, char *why, size_t why
     rec_state *rs = rec_state_of(s);
     rs->type = open->format == RECD_MSG_FMT_SAMP_ONFOOT ? RECD_REC_TYPE_ONFOOT
                                                          : RECD_REC_TYPE_VEHICLE;
-    if (!open->open.ring && !s->env->cfg->ring.all)
-        return 0;
-    int rc = session_ring_start(s, rs->type == RECD_REC_TYPE_ONFOOT ? RECD_REC_ONFOOT_BLOCK_SIZE
-                                                                     : RECD_REC_VEHICLE_BLOCK_SIZE);
-    rs->ringed = rc == 0;
-    return rc;
+    return 0;
 }
-
-static int rec_save(recd_session *s, const recd_msg *m, char *why, size_t whylen)
-{
-    const rec_state *rs = rec_state_of(s);
-    if (!rs->ringed) {
-        snprintf(why, whylen, "save of session '%s': it was not opened with ring: true (and "
-                              "ring.all is off)", s->key);
-        return -EBADMSG;
-    }
-    return session_ring_save(s, m->save.last_ms, m->save.label, rs->type, why, whylen);
-}
-
-static void rec_free(recd_session *s) { session_ring_free(s); }
 
 /* Opens a part whose first block is at session time t (its header goes with that block). */
 static int start_part(recd_session *s, uint32_t t)
@@ -119,12 +101,14 @@ int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool
     bool foot = rs->type == RECD_REC_TYPE_ONFOOT;
     size_t len = foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
     int rc;
-    if (rs->ringed) { /* instant replay: memory only, until a save */
-        if ((rc = session_ring_put(s, t, fields)) != 0)
+    if (s->ring) { /* instant replay: memory only, until a save */
+        if ((rc = rec_ring_put(s, t, fields, len)) != 0)
             return rc < 0 ? rc : 0; /* 1: no room at all, dropped and counted */
         rs->last = t;
         rs->any = true;
         in->accepted = true;
+        if (in->save_now)
+            session_ring_save_flagged(s);
         return 0;
     }
     if (s->part && session_should_rotate(s, len, t - rs->part_first))
@@ -200,8 +184,6 @@ static const enum_name time_policies[] = {
 
 /* The documentation (and values) this format gives the core config keys that exist for it. */
 static const row config_docs[] = {
-    {.key = "ring.all",
-     .doc = "Every samp-onfoot and samp-vehicle session keeps an instant-replay ring, as if opened with ring: true."},
     {.key = "rec.time_policy", .names = time_policies,
      .doc = "A .rec sample whose time is earlier than the previous one: reject (drop it, count a time_order "
             "error) or clamp (keep it at the previous time)."},
@@ -218,10 +200,9 @@ const session_format rec_session_format = {
     .formats = {RECD_MSG_FMT_SAMP_ONFOOT, RECD_MSG_FMT_SAMP_VEHICLE},
     .state_size = sizeof(rec_state),
     .open = rec_open,
-    .save = rec_save,
-    .free = rec_free,
     .sample = rec_sample,
     .state_fast = session_rec_block,
     .end_part = end_part,
     .files_what = "SA-MP NPC recordings (.rec; a samp-player session as .rec parts and a JSON manifest)",
+    .ring_save = rec_ring_save,
 };

@@ -27,4 +27,11 @@ int session_rec_encode(recd_session *s, session_input *in, const recd_msg *m, ui
                        size_t whylen);
 void session_rec_end_part(recd_session *s, bool session_end);
 
+/* Instant replay (rec_ring.c): keeps one block at session time t (fields: the block after its
+ * time) as a ring entry; 0, 1 when dropped and counted, or -ENOMEM (session_ring_add). */
+int rec_ring_put(recd_session *s, uint32_t t, const uint8_t *fields, size_t block_len);
+/* The ring_save hook: the blocks of the last last_ms as a finalized .rec named label, rebased to
+ * 0. 0, -ENOMEM, or -EBADMSG with why. */
+int rec_ring_save(recd_session *s, uint32_t last_ms, const char *label, char *why, size_t whylen);
+
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A .rec session's own state (rec_session.c, rec_ring.c): what it keeps beside the shared
+/* A .rec session's own state (rec_session.c): what it keeps beside the shared
  * session, as its format_data. */
 #ifndef RECD_DAEMON_FORMATS_REC_STATE_H
 #define RECD_DAEMON_FORMATS_REC_STATE_H
@@ -8,8 +8,6 @@
 #include <stdint.h>
 
 #include "record/session.h"
-
-typedef struct session_ring session_ring;
 
 /* What a .rec session keeps beside the shared session, as its format_data (allocated with the
  * session: rec_session_format.state_size). A samp-player session's state begins with it. */
@@ -20,10 +18,8 @@ typedef struct rec_state {
     uint8_t type;        /* the recd_rec_type of the blocks the current part holds */
     bool any;            /* a block was accepted in this session */
     bool header_due;     /* the current part's file header goes with its next block */
-    bool ringed;         /* instant replay: samples go to the ring, not to a file */
     bool rebase_all;     /* every part starts at 0, the first too (samp-player) */
     uint64_t clamped;    /* samples whose time was raised (logged once, then counted) */
-    session_ring *ring;  /* instant replay (rec_ring.c), or NULL */
 } rec_state;
 
 static inline rec_state *rec_state_of(const recd_session *s) { return s->format_data; }

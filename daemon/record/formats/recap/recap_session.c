@@ -18,57 +18,10 @@
 #include <string.h>
 
 #include "recap_config.h"
+#include "recap_state.h"
 #include "support/log.h"
 
-/* Readers refuse a gzip member that inflates to more than RECD_RECAP_DEFAULT_MAX_MEMBER_SIZE. A
- * tick is never split over members, so one tick may hold at most a quarter of that, and a member
- * is ended before a tick would take it past half: with the keyframe a member always fits. */
-#define RECAP_TICK_MAX_BYTES (RECD_RECAP_DEFAULT_MAX_MEMBER_SIZE / 4)
-#define RECAP_MEMBER_SOFT_BYTES (RECD_RECAP_DEFAULT_MAX_MEMBER_SIZE / 2)
 
-typedef struct session_recap {
-    recd_msg open;           /* deep copy of the open message: the header of every part */
-    recd_recap_encoder *enc; /* the current part's encoder; NULL between parts */
-    /* How the current part's header was written: it is encoded again, patched, when the part ends
-     * (the config may have changed meanwhile, so the options are kept, not re-read). */
-    int64_t part_start_ms;
-    recd_recap_encoder_options part_opt;
-    uint64_t estimate;       /* the encoder's pending member (uncompressed), for flush and size */
-    uint64_t encoder_held;   /* the encoder's buffers, counted in the session's buffered bytes */
-    uint64_t part_first_tick;
-    bool started;            /* a tick was fed in this session */
-    uint64_t first_tick, last_fed;
-    /* the tick being collected */
-    bool have_group, group_stamped;
-    uint64_t inputs_before_group; /* s->inputs before the tick being collected began */
-    bool group_late; /* opened by a message for the tick written just before it */
-    uint64_t group_tick, group_since_ms;
-    uint64_t group_last_ms; /* arrival of its latest message */
-    bool group_held; /* its clock was stopped: recd held its sender back (group_clock_held()) */
-    recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
-    recd_msg *events;
-    size_t nevents, capevents;
-    uint64_t group_bytes; /* its state's and events' encoded size, counted in the buffered bytes */
-    /* output.part_manifest: the messages it took and their wire sequence numbers */
-    uint64_t group_samples, group_first_seq, group_last_seq;
-    bool group_has_seq;
-    /* Between parts: the reader's state at the end of the last one, as one binary frame (smaller
-     * than a recd_recap_state), for a next part whose first tick has only events. While a part is
-     * open the encoder holds that state itself. */
-    recd_buf carry;
-    bool has_close_end;
-    int64_t close_end_ms;
-    recd_buf member; /* scratch for a taken member */
-    /* The restart point for the next member (writer_set_restart): a header for a file that
-     * starts at the last tick written, and a member body with the reader's state then as a
-     * FULL_STATE. Not counted while the session holds it (like the encoder's item slots, no
-     * write releases it); counted once a batch takes it. */
-    recd_buf restart_header, restart_member;
-    uint64_t restart_ticks; /* ticks of the part before the restarted file */
-    bool restart_due;       /* a member was queued: prepare one before the next tick is encoded */
-} session_recap;
-
-static session_recap *recap_of(const recd_session *s) { return s->format_data; }
 
 static int recap_sink(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }
 
@@ -103,7 +56,7 @@ static void group_account(recd_session *s, session_recap *r, int64_t delta)
     session_account(s, delta);
 }
 
-static void group_clear(recd_session *s, session_recap *r)
+void recap_group_clear(recd_session *s, session_recap *r)
 {
     group_account(s, r, -(int64_t)r->group_bytes);
     r->group_held = false;
@@ -127,7 +80,7 @@ static void recap_free(recd_session *s)
     s->format_data = NULL;
     if (!r)
         return;
-    group_clear(s, r);
+    recap_group_clear(s, r);
     free(r->events);
     recd_buf_free(&r->carry);
     recd_msg_free(&r->open);
@@ -136,6 +89,7 @@ static void recap_free(recd_session *s)
     recd_buf_free(&r->member);
     recd_buf_free(&r->restart_header);
     recd_buf_free(&r->restart_member);
+    recd_buf_free(&r->ring_base);
     free(r);
 }
 
@@ -239,7 +193,7 @@ static void attach_restart(recd_session *s, session_recap *r)
 }
 
 /* Ends the current gzip member: its uncompressed bytes go to the writer, which compresses them. */
-static void take_member(recd_session *s)
+void recap_take_member(recd_session *s)
 {
     session_recap *r = recap_of(s);
     if (!r->enc)
@@ -306,7 +260,6 @@ static recd_recap_header part_header(const session_recap *r)
 static int start_part(recd_session *s, uint64_t tick)
 {
     session_recap *r = recap_of(s);
-    const recd_config *cfg = s->env->cfg;
     if (!r->started) {
         r->started = true;
         r->first_tick = tick;
@@ -315,6 +268,13 @@ static int start_part(recd_session *s, uint64_t tick)
     int64_t start = s->start_epoch_ms;
     if (!first)
         start += (int64_t)((tick - r->first_tick) * RECD_RECAP_TICK_MS);
+    return recap_start_part_at(s, tick, start);
+}
+
+int recap_start_part_at(recd_session *s, uint64_t tick, int64_t start)
+{
+    session_recap *r = recap_of(s);
+    const recd_config *cfg = s->env->cfg;
     int rc = session_start_part(s, start, (int)recap_config_of(cfg)->gzip_level); /* the header records it */
     if (rc < 0)
         return rc;
@@ -386,14 +346,14 @@ static uint8_t *patched_header(session_recap *r, const recd_recap_finish_info *i
 }
 
 /* Closes the current part: last member, then finish and the header patch. */
-static void end_part(recd_session *s, bool session_end)
+void recap_close_part(recd_session *s, bool session_end)
 {
     session_recap *r = recap_of(s);
     if (!r->enc) {
         session_end_part(s, NULL, 0);
         return;
     }
-    take_member(s);
+    recap_take_member(s);
     restart_free(r); /* nothing more is queued for this part */
     r->restart_due = false;
     if (!session_end)
@@ -468,24 +428,28 @@ static void recap_idle(recd_session *s)
 
 /* The tick being collected cannot be written (checked on arrival, so only out of memory or a
  * part that cannot be named comes here): its samples are counted as dropped, and it is cleared. */
-static void drop_group(recd_session *s, session_recap *r)
+void recap_drop_group(recd_session *s, session_recap *r)
 {
     recd_metric_add(s->env->metrics->samples_dropped_total, RECD_M_DROP_UNWRITABLE,
                     r->group_samples);
     s->refused += r->group_samples;
-    group_clear(s, r);
+    recap_group_clear(s, r);
 }
 
 /* Gives the collected tick to the encoder, rotating first when the part is full or long. */
-static void feed_group(recd_session *s)
+void recap_feed_group(recd_session *s)
 {
     session_recap *r = recap_of(s);
     if (!r->have_group)
         return;
+    if (s->ring) { /* instant replay: the tick goes to memory, until a save */
+        recap_ring_put(s, r);
+        return;
+    }
     uint64_t tick = r->group_tick;
     bool has_state = r->state.type == RECD_MSG_STATE;
     if (r->enc && session_should_rotate(s, 0, (tick - r->part_first_tick) * RECD_RECAP_TICK_MS))
-        end_part(s, false);
+        recap_close_part(s, false);
     const recd_recap_state *st = has_state ? &r->state.recap_state->state : NULL;
     recd_msg carried;
     recd_msg_init(&carried, RECD_MSG_NONE, RECD_MSG_FMT_RECAP);
@@ -495,19 +459,19 @@ static void feed_group(recd_session *s)
         if (!st) {
             log_warn("session '%s': tick %llu dropped: the first tick of a recording needs a state",
                      s->key, (unsigned long long)tick);
-            drop_group(s, r);
+            recap_drop_group(s, r);
             return;
         }
         if (start_part(s, tick) < 0) {
             log_warn("session '%s': tick %llu dropped: no file can be started for it", s->key,
                      (unsigned long long)tick);
             recd_msg_free(&carried);
-            drop_group(s, r);
+            recap_drop_group(s, r);
             return;
         }
     }
     if (r->enc && r->estimate + r->group_bytes > RECAP_MEMBER_SOFT_BYTES)
-        take_member(s);
+        recap_take_member(s);
     recd_recap_event evbuf[8];
     recd_recap_event *evs = r->nevents <= 8 ? evbuf : malloc(r->nevents * sizeof *evs);
     int rc = -ENOMEM;
@@ -531,7 +495,7 @@ static void feed_group(recd_session *s)
                           r->group_last_seq, true, tick * RECD_RECAP_TICK_MS);
     }
     recd_msg_free(&carried);
-    group_clear(s, r);
+    recap_group_clear(s, r);
     update_estimate(s);
 }
 
@@ -684,9 +648,11 @@ static int add_to_group(recd_session *s, session_input *in, const recd_msg *m, r
 /* Whether the tick being collected, or what came before it, gives an event a state to build on:
  * the first frame of a part is a full state, so an event before the session's first state could
  * never be written. */
-static bool has_base_state(const session_recap *r)
+static bool has_base_state(const recd_session *s, const session_recap *r)
 {
-    return r->enc || r->carry.len || (r->have_group && r->state.type == RECD_MSG_STATE);
+    /* A ring session that kept a tick kept a state (recap_ring_put()). */
+    return r->enc || r->carry.len || (r->have_group && r->state.type == RECD_MSG_STATE) ||
+           (s->ring && r->started);
 }
 
 /* What the encoder would refuse once the tick is fed, refused now while the sender can be told
@@ -707,7 +673,7 @@ static int check_writable(recd_session *s, session_input *in, const recd_msg *m,
     }
     if (m->type == RECD_MSG_STATE)
         return 0;
-    if (!has_base_state(r)) {
+    if (!has_base_state(s, r)) {
         s->refused++;
         return session_refuse(in, RECD_M_NO_STATE, why, whylen,
                               "session '%s': event for tick %llu before the session's first state "
@@ -767,7 +733,7 @@ static int recap_msg(recd_session *s, session_input *in, const recd_msg *m,
     if (rc < 0)
         return rc;
     if (r->have_group && tick != r->group_tick)
-        feed_group(s);
+        recap_feed_group(s);
     if (!r->have_group) {
         r->have_group = true;
         r->inputs_before_group = s->inputs - 1; /* this sample is counted already */
@@ -779,6 +745,7 @@ static int recap_msg(recd_session *s, session_input *in, const recd_msg *m,
     rc = add_to_group(s, in, m, meta->movable, why, whylen);
     if (rc < 0)
         return rc;
+    r->ring_save_due |= in->save_now && s->ring; /* once the tick is complete (recap_ring.c) */
     r->group_last_ms = now_ms;
     session_note_pending(s, now_ms);
     in->accepted = true;
@@ -821,10 +788,10 @@ static void recap_flush(recd_session *s, uint64_t now_ms)
             r->group_held = held;
             r->group_since_ms = r->group_last_ms = now_ms;
         } else {
-            feed_group(s);
+            recap_feed_group(s);
         }
     }
-    take_member(s);
+    recap_take_member(s);
 }
 
 /* A tick still being collected keeps the clock of its first message. */
@@ -836,7 +803,7 @@ static uint64_t recap_pending_since(const recd_session *s)
 static int recap_flush_message(recd_session *s, const recd_msg *m, char *why, size_t whylen)
 {
     session_recap *r = recap_of(s);
-    feed_group(s);
+    recap_feed_group(s);
     if (!m->flush.has_end_tick || !r->started)
         return 0;
     if (m->flush.end_tick <= r->last_fed) {
@@ -870,8 +837,8 @@ static void recap_close_message(recd_session *s, const recd_msg *m)
 
 static void recap_end_part(recd_session *s, bool session_end)
 {
-    feed_group(s);
-    end_part(s, session_end);
+    recap_feed_group(s);
+    recap_close_part(s, session_end);
 }
 
 const session_format recap_session_format = {
@@ -891,4 +858,6 @@ const session_format recap_session_format = {
     .free = recap_free,
     .files_what = "Recap files (.recap)",
     .config_rows = recap_config_rows,
+    .ring_save = recap_ring_save,
+    .ring_dropped = recap_ring_dropped,
 };

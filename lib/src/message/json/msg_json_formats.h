@@ -68,7 +68,7 @@ int msg_from_json_jansson(const char *line, size_t len, recd_msg_format session_
                           recd_msg *out, char *err, size_t errlen);
 
 /* Keys every message may have. */
-#define MSG_JSON_COMMON_KEYS "type", "session", "seq"
+#define MSG_JSON_COMMON_KEYS "type", "session", "seq", "save"
 
 /* Helpers for the entries and the generic reader and writer (msg_json_util.c). */
 bool msg_json_key_in(const char *key, const char *const *list);

@@ -289,6 +289,19 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
     int64_t seq = 0;
     int rc = msg_json_read_int64(root, tn, "seq", 0, &seq, &out->has_seq, err, errlen);
     out->seq = (uint64_t)seq;
+    json_t *save = json_object_get(root, "save");
+    if (rc == 0 && save) {
+        if (out->type != RECD_MSG_STATE && out->type != RECD_MSG_EVENT) {
+            recd_why(err, errlen, "%s.save: only a state or an event carries the save flag", tn);
+            return -EBADMSG;
+        }
+        if (!json_is_boolean(save)) {
+            recd_why(err, errlen, "%s.save: expected true or false, got %s", tn,
+                     msg_json_type_name(save));
+            return -EBADMSG;
+        }
+        out->save_now = json_is_true(save);
+    }
     return rc;
 }
 
