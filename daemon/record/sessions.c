@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session_live.h"
 #include "support/log.h"
 
 static void on_written(void *ctx, const writer_result *r);
@@ -116,6 +117,7 @@ static void end_format_part(recd_session *s, bool session_end)
 
 static void free_format(recd_session *s)
 {
+    session_live_free(s);
     if (s->ops->free)
         s->ops->free(s);
 }

@@ -6,6 +6,7 @@
 
 #include "edit/edit_internal.h"
 #include "message/msg_fields.h"
+#include "recd/track_point.h"
 
 typedef struct track_read {
     const struct recd_format_edit *e;
@@ -51,4 +52,12 @@ int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void
                       : recd_format_export(f, buf, len, track_msg, &t, err, errlen);
     edit_progress_end(&t.progress, rc);
     return rc;
+}
+
+bool recd_track_point_of(const recd_msg *m, recd_track_point *out)
+{
+    const recd_format *f = m->type == RECD_MSG_STATE ? recd_format_of_msg(m->format) : NULL;
+    if (!f || !f->edit || !f->edit->track_point)
+        return false;
+    return f->edit->track_point(m, out);
 }
