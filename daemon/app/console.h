@@ -40,7 +40,7 @@ typedef struct console {
     LIST_HEAD(viewer_list, console_viewer) viewers;
     size_t viewer_count;
     size_t jobs;             /* file reads in flight */
-    uint64_t jobs_refused;   /* requests answered 503 for CONSOLE_MAX_JOBS */
+    uint64_t refused;        /* requests answered 503: CONSOLE_MAX_JOBS reads, or max_streams */
     bool closing;
     bool timer_closed;
 } console;

@@ -279,8 +279,8 @@ static void serve_process(console *c, recd_http_reply *r)
                                                      (json_int_t)recd_http_server_streams(srv->http),
                                                      "streams_dropped",
                                                      (json_int_t)recd_http_server_streams_dropped(srv->http),
-                                                     "jobs", (json_int_t)c->jobs, "jobs_refused",
-                                                     (json_int_t)c->jobs_refused));
+                                                     "jobs", (json_int_t)c->jobs, "refused",
+                                                     (json_int_t)c->refused));
     } else {
         json_decref(warn);
     }

@@ -457,7 +457,7 @@ bool console_route_files(console *c, const recd_http_request *req, const char *r
         return true;
     }
     if (c->jobs >= CONSOLE_MAX_JOBS) {
-        c->jobs_refused++;
+        c->refused++;
         console_send_error(reply, 503, "the console is busy reading recordings: try again");
         return true;
     }

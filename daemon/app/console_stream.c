@@ -102,7 +102,7 @@ bool console_route_stream(console *c, const recd_http_request *req, const char *
     snprintf(v->key, sizeof v->key, "%s", key);
     if (recd_http_reply_stream(reply, "text/event-stream", CONSOLE_SECURITY_HEADERS, viewer_gone, v) < 0) {
         free(v);
-        c->jobs_refused++;
+        c->refused++;
         console_send_error(reply, 503, "too many streams open: try again later");
         return true;
     }
