@@ -47,9 +47,20 @@ static void note_rate(recd_session *s, session_live *l, uint64_t now_ms)
     }
 }
 
+static int keep_point(void *data, const recd_track_point *p)
+{
+    session_live *l = data;
+    recd_track_point *slot = actor_slot(l, p->actor);
+    if (!slot) {
+        l->actors_over++;
+        return 0;
+    }
+    *slot = *p;
+    return 0;
+}
+
 static void note_state(recd_session *s, const recd_msg *m, uint64_t now_ms)
 {
-    recd_track_point p;
     session_live *l = live_of(s);
     bool first = s->live_ms != now_ms;
     s->live_ms = now_ms;
@@ -57,16 +68,13 @@ static void note_state(recd_session *s, const recd_msg *m, uint64_t now_ms)
         return;
     if (first)
         note_rate(s, l, now_ms);
-    if (!recd_track_point_of(m, &p))
-        return;
-    recd_track_point *slot = actor_slot(l, p.actor);
-    if (!slot) {
-        l->actors_over++;
-        return;
+    uint64_t over = l->actors_over;
+    size_t actors = l->actors;
+    recd_track_points_of(m, keep_point, l);
+    if (l->actors != actors || l->actors_over != over || actors) {
+        l->updated_ms = now_ms;
+        l->version++;
     }
-    *slot = p;
-    l->updated_ms = now_ms;
-    l->version++;
 }
 
 static void note_event(recd_session *s, const recd_msg *m, uint64_t now_ms)

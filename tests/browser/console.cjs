@@ -58,12 +58,14 @@ async function main() {
   if (!csp.includes("default-src 'self'")) fail('no strict Content-Security-Policy: ' + csp);
   await page.screenshot({ path: path.join(images, 'console-overview.png') });
 
-  // The live map: its marker moves while samples arrive.
-  await page.goto(url + '/#/session/walk');
+  // The live map of each format's session: its marker moves while samples arrive.
   const marker = async () => page.$eval('#live-map', c => c.dataset.marker || '');
-  const first = await until('a live marker', marker, timeout);
-  await until('the marker to move', async () => { const m = await marker(); return m && m !== first; }, timeout)
-    .catch(() => fail('the live marker did not move from ' + first));
+  for (const key of ['ride', 'traffic', 'walk']) {
+    await page.goto(url + '/#/session/' + key);
+    const first = await until(key + "'s live marker", marker, timeout);
+    await until(key + "'s marker to move", async () => { const m = await marker(); return m && m !== first; }, timeout)
+      .catch(() => fail(`${key}: the live marker did not move from ${first}`));
+  }
   await page.screenshot({ path: path.join(images, 'console-session.png') });
 
   // Save instant replay: a file appears that rectool verifies.

@@ -9,7 +9,8 @@
 #include "recd/edit.h"
 #include "recd/message.h"
 
-/* True when m is a state its format can place (out filled, SI units); false for anything else. */
-bool recd_track_point_of(const recd_msg *m, recd_track_point *out);
+/* The points of state m (one per actor it places, SI units) given to on_point; 0 (also for a
+ * message that places nothing), or on_point's non-zero return. */
+int recd_track_points_of(const recd_msg *m, recd_track_fn on_point, void *data);
 
 #endif

@@ -54,10 +54,15 @@ int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void
     return rc;
 }
 
-bool recd_track_point_of(const recd_msg *m, recd_track_point *out)
+int recd_track_points_of(const recd_msg *m, recd_track_fn on_point, void *data)
 {
     const recd_format *f = m->type == RECD_MSG_STATE ? recd_format_of_msg(m->format) : NULL;
-    if (!f || !f->edit || !f->edit->track_point)
-        return false;
-    return f->edit->track_point(m, out);
+    recd_track_point p;
+    if (!f || !f->edit)
+        return 0;
+    if (f->edit->track_points)
+        return f->edit->track_points(m, on_point, data);
+    if (!f->edit->track_point || !f->edit->track_point(m, &p))
+        return 0;
+    return on_point(data, &p);
 }
