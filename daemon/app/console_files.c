@@ -303,23 +303,36 @@ static json_t *actors_json(collect *c, unsigned points)
 
 typedef struct event_collect {
     json_t *list;
+    json_t *open;    /* the open message (the recording's header) as its JSON line */
     double from, to;
+    double state_t;  /* the last state's time: an event without a time of its own has it */
     size_t seen;
 } event_collect;
+
+static json_t *msg_json(const recd_msg *m)
+{
+    recd_buf text = {0};
+    json_t *o = recd_msg_to_json(m, &text) == 0 ? json_loadb((const char *)text.data, text.len, 0, NULL) : NULL;
+    recd_buf_free(&text);
+    return o;
+}
 
 static int collect_event(void *data, const recd_msg *m, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
     event_collect *e = data;
+    int64_t ms = recd_edit_msg_time_ms(m);
+    if (m->type == RECD_MSG_OPEN && !e->open)
+        e->open = msg_json(m);
+    if (m->type == RECD_MSG_STATE && ms >= 0)
+        e->state_t = (double)ms / 1000.0;
     if (m->type != RECD_MSG_EVENT)
         return 0;
-    double t = (double)recd_edit_msg_time_ms(m) / 1000.0;
+    double t = ms >= 0 ? (double)ms / 1000.0 : e->state_t;
     if (t < e->from || t > e->to || e->seen++ >= WINDOW_MAX_EVENTS)
         return 0;
-    recd_buf text = {0};
-    json_t *o = recd_msg_to_json(m, &text) == 0 ? json_loadb((const char *)text.data, text.len, 0, NULL) : NULL;
-    recd_buf_free(&text);
+    json_t *o = msg_json(m);
     json_array_append_new(e->list, json_pack("{s:o, s:o}", "t", num(t), "event", o ? o : json_null()));
     return 0;
 }
@@ -358,7 +371,7 @@ static void work_window(file_job *j)
     }
     recd_sniff_result what = {0};
     const recd_format *f = recd_format_sniff(file.data, file.len, &what);
-    event_collect ev = {json_array(), j->from, j->to, 0};
+    event_collect ev = {json_array(), NULL, j->from, j->to, 0, 0};
     if (f && recd_format_is_recorded(f) && ev.list)
         recd_format_export(f, file.data, file.len, collect_event, &ev, err, sizeof err);
     json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:b, s:o, s:o}", "path", j->path, "format",
@@ -371,6 +384,10 @@ static void work_window(file_job *j)
                                                    num(c.max_x), "min_y", num(c.min_y), "max_y", num(c.max_y)));
     if (o)
         json_object_set_new(o, "events_total", json_integer((json_int_t)ev.seen));
+    if (o)
+        json_object_set_new(o, "header", ev.open ? ev.open : json_null());
+    else
+        json_decref(ev.open);
     free(c.pts);
     recd_buf_free(&file);
     job_answer(j, 200, o);

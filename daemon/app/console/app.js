@@ -232,10 +232,12 @@ async function replay(path) {
   const speedSel = el('select', { id: 'replay-speed' }, ...[0.5, 1, 2, 5, 10, 50].map(v => el('option', { value: v }, v + 'x')));
   speedSel.value = '1';
   const pos = el('p', { id: 'replay-pos', class: 'muted' }, 'loading...');
+  const header = el('pre', { id: 'replay-header' }, '');
   const actors = el('ul', { class: 'actors', id: 'replay-actors' }), events = el('ul', { class: 'events' });
   view().replaceChildren(el('h1', {}, 'Replay ' + path), pos,
     el('div', { class: 'row' }, el('div', {}, map, timeline, el('div', { class: 'controls' }, play, speedSel, slider)),
-      el('div', { class: 'panel' }, el('h2', {}, 'Actors'), actors, el('h2', {}, 'Events'), events)));
+      el('div', { class: 'panel' }, el('h2', {}, 'Actors'), actors, el('h2', {}, 'Events'), events,
+        el('details', {}, el('summary', {}, 'Recording header'), header))));
   let w;
   try {
     w = await getJSON('/api/recordings/' + path.split('/').map(encodeURIComponent).join('/') + '/window?points=5000');
@@ -247,8 +249,11 @@ async function replay(path) {
   mv.fit(ex.min_x - m, ex.max_x + m, ex.min_y - m, ex.max_y + m);
   const duration = w.duration || 0, start = w.from || 0;
   slider.max = String(duration); slider.step = String(Math.max(duration / 2000, 0.001));
+  header.textContent = w.header ? JSON.stringify(w.header, null, 1).slice(0, 4000) : 'none';
   actors.replaceChildren(...w.actors.map(a => el('li', {}, el('span', { class: 'swatch' }, ''), 'id ' + a.id + ' (' + a.samples + ' samples)')));
-  events.replaceChildren(...w.events.slice(0, 300).map(e => el('li', {}, fmt(e.t, 2) + ' s: ' + (e.event ? (e.event.action || e.event.kind || '') : ''))));
+  const describe = ev => ev ? Object.entries(ev).filter(([k]) => k !== 'type' && k !== 'session')
+    .slice(0, 3).map(([k, v]) => k + '=' + (typeof v === 'object' ? '...' : v)).join(' ') : '';
+  events.replaceChildren(...w.events.slice(0, 300).map(e => el('li', {}, fmt(e.t, 2) + ' s: ' + describe(e.event))));
   // Events on the timeline: a tick at each event's time.
   const g = timeline.getContext('2d');
   g.fillStyle = '#eceef2'; g.fillRect(0, 0, timeline.width, timeline.height);
