@@ -38,6 +38,8 @@ function exported(file, t) {
 }
 
 async function main() {
+  const t0 = Date.now();
+  const phase = what => console.log(((Date.now() - t0) / 1000).toFixed(1) + 's ' + what);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
            '--disable-component-update', '--disable-sync'] });
@@ -50,6 +52,7 @@ async function main() {
   page.on('console', m => { if (m.type() === 'error') fail('console error: ' + m.text()); });
   const timeout = 15000 * scale;
 
+  phase('chromium started');
   // The overview lists the live sessions of each format.
   await page.goto(url + '/');
   for (const key of ['walk', 'ride', 'traffic'])
@@ -58,6 +61,7 @@ async function main() {
   if (!csp.includes("default-src 'self'")) fail('no strict Content-Security-Policy: ' + csp);
   await page.screenshot({ path: path.join(images, 'console-overview.png') });
 
+  phase('overview');
   // The live map of each format's session: its marker moves while samples arrive.
   const marker = async () => page.$eval('#live-map', c => c.dataset.marker || '');
   for (const key of ['ride', 'traffic', 'walk']) {
@@ -68,6 +72,7 @@ async function main() {
   }
   await page.screenshot({ path: path.join(images, 'console-session.png') });
 
+  phase('live maps');
   // Save instant replay: a file appears that rectool verifies.
   const before = new Set(walk(root));
   await page.click('#save');
@@ -80,6 +85,7 @@ async function main() {
   if (!saved.length) fail('no saved replay under ' + root);
   else execFileSync(rectool, ['verify', saved[0]]);
 
+  phase('save');
   // The recordings browser, then a replay of each format scrubbed to a time.
   await page.goto(url + '/#/recordings');
   await page.waitForSelector('a[href="#/replay/rec/walk.rec"]', { timeout });
@@ -99,6 +105,7 @@ async function main() {
     await page.click('#replay-play');
     if (shot) await page.screenshot({ path: path.join(images, shot) });
   }
+  phase('replays');
   await browser.close();
   if (offsite.length) fail('requests left loopback: ' + offsite.join(', '));
   console.log(fails.length ? fails.length + ' failure(s)' : 'browser checks passed');

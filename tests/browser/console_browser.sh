@@ -13,9 +13,9 @@ command -v node >/dev/null || { echo "SKIP: node is not installed"; exit 77; }
 modules=$(bash "$here/install.sh" "$(dirname "$RECD")/../browser-tests") || { echo "FAIL: npm could not install playwright-core"; exit 1; }
 recd_tmpdir console_browser
 mkdir -p "$tmp/out/rec"
-"$RECTOOL" generate --format samp-onfoot --scenario walk --duration 60s -o "$tmp/out/rec/walk.rec" >/dev/null
-"$RECTOOL" generate --format recap --duration 60s -o "$tmp/out/rec/ride.recap" >/dev/null
-"$RECTOOL" generate --format carla --actors 20 --duration 60s -o "$tmp/out/rec/traffic.log" >/dev/null
+"$RECTOOL" generate --format samp-onfoot --scenario walk --duration 30s -o "$tmp/out/rec/walk.rec" >/dev/null
+"$RECTOOL" generate --format recap --scenario walk --duration 30s -o "$tmp/out/rec/ride.recap" >/dev/null
+"$RECTOOL" generate --format carla --actors 10 --duration 30s -o "$tmp/out/rec/traffic.log" >/dev/null
 cat >"$tmp/recd.yaml" <<YAML
 listen:
   - tcp://127.0.0.1:0

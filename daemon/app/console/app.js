@@ -99,9 +99,12 @@ async function overview() {
   const root = view();
   root.replaceChildren(el('h1', {}, 'Live sessions'), el('div', { id: 'sessions' }, 'loading...'),
                        el('h2', {}, 'Process'), el('div', { id: 'process', class: 'panel' }, ''));
+  // An answer may come after another view replaced this one: it is then dropped.
+  const shown = id => root.isConnected && document.getElementById(id);
   async function refresh() {
     try {
       const s = await getJSON('/api/sessions');
+      if (!shown('sessions')) return;
       const rows = s.sessions.map(x => el('tr', { 'data-key': x.key },
         el('td', {}, el('a', { href: '#/session/' + encodeURIComponent(x.key) }, x.key)),
         el('td', {}, x.format), el('td', {}, x.peer || '-'), el('td', {}, x.state),
@@ -114,6 +117,7 @@ async function overview() {
                           'buffer', 'refused', 'ring'].map(h => el('th', {}, h))), ...rows)
         : el('p', { class: 'muted' }, 'No session is being recorded. Send one: rectool send FILE --to tcp://127.0.0.1:PORT'));
       const p = await getJSON('/api/process');
+      if (!shown('process')) return;
       document.getElementById('process').replaceChildren(
         el('div', {}, 'listeners: ' + p.listeners.join(', ')),
         el('div', {}, 'output root: ' + p.disk.root + (p.disk.free !== undefined ? ' (' + bytes(p.disk.free) + ' free of ' + bytes(p.disk.total) + ')' : '')),
@@ -121,7 +125,7 @@ async function overview() {
         el('div', {}, 'recent warnings: ' + (p.warnings.length ? '' : 'none')),
         el('ul', { class: 'events' }, ...p.warnings.map(w => el('li', {}, new Date(w.epoch_ms).toISOString() + ' ' + w.level + ': ' + w.message))));
     } catch (e) {
-      document.getElementById('sessions').replaceChildren(el('p', { class: 'error' }, String(e.message)));
+      if (shown('sessions')) document.getElementById('sessions').replaceChildren(el('p', { class: 'error' }, String(e.message)));
     }
   }
   await refresh();
@@ -197,6 +201,7 @@ async function recordings() {
   view().replaceChildren(el('h1', {}, 'Recordings'), el('div', { id: 'recordings' }, 'loading...'));
   try {
     const r = await getJSON('/api/recordings');
+    if (!document.getElementById('recordings')) return;
     const rows = r.recordings.sort((a, b) => b.mtime_ms - a.mtime_ms).map(f => el('tr', {},
       el('td', {}, f.partial ? f.path : el('a', { href: '#/replay/' + f.path.split('/').map(encodeURIComponent).join('/') }, f.path)),
       el('td', {}, f.format || '?'), el('td', { class: 'num' }, bytes(f.size)),
@@ -208,7 +213,8 @@ async function recordings() {
       : el('p', { class: 'muted' }, 'No recordings under the output root yet.'),
       r.truncated ? el('p', { class: 'muted' }, 'The listing is cut at ' + r.count + ' files.') : '');
   } catch (e) {
-    document.getElementById('recordings').replaceChildren(el('p', { class: 'error' }, String(e.message)));
+    const box = document.getElementById('recordings');
+    if (box) box.replaceChildren(el('p', { class: 'error' }, String(e.message)));
   }
 }
 
@@ -244,6 +250,7 @@ async function replay(path) {
   } catch (e) {
     pos.textContent = String(e.message); pos.className = 'error'; return;
   }
+  if (!pos.isConnected) return; // another view opened meanwhile
   const mv = new MapView(map);
   const ex = w.extent, m = Math.max(ex.max_x - ex.min_x, ex.max_y - ex.min_y, 10) * 0.05;
   mv.fit(ex.min_x - m, ex.max_x + m, ex.min_y - m, ex.max_y + m);
