@@ -2,7 +2,8 @@
 /* The web console (docs/http-api.md): a JSON API and pages on the metrics listener, installed
  * into the HTTP server as its route. console_api.c routes and answers the live state,
  * console_stream.c the Server-Sent Events, console_files.c the recordings under the output root
- * (on the thread pool), console_pages.c the pages embedded in the binary. */
+ * (on the thread pool), console_pages.c the pages embedded in the binary, console_latest.c a
+ * session's latest samples as JSON, console_common.c what they share. */
 #ifndef RECD_DAEMON_CONSOLE_H
 #define RECD_DAEMON_CONSOLE_H
 

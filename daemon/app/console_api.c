@@ -21,20 +21,7 @@
 #include "support/clock.h"
 #include "support/log.h"
 
-void console_send_json(recd_http_reply *r, int code, const char *json)
-{
-    recd_http_reply_send(r, code, "application/json", CONSOLE_SECURITY_HEADERS "Cache-Control: no-store\r\n",
-                         json, strlen(json));
-}
 
-void console_send_error(recd_http_reply *r, int code, const char *what)
-{
-    json_t *o = json_pack("{s:s}", "error", what);
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    console_send_json(r, code, text ? text : "{\"error\":\"out of memory\"}");
-    free(text);
-    json_decref(o);
-}
 
 /* Sends o (taking it) as the answer, or 500 when it is NULL or cannot be written. */
 static void send_object(recd_http_reply *r, json_t *o)
@@ -47,54 +34,6 @@ static void send_object(recd_http_reply *r, json_t *o)
     }
     console_send_json(r, 200, text);
     free(text);
-}
-
-static int hex_digit(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
-long console_url_decode(const char *src, size_t len, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        int ch = (unsigned char)src[i];
-        if (ch == '%') {
-            int hi = i + 2 < len + 0 ? hex_digit(src[i + 1]) : -1, lo = hi >= 0 ? hex_digit(src[i + 2]) : -1;
-            if (hi < 0 || lo < 0)
-                return -1;
-            ch = hi * 16 + lo;
-            i += 2;
-        } else if (ch == '+') {
-            ch = ' ';
-        }
-        if (ch == 0 || n + 1 >= cap)
-            return -1;
-        out[n++] = (char)ch;
-    }
-    out[n] = 0;
-    return (long)n;
-}
-
-int console_query(const recd_http_request *req, const char *name, char *out, size_t cap)
-{
-    size_t n = strlen(name);
-    const char *q = req->query;
-    for (size_t i = 0; i < req->query_len;) {
-        size_t end = i;
-        while (end < req->query_len && q[end] != '&')
-            end++;
-        if (end - i > n && memcmp(q + i, name, n) == 0 && q[i + n] == '=')
-            return console_url_decode(q + i + n + 1, end - i - n - 1, out, cap) < 0 ? -1 : 1;
-        i = end + 1;
-    }
-    return 0;
 }
 
 /* The peer that opened a session, as its address (an IPv6 peer is counted by its /64). */
@@ -164,59 +103,6 @@ static void serve_sessions(recd_server *srv, recd_http_reply *r)
     send_object(r, o);
 }
 
-/* A number, or null for NaN (JSON has none). */
-static json_t *num(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *point_json(const recd_track_point *p)
-{
-    json_t *o = json_pack("{s:I, s:i}", "actor", (json_int_t)p->actor, "kind", (int)p->kind);
-    if (!o)
-        return NULL;
-    json_object_set_new(o, "t", num(p->t));
-    json_object_set_new(o, "x", num(p->x));
-    json_object_set_new(o, "y", num(p->y));
-    json_object_set_new(o, "z", num(p->z));
-    json_object_set_new(o, "speed", num(p->speed));
-    json_object_set_new(o, "health", num(p->health));
-    json_object_set_new(o, "armour", num(p->armour));
-    json_object_set_new(o, "vehicle_health", num(p->vehicle_health));
-    return o;
-}
-
-static json_t *events_json(const session_live *l)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a && l && i < l->ev_count; i++) {
-        json_t *ev = json_loads(l->events[(l->ev_head + i) % SESSION_LIVE_EVENTS], 0, NULL);
-        json_array_append_new(a, ev ? ev : json_string(l->events[(l->ev_head + i) % SESSION_LIVE_EVENTS]));
-    }
-    return a;
-}
-
-char *console_latest_json(recd_server *srv, const char *key, uint64_t *version)
-{
-    recd_session *s = session_table_get(&srv->sessions.table, key);
-    if (!s)
-        return NULL;
-    const session_live *l = s->view;
-    json_t *pts = json_array();
-    for (size_t i = 0; pts && l && i < l->actors; i++)
-        json_array_append_new(pts, point_json(&l->pts[i]));
-    uint64_t now = uv_now(srv->loop);
-    json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I}", "key", s->key, "format",
-                          recd_msg_format_name(s->format), "samples", pts ? pts : json_array(),
-                          "events", events_json(l), "age_ms",
-                          (json_int_t)(l && l->updated_ms ? now - l->updated_ms : 0), "events_total",
-                          (json_int_t)(l ? l->events_total : 0), "version",
-                          (json_int_t)(l ? l->version : 0));
-    *version = l ? l->version : 0;
-    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return text;
-}
 
 static void serve_latest(recd_server *srv, const char *key, recd_http_reply *r)
 {
@@ -342,11 +228,6 @@ static bool console_route(void *ctx, const recd_http_request *req, recd_http_rep
     return true;
 }
 
-void console_maybe_free(console *c)
-{
-    if (c->closing && c->timer_closed && !c->viewer_count && !c->jobs)
-        free(c);
-}
 
 static void timer_closed(uv_handle_t *h)
 {
