@@ -6,7 +6,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +19,6 @@
 #include "server.h"
 #include "support/clock.h"
 #include "support/log.h"
-
-
 
 /* Sends o (taking it) as the answer, or 500 when it is NULL or cannot be written. */
 static void send_object(recd_http_reply *r, json_t *o)
@@ -102,7 +99,6 @@ static void serve_sessions(recd_server *srv, recd_http_reply *r)
                      : NULL;
     send_object(r, o);
 }
-
 
 static void serve_latest(recd_server *srv, const char *key, recd_http_reply *r)
 {
@@ -227,7 +223,6 @@ static bool console_route(void *ctx, const recd_http_request *req, recd_http_rep
         console_send_error(r, 404, "not found");
     return true;
 }
-
 
 static void timer_closed(uv_handle_t *h)
 {

@@ -127,7 +127,7 @@ static void job_answer(file_job *j, int code, json_t *o)
 
 static void job_error(file_job *j, int code, const char *fmt, const char *arg)
 {
-    char what[512];
+    char what[PATH_CAP + 128];
     snprintf(what, sizeof what, fmt, arg);
     job_answer(j, code, json_pack("{s:s}", "error", what));
 }
