@@ -140,6 +140,20 @@ static json_t *listeners_json(recd_server *srv)
     return a;
 }
 
+/* The process's drops and refusals by reason, as the metrics count them. */
+static json_t *drops_json(recd_server *srv)
+{
+    json_t *dropped = json_object(), *refused = json_object();
+    for (size_t i = 0; dropped && i < RECD_M_DROPS; i++)
+        json_object_set_new(dropped, recd_metrics_drop_name((recd_m_drop)i),
+                            json_integer((json_int_t)recd_metric_value(srv->metrics.samples_dropped_total, i)));
+    for (size_t i = 0; refused && i < RECD_M_REASONS; i++)
+        json_object_set_new(refused, recd_metrics_reason_name((recd_m_reason)i),
+                            json_integer((json_int_t)recd_metric_value(srv->metrics.decode_errors_total, i)));
+    return json_pack("{s:o, s:o}", "samples_dropped", dropped ? dropped : json_object(), "messages_refused",
+                     refused ? refused : json_object());
+}
+
 static void serve_process(console *c, recd_http_reply *r)
 {
     recd_server *srv = c->server;
@@ -157,6 +171,7 @@ static void serve_process(console *c, recd_http_reply *r)
                           (json_int_t)srv->sessions.bytes_lost);
     if (o) {
         json_object_set_new(o, "warnings", warn ? warn : json_array());
+        json_object_set_new(o, "drops", drops_json(srv));
         json_object_set_new(o, "console", json_pack("{s:I, s:I, s:I, s:I}", "streams",
                                                      (json_int_t)recd_http_server_streams(srv->http),
                                                      "streams_dropped",

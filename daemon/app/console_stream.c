@@ -86,7 +86,10 @@ static void on_tick(uv_timer_t *t)
 bool console_route_stream(console *c, const recd_http_request *req, const char *key,
                           recd_http_reply *reply)
 {
-    (void)req;
+    if (strcmp(req->method, "GET") != 0) {
+        console_send_error(reply, 405, "a stream is read with GET");
+        return true;
+    }
     if (!session_table_get(&c->server->sessions.table, key)) {
         console_send_error(reply, 404, "no such session");
         return true;

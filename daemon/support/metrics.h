@@ -243,6 +243,9 @@ void recd_metrics_state_refused(recd_daemon_metrics *m, const char *what);
 /* A valid file refused (config.h, recd_config_reload_check): result "refused", and its reason. */
 void recd_metrics_config_reload_refused(recd_daemon_metrics *m, int reason);
 void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_conn_drop reason);
+/* The label values of recd_samples_dropped_total and recd_decode_errors_total ("" out of range). */
+const char *recd_metrics_drop_name(recd_m_drop d);
+const char *recd_metrics_reason_name(recd_m_reason r);
 /* Samples process-wide gauges (heap in use, process_*); called before each /metrics render. */
 void recd_metrics_refresh_process(recd_daemon_metrics *m);
 
