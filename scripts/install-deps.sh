@@ -39,7 +39,11 @@ test_packages=(
   maven libmaven-compiler-plugin-java libmaven-resources-plugin-java libsurefire-java
     libmaven-jar-plugin-java junit4  # Maven builds and tests the Java client offline (java_maven)
   openssl                            # certificates for the NATS TLS tests (tests/clients/test_python_nats_secure.py)
+  chromium nodejs                    # the web console in a real browser (tests/browser/console_browser.sh)
 )
+# npm installs playwright-core for the browser test; a nodejs that bundles it (NodeSource's) needs
+# no Debian npm, which would conflict with it.
+command -v npm >/dev/null || test_packages+=(npm)
 
 packages=("${run_packages[@]}")
 if [ "${1:-}" = --test ]; then

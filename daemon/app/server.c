@@ -16,6 +16,7 @@
 #include "recd/nats_connect.h"
 #include "recd/recovery.h"
 #include "recd/units.h"
+#include "console.h"
 #include "record/part_manifest.h"
 #include "record/session_formats.h"
 #include "support/clock.h"
@@ -195,6 +196,8 @@ static int start_metrics(recd_server *s)
     opt.metrics_ctx = s;
     opt.save = http_save;
     opt.save_ctx = s;
+    if (console_start(s, &opt) < 0)
+        return -ENOMEM;
     /* Hanging clients must not starve liveness probes (docs/reliability.md, "Hostile peers"). */
     opt.header_timeout_ms = HTTP_HEADER_TIMEOUT_MS;
     opt.health_reserve = HTTP_HEALTH_RESERVE;
@@ -281,6 +284,7 @@ static void finish_close(recd_server *s)
         recd_http_server_close(s->http, NULL, NULL);
         s->http = NULL;
     }
+    console_stop(s);
     ingest_close_listeners(&s->ingest);
     ingest_nats_close_all(&s->ingest);
     const recd_sessions *r = &s->sessions;
@@ -513,6 +517,7 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli)
         recd_signals_close(&s->signals);
         if (s->http)
             recd_http_server_close(s->http, NULL, NULL);
+        console_stop(s);
         ingest_close_listeners(&s->ingest);
         uv_walk(loop, close_walk, NULL);
     }

@@ -41,6 +41,7 @@ struct recd_server {
     recd_daemon_metrics metrics;
     recd_http_server *http;
     int metrics_port; /* bound port, -1 when off */
+    struct console *console; /* the web console on it (console.h), or NULL */
 
     writer_stage writer;
     int root_fd;

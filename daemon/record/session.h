@@ -65,6 +65,7 @@ typedef struct recd_session {
      * or 0 for datagrams. On the line last_input_ms is on: checked with every sample. */
     uint64_t owner;
     uint64_t last_input_ms;    /* monotonic time of the last message */
+    uint64_t live_ms;          /* when the console's view last took a sample (session_live.h) */
     uint64_t pending_since_ms; /* oldest unflushed input; 0 when nothing is pending */
     uint64_t buffered; /* bytes accepted and not yet written (queued, in flight, in the encoder) */
     /* The peer that opened it (its share of sessions and bytes), or NULL: not counted per peer. */
@@ -114,6 +115,7 @@ typedef struct recd_session {
     /* Instant replay (session_ring.h): its samples are kept in memory, not written, until a save;
      * NULL when it writes as usual. */
     session_ring *ring;
+    struct session_live *view; /* the console's view of its latest samples, or NULL */
 } recd_session;
 
 /* Accepted input not yet added to the metrics: published once per read, not per message. */

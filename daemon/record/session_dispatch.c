@@ -15,6 +15,7 @@
 #include "session_ring.h"
 #include "support/clock.h"
 #include "support/identity.h"
+#include "session_live.h"
 #include "support/log.h"
 
 /* The message was refused with why already written: set the metric label only. */
@@ -421,6 +422,9 @@ static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m
     int rc = admit_sample(in, s, m->type == RECD_MSG_STATE, m->format, now_ms, why, whylen);
     if (rc <= 0)
         return rc;
+    /* Before the format takes it: a format may move what the message owns (meta->movable). */
+    if (m->type == RECD_MSG_EVENT || session_live_due(s->live_ms, now_ms))
+        session_live_note(s, m, now_ms);
     rc = s->ops->sample(s, in, m, meta, now_ms, why, whylen);
     return sample_taken(in, s, rc);
 }
@@ -478,6 +482,8 @@ int session_dispatch_fast(session_input *in, const recd_wire_rec_state *st,
     const session_format *ops = s->ops;
     rc = ops->state_fast ? ops->state_fast(s, in, st->time_ms, meta->has_time, st->fields, now_ms)
                          : state_decoded(in, s, st, meta, now_ms, why, whylen);
+    if (__builtin_expect(session_live_due(s->live_ms, now_ms), 0) && rc >= 0)
+        session_live_note_fast(s, st, now_ms);
     return sample_taken(in, s, rc);
 }
 

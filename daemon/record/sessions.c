@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "session_ring.h"
+#include "session_live.h"
 #include "support/log.h"
 
 static void on_written(void *ctx, const writer_result *r);
@@ -117,6 +118,7 @@ static void end_format_part(recd_session *s, bool session_end)
 
 static void free_format(recd_session *s)
 {
+    session_live_free(s);
     if (s->ops->free)
         s->ops->free(s);
     session_ring_free(s);

@@ -23,7 +23,8 @@
 #define URL_MAX 1024
 #define AUTH_MAX 300 /* "Bearer " and a token of at most 256 bytes */
 #define READ_CHUNK 4096
-#define PEEK_MAX 8192 /* the default max_request_bytes: a request's end lies within it */
+#define PEEK_MAX 8192
+#define STREAM_SNDBUF 16384 /* a stream's kernel send buffer (Linux doubles it) */ /* the default max_request_bytes: a request's end lies within it */
 
 typedef struct conn conn;
 
@@ -35,6 +36,8 @@ struct recd_http_server {
     LIST_HEAD(conn_list, conn) conns; /* open clients, to close them on shutdown */
     size_t nconns;
     size_t nclosing; /* of them, closing (their handles are not closed yet) */
+    size_t nstreams; /* of them, open streams: not counted against max_connections */
+    uint64_t streams_dropped; /* streams closed because their client fell behind */
     size_t open_handles; /* listener + client handles still to be closed */
     bool closing;
     void (*on_closed)(void *ctx);
@@ -68,6 +71,17 @@ struct conn {
     uv_shutdown_t shutdown_req;
     recd_buf response;
     tls_conn *tls;    /* HTTPS only */
+    bool held;       /* a route has the reply and will send it: not freed before it does */
+    bool dead;       /* closed while held: freed by recd_http_reply_send */
+    bool streaming;  /* the reply is a stream (recd_http_reply_stream) */
+    size_t backlog;  /* stream bytes queued and not yet taken by the kernel */
+    void (*on_gone)(void *data);
+    void *gone_data;
+};
+
+/* A routed request's reply is its connection. */
+struct recd_http_reply {
+    conn c;
 };
 
 static void server_handle_closed(recd_http_server *s)
@@ -92,7 +106,15 @@ static void conn_handle_closed(uv_handle_t *h)
     s->nclosing--;
     recd_buf_free(&c->response);
     tls_conn_free(c->tls);
-    free(c);
+    c->tls = NULL;
+    void (*gone)(void *) = c->streaming ? c->on_gone : NULL;
+    void *gone_data = c->gone_data;
+    if (c->held)
+        c->dead = true; /* its route still has the reply */
+    else
+        free(c);
+    if (gone)
+        gone(gone_data);
     server_handle_closed(s);
 }
 
@@ -102,6 +124,8 @@ static void http_conn_close(conn *c)
         return;
     c->closing = true;
     c->srv->nclosing++;
+    if (c->streaming)
+        c->srv->nstreams--;
     uv_close((uv_handle_t *)&c->tcp, conn_handle_closed);
     uv_close((uv_handle_t *)&c->timer, conn_handle_closed);
 }
@@ -216,15 +240,17 @@ static int seal_response(conn *c)
     return rc;
 }
 
-static void respond(conn *c, int code, const char *content_type, const void *body, size_t body_len)
+static void respond_with(conn *c, int code, const char *content_type, const char *headers,
+                         const void *body, size_t body_len)
 {
     if (c->responded || c->closing)
         return;
     c->responded = true;
-    char head[512];
+    char head[1536];
     int n = snprintf(head, sizeof head,
-                     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: close\r\n\r\n",
-                     code, status_text(code), content_type, body_len, code == 405 ? "Allow: GET, HEAD\r\n" : "");
+                     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%sConnection: close\r\n\r\n",
+                     code, status_text(code), content_type, body_len, code == 405 ? "Allow: GET, HEAD\r\n" : "",
+                     headers ? headers : "");
     /* HEAD: the same headers as GET, without the body. */
     bool head_only = c->parser.method == HTTP_HEAD;
     if (n < 0 || (size_t)n >= sizeof head || recd_buf_append(&c->response, head, (size_t)n) < 0 ||
@@ -242,6 +268,11 @@ static void respond(conn *c, int code, const char *content_type, const void *bod
     c->write_req.data = c;
     if (uv_write(&c->write_req, (uv_stream_t *)&c->tcp, &buf, 1, on_written) < 0)
         http_conn_close(c);
+}
+
+static void respond(conn *c, int code, const char *content_type, const void *body, size_t body_len)
+{
+    respond_with(c, code, content_type, NULL, body, body_len);
 }
 
 static void respond_text(conn *c, int code, const char *text)
@@ -339,6 +370,139 @@ static bool route_save(conn *c, const char *path, size_t plen, const char *query
     return true;
 }
 
+/* Any other path, through the route app installed (the console). */
+static bool route_other(conn *c, const char *path, size_t plen, const char *query, size_t qlen)
+{
+    recd_http_server *s = c->srv;
+    if (!s->opt.route)
+        return false;
+    recd_http_request req = {http_method_str(c->parser.method), path, plen, query, qlen,
+                             c->auth_len ? c->auth : NULL, c->loopback};
+    c->held = true;
+    if (!s->opt.route(s->opt.route_ctx, &req, (recd_http_reply *)c)) {
+        c->held = false;
+        return false;
+    }
+    if (c->held) /* answered later: the whole-connection deadline runs meanwhile */
+        uv_timer_start(&c->timer, on_timeout, s->opt.timeout_ms, 0);
+    return true;
+}
+
+void recd_http_reply_send(recd_http_reply *r, int code, const char *content_type,
+                          const char *headers, const void *body, size_t len)
+{
+    conn *c = &r->c;
+    c->held = false;
+    if (c->dead) {
+        free(c);
+        return;
+    }
+    respond_with(c, code, content_type, headers, body, len);
+}
+
+typedef struct stream_chunk {
+    uv_write_t req;
+    conn *c;
+    size_t len;
+    char data[];
+} stream_chunk;
+
+static void on_stream_written(uv_write_t *req, int status)
+{
+    stream_chunk *w = req->data;
+    w->c->backlog -= w->len;
+    if (status < 0)
+        http_conn_close(w->c);
+    free(w);
+}
+
+static int queue_stream_chunk(conn *c, const void *data, size_t len)
+{
+    if (c->backlog + len > c->srv->opt.max_stream_backlog) {
+        c->srv->streams_dropped++;
+        http_conn_close(c);
+        return -ENOBUFS;
+    }
+    stream_chunk *w = malloc(sizeof *w + len);
+    if (!w) {
+        http_conn_close(c);
+        return -ENOMEM;
+    }
+    w->c = c;
+    w->len = len;
+    memcpy(w->data, data, len);
+    w->req.data = w;
+    c->backlog += len;
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_stream_written) < 0) {
+        c->backlog -= len;
+        free(w);
+        http_conn_close(c);
+        return -EPIPE;
+    }
+    return 0;
+}
+
+/* HTTPS: a stream chunk goes out as the TLS records that carry it. */
+static int queue_sealed_chunk(conn *c, const void *data, size_t len)
+{
+    recd_buf sealed = {0};
+    int rc = tls_conn_write(c->tls, data, len);
+    if (rc == 0)
+        rc = tls_conn_take_output(c->tls, &sealed);
+    if (rc == 0)
+        rc = queue_stream_chunk(c, sealed.data, sealed.len);
+    else
+        http_conn_close(c);
+    recd_buf_free(&sealed);
+    return rc;
+}
+
+int recd_http_stream_write(recd_http_reply *r, const void *data, size_t len)
+{
+    conn *c = &r->c;
+    if (c->closing)
+        return -EPIPE;
+    return c->tls ? queue_sealed_chunk(c, data, len) : queue_stream_chunk(c, data, len);
+}
+
+int recd_http_reply_stream(recd_http_reply *r, const char *content_type, const char *headers,
+                           void (*on_gone)(void *data), void *data)
+{
+    conn *c = &r->c;
+    recd_http_server *s = c->srv;
+    if (s->nstreams >= s->opt.max_streams || c->closing || c->dead)
+        return -EBUSY;
+    char head[1536];
+    int n = snprintf(head, sizeof head,
+                     "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nCache-Control: no-store\r\n%s"
+                     "Connection: close\r\n\r\n", content_type, headers ? headers : "");
+    if (n < 0 || (size_t)n >= sizeof head)
+        return -EINVAL;
+    c->held = false;
+    c->responded = true;
+    c->streaming = true;
+    c->on_gone = on_gone;
+    c->gone_data = data;
+    s->nstreams++;
+    uv_timer_stop(&c->timer); /* a stream has no deadline; its backlog bounds it */
+    /* What the kernel holds for a client that does not read is bounded too. */
+    int sndbuf = STREAM_SNDBUF;
+    uv_send_buffer_size((uv_handle_t *)&c->tcp, &sndbuf);
+    recd_http_stream_write(r, head, (size_t)n);
+    return 0;
+}
+
+size_t recd_http_server_streams(const recd_http_server *s)
+{
+    return s ? s->nstreams : 0;
+}
+
+uint64_t recd_http_server_streams_dropped(const recd_http_server *s)
+{
+    return s ? s->streams_dropped : 0;
+}
+
 static void route(conn *c)
 {
     struct http_parser_url u;
@@ -360,12 +524,13 @@ static void route(conn *c)
         respond_text(c, 405, "method not allowed\n");
         return;
     }
-    if (!is_metrics && !is_health) {
-        respond_text(c, 404, "not found\n");
-        return;
-    }
     if (c->reserve && !is_health) {
         respond_text(c, 503, "busy: too many clients\n");
+        return;
+    }
+    if (!is_metrics && !is_health) {
+        if (!route_other(c, path, plen, query, qlen))
+            respond_text(c, 404, "not found\n");
         return;
     }
     if (is_metrics) {
@@ -576,7 +741,7 @@ static void on_connection(uv_stream_t *listener, int status)
         http_conn_close(c);
         return;
     }
-    size_t open = s->nconns - s->nclosing;
+    size_t open = s->nconns - s->nclosing - s->nstreams;
     if (open > s->opt.max_connections + s->opt.health_reserve) {
         conn *old = s->opt.health_reserve ? oldest_sheddable(s, c) : NULL;
         if (!old) {
@@ -625,6 +790,10 @@ int recd_http_server_start(uv_loop_t *loop, const char *host, int port, const re
         s->opt = *opt;
     if (!s->opt.max_connections)
         s->opt.max_connections = 16;
+    if (!s->opt.max_streams)
+        s->opt.max_streams = 64;
+    if (!s->opt.max_stream_backlog)
+        s->opt.max_stream_backlog = 256 * 1024;
     if (!s->opt.max_request_bytes)
         s->opt.max_request_bytes = 8192;
     if (!s->opt.timeout_ms)

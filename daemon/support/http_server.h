@@ -47,6 +47,26 @@ typedef struct recd_http_save_request {
 typedef int (*recd_http_save_fn)(void *ctx, const recd_http_save_request *req, char *text,
                                  size_t textlen);
 
+/* A request none of the built-in routes took (the console's, installed by app): see route below. */
+typedef struct recd_http_request {
+    const char *method;        /* "GET", "HEAD", "POST", ... */
+    const char *path;          /* as sent (not decoded), path_len bytes, not NUL-terminated */
+    size_t path_len;
+    const char *query;         /* after '?', query_len bytes ("" when none) */
+    size_t query_len;
+    const char *authorization; /* the Authorization header's value, or NULL */
+    bool peer_loopback;        /* the client connected from a loopback address */
+} recd_http_request;
+
+/* The answer to one routed request: sent at once or later (work on the thread pool), or kept
+ * open as a stream (Server-Sent Events). */
+typedef struct recd_http_reply recd_http_reply;
+
+/* Returns false when the route does not know the path (404). When it returns true it has called
+ * recd_http_reply_send or recd_http_reply_stream, or will call recd_http_reply_send later (the
+ * client then has the whole-connection deadline to wait). */
+typedef bool (*recd_http_route_fn)(void *ctx, const recd_http_request *req, recd_http_reply *reply);
+
 typedef struct recd_http_options {
     const recd_metrics *metrics;   /* rendered on GET /metrics; NULL = empty exposition */
     recd_http_health_fn health;    /* NULL = always healthy */
@@ -55,6 +75,12 @@ typedef struct recd_http_options {
     void *metrics_ctx;
     recd_http_save_fn save;        /* POST /sessions/KEY/save; NULL = 404 */
     void *save_ctx;
+    recd_http_route_fn route;      /* other paths (the console); NULL = 404 */
+    void *route_ctx;
+    size_t max_streams;            /* streams open at once, counted apart from max_connections;
+                                    * 0 = 64. More: recd_http_reply_stream refuses */
+    size_t max_stream_backlog;     /* bytes a stream's client has not taken yet; more and it is
+                                    * closed. 0 = 256 KiB */
     size_t max_connections;        /* concurrent clients; 0 = 16. Extra ones are closed at once, */
     size_t health_reserve;         /* unless there is a reserve: this many more clients, answered
                                     * for GET /healthz only; when it is full too, the oldest client
@@ -83,5 +109,25 @@ int recd_http_server_port(const recd_http_server *s);
 /* Stops listening, closes every client and frees the server once libuv has closed all handles; then
  * calls on_closed(ctx) if given. The loop must keep running until then. */
 void recd_http_server_close(recd_http_server *s, void (*on_closed)(void *ctx), void *ctx);
+
+/* Answers a routed request (once): status, Content-Type, extra header lines (each ending in
+ * "\r\n", or NULL) and the body (not sent for HEAD). When the client has gone meanwhile it only
+ * frees the reply. */
+void recd_http_reply_send(recd_http_reply *r, int code, const char *content_type,
+                          const char *headers, const void *body, size_t len);
+
+/* Turns the reply into a stream: sends a 200 head with no length and keeps the connection open
+ * with no deadline, counted apart from max_connections. on_gone(data) runs once when the
+ * connection closes (client gone, backlog over, server closing); r is invalid after it.
+ * 0, or -EBUSY when max_streams are open (nothing was sent: answer with recd_http_reply_send). */
+int recd_http_reply_stream(recd_http_reply *r, const char *content_type, const char *headers,
+                           void (*on_gone)(void *data), void *data);
+/* Queues bytes on a stream. 0; -ENOBUFS when the client's backlog would pass max_stream_backlog
+ * (the stream is closed, on_gone follows); -EPIPE when it is closing already. */
+int recd_http_stream_write(recd_http_reply *r, const void *data, size_t len);
+
+/* Streams open now, and streams closed because their client fell behind, since start. */
+size_t recd_http_server_streams(const recd_http_server *s);
+uint64_t recd_http_server_streams_dropped(const recd_http_server *s);
 
 #endif

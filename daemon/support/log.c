@@ -99,6 +99,14 @@ void recd_log_set_clock(recd_log_clock_fn fn)
     pthread_mutex_unlock(&lock);
 }
 
+/* Copies at most cap - 1 bytes and terminates: truncation is intended here. */
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static uint64_t now_ms(void)
 {
     if (clock_fn)
@@ -173,8 +181,71 @@ static size_t format_line(char *out, size_t cap, int level, const char *msg)
     return len;
 }
 
+/* The latest warnings and worse, for the console (recd_log_recent). Lock held. */
+#define RECENT_MAX 16
+#define RECENT_TEXT 240
+static struct recent_line {
+    int64_t epoch_ms;
+    int level;
+    char text[RECENT_TEXT];
+} recent[RECENT_MAX];
+static size_t recent_next, recent_count;
+
+static void remember(int level, const char *msg)
+{
+    if (level > RECD_LOG_WARNING)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct recent_line *r = &recent[recent_next];
+    r->epoch_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    r->level = level;
+    copy_text(r->text, sizeof r->text, msg);
+    recent_next = (recent_next + 1) % RECENT_MAX;
+    if (recent_count < RECENT_MAX)
+        recent_count++;
+}
+
+/* Appends s as a JSON string's content: quotes and backslashes escaped, controls as spaces. */
+static size_t json_text(char *out, size_t cap, size_t n, const char *s)
+{
+    for (; *s && n + 3 < cap; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            out[n++] = '\\';
+        out[n++] = ch < 0x20 || ch == 0x7f ? ' ' : (char)ch;
+    }
+    return n;
+}
+
+size_t recd_log_recent(char *out, size_t cap)
+{
+    size_t n = 0;
+    if (cap < 3)
+        return 0;
+    out[n++] = '[';
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < recent_count; i++) {
+        const struct recent_line *r = &recent[(recent_next + RECENT_MAX - recent_count + i) % RECENT_MAX];
+        char head[96];
+        int h = snprintf(head, sizeof head, "%s{\"epoch_ms\":%lld,\"level\":\"%s\",\"message\":\"",
+                         i ? "," : "", (long long)r->epoch_ms, recd_log_level_name(r->level));
+        if (h < 0 || n + (size_t)h + sizeof r->text * 2 + 4 >= cap)
+            break;
+        memcpy(out + n, head, (size_t)h);
+        n = json_text(out, cap, n + (size_t)h, r->text);
+        out[n++] = '"';
+        out[n++] = '}';
+    }
+    pthread_mutex_unlock(&lock);
+    out[n++] = ']';
+    out[n] = 0;
+    return n;
+}
+
 static void emit_message(int level, const char *msg)
 {
+    remember(level, msg);
     char line[RECD_LOG_LINE_MAX + 1]; /* the line with its newline is at most RECD_LOG_LINE_MAX bytes */
     size_t len = format_line(line, sizeof line, level, msg);
     emit(line, len);
@@ -191,13 +262,6 @@ static void emit_summary(limit_slot *s, uint64_t now)
     s->suppressed = 0;
 }
 
-/* Copies at most cap - 1 bytes and terminates: truncation is intended here. */
-static void copy_text(char *dst, size_t cap, const char *src)
-{
-    size_t n = strnlen(src, cap - 1);
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}
 
 static uint64_t hash_key(const char *key)
 {

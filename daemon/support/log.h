@@ -71,6 +71,11 @@ void recd_log_keyed(int level, const char *key, const char *fmt, ...) RECD_LOG_P
  * suppression is reported even when the flood stops. */
 void recd_log_flush_suppressed(bool all);
 
+/* The latest warnings and worse (up to 16, oldest first) as a JSON array's text in out (cap
+ * bytes, at least 3; entries that do not fit are left out): [{"epoch_ms":N,"level":"warning",
+ * "message":"..."}, ...]. Returns its length. */
+size_t recd_log_recent(char *out, size_t cap);
+
 #define log_emerg(...) recd_log(RECD_LOG_EMERG, __VA_ARGS__)
 #define log_crit(...) recd_log(RECD_LOG_CRIT, __VA_ARGS__)
 #define log_err(...) recd_log(RECD_LOG_ERR, __VA_ARGS__)

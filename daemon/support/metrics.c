@@ -441,6 +441,16 @@ static const recd_metric_label reason_label[] = {{"reason", reason_values, RECD_
 static const char *const drop_values[] = {"buffer_full", "ring_session_memory",
                                           "ring_process_memory", "peer_buffer", "unwritable"};
 _Static_assert(sizeof drop_values / sizeof *drop_values == RECD_M_DROPS, "drop labels");
+const char *recd_metrics_drop_name(recd_m_drop d)
+{
+    return (size_t)d < RECD_M_DROPS ? drop_values[d] : "";
+}
+
+const char *recd_metrics_reason_name(recd_m_reason r)
+{
+    return (size_t)r < RECD_M_REASONS ? reason_values[r] : "";
+}
+
 static const char *const conn_drop_values[] = {"idle", "frame_timeout", "shed", "refused",
                                                "tls_handshake", "tls_handshake_timeout",
                                                "tls_identity"};

@@ -260,6 +260,9 @@ void recd_metrics_conn_dropped(recd_daemon_metrics *m, recd_m_conn_drop reason);
 int recd_metrics_add_tls_identities(recd_daemon_metrics *m, const char *const *patterns, size_t n);
 /* Counts a completed handshake under pattern (NULL: none asked for; unknown: "unmapped"). */
 void recd_metrics_tls_connection(recd_daemon_metrics *m, const char *pattern, bool client_cert);
+/* The label values of recd_samples_dropped_total and recd_decode_errors_total ("" out of range). */
+const char *recd_metrics_drop_name(recd_m_drop d);
+const char *recd_metrics_reason_name(recd_m_reason r);
 /* Samples process-wide gauges (heap in use, process_*); called before each /metrics render. */
 void recd_metrics_refresh_process(recd_daemon_metrics *m);
 

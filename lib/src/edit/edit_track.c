@@ -6,6 +6,7 @@
 
 #include "edit/edit_internal.h"
 #include "message/msg_fields.h"
+#include "recd/track_point.h"
 
 typedef struct track_read {
     const struct recd_format_edit *e;
@@ -51,4 +52,17 @@ int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void
                       : recd_format_export(f, buf, len, track_msg, &t, err, errlen);
     edit_progress_end(&t.progress, rc);
     return rc;
+}
+
+int recd_track_points_of(const recd_msg *m, recd_track_fn on_point, void *data)
+{
+    const recd_format *f = m->type == RECD_MSG_STATE ? recd_format_of_msg(m->format) : NULL;
+    recd_track_point p;
+    if (!f || !f->edit)
+        return 0;
+    if (f->edit->track_points)
+        return f->edit->track_points(m, on_point, data);
+    if (!f->edit->track_point || !f->edit->track_point(m, &p))
+        return 0;
+    return on_point(data, &p);
 }

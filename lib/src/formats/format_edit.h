@@ -80,6 +80,9 @@ struct recd_format_edit {
     /* A message format with no table entry of its own whose states these hooks read too (a
      * session whose parts are files of this format); NONE: none. */
     recd_msg_format reads_also;
+    /* One state of several actors as points, for a live view (the web console); NULL: the
+     * state is one actor's, track_point gives it. */
+    int (*track_points)(const recd_msg *m, recd_track_fn on_point, void *data);
 };
 
 /* The engine's list helpers, for the per-format hooks. */

@@ -334,4 +334,5 @@ const struct recd_format_edit recd_carla__edit = {
     .cut = carla_cut,
     .concat = carla_concat,
     .track = recd_carla__track,
+    .track_points = recd_carla__track_points,
 };

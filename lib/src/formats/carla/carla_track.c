@@ -161,3 +161,29 @@ int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, vo
     carla_index_free(&s.x);
     return rc;
 }
+
+int recd_carla__track_points(const recd_msg *m, recd_track_fn on_point, void *data)
+{
+    const recd_carla_frame *f = m->carla_state;
+    unsigned w = f ? f->width : 0;
+    size_t rec = 4 + 6u * w;
+    for (size_t i = 0; f && i < f->count; i++) {
+        const recd_carla_packet *p = &f->packets[i];
+        if (p->raw || p->kind != RECD_CARLA_POSITION || (size_t)p->count * rec != p->len)
+            continue;
+        for (uint32_t k = 0; k < p->count; k++) {
+            const uint8_t *r = p->data + (size_t)k * rec;
+            recd_track_point pt = {.actor = ld_le32(r), .kind = 0, .t = f->elapsed,
+                                   .x = carla_vat(r + 4, w, 0) / CM_PER_M,
+                                   .y = -carla_vat(r + 4, w, 1) / CM_PER_M,
+                                   .z = carla_vat(r + 4, w, 2) / CM_PER_M, .speed = NAN,
+                                   .health = NAN, .armour = NAN, .vehicle_health = NAN};
+            if (!isfinite(pt.x) || !isfinite(pt.y))
+                continue;
+            int rc = on_point(data, &pt);
+            if (rc != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
