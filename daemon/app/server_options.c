@@ -171,7 +171,8 @@ static bool loopback(const recd_hostport *hp)
            strncmp(hp->host, "::ffff:127.", 11) == 0;
 }
 
-int recd_cli_apply(const recd_cli *cli, recd_config *cfg, char *why, size_t cap)
+/* Applies the command-line overrides to cfg. 0 or -EINVAL with why. */
+static int recd_cli_apply(const recd_cli *cli, recd_config *cfg, char *why, size_t cap)
 {
     int rc;
     if (cli->listen_count) {

@@ -331,7 +331,7 @@ int recd_cfg_row_in_section(const row *r, const char *section)
     return strncmp(r->key, section, n) == 0 && r->key[n] == '.';
 }
 
-void *recd_cfg_field(recd_config *cfg, const row *r) { return (char *)cfg + r->offset; }
+static void *recd_cfg_field(recd_config *cfg, const row *r) { return (char *)cfg + r->offset; }
 const void *recd_cfg_cfield(const recd_config *cfg, const row *r) { return (const char *)cfg + r->offset; }
 
 /* ---- small text helpers ---- */
