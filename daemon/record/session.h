@@ -274,7 +274,11 @@ struct session_format {
     const recd_m_state_kind *state_kind; /* its state bound, for the metrics; NULL: none */
     /* Its own config section's schema rows (support/config_schema.h), installed by the top
      * layer through session_formats_install_config(); NULL: none. */
-    size_t (*config_rows)(const struct row **rows);
+    const struct row *config_rows;
+    size_t config_row_count;
+    /* The bytes of recd_config.format_options its options take: [options_offset, + options_size);
+     * size 0: none. Checked at start (session_formats_options_check): in range, no overlap. */
+    size_t options_offset, options_size;
 };
 
 #endif
