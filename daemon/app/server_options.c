@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recd/nats_connect.h"
 #include "record/session_formats.h"
 #include "support/config_schema.h"
 
@@ -190,7 +191,9 @@ static int recd_cli_apply(const recd_cli *cli, recd_config *cfg, char *why, size
             }
             for (size_t j = 0; j < i; j++)
                 if (strcmp(l[j].url, l[i].url) == 0) {
-                    snprintf(why, cap, "--listen: '%.100s' is given twice", l[i].url);
+                    char shown[220]; /* a password, token or nkey seed as *** */
+                    recd_nats_redacted(l[i].url, shown, sizeof shown);
+                    snprintf(why, cap, "--listen: '%.100s' is given twice", shown);
                     free(l);
                     return -EINVAL;
                 }

@@ -702,6 +702,8 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
         return -EINVAL;
     }
     snprintf(out->url, sizeof out->url, "%s", url);
+    char shown[220]; /* for errors: a password, token or nkey seed as *** */
+    recd_nats_redacted(url, shown, sizeof shown);
     if (strncmp(url, "nats://", 7) == 0) { /* a fleet member: the stream is named by the URL */
         recd_fleet_url fu;
         recd_nats_auth auth; /* its user part and TLS and credentials options: checked here */
@@ -713,7 +715,7 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
     const char *sep = strstr(url, "://");
     if (!sep) {
         snprintf(why, cap, "'%s' is not a listen URL; expected tcp://HOST:PORT, udp://HOST:PORT or unix:///PATH",
-                 recd_cfg_shown(url, b, sizeof b));
+                 recd_cfg_shown(shown, b, sizeof b));
         return -EINVAL;
     }
     out->transport = scheme_of(url, (size_t)(sep - url));
@@ -725,13 +727,13 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
     const char *rest = sep + 3;
     if (strchr(rest, '?')) {
         snprintf(why, cap, "'%s': give the encoding as the entry's own key (url: ..., encoding: ...), "
-                 "not as a ?query", recd_cfg_shown(url, b, sizeof b));
+                 "not as a ?query", recd_cfg_shown(shown, b, sizeof b));
         return -EINVAL;
     }
     if (out->transport == RECD_WIRE_UNIX) {
         if (rest[0] != '/') {
             snprintf(why, cap, "'%s': a Unix socket needs an absolute path, e.g. unix:///run/recd/ingest.sock",
-                     recd_cfg_shown(url, b, sizeof b));
+                     recd_cfg_shown(shown, b, sizeof b));
             return -EINVAL;
         }
         if (strlen(rest) >= sizeof out->path) {
@@ -739,12 +741,12 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
             return -EINVAL;
         }
     } else if (strchr(rest, '/')) {
-        snprintf(why, cap, "'%s': a %s URL has no path", recd_cfg_shown(url, b, sizeof b),
+        snprintf(why, cap, "'%s': a %s URL has no path", recd_cfg_shown(shown, b, sizeof b),
                  recd_wire_transport_name(out->transport));
         return -EINVAL;
     }
     recd_wire_url u;
-    if (parse_url(url, rest, &u, why, cap) < 0)
+    if (parse_url(url, strstr(shown, "://") ? strstr(shown, "://") + 3 : shown, &u, why, cap) < 0)
         return -EINVAL;
     if (out->transport == RECD_WIRE_UNIX) {
         snprintf(out->path, sizeof out->path, "%s", u.path);
