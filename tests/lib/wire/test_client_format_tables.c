@@ -108,6 +108,14 @@ static void python_matches(void **state)
     assert_int_equal(python_disagrees(py, why, sizeof why), 1);
     assert_string_equal(why, "python: no recap with byte 3");
     free(py);
+    py = slurp(source_dir(), "clients/python/recd_client/formats.py");
+    bad = strstr(py, "recap_state, recap_event)"); /* recap without its events must fail too */
+    assert_non_null(bad);
+    memmove(bad + 13, "None)", 5);
+    memmove(bad + 18, bad + 25, strlen(bad + 25) + 1);
+    assert_int_equal(python_disagrees(py, why, sizeof why), 1);
+    assert_string_equal(why, "python: recap's events differ");
+    free(py);
 }
 
 static void java_matches(void **state)
