@@ -332,7 +332,7 @@ static void on_drain_timeout(uv_timer_t *t)
     drain_done(s);
 }
 
-void server_shutdown(recd_server *s)
+static void server_shutdown(recd_server *s)
 {
     if (s->phase == SERVER_DRAINING) {
         log_notice("second stop signal: closing %zu connection%s now", s->ingest.conn_count,

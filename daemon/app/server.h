@@ -67,7 +67,6 @@ int recd_server_run(recd_config *cfg, const recd_cli *cli);
 
 /* The app layer's own files (server.c, server_reload.c, server_retention.c, server_timers.c,
  * server_setup.c, server_root_watch.c). */
-void server_shutdown(recd_server *s); /* SIGTERM / SIGINT; a second call skips the drain */
 void server_reload(recd_server *s);   /* SIGHUP */
 void server_run_retention(recd_server *s); /* on the thread pool; one run at a time */
 void server_watch_root(recd_server *s, uint64_t now); /* from the tick: a removed root */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recd/nats_connect.h"
 #include "record/session_formats.h"
 #include "support/config_schema.h"
 
@@ -172,7 +173,8 @@ static bool loopback(const recd_hostport *hp)
            strncmp(hp->host, "::ffff:127.", 11) == 0;
 }
 
-int recd_cli_apply(const recd_cli *cli, recd_config *cfg, char *why, size_t cap)
+/* Applies the command-line overrides to cfg. 0 or -EINVAL with why. */
+static int recd_cli_apply(const recd_cli *cli, recd_config *cfg, char *why, size_t cap)
 {
     int rc;
     if (cli->listen_count) {
@@ -190,7 +192,9 @@ int recd_cli_apply(const recd_cli *cli, recd_config *cfg, char *why, size_t cap)
             }
             for (size_t j = 0; j < i; j++)
                 if (strcmp(l[j].url, l[i].url) == 0) {
-                    snprintf(why, cap, "--listen: '%.100s' is given twice", l[i].url);
+                    char shown[220]; /* a password, token or nkey seed as *** */
+                    recd_nats_redacted(l[i].url, shown, sizeof shown);
+                    snprintf(why, cap, "--listen: '%.100s' is given twice", shown);
                     free(l);
                     return -EINVAL;
                 }

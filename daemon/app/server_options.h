@@ -31,8 +31,6 @@ int recd_cli_parse(int argc, char **argv, recd_cli *cli, char *why, size_t cap);
  * ("file:line:col: ..." for file errors). */
 int recd_cli_load_config(const recd_cli *cli, recd_config *cfg, char *why, size_t cap);
 
-/* Applies the command-line overrides to cfg. 0 or -EINVAL with why. */
-int recd_cli_apply(const recd_cli *cli, recd_config *cfg, char *why, size_t cap);
 
 void recd_cli_usage(FILE *out);
 

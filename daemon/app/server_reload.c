@@ -68,7 +68,9 @@ static int open_new_listeners(recd_server *s, const recd_config *next, char *why
         char reason[512];
         int rc = listener_open(&s->ingest, entry, &l, reason, sizeof reason);
         if (rc < 0) {
-            snprintf(why, cap, "cannot listen on %s: %s", entry->url, reason);
+            char shown[220]; /* a password, token or nkey seed as *** */
+            recd_nats_redacted(entry->url, shown, sizeof shown);
+            snprintf(why, cap, "cannot listen on %s: %s", shown, reason);
             while (n > 0)
                 listener_close(opened[--n]);
             return rc;

@@ -143,7 +143,6 @@ void ingest_close_stream_listeners(recd_ingest *g); /* stop accepting; UDP goes 
 
 /* Stream connections (listener_stream.c). */
 int listener_stream_start(recd_listener *l);
-void stream_conn_close(recd_conn *c);  /* immediate close (drain timeout, shutdown) */
 void ingest_close_conns(recd_ingest *g); /* every open connection, at once */
 /* Resumes reading on paused connections whose limits allow it now (a write completed). */
 void ingest_resume_paused(recd_ingest *g);

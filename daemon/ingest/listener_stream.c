@@ -109,7 +109,7 @@ static void on_conn_closed(uv_handle_t *h)
         g->on.conn_gone(g->on.data);
 }
 
-void stream_conn_close(recd_conn *c)
+static void stream_conn_close(recd_conn *c)
 {
     if (uv_is_closing(&c->h.handle))
         return;

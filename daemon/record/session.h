@@ -286,7 +286,11 @@ struct session_format {
     const recd_m_state_kind *state_kind; /* its state bound, for the metrics; NULL: none */
     /* Its own config section's schema rows (support/config_schema.h), installed by the top
      * layer through session_formats_install_config(); NULL: none. */
-    size_t (*config_rows)(const struct row **rows);
+    const struct row *config_rows;
+    size_t config_row_count;
+    /* The bytes of recd_config.format_options its options take: [options_offset, + options_size);
+     * size 0: none. Checked at start (session_formats_options_check): in range, no overlap. */
+    size_t options_offset, options_size;
     /* Instant replay (session_ring.h): writes the ring's last last_ms as one file that stands
      * alone, named by label; NULL: the format keeps no ring. While s->ring is set, the format's
      * sample path puts its samples in the ring (session_ring_add) instead of a part. 0, -ENOMEM,

@@ -12,6 +12,8 @@
 #include "support/config_schema.h"
 #include "support/log.h"
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 
 static const session_format *const session_formats[] = {
@@ -76,13 +78,62 @@ size_t session_formats_state_kinds(const recd_m_state_kind **kinds, size_t cap)
     return n;
 }
 
+/* A row that writes into format_options must write into its own format's range. */
+static bool rows_in_own_options(const session_format *f)
+{
+    const size_t base = offsetof(recd_config, format_options);
+    for (size_t r = 0; r < f->config_row_count; r++) {
+        size_t off = f->config_rows[r].offset;
+        if (!f->config_rows[r].key || off < base || off >= base + RECD_CONFIG_FORMAT_OPTIONS)
+            continue; /* a documented core key, or outside the formats' bytes */
+        if (off - base < f->options_offset || off - base >= f->options_offset + f->options_size)
+            return false;
+    }
+    return true;
+}
+
+static bool options_overlap(const session_format *a, const session_format *b)
+{
+    return a->options_size && b->options_size &&
+           a->options_offset < b->options_offset + b->options_size &&
+           b->options_offset < a->options_offset + a->options_size;
+}
+
+int session_formats_options_check(const session_format *const *formats, size_t n, char *why,
+                                  size_t whylen)
+{
+    for (size_t i = 0; i < n; i++) {
+        const session_format *a = formats[i];
+        const char *name = recd_msg_format_name(a->formats[0]);
+        if (a->options_offset > RECD_CONFIG_FORMAT_OPTIONS ||
+            a->options_size > RECD_CONFIG_FORMAT_OPTIONS - a->options_offset)
+            return snprintf(why, whylen,
+                            "%s's options [%zu, %zu) do not fit format_options (%d bytes)", name,
+                            a->options_offset, a->options_offset + a->options_size,
+                            RECD_CONFIG_FORMAT_OPTIONS),
+                   -EINVAL;
+        if (!rows_in_own_options(a))
+            return snprintf(why, whylen, "%s has a config row outside its options", name), -EINVAL;
+        for (size_t j = 0; j < i; j++)
+            if (options_overlap(a, formats[j]))
+                return snprintf(why, whylen, "%s's options overlap %s's", name,
+                                recd_msg_format_name(formats[j]->formats[0])), -EINVAL;
+    }
+    return 0;
+}
+
 int session_formats_install_config(void)
 {
+    char why[160];
+    if (session_formats_options_check(session_formats, SESSION_FORMAT_COUNT, why, sizeof why) < 0) {
+        fprintf(stderr, "recd: %s\n", why);
+        return -EINVAL;
+    }
     for (size_t i = 0; i < SESSION_FORMAT_COUNT; i++) {
         const session_format *ops = session_formats[i];
-        const row *rows = NULL;
-        size_t n = ops->config_rows ? ops->config_rows(&rows) : 0;
-        int rc = n ? recd_config_install_format_rows(rows, n) : 0;
+        int rc = ops->config_row_count
+                     ? recd_config_install_format_rows(ops->config_rows, ops->config_row_count)
+                     : 0;
         if (rc < 0)
             return rc;
     }

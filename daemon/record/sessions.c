@@ -269,7 +269,7 @@ static void go_dormant(recd_session *s, uint64_t now_ms)
         s->ops->idle(s);
 }
 
-void session_tick(recd_session *s, uint64_t now_ms)
+static void session_tick(recd_session *s, uint64_t now_ms)
 {
     const recd_config *cfg = s->env->cfg;
     if (s->write_failing && now_ms >= s->retry_at_ms)

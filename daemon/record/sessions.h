@@ -126,7 +126,6 @@ int sessions_add(recd_sessions *r, recd_session *s);
 void session_discard(recd_session *s); /* frees a session that was never added */
 /* True when the peer that opened s holds more unwritten bytes than its share, limits.peer_buffer. */
 bool session_peer_over_share(const recd_session *s);
-void session_tick(recd_session *s, uint64_t now_ms);
 /* A dormant session got input again: it leaves the dormant list (its next bytes start a part). */
 void session_wake(recd_session *s);
 /* Writes what is buffered now (flush messages, shutdown). */

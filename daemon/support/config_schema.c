@@ -360,7 +360,7 @@ int recd_cfg_row_in_section(const row *r, const char *section)
     return strncmp(r->key, section, n) == 0 && r->key[n] == '.';
 }
 
-void *recd_cfg_field(recd_config *cfg, const row *r) { return (char *)cfg + r->offset; }
+static void *recd_cfg_field(recd_config *cfg, const row *r) { return (char *)cfg + r->offset; }
 const void *recd_cfg_cfield(const recd_config *cfg, const row *r) { return (const char *)cfg + r->offset; }
 
 /* ---- small text helpers ---- */
@@ -740,6 +740,8 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
         out->tls = true;
         return 0;
     }
+    char shown[220]; /* for errors: a password, token or nkey seed as *** */
+    recd_nats_redacted(url, shown, sizeof shown);
     if (strncmp(url, "nats://", 7) == 0) { /* a fleet member: the stream is named by the URL */
         recd_fleet_url fu;
         recd_nats_auth auth; /* its user part and TLS and credentials options: checked here */
@@ -751,7 +753,7 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
     const char *sep = strstr(url, "://");
     if (!sep) {
         snprintf(why, cap, "'%s' is not a listen URL; expected tcp://HOST:PORT, tls://HOST:PORT, udp://HOST:PORT or unix:///PATH",
-                 recd_cfg_shown(url, b, sizeof b));
+                 recd_cfg_shown(shown, b, sizeof b));
         return -EINVAL;
     }
     out->transport = scheme_of(url, (size_t)(sep - url));
@@ -763,13 +765,13 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
     const char *rest = sep + 3;
     if (strchr(rest, '?')) {
         snprintf(why, cap, "'%s': give the encoding as the entry's own key (url: ..., encoding: ...), "
-                 "not as a ?query", recd_cfg_shown(url, b, sizeof b));
+                 "not as a ?query", recd_cfg_shown(shown, b, sizeof b));
         return -EINVAL;
     }
     if (out->transport == RECD_WIRE_UNIX) {
         if (rest[0] != '/') {
             snprintf(why, cap, "'%s': a Unix socket needs an absolute path, e.g. unix:///run/recd/ingest.sock",
-                     recd_cfg_shown(url, b, sizeof b));
+                     recd_cfg_shown(shown, b, sizeof b));
             return -EINVAL;
         }
         if (strlen(rest) >= sizeof out->path) {
@@ -777,12 +779,12 @@ int recd_cfg_parse_listen_url(const char *url, recd_listen_config *out, char *wh
             return -EINVAL;
         }
     } else if (strchr(rest, '/')) {
-        snprintf(why, cap, "'%s': a %s URL has no path", recd_cfg_shown(url, b, sizeof b),
+        snprintf(why, cap, "'%s': a %s URL has no path", recd_cfg_shown(shown, b, sizeof b),
                  recd_wire_transport_name(out->transport));
         return -EINVAL;
     }
     recd_wire_url u;
-    if (parse_url(url, rest, &u, why, cap) < 0)
+    if (parse_url(url, strstr(shown, "://") ? strstr(shown, "://") + 3 : shown, &u, why, cap) < 0)
         return -EINVAL;
     if (out->transport == RECD_WIRE_UNIX) {
         snprintf(out->path, sizeof out->path, "%s", u.path);

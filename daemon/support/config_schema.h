@@ -74,7 +74,6 @@ extern const enum_name recd_cfg_encodings[];
 
 const char *recd_cfg_row_name(const row *r);                    /* "interval" of "flush.interval" */
 int recd_cfg_row_in_section(const row *r, const char *section); /* 1 when r belongs to section */
-void *recd_cfg_field(recd_config *cfg, const row *r);
 const void *recd_cfg_cfield(const recd_config *cfg, const row *r);
 
 /* Text safe to quote in a message: at most 60 bytes, control characters as '?'. */

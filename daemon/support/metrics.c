@@ -138,8 +138,10 @@ recd_metric *recd_metrics_add(recd_metrics *reg, recd_metric_type type, const ch
     return m;
 }
 
-recd_metric *recd_metrics_add_real(recd_metrics *reg, recd_metric_type type, const char *name,
-                                   const char *help)
+/* A family without labels whose value is a real number sampled from elsewhere (the process_*
+ * metrics: CPU seconds, start time), set whole with recd_metric_set_real. NULL as for _add. */
+static recd_metric *recd_metrics_add_real(recd_metrics *reg, recd_metric_type type,
+                                          const char *name, const char *help)
 {
     if (type == RECD_METRIC_HISTOGRAM)
         return NULL;
@@ -226,7 +228,7 @@ static uint64_t double_to_bits(double d)
     return u;
 }
 
-void recd_metric_set_real(recd_metric *m, double value)
+static void recd_metric_set_real(recd_metric *m, double value)
 {
     _Atomic uint64_t *c = cell(m, 0);
     if (c && m->real)

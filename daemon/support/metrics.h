@@ -58,11 +58,6 @@ void recd_metric_sub(recd_metric *m, size_t series, uint64_t n);          /* gau
 void recd_metric_set(recd_metric *m, size_t series, int64_t value);       /* gauge */
 void recd_metric_observe(recd_metric *m, size_t series, double value);    /* histogram */
 
-/* A family without labels whose value is a real number sampled from elsewhere (the process_*
- * metrics: CPU seconds, start time), set whole with recd_metric_set_real. NULL as for _add. */
-recd_metric *recd_metrics_add_real(recd_metrics *reg, recd_metric_type type, const char *name,
-                                   const char *help);
-void recd_metric_set_real(recd_metric *m, double value);
 
 /* Current value of a counter or gauge series (tests, status lines). */
 int64_t recd_metric_value(const recd_metric *m, size_t series);

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int recd_sd_notify(const char *state)
+static int recd_sd_notify(const char *state)
 {
     const char *path = getenv("NOTIFY_SOCKET");
     if (!path || !*path)
@@ -62,7 +62,9 @@ static int notify_va(const char *fmt, va_list ap)
     return recd_sd_notify(msg);
 }
 
-int recd_sd_notifyf(const char *fmt, ...)
+/* Sends "KEY=VALUE\n..." to $NOTIFY_SOCKET (a path, or '@' for the abstract namespace).
+ * Returns 1 when sent, 0 when $NOTIFY_SOCKET is unset, or a negative errno. */
+static int recd_sd_notifyf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

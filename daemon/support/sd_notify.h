@@ -17,10 +17,6 @@
 #define RECD_SD_LISTEN_FDS_START 3 /* socket activation hands over fds 3, 4, ... */
 #define RECD_SD_STATE_MAX 2048     /* longest notify message we send */
 
-/* Sends "KEY=VALUE\n..." to $NOTIFY_SOCKET (a path, or '@' for the abstract namespace).
- * Returns 1 when sent, 0 when $NOTIFY_SOCKET is unset, or a negative errno. */
-int recd_sd_notify(const char *state);
-int recd_sd_notifyf(const char *fmt, ...) RECD_SD_PRINTF(1, 2);
 
 int recd_sd_notify_ready(void);                  /* READY=1: config loaded, listeners bound */
 int recd_sd_notify_reloading(void);              /* RELOADING=1 + MONOTONIC_USEC=now; then READY=1 */

@@ -264,6 +264,10 @@ expect 2 "$RECTOOL" export "$tmp/foot.rec" "$tmp/car.rec" --to jsonl -o "$tmp/fo
 expect 2 "$RECTOOL" generate --format nope --duration 1s -o "$tmp/nope.rec"
 grep -q "unknown format 'nope' (recap, carla, samp-onfoot, samp-vehicle, samp-player)" "$tmp/err" ||
     fail "generate's format error leaves a format out: $(head -1 "$tmp/err")"
+expect 2 "$RECTOOL" generate --format rf2-vcr --duration 1s -o "$tmp/nope.rec"
+grep -q "format 'rf2-vcr' has no synthetic data (these have: recap, carla, samp-onfoot, samp-vehicle, samp-player)" "$tmp/err" ||
+    fail "generate's no-synthetic-data error does not list the formats that have it: $(head -1 "$tmp/err")"
+[ -e "$tmp/nope.rec" ] && fail "a refused generate wrote a file"
 expect 2 "$RECTOOL" generate --format carla --scenario nope --duration 1s -o "$tmp/nope.rec"
 grep -q "unknown scenario 'nope' (idle, walk, drive, mixed, traffic)" "$tmp/err" ||
     fail "generate's scenario error leaves a scenario out: $(head -1 "$tmp/err")"

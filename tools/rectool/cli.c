@@ -158,13 +158,13 @@ int rt_parse_synth_format(const char *cmd, const char *usage, const char *text,
         *format = recd_synth_format_find((*session)->base);
         return 0;
     }
+    char names[256];
+    rt_synth_format_names(names, sizeof names, ", ");
     if (f && !recd_synth_has_format(f))
-        return rt_usage_error(cmd, usage, "format '%s' has no synthetic data", text);
-    if (!f) {
-        char names[256];
-        rt_synth_format_names(names, sizeof names, ", ");
+        return rt_usage_error(cmd, usage, "format '%s' has no synthetic data (these have: %s)", text,
+                              names);
+    if (!f)
         return rt_usage_error(cmd, usage, "unknown format '%s' (%s)", text, names);
-    }
     *format = f;
     return 0;
 }

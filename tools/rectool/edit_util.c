@@ -172,7 +172,7 @@ void rt_edit_progress_second_part(rt_edit_progress *p, uint64_t total)
     rt_progress_update(&p->bar, p->first_part);
 }
 
-void rt_edit_progress_second(void *data, uint64_t done, uint64_t total)
+static void rt_edit_progress_second(void *data, uint64_t done, uint64_t total)
 {
     rt_edit_progress *p = data;
     (void)total;
@@ -193,7 +193,7 @@ void rt_edit_progress_second_fraction(void *data, uint64_t done, uint64_t total)
     rt_progress_update(&p->bar, p->first_part + (uint64_t)((double)rest * (f < 1 ? f : 1)));
 }
 
-void rt_edit_progress_step_done(rt_edit_progress *p, uint64_t n)
+static void rt_edit_progress_step_done(rt_edit_progress *p, uint64_t n)
 {
     p->second_done += n;
     rt_edit_progress_second(p, 0, 0);
@@ -245,8 +245,13 @@ int rt_edit_put(const char *cmd, const char *path, const recd_buf *data,
     return RT_EXIT_OK;
 }
 
-int rt_edit_write(const char *cmd, const char *path, const recd_buf *data, bool quiet,
-                  rt_edit_progress *progress)
+/* Checks data with its format's verify hook and writes it to path (OUT.part + rename). An output
+ * that does not verify is not written: "rectool CMD: internal error: ..." and RT_EXIT_INVALID.
+ * Returns an exit code; prints "path: ok (summary)" unless quiet. progress (may be NULL) watches
+ * the check as one step of its second part (rt_edit_progress_second_part); the bar is erased
+ * before anything is printed. */
+static int rt_edit_write(const char *cmd, const char *path, const recd_buf *data, bool quiet,
+                         rt_edit_progress *progress)
 {
     recd_format_verdict v;
     int exit_code = rt_edit_check(cmd, path, data, &v, progress);

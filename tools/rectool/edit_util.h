@@ -51,20 +51,11 @@ recd_progress rt_edit_progress_watch(rt_edit_progress *p);
 /* The second part is total units long; rt_edit_progress_second(p, done, total) is a recd_progress_fn
  * for one step of it, and rt_edit_progress_step_done(p, n) moves on past a step of n units. */
 void rt_edit_progress_second_part(rt_edit_progress *p, uint64_t total);
-void rt_edit_progress_second(void *p, uint64_t done, uint64_t total);
-void rt_edit_progress_step_done(rt_edit_progress *p, uint64_t n);
 /* A recd_progress_fn whose done of total is the whole second part's. */
 void rt_edit_progress_second_fraction(void *p, uint64_t done, uint64_t total);
 /* Erases the bar (before an error or result on the terminal). */
 void rt_edit_progress_finish(rt_edit_progress *p);
 
-/* Checks data with its format's verify hook and writes it to path (OUT.part + rename). An output
- * that does not verify is not written: "rectool CMD: internal error: ..." and RT_EXIT_INVALID.
- * Returns an exit code; prints "path: ok (summary)" unless quiet. progress (may be NULL) watches
- * the check as one step of its second part (rt_edit_progress_second_part); the bar is erased
- * before anything is printed. */
-int rt_edit_write(const char *cmd, const char *path, const recd_buf *data, bool quiet,
-                  rt_edit_progress *progress);
 /* rt_edit_write's two halves, for commands that check several results before writing any: the
  * check (0, or RT_EXIT_INVALID after the message; v gets the verdict) and the write of a checked
  * result (an exit code). */

@@ -132,10 +132,6 @@ static void on_stop_signal(int sig)
     errno = saved;
 }
 
-void rt_cleanup_remember(char *path) { remember_part(path); }
-
-void rt_cleanup_forget(const char *path) { forget_part(path); }
-
 void rt_cleanup_on_signals(void)
 {
     static const int signals[] = {SIGINT, SIGTERM, SIGHUP};

@@ -44,10 +44,6 @@ void rt_output_abort(rt_output *out);
 /* Installs handlers for SIGINT, SIGTERM and SIGHUP (unless ignored) that remove every OUT.part
  * being written and erase the progress bar, then end the process by the same signal. */
 void rt_cleanup_on_signals(void);
-/* For part files written without rt_output (plot's cairo surface): the handlers remove path
- * until it is forgotten. path must stay allocated meanwhile; at most a few at once. */
-void rt_cleanup_remember(char *path);
-void rt_cleanup_forget(const char *path);
 
 /* True when both paths name the same existing file (same device and inode) or the same string. */
 bool rt_same_file(const char *a, const char *b);

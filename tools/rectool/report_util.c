@@ -4,7 +4,7 @@
 
 #include <inttypes.h>
 
-const char *rt_severity_name(recd_severity s)
+static const char *rt_severity_name(recd_severity s)
 {
     switch (s) {
     case RECD_SEV_ERROR: return "error";

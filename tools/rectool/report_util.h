@@ -12,7 +12,6 @@
 
 #define RT_REPORT_LIMIT 1000 /* problems kept per file; the rest are only counted */
 
-const char *rt_severity_name(recd_severity s); /* "error", "warning", "info" */
 
 /* [{"severity", "offset", "code", "message"}, ...] */
 json_t *rt_report_json(const recd_report *r);

@@ -313,10 +313,6 @@ RECD_API int recd_recap_encoder_flush_at(recd_recap_encoder *e, uint64_t end_tic
 RECD_API int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw);
 /* Uncompressed bytes of the open member (what take_member() would hand over, skips aside). */
 RECD_API size_t recd_recap_encoder_pending(const recd_recap_encoder *e);
-/* The gzip level the encoder records in its header and uses for its members. */
-RECD_API uint8_t recd_recap_encoder_gzip_level(const recd_recap_encoder *e);
-/* The compressor (recd_gzip_compressor) it records in its header and uses for its members. */
-RECD_API recd_gzip_compressor recd_recap_encoder_compressor(const recd_recap_encoder *e);
 /* The state a reader holds after the last tick recorded (movement as the reader reconstructs it),
  * e.g. to open the next part with. Items view the encoder's memory until the encoder next changes.
  * -EINVAL before the first tick. Still valid after finish(). */
@@ -335,9 +331,6 @@ typedef struct recd_recap_finish_info {
 /* Flushes and reports what the header patch needs. The encoder accepts nothing more afterwards. */
 RECD_API int recd_recap_encoder_finish(recd_recap_encoder *e, recd_recap_finish_info *info);
 RECD_API void recd_recap_encoder_free(recd_recap_encoder *e);
-
-/* Heap bytes the encoder holds now (for per-session accounting). */
-RECD_API size_t recd_recap_encoder_memory(const recd_recap_encoder *e);
 /* The part of it that holds output on its way (the open member, compressed output, the item
  * scratch of the last tick): everything but the item slots, the reader's view. */
 RECD_API size_t recd_recap_encoder_buffer_memory(const recd_recap_encoder *e);

@@ -225,9 +225,6 @@ RECD_API int recd_rec_writer_header(recd_rec_writer *w);
  * under RECD_REC_TIME_REJECT, or the sink's error. */
 RECD_API int recd_rec_writer_onfoot(recd_rec_writer *w, const recd_rec_onfoot *b);
 RECD_API int recd_rec_writer_vehicle(recd_rec_writer *w, const recd_rec_vehicle *b);
-/* The same for an encoded block of the writer's type (len 72 or 67; anything else is -EINVAL),
- * checked with recd_rec_block_check() and written as it is, but for a time raised under CLAMP. */
-RECD_API int recd_rec_writer_block(recd_rec_writer *w, const uint8_t *block, size_t len);
 
 /* ---- Reader / validator --------------------------------------------------------------------- */
 

@@ -58,7 +58,9 @@ int recd_nats_url_split(const char *url, recd_fleet_url *fu, recd_nats_auth *aut
 int recd_nats_percent_decode(const char *src, size_t len, char *out, size_t cap);
 /* At most one credential (creds, nkey, USER:PASSWORD@, TOKEN@); 0 or -EINVAL with err. */
 int recd_nats_auth_check(const recd_nats_auth *auth, char *err, size_t errlen);
-/* url for messages: its user part (a password or token) shown as "***". */
+/* Any URL (nats://, tcp://, ...) for messages and logs, its first 200 bytes: the user part
+ * ("USER:PASSWORD@", "TOKEN@") and the values of secret query options (token, password, an nkey
+ * seed; not a seed file's path) shown as "***". Every URL recd logs or prints goes through it. */
 void recd_nats_redacted(const char *url, char *out, size_t cap);
 /* "nats://HOST:PORT", IPv6 in brackets: what libnats is given. */
 void recd_nats_server_url(const recd_fleet_url *fu, char *out, size_t cap);

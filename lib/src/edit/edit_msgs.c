@@ -14,7 +14,7 @@
  * array's size computation far from overflow. */
 #define EDIT_MAX_MSGS ((size_t)1 << 28)
 
-int recd_edit__msgs_push(recd_edit_msgs *l, const recd_msg *m)
+static int recd_edit__msgs_push(recd_edit_msgs *l, const recd_msg *m)
 {
     if (l->n == l->cap) {
         if (l->cap >= EDIT_MAX_MSGS)

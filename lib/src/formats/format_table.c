@@ -60,10 +60,10 @@ const recd_format *recd_format__all_at(size_t i)
     return i - FORMAT_COUNT < SESSION_ONLY_COUNT ? session_only[i - FORMAT_COUNT] : NULL;
 }
 
-/* recd_format__by_msg's index by message format, built from the lists on first use. Threads that
- * race to build it fill each slot once with the same pointer (the first entry of the format). */
-#define MSG_SLOTS RECD_MSG_FORMAT_SLOTS
-static _Atomic(const recd_format *) by_msg[MSG_SLOTS];
+/* The index by message format. Threads that race to build it fill each slot once with the same
+ * pointer (the first entry of the format); the descriptors are constant, so a relaxed load that
+ * sees a slot sees its entry. */
+_Atomic(const recd_format *) recd_format__msg_slots[RECD_MSG_FORMAT_SLOTS];
 static atomic_bool by_msg_built;
 
 static void build_by_msg(void)
@@ -71,19 +71,19 @@ static void build_by_msg(void)
     for (size_t i = 0; i < recd_format__all_count(); i++) {
         const recd_format *f = recd_format__all_at(i);
         const recd_format *empty = NULL;
-        if (f->msg_format != RECD_MSG_FMT_NONE && (size_t)f->msg_format < MSG_SLOTS)
-            atomic_compare_exchange_strong(&by_msg[f->msg_format], &empty, f);
+        if (f->msg_format != RECD_MSG_FMT_NONE && (size_t)f->msg_format < RECD_MSG_FORMAT_SLOTS)
+            atomic_compare_exchange_strong(&recd_format__msg_slots[f->msg_format], &empty, f);
     }
     atomic_store_explicit(&by_msg_built, true, memory_order_release);
 }
 
-const recd_format *recd_format__by_msg(recd_msg_format f)
+const recd_format *recd_format__by_msg_built(recd_msg_format f)
 {
     if (!atomic_load_explicit(&by_msg_built, memory_order_acquire))
         build_by_msg();
-    if ((size_t)f >= MSG_SLOTS || f == RECD_MSG_FMT_NONE)
+    if ((size_t)f >= RECD_MSG_FORMAT_SLOTS || f == RECD_MSG_FMT_NONE)
         return NULL;
-    return atomic_load_explicit(&by_msg[f], memory_order_relaxed);
+    return atomic_load_explicit(&recd_format__msg_slots[f], memory_order_relaxed);
 }
 
 const recd_format *recd_format_find(const char *name)

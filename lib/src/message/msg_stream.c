@@ -8,7 +8,8 @@
 
 #include "message/msg_fields.h"
 
-int msg_stream_check(msg_stream *st, const recd_msg *m, char *why, size_t whylen)
+/* Open first, one session, nothing after close. */
+static int msg_stream_check(msg_stream *st, const recd_msg *m, char *why, size_t whylen)
 {
     if (st->closed) {
         recd_why(why, whylen, "%s after close", recd_msg_type_name(m->type));

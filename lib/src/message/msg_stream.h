@@ -14,8 +14,6 @@ typedef struct msg_stream {
     char session[RECD_SESSION_KEY_MAX + 1];
 } msg_stream;
 
-/* Open first, one session, nothing after close. */
-int msg_stream_check(msg_stream *st, const recd_msg *m, char *why, size_t whylen);
 /* Checks m and hands it to the callback; errors become "line N: why" in err. */
 int msg_stream_deliver(msg_stream *st, const recd_msg *m, uint64_t line, char *err, size_t errlen);
 

@@ -80,13 +80,64 @@ static const char *userinfo_end(const char *url)
     return at;
 }
 
+/* The user part of any "scheme://USERINFO@host..." URL: where it starts and the '@' after it. */
+static const char *any_userinfo_end(const char *url, const char **start)
+{
+    const char *sep = strstr(url, "://");
+    if (!sep)
+        return NULL;
+    *start = sep + 3;
+    const char *at = NULL;
+    for (const char *c = *start; *c && *c != '/' && *c != '?'; c++)
+        if (*c == '@')
+            at = c;
+    return at;
+}
+
+/* A query value that is a secret: a token or password, or an nkey given as a seed rather than as
+ * the path of a seed file. */
+static bool secret_option(const char *key, size_t klen, const char *value, size_t vlen)
+{
+    static const char *const secrets[] = {"token", "password", "pass", "secret"};
+    for (size_t i = 0; i < sizeof secrets / sizeof *secrets; i++)
+        if (strlen(secrets[i]) == klen && memcmp(secrets[i], key, klen) == 0)
+            return true;
+    return klen == 4 && memcmp(key, "nkey", 4) == 0 && !memchr(value, '/', vlen);
+}
+
+static void put(char *out, size_t cap, size_t *n, const char *s, size_t len)
+{
+    while (len-- && *n + 1 < cap)
+        out[(*n)++] = *s++;
+    out[*n] = '\0';
+}
+
 void recd_nats_redacted(const char *url, char *out, size_t cap)
 {
-    const char *at = userinfo_end(url);
-    if (at)
-        snprintf(out, cap, "nats://***%.200s", at);
-    else
-        snprintf(out, cap, "%.200s", url);
+    size_t n = 0, len = strnlen(url, 200);
+    const char *start = NULL, *at = any_userinfo_end(url, &start), *q = memchr(url, '?', len);
+    if (!cap)
+        return;
+    out[0] = '\0';
+    if (at && at < url + len) {
+        put(out, cap, &n, url, (size_t)(start - url));
+        put(out, cap, &n, "***", 3);
+    }
+    const char *from = at && at < url + len ? at : url, *end = q ? q + 1 : url + len;
+    put(out, cap, &n, from, (size_t)(end - from));
+    while (q && end < url + len) { /* each KEY=VALUE of the query, a secret's VALUE as *** */
+        const char *amp = memchr(end, '&', (size_t)(url + len - end));
+        const char *stop = amp ? amp : url + len, *eq = memchr(end, '=', (size_t)(stop - end));
+        if (eq && secret_option(end, (size_t)(eq - end), eq + 1, (size_t)(stop - eq - 1))) {
+            put(out, cap, &n, end, (size_t)(eq + 1 - end));
+            put(out, cap, &n, "***", 3);
+        } else {
+            put(out, cap, &n, end, (size_t)(stop - end));
+        }
+        if (amp)
+            put(out, cap, &n, "&", 1);
+        end = amp ? amp + 1 : url + len;
+    }
 }
 
 void recd_nats_server_url(const recd_fleet_url *fu, char *out, size_t cap)

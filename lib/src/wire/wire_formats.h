@@ -6,37 +6,23 @@
 #ifndef RECD_WIRE_FORMATS_H
 #define RECD_WIRE_FORMATS_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recd/format.h"
+#include "recd/format_list.h"
 #include "recd/format_wire.h"
 #include "recd/message.h"
 
 typedef struct recd_format_wire wire_format;
 
-/* Room for every recd_msg_format value: a constant bound keeps wire_format_of() to one compare
- * and one load on the block path (wire_formats.c skips a value that does not fit, and
- * tests/lib/wire/test_wire_formats.c then fails). */
-#define WIRE_FORMAT_SLOTS 8
-
-/* The hooks indexed by recd_msg_format (NULL: NONE, unused slots, or not gathered yet), filled
- * from the format table on first use. Atomic so that a reader racing the first gathering is
- * defined; a relaxed load is a plain load. */
-extern _Atomic(const wire_format *) wire_format_slots[WIRE_FORMAT_SLOTS];
-
-/* wire_format_of() for an empty slot: gathers the hooks from the format table once (any thread),
- * then answers from the slots. */
-const wire_format *wire_format_gathered(recd_msg_format f);
-
-/* The hooks of f, or NULL for RECD_MSG_FMT_NONE and values outside the enum. Once gathered, a
- * known format costs one compare and one load; the caller's NULL test covers the slot's. */
+/* The hooks of f (its descriptor's, through the one format list), or NULL for RECD_MSG_FMT_NONE,
+ * values outside the enum and formats without hooks. Inline: a known format costs one compare and
+ * two loads on the block path. */
 static inline const wire_format *wire_format_of(recd_msg_format f)
 {
-    if ((size_t)f >= WIRE_FORMAT_SLOTS)
-        return NULL;
-    const wire_format *w = atomic_load_explicit(&wire_format_slots[f], memory_order_relaxed);
-    return w ? w : wire_format_gathered(f);
+    const recd_format *d = recd_format__by_msg(f);
+    return d ? d->wire : NULL;
 }
 
 /* The hooks that encode m: its format's, or for an event without a format those of the format

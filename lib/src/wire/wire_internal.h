@@ -56,11 +56,7 @@ typedef struct wire_sessions {
     size_t count, cap;
 } wire_sessions;
 
-/* Keys are len bytes, not NUL-terminated. */
-recd_msg_format wire_sessions_get(const wire_sessions *s, const char *key, size_t len);
 /* 0, or -ENOSPC when RECD_WIRE_LOCAL_SESSIONS_MAX sessions are already known, or -ENOMEM. */
-int wire_sessions_set(wire_sessions *s, const char *key, size_t len, recd_msg_format f);
-void wire_sessions_remove(wire_sessions *s, const char *key, size_t len);
 void wire_sessions_clear(wire_sessions *s);
 void wire_sessions_free(wire_sessions *s);
 

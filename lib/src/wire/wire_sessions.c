@@ -15,13 +15,14 @@ static long find(const wire_sessions *s, const char *key, size_t len)
     return -1;
 }
 
-recd_msg_format wire_sessions_get(const wire_sessions *s, const char *key, size_t len)
+/* Keys are len bytes, not NUL-terminated. */
+static recd_msg_format wire_sessions_get(const wire_sessions *s, const char *key, size_t len)
 {
     long i = find(s, key, len);
     return i < 0 ? RECD_MSG_FMT_NONE : s->items[i].format;
 }
 
-int wire_sessions_set(wire_sessions *s, const char *key, size_t len, recd_msg_format f)
+static int wire_sessions_set(wire_sessions *s, const char *key, size_t len, recd_msg_format f)
 {
     long i = find(s, key, len);
     if (i >= 0) {
@@ -48,7 +49,7 @@ int wire_sessions_set(wire_sessions *s, const char *key, size_t len, recd_msg_fo
     return 0;
 }
 
-void wire_sessions_remove(wire_sessions *s, const char *key, size_t len)
+static void wire_sessions_remove(wire_sessions *s, const char *key, size_t len)
 {
     long i = find(s, key, len);
     if (i >= 0)

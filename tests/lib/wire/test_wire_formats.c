@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The wire hooks of the formats (recd_format.wire, gathered by wire_formats.c) and the message
+/* The wire hooks of the formats (recd_format.wire, through the format list) and the message
  * model's descriptors (msg_formats.h): every recorded format has hooks at its format's index, open
  * format bytes are unique, the block path's sizes are the .rec codec's, and the unknown-format
  * error lists them all. */
@@ -18,7 +18,7 @@ static void entries_at_their_index(void **state)
 {
     (void)state;
     size_t count = 0;
-    for (size_t f = 0; f < WIRE_FORMAT_SLOTS; f++) {
+    for (size_t f = 0; f < RECD_MSG_FORMAT_SLOTS; f++) {
         const wire_format *w = wire_format_of((recd_msg_format)f);
         const recd_format *m = msg_format_of((recd_msg_format)f);
         assert_true((w == NULL) == (m == NULL)); /* a format in one table is in both */

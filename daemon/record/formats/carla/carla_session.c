@@ -326,14 +326,9 @@ static const row config_docs[] = {
             "may take at most half of limits.process_buffer, and one peer's sessions half of that."},
 };
 
-static size_t config_rows(const struct row **rows)
-{
-    *rows = config_docs;
-    return sizeof config_docs / sizeof config_docs[0];
-}
-
 const session_format carla_session_format = {
-    .config_rows = config_rows,
+    .config_rows = config_docs,
+    .config_row_count = sizeof config_docs / sizeof config_docs[0],
     .formats = {RECD_MSG_FMT_CARLA},
     .events = true,
     .open = carla_open,

@@ -293,14 +293,9 @@ static const row config_docs[] = {
             "limit."},
 };
 
-static size_t config_rows(const struct row **rows)
-{
-    *rows = config_docs;
-    return sizeof config_docs / sizeof config_docs[0];
-}
-
 const session_format player_session_format = {
-    .config_rows = config_rows,
+    .config_rows = config_docs,
+    .config_row_count = sizeof config_docs / sizeof config_docs[0],
     .formats = {RECD_MSG_FMT_SAMP_PLAYER},
     .state_size = sizeof(player_data),
     .open = player_open,

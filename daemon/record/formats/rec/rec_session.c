@@ -189,14 +189,9 @@ static const row config_docs[] = {
             "error) or clamp (keep it at the previous time)."},
 };
 
-static size_t config_rows(const struct row **rows)
-{
-    *rows = config_docs;
-    return sizeof config_docs / sizeof config_docs[0];
-}
-
 const session_format rec_session_format = {
-    .config_rows = config_rows,
+    .config_rows = config_docs,
+    .config_row_count = sizeof config_docs / sizeof config_docs[0],
     .formats = {RECD_MSG_FMT_SAMP_ONFOOT, RECD_MSG_FMT_SAMP_VEHICLE},
     .state_size = sizeof(rec_state),
     .open = rec_open,

@@ -5,10 +5,8 @@
 #include "recd/gzip_members.h"
 #include "support/config_schema.h"
 
-/* Recap's options take the start of format_options. */
-_Static_assert(sizeof(recap_config) <= RECD_CONFIG_FORMAT_OPTIONS, "format_options too small");
-
-#define OFF(field) (offsetof(recd_config, format_options) + offsetof(recap_config, field))
+#define OFF(field)                                                                                 \
+    (offsetof(recd_config, format_options) + RECAP_OPTIONS_OFFSET + offsetof(recap_config, field))
 
 static const enum_name compressors[] = {
     {"libdeflate", RECD_GZIP_LIBDEFLATE},
@@ -16,7 +14,7 @@ static const enum_name compressors[] = {
     {NULL, 0},
 };
 
-static const row rows[] = {
+const row recap_config_rows[] = {
     {"recap.keyframe_interval", T_U32, OFF(keyframe_interval), 1, 72000, F_LIVE, "200", NULL,
      "Ticks between FULL_STATE keyframes in .recap files (20 ticks = 1 s), so players can seek."},
     {"recap.gzip_level", T_U32, OFF(gzip_level), 1, 9, F_LIVE, "6", NULL,
@@ -25,9 +23,3 @@ static const row rows[] = {
      "Compressor of .recap gzip members: libdeflate (about half of zlib's CPU at level 1, and smaller "
      "output) or zlib. Both write standard gzip; the file's header records which one."},
 };
-
-size_t recap_config_rows(const struct row **out)
-{
-    *out = rows;
-    return sizeof rows / sizeof rows[0];
-}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "support/config.h"
+#include "support/config_schema.h"
 
 typedef struct recap_config {
     uint32_t keyframe_interval; /* ticks between FULL_STATE keyframes */
@@ -15,14 +16,17 @@ typedef struct recap_config {
     int compressor;             /* recd_gzip_compressor */
 } recap_config;
 
-struct row;
+/* Where recap_config sits in format_options (session_format.options_offset; the list checks at
+ * start that no other format's options overlap it). */
+#define RECAP_OPTIONS_OFFSET 0
 
-/* Its schema rows (support/config_schema.h): how many, and where. */
-size_t recap_config_rows(const struct row **rows);
+/* Its schema rows (support/config_schema.h). */
+#define RECAP_CONFIG_ROWS 3
+extern const row recap_config_rows[RECAP_CONFIG_ROWS];
 
 static inline const recap_config *recap_config_of(const recd_config *cfg)
 {
-    return (const recap_config *)(const void *)cfg->format_options.bytes;
+    return (const recap_config *)(const void *)(cfg->format_options.bytes + RECAP_OPTIONS_OFFSET);
 }
 
 #endif

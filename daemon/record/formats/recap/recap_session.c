@@ -519,9 +519,9 @@ static uint64_t value_bytes(const recd_recap_field *f, const recd_recap_value *v
     case RECD_RECAP_T_ITEM: return 8 + v->item.key.len + v->item.data.len;
     case RECD_RECAP_T_LIST: {
         uint64_t n = 2;
-        for (size_t row = 0; row < v->list.count; row++)
+        for (size_t r = 0; r < v->list.count; r++)
             for (size_t i = 0; i < f->elem_count; i++)
-                n += value_bytes(&f->elem[i], &v->list.values[row * f->elem_count + i]);
+                n += value_bytes(&f->elem[i], &v->list.values[r * f->elem_count + i]);
         return n;
     }
     default: return 8;
@@ -858,6 +858,9 @@ const session_format recap_session_format = {
     .free = recap_free,
     .files_what = "Recap files (.recap)",
     .config_rows = recap_config_rows,
+    .config_row_count = RECAP_CONFIG_ROWS,
+    .options_offset = RECAP_OPTIONS_OFFSET,
+    .options_size = sizeof(recap_config),
     .ring_save = recap_ring_save,
     .ring_dropped = recap_ring_dropped,
 };

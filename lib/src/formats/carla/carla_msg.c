@@ -15,7 +15,7 @@
 #include "message/json/msg_json_formats.h"
 #include "message/msg_formats.h"
 
-void recd__carla_open_free(recd_carla_open *o)
+static void recd__carla_open_free(recd_carla_open *o)
 {
     if (o)
         free(o->map);
@@ -71,7 +71,7 @@ recd_carla_event *recd__carla_event_clone(const recd_carla_event *e)
     return c;
 }
 
-int recd__carla_open_to_json(const recd_carla_open *o, recd_buf *out)
+static int recd__carla_open_to_json(const recd_carla_open *o, recd_buf *out)
 {
     char t[200];
     int rc = msg_buf_puts(out, "{\"map\":");
@@ -83,7 +83,8 @@ int recd__carla_open_to_json(const recd_carla_open *o, recd_buf *out)
     return rc == 0 ? msg_buf_puts(out, t) : rc;
 }
 
-int recd__carla_open_from_json(const json_t *j, recd_carla_open **out, char *why, size_t whylen)
+static int recd__carla_open_from_json(const json_t *j, recd_carla_open **out, char *why,
+                                      size_t whylen)
 {
     *out = NULL;
     if (!json_is_object(j)) {
@@ -174,7 +175,8 @@ static bool is_opaque(const recd_carla_packet *p, unsigned width)
     return p->raw || p->kind >= RECD_CARLA_KIND_COUNT || !carla_kind(p->kind, width)->fields;
 }
 
-int recd__carla_state_to_json(const recd_carla_frame *f, recd_buf *out)
+/* JSON: the open's "carla" object, a state's keys and an event's keys (after "type"). */
+static int recd__carla_state_to_json(const recd_carla_frame *f, recd_buf *out)
 {
     char t[96];
     snprintf(t, sizeof t, ",\"frame\":%" PRIu64 ",\"elapsed\":", f->id);
@@ -341,8 +343,8 @@ static int read_raw(const json_t *v, recd_buf *data, build_packet *bp, size_t *n
     return 0;
 }
 
-int recd__carla_state_from_json(const json_t *root, recd_carla_frame **out, char *why,
-                                size_t whylen)
+static int recd__carla_state_from_json(const json_t *root, recd_carla_frame **out, char *why,
+                                       size_t whylen)
 {
     *out = NULL;
     recd_carla_frame f = {.width = 8};
@@ -412,7 +414,7 @@ int recd__carla_state_from_json(const json_t *root, recd_carla_frame **out, char
 
 static const char *const event_kinds[] = {"add", "delete", "parent", "collision"};
 
-int recd__carla_event_to_json(const recd_carla_event *e, recd_buf *out)
+static int recd__carla_event_to_json(const recd_carla_event *e, recd_buf *out)
 {
     if (e->kind < RECD_CARLA_EVENT_ADD || e->kind > RECD_CARLA_COLLISION)
         return -EINVAL;
@@ -430,8 +432,8 @@ int recd__carla_event_to_json(const recd_carla_event *e, recd_buf *out)
     return rc;
 }
 
-int recd__carla_event_from_json(const json_t *root, recd_carla_event **out, char *why,
-                                size_t whylen)
+static int recd__carla_event_from_json(const json_t *root, recd_carla_event **out, char *why,
+                                       size_t whylen)
 {
     *out = NULL;
     json_t *kind = json_object_get(root, "kind");

@@ -336,7 +336,7 @@ static int put_nonfinite(recd_buf *out, bool neg, bool nan, uint64_t bits, bool 
     return msg_buf_puts(out, t);
 }
 
-int carla_put_f32(recd_buf *out, float f)
+static int carla_put_f32(recd_buf *out, float f)
 {
     if (isfinite(f))
         return msg_buf_put_f32(out, f);
@@ -401,7 +401,7 @@ bool carla_get_f64(const json_t *j, double *d)
     return get_number(j, d, &f32bits, &b);
 }
 
-bool carla_get_f32(const json_t *j, float *f)
+static bool carla_get_f32(const json_t *j, float *f)
 {
     double d;
     bool f32bits;

@@ -65,10 +65,8 @@ int carla_record_from_json(const carla_field *f, const json_t *j, recd_buf *out,
                            size_t whylen);
 /* A number as JSON: shortest text that reads back exactly; non-finite values as strings
  * ("inf", "-inf", "nan", "-nan", or "nan:0x<bits>"). */
-int carla_put_f32(recd_buf *out, float f);
 int carla_put_f64(recd_buf *out, double d);
 bool carla_get_f64(const json_t *j, double *d);
-bool carla_get_f32(const json_t *j, float *f);
 
 /* Id tables: the kind of file id `id`, or -1 when the table has none (then raw). */
 int carla_kind_of_id(recd_carla_ids ids, unsigned id);

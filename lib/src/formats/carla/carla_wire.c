@@ -16,7 +16,7 @@
 
 #define MAX_PACKETS 1024 /* per frame: far above the 25 kinds plus user packets */
 
-int carla_wire_open_write(const recd_carla_open *o, recd_buf *out)
+static int carla_wire_open_write(const recd_carla_open *o, recd_buf *out)
 {
     size_t map_len = o->map ? strlen(o->map) : 0;
     if (map_len > 0xFFFF || (o->width != 4 && o->width != 8))
@@ -31,7 +31,7 @@ int carla_wire_open_write(const recd_carla_open *o, recd_buf *out)
     return rc == 0 && map_len ? recd_buf_append(out, o->map, map_len) : rc;
 }
 
-int carla_wire_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
+static int carla_wire_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
 {
     if (len < 13 || len != 13u + ld_le16(p + 11)) {
         recd_why(why, whylen, "open.carla: %zu bytes, not 13 + the map's length", len);

@@ -10,8 +10,6 @@
 
 #include "recd/message.h"
 
-int carla_wire_open_write(const recd_carla_open *o, recd_buf *out);
-int carla_wire_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
 int carla_wire_state_write(const recd_carla_frame *f, recd_buf *out);
 int carla_wire_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
 int carla_wire_event_write(const recd_carla_event *e, recd_buf *out);

@@ -37,7 +37,8 @@ static const order_item write_order[] = {
     {RECD_CARLA_WALKER_BONES, EMPTY_ADDITIONAL},
 };
 
-int carla_header_append(recd_buf *out, const recd_carla_open *o)
+/* Appends the bytes of a CARLA header. */
+static int carla_header_append(recd_buf *out, const recd_carla_open *o)
 {
     size_t map_len = o->map ? strlen(o->map) : 0;
     if (map_len > 0xFFFF)
@@ -72,7 +73,8 @@ static int emit(carla_writer *w, recd_buf *b)
     return rc;
 }
 
-int carla_writer_header(carla_writer *w)
+/* The header alone (the first state writes it too). */
+static int carla_writer_header(carla_writer *w)
 {
     if (w->header_written)
         return 0;

@@ -32,8 +32,6 @@ typedef struct carla_writer {
 
 /* Copies what it needs from o (the map). -EINVAL for an invalid width, -ENOMEM. */
 int carla_writer_init(carla_writer *w, const recd_carla_open *o, recd_sink sink);
-/* The header alone (the first state writes it too). */
-int carla_writer_header(carla_writer *w);
 /* A new frame: writes the held one (its duration now known) and holds this one. -EBADMSG with
  * err for frames a CARLA release cannot hold (a kind its id table lacks, > 65535 positions). */
 int carla_writer_state(carla_writer *w, const recd_carla_frame *f, char *err, size_t errlen);
@@ -43,7 +41,5 @@ int carla_writer_event(carla_writer *w, const recd_carla_event *e, char *err, si
 int carla_writer_finish(carla_writer *w, char *err, size_t errlen);
 void carla_writer_free(carla_writer *w);
 
-/* Appends the bytes of a CARLA header. */
-int carla_header_append(recd_buf *out, const recd_carla_open *o);
 
 #endif

@@ -8,8 +8,6 @@
 
 extern const struct recd_format_edit recd_rec__edit;
 
-recd_quat rec_edit_slerp(recd_quat a, recd_quat b, double f);
-recd_quat rec_edit_turn_quat(recd_quat q, double half_cos, double half_sin);
 void rec_edit_interpolate(const recd_msg *a, const recd_msg *b, double f, recd_msg *out);
 bool rec_edit_same_controls(const recd_msg *a, const recd_msg *b);
 void rec_edit_scale_velocity(recd_msg *m, double k);

@@ -18,7 +18,7 @@ static recd_vec3f lerp3(recd_vec3f a, recd_vec3f b, double f)
 }
 
 /* Spherical interpolation along the shorter arc; nearly equal rotations blend linearly. */
-recd_quat rec_edit_slerp(recd_quat a, recd_quat b, double f)
+static recd_quat rec_edit_slerp(recd_quat a, recd_quat b, double f)
 {
     double aw = a.w, ax = a.x, ay = a.y, az = a.z;
     double bw = b.w, bx = b.x, by = b.y, bz = b.z;
@@ -123,7 +123,7 @@ static void turn_vector(recd_vec3f *v, const recd_edit_xform *x)
 /* The file stores the conjugate of the body rotation (docs/formats/samp-rec.md), so turning the
  * body by r in the world multiplies the stored value by conj(r) on the right. The sign of w is
  * kept: q and -q are the same rotation, and keeping it makes four quarter turns an identity. */
-recd_quat rec_edit_turn_quat(recd_quat q, double half_cos, double half_sin)
+static recd_quat rec_edit_turn_quat(recd_quat q, double half_cos, double half_sin)
 {
     double c = half_cos, s = half_sin;
     double w = q.w * c + q.z * s;

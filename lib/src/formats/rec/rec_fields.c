@@ -83,7 +83,7 @@ const rec_field *rec_fields(recd_msg_format f, size_t *count)
 
 /* Train speeds are small normal floats; Hydra thrust pairs (<= 5000 each) read as floats below
  * 1e-30, and zero bits read as Hydra (0, 0). Either choice is exact; this one is readable. */
-bool rec_extra_is_train_speed(uint32_t bits)
+static bool rec_extra_is_train_speed(uint32_t bits)
 {
     float f = f32_from_bits(bits);
     if (!isnormal(f))
@@ -262,7 +262,7 @@ void rec_field_path(const rec_field *f, char *buf, size_t n)
         snprintf(buf, n, "%s", f->key);
 }
 
-const char *rec_ftype_name(const rec_field *f)
+static const char *rec_ftype_name(const rec_field *f)
 {
     switch (f->type) {
     case MF_U8: return "u8";

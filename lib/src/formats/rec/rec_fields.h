@@ -50,12 +50,9 @@ const rec_field *rec_fields(recd_msg_format f, size_t *count);
 void rec_flatten(const recd_msg *m, rec_value *vals);
 /* Builds the block from values (all required ones set, one alt group; checked by the caller). */
 void rec_unflatten(const rec_value *vals, recd_msg *m);
-/* Which alt group the flatten step uses for a vehicle extra field. */
-bool rec_extra_is_train_speed(uint32_t bits);
 
 /* "t", "vehicle_id", "position[1]", "anim_flags.loop": the field's name in error messages. */
 void rec_field_path(const rec_field *f, char *buf, size_t n);
-const char *rec_ftype_name(const rec_field *f); /* "u8", "6-bit unsigned", ... */
 /* Largest value the integer field holds. */
 int64_t rec_field_max(const rec_field *f);
 int64_t rec_field_min(const rec_field *f);

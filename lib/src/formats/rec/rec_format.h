@@ -4,6 +4,7 @@
 #define RECD_REC_FORMAT_H
 
 #include "recd/format.h"
+#include "recd/samp_rec.h"
 
 int recd_rec__repair(const uint8_t *buf, size_t len, recd_repair_result *r);
 /* In rec_export.c. */
@@ -24,5 +25,10 @@ extern const struct recd_format_wire recd_rec__wire_player;
 /* In rec_synth.c. */
 extern const struct recd_format_synth recd_rec__synth_onfoot;
 extern const struct recd_format_synth recd_rec__synth_vehicle;
+
+/* In samp_rec_writer.c, for the tests (not exported): an encoded block of the writer's type (len
+ * 72 or 67; anything else is -EINVAL), checked with recd_rec_block_check() and written as it is,
+ * but for a time raised under CLAMP. */
+int recd_rec_writer_block(recd_rec_writer *w, const uint8_t *block, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "formats/rec/rec_format.h"
 
 int recd_rec_writer_init(recd_rec_writer *w, recd_rec_type type, recd_rec_time_policy policy,
                          recd_sink sink)

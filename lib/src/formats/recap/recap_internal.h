@@ -131,4 +131,12 @@ enum { RECAP_EXT_SKIN_TEXTURE = 1, RECAP_EXT_SKIN_SIGNATURE = 2, RECAP_EXT_ENCOD
        RECAP_EXT_COMPRESSOR = 4, RECAP_EXT_LAST_KNOWN = 4 };
 #define RECAP_EXT_ENCODER_SIZE 9
 
+/* The encoder's settings and footprint, for the tests (not exported: no embedder needs them). */
+/* The gzip level the encoder records in its header and uses for its members. */
+uint8_t recd_recap_encoder_gzip_level(const recd_recap_encoder *e);
+/* The compressor (recd_gzip_compressor) it records in its header and uses for its members. */
+recd_gzip_compressor recd_recap_encoder_compressor(const recd_recap_encoder *e);
+/* Heap bytes the encoder holds now. */
+size_t recd_recap_encoder_memory(const recd_recap_encoder *e);
+
 #endif

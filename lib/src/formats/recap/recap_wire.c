@@ -196,7 +196,7 @@ int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
     return 0;
 }
 
-int recap_wire_event_write(const recd_msg_recap_event *e, recd_buf *out)
+static int recap_wire_event_write(const recd_msg_recap_event *e, recd_buf *out)
 {
     const recd_recap_tag_info *ti = recd_recap_tag_info_get(e->event.tag);
     if (!ti || ti->kind != RECD_RECAP_KIND_EVENT || recd_recap_event_check(&e->event) < 0)
@@ -210,8 +210,8 @@ int recap_wire_event_write(const recd_msg_recap_event *e, recd_buf *out)
     return rc == -ENOMEM ? rc : rc < 0 ? -EINVAL : 0;
 }
 
-int recap_wire_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
-                          size_t whylen)
+static int recap_wire_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m,
+                                 char *why, size_t whylen)
 {
     if (len == 0) {
         recd_why(why, whylen, "event: empty payload (an action tag is expected)");
@@ -240,7 +240,7 @@ int recap_wire_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
     return rc;
 }
 
-int recap_wire_open_write(const recd_msg_recap_open *o, recd_buf *out)
+static int recap_wire_open_write(const recd_msg_recap_open *o, recd_buf *out)
 {
     size_t start = out->len;
     int rc = recd_recap_header_encode(&o->header, out);
@@ -249,7 +249,7 @@ int recap_wire_open_write(const recd_msg_recap_open *o, recd_buf *out)
     return rc;
 }
 
-int recap_wire_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
+static int recap_wire_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen)
 {
     recd_recap_header h;
     recd_report rep = {0};

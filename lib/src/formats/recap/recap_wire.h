@@ -13,10 +13,5 @@
 int recap_wire_state_write(const recd_msg_recap_state *s, recd_buf *out);
 int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
                           size_t whylen);
-int recap_wire_event_write(const recd_msg_recap_event *e, recd_buf *out);
-int recap_wire_event_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
-                          size_t whylen);
-int recap_wire_open_write(const recd_msg_recap_open *o, recd_buf *out);
-int recap_wire_open_read(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
 
 #endif

@@ -105,7 +105,8 @@ bool sc2_filetime_iso(int64_t filetime, char *out, size_t outlen)
     return strftime(out, outlen, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0;
 }
 
-int sc2_replay_read_header(sc2_replay *r, const uint8_t *buf, size_t len)
+/* Header only (no StormLib): version, base build, loops. 0 or -EBADMSG with r->err. */
+static int sc2_replay_read_header(sc2_replay *r, const uint8_t *buf, size_t len)
 {
     if (len < 16 || memcmp(buf, USER_DATA_MAGIC, 4) != 0)
         return damage(r, "no MPQ user-data block at byte 0");

@@ -85,8 +85,6 @@ bool sc2_is_replay(const uint8_t *buf, size_t len);
 int sc2_replay_read(sc2_replay *r, const uint8_t *buf, size_t len, bool with_tracker);
 void sc2_replay_free(sc2_replay *r);
 
-/* Header only (no StormLib): version, base build, loops. 0 or -EBADMSG with r->err. */
-int sc2_replay_read_header(sc2_replay *r, const uint8_t *buf, size_t len);
 
 /* Tracker events: fn(data, game loop, event id, tree, the event's struct) per event in order; a
  * non-zero return stops the walk and is returned. -EBADMSG with err (member offsets) on damage. */

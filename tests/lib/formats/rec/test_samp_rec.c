@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "formats/rec/rec_format.h"
 #include "recd/samp_rec.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
