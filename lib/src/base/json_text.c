@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* JSON helpers the reader, the writer and the formats' JSON hooks share: keys, integers and the
- * names of JSON types in errors. (String escaping, UTF-8 and base64 are base/text.c's.) */
+/* base/json_text.h: key lists, optional integer keys and the names of JSON types in errors, for
+ * JSON objects read with jansson. (String escaping, UTF-8 and base64 are base/text.c's.) */
+#include "base/json_text.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "message/json/msg_json_formats.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
+#include "base/why.h"
 
 const char *msg_json_type_name(const json_t *j)
 {
@@ -23,8 +25,6 @@ const char *msg_json_type_name(const json_t *j)
     }
     return "?";
 }
-
-/* ---- keys and integers (msg_json_formats.h) ------------------------------------------------ */
 
 bool msg_json_key_in(const char *key, const char *const *list)
 {
