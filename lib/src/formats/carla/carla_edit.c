@@ -8,6 +8,7 @@
  * carla_track.c. The rules: docs/editing.md. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
