@@ -16,19 +16,19 @@
 #include "recd/common.h"
 
 /* "a string", "an array", ...: the type of j as an error message names it. */
-const char *msg_json_type_name(const json_t *j);
+const char *json_text_type_name(const json_t *j);
 /* true when key is one of list (NULL-terminated). */
-bool msg_json_key_in(const char *key, const char *const *list);
+bool json_text_key_in(const char *key, const char *const *list);
 /* The first key of obj that is not in allowed, or NULL. */
-const char *msg_json_unknown_key(const json_t *obj, const char *const *allowed);
+const char *json_text_unknown_key(const json_t *obj, const char *const *allowed);
 /* "WHERE: unknown key \"KEY\"" into err; -EBADMSG. */
-int msg_json_err_unknown_key(const char *where, const char *key, char *err, size_t errlen);
+int json_text_err_unknown_key(const char *where, const char *key, char *err, size_t errlen);
 /* Optional integer key of root, at least min: *present says whether it was there. 0 or -EBADMSG
  * ("TYPE.KEY: ..."). */
-int msg_json_read_int64(const json_t *root, const char *type, const char *key, int64_t min,
+int json_text_read_int64(const json_t *root, const char *type, const char *key, int64_t min,
                         int64_t *out, bool *present, char *err, size_t errlen);
 /* ,"key": in one append. Inline: the JSON writers call it for every key of an export. */
-static inline int msg_json_put_key(recd_buf *out, const char *key)
+static inline int json_text_put_key(recd_buf *out, const char *key)
 {
     size_t n = strlen(key);
     int rc = recd_buf_reserve(out, n + 4);

@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "edit/edit_internal.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 #define DIFF_MAX_LINES 200
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 /* Bound on what a list may hold: 256 Mi messages is far beyond any real recording and keeps the
  * array's size computation far from overflow. */

@@ -5,7 +5,7 @@
 #include <errno.h>
 
 #include "edit/edit_internal.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 typedef struct track_read {
     const struct recd_format_edit *e;

@@ -12,7 +12,6 @@
 #include <jansson.h>
 
 #include "base/json_text.h"
-#include "message/msg_fields.h"
 #include "recd/format.h"
 #include "recd/message.h"
 
@@ -71,9 +70,5 @@ int msg_from_json_jansson(const char *line, size_t len, recd_msg_format session_
 /* Keys every message may have. */
 #define MSG_JSON_COMMON_KEYS "type", "session", "seq"
 
-static inline int msg_json_put_int(recd_buf *out, int64_t v)
-{
-    return msg_buf_put_i64(out, v);
-}
 
 #endif
