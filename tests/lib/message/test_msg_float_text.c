@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The fast number text (msg_float_text.c) against the printf/strtod search it replaces: the same
+/* The fast number text (base/float_text.c) against the printf/strtod search it replaces: the same
  * bytes for edge cases and for 10^7 random f32/f64 values in a normal build (10^5 under
  * AddressSanitizer, which is several times slower; $RECD_FLOAT_TEXT_COUNT overrides). */
 #include "testutil.h"
