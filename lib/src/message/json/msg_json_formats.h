@@ -70,5 +70,4 @@ int msg_from_json_jansson(const char *line, size_t len, recd_msg_format session_
 /* Keys every message may have. */
 #define MSG_JSON_COMMON_KEYS "type", "session", "seq"
 
-
 #endif
