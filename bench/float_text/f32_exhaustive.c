@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Exhaustive check of the f32 number text: for every finite f32 bit pattern in [FIRST, LAST]
- * (hex arguments, default all), the text msg_f32_text writes through the f32 fast path
- * (msg_float_text_f32) must equal the 19-digit algorithm's, the one used before that path
- * (msg_float_text_f32_wide). Where either returns -ERANGE, the final text is the printf/strtod
+ * (hex arguments, default all), the text text_f32_cached writes through the f32 fast path
+ * (float_text_f32) must equal the 19-digit algorithm's, the one used before that path
+ * (float_text_f32_wide). Where either returns -ERANGE, the final text is the printf/strtod
  * search's, so the other's text is compared with the search. Not part of `make test` (it takes
  * minutes); docs/performance.md has the result. */
 #include <errno.h>
@@ -22,7 +22,7 @@ static const char *final_text(float f, int n, char *buf, char *search, bool *sea
     if (n >= 0)
         return buf;
     if (!*searched) {
-        if (msg_format_f32_search(f, search) != 0)
+        if (text_format_f32_search(f, search) != 0)
             return NULL;
         *searched = true;
     }
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
         }
         float f = f32_from_bits((uint32_t)b);
         char now[32], before[32], search[32];
-        int n = msg_float_text_f32(f, now), o = msg_float_text_f32_wide(f, before);
+        int n = float_text_f32(f, now), o = float_text_f32_wide(f, before);
         checked++;
         new_fallback += n == -ERANGE;
         old_fallback += o == -ERANGE;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* JSON output with exact numbers: jansson prints reals with a fixed precision, which either
  * rounds (12.52820498) or adds noise digits (0.10000000000000001); this writer keeps jansson's
- * layout and prints reals as export does (msg_format_f64). */
+ * layout and prints reals as export does (text_format_f64). */
 #include "json_dump.h"
 
 #include <string.h>
 
-#include "message/msg_fields.h"
+#include "base/text.h"
 
 static void put_string(FILE *out, const char *s, size_t n)
 {
@@ -84,7 +84,7 @@ static void put_value(FILE *out, const json_t *v, bool indent, int depth)
     case JSON_STRING: put_string(out, json_string_value(v), json_string_length(v)); break;
     case JSON_INTEGER: fprintf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); break;
     case JSON_REAL:
-        if (msg_format_f64(json_real_value(v), num) == 0)
+        if (text_format_f64(json_real_value(v), num) == 0)
             fputs(num, out);
         else
             fputs("null", out); /* jansson holds no non-finite reals */

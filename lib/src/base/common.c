@@ -97,14 +97,12 @@ void recd_report_add(recd_report *r, recd_severity sev, uint64_t offset, const c
         return;
     }
     if (r->count == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        recd_problem *p = realloc(r->items, cap * sizeof *p);
+        recd_problem *p = recd__array_room(r->items, &r->cap, r->count, sizeof *p, 16);
         if (!p) {
             r->dropped++;
             return;
         }
         r->items = p;
-        r->cap = cap;
     }
     recd_problem *p = &r->items[r->count++];
     memset(p, 0, sizeof *p);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* f32 number text for the JSON and CSV writers (msg_format_f32, msg_buf_put_f32), through a
+/* f32 number text for the JSON and CSV writers (text_format_f32, text_put_f32), through a
  * per-thread memo. Telemetry repeats its floats: a simulator log's 333,500 floats hold 4,532 distinct
  * values, because every frame records every actor, standing or not. Once a thread has formatted
  * MEMO_AFTER floats, it remembers the last text of 4,096 bit patterns (direct-mapped, 128 KiB,
@@ -71,8 +71,8 @@ static inline text_cache *thread_cache(void)
 static __attribute__((noinline)) int text_miss(float f, uint32_t bits, cached_text *e,
                                                char buf[32])
 {
-    int n = msg_float_text_f32(f, buf);
-    if (n == -ERANGE && (n = msg_format_f32_search(f, buf)) == 0)
+    int n = float_text_f32(f, buf);
+    if (n == -ERANGE && (n = text_format_f32_search(f, buf)) == 0)
         n = (int)strlen(buf);
     if (n > 0 && n <= TEXT_MAX && e) {
         e->bits = bits;
@@ -82,7 +82,7 @@ static __attribute__((noinline)) int text_miss(float f, uint32_t bits, cached_te
     return n;
 }
 
-int msg_f32_text(float f, char buf[32])
+int text_f32_cached(float f, char buf[32])
 {
     uint32_t bits = f32_to_bits(f);
     text_cache *c = thread_cache();
@@ -94,21 +94,21 @@ int msg_f32_text(float f, char buf[32])
     return text_miss(f, bits, e, buf);
 }
 
-int msg_format_f32(float f, char buf[32])
+int text_format_f32(float f, char buf[32])
 {
-    int n = msg_f32_text(f, buf);
+    int n = text_f32_cached(f, buf);
     if (n < 0)
         return n;
     buf[n] = '\0';
     return 0;
 }
 
-int msg_buf_put_f32(recd_buf *out, float f)
+int text_put_f32(recd_buf *out, float f)
 {
-    int rc = msg_buf_room(out, 32);
+    int rc = text_room(out, 32);
     if (rc < 0)
         return rc;
-    int n = msg_f32_text(f, (char *)out->data + out->len);
+    int n = text_f32_cached(f, (char *)out->data + out->len);
     if (n < 0)
         return n;
     out->len += (size_t)n;

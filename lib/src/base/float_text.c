@@ -19,7 +19,7 @@
 #include "base/bytes.h"
 #include "base/float_text.h"
 
-const char msg_digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
+const char text_digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
                                   "31323334353637383940414243444546474849505152535455565758596061"
                                   "62636465666768697071727374757677787980818283848586878889909192"
                                   "93949596979899";
@@ -353,7 +353,7 @@ static int layout(char *buf, bool neg, const char *d, int p, int x)
 
 /* m * 2^e with its neighbours' midpoints; lower_closer when the neighbour below is half as far
  * (m is a power of two above the smallest normal). is_f32 also checks the reader that goes
- * through double first (see msg_format_f32_search). */
+ * through double first (see text_format_f32_search). */
 static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max_prec, bool is_f32,
                          char *buf)
 {
@@ -363,7 +363,7 @@ static int shortest_text(bool neg, uint64_t m, int e, bool lower_closer, int max
         !exact_digits(hi_mant, e - 2, &hi))
         return -ERANGE;
     bool even = (m & 1) == 0;
-    /* msg_g_precision: at least the digits of v rounded to an integer when 1 <= |v| < 1e16. */
+    /* text_g_precision: at least the digits of v rounded to an integer when 1 <= |v| < 1e16. */
     int int_digits = 0;
     int x = 0;
     if (v.exp10 >= 0 && v.exp10 < 16) {
@@ -415,13 +415,13 @@ static inline void nine_digits(uint32_t t, char *out)
     uint64_t y = (uint64_t)t * UINT64_C(1441151881);
     out[0] = (char)('0' + (y >> 57));
     y = (y & frac) * 100;
-    memcpy(out + 1, msg_digit_pairs + 2 * (y >> 57), 2);
+    memcpy(out + 1, text_digit_pairs + 2 * (y >> 57), 2);
     y = (y & frac) * 100;
-    memcpy(out + 3, msg_digit_pairs + 2 * (y >> 57), 2);
+    memcpy(out + 3, text_digit_pairs + 2 * (y >> 57), 2);
     y = (y & frac) * 100;
-    memcpy(out + 5, msg_digit_pairs + 2 * (y >> 57), 2);
+    memcpy(out + 5, text_digit_pairs + 2 * (y >> 57), 2);
     y = (y & frac) * 100;
-    memcpy(out + 7, msg_digit_pairs + 2 * (y >> 57), 2);
+    memcpy(out + 7, text_digit_pairs + 2 * (y >> 57), 2);
 }
 
 /* layout for f32 texts straight into buf (32 bytes): the p-digit candidate t (< 10^p <= 10^16)
@@ -472,7 +472,7 @@ static int f32_layout(char *buf, bool neg, uint64_t t, int p, int x)
         *s++ = 'e';
         *s++ = x < 0 ? '-' : '+';
         unsigned ax = (unsigned)(x < 0 ? -x : x); /* below 50 for an f32 */
-        memcpy(s, msg_digit_pairs + 2 * ax, 2);
+        memcpy(s, text_digit_pairs + 2 * ax, 2);
         s += 2;
     }
     *s = 0;
@@ -527,7 +527,7 @@ static int f32_shortest(bool neg, uint32_t field, int be, char *buf)
         k++;
     int p_min = nd - k > 1 ? nd - k : 1;
 
-    /* msg_g_precision: never fewer digits than v rounded to an integer when 1 <= v < 1e16. Only
+    /* text_g_precision: never fewer digits than v rounded to an integer when 1 <= v < 1e16. Only
      * needed when it can exceed p_min or 9. Rounding is half to even on the exact value:
      * rem + 1 > half exactly when rem > half, or rem == half and a tie goes up. */
     int int_digits = 0;
@@ -579,7 +579,7 @@ static int f32_shortest(bool neg, uint32_t field, int be, char *buf)
 }
 #endif
 
-int msg_float_text_f64(double d, char buf[40])
+int float_text_f64(double d, char buf[40])
 {
     uint64_t bits = f64_to_bits(d);
     bool neg = bits >> 63;
@@ -630,6 +630,6 @@ static int f32_text(float f, bool with_fast_path, char buf[32])
 #endif
 }
 
-int msg_float_text_f32(float f, char buf[32]) { return f32_text(f, true, buf); }
+int float_text_f32(float f, char buf[32]) { return f32_text(f, true, buf); }
 
-int msg_float_text_f32_wide(float f, char buf[32]) { return f32_text(f, false, buf); }
+int float_text_f32_wide(float f, char buf[32]) { return f32_text(f, false, buf); }

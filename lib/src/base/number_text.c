@@ -31,7 +31,7 @@ static void use_dot_decimal(char *s)
     memmove(p + 1, p + dl, strlen(p + dl) + 1);
 }
 
-int msg_g_precision(double d, int prec)
+int text_g_precision(double d, int prec)
 {
     double a = fabs(d);
     if (a < 1.0 || a >= 1e16)
@@ -41,17 +41,17 @@ int msg_g_precision(double d, int prec)
     return digits > prec ? digits : prec;
 }
 
-int msg_format_f32_search(float f, char buf[32])
+int text_format_f32_search(float f, char buf[32])
 {
     if (!isfinite(f))
         return -EINVAL;
     uint32_t want = f32_to_bits(f);
     for (int prec = 1; prec <= 9; prec++) {
-        snprintf(buf, 32, "%.*g", msg_g_precision(f, prec), (double)f);
+        snprintf(buf, 32, "%.*g", text_g_precision(f, prec), (double)f);
         /* Readers may go through double first (jansson does), so both paths must agree. */
         float via_double;
         if (f32_to_bits(strtof(buf, NULL)) == want &&
-            msg_double_to_f32(strtod(buf, NULL), &via_double) && f32_to_bits(via_double) == want)
+            text_double_to_f32(strtod(buf, NULL), &via_double) && f32_to_bits(via_double) == want)
             break;
     }
     use_dot_decimal(buf);
@@ -60,7 +60,7 @@ int msg_format_f32_search(float f, char buf[32])
     return 0;
 }
 
-bool msg_double_to_f32(double d, float *out)
+bool text_double_to_f32(double d, float *out)
 {
     /* Doubles up to half an ulp above FLT_MAX round to FLT_MAX ("3.4028235e+38" is such a
      * double); set it directly, as the cast is only defined inside the float range. */
@@ -74,13 +74,13 @@ bool msg_double_to_f32(double d, float *out)
     return true;
 }
 
-int msg_format_f64_search(double d, char buf[40])
+int text_format_f64_search(double d, char buf[40])
 {
     if (!isfinite(d))
         return -EINVAL;
     uint64_t want = f64_to_bits(d);
     for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, 40, "%.*g", msg_g_precision(d, prec), d);
+        snprintf(buf, 40, "%.*g", text_g_precision(d, prec), d);
         if (f64_to_bits(strtod(buf, NULL)) == want)
             break;
     }
@@ -90,11 +90,11 @@ int msg_format_f64_search(double d, char buf[40])
     return 0;
 }
 
-int msg_format_f64(double d, char buf[40])
+int text_format_f64(double d, char buf[40])
 {
-    int rc = msg_float_text_f64(d, buf);
+    int rc = float_text_f64(d, buf);
     if (rc == -ERANGE)
-        return msg_format_f64_search(d, buf);
+        return text_format_f64_search(d, buf);
     return rc < 0 ? rc : 0;
 }
 
@@ -106,11 +106,11 @@ static char *u64_digits(uint64_t v, char *end)
         unsigned r = (unsigned)(v % 100);
         v /= 100;
         p -= 2;
-        memcpy(p, msg_digit_pairs + 2 * r, 2);
+        memcpy(p, text_digit_pairs + 2 * r, 2);
     }
     if (v >= 10) {
         p -= 2;
-        memcpy(p, msg_digit_pairs + 2 * v, 2);
+        memcpy(p, text_digit_pairs + 2 * v, 2);
     } else {
         *--p = (char)('0' + v);
     }
@@ -124,7 +124,7 @@ static char *u64_digits(uint64_t v, char *end)
 
 static int put_int_text(recd_buf *out, uint64_t magnitude, bool negative)
 {
-    int rc = msg_buf_room(out, INT_TEXT_MAX);
+    int rc = text_room(out, INT_TEXT_MAX);
     if (rc < 0)
         return rc;
     char num[2 * INT_TEXT_MAX], *end = num + INT_TEXT_MAX;
@@ -136,21 +136,21 @@ static int put_int_text(recd_buf *out, uint64_t magnitude, bool negative)
     return 0;
 }
 
-int msg_buf_put_u64(recd_buf *out, uint64_t v) { return put_int_text(out, v, false); }
+int text_put_u64(recd_buf *out, uint64_t v) { return put_int_text(out, v, false); }
 
-int msg_buf_put_i64(recd_buf *out, int64_t v)
+int text_put_i64(recd_buf *out, int64_t v)
 {
     return put_int_text(out, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
-int msg_buf_put_f64(recd_buf *out, double d)
+int text_put_f64(recd_buf *out, double d)
 {
     int rc = recd_buf_reserve(out, 40);
     if (rc < 0)
         return rc;
     char *dst = (char *)out->data + out->len;
-    int n = msg_float_text_f64(d, dst);
-    if (n == -ERANGE && (n = msg_format_f64_search(d, dst)) == 0)
+    int n = float_text_f64(d, dst);
+    if (n == -ERANGE && (n = text_format_f64_search(d, dst)) == 0)
         n = (int)strlen(dst);
     if (n < 0)
         return n;
@@ -166,7 +166,7 @@ static size_t digits(const char *s, size_t i, size_t len)
     return n;
 }
 
-bool msg_parse_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
+bool text_parse_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
 {
     size_t p = 0;
     bool neg = p < len && s[p] == '-';

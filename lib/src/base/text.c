@@ -39,7 +39,7 @@ static bool all_ascii(const uint8_t *s, size_t len)
     return (acc & 0x8080808080808080ull) == 0;
 }
 
-bool msg_utf8_valid(const uint8_t *s, size_t len)
+bool text_utf8_valid(const uint8_t *s, size_t len)
 {
     if (all_ascii(s, len)) /* NDJSON lines nearly always are */
         return true;
@@ -90,13 +90,13 @@ bool msg_utf8_valid(const uint8_t *s, size_t len)
     return true;
 }
 
-int msg_buf_puts(recd_buf *out, const char *s) { return recd_buf_append(out, s, strlen(s)); }
+int text_puts(recd_buf *out, const char *s) { return recd_buf_append(out, s, strlen(s)); }
 
-int msg_json_append_string(recd_buf *out, const char *s, size_t len)
+int text_put_json_string(recd_buf *out, const char *s, size_t len)
 {
     if (len && !s)
         return -EINVAL;
-    if (!msg_utf8_valid((const uint8_t *)s, len))
+    if (!text_utf8_valid((const uint8_t *)s, len))
         return -EINVAL;
     int rc = recd_buf_reserve(out, len + 2);
     if (rc < 0)
@@ -115,14 +115,14 @@ int msg_json_append_string(recd_buf *out, const char *s, size_t len)
             break;
         char esc[8];
         switch (c) {
-        case '"': rc = msg_buf_puts(out, "\\\""); break;
-        case '\\': rc = msg_buf_puts(out, "\\\\"); break;
-        case '\n': rc = msg_buf_puts(out, "\\n"); break;
-        case '\r': rc = msg_buf_puts(out, "\\r"); break;
-        case '\t': rc = msg_buf_puts(out, "\\t"); break;
+        case '"': rc = text_puts(out, "\\\""); break;
+        case '\\': rc = text_puts(out, "\\\\"); break;
+        case '\n': rc = text_puts(out, "\\n"); break;
+        case '\r': rc = text_puts(out, "\\r"); break;
+        case '\t': rc = text_puts(out, "\\t"); break;
         default:
             snprintf(esc, sizeof esc, "\\u%04x", c);
-            rc = msg_buf_puts(out, esc);
+            rc = text_puts(out, esc);
         }
     }
     if (rc == 0 && run)
@@ -134,7 +134,7 @@ int msg_json_append_string(recd_buf *out, const char *s, size_t len)
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-int msg_base64_append(recd_buf *out, const uint8_t *data, size_t len)
+int text_base64_append(recd_buf *out, const uint8_t *data, size_t len)
 {
     int rc = recd_buf_reserve(out, (len + 2) / 3 * 4);
     if (rc < 0)
@@ -158,7 +158,7 @@ static int b64_index(char c)
     return p ? (int)(p - b64) : -1;
 }
 
-bool msg_base64_decode(const char *s, size_t len, recd_buf *out)
+bool text_base64_decode(const char *s, size_t len, recd_buf *out)
 {
     if (len % 4)
         return false;
@@ -183,7 +183,7 @@ bool msg_base64_decode(const char *s, size_t len, recd_buf *out)
     return true;
 }
 
-void msg_safe_text(const char *s, size_t len, char out[48])
+void text_safe_excerpt(const char *s, size_t len, char out[48])
 {
     size_t n = len > 40 ? 40 : len;
     for (size_t i = 0; i < n; i++) {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "edit/edit_internal.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 int recd_edit_concat(const recd_edit_input *in, size_t n, int64_t gap, recd_sink out,
                      const recd_progress *progress, char *err, size_t errlen)

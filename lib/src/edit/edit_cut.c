@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "edit/edit_internal.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 static int cut_loaded(const recd_edit_msgs *l, const recd_cut_opts *o, recd_sink sink,
                       edit_progress *progress, char *err, size_t errlen)

@@ -11,8 +11,9 @@
 
 #include <jansson.h>
 
+#include "base/why.h"
 #include "edit/edit_internal.h"
-#include "message/msg_fields.h"
+#include "recd/buf_printf.h"
 
 #define DIFF_MAX_LINES 200
 
@@ -27,17 +28,14 @@ __attribute__((format(printf, 2, 3)))
 #endif
 static void say(diff_out *d, const char *fmt, ...)
 {
-    char line[1024];
+    if (d->rc < 0)
+        return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
+    int rc = recd_buf_vprintf(d->buf, fmt, ap);
     va_end(ap);
-    if (n < 0 || d->rc < 0)
-        return;
-    if ((size_t)n >= sizeof line)
-        n = sizeof line - 1;
-    if (recd_buf_append(d->buf, line, (size_t)n) < 0)
-        d->rc = -ENOMEM;
+    if (rc < 0)
+        d->rc = rc;
 }
 
 static void value_text(const json_t *v, char *out, size_t n)

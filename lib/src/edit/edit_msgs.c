@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
+#include "base/buf_grow.h"
+#include "base/why.h"
 
 /* Bound on what a list may hold: 256 Mi messages is far beyond any real recording and keeps the
  * array's size computation far from overflow. */
@@ -19,12 +20,10 @@ static int recd_edit__msgs_push(recd_edit_msgs *l, const recd_msg *m)
     if (l->n == l->cap) {
         if (l->cap >= EDIT_MAX_MSGS)
             return -E2BIG;
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        recd_msg *v = realloc(l->v, cap * sizeof *v);
+        recd_msg *v = recd__array_room(l->v, &l->cap, l->n, sizeof *v, 256);
         if (!v)
             return -ENOMEM;
         l->v = v;
-        l->cap = cap;
     }
     int rc = recd_msg_copy(&l->v[l->n], m);
     if (rc < 0)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "edit/edit_internal.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 typedef struct retime {
     const struct recd_format_edit *e;

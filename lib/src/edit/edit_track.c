@@ -5,7 +5,7 @@
 #include <errno.h>
 
 #include "edit/edit_internal.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 #include "recd/track_point.h"
 
 typedef struct track_read {

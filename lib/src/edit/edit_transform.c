@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "edit/edit_internal.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 /* cos and sin of deg, exact where they are 0 or +-1. */
 static void exact_cos_sin(double deg, double *c, double *s)

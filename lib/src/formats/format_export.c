@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
+#include "base/why.h"
 #include "recd/format.h"
 
 int recd_export_msgs(const uint8_t *file, size_t len, recd_msg_fn on_msg, void *ctx, char *err,

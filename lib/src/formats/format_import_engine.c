@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
+#include "base/why.h"
 #include "message/msg_text.h"
 
 bool recd_format__importer_writes(const struct recd_format_importer *ops, recd_msg_format f)

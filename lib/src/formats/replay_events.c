@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "message/csv/msg_csv.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 
 /* Cheap shape check: the readers build fields themselves, so a brace pair is the contract. */
 static bool looks_like_object(const char *s, size_t len)
@@ -38,14 +38,14 @@ int recd_replay_event_jsonl(const recd_replay_event *ev, recd_buf *out)
         return -EINVAL;
     size_t start = out->len;
     if ((rc = recd_buf_append(out, "{\"source\":", 10)) < 0 ||
-        (rc = msg_json_append_string(out, ev->source, strlen(ev->source))) < 0 ||
-        (rc = recd_buf_append(out, ",\"t\":", 5)) < 0 || (rc = msg_buf_put_f64(out, ev->t)) < 0 ||
+        (rc = text_put_json_string(out, ev->source, strlen(ev->source))) < 0 ||
+        (rc = recd_buf_append(out, ",\"t\":", 5)) < 0 || (rc = text_put_f64(out, ev->t)) < 0 ||
         (rc = recd_buf_append(out, ",\"t_raw\":", 9)) < 0 ||
-        (rc = msg_buf_put_i64(out, ev->t_raw)) < 0 ||
+        (rc = text_put_i64(out, ev->t_raw)) < 0 ||
         (rc = recd_buf_append(out, ",\"actor\":", 9)) < 0 ||
-        (rc = msg_buf_put_i64(out, ev->actor)) < 0 ||
+        (rc = text_put_i64(out, ev->actor)) < 0 ||
         (rc = recd_buf_append(out, ",\"kind\":", 8)) < 0 ||
-        (rc = msg_json_append_string(out, ev->kind, strlen(ev->kind))) < 0 ||
+        (rc = text_put_json_string(out, ev->kind, strlen(ev->kind))) < 0 ||
         (rc = recd_buf_append(out, ",\"fields\":", 10)) < 0 ||
         (rc = recd_buf_append(out, ev->fields, ev->fields_len)) < 0 ||
         (rc = recd_buf_append(out, "}\n", 2)) < 0) {
@@ -57,14 +57,14 @@ int recd_replay_event_jsonl(const recd_replay_event *ev, recd_buf *out)
 
 int recd_replay_event_csv_header(recd_buf *out)
 {
-    return msg_buf_puts(out, "source,t,t_raw,actor,kind,fields\n");
+    return text_puts(out, "source,t,t_raw,actor,kind,fields\n");
 }
 
 int recd_replay_event_csv(const recd_replay_event *ev, recd_buf *out)
 {
     int rc = check_event(ev);
     char t[40], t_raw[24], actor[24];
-    if (rc < 0 || msg_format_f64(ev->t, t) < 0)
+    if (rc < 0 || text_format_f64(ev->t, t) < 0)
         return rc < 0 ? rc : -EINVAL;
     snprintf(t_raw, sizeof t_raw, "%" PRId64, ev->t_raw);
     snprintf(actor, sizeof actor, "%" PRId64, ev->actor);
@@ -75,5 +75,5 @@ int recd_replay_event_csv(const recd_replay_event *ev, recd_buf *out)
         (rc = msg_csv_put_cell(out, ev->kind, strlen(ev->kind), false)) < 0 ||
         (rc = msg_csv_put_cell(out, ev->fields, ev->fields_len, false)) < 0)
         return rc;
-    return msg_buf_puts(out, "\n");
+    return text_puts(out, "\n");
 }

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
 #include "message/msg_formats.h"
 #include "recd/format_list.h"
 

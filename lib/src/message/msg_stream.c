@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 /* Open first, one session, nothing after close. */
 static int msg_stream_check(msg_stream *st, const recd_msg *m, char *why, size_t whylen)

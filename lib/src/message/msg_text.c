@@ -5,7 +5,7 @@
 
 #include <errno.h>
 
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 int msg_text_read(const uint8_t *text, size_t len, recd_text_encoding enc, recd_msg_fn fn,
                   void *ctx, char *err, size_t errlen)

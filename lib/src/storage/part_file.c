@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/buf_grow.h"
 #include "base/fd_io.h"
 #include "base/why.h"
 #include "recd/fd_sink.h"
@@ -295,14 +296,12 @@ static int read_names(int dfd, char ***out, size_t *count)
         if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
             continue;
         if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 32;
-            char **nn = realloc(names, ncap * sizeof *nn);
+            char **nn = recd__array_room(names, &cap, n, sizeof *nn, 32);
             if (!nn) {
                 rc = -ENOMEM;
                 break;
             }
             names = nn;
-            cap = ncap;
         }
         if (!(names[n] = strdup(de->d_name))) {
             rc = -ENOMEM;

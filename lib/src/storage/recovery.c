@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf_grow.h"
 #include "recd/part_file.h"
 
 const char *recd_recover_action_name(recd_recover_action a)
@@ -261,12 +262,10 @@ out:
 static int add_file(recd_recover_summary *s, recd_recover_file **out)
 {
     if (s->count == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        recd_recover_file *n = realloc(s->files, cap * sizeof *n);
+        recd_recover_file *n = recd__array_room(s->files, &s->cap, s->count, sizeof *n, 16);
         if (!n)
             return -ENOMEM;
         s->files = n;
-        s->cap = cap;
     }
     *out = &s->files[s->count++];
     memset(*out, 0, sizeof **out);

@@ -3,6 +3,7 @@
  * per-session count / total size, delete oldest first, prune emptied directories. */
 #include "recd/retention.h"
 
+#include "base/buf_grow.h"
 #include "recd/format.h"
 #include "recd/own_mark.h"
 
@@ -95,12 +96,10 @@ static int on_entry(void *ctx, const recd_walk_entry *e)
         return 0;
     }
     if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        candidate *c = realloc(s->c, cap * sizeof *c);
+        candidate *c = recd__array_room(s->c, &s->cap, s->n, sizeof *c, 64);
         if (!c)
             return -ENOMEM;
         s->c = c;
-        s->cap = cap;
     }
     char *path = strdup(e->rel);
     if (!path)
@@ -189,12 +188,10 @@ static void mark_total(candidate *c, size_t n, uint64_t max)
 static int add_item(recd_retention_result *r, const candidate *c, int error)
 {
     if (r->count == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        recd_retention_item *n = realloc(r->items, cap * sizeof *n);
+        recd_retention_item *n = recd__array_room(r->items, &r->cap, r->count, sizeof *n, 16);
         if (!n)
             return -ENOMEM;
         r->items = n;
-        r->cap = cap;
     }
     recd_retention_item *it = &r->items[r->count++];
     memset(it, 0, sizeof *it);

@@ -8,7 +8,8 @@
 
 #include <jansson.h>
 
-#include "message/msg_fields.h"
+#include "base/text.h"
+#include "base/why.h"
 #include "wire/wire_internal.h"
 
 static bool blank(const uint8_t *s, size_t n)
@@ -79,7 +80,7 @@ int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg 
 {
     if (blank(line, len))
         return 1;
-    if (!msg_utf8_valid(line, len)) {
+    if (!text_utf8_valid(line, len)) {
         recd_why(why, whylen, "invalid UTF-8");
         env->noted = RECD_WIRE_REASON_SYNTAX;
         return -EBADMSG;

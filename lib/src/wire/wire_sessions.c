@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf_grow.h"
 #include "wire/wire_internal.h"
 
 static long find(const wire_sessions *s, const char *key, size_t len)
@@ -32,12 +33,10 @@ static int wire_sessions_set(wire_sessions *s, const char *key, size_t len, recd
     if (s->count >= RECD_WIRE_LOCAL_SESSIONS_MAX)
         return -ENOSPC;
     if (s->count == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        void *p = realloc(s->items, cap * sizeof *s->items);
+        void *p = recd__array_room(s->items, &s->cap, s->count, sizeof *s->items, 8);
         if (!p)
             return -ENOMEM;
         s->items = p;
-        s->cap = cap;
     }
     if (len > RECD_SESSION_KEY_MAX)
         len = RECD_SESSION_KEY_MAX;

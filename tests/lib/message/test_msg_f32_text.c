@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* msg_f32_text, f32 text through the per-thread memo: every answer equals the uncached text
- * (msg_float_text_f32, else the search), before the thread has a memo, from the memo, from a
+/* text_f32_cached, f32 text through the per-thread memo: every answer equals the uncached text
+ * (float_text_f32, else the search), before the thread has a memo, from the memo, from a
  * slot another value took over, or from another thread's memo; NaN and infinities are refused
  * every time. */
 #include "testutil.h"
@@ -16,20 +16,20 @@
 
 static void uncached(float f, char want[32])
 {
-    int n = msg_float_text_f32(f, want);
+    int n = float_text_f32(f, want);
     if (n == -ERANGE)
-        assert_int_equal(msg_format_f32_search(f, want), 0);
+        assert_int_equal(text_format_f32_search(f, want), 0);
     else
         assert_true(n > 0);
 }
 
-/* 0 when msg_f32_text gives f the uncached text; 1 otherwise (so threads can count). */
+/* 0 when text_f32_cached gives f the uncached text; 1 otherwise (so threads can count). */
 static int differs(float f)
 {
     char want[32], got[32];
     uncached(f, want);
     memset(got, 'x', sizeof got);
-    int n = msg_f32_text(f, got);
+    int n = text_f32_cached(f, got);
     if (n != (int)strlen(want) || memcmp(got, want, strlen(want)) != 0) {
         print_error("bits %08x: \"%.*s\" (%d), want \"%s\"\n", f32_to_bits(f), n > 0 ? n : 0, got,
                     n, want);
@@ -77,9 +77,9 @@ static void test_non_finite_refused(void **state)
     (void)state;
     char buf[32];
     for (int round = 0; round < 2; round++) {
-        assert_int_equal(msg_f32_text(NAN, buf), -EINVAL);
-        assert_int_equal(msg_f32_text(INFINITY, buf), -EINVAL);
-        assert_int_equal(msg_f32_text(-INFINITY, buf), -EINVAL);
+        assert_int_equal(text_f32_cached(NAN, buf), -EINVAL);
+        assert_int_equal(text_f32_cached(INFINITY, buf), -EINVAL);
+        assert_int_equal(text_f32_cached(-INFINITY, buf), -EINVAL);
     }
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The fast number text (msg_float_text.c) against the printf/strtod search it replaces: the same
+/* The fast number text (base/float_text.c) against the printf/strtod search it replaces: the same
  * bytes for edge cases and for 10^7 random f32/f64 values in a normal build (10^5 under
  * AddressSanitizer, which is several times slower; $RECD_FLOAT_TEXT_COUNT overrides). */
 #include "testutil.h"
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 #include "base/float_text.h"
 
 #ifdef TU_SANITIZED
@@ -28,8 +28,8 @@ static void check_f64(double d)
     char want[40], got[40], fast[40];
     if (!isfinite(d))
         return;
-    assert_int_equal(msg_format_f64_search(d, want), 0);
-    int n = msg_float_text_f64(d, fast);
+    assert_int_equal(text_format_f64_search(d, want), 0);
+    int n = float_text_f64(d, fast);
     if (n >= 0) {
         fast_answers++;
         assert_int_equal((size_t)n, strlen(fast));
@@ -41,8 +41,8 @@ static void check_f64(double d)
         fallbacks++;
     }
     /* The wrapper is the fast path or the search itself: a sample is enough. */
-    if (checked % 16 == 0 && (msg_format_f64(d, got) != 0 || strcmp(got, want) != 0))
-        fail_msg("f64 %a: msg_format_f64 \"%s\", search \"%s\"", d, got, want);
+    if (checked % 16 == 0 && (text_format_f64(d, got) != 0 || strcmp(got, want) != 0))
+        fail_msg("f64 %a: text_format_f64 \"%s\", search \"%s\"", d, got, want);
     checked++;
 }
 
@@ -51,8 +51,8 @@ static void check_f32(float f)
     char want[32], got[32], fast[32];
     if (!isfinite(f))
         return;
-    assert_int_equal(msg_format_f32_search(f, want), 0);
-    int n = msg_float_text_f32(f, fast);
+    assert_int_equal(text_format_f32_search(f, want), 0);
+    int n = float_text_f32(f, fast);
     if (n >= 0) {
         fast_answers++;
         assert_int_equal((size_t)n, strlen(fast));
@@ -64,8 +64,8 @@ static void check_f32(float f)
         fallbacks++;
     }
     /* The wrapper is the fast path or the search itself: a sample is enough. */
-    if (checked % 16 == 0 && (msg_format_f32(f, got) != 0 || strcmp(got, want) != 0))
-        fail_msg("f32 %a: msg_format_f32 \"%s\", search \"%s\"", (double)f, got, want);
+    if (checked % 16 == 0 && (text_format_f32(f, got) != 0 || strcmp(got, want) != 0))
+        fail_msg("f32 %a: text_format_f32 \"%s\", search \"%s\"", (double)f, got, want);
     checked++;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* msg_buf_put_i64/u64/f32/f64, the appenders the JSON writers use instead of snprintf: the same
- * text as printf's %lld/%llu and as msg_format_f32/f64, appended after what the buffer holds. */
+/* text_put_i64/u64/f32/f64, the appenders the JSON writers use instead of snprintf: the same
+ * text as printf's %lld/%llu and as text_format_f32/f64, appended after what the buffer holds. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 
 /* Appends after a prefix so that a writer that ignores out->len shows up. */
 static void expect_text(recd_buf *b, const char *want)
@@ -27,7 +27,7 @@ static void check_i64(int64_t v)
     char want[32];
     snprintf(want, sizeof want, "%" PRId64, v);
     assert_int_equal(recd_buf_append(&b, "ab,", 3), 0);
-    assert_int_equal(msg_buf_put_i64(&b, v), 0);
+    assert_int_equal(text_put_i64(&b, v), 0);
     expect_text(&b, want);
     recd_buf_free(&b);
 }
@@ -38,7 +38,7 @@ static void check_u64(uint64_t v)
     char want[32];
     snprintf(want, sizeof want, "%" PRIu64, v);
     assert_int_equal(recd_buf_append(&b, "ab,", 3), 0);
-    assert_int_equal(msg_buf_put_u64(&b, v), 0);
+    assert_int_equal(text_put_u64(&b, v), 0);
     expect_text(&b, want);
     recd_buf_free(&b);
 }
@@ -80,9 +80,9 @@ static void check_f32(float f)
 {
     recd_buf b = {0};
     char want[32];
-    assert_int_equal(msg_format_f32(f, want), 0);
+    assert_int_equal(text_format_f32(f, want), 0);
     assert_int_equal(recd_buf_append(&b, "ab,", 3), 0);
-    assert_int_equal(msg_buf_put_f32(&b, f), 0);
+    assert_int_equal(text_put_f32(&b, f), 0);
     expect_text(&b, want);
     recd_buf_free(&b);
 }
@@ -91,9 +91,9 @@ static void check_f64(double d)
 {
     recd_buf b = {0};
     char want[40];
-    assert_int_equal(msg_format_f64(d, want), 0);
+    assert_int_equal(text_format_f64(d, want), 0);
     assert_int_equal(recd_buf_append(&b, "ab,", 3), 0);
-    assert_int_equal(msg_buf_put_f64(&b, d), 0);
+    assert_int_equal(text_put_f64(&b, d), 0);
     expect_text(&b, want);
     recd_buf_free(&b);
 }
@@ -116,8 +116,8 @@ static void test_floats(void **state)
 
     recd_buf b = {0};
     assert_int_equal(recd_buf_append(&b, "x", 1), 0);
-    assert_int_equal(msg_buf_put_f32(&b, NAN), -EINVAL);
-    assert_int_equal(msg_buf_put_f64(&b, INFINITY), -EINVAL);
+    assert_int_equal(text_put_f32(&b, NAN), -EINVAL);
+    assert_int_equal(text_put_f64(&b, INFINITY), -EINVAL);
     assert_int_equal(b.len, 1); /* nothing appended on failure */
     recd_buf_free(&b);
 }

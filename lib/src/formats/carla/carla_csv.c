@@ -8,7 +8,8 @@
 
 #include "formats/carla/carla_msg.h"
 #include "message/csv/msg_csv_formats.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
+#include "message/json/msg_json.h"
 
 /* kind, frame, elapsed, duration, data. */
 #define CARLA_CSV_COLUMNS 5
@@ -25,7 +26,7 @@ static int carla_number(msg_csv_doc *d, json_t *obj, const char *key, size_t col
     json_t *v = msg_csv_number_json(cell, len);
     if (!v || json_object_set_new(obj, key, v) < 0) {
         char safe[48], what[96];
-        msg_safe_text(cell, len, safe);
+        text_safe_excerpt(cell, len, safe);
         snprintf(what, sizeof what, "\"%s\" is not a number", safe);
         return v ? -ENOMEM : msg_csv_bad(d, line, key, what);
     }
@@ -92,11 +93,11 @@ static int put_carla_row(const recd_msg *m, recd_buf *out)
         if (rc == 0)
             rc = recd__carla_state_packets_json(f, &keys);
         if (rc == 0 && keys.len) {
-            rc = msg_buf_puts(&json, "{");
+            rc = text_puts(&json, "{");
             if (rc == 0)
                 rc = recd_buf_append(&json, keys.data + 1, keys.len - 1);
             if (rc == 0)
-                rc = msg_buf_puts(&json, "}");
+                rc = text_puts(&json, "}");
         }
         recd_buf_free(&keys);
         if (rc == 0)

@@ -8,6 +8,7 @@
  * carla_track.c. The rules: docs/editing.md. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,7 @@
 #include "formats/carla/carla_actor_index.h"
 #include "formats/carla/carla_format.h"
 #include "formats/format_edit.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 #define CARLA_MAX_MS 1e15 /* elapsed seconds beyond 1e12 are no simulation time */
 

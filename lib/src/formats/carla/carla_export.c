@@ -11,7 +11,7 @@
 #include "formats/carla/carla_format.h"
 #include "formats/carla/carla_schema.h"
 #include "formats/carla/carla_writer.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 typedef int (*walk_fn)(void *ctx, recd_msg *m, char *err, size_t errlen);
 

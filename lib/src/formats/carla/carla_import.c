@@ -7,7 +7,7 @@
 #include "formats/carla/carla_format.h"
 #include "formats/carla/carla_writer.h"
 #include "formats/format_import.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 static int carla_open(recd_importer *im, const recd_msg *m, char *err, size_t errlen)
 {

@@ -11,7 +11,9 @@
 
 #include "base/bytes.h"
 #include "formats/carla/carla_schema.h"
-#include "message/msg_fields.h"
+#include "base/json_text.h"
+#include "base/text.h"
+#include "base/why.h"
 #include "message/json/msg_json_formats.h"
 #include "message/msg_formats.h"
 
@@ -74,13 +76,13 @@ recd_carla_event *recd__carla_event_clone(const recd_carla_event *e)
 static int recd__carla_open_to_json(const recd_carla_open *o, recd_buf *out)
 {
     char t[200];
-    int rc = msg_buf_puts(out, "{\"map\":");
+    int rc = text_puts(out, "{\"map\":");
     if (rc == 0)
-        rc = msg_json_append_string(out, o->map ? o->map : "", o->map ? strlen(o->map) : 0);
+        rc = text_put_json_string(out, o->map ? o->map : "", o->map ? strlen(o->map) : 0);
     snprintf(t, sizeof t, ",\"date\":%" PRId64 ",\"width\":\"%s\",\"ids\":\"%s\",\"additional_data\":%s}",
              o->date, o->width == 8 ? "f64" : "f32", recd_carla_ids_name(o->ids),
              o->additional_data ? "true" : "false");
-    return rc == 0 ? msg_buf_puts(out, t) : rc;
+    return rc == 0 ? text_puts(out, t) : rc;
 }
 
 static int recd__carla_open_from_json(const json_t *j, recd_carla_open **out, char *why,
@@ -88,7 +90,7 @@ static int recd__carla_open_from_json(const json_t *j, recd_carla_open **out, ch
 {
     *out = NULL;
     if (!json_is_object(j)) {
-        snprintf(why, whylen, ": expected an object, got %s", msg_json_type_name(j));
+        snprintf(why, whylen, ": expected an object, got %s", json_text_type_name(j));
         return -EBADMSG;
     }
     static const char *const keys[] = {"map", "date", "width", "ids", "additional_data", NULL};
@@ -101,7 +103,7 @@ static int recd__carla_open_from_json(const json_t *j, recd_carla_open **out, ch
             ok |= strcmp(keys[i], key) == 0;
         if (!ok) {
             char safe[48];
-            msg_safe_text(key, strlen(key), safe);
+            text_safe_excerpt(key, strlen(key), safe);
             snprintf(why, whylen, ": unknown key \"%s\"", safe);
             return -EBADMSG;
         }
@@ -150,7 +152,7 @@ static int recd__carla_open_from_json(const json_t *j, recd_carla_open **out, ch
 static int put_records(const recd_carla_frame *f, unsigned kind, recd_buf *out)
 {
     const carla_kind_info *ki = carla_kind(kind, f->width);
-    int rc = msg_buf_puts(out, "[");
+    int rc = text_puts(out, "[");
     bool first = true;
     for (size_t k = 0; k < f->count && rc == 0; k++) {
         const recd_carla_packet *p = &f->packets[k];
@@ -160,14 +162,14 @@ static int put_records(const recd_carla_frame *f, unsigned kind, recd_buf *out)
         for (uint32_t i = 0; i < p->count && rc == 0; i++) {
             size_t used = 0;
             if (!first)
-                rc = msg_buf_puts(out, ",");
+                rc = text_puts(out, ",");
             first = false;
             if (rc == 0)
                 rc = carla_record_to_json(ki->fields, f->width, p->data + at, p->len - at, out, &used);
             at += used;
         }
     }
-    return rc == 0 ? msg_buf_puts(out, "]") : rc;
+    return rc == 0 ? text_puts(out, "]") : rc;
 }
 
 static bool is_opaque(const recd_carla_packet *p, unsigned width)
@@ -180,10 +182,10 @@ static int recd__carla_state_to_json(const recd_carla_frame *f, recd_buf *out)
 {
     char t[96];
     snprintf(t, sizeof t, ",\"frame\":%" PRIu64 ",\"elapsed\":", f->id);
-    int rc = f->id > INT64_MAX ? -EINVAL : msg_buf_puts(out, t);
+    int rc = f->id > INT64_MAX ? -EINVAL : text_puts(out, t);
     if (rc == 0)
         rc = carla_put_f64(out, f->elapsed);
-    if (rc == 0 && f->has_duration && (rc = msg_buf_puts(out, ",\"duration\":")) == 0)
+    if (rc == 0 && f->has_duration && (rc = text_puts(out, ",\"duration\":")) == 0)
         rc = carla_put_f64(out, f->duration);
     return rc == 0 ? recd__carla_state_packets_json(f, out) : rc;
 }
@@ -204,7 +206,7 @@ int recd__carla_state_packets_json(const recd_carla_frame *f, recd_buf *out)
             continue; /* its records went out with the kind's first packet */
         seen[p->kind] = true;
         snprintf(t, sizeof t, ",\"%s\":", recd_carla_kind_name(p->kind));
-        rc = msg_buf_puts(out, t);
+        rc = text_puts(out, t);
         const carla_kind_info *ki = carla_kind(p->kind, f->width);
         if (rc == 0 && !ki->has_count) {
             size_t used;
@@ -221,7 +223,7 @@ int recd__carla_state_packets_json(const recd_carla_frame *f, recd_buf *out)
         }
     }
     if (rc == 0 && any_raw) {
-        rc = msg_buf_puts(out, ",\"raw\":[");
+        rc = text_puts(out, ",\"raw\":[");
         bool first = true;
         for (size_t i = 0; i < f->count && rc == 0; i++) {
             const recd_carla_packet *p = &f->packets[i];
@@ -231,7 +233,7 @@ int recd__carla_state_packets_json(const recd_carla_frame *f, recd_buf *out)
             snprintf(t, sizeof t, "%s{\"id\":%u,%s\"data\":\"", first ? "" : ",", id,
                      p->raw ? "" : "\"parsed\":false,");
             first = false;
-            rc = msg_buf_puts(out, t);
+            rc = text_puts(out, t);
             if (rc == 0 && !p->raw) {
                 uint8_t c[2];
                 st_le16(c, (uint16_t)p->count);
@@ -240,16 +242,16 @@ int recd__carla_state_packets_json(const recd_carla_frame *f, recd_buf *out)
                 if (rc == 0)
                     rc = recd_buf_append(&tmp, p->data, p->len);
                 if (rc == 0)
-                    rc = msg_base64_append(out, tmp.data, tmp.len);
+                    rc = text_base64_append(out, tmp.data, tmp.len);
                 recd_buf_free(&tmp);
             } else if (rc == 0) {
-                rc = msg_base64_append(out, p->data, p->len);
+                rc = text_base64_append(out, p->data, p->len);
             }
             if (rc == 0)
-                rc = msg_buf_puts(out, "\"}");
+                rc = text_puts(out, "\"}");
         }
         if (rc == 0)
-            rc = msg_buf_puts(out, "]");
+            rc = text_puts(out, "]");
     }
     return rc;
 }
@@ -321,7 +323,7 @@ static int read_raw(const json_t *v, recd_buf *data, build_packet *bp, size_t *n
         build_packet *p = &bp[(*n)++];
         memset(p, 0, sizeof *p);
         p->off = data->len;
-        if (!msg_base64_decode(json_string_value(b64), json_string_length(b64), data) ||
+        if (!text_base64_decode(json_string_value(b64), json_string_length(b64), data) ||
             data->len - p->off > UINT32_MAX - 5) {
             snprintf(why, whylen, ".raw[%zu].data: not canonical base64", i);
             return -EBADMSG;
@@ -387,7 +389,7 @@ static int recd__carla_state_from_json(const json_t *root, recd_carla_frame **ou
             kind++;
         if (kind >= RECD_CARLA_KIND_COUNT || n == CAP) {
             char safe[48];
-            msg_safe_text(key, strlen(key), safe);
+            text_safe_excerpt(key, strlen(key), safe);
             snprintf(why, whylen, ": unknown key \"%s\"", safe);
             rc = -EBADMSG;
             break;
@@ -420,7 +422,7 @@ static int recd__carla_event_to_json(const recd_carla_event *e, recd_buf *out)
         return -EINVAL;
     char t[64];
     snprintf(t, sizeof t, ",\"kind\":\"%s\",", event_kinds[e->kind - RECD_CARLA_EVENT_ADD]);
-    int rc = msg_buf_puts(out, t);
+    int rc = text_puts(out, t);
     size_t mark = out->len, used;
     if (rc == 0)
         rc = carla_record_to_json(carla_kind(e->kind, e->width)->fields, e->width, e->data, e->len,
@@ -529,7 +531,7 @@ static int carla_open_write(const recd_msg *m, recd_buf *out)
 {
     if (!m->open.carla)
         return -EINVAL;
-    int rc = msg_json_put_key(out, "carla");
+    int rc = json_text_put_key(out, "carla");
     return rc == 0 ? recd__carla_open_to_json(m->open.carla, out) : rc;
 }
 

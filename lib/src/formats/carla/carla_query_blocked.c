@@ -10,7 +10,6 @@
 #include "base/bytes.h"
 #include "formats/carla/carla_query.h"
 #include "formats/carla/carla_schema.h"
-#include "message/msg_fields.h"
 
 typedef struct still {
     uint32_t id;

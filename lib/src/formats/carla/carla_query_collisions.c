@@ -10,7 +10,6 @@
 #include "base/bytes.h"
 #include "formats/carla/carla_query.h"
 #include "formats/carla/carla_schema.h"
-#include "message/msg_fields.h"
 
 /* CARLA's category letter: by EventAdd type {o v w t h a}, so a traffic sign (4) counts as 'h'
  * and a sensor (5) as 'a'; an unknown or non-actor id is 'o'. */

@@ -10,7 +10,7 @@
 #include "base/bytes.h"
 #include "formats/carla/carla_query.h"
 #include "formats/carla/carla_schema.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 
 int carla_query_open(carla_reader *r, const uint8_t *buf, size_t len, bool json, recd_buf *out,
                        char *err, size_t errlen)
@@ -41,7 +41,7 @@ int carla_put_json_header(const carla_reader *r, recd_buf *out)
 {
     int rc = recd_buf_printf(out, "{\"version\":%u,\"map\":", r->hdr.version);
     if (rc == 0)
-        rc = msg_json_append_string(out, (const char *)r->hdr.map, r->hdr.map_len);
+        rc = text_put_json_string(out, (const char *)r->hdr.map, r->hdr.map_len);
     if (rc == 0)
         rc = recd_buf_printf(out, ",\"date\":%" PRId64 ",\"ids\":\"%s\",\"width\":\"%s\"", r->hdr.date,
                         carla_reader_ids_label(r), r->width == 8 ? "f64" : "f32");
@@ -124,6 +124,6 @@ int carla_put_name_cell(recd_buf *out, actor_map *m, uint32_t id)
 int carla_put_name_json(recd_buf *out, actor_map *m, uint32_t id)
 {
     actor_name *a = carla_actor_find(m, id);
-    return a ? msg_json_append_string(out, (const char *)a->name, a->name_len) : msg_buf_puts(out, "null");
+    return a ? text_put_json_string(out, (const char *)a->name, a->name_len) : text_puts(out, "null");
 }
 

@@ -11,7 +11,7 @@
 #include "base/bytes.h"
 #include "formats/carla/carla_query.h"
 #include "formats/carla/carla_schema.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 
 static int put_event_text(recd_buf *out, const recd_carla_packet *p, unsigned w)
 {
@@ -324,7 +324,7 @@ int recd_carla_info(const uint8_t *buf, size_t len, bool show_all, bool json, re
     if (rc == 0 && more < 0 && json)
         rc = recd_buf_printf(out, "],\"error\":{\"offset\":%" PRIu64 ",\"message\":", r.err_offset);
     if (rc == 0 && more < 0 && json)
-        rc = msg_json_append_string(out, r.err, strlen(r.err));
+        rc = text_put_json_string(out, r.err, strlen(r.err));
     if (rc == 0 && json)
         rc = recd_buf_printf(out, "%s,\"frames\":%" PRIu64 ",\"duration\":", more < 0 ? "}" : "]", last_id);
     if (rc == 0 && json)

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "message/msg_fields.h"
+#include "base/json_text.h"
+#include "base/text.h"
 
 /* A field with its name's length, which the JSON writer copies without a strlen. */
 #define FIELD(name, type, sub) {name, sizeof name - 1, type, sub}
@@ -333,13 +334,13 @@ static int put_nonfinite(recd_buf *out, bool neg, bool nan, uint64_t bits, bool 
         snprintf(t, sizeof t, "\"%snan\"", neg ? "-" : "");
     else
         snprintf(t, sizeof t, "\"nan:0x%0*" PRIx64 "\"", hexdigits, bits);
-    return msg_buf_puts(out, t);
+    return text_puts(out, t);
 }
 
 static int carla_put_f32(recd_buf *out, float f)
 {
     if (isfinite(f))
-        return msg_buf_put_f32(out, f);
+        return text_put_f32(out, f);
     uint32_t b = f32_to_bits(f);
     return put_nonfinite(out, b >> 31, isnan(f), b, (b & 0x7FFFFFFFu) == 0x7FC00000u, 8);
 }
@@ -347,7 +348,7 @@ static int carla_put_f32(recd_buf *out, float f)
 int carla_put_f64(recd_buf *out, double d)
 {
     if (isfinite(d))
-        return msg_buf_put_f64(out, d);
+        return text_put_f64(out, d);
     uint64_t b = f64_to_bits(d);
     return put_nonfinite(out, b >> 63, isnan(d), b,
                          (b & 0x7FFFFFFFFFFFFFFFull) == 0x7FF8000000000000ull, 16);
@@ -445,30 +446,30 @@ int carla_record_to_json(const carla_field *f, unsigned width, const uint8_t *p,
                          recd_buf *out, size_t *used)
 {
     size_t at = 0;
-    int rc = msg_buf_putc(out, '{');
+    int rc = text_putc(out, '{');
     for (bool first = true; f->name && rc == 0; f++, first = false) {
         rc = put_key(out, !first, f);
         size_t s = scalar_size(f->type, width);
         if (s && len - at < s)
             return -EBADMSG;
         switch (f->type) {
-        case CF_U8: rc = rc ? rc : msg_buf_put_u64(out, p[at]); break;
-        case CF_U16: rc = rc ? rc : msg_buf_put_u64(out, ld_le16(p + at)); break;
-        case CF_U32: rc = rc ? rc : msg_buf_put_u64(out, ld_le32(p + at)); break;
-        case CF_I32: rc = rc ? rc : msg_buf_put_i64(out, (int32_t)ld_le32(p + at)); break;
-        case CF_U64: rc = rc ? rc : msg_buf_put_u64(out, ld_le64(p + at)); break;
+        case CF_U8: rc = rc ? rc : text_put_u64(out, p[at]); break;
+        case CF_U16: rc = rc ? rc : text_put_u64(out, ld_le16(p + at)); break;
+        case CF_U32: rc = rc ? rc : text_put_u64(out, ld_le32(p + at)); break;
+        case CF_I32: rc = rc ? rc : text_put_i64(out, (int32_t)ld_le32(p + at)); break;
+        case CF_U64: rc = rc ? rc : text_put_u64(out, ld_le64(p + at)); break;
         case CF_F32: rc = rc ? rc : carla_put_f32(out, f32_from_bits(ld_le32(p + at))); break;
         case CF_F64: rc = rc ? rc : carla_put_f64(out, f64_from_bits(ld_le64(p + at))); break;
         case CF_VEC:
             for (int k = 0; k < 3 && rc == 0; k++) {
-                rc = msg_buf_putc(out, k ? ',' : '[');
+                rc = text_putc(out, k ? ',' : '[');
                 const uint8_t *q = p + at + (size_t)k * width;
                 if (rc == 0)
                     rc = width == 4 ? carla_put_f32(out, f32_from_bits(ld_le32(q)))
                                     : carla_put_f64(out, f64_from_bits(ld_le64(q)));
             }
             if (rc == 0)
-                rc = msg_buf_putc(out, ']');
+                rc = text_putc(out, ']');
             break;
         default: break;
         }
@@ -485,25 +486,25 @@ int carla_record_to_json(const carla_field *f, unsigned width, const uint8_t *p,
             if (len - at < n)
                 return -EBADMSG;
             if (rc == 0)
-                rc = msg_json_append_string(out, (const char *)p + at, n);
+                rc = text_put_json_string(out, (const char *)p + at, n);
             at += n;
             continue;
         }
         if (rc == 0)
-            rc = msg_buf_putc(out, '[');
+            rc = text_putc(out, '[');
         for (uint32_t i = 0; i < n && rc == 0; i++) {
             size_t u = 0;
             if (i)
-                rc = msg_buf_putc(out, ',');
+                rc = text_putc(out, ',');
             if (rc == 0)
                 rc = carla_record_to_json(f->sub, width, p + at, len - at, out, &u);
             at += u;
         }
         if (rc == 0)
-            rc = msg_buf_putc(out, ']');
+            rc = text_putc(out, ']');
     }
     if (rc == 0)
-        rc = msg_buf_putc(out, '}');
+        rc = text_putc(out, '}');
     *used = at;
     return rc;
 }
@@ -520,7 +521,7 @@ int carla_record_from_json(const carla_field *f, const json_t *j, recd_buf *out,
                            size_t whylen)
 {
     if (!json_is_object(j)) {
-        snprintf(why, whylen, ": expected an object, got %s", msg_json_type_name(j));
+        snprintf(why, whylen, ": expected an object, got %s", json_text_type_name(j));
         return -EBADMSG;
     }
     size_t nfields = 0;
@@ -536,7 +537,7 @@ int carla_record_from_json(const carla_field *f, const json_t *j, recd_buf *out,
                 known |= strcmp(g->name, key) == 0;
             if (!known) {
                 char safe[48];
-                msg_safe_text(key, strlen(key), safe);
+                text_safe_excerpt(key, strlen(key), safe);
                 snprintf(why, whylen, ": unknown key \"%s\"", safe);
                 return -EBADMSG;
             }
@@ -609,7 +610,7 @@ int carla_record_from_json(const carla_field *f, const json_t *j, recd_buf *out,
         }
         }
         if (!ok) {
-            snprintf(why, whylen, ".%s: %s is not a valid %s", f->name, msg_json_type_name(v),
+            snprintf(why, whylen, ".%s: %s is not a valid %s", f->name, json_text_type_name(v),
                      f->type == CF_VEC ? "[x, y, z]" : f->type == CF_STR ? "string (<= 65535 bytes)"
                      : f->type == CF_F32 ? "f32" : f->type == CF_F64 ? "f64" : f->type >= CF_LIST16 ? "list" : "integer of its range");
             return -EBADMSG;

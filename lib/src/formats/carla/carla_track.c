@@ -14,7 +14,7 @@
 #include "formats/carla/carla_format.h"
 #include "formats/carla/carla_reader.h"
 #include "formats/carla/carla_schema.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 #define CM_PER_M 100.0
 #define ACTOR_VEHICLE 1

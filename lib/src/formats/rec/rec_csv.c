@@ -9,7 +9,8 @@
 
 #include "formats/rec/rec_fields.h"
 #include "message/csv/msg_csv_formats.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
+#include "base/why.h"
 
 static int read_rec_row(msg_csv_doc *d, uint64_t line)
 {
@@ -31,9 +32,9 @@ static int read_rec_row(msg_csv_doc *d, uint64_t line)
         int64_t i = 0;
         double x = 0;
         char why[160];
-        if (!msg_parse_number(cell, len, &is_int, &i, &x)) {
+        if (!text_parse_number(cell, len, &is_int, &i, &x)) {
             char safe[48], what[96];
-            msg_safe_text(cell, len, safe);
+            text_safe_excerpt(cell, len, safe);
             snprintf(what, sizeof what, "\"%s\" is not a number", safe);
             return msg_csv_bad(d, line, f->csv, what);
         }
@@ -73,7 +74,7 @@ static int put_rec_row(const recd_csv_writer *w, const recd_msg *m, recd_buf *ou
     for (size_t i = 0; i < n && rc == 0; i++) {
         char cell[32] = "";
         if (vals[i].set && fields[i].type == MF_F32) {
-            rc = msg_format_f32(vals[i].f, cell);
+            rc = text_format_f32(vals[i].f, cell);
         } else if (vals[i].set) {
             if (vals[i].i < rec_field_min(&fields[i]) || vals[i].i > rec_field_max(&fields[i]))
                 rc = -EINVAL;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "formats/rec/rec_edit.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 /* SA-MP velocities are metres per 1/50 s (the GTA physics step). */
 #define REC_VELOCITY_TO_MPS 50.0

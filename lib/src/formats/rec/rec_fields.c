@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "message/msg_fields.h"
+#include "base/json_text.h"
+#include "base/text.h"
+#include "base/why.h"
 
 #define LEN(s) ((uint8_t)(sizeof(s) - 1))
 #define SCALAR(csv, type) {csv, csv, NULL, -1, 0, type, 0, 0, LEN(csv), 0}
@@ -305,7 +307,7 @@ bool rec_value_from_double(const rec_field *f, double d, rec_value *v, char *why
         recd_why(why, whylen, "expected an integer, got a real number");
         return false;
     }
-    if (!msg_double_to_f32(d, &v->f)) {
+    if (!text_double_to_f32(d, &v->f)) {
         recd_why(why, whylen, "%.9g does not fit f32", d);
         return false;
     }
@@ -334,7 +336,7 @@ bool rec_read_value(const rec_field *f, const json_t *j, bool bool_as_int, rec_v
 {
     if (f->type == MF_BOOL && !bool_as_int) {
         if (!json_is_boolean(j)) {
-            recd_why(why, whylen, "expected true or false, got %s", msg_json_type_name(j));
+            recd_why(why, whylen, "expected true or false, got %s", json_text_type_name(j));
             return false;
         }
         v->i = json_is_true(j);
@@ -346,6 +348,6 @@ bool rec_read_value(const rec_field *f, const json_t *j, bool bool_as_int, rec_v
     if (json_is_real(j))
         return rec_value_from_double(f, json_real_value(j), v, why, whylen);
     recd_why(why, whylen, "expected %s, got %s", f->type == MF_F32 ? "a number" : "an integer",
-             msg_json_type_name(j));
+             json_text_type_name(j));
     return false;
 }

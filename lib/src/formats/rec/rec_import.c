@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "formats/format_import.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 #include "recd/samp_rec.h"
 
 typedef struct rec_import {

@@ -10,7 +10,9 @@
 #include "formats/rec/rec_fields.h"
 #include "formats/rec/rec_json_fast.h"
 #include "message/json/msg_json_formats.h"
-#include "message/msg_fields.h"
+#include "base/json_text.h"
+#include "base/text.h"
+#include "base/why.h"
 
 static int read_rec_group_member(const rec_field *f, const json_t *j, const char *type,
                                  rec_value *v, char *err, size_t errlen)
@@ -31,7 +33,7 @@ static int read_rec_group(const rec_field *fields, size_t g, size_t end, const j
     if (f->index >= 0) {
         if (!json_is_array(j) || json_array_size(j) != (size_t)f->count) {
             recd_why(err, errlen, "state.%s: expected an array of %d numbers, got %s", f->key,
-                     f->count, json_is_array(j) ? "another length" : msg_json_type_name(j));
+                     f->count, json_is_array(j) ? "another length" : json_text_type_name(j));
             return -EBADMSG;
         }
         for (size_t i = g; i < end; i++) {
@@ -45,7 +47,7 @@ static int read_rec_group(const rec_field *fields, size_t g, size_t end, const j
     if (f->sub) {
         if (!json_is_object(j)) {
             recd_why(err, errlen, "state.%s: expected an object, got %s", f->key,
-                     msg_json_type_name(j));
+                     json_text_type_name(j));
             return -EBADMSG;
         }
         const char *subs[REC_MAX_FIELDS + 1];
@@ -53,11 +55,11 @@ static int read_rec_group(const rec_field *fields, size_t g, size_t end, const j
         for (size_t i = g; i < end; i++)
             subs[ns++] = fields[i].sub;
         subs[ns] = NULL;
-        const char *bad = msg_json_unknown_key(j, subs);
+        const char *bad = json_text_unknown_key(j, subs);
         if (bad) {
             char where[64];
             snprintf(where, sizeof where, "state.%s", f->key);
-            return msg_json_err_unknown_key(where, bad, err, errlen);
+            return json_text_err_unknown_key(where, bad, err, errlen);
         }
         for (size_t i = g; i < end; i++) {
             json_t *m = json_object_get(j, fields[i].sub);
@@ -107,9 +109,9 @@ static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t e
     {
         size_t g = find_group(fields, n, key, next);
         if (g == n) {
-            if (msg_json_key_in(key, extra))
+            if (json_text_key_in(key, extra))
                 continue;
-            return msg_json_err_unknown_key("state", key, err, errlen);
+            return json_text_err_unknown_key("state", key, err, errlen);
         }
         size_t end = g;
         while (end < n && strcmp(fields[end].key, key) == 0)
@@ -143,7 +145,7 @@ static int read_rec_state(const json_t *root, recd_msg *out, char *err, size_t e
 static int read_player_int(const json_t *root, const char *key, int64_t min, int64_t max,
                            int64_t *v, bool *present, char *err, size_t errlen)
 {
-    int rc = msg_json_read_int64(root, "state", key, min, v, present, err, errlen);
+    int rc = json_text_read_int64(root, "state", key, min, v, present, err, errlen);
     if (rc == 0 && *present && *v > max) {
         recd_why(err, errlen, "state.%s: %lld is above %lld", key, (long long)*v, (long long)max);
         return -EBADMSG;
@@ -181,12 +183,12 @@ static bool same_key(const char *a, const char *b) { return a == b || (a[0] == b
 static int put_value(recd_buf *out, const rec_field *f, const rec_value *v)
 {
     if (f->type == MF_F32)
-        return msg_buf_put_f32(out, v->f) < 0 ? -EINVAL : 0;
+        return text_put_f32(out, v->f) < 0 ? -EINVAL : 0;
     if (v->i < rec_field_min(f) || v->i > rec_field_max(f))
         return -EINVAL;
     if (f->type == MF_BOOL)
-        return msg_buf_puts(out, v->i ? "true" : "false");
-    return msg_json_put_int(out, v->i);
+        return text_puts(out, v->i ? "true" : "false");
+    return text_put_i64(out, v->i);
 }
 
 /* Fields that share a key form a group: a JSON array (index >= 0) or object (sub != NULL). */
@@ -208,26 +210,26 @@ static int put_rec_fields(recd_buf *out, const recd_msg *m)
         if (!vals[i].set)
             continue;
         if (first)
-            rc = msg_json_put_key(out, f->key);
+            rc = json_text_put_key(out, f->key);
         if (rc == 0 && first && f->index >= 0)
-            rc = msg_buf_putc(out, '[');
+            rc = text_putc(out, '[');
         if (rc == 0 && first && f->sub)
-            rc = msg_buf_putc(out, '{');
+            rc = text_putc(out, '{');
         if (rc == 0 && !first)
-            rc = msg_buf_putc(out, ',');
+            rc = text_putc(out, ',');
         if (rc == 0 && f->sub) {
-            rc = msg_buf_putc(out, '"');
+            rc = text_putc(out, '"');
             if (rc == 0)
-                rc = msg_buf_puts(out, f->sub);
+                rc = text_puts(out, f->sub);
             if (rc == 0)
                 rc = recd_buf_append(out, "\":", 2);
         }
         if (rc == 0)
             rc = put_value(out, f, &vals[i]);
         if (rc == 0 && last && f->index >= 0)
-            rc = msg_buf_putc(out, ']');
+            rc = text_putc(out, ']');
         if (rc == 0 && last && f->sub)
-            rc = msg_buf_putc(out, '}');
+            rc = text_putc(out, '}');
     }
     return rc;
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "formats/rec/rec_fields.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 
 /* ---- numbers --------------------------------------------------------------------------------- */
 
@@ -32,7 +32,7 @@ static inline const char *add_digits(const char *p, uint64_t *mant)
     return p;
 }
 
-/* msg_parse_number's answer as a value: the caller's results are then never addressed by a call,
+/* text_parse_number's answer as a value: the caller's results are then never addressed by a call,
  * so they stay in registers on the common path. */
 typedef struct parsed_number {
     bool ok, is_int;
@@ -43,7 +43,7 @@ typedef struct parsed_number {
 static __attribute__((noinline)) parsed_number parse_number_slowly(const char *s, size_t len)
 {
     parsed_number n = {false, false, 0, 0};
-    n.ok = msg_parse_number(s, len, &n.is_int, &n.i, &n.d);
+    n.ok = text_parse_number(s, len, &n.is_int, &n.i, &n.d);
     return n;
 }
 
@@ -108,7 +108,7 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
         for (; is_digit(*p); p++)
             if (exp < 100000)
                 exp = exp * 10 + (*p - '0');
-        if (p == es || p - s > 400) /* msg_parse_number's length cap, and its answer */
+        if (p == es || p - s > 400) /* text_parse_number's length cap, and its answer */
             return NULL;
         if (eneg)
             exp = -exp;
@@ -129,7 +129,7 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
 
 bool rec_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
 {
-    /* msg_parse_number takes no number over 400 bytes; shorter ones get the terminator the
+    /* text_parse_number takes no number over 400 bytes; shorter ones get the terminator the
      * scan needs. */
     char text[402];
     if (len > 400)
@@ -321,7 +321,7 @@ static inline __attribute__((always_inline)) bool read_field(reader *r, const re
         return put_int(f, i, v);
     if (f->type != MF_F32)
         return false; /* a real number for an integer field */
-    if (d >= -FLT_MAX && d <= FLT_MAX) { /* msg_double_to_f32's common case, inline */
+    if (d >= -FLT_MAX && d <= FLT_MAX) { /* text_double_to_f32's common case, inline */
         v->f = (float)d;
         v->set = true;
         return true;

@@ -19,7 +19,7 @@
 int rec_json_fast_state(const char *line, size_t len, recd_msg_format session_format,
                         recd_msg *out);
 
-/* A JSON number token s[0..len): the same contract and results as msg_parse_number (strtod for
+/* A JSON number token s[0..len): the same contract and results as text_parse_number (strtod for
  * reals), with short decimals converted exactly without strtod. */
 bool rec_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d);
 

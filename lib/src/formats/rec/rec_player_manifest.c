@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buf_grow.h"
 #include "formats/rec/rec_player_manifest_io.h"
 #include "recd/fd_sink.h"
 #include "recd/part_file.h"
@@ -22,12 +23,10 @@ recd_player_part *recd_player_manifest_add(recd_player_manifest *m)
     if (m->nparts >= RECD_PLAYER_MANIFEST_MAX_PARTS)
         return NULL;
     if (m->nparts == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 8;
-        recd_player_part *p = realloc(m->parts, cap * sizeof *p);
+        recd_player_part *p = recd__array_room(m->parts, &m->cap, m->nparts, sizeof *p, 8);
         if (!p)
             return NULL;
         m->parts = p;
-        m->cap = cap;
     }
     recd_player_part *p = &m->parts[m->nparts++];
     memset(p, 0, sizeof *p);

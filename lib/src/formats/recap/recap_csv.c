@@ -8,7 +8,8 @@
 
 #include "formats/recap/recap_msg.h"
 #include "message/csv/msg_csv_formats.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
+#include "message/json/msg_json.h"
 
 /* kind, tick, 15 state scalars, equipment, inventory, data: in this order when written. */
 #define RECAP_CSV_COLUMNS 20
@@ -32,7 +33,7 @@ static int put_number(msg_csv_doc *d, json_t *target, const char *key, size_t co
     json_t *v = msg_csv_number_json(cell, len);
     if (!v) {
         char safe[48], what[96];
-        msg_safe_text(cell, len, safe);
+        text_safe_excerpt(cell, len, safe);
         snprintf(what, sizeof what, "\"%s\" is not a number", safe);
         return msg_csv_bad(d, line, name, what);
     }

@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "formats/format_edit.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 #include "recd/recap.h"
 
 /* Health is 0..20 in the game; plots show 0..100 like every other format. */

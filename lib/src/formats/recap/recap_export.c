@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "message/msg_fields.h"
+#include "base/why.h"
 #include "message/msg_stream.h"
 #include "recd/recap.h"
 

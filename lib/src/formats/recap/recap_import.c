@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "formats/format_import.h"
-#include "message/msg_fields.h"
+#include "base/why.h"
 #include "formats/recap/recap_msg.h"
 #include "recd/recap.h"
 

@@ -6,7 +6,8 @@
 
 #include "formats/recap/recap_msg.h"
 #include "message/json/msg_json_formats.h"
-#include "message/msg_fields.h"
+#include "base/json_text.h"
+#include "base/why.h"
 
 static const char *const common_keys[] = {MSG_JSON_COMMON_KEYS, NULL};
 
@@ -34,7 +35,7 @@ static int recap_open_write(const recd_msg *m, recd_buf *out)
 {
     if (!m->open.recap)
         return -EINVAL;
-    int rc = msg_json_put_key(out, "recap");
+    int rc = json_text_put_key(out, "recap");
     return rc == 0 ? msg_recap_open_to_json(m->open.recap, out) : rc;
 }
 

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "formats/recap/recap_msg.h"
-#include "message/msg_fields.h"
+#include "base/json_text.h"
+#include "base/text.h"
+#include "base/why.h"
 
 #define STR_MAX 255u
 #define TEXT_MAX 65535u
@@ -92,7 +94,7 @@ static bool check_keys(rd *r, const json_t *obj, const char *path, const char *c
             known = strcmp(*l, key) == 0;
         if (!known) {
             char safe[48];
-            msg_safe_text(key, strlen(key), safe);
+            text_safe_excerpt(key, strlen(key), safe);
             return fail(r, path, "unknown key \"%s\"", safe);
         }
     }
@@ -110,7 +112,7 @@ static const json_t *need(rd *r, const json_t *obj, const char *key, const char 
 static bool get_int(rd *r, const json_t *j, const char *path, int64_t min, int64_t max, int64_t *out)
 {
     if (!json_is_integer(j))
-        return fail(r, path, "expected an integer, got %s", msg_json_type_name(j));
+        return fail(r, path, "expected an integer, got %s", json_text_type_name(j));
     json_int_t v = json_integer_value(j);
     if (v < min || v > max)
         return fail(r, path, "%lld is outside %lld..%lld", (long long)v, (long long)min,
@@ -123,7 +125,7 @@ static bool get_uint(rd *r, const json_t *j, const char *path, const char *tname
                      int64_t *out)
 {
     if (!json_is_integer(j))
-        return fail(r, path, "expected an integer, got %s", msg_json_type_name(j));
+        return fail(r, path, "expected an integer, got %s", json_text_type_name(j));
     json_int_t v = json_integer_value(j);
     if (v < 0 || v > max)
         return fail(r, path, "%lld does not fit %s", (long long)v, tname);
@@ -138,7 +140,7 @@ static bool get_f64(rd *r, const json_t *j, const char *path, double *out)
     else if (json_is_real(j))
         *out = json_real_value(j);
     else
-        return fail(r, path, "expected a number, got %s", msg_json_type_name(j));
+        return fail(r, path, "expected a number, got %s", json_text_type_name(j));
     return true;
 }
 
@@ -147,7 +149,7 @@ static bool get_f32(rd *r, const json_t *j, const char *path, float *out)
     double d = 0;
     if (!get_f64(r, j, path, &d))
         return false;
-    if (!msg_double_to_f32(d, out))
+    if (!text_double_to_f32(d, out))
         return fail(r, path, "%.9g does not fit f32", d);
     return true;
 }
@@ -155,7 +157,7 @@ static bool get_f32(rd *r, const json_t *j, const char *path, float *out)
 static bool get_string(rd *r, const json_t *j, const char *path, size_t max, recd_recap_blob *out)
 {
     if (!json_is_string(j))
-        return fail(r, path, "expected a string, got %s", msg_json_type_name(j));
+        return fail(r, path, "expected a string, got %s", json_text_type_name(j));
     size_t len = json_string_length(j);
     if (len > max)
         return fail(r, path, "%zu bytes, at most %zu fit", len, max);
@@ -167,12 +169,12 @@ static bool get_string(rd *r, const json_t *j, const char *path, size_t max, rec
 static bool get_base64(rd *r, const json_t *j, const char *path, size_t max, recd_recap_blob *out)
 {
     if (!json_is_string(j))
-        return fail(r, path, "expected a base64 string, got %s", msg_json_type_name(j));
+        return fail(r, path, "expected a base64 string, got %s", json_text_type_name(j));
     size_t len = json_string_length(j);
     if (len / 4 * 3 > max + 2)
         return fail(r, path, "more than %zu bytes", max);
     recd_buf b = {0};
-    if (!msg_base64_decode(json_string_value(j), len, &b)) {
+    if (!text_base64_decode(json_string_value(j), len, &b)) {
         recd_buf_free(&b);
         return fail(r, path, "not valid base64 (standard alphabet, '=' padding)");
     }
@@ -217,7 +219,7 @@ static bool get_item(rd *r, const json_t *j, const char *path, int slot_max, rec
     static const char *const keys[] = {"key", "count", "flags", "data", NULL};
     static const char *const slot_key[] = {"slot", NULL};
     if (!json_is_object(j))
-        return fail(r, path, "expected an item object, got %s", msg_json_type_name(j));
+        return fail(r, path, "expected an item object, got %s", json_text_type_name(j));
     if (!check_keys(r, j, path, keys, slot_max >= 0 ? slot_key : NULL))
         return false;
     char sub[96];
@@ -275,7 +277,7 @@ static bool get_item_list(rd *r, const json_t *obj, const char *key, recd_recap_
     if (!j)
         return true; /* all slots empty */
     if (!json_is_array(j))
-        return fail(r, key, "expected an array of items, got %s", msg_json_type_name(j));
+        return fail(r, key, "expected an array of items, got %s", json_text_type_name(j));
     if (json_array_size(j) > (size_t)n)
         return fail(r, key, "more than %d items", n);
     bool used[RECD_RECAP_INVENTORY_SLOTS] = {false};
@@ -301,7 +303,7 @@ static bool get_list(rd *r, const recd_recap_field *f, const json_t *j, const ch
                      recd_recap_list *l)
 {
     if (!json_is_array(j))
-        return fail(r, path, "expected an array, got %s", msg_json_type_name(j));
+        return fail(r, path, "expected an array, got %s", json_text_type_name(j));
     size_t rows = json_array_size(j);
     if (rows > LIST_MAX)
         return fail(r, path, "%zu rows, at most %u fit", rows, LIST_MAX);
@@ -321,7 +323,7 @@ static bool get_list(rd *r, const recd_recap_field *f, const json_t *j, const ch
         snprintf(rpath, sizeof rpath, "%s[%zu]", path, row);
         const json_t *o = json_array_get(j, row);
         if (!json_is_object(o))
-            return fail(r, rpath, "expected an object, got %s", msg_json_type_name(o));
+            return fail(r, rpath, "expected an object, got %s", json_text_type_name(o));
         if (!check_keys(r, o, rpath, names, NULL))
             return false;
         for (size_t i = 0; i < f->elem_count; i++) {
@@ -444,13 +446,13 @@ int msg_recap_event_from_json(const json_t *msg, const char *const *skip,
     }
     const recd_recap_tag_info *ti = NULL;
     if (!json_is_string(a)) {
-        fail(&r, "action", "expected a string, got %s", msg_json_type_name(a));
+        fail(&r, "action", "expected a string, got %s", json_text_type_name(a));
     } else {
         ti = recd_recap_tag_by_name(json_string_value(a));
         if (!ti || ti->kind != RECD_RECAP_KIND_EVENT ||
             strlen(json_string_value(a)) != json_string_length(a)) {
             char safe[48];
-            msg_safe_text(json_string_value(a), json_string_length(a), safe);
+            text_safe_excerpt(json_string_value(a), json_string_length(a), safe);
             fail(&r, "action", "\"%s\" is not a Recap event action", safe);
             ti = NULL;
         }
@@ -503,7 +505,7 @@ static bool get_encoder(rd *r, const json_t *o, recd_recap_header *h)
     if (!e)
         return true;
     if (!json_is_object(e))
-        return fail(r, "encoder", "expected an object, got %s", msg_json_type_name(e));
+        return fail(r, "encoder", "expected an object, got %s", json_text_type_name(e));
     if (!check_keys(r, e, "encoder", keys, NULL))
         return false;
     int64_t k = 0, g = 0, m = 0;
@@ -534,7 +536,7 @@ int msg_recap_open_from_json(const json_t *o, recd_msg_recap_open **out, char *e
                                        "extensions", NULL};
     rd r = {err, errlen, 0, {0}};
     if (!json_is_object(o)) {
-        recd_why(err, errlen, ": expected an object, got %s", msg_json_type_name(o));
+        recd_why(err, errlen, ": expected an object, got %s", json_text_type_name(o));
         return -EBADMSG;
     }
     recd_recap_header h;

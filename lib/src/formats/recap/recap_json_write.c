@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "formats/recap/recap_msg.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 
 /* [,]"key": in one append. */
 static int put_key(recd_buf *out, bool comma, const char *key)
@@ -27,24 +27,24 @@ static int put_key(recd_buf *out, bool comma, const char *key)
     return 0;
 }
 
-static int put_i64(recd_buf *out, int64_t v) { return msg_buf_put_i64(out, v); }
+static int put_i64(recd_buf *out, int64_t v) { return text_put_i64(out, v); }
 
-static int put_u64(recd_buf *out, uint64_t v) { return msg_buf_put_u64(out, v); }
+static int put_u64(recd_buf *out, uint64_t v) { return text_put_u64(out, v); }
 
-static int put_f32(recd_buf *out, float f) { return msg_buf_put_f32(out, f); }
+static int put_f32(recd_buf *out, float f) { return text_put_f32(out, f); }
 
-static int put_f64(recd_buf *out, double d) { return msg_buf_put_f64(out, d); }
+static int put_f64(recd_buf *out, double d) { return text_put_f64(out, d); }
 
 static int put_blob_string(recd_buf *out, recd_recap_blob b)
 {
-    return msg_json_append_string(out, (const char *)b.data, b.len);
+    return text_put_json_string(out, (const char *)b.data, b.len);
 }
 
 static int put_base64(recd_buf *out, recd_recap_blob b)
 {
     int rc = recd_buf_append(out, "\"", 1);
     if (rc == 0)
-        rc = msg_base64_append(out, b.data, b.len);
+        rc = text_base64_append(out, b.data, b.len);
     if (rc == 0)
         rc = recd_buf_append(out, "\"", 1);
     return rc;
@@ -155,7 +155,7 @@ int msg_recap_open_to_json(const recd_msg_recap_open *o, recd_buf *out)
                  ",\"encoder\":{\"keyframe_interval\":%" PRIu32 ",\"gzip_level\":%u"
                  ",\"member_limit\":%" PRIu32 "%s}",
                  h->keyframe_interval, (unsigned)h->gzip_level, h->member_limit, compressor);
-        rc = msg_buf_puts(out, enc);
+        rc = text_puts(out, enc);
     }
     if (rc == 0 && h->ext_unknown.len && (rc = put_key(out, true, "extensions")) == 0)
         rc = put_base64(out, h->ext_unknown);
@@ -201,7 +201,7 @@ static int put_list(recd_buf *out, const recd_recap_field *f, const recd_recap_l
 {
     int rc = recd_buf_append(out, "[", 1);
     for (size_t r = 0; r < l->count && rc == 0; r++) {
-        rc = msg_buf_puts(out, r ? ",{" : "{");
+        rc = text_puts(out, r ? ",{" : "{");
         for (size_t i = 0; i < f->elem_count && rc == 0; i++) {
             rc = put_key(out, i > 0, f->elem[i].name);
             if (rc == 0)
@@ -240,7 +240,7 @@ int msg_recap_event_to_json(const recd_msg_recap_event *e, bool with_tick, recd_
     if (with_tick && (rc = put_key(out, true, "tick")) == 0)
         rc = put_u64(out, e->tick);
     if (rc == 0 && (rc = put_key(out, true, "action")) == 0)
-        rc = msg_json_append_string(out, ti->name, strlen(ti->name));
+        rc = text_put_json_string(out, ti->name, strlen(ti->name));
     for (size_t i = 0; i < ti->field_count && rc == 0; i++) {
         rc = put_key(out, true, ti->fields[i].name);
         if (rc == 0)

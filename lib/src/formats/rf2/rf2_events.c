@@ -11,7 +11,7 @@
 
 #include "base/bytes.h"
 #include "formats/rf2/rf2_json.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 #include "recd/buf_printf.h"
 
 /* (class, type) of the decoded events. */
@@ -37,7 +37,7 @@ static bool is_pose(const rf2_event *ev)
 
 static int put(recd_buf *out, const char *s)
 {
-    return msg_buf_puts(out, s);
+    return text_puts(out, s);
 }
 
 static int put_f32(recd_buf *out, const char *key, const uint8_t *p)

@@ -12,7 +12,7 @@
 #include "formats/rf2/rf2_events.h"
 #include "formats/rf2/rf2_json.h"
 #include "formats/rf2/rf2_vcr.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 #include "recd/buf_printf.h"
 #include "recd/format.h"
 
@@ -180,7 +180,7 @@ static int put_float(recd_buf *out, const char *key, float f)
 
 static int describe_drivers(recd_buf *out, const rf2_vcr *v, const uint64_t *laps)
 {
-    int rc = msg_buf_puts(out, ",\"drivers\":[");
+    int rc = text_puts(out, ",\"drivers\":[");
     for (uint32_t i = 0; rc == 0 && i < v->drivers_read; i++) {
         const rf2_driver *d = &v->drivers[i];
         rc = recd_buf_printf(out, "%s{\"slot\":%u", i ? "," : "", d->slot);
@@ -203,7 +203,7 @@ static int describe_drivers(recd_buf *out, const rf2_vcr *v, const uint64_t *lap
         if (rc == 0)
             rc = recd_buf_printf(out, ",\"laps\":%llu}", (unsigned long long)laps[i]);
     }
-    return rc < 0 ? rc : msg_buf_puts(out, "]");
+    return rc < 0 ? rc : text_puts(out, "]");
 }
 
 static int describe_header(recd_buf *out, const rf2_vcr *v)
@@ -221,7 +221,7 @@ static int describe_header(recd_buf *out, const rf2_vcr *v)
     if (rc == 0)
         rc = put_text(out, "track", v->track);
     if (rc == 0)
-        rc = msg_buf_puts(out, ",\"mod\":{\"name\":");
+        rc = text_puts(out, ",\"mod\":{\"name\":");
     if (rc == 0)
         rc = rf2_json_text(out, v->mod_name.p, v->mod_name.len);
     if (rc == 0)
@@ -229,7 +229,7 @@ static int describe_header(recd_buf *out, const rf2_vcr *v)
     if (rc == 0)
         rc = put_text(out, "uid", v->mod_uid);
     if (rc == 0)
-        rc = msg_buf_puts(out, "}");
+        rc = text_puts(out, "}");
     if (rc == 0)
         rc = put_text(out, "rfm", v->rfm);
     if (rc == 0)
@@ -248,19 +248,19 @@ static int describe_counts(recd_buf *out, const rf2_vcr *v, const rf2_walk *w, c
     if (rc == 0)
         rc = put_float(out, "end_time", v->end_time);
     if (rc == 0)
-        rc = msg_buf_puts(out, ",\"event_kinds\":{");
+        rc = text_puts(out, ",\"event_kinds\":{");
     for (size_t i = 0; rc == 0 && i < KIND_SLOTS && s->kinds[i]; i++)
         rc = recd_buf_printf(out, "%s\"%s\":%llu", i ? "," : "", s->kinds[i],
                              (unsigned long long)s->kind_counts[i]);
     if (rc == 0)
-        rc = msg_buf_puts(out, "}");
+        rc = text_puts(out, "}");
     if (rc == 0 && v->damaged) {
         rc = recd_buf_printf(out, ",\"damage\":{\"offset\":%llu,\"in_inflated_data\":%s,\"message\":",
                              (unsigned long long)v->damage_offset, v->compressed ? "true" : "false");
         if (rc == 0)
             rc = rf2_json_text(out, (const uint8_t *)v->damage, strlen(v->damage));
         if (rc == 0)
-            rc = msg_buf_puts(out, "}");
+            rc = text_puts(out, "}");
     }
     return rc;
 }
@@ -287,7 +287,7 @@ static int rf2_describe(const uint8_t *buf, size_t len, recd_buf *out, char *err
     if (rc == 0)
         rc = describe_counts(out, &v, &w, &s);
     if (rc == 0)
-        rc = msg_buf_puts(out, "}");
+        rc = text_puts(out, "}");
     if (rc < 0)
         out->len = start;
     free(s.laps);

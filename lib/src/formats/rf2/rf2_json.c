@@ -5,17 +5,17 @@
 #include <errno.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
+#include "base/text.h"
 
 int rf2_json_text(recd_buf *out, const uint8_t *p, size_t len)
 {
     if (len == 0) /* also text a cut header never reached (p NULL) */
-        return msg_buf_puts(out, "\"\"");
+        return text_puts(out, "\"\"");
     const uint8_t *nul = memchr(p, 0, len);
     if (nul)
         len = (size_t)(nul - p);
-    if (msg_utf8_valid(p, len))
-        return msg_json_append_string(out, (const char *)p, len);
+    if (text_utf8_valid(p, len))
+        return text_put_json_string(out, (const char *)p, len);
     recd_buf utf8 = {0};
     int rc = recd_buf_reserve(&utf8, len * 2);
     for (size_t i = 0; rc == 0 && i < len; i++) {
@@ -27,7 +27,7 @@ int rf2_json_text(recd_buf *out, const uint8_t *p, size_t len)
         }
     }
     if (rc == 0)
-        rc = msg_json_append_string(out, utf8.data ? (const char *)utf8.data : "", utf8.len);
+        rc = text_put_json_string(out, utf8.data ? (const char *)utf8.data : "", utf8.len);
     recd_buf_free(&utf8);
     return rc;
 }
@@ -52,7 +52,7 @@ int rf2_json_hex(recd_buf *out, const uint8_t *p, size_t len)
 int rf2_json_f32(recd_buf *out, float f)
 {
     char text[32];
-    if (msg_format_f32(f, text) < 0)
-        return msg_buf_puts(out, "null");
-    return msg_buf_puts(out, text);
+    if (text_format_f32(f, text) < 0)
+        return text_puts(out, "null");
+    return text_puts(out, text);
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "formats/sc2/sc2_replay.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 #include "recd/buf_printf.h"
 
 #define FOOD_ONE 4096.0  /* supply is stored in 1/4096ths */
@@ -32,7 +32,7 @@ static void put(export_ctx *x, const char *s, size_t n)
 /* Integers without printf: most of a tracker line is integers. */
 static void put_int(export_ctx *x, int64_t v)
 {
-    if (msg_buf_put_i64(&x->fields, v) < 0)
+    if (text_put_i64(&x->fields, v) < 0)
         x->oom = 1;
 }
 
@@ -56,7 +56,7 @@ static void food_field(export_ctx *x, const char *name, int64_t stored)
 {
     char text[40];
     key(x, name);
-    if (msg_format_f64((double)stored / FOOD_ONE, text) == 0)
+    if (text_format_f64((double)stored / FOOD_ONE, text) == 0)
         put(x, text, strlen(text));
 }
 

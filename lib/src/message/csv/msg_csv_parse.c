@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
+#include "base/why.h"
 
 void msg_csv_reader_init(msg_csv_reader *r, const uint8_t *buf, size_t len)
 {

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "message/csv/msg_csv_formats.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
+#include "base/why.h"
 
 /* ---- header ---------------------------------------------------------------------------------- */
 
@@ -29,7 +30,7 @@ static int read_header(msg_csv_doc *d, size_t ncells, uint64_t line)
             f++;
         if (f == n || strlen(names[i]) != d->r.cell_len[i]) {
             char safe[48], why[160];
-            msg_safe_text(names[i], d->r.cell_len[i], safe);
+            text_safe_excerpt(names[i], d->r.cell_len[i], safe);
             snprintf(why, sizeof why, "line %llu: unknown column \"%s\" for %s CSV",
                      (unsigned long long)line, safe, recd_msg_format_name(d->format));
             recd_why(d->err, d->errlen, "%s", why);

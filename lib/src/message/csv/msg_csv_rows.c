@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "message/csv/msg_csv_formats.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
+#include "base/why.h"
+#include "message/json/msg_json.h"
 
 int msg_csv_bad(msg_csv_doc *d, uint64_t line, const char *column, const char *why)
 {
     char safe[48];
-    msg_safe_text(column, strlen(column), safe);
+    text_safe_excerpt(column, strlen(column), safe);
     recd_why(d->err, d->errlen, "line %llu: column %s: %s", (unsigned long long)line, safe, why);
     return -EBADMSG;
 }
@@ -42,7 +44,7 @@ json_t *msg_csv_number_json(const char *cell, size_t len)
     bool is_int;
     int64_t i = 0;
     double x = 0;
-    if (!msg_parse_number(cell, len, &is_int, &i, &x))
+    if (!text_parse_number(cell, len, &is_int, &i, &x))
         return NULL;
     return is_int ? json_integer(i) : json_real(x);
 }
@@ -50,14 +52,14 @@ json_t *msg_csv_number_json(const char *cell, size_t len)
 int msg_csv_put_f64_cell(recd_buf *out, double d)
 {
     char num[40];
-    int rc = msg_format_f64(d, num);
+    int rc = text_format_f64(d, num);
     return rc < 0 ? rc : msg_csv_put_cell(out, num, strlen(num), false);
 }
 
 int msg_csv_put_f32_cell(recd_buf *out, float f)
 {
     char num[32];
-    int rc = msg_format_f32(f, num);
+    int rc = text_format_f32(f, num);
     return rc < 0 ? rc : msg_csv_put_cell(out, num, strlen(num), false);
 }
 

@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "message/msg_fields.h"
+#include "base/json_text.h"
 #include "recd/format.h"
 #include "recd/message.h"
 
@@ -69,37 +69,5 @@ int msg_from_json_jansson(const char *line, size_t len, recd_msg_format session_
 
 /* Keys every message may have. */
 #define MSG_JSON_COMMON_KEYS "type", "session", "seq", "save"
-
-/* Helpers for the entries and the generic reader and writer (msg_json_util.c). */
-bool msg_json_key_in(const char *key, const char *const *list);
-/* The first key of obj that is not in allowed, or NULL. */
-const char *msg_json_unknown_key(const json_t *obj, const char *const *allowed);
-/* "WHERE: unknown key \"KEY\"" into err; -EBADMSG. */
-int msg_json_err_unknown_key(const char *where, const char *key, char *err, size_t errlen);
-/* Optional integer key of root, at least min: *present says whether it was there. 0 or -EBADMSG
- * ("TYPE.KEY: ..."). */
-int msg_json_read_int64(const json_t *root, const char *type, const char *key, int64_t min,
-                        int64_t *out, bool *present, char *err, size_t errlen);
-/* ,"key": in one append. Inline, as msg_json_put_int: they write every key of an export. */
-static inline int msg_json_put_key(recd_buf *out, const char *key)
-{
-    size_t n = strlen(key);
-    int rc = recd_buf_reserve(out, n + 4);
-    if (rc < 0)
-        return rc;
-    char *p = (char *)out->data + out->len;
-    p[0] = ',';
-    p[1] = '"';
-    memcpy(p + 2, key, n);
-    p[n + 2] = '"';
-    p[n + 3] = ':';
-    out->len += n + 4;
-    return 0;
-}
-
-static inline int msg_json_put_int(recd_buf *out, int64_t v)
-{
-    return msg_buf_put_i64(out, v);
-}
 
 #endif

@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "message/json/msg_json_formats.h"
-#include "message/msg_fields.h"
+#include "base/json_text.h"
+#include "base/text.h"
+#include "base/why.h"
+#include "message/json/msg_json.h"
 #include "recd/format_list.h"
 
 #define COMMON_KEYS MSG_JSON_COMMON_KEYS
@@ -19,13 +22,13 @@ static int read_save(const json_t *root, recd_msg *out, recd_msg_format session_
                      size_t errlen)
 {
     static const char *const keys[] = {COMMON_KEYS, "last_ms", "label", NULL};
-    const char *bad = msg_json_unknown_key(root, keys);
+    const char *bad = json_text_unknown_key(root, keys);
     if (bad)
-        return msg_json_err_unknown_key("save", bad, err, errlen);
+        return json_text_err_unknown_key("save", bad, err, errlen);
     out->format = session_format;
     int64_t last;
     bool has;
-    int rc = msg_json_read_int64(root, "save", "last_ms", 1, &last, &has, err, errlen);
+    int rc = json_text_read_int64(root, "save", "last_ms", 1, &last, &has, err, errlen);
     if (rc < 0)
         return rc;
     if (!has) {
@@ -79,7 +82,7 @@ static const char *unknown_open_key(const json_t *root)
     json_object_foreach((json_t *)root, key, val)
     {
         (void)val;
-        if (!msg_json_key_in(key, allowed) && !is_open_key(key))
+        if (!json_text_key_in(key, allowed) && !is_open_key(key))
             return key;
     }
     return NULL;
@@ -110,30 +113,30 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
 {
     const char *bad = unknown_open_key(root);
     if (bad)
-        return msg_json_err_unknown_key("open", bad, err, errlen);
+        return json_text_err_unknown_key("open", bad, err, errlen);
     json_t *fmt = json_object_get(root, "format");
     if (!fmt) {
         recd_why(err, errlen, "open: missing key \"format\"");
         return -EBADMSG;
     }
     if (!json_is_string(fmt)) {
-        recd_why(err, errlen, "open.format: expected a string, got %s", msg_json_type_name(fmt));
+        recd_why(err, errlen, "open.format: expected a string, got %s", json_text_type_name(fmt));
         return -EBADMSG;
     }
     out->format = recd_msg_format_parse(json_string_value(fmt));
     if (out->format == RECD_MSG_FMT_NONE || strlen(json_string_value(fmt)) != json_string_length(fmt)) {
         char safe[48];
-        msg_safe_text(json_string_value(fmt), json_string_length(fmt), safe);
+        text_safe_excerpt(json_string_value(fmt), json_string_length(fmt), safe);
         return unknown_format_err(safe, err, errlen);
     }
-    int rc = msg_json_read_int64(root, "open", "start_time", INT64_MIN, &out->open.start_time_ms,
+    int rc = json_text_read_int64(root, "open", "start_time", INT64_MIN, &out->open.start_time_ms,
                         &out->open.has_start_time, err, errlen);
     if (rc < 0)
         return rc;
     json_t *auth = json_object_get(root, "auth");
     if (auth) {
         if (!json_is_string(auth)) {
-            recd_why(err, errlen, "open.auth: expected a string, got %s", msg_json_type_name(auth));
+            recd_why(err, errlen, "open.auth: expected a string, got %s", json_text_type_name(auth));
             return -EBADMSG;
         }
         size_t alen = json_string_length(auth);
@@ -148,13 +151,13 @@ static int read_open(const json_t *root, recd_msg *out, char *err, size_t errlen
     }
     json_t *resume = json_object_get(root, "resume");
     if (resume && !json_is_boolean(resume)) {
-        recd_why(err, errlen, "open.resume: expected true or false, got %s", msg_json_type_name(resume));
+        recd_why(err, errlen, "open.resume: expected true or false, got %s", json_text_type_name(resume));
         return -EBADMSG;
     }
     out->open.resume = resume && json_is_true(resume);
     json_t *ring = json_object_get(root, "ring");
     if (ring && !json_is_boolean(ring)) {
-        recd_why(err, errlen, "open.ring: expected true or false, got %s", msg_json_type_name(ring));
+        recd_why(err, errlen, "open.ring: expected true or false, got %s", json_text_type_name(ring));
         return -EBADMSG;
     }
     out->open.ring = ring && json_is_true(ring);
@@ -224,19 +227,19 @@ static int read_body(const json_t *root, recd_msg_format session_format, recd_ms
             return event_formats_err(err, errlen);
         return f->json->event_read(root, out, err, errlen);
     case RECD_MSG_CLOSE:
-        bad = msg_json_unknown_key(root, close_keys);
+        bad = json_text_unknown_key(root, close_keys);
         if (bad)
-            return msg_json_err_unknown_key("close", bad, err, errlen);
+            return json_text_err_unknown_key("close", bad, err, errlen);
         out->format = session_format;
-        return msg_json_read_int64(root, "close", "end_time", INT64_MIN, &out->close.end_time_ms,
+        return json_text_read_int64(root, "close", "end_time", INT64_MIN, &out->close.end_time_ms,
                           &out->close.has_end_time, err, errlen);
     case RECD_MSG_SAVE: return read_save(root, out, session_format, err, errlen);
     case RECD_MSG_FLUSH:
-        bad = msg_json_unknown_key(root, flush_keys);
+        bad = json_text_unknown_key(root, flush_keys);
         if (bad)
-            return msg_json_err_unknown_key("flush", bad, err, errlen);
+            return json_text_err_unknown_key("flush", bad, err, errlen);
         out->format = session_format;
-        rc = msg_json_read_int64(root, "flush", "end_tick", 0, &tick, &out->flush.has_end_tick, err, errlen);
+        rc = json_text_read_int64(root, "flush", "end_tick", 0, &tick, &out->flush.has_end_tick, err, errlen);
         out->flush.end_tick = (uint64_t)tick;
         return rc;
     default: return -EBADMSG;
@@ -251,7 +254,7 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
         return -EBADMSG;
     }
     if (!json_is_string(type)) {
-        recd_why(err, errlen, "type: expected a string, got %s", msg_json_type_name(type));
+        recd_why(err, errlen, "type: expected a string, got %s", json_text_type_name(type));
         return -EBADMSG;
     }
     const char *t = json_string_value(type);
@@ -261,7 +264,7 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
             out->type = (recd_msg_type)i;
     if (out->type == RECD_MSG_NONE) {
         char safe[48];
-        msg_safe_text(t, json_string_length(type), safe);
+        text_safe_excerpt(t, json_string_length(type), safe);
         recd_why(err, errlen, "type: \"%s\" is not open, state, event, flush, close or save", safe);
         return -EBADMSG;
     }
@@ -270,13 +273,13 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
     if (session) {
         if (!json_is_string(session)) {
             recd_why(err, errlen, "%s.session: expected a string, got %s", tn,
-                     msg_json_type_name(session));
+                     json_text_type_name(session));
             return -EBADMSG;
         }
         size_t klen = json_string_length(session);
         if (!recd_session_key_valid(json_string_value(session), klen)) {
             char safe[48];
-            msg_safe_text(json_string_value(session), klen, safe);
+            text_safe_excerpt(json_string_value(session), klen, safe);
             recd_why(err, errlen,
                      "%s.session: \"%s\" is not a valid session key (1..%d bytes of A-Z a-z 0-9 . _ -, "
                      "not starting with '.')",
@@ -287,7 +290,7 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
         out->session[klen] = 0;
     }
     int64_t seq = 0;
-    int rc = msg_json_read_int64(root, tn, "seq", 0, &seq, &out->has_seq, err, errlen);
+    int rc = json_text_read_int64(root, tn, "seq", 0, &seq, &out->has_seq, err, errlen);
     out->seq = (uint64_t)seq;
     json_t *save = json_object_get(root, "save");
     if (rc == 0 && save) {
@@ -352,7 +355,7 @@ int msg_from_json_value(const json_t *root, recd_msg_format session_format, recd
     recd_msg_init(out, RECD_MSG_NONE, RECD_MSG_FMT_NONE);
     int rc;
     if (!json_is_object(root)) {
-        recd_why(err, errlen, "a message must be a JSON object, got %s", msg_json_type_name(root));
+        recd_why(err, errlen, "a message must be a JSON object, got %s", json_text_type_name(root));
         rc = -EBADMSG;
     } else {
         rc = read_common(root, out, err, errlen);

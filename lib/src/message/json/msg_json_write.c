@@ -8,30 +8,32 @@
 #include <string.h>
 
 #include "message/json/msg_json_formats.h"
-#include "message/msg_fields.h"
+#include "base/json_text.h"
+#include "base/text.h"
+#include "message/json/msg_json.h"
 
 static int put_open(recd_buf *out, const recd_msg *m)
 {
     const char *fmt = recd_msg_format_name(m->format);
     if (!*fmt)
         return -EINVAL;
-    int rc = msg_json_put_key(out, "format");
+    int rc = json_text_put_key(out, "format");
     if (rc == 0)
-        rc = msg_json_append_string(out, fmt, strlen(fmt));
+        rc = text_put_json_string(out, fmt, strlen(fmt));
     if (rc == 0 && m->open.has_start_time) {
-        rc = msg_json_put_key(out, "start_time");
+        rc = json_text_put_key(out, "start_time");
         if (rc == 0)
-            rc = msg_json_put_int(out, m->open.start_time_ms);
+            rc = text_put_i64(out, m->open.start_time_ms);
     }
     if (rc == 0 && m->open.auth) {
-        rc = msg_json_put_key(out, "auth");
+        rc = json_text_put_key(out, "auth");
         if (rc == 0)
-            rc = msg_json_append_string(out, m->open.auth, strlen(m->open.auth));
+            rc = text_put_json_string(out, m->open.auth, strlen(m->open.auth));
     }
-    if (rc == 0 && m->open.resume && (rc = msg_json_put_key(out, "resume")) == 0)
-        rc = msg_buf_puts(out, "true");
-    if (rc == 0 && m->open.ring && (rc = msg_json_put_key(out, "ring")) == 0)
-        rc = msg_buf_puts(out, "true");
+    if (rc == 0 && m->open.resume && (rc = json_text_put_key(out, "resume")) == 0)
+        rc = text_puts(out, "true");
+    if (rc == 0 && m->open.ring && (rc = json_text_put_key(out, "ring")) == 0)
+        rc = text_puts(out, "true");
     const recd_format *f = msg_json_format_of(m->format);
     if (rc == 0 && f && f->json->open_write)
         rc = f->json->open_write(m, out);
@@ -51,25 +53,25 @@ static int put_body(recd_buf *out, const recd_msg *m, unsigned omit)
         size_t n = strnlen(m->save.label, sizeof m->save.label);
         if (!m->save.last_ms || !recd_session_key_valid(m->save.label, n))
             return -EINVAL;
-        int rc = msg_json_put_key(out, "last_ms");
+        int rc = json_text_put_key(out, "last_ms");
         if (rc == 0)
-            rc = msg_json_put_int(out, m->save.last_ms);
+            rc = text_put_i64(out, m->save.last_ms);
         if (rc == 0)
-            rc = msg_json_put_key(out, "label");
-        return rc == 0 ? msg_json_append_string(out, m->save.label, n) : rc;
+            rc = json_text_put_key(out, "label");
+        return rc == 0 ? text_put_json_string(out, m->save.label, n) : rc;
     }
     case RECD_MSG_CLOSE:
         if (m->close.has_end_time) {
-            int rc = msg_json_put_key(out, "end_time");
-            return rc == 0 ? msg_json_put_int(out, m->close.end_time_ms) : rc;
+            int rc = json_text_put_key(out, "end_time");
+            return rc == 0 ? text_put_i64(out, m->close.end_time_ms) : rc;
         }
         return 0;
     case RECD_MSG_FLUSH:
         if (m->flush.has_end_tick) {
             if (m->flush.end_tick > INT64_MAX)
                 return -EINVAL;
-            int rc = msg_json_put_key(out, "end_tick");
-            return rc == 0 ? msg_json_put_int(out, (int64_t)m->flush.end_tick) : rc;
+            int rc = json_text_put_key(out, "end_tick");
+            return rc == 0 ? text_put_i64(out, (int64_t)m->flush.end_tick) : rc;
         }
         return 0;
     default: return -EINVAL;
@@ -82,26 +84,26 @@ int msg_json_object(const recd_msg *m, recd_buf *out, unsigned omit)
     if (!*type)
         return -EINVAL;
     size_t start = out->len;
-    int rc = msg_buf_puts(out, "{");
+    int rc = text_puts(out, "{");
     if (rc == 0 && !(omit & MSG_OMIT_TYPE)) {
-        rc = msg_buf_puts(out, "\"type\":\"");
+        rc = text_puts(out, "\"type\":\"");
         if (rc == 0)
-            rc = msg_buf_puts(out, type);
+            rc = text_puts(out, type);
         if (rc == 0)
-            rc = msg_buf_puts(out, "\"");
+            rc = text_puts(out, "\"");
     }
     if (rc == 0 && m->session[0]) {
         size_t klen = strnlen(m->session, sizeof m->session);
         if (!recd_session_key_valid(m->session, klen))
             rc = -EINVAL;
-        else if ((rc = msg_json_put_key(out, "session")) == 0)
-            rc = msg_json_append_string(out, m->session, klen);
+        else if ((rc = json_text_put_key(out, "session")) == 0)
+            rc = text_put_json_string(out, m->session, klen);
     }
     if (rc == 0 && m->has_seq) {
         if (m->seq > INT64_MAX)
             rc = -EINVAL;
-        else if ((rc = msg_json_put_key(out, "seq")) == 0)
-            rc = msg_json_put_int(out, (int64_t)m->seq);
+        else if ((rc = json_text_put_key(out, "seq")) == 0)
+            rc = text_put_i64(out, (int64_t)m->seq);
     }
     if (rc == 0 && m->save_now && (m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT) &&
         (rc = msg_json_put_key(out, "save")) == 0)
@@ -109,7 +111,7 @@ int msg_json_object(const recd_msg *m, recd_buf *out, unsigned omit)
     if (rc == 0)
         rc = put_body(out, m, omit);
     if (rc == 0)
-        rc = msg_buf_puts(out, "}");
+        rc = text_puts(out, "}");
     if (rc < 0) {
         out->len = start;
         return rc;
@@ -125,7 +127,7 @@ int recd_msg_to_json(const recd_msg *m, recd_buf *out)
 {
     size_t start = out->len;
     int rc = msg_json_object(m, out, 0);
-    if (rc == 0 && (rc = msg_buf_puts(out, "\n")) < 0)
+    if (rc == 0 && (rc = text_puts(out, "\n")) < 0)
         out->len = start;
     return rc;
 }

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "message/msg_fields.h"
+#include "base/why.h"
 #include "message/msg_stream.h"
 
 static bool blank(const uint8_t *p, size_t n)

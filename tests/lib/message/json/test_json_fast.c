@@ -12,7 +12,7 @@
 #include "base/bytes.h"
 #include "formats/rec/rec_json_fast.h"
 #include "message/json/msg_json_formats.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
 #include "recd/message.h"
 
 static const char onfoot_line[] =
@@ -43,7 +43,7 @@ static void check_number(const char *s)
     int64_t fv = 0, sv = 0;
     double fd = 0, sd = 0;
     bool fok = rec_json_fast_number(s, len, &fi, &fv, &fd);
-    bool sok = msg_parse_number(s, len, &si, &sv, &sd);
+    bool sok = text_parse_number(s, len, &si, &sv, &sd);
     if (fok != sok)
         fail_msg("\"%s\": fast %d, reference %d", s, fok, sok);
     if (!fok)
@@ -379,7 +379,7 @@ static void test_utf8_check_alignment(void **state)
             memcpy(s + n, p, strlen(p));
             n += strlen(p);
         }
-        bool valid = msg_utf8_valid((const uint8_t *)s, n); /* byte by byte */
+        bool valid = text_utf8_valid((const uint8_t *)s, n); /* byte by byte */
         invalid += !valid;
         char buf[40];
         for (size_t pre = 0; pre < 17; pre++) {
@@ -387,7 +387,7 @@ static void test_utf8_check_alignment(void **state)
             memcpy(buf + pre, s, n);
             for (size_t post = 0; post < 17; post += 8) {
                 memset(buf + pre + n, 'y', post);
-                if (msg_utf8_valid((const uint8_t *)buf, pre + n + post) != valid)
+                if (text_utf8_valid((const uint8_t *)buf, pre + n + post) != valid)
                     fail_msg("%zu bytes after %zu ASCII: want %d", n, pre, valid);
             }
         }

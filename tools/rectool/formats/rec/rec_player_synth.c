@@ -4,11 +4,11 @@
 #include "rec_player_synth.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/rec/rec_synth.h"
+#include "recd/buf_printf.h"
 
 #define PLAYER_STRETCH_MS 5000u   /* on foot, then in the car, then on foot, ... */
 #define PLAYER_VEHICLE_MODEL 411 /* an Infernus */
@@ -91,11 +91,9 @@ static int write_json_line(recd_sink sink, const recd_msg *m)
         as_rec.format = vehicle ? RECD_MSG_FMT_SAMP_VEHICLE : RECD_MSG_FMT_SAMP_ONFOOT;
     int rc = recd_msg_to_json(&as_rec, &line); /* the line with its "}\n" */
     if (rc == 0 && vehicle) {
-        char extra[48];
-        int n = snprintf(extra, sizeof extra, ",\"vehicle_model\":%u,\"seat\":%u}\n",
-                         (unsigned)m->player.vehicle_model, (unsigned)m->player.seat);
         line.len -= 2;
-        rc = recd_buf_append(&line, extra, (size_t)n);
+        rc = recd_buf_printf(&line, ",\"vehicle_model\":%u,\"seat\":%u}\n",
+                             (unsigned)m->player.vehicle_model, (unsigned)m->player.seat);
     }
     if (rc == 0)
         rc = sink.write(sink.ctx, line.data, line.len);

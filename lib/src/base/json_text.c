@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* JSON helpers the reader, the writer and the formats' JSON hooks share: keys, integers and the
- * names of JSON types in errors. (String escaping, UTF-8 and base64 are base/text.c's.) */
+/* base/json_text.h: key lists, optional integer keys and the names of JSON types in errors, for
+ * JSON objects read with jansson. (String escaping, UTF-8 and base64 are base/text.c's.) */
+#include "base/json_text.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "message/json/msg_json_formats.h"
-#include "message/msg_fields.h"
+#include "base/text.h"
+#include "base/why.h"
 
-const char *msg_json_type_name(const json_t *j)
+const char *json_text_type_name(const json_t *j)
 {
     switch (json_typeof(j)) {
     case JSON_OBJECT: return "an object";
@@ -24,9 +26,7 @@ const char *msg_json_type_name(const json_t *j)
     return "?";
 }
 
-/* ---- keys and integers (msg_json_formats.h) ------------------------------------------------ */
-
-bool msg_json_key_in(const char *key, const char *const *list)
+bool json_text_key_in(const char *key, const char *const *list)
 {
     for (; *list; list++)
         if (strcmp(key, *list) == 0)
@@ -34,28 +34,28 @@ bool msg_json_key_in(const char *key, const char *const *list)
     return false;
 }
 
-const char *msg_json_unknown_key(const json_t *obj, const char *const *allowed)
+const char *json_text_unknown_key(const json_t *obj, const char *const *allowed)
 {
     const char *key;
     json_t *val;
     json_object_foreach((json_t *)obj, key, val)
     {
         (void)val;
-        if (!msg_json_key_in(key, allowed))
+        if (!json_text_key_in(key, allowed))
             return key;
     }
     return NULL;
 }
 
-int msg_json_err_unknown_key(const char *where, const char *key, char *err, size_t errlen)
+int json_text_err_unknown_key(const char *where, const char *key, char *err, size_t errlen)
 {
     char safe[48];
-    msg_safe_text(key, strlen(key), safe);
+    text_safe_excerpt(key, strlen(key), safe);
     recd_why(err, errlen, "%s: unknown key \"%s\"", where, safe);
     return -EBADMSG;
 }
 
-int msg_json_read_int64(const json_t *root, const char *type, const char *key, int64_t min,
+int json_text_read_int64(const json_t *root, const char *type, const char *key, int64_t min,
                         int64_t *out, bool *present, char *err, size_t errlen)
 {
     json_t *j = json_object_get(root, key);
@@ -63,7 +63,7 @@ int msg_json_read_int64(const json_t *root, const char *type, const char *key, i
     if (!j)
         return 0;
     if (!json_is_integer(j)) {
-        recd_why(err, errlen, "%s.%s: expected an integer, got %s", type, key, msg_json_type_name(j));
+        recd_why(err, errlen, "%s.%s: expected an integer, got %s", type, key, json_text_type_name(j));
         return -EBADMSG;
     }
     json_int_t v = json_integer_value(j);
