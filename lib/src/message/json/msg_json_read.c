@@ -300,7 +300,7 @@ static int read_common(const json_t *root, recd_msg *out, char *err, size_t errl
         }
         if (!json_is_boolean(save)) {
             recd_why(err, errlen, "%s.save: expected true or false, got %s", tn,
-                     msg_json_type_name(save));
+                     json_text_type_name(save));
             return -EBADMSG;
         }
         out->save_now = json_is_true(save);

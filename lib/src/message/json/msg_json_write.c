@@ -106,8 +106,8 @@ int msg_json_object(const recd_msg *m, recd_buf *out, unsigned omit)
             rc = text_put_i64(out, (int64_t)m->seq);
     }
     if (rc == 0 && m->save_now && (m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT) &&
-        (rc = msg_json_put_key(out, "save")) == 0)
-        rc = msg_buf_puts(out, "true");
+        (rc = json_text_put_key(out, "save")) == 0)
+        rc = text_puts(out, "true");
     if (rc == 0)
         rc = put_body(out, m, omit);
     if (rc == 0)
