@@ -39,4 +39,6 @@ extern const struct recd_format_synth recd_carla__synth; /* carla_synth.c */
 int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data,
                       char *err, size_t errlen);
 
+extern const struct recd_format_seek recd_carla__seek; /* carla_seek.c */
+
 #endif

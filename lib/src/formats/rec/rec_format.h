@@ -25,4 +25,6 @@ extern const struct recd_format_wire recd_rec__wire_player;
 extern const struct recd_format_synth recd_rec__synth_onfoot;
 extern const struct recd_format_synth recd_rec__synth_vehicle;
 
+extern const struct recd_format_seek recd_rec__seek; /* rec_seek.c */
+
 #endif
