@@ -63,6 +63,26 @@ done
 same $((ticks - 30))
 echo "cuts compared with the full scan: $checks"
 
+# export --from/--until, plot --from/--to and info --at read from the seek point: same output.
+for range in "0 250" "4000 4400" "$((late - 3)) $((late + 50))" "$((ticks - 500)) $ticks"; do
+    set -- $range
+    "$RECTOOL" export "$f" --to jsonl --from "$1" --until "$2" -o "$tmp/seek.jsonl" || die "export $range"
+    RECTOOL_FULL_SCAN=1 "$RECTOOL" export "$f" --to jsonl --from "$1" --until "$2" -o "$tmp/full.jsonl" ||
+        die "full-scan export $range"
+    cmp -s "$tmp/seek.jsonl" "$tmp/full.jsonl" || die "export --from $1 --until $2 differs from the full scan"
+    [ "$(grep -c '"type":"state"' "$tmp/seek.jsonl")" -gt 0 ] || die "export $range holds no state"
+    "$RECTOOL" info --at "$1" "$f" | grep -v '^seek point:' >"$tmp/seek.txt" || die "info --at $1"
+    RECTOOL_FULL_SCAN=1 "$RECTOOL" info --at "$1" "$f" >"$tmp/full.txt" || die "full-scan info --at $1"
+    cmp -s "$tmp/seek.txt" "$tmp/full.txt" || die "info --at $1 differs from the full scan"
+done
+"$RECTOOL" info --at "$late" "$f" | grep -q "^seek point: tick $(( late / 200 * 200 )) .*from the index" ||
+    die "info --at does not name the keyframe before it from the index"
+if "$RECTOOL" plot --help 2>/dev/null | grep -q svg; then
+    "$RECTOOL" plot "$f" --from 200s --to 260s -o "$tmp/seek.svg" 2>/dev/null || die "plot"
+    RECTOOL_FULL_SCAN=1 "$RECTOOL" plot "$f" --from 200s --to 260s -o "$tmp/full.svg" 2>/dev/null || die "full plot"
+    cmp -s "$tmp/seek.svg" "$tmp/full.svg" || die "plot --from/--to differs from the full scan"
+fi
+
 # A damaged index: each variant must give the full scan's result, and --check must see it.
 cp "$f.idx" "$tmp/good.idx"
 mid=$(sed -n "$((n / 2))p" "$tmp/entries" | awk '{ print $1 }')

@@ -67,6 +67,13 @@ int recd_export_msgs_range(const uint8_t *buf, size_t len, const uint8_t *index,
                            int64_t from, int64_t to, recd_msg_fn on_msg, void *ctx, char *err,
                            size_t errlen);
 
+/* recd_track_read for a plot of [from_s, to_s] seconds (to_s < 0: the end): from the seek point
+ * of from_s when the format allows (points before from_s may come too: the caller filters),
+ * else every point. */
+int recd_track_read_range(const uint8_t *buf, size_t len, const uint8_t *index, size_t ilen,
+                          double from_s, double to_s, recd_track_fn on_point, void *data,
+                          const recd_progress *progress, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif
