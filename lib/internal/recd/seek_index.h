@@ -34,6 +34,24 @@ int recd_seek_index_header(const recd_format *f, const uint8_t *head, size_t len
 void recd_seek_index_entry(const recd_seek_point *p, const uint8_t *probe,
                            uint8_t out[RECD_SEEK_INDEX_ENTRY_SIZE]);
 
+/* Writing an index as the data file grows (the daemon): the state between two updates. */
+typedef struct recd_seek_index_writer {
+    bool header_done;     /* the header was handed out */
+    bool have_last;       /* a point was found: scans go on after it */
+    recd_seek_point last; /* the last point found */
+    int64_t last_kept;    /* time of the last point kept (the format's index_step thins them) */
+    bool kept_any;
+    uint64_t entries;     /* entries handed out */
+} recd_seek_index_writer;
+
+/* Appends to out what the index of f's file data[0..len) (the file so far) lacks: the header
+ * the first time, then an entry for every seek point after the last one found. Points whose data
+ * is not complete yet are not found (a member or frame cut short), so the index never points
+ * past what data holds. 0, -EAGAIN when data is still too short for the header, -ENOTSUP,
+ * -ENOMEM. */
+int recd_seek_index_grow(const recd_format *f, const uint8_t *data, size_t len,
+                         recd_seek_index_writer *w, recd_buf *out);
+
 /* What an index says about a data file. */
 typedef struct recd_seek_index_status {
     bool header_ok;     /* magic, version, sizes, CRC, format and identity all match */

@@ -240,3 +240,44 @@ int recd_format__export_range(const recd_format *f, const uint8_t *buf, size_t l
     rc = f->seek->export_from(buf, len, &p, to, on_msg, ctx, err, errlen);
     return rc < 0 ? rc : 1;
 }
+
+typedef struct grow_ctx {
+    const uint8_t *data;
+    recd_seek_index_writer *w;
+    int64_t step;
+    recd_buf *out;
+} grow_ctx;
+
+static int grow_point(void *ctx, const recd_seek_point *p)
+{
+    grow_ctx *g = ctx;
+    g->w->last = *p;
+    g->w->have_last = true;
+    if (g->w->kept_any && p->time - g->w->last_kept < g->step)
+        return 0;
+    uint8_t e[RECD_SEEK_INDEX_ENTRY_SIZE];
+    recd_seek_index_entry(p, g->data + p->offset, e);
+    int rc = recd_buf_append(g->out, e, sizeof e);
+    if (rc == 0) {
+        g->w->kept_any = true;
+        g->w->last_kept = p->time;
+        g->w->entries++;
+    }
+    return rc;
+}
+
+int recd_seek_index_grow(const recd_format *f, const uint8_t *data, size_t len,
+                         recd_seek_index_writer *w, recd_buf *out)
+{
+    if (!recd_seek_index_wanted(f))
+        return -ENOTSUP;
+    if (!w->header_done) {
+        int rc = recd_seek_index_header(f, data, len, out);
+        if (rc < 0)
+            return rc;
+        w->header_done = true;
+    }
+    grow_ctx g = {data, w, f->seek->index_step, out};
+    int rc = f->seek->scan(data, len, w->have_last ? &w->last : NULL, grow_point, &g);
+    return rc == -EBADMSG ? 0 : rc; /* nothing to index yet */
+}
