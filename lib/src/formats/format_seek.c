@@ -207,10 +207,18 @@ int recd_format_index_build(const recd_format *f, const uint8_t *buf, size_t len
     return rc < 0 ? rc : f->seek->scan(buf, len, NULL, build_point, &b);
 }
 
+typedef struct beyond_count {
+    bool have_last;
+    int64_t last, step;
+    size_t n;
+} beyond_count;
+
 static int count_point(void *ctx, const recd_seek_point *p)
 {
-    (void)p;
-    (*(size_t *)ctx)++;
+    beyond_count *b = ctx;
+    if (b->have_last && p->time - b->last < b->step)
+        return 0; /* a sparse index keeps one point a step */
+    b->n++;
     return 1; /* one is enough: the index misses points */
 }
 
@@ -222,9 +230,9 @@ bool recd_seek_index_stale(const recd_format *f, const uint8_t *data, size_t len
         return false;
     if (!st.header_ok || st.tail_garbage)
         return true;
-    size_t beyond = 0;
-    int rc = f->seek->scan(data, len, st.valid ? &st.last : NULL, count_point, &beyond);
-    return rc < 0 || beyond > 0;
+    beyond_count b = {st.valid > 0, st.last.time, f->seek->index_step, 0};
+    int rc = f->seek->scan(data, len, st.valid ? &st.last : NULL, count_point, &b);
+    return rc < 0 || b.n > 0;
 }
 
 int recd_format__export_range(const recd_format *f, const uint8_t *buf, size_t len,

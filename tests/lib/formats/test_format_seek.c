@@ -236,6 +236,9 @@ static void test_frame_log_seek(void **state)
     const recd_format *f = recd_format_sniff(data.data, data.len, NULL);
     recd_buf idx = build_index(&data);
     assert_true(entries_of(&idx) >= 80 && entries_of(&idx) <= 92); /* about one a second */
+    /* Complete, though frames follow its last entry: fewer than a second of them. */
+    assert_false(recd_seek_index_stale(f, data.data, data.len, idx.data, idx.len));
+    assert_true(recd_seek_index_stale(f, data.data, data.len, idx.data, idx.len - 32));
     for (int64_t t = 0; t < 90000; t += 777) {
         same_seek(f, &data, &idx, t);
         recd_seek_point p;
