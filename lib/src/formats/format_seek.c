@@ -77,8 +77,10 @@ static const char *header_problem(const recd_format *f, const uint8_t *data, siz
     return NULL;
 }
 
-/* Entry e (32 bytes) into *p when it checks and points at the data it describes. */
-static bool entry_valid(const uint8_t *e, const uint8_t *data, size_t len, recd_seek_point *p)
+/* Entry e (32 bytes) into *p when its CRC checks and its offset lies inside the data, and, with
+ * probe, when it points at the data it describes (reading that data: a page per entry). */
+static bool entry_ok(const uint8_t *e, const uint8_t *data, size_t len, bool probe,
+                     recd_seek_point *p)
 {
     if (ld_le32(e + 28) != crc_of(e, 28))
         return false;
@@ -87,11 +89,18 @@ static bool entry_valid(const uint8_t *e, const uint8_t *data, size_t len, recd_
     p->aux = (int64_t)ld_le64(e + 16);
     if (p->offset > len || len - p->offset < RECD_SEEK_INDEX_PROBE_SIZE)
         return false;
-    return ld_le32(e + 24) == crc_of(data + p->offset, RECD_SEEK_INDEX_PROBE_SIZE);
+    return !probe || ld_le32(e + 24) == crc_of(data + p->offset, RECD_SEEK_INDEX_PROBE_SIZE);
 }
 
-int recd_seek_index_check(const recd_format *f, const uint8_t *data, size_t len,
-                          const uint8_t *index, size_t ilen, recd_seek_index_status *st)
+static bool entry_valid(const uint8_t *e, const uint8_t *data, size_t len, recd_seek_point *p)
+{
+    return entry_ok(e, data, len, true, p);
+}
+
+/* The index's header and its longest prefix of entries that check; probes: the data each
+ * points at is read too (else only the index is, and a seek checks the entry it uses). */
+static int check_entries(const recd_format *f, const uint8_t *data, size_t len,
+                         const uint8_t *index, size_t ilen, bool probes, recd_seek_index_status *st)
 {
     memset(st, 0, sizeof *st);
     if (!recd_seek_index_wanted(f))
@@ -105,7 +114,7 @@ int recd_seek_index_check(const recd_format *f, const uint8_t *data, size_t len,
     const uint8_t *e = index + RECD_SEEK_INDEX_HEADER_SIZE;
     recd_seek_point p;
     for (; st->valid < st->entries; st->valid++, e += RECD_SEEK_INDEX_ENTRY_SIZE) {
-        if (!entry_valid(e, data, len, &p))
+        if (!entry_ok(e, data, len, probes, &p))
             break;
         if (st->valid > 0 && (p.offset < st->last.offset || p.time < st->last.time))
             break; /* points only go forward */
@@ -113,6 +122,12 @@ int recd_seek_index_check(const recd_format *f, const uint8_t *data, size_t len,
     }
     st->tail_garbage = st->valid < st->entries || body % RECD_SEEK_INDEX_ENTRY_SIZE != 0;
     return 0;
+}
+
+int recd_seek_index_check(const recd_format *f, const uint8_t *data, size_t len,
+                          const uint8_t *index, size_t ilen, recd_seek_index_status *st)
+{
+    return check_entries(f, data, len, index, ilen, true, st);
 }
 
 /* The valid entry with the greatest time <= t by bisection (entries are in time order). */
@@ -157,9 +172,14 @@ int recd_format_seek(const recd_format *f, const uint8_t *buf, size_t len, const
     if (f->seek->direct)
         return f->seek->direct(buf, len, time, out);
     recd_seek_index_status st;
-    recd_seek_index_check(f, buf, len, index, index_len, &st);
+    check_entries(f, buf, len, index, index_len, false, &st); /* probes: the entry used only */
     seek_walk w = {time, {0}, false};
-    if (st.valid > 0 && index_lookup(index, st.valid, buf, len, time, &w.best)) {
+    bool looked_up = st.valid > 0 && index_lookup(index, st.valid, buf, len, time, &w.best);
+    if (st.valid > 0 && !looked_up) { /* its probe failed: the prefix ends earlier */
+        check_entries(f, buf, len, index, index_len, true, &st);
+        looked_up = st.valid > 0 && index_lookup(index, st.valid, buf, len, time, &w.best);
+    }
+    if (looked_up) {
         w.found = true;
         bool later_entry = w.best.offset != st.last.offset || w.best.time != st.last.time;
         if (later_entry && f->seek->index_step == 0) {
