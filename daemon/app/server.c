@@ -15,6 +15,7 @@
 
 #include "recd/nats_connect.h"
 #include "recd/recovery.h"
+#include "record/seek_index_recover.h"
 #include "recd/units.h"
 #include "console.h"
 #include "record/part_manifest.h"
@@ -77,6 +78,10 @@ static void recover(recd_server *s)
         log_notice("recovery: %zu .part files: %zu finalized, %zu removed, %zu quarantined, %zu failed",
                    sum.found, sum.finalized, sum.removed, sum.quarantined, sum.failed);
     int mrc = rc >= 0 ? part_manifests_recover(s->root_fd, &sum) : 0;
+    int src = rc >= 0 ? seek_indexes_recover(s->root_fd, &sum) : 0;
+    if (src < 0)
+        log_err("recovery: scanning %s for seek indexes failed: %s", s->cfg.output.root,
+                recd_strerror(src));
     if (mrc < 0)
         log_err("recovery: scanning %s for part manifests failed: %s", s->cfg.output.root,
                 recd_strerror(mrc));

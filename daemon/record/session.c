@@ -132,6 +132,7 @@ int session_start_part(recd_session *s, int64_t start_epoch_ms, int gzip_level)
     writer_part *p = writer_part_new(rel, gzip_level);
     if (!p)
         return -ENOMEM;
+    writer_part_set_seek_format(p, recd_format_of_msg(s->format)); /* FILE.idx as it grows */
     s->part = p;
     s->part_no++;
     s->part_written = 0;

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "seek_sidecar.h"
 #include "support/log.h"
 
 typedef struct writer_seg {
@@ -108,6 +109,7 @@ static void part_free(writer_part *p)
         return;
     if (p->sidecar)
         p->sidecar->free(p->sidecar);
+    seek_sidecar_free(p->seek);
     free(p->progress_name);
     free(p->preamble);
     free(p->name);
@@ -339,6 +341,12 @@ void writer_part_on_named(writer_part *p, void (*fn)(void *ctx, uint32_t tag, co
     p->on_named = fn;
     p->on_named_ctx = ctx;
     p->on_named_tag = tag;
+}
+
+void writer_part_set_seek_format(writer_part *p, const recd_format *f)
+{
+    seek_sidecar_free(p->seek);
+    p->seek = seek_sidecar_new(f); /* NULL without memory: the part has no index, nothing else */
 }
 
 void writer_part_set_sidecar(writer_part *p, writer_sidecar *sc)
@@ -604,6 +612,7 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
         p->created = true;
     }
     if (p->preamble_due) {
+        seek_sidecar_restart(p->seek);
         rc = start_file(j, b, op, d, out);
         if (rc < 0)
             return write_failed(j, op, b, rc, "cannot start again", b->data.len);
@@ -629,6 +638,7 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
     b->data_done = true;
     op->dirty = true;
     j->result.written += n;
+    seek_sidecar_update(p->seek, op->file.root_fd, &op->file, false); /* after its data */
     return 0;
 }
 
@@ -734,6 +744,8 @@ static int end_part(writer_job *j, writer_batch *b, open_part *op)
             j->result.written += b->header_len;
     }
     if (rc == 0)
+        seek_sidecar_update(p->seek, op->file.root_fd, &op->file, true);
+    if (rc == 0)
         rc = j->stage->ops->finalize(&op->file, j->fsync ? RECD_PART_FINALIZE_SYNC : 0);
     if (rc < 0) {
         if (write_failed(j, op, b, rc, "cannot finalize", 0))
@@ -745,6 +757,7 @@ static int end_part(writer_job *j, writer_batch *b, open_part *op)
     j->result.finalized++;
     log_debug("finalized %s (%llu bytes)", op->file.name, (unsigned long long)op->file.size);
     store_sidecar(j, p, op->file.name);
+    seek_sidecar_finalize(p->seek, op->file.root_fd, op->file.name);
     remove_progress(j, p);
     return 0;
 }

@@ -17,6 +17,7 @@
 #include "file_ops.h"
 
 #include "recd/common.h"
+#include "recd/format.h"
 #include "recd/gzip_members.h"
 #include "recd/part_file.h"
 
@@ -73,6 +74,7 @@ typedef struct writer_part {
      * false) that is the file offset where the open batch will land. */
     uint64_t sealed;
     bool packed;
+    struct seek_sidecar *seek; /* its seek index as it grows (seek_sidecar.h), or NULL (owned) */
 } writer_part;
 
 typedef struct writer_batch writer_batch;
@@ -165,6 +167,11 @@ void writer_part_set_rebase(writer_part *p, writer_rebase_fn rebase);
 void writer_part_on_named(writer_part *p, void (*fn)(void *ctx, uint32_t tag, const char *rel,
                                                      bool final),
                           void *ctx, uint32_t tag);
+
+/* p's file is of format f: when f seeks by keyframe or frame, jobs keep its seek index
+ * NAME.part.idx as it grows and rename it with the part (seek_sidecar.h). Loop thread, before
+ * p's first job. */
+void writer_part_set_seek_format(writer_part *p, const recd_format *f);
 
 /* Gives p a sidecar (replacing and freeing any earlier one). Loop thread, before the part is
  * ended. */

@@ -423,7 +423,7 @@ def find_files(root, key):
             for n in sorted(os.listdir(d)):
                 if n.endswith(".part") or ".part." in n or n.startswith("."):  # in progress
                     parts.append(os.path.join(d, n))
-                elif not n.endswith(".json"):
+                elif not n.endswith(".json") and not n.endswith(".idx"):  # manifests, seek indexes
                     done.append(os.path.join(d, n))
     return done, parts
 

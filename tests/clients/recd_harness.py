@@ -76,8 +76,8 @@ class Recd:
         d = os.path.join(self.root, fmt, session)
         if not os.path.isdir(d):
             return []
-        return sorted(os.path.join(d, n) for n in os.listdir(d)
-                      if not (final_only and n.endswith(".part")))
+        return sorted(os.path.join(d, n) for n in os.listdir(d)  # seek indexes (.idx) left out
+                      if not n.endswith(".idx") and not (final_only and n.endswith(".part")))
 
     @staticmethod
     def wait_until(pred, timeout=30):

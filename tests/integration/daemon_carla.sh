@@ -73,7 +73,7 @@ wait "$recd_pid"
 code=$?
 recd_pid=
 [ "$code" -eq 0 ] || fail "recd exited with $code after SIGTERM"
-refused=$(find "$tmp/out" -path "*/refused/*" -type f)
+refused=$(find "$tmp/out" -path "*/refused/*" -type f ! -name "*.idx")  # a seek index beside it: daemon_seek_index.sh
 if [ -n "$refused" ] && ! "$RECTOOL" export "$refused" --to jsonl >/dev/null 2>"$tmp/refused.err"; then
     fail "the refused session's file does not export: $(cat "$tmp/refused.err")"
 fi
@@ -83,7 +83,7 @@ fi
 
 while read -r n f; do
     for transport in tcp udp; do
-        files=$(find "$tmp/out" -path "*/$transport-$n/*" -type f)
+        files=$(find "$tmp/out" -path "*/$transport-$n/*" -type f ! -name "*.idx")
         count=$(printf '%s\n' "$files" | grep -c .)
         if [ "$count" -ne 1 ]; then
             fail "$(basename "$f") over $transport: $count output files"
@@ -92,7 +92,7 @@ while read -r n f; do
         cmp -s "$f" "$files" || fail "$(basename "$f") over $transport: output differs ($(cmp "$f" "$files" 2>&1 | head -1))"
     done
 done <"$tmp/sent"
-ndjson_out=$(find "$tmp/out" -path "*/ndjson-1/*" -type f)
+ndjson_out=$(find "$tmp/out" -path "*/ndjson-1/*" -type f ! -name "*.idx")
 cmp -s "$tmp/generated.log" "$ndjson_out" || fail "the generated log sent as NDJSON comes out different"
 
 # Rotation: every part is a log of its own (frames from 1, time from 0), and a part after the

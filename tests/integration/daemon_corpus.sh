@@ -52,7 +52,7 @@ fi
 
 while read -r n f; do
     for transport in tcp udp; do
-        files=$(find "$tmp/out" -path "*/$transport-$n/*" -type f)
+        files=$(find "$tmp/out" -path "*/$transport-$n/*" -type f ! -name "*.idx")
         count=$(printf '%s\n' "$files" | grep -c .)
         if [ "$count" -ne 1 ]; then
             fail "$(basename "$f") over $transport: $count output files"

@@ -173,7 +173,7 @@ grep -qE 'not confirmed|publishing to' "$tmp/cut.out" || fail "the lost messages
 
 one_file() { # SESSION: the single file recorded for it
     local files
-    files=$(find "$tmp/out" -path "*/$1/*" -type f)
+    files=$(find "$tmp/out" -path "*/$1/*" -type f ! -name "*.idx")  # seek indexes: daemon_seek_index.sh
     if [ "$(printf '%s\n' "$files" | grep -c .)" -ne 1 ]; then
         fail "session $1: $(printf '%s\n' "$files" | grep -c .) output files"
         return 1

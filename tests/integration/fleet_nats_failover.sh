@@ -118,9 +118,9 @@ done
 kill "$history_pid" 2>/dev/null
 wait "$history_pid" 2>/dev/null
 history_pid=
-got=$(find "$tmp/out-b" "$tmp/out-c" -path "*/after/*" -type f)
+got=$(find "$tmp/out-b" "$tmp/out-c" -path "*/after/*" -type f ! -name "*.idx")
 cmp -s "$tmp/gen.rec" "$got" || fail "the session recorded after the failover differs from what was sent"
-got=$(find "$tmp/out-a" "$tmp/out-b" "$tmp/out-c" -path "*/before/*" -type f)
+got=$(find "$tmp/out-a" "$tmp/out-b" "$tmp/out-c" -path "*/before/*" -type f ! -name "*.idx")
 cmp -s "$tmp/gen.rec" "$got" || fail "the session recorded before the failover differs from what was sent"
 [ -s "$tmp/leases.jsonl" ] || fail "no lease history was recorded: $(cat "$tmp/history.err")"
 python3 "$(dirname "$0")/../shell/lease_history.py" check "$tmp/leases.jsonl" 3000 >"$tmp/history.out" 2>&1 ||

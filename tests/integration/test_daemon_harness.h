@@ -475,6 +475,9 @@ static void td_walk(const char *root, const char *rel, td_files *out)
         if (S_ISDIR(st.st_mode)) {
             td_walk(root, child, out);
         } else if (S_ISREG(st.st_mode)) {
+            size_t n = strlen(child);
+            if (n > 4 && strcmp(child + n - 4, ".idx") == 0)
+                continue; /* a part's seek index: tests/integration/daemon_seek_index.sh */
             if (out->count == out->cap) {
                 size_t cap = out->cap ? out->cap * 2 : 64;
                 td_file *items = realloc(out->items, cap * sizeof *items);

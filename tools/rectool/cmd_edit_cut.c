@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "edit_util.h"
+#include "recd/seek_index.h"
+#include "seek_util.h"
 
 static const char usage[] =
     "usage: rectool cut FILE [--from T] [--to T] [--keep-time] -o OUT\n"
@@ -15,6 +17,7 @@ static const char usage[] =
     "Keeps the samples of FILE whose time is in [from, to): in the format's unit (below), or a\n"
     "duration with units: 90s, 1m30s, 1500ms. The result starts again at time 0 unless\n"
     "--keep-time (formats that keep times, below). The output verifies or is not written.\n"
+    "With FILE.idx beside FILE (rectool index), only the range is read (see there).\n"
     "\n"
     "  -f, --from T       first time kept (default 0)\n"
     "  -t, --to T         first time no longer kept (default: the end)\n"
@@ -74,7 +77,14 @@ int cmd_edit_cut(int argc, char **argv)
         rt_edit_progress bar;
         rt_edit_progress_start(&bar, "cutting", in.len, RT_EDIT_SHARE);
         recd_progress watch = rt_edit_progress_watch(&bar);
-        rc = recd_edit_cut(rt_edit_input_of(&in), &o, recd_buf_sink(&out), &watch, err, sizeof err);
+        rt_input idx;
+        rt_seek_index_open(argv[optind], &idx); /* none: the seek scans the file */
+        if (rt_seek_full_scan())
+            rc = recd_edit_cut(rt_edit_input_of(&in), &o, recd_buf_sink(&out), &watch, err, sizeof err);
+        else
+            rc = recd_edit_cut_seek(rt_edit_input_of(&in), idx.data, idx.len, &o,
+                                    recd_buf_sink(&out), &watch, err, sizeof err);
+        rt_seek_index_close(&idx);
         exit_code = rt_edit_conclude("cut", rc, err, output, &out, quiet, &bar);
         recd_buf_free(&out);
     }

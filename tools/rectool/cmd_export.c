@@ -12,11 +12,15 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "edit_util.h"
 #include "commands.h"
 #include "file_io.h"
 #include "progress.h"
 #include "recd/format.h"
+#include "recd/edit.h"
 #include "recd/message.h"
+#include "recd/seek_index.h"
+#include "seek_util.h"
 #include "formats.h"
 #include "sniff.h"
 
@@ -25,7 +29,7 @@
 #define EXPORT_CHUNK (256u << 10)
 
 static const char usage[] =
-    "usage: rectool export FILE... --to jsonl|csv [-o OUT]\n"
+    "usage: rectool export FILE... --to jsonl|csv [--from T] [--until T] [-o OUT]\n"
     "\n"
     "Writes a recording (a format with messages, recognised by content) as JSON lines or CSV\n"
     "messages: open, state/event/flush..., close. 'rectool import' turns the text back into a\n"
@@ -36,6 +40,10 @@ static const char usage[] =
     "missing), each as OUT/NAME.jsonl or OUT/NAME.csv after its own name.\n"
     "\n"
     "  -t, --to FORMAT     jsonl or csv (required)\n"
+    "  -f, --from T        only the samples at or after T (a number in the format's unit, or a\n"
+    "                      duration: 90s, 1m30s); open and close are kept. With FILE.idx beside\n"
+    "                      FILE (rectool index) reading starts at the keyframe before T\n"
+    "  -u, --until T       only the samples before T (--to names the text format)\n"
     "  -o, --output OUT    write to OUT (via OUT.part) instead of standard output; with several\n"
     "                      FILEs, the folder to write into (required)\n"
     "  -h, --help          show this help\n"
@@ -53,7 +61,15 @@ typedef struct export_ctx {
     uint64_t states;
     int sink_error;
     const recd_format *format;
+    /* --from/--until in the format's unit (until < 0: none); in_range: the last timed message
+     * was inside (untimed ones, CARLA's events and flushes, follow it). */
+    bool ranged, in_range;
+    int64_t from, until;
+    uint32_t unit_ms;
 } export_ctx;
+
+/* The range options as given; each file's format reads them in its own unit. */
+static const char *range_from, *range_until;
 
 static int drain(export_ctx *x)
 {
@@ -110,6 +126,55 @@ static int on_message(void *ctx, const recd_msg *m, char *err, size_t errlen)
     return 0;
 }
 
+/* on_message for the messages of --from/--until only (open and close always). */
+static int on_ranged_message(void *ctx, const recd_msg *m, char *err, size_t errlen)
+{
+    export_ctx *x = ctx;
+    if (m->type != RECD_MSG_OPEN && m->type != RECD_MSG_CLOSE) {
+        int64_t ms = recd_edit_msg_time_ms(m);
+        if (ms >= 0) {
+            int64_t t = ms / x->unit_ms;
+            x->in_range = t >= x->from && (x->until < 0 || t < x->until);
+        }
+        if (!x->in_range)
+            return 0;
+    }
+    return on_message(ctx, m, err, errlen);
+}
+
+/* Parses --from/--until for f into x: RT_EXIT_OK, or the usage error's exit code. */
+static int parse_range(const recd_format *f, const char *path, export_ctx *x)
+{
+    x->from = 0;
+    x->until = -1;
+    x->unit_ms = recd_edit_unit_ms(f);
+    if (!x->unit_ms) {
+        rt_error("%s: %s files have no time line to select from", path, f->name);
+        return RT_EXIT_INVALID;
+    }
+    const char *why = NULL;
+    if (range_from && rt_edit_parse_time(range_from, f, &x->from, &why) < 0)
+        return rt_usage_error("export", usage, "--from: invalid time '%s': %s", range_from, why);
+    if (range_until && rt_edit_parse_time(range_until, f, &x->until, &why) < 0)
+        return rt_usage_error("export", usage, "--until: invalid time '%s': %s", range_until, why);
+    x->ranged = true;
+    return RT_EXIT_OK;
+}
+
+/* The messages of --from/--until: from the seek point of --from (FILE.idx, or a scan), unless
+ * RECTOOL_FULL_SCAN asks for the whole file (tests compare both). */
+static int export_range(const rt_input *in, export_ctx *x, char *err, size_t errlen)
+{
+    if (rt_seek_full_scan())
+        return recd_format_export(x->format, in->data, in->len, on_ranged_message, x, err, errlen);
+    rt_input idx;
+    rt_seek_index_open(in->path, &idx);
+    int rc = recd_export_msgs_range(in->data, in->len, idx.data, idx.len, x->from, x->until,
+                                    on_ranged_message, x, err, errlen);
+    rt_seek_index_close(&idx);
+    return rc;
+}
+
 /* A foreign replay's event: the common stream's JSON line or CSV row (recd/replay.h). */
 static int on_replay_event(void *ctx, const recd_replay_event *ev)
 {
@@ -125,6 +190,8 @@ static int on_replay_event(void *ctx, const recd_replay_event *ev)
 static int export_through_table(const recd_format *f, const rt_input *in, export_ctx *x, char *err,
                                 size_t errlen)
 {
+    if (x->ranged)
+        return export_range(in, x, err, errlen);
     if (recd_format_is_recorded(f))
         return recd_format_export(f, in->data, in->len, on_message, x, err, errlen);
     int rc = x->enc == RECD_TEXT_CSV ? recd_replay_event_csv_header(x->text) : 0;
@@ -150,14 +217,19 @@ static int export_file(const rt_input *in, recd_text_encoding enc, const char *o
         return RT_EXIT_INVALID;
     }
     const recd_format *f = what.format;
+    export_ctx x;
+    memset(&x, 0, sizeof x);
+    if (range_from || range_until) {
+        int code = parse_range(f, in->path, &x);
+        if (code != RT_EXIT_OK)
+            return code;
+    }
     rt_output out;
     int rc = rt_output_open(&out, out_path);
     if (rc < 0) {
         rt_error("%s: %s", out_path, recd_strerror(rc));
         return RT_EXIT_IO;
     }
-    export_ctx x;
-    memset(&x, 0, sizeof x);
     x.enc = enc;
     x.format = f;
     x.text = text;
@@ -262,15 +334,20 @@ static int export_many(char **inputs, int n, recd_text_encoding enc, const char 
 int cmd_export(int argc, char **argv)
 {
     static const struct option options[] = {{"to", required_argument, NULL, 't'},
+                                            {"from", required_argument, NULL, 'f'},
+                                            {"until", required_argument, NULL, 'u'},
                                             {"output", required_argument, NULL, 'o'},
                                             {"help", no_argument, NULL, 'h'},
                                             {NULL, 0, NULL, 0}};
     const char *to = NULL, *output = NULL;
     int c;
     rt_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":t:o:h", options, NULL)) != -1) {
+    range_from = range_until = NULL;
+    while ((c = getopt_long(argc, argv, ":t:f:u:o:h", options, NULL)) != -1) {
         switch (c) {
         case 't': to = optarg; break;
+        case 'f': range_from = optarg; break;
+        case 'u': range_until = optarg; break;
         case 'o': output = optarg; break;
         case 'h': rt_print_usage("export", usage); return RT_EXIT_OK;
         default: return rt_bad_option("export", usage, argv, c);

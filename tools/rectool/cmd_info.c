@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "file_io.h"
 #include "formats.h"
+#include "info_at.h"
 #include "json_dump.h"
 #include "json_text.h"
 #include "recd/common.h"
@@ -21,6 +22,7 @@
 
 static const char usage[] =
     "usage: rectool info [--json] [--all] FILE...\n"
+    "       rectool info --at T FILE...\n"
     "\n"
     "Describes recordings, recognised by content (SA-MP .rec incl. legacy, VC:MP and damaged\n"
     "files, and the table's other formats): header, counts, duration, sample rates (median/mean interval, samples\n"
@@ -30,6 +32,8 @@ static const char usage[] =
     "\n"
     "  -j, --json   print JSON: one indented object for one file, one object per line for several\n"
     "  -a, --all    every record, in the formats that have more to show (below)\n"
+    "  -t, --at T   the state in effect at time T (the format's unit, or 90s, 1h2m) and the\n"
+    "               seek point a reader starts at for it, read from there (FILE.idx: rectool index)\n"
     "  -h, --help   show this help\n"
     "\n"
     "Exit: 0 every file was recognised, 1 some file is not a recording or a replay is damaged,\n"
@@ -143,12 +147,15 @@ int cmd_info(int argc, char **argv)
 {
     static const struct option options[] = {
         {"json", no_argument, NULL, 'j'}, {"all", no_argument, NULL, 'a'},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+        {"at", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     bool as_json = false, show_all = false;
+    const char *at = NULL;
     int c;
     rt_getopt_reset();
-    while ((c = getopt_long(argc, argv, ":jah", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":jat:h", options, NULL)) != -1) {
         switch (c) {
+        case 't': at = optarg; break;
         case 'j': as_json = true; break;
         case 'a': show_all = true; break;
         case 'h': rt_print_usage("info", usage); return RT_EXIT_OK;
@@ -160,7 +167,11 @@ int cmd_info(int argc, char **argv)
         return rt_usage_error("info", usage, "no FILE given");
 
     int exit_code = RT_EXIT_OK;
-    for (int i = optind; i < argc; i++) {
+    for (int i = optind; at && i < argc; i++) {
+        int rc = rt_info_at(argv[i], at);
+        exit_code = rc > exit_code ? rc : exit_code;
+    }
+    for (int i = optind; !at && i < argc; i++) {
         const rt_format_tool *text_tool = as_json ? NULL : own_text_tool(argv[i]);
         if (text_tool) {
             if (i > optind)

@@ -14,6 +14,7 @@
 #include "file_io.h"
 #include "plot_data.h"
 #include "plot_render.h"
+#include "seek_util.h"
 
 static const char usage[] =
     "usage: rectool plot FILE... [--from S] [--to S] [--size WxH] -o OUT.svg|OUT.png\n"
@@ -112,8 +113,14 @@ int cmd_plot(int argc, char **argv)
         size_t before = d.points;
         const char *slash = strrchr(argv[i], '/');
         reading.size = in.len;
-        int rc = rt_plot_add_file(&d, slash ? slash + 1 : argv[i], in.data, in.len, from, to, &watch,
-                                  err, sizeof err);
+        rt_input idx;
+        rt_seek_index_open(argv[i], &idx);
+        int rc = rt_seek_full_scan()
+                     ? rt_plot_add_file(&d, slash ? slash + 1 : argv[i], in.data, in.len, from, to,
+                                        &watch, err, sizeof err)
+                     : rt_plot_add_file_indexed(&d, slash ? slash + 1 : argv[i], in.data, in.len,
+                                                idx.data, idx.len, from, to, &watch, err, sizeof err);
+        rt_seek_index_close(&idx);
         reading.before += in.len;
         if (rc < 0) {
             rt_edit_progress_finish(&bar);

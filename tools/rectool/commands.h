@@ -33,6 +33,7 @@ int cmd_edit_concat(int argc, char **argv);
 int cmd_edit_split(int argc, char **argv);
 int cmd_edit_diff(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 
 #endif

@@ -24,6 +24,7 @@ static const rt_command commands[] = {
     {"concat", cmd_edit_concat, "join recordings of one format, times continuing"},
     {"split", cmd_edit_split, "cut a recording into consecutive pieces"},
     {"diff", cmd_edit_diff, "show where two recordings first differ, field by field"},
+    {"index", cmd_index, "build the seek index FILE.idx that cut, export and plot jump with"},
     {"plot", cmd_plot, "draw route maps and speed/health panels (SVG or PNG)"},
 };
 

@@ -2,6 +2,8 @@
 /* Plot series from recordings: every track point librecd reads, grouped by file and actor. */
 #include "plot_data.h"
 
+#include "recd/seek_index.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +69,16 @@ int rt_plot_add_file(rt_plot_data *d, const char *name, const uint8_t *buf, size
                      double from, double to, const recd_progress *progress, char *err,
                      size_t errlen)
 {
+    return rt_plot_add_file_indexed(d, name, buf, len, NULL, 0, from, to, progress, err, errlen);
+}
+
+int rt_plot_add_file_indexed(rt_plot_data *d, const char *name, const uint8_t *buf, size_t len,
+                             const uint8_t *index, size_t ilen, double from, double to,
+                             const recd_progress *progress, char *err, size_t errlen)
+{
     plot_load l = {d, name, d->n, from, to};
-    int rc = recd_track_read(buf, len, on_point, &l, progress, err, errlen);
+    int rc = recd_track_read_range(buf, len, index, ilen, from, to, on_point, &l, progress, err,
+                                   errlen);
     if (rc == -E2BIG)
         snprintf(err, errlen, "more than %u points to draw; narrow the time range with --from/--to",
                  RT_PLOT_MAX_POINTS);

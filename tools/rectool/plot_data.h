@@ -33,6 +33,11 @@ typedef struct rt_plot_data {
 int rt_plot_add_file(rt_plot_data *d, const char *name, const uint8_t *buf, size_t len,
                      double from, double to, const recd_progress *progress, char *err,
                      size_t errlen);
+/* The same, reading only from the seek point of `from` when index (FILE.idx, may be NULL) or a
+ * scan finds one (docs/formats/seek-index.md): the same points. */
+int rt_plot_add_file_indexed(rt_plot_data *d, const char *name, const uint8_t *buf, size_t len,
+                             const uint8_t *index, size_t ilen, double from, double to,
+                             const recd_progress *progress, char *err, size_t errlen);
 void rt_plot_data_free(rt_plot_data *d);
 
 #endif

@@ -28,6 +28,7 @@ struct recd_format_model;    /* internal to librecd: what the format's messages 
 struct recd_format_json;     /* internal to librecd: the format's messages as JSON lines */
 struct recd_format_csv;      /* internal to librecd: the format's messages as CSV rows */
 struct recd_format_synth;    /* internal to librecd: how the synthetic-data generators make it */
+struct recd_format_seek;     /* internal to librecd: where a reader can start (docs/formats/seek-index.md) */
 
 typedef enum recd_sniff_level {
     RECD_SNIFF_NONE = 0,     /* not this format */
@@ -134,6 +135,7 @@ struct recd_format {
     const struct recd_format_csv *csv;     /* CSV: columns and rows; NULL when it has no CSV */
     /* How deterministic synthetic recordings of it are made (recd/synth.h); NULL when none. */
     const struct recd_format_synth *synth;
+    const struct recd_format_seek *seek; /* seek points by time (keyframes, frames); NULL: none */
 };
 
 /* The table, in sniffing order (signature checks before heuristics). */
@@ -170,6 +172,28 @@ RECD_API int recd_format_export_events(const recd_format *f, const uint8_t *buf,
                                        size_t errlen);
 RECD_API int recd_format_describe(const recd_format *f, const uint8_t *buf, size_t len, recd_buf *out,
                                   char *err, size_t errlen);
+/* ---- Seeking (docs/formats/seek-index.md) ---------------------------------------------------- */
+
+/* A place a reader can start at and reach the same samples as a full scan from the beginning:
+ * a keyframe's gzip member (.recap), a frame (CARLA .log), a block (.rec). */
+typedef struct recd_seek_point {
+    int64_t time;    /* of the keyframe / frame / block, in the format's edit unit (tick, ms) */
+    uint64_t offset; /* file offset where reading starts */
+    int64_t aux;     /* .recap: ticks before the member at offset; .log: frame id; .rec: block */
+} recd_seek_point;
+
+/* The last seek point at or before `time` (the first one when time is before it) of the file
+ * buf[0..len), using the sidecar index[0..index_len) (NULL/0: none) for its longest valid
+ * prefix and scanning the file beyond it. 0 and *out, -ENOTSUP when f has no seek, -EBADMSG
+ * when the file holds no seek point, -ENOMEM. */
+RECD_API int recd_format_seek(const recd_format *f, const uint8_t *buf, size_t len,
+                              const uint8_t *index, size_t index_len, int64_t time,
+                              recd_seek_point *out);
+/* A complete sidecar index of buf[0..len) into out (appended): -ENOTSUP when f's seek is
+ * arithmetic or absent, -EBADMSG for a file it cannot scan, -ENOMEM. */
+RECD_API int recd_format_index_build(const recd_format *f, const uint8_t *buf, size_t len,
+                                     recd_buf *out);
+
 /* Crash recovery through the table: the first entry whose recover hook claims buf plans it.
  * 1 when one did, 0 when none did (plan left zeroed), or a negative errno. */
 RECD_API int recd_format_recover(uint8_t *buf, size_t len, recd_recover_plan *plan);

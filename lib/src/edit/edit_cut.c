@@ -3,9 +3,12 @@
  * range keeps is the format's cut hook; the engine checks the range and writes the file. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "edit/edit_internal.h"
 #include "base/why.h"
+#include "formats/format_seek.h"
+#include "recd/seek_index.h"
 
 static int cut_loaded(const recd_edit_msgs *l, const recd_cut_opts *o, recd_sink sink,
                       edit_progress *progress, char *err, size_t errlen)
@@ -34,6 +37,63 @@ int recd_edit_cut(recd_edit_input in, const recd_cut_opts *o, recd_sink out,
     if (rc < 0)
         return rc;
     edit_progress_loaded(&p, l.n); /* at most: a cut writes a part of them */
+    rc = cut_loaded(&l, o, out, &p, err, errlen);
+    recd_edit__msgs_free(&l);
+    edit_progress_end(&p, rc);
+    return rc;
+}
+
+typedef struct range_loading {
+    recd_edit_msgs *list;
+    edit_progress *progress;
+} range_loading;
+
+static int push_range(void *ctx, const recd_msg *m, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    range_loading *l = ctx;
+    edit_progress_step(l->progress);
+    return recd_edit__msgs_push(l->list, m);
+}
+
+/* The messages a cut of o needs, from the seek point of o->from: 1 when loaded that way, 0 when
+ * the format cannot be entered in the middle, or a negative errno. */
+static int load_range(recd_edit_input in, const uint8_t *index, size_t ilen,
+                      const recd_cut_opts *o, recd_edit_msgs *l, edit_progress *p, char *err,
+                      size_t errlen)
+{
+    memset(l, 0, sizeof *l);
+    recd_sniff_result what;
+    const recd_format *f = recd_format_sniff(in.data, in.len, &what);
+    if (!f || !f->edit || !what.standard || !recd_format_is_recorded(f))
+        return 0;
+    l->format = f;
+    range_loading loading = {l, p};
+    int rc = recd_format__export_range(f, in.data, in.len, index, ilen, o->from, o->to, push_range,
+                                       &loading, err, errlen);
+    if (rc <= 0)
+        recd_edit__msgs_free(l);
+    return rc;
+}
+
+int recd_edit_cut_seek(recd_edit_input in, const uint8_t *index, size_t ilen,
+                       const recd_cut_opts *o, recd_sink out, const recd_progress *progress,
+                       char *err, size_t errlen)
+{
+    edit_progress p;
+    edit_progress_begin(&p, progress, &in, 1, 2);
+    recd_edit_msgs l;
+    int rc = o->from >= 0 ? load_range(in, index, ilen, o, &l, &p, err, errlen) : 0;
+    if (rc == 0) {
+        edit_progress_end(&p, -ECANCELED);
+        return recd_edit_cut(in, o, out, progress, err, errlen);
+    }
+    if (rc < 0) {
+        edit_progress_end(&p, rc);
+        return rc;
+    }
+    edit_progress_loaded(&p, l.n);
     rc = cut_loaded(&l, o, out, &p, err, errlen);
     recd_edit__msgs_free(&l);
     edit_progress_end(&p, rc);

@@ -15,7 +15,7 @@
  * array's size computation far from overflow. */
 #define EDIT_MAX_MSGS ((size_t)1 << 28)
 
-static int recd_edit__msgs_push(recd_edit_msgs *l, const recd_msg *m)
+int recd_edit__msgs_push(recd_edit_msgs *l, const recd_msg *m)
 {
     if (l->n == l->cap) {
         if (l->cap >= EDIT_MAX_MSGS)

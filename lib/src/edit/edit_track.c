@@ -3,10 +3,13 @@
  * edit hooks (its states read through the message model, or a whole-file track hook for formats
  * read without it). */
 #include <errno.h>
+#include <math.h>
 
 #include "edit/edit_internal.h"
 #include "base/why.h"
 #include "recd/track_point.h"
+#include "formats/format_seek.h"
+#include "recd/seek_index.h"
 
 typedef struct track_read {
     const struct recd_format_edit *e;
@@ -65,4 +68,29 @@ int recd_track_points_of(const recd_msg *m, recd_track_fn on_point, void *data)
     if (!f->edit->track_point || !f->edit->track_point(m, &p))
         return 0;
     return on_point(data, &p);
+}
+
+int recd_track_read_range(const uint8_t *buf, size_t len, const uint8_t *index, size_t ilen,
+                          double from_s, double to_s, recd_track_fn on_point, void *data,
+                          const recd_progress *progress, char *err, size_t errlen)
+{
+    recd_sniff_result what;
+    const recd_format *f = recd_format_sniff(buf, len, &what);
+    const struct recd_format_edit *e = f ? f->edit : NULL;
+    if (!e || !e->track_point || !e->unit_ms || !what.standard || !(from_s > 0) ||
+        from_s > 1e12 || to_s > 1e12)
+        return recd_track_read(buf, len, on_point, data, progress, err, errlen);
+    int64_t from = (int64_t)floor(from_s * 1000.0 / e->unit_ms);
+    int64_t to = to_s < 0 ? -1 : (int64_t)ceil(to_s * 1000.0 / e->unit_ms) + 1;
+    track_read t = {e, on_point, data, {0}};
+    recd_edit_input in = {buf, len};
+    edit_progress_begin(&t.progress, progress, &in, 1, 1);
+    int rc = recd_format__export_range(f, buf, len, index, ilen, from, to, track_msg, &t, err,
+                                       errlen);
+    if (rc == 0) {
+        edit_progress_end(&t.progress, -ECANCELED);
+        return recd_track_read(buf, len, on_point, data, progress, err, errlen);
+    }
+    edit_progress_end(&t.progress, rc < 0 ? rc : 0);
+    return rc < 0 ? rc : 0;
 }

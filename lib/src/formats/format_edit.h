@@ -86,6 +86,7 @@ struct recd_format_edit {
 };
 
 /* The engine's list helpers, for the per-format hooks. */
+int recd_edit__msgs_push(recd_edit_msgs *l, const recd_msg *m); /* deep copy */
 void recd_edit__msgs_free(recd_edit_msgs *l);
 
 #endif

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "base/why.h"
+#include "formats/format_seek.h"
+#include "recd/seek_index.h"
 #include "recd/format.h"
 
 int recd_export_msgs(const uint8_t *file, size_t len, recd_msg_fn on_msg, void *ctx, char *err,
@@ -20,6 +22,21 @@ int recd_export_msgs(const uint8_t *file, size_t len, recd_msg_fn on_msg, void *
         return -EBADMSG;
     }
     return recd_format_export(f, file, len, on_msg, ctx, err, errlen);
+}
+
+int recd_export_msgs_range(const uint8_t *buf, size_t len, const uint8_t *index, size_t ilen,
+                           int64_t from, int64_t to, recd_msg_fn on_msg, void *ctx, char *err,
+                           size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    recd_sniff_result what;
+    const recd_format *f = recd_format_sniff(buf, len, &what);
+    int rc = 0;
+    if (f && what.standard && from >= 0)
+        rc = recd_format__export_range(f, buf, len, index, ilen, from, to, on_msg, ctx, err,
+                                       errlen);
+    return rc < 0 ? rc : rc > 0 ? 0 : recd_export_msgs(buf, len, on_msg, ctx, err, errlen);
 }
 
 #define OUT_CHUNK (64u * 1024u) /* text is handed to the sink in pieces of about this size */

@@ -61,21 +61,30 @@ static bool is_written_format(const char *leaf)
 
 /* Recordings and recovery's quarantined NAME.part.bad (or NAME.part-N.bad), and of those only the
  * ones carrying recd's mark: nothing else is ever deleted, whatever else an operator keeps under
- * the root, whatever its extension (a part's manifest goes with its part). */
+ * the root, whatever its extension (a part's manifest and seek index go with their part). */
 static bool is_recording(const char *leaf)
 {
     return is_written_format(leaf) || (ends_with(leaf, ".bad") && strstr(leaf, RECD_PART_SUFFIX) != NULL);
 }
 
-/* NAME.json, the manifest recd may have stored beside the part NAME (output.part_manifest): it
- * goes with the part. 0 when there is none. */
+/* NAME + suffix, a file recd stored beside the part NAME, goes with the part. 0 when there is
+ * none. */
+static int unlink_beside(int root_fd, const char *rel, const char *suffix)
+{
+    char path[RECD_PATH_MAX + 8];
+    if ((size_t)snprintf(path, sizeof path, "%s%s", rel, suffix) >= sizeof path)
+        return 0;
+    int rc = recd_confined_unlink(root_fd, path);
+    return rc == -ENOENT ? 0 : rc;
+}
+
+/* What recd keeps beside a part: NAME.json, its manifest (output.part_manifest), and NAME.idx,
+ * its seek index (RECD_SEEK_INDEX_SUFFIX, docs/formats/seek-index.md). */
 static int unlink_manifest(int root_fd, const char *rel)
 {
-    char json[RECD_PATH_MAX + 8];
-    if ((size_t)snprintf(json, sizeof json, "%s.json", rel) >= sizeof json)
-        return 0;
-    int rc = recd_confined_unlink(root_fd, json);
-    return rc == -ENOENT ? 0 : rc;
+    int rc = unlink_beside(root_fd, rel, ".json");
+    int rc2 = unlink_beside(root_fd, rel, ".idx");
+    return rc < 0 ? rc : rc2;
 }
 
 static int on_entry(void *ctx, const recd_walk_entry *e)

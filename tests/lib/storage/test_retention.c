@@ -222,13 +222,14 @@ static void test_nothing_to_do(void **state)
 }
 
 /* CARLA logs are recordings like .rec and .recap; .SC2Replay and .vcr are only read by recd, and
- * NAME.json (output.part_manifest) leaves with NAME. */
+ * NAME.json (output.part_manifest) and NAME.idx (its seek index) leave with NAME. */
 static void test_every_written_format_and_manifests(void **state)
 {
     tu_root_setup(state);
     tu_root_fixture *f = *state;
     put(f, "carla/s4/old.log", 100, 1000);
     put(f, "carla/s4/old.log.json", 10, 1000);
+    put(f, "carla/s4/old.log.idx", 96, 1000);
     put(f, "samp-vehicle/s5/new.rec", 100, 9000);
     put(f, "samp-vehicle/s5/new.rec.json", 10, 1000); /* its part is young: it stays */
     put(f, "replays/old.SC2Replay", 100, 1000);
@@ -248,9 +249,11 @@ static void test_every_written_format_and_manifests(void **state)
     /* A dry run names the part and leaves its manifest. */
     put(f, "carla/s6/dry.log", 100, 1000);
     put(f, "carla/s6/dry.log.json", 10, 1000);
+    put(f, "carla/s6/dry.log.idx", 96, 1000);
     p.dry_run = true;
     assert_int_equal(recd_retention_run(f->root_fd, &p, &r), 1);
     assert_true(tu_exists(tu_at(f->root, "carla/s6/dry.log.json")));
+    assert_true(tu_exists(tu_at(f->root, "carla/s6/dry.log.idx")));
     recd_retention_result_free(&r);
 }
 

@@ -85,4 +85,5 @@ const recd_format recd_format__carla = {
     .json = &recd_carla__json,
     .csv = &recd_carla__csv,
     .synth = &recd_carla__synth,
+    .seek = &recd_carla__seek,
 };

@@ -41,4 +41,6 @@ int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, vo
 /* One frame's positions as points (actor kinds unknown: 0; speed NaN), for a live view. */
 int recd_carla__track_points(const recd_msg *m, recd_track_fn on_point, void *data);
 
+extern const struct recd_format_seek recd_carla__seek; /* carla_seek.c */
+
 #endif

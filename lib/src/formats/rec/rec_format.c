@@ -136,6 +136,7 @@ const recd_format recd_format__samp_onfoot = {
     .json = &recd_rec__json_onfoot,
     .csv = &recd_rec__csv_onfoot,
     .synth = &recd_rec__synth_onfoot,
+    .seek = &recd_rec__seek,
 };
 
 const recd_format recd_format__samp_vehicle = {
@@ -158,6 +159,7 @@ const recd_format recd_format__samp_vehicle = {
     .json = &recd_rec__json_vehicle,
     .csv = &recd_rec__csv_vehicle,
     .synth = &recd_rec__synth_vehicle,
+    .seek = &recd_rec__seek,
 };
 
 /* Recorded by the daemon only, as a sequence of on-foot and vehicle .rec parts and a manifest: a

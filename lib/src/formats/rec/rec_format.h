@@ -31,4 +31,6 @@ extern const struct recd_format_synth recd_rec__synth_vehicle;
  * but for a time raised under CLAMP. */
 int recd_rec_writer_block(recd_rec_writer *w, const uint8_t *block, size_t len);
 
+extern const struct recd_format_seek recd_rec__seek; /* rec_seek.c */
+
 #endif

@@ -42,6 +42,9 @@ typedef struct dec {
     stop_reason stop;
     int user_rc;
     uint64_t base; /* file offset of the frame data */
+    const recap_resume *rs; /* NULL: from the start */
+    bool synced;            /* state is known: ticks may be delivered */
+    uint64_t member_off, member_tick; /* of the member being applied */
 } dec;
 
 #if defined(__GNUC__)
@@ -207,7 +210,7 @@ static bool state_values_ok(uint8_t tag, const recd_recap_value *v)
 static int end_tick(dec *d, bool apply, bool had_actions)
 {
     int rc = 0;
-    if (apply && d->cb) {
+    if (apply && d->cb && d->synced) {
         if (had_actions && d->cb->on_tick) {
             recap_arena_fixup(&d->arena, 0);
             for (size_t k = 0; k < d->nev; k++)
@@ -223,6 +226,17 @@ static int end_tick(dec *d, bool apply, bool had_actions)
     d->nev = 0;
     recap_arena_reset(&d->arena);
     return rc;
+}
+
+/* A FULL_STATE was applied: the state is known from here on. */
+static int keyframe(dec *d)
+{
+    d->synced = true;
+    if (!d->rs || !d->rs->on_keyframe)
+        return 0;
+    d->user_rc = d->rs->on_keyframe(d->cb ? d->cb->ctx : NULL, d->ticks, d->member_off,
+                                    d->member_tick);
+    return d->user_rc;
 }
 
 /* One pass over a member's actions. Check mode (apply = false) validates everything and touches
@@ -265,7 +279,7 @@ static bool run_member(dec *d, const uint8_t *data, size_t len, bool apply, perr
             uint8_t n = data[c.pos++];
             if (n == 0)
                 return fail(pe, "bad-skip", "SKIP_TICKS with a count of 0", at, tag);
-            if (apply && d->cb && d->cb->on_skip) {
+            if (apply && d->cb && d->synced && d->cb->on_skip) {
                 int rc = d->cb->on_skip(d->cb->ctx, d->ticks, n);
                 if (rc) {
                     d->user_rc = rc;
@@ -297,6 +311,10 @@ static bool run_member(dec *d, const uint8_t *data, size_t len, bool apply, perr
                 return fail(pe, "bad-slot", "slot out of range or not ascending", at, tag);
             if (apply && apply_state(d, tag, v))
                 return fail_perr(pe, RECAP_E_NOMEM, at, tag);
+            if (apply && tag == RECD_RECAP_FULL_STATE && keyframe(d)) {
+                d->stop = STOP_CALLBACK;
+                return false;
+            }
         } else if (keep_events && push_event(d, tag, first, ti->field_count)) {
             return fail_perr(pe, RECAP_E_NOMEM, at, tag);
         }
@@ -328,6 +346,8 @@ static int on_member(void *ctx, uint64_t off, uint64_t end, const uint8_t *data,
         return 1;
     }
     d->ticks = ticks_before;
+    d->member_off = d->base + off;
+    d->member_tick = ticks_before;
     if (!run_member(d, data, len, true, &pe)) {
         if (d->stop != STOP_CALLBACK)
             d->stop = STOP_NOMEM;
@@ -337,7 +357,7 @@ static int on_member(void *ctx, uint64_t off, uint64_t end, const uint8_t *data,
     d->res->ticks = d->ticks;
     d->res->valid_end = d->base + end;
     recd_report_progress(d->rep, d->base + end, d->input_len);
-    if (d->cb && d->cb->on_member_end) {
+    if (d->cb && d->synced && d->cb->on_member_end) {
         int rc = d->cb->on_member_end(d->cb->ctx, d->ticks, d->base + end);
         if (rc) {
             d->user_rc = rc;
@@ -375,21 +395,29 @@ static void check_frame_count(dec *d)
     }
 }
 
-int recd_recap_decode(const uint8_t *buf, size_t len, const recd_recap_decode_options *opt,
-                      const recd_recap_callbacks *cb, recd_recap_decode_result *result,
-                      recd_report *report)
+static int decode(const uint8_t *buf, size_t len, const recd_recap_decode_options *opt,
+                  const recd_recap_callbacks *cb, recd_recap_decode_result *result,
+                  recd_report *report, const recap_resume *rs)
 {
     recd_recap_decode_result local;
     recd_recap_decode_result *res = result ? result : &local;
     memset(res, 0, sizeof(*res));
-    dec d = {.cb = cb, .rep = report, .res = res, .input_len = len};
+    dec d = {.cb = cb, .rep = report, .res = res, .input_len = len, .rs = rs, .synced = true};
     int hsize = recd_recap_header_decode(buf, len, &res->header, report);
     if (hsize < 0)
         return -EBADMSG;
     d.base = (uint64_t)hsize;
+    if (rs) {
+        if (rs->offset < (uint64_t)hsize || rs->offset > len)
+            return -EINVAL;
+        d.base = rs->offset;
+        d.ticks = rs->tick;
+        d.seen_action = rs->offset > (uint64_t)hsize; /* mid-file: no first-action rule */
+        d.synced = !rs->wait_keyframe;
+    }
     res->header_valid = true;
     res->data_offset = (uint64_t)hsize;
-    res->valid_end = (uint64_t)hsize;
+    res->valid_end = d.base;
     d.version = res->header.version;
     if (cb && cb->on_header) {
         int rc = cb->on_header(cb->ctx, &res->header);
@@ -399,7 +427,8 @@ int recd_recap_decode(const uint8_t *buf, size_t len, const recd_recap_decode_op
     recd_gzip_scan scan;
     size_t max_out = opt && opt->max_member_size ? opt->max_member_size
                                                   : RECD_RECAP_DEFAULT_MAX_MEMBER_SIZE;
-    int rc = recd_gzip_members_read(buf + hsize, len - (size_t)hsize, max_out, on_member, &d, &scan);
+    int rc = recd_gzip_members_read(buf + d.base, len - (size_t)d.base, max_out, on_member, &d,
+                                    &scan);
     res->truncated = res->valid_end < len;
     int ret = 0;
     if (d.stop == STOP_CALLBACK) {
@@ -407,19 +436,32 @@ int recd_recap_decode(const uint8_t *buf, size_t len, const recd_recap_decode_op
     } else if (d.stop == STOP_NOMEM || rc == -ENOMEM || rc == -EIO) {
         ret = rc == -EIO ? -EIO : -ENOMEM;
     } else if (d.stop == STOP_NONE && rc < 0) {
-        uint64_t at = (uint64_t)hsize + scan.valid_end;
+        uint64_t at = d.base + scan.valid_end;
         const char *code = rc == -EMSGSIZE ? "member-too-large"
                            : scan.truncated ? "truncated-member"
                                             : "corrupt-member";
         problem(&d, RECD_SEV_ERROR, at, code, "gzip member at offset %llu: %s; %llu bytes ignored",
                 (unsigned long long)at, scan.tail_reason, (unsigned long long)(len - at));
     }
-    if (ret == 0)
+    if (ret == 0 && !rs)
         check_frame_count(&d);
     dec_free(&d);
     if (ret)
         return ret;
     return d.errors ? -EBADMSG : 0;
+}
+
+int recd_recap_decode(const uint8_t *buf, size_t len, const recd_recap_decode_options *opt,
+                      const recd_recap_callbacks *cb, recd_recap_decode_result *result,
+                      recd_report *report)
+{
+    return decode(buf, len, opt, cb, result, report, NULL);
+}
+
+int recap_decode_resume(const uint8_t *buf, size_t len, const recap_resume *rs,
+                        const recd_recap_callbacks *cb, recd_recap_decode_result *result)
+{
+    return decode(buf, len, NULL, cb, result, NULL, rs);
 }
 
 int recd_recap_verify(const uint8_t *buf, size_t len, recd_recap_decode_result *result,

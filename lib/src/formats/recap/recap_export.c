@@ -8,6 +8,7 @@
 
 #include "base/why.h"
 #include "message/msg_stream.h"
+#include "formats/recap/recap_internal.h"
 #include "recd/recap.h"
 
 typedef struct recap_export {
@@ -15,7 +16,10 @@ typedef struct recap_export {
     void *ctx;
     char *err;
     size_t errlen;
+    int64_t to; /* stop after the first tick at or after it; < 0: read to the end */
 } recap_export;
+
+#define STOP_AT_TO 1 /* on_tick's value once the range is read */
 
 static int on_header(void *ctx, const recd_recap_header *h)
 {
@@ -49,7 +53,7 @@ static int on_tick(void *ctx, uint64_t tick, const recd_recap_state *state,
             return rc;
         }
     }
-    return 0;
+    return x->to >= 0 && tick >= (uint64_t)x->to ? STOP_AT_TO : 0;
 }
 
 static int on_member_end(void *ctx, uint64_t end_tick, uint64_t end_offset)
@@ -86,7 +90,7 @@ int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
         return rc == -ENOMEM ? rc : -EBADMSG;
     }
     recd_report_free(&report);
-    recap_export x = {on_msg, ctx, err, errlen};
+    recap_export x = {on_msg, ctx, err, errlen, -1};
     recd_recap_callbacks cb = {on_header, on_tick, NULL, on_member_end, &x};
     rc = recd_recap_decode(buf, len, NULL, &cb, &res, NULL);
     if (rc < 0)
@@ -96,4 +100,29 @@ int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_CLOSE, RECD_MSG_FMT_RECAP);
     return msg_deliver_owned(on_msg, ctx, &m, err, errlen);
+}
+
+static int deliver_close(recd_msg_fn on_msg, void *ctx, char *err, size_t errlen)
+{
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_CLOSE, RECD_MSG_FMT_RECAP);
+    return msg_deliver_owned(on_msg, ctx, &m, err, errlen);
+}
+
+int recd_recap__export_from(const uint8_t *buf, size_t len, const recd_seek_point *p, int64_t to,
+                            recd_msg_fn on_msg, void *ctx, char *err, size_t errlen)
+{
+    recap_export x = {on_msg, ctx, err, errlen, to};
+    recd_recap_callbacks cb = {on_header, on_tick, NULL, on_member_end, &x};
+    recap_resume rs = {p->offset, (uint64_t)p->aux, true, NULL};
+    recd_recap_decode_result res;
+    int rc = recap_decode_resume(buf, len, &rs, &cb, &res);
+    if (rc == -EBADMSG || rc == -EINVAL) {
+        recd_why(err, errlen, "not a valid Recap file after offset %llu (rectool verify says "
+                 "more)", (unsigned long long)res.valid_end);
+        return -EBADMSG;
+    }
+    if (rc < 0)
+        return rc;
+    return deliver_close(on_msg, ctx, err, errlen);
 }

@@ -90,4 +90,5 @@ const recd_format recd_format__recap = {
     .json = &recd_recap__json,
     .csv = &recd_recap__csv,
     .synth = &recd_recap__synth,
+    .seek = &recd_recap__seek,
 };

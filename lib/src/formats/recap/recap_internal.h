@@ -139,4 +139,19 @@ recd_gzip_compressor recd_recap_encoder_compressor(const recd_recap_encoder *e);
 /* Heap bytes the encoder holds now. */
 size_t recd_recap_encoder_memory(const recd_recap_encoder *e);
 
+/* Decoding from a gzip member in the middle of a file (seeking, recap_seek.c). */
+typedef struct recap_resume {
+    uint64_t offset;    /* file offset of the member to start at (>= the frame data's) */
+    uint64_t tick;      /* ticks before that member */
+    bool wait_keyframe; /* deliver no tick, skip or member end before the first FULL_STATE */
+    /* Each FULL_STATE: its tick, the offset of its member and the ticks before that member.
+     * Non-zero stops decoding and is returned. NULL: none. */
+    int (*on_keyframe)(void *ctx, uint64_t tick, uint64_t member_offset, uint64_t member_tick);
+} recap_resume;
+
+/* recd_recap_decode from rs's member on: the header is read (and on_header called) as usual,
+ * the frame count is not checked (the ticks before rs are not counted). */
+int recap_decode_resume(const uint8_t *buf, size_t len, const recap_resume *rs,
+                        const recd_recap_callbacks *cb, recd_recap_decode_result *result);
+
 #endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* The seek index of a part being written (docs/formats/seek-index.md): NAME.part.idx grows beside
+ * NAME.part as the part does, one entry per keyframe or frame appended after the data it points
+ * to is on disk, and becomes NAME.idx with the part's rename. Runs in writer jobs (thread pool),
+ * never on the loop: the loop only says which format a part has. Failures are logged once per
+ * part and leave the part alone (recovery and `rectool index` rebuild an index). */
+#ifndef RECD_DAEMON_SEEK_SIDECAR_H
+#define RECD_DAEMON_SEEK_SIDECAR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "recd/format.h"
+#include "recd/part_file.h"
+#include "recd/seek_index.h"
+
+/* Grown by at least this many bytes since the last update before the next one (bounds the scan
+ * work per byte written); the part's end always updates. */
+#define SEEK_SIDECAR_STEP (16u * 1024u)
+
+typedef struct seek_sidecar {
+    const recd_format *format;   /* the part's table entry (an index is wanted) */
+    recd_seek_index_writer w;
+    uint64_t scanned_size;       /* part size at the last update */
+    char *rel;                   /* the index as stored (relative to the root), or NULL */
+    bool failed;                 /* given up for this part (logged) */
+} seek_sidecar;
+
+/* A sidecar for a part of format f, or NULL when f needs none (or without memory). */
+seek_sidecar *seek_sidecar_new(const recd_format *f);
+void seek_sidecar_free(seek_sidecar *s);
+
+/* After bytes were appended to file (NAME.part under root_fd): appends the entries of the seek
+ * points that are now complete to NAME.part.idx (at most every SEEK_SIDECAR_STEP bytes unless
+ * final). */
+void seek_sidecar_update(seek_sidecar *s, int root_fd, const recd_part *file, bool final);
+
+/* The part's file vanished and starts again in a new one: the index starts again with it. */
+void seek_sidecar_restart(seek_sidecar *s);
+
+/* The part was finalized as final_rel: NAME.part.idx becomes final_rel + ".idx". */
+void seek_sidecar_finalize(seek_sidecar *s, int root_fd, const char *final_rel);
+
+#endif

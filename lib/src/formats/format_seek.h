@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: how a format is entered in the middle (recd_format.seek). A format with keyframes
+ * lists its seek points (scan) and reads on from one (export_from); a format of fixed-size
+ * blocks computes the point instead (direct) and needs no index. The sidecar index file that
+ * stores scanned points is generic: formats/format_seek.c, docs/formats/seek-index.md. */
+#ifndef RECD_FORMAT_SEEK_H
+#define RECD_FORMAT_SEEK_H
+
+#include "recd/format.h"
+
+/* One seek point found by a scan; non-zero stops the scan and is returned. */
+typedef int (*recd_seek_point_fn)(void *ctx, const recd_seek_point *p);
+
+struct recd_format_seek {
+    /* Least time between two points an index keeps (0: every point): a sidecar of a format
+     * that seeks by frame keeps one a second, and the seek scans on from it. */
+    int64_t index_step;
+    /* Bytes at the file's start that no writer rewrites later (the header without the fields
+     * a finalize patches): the data file's identity in its index. 0: the file is too short. */
+    size_t (*stable_len)(const uint8_t *buf, size_t len);
+    /* Every seek point after `after` (NULL: from the start), in file order, through fn. 0 at
+     * the end of the file or at the first damage, a negative errno, or fn's value. */
+    int (*scan)(const uint8_t *buf, size_t len, const recd_seek_point *after, recd_seek_point_fn fn,
+                void *ctx);
+    /* Fixed-size records: the point for `time` computed from the file alone; NULL otherwise. */
+    int (*direct)(const uint8_t *buf, size_t len, int64_t time, recd_seek_point *out);
+    /* The file as export_msgs gives it (open first, close last), leaving out the states and
+     * events before p's keyframe and what follows the first state or event at or after `to`
+     * (to < 0: none). NULL: readers must start at the beginning (a CARLA cut needs every actor
+     * added before the range). */
+    int (*export_from)(const uint8_t *buf, size_t len, const recd_seek_point *p, int64_t to,
+                       recd_msg_fn on_msg, void *ctx, char *err, size_t errlen);
+};
+
+/* The messages of [from, to) and what a cut needs before them (the format's export_from, from
+ * the seek point of `from` found through index): 1 when done that way, 0 when the format cannot
+ * (the caller reads the whole file), or a negative errno. */
+int recd_format__export_range(const recd_format *f, const uint8_t *buf, size_t len,
+                              const uint8_t *index, size_t index_len, int64_t from, int64_t to,
+                              recd_msg_fn on_msg, void *ctx, char *err, size_t errlen);
+
+#endif
