@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recd/fleet_pack.h"
 #include "support/log.h"
 
 static nats_partition *partition_of_input(session_input *in)
@@ -199,18 +200,23 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
         p->highest_taken = seq;
     const uint8_t *data = (const uint8_t *)natsMsg_GetData(msg);
     size_t len = (size_t)natsMsg_GetDataLength(msg);
-    p->cur_seq = seq;
-    p->cur_data = data;
-    p->cur_len = len;
     char err[512] = "";
     p->in.touched = NULL;
     p->in.reason_set = false;
     recd_wire_reason noted = RECD_WIRE_REASON_NONE;
     int rc = p->dec ? 0 : new_decoder(src, p);
+    fleet_pack pk = {0};
+    p->cur_packed = rc == 0 && fleet_pack_is(data, len);
+    if (p->cur_packed) /* several frames of one session: checked, then decoded as a stream */
+        rc = fleet_pack_parse(data, len, (size_t)src->g->cfg->limits.max_frame, &pk, err,
+                              sizeof err);
+    p->cur_seq = seq;
+    p->cur_data = p->cur_packed ? pk.frames : data;
+    p->cur_len = p->cur_packed ? pk.frames_len : len;
     if (rc == 0) {
         /* limits.max_frame as it is now: a reload may have changed it (each message is whole) */
         recd_wire_decoder_set_max_frame(p->dec, (size_t)src->g->cfg->limits.max_frame);
-        rc = recd_wire_decoder_feed(p->dec, data, len, err, sizeof err);
+        rc = recd_wire_decoder_feed(p->dec, p->cur_data, p->cur_len, err, sizeof err);
         noted = recd_wire_decoder_reason(p->dec);
     }
     if (rc == 0 && recd_wire_decoder_pending(p->dec) > 0) {

@@ -369,16 +369,29 @@ void nats_record_open(nats_source *src, nats_partition *p, const recd_msg *m)
     recd_session *s = session_table_get(&src->g->sessions->table, m->session);
     if (!s || s->input_record)
         return;
-    nats_record *rec = calloc(1, sizeof *rec + p->cur_len);
-    if (!rec) {
+    /* A packed message holds more than the open, which may lack its key (key_len 0): its record
+     * holds the open encoded again, on its own. */
+    recd_buf again = {0};
+    const uint8_t *open = p->cur_data;
+    size_t open_len = p->cur_len;
+    if (p->cur_packed && recd_wire_encode(m, RECD_WIRE_BINARY,
+                                            (size_t)src->g->cfg->limits.max_frame, &again) == 0) {
+        open = again.data;
+        open_len = again.len;
+    }
+    nats_record *rec = calloc(1, sizeof *rec + open_len);
+    if (!rec || (p->cur_packed && open == p->cur_data)) {
         log_warn("session '%s': out of memory: no other instance can take it over", s->key);
+        free(rec);
+        recd_buf_free(&again);
         return;
     }
     rec->src = src;
     rec->s = s;
     rec->partition = p->no;
-    memcpy(rec->open, p->cur_data, p->cur_len);
-    rec->open_len = p->cur_len;
+    memcpy(rec->open, open, open_len);
+    rec->open_len = open_len;
+    recd_buf_free(&again);
     record_key(p->no, s->key, rec->key, sizeof rec->key);
     rec->seq_written = p->cur_seq; /* the open itself is taken once its record is stored */
     const taken_record *t = p->replaying;

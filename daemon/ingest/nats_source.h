@@ -137,8 +137,9 @@ typedef struct nats_partition {
     uint64_t lag_taken; /* num_pending of the last one: published once per batch */
     struct nats_source *src;
     uint64_t cur_seq;          /* stream sequence of the message being taken */
-    const uint8_t *cur_data;   /* and its bytes */
+    const uint8_t *cur_data;   /* and its bytes (a packed message's: its frames) */
     size_t cur_len;
+    bool cur_packed;           /* it is a packed message (recd/fleet_pack.h) */
     const taken_record *replaying; /* the record whose open is being dispatched */
     bool dup_check;            /* sessions taken over here: their redeliveries are looked at */
     closed_mark *closed;       /* sessions of p that ended for good not long ago */

@@ -22,6 +22,9 @@ typedef struct client_nats_options {
     uint64_t buffer_bytes;   /* ?buffer=SIZE, 1KiB..1GiB (8MiB): kept while the server is away */
     uint64_t ack_timeout_ms; /* ?ack_timeout=DUR, 1ms..1h (10s): longest wait for a window slot,
                                 and for the last acks in flush and close */
+    uint32_t pack_bytes;     /* ?pack_bytes=SIZE, 0 or 256..512KiB (64KiB): a session's frames
+                                are packed into one message until it holds this much */
+    uint32_t linger_ms;      /* ?linger=DUR, 1ms..10s (20ms): or until its first frame is this old */
     recd_nats_auth auth;     /* the user part, TLS and credentials (recd/nats_connect.h) */
 } client_nats_options;
 
