@@ -36,13 +36,16 @@ class Client:
     was being written when the connection broke is sent again when none of it left; otherwise
     its messages are counted in messages_lost (part of it may have arrived).
 
-    A nats://HOST:PORT/PREFIX URL publishes to NATS JetStream instead: every message is its own
-    binary frame on the subject PREFIX.<partition>.<key token> (docs/fleet.md; partitions must
-    match recd's nats.partitions), with at most max_in_flight publishes waiting for their ack.
+    A nats://HOST:PORT/PREFIX URL publishes to NATS JetStream instead: a session's messages are
+    packed into one JetStream message (docs/fleet.md, "Packed messages") until it holds
+    pack_bytes (64 KiB; 0: one frame per message) or its first is linger (20 ms) old, checked at
+    each send and flush, on the subject PREFIX.<partition>.<key token> (partitions must match
+    recd's nats.partitions), with at most max_in_flight publishes waiting for their ack.
     flush() sends and reports the losses known so far, close() waits for every ack; both raise
     PublishError when JetStream did not confirm messages (they are counted in messages_lost).
-    partitions, max_in_flight, ack_timeout and buffer_bytes may also be query options of the URL
-    (?partitions=8&max_in_flight=1024&ack_timeout=10s&buffer=8MiB, as rectool send takes them);
+    partitions, max_in_flight, ack_timeout, buffer_bytes, pack_bytes and linger may also be query
+    options of the URL (?partitions=8&max_in_flight=1024&ack_timeout=10s&buffer=8MiB&
+    pack_bytes=64KiB&linger=20ms, as rectool send takes them);
     TLS (tls_ca, tls_cert, tls_key) and credentials (creds, nkey, USER:PASSWORD@, TOKEN@) are
     described in NatsPublisher.
     """
@@ -70,7 +73,7 @@ class Client:
             linger = _nats_option(self.url, "linger", linger, DEFAULT_LINGER_MS / 1000.0)
             fleet_subject(self.url.prefix, "k", partitions)  # checks partitions before connecting
             self.partitions = partitions
-            self.encoding = "binary"  # a stream message is one binary frame
+            self.encoding = "binary"  # a stream message holds binary frames
             self.transport = "nats"
         else:
             if any(v is not None for v in (partitions, max_in_flight, ack_timeout, buffer_bytes,
