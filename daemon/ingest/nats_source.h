@@ -16,6 +16,7 @@
 #include "recd/nats_connect.h"
 
 #define NATS_FETCH_MAX 256          /* messages asked for in one pull */
+#define NATS_PULL_BYTES (8u << 20)  /* and bytes, at most (packed messages are up to ~576 KiB) */
 #define NATS_IDLE_WAIT_MS 20        /* worker pause when no partition gave anything */
 #define NATS_PULL_WAIT_MS 10        /* the server holds an empty pull this long */
 #define NATS_PULL_GRACE_MS 20       /* and recd waits this much longer for its end */
@@ -121,6 +122,9 @@ typedef struct nats_partition {
     natsSubscription *sub; /* a plain one on inbox.*: recd sends the pull requests (nats_worker.c) */
     natsInbox *inbox;
     uint64_t pull_no;      /* the last pull request's number, its reply subject inbox.N */
+    natsMsg *pulled[NATS_FETCH_MAX]; /* taken by the pull under way (pull_start, pull_finish) */
+    uint32_t npulled, want;
+    bool requested;        /* a pull request of it is out: pull_finish waits for its messages */
     char next_subject[RECD_FLEET_PREFIX_MAX + 80]; /* $JS.API.CONSUMER.MSG.NEXT.<stream>.<durable> */
     bool owned;
     bool draining; /* given up for a fair share: released once nothing of it is in flight */
