@@ -395,6 +395,11 @@ static int publish_pack(client_nats *n, nats_pack *p)
         else
             rc = refused(n, s, p->subject);
     }
+    /* Its frames were accepted by earlier sends: a pack never published is counted lost. */
+    if (rc < 0)
+        count_lost(n, 1, n->why, "");
+    else if (n->broken)
+        count_lost(n, 1, "not published: an earlier publish failed", "");
     nats_packs_remove(&n->packs, p);
     return rc < 0 ? rc : n->broken;
 }

@@ -57,7 +57,7 @@ static int check_frame(const fleet_pack *pk, const uint8_t *f, size_t avail, siz
     if (avail < RECD_WIRE_HEADER_SIZE + 1 || f[0] != RECD_WIRE_MAGIC)
         return bad(why, whylen, "a frame does not start here", at);
     size_t body = ld_le32(f + 4);
-    if (body > wire_max_frame(max_frame) || body + RECD_WIRE_HEADER_SIZE > avail)
+    if (body < 1 || body > wire_max_frame(max_frame) || body + RECD_WIRE_HEADER_SIZE > avail)
         return bad(why, whylen, "a frame is longer than the message or the limit", at);
     const uint8_t *b = f + RECD_WIRE_HEADER_SIZE;
     size_t klen = i == 0 ? pk->key_len : 0;
