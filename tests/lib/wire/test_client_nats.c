@@ -492,6 +492,24 @@ static void test_no_stream(void **state)
     ws_free(&set);
 }
 
+/* Packed, no stream: the one pack of three messages is one JetStream message, refused and
+ * counted as one (docs/fleet.md: losses count JetStream messages). */
+static void test_packed_no_stream(void **state)
+{
+    fixture *f = *state;
+    ws_set set;
+    ws_build(&set);
+    recd_client *c = connect_ok(f, "nostream", "?ack_timeout=5s&linger=10s");
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(recd_client_send(c, &set.m[i]), 0);
+    assert_int_equal(recd_client_flush(c), -EIO);
+    char err[400] = "";
+    assert_int_equal(recd_client_close(c, err, sizeof err), -EIO);
+    if (!contains_count(err, 1) || !strstr(err, "nostream."))
+        fail_msg("close did not report the lost pack: %s", err);
+    ws_free(&set);
+}
+
 /* The server dies after some messages were confirmed: the later ones are counted, by close. */
 static void test_server_killed(void **state)
 {
@@ -695,6 +713,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_packed_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_packed_linger, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_packed_no_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_killed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_buffer_limit, setup, teardown),
         cmocka_unit_test(test_refused_connection),
