@@ -11,6 +11,7 @@
 # an in-progress one, NAME.part.json, that holds no more than the file): sorted by part,
 # the manifests of both instances give each session's sequence numbers in order, without a gap
 # (after SIGTERM without a repeat either), and their counts match the parts.
+# FLEET_TAKEOVER_SESSIONS (200) sets the first round's sessions: `make soak` runs it with 2,000.
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -233,7 +234,7 @@ PY
 
 }
 result=
-round KILL 200 3s
+round KILL "${FLEET_TAKEOVER_SESSIONS:-200}" 3s
 [ "$failures" -eq 0 ] && round TERM 24 8s
 
 if [ "$failures" -ne 0 ]; then
