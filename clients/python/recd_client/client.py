@@ -225,8 +225,10 @@ class Client:
         PublishError naming how many messages JetStream did not confirm."""
         if self._nats is not None:
             try:
-                self._publish_packs(lambda p: True)
-                self._nats.close()
+                try:
+                    self._publish_packs(lambda p: True)
+                finally:  # the connection ends even when a pack could not be kept
+                    self._nats.close()
             finally:
                 self.messages_lost = self._nats.lost
             return
