@@ -64,12 +64,17 @@ fuzz: test-deps
 
 # Endurance run (10 minutes by default, SOAK_SECONDS=N to change): mixed load, reloads, a kill -9
 # and restart, RSS tracking, then every output file checked; then the chaos harness for as long
-# (CHAOS_SECONDS, CHAOS_CLASSES, CHAOS_SEED). Both run; either failing fails. See docs/operations.md.
+# (CHAOS_SECONDS, CHAOS_CLASSES, CHAOS_SEED); then the fleet's kill -9 takeover with 2,000 sessions,
+# packed and one-frame publishers mixed (fleet_nats_takeover.sh; skipped without nats-server). All
+# run; any failing fails. See docs/operations.md.
 soak: build
 	@bash tests/soak/run.sh $(BUILD); soak=$$?; \
 	python3 tests/chaos/chaos.py --recd $(BUILD)/daemon/recd --rectool $(BUILD)/tools/rectool \
 	    --seconds $${CHAOS_SECONDS:-$${SOAK_SECONDS:-600}} $${CHAOS_SEED:+--seed $$CHAOS_SEED}; chaos=$$?; \
-	[ $$soak -eq 0 ] && [ $$chaos -eq 0 ]
+	RECD=$(abspath $(BUILD))/daemon/recd RECTOOL=$(abspath $(BUILD))/tools/rectool \
+	    FLEET_TAKEOVER_SESSIONS=2000 RECD_TEST_TIME_SCALE=$${RECD_TEST_TIME_SCALE:-5} \
+	    bash tests/integration/fleet_nats_takeover.sh; fleet=$$?; [ $$fleet -eq 77 ] && fleet=0; \
+	[ $$soak -eq 0 ] && [ $$chaos -eq 0 ] && [ $$fleet -eq 0 ]
 
 # package_systemd with /tmp holding a million small files (FLOOD_FILES), as benchmark and test runs
 # can leave it: the throw-away root must boot as fast as on a clean machine (issue 43). A few

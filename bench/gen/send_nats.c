@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* benchgen send-nats: publishes the binary frames of prepared files to JetStream, one message per
- * frame on PREFIX.<partition>.<key token> (docs/fleet.md), the way librecd's nats:// client does
- * (js_PublishAsync with a window of unacknowledged publishes) but without encoding: the frames
- * are already encoded, as send-tcp's are. Waits for every ack and prints one JSON line with
+ * frame on PREFIX.<partition>.<key token> (docs/fleet.md), or with --pack-bytes packed per session
+ * (docs/fleet.md, "Packed messages": until a pack holds that many bytes or its first frame is
+ * --linger-ms old), the way librecd's nats:// client does (js_PublishAsync with a window of
+ * unacknowledged publishes) but without encoding: the frames are already encoded, as send-tcp's
+ * are; a packed frame after a session's first only loses its key. Waits for every ack and prints one JSON line with
  * monotonic timestamps and its own CPU time for the harness. Loopback servers only. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,6 +35,31 @@ int bg_cmd_send_nats(int argc, char **argv)
 
 #define MAX_FILES 16
 #define FRAME_HEADER 8u
+#define PACK_BUCKETS 4096u
+#define PACK_HEAD 24u
+
+/* A session's frames waiting to be published as one packed message. */
+typedef struct raw_pack {
+    struct raw_pack *chain, *newer, *older;
+    double opened;
+    size_t klen;
+    char key[72];
+    char subject[RECD_FLEET_SUBJECT_MAX];
+    uint8_t *buf;
+    size_t len, cap;
+    uint32_t count;
+    bool seqs;
+    uint64_t last_seq;
+} raw_pack;
+
+typedef struct packer {
+    size_t pack_bytes;
+    double linger_s;
+    raw_pack *buckets[PACK_BUCKETS];
+    raw_pack *oldest, *newest;
+} packer;
+
+static packer pk_state;
 
 static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long lost_count;
@@ -54,7 +81,7 @@ static void on_pub_error(jsCtx *js, jsPubAckErr *pae, void *closure)
 
 static const char usage[] =
     "usage: benchgen send-nats --to nats://127.0.0.1:PORT/PREFIX --file FILE [--file ...]\n"
-    "                          [--partitions N] [--max-in-flight N]\n"
+    "                          [--partitions N] [--max-in-flight N] [--pack-bytes N --linger-ms MS]\n"
     "Publishes every binary frame of the files, in order, as one JetStream message on its\n"
     "session's subject (partitions: default 8, as recd's nats.partitions), at most --max-in-flight\n"
     "(default 1024, librecd's client default) waiting for their acks, then waits for the rest.\n";
@@ -62,6 +89,152 @@ static const char usage[] =
 static bool loopback_host(const char *h)
 {
     return strcmp(h, "localhost") == 0 || strncmp(h, "127.", 4) == 0;
+}
+
+static int publish(jsCtx *js, const char *subject, const uint8_t *p, size_t len, size_t pos,
+                   unsigned long long *messages)
+{
+    natsStatus s = js_PublishAsync(js, subject, p, (int)len, NULL);
+    if (s != NATS_OK) {
+        fprintf(stderr, "benchgen send-nats: publishing at byte %zu: %s (%s)\n", pos,
+                natsStatus_GetText(s), nats_GetLastError(NULL));
+        return -1;
+    }
+    (*messages)++;
+    return 0;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static int append(raw_pack *k, const void *p, size_t n)
+{
+    if (k->len + n > k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 4096;
+        while (cap < k->len + n)
+            cap *= 2;
+        uint8_t *b = realloc(k->buf, cap);
+        if (!b)
+            return -1;
+        k->buf = b;
+        k->cap = cap;
+    }
+    memcpy(k->buf + k->len, p, n);
+    k->len += n;
+    return 0;
+}
+
+/* Publishes pack k and forgets it. */
+static int publish_pack(jsCtx *js, raw_pack *k, unsigned long long *messages)
+{
+    if (k->older)
+        k->older->newer = k->newer;
+    else
+        pk_state.oldest = k->newer;
+    if (k->newer)
+        k->newer->older = k->older;
+    else
+        pk_state.newest = k->older;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < k->klen; i++)
+        h = (h ^ (uint8_t)k->key[i]) * 16777619u;
+    raw_pack **link = &pk_state.buckets[h % PACK_BUCKETS];
+    while (*link != k)
+        link = &(*link)->chain;
+    *link = k->chain;
+    k->buf[2] = k->seqs ? 1 : 0;
+    put_le(k->buf + 4, k->count, 4);
+    if (!k->seqs) {
+        put_le(k->buf + 8, 0, 8);
+        put_le(k->buf + 16, 0, 8);
+    } else {
+        put_le(k->buf + 16, k->last_seq, 8);
+    }
+    int rc = publish(js, k->subject, k->buf, k->len, 0, messages);
+    free(k->buf);
+    free(k);
+    return rc;
+}
+
+/* The pack of key (klen bytes), made when the session has none waiting; NULL when out of memory. */
+static raw_pack *pack_of(const char *key, size_t klen, const char *subject, bool *fresh)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < klen; i++)
+        h = (h ^ (uint8_t)key[i]) * 16777619u;
+    for (raw_pack *k = pk_state.buckets[h % PACK_BUCKETS]; k; k = k->chain)
+        if (k->klen == klen && memcmp(k->key, key, klen) == 0) {
+            *fresh = false;
+            return k;
+        }
+    raw_pack *k = calloc(1, sizeof *k);
+    uint8_t head[PACK_HEAD] = {0xD8, 1, 0, (uint8_t)klen};
+    if (!k || append(k, head, sizeof head) < 0 || append(k, key, klen) < 0) {
+        free(k);
+        return NULL;
+    }
+    memcpy(k->key, key, klen);
+    k->klen = klen;
+    snprintf(k->subject, sizeof k->subject, "%s", subject);
+    k->opened = bg_now();
+    k->seqs = true;
+    k->chain = pk_state.buckets[h % PACK_BUCKETS];
+    pk_state.buckets[h % PACK_BUCKETS] = k;
+    k->older = pk_state.newest;
+    if (pk_state.newest)
+        pk_state.newest->newer = k;
+    else
+        pk_state.oldest = k;
+    pk_state.newest = k;
+    *fresh = true;
+    return k;
+}
+
+/* One frame (p, total bytes, key klen bytes at p + 9) into its session's pack: the first as it is,
+ * later ones without their key. */
+static int pack_frame(jsCtx *js, const uint8_t *p, size_t total, size_t klen, const char *subject,
+                      unsigned long long *messages)
+{
+    bool fresh;
+    raw_pack *k = pack_of((const char *)p + 9, klen, subject, &fresh);
+    if (!k) {
+        fputs("benchgen send-nats: out of memory\n", stderr);
+        return -1;
+    }
+    bool has_seq = p[3] & 1;
+    uint64_t seq = 0;
+    for (int i = 7; has_seq && i >= 0; i--)
+        seq = seq << 8 | p[9 + klen + i];
+    if (!has_seq || (!fresh && seq <= k->last_seq))
+        k->seqs = false;
+    if (fresh)
+        put_le(k->buf + 8, seq, 8);
+    k->last_seq = seq;
+    k->count++;
+    int rc = 0;
+    if (fresh) {
+        rc = append(k, p, total);
+    } else {
+        uint8_t h[FRAME_HEADER + 1];
+        memcpy(h, p, FRAME_HEADER);
+        put_le(h + 4, total - FRAME_HEADER - klen, 4);
+        h[FRAME_HEADER] = 0;
+        rc = append(k, h, sizeof h);
+        if (rc == 0)
+            rc = append(k, p + FRAME_HEADER + 1 + klen, total - FRAME_HEADER - 1 - klen);
+    }
+    if (rc < 0) {
+        fputs("benchgen send-nats: out of memory\n", stderr);
+        return -1;
+    }
+    if (k->len >= pk_state.pack_bytes)
+        rc = publish_pack(js, k, messages);
+    while (rc == 0 && pk_state.oldest && bg_now() - pk_state.oldest->opened >= pk_state.linger_s)
+        rc = publish_pack(js, pk_state.oldest, messages);
+    return rc;
 }
 
 /* Publishes every frame of f; 0, or -1 with a message. */
@@ -90,14 +263,11 @@ static int publish_file(jsCtx *js, const bg_file *f, const char *prefix, unsigne
             return -1;
         }
         size_t total = FRAME_HEADER + body;
-        natsStatus s = js_PublishAsync(js, subject, p, (int)total, NULL);
-        if (s != NATS_OK) {
-            fprintf(stderr, "benchgen send-nats: publishing the frame at byte %zu: %s (%s)\n", pos,
-                    natsStatus_GetText(s), nats_GetLastError(NULL));
+        int rc = pk_state.pack_bytes ? pack_frame(js, p, total, klen, subject, messages)
+                                     : publish(js, subject, p, total, pos, messages);
+        if (rc < 0)
             return -1;
-        }
         pos += total;
-        (*messages)++;
     }
     return 0;
 }
@@ -108,6 +278,8 @@ int bg_cmd_send_nats(int argc, char **argv)
                                          {"file", required_argument, NULL, 'f'},
                                          {"partitions", required_argument, NULL, 'p'},
                                          {"max-in-flight", required_argument, NULL, 'm'},
+                                         {"pack-bytes", required_argument, NULL, 'b'},
+                                         {"linger-ms", required_argument, NULL, 'l'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static bg_file files[MAX_FILES];
@@ -128,6 +300,8 @@ int bg_cmd_send_nats(int argc, char **argv)
             break;
         case 'p': partitions = atol(optarg); break;
         case 'm': window = atol(optarg); break;
+        case 'b': pk_state.pack_bytes = (size_t)atol(optarg); break;
+        case 'l': pk_state.linger_s = atof(optarg) / 1000.0; break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }
@@ -173,6 +347,8 @@ int bg_cmd_send_nats(int argc, char **argv)
         rc = publish_file(js, &files[i], url.prefix, (unsigned)partitions, &messages);
         bytes += files[i].len;
     }
+    while (rc == 0 && pk_state.oldest)
+        rc = publish_pack(js, pk_state.oldest, &messages);
     double t_published = bg_now();
     jsPubOptions po;
     jsPubOptions_Init(&po);

@@ -21,7 +21,10 @@ import systems
 
 NATS_SERVER = shutil.which("nats-server") or "/usr/sbin/nats-server"
 PREFIX = "bench.s8"
-SYSTEM = re.compile(r"^nats-(\d)$")  # nats-1, nats-2: that many recd instances
+# nats-1, nats-2: that many recd instances, the publisher sending one frame per message;
+# nats-1p, nats-2p: the same with packed messages (PACK_BYTES or LINGER_MS, docs/fleet.md).
+SYSTEM = re.compile(r"^nats-(\d)(p?)$")
+PACK_BYTES, LINGER_MS = 65536, 20  # librecd's publisher defaults
 
 
 def missing(env):
@@ -105,12 +108,13 @@ def _owned(instances):
     return [int(i.total("recd_nats_partitions_owned")) for i in instances]
 
 
-def run_fleet(env, sc, prep, n, run_dir, profiler=None):
-    """One S8 run with n recd instances; returns the measurements."""
+def run_fleet(env, sc, prep, n, run_dir, profiler=None, packed=False):
+    """One S8 run with n recd instances (packed: the publisher packs); returns the
+    measurements."""
     runs.fresh_dir(run_dir)
     states, sessions, messages = prep.meta["states"], prep.meta["sessions"], prep.meta["messages"]
     parts = sc["partitions"]
-    res = {"system": f"nats-{n}", "samples": states, "instances": n, "partitions": parts,
+    res = {"system": f"nats-{n}{'p' if packed else ''}", "samples": states, "instances": n, "partitions": parts,
            "max_in_flight": sc["nats_max_in_flight"]}
     server = NatsServer(os.path.join(run_dir, "nats"))
     os.makedirs(server.dir)
@@ -138,6 +142,8 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None):
         argv = [env.benchgen, "send-nats", "--to", server.url(), "--partitions", str(parts)]
         for f in files:
             argv += ["--file", f]
+        if packed:
+            argv += ["--pack-bytes", str(PACK_BYTES), "--linger-ms", str(LINGER_MS)]
         timeout = runs._timeout(states)
         sender = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
@@ -147,6 +153,8 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None):
             # a scrape every 10 ms, serving them showed in this scenario's profile of recd.
             if not procs.wait_for(lambda: sender.poll() is not None, timeout, interval=0.005):
                 raise procs.BenchError(f"the publisher did not finish within {timeout:.0f} s")
+            out, err = sender.communicate(timeout=timeout)
+            published = runs._sender_json(out, err).get("messages", messages)
             # Done when every message is acknowledged (written) and every session's file is
             # finalized: the count of finalized files alone is reached early when a partition
             # changes hands mid-run (its sessions' parts are finalized on the way).
@@ -159,14 +167,13 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None):
                 m = [inst.metrics() or {"totals": {}} for inst in fleet]
                 acked = sum(x["totals"].get("recd_nats_acked_total", 0) for x in m)
                 finals = sum(x["totals"].get("recd_files_finalized_total", 0) for x in m)
-                return acked >= messages and finals >= sessions
+                return acked >= published and finals >= sessions
             if not procs.wait_for(done, timeout, interval=0.05):
-                raise procs.BenchError(f"the fleet did not write and acknowledge all {messages} "
+                raise procs.BenchError(f"the fleet did not write and acknowledge all {published} "
                                        f"messages within {timeout:.0f} s")
             t_done = time.monotonic()
             recd_cpu = [inst.usage()["cpu_s"] - c0 for inst, c0 in zip(fleet, recd_cpu0)]
             res["nats_cpu_s"] = server.cpu_s() - nats_cpu0
-            out, err = sender.communicate(timeout=timeout)
         finally:
             if profiler:
                 res["profile"] = profiler.finish()
@@ -175,6 +182,7 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None):
                 sender.wait()
         sent = runs._sender_json(out, err)
         res["publisher_lost"] = sent.get("lost")
+        res["stream_messages"] = sent.get("messages")
         res["sender_cpu_s"] = sent.get("cpu_s")
         res["run_cpu_s"] = sum(recd_cpu)
         res["instance_cpu_s"] = recd_cpu
@@ -222,4 +230,5 @@ def run(env, sc, prep, which, run_dir, profiler=None):
     why = missing(env)
     if why:
         raise procs.BenchError("S8 skipped: " + why)
-    return run_fleet(env, sc, prep, int(m.group(1)), run_dir, profiler=profiler)
+    return run_fleet(env, sc, prep, int(m.group(1)), run_dir, profiler=profiler,
+                     packed=bool(m.group(2)))

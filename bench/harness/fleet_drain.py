@@ -7,8 +7,9 @@ the fleet drains a backlog without a publisher on the machine; not part of `make
 (docs/performance.md, "JetStream (S8)"). With --instances 2 the first instance claims all
 partitions and hands half to the second while both pull: the run that found the abort in
 docs/performance.md. Needs bench/build.sh's build-bench.
-Usage: python3 bench/harness/fleet_drain.py [--instances N] [--sessions N] [--work DIR]
-                                            [--build DIR] [--recd PATH]"""
+With --pack-bytes N the publisher packs (docs/fleet.md, "Packed messages"): the catch-up rate of
+a backlog of packed messages. Usage: python3 bench/harness/fleet_drain.py [--instances N]
+[--sessions N] [--samples N] [--pack-bytes N] [--work DIR] [--build DIR] [--recd PATH]"""
 
 import argparse
 import json
@@ -31,6 +32,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--instances", type=int, default=1)
     ap.add_argument("--sessions", type=int, default=1000)
+    ap.add_argument("--samples", type=int, default=None, help="default: S8 quick's 200,000")
+    ap.add_argument("--pack-bytes", type=int, default=0, help="0: one frame per message")
     ap.add_argument("--work", default="/var/tmp/recd-bench-drain")
     ap.add_argument("--build", default=os.path.join(bench.SRC, "build-bench"),
                     help="where benchgen and rectool are (bench/build.sh's build-bench)")
@@ -44,8 +47,11 @@ def main():
         print("skipped: " + why)
         return 77
     sc = dict(scenarios.QUICK["S8"], sessions=a.sessions)
+    if a.samples:
+        sc["samples"] = a.samples
     parts = sc["partitions"]
-    prep = prepared.ensure(env, f"drain{a.sessions}", sc["format"], a.sessions, sc["samples"],
+    prep = prepared.ensure(env, f"drain{a.sessions}-{sc['samples']}", sc["format"], a.sessions,
+                           sc["samples"],
                            ["wire"], prefix="d-")
     run_dir = os.path.join(a.work, "run")
     runs.fresh_dir(run_dir)
@@ -69,9 +75,12 @@ def main():
         argv = [env.benchgen, "send-nats", "--to", server.url(), "--partitions", str(parts)]
         for f in prep.files("wire"):
             argv += ["--file", f]
+        if a.pack_bytes:
+            argv += ["--pack-bytes", str(a.pack_bytes), "--linger-ms", "20"]
         out = subprocess.run(argv, stdout=subprocess.PIPE, timeout=300, check=True)
         sent = json.loads(out.stdout.decode().splitlines()[-1])
-        msgs = prep.meta["messages"]
+        msgs = sent["messages"]
+        samples = prep.meta["states"]
         t0 = time.monotonic()
         cpu0 = server.cpu_s()
         fleet_ = [instance(i, "run") for i in range(a.instances)]
@@ -84,7 +93,8 @@ def main():
         recd_cpu = sum(i.usage()["cpu_s"] for i in fleet_ if i.proc.poll() is None)
         print(f"published {sent['messages']:,} messages in {sent['t_acked'] - sent['t_first']:.2f}"
               f" s; {a.instances} instance(s) {'drained' if done else 'did NOT drain'} them in "
-              f"{t1 - t0:.2f} s from their start ({msgs / (t1 - t0):,.0f}/s); recd CPU "
+              f"{t1 - t0:.2f} s from their start ({msgs / (t1 - t0):,.0f} messages/s, "
+              f"{samples / (t1 - t0):,.0f} samples/s); recd CPU "
               f"{recd_cpu:.2f} s (whole processes, start-up included), nats-server CPU "
               f"{server.cpu_s() - cpu0:.2f} s" + (f"; EXITED: {crashed}" if crashed else ""))
         return 0 if done and not crashed else 1

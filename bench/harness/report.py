@@ -184,7 +184,9 @@ def nats_table(sid, sc, summary):
             f"{acked} | {_fmt(s.get('record_writes'), ',.0f')} | {_fmt(s['hwm_mib'], '.0f')} | "
             f"{lost} |")
     lines += ["", "nats-N: N recd instances sharing the partitions, each with its own output "
-              "root. samples/s: first publish to the last session's file finalized. recd CPU: "
+              "root, the publisher sending one frame per JetStream message; nats-Np: the same "
+              "with packed messages (64 KiB or 20 ms per session, docs/fleet.md \"Packed "
+              "messages\"). samples/s: first publish to the last session's file finalized. recd CPU: "
               "every instance's whole process over that time (TCP: recd's, from the sender's "
               "first byte); raw is socat. all acked after: first publish to the publisher's last "
               "JetStream ack (the stream has every message). session records written: puts to "

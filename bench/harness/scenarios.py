@@ -47,7 +47,8 @@ FULL = {
                "({partitions} partitions) into 1 and 2 recd instances",
                format="samp-onfoot", sessions=1000, samples=500_000, input="wire",
                partitions=8, nats_max_in_flight=100_000,
-               systems=["recd", "raw", "nats-1", "nats-2"], reps=2, profile_system="nats-1"),
+               systems=["recd", "raw", "nats-1", "nats-1p", "nats-2p"], reps=2,
+               profile_system="nats-1p"),
     # The cost curve: recd alone, and the raw copy of the same bytes, as the sessions on one TCP
     # connection grow from 1 to 100,000 at a fixed number of samples per run, for each kind of
     # message. Every point is an ordinary TCP run (runs.tcp); see curve_points.

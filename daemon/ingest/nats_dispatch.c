@@ -11,11 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recd/fleet_pack.h"
 #include "support/log.h"
 
 static nats_partition *partition_of_input(session_input *in)
 {
     return (nats_partition *)(void *)((char *)in - offsetof(nats_partition, in));
+}
+
+/* The highest wire seq among the frames of the message being taken that were dispatched: its
+ * session's record keeps it once the message is acknowledged, so that a next owner drops those
+ * frames when they come again, whole messages or parts of packed ones. */
+static void note_wire_seq(nats_partition *p, bool has_seq, uint64_t seq)
+{
+    if (!has_seq || (p->cur_has_wire && seq <= p->cur_wire))
+        return;
+    p->cur_wire = seq;
+    p->cur_has_wire = true;
 }
 
 /* One decoded message (recd_wire_msg_fn): dispatched like stream input. */
@@ -37,16 +49,24 @@ static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char
     if (!p->replaying && (p->dup_check || m->type == RECD_MSG_CLOSE)) {
         recd_session *s = session_table_find(&in->sessions->table, m->session,
                                              strnlen(m->session, RECD_SESSION_KEY_MAX));
-        if (p->dup_check && nats_redelivered(src, p, s))
+        /* an open is never a repeat by its seq: it ends the window of seqs written (below) */
+        if (p->dup_check &&
+            nats_redelivered(src, p, s, m->has_seq && m->type != RECD_MSG_OPEN, m->seq))
             return 0;
         if (m->type == RECD_MSG_CLOSE && (closing = nats_record_of(src, s)))
             closing->closed_by_message = true; /* its record goes with it */
     }
     int rc = session_dispatch(in, m, meta, err, errlen);
+    if (rc == 0 && in->accepted)
+        note_wire_seq(p, m->has_seq, m->seq);
     if (closing && (rc < 0 || !in->accepted))
         closing->closed_by_message = false; /* refused: the session and its record stay */
-    if (rc == 0 && in->accepted && m->type == RECD_MSG_OPEN)
+    if (rc == 0 && in->accepted && m->type == RECD_MSG_OPEN) {
+        nats_record *rec = p->replaying ? NULL : nats_record_of(src, p->in.touched);
+        if (rec) /* opened again by its publisher: its seqs may start again */
+            rec->dup_wire = false;
         nats_record_open(src, p, m);
+    }
     return rc;
 }
 
@@ -60,11 +80,14 @@ static int on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wir
     p->sample = true;
     if (p->replaying)
         return 0;
-    if (p->dup_check && nats_redelivered(p->src, p, st->handle))
+    if (p->dup_check && nats_redelivered(p->src, p, st->handle, st->has_seq, st->seq))
         return 0;
     if (!st->handle && p->closed && nats_after_close(p->src, p, st->key, st->key_len))
         return 0;
-    return session_dispatch_fast(in, st, meta, err, errlen);
+    int rc = session_dispatch_fast(in, st, meta, err, errlen);
+    if (rc == 0 && in->accepted)
+        note_wire_seq(p, st->has_seq, st->seq);
+    return rc;
 }
 
 static int new_decoder(nats_source *src, nats_partition *p)
@@ -199,18 +222,25 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
         p->highest_taken = seq;
     const uint8_t *data = (const uint8_t *)natsMsg_GetData(msg);
     size_t len = (size_t)natsMsg_GetDataLength(msg);
-    p->cur_seq = seq;
-    p->cur_data = data;
-    p->cur_len = len;
     char err[512] = "";
     p->in.touched = NULL;
     p->in.reason_set = false;
     recd_wire_reason noted = RECD_WIRE_REASON_NONE;
     int rc = p->dec ? 0 : new_decoder(src, p);
+    fleet_pack pk = {0};
+    p->cur_packed = rc == 0 && fleet_pack_is(data, len);
+    if (p->cur_packed) /* several frames of one session: checked, then decoded as a stream */
+        rc = fleet_pack_parse(data, len, (size_t)src->g->cfg->limits.max_frame, &pk, err,
+                              sizeof err);
+    p->cur_seq = seq;
+    p->cur_has_wire = false;
+    p->cur_wire = 0;
+    p->cur_data = p->cur_packed ? pk.frames : data;
+    p->cur_len = p->cur_packed ? pk.frames_len : len;
     if (rc == 0) {
         /* limits.max_frame as it is now: a reload may have changed it (each message is whole) */
         recd_wire_decoder_set_max_frame(p->dec, (size_t)src->g->cfg->limits.max_frame);
-        rc = recd_wire_decoder_feed(p->dec, data, len, err, sizeof err);
+        rc = recd_wire_decoder_feed(p->dec, p->cur_data, p->cur_len, err, sizeof err);
         noted = recd_wire_decoder_reason(p->dec);
     }
     if (rc == 0 && recd_wire_decoder_pending(p->dec) > 0) {
@@ -239,6 +269,8 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     e->seq = seq;
     e->s = p->in.touched;
     e->wait_req = src->req_no; /* its session's record (an open's own, too) is stored first */
+    e->has_wire = p->cur_has_wire;
+    e->wire_seq = p->cur_wire;
     if (e->s) {
         e->input_no = e->s->inputs;
         e->lost_before = e->s->lost_total;
@@ -287,6 +319,11 @@ void nats_ack_written(nats_source *src, nats_partition *p)
             nats_record *rec = nats_record_of(src, e->s);
             if (rec && e->seq > rec->seq_written) {
                 rec->seq_written = e->seq;
+                nats_record_mark(rec);
+            }
+            if (rec && e->has_wire && (!rec->has_wire || e->wire_seq > rec->wire_written)) {
+                rec->wire_written = e->wire_seq;
+                rec->has_wire = true;
                 nats_record_mark(rec);
             }
             ack(src, nc, e->msg);

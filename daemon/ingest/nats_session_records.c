@@ -79,21 +79,25 @@ void nats_store_records(nats_source *src)
     pthread_mutex_unlock(&src->lock);
 }
 
-/* "rsr1" with the part number and sequence, then the open frame; "rsc1" with the sequence only
- * for a closed session's mark. Keys are s.<partition>.<session key with '=' for '.'>. */
+/* "rsr2" with the part number, the stream sequence and the highest wire seq written plus one (0:
+ * none), then the open frame; "rsr1" (recd before packed messages) the same without the wire
+ * seq; "rsc1" with the sequence only for a closed session's mark. Keys are
+ * s.<partition>.<session key with '=' for '.'>. */
 static taken_record *parse_record(nats_source *src, const char *key, const uint8_t *v, size_t len)
 {
     const char *dot = key ? strchr(key, '.') : NULL;
     dot = dot ? strchr(dot + 1, '.') : NULL;
     bool closed = len == NATS_RECORD_HEAD && memcmp(v, "rsc1", 4) == 0;
+    bool v2 = len >= 4 && memcmp(v, "rsr2", 4) == 0;
+    size_t head = v2 ? NATS_RECORD_HEAD2 : NATS_RECORD_HEAD;
     if (!dot || strlen(dot + 1) > RECD_SESSION_KEY_MAX || strlen(key) >= NATS_RECORD_KEY_MAX ||
-        (!closed && (len <= NATS_RECORD_HEAD || memcmp(v, "rsr1", 4) != 0 ||
-                     len - NATS_RECORD_HEAD > (size_t)src->g->cfg->limits.max_frame))) {
+        (!closed && (len <= head || (!v2 && memcmp(v, "rsr1", 4) != 0) ||
+                     len - head > (size_t)src->g->cfg->limits.max_frame))) {
         log_warn("%s: session record %s ignored: not a record of this recd version (%zu bytes)",
                  src->shown, key ? key : "?", len);
         return NULL;
     }
-    size_t open_len = closed ? 0 : len - NATS_RECORD_HEAD;
+    size_t open_len = closed ? 0 : len - head;
     taken_record *t = calloc(1, sizeof *t + open_len);
     if (!t)
         return NULL;
@@ -102,13 +106,18 @@ static taken_record *parse_record(nats_source *src, const char *key, const uint8
         t->part_no = t->part_no << 8 | v[4 + i];
     for (int i = 7; i >= 0; i--)
         t->seq = t->seq << 8 | v[8 + i];
+    uint64_t wire = 0;
+    for (int i = 7; v2 && i >= 0; i--)
+        wire = wire << 8 | v[16 + i];
+    t->has_wire = wire != 0;
+    t->wire_seq = wire ? wire - 1 : 0;
     snprintf(t->kvkey, sizeof t->kvkey, "%s", key);
     snprintf(t->key, sizeof t->key, "%s", dot + 1);
     for (char *c = t->key; *c; c++)
         if (*c == '=')
             *c = '.';
     t->len = open_len;
-    memcpy(t->open, v + NATS_RECORD_HEAD, open_len);
+    memcpy(t->open, v + head, open_len);
     return t;
 }
 
@@ -210,7 +219,7 @@ static uint64_t send_request(nats_source *src, kv_request *r)
 
 static void record_put(nats_source *src, nats_record *rec)
 {
-    kv_request *r = malloc(sizeof *r + NATS_RECORD_HEAD + rec->open_len);
+    kv_request *r = malloc(sizeof *r + NATS_RECORD_HEAD2 + rec->open_len);
     if (!r) {
         count_record_failure(src);
         return;
@@ -219,13 +228,16 @@ static void record_put(nats_source *src, nats_record *rec)
     memcpy(r->key, rec->key, sizeof r->key);
     uint32_t part = rec->s->part_no;
     uint8_t *v = r->val;
-    memcpy(v, "rsr1", 4);
+    memcpy(v, "rsr2", 4);
+    uint64_t wire = rec->has_wire ? rec->wire_written + 1 : 0;
     for (int i = 0; i < 4; i++)
         v[4 + i] = (uint8_t)(part >> (8 * i));
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 8; i++) {
         v[8 + i] = (uint8_t)(rec->seq_written >> (8 * i));
-    memcpy(v + NATS_RECORD_HEAD, rec->open, rec->open_len);
-    r->len = NATS_RECORD_HEAD + rec->open_len;
+        v[16 + i] = (uint8_t)(wire >> (8 * i));
+    }
+    memcpy(v + NATS_RECORD_HEAD2, rec->open, rec->open_len);
+    r->len = NATS_RECORD_HEAD2 + rec->open_len;
     rec->part_stored = part;
     rec->seq_stored = rec->seq_written;
     rec->put_no = send_request(src, r);
@@ -369,22 +381,37 @@ void nats_record_open(nats_source *src, nats_partition *p, const recd_msg *m)
     recd_session *s = session_table_get(&src->g->sessions->table, m->session);
     if (!s || s->input_record)
         return;
-    nats_record *rec = calloc(1, sizeof *rec + p->cur_len);
-    if (!rec) {
+    /* A packed message holds more than the open, which may lack its key (key_len 0): its record
+     * holds the open encoded again, on its own. */
+    recd_buf again = {0};
+    const uint8_t *open = p->cur_data;
+    size_t open_len = p->cur_len;
+    if (p->cur_packed && recd_wire_encode(m, RECD_WIRE_BINARY,
+                                            (size_t)src->g->cfg->limits.max_frame, &again) == 0) {
+        open = again.data;
+        open_len = again.len;
+    }
+    nats_record *rec = calloc(1, sizeof *rec + open_len);
+    if (!rec || (p->cur_packed && open == p->cur_data)) {
         log_warn("session '%s': out of memory: no other instance can take it over", s->key);
+        free(rec);
+        recd_buf_free(&again);
         return;
     }
     rec->src = src;
     rec->s = s;
     rec->partition = p->no;
-    memcpy(rec->open, p->cur_data, p->cur_len);
-    rec->open_len = p->cur_len;
+    memcpy(rec->open, open, open_len);
+    rec->open_len = open_len;
+    recd_buf_free(&again);
     record_key(p->no, s->key, rec->key, sizeof rec->key);
     rec->seq_written = p->cur_seq; /* the open itself is taken once its record is stored */
     const taken_record *t = p->replaying;
     if (t) {
         s->part_no = t->part_no;
         rec->dup_upto = t->seq;
+        rec->has_wire = rec->dup_wire = t->has_wire;
+        rec->wire_written = rec->dup_wire_upto = t->wire_seq;
         p->dup_check = true;
         recd_metric_add(src->g->metrics->nats_sessions_taken_over_total, 0, 1);
         log_info("session '%s' taken over from its record: its next part is %u, stream messages "
@@ -404,13 +431,25 @@ void nats_record_open(nats_source *src, nats_partition *p, const recd_msg *m)
 }
 
 /* A stream message of a session taken over here that the previous instance had written already. */
-bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s)
+bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s, bool has_seq,
+                      uint64_t seq)
 {
-    const nats_record *rec = nats_record_of(src, s);
-    if (!rec || !rec->dup_upto || p->cur_seq > rec->dup_upto)
+    nats_record *rec = nats_record_of(src, s);
+    if (!rec)
         return false;
-    recd_metric_add(src->g->metrics->nats_duplicates_dropped_total, 0, 1);
-    return true;
+    bool dup = rec->dup_upto && p->cur_seq <= rec->dup_upto;
+    /* A frame the record says was written, in a message above the stream sequence: published
+     * twice, or a pack that overlaps what was written. The window closes at the first frame
+     * beyond it, so that seqs a publisher starts again later are never taken for repeats. */
+    if (!dup && rec->dup_wire && has_seq) {
+        if (seq <= rec->dup_wire_upto)
+            dup = true;
+        else
+            rec->dup_wire = false;
+    }
+    if (dup)
+        recd_metric_add(src->g->metrics->nats_duplicates_dropped_total, 0, 1);
+    return dup;
 }
 
 /* A session still open here whose nats:// input was started again by a reload (its record left
@@ -424,6 +463,12 @@ static void adopt_record(nats_source *src, nats_partition *p, nats_record *rec, 
         rec->dup_upto = rec->seq_written;
     if (t->seq > rec->dup_upto)
         rec->dup_upto = t->seq;
+    if (t->has_wire && (!rec->has_wire || t->wire_seq > rec->wire_written)) {
+        rec->wire_written = t->wire_seq;
+        rec->has_wire = true;
+    }
+    rec->dup_wire = rec->has_wire;
+    rec->dup_wire_upto = rec->wire_written;
     p->dup_check = true;
     LIST_INSERT_HEAD(&src->records, rec, link);
     session_hand_to(&p->in, rec->s);

@@ -16,6 +16,7 @@
 #include "recd/nats_connect.h"
 
 #define NATS_FETCH_MAX 256          /* messages asked for in one pull */
+#define NATS_PULL_BYTES (8u << 20)  /* and bytes, at most (packed messages are up to ~576 KiB) */
 #define NATS_IDLE_WAIT_MS 20        /* worker pause when no partition gave anything */
 #define NATS_PULL_WAIT_MS 10        /* the server holds an empty pull this long */
 #define NATS_PULL_GRACE_MS 20       /* and recd waits this much longer for its end */
@@ -28,6 +29,7 @@
 #define NATS_RECORD_KEY_MAX (16 + RECD_SESSION_KEY_MAX)
 #define NATS_RECORD_TRIES 5         /* a session record write is given up after these */
 #define NATS_RECORD_HEAD 16         /* "rsr1", next part number (u32), stream sequence (u64), LE */
+#define NATS_RECORD_HEAD2 24        /* "rsr2": the same, then the highest wire seq written + 1 */
 
 struct nats_source;
 
@@ -44,6 +46,10 @@ typedef struct nats_record {
     uint64_t seq_written;  /* highest stream sequence of it written (or its open's) */
     uint64_t seq_stored;
     uint64_t dup_upto;     /* taken over: redeliveries up to this stream sequence are dropped */
+    uint64_t wire_written; /* highest wire seq of its frames written and acknowledged (has_wire) */
+    uint64_t dup_wire_upto; /* taken over: its frames up to this wire seq are dropped (dup_wire) */
+    bool has_wire;
+    bool dup_wire;          /* until a frame above dup_wire_upto, or an open, comes */
     uint64_t seq_taken;    /* highest stream sequence of a message that fed it */
     uint64_t put_no;       /* the request number of its last write queued */
     bool dirty;
@@ -69,8 +75,10 @@ typedef struct kv_request {
 typedef struct taken_record {
     struct taken_record *next;
     bool closed; /* a closed session's mark: only seq says something */
+    bool has_wire; /* an "rsr2" record: wire_seq is the highest wire seq written */
     uint32_t part_no;
     uint64_t seq;
+    uint64_t wire_seq;
     char key[RECD_SESSION_KEY_MAX + 1];
     char kvkey[NATS_RECORD_KEY_MAX];
     size_t len;
@@ -97,6 +105,8 @@ typedef struct pending_ack {
     uint64_t wait_req;        /* session record writes up to this one are stored first */
     uint64_t mark;            /* s->queued_total once its input was queued (marked) */
     uint64_t lost_before;     /* s->lost_total when it was taken */
+    uint64_t wire_seq;        /* the highest wire seq of its frames (has_wire) */
+    bool has_wire;
     bool marked;
 } pending_ack;
 
@@ -112,6 +122,9 @@ typedef struct nats_partition {
     natsSubscription *sub; /* a plain one on inbox.*: recd sends the pull requests (nats_worker.c) */
     natsInbox *inbox;
     uint64_t pull_no;      /* the last pull request's number, its reply subject inbox.N */
+    natsMsg *pulled[NATS_FETCH_MAX]; /* taken by the pull under way (pull_start, pull_finish) */
+    uint32_t npulled, want;
+    bool requested;        /* a pull request of it is out: pull_finish waits for its messages */
     char next_subject[RECD_FLEET_PREFIX_MAX + 80]; /* $JS.API.CONSUMER.MSG.NEXT.<stream>.<durable> */
     bool owned;
     bool draining; /* given up for a fair share: released once nothing of it is in flight */
@@ -137,8 +150,11 @@ typedef struct nats_partition {
     uint64_t lag_taken; /* num_pending of the last one: published once per batch */
     struct nats_source *src;
     uint64_t cur_seq;          /* stream sequence of the message being taken */
-    const uint8_t *cur_data;   /* and its bytes */
+    const uint8_t *cur_data;   /* and its bytes (a packed message's: its frames) */
     size_t cur_len;
+    bool cur_packed;           /* it is a packed message (recd/fleet_pack.h) */
+    bool cur_has_wire;         /* a frame of it dispatched carried a wire seq: */
+    uint64_t cur_wire;         /* the highest of them */
     const taken_record *replaying; /* the record whose open is being dispatched */
     bool dup_check;            /* sessions taken over here: their redeliveries are looked at */
     closed_mark *closed;       /* sessions of p that ended for good not long ago */
@@ -222,7 +238,8 @@ void nats_record_open(nats_source *src, nats_partition *p, const recd_msg *m);
 void nats_record_mark(nats_record *rec);
 void nats_store_dirty(nats_source *src, bool all);
 void nats_record_session_freed(nats_record *rec);
-bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s);
+bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s, bool has_seq,
+                      uint64_t seq);
 bool nats_replay_open(nats_source *src, nats_partition *p, const recd_msg *m);
 void nats_add_mark(nats_partition *p, const char *key, const char *kvkey, uint64_t seq);
 bool nats_after_close(nats_source *src, nats_partition *p, const char *key, size_t len);

@@ -407,44 +407,58 @@ static int next_message(nats_source *src, nats_partition *p, uint64_t deadline_m
     }
 }
 
-/* Pulls what room allows from one partition and hands it to the loop. Returns messages taken.
+/* Pulls what room allows from one partition and hands it to the loop, in two halves so that the
+ * requests of every partition are in flight together (pull_start for each, then pull_finish for
+ * each against one deadline): a round waits one request's expiry, not one per partition.
  * recd sends the pull requests itself, each with its own reply subject, instead of libnats 3.4's
  * fetch: when messages of an earlier request came late, that fetch could store more messages
  * than its batch array holds (heap corruption, seen under load). Messages that come late are
  * this consumer's like any other and are taken at the next pull; the consumer's max_ack_pending
  * (max_in_flight) bounds how many can wait on the subscription. */
-static int pull(nats_source *src, nats_partition *p)
+static void pull_start(nats_source *src, nats_partition *p)
 {
+    p->npulled = p->want = 0;
+    p->requested = false;
     pthread_mutex_lock(&src->lock);
     uint32_t room = src->max_in_flight - p->in_flight;
     pthread_mutex_unlock(&src->lock);
     if (!room)
-        return 0;
+        return;
     uint32_t want = room < NATS_FETCH_MAX ? room : NATS_FETCH_MAX;
-    natsMsg *got[NATS_FETCH_MAX];
-    uint32_t n = 0;
     int rc;
-    while (n < want && (rc = next_message(src, p, 0, 0, &got[n])) != 0 && rc != -1)
-        n += rc == 1;
-    if (n < want) {
-        char body[96], reply[NATS_INBOX_MAX + 24];
-        int len = snprintf(body, sizeof body, "{\"batch\":%u,\"expires\":%llu}", want - n,
+    while (p->npulled < want && (rc = next_message(src, p, 0, 0, &p->pulled[p->npulled])) != 0 &&
+           rc != -1)
+        p->npulled += rc == 1;
+    p->want = want;
+    if (p->npulled < want) {
+        /* sized in bytes too: a batch of packed messages stays within NATS_PULL_BYTES */
+        char body[128], reply[NATS_INBOX_MAX + 24];
+        int len = snprintf(body, sizeof body,
+                           "{\"batch\":%u,\"max_bytes\":%u,\"expires\":%llu}",
+                           want - p->npulled, NATS_PULL_BYTES,
                            (unsigned long long)NATS_PULL_WAIT_MS * 1000000u);
         snprintf(reply, sizeof reply, "%s.%llu", p->inbox, (unsigned long long)++p->pull_no);
         natsStatus s = natsConnection_PublishRequest(src->nc, p->next_subject, reply, body, len);
-        if (s != NATS_OK) {
+        if (s != NATS_OK)
             nats_set_error(src, "pull request", s);
-        } else {
-            /* The server ends the request at its expiry; a little longer here so that its end
-             * usually arrives before the next request. */
-            uint64_t deadline = nats_mono_ms() + NATS_PULL_WAIT_MS + NATS_PULL_GRACE_MS;
-            while (n < want && (rc = next_message(src, p, deadline, p->pull_no, &got[n])) == 1)
-                n++;
-        }
+        else
+            p->requested = true;
     }
+}
+
+/* The second half of a pull: what came for p's request until the deadline (or its end), queued
+ * for the loop. Returns messages taken. */
+static int pull_finish(nats_source *src, nats_partition *p, uint64_t deadline)
+{
+    int rc;
+    while (p->requested && p->npulled < p->want &&
+           (rc = next_message(src, p, deadline, p->pull_no, &p->pulled[p->npulled])) == 1)
+        p->npulled++;
+    uint32_t n = p->npulled;
+    p->npulled = 0;
     pthread_mutex_lock(&src->lock);
     for (uint32_t i = 0; i < n; i++) {
-        p->queue[(p->qhead + p->qcount) % src->max_in_flight] = got[i];
+        p->queue[(p->qhead + p->qcount) % src->max_in_flight] = p->pulled[i];
         p->qcount++;
         p->in_flight++;
     }
@@ -542,7 +556,13 @@ void *nats_worker_main(void *arg)
         int got = 0;
         for (uint32_t i = 0; i < src->nparts && !retiring; i++)
             if (src->parts[i].owned && !src->parts[i].draining)
-                got += pull(src, &src->parts[i]);
+                pull_start(src, &src->parts[i]);
+        /* The server ends each request at its expiry; a little longer here so that the ends
+         * usually arrive before the next requests. */
+        uint64_t deadline = nats_mono_ms() + NATS_PULL_WAIT_MS + NATS_PULL_GRACE_MS;
+        for (uint32_t i = 0; i < src->nparts && !retiring; i++)
+            if (src->parts[i].owned && !src->parts[i].draining)
+                got += pull_finish(src, &src->parts[i], deadline);
         if (!got)
             worker_wait(src, NATS_IDLE_WAIT_MS);
     }

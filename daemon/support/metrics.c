@@ -634,7 +634,9 @@ static const family_row families[] = {
     COUNTER(nats_redeliveries_total, "recd_nats_redeliveries_total",
             "Stream messages delivered more than once (JetStream's delivery count above 1)."),
     COUNTER(nats_duplicates_dropped_total, "recd_nats_duplicates_dropped_total",
-            "Stream messages dropped because their stream sequence was already taken or acknowledged."),
+            "Stream messages dropped because their stream sequence was already taken or "
+            "acknowledged, and frames of a session taken over whose seq its record says were "
+            "written (one each)."),
     COUNTER(nats_acked_total, "recd_nats_acked_total",
             "Stream messages acknowledged once their bytes were in a file."),
     COUNTER(nats_sessions_taken_over_total, "recd_nats_sessions_taken_over_total",

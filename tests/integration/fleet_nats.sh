@@ -60,8 +60,8 @@ metric() { get /metrics | sed -n "s/^$1 //p"; }
 owns_all() { [ "$(metric recd_nats_partitions_owned)" = 4 ]; }
 wait_for 30 owns_all || fail "recd did not claim the 4 partitions (owns $(metric recd_nats_partitions_owned))"
 
-send() { # FILE SESSION
-    "$RECTOOL" send "$1" --to "$url" --partitions 4 --session "$2" --speed max >"$tmp/send.out" 2>&1 ||
+send() { # FILE SESSION [QUERY]: packed, as rectool publishes by default
+    "$RECTOOL" send "$1" --to "$url${3:-}" --partitions 4 --session "$2" --speed max >"$tmp/send.out" 2>&1 ||
         fail "rectool send $(basename "$1") to JetStream: $(cat "$tmp/send.out")"
 }
 finalized() { [ "$(find "$tmp/out" -type f ! -name '*.part' 2>/dev/null | grep -c .)" -ge "$1" ]; }
@@ -109,7 +109,9 @@ wait_for 60 finalized "$expected" || fail "the session sent after the restart wa
 # the recording still comes out whole, each state once (what comes again is dropped and counted).
 "$RECTOOL" generate --format samp-vehicle --duration 60m --seed 11 -o "$tmp/long.rec" >/dev/null
 kill -STOP "$recd_pid" # the backlog builds up while recd is stopped (well within the lease TTL)
-send "$tmp/long.rec" in-flight
+# One frame per message (an older publisher): the backlog is then many messages, still in
+# flight when the server stops (packed, recd would drain it at once).
+send "$tmp/long.rec" in-flight "?pack_bytes=0"
 kill -CONT "$recd_pid"
 taking() { [ -n "$(find "$tmp/out" -path '*/in-flight/*' 2>/dev/null)" ]; }
 wait_for 20 taking || fail "recd took nothing of the backlog"

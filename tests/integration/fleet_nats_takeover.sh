@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Session takeover in a two-instance recd fleet on a real `nats-server -js`: sessions are published
-# at their recordings' pace while the instance owning half of the partitions goes away, killed
+# at their recordings' pace (half of them in packed messages, half one frame per message, by two
+# publishers) while the instance owning half of the partitions goes away, killed
 # with SIGKILL in a first round (200 sessions) and stopped with SIGTERM in a second (24). The other one takes
 # its sessions over from their records in the sessions bucket: every state of every session is in
 # the two instances' parts, in order, the survivor's part numbers continue the first one's, and
@@ -10,6 +11,7 @@
 # an in-progress one, NAME.part.json, that holds no more than the file): sorted by part,
 # the manifests of both instances give each session's sequence numbers in order, without a gap
 # (after SIGTERM without a repeat either), and their counts match the parts.
+# FLEET_TAKEOVER_SESSIONS (200) sets the first round's sessions: `make soak` runs it with 2,000.
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -17,9 +19,9 @@ require_recd
 command -v nats-server >/dev/null || { echo "SKIP: nats-server is not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fleet_takeover.XXXXXX")
-a_pid= b_pid= nats_pid= send_pid=
+a_pid= b_pid= nats_pid= send_pid= single_pid=
 cleanup() {
-    for p in $send_pid $a_pid $b_pid $nats_pid; do kill -9 "$p" 2>/dev/null; done
+    for p in $send_pid $single_pid $a_pid $b_pid $nats_pid; do kill -9 "$p" 2>/dev/null; done
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -58,9 +60,19 @@ round() { # SIGNAL SESSIONS SECONDS: one round, a leaving with that signal
     balanced() { owns a 2 && owns b 2; }
     wait_for 30 balanced || fail "no rebalance after b joined"
 
-    # Sessions t-1 .. t-N, interleaved at the recordings' own pace (about 11 states/s each).
-    "$RECTOOL" send "${files[@]}" --to "$url" --partitions 4 --session t --speed 1 >"$run/send.out" 2>&1 &
+    # Sessions t-1 .. t-N (named after their files), interleaved at the recordings' own pace
+    # (about 11 states/s each): the odd ones in packed messages, the even ones by a publisher that
+    # sends one frame per message (pack_bytes=0, as publishers before packing did).
+    packed=() single=()
+    for i in $(seq "$sessions"); do
+        ln -sf "$tmp/gen-$i.rec" "$run/t-$i.rec"
+        if [ $((i % 2)) -eq 1 ]; then packed+=("$run/t-$i.rec"); else single+=("$run/t-$i.rec"); fi
+    done
+    "$RECTOOL" send "${packed[@]}" --to "$url" --partitions 4 --speed 1 >"$run/send.out" 2>&1 &
     send_pid=$!
+    "$RECTOOL" send "${single[@]}" --to "$url?pack_bytes=0" --partitions 4 --speed 1 \
+        >"$run/send-single.out" 2>&1 &
+    single_pid=$!
 
     # a goes once it has written something of several sessions (a .part left behind).
     a_parts() { [ "$(find "$run/out-a" -name '*.part' 2>/dev/null | wc -l)" -ge 4 ]; }
@@ -73,7 +85,11 @@ round() { # SIGNAL SESSIONS SECONDS: one round, a leaving with that signal
     wait "$send_pid"
     code=$?
     send_pid=
-    [ "$code" -eq 0 ] || fail "rectool send exited with $code: $(cat "$run/send.out")"
+    [ "$code" -eq 0 ] || fail "rectool send (packed) exited with $code: $(cat "$run/send.out")"
+    wait "$single_pid"
+    code=$?
+    single_pid=
+    [ "$code" -eq 0 ] || fail "rectool send (one frame a message) exited with $code: $(cat "$run/send-single.out")"
     # Every session ends with a close: b finalizes each (none is left as .part in b's root).
     all_closed() {
         [ "$(find "$run/out-b" -name '*.rec' ! -name '*.part' | sed 's|/[^/]*$||' | sort -u | wc -l)" -ge "$sessions" ] &&
@@ -218,7 +234,7 @@ PY
 
 }
 result=
-round KILL 200 3s
+round KILL "${FLEET_TAKEOVER_SESSIONS:-200}" 3s
 [ "$failures" -eq 0 ] && round TERM 24 8s
 
 if [ "$failures" -ne 0 ]; then

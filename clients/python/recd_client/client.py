@@ -11,6 +11,7 @@ import time
 from typing import Dict, Optional
 
 from .formats import EncodeError
+from .fleet_pack import DEFAULT_LINGER_MS, DEFAULT_PACK_BYTES, Pack
 from .nats import DEFAULT_PARTITIONS, NatsPublisher, fleet_subject, parse_nats_url
 from .tls import TlsSocket, make_context
 from .wire import (DEFAULT_MAX_FRAME, check_session_key, decode_error_reply, encode_binary,
@@ -38,13 +39,16 @@ class Client:
     was being written when the connection broke is sent again when none of it left; otherwise
     its messages are counted in messages_lost (part of it may have arrived).
 
-    A nats://HOST:PORT/PREFIX URL publishes to NATS JetStream instead: every message is its own
-    binary frame on the subject PREFIX.<partition>.<key token> (docs/fleet.md; partitions must
-    match recd's nats.partitions), with at most max_in_flight publishes waiting for their ack.
+    A nats://HOST:PORT/PREFIX URL publishes to NATS JetStream instead: a session's messages are
+    packed into one JetStream message (docs/fleet.md, "Packed messages") until it holds
+    pack_bytes (64 KiB; 0: one frame per message) or its first is linger (20 ms) old, checked at
+    each send and flush, on the subject PREFIX.<partition>.<key token> (partitions must match
+    recd's nats.partitions), with at most max_in_flight publishes waiting for their ack.
     flush() sends and reports the losses known so far, close() waits for every ack; both raise
     PublishError when JetStream did not confirm messages (they are counted in messages_lost).
-    partitions, max_in_flight, ack_timeout and buffer_bytes may also be query options of the URL
-    (?partitions=8&max_in_flight=1024&ack_timeout=10s&buffer=8MiB, as rectool send takes them);
+    partitions, max_in_flight, ack_timeout, buffer_bytes, pack_bytes and linger may also be query
+    options of the URL (?partitions=8&max_in_flight=1024&ack_timeout=10s&buffer=8MiB&
+    pack_bytes=64KiB&linger=20ms, as rectool send takes them);
     TLS (tls_ca, tls_cert, tls_key) and credentials (creds, nkey, USER:PASSWORD@, TOKEN@) are
     described in NatsPublisher.
 
@@ -62,6 +66,7 @@ class Client:
                  reconnect_delay: float = 0.1, auto_seq: bool = False,
                  partitions: Optional[int] = None, max_in_flight: Optional[int] = None,
                  ack_timeout: Optional[float] = None, buffer_bytes: Optional[int] = None,
+                 pack_bytes: Optional[int] = None, linger: Optional[float] = None,
                  tls_ca: Optional[str] = None, tls_cert: Optional[str] = None,
                  tls_key: Optional[str] = None, creds: Optional[str] = None,
                  nkey: Optional[str] = None):
@@ -73,14 +78,17 @@ class Client:
             max_in_flight = _nats_option(self.url, "max_in_flight", max_in_flight, 1024)
             ack_timeout = _nats_option(self.url, "ack_timeout", ack_timeout, 10.0)
             buffer_bytes = _nats_option(self.url, "buffer_bytes", buffer_bytes, 8 << 20)
+            pack_bytes = _nats_option(self.url, "pack_bytes", pack_bytes, DEFAULT_PACK_BYTES)
+            linger = _nats_option(self.url, "linger", linger, DEFAULT_LINGER_MS / 1000.0)
             fleet_subject(self.url.prefix, "k", partitions)  # checks partitions before connecting
             self.partitions = partitions
-            self.encoding = "binary"  # a stream message is one binary frame
+            self.encoding = "binary"  # a stream message holds binary frames
             self.transport = "nats"
         else:
             if any(v is not None for v in (partitions, max_in_flight, ack_timeout, buffer_bytes,
-                                           tls_ca, tls_cert, tls_key, creds, nkey)):
-                raise ValueError("partitions, max_in_flight, ack_timeout, buffer_bytes, tls_*, "
+                                           pack_bytes, linger, tls_ca, tls_cert, tls_key, creds, nkey)):
+                raise ValueError("partitions, max_in_flight, ack_timeout, buffer_bytes, "
+                                 "pack_bytes, linger, tls_*, "
                                  "creds and nkey are options of nats:// URLs")
             self.url = parse_url(url)
             self.encoding = self.url.encoding
@@ -97,6 +105,11 @@ class Client:
         self.reconnect_delay = reconnect_delay
         self.auto_seq = auto_seq  # number each session's messages 0, 1, ... (recd counts UDP gaps)
         self._seq: Dict[str, int] = {}
+        self.pack_bytes = pack_bytes or 0  # nats: a session's frames share a message up to this
+        self.linger = linger or 0.0
+        self.buffer_bytes = buffer_bytes or 0
+        self._packs: Dict[str, Pack] = {}  # nats: session -> its pack, oldest first
+        self._packed_bytes = 0
         self.bytes_sent = 0
         self.messages_sent = 0  # handed to the kernel
         self.messages_lost = 0  # in a batch or datagram that broke
@@ -200,6 +213,7 @@ class Client:
             raise self._broken
         if self._nats is not None:
             try:
+                self._publish_packs(lambda p: True)
                 self._nats.flush(wait_acks=False)
             finally:
                 self.messages_lost = self._nats.lost
@@ -222,7 +236,10 @@ class Client:
         PublishError naming how many messages JetStream did not confirm."""
         if self._nats is not None:
             try:
-                self._nats.close()
+                try:
+                    self._publish_packs(lambda p: True)
+                finally:  # the connection ends even when a pack could not be kept
+                    self._nats.close()
             finally:
                 self.messages_lost = self._nats.lost
             return
@@ -270,6 +287,9 @@ class Client:
         return encode_binary(msg, fmt, omit_session, self.max_frame)
 
     def _publish(self, msg: dict, fmt: Optional[str], session: str) -> None:
+        if self.pack_bytes:
+            self._publish_packed(msg, fmt, session)
+            return
         # The key is in every frame: a stream message stands alone.
         frame = self._encode(msg, fmt, False)
         try:
@@ -278,6 +298,45 @@ class Client:
             self.messages_lost = self._nats.lost
         self.messages_sent += 1
         self.bytes_sent += len(frame)
+
+    def _publish_packed(self, msg: dict, fmt: Optional[str], session: str) -> None:
+        """Into the session's pack (docs/fleet.md, "Packed messages"), published once it holds
+        pack_bytes; packs whose first frame is linger old go at this send or the next flush (no
+        timer thread: the client is single-threaded), the oldest too while all hold more than
+        buffer_bytes."""
+        pack = self._packs.get(session)
+        # Only the first frame names the session: a pack is one session's stream.
+        frame = self._encode(msg, fmt, pack is not None)
+        if pack is None:
+            pack = self._packs[session] = Pack(session, time.monotonic())
+            self._packed_bytes += len(pack)
+        before = len(pack)
+        pack.add(frame, msg.get("seq"))
+        self._packed_bytes += len(pack) - before
+        if len(pack) >= self.pack_bytes:
+            self._publish_pack(session)
+        now = time.monotonic()
+        self._publish_packs(lambda p: now - p.opened >= self.linger or
+                            self._packed_bytes > self.buffer_bytes)
+
+    def _publish_packs(self, which) -> None:
+        """Publishes the packs, oldest first, while which(pack) holds."""
+        while self._packs:
+            session, pack = next(iter(self._packs.items()))
+            if not which(pack):
+                return
+            self._publish_pack(session)
+
+    def _publish_pack(self, session: str) -> None:
+        pack = self._packs.pop(session)
+        self._packed_bytes -= len(pack)
+        data = pack.message()
+        try:
+            self._nats.publish(fleet_subject(self.url.prefix, session, self.partitions), data)
+        finally:
+            self.messages_lost = self._nats.lost
+        self.messages_sent += pack.count
+        self.bytes_sent += len(data)
 
     def _resume_of(self, open_msg: dict) -> bytes:
         resume = {k: v for k, v in open_msg.items() if k != "seq"}

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional
 from urllib.parse import unquote, urlsplit
 
+from .fleet_pack import LINGER_MAX_MS, PACK_BYTES_MAX, PACK_BYTES_MIN
 from .nkeys import Credentials, load_creds, load_nkey
 
 DEFAULT_PORT = 4222
@@ -39,7 +40,8 @@ class PublishError(Exception):
         self.last = last or first
 
 
-_OPTIONS = ("partitions", "max_in_flight", "buffer", "ack_timeout", "encoding",
+_OPTIONS = ("partitions", "max_in_flight", "buffer", "ack_timeout", "pack_bytes", "linger",
+            "encoding",
             "tls_ca", "tls_cert", "tls_key", "creds", "nkey")
 _SIZE = re.compile(r"(\d{1,19}) ?(B|KiB|MiB|GiB|TiB)?\Z")
 _SIZE_UNITS = {None: 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
@@ -62,6 +64,8 @@ class NatsUrl:
     max_in_flight: Optional[int] = None
     buffer_bytes: Optional[int] = None
     ack_timeout: Optional[float] = None  # seconds
+    pack_bytes: Optional[int] = None  # 0: one frame per message
+    linger: Optional[float] = None  # seconds
     # ... and TLS and credentials files, named like recd's nats.* options.
     tls_ca: Optional[str] = None
     tls_cert: Optional[str] = None
@@ -97,7 +101,9 @@ def _parse_duration_ms(v: str) -> int:
 
 _RANGES = {"partitions": "a number from 1 to 1024", "max_in_flight": "a number from 1 to 1000000",
            "buffer": "a size from 1KiB to 1GiB (e.g. 8MiB)",
-           "ack_timeout": "a duration from 1ms to 1h (e.g. 10s)", "encoding": "binary"}
+           "ack_timeout": "a duration from 1ms to 1h (e.g. 10s)",
+           "pack_bytes": "0 (one frame per message) or a size from 256 to 512KiB (e.g. 64KiB)",
+           "linger": "a duration from 1ms to 10s (e.g. 20ms)", "encoding": "binary"}
 
 
 def _option(url: str, name: str, v: str):
@@ -114,6 +120,11 @@ def _option(url: str, name: str, v: str):
         if name == "buffer" and (1 << 10) <= _parse_size(v) <= (1 << 30):
             return _parse_size(v)
         if name == "ack_timeout" and 1 <= _parse_duration_ms(v) <= 3600000:
+            return _parse_duration_ms(v) / 1000.0
+        if name == "pack_bytes" and (_parse_size(v) == 0 or
+                                     PACK_BYTES_MIN <= _parse_size(v) <= PACK_BYTES_MAX):
+            return _parse_size(v)
+        if name == "linger" and 1 <= _parse_duration_ms(v) <= LINGER_MAX_MS:
             return _parse_duration_ms(v) / 1000.0
         if name == "encoding" and v == "binary":
             return v

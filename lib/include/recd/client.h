@@ -38,9 +38,11 @@ typedef struct recd_client_options {
  * -ENOENT when a file does not load, -ELIBACC when libssl cannot be loaded, -ENOTSUP when
  * librecd was built without it. docs/wire.md, section 6.1.
  *
- * Or nats://HOST[:PORT]/PREFIX[?partitions=N&max_in_flight=N&buffer=SIZE&ack_timeout=DUR]:
- * each message is one binary frame published to NATS JetStream on PREFIX.<partition>.<key>
- * (recd/fleet.h), at most max_in_flight (1024) waiting for their acks; while the server is away
+ * Or nats://HOST[:PORT]/PREFIX[?partitions=N&max_in_flight=N&buffer=SIZE&ack_timeout=DUR&
+ * pack_bytes=SIZE&linger=DUR]: each message is one binary frame, packed with the session's next
+ * ones into one JetStream message until it holds pack_bytes (64KiB; 0: one frame per message) or
+ * its first frame is linger (20ms) old, published on PREFIX.<partition>.<key> (recd/fleet.h), at
+ * most max_in_flight (1024) waiting for their acks; while the server is away
  * up to buffer (8MiB) is kept; a full window or the last acks wait up to ack_timeout (10s).
  * partitions (8) must be the fleet's. Only opt->max_frame applies. -ENOTSUP when librecd was
  * built without libnats, -ELIBACC when libnats (opened with dlopen on the first nats:// connect)

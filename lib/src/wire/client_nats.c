@@ -24,19 +24,35 @@
 #define BUFFER_MAX (1ull << 30)
 #define DEFAULT_ACK_TIMEOUT_MS 10000u
 #define ACK_TIMEOUT_MAX_MS 3600000u
+#define DEFAULT_PACK_BYTES (64u << 10)
+#define PACK_BYTES_MIN 256u
+#define PACK_BYTES_MAX (512u << 10) /* with a frame past it, under nats-server's 1 MiB payload */
+#define DEFAULT_LINGER_MS 20u
+#define LINGER_MAX_MS 10000u
 #define URL_MAX 1024u
 #define VALUE_MAX 47u
 
 bool client_nats_url(const char *url) { return url && strncmp(url, "nats://", 7) == 0; }
 
 /* The publisher's own query options; the connection's are recd/nats_connect.h's. */
-enum { OPT_PARTITIONS, OPT_MAX_IN_FLIGHT, OPT_BUFFER, OPT_ACK_TIMEOUT, OPT_ENCODING, OPT_COUNT };
-static const char *const option_names[OPT_COUNT] = {"partitions", "max_in_flight", "buffer",
-                                                    "ack_timeout", "encoding"};
-#define OPTION_NAMES "partitions, max_in_flight, buffer, ack_timeout, encoding, "
+enum {
+    OPT_PARTITIONS,
+    OPT_MAX_IN_FLIGHT,
+    OPT_BUFFER,
+    OPT_ACK_TIMEOUT,
+    OPT_PACK_BYTES,
+    OPT_LINGER,
+    OPT_ENCODING,
+    OPT_COUNT
+};
+static const char *const option_names[OPT_COUNT] = {
+    "partitions", "max_in_flight", "buffer", "ack_timeout", "pack_bytes", "linger", "encoding"};
+#define OPTION_NAMES "partitions, max_in_flight, buffer, ack_timeout, pack_bytes, linger, encoding, "
 static const char *const option_ranges[OPT_COUNT] = {
     "a number from 1 to 1024", "a number from 1 to 1000000",
-    "a size from 1KiB to 1GiB (e.g. 8MiB)", "a duration from 1ms to 1h (e.g. 10s)", "binary"};
+    "a size from 1KiB to 1GiB (e.g. 8MiB)", "a duration from 1ms to 1h (e.g. 10s)",
+    "0 (one frame per message) or a size from 256 to 512KiB (e.g. 64KiB)",
+    "a duration from 1ms to 10s (e.g. 20ms)", "binary"};
 
 /* Plain decimal digits, lo..hi. */
 static int parse_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -85,6 +101,20 @@ static int set_option(int which, const char *v, client_nats_options *o, char *er
         if (rc == 0)
             o->ack_timeout_ms = x;
         break;
+    case OPT_PACK_BYTES:
+        rc = recd_parse_size(v, &x, &why);
+        if (rc == 0 && x != 0 && (x < PACK_BYTES_MIN || x > PACK_BYTES_MAX))
+            rc = -EINVAL;
+        if (rc == 0)
+            o->pack_bytes = (uint32_t)x;
+        break;
+    case OPT_LINGER:
+        rc = recd_parse_duration_ms(v, &x, &why);
+        if (rc == 0 && (x < 1 || x > LINGER_MAX_MS))
+            rc = -EINVAL;
+        if (rc == 0)
+            o->linger_ms = (uint32_t)x;
+        break;
     default: { /* a stream message is one binary frame: NDJSON has no place here */
         recd_wire_encoding e;
         if (recd_wire_encoding_parse(v, &e) == 0 && e == RECD_WIRE_BINARY)
@@ -125,6 +155,8 @@ int client_nats_parse(const char *url, char *base, size_t base_cap, client_nats_
     o->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
     o->buffer_bytes = DEFAULT_BUFFER;
     o->ack_timeout_ms = DEFAULT_ACK_TIMEOUT_MS;
+    o->pack_bytes = DEFAULT_PACK_BYTES;
+    o->linger_ms = DEFAULT_LINGER_MS;
     return recd_nats_url_parse(url, base, base_cap, &o->auth, take_option, o, OPTION_NAMES, err,
                                errlen);
 }
@@ -183,7 +215,10 @@ uint64_t client_nats_lost(client_nats *n) { return (void)n, 0; }
 #include <nats/nats.h>
 #include <pthread.h>
 
+#include <time.h>
+
 #include "base/dl_table.h"
+#include "wire/client_nats_packs.h"
 
 /* The JetStream part of libnats; the connect is recd/nats_connect.h's. Both are loaded with dlopen
  * by the first client_nats_open (base/dl_table.h). */
@@ -207,6 +242,12 @@ struct client_nats {
     natsConnection *nc;
     jsCtx *js;
     recd_buf frame;
+    /* under pub: sends, and the linger thread publishing packs that waited long enough */
+    pthread_mutex_t pub;
+    pthread_cond_t pack_added;
+    pthread_t linger;
+    bool linger_started, stopping;
+    nats_packs packs;
     uint64_t bytes;
     int broken;    /* sticky: a publish libnats refused, or a loss */
     char why[300]; /* what libnats said when it refused a publish */
@@ -214,6 +255,13 @@ struct client_nats {
     uint64_t lost;
     char first_lost[200];
 };
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
 
 static void count_lost(client_nats *n, uint64_t count, const char *reason, const char *detail)
 {
@@ -277,39 +325,31 @@ static int connect_js(client_nats *n, char *err, size_t errlen)
     return 0;
 }
 
+static void stop_linger(client_nats *n)
+{
+    if (!n->linger_started)
+        return;
+    pthread_mutex_lock(&n->pub);
+    n->stopping = true;
+    pthread_cond_signal(&n->pack_added);
+    pthread_mutex_unlock(&n->pub);
+    pthread_join(n->linger, NULL);
+    n->linger_started = false;
+}
+
 static void destroy(client_nats *n)
 {
+    stop_linger(n);
     if (n->js) /* set only after libnats loaded */
         nats.jsCtx_Destroy(n->js);
     if (n->nc)
         nats.natsConnection_Destroy(n->nc);
+    nats_packs_free(&n->packs);
     recd_buf_free(&n->frame);
+    pthread_cond_destroy(&n->pack_added);
+    pthread_mutex_destroy(&n->pub);
     pthread_mutex_destroy(&n->lock);
     free(n);
-}
-
-int client_nats_open(client_nats **out, const char *url, size_t max_frame, char *err,
-                     size_t errlen)
-{
-    *out = NULL;
-    client_nats *n = calloc(1, sizeof *n);
-    if (!n)
-        return -ENOMEM;
-    pthread_mutex_init(&n->lock, NULL);
-    n->max_frame = wire_max_frame(max_frame);
-    int rc = parse_url(url, &n->url, &n->opt, err, errlen);
-    if (rc == 0)
-        rc = recd_nats_load(err, errlen);
-    if (rc == 0)
-        rc = recd__dl_load(&libnats, err, errlen);
-    if (rc == 0)
-        rc = connect_js(n, err, errlen);
-    if (rc < 0) {
-        destroy(n);
-        return rc;
-    }
-    *out = n;
-    return 0;
 }
 
 static int refused(client_nats *n, natsStatus s, const char *subject)
@@ -329,6 +369,12 @@ static int refused(client_nats *n, natsStatus s, const char *subject)
                  "are used up",
                  subject, (unsigned long long)n->opt.buffer_bytes);
         return n->broken = -ENOBUFS;
+    case NATS_MAX_PAYLOAD:
+        recd_why(n->why, sizeof n->why,
+                 "publishing to %s: a packed message is larger than the server takes (lower "
+                 "pack_bytes)",
+                 subject);
+        return n->broken = -EMSGSIZE;
     default:
         recd_why(n->why, sizeof n->why, "publishing to %s: %s (%s)", subject,
                  nats.natsStatus_GetText(s), nats.nats_GetLastError(NULL));
@@ -336,19 +382,116 @@ static int refused(client_nats *n, natsStatus s, const char *subject)
     }
 }
 
-int client_nats_publish(client_nats *n, const recd_msg *m)
+/* Under pub: publishes p's frames as one packed message and forgets p. A failure is sticky. */
+static int publish_pack(client_nats *n, nats_pack *p)
 {
-    if (n->broken)
-        return n->broken;
-    if (client_nats_lost(n)) /* JetStream refused an earlier message: the session has a gap */
-        return n->broken = -EIO;
-    char subject[RECD_FLEET_SUBJECT_MAX];
-    int rc = recd_fleet_subject(n->url.prefix, m->session, strnlen(m->session, sizeof m->session),
-                                n->opt.partitions, subject, sizeof subject);
+    fleet_packer_seal(&p->pk);
+    int rc = 0;
+    if (!n->broken) {
+        natsStatus s = nats.js_PublishAsync(n->js, p->subject, p->pk.buf.data,
+                                            (int)p->pk.buf.len, NULL);
+        if (s == NATS_OK)
+            n->bytes += p->pk.buf.len;
+        else
+            rc = refused(n, s, p->subject);
+    }
+    /* Its frames were accepted by earlier sends: a pack never published is counted lost. */
     if (rc < 0)
+        count_lost(n, 1, n->why, "");
+    else if (n->broken)
+        count_lost(n, 1, "not published: an earlier publish failed", "");
+    nats_packs_remove(&n->packs, p);
+    return rc < 0 ? rc : n->broken;
+}
+
+/* Under pub: publishes every pack (flush, close). */
+static int publish_all(client_nats *n)
+{
+    int rc = 0;
+    while (n->packs.oldest) {
+        int r = publish_pack(n, n->packs.oldest);
+        if (r < 0 && rc == 0)
+            rc = r;
+    }
+    return rc;
+}
+
+/* The linger thread: publishes each pack once its first frame is linger_ms old. */
+static void *linger_main(void *arg)
+{
+    client_nats *n = arg;
+    pthread_mutex_lock(&n->pub);
+    while (!n->stopping) {
+        nats_pack *p = n->packs.oldest;
+        uint64_t now = now_ms();
+        if (p && now - p->opened_ms >= n->opt.linger_ms) {
+            publish_pack(n, p);
+            continue;
+        }
+        if (!p) {
+            pthread_cond_wait(&n->pack_added, &n->pub);
+            continue;
+        }
+        uint64_t due = p->opened_ms + n->opt.linger_ms;
+        struct timespec ts = {.tv_sec = (time_t)(due / 1000u),
+                              .tv_nsec = (long)(due % 1000u) * 1000000L};
+        pthread_cond_timedwait(&n->pack_added, &n->pub, &ts);
+    }
+    pthread_mutex_unlock(&n->pub);
+    return NULL;
+}
+
+static int start_linger(client_nats *n, char *err, size_t errlen)
+{
+    if (!n->opt.pack_bytes)
+        return 0;
+    int rc = pthread_create(&n->linger, NULL, linger_main, n);
+    if (rc != 0) {
+        recd_why(err, errlen, "cannot start the publisher's linger thread: %s", strerror(rc));
+        return -rc;
+    }
+    n->linger_started = true;
+    return 0;
+}
+
+int client_nats_open(client_nats **out, const char *url, size_t max_frame, char *err,
+                     size_t errlen)
+{
+    *out = NULL;
+    client_nats *n = calloc(1, sizeof *n);
+    if (!n)
+        return -ENOMEM;
+    pthread_mutex_init(&n->lock, NULL);
+    pthread_mutex_init(&n->pub, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&n->pack_added, &ca);
+    pthread_condattr_destroy(&ca);
+    n->max_frame = wire_max_frame(max_frame);
+    int rc = parse_url(url, &n->url, &n->opt, err, errlen);
+    if (rc == 0)
+        rc = start_linger(n, err, errlen); /* it sleeps until a pack is added */
+    if (rc == 0)
+        rc = recd_nats_load(err, errlen);
+    if (rc == 0)
+        rc = recd__dl_load(&libnats, err, errlen);
+    if (rc == 0)
+        rc = connect_js(n, err, errlen);
+    if (rc < 0) {
+        destroy(n);
         return rc;
+    }
+    *out = n;
+    return 0;
+}
+
+/* Under pub: m as a one-frame message (pack_bytes=0). */
+static int publish_one(client_nats *n, const recd_msg *m, const char *subject)
+{
     recd_buf_reset(&n->frame);
-    if ((rc = wire_binary_encode(m, n->max_frame, false, true, &n->frame)) < 0)
+    int rc = wire_binary_encode(m, n->max_frame, false, true, &n->frame);
+    if (rc < 0)
         return rc;
     if (n->frame.len > INT_MAX)
         return -EMSGSIZE;
@@ -361,8 +504,62 @@ int client_nats_publish(client_nats *n, const recd_msg *m)
     return 0;
 }
 
+/* Under pub: m into its session's pack, published once it holds pack_bytes; the oldest packs go
+ * too while all of them hold more than buffer bytes. */
+static int publish_packed(client_nats *n, const recd_msg *m, size_t klen)
+{
+    nats_pack *p = nats_packs_find(&n->packs, m->session, klen);
+    if (!p) {
+        char subject[RECD_FLEET_SUBJECT_MAX];
+        int rc = recd_fleet_subject(n->url.prefix, m->session, klen, n->opt.partitions, subject,
+                                    sizeof subject);
+        if (rc < 0)
+            return rc;
+        if (!(p = nats_packs_add(&n->packs, m->session, klen, now_ms())))
+            return -ENOMEM;
+        memcpy(p->subject, subject, (size_t)rc + 1);
+        pthread_cond_signal(&n->pack_added);
+    }
+    size_t before = p->pk.buf.len;
+    int rc = fleet_packer_add(&p->pk, m, n->max_frame);
+    if (rc < 0) {
+        if (!p->pk.count)
+            nats_packs_remove(&n->packs, p);
+        return rc;
+    }
+    n->packs.bytes += p->pk.buf.len - before;
+    if (p->pk.buf.len >= n->opt.pack_bytes)
+        rc = publish_pack(n, p);
+    while (rc == 0 && n->packs.bytes > n->opt.buffer_bytes && n->packs.oldest)
+        rc = publish_pack(n, n->packs.oldest);
+    return rc;
+}
+
+int client_nats_publish(client_nats *n, const recd_msg *m)
+{
+    pthread_mutex_lock(&n->pub);
+    int rc = n->broken;
+    if (!rc && client_nats_lost(n)) /* JetStream refused an earlier message: a gap */
+        rc = n->broken = -EIO;
+    size_t klen = strnlen(m->session, sizeof m->session);
+    if (!rc && n->opt.pack_bytes) {
+        rc = publish_packed(n, m, klen);
+    } else if (!rc) {
+        char subject[RECD_FLEET_SUBJECT_MAX];
+        rc = recd_fleet_subject(n->url.prefix, m->session, klen, n->opt.partitions, subject,
+                                sizeof subject);
+        if (rc >= 0)
+            rc = publish_one(n, m, subject);
+    }
+    pthread_mutex_unlock(&n->pub);
+    return rc;
+}
+
 int client_nats_flush(client_nats *n)
 {
+    pthread_mutex_lock(&n->pub);
+    publish_all(n);
+    pthread_mutex_unlock(&n->pub);
     jsPubOptions po;
     nats.jsPubOptions_Init(&po);
     po.MaxWait = (int64_t)n->opt.ack_timeout_ms;
@@ -378,15 +575,19 @@ int client_nats_flush(client_nats *n)
             nats.natsMsgList_Destroy(&pending);
         }
     }
-    if (n->broken)
-        return n->broken;
-    return client_nats_lost(n) ? (n->broken = -EIO) : 0;
+    pthread_mutex_lock(&n->pub);
+    int rc = n->broken;
+    if (!rc && client_nats_lost(n))
+        rc = n->broken = -EIO;
+    pthread_mutex_unlock(&n->pub);
+    return rc;
 }
 
 int client_nats_close(client_nats *n, char *err, size_t errlen)
 {
     if (!n)
         return 0;
+    stop_linger(n);
     int rc = client_nats_flush(n);
     uint64_t lost = client_nats_lost(n);
     if (lost)

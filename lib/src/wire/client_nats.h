@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* recd_client's JetStream publisher, behind nats://HOST:PORT/PREFIX URLs (client.c dispatches to
- * it). Each message is one binary wire frame published on PREFIX.<partition>.<key> (recd/fleet.h)
+ * it). Each message is one binary wire frame, packed with its session's next ones (recd/
+ * fleet_pack.h) or alone (pack_bytes=0), published on PREFIX.<partition>.<key> (recd/fleet.h)
  * with at most max_in_flight publishes waiting for their acks; a publish JetStream never confirmed
  * is counted and reported by flush and close, never dropped in silence. */
 #ifndef RECD_WIRE_CLIENT_NATS_H
@@ -22,6 +23,9 @@ typedef struct client_nats_options {
     uint64_t buffer_bytes;   /* ?buffer=SIZE, 1KiB..1GiB (8MiB): kept while the server is away */
     uint64_t ack_timeout_ms; /* ?ack_timeout=DUR, 1ms..1h (10s): longest wait for a window slot,
                                 and for the last acks in flush and close */
+    uint32_t pack_bytes;     /* ?pack_bytes=SIZE, 0 or 256..512KiB (64KiB): a session's frames
+                                are packed into one message until it holds this much */
+    uint32_t linger_ms;      /* ?linger=DUR, 1ms..10s (20ms): or until its first frame is this old */
     recd_nats_auth auth;     /* the user part, TLS and credentials (recd/nats_connect.h) */
 } client_nats_options;
 
@@ -40,7 +44,8 @@ int client_nats_parse(const char *url, char *base, size_t base_cap, client_nats_
  * or -ECONNREFUSED, with err saying why. */
 int client_nats_open(client_nats **out, const char *url, size_t max_frame, char *err,
                      size_t errlen);
-/* Encodes m (with its time) as one binary frame and publishes it; blocks while max_in_flight
+/* Encodes m (with its time) as one binary frame into its session's pack, published when full
+ * (or linger old: a thread watches), or publishes it alone with pack_bytes=0; blocks while max_in_flight
  * publishes wait for acks, up to ack_timeout. 0 or a negative errno; after an error, or once
  * JetStream refused an earlier publish, every later call returns -EIO. */
 int client_nats_publish(client_nats *n, const recd_msg *m);
