@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sessions.h"
+#include "session.h"
 #include "support/clock.h"
 #include "support/log.h"
 
