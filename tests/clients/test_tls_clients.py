@@ -127,7 +127,9 @@ class TlsClients(unittest.TestCase):
 
     def files(self, session):
         d = os.path.join(self.root, "recap", session)
-        return sorted(os.path.join(d, n) for n in os.listdir(d)) if os.path.isdir(d) else []
+        # The recordings only: a .recap gets its seek index NAME.recap.idx beside it.
+        return sorted(os.path.join(d, n) for n in os.listdir(d)
+                      if not n.endswith(".idx")) if os.path.isdir(d) else []
 
     def wait_file(self, session):
         """The session's one finished file (it was closed by its sender)."""

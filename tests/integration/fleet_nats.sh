@@ -64,7 +64,7 @@ send() { # FILE SESSION [QUERY]: packed, as rectool publishes by default
     "$RECTOOL" send "$1" --to "$url${3:-}" --partitions 4 --session "$2" --speed max >"$tmp/send.out" 2>&1 ||
         fail "rectool send $(basename "$1") to JetStream: $(cat "$tmp/send.out")"
 }
-finalized() { [ "$(find "$tmp/out" -type f ! -name '*.part' 2>/dev/null | grep -c .)" -ge "$1" ]; }
+finalized() { [ "$(find "$tmp/out" -type f ! -name '*.part' ! -name '*.idx' 2>/dev/null | grep -c .)" -ge "$1" ]; } # recordings, not seek indexes
 
 # 1. The corpus and a generated Recap.
 expected=0

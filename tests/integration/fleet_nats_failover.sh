@@ -81,7 +81,7 @@ PY
 "$RECTOOL" generate --format samp-vehicle --duration 10s --seed 3 -o "$tmp/gen.rec" >/dev/null
 "$RECTOOL" send "$tmp/gen.rec" --to "$url" --partitions 6 --session before --speed max >"$tmp/send.out" 2>&1 ||
     fail "rectool send before the kill: $(cat "$tmp/send.out")"
-recorded() { [ -n "$(find "$tmp/out-$1" -path "*/$2/*" -type f ! -name '*.part' 2>/dev/null)" ]; }
+recorded() { [ -n "$(find "$tmp/out-$1" -path "*/$2/*" -type f ! -name '*.part' ! -name '*.idx' 2>/dev/null)" ]; }
 before_on() { recorded a before || recorded b before || recorded c before; }
 wait_for 30 before_on || fail "the session sent after the hostile messages was not recorded"
 decode_errors() { # a|b|c: the sum of that instance's recd_decode_errors_total series

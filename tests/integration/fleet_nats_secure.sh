@@ -89,7 +89,7 @@ send_refused() { # SESSION URL EXIT TEXT: fails with that exit code, saying TEXT
     grep -qF -- "$4" "$tmp/$1.out" || fail "rectool send $1 does not say '$4': $(cat "$tmp/$1.out")"
 }
 recorded() { # SESSION: exactly one finalized file for it
-    [ "$(find "$tmp/out" -path "*/$1/*" -type f ! -name '*.part' 2>/dev/null | grep -c .)" -eq 1 ]
+    [ "$(find "$tmp/out" -path "*/$1/*" -type f ! -name '*.part' ! -name '*.idx' 2>/dev/null | grep -c .)" -eq 1 ]
 }
 check_recorded() { # SESSION: byte-identical to what was sent
     wait_for 60 recorded "$1" || { fail "session $1 was not recorded"; return; }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* recd's memory. Per idle session: sessions that sent a few samples and went quiet (not yet idle
- * long enough to be finalized) must cost at most 4 KiB of heap each beyond the bytes still
- * buffered, for .rec and for Recap players with a full inventory. Measured as the growth of the
+ * long enough to be finalized) must cost at most 4.5 KiB of heap each beyond the bytes still
+ * buffered (4 KiB until the web console's view of a session, about 370 bytes, and the ring and
+ * seek-index state, about 160, came in; Recap players measured about 4,220), for .rec and for Recap players with a full inventory. Measured as the growth of the
  * daemon's recd_heap_bytes gauge (allocator statistics) between session counts, the smaller of
  * two windows, so that one-time allocations (writer pools and their compressors, the first table
  * buckets) do not count. After a load: the
@@ -10,7 +11,7 @@
  * the tests skip; the normal build runs them. */
 #include "test_daemon_harness.h"
 
-#define BUDGET_PER_SESSION 4096.0
+#define BUDGET_PER_SESSION 4608.0
 #define WARM_SESSIONS 500
 #define MEASURED_SESSIONS 2000
 

@@ -216,7 +216,7 @@ bad_count() { find "$root" -name '*.part.bad' 2>/dev/null | wc -l; }
 
 # Adds every finalized file now under the root to the set seen during the run.
 record_seen() {
-    find "$root" -type f ! -name '*.part' ! -name '*.part.bad' -printf '%P\n' 2>/dev/null |
+    find "$root" -type f ! -name '*.part' ! -name '*.part.bad' ! -name '*.idx' -printf '%P\n' 2>/dev/null |
         sort -u -o "$work/seen" - "$work/seen"
 }
 : >"$work/seen"
@@ -615,7 +615,7 @@ for _ in $(seq 150); do
     sleep 0.1
 done
 record_seen
-find "$root" -type f ! -name '*.part' ! -name '*.part.bad' -printf '%P\n' | sort >"$work/now"
+find "$root" -type f ! -name '*.part' ! -name '*.part.bad' ! -name '*.idx' -printf '%P\n' | sort >"$work/now"
 deleted_during_run=$(comm -23 "$work/seen" "$work/now" | wc -l)
 if [ "$deleted_during_run" -gt 0 ]; then
     pass retention-run "$deleted_during_run finalized files seen during the run were deleted by retention"
