@@ -220,7 +220,9 @@ static int write_ticks(recd_session *s, const session_ring_entry *first,
 int recap_ring_save(recd_session *s, uint32_t last_ms, const char *label, char *why,
                     size_t whylen)
 {
-    recap_feed_group(s); /* the tick being collected, as a flush message would */
+    session_recap *r = recap_of(s);
+    if (r->have_group) /* the tick being collected, as a flush message would */
+        recap_ring_put(s, r);
     uint64_t newest;
     const session_ring_entry *e = session_ring_from(s, last_ms, &newest);
     tick_msgs base;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A Recap session's own state (recap_session.c, recap_ring.c), and what the session's file path
- * lends its instant-replay ring. */
+/* A Recap session's own state (recap_session.c, recap_part.c, recap_ring.c), and what its tick
+ * group and parts (recap_part.c) lend the session and its instant-replay ring. */
 #ifndef RECD_DAEMON_FORMATS_RECAP_STATE_H
 #define RECD_DAEMON_FORMATS_RECAP_STATE_H
 
@@ -67,6 +67,8 @@ typedef struct session_recap {
 
 static inline session_recap *recap_of(const recd_session *s) { return s->format_data; }
 
+/* The tick group and its parts (recap_part.c), used by the session (recap_session.c) and its
+ * ring (recap_ring.c). */
 /* Starts a part whose first tick is tick, its header saying start_ms: a new encoder. 0 or a
  * negative errno (logged). */
 int recap_start_part_at(recd_session *s, uint64_t tick, int64_t start_ms);
@@ -75,8 +77,16 @@ void recap_take_member(recd_session *s);
 /* Closes the current part (last member, finish, header patch); session_end: keeps no state for
  * a next part. */
 void recap_close_part(recd_session *s, bool session_end);
-/* Gives the tick being collected to the encoder, or to the ring of a ring session. */
-void recap_feed_group(recd_session *s);
+/* Gives the tick being collected (there is one) to the part's encoder, starting a part first when
+ * none is open, the current one is full or long; a tick that cannot be written is dropped. */
+void recap_part_feed(recd_session *s);
+/* Feeds the open part's encoder unchanged ticks up to last (a flush message's end_tick). 0 or a
+ * negative errno. */
+int recap_part_skip_to(recd_session *s, uint64_t last);
+/* The session's idle hook: trims the encoder and lets go of the scratch buffers. */
+void recap_part_idle(recd_session *s);
+/* Counts delta bytes toward the tick being collected (and the session's buffered bytes). */
+void recap_group_account(recd_session *s, session_recap *r, int64_t delta);
 /* Clears the tick being collected; recap_drop_group() counts its samples as dropped first. */
 void recap_group_clear(recd_session *s, session_recap *r);
 void recap_drop_group(recd_session *s, session_recap *r);
