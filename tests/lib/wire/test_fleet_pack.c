@@ -71,6 +71,7 @@ static void test_layout(void **state)
     assert_false(got.has_seqs);
     recd_buf_free(&want);
     fleet_packer_free(&pk);
+    ws_free(&set);
 }
 
 static void expect_bad(const uint8_t *b, size_t len, const char *what)
@@ -135,6 +136,7 @@ static void test_hostile(void **state)
     fleet_packer_free(&two);
     free(c);
     fleet_packer_free(&pk);
+    ws_free(&set);
 }
 
 int main(void)
