@@ -7,7 +7,7 @@ FUZZ_SECONDS ?= 10
 FUZZ_LONG_SECONDS ?= 1800
 CMAKE_FLAGS ?=
 
-.PHONY: all deps test-deps build asan test run fuzz soak install clean deb test-tmp-flood
+.PHONY: all deps test-deps build asan test run fuzz soak install clean deb test-tmp-flood screenshots
 # cmake --build runs make inside make: without this, every step prints "Entering directory".
 QUIET_MAKE = -- --no-print-directory
 
@@ -69,6 +69,10 @@ fuzz: test-deps
 # (CHAOS_SECONDS, CHAOS_CLASSES, CHAOS_SEED); then the fleet's kill -9 takeover with 2,000 sessions,
 # packed and one-frame publishers mixed (fleet_nats_takeover.sh; skipped without nats-server). All
 # run; any failing fails. See docs/operations.md.
+# The console screenshots in docs/images/, retaken by the browser test.
+screenshots: build
+	cd $(BUILD) && RECD_SCREENSHOT_DIR=$(CURDIR)/docs/images ctest -R '^console_browser$$' --output-on-failure
+
 soak: build
 	@bash tests/soak/run.sh $(BUILD); soak=$$?; \
 	python3 tests/chaos/chaos.py --recd $(BUILD)/daemon/recd --rectool $(BUILD)/tools/rectool \

@@ -482,7 +482,7 @@ int session_dispatch_fast(session_input *in, const recd_wire_rec_state *st,
     const session_format *ops = s->ops;
     rc = ops->state_fast ? ops->state_fast(s, in, st->time_ms, meta->has_time, st->fields, now_ms)
                          : state_decoded(in, s, st, meta, now_ms, why, whylen);
-    if (__builtin_expect(session_live_due(s->live_ms, now_ms), 0) && rc >= 0)
+    if (__builtin_expect(session_live_due_fast(s->live_ms, now_ms), 0) && rc >= 0)
         session_live_note_fast(s, st, now_ms);
     return sample_taken(in, s, rc);
 }

@@ -66,8 +66,12 @@ static void note_state(recd_session *s, const recd_msg *m, uint64_t now_ms)
     s->live_ms = now_ms;
     if (!l)
         return;
-    if (first)
+    if (first) {
         note_rate(s, l, now_ms);
+        l->pass_taken = 0;
+    }
+    if (l->pass_taken++ > l->actors)
+        return; /* the pass has given each known actor a state, and a new one a chance */
     uint64_t over = l->actors_over;
     size_t actors = l->actors;
     recd_track_points_of(m, keep_point, l);

@@ -2,7 +2,8 @@
 /* What the web console shows of a live session: its latest samples as track points (one per
  * actor, through the format's edit hooks in librecd, so no format is named here) and its latest
  * events as JSON lines. Taken at most every SESSION_LIVE_PERIOD_MS (every sample of the loop
- * pass that opens the gate, so a tick's actors arrive together), bounded in actors and events;
+ * pass that opens the gate, so a tick's actors arrive together, but no more states in that pass
+ * than the actors it knows and one: never every sample of a burst), bounded in actors and events;
  * allocated with the first sample kept and freed with the session. */
 #ifndef RECD_DAEMON_SESSION_LIVE_H
 #define RECD_DAEMON_SESSION_LIVE_H
@@ -36,6 +37,7 @@ typedef struct session_live {
     double rate;
     uint64_t ev_window_ms;
     uint32_t ev_window_n;
+    uint32_t pass_taken; /* states taken in the loop pass that opened the gate */
 } session_live;
 
 /* Whether a sample arriving at now_ms is to be kept: the gate opened at least a period after the
@@ -47,6 +49,12 @@ static inline bool session_live_due(uint64_t last_ms, uint64_t now_ms)
 
 /* A decoded state or event (dispatch calls it when due, and for every event). */
 void session_live_note(struct recd_session *s, const recd_msg *m, uint64_t now_ms);
+/* Whether a fast-lane state arriving at now_ms is to be kept: a whole period after the last one
+ * (a fast-lane session is one actor, so one state a period is its whole view). */
+static inline bool session_live_due_fast(uint64_t last_ms, uint64_t now_ms)
+{
+    return now_ms >= last_ms + SESSION_LIVE_PERIOD_MS;
+}
 /* A fast-lane state: decoded here, only when due. */
 void session_live_note_fast(struct recd_session *s, const recd_wire_rec_state *st, uint64_t now_ms);
 void session_live_free(struct recd_session *s);

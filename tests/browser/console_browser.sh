@@ -2,7 +2,9 @@
 # The web console in a real browser (tests/browser/console.cjs): Debian's chromium, headless,
 # driven by playwright-core from npm (installed from package-lock.json by install.sh into the
 # build tree; the browser is never downloaded), against recd fed by a sender of each format.
-# Skipped only when chromium or node is absent. Writes the screenshots to docs/images/.
+# Skipped only when chromium or node is absent. Screenshots go to RECD_SCREENSHOT_DIR when set
+# (`make screenshots` sets it to docs/images/), otherwise into the test's own temporary directory:
+# a test never writes into the source tree.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../shell/recd_daemon.sh
@@ -33,8 +35,9 @@ for f in walk.rec ride.recap traffic.log; do
     pids+=($!)
 done
 trap 'kill "${pids[@]}" 2>/dev/null; stop_recd_at_exit; rm -rf "$tmp"' EXIT
-mkdir -p "$here/../../docs/images"
+shots=${RECD_SCREENSHOT_DIR:-$tmp/shots}
+mkdir -p "$shots"
 NODE_PATH=$modules timeout $((120 * ${RECD_TEST_TIME_SCALE:-1})) \
-    node "$here/console.cjs" "http://$metrics" "$tmp/out" "$RECTOOL" "$here/../../docs/images" ||
+    node "$here/console.cjs" "http://$metrics" "$tmp/out" "$RECTOOL" "$shots" ||
     { tail -20 "$tmp/log"; exit 1; }
 echo PASS

@@ -13,6 +13,7 @@
 #include "fake_writer.h"
 #include "record_fixture.h"
 #include "record/session_formats.h"
+#include "record/session_live.h"
 #include "record/sessions.h"
 #include "recd/samp_rec.h"
 
@@ -180,6 +181,46 @@ static void what_each_format_takes(void **state)
     assert_int_equal(open_session(f, "none", RECD_MSG_FMT_NONE), -EBADMSG);
 }
 
+/* The console's view takes a bounded share of a burst: a fast-lane session one state a period, a
+ * decoded one no more states in a loop pass than its actors and one, yet every actor of a tick. */
+static session_live *view_of(fixture *f, const char *key)
+{
+    recd_session *s = session_table_get(&f->r.reg.table, key);
+    assert_non_null(s);
+    assert_non_null(s->view);
+    return s->view;
+}
+
+static void console_view_takes_a_bounded_share(void **state)
+{
+    fixture *f = *state;
+    /* One loop pass (uv_now does not move): the fast lane keeps the first state only. */
+    assert_int_equal(open_session(f, "fast", RECD_MSG_FMT_SAMP_ONFOOT), 0);
+    for (uint32_t i = 0; i < 50; i++)
+        assert_int_equal(send_block(f, "fast", 100 + i, (uint8_t)i), 0);
+    assert_int_equal(view_of(f, "fast")->version, 1);
+    assert_int_equal(view_of(f, "fast")->actors, 1);
+
+    /* The decoded path: one actor, fifty states in the pass, at most two taken. */
+    assert_int_equal(open_session(f, "slow", RECD_MSG_FMT_SAMP_ONFOOT), 0);
+    for (uint32_t i = 0; i < 50; i++) {
+        recd_msg m;
+        recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_SAMP_ONFOOT);
+        snprintf(m.session, sizeof m.session, "slow");
+        m.onfoot.time_ms = 100 + i;
+        assert_int_equal(send_msg(f, &m), 0);
+        recd_msg_free(&m);
+    }
+    assert_true(view_of(f, "slow")->version <= 2);
+    assert_int_equal(view_of(f, "slow")->actors, 1);
+
+    /* A period later the gate opens again. */
+    recd_session *s = session_table_get(&f->r.reg.table, "fast");
+    s->live_ms -= SESSION_LIVE_PERIOD_MS;
+    assert_int_equal(send_block(f, "fast", 200, 1), 0);
+    assert_int_equal(view_of(f, "fast")->version, 2);
+}
+
 static void format_table(void **state)
 {
     (void)state;
@@ -205,6 +246,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(backpressure_and_room, setup, teardown),
         cmocka_unit_test_setup_teardown(flush_by_size, setup, teardown),
         cmocka_unit_test_setup_teardown(what_each_format_takes, setup, teardown),
+        cmocka_unit_test_setup_teardown(console_view_takes_a_bounded_share, setup, teardown),
         cmocka_unit_test(format_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
