@@ -4,7 +4,8 @@
  * /healthz never wait for a disk. Paths never leave the root: a PATH is refused when it is
  * absolute, has an empty, "." or ".." component, and every component is opened with O_NOFOLLOW
  * from the root's descriptor, so no symbolic link is ever followed. At most CONSOLE_MAX_JOBS reads
- * run at once (more are answered 503), a file is read up to CONSOLE_MAX_FILE_BYTES, a window keeps
+ * run at once (more are answered 503), a file is read up to CONSOLE_MAX_FILE_BYTES and a window
+ * through its sidecar seek index when it has one (sampled at keyframes when long), a window keeps
  * at most WINDOW_KEEP points while it reads (halving its density when full) and answers at most
  * points= (<= CONSOLE_MAX_POINTS) per actor and WINDOW_MAX_TOTAL in all. */
 #include "console.h"
@@ -23,6 +24,7 @@
 
 #include "recd/edit.h"
 #include "recd/format.h"
+#include "recd/seek_index.h"
 #include "recd/track_point.h"
 #include "server.h"
 
@@ -32,6 +34,7 @@
 #define WINDOW_KEEP 200000u     /* points kept while reading a window */
 #define WINDOW_MAX_TOTAL 200000u /* points answered in all */
 #define WINDOW_MAX_EVENTS 1000u
+#define WINDOW_END_PROBE_S 1e11 /* a time past any recording's end: the seek lands on the last point */
 
 typedef struct file_job {
     uv_work_t req;
@@ -225,6 +228,7 @@ typedef struct collect {
     size_t n, stride, seen;
     double min_x, max_x, min_y, max_y, t_end;
     size_t total;
+    bool sampled; /* read at keyframes spread over the window, not sample by sample */
 } collect;
 
 static int collect_point(void *data, const recd_track_point *p)
@@ -301,6 +305,14 @@ static json_t *actors_json(collect *c, unsigned points)
     return a;
 }
 
+/* The time of the last sample (the tail read for a window's duration). */
+static int note_end(void *data, const recd_track_point *p)
+{
+    double *end = data;
+    *end = fmax(*end, p->t);
+    return 0;
+}
+
 typedef struct event_collect {
     json_t *list;
     json_t *open;    /* the open message (the recording's header) as its JSON line */
@@ -337,11 +349,66 @@ static int collect_event(void *data, const recd_msg *m, char *err, size_t errlen
     return 0;
 }
 
-/* The scan behind a window: every sample of the file read in order. With the seek index (issue
- * 38) this is where a window is to be read from its first index entry on instead. */
-static int console_window_scan(const recd_buf *file, collect *c, char *err, size_t errlen)
+/* FILE.idx beside the recording, when there is one the console may read (confined as the file
+ * is, at most a 64th of the file cap); empty otherwise. A stale or foreign index is harmless: the
+ * seek checks it and scans beyond its longest valid prefix. */
+static void read_sidecar(int root_fd, const char *path, recd_buf *idx)
 {
-    return recd_track_read(file->data, file->len, collect_point, c, NULL, err, errlen);
+    char rel[PATH_CAP + sizeof RECD_SEEK_INDEX_SUFFIX];
+    snprintf(rel, sizeof rel, "%s%s", path, RECD_SEEK_INDEX_SUFFIX);
+    int fd = open_confined(root_fd, rel);
+    if (fd < 0)
+        return;
+    if (read_file(fd, CONSOLE_MAX_FILE_BYTES / 64, true, idx) < 0)
+        recd_buf_free(idx);
+    close(fd);
+}
+
+/* The samples behind a window. With a sidecar and more indexed keyframes in the window than
+ * points= asks for, the window is sampled at points= keyframes spread over it, each read alone
+ * (sampled: a 24-hour file answers within the connection's deadline); otherwise the whole file
+ * is read for a window of all of it, and a narrower one from its seek point to its end. The end (the duration) is
+ * then found from the last seek point. Formats with no seek read everything, with the same
+ * answer. */
+static int window_read(const recd_buf *file, const recd_buf *idx, unsigned points, collect *c,
+                       char *err, size_t errlen)
+{
+    double to = isinf(c->to) ? -1.0 : c->to;
+    int rc = recd_track_read_sparse(file->data, file->len, idx->data, idx->len, c->from, to, points,
+                                    collect_point, c, err, errlen);
+    if (rc < 0)
+        return rc;
+    c->sampled = rc > 0;
+    if (!c->sampled && !(c->from > 0) && to < 0)
+        return recd_track_read(file->data, file->len, collect_point, c, NULL, err, errlen);
+    if (!c->sampled && (rc = recd_track_read_range(file->data, file->len, idx->data, idx->len, c->from, to,
+                                                   collect_point, c, NULL, err, errlen)) < 0)
+        return rc;
+    double end = c->t_end;
+    rc = recd_track_read_range(file->data, file->len, idx->data, idx->len, WINDOW_END_PROBE_S, -1.0,
+                               note_end, &end, NULL, err, errlen);
+    c->t_end = end;
+    return rc;
+}
+
+/* The events of the window, read from its seek point to its end as the samples are. A sampled
+ * window reads only the start (its header): its events would need the whole file, so a viewer
+ * asks a narrower window for them. */
+static void window_events(const recd_format *f, const recd_buf *file, const recd_buf *idx,
+                          const file_job *j, bool sampled, event_collect *ev)
+{
+    char err[256];
+    uint32_t unit_ms = recd_edit_unit_ms(f);
+    if (!unit_ms || j->from * 1000.0 / unit_ms > 1e15) {
+        recd_format_export(f, file->data, file->len, collect_event, ev, err, sizeof err);
+        return;
+    }
+    int64_t from = (int64_t)floor(j->from * 1000.0 / unit_ms);
+    int64_t to = isinf(j->to) || j->to * 1000.0 / unit_ms > 1e15 ? -1 : (int64_t)ceil(j->to * 1000.0 / unit_ms) + 1;
+    if (sampled)
+        from = to = 0;
+    recd_export_msgs_range(file->data, file->len, idx->data, idx->len, from, to, collect_event, ev, err,
+                           sizeof err);
 }
 
 static void work_window(file_job *j)
@@ -360,11 +427,14 @@ static void work_window(file_job *j)
         job_error(j, rc == -EFBIG ? 413 : 500, "cannot read it: %s", rc == -EFBIG ? "larger than the console reads" : strerror(-rc));
         return;
     }
+    recd_buf idx = {0};
+    read_sidecar(j->root_fd, j->path, &idx);
     collect c = {.from = j->from, .to = j->to, .stride = 1};
     c.pts = malloc(WINDOW_KEEP * sizeof *c.pts);
-    rc = c.pts ? console_window_scan(&file, &c, err, sizeof err) : -ENOMEM;
+    rc = c.pts ? window_read(&file, &idx, j->points, &c, err, sizeof err) : -ENOMEM;
     if (rc < 0) {
         free(c.pts);
+        recd_buf_free(&idx);
         recd_buf_free(&file);
         job_error(j, rc == -ENOMEM ? 500 : 422, "%s", err[0] ? err : "not a recording with samples to show");
         return;
@@ -373,11 +443,11 @@ static void work_window(file_job *j)
     const recd_format *f = recd_format_sniff(file.data, file.len, &what);
     event_collect ev = {json_array(), NULL, j->from, j->to, 0, 0};
     if (f && recd_format_is_recorded(f) && ev.list)
-        recd_format_export(f, file.data, file.len, collect_event, &ev, err, sizeof err);
+        window_events(f, &file, &idx, j, c.sampled, &ev);
     json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:I, s:b, s:o, s:o}", "path", j->path, "format",
                           f ? f->name : "", "from", num(j->from), "to", num(isinf(j->to) ? c.t_end : j->to),
                           "duration", num(c.t_end), "samples_total", (json_int_t)c.total, "thinned",
-                          c.stride > 1, "actors", actors_json(&c, j->points), "events",
+                          c.stride > 1 || c.sampled, "actors", actors_json(&c, j->points), "events",
                           ev.list ? ev.list : json_array());
     if (o)
         json_object_set_new(o, "extent", json_pack("{s:o, s:o, s:o, s:o}", "min_x", num(c.min_x), "max_x",
@@ -385,10 +455,15 @@ static void work_window(file_job *j)
     if (o)
         json_object_set_new(o, "events_total", json_integer((json_int_t)ev.seen));
     if (o)
+        json_object_set_new(o, "indexed", json_boolean(idx.len > 0));
+    if (o)
+        json_object_set_new(o, "sampled", json_boolean(c.sampled));
+    if (o)
         json_object_set_new(o, "header", ev.open ? ev.open : json_null());
     else
         json_decref(ev.open);
     free(c.pts);
+    recd_buf_free(&idx);
     recd_buf_free(&file);
     job_answer(j, 200, o);
 }

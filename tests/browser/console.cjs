@@ -20,7 +20,9 @@ const offsite = [];
 // The position rectool export gives for actor `actor` at time t (the last sample at or before t),
 // in the console's map coordinates (metres, x east, y north).
 function exported(file, t) {
-  const lines = execFileSync(rectool, ['export', '--to', 'jsonl', file, '-o', '-'], { maxBuffer: 1 << 28 })
+  // A long file is exported from a minute before t (through its seek index), not whole.
+  const range = t > 120 ? ['--from', Math.floor(t - 60) + 's', '--until', Math.ceil(t + 1) + 's'] : [];
+  const lines = execFileSync(rectool, ['export', '--to', 'jsonl', file, ...range, '-o', '-'], { maxBuffer: 1 << 28 })
     .toString().split('\n').filter(Boolean).map(JSON.parse).filter(m => m.type === 'state');
   let best = null;
   for (const m of lines) {
@@ -91,10 +93,14 @@ async function main() {
   await page.waitForSelector('a[href="#/replay/rec/walk.rec"]', { timeout });
   await page.screenshot({ path: path.join(images, 'console-recordings.png') });
   for (const [file, t, shot] of [['rec/walk.rec', 12.5, 'console-replay.png'], ['rec/ride.recap', 7.3, null],
-                                 ['rec/traffic.log', 4.2, 'console-replay-actors.png']]) {
+                                 ['rec/traffic.log', 4.2, 'console-replay-actors.png'],
+                                 ['rec/day.recap', 43210.5, null]]) {
     await page.goto(url + '/#/replay/' + file);
     await until(file + ' to load', () => page.$eval('#replay-pos', p => p.dataset.t || ''), timeout);
     await page.$eval('#replay-time', (s, v) => { s.value = String(v); s.dispatchEvent(new Event('input')); }, t);
+    // A long file's overview is sampled: the position is exact once the window around t is in.
+    await until(file + ' exact at ' + t, () => page.$eval('#replay-pos', p => p.dataset.exact === '1' ? 'yes' : ''), timeout);
+    await page.$eval('#replay-time', s => s.dispatchEvent(new Event('input')));
     const shown = await page.$eval('#replay-pos', p => ({ t: Number(p.dataset.t), x: Number(p.dataset.x), y: Number(p.dataset.y) }));
     const want = exported(path.join(root, file), shown.t);
     if (!want || Math.abs(want.x - shown.x) > 0.01 || Math.abs(want.y - shown.y) > 0.01)
@@ -105,6 +111,9 @@ async function main() {
     await page.click('#replay-play');
     if (shot) await page.screenshot({ path: path.join(images, shot) });
   }
+  const day = await (await fetch(url + '/api/recordings/rec/day.recap/window?points=5000')).json();
+  if (!day.sampled || !day.indexed || !(day.duration > 86000))
+    fail('the 24-hour Recap file was not sampled through its index: ' + JSON.stringify({ sampled: day.sampled, indexed: day.indexed, duration: day.duration }));
   phase('replays');
   await browser.close();
   if (offsite.length) fail('requests left loopback: ' + offsite.join(', '));

@@ -18,6 +18,10 @@ mkdir -p "$tmp/out/rec"
 "$RECTOOL" generate --format samp-onfoot --scenario walk --duration 30s -o "$tmp/out/rec/walk.rec" >/dev/null
 "$RECTOOL" generate --format recap --scenario walk --duration 30s -o "$tmp/out/rec/ride.recap" >/dev/null
 "$RECTOOL" generate --format carla --actors 10 --duration 30s -o "$tmp/out/rec/traffic.log" >/dev/null
+# A 24-hour Recap file with its seek index: the viewer samples it at keyframes and reads the
+# scrubbed stretch through the index.
+"$RECTOOL" generate --format recap --scenario walk --duration 24h -o "$tmp/out/rec/day.recap" >/dev/null
+"$RECTOOL" index "$tmp/out/rec/day.recap" >/dev/null
 cat >"$tmp/recd.yaml" <<YAML
 listen:
   - tcp://127.0.0.1:0

@@ -244,9 +244,10 @@ async function replay(path) {
     el('div', { class: 'row' }, el('div', {}, map, timeline, el('div', { class: 'controls' }, play, speedSel, slider)),
       el('div', { class: 'panel' }, el('h2', {}, 'Actors'), actors, el('h2', {}, 'Events'), events,
         el('details', {}, el('summary', {}, 'Recording header'), header))));
+  const windowUrl = '/api/recordings/' + path.split('/').map(encodeURIComponent).join('/') + '/window?points=';
   let w;
   try {
-    w = await getJSON('/api/recordings/' + path.split('/').map(encodeURIComponent).join('/') + '/window?points=5000');
+    w = await getJSON(windowUrl + '5000');
   } catch (e) {
     pos.textContent = String(e.message); pos.className = 'error'; return;
   }
@@ -255,7 +256,7 @@ async function replay(path) {
   const ex = w.extent, m = Math.max(ex.max_x - ex.min_x, ex.max_y - ex.min_y, 10) * 0.05;
   mv.fit(ex.min_x - m, ex.max_x + m, ex.min_y - m, ex.max_y + m);
   const duration = w.duration || 0, start = w.from || 0;
-  slider.max = String(duration); slider.step = String(Math.max(duration / 2000, 0.001));
+  slider.max = String(duration); slider.step = 'any'; // a 24-hour file is scrubbed to the sample too
   header.textContent = w.header ? JSON.stringify(w.header, null, 1).slice(0, 4000) : 'none';
   actors.replaceChildren(...w.actors.map(a => el('li', {}, el('span', { class: 'swatch' }, ''), 'id ' + a.id + ' (' + a.samples + ' samples)')));
   const describe = ev => ev ? Object.entries(ev).filter(([k]) => k !== 'type' && k !== 'session')
@@ -266,12 +267,30 @@ async function replay(path) {
   g.fillStyle = '#eceef2'; g.fillRect(0, 0, timeline.width, timeline.height);
   g.fillStyle = '#d1242f';
   for (const e of w.events) g.fillRect((e.t - start) / Math.max(duration - start, 1e-9) * (timeline.width - 2), 4, 2, 16);
+  // A thinned or sampled overview (a long file) is drawn as the route; the position at t comes
+  // from a detailed window around t, fetched through the seek index when t leaves the one held.
+  const coarse = w.thinned || w.sampled;
+  const span = Math.min(60, Math.max(duration / 2, 1));
+  let detail = null, fetching = null;
+  function wantDetail(t) {
+    if (!coarse || fetching !== null || (detail && t >= detail.from && t <= detail.to)) return;
+    const from = Math.max(0, t - span), to = Math.min(duration, t + span);
+    fetching = t;
+    getJSON(windowUrl + '5000&from=' + from + '&to=' + to).then(d => {
+      detail = d; fetching = null;
+      if (!pos.isConnected) return;
+      events.replaceChildren(...d.events.slice(0, 300).map(e => el('li', {}, fmt(e.t, 2) + ' s: ' + describe(e.event))));
+      draw(Number(slider.value));
+    }).catch(() => { fetching = null; });
+  }
   function draw(t) {
     mv.clear();
     const many = w.actors.length > 50;
     for (const a of w.actors) if (!many) mv.track(a.points.filter(p => p[0] <= t), colourOf(a.id) + '88');
+    const near = detail && t >= detail.from && t <= detail.to ? detail : null;
+    wantDetail(t);
     let shown = null;
-    for (const a of w.actors) {
+    for (const a of (near || w).actors) {
       const p = pointAt(a.points, t);
       if (!p) continue;
       mv.marker(p[1], p[2], colourOf(a.id), many ? undefined : a.id);
@@ -279,8 +298,9 @@ async function replay(path) {
     }
     mv.scaleBar();
     pos.textContent = 't=' + t.toFixed(3) + ' s' + (shown ? ' actor ' + shown.id + ' x=' + shown.p[1].toFixed(3) + ' y=' + shown.p[2].toFixed(3) + ' (sample at ' + shown.p[0].toFixed(3) + ' s)' : '') +
-      ' - ' + w.format + ', ' + w.actors.length + ' actor(s), ' + w.samples_total + ' samples' + (w.thinned ? ' (thinned)' : '');
+      ' - ' + w.format + ', ' + w.actors.length + ' actor(s), ' + w.samples_total + ' samples' + (w.sampled ? ' (sampled at keyframes)' : w.thinned ? ' (thinned)' : '');
     pos.dataset.x = shown ? shown.p[1] : ''; pos.dataset.y = shown ? shown.p[2] : ''; pos.dataset.t = t;
+    pos.dataset.exact = !coarse || near ? '1' : ''; // every sample at t is known, not a thinned one
   }
   let playing = null, last = 0;
   function frame(now) {

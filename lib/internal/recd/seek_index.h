@@ -92,6 +92,17 @@ int recd_track_read_range(const uint8_t *buf, size_t len, const uint8_t *index, 
                           double from_s, double to_s, recd_track_fn on_point, void *data,
                           const recd_progress *progress, char *err, size_t errlen);
 
+/* An overview of [from_s, to_s] seconds (to_s < 0: the end) for a long file: the states at up
+ * to `reads` seek points of the sidecar index[0..ilen) spread evenly over the range, at most one
+ * per gzip member (so fewer than reads when members are long), each read alone, instead of
+ * every sample. 1 when read that way; 0 when it cannot or would not save work (no sidecar, a
+ * format not entered at keyframes, no more indexed points in the range than reads), and the
+ * caller reads the range itself; or a negative errno / the callback's value. */
+#define RECD_TRACK_SPARSE_MAX 100000u
+int recd_track_read_sparse(const uint8_t *buf, size_t len, const uint8_t *index, size_t ilen,
+                           double from_s, double to_s, size_t reads, recd_track_fn on_point, void *data,
+                           char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
  * read without it). */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "edit/edit_internal.h"
 #include "base/why.h"
@@ -77,7 +78,8 @@ int recd_track_read_range(const uint8_t *buf, size_t len, const uint8_t *index, 
     recd_sniff_result what;
     const recd_format *f = recd_format_sniff(buf, len, &what);
     const struct recd_format_edit *e = f ? f->edit : NULL;
-    if (!e || !e->track_point || !e->unit_ms || !what.standard || !(from_s > 0) ||
+    bool whole = !(from_s > 0) && to_s < 0; /* a range of everything gains nothing from a seek */
+    if (!e || !e->track_point || !e->unit_ms || !what.standard || whole || !(from_s >= 0) ||
         from_s > 1e12 || to_s > 1e12)
         return recd_track_read(buf, len, on_point, data, progress, err, errlen);
     int64_t from = (int64_t)floor(from_s * 1000.0 / e->unit_ms);
@@ -93,4 +95,56 @@ int recd_track_read_range(const uint8_t *buf, size_t len, const uint8_t *index, 
     }
     edit_progress_end(&t.progress, rc < 0 ? rc : 0);
     return rc < 0 ? rc : 0;
+}
+
+/* A sampled read: states are handed on only at the picked times (the first state at or after
+ * each), as one decode from a shared start point runs past several picks. */
+typedef struct sparse_read {
+    track_read t;
+    const recd_seek_point *picks;
+    size_t next, end;
+    uint32_t unit_ms;
+} sparse_read;
+
+static int sparse_msg(void *ctx, const recd_msg *m, char *err, size_t errlen)
+{
+    sparse_read *r = ctx;
+    int64_t ms = m->type == RECD_MSG_STATE ? recd_edit_msg_time_ms(m) : -1;
+    if (ms < 0 || r->next == r->end || ms < r->picks[r->next].time * (int64_t)r->unit_ms)
+        return 0;
+    while (r->next < r->end && r->picks[r->next].time * (int64_t)r->unit_ms <= ms)
+        r->next++; /* this state stands for every pick it reaches */
+    return track_msg(&r->t, m, err, errlen);
+}
+
+int recd_track_read_sparse(const uint8_t *buf, size_t len, const uint8_t *index, size_t ilen,
+                           double from_s, double to_s, size_t reads, recd_track_fn on_point, void *data,
+                           char *err, size_t errlen)
+{
+    recd_sniff_result what;
+    const recd_format *f = recd_format_sniff(buf, len, &what);
+    const struct recd_format_edit *e = f ? f->edit : NULL;
+    if (!e || !e->track_point || !e->unit_ms || !what.standard || !f->seek || !f->seek->export_from ||
+        !index || !reads || reads > RECD_TRACK_SPARSE_MAX || !(from_s >= 0) || from_s > 1e12 || to_s > 1e12)
+        return 0;
+    int64_t from = (int64_t)floor(from_s * 1000.0 / e->unit_ms);
+    int64_t to = to_s < 0 ? -1 : (int64_t)ceil(to_s * 1000.0 / e->unit_ms);
+    recd_seek_point *pts = malloc(reads * sizeof *pts);
+    if (!pts)
+        return -ENOMEM;
+    size_t in_range;
+    size_t n = recd_format__index_spread(f, buf, len, index, ilen, from, to, pts, reads, &in_range);
+    int rc = n && in_range > reads ? 1 : 0; /* few keyframes: the plain read costs little more */
+    sparse_read r = {{e, on_point, data, {0}}, pts, 0, 0, e->unit_ms};
+    for (size_t i = 0; rc > 0 && i < n; i = r.end) {
+        /* Picks that start reading at the same place (one gzip member) share one decode. */
+        r.next = i;
+        for (r.end = i + 1; r.end < n && pts[r.end].offset == pts[i].offset; r.end++)
+            ;
+        int got = f->seek->export_from(buf, len, &pts[i], pts[r.end - 1].time, sparse_msg, &r, err, errlen);
+        if (got < 0)
+            rc = got;
+    }
+    free(pts);
+    return rc;
 }

@@ -5,6 +5,7 @@
 #include "formats/format_seek.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -267,6 +268,39 @@ int recd_format__export_range(const recd_format *f, const uint8_t *buf, size_t l
         return rc == -ENOMEM ? rc : 0; /* nothing to start at: the whole file says why */
     rc = f->seek->export_from(buf, len, &p, to, on_msg, ctx, err, errlen);
     return rc < 0 ? rc : 1;
+}
+
+size_t recd_format__index_spread(const recd_format *f, const uint8_t *buf, size_t len,
+                                 const uint8_t *index, size_t index_len, int64_t from, int64_t to,
+                                 recd_seek_point *out, size_t max, size_t *in_range)
+{
+    recd_seek_index_status st;
+    *in_range = 0;
+    if (!max || check_entries(f, buf, len, index, index_len, false, &st) < 0 || st.valid == 0)
+        return 0;
+    const uint8_t *e = index + RECD_SEEK_INDEX_HEADER_SIZE;
+    size_t first = 0, end = st.valid; /* entries [first, end) lie in [from, to] */
+    while (first < end && (int64_t)ld_le64(e + first * RECD_SEEK_INDEX_ENTRY_SIZE) < from)
+        first++;
+    while (end > first && to >= 0 && (int64_t)ld_le64(e + (end - 1) * RECD_SEEK_INDEX_ENTRY_SIZE) > to)
+        end--;
+    *in_range = end - first;
+    /* The first entry of each start offset: two picks in one gzip member would decode it twice. */
+    size_t *starts = malloc((end - first + 1) * sizeof *starts), ns = 0;
+    if (!starts)
+        return 0;
+    for (size_t k = first; k < end; k++)
+        if (ns == 0 || ld_le64(e + k * RECD_SEEK_INDEX_ENTRY_SIZE + 8) !=
+                           ld_le64(e + starts[ns - 1] * RECD_SEEK_INDEX_ENTRY_SIZE + 8))
+            starts[ns++] = k;
+    size_t n = 0;
+    for (size_t k = 0; k < max && k < ns; k++) {
+        size_t at = starts[ns <= max ? k : k * (ns - 1) / (max > 1 ? max - 1 : 1)];
+        if (entry_valid(e + at * RECD_SEEK_INDEX_ENTRY_SIZE, buf, len, &out[n]))
+            n++; /* an entry whose data moved is left out: the spread is a sample, not a cut */
+    }
+    free(starts);
+    return n;
 }
 
 typedef struct grow_ctx {

@@ -39,4 +39,13 @@ int recd_format__export_range(const recd_format *f, const uint8_t *buf, size_t l
                               const uint8_t *index, size_t index_len, int64_t from, int64_t to,
                               recd_msg_fn on_msg, void *ctx, char *err, size_t errlen);
 
+/* Up to max seek points from the valid prefix of index (sidecar of buf) whose times lie in
+ * [from, to] (to < 0: no end), spread evenly over them and at most one per start offset (a
+ * point reads from its offset, so two in one gzip member would decode it twice), in time order;
+ * how many were put in out. *in_range: the valid entries in [from, to]. 0 when there is no
+ * usable index. */
+size_t recd_format__index_spread(const recd_format *f, const uint8_t *buf, size_t len,
+                                 const uint8_t *index, size_t index_len, int64_t from, int64_t to,
+                                 recd_seek_point *out, size_t max, size_t *in_range);
+
 #endif
