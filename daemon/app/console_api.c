@@ -57,6 +57,19 @@ static const char *session_state(const recd_session *s)
     return s->closing ? "closing" : s->dormant ? "dormant" : s->write_failing ? "write_failing" : "open";
 }
 
+/* The session's counts in drops_by [first, end), named as the metrics' labels: only those seen. */
+static json_t *drops_by_json(const recd_session *s, size_t first, size_t end, const char *(*name)(size_t))
+{
+    json_t *o = json_object();
+    for (size_t i = first; o && s->drops_by && i < end; i++)
+        if (s->drops_by[i])
+            json_object_set_new(o, name(i - first), json_integer((json_int_t)s->drops_by[i]));
+    return o ? o : json_object();
+}
+
+static const char *reason_name(size_t i) { return recd_metrics_reason_name((recd_m_reason)i); }
+static const char *drop_name(size_t i) { return recd_metrics_drop_name((recd_m_drop)i); }
+
 static json_t *session_json(recd_server *srv, const recd_session *s, uint64_t now)
 {
     const session_live *l = s->view;
@@ -69,6 +82,7 @@ static json_t *session_json(recd_server *srv, const recd_session *s, uint64_t no
     if (!o)
         return NULL;
     json_object_set_new(o, "rate", json_real(l ? l->rate : 0.0));
+    json_object_set_new(o, "identity", s->identity[0] ? json_string(s->identity) : json_null());
     json_object_set_new(o, "bytes", json_pack("{s:I, s:I, s:I}", "queued", (json_int_t)s->queued_total,
                                               "written", (json_int_t)s->written_total, "lost",
                                               (json_int_t)s->lost_total));
@@ -79,8 +93,11 @@ static json_t *session_json(recd_server *srv, const recd_session *s, uint64_t no
     json_object_set_new(o, "buffer", json_pack("{s:I, s:I, s:I}", "used", (json_int_t)s->buffered,
                                                "limit", (json_int_t)cfg->limits.session_buffer,
                                                "held", (json_int_t)s->held));
-    json_object_set_new(o, "drops", json_pack("{s:I, s:I}", "refused", (json_int_t)s->refused,
-                                              "actors_over", (json_int_t)(l ? l->actors_over : 0)));
+    json_object_set_new(o, "drops", json_pack("{s:I, s:I, s:o, s:o}", "refused", (json_int_t)s->refused,
+                                              "actors_over", (json_int_t)(l ? l->actors_over : 0),
+                                              "refused_by", drops_by_json(s, 0, RECD_M_REASONS, reason_name),
+                                              "dropped_by", drops_by_json(s, RECD_M_REASONS,
+                                                                          SESSION_DROP_SLOTS, drop_name)));
     json_object_set_new(o, "ring", json_pack("{s:b, s:b}", "can_save", s->ops->ring_save != NULL,
                                              "active", s->ring != NULL));
     return o;

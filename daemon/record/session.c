@@ -28,6 +28,24 @@ int session_refuse(session_input *in, recd_m_reason reason, char *why, size_t wh
     return -EBADMSG;
 }
 
+static void count_by(recd_session *s, size_t slot, uint64_t n)
+{
+    if (!s->drops_by)
+        s->drops_by = calloc(SESSION_DROP_SLOTS, sizeof *s->drops_by);
+    if (s->drops_by) /* out of memory: the metrics and the total still count it */
+        s->drops_by[slot] += n;
+}
+
+void session_count_refusal(recd_session *s, recd_m_reason reason)
+{
+    count_by(s, (size_t)reason, 1);
+}
+
+void session_count_drop(recd_session *s, recd_m_drop reason, uint64_t samples)
+{
+    count_by(s, (size_t)RECD_M_REASONS + (size_t)reason, samples);
+}
+
 const char *session_input_peer(session_input *in)
 {
     if (!in->peer)

@@ -93,6 +93,9 @@ typedef struct recd_session {
      * (a datagram over the buffer limits, a tick that could not be written): a datagram
      * sender hears no reply, so the count is logged with the key when the session closes. */
     uint64_t refused;
+    /* Its refused messages by reason (recd_m_reason) and then its dropped samples by reason
+     * (recd_m_drop), for the console; NULL until the first (most sessions never have one). */
+    uint64_t *drops_by;
     uint64_t retry_at_ms;     /* while write_failing: when the writer tries again */
     uint32_t retry_delay_ms;  /* the backoff: doubles with each failure up to a cap */
     uint32_t stop_retries;    /* failed tries since the shutdown began */
@@ -188,6 +191,10 @@ int session_put(recd_session *s, const void *data, size_t len);
  * the session's next put or reserve); NULL without a part or memory. */
 uint8_t *session_reserve(recd_session *s, size_t len);
 void session_account(recd_session *s, int64_t delta); /* buffered bytes, session and process */
+/* The session's count of refusals and drops by reason (s->drops_by), beside the metrics'. */
+#define SESSION_DROP_SLOTS ((size_t)RECD_M_REASONS + (size_t)RECD_M_DROPS)
+void session_count_refusal(recd_session *s, recd_m_reason reason);
+void session_count_drop(recd_session *s, recd_m_drop reason, uint64_t samples);
 /* Bytes going into the writer queue (counted in queued_total as well as in buffered). */
 static inline void session_queued(recd_session *s, uint64_t len)
 {

@@ -351,8 +351,9 @@ __attribute__((cold, noinline)) static bool datagram_dropped(session_input *in, 
     if (peer_over && !session_peer_over_share(s))
         return false;
     recd_metric_add(env->metrics->backpressure_events_total, 0, 1);
-    recd_metric_add(env->metrics->samples_dropped_total,
-                    peer_over ? RECD_M_DROP_PEER_BUFFER : RECD_M_DROP_BUFFER_FULL, 1);
+    recd_m_drop reason = peer_over ? RECD_M_DROP_PEER_BUFFER : RECD_M_DROP_BUFFER_FULL;
+    recd_metric_add(env->metrics->samples_dropped_total, reason, 1);
+    session_count_drop(s, reason, 1);
     s->refused++;
     if (peer_over) {
         char name[64];
@@ -401,11 +402,19 @@ static inline __attribute__((always_inline)) int admit_sample(session_input *in,
     return 1;
 }
 
+/* A message for s was refused (rc < 0): the session counts it by reason for the console. */
+__attribute__((cold, noinline)) static int refused_by(session_input *in, recd_session *s, int rc)
+{
+    if (rc == -EBADMSG && in->reason_set)
+        session_count_refusal(s, in->reason);
+    return rc;
+}
+
 /* After a format took a sample (rc is what it returned). */
 static int sample_taken(session_input *in, recd_session *s, int rc)
 {
     if (rc < 0)
-        return rc;
+        return refused_by(in, s, rc);
     if (!s->ops->pending) /* the format keeps nothing back: the sample's bytes are queued */
         s->inputs_queued = s->inputs;
     note_limits(in, s);
@@ -417,11 +426,12 @@ static int dispatch_sample(session_input *in, recd_session *s, const recd_msg *m
                            const recd_wire_meta *meta, uint64_t now_ms, char *why, size_t whylen)
 {
     if (m->type == RECD_MSG_EVENT && !s->ops->events)
-        return session_refuse(in, RECD_M_SCHEMA, why, whylen, "event for session '%s': %s sessions have no events",
-                      s->key, recd_msg_format_name(s->format));
+        return refused_by(in, s, session_refuse(in, RECD_M_SCHEMA, why, whylen,
+                                                "event for session '%s': %s sessions have no events",
+                                                s->key, recd_msg_format_name(s->format)));
     int rc = admit_sample(in, s, m->type == RECD_MSG_STATE, m->format, now_ms, why, whylen);
     if (rc <= 0)
-        return rc;
+        return rc < 0 ? refused_by(in, s, rc) : rc;
     /* Before the format takes it: a format may move what the message owns (meta->movable). */
     if (m->type == RECD_MSG_EVENT || session_live_due(s->live_ms, now_ms))
         session_live_note(s, m, now_ms);
@@ -469,7 +479,7 @@ int session_dispatch_fast(session_input *in, const recd_wire_rec_state *st,
         return -EBADMSG;
     /* One compare per frame for a stream that owns the session (its number is never 0). */
     if ((!in->owner || s->owner != in->owner) && check_owner(in, s, "state", why, whylen) < 0)
-        return -EBADMSG;
+        return refused_by(in, s, -EBADMSG);
     if (in->datagram && st->has_seq && !sequence_ok(in, s, st->seq))
         return 0;
     in->has_seq = st->has_seq;
@@ -478,7 +488,7 @@ int session_dispatch_fast(session_input *in, const recd_wire_rec_state *st,
     uint64_t now_ms = session_now_ms(s);
     int rc = admit_sample(in, s, true, st->format, now_ms, why, whylen);
     if (rc <= 0)
-        return rc;
+        return rc < 0 ? refused_by(in, s, rc) : rc;
     const session_format *ops = s->ops;
     rc = ops->state_fast ? ops->state_fast(s, in, st->time_ms, meta->has_time, st->fields, now_ms)
                          : state_decoded(in, s, st, meta, now_ms, why, whylen);
@@ -508,12 +518,16 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
     uint64_t now_ms = sessions_now_ms(in->sessions);
     if (m->type == RECD_MSG_OPEN) {
         in->acct_format = m->format;
-        return dispatch_open(in, m, now_ms, why, whylen);
+        int rc = dispatch_open(in, m, now_ms, why, whylen);
+        recd_session *open = rc < 0 ? session_table_get(&in->sessions->table, m->session) : NULL;
+        return open ? refused_by(in, open, rc) : rc; /* a live session's key, refused to this open */
     }
     recd_session *s = find(in, recd_msg_type_name(m->type), m->session,
                            strnlen(m->session, RECD_SESSION_KEY_MAX), why, whylen);
-    if (!s || check_owner(in, s, recd_msg_type_name(m->type), why, whylen) < 0)
+    if (!s)
         return -EBADMSG;
+    if (check_owner(in, s, recd_msg_type_name(m->type), why, whylen) < 0)
+        return refused_by(in, s, -EBADMSG);
     if (in->datagram && m->has_seq && !sequence_ok(in, s, m->seq))
         return 0;
     in->has_seq = m->has_seq;
@@ -525,7 +539,7 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
     case RECD_MSG_FLUSH:
         s->last_input_ms = now_ms;
         if (s->ops->flush_message && s->ops->flush_message(s, m, why, whylen) < 0)
-            return refuse_as(in, RECD_M_SCHEMA);
+            return refused_by(in, s, refuse_as(in, RECD_M_SCHEMA));
         session_flush(s);
         in->touched = s;
         in->accepted = true;
@@ -533,12 +547,12 @@ int session_dispatch(session_input *in, const recd_msg *m, const recd_wire_meta 
     case RECD_MSG_SAVE: {
         if (!s->ops->ring_save) {
             say_no_ring("save", s->key, s->format, why, whylen);
-            return refuse_as(in, RECD_M_SCHEMA);
+            return refused_by(in, s, refuse_as(in, RECD_M_SCHEMA));
         }
         s->last_input_ms = now_ms;
         int rc = session_ring_save(s, m->save.last_ms, m->save.label, why, whylen);
         if (rc == -EBADMSG)
-            return refuse_as(in, RECD_M_SCHEMA);
+            return refused_by(in, s, refuse_as(in, RECD_M_SCHEMA));
         if (rc < 0)
             return rc;
         in->accepted = true;

@@ -80,9 +80,9 @@ static void memory_drop(recd_session *s, session_ring *r, ring_bound why, bool r
                         uint32_t samples)
 {
     bool session = why == RING_SESSION_BOUND;
-    recd_metric_add(s->env->metrics->samples_dropped_total,
-                    session ? RECD_M_DROP_RING_SESSION_MEMORY : RECD_M_DROP_RING_PROCESS_MEMORY,
-                    samples);
+    recd_m_drop reason = session ? RECD_M_DROP_RING_SESSION_MEMORY : RECD_M_DROP_RING_PROCESS_MEMORY;
+    recd_metric_add(s->env->metrics->samples_dropped_total, reason, samples);
+    session_count_drop(s, reason, samples);
     uint8_t bit = session ? 1 : 2;
     if (r->warned & bit)
         return;

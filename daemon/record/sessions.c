@@ -119,6 +119,8 @@ static void end_format_part(recd_session *s, bool session_end)
 static void free_format(recd_session *s)
 {
     session_live_free(s);
+    free(s->drops_by);
+    s->drops_by = NULL;
     if (s->ops->free)
         s->ops->free(s);
     session_ring_free(s);

@@ -9,6 +9,7 @@
 #   another identity is refused (not_owner);
 # - auth.token_file is read at start and again on reload (SIGHUP), the old token then refused;
 # - tls.min_version "1.3" set by a reload refuses a TLS 1.2 client (counted) and takes a 1.3 one.
+import http.client
 import json
 import os
 import shutil
@@ -94,6 +95,15 @@ def identities(r, pki):
                           h.client_context(pki.cert, eu2_cert, eu2_key), reply=True)
     check(b"belongs to identity 'gs-eu-1'" in reply, f"gs-eu-2 resumed gs-eu-1's session: {reply!r}")
     check(r.value(not_owner) == was + 1, "the refused resume is not counted as not_owner")
+    # The console shows the owner's identity and the refusal on the session it was about.
+    c = http.client.HTTPConnection("127.0.0.1", r.ports["metrics"], timeout=10 * h.SCALE)
+    c.request("GET", "/api/sessions")
+    listed = {x["key"]: x for x in json.loads(c.getresponse().read())["sessions"]}
+    c.close()
+    eu = listed.get("eu-own", {})
+    check(eu.get("identity") == "gs-eu-1", f"/api/sessions shows identity {eu.get('identity')!r} for eu-own")
+    check(eu.get("drops", {}).get("refused_by") == {"not_owner": 1},
+          f"/api/sessions counts eu-own's refusals as {eu.get('drops')!r}")
     owner.sendall(ndjson({"type": "close", "session": "eu-own"}))
     err, _ = h.tls_end(owner)
     check(err is None, f"the owner's close: {err}")

@@ -95,6 +95,13 @@ function strip(canvas, series, label, max) {
 
 // ---- the overview -------------------------------------------------------------------------
 
+// A session's refusals and drops: their count, and by reason on hover.
+function dropsCell(d) {
+  const all = Object.entries(d.refused_by || {}).concat(Object.entries(d.dropped_by || {}));
+  const n = all.reduce((sum, [, v]) => sum + v, 0);
+  return el('td', { class: 'num', title: all.map(([k, v]) => k + ' ' + v).join(', ') || 'none' }, n);
+}
+
 async function overview() {
   const root = view();
   root.replaceChildren(el('h1', {}, 'Live sessions'), el('div', { id: 'sessions' }, 'loading...'),
@@ -107,14 +114,14 @@ async function overview() {
       if (!shown('sessions')) return;
       const rows = s.sessions.map(x => el('tr', { 'data-key': x.key },
         el('td', {}, el('a', { href: '#/session/' + encodeURIComponent(x.key) }, x.key)),
-        el('td', {}, x.format), el('td', {}, x.peer || '-'), el('td', {}, x.state),
+        el('td', {}, x.format), el('td', {}, (x.identity ? x.identity + ' at ' : '') + (x.peer || '-')), el('td', {}, x.state),
         el('td', { class: 'num' }, fmt(x.rate)), el('td', { class: 'num' }, bytes(x.bytes.written)),
         el('td', {}, x.part ? x.part.name : '-'),
         el('td', { class: 'num' }, bytes(x.buffer.used) + ' / ' + bytes(x.buffer.limit)),
-        el('td', { class: 'num' }, x.drops.refused), el('td', {}, x.ring.can_save ? 'ring' : '-')));
+        dropsCell(x.drops), el('td', {}, x.ring.can_save ? 'ring' : '-')));
       document.getElementById('sessions').replaceChildren(rows.length ? el('table', {},
         el('tr', {}, ...['session', 'format', 'peer', 'state', 'samples/s', 'written', 'current part',
-                          'buffer', 'refused', 'ring'].map(h => el('th', {}, h))), ...rows)
+                          'buffer', 'refused / dropped', 'ring'].map(h => el('th', {}, h))), ...rows)
         : el('p', { class: 'muted' }, 'No session is being recorded. Send one: rectool send FILE --to tcp://127.0.0.1:PORT'));
       const p = await getJSON('/api/process');
       if (!shown('process')) return;

@@ -221,6 +221,31 @@ static void console_view_takes_a_bounded_share(void **state)
     assert_int_equal(view_of(f, "fast")->version, 2);
 }
 
+/* Refusals of messages for a live session are counted on it by reason (the console's drops). */
+static void refusals_counted_per_session(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(open_session(f, "foot", RECD_MSG_FMT_SAMP_ONFOOT), 0);
+    recd_session *s = session_table_get(&f->r.reg.table, "foot");
+    assert_non_null(s);
+    assert_null(s->drops_by); /* nothing refused: nothing allocated */
+    recd_msg m;
+    recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_SAMP_VEHICLE);
+    snprintf(m.session, sizeof m.session, "foot");
+    assert_int_equal(send_msg(f, &m), -EBADMSG);
+    recd_msg_free(&m);
+    assert_int_equal(send_simple(f, "foot", RECD_MSG_EVENT, RECD_MSG_FMT_RECAP), -EBADMSG);
+    assert_int_equal(open_session(f, "foot", RECD_MSG_FMT_RECAP), -EBADMSG); /* its key, another format */
+    assert_non_null(s->drops_by);
+    assert_int_equal(s->drops_by[RECD_M_SCHEMA], 3);
+    for (size_t i = 0; i < SESSION_DROP_SLOTS; i++)
+        if (i != RECD_M_SCHEMA)
+            assert_int_equal(s->drops_by[i], 0);
+    /* A refusal for a key no session has is nobody's. */
+    assert_int_equal(send_simple(f, "nobody", RECD_MSG_EVENT, RECD_MSG_FMT_RECAP), -EBADMSG);
+    assert_int_equal(s->drops_by[RECD_M_UNKNOWN_SESSION], 0);
+}
+
 static void format_table(void **state)
 {
     (void)state;
@@ -247,6 +272,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(flush_by_size, setup, teardown),
         cmocka_unit_test_setup_teardown(what_each_format_takes, setup, teardown),
         cmocka_unit_test_setup_teardown(console_view_takes_a_bounded_share, setup, teardown),
+        cmocka_unit_test_setup_teardown(refusals_counted_per_session, setup, teardown),
         cmocka_unit_test(format_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

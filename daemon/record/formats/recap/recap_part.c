@@ -358,6 +358,7 @@ void recap_drop_group(recd_session *s, session_recap *r)
 {
     recd_metric_add(s->env->metrics->samples_dropped_total, RECD_M_DROP_UNWRITABLE,
                     r->group_samples);
+    session_count_drop(s, RECD_M_DROP_UNWRITABLE, r->group_samples);
     s->refused += r->group_samples;
     recap_group_clear(s, r);
 }
@@ -424,6 +425,7 @@ void recap_part_feed(recd_session *s)
     if (rc < 0) {
         recd_metric_add(s->env->metrics->samples_dropped_total, RECD_M_DROP_UNWRITABLE,
                         r->group_samples);
+        session_count_drop(s, RECD_M_DROP_UNWRITABLE, r->group_samples);
         s->refused += r->group_samples;
         log_warn("session '%s': tick %llu dropped: the Recap encoder refused it: %s", s->key,
                  (unsigned long long)tick, recd_strerror(rc));

@@ -64,6 +64,7 @@ void recap_ring_put(recd_session *s, session_recap *r)
                  recd_strerror(rc));
         recd_metric_add(s->env->metrics->samples_dropped_total, RECD_M_DROP_UNWRITABLE,
                         r->group_samples);
+        session_count_drop(s, RECD_M_DROP_UNWRITABLE, r->group_samples);
     } /* else the ring dropped it and counted it */
     recd_buf_free(&b);
     r->last_fed = tick;
