@@ -222,22 +222,43 @@ static bool route_session(console *c, const recd_http_request *req, const char *
     return true;
 }
 
-/* Read-only answers are for loopback clients, and for others with the token when one is set. */
-static bool allowed(recd_server *srv, const recd_http_request *req)
+/* Whether the request carries the token, or came with a client certificate that verified. */
+static bool credentialed(recd_server *srv, const recd_http_request *req)
 {
     const char *token = srv->cfg.auth.token;
-    if (req->peer_loopback)
+    if (req->client_cert)
         return true;
     return token && req->authorization && strncmp(req->authorization, "Bearer ", 7) == 0 &&
            strcmp(req->authorization + 7, token) == 0;
+}
+
+/* Read-only answers as metrics.console says; NULL when allowed, else why not. */
+static const char *refusal(recd_server *srv, const recd_http_request *req)
+{
+    switch ((recd_console_access)srv->cfg.metrics.console) {
+    case RECD_CONSOLE_OPEN: return NULL;
+    case RECD_CONSOLE_TOKEN:
+        return credentialed(srv, req) ? NULL : "the console answers clients with auth.token or a client certificate";
+    case RECD_CONSOLE_LOOPBACK:
+        return req->peer_loopback || credentialed(srv, req)
+                   ? NULL
+                   : "the console answers loopback clients, others with auth.token or a client certificate";
+    case RECD_CONSOLE_OFF: break;
+    }
+    return "";
 }
 
 static bool console_route(void *ctx, const recd_http_request *req, recd_http_reply *r)
 {
     console *c = ctx;
     static const char api[] = "/api/";
-    if (!allowed(c->server, req)) {
-        console_send_error(r, 403, "the console answers loopback clients, others with auth.token");
+    const char *why = refusal(c->server, req);
+    if (why && !why[0]) {
+        console_send_error(r, 404, "not found (metrics.console: off)");
+        return true;
+    }
+    if (why) {
+        console_send_error(r, 403, why);
         return true;
     }
     if (req->path_len < sizeof api - 1 || memcmp(req->path, api, sizeof api - 1) != 0)

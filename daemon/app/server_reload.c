@@ -204,7 +204,11 @@ void server_reload(recd_server *s)
     /* Options that need a restart keep their running values: the output root, the metrics
      * endpoint, and the fleet's layout (its stream, partition count and this instance's name). */
     swap_strings(&next.output.root, &s->cfg.output.root);
-    next.metrics = s->cfg.metrics;
+    /* metrics.remote_save and metrics.console change live; the endpoint itself does not. */
+    next.metrics.enabled = s->cfg.metrics.enabled;
+    next.metrics.listen = s->cfg.metrics.listen;
+    next.metrics.allow_remote = s->cfg.metrics.allow_remote;
+    next.metrics.tls = s->cfg.metrics.tls;
     swap_strings(&next.nats.stream, &s->cfg.nats.stream);
     swap_strings(&next.nats.instance, &s->cfg.nats.instance);
     next.nats.partitions = s->cfg.nats.partitions;

@@ -117,6 +117,7 @@ typedef struct recd_config {
         bool allow_remote;                 /* permit a non-loopback metrics address */
         bool remote_save;                  /* instant-replay saves from non-loopback clients */
         bool tls;                          /* HTTPS with the tls: section's certificate */
+        int console;                       /* recd_console_access: who reads the web console */
     } metrics;
     struct {
         int level;                         /* recd_log_level */
@@ -146,6 +147,15 @@ typedef struct recd_config {
         bool listen;                       /* it has a listen list (`listen: []` too), or --listen */
     } written;
 } recd_config;
+
+/* Who may read the web console's pages and API (metrics.console); saving always needs the
+ * token or a verified client certificate (docs/http-api.md). */
+typedef enum recd_console_access {
+    RECD_CONSOLE_OFF = 0,      /* no console: its paths answer 404 */
+    RECD_CONSOLE_LOOPBACK = 1, /* loopback clients; others with the token or a client certificate */
+    RECD_CONSOLE_TOKEN = 2,    /* every client with the token or a client certificate */
+    RECD_CONSOLE_OPEN = 3      /* every client that reaches the listener */
+} recd_console_access;
 
 /* An open of a session key that is open already (sessions.second_open). */
 typedef enum recd_second_open {

@@ -34,6 +34,14 @@ static const enum_name tls_versions[] = {
     {NULL, 0},
 };
 
+static const enum_name console_access[] = {
+    {"off", RECD_CONSOLE_OFF},
+    {"loopback", RECD_CONSOLE_LOOPBACK},
+    {"token", RECD_CONSOLE_TOKEN},
+    {"open", RECD_CONSOLE_OPEN},
+    {NULL, 0},
+};
+
 static const enum_name second_opens[] = {
     {"refuse", RECD_SECOND_OPEN_REFUSE},
     {"new_file", RECD_SECOND_OPEN_NEW_FILE},
@@ -186,6 +194,12 @@ static const row core_rows[] = {
      "certificate is then asked for, and one that verifies may save sessions like the token)."},
     {"metrics.remote_save", T_BOOL, OFF(metrics.remote_save), 0, 0, F_LIVE, "false", NULL,
      "Accept POST /sessions/KEY/save from clients that are not on loopback (auth.token must be set)."},
+    {"metrics.console", T_ENUM, OFF(metrics.console), 0, 0, F_LIVE, "loopback", console_access,
+     "Who may read the web console (its pages and /api/): off (no console), loopback (loopback "
+     "clients, others with auth.token or a verified client certificate), token (every client with "
+     "the token or a verified client certificate) or open (every client that reaches the "
+     "listener, for one behind an authenticating proxy). Saving needs the token or a certificate "
+     "whatever this says."},
 
     {"log.level", T_ENUM, OFF(log.level), 0, 0, F_LIVE, "info", log_levels,
      "Least important messages logged: emerg, alert, crit, err, warning, notice, info or debug."},

@@ -376,8 +376,10 @@ static bool route_other(conn *c, const char *path, size_t plen, const char *quer
     recd_http_server *s = c->srv;
     if (!s->opt.route)
         return false;
+    const char *const *names;
+    size_t named = c->tls ? tls_conn_names(c->tls, &names) : 0;
     recd_http_request req = {http_method_str(c->parser.method), path, plen, query, qlen,
-                             c->auth_len ? c->auth : NULL, c->loopback};
+                             c->auth_len ? c->auth : NULL, c->loopback, named ? names[0] : NULL};
     c->held = true;
     if (!s->opt.route(s->opt.route_ctx, &req, (recd_http_reply *)c)) {
         c->held = false;

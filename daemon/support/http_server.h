@@ -56,6 +56,7 @@ typedef struct recd_http_request {
     size_t query_len;
     const char *authorization; /* the Authorization header's value, or NULL */
     bool peer_loopback;        /* the client connected from a loopback address */
+    const char *client_cert;   /* HTTPS: the name of the client certificate that verified, or NULL */
 } recd_http_request;
 
 /* The answer to one routed request: sent at once or later (work on the thread pool), or kept
