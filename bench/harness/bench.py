@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import carla  # noqa: E402
+import export  # noqa: E402
 import fleet  # noqa: E402
 import prepared  # noqa: E402
 import procs  # noqa: E402
@@ -265,7 +266,7 @@ def render(mode, info, specs, results, have_recd=True):
     if not have_recd:
         out += ["**recd was not built when this ran** (build-bench/daemon/recd missing): the "
                 "recd rows are empty and only the baselines were measured.", ""]
-    rows = report.targets(results)
+    rows = report.targets(results) + export.target_rows(results.get("EXPORT"))
     if rows:
         out += ["## Targets", ""] + report.target_table(rows) + [""]
     out += report.half_raw_budget(results, info["nproc"])
@@ -277,7 +278,9 @@ def render(mode, info, specs, results, have_recd=True):
         if "skipped" in r:
             out += [f"### {sid}: {scenarios.title(sc)}", "", f"Skipped: {r['skipped']}.", ""]
             continue
-        if sc["kind"] in KINDS:
+        if sc["kind"] == "export":
+            out += export.table(r, sid)
+        elif sc["kind"] in KINDS:
             out += KINDS[sc["kind"]]["table"](sid, sc, r["summary"])
         else:
             out += report.idle_table(sid, sc, r["run"])
@@ -362,6 +365,8 @@ def main():
             results[sid] = run_udp(env, sid, sc, preps[sid], a.work)
         elif sc["kind"] == "curve":
             results[sid] = run_curve(env, sid, sc, preps[sid], a.work)
+        elif sc["kind"] == "export":
+            results[sid] = export.run(env.rectool, a.work, sc["scale"], log=log, gzip=env.gzip)
         else:
             results[sid] = run_idle(env, sid, sc, a.work)
 

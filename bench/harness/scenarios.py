@@ -66,6 +66,10 @@ FULL = {
                            samples=200_000, reps=1),
                   ],
                   systems=["recd", "raw"], reps=3),
+    # rectool export and import per format beside cat and gzip -dc of the same JSON lines
+    # (export.py; about 130-150 MB of JSON lines per format, an eighth in quick).
+    "EXPORT": dict(kind="export", title="rectool export and import, against cat and gzip -dc",
+                   scale="full"),
 }
 
 QUICK = {
@@ -77,6 +81,7 @@ QUICK = {
     "S6": dict(FULL["S6"], samples=200_000, reps=1, systems=["recd", "rsyslog"]),
     "S7": dict(FULL["S7"], seconds=5, reps=1),
     "S8": dict(FULL["S8"], samples=200_000, reps=1),
+    "EXPORT": dict(FULL["EXPORT"], scale="quick"),
 }
 
 

@@ -224,10 +224,45 @@ bool rt_output_is_terminal(const rt_output *out)
     return !out->part_path && isatty(STDOUT_FILENO);
 }
 
-recd_sink rt_output_sink(rt_output *out) { return recd_fd_sink(&out->fd); }
+/* OUT.part's buffer, and the write size from which a write skips it (already big enough). */
+#define OUTPUT_BUFFER ((size_t)1 << 20)
+#define OUTPUT_DIRECT ((size_t)64 << 10)
+
+static int flush_pending(rt_output *out)
+{
+    size_t n = out->pending_len;
+    out->pending_len = 0;
+    return n ? recd_write_all(out->fd, out->pending, n) : 0;
+}
+
+static int output_write(void *ctx, const void *data, size_t len)
+{
+    rt_output *out = ctx;
+    if (out->pending_len + len > OUTPUT_BUFFER || len >= OUTPUT_DIRECT) {
+        int rc = flush_pending(out);
+        if (rc < 0 || len >= OUTPUT_DIRECT)
+            return rc < 0 ? rc : recd_write_all(out->fd, data, len);
+    }
+    if (!out->pending && !(out->pending = malloc(OUTPUT_BUFFER)))
+        return recd_write_all(out->fd, data, len);
+    memcpy(out->pending + out->pending_len, data, len);
+    out->pending_len += len;
+    return 0;
+}
+
+recd_sink rt_output_sink(rt_output *out)
+{
+    if (!out->part_path)
+        return recd_fd_sink(&out->fd);
+    recd_sink s = {output_write, out};
+    return s;
+}
 
 static void free_paths(rt_output *out)
 {
+    free(out->pending);
+    out->pending = NULL;
+    out->pending_len = 0;
     forget_part(out->part_path);
     free(out->final_path);
     free(out->part_path);
@@ -240,8 +275,8 @@ int rt_output_commit(rt_output *out)
         out->fd = -1;
         return 0; /* stdout: nothing to rename */
     }
-    int rc = 0;
-    if (close(out->fd) < 0)
+    int rc = flush_pending(out);
+    if (close(out->fd) < 0 && rc == 0)
         rc = -errno;
     out->fd = -1;
     if (rc == 0 && rename(out->part_path, out->final_path) < 0)

@@ -27,11 +27,16 @@ typedef struct rt_output {
     char *final_path; /* NULL when writing to standard output */
     char *part_path;
     int fd;
+    /* Small writes to OUT.part gather here and go out in big ones (a .rec import writes one
+     * block at a time); standard output gets every write as it comes. */
+    uint8_t *pending;
+    size_t pending_len;
 } rt_output;
 
 /* Opens path + ".part" for writing (or stdout for NULL / "-"). 0 or a negative errno. */
 int rt_output_open(rt_output *out, const char *path);
-/* A sink that writes to the output; out must outlive the sink. */
+/* A sink that writes to the output; out must outlive the sink. Writes to OUT.part are buffered
+ * until commit; nothing else may write to out->fd while the sink is in use. */
 recd_sink rt_output_sink(rt_output *out);
 /* Closes and renames the .part file onto the final name. 0 or a negative errno (then the .part
  * file is removed). */

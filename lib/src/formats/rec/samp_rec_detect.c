@@ -212,6 +212,16 @@ static size_t utf8_sequence_length(uint8_t b)
     return 0;
 }
 
+/* True when none of the 8 bytes at p is NUL or >= 0x80. The zero-byte test is exact (a borrow
+ * only flags bytes above a real zero), so the byte order of the load does not matter. */
+static inline bool plain_ascii8(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    return ((w | ((w - ones) & ~w)) & highs) == 0;
+}
+
 bool recd_rec__text_mangled(const uint8_t *buf, size_t len, size_t *evidence_offset)
 {
     /* E8 03 00 00 after the conversion: E8 -> C3 A8, 03 stays, NUL -> space. */
@@ -224,6 +234,12 @@ bool recd_rec__text_mangled(const uint8_t *buf, size_t len, size_t *evidence_off
     bool seen_multibyte = false;
     size_t i = 0;
     while (i < len) {
+        /* Text is mostly ASCII (a JSON-lines file is sniffed through here): skip it 16 bytes at
+         * a time. */
+        while (len - i >= 16 && plain_ascii8(buf + i) && plain_ascii8(buf + i + 8))
+            i += 16;
+        if (i >= len)
+            break;
         uint8_t b = buf[i];
         if (b == 0)
             return false;

@@ -72,6 +72,33 @@ static bool fail(rd *r, const char *path, const char *fmt, ...)
     return false;
 }
 
+/* Field paths for the error text ("inventory[3].count"). Every item read builds its paths in
+ * case it fails, so they are joined without printf; the text and its truncation (at most cap - 1
+ * bytes, then NUL) are snprintf's. path_join(dst, cap, a, b) is "%s%s", path_index "%s[%zu]". */
+static size_t path_put(char *dst, size_t cap, size_t n, const char *s)
+{
+    while (*s && n + 1 < cap)
+        dst[n++] = *s++;
+    return n;
+}
+
+static void path_join(char *dst, size_t cap, const char *a, const char *b)
+{
+    dst[path_put(dst, cap, path_put(dst, cap, 0, a), b)] = 0;
+}
+
+static void path_index(char *dst, size_t cap, const char *a, size_t i)
+{
+    char num[24], *d = num + sizeof num;
+    *--d = 0;
+    *--d = ']';
+    do
+        *--d = (char)('0' + i % 10);
+    while ((i /= 10) != 0);
+    *--d = '[';
+    path_join(dst, cap, a, d);
+}
+
 static bool oom(rd *r)
 {
     recd_why(r->err, r->errlen, "out of memory");
@@ -204,7 +231,7 @@ static bool get_vec3(rd *r, const json_t *obj, const char *key, double out[3])
         return fail(r, key, "expected an array of 3 numbers");
     for (size_t i = 0; i < 3; i++) {
         char path[32];
-        snprintf(path, sizeof path, "%s[%zu]", key, i);
+        path_index(path, sizeof path, key, i);
         if (!get_f64(r, json_array_get(j, i), path, &out[i]))
             return false;
     }
@@ -225,7 +252,7 @@ static bool get_item(rd *r, const json_t *j, const char *path, int slot_max, rec
     char sub[96];
     memset(it, 0, sizeof *it);
     if (slot_max >= 0) {
-        snprintf(sub, sizeof sub, "%s.slot", path);
+        path_join(sub, sizeof sub, path, ".slot");
         const json_t *s = json_object_get(j, "slot");
         int64_t v = 0;
         if (!s)
@@ -237,7 +264,7 @@ static bool get_item(rd *r, const json_t *j, const char *path, int slot_max, rec
     const json_t *k = json_object_get(j, "key");
     if (!k)
         return fail(r, path, "missing key \"key\"");
-    snprintf(sub, sizeof sub, "%s.key", path);
+    path_join(sub, sizeof sub, path, ".key");
     if (!get_string(r, k, sub, STR_MAX, &it->key))
         return false;
     const json_t *count = json_object_get(j, "count");
@@ -253,18 +280,18 @@ static bool get_item(rd *r, const json_t *j, const char *path, int slot_max, rec
     int64_t v = 0;
     if (!count)
         return fail(r, path, "missing key \"count\"");
-    snprintf(sub, sizeof sub, "%s.count", path);
+    path_join(sub, sizeof sub, path, ".count");
     if (!get_uint(r, count, sub, "u8", 255, &v))
         return false;
     it->count = (uint8_t)v;
     if (flags) {
-        snprintf(sub, sizeof sub, "%s.flags", path);
+        path_join(sub, sizeof sub, path, ".flags");
         if (!get_uint(r, flags, sub, "u8", 255, &v))
             return false;
         it->flags = (uint8_t)v;
     }
     if (data) {
-        snprintf(sub, sizeof sub, "%s.data", path);
+        path_join(sub, sizeof sub, path, ".data");
         if (!get_base64(r, data, sub, 65535, &it->data))
             return false;
     }
@@ -283,7 +310,7 @@ static bool get_item_list(rd *r, const json_t *obj, const char *key, recd_recap_
     bool used[RECD_RECAP_INVENTORY_SLOTS] = {false};
     for (size_t i = 0; i < json_array_size(j); i++) {
         char path[48];
-        snprintf(path, sizeof path, "%s[%zu]", key, i);
+        path_index(path, sizeof path, key, i);
         recd_recap_item it;
         int slot = 0;
         if (!get_item(r, json_array_get(j, i), path, n, &it, &slot))
@@ -320,7 +347,7 @@ static bool get_list(rd *r, const recd_recap_field *f, const json_t *j, const ch
     names[nn] = NULL;
     for (size_t row = 0; row < rows; row++) {
         char rpath[96];
-        snprintf(rpath, sizeof rpath, "%s[%zu]", path, row);
+        path_index(rpath, sizeof rpath, path, row);
         const json_t *o = json_array_get(j, row);
         if (!json_is_object(o))
             return fail(r, rpath, "expected an object, got %s", json_text_type_name(o));
@@ -328,7 +355,8 @@ static bool get_list(rd *r, const recd_recap_field *f, const json_t *j, const ch
             return false;
         for (size_t i = 0; i < f->elem_count; i++) {
             char fpath[128];
-            snprintf(fpath, sizeof fpath, "%s.%s", rpath, f->elem[i].name);
+            size_t n = path_put(fpath, sizeof fpath, path_put(fpath, sizeof fpath, 0, rpath), ".");
+            fpath[path_put(fpath, sizeof fpath, n, f->elem[i].name)] = 0;
             const json_t *m = json_object_get(o, f->elem[i].name);
             if (!m)
                 return fail(r, rpath, "missing key \"%s\"", f->elem[i].name);

@@ -10,6 +10,7 @@
 
 #include "base/bytes.h"
 #include "formats/rec/rec_format.h"
+#include "formats/rec/samp_rec_detect.h"
 #include "recd/samp_rec.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -1053,6 +1054,66 @@ static void test_probe_text_mangled(void **state)
     recd_report_free(&r);
 }
 
+/* The byte-at-a-time check that recd_rec__text_mangled's 16-byte ASCII skip must agree with. */
+static bool text_mangled_bytewise(const uint8_t *buf, size_t len, size_t *evidence)
+{
+    static const uint8_t sig[] = {0xC3, 0xA8, 0x03, 0x20, 0x20};
+    *evidence = 0;
+    if (len >= sizeof sig && memcmp(buf, sig, sizeof sig) == 0)
+        return true;
+    bool seen = false;
+    for (size_t i = 0; i < len;) {
+        uint8_t b = buf[i];
+        if (b == 0)
+            return false;
+        if (b < 0x80) {
+            i++;
+            continue;
+        }
+        size_t n = b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+        if (n == 0)
+            return false;
+        for (size_t k = 1; k < n && i + k < len; k++)
+            if ((buf[i + k] & 0xC0) != 0x80)
+                return false;
+        if (!seen)
+            *evidence = i;
+        seen = true;
+        i += n;
+    }
+    return seen;
+}
+
+/* ASCII text with a NUL, a stray byte >= 0x80 or a UTF-8 sequence (whole or cut) at every
+ * offset around the skip's 16-byte steps, and plain ASCII of every length. */
+static void test_text_mangled_ascii_skip(void **state)
+{
+    (void)state;
+    static const uint8_t inserts[][4] = {{0x00}, {0x80}, {0xFF}, {0xC3, 0xA8}, {0xE2, 0x82, 0xAC},
+                                         {0xF0, 0x9F, 0x98, 0x80}, {0xC3, 0x41}, {0x7F}};
+    static const size_t insert_len[] = {1, 1, 1, 2, 3, 4, 2, 1};
+    uint8_t buf[80];
+    for (size_t len = 0; len <= sizeof buf; len++) {
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (uint8_t)(' ' + (i * 7) % 95);
+        for (size_t k = 0; k <= sizeof inserts / sizeof inserts[0]; k++) {
+            for (size_t at = 0; at < len; at++) {
+                uint8_t b[sizeof buf];
+                memcpy(b, buf, len);
+                if (k < sizeof inserts / sizeof inserts[0])
+                    for (size_t j = 0; j < insert_len[k] && at + j < len; j++)
+                        b[at + j] = inserts[k][j];
+                size_t e1 = 99, e2 = 99;
+                bool fast = recd_rec__text_mangled(b, len, &e1);
+                bool slow = text_mangled_bytewise(b, len, &e2);
+                assert_int_equal(fast, slow);
+                if (slow)
+                    assert_int_equal(e1, e2);
+            }
+        }
+    }
+}
+
 static void test_probe_type_mismatch(void **state)
 {
     (void)state;
@@ -1266,6 +1327,7 @@ int main(void)
         cmocka_unit_test(test_probe_headerless75),
         cmocka_unit_test(test_probe_vcmp),
         cmocka_unit_test(test_probe_text_mangled),
+        cmocka_unit_test(test_text_mangled_ascii_skip),
         cmocka_unit_test(test_probe_type_mismatch),
         cmocka_unit_test(test_probe_one_block_keeps_stored_type),
         cmocka_unit_test(test_probe_unknown_type),

@@ -943,6 +943,21 @@ static void test_recap_bad_input(void **state)
     expect_error(line, R, "state.equipment[0].data: not valid base64");
     snprintf(line, sizeof line, "%s,\"equipment\":[{\"slot\":1,\"key\":\"a\",\"count\":1,\"nbt\":1}]}", st);
     expect_error(line, R, "state.equipment[0]: unknown key \"nbt\"");
+    /* Paths with a two-digit index and every item field (joined without printf). */
+    int n = snprintf(line, sizeof line, "%s,\"inventory\":[", st);
+    for (int i = 0; i < 12; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s{\"slot\":%d,\"key\":\"a\",\"count\":%d}",
+                      i ? "," : "", i, i == 11 ? 256 : 1);
+    snprintf(line + n, sizeof line - (size_t)n, "]}");
+    expect_error(line, R, "state.inventory[11].count: 256 does not fit u8");
+    snprintf(line, sizeof line, "%s,\"equipment\":[{\"slot\":1,\"key\":\"a\",\"count\":1,\"flags\":-1}]}", st);
+    expect_error(line, R, "state.equipment[0].flags: -1 does not fit u8");
+    snprintf(line, sizeof line, "%s,\"equipment\":[{\"slot\":1,\"key\":7}]}", st);
+    expect_error(line, R, "state.equipment[0].key: expected a string, got an integer");
+    snprintf(line, sizeof line, "%s,\"equipment\":[{\"slot\":\"1\",\"key\":\"a\"}]}", st);
+    expect_error(line, R, "state.equipment[0].slot: expected an integer, got a string");
+    expect_error("{\"type\":\"state\",\"tick\":1,\"pos\":[0,0,\"z\"]}", R,
+                 "state.pos[2]: expected a number, got a string");
     snprintf(line, sizeof line, "%s,\"speed\":1}", st);
     expect_error(line, R, "state: unknown key \"speed\"");
     expect_error("{\"type\":\"state\",\"tick\":1}", R, "state: missing key \"pos\"");
