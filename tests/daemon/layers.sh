@@ -12,14 +12,8 @@
 set -u
 
 LAYERS=(app ingest record write support) # top to bottom
-
-rank_of() {
-    local i
-    for i in "${!LAYERS[@]}"; do
-        [[ ${LAYERS[$i]} == "$1" ]] && { echo "$i"; return; }
-    done
-    echo -1
-}
+declare -A RANK # a layer's place from the top, looked up without a subshell per include
+for i in "${!LAYERS[@]}"; do RANK[${LAYERS[$i]}]=$i; done
 
 # Prints one problem per line; exit status 1 when there is any.
 check() {
@@ -34,7 +28,7 @@ check() {
         dir=$(dirname "$file")
         rel=${file#"$root"/}
         layer=${rel%%/*}
-        if [[ $(rank_of "$layer") -lt 0 ]]; then
+        if [[ -z ${RANK[$layer]:-} ]]; then
             echo "$rel: in a folder that is not a layer"
             bad=1
             continue
@@ -56,7 +50,7 @@ check() {
             fi
             target=${target#"$root"/}
             tlayer=${target%%/*}
-            if [[ $(rank_of "$tlayer") -lt $(rank_of "$layer") ]]; then
+            if [[ ${RANK[$tlayer]:--1} -lt ${RANK[$layer]} ]]; then
                 echo "$rel: $layer includes \"$inc\" from $tlayer, a layer above it"
                 bad=1
             fi
