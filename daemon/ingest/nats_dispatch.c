@@ -268,7 +268,6 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     e->msg = msg;
     e->seq = seq;
     e->s = p->in.touched;
-    e->wait_req = src->req_no; /* its session's record (an open's own, too) is stored first */
     e->has_wire = p->cur_has_wire;
     e->wire_seq = p->cur_wire;
     if (e->s) {
@@ -278,9 +277,10 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
         if (rec) {
             if (seq > rec->seq_taken)
                 rec->seq_taken = seq;
-            nats_record_mark(rec); /* a new part */
+            nats_record_taken(rec); /* a new part: recorded before this wait is set */
         }
     }
+    e->wait_req = src->req_no; /* its session's record (an open's own, a new part's) is stored first */
     p->in.touched = NULL;
     if (p->in.over_process || p->in.over_key[0])
         p->blocked = true;

@@ -347,6 +347,19 @@ void nats_record_mark(nats_record *rec)
     LIST_INSERT_HEAD(&rec->src->dirty, rec, dirty_link);
 }
 
+void nats_record_taken(nats_record *rec)
+{
+    if (!rec->src || rec->s->part_no == rec->part_stored) {
+        nats_record_mark(rec);
+        return;
+    }
+    if (rec->dirty) {
+        LIST_REMOVE(rec, dirty_link);
+        rec->dirty = false;
+    }
+    record_put(rec->src, rec);
+}
+
 /* The records changed since they were last stored, once per pass over the queues. A record whose
  * last write is still queued waits for it (and stays dirty): one write per record in flight keeps
  * the queue, which every acknowledgement waits for, as short as the number of sessions. With all

@@ -236,6 +236,10 @@ void nats_free_taken(taken_record *t);
 nats_record *nats_record_of(nats_source *src, const recd_session *s);
 void nats_record_open(nats_source *src, nats_partition *p, const recd_msg *m);
 void nats_record_mark(nats_record *rec);
+/* After a message was taken for rec's session: a part it started is recorded at once (queued
+ * before the message's acknowledgement, which waits for every record queued before it, so a
+ * takeover never numbers a part twice); other changes are marked (nats_record_mark). */
+void nats_record_taken(nats_record *rec);
 void nats_store_dirty(nats_source *src, bool all);
 void nats_record_session_freed(nats_record *rec);
 bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s, bool has_seq,
