@@ -367,9 +367,9 @@ static void read_sidecar(int root_fd, const char *path, recd_buf *idx)
 /* The samples behind a window. With a sidecar and more indexed keyframes in the window than
  * points= asks for, the window is sampled at points= keyframes spread over it, each read alone
  * (sampled: a 24-hour file answers within the connection's deadline); otherwise the whole file
- * is read for a window of all of it, and a narrower one from its seek point to its end. The end (the duration) is
- * then found from the last seek point. Formats with no seek read everything, with the same
- * answer. */
+ * is read for a window of all of it, and a narrower one from its seek point to its end. A read
+ * that stopped before the file's end finds the end (the duration) from the last seek point.
+ * Formats that cannot be entered at a seek point read everything, with the same answer. */
 static int window_read(const recd_buf *file, const recd_buf *idx, unsigned points, collect *c,
                        char *err, size_t errlen)
 {
@@ -379,11 +379,14 @@ static int window_read(const recd_buf *file, const recd_buf *idx, unsigned point
     if (rc < 0)
         return rc;
     c->sampled = rc > 0;
-    if (!c->sampled && !(c->from > 0) && to < 0)
+    bool whole = !c->sampled && (!(c->from > 0) && to < 0);
+    if (whole)
         return recd_track_read(file->data, file->len, collect_point, c, NULL, err, errlen);
-    if (!c->sampled && (rc = recd_track_read_range(file->data, file->len, idx->data, idx->len, c->from, to,
-                                                   collect_point, c, NULL, err, errlen)) < 0)
+    if (!c->sampled && (rc = recd_track_read_range(file->data, file->len, idx->data, idx->len, c->from,
+                                                   to, collect_point, c, NULL, err, errlen)) < 0)
         return rc;
+    if (!c->sampled && (to < 0 || !recd_track_can_seek(file->data, file->len)))
+        return 0; /* read to the end: its last point is the end */
     double end = c->t_end;
     rc = recd_track_read_range(file->data, file->len, idx->data, idx->len, WINDOW_END_PROBE_S, -1.0,
                                note_end, &end, NULL, err, errlen);

@@ -85,6 +85,10 @@ int recd_export_msgs_range(const uint8_t *buf, size_t len, const uint8_t *index,
                            int64_t from, int64_t to, recd_msg_fn on_msg, void *ctx, char *err,
                            size_t errlen);
 
+/* Whether buf's format is read from a seek point (recd_track_read_range stops at its range);
+ * false when a range read reads the whole file. */
+bool recd_track_can_seek(const uint8_t *buf, size_t len);
+
 /* recd_track_read for a plot of [from_s, to_s] seconds (to_s < 0: the end): from the seek point
  * of from_s when the format allows (points before from_s may come too: the caller filters),
  * else every point. */

@@ -71,6 +71,14 @@ int recd_track_points_of(const recd_msg *m, recd_track_fn on_point, void *data)
     return on_point(data, &p);
 }
 
+bool recd_track_can_seek(const uint8_t *buf, size_t len)
+{
+    recd_sniff_result what;
+    const recd_format *f = recd_format_sniff(buf, len, &what);
+    const struct recd_format_edit *e = f ? f->edit : NULL;
+    return e && e->track_point && e->unit_ms && what.standard && f->seek && f->seek->export_from;
+}
+
 int recd_track_read_range(const uint8_t *buf, size_t len, const uint8_t *index, size_t ilen,
                           double from_s, double to_s, recd_track_fn on_point, void *data,
                           const recd_progress *progress, char *err, size_t errlen)
