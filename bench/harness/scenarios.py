@@ -9,7 +9,9 @@ five times per system: their recd and raw runs last well under a second, and one
 ten lost most of its speed to the machine (the sender's CPU time rose tenfold, whichever system
 received), so a median of three moved with a single such run. `warm`: after each fresh run of a
 system, a warm one (warm.py: the same process takes the stream twice and only the second replay
-is timed), reported beside the fresh figures; it adds about a minute to S2 and S3 in `full`."""
+is timed), reported beside the fresh figures. From the rates of the last full run that is about 9
+more minutes for `full` on a quiet machine, most of them rsyslog's two 24 s passes per S2 run,
+and about half a minute for `quick`."""
 
 TCP_SYSTEMS = ["recd", "rsyslog", "raw", "raw+gzip-1"]
 
