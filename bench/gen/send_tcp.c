@@ -2,7 +2,8 @@
 /* benchgen send-tcp: replays prepared files over one or more TCP connections to a loopback
  * address as fast as the receiver takes them (non-blocking sockets, one poll loop), optionally
  * ends every connection with a sentinel line, then half-closes and waits for the receiver to
- * close. Prints one JSON line with monotonic timestamps for the harness. */
+ * close. Prints one JSON line with monotonic timestamps for the harness, one per pass when the
+ * files are replayed more than once on the same connections (--passes, the warm runs). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,10 +33,12 @@ typedef struct conn {
 
 static const char usage[] =
     "usage: benchgen send-tcp --to 127.0.0.1:PORT --conn FILE[,FILE...] [--conn ...]\n"
-    "                         [--sentinel TEXT] [--wait-close SECONDS]\n"
+    "                         [--sentinel TEXT] [--wait-close SECONDS] [--passes N]\n"
     "Each --conn is one connection sending its files in order. --sentinel appends TEXT and a\n"
     "newline to every connection. The receiver must close within --wait-close (default 120 s)\n"
-    "after our half-close.\n";
+    "after our half-close. --passes N sends every connection's files (and sentinel) N times on\n"
+    "the same connections: after each pass but the last it prints that pass's JSON line and\n"
+    "waits for a line on standard input before starting the next.\n";
 
 static int add_conn(conn *c, char *list)
 {
@@ -67,9 +70,9 @@ static int connect_one(conn *c, const struct sockaddr_in *to)
     return 0;
 }
 
-/* Sends what the socket takes now; once everything is sent, half-closes and clears c->sending.
- * 0, or -1 on a send error. */
-static int pump(conn *c, uint64_t *bytes)
+/* Sends what the socket takes now; once everything is sent, clears c->sending and, on the last
+ * pass, half-closes. 0, or -1 on a send error. */
+static int pump(conn *c, uint64_t *bytes, bool last_pass)
 {
     while (c->cur < c->nfiles) {
         const bg_file *f = &c->files[c->cur];
@@ -94,7 +97,8 @@ static int pump(conn *c, uint64_t *bytes)
         *bytes += (uint64_t)w;
     }
     c->sending = false;
-    shutdown(c->fd, SHUT_WR);
+    if (last_pass)
+        shutdown(c->fd, SHUT_WR);
     return 0;
 }
 
@@ -123,12 +127,14 @@ int bg_cmd_send_tcp(int argc, char **argv)
                                          {"conn", required_argument, NULL, 'c'},
                                          {"sentinel", required_argument, NULL, 's'},
                                          {"wait-close", required_argument, NULL, 'w'},
+                                         {"passes", required_argument, NULL, 'p'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static conn conns[MAX_CONNS];
     size_t n = 0;
     const char *to = NULL, *sentinel = NULL;
     double wait_close = 120;
+    long passes = 1;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -143,12 +149,13 @@ int bg_cmd_send_tcp(int argc, char **argv)
             break;
         case 's': sentinel = optarg; break;
         case 'w': wait_close = atof(optarg); break;
+        case 'p': passes = strtol(optarg, NULL, 10); break;
         case 'h': fputs(usage, stdout); return 0;
         default: fputs(usage, stderr); return 2;
         }
     }
     struct sockaddr_in addr;
-    if (!to || n == 0 || !(wait_close > 0 && wait_close <= 3600)) {
+    if (!to || n == 0 || !(wait_close > 0 && wait_close <= 3600) || passes < 1 || passes > 100) {
         fputs(usage, stderr);
         return 2;
     }
@@ -174,6 +181,7 @@ int bg_cmd_send_tcp(int argc, char **argv)
 
     uint64_t bytes = 0;
     size_t replied = 0;
+    long pass = 1;
     double t_first = bg_now(), t_sent = 0, deadline = 0;
     double cpu_first = bg_cpu_seconds(); /* mapping the streams before t_first is not sending */
     size_t sending = n, open = n;
@@ -197,7 +205,7 @@ int bg_cmd_send_tcp(int argc, char **argv)
             if (cc->eof)
                 continue;
             if (cc->sending) {
-                if (pump(cc, &bytes) < 0)
+                if (pump(cc, &bytes, pass == passes) < 0)
                     return 3;
                 if (!cc->sending && --sending == 0) {
                     t_sent = bg_now();
@@ -208,15 +216,38 @@ int bg_cmd_send_tcp(int argc, char **argv)
             if (cc->eof)
                 open--;
         }
+        if (sending == 0 && pass < passes) {
+            /* The harness times each pass from its first byte: it says when the receiver has
+             * stored this one. Replies are not read meanwhile; an error shows in the next send. */
+            printf("{\"pass\":%ld,\"t_first\":%.6f,\"t_sent\":%.6f,\"bytes\":%llu,\"conns\":%zu,"
+                   "\"cpu_s\":%.3f}\n",
+                   pass, t_first, t_sent, (unsigned long long)bytes, n, bg_cpu_seconds() - cpu_first);
+            fflush(stdout);
+            char line[64];
+            if (!fgets(line, sizeof line, stdin)) {
+                fprintf(stderr, "benchgen send-tcp: standard input ended before pass %ld\n", pass + 1);
+                return 3;
+            }
+            pass++;
+            for (size_t i = 0; i < n; i++) {
+                conns[i].cur = conns[i].off = 0;
+                conns[i].sending = true;
+            }
+            sending = n;
+            bytes = 0;
+            t_first = bg_now();
+            cpu_first = bg_cpu_seconds();
+            continue;
+        }
         if (sending == 0 && bg_now() > deadline) {
             fprintf(stderr, "benchgen send-tcp: receiver did not close within %.0f s\n", wait_close);
             break;
         }
     }
     double t_closed = bg_now();
-    printf("{\"t_first\":%.6f,\"t_sent\":%.6f,\"t_closed\":%.6f,\"bytes\":%llu,\"conns\":%zu,"
-           "\"reply_bytes\":%zu,\"unclosed\":%zu,\"cpu_s\":%.3f}\n",
-           t_first, t_sent, t_closed, (unsigned long long)bytes, n, replied, open,
+    printf("{\"pass\":%ld,\"t_first\":%.6f,\"t_sent\":%.6f,\"t_closed\":%.6f,\"bytes\":%llu,"
+           "\"conns\":%zu,\"reply_bytes\":%zu,\"unclosed\":%zu,\"cpu_s\":%.3f}\n",
+           pass, t_first, t_sent, t_closed, (unsigned long long)bytes, n, replied, open,
            bg_cpu_seconds() - cpu_first);
     for (size_t i = 0; i < n; i++) {
         close(conns[i].fd);

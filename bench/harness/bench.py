@@ -25,6 +25,7 @@ import perf_profile  # noqa: E402
 import report  # noqa: E402
 import runs  # noqa: E402
 import scenarios  # noqa: E402
+import warm  # noqa: E402
 
 
 class Env:
@@ -121,6 +122,7 @@ def run_tcp(env, sid, sc, prep, work, **kw):
     kind = KINDS[sc["kind"]]
     one = kind["one"]
     results = {s: [] for s in sc["systems"]}
+    warm_runs = {s: [] for s in sc["systems"]} if sc.get("warm") else None
     for rep in range(sc["reps"]):
         order = sc["systems"][rep % len(sc["systems"]):] + sc["systems"][:rep % len(sc["systems"])]
         for system in order:
@@ -138,7 +140,13 @@ def run_tcp(env, sid, sc, prep, work, **kw):
                 r = {"error": str(e)[:300]}
                 log(f"  {sid} rep {rep + 1} {system}: FAILED {r['error']}")
             results[system].append(r)
-    return {"runs": results, "summary": report.summarize_tcp(results)}
+            if warm_runs is not None:  # the same system warm, right after its fresh run
+                warm_runs[system].append(warm.run(env, sid, sc, prep, system, work, log,
+                                                  f"rep {rep + 1} warm"))
+    out = {"runs": results, "summary": report.summarize_tcp(results)}
+    if warm_runs is not None:
+        out["warm"] = {"runs": warm_runs, "summary": report.summarize_tcp(warm_runs)}
+    return out
 
 
 def run_curve(env, sid, sc, preps, work):
@@ -282,6 +290,8 @@ def render(mode, info, specs, results, have_recd=True):
             out += export.table(r, sid)
         elif sc["kind"] in KINDS:
             out += KINDS[sc["kind"]]["table"](sid, sc, r["summary"])
+            if "warm" in r:
+                out += [""] + report.warm_table(sid, sc, r["warm"]["summary"])
         else:
             out += report.idle_table(sid, sc, r["run"])
         out.append("")
@@ -325,6 +335,8 @@ def main():
             saved_sc = saved["results"][sid]
             if KINDS.get(sc["kind"], {}).get("one") and "runs" in saved_sc:
                 saved_sc["summary"] = report.summarize_tcp(saved_sc["runs"])
+            if "warm" in saved_sc:
+                saved_sc["warm"]["summary"] = report.summarize_tcp(saved_sc["warm"]["runs"])
         with open(a.results, "w") as f:
             f.write(render(saved["mode"], saved["machine"], specs, saved["results"]) + "\n")
         print(f"rewrote {a.results} from {a.rerender}")

@@ -25,6 +25,13 @@ def fresh_dir(run_dir):
     A deployment does not delete and create a thousand files a second, so every system starts
     each run without that. The prepared streams are read back into memory before the clock starts."""
     shutil.rmtree(run_dir, ignore_errors=True)
+    quiet_disk()
+    os.makedirs(run_dir)
+
+
+def quiet_disk():
+    """Writes back all dirty data and, as root, drops clean caches (fresh_dir says why; the warm
+    runs do it again between their two passes)."""
     os.sync()
     if os.geteuid() == 0:
         try:
@@ -32,7 +39,6 @@ def fresh_dir(run_dir):
                 f.write("1\n")
         except OSError:
             pass
-    os.makedirs(run_dir)
 
 
 def _timeout(samples, floor=90.0):
@@ -40,7 +46,7 @@ def _timeout(samples, floor=90.0):
 
 
 def make_system(env, which, run_dir, sc):
-    """System `which` configured for scenario sc, not started (warm.py starts its own recd)."""
+    """System `which` configured for scenario sc, not started (warm.py starts its own)."""
     if which == "recd":
         return systems.Recd(env, run_dir, gzip_level=sc.get("gzip_level", 6),
                             max_sessions=max(10000, 2 * sc["sessions"]))
@@ -54,8 +60,11 @@ def make_system(env, which, run_dir, sc):
 
 def _recd_extras(sysm):
     m = sysm.metrics()
-    if not m:
-        return {}
+    return recd_extras_of(m) if m else {}
+
+
+def recd_extras_of(m):
+    """recd's own counters of a run from its metrics (warm.py: over its second pass only)."""
     t = m["totals"]
     p99 = metrics.histogram_quantile(m, "recd_flush_latency_seconds", 0.99)
     return {"flush_p99_s": p99, "recd_samples_total": t.get("recd_samples_total", 0),

@@ -7,7 +7,11 @@ minutes to `full` (it is not in `quick`). Every stream is generated
 from fixed seeds, so each system in a run, and each run, receives identical bytes. S1 and S2 run
 five times per system: their recd and raw runs last well under a second, and one run in six to
 ten lost most of its speed to the machine (the sender's CPU time rose tenfold, whichever system
-received), so a median of three moved with a single such run."""
+received), so a median of three moved with a single such run. `warm`: after each fresh run of a
+system, a warm one (warm.py: the same process takes the stream twice and only the second replay
+is timed), reported beside the fresh figures. From the rates of the last full run that is about 9
+more minutes for `full` on a quiet machine, most of them rsyslog's two 24 s passes per S2 run,
+and about half a minute for `quick`."""
 
 TCP_SYSTEMS = ["recd", "rsyslog", "raw", "raw+gzip-1"]
 
@@ -17,10 +21,10 @@ FULL = {
                rsyslog_zip=0, rsyslog_cache=256, systems=TCP_SYSTEMS, reps=5),
     "S2": dict(kind="tcp", title="{sessions:,} sessions, TCP, binary frames, .rec on foot",
                format="samp-onfoot", sessions=1000, samples=5_000_000, input="wire",
-               rsyslog_zip=0, rsyslog_cache=1100, systems=TCP_SYSTEMS, reps=5),
+               rsyslog_zip=0, rsyslog_cache=1100, systems=TCP_SYSTEMS, reps=5, warm=True),
     "S3": dict(kind="tcp", title="{sessions:,} sessions, TCP, Recap walking players (gzip level 1)",
                format="recap", sessions=1000, samples=1_000_000, input="wire", gzip_level=1,
-               rsyslog_zip=1, rsyslog_cache=1100, systems=TCP_SYSTEMS, reps=3),
+               rsyslog_zip=1, rsyslog_cache=1100, systems=TCP_SYSTEMS, reps=3, warm=True),
     "S4": dict(kind="udp", title="{sessions:,} sessions, UDP, one .rec sample per datagram",
                format="samp-onfoot", sessions=1000, seconds=2,
                rates=[50_000, 100_000, 150_000, 200_000, 250_000, 300_000, 400_000, 500_000,
