@@ -155,6 +155,9 @@ def recd_readback(env, prep, out_root):
           "differing": []}
     finals = {}
     for p in readback.walk_files(out_root):
+        if p.endswith(".idx"):  # a seek-index sidecar, not a log
+            rb["index_bytes"] = rb.get("index_bytes", 0) + os.path.getsize(p)
+            continue
         rb["bytes"] += os.path.getsize(p)
         if p.endswith(".part"):
             rb["part_files"] += 1

@@ -30,10 +30,14 @@ def _rectool_objects(rectool, paths):
 
 
 def recd_outputs(rectool, root):
-    """Samples (.rec blocks or Recap ticks) in finalized files, plus what was left unfinished."""
-    out = {"files": 0, "part_files": 0, "invalid": 0, "samples": 0, "bytes": 0}
+    """Samples (.rec blocks or Recap ticks) in finalized files, plus what was left unfinished;
+    bytes are the recordings', index_bytes their seek-index sidecars' (FILE.idx)."""
+    out = {"files": 0, "part_files": 0, "invalid": 0, "samples": 0, "bytes": 0, "index_bytes": 0}
     finals = []
     for p in walk_files(root):
+        if p.endswith(".idx"):  # a seek-index sidecar: not a recording, its bytes counted apart
+            out["index_bytes"] += os.path.getsize(p)
+            continue
         out["bytes"] += os.path.getsize(p)
         if p.endswith(".part"):
             out["part_files"] += 1
