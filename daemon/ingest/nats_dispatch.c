@@ -53,6 +53,8 @@ static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char
         if (p->dup_check &&
             nats_redelivered(src, p, s, m->has_seq && m->type != RECD_MSG_OPEN, m->seq))
             return 0;
+        if (p->dup_check && m->type == RECD_MSG_OPEN && nats_replayed_open(src, p, s))
+            return 0;
         if (m->type == RECD_MSG_CLOSE && (closing = nats_record_of(src, s)))
             closing->closed_by_message = true; /* its record goes with it */
     }

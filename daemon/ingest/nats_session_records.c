@@ -418,9 +418,13 @@ void nats_record_open(nats_source *src, nats_partition *p, const recd_msg *m)
     rec->open_len = open_len;
     recd_buf_free(&again);
     record_key(p->no, s->key, rec->key, sizeof rec->key);
-    rec->seq_written = p->cur_seq; /* the open itself is taken once its record is stored */
+    /* A message that is only the open is taken once its record is stored. A packed one holds
+     * the session's first samples too, written only when it is acknowledged: a next owner
+     * reads it again (nats_replayed_open drops its open then). */
+    rec->seq_written = p->cur_packed ? p->cur_seq - 1 : p->cur_seq;
     const taken_record *t = p->replaying;
     if (t) {
+        rec->taken_over = true;
         s->part_no = t->part_no;
         rec->dup_upto = t->seq;
         rec->has_wire = rec->dup_wire = t->has_wire;
@@ -463,6 +467,15 @@ bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s
     if (dup)
         recd_metric_add(src->g->metrics->nats_duplicates_dropped_total, 0, 1);
     return dup;
+}
+
+bool nats_replayed_open(nats_source *src, nats_partition *p, const recd_session *s)
+{
+    nats_record *rec = nats_record_of(src, s);
+    if (!rec || !rec->taken_over || !p->cur_packed || p->cur_seq != rec->dup_upto + 1)
+        return false;
+    recd_metric_add(src->g->metrics->nats_duplicates_dropped_total, 0, 1);
+    return true;
 }
 
 /* A session still open here whose nats:// input was started again by a reload (its record left

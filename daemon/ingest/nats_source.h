@@ -55,6 +55,7 @@ typedef struct nats_record {
     bool dirty;
     bool closed_by_message; /* its record goes with it */
     bool keep;              /* closed to be taken over again: its record stays */
+    bool taken_over;        /* opened here from another instance's record */
     size_t open_len;
     char key[NATS_RECORD_KEY_MAX];
     uint8_t open[];
@@ -240,6 +241,9 @@ void nats_record_mark(nats_record *rec);
  * before the message's acknowledgement, which waits for every record queued before it, so a
  * takeover never numbers a part twice); other changes are marked (nats_record_mark). */
 void nats_record_taken(nats_record *rec);
+/* An open, in the packed message that opened a session taken over here from its record (the
+ * record leaves that message unwritten, for the samples in it): dropped as a repeat, counted. */
+bool nats_replayed_open(nats_source *src, nats_partition *p, const recd_session *s);
 void nats_store_dirty(nats_source *src, bool all);
 void nats_record_session_freed(nats_record *rec);
 bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s, bool has_seq,
