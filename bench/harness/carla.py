@@ -155,6 +155,8 @@ def recd_readback(env, prep, out_root):
           "differing": []}
     finals = {}
     for p in readback.walk_files(out_root):
+        if p.endswith(".idx"):
+            continue  # a log's seek-index sidecar (docs/formats/seek-index.md), not a log
         rb["bytes"] += os.path.getsize(p)
         if p.endswith(".part"):
             rb["part_files"] += 1
