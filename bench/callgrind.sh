@@ -3,19 +3,36 @@
 # Counts the instructions recd executes to record one prepared scenario stream, under callgrind.
 # Instruction counts do not depend on what else the machine is doing, so two builds can be
 # compared on a busy machine where samples/s would only show the noise (docs/performance.md).
-# Usage: bench/callgrind.sh BUILD_DIR [SCENARIO] (S1, S2, S3 or S6; default S2). The streams come
-# from a `make bench-quick` (BENCH_WORK, default /var/tmp/recd-bench); S6 sends NDJSON lines.
+# Usage: bench/callgrind.sh BUILD_DIR [SCENARIO] (S1, S2, S3, S6 or S7; default S2). The streams come
+# from a `make bench-quick` (BENCH_WORK, default /var/tmp/recd-bench); S6 sends NDJSON lines. S7
+# (CARLA frames, one connection) is prepared here when missing, as the harness does
+# (bench/harness/carla.py, quick: 100 episodes x 200 actors x 5 s), with BUILD_DIR's rectool and
+# socat; its samples are frames.
 # Prints one line: "SCENARIO BUILD_DIR instructions=N samples=M per_sample=X". CALLGRIND_OUT=FILE
 # keeps the profile for callgrind_annotate.
 set -euo pipefail
-build="${1:?usage: bench/callgrind.sh BUILD_DIR [S1|S2|S3|S6]}"
+build="${1:?usage: bench/callgrind.sh BUILD_DIR [S1|S2|S3|S6|S7]}"
 scenario="${2:-S2}"
 work="${BENCH_WORK:-/var/tmp/recd-bench}"
 command -v valgrind >/dev/null || { echo "callgrind: valgrind is not installed" >&2; exit 1; }
+if [ "$scenario" = S7 ] && ! ls -d "$work/prepared/S7-quick-"* >/dev/null 2>&1; then
+  here="$(cd "$(dirname "$0")" && pwd)"
+  python3 -B - "$here/harness" "$(cd "$build" && pwd)" "$work" <<'PY'
+import os, shutil, sys
+sys.path.insert(0, sys.argv[1])
+import carla, scenarios
+build = sys.argv[2]
+env = type("Env", (), dict(rectool=os.path.join(build, "tools", "rectool"), work=sys.argv[3],
+                           socat=shutil.which("socat") or "/usr/bin/socat"))
+carla.ensure(env, "S7-quick", scenarios.QUICK["S7"])
+PY
+fi
 prep="$(ls -d "$work/prepared/$scenario"-quick-* 2>/dev/null | head -n 1)"
 [ -n "$prep" ] || { echo "callgrind: no prepared $scenario stream in $work (run make bench-quick)" >&2; exit 1; }
 enc=wire
 [ -f "$prep/wire-head.0" ] || enc=ndjson # S6 is prepared as NDJSON only
+conn="$prep/$enc-head.0,$prep/$enc-body.0,$prep/$enc-tail.0"
+[ -f "$prep/wire.bin" ] && conn="$prep/wire.bin" # S7: one file of binary frames
 samples="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["states"])' "$prep/meta.json")"
 
 tmp="$(mktemp -d)"
@@ -53,7 +70,7 @@ for _ in $(seq 1 600); do
 done
 [ -n "$port" ] || { echo "callgrind: recd did not report its port" >&2; exit 1; }
 "$build/bench/benchgen" send-tcp --to "127.0.0.1:$port" \
-  --conn "$prep/$enc-head.0,$prep/$enc-body.0,$prep/$enc-tail.0" >/dev/null
+  --conn "$conn" >/dev/null
 kill -TERM "$pid"
 wait "$pid" || { echo "callgrind: recd exited non-zero" >&2; cat "$tmp/recd.log" >&2; exit 1; }
 pid=""

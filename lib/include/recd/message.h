@@ -104,7 +104,9 @@ typedef struct recd_msg {
         recd_rec_vehicle vehicle;          /* STATE, SAMP_VEHICLE */
         recd_msg_recap_state *recap_state; /* STATE, RECAP; owned */
         recd_msg_recap_event *recap_event; /* EVENT, RECAP; owned */
-        recd_carla_frame *carla_state;     /* STATE, CARLA: a frame without its events; owned */
+        recd_carla_frame *carla_state;     /* STATE, CARLA: a frame without its events; owned
+                                              (from a binary frame, its packets' bytes are the
+                                              frame's: recd_wire_meta.movable) */
         recd_carla_event *carla_event;     /* EVENT, CARLA: actor add/delete/parent, collision */
     };
     /* STATE, SAMP_PLAYER: which of onfoot / vehicle above holds the state, and what a vehicle

@@ -58,7 +58,9 @@ typedef struct recd_wire_meta {
     uint64_t index;  /* 1-based frame or line number on this stream / in this datagram */
     uint64_t offset; /* byte offset of the frame or line in the stream / datagram */
     /* The delivered message itself, which the decoder frees after on_msg returns: on_msg may take
-     * its contents with recd_msg_move() instead of copying them. */
+     * its contents with recd_msg_move() instead of copying them. NULL for a message that points
+     * into the bytes being decoded (a CARLA state from a binary frame, read in place): keep such a
+     * message with recd_msg_copy(). */
     recd_msg *movable;
 } recd_wire_meta;
 

@@ -35,6 +35,10 @@ struct recd_format_wire {
                       size_t whylen);
     int (*event_read)(const uint8_t *p, size_t len, uint64_t time, recd_msg *m, char *why,
                       size_t whylen); /* NULL: the format has no events */
+    /* state_read leaves the payload's bytes where they are: the state points into the frame,
+     * valid while the decoder hands it over, so it goes to on_msg as not movable
+     * (recd_wire_meta.movable NULL) and is kept only by a copy. */
+    bool state_borrows;
     /* Encoders append m's payload: 0, -EINVAL (m cannot be sent), -ENOMEM. open_write may be NULL
      * (nothing follows the token). */
     int (*open_write)(const recd_msg *m, recd_buf *out);

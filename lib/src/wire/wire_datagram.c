@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
 
 typedef struct walk {
@@ -35,7 +36,8 @@ static int use(walk *w, recd_msg *m, bool has_time)
     why[0] = '\0'; /* not `= ""`: that zeroes all 256 bytes for every datagram */
     int rc = wire_env_after(&w->env, m, why, sizeof why);
     if (rc == 0 && w->deliver && w->cfg->on_msg) {
-        recd_wire_meta meta = {w->enc, has_time, w->index, w->offset, m};
+        recd_wire_meta meta = {w->enc, has_time, w->index, w->offset,
+                               wire_msg_movable(m, w->enc == RECD_WIRE_BINARY)};
         rc = w->cfg->on_msg(w->cfg->ctx, m, &meta, why, sizeof why);
         if (rc < 0 && !why[0])
             snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));

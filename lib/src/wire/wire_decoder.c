@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "wire/wire_formats.h"
 #include "wire/wire_internal.h"
 
 #define KEEP_BUFFER_BYTES 4096u /* larger partial-message buffers are released once used */
@@ -92,7 +93,8 @@ static int deliver(recd_wire_decoder *d, recd_msg *m, bool has_time, size_t cons
     why[0] = '\0'; /* not `= ""`: that zeroes all 256 bytes for every message */
     int rc = wire_env_after(&d->env, m, why, sizeof why);
     if (rc == 0 && d->cfg.on_msg) {
-        recd_wire_meta meta = {d->enc, has_time, d->units + 1, d->offset, m};
+        recd_wire_meta meta = {d->enc, has_time, d->units + 1, d->offset,
+                               wire_msg_movable(m, d->enc == RECD_WIRE_BINARY)};
         rc = d->cfg.on_msg(d->cfg.ctx, m, &meta, why, sizeof why);
         if (rc < 0 && !why[0])
             snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));

@@ -25,6 +25,16 @@ static inline const wire_format *wire_format_of(recd_msg_format f)
     return d ? d->wire : NULL;
 }
 
+/* recd_wire_meta.movable for m, decoded from a binary frame (binary) or a line: NULL for a state
+ * that points into the frame (state_borrows), which only a copy may keep. */
+static inline recd_msg *wire_msg_movable(recd_msg *m, bool binary)
+{
+    const wire_format *w;
+    if (binary && m->type == RECD_MSG_STATE && (w = wire_format_of(m->format)) && w->state_borrows)
+        return NULL;
+    return m;
+}
+
 /* The hooks that encode m: its format's, or for an event without a format those of the format
  * whose model owns such events (message/msg_formats.h). */
 const wire_format *wire_format_of_msg(const recd_msg *m);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* CARLA sessions: each state is a simulation frame and each event an actor add / delete / parent
  * or a collision of it, written through librecd's CARLA writer (recd/carla.h) into the session's
- * batch. The writer holds one frame back until the next state, so its duration is known; the
- * part's last frame, written when the part ends, keeps -1 as CARLA's own logs do. Every part is a
- * log CARLA replays on its own: its frames count from 1 and its time from 0, and a part after the
- * first starts with an EventAdd for every actor alive at that point, at its last position (its
- * add record, moved by every Position record since). */
+ * batch, each frame in place (recd/reserve_sink.h). The writer holds one frame back
+ * until the next state, so its duration is known; the part's last frame, written when the part
+ * ends, keeps -1 as CARLA's own logs do. Every part is a log CARLA replays on its own: its frames
+ * count from 1 and its time from 0, and a part after the first starts with an EventAdd for every
+ * actor alive at that point, at its last position (its add record, moved by every Position
+ * record since). */
 #include "carla_session.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "recd/carla.h"
+#include "recd/reserve_sink.h"
 #include "support/id_index.h"
 #include "support/config_schema.h"
 #include "support/log.h"
@@ -28,6 +30,7 @@ typedef struct live_actor {
 typedef struct carla_session {
     recd_carla_open open;
     recd_carla_writer *w; /* the current part's; NULL between parts */
+    recd_reserve_sink sink; /* the writer's: into the session's batch, frames in place */
     uint64_t frame_base;  /* subtracted from frame ids in this part */
     double elapsed_base;  /* and from elapsed times */
     bool replay_live;     /* this part begins with the live actors' EventAdds */
@@ -50,6 +53,9 @@ static int sink_write(void *ctx, const void *data, size_t len)
 {
     return session_put(ctx, data, len);
 }
+
+/* A frame is written straight into the session's batch: one copy from the writer's held frame. */
+static uint8_t *sink_reserve(void *ctx, size_t len) { return session_reserve(ctx, len); }
 
 static int carla_open(recd_session *s, const recd_msg *m, char *why, size_t whylen)
 {
@@ -95,7 +101,8 @@ static int start_part(recd_session *s, carla_session *cs, const recd_carla_frame
         return rc;
     recd_carla_open o = cs->open;
     o.date = cs->open.date + (first ? 0 : (int64_t)f->elapsed);
-    if ((rc = recd_carla_writer_new(&cs->w, &o, (recd_sink){sink_write, s})) < 0)
+    cs->sink = (recd_reserve_sink){sink_write, sink_reserve, s};
+    if ((rc = recd_carla_writer_new(&cs->w, &o, recd_reserve_sink_as_sink(&cs->sink))) < 0)
         return rc;
     cs->frame_base = first ? 0 : f->id - 1;
     cs->elapsed_base = first ? 0.0 : f->elapsed;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* CARLA payloads of binary frames (docs/wire.md, "carla"): the open's header fields, a frame as
  * its packets (CARLA's own record bytes), and one event record. Decoders check every length and
- * that records fill their packets exactly, so what reaches a session is well formed. */
+ * that records fill their packets exactly, so what reaches a session is well formed. A frame's
+ * packets are read in place: their bytes stay in the frame being decoded (state_borrows). */
 #include "formats/carla/carla_wire.h"
 
 #include <errno.h>
@@ -88,15 +89,18 @@ int carla_wire_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
                  MAX_PACKETS);
         return -EBADMSG;
     }
-    recd_carla_frame f = {.id = ld_le64(p), .elapsed = f64_from_bits(ld_le64(p + 8)),
-                          .has_duration = p[16], .duration = f64_from_bits(ld_le64(p + 17)),
-                          .width = p[25], .count = ld_le16(p + 26)};
-    recd_carla_packet *pk = calloc(f.count ? f.count : 1, sizeof *pk);
-    if (!pk)
+    size_t count = ld_le16(p + 26);
+    /* One block: the frame and its packets; their bytes stay in the frame (decoded in place). */
+    recd_carla_frame *f = malloc(sizeof *f + count * sizeof *f->packets);
+    if (!f)
         return -ENOMEM;
+    recd_carla_packet *pk = (recd_carla_packet *)(f + 1);
+    *f = (recd_carla_frame){.id = ld_le64(p), .elapsed = f64_from_bits(ld_le64(p + 8)),
+                            .has_duration = p[16], .duration = f64_from_bits(ld_le64(p + 17)),
+                            .width = p[25], .count = count, .packets = pk, .storage = f};
     size_t at = 28;
     int rc = 0;
-    for (size_t i = 0; i < f.count && rc == 0; i++) {
+    for (size_t i = 0; i < count && rc == 0; i++) {
         if (len - at < 10) {
             recd_why(why, whylen, "state: packet %zu cut", i);
             rc = -EBADMSG;
@@ -108,10 +112,10 @@ int carla_wire_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
         k->count = ld_le32(p + at + 2);
         k->len = ld_le32(p + at + 6);
         at += 10;
-        const carla_kind_info *ki = k->raw ? NULL : carla_kind(k->kind, f.width);
+        const carla_kind_info *ki = k->raw ? NULL : carla_kind(k->kind, f->width);
         bool ok = len - at >= k->len && p[at - 9] <= 1 && k->kind > RECD_CARLA_FRAME_END;
         if (ok && ki)
-            ok = ki->has_count ? carla_records_fill(ki->fields, f.width, k->count, p + at, k->len)
+            ok = ki->has_count ? carla_records_fill(ki->fields, f->width, k->count, p + at, k->len)
                                : k->count == 0 && k->len == 8;
         else if (ok)
             ok = k->raw && k->count == 0 && k->len <= UINT32_MAX - 5;
@@ -128,11 +132,12 @@ int carla_wire_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
         recd_why(why, whylen, "state: %zu bytes after the last packet", len - at);
         rc = -EBADMSG;
     }
-    f.packets = pk;
-    if (rc == 0 && !(m->carla_state = recd__carla_frame_clone(&f)))
-        rc = -ENOMEM;
-    free(pk);
-    return rc;
+    if (rc < 0) {
+        free(f);
+        return rc;
+    }
+    m->carla_state = f;
+    return 0;
 }
 
 int carla_wire_event_write(const recd_carla_event *e, recd_buf *out)
@@ -198,6 +203,7 @@ const struct recd_format_wire recd_carla__wire = {
     .code = 4,
     .open_read = carla_wire_open_read,
     .state_read = carla_state_msg_read,
+    .state_borrows = true,
     .event_read = carla_event_msg_read,
     .open_write = carla_open_msg_write,
     .state_write = carla_state_msg_write,

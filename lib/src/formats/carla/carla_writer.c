@@ -59,6 +59,7 @@ int carla_writer_init(carla_writer *w, const recd_carla_open *o, recd_sink sink)
     if (o->width != 4 && o->width != 8)
         return -EINVAL;
     w->sink = sink;
+    w->reserve = recd_reserve_sink_of(sink);
     w->open = *o;
     w->open.map = strdup(o->map ? o->map : "");
     return w->open.map ? 0 : -ENOMEM;
@@ -85,90 +86,163 @@ static int carla_writer_header(carla_writer *w)
     return rc;
 }
 
-static int put_packet_header(recd_buf *b, unsigned id, size_t size)
+static uint8_t *put_packet_header(uint8_t *at, unsigned id, size_t size)
 {
-    uint8_t h[5];
-    h[0] = (uint8_t)id;
-    st_le32(h + 1, (uint32_t)size);
-    return recd_buf_append(b, h, 5);
+    at[0] = (uint8_t)id;
+    st_le32(at + 1, (uint32_t)size);
+    return at + 5;
 }
 
-/* count records of kind as packets of at most 65535 records (one when empty). */
-static int put_records(carla_writer *w, unsigned kind, unsigned id)
+/* The next packet of a kind's held records r, from byte at with left records to go: n records in
+ * bytes. A kind's records are written as packets of at most 65535. */
+static int next_packet(const carla_writer *w, const carla_kind_info *ki, const recd_buf *r,
+                       size_t fixed, size_t at, uint32_t left, uint32_t *n_out, size_t *bytes_out)
 {
-    const carla_kind_info *ki = carla_kind(kind, w->open.width);
-    const recd_buf *r = &w->records[kind];
-    if (!ki->has_count) {
-        uint8_t v[8];
-        if (w->present[kind] && r->len == 8)
-            memcpy(v, r->data, 8);
-        else
-            st_le64(v, f64_to_bits(w->elapsed)); /* a state without it: the frame's time */
-        int rc = put_packet_header(&w->out, id, 8);
-        return rc == 0 ? recd_buf_append(&w->out, v, 8) : rc;
-    }
-    size_t at = 0;
-    uint32_t left = w->counts[kind];
-    size_t fixed = ki->fields ? carla_fixed_size(ki->fields, w->open.width) : 0;
-    do {
-        uint32_t n = left > MAX_RECORDS ? MAX_RECORDS : left;
-        size_t bytes = 0;
-        if (fixed) { /* most kinds: no walk over every record */
-            bytes = (size_t)n * fixed;
-            if (bytes > r->len - at)
-                return -EBADMSG;
-        }
-        for (uint32_t i = 0; !fixed && i < n; i++) {
-            size_t s = ki->fields ? carla_record_size(ki->fields, w->open.width, r->data + at + bytes,
-                                                      r->len - at - bytes)
+    uint32_t n = left > MAX_RECORDS ? MAX_RECORDS : left;
+    size_t bytes = 0;
+    if (fixed) { /* most kinds: no walk over every record */
+        bytes = (size_t)n * fixed;
+        if (bytes > r->len - at)
+            return -EBADMSG;
+    } else if (n && n == left && ki->fields) {
+        bytes = r->len - at; /* the rest: held records fill their buffer exactly (hold_records) */
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            size_t s = ki->fields ? carla_record_size(ki->fields, w->open.width,
+                                                      r->data + at + bytes, r->len - at - bytes)
                                   : r->len - at;
             if (s == 0)
                 return -EBADMSG;
             bytes += s;
         }
-        uint8_t c[2];
-        st_le16(c, (uint16_t)n);
-        int rc = put_packet_header(&w->out, id, 2 + bytes);
-        if (rc == 0)
-            rc = recd_buf_append(&w->out, c, 2);
-        if (rc == 0 && bytes)
-            rc = recd_buf_append(&w->out, r->data + at, bytes);
-        if (rc < 0)
-            return rc;
-        at += bytes;
-        left -= n;
-    } while (left);
+    }
+    *n_out = n;
+    *bytes_out = bytes;
     return 0;
 }
 
+/* The bytes put_records writes for kind. */
+static int records_size(const carla_writer *w, unsigned kind, size_t *size)
+{
+    const carla_kind_info *ki = carla_kind(kind, w->open.width);
+    if (!ki->has_count) {
+        *size = 5 + 8;
+        return 0;
+    }
+    const recd_buf *r = &w->records[kind];
+    size_t fixed = ki->fields ? carla_fixed_size(ki->fields, w->open.width) : 0, at = 0, total = 0;
+    uint32_t left = w->counts[kind];
+    do {
+        uint32_t n;
+        size_t bytes;
+        int rc = next_packet(w, ki, r, fixed, at, left, &n, &bytes);
+        if (rc < 0)
+            return rc;
+        total += 5 + 2 + bytes;
+        at += bytes;
+        left -= n;
+    } while (left);
+    *size = total;
+    return 0;
+}
+
+/* count records of kind as packets of at most 65535 records (one when empty), from *at on; sized
+ * by records_size first, so it cannot fail. */
+static void put_records(carla_writer *w, unsigned kind, unsigned id, uint8_t **out)
+{
+    const carla_kind_info *ki = carla_kind(kind, w->open.width);
+    const recd_buf *r = &w->records[kind];
+    uint8_t *o = *out;
+    if (!ki->has_count) {
+        o = put_packet_header(o, id, 8);
+        if (w->present[kind] && r->len == 8)
+            memcpy(o, r->data, 8);
+        else
+            st_le64(o, f64_to_bits(w->elapsed)); /* a state without it: the frame's time */
+        *out = o + 8;
+        return;
+    }
+    size_t fixed = ki->fields ? carla_fixed_size(ki->fields, w->open.width) : 0, at = 0;
+    uint32_t left = w->counts[kind];
+    do {
+        uint32_t n = 0;
+        size_t bytes = 0;
+        (void)next_packet(w, ki, r, fixed, at, left, &n, &bytes);
+        o = put_packet_header(o, id, 2 + bytes);
+        st_le16(o, (uint16_t)n);
+        o += 2;
+        if (bytes)
+            memcpy(o, r->data + at, bytes);
+        o += bytes;
+        at += bytes;
+        left -= n;
+    } while (left);
+    *out = o;
+}
+
+/* Whether the held frame has a packet of the write order's item i, and its id. */
+static bool order_writes(const carla_writer *w, size_t i, unsigned *id)
+{
+    unsigned kind = write_order[i].kind;
+    int k = carla_id_of_kind(w->open.ids, kind);
+    bool write = w->present[kind] || write_order[i].empty == EMPTY_ALWAYS ||
+                 (write_order[i].empty == EMPTY_ADDITIONAL && w->open.additional_data);
+    *id = (unsigned)k;
+    return k >= 0 && write;
+}
+
+/* Room for a frame of size bytes: in place (reserve), else in out, emitted afterwards. */
+static uint8_t *frame_room(carla_writer *w, size_t size)
+{
+    if (w->reserve)
+        return w->reserve->reserve(w->reserve->ctx, size);
+    recd_buf_reset(&w->out);
+    if (recd_buf_reserve(&w->out, size) < 0)
+        return NULL;
+    w->out.len = size;
+    return w->out.data;
+}
+
+/* Writes the held frame: sized first, then written once into its room. */
 static int write_held(carla_writer *w, bool has_next, double next_elapsed)
 {
     if (!w->held)
         return 0;
     int rc = carla_writer_header(w);
-    double duration = w->has_duration ? w->duration : has_next ? next_elapsed - w->elapsed : -1.0;
-    uint8_t fs[24];
-    st_le64(fs, w->frame_id);
-    st_le64(fs + 8, f64_to_bits(duration));
-    st_le64(fs + 16, f64_to_bits(w->elapsed));
-    if (rc == 0)
-        rc = put_packet_header(&w->out, 0, 24);
-    if (rc == 0)
-        rc = recd_buf_append(&w->out, fs, 24);
-    for (size_t i = 0; rc == 0 && i < sizeof write_order / sizeof write_order[0]; i++) {
-        unsigned kind = write_order[i].kind;
-        int id = carla_id_of_kind(w->open.ids, kind);
-        bool write = w->present[kind] || write_order[i].empty == EMPTY_ALWAYS ||
-                     (write_order[i].empty == EMPTY_ADDITIONAL && w->open.additional_data);
-        if (id >= 0 && write)
-            rc = put_records(w, kind, (unsigned)id);
+    size_t size = 5 + 24 + w->raw.len + 5;
+    enum { ORDER = sizeof write_order / sizeof write_order[0] };
+    for (size_t i = 0; rc == 0 && i < ORDER; i++) {
+        unsigned id;
+        size_t s = 0;
+        if (order_writes(w, i, &id) && (rc = records_size(w, write_order[i].kind, &s)) == 0)
+            size += s;
     }
-    if (rc == 0)
-        rc = recd_buf_append(&w->out, w->raw.data, w->raw.len);
-    if (rc == 0)
-        rc = put_packet_header(&w->out, 1, 0);
-    if (rc == 0)
-        rc = emit(w, &w->out);
+    uint8_t *at = rc == 0 ? frame_room(w, size) : NULL;
+    if (rc == 0 && !at)
+        rc = -ENOMEM;
+    if (rc == 0) {
+        double duration = w->has_duration ? w->duration
+                          : has_next      ? next_elapsed - w->elapsed
+                                          : -1.0;
+        at = put_packet_header(at, 0, 24);
+        st_le64(at, w->frame_id);
+        st_le64(at + 8, f64_to_bits(duration));
+        st_le64(at + 16, f64_to_bits(w->elapsed));
+        at += 24;
+        for (size_t i = 0; i < ORDER; i++) {
+            unsigned id;
+            if (order_writes(w, i, &id))
+                put_records(w, write_order[i].kind, id, &at);
+        }
+        if (w->raw.len)
+            memcpy(at, w->raw.data, w->raw.len);
+        at += w->raw.len;
+        put_packet_header(at, 1, 0);
+        if (w->reserve)
+            w->bytes_written += size;
+        else
+            rc = emit(w, &w->out);
+    }
     recd_buf_reset(&w->out);
     w->held = false;
     w->frames_written += rc == 0;
@@ -265,7 +339,9 @@ int carla_writer_state(carla_writer *w, const recd_carla_frame *f, char *err, si
     for (size_t i = 0; i < f->count && rc == 0; i++) {
         const recd_carla_packet *p = &f->packets[i];
         if (p->raw) {
-            rc = put_packet_header(&w->raw, p->kind, p->len);
+            uint8_t h[5];
+            put_packet_header(h, p->kind, p->len);
+            rc = recd_buf_append(&w->raw, h, sizeof h);
             if (rc == 0)
                 rc = recd_buf_append(&w->raw, p->data, p->len);
             continue;

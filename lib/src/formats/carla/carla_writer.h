@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "recd/carla.h"
+#include "recd/reserve_sink.h"
 
 typedef struct carla_writer {
     recd_sink sink;
@@ -25,12 +26,15 @@ typedef struct carla_writer {
     uint32_t counts[RECD_CARLA_KIND_COUNT];
     bool present[RECD_CARLA_KIND_COUNT];
     recd_buf raw;             /* raw packets: u8 id, u32 size, payload */
-    recd_buf out;             /* the frame being serialised */
+    recd_buf out;             /* the header, and frames when there is no reserve */
+    /* The sink's room for a frame in place (recd/reserve_sink.h), or NULL: frames go to out. */
+    const recd_reserve_sink *reserve;
     uint64_t frames_written;
     uint64_t bytes_written;
 } carla_writer;
 
-/* Copies what it needs from o (the map). -EINVAL for an invalid width, -ENOMEM. */
+/* Copies what it needs from o (the map). A sink made by recd_reserve_sink_as_sink() gets each
+ * frame written into its room in place. -EINVAL for an invalid width, -ENOMEM. */
 int carla_writer_init(carla_writer *w, const recd_carla_open *o, recd_sink sink);
 /* A new frame: writes the held one (its duration now known) and holds this one. -EBADMSG with
  * err for frames a CARLA release cannot hold (a kind its id table lacks, > 65535 positions). */

@@ -2,7 +2,8 @@
 /* Unit tests for the CARLA log codec (lib/src/formats/carla/): every packet kind in both vector
  * widths and all three id tables through writer, reader, JSON and back; ids 21-23 resolved by
  * size; unknown ids kept; truncation reported with its offset; held-back durations; counts
- * capped at 65535; cuts of the last 4 KiB repaired and recovered. */
+ * capped at 65535; cuts of the last 4 KiB repaired and recovered; binary-frame states read in
+ * place; frames written in place equal those written through the sink. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -511,6 +512,150 @@ static void test_wire_payloads(void **state)
     recd_buf_free(&out);
 }
 
+/* A state from a binary frame is read in place: its packets point into the frame, the decoder
+ * hands it over as not movable, and a copy owns its bytes. */
+typedef struct inplace_sink {
+    const uint8_t *fed;
+    size_t fed_len;
+    int states;
+    recd_msg kept;
+} inplace_sink;
+
+static int inplace_on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
+                          size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    inplace_sink *k = ctx;
+    if (m->type != RECD_MSG_STATE) {
+        assert_ptr_equal(meta->movable, m);
+        return 0;
+    }
+    assert_null(meta->movable);
+    const recd_carla_frame *f = m->carla_state;
+    for (size_t i = 0; i < f->count; i++)
+        assert_true(f->packets[i].data >= k->fed && f->packets[i].data < k->fed + k->fed_len);
+    k->states++;
+    return recd_msg_copy(&k->kept, m);
+}
+
+static void test_wire_state_in_place(void **state)
+{
+    (void)state;
+    char map[] = "Town10HD";
+    recd_carla_open o = {.date = 1, .map = map, .width = 4, .ids = RECD_CARLA_IDS_0_9_16};
+    recd_buf pos = {0}, stream = {0};
+    make_record(carla_kind(RECD_CARLA_POSITION, 4)->fields, 4, 3, &pos);
+    recd_carla_packet pk = {.kind = RECD_CARLA_POSITION, .count = 1, .len = (uint32_t)pos.len,
+                            .data = pos.data};
+    recd_carla_frame f = {.id = 1, .elapsed = 0.05, .width = 4, .count = 1, .packets = &pk};
+    recd_msg open, st;
+    recd_msg_init(&open, RECD_MSG_OPEN, RECD_MSG_FMT_CARLA);
+    strcpy(open.session, "ep-1");
+    open.open.carla = &o;
+    recd_msg_init(&st, RECD_MSG_STATE, RECD_MSG_FMT_CARLA);
+    strcpy(st.session, "ep-1");
+    st.carla_state = &f;
+    assert_int_equal(recd_wire_encode(&open, RECD_WIRE_BINARY, 0, &stream), 0);
+    assert_int_equal(recd_wire_encode(&st, RECD_WIRE_BINARY, 0, &stream), 0);
+    inplace_sink k = {.fed = stream.data, .fed_len = stream.len};
+    recd_wire_decoder_config cfg = {.encoding = RECD_WIRE_BINARY, .on_msg = inplace_on_msg, .ctx = &k};
+    recd_wire_decoder *d;
+    assert_int_equal(recd_wire_decoder_new(&d, &cfg), 0);
+    char err[256] = "";
+    assert_int_equal(recd_wire_decoder_feed(d, stream.data, stream.len, err, sizeof err), 0);
+    recd_wire_decoder_free(d);
+    assert_int_equal(k.states, 1);
+    memset(stream.data, 0xAA, stream.len); /* the frame's bytes are gone: the copy keeps its own */
+    const recd_carla_frame *g = k.kept.carla_state;
+    assert_int_equal(g->count, 1);
+    assert_int_equal(g->packets[0].len, pos.len);
+    assert_memory_equal(g->packets[0].data, pos.data, pos.len);
+    recd_msg_free(&k.kept);
+    recd_buf_free(&pos);
+    recd_buf_free(&stream);
+}
+
+/* Room handed out by a buffer, for the writer's in-place frames. */
+static uint8_t *buf_reserve(void *ctx, size_t len)
+{
+    recd_buf *b = ctx;
+    if (recd_buf_reserve(b, len) < 0)
+        return NULL;
+    uint8_t *at = b->data + b->len;
+    b->len += len;
+    return at;
+}
+
+/* The same frames written through sink.write and in place (a reserve sink): the
+ * same bytes, also for kinds split into packets of 65535 records, fixed-size (walkers) and not
+ * (EventAdd, whose records are walked), in either event width. */
+static void test_reserve_matches_sink(void **state)
+{
+    (void)state;
+    char map[] = "Town05";
+    for (unsigned w = 4; w <= 8; w += 4) {
+        recd_carla_open o = {.date = 7, .map = map, .width = (uint8_t)w, .ids = RECD_CARLA_IDS_0_9_16,
+                             .additional_data = true};
+        recd_buf walkers = {0}, add = {0}, pos = {0}, files[2] = {{0}, {0}};
+        make_record(carla_kind(RECD_CARLA_POSITION, 4)->fields, 4, 1, &pos); /* the width's mark */
+        for (uint32_t i = 0; i < 70000; i++) {
+            uint8_t r[8];
+            st_le32(r, i);
+            st_le32(r + 4, f32_to_bits(1.0f));
+            recd_buf_append(&walkers, r, 8);
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            recd_carla_writer *wr;
+            recd_reserve_sink rs = {recd_buf_sink(&files[pass]).write, buf_reserve, &files[pass]};
+            recd_sink sink = pass ? recd_reserve_sink_as_sink(&rs) : recd_buf_sink(&files[pass]);
+            assert_int_equal(recd_carla_writer_new(&wr, &o, sink), 0);
+            recd_carla_packet p[3] = {
+                {.kind = RECD_CARLA_ANIM_WALKER, .count = 70000, .len = (uint32_t)walkers.len,
+                 .data = walkers.data},
+                {.kind = 200, .raw = true, .len = 3, .data = (const uint8_t *)"xyz"},
+                {.kind = RECD_CARLA_POSITION, .count = 1, .len = (uint32_t)pos.len, .data = pos.data},
+            };
+            recd_carla_frame f = {.id = 1, .elapsed = 0.0, .width = 4, .count = 3, .packets = p};
+            char err[200] = "";
+            assert_int_equal(recd_carla_writer_state(wr, &f, err, sizeof err), 0);
+            for (unsigned i = 0; i < 70000; i++) {
+                unsigned ew = i % 2 ? 8 : 4; /* half of them converted to the file's width */
+                recd_buf_reset(&add);
+                make_record(carla_kind(RECD_CARLA_EVENT_ADD, ew)->fields, ew, i, &add);
+                recd_carla_event e = {.kind = RECD_CARLA_EVENT_ADD, .width = (uint8_t)ew,
+                                      .len = (uint32_t)add.len, .data = add.data};
+                assert_int_equal(recd_carla_writer_event(wr, &e, err, sizeof err), 0);
+            }
+            recd_carla_frame f2 = {.id = 2, .elapsed = 0.05, .width = (uint8_t)w};
+            assert_int_equal(recd_carla_writer_state(wr, &f2, err, sizeof err), 0);
+            assert_int_equal(recd_carla_writer_finish(wr, err, sizeof err), 0);
+            recd_carla_writer_free(wr);
+        }
+        assert_int_equal(files[1].len, files[0].len);
+        assert_memory_equal(files[1].data, files[0].data, files[0].len);
+        carla_reader r;
+        assert_int_equal(carla_reader_init(&r, files[1].data, files[1].len, NULL), 0);
+        recd_carla_frame g;
+        size_t at;
+        assert_int_equal(carla_reader_next(&r, &g, &at), 1);
+        uint32_t adds = 0, packets = 0;
+        for (size_t i = 0; i < g.count; i++)
+            if (g.packets[i].kind == RECD_CARLA_EVENT_ADD) {
+                adds += g.packets[i].count;
+                packets++;
+            }
+        assert_int_equal(adds, 70000);
+        assert_int_equal(packets, 2);
+        carla_reader_free(&r);
+        recd_buf_free(&walkers);
+        recd_buf_free(&add);
+        recd_buf_free(&pos);
+        recd_buf_free(&files[0]);
+        recd_buf_free(&files[1]);
+    }
+}
+
 /* PlatformTime marks a log as recorded with additional data, so a session without it may not
  * write one: refused with a reason, while the same state with additional_data gives a log that
  * exports again. */
@@ -592,6 +737,8 @@ int main(void)
         cmocka_unit_test(test_wire_payloads),
         cmocka_unit_test(test_platform_time_needs_additional_data),
         cmocka_unit_test(test_fixed_size_matches_walk),
+        cmocka_unit_test(test_wire_state_in_place),
+        cmocka_unit_test(test_reserve_matches_sink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
