@@ -20,12 +20,18 @@ struct recd_recap_encoder {
     int err; /* sticky: a failed sink write or allocation leaves the output unusable */
     bool started, finished;
     bool defer_compression;
+    uint32_t nkeyframes;
     uint64_t first_tick;    /* caller's number of file tick 0 */
     uint64_t next;          /* file ticks accounted for */
     uint64_t idle;          /* trailing idle ticks of `next` not yet written */
     uint64_t last_keyframe; /* file tick */
     int64_t start_ms;
     uint64_t end_ms_off, frames_off, bytes_written, members;
+    /* File ticks of the open member's FULL_STATEs (NULL when none: an idle session holds no
+     * array; its capacity is keyframes_cap()), and the file ticks in the members before it.
+     * 32 bits each, in the struct's holes, for the idle session's budget (ticks fit: tick()). */
+    uint32_t *keyframes;
+    uint32_t member_ticks_before;
     recd_buf pending; /* uncompressed actions of the open member */
     recd_buf out;     /* compressed member */
     recd_buf scratch; /* item encodings of the tick being fed */
@@ -297,6 +303,37 @@ static void shrink(recd_buf *b)
         recd_buf_free(b);
 }
 
+/* The open member was handed over: the next one starts after every tick accounted for. */
+static void member_ended(recd_recap_encoder *e)
+{
+    e->member_ticks_before = (uint32_t)e->next;
+    free(e->keyframes);
+    e->keyframes = NULL;
+    e->nkeyframes = 0;
+}
+
+/* Room in the keyframe array for n keyframes: 4, then doubled. */
+static size_t keyframes_cap(uint32_t n)
+{
+    size_t cap = 4;
+    while (cap < n)
+        cap *= 2;
+    return n ? cap : 0;
+}
+
+static int keyframe_add(recd_recap_encoder *e, uint32_t t)
+{
+    uint32_t n = e->nkeyframes;
+    if (keyframes_cap(n + 1) != keyframes_cap(n)) {
+        uint32_t *k = realloc(e->keyframes, keyframes_cap(n + 1) * sizeof *k);
+        if (!k)
+            return -ENOMEM;
+        e->keyframes = k;
+    }
+    e->keyframes[e->nkeyframes++] = t;
+    return 0;
+}
+
 static int flush_member(recd_recap_encoder *e)
 {
     int rc = write_skips(&e->pending, e->idle);
@@ -314,6 +351,7 @@ static int flush_member(recd_recap_encoder *e)
     if (rc)
         return rc;
     e->members++;
+    member_ended(e);
     e->pending.len = 0;
     e->out.len = 0;
     shrink(&e->pending);
@@ -459,8 +497,11 @@ int recd_recap_encoder_tick(recd_recap_encoder *e, uint64_t tick, const recd_rec
         e->started = true;
         e->first_tick = tick;
     }
-    if (keyframe)
+    if (keyframe) {
         e->last_keyframe = t;
+        if (keyframe_add(e, (uint32_t)t) < 0)
+            return e->err = -ENOMEM;
+    }
     e->idle = 0;
     e->next = t + 1;
     if (!e->defer_compression && e->pending.len >= e->member_limit)
@@ -497,6 +538,12 @@ int recd_recap_encoder_flush_at(recd_recap_encoder *e, uint64_t end_tick)
 
 int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw)
 {
+    return recd_recap_encoder_take_member_keyframes(e, raw, NULL);
+}
+
+int recd_recap_encoder_take_member_keyframes(recd_recap_encoder *e, recd_buf *raw,
+                                             recd_buf *keyframes)
+{
     if (e->err)
         return e->err;
     if (e->finished)
@@ -510,10 +557,20 @@ int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw)
         return 0;
     if (n > INT_MAX)
         return e->err = -EMSGSIZE;
+    size_t raw_len = raw->len, kf_len = keyframes ? keyframes->len : 0;
     rc = recd_buf_append(raw, e->pending.data, n);
-    if (rc)
-        return rc; /* pending is kept: the caller may retry */
+    for (uint32_t i = 0; rc == 0 && keyframes && i < e->nkeyframes; i++) {
+        recd_recap_keyframe k = {e->keyframes[i], e->member_ticks_before};
+        rc = recd_buf_append(keyframes, &k, sizeof k);
+    }
+    if (rc) { /* pending is kept: the caller may retry */
+        raw->len = raw_len;
+        if (keyframes)
+            keyframes->len = kf_len;
+        return rc;
+    }
     e->members++;
+    member_ended(e);
     e->pending.len = 0;
     shrink(&e->pending);
     return (int)n;
@@ -545,6 +602,7 @@ int recd_recap_encoder_finish(recd_recap_encoder *e, recd_recap_finish_info *inf
     recd_buf_free(&e->pending);
     recd_buf_free(&e->out);
     recd_buf_free(&e->scratch);
+    member_ended(e);
     return 0;
 }
 
@@ -555,18 +613,21 @@ void recd_recap_encoder_free(recd_recap_encoder *e)
     recd_buf_free(&e->pending);
     recd_buf_free(&e->out);
     recd_buf_free(&e->scratch);
+    free(e->keyframes);
     recap_slots_free(&e->slots);
     free(e);
 }
 
 size_t recd_recap_encoder_memory(const recd_recap_encoder *e)
 {
-    return sizeof(*e) + e->pending.cap + e->out.cap + e->scratch.cap + e->slots.cap;
+    return sizeof(*e) + e->pending.cap + e->out.cap + e->scratch.cap +
+           keyframes_cap(e->nkeyframes) * sizeof(uint32_t) + e->slots.cap;
 }
 
 size_t recd_recap_encoder_buffer_memory(const recd_recap_encoder *e)
 {
-    return e->pending.cap + e->out.cap + e->scratch.cap;
+    return e->pending.cap + e->out.cap + e->scratch.cap +
+           keyframes_cap(e->nkeyframes) * sizeof(uint32_t);
 }
 
 void recd_recap_encoder_trim(recd_recap_encoder *e)
