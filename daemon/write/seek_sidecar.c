@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* NAME.part.idx as NAME.part grows, then NAME.idx (seek_sidecar.h). The part is read back through
- * a read-only mapping: only its header and the pages after the last indexed point are touched. */
+ * a read-only mapping: only its header and, unless the points are fed, the pages after the last
+ * indexed point are touched. */
 #include "seek_sidecar.h"
 
 #include <errno.h>
@@ -28,7 +29,28 @@ void seek_sidecar_free(seek_sidecar *s)
     if (!s)
         return;
     free(s->rel);
+    recd_buf_free(&s->pending);
     free(s);
+}
+
+void seek_sidecar_set_fed(seek_sidecar *s)
+{
+    if (s)
+        s->fed = true;
+}
+
+void seek_sidecar_lose_point(seek_sidecar *s)
+{
+    if (s && s->fed)
+        s->point_lost = true;
+}
+
+void seek_sidecar_point(seek_sidecar *s, const recd_seek_point *p, const uint8_t *probe)
+{
+    if (!s || !s->fed || s->failed)
+        return;
+    if (recd_seek_index_add(s->format, &s->w, p, probe, &s->pending) < 0)
+        s->point_lost = true; /* the next update gives up (it knows the part's name) */
 }
 
 static void give_up(seek_sidecar *s, const char *what, const char *name, int rc)
@@ -67,11 +89,27 @@ static int append_all(int fd, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* Fed: the header (the first time) and the points handed over since the last store. */
+static int fed_growth(seek_sidecar *s, const uint8_t *map, size_t len, recd_buf *more)
+{
+    if (!s->w.header_done) {
+        int rc = recd_seek_index_header(s->format, map, len, more);
+        if (rc < 0)
+            return rc;
+        s->w.header_done = true;
+    }
+    int rc = recd_buf_append(more, s->pending.data, s->pending.len);
+    if (rc == 0)
+        s->pending.len = 0;
+    return rc;
+}
+
 /* The new index bytes of the part's content map[0..len) into the sidecar. */
 static int store_growth(seek_sidecar *s, int root_fd, const uint8_t *map, size_t len)
 {
     recd_buf more = {0};
-    int rc = recd_seek_index_grow(s->format, map, len, &s->w, &more);
+    int rc = s->fed ? fed_growth(s, map, len, &more)
+                    : recd_seek_index_grow(s->format, map, len, &s->w, &more);
     if (rc == -EAGAIN || (rc == 0 && more.len == 0)) {
         recd_buf_free(&more);
         return 0; /* nothing new yet */
@@ -89,6 +127,7 @@ void seek_sidecar_restart(seek_sidecar *s)
     if (!s)
         return;
     memset(&s->w, 0, sizeof s->w);
+    s->pending.len = 0;
     s->scanned_size = 0;
     free(s->rel); /* made again (truncated) beside the new file */
     s->rel = NULL;
@@ -96,6 +135,8 @@ void seek_sidecar_restart(seek_sidecar *s)
 
 void seek_sidecar_update(seek_sidecar *s, int root_fd, const recd_part *file, bool final)
 {
+    if (s && s->point_lost)
+        give_up(s, "out of memory", file->name, -ENOMEM);
     if (!s || s->failed || file->size == 0 || file->size > SIZE_MAX)
         return;
     if (!final && file->size - s->scanned_size < SEEK_SIDECAR_STEP)
@@ -112,6 +153,13 @@ void seek_sidecar_update(seek_sidecar *s, int root_fd, const recd_part *file, bo
         if (fd < 0)
             return give_up(s, "cannot create", s->rel, fd);
         close(fd);
+    }
+    if (s->fed && s->w.header_done) { /* nothing to read back */
+        int rc = s->pending.len ? store_growth(s, root_fd, NULL, 0) : 0;
+        if (rc < 0)
+            return give_up(s, "cannot append", s->rel, rc);
+        s->scanned_size = file->size;
+        return;
     }
     int fd = open_confined(root_fd, part, O_RDONLY);
     if (fd < 0)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The seek index of a part being written (docs/formats/seek-index.md): NAME.part.idx grows beside
  * NAME.part as the part does, one entry per keyframe or frame appended after the data it points
- * to is on disk, and becomes NAME.idx with the part's rename. Runs in writer jobs (thread pool),
- * never on the loop: the loop only says which format a part has. Failures are logged once per
- * part and leave the part alone (recovery and `rectool index` rebuild an index). */
+ * to is on disk, and becomes NAME.idx with the part's rename. Its points are either handed over
+ * by the writer as it writes the data that holds them (fed: the encoder above knows them), or
+ * found by scanning the part's new bytes (read back through a mapping). Runs in writer jobs
+ * (thread pool), never on the loop: the loop only says which format a part has and hands the
+ * points with the data. Failures are logged once per part and leave the part alone (recovery and
+ * `rectool index` rebuild an index). */
 #ifndef RECD_DAEMON_SEEK_SIDECAR_H
 #define RECD_DAEMON_SEEK_SIDECAR_H
 
@@ -24,11 +27,23 @@ typedef struct seek_sidecar {
     uint64_t scanned_size;       /* part size at the last update */
     char *rel;                   /* the index as stored (relative to the root), or NULL */
     bool failed;                 /* given up for this part (logged) */
+    bool fed;                    /* points come through seek_sidecar_point: no scan */
+    recd_buf pending;            /* fed: entries not yet stored */
+    bool point_lost;             /* fed: a point found no memory (the next update gives up) */
 } seek_sidecar;
 
 /* A sidecar for a part of format f, or NULL when f needs none (or without memory). */
 seek_sidecar *seek_sidecar_new(const recd_format *f);
 void seek_sidecar_free(seek_sidecar *s);
+
+/* The part's points will be handed over (seek_sidecar_point) instead of scanned for. */
+void seek_sidecar_set_fed(seek_sidecar *s);
+
+/* Fed: point p is in the part's file now (p->offset in that file), probe its first
+ * RECD_SEEK_INDEX_PROBE_SIZE bytes; stored with the next update. Points come in file order. */
+void seek_sidecar_point(seek_sidecar *s, const recd_seek_point *p, const uint8_t *probe);
+/* Fed: a point of the part was lost (no memory): the next update gives the index up. */
+void seek_sidecar_lose_point(seek_sidecar *s);
 
 /* After bytes were appended to file (NAME.part under root_fd): appends the entries of the seek
  * points that are now complete to NAME.part.idx (at most every SEEK_SIDECAR_STEP bytes unless

@@ -14,7 +14,9 @@
 
 typedef struct writer_seg {
     size_t len;
-    bool member; /* compress before writing */
+    bool member;      /* compress before writing */
+    uint32_t npoints; /* a member's seek points: the batch's next npoints (writer_put_member_points) */
+    size_t out_at;    /* where the job rendered it, from the batch's first byte */
 } writer_seg;
 
 #define WRITER_HINT_MAX (1u << 20)
@@ -37,6 +39,9 @@ struct writer_batch {
     size_t restart_plain_len;
     uint64_t restart_units;
     writer_sidecar *progress; /* writer_set_progress(), or NULL (owned) */
+    recd_seek_point *points;  /* its members' seek points, in order (offsets set by the job) */
+    uint32_t npoints, cappoints;
+    bool points_lost;         /* a member's points found no memory: the part's index gives up */
 };
 
 typedef struct writer_job {
@@ -123,6 +128,7 @@ static void batch_free(buffer_pool *pool, writer_batch *b)
     else
         recd_buf_free(&b->data);
     free(b->segs);
+    free(b->points);
     free(b->header);
     recd_buf_free(&b->restart);
     if (b->progress)
@@ -214,6 +220,7 @@ static uint8_t *append(writer_stage *w, writer_queue *q, writer_part *p, size_t 
         last = &b->segs[b->nsegs];
         last->len = 0;
         last->member = member;
+        last->npoints = 0;
     }
     if (buffer_pool_reserve(&w->buffers, &b->data, len) < 0)
         return NULL;
@@ -312,6 +319,35 @@ int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const vo
     return put(w, q, p, data, len, true);
 }
 
+int writer_put_member_points(writer_stage *w, writer_queue *q, writer_part *p, const void *data,
+                             size_t len, const recd_seek_point *points, size_t n)
+{
+    int rc = put(w, q, p, data, len, true);
+    if (rc < 0 || len == 0 || n == 0)
+        return rc;
+    writer_batch *b = q->open; /* the member is its last segment */
+    if (!points) {
+        b->points_lost = true;
+        return 0;
+    }
+    if (b->npoints + n > b->cappoints) {
+        size_t cap = b->cappoints ? b->cappoints : 4;
+        while (cap < b->npoints + n)
+            cap *= 2;
+        recd_seek_point *np = cap <= UINT32_MAX ? realloc(b->points, cap * sizeof *np) : NULL;
+        if (!np) {
+            b->points_lost = true;
+            return 0;
+        }
+        b->points = np;
+        b->cappoints = (uint32_t)cap;
+    }
+    memcpy(b->points + b->npoints, points, n * sizeof *points);
+    b->npoints += (uint32_t)n;
+    b->segs[b->nsegs - 1].npoints = (uint32_t)n;
+    return 0;
+}
+
 int writer_set_restart(writer_stage *w, writer_queue *q, writer_part *p, recd_buf *plain,
                        recd_buf *member, uint64_t units_dropped)
 {
@@ -348,6 +384,8 @@ void writer_part_set_seek_format(writer_part *p, const recd_format *f)
     seek_sidecar_free(p->seek);
     p->seek = seek_sidecar_new(f); /* NULL without memory: the part has no index, nothing else */
 }
+
+void writer_part_feed_seek(writer_part *p) { seek_sidecar_set_fed(p->seek); }
 
 void writer_part_set_sidecar(writer_part *p, writer_sidecar *sc)
 {
@@ -455,13 +493,14 @@ static void part_acquire(writer_stage *w, open_part *op, writer_part *p)
 }
 
 /* Literal bytes copied, member bodies compressed, in order, into out. */
-static int render(writer_job *j, const writer_batch *b, recd_gzip_deflater **d, recd_buf *out)
+static int render(writer_job *j, writer_batch *b, recd_gzip_deflater **d, recd_buf *out)
 {
     size_t off = 0;
     int rc = 0;
     out->len = 0;
     for (size_t i = 0; rc == 0 && i < b->nsegs; i++) {
-        const writer_seg *s = &b->segs[i];
+        writer_seg *s = &b->segs[i];
+        s->out_at = out->len;
         if (s->member) {
             if (!*d)
                 *d = deflater_take(j->stage);
@@ -590,6 +629,30 @@ static int start_file(writer_job *j, const writer_batch *b, open_part *op, recd_
     return 0;
 }
 
+/* b's members are in the file from file_at on (rendered as in out): their seek points, in the
+ * ticks of the file now written (which lacks the part's first units_dropped after a restart),
+ * go to the part's fed seek index. */
+static void feed_points(writer_batch *b, writer_part *p, uint64_t file_at, const recd_buf *out)
+{
+    if (b->points_lost)
+        seek_sidecar_lose_point(p->seek);
+    const recd_seek_point *pt = b->points;
+    int64_t dropped = (int64_t)p->units_dropped;
+    for (uint32_t i = 0; i < b->nsegs && b->npoints; i++) {
+        const writer_seg *s = &b->segs[i];
+        for (uint32_t k = 0; k < s->npoints; k++) {
+            recd_seek_point q = pt[k];
+            if (q.time < dropped || q.aux < dropped)
+                continue; /* before the restart: not in this file */
+            q.time -= dropped;
+            q.aux -= dropped;
+            q.offset = file_at + s->out_at;
+            seek_sidecar_point(p->seek, &q, out->data + s->out_at);
+        }
+        pt += s->npoints;
+    }
+}
+
 /* 1 when the job must stop at b (the write may succeed later), else 0. */
 static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_deflater **d,
                        recd_buf *out)
@@ -613,11 +676,16 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
     }
     if (p->preamble_due) {
         seek_sidecar_restart(p->seek);
+        uint64_t file_at = op->file.size;
         rc = start_file(j, b, op, d, out);
         if (rc < 0)
             return write_failed(j, op, b, rc, "cannot start again", b->data.len);
         p->preamble_due = false;
         op->dirty = true;
+        if (b->restart.len) { /* its member holds the file's first keyframe */
+            recd_seek_point first = {0, file_at + b->restart_plain_len, 0};
+            seek_sidecar_point(p->seek, &first, out->data + b->restart_plain_len);
+        }
     }
     const void *src = b->data.data;
     size_t n = b->data.len;
@@ -632,9 +700,12 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
         src = out->data;
         n = out->len;
     }
+    uint64_t file_at = op->file.size;
     rc = ops->append(&op->file, src, n);
     if (rc < 0)
         return write_failed(j, op, b, rc, "cannot append to", b->data.len);
+    if (b->has_members)
+        feed_points(b, p, file_at, out);
     b->data_done = true;
     op->dirty = true;
     j->result.written += n;

@@ -173,6 +173,12 @@ void writer_part_on_named(writer_part *p, void (*fn)(void *ctx, uint32_t tag, co
  * p's first job. */
 void writer_part_set_seek_format(writer_part *p, const recd_format *f);
 
+/* p's seek index is fed by the layer above, which encodes the part and knows its seek points:
+ * they come with its members (writer_put_member_points), a restart point's member is one at time
+ * 0, and the part is never read back to find them. Loop thread, after
+ * writer_part_set_seek_format and before p's first job. */
+void writer_part_feed_seek(writer_part *p);
+
 /* Gives p a sidecar (replacing and freeing any earlier one). Loop thread, before the part is
  * ended. */
 void writer_part_set_sidecar(writer_part *p, writer_sidecar *sc);
@@ -193,6 +199,12 @@ int writer_put(writer_stage *w, writer_queue *q, writer_part *p, const void *dat
 uint8_t *writer_reserve(writer_stage *w, writer_queue *q, writer_part *p, size_t len);
 /* Appends an uncompressed gzip member body that the job compresses at p's level. */
 int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const void *data, size_t len);
+/* Like writer_put_member, for a member holding n seek points of p's file (time and aux set; the
+ * offset is the member's, which the job learns as it writes it). A part whose index is fed
+ * (writer_part_feed_seek) gets its entries from them; points NULL with n > 0: the member's
+ * points found no memory, and the part's index is given up. */
+int writer_put_member_points(writer_stage *w, writer_queue *q, writer_part *p, const void *data,
+                             size_t len, const recd_seek_point *points, size_t n);
 /* Ends p after everything queued for it: header (if given, len bytes written at offset 0 after
  * the data) then rename. Takes ownership of header (malloc'd, may be NULL). The caller must not
  * use p afterwards. 0 or -ENOMEM (then nothing changed and header is still the caller's). */

@@ -8,6 +8,9 @@
 #include <pthread.h>
 #include <sys/mount.h>
 
+#include "recd/format.h"
+#include "recd/seek_index.h"
+
 #define FAULT_CONFIG "flush:\n  interval: 50ms\n"
 
 static bool log_has(const td_daemon *d, const char *text)
@@ -348,6 +351,21 @@ static void removed_root_recap_part_starts_again(void **state)
     }
     size_t len;
     uint8_t *data = td_read_only_recording(&d, "recap", "cap", &len); /* it verifies */
+    /* Its seek index, kept from the keyframes recd encoded (the restart point's first), is the
+     * one built by scanning the file. */
+    td_files f = td_session_files(&d, "recap", "cap");
+    char idx_rel[1100];
+    snprintf(idx_rel, sizeof idx_rel, "%s.idx", f.items[0].path);
+    td_files_free(&f);
+    size_t idx_len;
+    uint8_t *idx = td_read_output(&d, idx_rel, &idx_len);
+    recd_buf built = {0};
+    assert_int_equal(recd_format_index_build(recd_format_find("recap"), data, len, &built), 0);
+    assert_true(built.len > RECD_SEEK_INDEX_HEADER_SIZE + RECD_SEEK_INDEX_ENTRY_SIZE);
+    assert_int_equal(idx_len, built.len);
+    assert_memory_equal(idx, built.data, built.len);
+    recd_buf_free(&built);
+    free(idx);
     recap_seen seen = {sent, RECAP_CUT - 1, 0, 0, 0};
     recd_recap_callbacks cb = {NULL, check_tick, NULL, NULL, &seen};
     recd_recap_decode_result res;

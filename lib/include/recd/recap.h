@@ -311,6 +311,17 @@ RECD_API int recd_recap_encoder_flush_at(recd_recap_encoder *e, uint64_t end_tic
  * then byte-identical to what flush() writes. Returns the number of bytes appended (0 when nothing
  * was pending) or a negative errno. */
 RECD_API int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw);
+/* A FULL_STATE keyframe of a member: where a reader can start (a seek point, recd/format.h: time
+ * tick, aux ticks_before, offset the member's, which only the member's writer learns). */
+typedef struct recd_recap_keyframe {
+    uint64_t tick;         /* file tick of the keyframe */
+    uint64_t ticks_before; /* file ticks in the members before its member */
+} recd_recap_keyframe;
+/* take_member(), also appending the member's keyframes to keyframes (recd_recap_keyframe structs
+ * in tick order), so the daemon keeps a seek index without reading the file back. Not exported
+ * (no RECD_API): for recd, which links librecd statically. */
+int recd_recap_encoder_take_member_keyframes(recd_recap_encoder *e, recd_buf *raw,
+                                             recd_buf *keyframes);
 /* Uncompressed bytes of the open member (what take_member() would hand over, skips aside). */
 RECD_API size_t recd_recap_encoder_pending(const recd_recap_encoder *e);
 /* The state a reader holds after the last tick recorded (movement as the reader reconstructs it),

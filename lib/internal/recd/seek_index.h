@@ -52,6 +52,13 @@ typedef struct recd_seek_index_writer {
 int recd_seek_index_grow(const recd_format *f, const uint8_t *data, size_t len,
                          recd_seek_index_writer *w, recd_buf *out);
 
+/* The entry of point p, when f's index keeps it (its index_step thins points), appended to out
+ * as recd_seek_index_grow does: for a writer that knows the points it wrote (the header comes
+ * first, from recd_seek_index_header). probe = the RECD_SEEK_INDEX_PROBE_SIZE data bytes at
+ * p->offset. 0 or -ENOMEM. */
+int recd_seek_index_add(const recd_format *f, recd_seek_index_writer *w, const recd_seek_point *p,
+                        const uint8_t *probe, recd_buf *out);
+
 /* What an index says about a data file. */
 typedef struct recd_seek_index_status {
     bool header_ok;     /* magic, version, sizes, CRC, format and identity all match */

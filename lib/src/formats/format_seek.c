@@ -304,28 +304,34 @@ size_t recd_format__index_spread(const recd_format *f, const uint8_t *buf, size_
 }
 
 typedef struct grow_ctx {
+    const recd_format *f;
     const uint8_t *data;
     recd_seek_index_writer *w;
-    int64_t step;
     recd_buf *out;
 } grow_ctx;
+
+int recd_seek_index_add(const recd_format *f, recd_seek_index_writer *w, const recd_seek_point *p,
+                        const uint8_t *probe, recd_buf *out)
+{
+    w->last = *p;
+    w->have_last = true;
+    if (w->kept_any && p->time - w->last_kept < f->seek->index_step)
+        return 0;
+    uint8_t e[RECD_SEEK_INDEX_ENTRY_SIZE];
+    recd_seek_index_entry(p, probe, e);
+    int rc = recd_buf_append(out, e, sizeof e);
+    if (rc == 0) {
+        w->kept_any = true;
+        w->last_kept = p->time;
+        w->entries++;
+    }
+    return rc;
+}
 
 static int grow_point(void *ctx, const recd_seek_point *p)
 {
     grow_ctx *g = ctx;
-    g->w->last = *p;
-    g->w->have_last = true;
-    if (g->w->kept_any && p->time - g->w->last_kept < g->step)
-        return 0;
-    uint8_t e[RECD_SEEK_INDEX_ENTRY_SIZE];
-    recd_seek_index_entry(p, g->data + p->offset, e);
-    int rc = recd_buf_append(g->out, e, sizeof e);
-    if (rc == 0) {
-        g->w->kept_any = true;
-        g->w->last_kept = p->time;
-        g->w->entries++;
-    }
-    return rc;
+    return recd_seek_index_add(g->f, g->w, p, g->data + p->offset, g->out);
 }
 
 int recd_seek_index_grow(const recd_format *f, const uint8_t *data, size_t len,
@@ -339,7 +345,7 @@ int recd_seek_index_grow(const recd_format *f, const uint8_t *data, size_t len,
             return rc;
         w->header_done = true;
     }
-    grow_ctx g = {data, w, f->seek->index_step, out};
+    grow_ctx g = {f, data, w, out};
     int rc = f->seek->scan(data, len, w->have_last ? &w->last : NULL, grow_point, &g);
     return rc == -EBADMSG ? 0 : rc; /* nothing to index yet */
 }

@@ -116,6 +116,24 @@ static void attach_restart(recd_session *s, session_recap *r)
     restart_free(r);
 }
 
+/* Queues the member r->member with its keyframes kf (recd_recap_keyframe), the part's seek points
+ * the writer keeps its index from. 0 or -ENOMEM. */
+static int put_member(recd_session *s, session_recap *r, const recd_buf *kf)
+{
+    size_t n = kf->len / sizeof(recd_recap_keyframe);
+    const recd_recap_keyframe *k = (const recd_recap_keyframe *)(const void *)kf->data;
+    recd_seek_point few[8];
+    recd_seek_point *points = n <= 8 ? few : malloc(n * sizeof *points);
+    for (size_t i = 0; points && i < n; i++)
+        points[i] = (recd_seek_point){(int64_t)k[i].tick, 0, (int64_t)k[i].ticks_before};
+    /* Without memory for them the points are lost, and the writer gives the part's index up. */
+    int rc = writer_put_member_points(s->env->writer, &s->queue, s->part, r->member.data,
+                                      r->member.len, points, n);
+    if (points != few)
+        free(points);
+    return rc;
+}
+
 /* Ends the current gzip member: its uncompressed bytes go to the writer, which compresses them. */
 void recap_take_member(recd_session *s)
 {
@@ -123,13 +141,13 @@ void recap_take_member(recd_session *s)
     if (!r->enc)
         return;
     r->member.len = 0;
-    int n = recd_recap_encoder_take_member(r->enc, &r->member);
+    recd_buf kf = {0};
+    int n = recd_recap_encoder_take_member_keyframes(r->enc, &r->member, &kf);
     if (n < 0) {
         log_err("session '%s': the Recap encoder failed: %s", s->key, recd_strerror(n));
     } else if (r->member.len) {
         attach_restart(s, r);
-        int rc = writer_put_member(s->env->writer, &s->queue, s->part, r->member.data,
-                                   r->member.len);
+        int rc = put_member(s, r, &kf);
         if (rc < 0) {
             log_err("session '%s': out of memory queueing a member: %s", s->key, recd_strerror(rc));
         } else {
@@ -138,6 +156,7 @@ void recap_take_member(recd_session *s)
         }
         r->restart_due = true;
     }
+    recd_buf_free(&kf);
     recd_buf_free(&r->member); /* an idle session keeps no member buffer */
     /* Every sample fed to the encoder is now in a queued member; the tick being collected is not. */
     s->inputs_queued = r->have_group ? r->inputs_before_group : s->inputs;
@@ -203,6 +222,7 @@ int recap_start_part_at(recd_session *s, uint64_t tick, int64_t start)
     if (rc < 0)
         return rc;
     s->part->gzip_compressor = (uint8_t)recap_config_of(cfg)->compressor;
+    writer_part_feed_seek(s->part); /* its members bring their keyframes */
     recd_recap_encoder_options *opt = &r->part_opt;
     memset(opt, 0, sizeof *opt);
     opt->keyframe_interval = recap_config_of(cfg)->keyframe_interval;

@@ -20,12 +20,18 @@ struct recd_recap_encoder {
     int err; /* sticky: a failed sink write or allocation leaves the output unusable */
     bool started, finished;
     bool defer_compression;
+    uint32_t nkeyframes;
     uint64_t first_tick;    /* caller's number of file tick 0 */
     uint64_t next;          /* file ticks accounted for */
     uint64_t idle;          /* trailing idle ticks of `next` not yet written */
     uint64_t last_keyframe; /* file tick */
     int64_t start_ms;
     uint64_t end_ms_off, frames_off, bytes_written, members;
+    /* File ticks of the open member's FULL_STATEs (NULL when none: an idle session holds no
+     * array; its capacity is keyframes_cap()), and the file ticks in the members before it.
+     * 32 bits each, in the struct's holes, for the idle session's budget (ticks fit: tick()). */
+    uint32_t *keyframes;
+    uint32_t member_ticks_before;
     recd_buf pending; /* uncompressed actions of the open member */
     recd_buf out;     /* compressed member */
     recd_buf scratch; /* item encodings of the tick being fed */
@@ -165,26 +171,36 @@ int recd_recap_encoder_state(const recd_recap_encoder *e, recd_recap_state *out)
     return 0;
 }
 
-static const recd_recap_item *state_item(const recd_recap_state *s, int i)
-{
-    return i < RECD_RECAP_EQUIPMENT_SLOTS ? &s->equipment[i]
-                                          : &s->inventory[i - RECD_RECAP_EQUIPMENT_SLOTS];
-}
-
 static void put_f32(uint8_t *p, float f) { st_be32(p, f32_to_bits(f)); }
 static bool same_f32(float a, float b) { return f32_to_bits(a) == f32_to_bits(b); }
 
-/* Canonical encodings of the tick's items: ip[i]/il[i], into the slots or (fresh) the scratch
- * buffer. changed[i]: the encoding differs from the slot's, found once per tick for the deltas
- * and the commit; inventory_changed counts the changed inventory slots. */
+/* The tick's items that differ from their slot (nearly always none): their slots, ascending, and
+ * their canonical encodings in the scratch buffer, found once per tick for the deltas, a keyframe
+ * and the commit. Every other item is its slot's encoding. */
 typedef struct tick_items {
+    unsigned n, equipment_changed, inventory_changed;
+    uint8_t slot[RECAP_SLOTS];
     const uint8_t *ip[RECAP_SLOTS];
     size_t il[RECAP_SLOTS];
-    bool changed[RECAP_SLOTS];
-    unsigned equipment_changed, inventory_changed;
 } tick_items;
 
-static int write_full_state(recd_buf *b, const recd_recap_state *s, const tick_items *it)
+/* Slot i's encoding this tick: the changed item's (*k walks the changed ones in slot order), else
+ * the slot's own, a 1-byte empty item when it holds none. */
+static const uint8_t *item_enc(const recap_slots *slots, const tick_items *it, unsigned *k, int i,
+                               size_t *len)
+{
+    static const uint8_t empty_item = 0;
+    if (*k < it->n && it->slot[*k] == i) {
+        *len = it->il[*k];
+        return it->ip[(*k)++];
+    }
+    uint32_t held = slots->len[i];
+    *len = held ? held : 1;
+    return held ? recap_slots_enc(slots, i) : &empty_item;
+}
+
+static int write_full_state(recd_buf *b, const recd_recap_state *s, const recap_slots *slots,
+                            const tick_items *it)
 {
     uint8_t fx[1 + 72 + 2 + 3 + 8];
     uint8_t *p = fx;
@@ -201,22 +217,26 @@ static int write_full_state(recd_buf *b, const recd_recap_state *s, const tick_i
     put_f32(p, s->health);
     put_f32(p + 4, s->absorption);
     int rc = recd_buf_append(b, fx, sizeof(fx));
+    const uint8_t *ip[RECAP_SLOTS];
+    size_t il[RECAP_SLOTS];
+    unsigned k = 0, used = 0;
+    for (int i = 0; i < RECAP_SLOTS; i++) {
+        ip[i] = item_enc(slots, it, &k, i, &il[i]);
+        used += i >= RECD_RECAP_EQUIPMENT_SLOTS && il[i] > 1;
+    }
     for (int i = 0; rc == 0 && i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
-        rc = recd_buf_append(b, it->ip[i], it->il[i]);
-    unsigned used = 0;
-    for (int i = RECD_RECAP_EQUIPMENT_SLOTS; i < RECAP_SLOTS; i++)
-        used += it->il[i] > 1;
+        rc = recd_buf_append(b, ip[i], il[i]);
     uint8_t cnt[2];
     st_be16(cnt, (uint16_t)used);
     if (rc == 0)
         rc = recd_buf_append(b, cnt, 2);
     for (int i = RECD_RECAP_EQUIPMENT_SLOTS; rc == 0 && i < RECAP_SLOTS; i++) {
-        if (it->il[i] <= 1)
+        if (il[i] <= 1)
             continue;
         uint8_t slot = (uint8_t)(i - RECD_RECAP_EQUIPMENT_SLOTS);
         rc = recd_buf_append(b, &slot, 1);
         if (rc == 0)
-            rc = recd_buf_append(b, it->ip[i], it->il[i]);
+            rc = recd_buf_append(b, ip[i], il[i]);
     }
     return rc;
 }
@@ -250,25 +270,22 @@ static int write_deltas(recd_recap_encoder *e, recd_buf *b, const recd_recap_sta
         rc = append_u8s(b, RECD_RECAP_POSE, s->pose);
     if (rc == 0 && s->hand_state != e->hand_state)
         rc = append_u8s(b, RECD_RECAP_HAND_STATE, s->hand_state);
-    for (int i = 0; rc == 0 && it->equipment_changed && i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
-        if (!it->changed[i])
-            continue;
-        rc = append_u8s(b, RECD_RECAP_EQUIPMENT, (uint8_t)i);
+    unsigned k = 0; /* the changed slots are ascending: equipment first */
+    for (; rc == 0 && k < it->equipment_changed; k++) {
+        rc = append_u8s(b, RECD_RECAP_EQUIPMENT, it->slot[k]);
         if (rc == 0)
-            rc = recd_buf_append(b, it->ip[i], it->il[i]);
+            rc = recd_buf_append(b, it->ip[k], it->il[k]);
     }
     unsigned changed = it->inventory_changed;
     if (rc == 0 && changed) {
         uint8_t a[3] = {RECD_RECAP_FULL_INVENTORY, 0, 0};
         st_be16(a + 1, (uint16_t)changed);
         rc = recd_buf_append(b, a, 3);
-        for (int i = RECD_RECAP_EQUIPMENT_SLOTS; rc == 0 && i < RECAP_SLOTS; i++) {
-            if (!it->changed[i])
-                continue;
-            uint8_t slot = (uint8_t)(i - RECD_RECAP_EQUIPMENT_SLOTS);
+        for (; rc == 0 && k < it->n; k++) {
+            uint8_t slot = (uint8_t)(it->slot[k] - RECD_RECAP_EQUIPMENT_SLOTS);
             rc = recd_buf_append(b, &slot, 1);
             if (rc == 0)
-                rc = recd_buf_append(b, it->ip[i], it->il[i]);
+                rc = recd_buf_append(b, it->ip[k], it->il[k]);
         }
     }
     return rc;
@@ -297,6 +314,37 @@ static void shrink(recd_buf *b)
         recd_buf_free(b);
 }
 
+/* The open member was handed over: the next one starts after every tick accounted for. */
+static void member_ended(recd_recap_encoder *e)
+{
+    e->member_ticks_before = (uint32_t)e->next;
+    free(e->keyframes);
+    e->keyframes = NULL;
+    e->nkeyframes = 0;
+}
+
+/* Room in the keyframe array for n keyframes: 4, then doubled. */
+static size_t keyframes_cap(uint32_t n)
+{
+    size_t cap = 4;
+    while (cap < n)
+        cap *= 2;
+    return n ? cap : 0;
+}
+
+static int keyframe_add(recd_recap_encoder *e, uint32_t t)
+{
+    uint32_t n = e->nkeyframes;
+    if (keyframes_cap(n + 1) != keyframes_cap(n)) {
+        uint32_t *k = realloc(e->keyframes, keyframes_cap(n + 1) * sizeof *k);
+        if (!k)
+            return -ENOMEM;
+        e->keyframes = k;
+    }
+    e->keyframes[e->nkeyframes++] = t;
+    return 0;
+}
+
 static int flush_member(recd_recap_encoder *e)
 {
     int rc = write_skips(&e->pending, e->idle);
@@ -314,6 +362,7 @@ static int flush_member(recd_recap_encoder *e)
     if (rc)
         return rc;
     e->members++;
+    member_ended(e);
     e->pending.len = 0;
     e->out.len = 0;
     shrink(&e->pending);
@@ -321,13 +370,11 @@ static int flush_member(recd_recap_encoder *e)
     return 0;
 }
 
-/* Only fresh items are stored: the others point into the slots, which a store may move. */
+/* The changed items into their slots (their encodings are in the scratch buffer). */
 static int commit_slots(recd_recap_encoder *e, const tick_items *it)
 {
-    for (int i = 0; (it->equipment_changed || it->inventory_changed) && i < RECAP_SLOTS; i++) {
-        if (!it->changed[i])
-            continue;
-        int rc = recap_slots_set(&e->slots, i, it->ip[i], it->il[i]);
+    for (unsigned k = 0; k < it->n; k++) {
+        int rc = recap_slots_set(&e->slots, it->slot[k], it->ip[k], it->il[k]);
         if (rc)
             return rc;
     }
@@ -349,42 +396,50 @@ static bool slot_holds(const recap_slots *t, int i, const recd_recap_item *it)
            (dlen == 0 || memcmp(p + 5 + klen, it->data.data, dlen) == 0);
 }
 
-/* Encodes the items that differ from their slot into scratch; the others point at the slot.
- * One pass; a second one only to point at the scratch copies, which may move as it grows. */
+/* Slot i's item, when it differs from the slot: encoded at the end of the scratch buffer and
+ * listed (its offset in off, pointed at once the buffer stops moving). */
+static int item_check(recd_recap_encoder *e, int i, const recd_recap_item *item, tick_items *it,
+                      size_t *off)
+{
+    if (slot_holds(&e->slots, i, item))
+        return 0;
+    size_t at = e->scratch.len;
+    int rc = recap_item_write(&e->scratch, item);
+    if (rc)
+        return rc;
+    size_t len = e->scratch.len - at;
+    /* Fields that differ can still encode alike (a key cut to 255 bytes). */
+    if (recap_slots_equals(&e->slots, i, e->scratch.data + at, len)) {
+        e->scratch.len = at;
+        return 0;
+    }
+    off[it->n] = at;
+    it->il[it->n] = len;
+    it->slot[it->n++] = (uint8_t)i;
+    return 0;
+}
+
+/* Lists the items that differ from their slot, in slot order, encoded into scratch. */
 static int tick_items_build(recd_recap_encoder *e, const recd_recap_state *s, tick_items *it)
 {
-    static const uint8_t empty_item = 0;
     size_t off[RECAP_SLOTS];
-    unsigned changed[2] = {0, 0}, fresh = 0;
+    it->n = 0;
     e->scratch.len = 0;
-    for (int i = 0; i < RECAP_SLOTS; i++) {
-        const recd_recap_item *item = state_item(s, i);
-        if (slot_holds(&e->slots, i, item)) {
-            uint32_t held = e->slots.len[i];
-            it->ip[i] = held ? recap_slots_enc(&e->slots, i) : &empty_item;
-            it->il[i] = held ? held : 1;
-            it->changed[i] = false;
-            continue;
-        }
-        off[i] = e->scratch.len;
-        int rc = recap_item_write(&e->scratch, item);
-        if (rc)
-            return rc;
-        it->ip[i] = NULL;
-        it->il[i] = e->scratch.len - off[i];
-        /* Fields that differ can still encode alike (a key cut to 255 bytes). */
-        it->changed[i] = !recap_slots_equals(&e->slots, i, e->scratch.data + off[i], it->il[i]);
-        changed[i >= RECD_RECAP_EQUIPMENT_SLOTS] += it->changed[i];
-        fresh++;
-    }
-    for (int i = 0; fresh && i < RECAP_SLOTS; i++) {
-        if (!it->ip[i]) {
-            it->ip[i] = e->scratch.data + off[i];
-            fresh--;
-        }
-    }
-    it->equipment_changed = changed[0];
-    it->inventory_changed = changed[1];
+    int rc = 0;
+    const uint32_t *held = e->slots.len;
+    for (int i = 0; rc == 0 && i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+        if (s->equipment[i].key.len | held[i]) /* else both empty */
+            rc = item_check(e, i, &s->equipment[i], it, off);
+    it->equipment_changed = it->n;
+    held += RECD_RECAP_EQUIPMENT_SLOTS;
+    for (int i = 0; rc == 0 && i < RECD_RECAP_INVENTORY_SLOTS; i++)
+        if (s->inventory[i].key.len | held[i]) /* most slots: both empty */
+            rc = item_check(e, RECD_RECAP_EQUIPMENT_SLOTS + i, &s->inventory[i], it, off);
+    if (rc)
+        return rc;
+    it->inventory_changed = it->n - it->equipment_changed;
+    for (unsigned k = 0; k < it->n; k++)
+        it->ip[k] = e->scratch.data + off[k];
     return 0;
 }
 
@@ -421,7 +476,7 @@ int recd_recap_encoder_tick(recd_recap_encoder *e, uint64_t tick, const recd_rec
     rc = write_skips(&e->pending, idle);
     size_t actions = e->pending.len;
     if (rc == 0 && keyframe) {
-        rc = write_full_state(&e->pending, s, &items);
+        rc = write_full_state(&e->pending, s, &e->slots, &items);
         memcpy(ch, s->pos, 3 * sizeof(double));
         memcpy(ch + 3, s->rot, 3 * sizeof(double));
         memcpy(ch + 6, s->vel, 3 * sizeof(double));
@@ -459,8 +514,11 @@ int recd_recap_encoder_tick(recd_recap_encoder *e, uint64_t tick, const recd_rec
         e->started = true;
         e->first_tick = tick;
     }
-    if (keyframe)
+    if (keyframe) {
         e->last_keyframe = t;
+        if (keyframe_add(e, (uint32_t)t) < 0)
+            return e->err = -ENOMEM;
+    }
     e->idle = 0;
     e->next = t + 1;
     if (!e->defer_compression && e->pending.len >= e->member_limit)
@@ -497,6 +555,12 @@ int recd_recap_encoder_flush_at(recd_recap_encoder *e, uint64_t end_tick)
 
 int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw)
 {
+    return recd_recap_encoder_take_member_keyframes(e, raw, NULL);
+}
+
+int recd_recap_encoder_take_member_keyframes(recd_recap_encoder *e, recd_buf *raw,
+                                             recd_buf *keyframes)
+{
     if (e->err)
         return e->err;
     if (e->finished)
@@ -510,10 +574,20 @@ int recd_recap_encoder_take_member(recd_recap_encoder *e, recd_buf *raw)
         return 0;
     if (n > INT_MAX)
         return e->err = -EMSGSIZE;
+    size_t raw_len = raw->len, kf_len = keyframes ? keyframes->len : 0;
     rc = recd_buf_append(raw, e->pending.data, n);
-    if (rc)
-        return rc; /* pending is kept: the caller may retry */
+    for (uint32_t i = 0; rc == 0 && keyframes && i < e->nkeyframes; i++) {
+        recd_recap_keyframe k = {e->keyframes[i], e->member_ticks_before};
+        rc = recd_buf_append(keyframes, &k, sizeof k);
+    }
+    if (rc) { /* pending is kept: the caller may retry */
+        raw->len = raw_len;
+        if (keyframes)
+            keyframes->len = kf_len;
+        return rc;
+    }
     e->members++;
+    member_ended(e);
     e->pending.len = 0;
     shrink(&e->pending);
     return (int)n;
@@ -545,6 +619,7 @@ int recd_recap_encoder_finish(recd_recap_encoder *e, recd_recap_finish_info *inf
     recd_buf_free(&e->pending);
     recd_buf_free(&e->out);
     recd_buf_free(&e->scratch);
+    member_ended(e);
     return 0;
 }
 
@@ -555,18 +630,21 @@ void recd_recap_encoder_free(recd_recap_encoder *e)
     recd_buf_free(&e->pending);
     recd_buf_free(&e->out);
     recd_buf_free(&e->scratch);
+    free(e->keyframes);
     recap_slots_free(&e->slots);
     free(e);
 }
 
 size_t recd_recap_encoder_memory(const recd_recap_encoder *e)
 {
-    return sizeof(*e) + e->pending.cap + e->out.cap + e->scratch.cap + e->slots.cap;
+    return sizeof(*e) + e->pending.cap + e->out.cap + e->scratch.cap +
+           keyframes_cap(e->nkeyframes) * sizeof(uint32_t) + e->slots.cap;
 }
 
 size_t recd_recap_encoder_buffer_memory(const recd_recap_encoder *e)
 {
-    return e->pending.cap + e->out.cap + e->scratch.cap;
+    return e->pending.cap + e->out.cap + e->scratch.cap +
+           keyframes_cap(e->nkeyframes) * sizeof(uint32_t);
 }
 
 void recd_recap_encoder_trim(recd_recap_encoder *e)

@@ -73,6 +73,8 @@ int recap_fields_check(const recd_recap_field *fields, size_t n, const recd_reca
 /* ItemStack wire codec. */
 int recap_item_write(recd_buf *out, const recd_recap_item *it);
 recap_perr recap_item_parse(recap_cur *c, recd_recap_item *it);
+/* recap_item_parse into an item that is all zeroes already (a fresh state's): not cleared first. */
+recap_perr recap_item_parse_zeroed(recap_cur *c, recd_recap_item *it);
 
 /* The 47 item slots a reader holds (equipment 0..5, then inventory 0..40), as canonical item
  * encodings packed into one buffer: a player's whole inventory costs one allocation, which keeps

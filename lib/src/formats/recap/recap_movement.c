@@ -86,9 +86,12 @@ int recap_movement_write(recd_buf *out, double r[RECAP_CHANNELS], const double v
 {
     recap_choice ch[RECAP_CHANNELS];
     uint8_t m[3] = {0, 0, 0};
-    for (int i = 0; i < RECAP_CHANNELS; i++) {
-        recap_channel_choose(r[i], v[i], &ch[i]);
-        m[i / 3] = (uint8_t)(m[i / 3] | (ch[i].mode << (2 * (i % 3))));
+    for (int g = 0; g < 3; g++) { /* three groups of three: constant shifts once unrolled */
+        for (int k = 0; k < 3; k++) {
+            int i = 3 * g + k;
+            recap_channel_choose(r[i], v[i], &ch[i]);
+            m[g] = (uint8_t)(m[g] | (ch[i].mode << (2 * k)));
+        }
     }
     if ((m[0] | m[1] | m[2]) == 0)
         return 0;

@@ -90,6 +90,11 @@ static recap_perr parse_blob(recap_cur *c, size_t prefix, bool utf8, recd_recap_
 recap_perr recap_item_parse(recap_cur *c, recd_recap_item *it)
 {
     memset(it, 0, sizeof(*it));
+    return recap_item_parse_zeroed(c, it);
+}
+
+recap_perr recap_item_parse_zeroed(recap_cur *c, recd_recap_item *it)
+{
     recap_perr e = parse_blob(c, 1, true, &it->key);
     if (e || it->key.len == 0)
         return e;

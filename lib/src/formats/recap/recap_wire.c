@@ -131,7 +131,7 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
     st->absorption = f32_from_bits(ld_be32(p + 9));
     c->pos += FS_FIXED_BYTES;
     for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
-        recap_perr e = recap_item_parse(c, &st->equipment[i]);
+        recap_perr e = recap_item_parse_zeroed(c, &st->equipment[i]);
         if (e)
             return e;
     }
@@ -153,7 +153,7 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
             *slots_ok = false;
             continue;
         }
-        recap_perr e = recap_item_parse(c, &st->inventory[slot]);
+        recap_perr e = recap_item_parse_zeroed(c, &st->inventory[slot]); /* once: ascending */
         if (e)
             return e;
         last = (int)slot;

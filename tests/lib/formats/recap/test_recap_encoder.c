@@ -10,6 +10,7 @@
 
 #include "base/bytes.h"
 #include "formats/recap/recap_internal.h"
+#include "recd/format.h"
 #include "recd/recap.h"
 #include "testutil.h"
 
@@ -682,6 +683,62 @@ static void test_keyframes_every_n(void **st)
     recd_buf_free(&a);
 }
 
+/* The keyframes take_member_keyframes() hands over with each member are the seek points a scan of
+ * the file finds (the daemon's seek index is kept from them): ticks, members' offsets and the
+ * ticks before them, across gaps, idle ticks and members with none or several keyframes. */
+static void test_member_keyframes_are_seek_points(void **st)
+{
+    (void)st;
+    recd_recap_header h;
+    realistic_header(&h);
+    recd_recap_state s;
+    realistic_state(&s);
+    recd_recap_encoder_options opt = {.keyframe_interval = 20, .defer_compression = true};
+    recd_buf file = {0}, raw = {0}, kf = {0};
+    recd_recap_encoder *e;
+    assert_int_equal(recd_recap_encoder_new(&e, &h, &opt, recd_buf_sink(&file)), 0);
+    recd_seek_point got[64];
+    size_t ngot = 0;
+    for (uint64_t t = 5; t < 400; t++) {
+        if (t % 9 != 0) /* idle ticks too */
+            s.pos[0] += 0.25;
+        if (t == 120)
+            t = 175; /* a gap */
+        assert_int_equal(recd_recap_encoder_tick(e, t, &s, NULL, 0), 0);
+        if (t % 43 != 0 && t != 399)
+            continue;
+        raw.len = kf.len = 0;
+        int n = recd_recap_encoder_take_member_keyframes(e, &raw, &kf);
+        assert_true(n > 0);
+        const recd_recap_keyframe *k = (const recd_recap_keyframe *)(const void *)kf.data;
+        for (size_t i = 0; i < kf.len / sizeof *k; i++) {
+            assert_true(ngot < 64);
+            got[ngot++] = (recd_seek_point){(int64_t)k[i].tick, file.len, (int64_t)k[i].ticks_before};
+        }
+        assert_int_equal(recd_gzip_member_write_with(NULL, recd_recap_encoder_compressor(e),
+                                                     recd_recap_encoder_gzip_level(e), raw.data,
+                                                     raw.len, &file),
+                         0);
+    }
+    assert_int_equal(recd_recap_encoder_finish(e, NULL), 0);
+    recd_recap_encoder_free(e);
+    recd_buf idx = {0};
+    assert_int_equal(recd_format_index_build(recd_format_find("recap"), file.data, file.len, &idx), 0);
+    size_t want = (idx.len - 64) / 32;
+    assert_true(want > 10);
+    assert_int_equal(ngot, want);
+    for (size_t i = 0; i < want; i++) {
+        const uint8_t *en = idx.data + 64 + 32 * i;
+        assert_int_equal(got[i].time, (int64_t)ld_le64(en));
+        assert_int_equal(got[i].offset, ld_le64(en + 8));
+        assert_int_equal(got[i].aux, (int64_t)ld_le64(en + 16));
+    }
+    recd_buf_free(&idx);
+    recd_buf_free(&raw);
+    recd_buf_free(&kf);
+    recd_buf_free(&file);
+}
+
 static void test_determinism(void **st)
 {
     (void)st;
@@ -1048,6 +1105,7 @@ int main(void)
         cmocka_unit_test(test_deferred_compression),
         cmocka_unit_test(test_ticks_must_increase),
         cmocka_unit_test(test_keyframes_every_n),
+        cmocka_unit_test(test_member_keyframes_are_seek_points),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_property_round_trip),
         cmocka_unit_test(test_truncated_last_member),
