@@ -139,7 +139,12 @@ void seek_sidecar_update(seek_sidecar *s, int root_fd, const recd_part *file, bo
         give_up(s, "out of memory", file->name, -ENOMEM);
     if (!s || s->failed || file->size == 0 || file->size > SIZE_MAX)
         return;
-    if (!final && file->size - s->scanned_size < SEEK_SIDECAR_STEP)
+    uint64_t step = s->scanned_size / 8;
+    if (step < SEEK_SIDECAR_STEP_MIN)
+        step = SEEK_SIDECAR_STEP_MIN;
+    else if (step > SEEK_SIDECAR_STEP_MAX)
+        step = SEEK_SIDECAR_STEP_MAX;
+    if (!final && file->size - s->scanned_size < step)
         return;
     char part[RECD_PATH_MAX + 16];
     snprintf(part, sizeof part, "%s%s", file->name, RECD_PART_SUFFIX);

@@ -17,9 +17,14 @@
 #include "recd/part_file.h"
 #include "recd/seek_index.h"
 
-/* Grown by at least this many bytes since the last update before the next one (bounds the scan
- * work per byte written); the part's end always updates. */
-#define SEEK_SIDECAR_STEP (16u * 1024u)
+/* An update waits until the part has grown by an eighth of its size since the last one, at least
+ * SEEK_SIDECAR_STEP_MIN and at most SEEK_SIDECAR_STEP_MAX bytes; the part's end always updates.
+ * Each update maps the part to read it (its header, and the bytes after the last point unless
+ * the points are fed), and unmapping costs every CPU a TLB flush: a fixed 16 KiB step, with
+ * CARLA's 16 KB frames, was over half of recd's CPU in S7. A small part is still indexed early,
+ * and a crash loses at most SEEK_SIDECAR_STEP_MAX of the index, which recovery scans for. */
+#define SEEK_SIDECAR_STEP_MIN (16u * 1024u)
+#define SEEK_SIDECAR_STEP_MAX (1024u * 1024u)
 
 typedef struct seek_sidecar {
     const recd_format *format;   /* the part's table entry (an index is wanted) */
@@ -46,7 +51,7 @@ void seek_sidecar_point(seek_sidecar *s, const recd_seek_point *p, const uint8_t
 void seek_sidecar_lose_point(seek_sidecar *s);
 
 /* After bytes were appended to file (NAME.part under root_fd): appends the entries of the seek
- * points that are now complete to NAME.part.idx (at most every SEEK_SIDECAR_STEP bytes unless
+ * points that are now complete to NAME.part.idx (spaced as the steps above say, unless
  * final). */
 void seek_sidecar_update(seek_sidecar *s, int root_fd, const recd_part *file, bool final);
 
