@@ -40,7 +40,10 @@ static bool read_uint(reader *r, uint64_t max, uint64_t *v)
     return true;
 }
 
-static bool put(recd_buf *out, const uint8_t *b, size_t n) { return recd_buf_append(out, b, n) == 0; }
+static bool put(recd_buf *out, const uint8_t *b, size_t n)
+{
+    return recd_buf_append(out, b, n) == 0;
+}
 
 static bool read_record(reader *r, const carla_field *f, recd_buf *out);
 

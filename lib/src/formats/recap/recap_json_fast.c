@@ -45,9 +45,9 @@ static const key_name state_keys[K_STATE_KEYS] = {
 };
 
 /* Keys a state needs (equipment and inventory may be left out: all their slots empty). */
-#define REQUIRED_KEYS                                                                              \
-    ((1u << K_TYPE) | (1u << K_TICK) | (1u << K_POS) | (1u << K_ROT) | (1u << K_VEL) |              \
-     (1u << K_FLAGS) | (1u << K_POSE) | (1u << K_GAME_MODE) | (1u << K_HAND_STATE) |                \
+#define REQUIRED_KEYS                                                                      \
+    ((1u << K_TYPE) | (1u << K_TICK) | (1u << K_POS) | (1u << K_ROT) | (1u << K_VEL) |      \
+     (1u << K_FLAGS) | (1u << K_POSE) | (1u << K_GAME_MODE) | (1u << K_HAND_STATE) |        \
      (1u << K_HEALTH) | (1u << K_ABSORPTION))
 
 /* The keys of a state list's item, in the order they are written. */
@@ -160,7 +160,8 @@ static bool read_item(reader *r, recd_recap_item *items, int nslots, bool *used,
     it->flags = (uint8_t)flags;
     if (b64) {
         size_t at = data->bytes.len;
-        if (b64_len / 4 * 3 > ITEM_DATA_MAX + 2 || !text_base64_decode(b64, b64_len, &data->bytes) ||
+        if (b64_len / 4 * 3 > ITEM_DATA_MAX + 2 ||
+            !text_base64_decode(b64, b64_len, &data->bytes) ||
             data->bytes.len - at > ITEM_DATA_MAX)
             return false;
         data->place[data->n].item = it;

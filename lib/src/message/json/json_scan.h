@@ -39,7 +39,8 @@ typedef struct parsed_number {
     double d;
 } parsed_number;
 
-static __attribute__((noinline, unused)) parsed_number parse_number_slowly(const char *s, size_t len)
+static __attribute__((noinline, unused)) parsed_number parse_number_slowly(const char *s,
+                                                                         size_t len)
 {
     parsed_number n = {false, false, 0, 0};
     n.ok = text_parse_number(s, len, &n.is_int, &n.i, &n.d);
@@ -195,7 +196,8 @@ static inline bool read_plain_string(reader *r, const char **s, size_t *n)
     return true;
 }
 
-static __attribute__((unused)) bool read_number(reader *r, bool *is_int, int64_t *i, double *d)
+static inline __attribute__((always_inline)) bool read_number(reader *r, bool *is_int,
+                                                              int64_t *i, double *d)
 {
     skip_ws(r);
     const char *e = scan_number(r->p, is_int, i, d);
