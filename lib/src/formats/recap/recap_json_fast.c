@@ -265,9 +265,9 @@ int recap_json_fast_state(const char *line, size_t len, recd_msg_format session_
     data.bytes = (recd_buf){0};
     data.n = 0;
     bool ok = read_state(line, len, &s, &data);
-    for (size_t i = 0; ok && i < data.n; i++)
-        data.place[i].item->data =
-            (recd_recap_blob){data.bytes.data + data.place[i].at, data.place[i].len};
+    for (size_t i = 0; ok && i < data.n; i++) /* (no bytes at all: only empty data) */
+        data.place[i].item->data = (recd_recap_blob){
+            data.bytes.data ? data.bytes.data + data.place[i].at : NULL, data.place[i].len};
     recd_msg_recap_state *state = ok ? msg_recap_state_clone((uint64_t)s.tick, &s.st) : NULL;
     recd_buf_free(&data.bytes);
     if (!state)
