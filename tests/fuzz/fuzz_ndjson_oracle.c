@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz target: the JSON line reader against jansson as the oracle. The first byte picks the
- * session's format, the rest is one line; recd_msg_from_json (tree-free for .rec states) and
- * the jansson-only reader must make the same decision with the same error text and values, and
- * whatever the tree-free reader accepts on its own, jansson accepts the same. */
+ * session's format, the rest is one line; recd_msg_from_json (tree-free for .rec, Recap and CARLA
+ * states) and the jansson-only reader must make the same decision with the same error text and
+ * values, and whatever the session format's tree-free reader accepts on its own, jansson accepts
+ * the same. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/rec/rec_json_fast.h"
 #include "message/json/msg_json_formats.h"
 #include "recd/message.h"
 
@@ -28,11 +28,12 @@ static void same_message(const recd_msg *a, const recd_msg *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const recd_msg_format formats[4] = {RECD_MSG_FMT_NONE, RECD_MSG_FMT_SAMP_ONFOOT,
-                                               RECD_MSG_FMT_SAMP_VEHICLE, RECD_MSG_FMT_RECAP};
+    static const recd_msg_format formats[5] = {RECD_MSG_FMT_NONE, RECD_MSG_FMT_SAMP_ONFOOT,
+                                               RECD_MSG_FMT_SAMP_VEHICLE, RECD_MSG_FMT_RECAP,
+                                               RECD_MSG_FMT_CARLA};
     if (size == 0 || size > 1 << 16)
         return 0;
-    recd_msg_format sf = formats[data[0] & 3];
+    recd_msg_format sf = formats[data[0] % 5];
     const char *line = (const char *)data + 1;
     size_t len = size - 1;
 
@@ -54,7 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t body = len;
     while (body && (line[body - 1] == '\n' || line[body - 1] == '\r') && len - body < 2)
         body--;
-    if (!memchr(line, '\n', body) && rec_json_fast_state(line, body, sf, &a)) {
+    msg_json_fast_fn fast = msg_json_fast_reader(sf);
+    if (fast && !memchr(line, '\n', body) && fast(line, body, sf, &a)) {
         if (msg_from_json_jansson(line, body, sf, &b, e2, sizeof e2) != 0)
             abort();
         same_message(&a, &b);

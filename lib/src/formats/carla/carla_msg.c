@@ -2,6 +2,7 @@
 /* The carla message parts: copies that own their bytes, and their JSON (docs/protocol.md,
  * "carla"). States read from JSON hold f64 vectors; the writer narrows them to the file's width. */
 #include "formats/carla/carla_msg.h"
+#include "formats/carla/carla_json_fast.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -587,4 +588,5 @@ const struct recd_format_json recd_carla__json = {
     .event_write = carla_event_write,
     .state_sniff = carla_state_sniff,
     .event_sniff = carla_event_sniff,
+    .fast_state = carla_json_fast_state,
 };

@@ -4,6 +4,7 @@
  * with the codec's error text placed under the message's type. */
 #include <errno.h>
 
+#include "formats/recap/recap_json_fast.h"
 #include "formats/recap/recap_msg.h"
 #include "message/json/msg_json_formats.h"
 #include "base/json_text.h"
@@ -80,4 +81,5 @@ const struct recd_format_json recd_recap__json = {
     .event_read = recap_event_read,
     .event_write = recap_event_write,
     .state_sniff = recap_state_sniff,
+    .fast_state = recap_json_fast_state,
 };

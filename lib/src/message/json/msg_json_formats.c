@@ -57,8 +57,8 @@ const recd_format *msg_json_event_sniff(const json_t *root)
     return with_json(msg_format_unformatted_events());
 }
 
-/* The fast reader for lines without a session format: the first in the list, found once (threads
- * that race to find it find the same one). */
+/* The fast reader for lines without a session format: the state fallback format's, found once
+ * (threads that race to find it find the same one). */
 static _Atomic(msg_json_fast_fn) unformatted_fast;
 static atomic_bool unformatted_fast_found;
 
@@ -67,7 +67,7 @@ static msg_json_fast_fn find_unformatted_fast(void)
     msg_json_fast_fn fn = NULL;
     for (size_t i = 0; !fn && i < recd_format__all_count(); i++) {
         const recd_format *f = recd_format__all_at(i);
-        fn = f->json ? f->json->fast_state : NULL;
+        fn = f->json && f->json->state_fallback ? f->json->fast_state : NULL;
     }
     atomic_store_explicit(&unformatted_fast, fn, memory_order_relaxed);
     atomic_store_explicit(&unformatted_fast_found, true, memory_order_release);

@@ -39,8 +39,8 @@ struct recd_format_json {
     /* Optional: reads the hot line (no newline) without building a tree. Returns 1 with *out
      * filled exactly as the jansson reader would fill it, or 0 to decline (anything unsure, and
      * every error): the jansson reader then reads the line. Asked for lines of its format's
-     * sessions and, when it is the first in the format list to have one, for lines without a
-     * session format (it then tells its formats apart itself). */
+     * sessions and, when its format is the state fallback, for lines without a session format
+     * (it then tells the formats apart itself, and declines a line of any other). */
     int (*fast_state)(const char *line, size_t len, recd_msg_format session_format, recd_msg *out);
 };
 
