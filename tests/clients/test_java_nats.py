@@ -4,8 +4,11 @@
 # and its URL parsing refuses what recd_fleet_url_parse refuses (tests/clients/java/NatsChecks.java);
 # against a real `nats-server -js` and a one-instance recd fleet, sessions published from Java,
 # packed and one frame per message, come out byte-identical to the same sessions sent over TCP;
-# a publish with no stream to ack it and a server that dies are reported as losses; an nkey user
-# (a seed file, signed with the JDK's Ed25519) and TLS with client certificates get in.
+# a publish with no stream to ack it, JetStream's refusals (a scripted server that also PINGs
+# between acks) and a server that dies are reported as losses; an nkey user
+# (a seed file, signed with the JDK's Ed25519), a user with a password and TLS with client
+# certificates get in, wrong ones are refused; a .creds file's JWT and nonce signature go into
+# CONNECT (a scripted server: no operator-mode nats-server here).
 import json
 import os
 import shutil
@@ -18,14 +21,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "clients", "python"))
 sys.path.insert(0, HERE)
 
-from recd_client import Client, fleet_subject  # noqa: E402
+from recd_client import Client, ed25519, fleet_subject  # noqa: E402
 from recd_client.nkeys import generate_user_seed, load_nkey, public_of_seed  # noqa: E402
 from recd_harness import SLOW, Recd  # noqa: E402
 import test_java_client  # noqa: E402
 from test_java_client import JavaSender, java  # noqa: E402
 from test_python_client import RecordsAllFormats, onfoot  # noqa: E402
-from test_python_nats import KEYS, FixedStart, NatsServer, c_subjects  # noqa: E402
-from test_python_nats_secure import PublishOverTls, js_request, write  # noqa: E402
+from test_python_nats import KEYS, FakeNats, FixedStart, NatsServer, c_subjects  # noqa: E402
+from test_python_nats_secure import (PublishOverTls, ScriptedAuthServer, creds_text,  # noqa: E402
+                                     js_request, raw_public, unb64url, write)
 
 BUILT = False
 
@@ -190,6 +194,52 @@ class PublishToFleet(RecordsAllFormats, unittest.TestCase):
                            input="", capture_output=True, text=True, timeout=120)
         self.assertNotEqual(j.returncode, 0)
         self.assertIn("nats://127.0.0.1:1", j.stderr)
+
+
+class Protocol(unittest.TestCase):
+    def test_pings_and_refusals(self):
+        # The Python client's scripted server: a PING before every ack, and JetStream's refusal
+        # of every third publish.
+        build()
+        fake = FakeNats()
+        res = send_one(f"nats://127.0.0.1:{fake.port}/p?max_in_flight=2&pack_bytes=0"
+                       f"&ack_timeout={int(5000 * SLOW)}ms", "k", states=7)
+        # 9 publishes: the 3rd, 6th and 9th refused, each PING answered.
+        self.assertEqual((res["sent"], res["published"], res["acked"], res["lost"]), (9, 9, 6, 3))
+        self.assertRegex(res["error"] or "", r"^PublishException: 3 messages were not confirmed "
+                         r"by JetStream \(first: maximum messages exceeded \(code 503\)\)")
+        fake.thread.join(10)
+        self.assertEqual(fake.pongs, 9)
+
+
+class CredsOnTheWire(unittest.TestCase):
+    """What a .creds file puts in CONNECT: the JWT, and the nonce signed by the JDK's Ed25519
+    (checked with the Python client's RFC 8032 code), against a scripted server."""
+
+    def test_connect_carries_jwt_and_nonce_signature(self):
+        build()
+        seed = generate_user_seed()
+        with tempfile.TemporaryDirectory() as tmp:
+            creds = write(os.path.join(tmp, "u.creds"), creds_text("eyJh.eyJi.c2ln", seed))
+            fake = ScriptedAuthServer()
+            j = subprocess.run(java("recd.client.JsonLinesSender",
+                                    f"nats://127.0.0.1:{fake.port}/p?creds={creds}", "-"),
+                               input="", capture_output=True, text=True, timeout=120)
+            fake.thread.join(10)
+            got = fake.connect
+            self.assertIsNotNone(got, j.stderr)
+            self.assertEqual(got["jwt"], "eyJh.eyJi.c2ln")
+            self.assertNotIn("nkey", got)
+            self.assertEqual(got["lang"], "java")
+            pub = raw_public(public_of_seed(seed))
+            self.assertTrue(ed25519.verify(pub, b"N0nce-xyz", unb64url(got["sig"])))
+            fake = ScriptedAuthServer(refuse=True)
+            j = subprocess.run(java("recd.client.JsonLinesSender",
+                                    f"nats://127.0.0.1:{fake.port}/p?creds={creds}", "-"),
+                               input="", capture_output=True, text=True, timeout=120)
+            self.assertRegex(j.stderr, r"refused the credentials of user nkey "
+                             r"U[A-Z2-7]+: -ERR 'Authorization Violation'")
+            self.assertNotIn(seed, j.stderr)
 
 
 @unittest.skipUnless(shutil.which("nats-server"),

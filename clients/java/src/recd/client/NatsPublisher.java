@@ -300,13 +300,15 @@ final class NatsPublisher {
         }
     }
 
-    /* Reads the acks that already arrived, without waiting (1 ms at most). */
+    /* Reads the acks (and PINGs) that already arrived: a plain socket says how many bytes wait; a
+     * TLS one only knows its decrypted ones, so it reads with a 1 ms timeout. */
     private void poll() {
         if (socket == null)
             return;
         try {
+            boolean tls = socket instanceof SSLSocket;
             socket.setSoTimeout(1);
-            while (socket != null && readSome())
+            while (socket != null && (tls || in.available() > 0) && readSome())
                 ;
         } catch (SocketTimeoutException e) {
             /* nothing more now */

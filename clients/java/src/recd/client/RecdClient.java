@@ -66,6 +66,7 @@ public final class RecdClient implements AutoCloseable {
     private ByteChannel channel;
     private final NatsUrl natsUrl; /* nats:// only, else null */
     private NatsPublisher publisher; /* nats:// until close() */
+    private NatsPublisher lastPublisher; /* after close(), for its counts */
     private final Map<String, PendingPack> packs = new LinkedHashMap<>(); /* nats: oldest first */
     private long packedBytes;
     private final Map<String, String> formats = new HashMap<>();
@@ -129,8 +130,6 @@ public final class RecdClient implements AutoCloseable {
     long natsPublished() { return natsStats(0); }
 
     long natsAcked() { return natsStats(1); }
-
-    private NatsPublisher lastPublisher;
 
     private long natsStats(int which) {
         NatsPublisher p = publisher != null ? publisher : lastPublisher;
