@@ -5,7 +5,8 @@
 # against a real `nats-server -js` and a one-instance recd fleet, sessions published from Java,
 # packed and one frame per message, come out byte-identical to the same sessions sent over TCP;
 # a publish with no stream to ack it, JetStream's refusals (a scripted server that also PINGs
-# between acks) and a server that dies are reported as losses; an nkey user
+# between acks) and a server that dies are reported as losses, and what is published while the
+# server restarts is kept and delivered; an nkey user
 # (a seed file, signed with the JDK's Ed25519), a user with a password and TLS with client
 # certificates get in, wrong ones are refused; a .creds file's JWT and nonce signature go into
 # CONNECT (a scripted server: no operator-mode nats-server here).
@@ -164,7 +165,7 @@ class PublishToFleet(RecordsAllFormats, unittest.TestCase):
                   if m["type"] == "state"]
         self.assertEqual([s["t"] for s in states], [onfoot(i)["t"] for i in range(40)])
 
-    def test_d_no_stream_is_reported(self):
+    def test_c2_no_stream_is_reported(self):
         self.ensure_nats()
         res = send_one(f"nats://127.0.0.1:{self.nats.port}/nostream?ack_timeout={int(500 * SLOW)}ms",
                        "nobody", states=0)
@@ -172,22 +173,62 @@ class PublishToFleet(RecordsAllFormats, unittest.TestCase):
                          r"by JetStream \(first: no ack within")
         self.assertEqual(res["lost"], 1)
 
+    def test_d_restart_delivers_what_was_kept(self):
+        self.ensure_nats()
+        # The server restarts between two flushes: what is published meanwhile is kept and
+        # published after the reconnect; nothing is lost and recd records every state.
+        key = "jkept-over-restart"
+        j = JavaSender(self.url + "?pack_bytes=0", auth=None)
+        j.open(key, "samp-onfoot", start_time=1763213398000)
+        for i in range(10):
+            j.state(key, **onfoot(i))
+        j.line({"cmd": "acks"})  # every ack in: nothing is in flight when the server dies
+        self.assertEqual(j.sync(), "synced")
+        self.nats.kill()
+        for i in range(10, 20):  # a server tick each
+            j.state(key, **onfoot(i))
+            j.flush()
+        self.assertEqual(j.sync(), "synced")
+        type(self).nats = NatsServer(self.tmp, self.nats.port)
+        j.close_session(key)
+        res = j.finish()
+        self.assertEqual((res["error"], res["lost"]), (None, 0))
+        self.assertGreaterEqual(res["reconnects"], 1)
+        self.assertEqual(res["acked"], 22)
+        self.assertTrue(self.recd.wait_for_files([("samp-onfoot", key)], 60), self.recd.log_text())
+        states = [m for m in self.recd.export(self.recd.files("samp-onfoot", key)[0])
+                  if m["type"] == "state"]
+        self.assertEqual([s["t"] for s in states], [onfoot(i)["t"] for i in range(20)])
+
     def test_e_server_dies_close_reports(self):
         self.ensure_nats()
         key = "jdies"
-        j = JavaSender(self.url + f"?pack_bytes=0&ack_timeout={int(2000 * SLOW)}ms", auth=None)
-        j.open(key, "samp-onfoot")
-        for i in range(10):
-            j.state(key, **onfoot(i))
-        self.assertEqual(j.sync(), "synced")
-        self.nats.kill()
-        for i in range(10, 20):
-            j.state(key, **onfoot(i))
-        res = j.finish()
-        # Every message after the server died (and any in flight then) is lost, and said so.
-        self.assertRegex(res["error"] or "", r"PublishException: \d+ messages were not confirmed")
-        self.assertGreaterEqual(res["lost"], 10)
-        self.assertEqual(res["lost"] + res["acked"], res["sent"])
+        # Dies with publishes in flight and stays down: what was in flight is lost, what came
+        # after is kept until the reconnect attempts of close() run out, then lost too; with a
+        # small buffer the first message that does not fit is thrown at once.
+        for buffer in ("8MiB", "1KiB"):
+            self.ensure_nats()
+            j = JavaSender(self.url + f"?pack_bytes=0&ack_timeout={int(2000 * SLOW)}ms"
+                           f"&buffer={buffer}", auth=None)
+            j.open(key, "samp-onfoot")
+            for i in range(10):
+                j.state(key, **onfoot(i))
+            if buffer == "1KiB":
+                j.line({"cmd": "acks"})  # nothing in flight: the first loss is the full buffer
+            self.assertEqual(j.sync(), "synced")
+            self.nats.kill()
+            for i in range(10, 40):
+                j.state(key, **onfoot(i))
+                j.flush()
+            res = j.finish()
+            if buffer == "1KiB":
+                self.assertRegex(res["error"] or "", r"PublishException: 1 messages were not "
+                                 r"confirmed .*the 1024-byte buffer is full")
+                continue
+            self.assertRegex(res["error"] or "", r"PublishException: \d+ messages were not "
+                             r"confirmed .*reconnecting to nats://127\.0\.0\.1:\d+ failed")
+            self.assertGreaterEqual(res["lost"], 30)
+            self.assertEqual(res["lost"] + res["acked"], res["sent"])
 
     def test_f_connect_refused_names_the_server(self):
         j = subprocess.run(java("recd.client.JsonLinesSender", "nats://127.0.0.1:1/p", "-"),

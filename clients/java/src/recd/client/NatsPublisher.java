@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Publishing to NATS JetStream on the plain NATS text protocol, with the JDK only (no jnats): each
  * PUB carries a reply inbox, so JetStream answers it with an ack; at most maxInFlight publishes
- * wait for theirs, and one never confirmed (refused, timed out, or in flight when the connection
- * died) is counted and reported as a PublishException. TLS is the NATS upgrade after INFO. */
+ * wait for theirs, and one never confirmed (refused, timed out, or written to a connection that
+ * died) is counted and reported as a PublishException. While the server is away, publishes are
+ * kept up to the URL's buffer and sent after a reconnect. TLS is the NATS upgrade after INFO. */
 package recd.client;
 
 import java.io.ByteArrayOutputStream;
@@ -11,10 +12,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.util.ArrayDeque;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -43,18 +46,31 @@ final class NatsPublisher {
     private long nextId;
     private final Map<Long, Integer> inflight = new LinkedHashMap<>(); /* ack token -> size, oldest first */
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream(); /* PUBs not written yet */
+    private final Map<Long, Kept> pendingKept = new LinkedHashMap<>(); /* the same, kept if none of it leaves */
+    private boolean writing; /* a write of pending began: its messages may have left */
     private byte[] rx = new byte[65536];
     private int rxLen;
     private int pongs; /* PINGs read, answered after the data being written */
     private long maxPayload = 1 << 20;
     private String down; /* why the connection is gone, null while it is up */
-    long published, acked, lost, reported;
+    private boolean closed;
+    private final int reconnectAttempts; /* 0: a lost connection loses every later publish */
+    private final long reconnectDelayMs;
+    private final ArrayDeque<Kept> backlog = new ArrayDeque<>(); /* kept while disconnected */
+    private long backlogBytes;
+    private long nextTry; /* backlog size at which publish() tries to reconnect once */
+    long published, acked, lost, reported, reconnects;
     String firstError, lastError;
 
-    NatsPublisher(NatsUrl url, int connectTimeoutMs, int batchBytes) throws IOException {
+    private record Kept(String subject, byte[] payload) {}
+
+    NatsPublisher(NatsUrl url, int connectTimeoutMs, int batchBytes, int reconnectAttempts, long reconnectDelayMs)
+            throws IOException {
         this.url = url;
         this.connectTimeoutMs = connectTimeoutMs;
         this.batchBytes = batchBytes;
+        this.reconnectAttempts = reconnectAttempts;
+        this.reconnectDelayMs = reconnectDelayMs;
         this.creds = NatsCredentials.of(url);
         if (url.tlsCa != null || url.tlsCert != null)
             tlsContext = TlsChannel.context(url.tlsCa, url.tlsCert, url.tlsKey);
@@ -69,7 +85,9 @@ final class NatsPublisher {
     // ---- connection ----
 
     private void connect() throws IOException {
-        Socket raw = new Socket();
+        rxLen = 0;
+        pongs = 0;
+        Socket raw = SocketChannel.open().socket(); /* its channel reads without waiting (poll) */
         boolean tlsUp = false;
         try {
             raw.connect(new InetSocketAddress(url.host, url.port), connectTimeoutMs);
@@ -141,8 +159,7 @@ final class NatsPublisher {
             if (e.getMessage() != null && e.getMessage().startsWith("nats://"))
                 throw e;
             if (tlsUp) { /* TLS 1.3 reports a refused client certificate after the handshake: an alert, or a closed socket */
-                boolean certHint = url.tlsCert == null && (e instanceof SocketException
-                        || String.valueOf(e.getMessage()).contains("certificate"));
+                boolean certHint = url.tlsCert == null;
                 throw new SSLException(url.where() + ": TLS: the server ended the session: " + e.getMessage()
                         + (certHint ? " (does the server want a client certificate? tls_cert, tls_key)" : ""), e);
             }
@@ -203,32 +220,98 @@ final class NatsPublisher {
     // ---- publishing ----
 
     /** Queues one publish; writes when a batch is full and waits while maxInFlight are unconfirmed.
-     *  After the connection died, counts it lost and throws PublishException at once. */
+     *  While disconnected it is kept; one that does not fit the buffer is lost and thrown at once. */
     void publish(String subject, byte[] payload) throws IOException {
+        if (closed)
+            throw new IOException("publish on a closed NATS publisher");
         if (payload.length > maxPayload)
             throw new EncodeException("a " + payload.length + "-byte message is over the server's max_payload " + maxPayload);
-        if (down != null) {
-            lose(1, down);
-            report();
+        if (socket == null) {
+            keep(subject, payload);
             return;
         }
-        long token = nextId++;
-        pending.writeBytes(("PUB " + subject + " " + inbox + "." + token + " " + payload.length + "\r\n")
-                .getBytes(StandardCharsets.US_ASCII));
-        pending.writeBytes(payload);
-        pending.writeBytes(new byte[] {'\r', '\n'});
-        inflight.put(token, payload.length);
-        published++;
+        queuePub(subject, payload);
         if (pending.size() >= batchBytes)
             writeOut();
         if (inflight.size() >= url.maxInFlight)
             waitAcks(url.maxInFlight - 1);
     }
 
+    private void queuePub(String subject, byte[] payload) {
+        long token = nextId++;
+        pending.writeBytes(("PUB " + subject + " " + inbox + "." + token + " " + payload.length + "\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        pending.writeBytes(payload);
+        pending.writeBytes(new byte[] {'\r', '\n'});
+        inflight.put(token, payload.length);
+        pendingKept.put(token, new Kept(subject, payload));
+        published++;
+    }
+
+    private void keep(String subject, byte[] payload) throws PublishException {
+        if (reconnectAttempts == 0 || backlogBytes + payload.length > url.bufferBytes) {
+            lose(1, down + (reconnectAttempts == 0 ? "" : "; the " + url.bufferBytes + "-byte buffer is full"));
+            report();
+            return;
+        }
+        backlog.add(new Kept(subject, payload));
+        backlogBytes += payload.length;
+        if (backlogBytes >= nextTry)
+            reconnect(1, false); /* one quick attempt now and then; flush(true) and close() try in full */
+    }
+
+    /* Connects again and publishes the kept messages; when every attempt fails and giveUp is set,
+     * they are lost. Those written to a connection that fails again are lost with it. */
+    private boolean reconnect(int attempts, boolean giveUp) {
+        long delay = reconnectDelayMs;
+        String last = down;
+        for (int i = 0; i < attempts; i++) {
+            if (i > 0) {
+                try {
+                    Thread.sleep(delay);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+                delay = Math.min(delay * 2, 2000);
+            }
+            try {
+                connect();
+            } catch (IOException e) {
+                last = e.getMessage();
+                continue;
+            }
+            reconnects++;
+            down = null;
+            while (socket != null && !backlog.isEmpty()) {
+                Kept k = backlog.poll();
+                backlogBytes -= k.payload.length;
+                queuePub(k.subject, k.payload);
+                if (pending.size() >= batchBytes)
+                    writeOut();
+                if (inflight.size() >= url.maxInFlight)
+                    waitAcks(url.maxInFlight - 1);
+            }
+            writeOut();
+            if (socket != null)
+                return true;
+            last = down;
+        }
+        nextTry = backlogBytes + batchBytes;
+        if (giveUp) {
+            lose(backlog.size(), "reconnecting to " + url.where() + " failed: " + last);
+            backlog.clear();
+            backlogBytes = 0;
+        }
+        return false;
+    }
+
     /** Writes what is queued; with waitAcks, waits until every publish is confirmed or counted
      *  lost (ackTimeout). Throws PublishException for losses not reported before. */
     void flush(boolean waitAcks) throws IOException {
         writeOut();
+        if (socket == null && !backlog.isEmpty() && waitAcks)
+            reconnect(reconnectAttempts, true);
         if (waitAcks)
             waitAcks(0);
         else
@@ -239,15 +322,19 @@ final class NatsPublisher {
     /** Waits for every ack and ends the connection; throws PublishException naming every publish
      *  never confirmed, including those reported before. */
     void close() throws IOException {
+        closed = true;
         try {
             writeOut();
+            if (socket == null && !backlog.isEmpty())
+                reconnect(reconnectAttempts, true);
             waitAcks(0);
         } finally {
             closeQuietly();
             lose(inflight.size(), "the publisher closed before their ack");
             inflight.clear();
-            if (down == null)
-                down = "the publisher is closed";
+            lose(backlog.size(), url.where() + " was still unreachable at close");
+            backlog.clear();
+            backlogBytes = 0;
         }
         if (lost > 0) {
             reported = lost;
@@ -256,8 +343,8 @@ final class NatsPublisher {
     }
 
     void abort() {
+        closed = true;
         closeQuietly();
-        down = "the publisher was aborted";
     }
 
     private void lose(long count, String why) {
@@ -276,39 +363,94 @@ final class NatsPublisher {
         }
     }
 
-    /* The server went away: everything unconfirmed is lost (it may or may not be stored), and so
-     * is every later publish. No reconnect (the Python client's backlog is not here yet). */
+    /* The server went away: everything unconfirmed is lost (it may or may not be stored; what was
+     * queued and not written counts too: a blocking write cannot tell how much left); later
+     * publishes are kept for a reconnect. */
     private void connectionLost(String why) {
         closeQuietly();
+        if (!writing) { /* none of the pending PUBs left: keep them, ahead of the backlog */
+            ArrayDeque<Kept> first = new ArrayDeque<>(pendingKept.values());
+            for (Long token : pendingKept.keySet())
+                inflight.remove(token);
+            for (Kept k : first)
+                backlogBytes += k.payload.length;
+            first.addAll(backlog);
+            backlog.clear();
+            backlog.addAll(first);
+        }
+        pendingKept.clear();
         pending.reset();
         down = url.where() + ": " + why;
         lose(inflight.size(), down);
         inflight.clear();
+        nextTry = 0;
     }
 
+    /* Writes the queued PUBs and the PONGs due; reading first notices a server that went away
+     * (a plain socket), so what was never written is kept rather than lost. */
     private void writeOut() {
         if (socket == null || (pending.size() == 0 && pongs == 0))
+            return;
+        readWaiting();
+        if (socket == null)
             return;
         try {
             for (; pongs > 0; pongs--)
                 pending.writeBytes("PONG\r\n".getBytes(StandardCharsets.US_ASCII));
+            writing = true;
             pending.writeTo(out);
             out.flush();
             pending.reset();
+            pendingKept.clear();
         } catch (IOException e) {
             connectionLost("writing failed: " + e.getMessage());
+        } finally {
+            writing = false;
         }
     }
 
-    /* Reads the acks (and PINGs) that already arrived: a plain socket says how many bytes wait; a
-     * TLS one only knows its decrypted ones, so it reads with a 1 ms timeout. */
+    /* A plain socket: reads what already arrived without waiting (its channel, non-blocking for
+     * the moment), noticing a server that closed. TLS: nothing (see poll). */
+    private void readWaiting() {
+        if (socket == null || socket instanceof SSLSocket)
+            return;
+        SocketChannel ch = socket.getChannel();
+        try {
+            ch.configureBlocking(false);
+            for (;;) {
+                if (rxLen == rx.length)
+                    rx = java.util.Arrays.copyOf(rx, rx.length * 2);
+                int r = ch.read(ByteBuffer.wrap(rx, rxLen, rx.length - rxLen));
+                if (r < 0) {
+                    connectionLost("the server closed the connection");
+                    return;
+                }
+                if (r == 0)
+                    break;
+                rxLen += r;
+                parse();
+                if (socket == null)
+                    return;
+            }
+            ch.configureBlocking(true);
+        } catch (IOException e) {
+            connectionLost("reading failed: " + e.getMessage());
+        }
+    }
+
+    /* Reads the acks (and PINGs) that already arrived: a plain socket without waiting; a TLS one
+     * knows only its decrypted bytes, so it reads with a 1 ms timeout. */
     private void poll() {
         if (socket == null)
             return;
+        if (!(socket instanceof SSLSocket)) {
+            readWaiting();
+            answerPings();
+            return;
+        }
         try {
-            boolean tls = socket instanceof SSLSocket;
             socket.setSoTimeout(1);
-            while (socket != null && (tls || in.available() > 0) && readSome())
+            while (socket != null && readSome())
                 ;
         } catch (SocketTimeoutException e) {
             /* nothing more now */

@@ -40,7 +40,8 @@ import javax.net.ssl.SSLException;
  * the subject PREFIX.&lt;partition&gt;.&lt;key token&gt; (partitions must match recd's nats.partitions),
  * with at most max_in_flight publishes waiting for their ack. flush() sends and reports the
  * losses known so far, close() waits for every ack; both throw PublishException when JetStream
- * did not confirm messages (they are counted in messagesLost()). The options are the URL's
+ * did not confirm messages (they are counted in messagesLost()); while the server is away,
+ * messages are kept up to the URL's buffer and published after a reconnect. The options are the URL's
  * query (NatsUrl): partitions, max_in_flight, ack_timeout, pack_bytes, linger, tls_ca, tls_cert,
  * tls_key, tls_name, creds, nkey, and USER:PASSWORD@ or TOKEN@.
  */
@@ -99,7 +100,7 @@ public final class RecdClient implements AutoCloseable {
         this.natsUrl = natsUrl;
         if (natsUrl != null)
             this.publisher = new NatsPublisher(natsUrl, (int) Math.min(opt.connectTimeoutMs, Integer.MAX_VALUE),
-                    opt.batchBytes);
+                    opt.batchBytes, opt.reconnect ? opt.reconnectAttempts : 0, opt.reconnectDelayMs);
         else
             this.channel = connect();
     }
@@ -125,6 +126,17 @@ public final class RecdClient implements AutoCloseable {
     public long messagesLost() { return messagesLost; }
 
     public long reconnects() { return reconnects; }
+
+    /* Tests: waits for every JetStream ack (nats://), as close() does, without closing. */
+    void natsWaitForAcks() throws IOException {
+        publishPacks(true);
+        try {
+            publisher.flush(true);
+        } finally {
+            messagesLost = publisher.lost;
+            reconnects = publisher.reconnects;
+        }
+    }
 
     /* Tests: JetStream messages published (nats://), and those JetStream confirmed. */
     long natsPublished() { return natsStats(0); }
@@ -236,6 +248,7 @@ public final class RecdClient implements AutoCloseable {
                 publisher.flush(false);
             } finally {
                 messagesLost = publisher.lost;
+                reconnects = publisher.reconnects;
             }
             return;
         }
@@ -271,6 +284,7 @@ public final class RecdClient implements AutoCloseable {
                 }
             } finally {
                 messagesLost = p.lost;
+                reconnects = p.reconnects;
             }
             return;
         }
@@ -321,6 +335,8 @@ public final class RecdClient implements AutoCloseable {
      * or the next flush (no timer thread: the client is used from one thread at a time), the
      * oldest too while all of them hold more than the URL's buffer. */
     private void publish(Map<String, Object> msg, String fmt, String session) throws IOException {
+        if (publisher == null)
+            throw new IOException("send on a closed client");
         try {
             if (natsUrl.packBytes == 0) {
                 byte[] frame = encode(msg, fmt, false);
@@ -345,6 +361,7 @@ public final class RecdClient implements AutoCloseable {
             publishPacks(false);
         } finally {
             messagesLost = publisher.lost;
+            reconnects = publisher.reconnects;
         }
     }
 
