@@ -153,9 +153,11 @@ final class NatsPublisher {
             socket.setSoTimeout(0);
         } catch (SocketTimeoutException e) {
             closeQuietly();
+            raw.close(); /* when the connect itself failed, socket was not set yet */
             throw new IOException(url.where() + ": no answer within " + connectTimeoutMs + " ms", e);
         } catch (IOException e) {
             closeQuietly();
+            raw.close();
             if (e.getMessage() != null && e.getMessage().startsWith("nats://"))
                 throw e;
             if (tlsUp) { /* TLS 1.3 reports a refused client certificate after the handshake: an alert, or a closed socket */
