@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Test driver for the Java client: reads JSON lines on stdin and sends each message through
  * RecdClient, so test_java_client.py can replay the Python client's test sessions through it.
- * Control lines: {"cmd":"flush"}, {"cmd":"break"} (the connection dies), {"cmd":"sync"} (flush,
+ * Control lines: {"cmd":"flush"}, {"cmd":"acks"} (nats: wait for every ack), {"cmd":"break"} (the connection dies), {"cmd":"sync"} (flush,
  * then print "synced", so the test knows the data left). At end of input it
- * closes the client and prints {"reconnects":N,"lost":N,"error":TEXT-or-null}.
+ * closes the client and prints {"reconnects":N,"lost":N,"sent":N,"published":N,"acked":N,
+ * "error":TEXT-or-null} (published and acked: JetStream messages, nats:// only).
  * Usage: java -cp recd-client.jar:classes recd.client.JsonLinesSender URL TOKEN|- [BATCH DATAGRAM] */
 package recd.client;
 
@@ -41,6 +42,8 @@ public final class JsonLinesSender {
                 Object cmd = m.get("cmd");
                 if ("flush".equals(cmd))
                     c.flush();
+                else if ("acks".equals(cmd))
+                    c.natsWaitForAcks();
                 else if ("break".equals(cmd))
                     c.breakConnectionForTest();
                 else if ("sync".equals(cmd)) {
@@ -57,6 +60,8 @@ public final class JsonLinesSender {
         }
         StringBuilder sb = new StringBuilder();
         sb.append("{\"reconnects\":").append(c.reconnects()).append(",\"lost\":").append(c.messagesLost())
+                .append(",\"sent\":").append(c.messagesSent()).append(",\"published\":").append(c.natsPublished())
+                .append(",\"acked\":").append(c.natsAcked())
                 .append(",\"error\":");
         if (error == null)
             sb.append("null");

@@ -2,7 +2,8 @@
 /* The blocking recd client: connects by URL (TCP, UDP, Unix; tls:// is TCP with TLS through
  * TlsChannel), batches encoded messages, passes the auth token, reconnects a broken stream and
  * takes its sessions back with resume opens (docs/wire.md section 5.3), and on close reads the
- * server's error reply, if any. */
+ * server's error reply, if any. nats:// URLs publish to NATS JetStream instead (NatsPublisher),
+ * a session's frames packed into one message (FleetPack, docs/fleet.md). */
 package recd.client;
 
 import java.io.IOException;
@@ -33,6 +34,16 @@ import javax.net.ssl.SSLException;
  * A tls://HOST:PORT?ca=FILE&cert=FILE&key=FILE&servername=NAME URL is TCP with TLS 1.2 or 1.3
  * (docs/wire.md, "TLS"); a server certificate that is refused throws SSLException from
  * connect(), before anything is sent.
+ * A nats://HOST:PORT/PREFIX URL publishes to NATS JetStream (docs/fleet.md, "Publishing"): a
+ * session's messages are packed into one JetStream message until it holds pack_bytes (64 KiB; 0:
+ * one frame per message) or its first is linger (20 ms) old, checked at each send and flush, on
+ * the subject PREFIX.&lt;partition&gt;.&lt;key token&gt; (partitions must match recd's nats.partitions),
+ * with at most max_in_flight publishes waiting for their ack. flush() sends and reports the
+ * losses known so far, close() waits for every ack; both throw PublishException when JetStream
+ * did not confirm messages (they are counted in messagesLost()); while the server is away,
+ * messages are kept up to the URL's buffer and published after a reconnect. The options are the URL's
+ * query (NatsUrl): partitions, max_in_flight, ack_timeout, pack_bytes, linger, tls_ca, tls_cert,
+ * tls_key, tls_name, creds, nkey, and USER:PASSWORD@ or TOKEN@.
  */
 public final class RecdClient implements AutoCloseable {
     public static final class Options {
@@ -54,6 +65,11 @@ public final class RecdClient implements AutoCloseable {
     private final WireUrl url;
     private final Options opt;
     private ByteChannel channel;
+    private final NatsUrl natsUrl; /* nats:// only, else null */
+    private NatsPublisher publisher; /* nats:// until close() */
+    private NatsPublisher lastPublisher; /* after close(), for its counts */
+    private final Map<String, PendingPack> packs = new LinkedHashMap<>(); /* nats: oldest first */
+    private long packedBytes;
     private final Map<String, String> formats = new HashMap<>();
     private final Map<String, Map<String, Object>> opens = new LinkedHashMap<>();
     private final Map<String, byte[]> udpOpens = new HashMap<>();
@@ -67,16 +83,34 @@ public final class RecdClient implements AutoCloseable {
     private IOException resetError; /* why the last readReply saw a reset (a TLS alert...) */
     private long bytesSent, messagesSent, messagesLost, reconnects;
 
-    private RecdClient(WireUrl url, Options opt) throws IOException {
+    /* A session's frames waiting to be published in one message, and when its first came. */
+    private static final class PendingPack {
+        final FleetPack pack;
+        final long openedNanos;
+
+        PendingPack(String session, long openedNanos) {
+            this.pack = new FleetPack(session);
+            this.openedNanos = openedNanos;
+        }
+    }
+
+    private RecdClient(WireUrl url, NatsUrl natsUrl, Options opt) throws IOException {
         this.url = url;
         this.opt = opt;
-        this.channel = connect();
+        this.natsUrl = natsUrl;
+        if (natsUrl != null)
+            this.publisher = new NatsPublisher(natsUrl, (int) Math.min(opt.connectTimeoutMs, Integer.MAX_VALUE),
+                    opt.batchBytes, opt.reconnect ? opt.reconnectAttempts : 0, opt.reconnectDelayMs);
+        else
+            this.channel = connect();
     }
 
     public static RecdClient connect(String url, Options opt) throws IOException {
         Options o = opt != null ? opt : new Options();
         o.datagramBytes = Math.min(o.datagramBytes, MAX_DATAGRAM);
-        return new RecdClient(WireUrl.parse(url), o);
+        if (url.startsWith("nats://"))
+            return new RecdClient(WireUrl.nats(), NatsUrl.parse(url), o);
+        return new RecdClient(WireUrl.parse(url), null, o);
     }
 
     public static RecdClient connect(String url) throws IOException { return connect(url, null); }
@@ -92,6 +126,27 @@ public final class RecdClient implements AutoCloseable {
     public long messagesLost() { return messagesLost; }
 
     public long reconnects() { return reconnects; }
+
+    /* Tests: waits for every JetStream ack (nats://), as close() does, without closing. */
+    void natsWaitForAcks() throws IOException {
+        publishPacks(true);
+        try {
+            publisher.flush(true);
+        } finally {
+            messagesLost = publisher.lost;
+            reconnects = publisher.reconnects;
+        }
+    }
+
+    /* Tests: JetStream messages published (nats://), and those JetStream confirmed. */
+    long natsPublished() { return natsStats(0); }
+
+    long natsAcked() { return natsStats(1); }
+
+    private long natsStats(int which) {
+        NatsPublisher p = publisher != null ? publisher : lastPublisher;
+        return p == null ? 0 : which == 0 ? p.published : p.acked;
+    }
 
     /** Queues one message (its "session" is required); sends when a batch is full. */
     public void send(Map<String, Object> msg) throws IOException {
@@ -124,7 +179,9 @@ public final class RecdClient implements AutoCloseable {
             if (fmt == null && url.encoding.equals("binary"))
                 throw new EncodeException(type + " for session '" + session + "': no open seen for it");
         }
-        if (url.transport.equals("udp")) {
+        if (publisher != null) {
+            publish(msg, fmt, session);
+        } else if (url.transport.equals("udp")) {
             queueDatagram(msg, fmt, session);
         } else {
             queue.bytes(encode(msg, fmt, session.equals(lastSession)));
@@ -183,6 +240,18 @@ public final class RecdClient implements AutoCloseable {
     public void flush() throws IOException {
         if (broken != null)
             throw broken;
+        if (natsUrl != null) {
+            if (publisher == null)
+                throw new IOException("flush on a closed client");
+            try {
+                publishPacks(true);
+                publisher.flush(false);
+            } finally {
+                messagesLost = publisher.lost;
+                reconnects = publisher.reconnects;
+            }
+            return;
+        }
         if (queue.length() == 0)
             return;
         byte[] data = queue.toBytes();
@@ -203,6 +272,22 @@ public final class RecdClient implements AutoCloseable {
      */
     @Override
     public void close() throws IOException {
+        if (publisher != null) { /* nats: every ack, or PublishException naming what was lost */
+            NatsPublisher p = publisher;
+            publisher = null;
+            lastPublisher = p;
+            try {
+                try {
+                    publishPacksWith(p, true);
+                } finally { /* the connection ends even when a pack could not be published */
+                    p.close();
+                }
+            } finally {
+                messagesLost = p.lost;
+                reconnects = p.reconnects;
+            }
+            return;
+        }
         if (channel == null)
             return;
         try {
@@ -244,6 +329,65 @@ public final class RecdClient implements AutoCloseable {
     }
 
     // ---- encoding and batching ----
+
+    /* nats: the frame alone (pack_bytes=0, it names its session) or into the session's pack,
+     * published once it holds pack_bytes; packs whose first frame is linger old go at this send
+     * or the next flush (no timer thread: the client is used from one thread at a time), the
+     * oldest too while all of them hold more than the URL's buffer. */
+    private void publish(Map<String, Object> msg, String fmt, String session) throws IOException {
+        if (publisher == null)
+            throw new IOException("send on a closed client");
+        try {
+            if (natsUrl.packBytes == 0) {
+                byte[] frame = encode(msg, fmt, false);
+                publisher.publish(natsUrl.subject(session), frame);
+                messagesSent++;
+                bytesSent += frame.length;
+                return;
+            }
+            PendingPack p = packs.get(session);
+            byte[] frame = encode(msg, fmt, p != null); /* only a pack's first frame names the session */
+            if (p == null) {
+                p = new PendingPack(session, System.nanoTime());
+                packs.put(session, p);
+                packedBytes += p.pack.size();
+            }
+            Object seq = msg.get("seq");
+            int before = p.pack.size();
+            p.pack.add(frame, seq instanceof Number ? ((Number) seq).longValue() : null);
+            packedBytes += p.pack.size() - before;
+            if (p.pack.size() >= natsUrl.packBytes)
+                publishPack(publisher, session);
+            publishPacks(false);
+        } finally {
+            messagesLost = publisher.lost;
+            reconnects = publisher.reconnects;
+        }
+    }
+
+    /* Publishes the packs, oldest first: all of them, or those linger old (and the oldest while
+     * the packs hold more than the buffer). */
+    private void publishPacks(boolean all) throws IOException { publishPacksWith(publisher, all); }
+
+    private void publishPacksWith(NatsPublisher p, boolean all) throws IOException {
+        long now = System.nanoTime();
+        while (!packs.isEmpty()) {
+            Map.Entry<String, PendingPack> oldest = packs.entrySet().iterator().next();
+            if (!all && now - oldest.getValue().openedNanos < natsUrl.lingerMs * 1_000_000L
+                    && packedBytes <= natsUrl.bufferBytes)
+                return;
+            publishPack(p, oldest.getKey());
+        }
+    }
+
+    private void publishPack(NatsPublisher p, String session) throws IOException {
+        FleetPack pack = packs.remove(session).pack;
+        packedBytes -= pack.size();
+        byte[] data = pack.message();
+        messagesSent += pack.count();
+        bytesSent += data.length;
+        p.publish(natsUrl.subject(session), data);
+    }
 
     private byte[] encode(Map<String, Object> m, String fmt, boolean omitSession) {
         return url.encoding.equals("ndjson") ? Wire.encodeNdjson(m, omitSession, opt.maxFrame, fmt)

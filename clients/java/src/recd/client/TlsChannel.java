@@ -77,29 +77,55 @@ final class TlsChannel implements ByteChannel {
         }
     }
 
+    /* The TLS handshake on a connected socket (NATS upgrades after its INFO line), with the same
+     * checks as connect(): the certificate must chain to the trust and name the server. */
+    static SSLSocket upgrade(SSLContext ctx, Socket raw, String name, int port, int timeoutMs) throws IOException {
+        SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket(raw, name, port, true);
+        try {
+            SSLParameters p = s.getSSLParameters();
+            p.setEndpointIdentificationAlgorithm("HTTPS");
+            if (!isAddress(name))
+                p.setServerNames(List.of(new SNIHostName(name)));
+            p.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
+            s.setSSLParameters(p);
+            s.setSoTimeout(timeoutMs);
+            s.startHandshake();
+            return s;
+        } catch (IOException e) {
+            s.close();
+            throw new SSLException("TLS handshake with " + name + " port " + port + " failed: " + e.getMessage(), e);
+        }
+    }
+
     private static boolean isAddress(String name) {
         return name.contains(":") || name.matches("[0-9.]+");
     }
 
     private static SSLContext context(WireUrl url) throws IOException {
+        return context(url.tlsCa, url.tlsCert, url.tlsKey);
+    }
+
+    /* Trust from caFile (else the JDK's default store), a client certificate from certFile and
+     * keyFile (else the key in certFile); each may be null. */
+    static SSLContext context(String caFile, String certFile, String keyFile) throws IOException {
         try {
             TrustManagerFactory tmf = null;
-            if (url.tlsCa != null) {
+            if (caFile != null) {
                 KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
                 trust.load(null, null);
                 int i = 0;
-                for (Certificate c : certificates(url.tlsCa))
+                for (Certificate c : certificates(caFile))
                     trust.setCertificateEntry("ca" + i++, c);
                 tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
                 tmf.init(trust);
             }
             KeyManagerFactory kmf = null;
-            if (url.tlsCert != null) {
+            if (certFile != null) {
                 KeyStore id = KeyStore.getInstance(KeyStore.getDefaultType());
                 id.load(null, null);
                 char[] none = new char[0];
-                id.setKeyEntry("client", privateKey(url.tlsKey != null ? url.tlsKey : url.tlsCert), none,
-                        certificates(url.tlsCert).toArray(new Certificate[0]));
+                id.setKeyEntry("client", privateKey(keyFile != null ? keyFile : certFile), none,
+                        certificates(certFile).toArray(new Certificate[0]));
                 kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
                 kmf.init(id, none);
             }

@@ -30,10 +30,15 @@ public final class WireUrl {
         this.tlsServerName = q.get("servername");
     }
 
+    /* The stand-in of a nats:// URL (NatsUrl has the rest): binary frames, no socket of ours. */
+    static WireUrl nats() {
+        return new WireUrl("nats", "", 0, "", "binary", Map.of());
+    }
+
     private static final List<String> TLS_KEYS = List.of("ca", "cert", "key", "servername");
 
     /* '%XX' decoded; '+' stays '+'. */
-    private static String percentDecode(String s) {
+    static String percentDecode(String s) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
         for (int i = 0; i < b.length; i++) {
