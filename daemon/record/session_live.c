@@ -15,12 +15,25 @@ static session_live *live_of(recd_session *s)
     return s->view;
 }
 
-/* The slot of p's actor: found, added, or NULL when the table is full. */
+/* The slot of p's actor: found, added, or NULL when the table is full. The table is kept in
+ * actor order: a lookup is a bisection, after a try of the slot after the last one found (a frame
+ * lists its actors in the same order each time), so a frame of many actors, or of more than the
+ * table holds, is not a scan per actor. */
 static recd_track_point *actor_slot(session_live *l, int64_t actor)
 {
-    for (size_t i = 0; i < l->actors; i++)
-        if (l->pts[i].actor == actor)
-            return &l->pts[i];
+    if (l->next_slot < l->actors && l->pts[l->next_slot].actor == actor)
+        return &l->pts[l->next_slot++];
+    size_t lo = 0, hi = l->actors; /* the first slot whose actor is not below actor */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->pts[mid].actor < actor)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    l->next_slot = lo + 1;
+    if (lo < l->actors && l->pts[lo].actor == actor)
+        return &l->pts[lo];
     if (l->actors == SESSION_LIVE_ACTORS)
         return NULL;
     if (l->actors == l->actors_cap) {
@@ -31,7 +44,10 @@ static recd_track_point *actor_slot(session_live *l, int64_t actor)
         l->pts = p;
         l->actors_cap = cap;
     }
-    return &l->pts[l->actors++];
+    memmove(&l->pts[lo + 1], &l->pts[lo], (l->actors - lo) * sizeof *l->pts);
+    l->actors++;
+    l->pts[lo].actor = actor;
+    return &l->pts[lo];
 }
 
 /* Samples a second over the last second or so. */

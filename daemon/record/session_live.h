@@ -29,6 +29,7 @@ typedef struct session_live {
     uint64_t version;    /* grows with every change: a stream sends when it moved */
     size_t actors, actors_cap;
     recd_track_point *pts;    /* latest point of each actor */
+    size_t next_slot;         /* where the next actor of a frame is likely to be (actor_slot) */
     uint64_t actors_over;     /* samples of actors beyond SESSION_LIVE_ACTORS */
     char *events[SESSION_LIVE_EVENTS]; /* a ring of JSON lines, oldest at ev_head */
     size_t ev_head, ev_count;

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "formats/carla/carla_msg.h"
+#include "formats/carla/carla_clone.h"
 #include "formats/carla/carla_schema.h"
 #include "message/json/json_scan.h"
 

@@ -6,12 +6,9 @@
 
 #include <jansson.h>
 
+#include "formats/carla/carla_clone.h"
 #include "recd/message.h"
 
-recd_carla_open *recd__carla_open_clone(const recd_carla_open *o);
-/* One allocation holding the frame, its packets and their bytes (storage = itself). */
-recd_carla_frame *recd__carla_frame_clone(const recd_carla_frame *f);
-recd_carla_event *recd__carla_event_clone(const recd_carla_event *e);
 
 /* The state's packet keys alone, each preceded by a comma (CSV puts the rest in columns). */
 int recd__carla_state_packets_json(const recd_carla_frame *f, recd_buf *out);
