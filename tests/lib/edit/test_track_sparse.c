@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,14 @@ static const recd_track_point *at_time(const points *all, double t)
     return NULL;
 }
 
+/* Field by field (the struct has padding), doubles bit for bit (a missing value is NaN). */
+static bool same_point(const recd_track_point *a, const recd_track_point *b)
+{
+    const double va[] = {a->t, a->x, a->y, a->z, a->speed, a->health, a->armour, a->vehicle_health};
+    const double vb[] = {b->t, b->x, b->y, b->z, b->speed, b->health, b->armour, b->vehicle_health};
+    return a->actor == b->actor && a->kind == b->kind && memcmp(va, vb, sizeof va) == 0;
+}
+
 static void test_sampled_points_are_real_samples(void **state)
 {
     (void)state;
@@ -107,7 +116,7 @@ static void test_sampled_points_are_real_samples(void **state)
     for (size_t i = 0; i < some.n; i++) {
         const recd_track_point *full = at_time(&all, some.p[i].t);
         assert_non_null(full); /* a sample the file holds, with its values */
-        assert_memory_equal(full, &some.p[i], sizeof *full);
+        assert_true(same_point(full, &some.p[i]));
         if (i)
             assert_true(some.p[i].t > some.p[i - 1].t);
     }
