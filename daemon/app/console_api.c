@@ -58,7 +58,8 @@ static const char *session_state(const recd_session *s)
 }
 
 /* The session's counts in drops_by [first, end), named as the metrics' labels: only those seen. */
-static json_t *drops_by_json(const recd_session *s, size_t first, size_t end, const char *(*name)(size_t))
+static json_t *drops_by_json(const recd_session *s, size_t first, size_t end,
+                            const char *(*name)(size_t))
 {
     json_t *o = json_object();
     for (size_t i = first; o && s->drops_by && i < end; i++)
@@ -93,11 +94,12 @@ static json_t *session_json(recd_server *srv, const recd_session *s, uint64_t no
     json_object_set_new(o, "buffer", json_pack("{s:I, s:I, s:I}", "used", (json_int_t)s->buffered,
                                                "limit", (json_int_t)cfg->limits.session_buffer,
                                                "held", (json_int_t)s->held));
-    json_object_set_new(o, "drops", json_pack("{s:I, s:I, s:o, s:o}", "refused", (json_int_t)s->refused,
-                                              "actors_over", (json_int_t)(l ? l->actors_over : 0),
-                                              "refused_by", drops_by_json(s, 0, RECD_M_REASONS, reason_name),
-                                              "dropped_by", drops_by_json(s, RECD_M_REASONS,
-                                                                          SESSION_DROP_SLOTS, drop_name)));
+    json_t *refused_by = drops_by_json(s, 0, RECD_M_REASONS, reason_name);
+    json_t *dropped_by = drops_by_json(s, RECD_M_REASONS, SESSION_DROP_SLOTS, drop_name);
+    json_object_set_new(o, "drops", json_pack("{s:I, s:I, s:o, s:o}", "refused",
+                                              (json_int_t)s->refused, "actors_over",
+                                              (json_int_t)(l ? l->actors_over : 0), "refused_by",
+                                              refused_by, "dropped_by", dropped_by));
     json_object_set_new(o, "ring", json_pack("{s:b, s:b}", "can_save", s->ops->ring_save != NULL,
                                              "active", s->ring != NULL));
     return o;
@@ -238,11 +240,14 @@ static const char *refusal(recd_server *srv, const recd_http_request *req)
     switch ((recd_console_access)srv->cfg.metrics.console) {
     case RECD_CONSOLE_OPEN: return NULL;
     case RECD_CONSOLE_TOKEN:
-        return credentialed(srv, req) ? NULL : "the console answers clients with auth.token or a client certificate";
+        return credentialed(srv, req)
+                   ? NULL
+                   : "the console answers clients with auth.token or a client certificate";
     case RECD_CONSOLE_LOOPBACK:
         return req->peer_loopback || credentialed(srv, req)
                    ? NULL
-                   : "the console answers loopback clients, others with auth.token or a client certificate";
+                   : "the console answers loopback clients, others with auth.token or a "
+                     "client certificate";
     case RECD_CONSOLE_OFF: break;
     }
     return "";

@@ -282,7 +282,8 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
             nats_record_taken(rec); /* a new part: recorded before this wait is set */
         }
     }
-    e->wait_req = src->req_no; /* its session's record (an open's own, a new part's) is stored first */
+    /* Its session's record (an open's own, a new part's) is stored first. */
+    e->wait_req = src->req_no;
     p->in.touched = NULL;
     if (p->in.over_process || p->in.over_key[0])
         p->blocked = true;
