@@ -66,6 +66,7 @@ static void note_rate(recd_session *s, session_live *l, uint64_t now_ms)
 static int keep_point(void *data, const recd_track_point *p)
 {
     session_live *l = data;
+    l->pass_points++;
     recd_track_point *slot = actor_slot(l, p->actor);
     if (!slot) {
         l->actors_over++;
@@ -84,10 +85,10 @@ static void note_state(recd_session *s, const recd_msg *m, uint64_t now_ms)
         return;
     if (first) {
         note_rate(s, l, now_ms);
-        l->pass_taken = 0;
+        l->pass_points = 0;
     }
-    if (l->pass_taken++ > l->actors)
-        return; /* the pass has given each known actor a state, and a new one a chance */
+    if (l->pass_points > l->actors)
+        return; /* the pass has given each known actor a point, and a new one a chance */
     uint64_t over = l->actors_over;
     size_t actors = l->actors;
     recd_track_points_of(m, keep_point, l);

@@ -2,8 +2,9 @@
 /* What the web console shows of a live session: its latest samples as track points (one per
  * actor, through the format's edit hooks in librecd, so no format is named here) and its latest
  * events as JSON lines. Taken at most every SESSION_LIVE_PERIOD_MS (every sample of the loop
- * pass that opens the gate, so a tick's actors arrive together, but no more states in that pass
- * than the actors it knows and one: never every sample of a burst), bounded in actors and events;
+ * pass that opens the gate, so a tick's actors arrive together, but only until the pass has
+ * given as many points as the actors it knows and one: one frame of a many-actor format, never
+ * every sample of a burst), bounded in actors and events;
  * allocated with the first sample kept and freed with the session. */
 #ifndef RECD_DAEMON_SESSION_LIVE_H
 #define RECD_DAEMON_SESSION_LIVE_H
@@ -38,7 +39,7 @@ typedef struct session_live {
     double rate;
     uint64_t ev_window_ms;
     uint32_t ev_window_n;
-    uint32_t pass_taken; /* states taken in the loop pass that opened the gate */
+    uint64_t pass_points; /* points taken in the loop pass that opened the gate */
 } session_live;
 
 /* Whether a sample arriving at now_ms is to be kept: the gate opened at least a period after the
