@@ -16,19 +16,6 @@
 #include "formats/carla/carla_schema.h"
 #include "message/json/json_scan.h"
 
-/* A number as the jansson reader's carla_get_f64 takes a JSON number: an integer converted, a
- * real finite (jansson refuses one that overflows). Its text forms ("nan", "inf") are declined. */
-static bool read_f64(reader *r, double *v)
-{
-    bool is_int;
-    int64_t i;
-    if (!read_number(r, &is_int, &i, v))
-        return false;
-    if (is_int)
-        *v = (double)i;
-    return isfinite(*v);
-}
-
 static bool read_uint(reader *r, uint64_t max, uint64_t *v)
 {
     bool is_int;
@@ -68,16 +55,16 @@ static bool read_value(reader *r, const carla_field *f, recd_buf *out)
     }
     case CF_F32:
         /* carla_get_f32 on a finite number: refused past the f32 range, else rounded. */
-        if (!read_f64(r, &d) || fabs(d) > 3.4028234663852886e38)
+        if (!read_finite(r, &d) || fabs(d) > 3.4028234663852886e38)
             return false;
         st_le32(b, f32_to_bits((float)d));
         return put(out, b, 4);
-    case CF_F64: return read_f64(r, &d) && (st_le64(b, f64_to_bits(d)), put(out, b, 8));
+    case CF_F64: return read_finite(r, &d) && (st_le64(b, f64_to_bits(d)), put(out, b, 8));
     case CF_VEC:
         if (!eat(r, '['))
             return false;
         for (int k = 0; k < 3; k++) {
-            if ((k && !eat(r, ',')) || !read_f64(r, &d))
+            if ((k && !eat(r, ',')) || !read_finite(r, &d))
                 return false;
             st_le64(b, f64_to_bits(d));
             if (!put(out, b, 8))
@@ -215,8 +202,8 @@ static bool read_common(reader *r, int k, state_line *s)
             return false;
         s->f.id = (uint64_t)v;
         return true;
-    case K_ELAPSED: return read_f64(r, &s->f.elapsed);
-    default: s->f.has_duration = true; return read_f64(r, &s->f.duration);
+    case K_ELAPSED: return read_finite(r, &s->f.elapsed);
+    default: s->f.has_duration = true; return read_finite(r, &s->f.duration);
     }
 }
 

@@ -93,29 +93,16 @@ static bool read_int(reader *r, int64_t min, int64_t max, int64_t *v)
     return read_number(r, &is_int, v, &d) && is_int && *v >= min && *v <= max;
 }
 
-/* Any number, as the jansson reader's get_f64 takes it: an integer converted, a real finite
- * (jansson refuses a real that overflows). */
-static bool read_f64(reader *r, double *v)
-{
-    bool is_int;
-    int64_t i;
-    if (!read_number(r, &is_int, &i, v))
-        return false;
-    if (is_int)
-        *v = (double)i;
-    return isfinite(*v);
-}
-
 static bool read_f32(reader *r, float *v)
 {
     double d;
-    return read_f64(r, &d) && text_double_to_f32(d, v);
+    return read_finite(r, &d) && text_double_to_f32(d, v);
 }
 
 static bool read_vec3(reader *r, double v[3])
 {
-    return eat(r, '[') && read_f64(r, &v[0]) && eat(r, ',') && read_f64(r, &v[1]) &&
-           eat(r, ',') && read_f64(r, &v[2]) && eat(r, ']');
+    return eat(r, '[') && read_finite(r, &v[0]) && eat(r, ',') && read_finite(r, &v[1]) &&
+           eat(r, ',') && read_finite(r, &v[2]) && eat(r, ']');
 }
 
 /* A list item {"slot":..,"key":..,"count":..[,"flags":..][,"data":..]} into items[slot]. */

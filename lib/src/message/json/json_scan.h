@@ -6,6 +6,7 @@
 #ifndef RECD_JSON_SCAN_H
 #define RECD_JSON_SCAN_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -205,6 +206,19 @@ static inline __attribute__((always_inline)) bool read_number(reader *r, bool *i
         return false;
     r->p = e; /* a number must be followed by ',', ']' or '}': the caller checks */
     return true;
+}
+
+/* Any finite number, as the jansson readers take a JSON number for a double: an integer
+ * converted, a real that overflows refused (jansson refuses it too). */
+static inline bool read_finite(reader *r, double *v)
+{
+    bool is_int;
+    int64_t i;
+    if (!read_number(r, &is_int, &i, v))
+        return false;
+    if (is_int)
+        *v = (double)i;
+    return isfinite(*v);
 }
 
 /* a[0..n) equals b[0..n): words of eight or four bytes, the last one overlapping the one before,
