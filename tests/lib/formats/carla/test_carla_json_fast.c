@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "formats/carla/carla_json_fast.h"
+#include "lib/message/json/json_oracle.h"
 #include "message/json/msg_json_formats.h"
 #include "recd/format.h"
 #include "recd/message.h"
@@ -30,37 +31,6 @@ static const char add_line[] =
     "\"blueprint\":\"vehicle.lincoln.mkz_2020\",\"attributes\":[{\"type\":3,\"id\":\"role_name\","
     "\"value\":\"hero\"},{\"type\":4,\"id\":\"color\",\"value\":\"231,153,151\"}]}]}";
 
-/* Both readers on one line: same return, same error text, same message. The line is copied to a
- * block of its exact size, so a sanitizer build sees any read past its end. */
-static void compare_with_jansson(const char *text, size_t len, recd_msg_format sf)
-{
-    char *line = malloc(len ? len : 1);
-    assert_non_null(line);
-    memcpy(line, text, len);
-    char e1[256] = "", e2[256] = "";
-    recd_msg a, b;
-    int ra = recd_msg_from_json(line, len, sf, &a, e1, sizeof e1);
-    int rb = msg_from_json_jansson(line, len, sf, &b, e2, sizeof e2);
-    if (ra != rb || (ra < 0 && strcmp(e1, e2) != 0))
-        fail_msg("%.*s: %d \"%s\" vs jansson %d \"%s\"", (int)len, line, ra, e1, rb, e2);
-    if (ra < 0) {
-        free(line);
-        return;
-    }
-    recd_buf ja = {0}, jb = {0};
-    int wa = recd_msg_to_json(&a, &ja), wb = recd_msg_to_json(&b, &jb);
-    if (wa != wb || ja.len != jb.len || (ja.len && memcmp(ja.data, jb.data, ja.len) != 0) ||
-        a.format != b.format || a.type != b.type || a.has_seq != b.has_seq || a.seq != b.seq ||
-        a.save_now != b.save_now || strcmp(a.session, b.session) != 0)
-        fail_msg("%.*s: values differ:\n%.*s\n%.*s", (int)len, line, (int)ja.len,
-                 (const char *)ja.data, (int)jb.len, (const char *)jb.data);
-    recd_buf_free(&ja);
-    recd_buf_free(&jb);
-    recd_msg_free(&a);
-    recd_msg_free(&b);
-    free(line);
-}
-
 /* The fast reader alone on a line it must take: it does, with jansson's values. */
 static void fast_takes(const char *line, size_t len)
 {
@@ -68,7 +38,7 @@ static void fast_takes(const char *line, size_t len)
     if (carla_json_fast_state(line, len, RECD_MSG_FMT_CARLA, &a) != 1)
         fail_msg("declined: %.*s", (int)len, line);
     recd_msg_free(&a);
-    compare_with_jansson(line, len, RECD_MSG_FMT_CARLA);
+    json_oracle_compare(line, len, RECD_MSG_FMT_CARLA);
 }
 
 typedef struct lines_seen {
@@ -90,10 +60,10 @@ static int check_exported(void *ctx, const recd_msg *m, char *err, size_t errlen
         if (seen->states++ == 20)
             assert_int_equal(recd_buf_append(&seen->first_state, text, body), 0);
     } else {
-        compare_with_jansson(text, line.len, RECD_MSG_FMT_CARLA);
+        json_oracle_compare(text, line.len, RECD_MSG_FMT_CARLA);
         seen->others++;
     }
-    compare_with_jansson(text, line.len, RECD_MSG_FMT_NONE);
+    json_oracle_compare(text, line.len, RECD_MSG_FMT_NONE);
     recd_buf_free(&line);
     return 0;
 }
@@ -124,13 +94,6 @@ static void test_generated_recordings(void **state)
         recd_buf_free(&rec);
     }
     assert_true(generated_state.len > 1000);
-}
-
-static void replace(char *out, size_t cap, const char *line, const char *from, const char *to)
-{
-    const char *at = strstr(line, from);
-    assert_non_null(at);
-    snprintf(out, cap, "%.*s%s%s", (int)(at - line), line, to, at + strlen(from));
 }
 
 /* Lines the fast reader takes: spacing, optional keys, number forms, records with strings and
@@ -165,9 +128,9 @@ static void test_fast_path_variants(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char line[2048];
-        replace(line, sizeof line, state_line, cases[i].from, cases[i].to);
+        json_oracle_replace(line, sizeof line, state_line, cases[i].from, cases[i].to);
         if (strstr(cases[i].to, "platform_time"))
-            compare_with_jansson(line, strlen(line), RECD_MSG_FMT_CARLA); /* repeated: refused */
+            json_oracle_compare(line, strlen(line), RECD_MSG_FMT_CARLA); /* repeated: refused */
         else
             fast_takes(line, strlen(line));
     }
@@ -240,9 +203,9 @@ static void test_edge_lines_agree(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char line[2048];
-        replace(line, sizeof line, state_line, cases[i].from, cases[i].to);
-        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_CARLA);
-        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_NONE);
+        json_oracle_replace(line, sizeof line, state_line, cases[i].from, cases[i].to);
+        json_oracle_compare(line, strlen(line), RECD_MSG_FMT_CARLA);
+        json_oracle_compare(line, strlen(line), RECD_MSG_FMT_NONE);
     }
     static const struct {
         const char *from, *to;
@@ -255,12 +218,10 @@ static void test_edge_lines_agree(void **state)
     };
     for (size_t i = 0; i < sizeof add_cases / sizeof add_cases[0]; i++) {
         char line[2048];
-        replace(line, sizeof line, add_line, add_cases[i].from, add_cases[i].to);
-        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_CARLA);
+        json_oracle_replace(line, sizeof line, add_line, add_cases[i].from, add_cases[i].to);
+        json_oracle_compare(line, strlen(line), RECD_MSG_FMT_CARLA);
     }
 }
-
-static bool is_digit_ascii(char c) { return c >= '0' && c <= '9'; }
 
 /* Random edits of the line (and of a generated one): both readers agree on every one. */
 static void test_mutations_agree(void **state)
@@ -273,41 +234,9 @@ static void test_mutations_agree(void **state)
         "\"save\":false,", "NaN", "\"nan\"", "\"inf\"", "\"raw\":[],", "\"doors\":[],"};
     static const recd_msg_format sfs[] = {RECD_MSG_FMT_CARLA, RECD_MSG_FMT_CARLA,
                                           RECD_MSG_FMT_CARLA, RECD_MSG_FMT_NONE};
-    tu_rng r = {42};
-    char buf[4096];
-    for (int iter = 0; iter < 30000; iter++) {
-        size_t n = strlen(state_line);
-        memcpy(buf, state_line, n);
-        for (unsigned edits = 1 + tu_rand_below(&r, 3); edits; edits--) {
-            size_t at = tu_rand_below(&r, (uint32_t)n);
-            switch (tu_rand_below(&r, 3)) {
-            case 0: { /* delete a run */
-                size_t k = 1 + tu_rand_below(&r, 6);
-                if (at + k > n)
-                    k = n - at;
-                memmove(buf + at, buf + at + k, n - at - k);
-                n -= k;
-                break;
-            }
-            case 1: { /* insert a token */
-                const char *ins = inserts[tu_rand_below(&r, sizeof inserts / sizeof inserts[0])];
-                size_t k = strlen(ins);
-                if (n + k >= sizeof buf)
-                    break;
-                memmove(buf + at + k, buf + at, n - at);
-                memcpy(buf + at, ins, k);
-                n += k;
-                break;
-            }
-            default: /* change a digit or a byte */
-                buf[at] = (char)(is_digit_ascii(buf[at]) ? '0' + tu_rand_below(&r, 10)
-                                                         : tu_rand_below(&r, 256));
-            }
-            if (n == 0)
-                break;
-        }
-        compare_with_jansson(buf, n, sfs[tu_rand_below(&r, 4)]);
-    }
+    json_oracle_mutations m = {inserts, JSON_ORACLE_COUNT(inserts), sfs, JSON_ORACLE_COUNT(sfs),
+                               30000, 42};
+    json_oracle_mutate(state_line, strlen(state_line), &m);
 }
 
 /* Random edits of a generated state line (50 actors' records). */
@@ -317,26 +246,9 @@ static void test_generated_mutations_agree(void **state)
     assert_true(generated_state.len > 0 && generated_state.len < 60000);
     static const char *const inserts[] = {" ", ",", "\"", "{", "}", "[", "]", ":", "0", "-", ".",
                                           "e", "1e400", "\\u0074", "\xFF", "\"nan\""};
-    tu_rng r = {7};
-    char *buf = malloc(generated_state.len + 64);
-    assert_non_null(buf);
-    for (int iter = 0; iter < 1500; iter++) {
-        size_t n = generated_state.len;
-        memcpy(buf, generated_state.data, n);
-        size_t at = tu_rand_below(&r, (uint32_t)n);
-        if (tu_rand_below(&r, 2)) {
-            const char *ins = inserts[tu_rand_below(&r, sizeof inserts / sizeof inserts[0])];
-            size_t k = strlen(ins);
-            memmove(buf + at + k, buf + at, n - at);
-            memcpy(buf + at, ins, k);
-            n += k;
-        } else {
-            buf[at] = (char)(is_digit_ascii(buf[at]) ? '0' + tu_rand_below(&r, 10)
-                                                     : tu_rand_below(&r, 256));
-        }
-        compare_with_jansson(buf, n, RECD_MSG_FMT_CARLA);
-    }
-    free(buf);
+    static const recd_msg_format sfs[] = {RECD_MSG_FMT_CARLA};
+    json_oracle_mutations m = {inserts, JSON_ORACLE_COUNT(inserts), sfs, 1, 1500, 7};
+    json_oracle_mutate((const char *)generated_state.data, generated_state.len, &m);
     recd_buf_free(&generated_state);
 }
 
@@ -347,16 +259,9 @@ static void test_truncated_lines_agree(void **state)
     (void)state;
     static const char *const tails[] = {"}", "}}", "}}}", " } ", "]}", "}]}", "\"}", "0}", "e}"};
     static const char *const lines[] = {state_line, add_line};
-    char buf[2048];
-    for (size_t l = 0; l < 2; l++) {
-        size_t n = strlen(lines[l]);
-        for (size_t k = 0; k <= n; k++) {
-            for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
-                int len = snprintf(buf, sizeof buf, "%.*s%s", (int)k, lines[l], tails[t]);
-                compare_with_jansson(buf, (size_t)len, RECD_MSG_FMT_CARLA);
-            }
-        }
-    }
+    static const recd_msg_format sfs[] = {RECD_MSG_FMT_CARLA};
+    for (size_t l = 0; l < JSON_ORACLE_COUNT(lines); l++)
+        json_oracle_truncate(lines[l], tails, JSON_ORACLE_COUNT(tails), sfs, 1);
 }
 
 /* Other session formats are not its: it declines them. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "formats/recap/recap_json_fast.h"
+#include "lib/message/json/json_oracle.h"
 #include "message/json/msg_json_formats.h"
 #include "recd/format.h"
 #include "recd/message.h"
@@ -25,37 +26,6 @@ static const char state_line[] =
     "\"inventory\":[{\"slot\":40,\"key\":\"minecraft:shield\",\"count\":1},{\"slot\":6,\"key\":"
     "\"minecraft:cobblestone\",\"count\":64}]}";
 
-/* Both readers on one line: same return, same error text, same message. The line is copied to a
- * block of its exact size, so a sanitizer build sees any read past its end. */
-static void compare_with_jansson(const char *text, size_t len, recd_msg_format sf)
-{
-    char *line = malloc(len ? len : 1);
-    assert_non_null(line);
-    memcpy(line, text, len);
-    char e1[256] = "", e2[256] = "";
-    recd_msg a, b;
-    int ra = recd_msg_from_json(line, len, sf, &a, e1, sizeof e1);
-    int rb = msg_from_json_jansson(line, len, sf, &b, e2, sizeof e2);
-    if (ra != rb || (ra < 0 && strcmp(e1, e2) != 0))
-        fail_msg("%.*s: %d \"%s\" vs jansson %d \"%s\"", (int)len, line, ra, e1, rb, e2);
-    if (ra < 0) {
-        free(line);
-        return;
-    }
-    recd_buf ja = {0}, jb = {0};
-    int wa = recd_msg_to_json(&a, &ja), wb = recd_msg_to_json(&b, &jb);
-    if (wa != wb || ja.len != jb.len || (ja.len && memcmp(ja.data, jb.data, ja.len) != 0) ||
-        a.format != b.format || a.type != b.type || a.has_seq != b.has_seq || a.seq != b.seq ||
-        a.save_now != b.save_now || strcmp(a.session, b.session) != 0)
-        fail_msg("%.*s: values differ:\n%.*s\n%.*s", (int)len, line, (int)ja.len,
-                 (const char *)ja.data, (int)jb.len, (const char *)jb.data);
-    recd_buf_free(&ja);
-    recd_buf_free(&jb);
-    recd_msg_free(&a);
-    recd_msg_free(&b);
-    free(line);
-}
-
 /* The fast reader alone on a line it must take: it does, with jansson's values. */
 static void fast_takes(const char *line, size_t len)
 {
@@ -63,7 +33,7 @@ static void fast_takes(const char *line, size_t len)
     if (recap_json_fast_state(line, len, RECD_MSG_FMT_RECAP, &a) != 1)
         fail_msg("declined: %.*s", (int)len, line);
     recd_msg_free(&a);
-    compare_with_jansson(line, len, RECD_MSG_FMT_RECAP);
+    json_oracle_compare(line, len, RECD_MSG_FMT_RECAP);
 }
 
 typedef struct lines_seen {
@@ -83,10 +53,10 @@ static int check_exported(void *ctx, const recd_msg *m, char *err, size_t errlen
         fast_takes(text, body);
         seen->states++;
     } else {
-        compare_with_jansson(text, line.len, RECD_MSG_FMT_RECAP);
+        json_oracle_compare(text, line.len, RECD_MSG_FMT_RECAP);
         seen->others++;
     }
-    compare_with_jansson(text, line.len, RECD_MSG_FMT_NONE);
+    json_oracle_compare(text, line.len, RECD_MSG_FMT_NONE);
     recd_buf_free(&line);
     return 0;
 }
@@ -118,13 +88,6 @@ static void test_generated_recordings(void **state)
         }
     }
     assert_true(total > 1000);
-}
-
-static void replace(char *out, size_t cap, const char *line, const char *from, const char *to)
-{
-    const char *at = strstr(line, from);
-    assert_non_null(at);
-    snprintf(out, cap, "%.*s%s%s", (int)(at - line), line, to, at + strlen(from));
 }
 
 /* Lines the fast reader takes: spacing, key order, optional keys, number forms. */
@@ -159,11 +122,11 @@ static void test_fast_path_variants(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char line[2048];
-        replace(line, sizeof line, state_line, cases[i].from, cases[i].to);
+        json_oracle_replace(line, sizeof line, state_line, cases[i].from, cases[i].to);
         if (strstr(line, "\"tick\":"))
             fast_takes(line, strlen(line));
         else
-            compare_with_jansson(line, strlen(line), RECD_MSG_FMT_RECAP);
+            json_oracle_compare(line, strlen(line), RECD_MSG_FMT_RECAP);
     }
 }
 
@@ -252,9 +215,9 @@ static void test_edge_lines_agree(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char line[2048];
-        replace(line, sizeof line, state_line, cases[i].from, cases[i].to);
-        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_RECAP);
-        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_NONE);
+        json_oracle_replace(line, sizeof line, state_line, cases[i].from, cases[i].to);
+        json_oracle_compare(line, strlen(line), RECD_MSG_FMT_RECAP);
+        json_oracle_compare(line, strlen(line), RECD_MSG_FMT_NONE);
     }
     /* A list with more items than slots, and a key of 255 and 256 bytes. */
     char line[8192], key[300], items[4096] = "";
@@ -264,19 +227,17 @@ static void test_edge_lines_agree(void **state)
                               k ? "," : "", k % 6);
     char with[4200];
     snprintf(with, sizeof with, "\"equipment\":[%s],", items);
-    replace(line, sizeof line, state_line, EQUIPMENT, with);
-    compare_with_jansson(line, strlen(line), RECD_MSG_FMT_RECAP);
+    json_oracle_replace(line, sizeof line, state_line, EQUIPMENT, with);
+    json_oracle_compare(line, strlen(line), RECD_MSG_FMT_RECAP);
     for (size_t len = 254; len <= 256; len++) {
         memset(key, 'k', len);
         key[len] = 0;
         char to[320];
         snprintf(to, sizeof to, "\"key\":\"%s\"", key);
-        replace(line, sizeof line, state_line, "\"key\":\"minecraft:shield\"", to);
-        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_RECAP);
+        json_oracle_replace(line, sizeof line, state_line, "\"key\":\"minecraft:shield\"", to);
+        json_oracle_compare(line, strlen(line), RECD_MSG_FMT_RECAP);
     }
 }
-
-static bool is_digit_ascii(char c) { return c >= '0' && c <= '9'; }
 
 /* Random edits of the line: both readers agree on every one. */
 static void test_mutations_agree(void **state)
@@ -289,41 +250,9 @@ static void test_mutations_agree(void **state)
         "\"save\":false,", "NaN"};
     static const recd_msg_format sfs[] = {RECD_MSG_FMT_RECAP, RECD_MSG_FMT_RECAP,
                                           RECD_MSG_FMT_RECAP, RECD_MSG_FMT_NONE};
-    tu_rng r = {42};
-    char buf[4096];
-    for (int iter = 0; iter < 30000; iter++) {
-        size_t n = strlen(state_line);
-        memcpy(buf, state_line, n);
-        for (unsigned edits = 1 + tu_rand_below(&r, 3); edits; edits--) {
-            size_t at = tu_rand_below(&r, (uint32_t)n);
-            switch (tu_rand_below(&r, 3)) {
-            case 0: { /* delete a run */
-                size_t k = 1 + tu_rand_below(&r, 6);
-                if (at + k > n)
-                    k = n - at;
-                memmove(buf + at, buf + at + k, n - at - k);
-                n -= k;
-                break;
-            }
-            case 1: { /* insert a token */
-                const char *ins = inserts[tu_rand_below(&r, sizeof inserts / sizeof inserts[0])];
-                size_t k = strlen(ins);
-                if (n + k >= sizeof buf)
-                    break;
-                memmove(buf + at + k, buf + at, n - at);
-                memcpy(buf + at, ins, k);
-                n += k;
-                break;
-            }
-            default: /* change a digit or a byte */
-                buf[at] = (char)(is_digit_ascii(buf[at]) ? '0' + tu_rand_below(&r, 10)
-                                                         : tu_rand_below(&r, 256));
-            }
-            if (n == 0)
-                break;
-        }
-        compare_with_jansson(buf, n, sfs[tu_rand_below(&r, 4)]);
-    }
+    json_oracle_mutations m = {inserts, JSON_ORACLE_COUNT(inserts), sfs, JSON_ORACLE_COUNT(sfs),
+                               30000, 42};
+    json_oracle_mutate(state_line, strlen(state_line), &m);
 }
 
 /* Every prefix of the line closed by one to three '}' (the byte that bounds the fast reader's
@@ -332,14 +261,8 @@ static void test_truncated_lines_agree(void **state)
 {
     (void)state;
     static const char *const tails[] = {"}", "}}", "}}}", " } ", "]}", "}]}", "\"}", "0}", "e}"};
-    char buf[2048];
-    size_t n = strlen(state_line);
-    for (size_t k = 0; k <= n; k++) {
-        for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
-            int len = snprintf(buf, sizeof buf, "%.*s%s", (int)k, state_line, tails[t]);
-            compare_with_jansson(buf, (size_t)len, RECD_MSG_FMT_RECAP);
-        }
-    }
+    static const recd_msg_format sfs[] = {RECD_MSG_FMT_RECAP};
+    json_oracle_truncate(state_line, tails, JSON_ORACLE_COUNT(tails), sfs, 1);
 }
 
 /* Other session formats are not its: it declines them. */

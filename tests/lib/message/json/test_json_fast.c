@@ -11,6 +11,7 @@
 
 #include "base/bytes.h"
 #include "formats/rec/rec_json_fast.h"
+#include "json_oracle.h"
 #include "message/json/msg_json_formats.h"
 #include "base/text.h"
 #include "recd/message.h"
@@ -150,37 +151,6 @@ static void test_number_printed_values(void **state)
 
 /* ---- whole lines ----------------------------------------------------------------------------- */
 
-/* Both readers on one line: same return, same error text, same message. The line is copied to a
- * block of its exact size, so a sanitizer build sees any read past its end. */
-static void compare_with_jansson(const char *text, size_t len, recd_msg_format sf)
-{
-    char *line = malloc(len ? len : 1);
-    assert_non_null(line);
-    memcpy(line, text, len);
-    char e1[256] = "", e2[256] = "";
-    recd_msg a, b;
-    int ra = recd_msg_from_json(line, len, sf, &a, e1, sizeof e1);
-    int rb = msg_from_json_jansson(line, len, sf, &b, e2, sizeof e2);
-    if (ra != rb || (ra < 0 && strcmp(e1, e2) != 0))
-        fail_msg("%.*s: %d \"%s\" vs jansson %d \"%s\"", (int)len, line, ra, e1, rb, e2);
-    if (ra < 0) {
-        free(line);
-        return;
-    }
-    recd_buf ja = {0}, jb = {0};
-    assert_int_equal(recd_msg_to_json(&a, &ja), 0);
-    assert_int_equal(recd_msg_to_json(&b, &jb), 0);
-    if (ja.len != jb.len || memcmp(ja.data, jb.data, ja.len) != 0 || a.format != b.format ||
-        a.type != b.type || a.has_seq != b.has_seq || a.seq != b.seq)
-        fail_msg("%.*s: values differ:\n%.*s\n%.*s", (int)len, line, (int)ja.len,
-                 (const char *)ja.data, (int)jb.len, (const char *)jb.data);
-    recd_buf_free(&ja);
-    recd_buf_free(&jb);
-    recd_msg_free(&a);
-    recd_msg_free(&b);
-    free(line);
-}
-
 static void test_fast_path_takes_common_lines(void **state)
 {
     (void)state;
@@ -203,7 +173,7 @@ static void test_fast_path_takes_common_lines(void **state)
             fail_msg("case %zu declined", i);
         assert_int_equal(m.format, cases[i].want);
         recd_msg_free(&m);
-        compare_with_jansson(cases[i].line, strlen(cases[i].line), cases[i].sf);
+        json_oracle_compare(cases[i].line, strlen(cases[i].line), cases[i].sf);
     }
     /* Not its business: other types, Recap, a session of the other .rec format. */
     recd_msg m;
@@ -212,13 +182,6 @@ static void test_fast_path_takes_common_lines(void **state)
     assert_int_equal(rec_json_fast_state(onfoot_line, strlen(onfoot_line), RECD_MSG_FMT_RECAP, &m), 0);
     const char *open = "{\"type\":\"open\",\"format\":\"samp-onfoot\"}";
     assert_int_equal(rec_json_fast_state(open, strlen(open), RECD_MSG_FMT_NONE, &m), 0);
-}
-
-static void replace(char *out, size_t cap, const char *line, const char *from, const char *to)
-{
-    const char *at = strstr(line, from);
-    assert_non_null(at);
-    snprintf(out, cap, "%.*s%s%s", (int)(at - line), line, to, at + strlen(from));
 }
 
 /* The documented errors come out word for word, because the fast reader declines them. */
@@ -245,14 +208,14 @@ static void test_errors_are_jansson_errors(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char line[1024], err[256] = "";
-        replace(line, sizeof line, onfoot_line, cases[i].from, cases[i].to);
+        json_oracle_replace(line, sizeof line, onfoot_line, cases[i].from, cases[i].to);
         recd_msg m;
         if (recd_msg_from_json(line, strlen(line), RECD_MSG_FMT_NONE, &m, err, sizeof err) == 0)
             fail_msg("accepted %s", line);
         if (strncmp(err, cases[i].err, strlen(cases[i].err)) != 0)
             fail_msg("%s: \"%s\", want \"%s...\"", line, err, cases[i].err);
-        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_NONE);
-        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_SAMP_ONFOOT);
+        json_oracle_compare(line, strlen(line), RECD_MSG_FMT_NONE);
+        json_oracle_compare(line, strlen(line), RECD_MSG_FMT_SAMP_ONFOOT);
     }
 }
 
@@ -282,13 +245,11 @@ static void test_range_edges_agree(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char line[1024];
-        replace(line, sizeof line, onfoot_line, cases[i].from, cases[i].to);
-        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_NONE);
-        compare_with_jansson(line, strlen(line), RECD_MSG_FMT_SAMP_ONFOOT);
+        json_oracle_replace(line, sizeof line, onfoot_line, cases[i].from, cases[i].to);
+        json_oracle_compare(line, strlen(line), RECD_MSG_FMT_NONE);
+        json_oracle_compare(line, strlen(line), RECD_MSG_FMT_SAMP_ONFOOT);
     }
 }
-
-static bool isdigit_ascii(char c) { return c >= '0' && c <= '9'; }
 
 /* Random edits of the canonical lines: both readers agree on every one. */
 static void test_mutations_agree(void **state)
@@ -300,42 +261,10 @@ static void test_mutations_agree(void **state)
                                           "\xFF", "\"vehicle_id\":1,", "\"tick\":0,", "\"seq\":1,"};
     static const recd_msg_format sfs[] = {RECD_MSG_FMT_NONE, RECD_MSG_FMT_SAMP_ONFOOT,
                                           RECD_MSG_FMT_SAMP_VEHICLE, RECD_MSG_FMT_RECAP};
-    tu_rng r = {5};
-    char buf[2048];
-    for (int iter = 0; iter < 20000; iter++) {
-        const char *src = lines[tu_rand_below(&r, 3)];
-        size_t n = strlen(src);
-        memcpy(buf, src, n);
-        for (unsigned edits = 1 + tu_rand_below(&r, 3); edits; edits--) {
-            size_t at = tu_rand_below(&r, (uint32_t)n);
-            switch (tu_rand_below(&r, 3)) {
-            case 0: /* delete a run */
-            {
-                size_t k = 1 + tu_rand_below(&r, 6);
-                if (at + k > n)
-                    k = n - at;
-                memmove(buf + at, buf + at + k, n - at - k);
-                n -= k;
-                break;
-            }
-            case 1: /* insert a token */
-            {
-                const char *ins = inserts[tu_rand_below(&r, sizeof inserts / sizeof inserts[0])];
-                size_t k = strlen(ins);
-                if (n + k >= sizeof buf)
-                    break;
-                memmove(buf + at + k, buf + at, n - at);
-                memcpy(buf + at, ins, k);
-                n += k;
-                break;
-            }
-            default: /* change a digit or a byte */
-                buf[at] = (char)(isdigit_ascii(buf[at]) ? '0' + tu_rand_below(&r, 10) : tu_rand_below(&r, 256));
-            }
-            if (n == 0)
-                break;
-        }
-        compare_with_jansson(buf, n, sfs[tu_rand_below(&r, 4)]);
+    for (size_t l = 0; l < JSON_ORACLE_COUNT(lines); l++) {
+        json_oracle_mutations m = {inserts, JSON_ORACLE_COUNT(inserts), sfs,
+                                   JSON_ORACLE_COUNT(sfs), 7000, 5 + l};
+        json_oracle_mutate(lines[l], strlen(lines[l]), &m);
     }
 }
 
@@ -348,16 +277,9 @@ static void test_truncated_lines_agree(void **state)
     static const char *const tails[] = {"}", "}}", "}}}", " } ", "]}", "\"}", "0}", "e}", "-}"};
     static const recd_msg_format sfs[] = {RECD_MSG_FMT_NONE, RECD_MSG_FMT_SAMP_ONFOOT,
                                           RECD_MSG_FMT_SAMP_VEHICLE};
-    char buf[1024];
-    for (size_t l = 0; l < 3; l++) {
-        size_t n = strlen(lines[l]);
-        for (size_t k = 0; k <= n; k++) {
-            for (size_t t = 0; t < sizeof tails / sizeof tails[0]; t++) {
-                int len = snprintf(buf, sizeof buf, "%.*s%s", (int)k, lines[l], tails[t]);
-                compare_with_jansson(buf, (size_t)len, sfs[(k + t) % 3]);
-            }
-        }
-    }
+    for (size_t l = 0; l < JSON_ORACLE_COUNT(lines); l++)
+        json_oracle_truncate(lines[l], tails, JSON_ORACLE_COUNT(tails), sfs,
+                             JSON_ORACLE_COUNT(sfs));
 }
 
 /* The UTF-8 check skips ASCII eight bytes at a time. A text under eight bytes is checked byte by
