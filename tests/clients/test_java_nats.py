@@ -28,7 +28,8 @@ from recd_harness import SLOW, Recd  # noqa: E402
 import test_java_client  # noqa: E402
 from test_java_client import JavaSender, java  # noqa: E402
 from test_python_client import RecordsAllFormats, onfoot  # noqa: E402
-from test_python_nats import KEYS, FakeNats, FixedStart, NatsServer, c_subjects  # noqa: E402
+from test_python_nats import (KEYS, FakeNats, FixedStart, NatsServer, c_subjects,  # noqa: E402
+                              start_fleet_recd)
 from test_python_nats_secure import (PublishOverTls, ScriptedAuthServer, creds_text,  # noqa: E402
                                      js_request, raw_public, unb64url, write)
 
@@ -101,26 +102,17 @@ class PublishToFleet(RecordsAllFormats, unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="recd_java_nats.")
         cls.nats = NatsServer(cls.tmp)
         cls.url = f"nats://127.0.0.1:{cls.nats.port}/{cls.PREFIX}"
-        try:
-            cls.recd = Recd(extra_listen=[cls.url], extra_yaml="flush:\n  interval: 1h\n")
-        except RuntimeError as e:
-            cls.nats.kill()
-            shutil.rmtree(cls.tmp, ignore_errors=True)
-            if "without NATS support" in str(e):
-                raise unittest.SkipTest("recd was built without libnats")
-            raise
-        if not Recd.wait_until(lambda: "stream RECD_" in cls.recd.log_text(), 30):
-            log = cls.recd.log_text()
-            cls.tearDownClass()
-            if "without NATS support" in log:
-                raise unittest.SkipTest("recd was built without libnats")
-            raise RuntimeError("recd did not create its stream:\n" + log)
+        cls.recd = start_fleet_recd(cls.url, "flush:\n  interval: 1h\n", cls.stop_nats)
+
+    @classmethod
+    def stop_nats(cls):
+        cls.nats.kill()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     @classmethod
     def tearDownClass(cls):
         cls.recd.cleanup()
-        cls.nats.kill()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        cls.stop_nats()
 
     def ensure_nats(self):
         if self.nats.proc.poll() is not None:
@@ -136,12 +128,7 @@ class PublishToFleet(RecordsAllFormats, unittest.TestCase):
         self.assertEqual(res["acked"], res["published"])
         self.check_files(tcp)
         self.check_files(via)
-        for fmt in tcp:
-            files_a, files_b = self.recorded(fmt, tcp[fmt]), self.recorded(fmt, via[fmt])
-            self.assertEqual(len(files_a), len(files_b), (files_a, files_b))
-            for a, b in zip(files_a, files_b):
-                with open(a, "rb") as fa, open(b, "rb") as fb:
-                    self.assertTrue(fa.read() == fb.read(), f"{fmt}: {b} differs from {a}")
+        self.assert_same_recordings(tcp, via, formats=tcp)
         return res
 
     def test_a_packed_sessions_match_tcp_byte_for_byte(self):
@@ -367,12 +354,7 @@ class PublishOverTls(RecordsAllFormats, unittest.TestCase):
         self.assertEqual(res["acked"], res["published"])
         self.check_files(tcp)
         self.check_files(via)
-        for fmt in tcp:
-            files_a, files_b = self.recorded(fmt, tcp[fmt]), self.recorded(fmt, via[fmt])
-            self.assertEqual(len(files_a), len(files_b), (files_a, files_b))
-            for a, b in zip(files_a, files_b):
-                with open(a, "rb") as fa, open(b, "rb") as fb:
-                    self.assertTrue(fa.read() == fb.read(), f"{fmt}: {b} differs from {a}")
+        self.assert_same_recordings(tcp, via, formats=tcp)
 
     def test_b_refusals(self):
         for url, why in ((f"{self.url}?tls_ca={self.other_ca}", "TLS handshake with 127.0.0.1"),

@@ -318,10 +318,10 @@ class RecordsAllFormats:
             sent = {k: v for k, v in player_state(i).items() if k not in ("t", "vehicle_model", "seat")}
             self.assertEqual(subset(st, sent), sent, f"samp-player state {i}")
 
-    def assert_same_recordings(self, ses_a, ses_b):
-        """The carla and samp-player files of two sends of the same messages are byte-identical
-        (binary frames and NDJSON give the same recording)."""
-        for fmt in ("carla", "samp-player"):
+    def assert_same_recordings(self, ses_a, ses_b, formats=("carla", "samp-player")):
+        """The files of two sends of the same messages are byte-identical, for each of formats
+        (by default those where binary frames and NDJSON give the same recording)."""
+        for fmt in formats:
             a, b = self.recorded(fmt, ses_a[fmt]), self.recorded(fmt, ses_b[fmt])
             self.assertEqual(len(a), len(b), (a, b))
             for fa, fb in zip(a, b):

@@ -196,6 +196,26 @@ class NatsServer:
         self.proc.wait()
 
 
+def start_fleet_recd(url, extra_yaml, cleanup, how=""):
+    """A recd consuming url, once it has made its stream (publishing before that would find no
+    stream to acknowledge). On failure cleanup() runs first; a recd without libnats skips."""
+    try:
+        recd = Recd(extra_listen=[url], extra_yaml=extra_yaml)
+    except RuntimeError as e:
+        cleanup()
+        if "without NATS support" in str(e):
+            raise unittest.SkipTest("recd was built without libnats")
+        raise
+    if not Recd.wait_until(lambda: "stream RECD_" in recd.log_text(), 30):
+        log = recd.log_text()
+        recd.cleanup()
+        cleanup()
+        if "without NATS support" in log:
+            raise unittest.SkipTest("recd was built without libnats")
+        raise RuntimeError(f"recd did not create its stream{how}:\n" + log)
+    return recd
+
+
 @unittest.skipUnless(shutil.which("nats-server"),
                      "nats-server is not installed (scripts/install-deps.sh installs it)")
 class PublishToFleet(RecordsAllFormats, unittest.TestCase):
@@ -206,28 +226,18 @@ class PublishToFleet(RecordsAllFormats, unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="recd_py_nats.")
         cls.nats = NatsServer(cls.tmp)
         cls.url = f"nats://127.0.0.1:{cls.nats.port}/{cls.PREFIX}"
-        try:
-            # recd's defaults (8 partitions) match the client's: nothing else to configure.
-            cls.recd = Recd(extra_listen=[cls.url], extra_yaml="flush:\n  interval: 1h\n")
-        except RuntimeError as e:
-            cls.nats.kill()
-            shutil.rmtree(cls.tmp, ignore_errors=True)
-            if "without NATS support" in str(e):
-                raise unittest.SkipTest("recd was built without libnats")
-            raise
-        # Publishing before recd created the stream would find no stream to ack.
-        if not Recd.wait_until(lambda: "stream RECD_" in cls.recd.log_text(), 30):
-            log = cls.recd.log_text()
-            cls.tearDownClass()
-            if "without NATS support" in log:
-                raise unittest.SkipTest("recd was built without libnats")
-            raise RuntimeError("recd did not create its stream:\n" + log)
+        # recd's defaults (8 partitions) match the client's: nothing else to configure.
+        cls.recd = start_fleet_recd(cls.url, "flush:\n  interval: 1h\n", cls.stop_nats)
+
+    @classmethod
+    def stop_nats(cls):
+        cls.nats.kill()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     @classmethod
     def tearDownClass(cls):
         cls.recd.cleanup()
-        cls.nats.kill()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        cls.stop_nats()
 
     def ensure_nats(self):
         """The same server (port and store) again after a test killed it."""
@@ -247,12 +257,7 @@ class PublishToFleet(RecordsAllFormats, unittest.TestCase):
         self.assertLess(c._nats.published * 3, c.messages_sent)  # packed: many frames a message
         self.check_files(tcp)
         self.check_files(via)
-        for fmt in tcp:
-            files_a, files_b = self.recorded(fmt, tcp[fmt]), self.recorded(fmt, via[fmt])
-            self.assertEqual(len(files_a), len(files_b), (files_a, files_b))
-            for a, b in zip(files_a, files_b):
-                with open(a, "rb") as fa, open(b, "rb") as fb:
-                    self.assertTrue(fa.read() == fb.read(), f"{fmt}: {b} differs from {a}")
+        self.assert_same_recordings(tcp, via, formats=tcp)
 
     def test_b_restart_delivers_what_was_kept(self):
         self.ensure_nats()

@@ -26,9 +26,9 @@ from recd_client.nats import parse_nats_url  # noqa: E402
 from recd_client.nkeys import (PREFIX_ACCOUNT, PREFIX_OPERATOR, PREFIX_USER,  # noqa: E402
                                decode_seed, encode_public, encode_seed, generate_user_seed,
                                load_creds, load_nkey, public_of_seed)
-from recd_harness import SLOW, Recd  # noqa: E402
+from recd_harness import SLOW  # noqa: E402
 from test_python_client import RecordsAllFormats, onfoot  # noqa: E402
-from test_python_nats import FixedStart, NatsServer  # noqa: E402
+from test_python_nats import FixedStart, NatsServer, start_fleet_recd  # noqa: E402
 
 # RFC 8032 section 7.1, TEST 1-3: secret key, public key, message, signature (hex).
 RFC8032 = [
@@ -266,26 +266,18 @@ class PublishOverTls(RecordsAllFormats, unittest.TestCase):
         conf = write(os.path.join(cls.tmp, "nats.conf"),
                      f'tls {{\n  cert_file: "{cls.tmp}/server.pem"\n'
                      f'  key_file: "{cls.tmp}/server.key"\n  ca_file: "{cls.ca}"\n'
-                     '  verify: true\n}\n')
+                     '  verify: true\n'
+                     # A JVM's first handshake on a loaded machine can outlast the server's
+                     # default TLS timeout of a few seconds.
+                     '  timeout: 60\n}\n')
         cls.nats = NatsServer(cls.tmp, config=conf)
         cls.url = f"nats://127.0.0.1:{cls.nats.port}/{cls.PREFIX}"
         cls.recd = None
-        try:
-            # recd consumes over TLS too (libnats, nats.tls_*).
-            cls.recd = Recd(extra_listen=[cls.url],
-                            extra_yaml=f"flush:\n  interval: 1h\nnats:\n  tls_ca: {cls.ca}\n"
-                                       f"  tls_cert: {recd_cert}\n  tls_key: {recd_key}\n")
-        except RuntimeError as e:
-            cls.tearDownClass()
-            if "without NATS support" in str(e):
-                raise unittest.SkipTest("recd was built without libnats")
-            raise
-        if not Recd.wait_until(lambda: "stream RECD_" in cls.recd.log_text(), 30):
-            log = cls.recd.log_text()
-            cls.tearDownClass()
-            if "without NATS support" in log:
-                raise unittest.SkipTest("recd was built without libnats")
-            raise RuntimeError("recd did not create its stream over TLS:\n" + log)
+        # recd consumes over TLS too (libnats, nats.tls_*).
+        cls.recd = start_fleet_recd(
+            cls.url, f"flush:\n  interval: 1h\nnats:\n  tls_ca: {cls.ca}\n"
+                     f"  tls_cert: {recd_cert}\n  tls_key: {recd_key}\n",
+            cls.tearDownClass, " over TLS")
 
     @classmethod
     def tearDownClass(cls):
@@ -304,12 +296,7 @@ class PublishOverTls(RecordsAllFormats, unittest.TestCase):
         self.assertEqual(c._nats.acked, c._nats.published)  # every pack acknowledged
         self.check_files(tcp)
         self.check_files(via)
-        for fmt in tcp:
-            files_a, files_b = self.recorded(fmt, tcp[fmt]), self.recorded(fmt, via[fmt])
-            self.assertEqual(len(files_a), len(files_b), (files_a, files_b))
-            for a, b in zip(files_a, files_b):
-                with open(a, "rb") as fa, open(b, "rb") as fb:
-                    self.assertTrue(fa.read() == fb.read(), f"{fmt}: {b} differs from {a}")
+        self.assert_same_recordings(tcp, via, formats=tcp)
 
     def test_b_ca_in_the_url(self):
         key = "ca-in-url"
@@ -473,20 +460,8 @@ class OperatorCreds(unittest.TestCase):
         cls.nats = NatsServer(cls.tmp, config=conf)
         cls.url = f"nats://127.0.0.1:{cls.nats.port}/pycreds"
         cls.recd = None
-        try:
-            cls.recd = Recd(extra_listen=[cls.url],
-                            extra_yaml=f"nats:\n  creds: {cls.user_creds('recd')}\n")
-        except RuntimeError as e:
-            cls.tearDownClass()
-            if "without NATS support" in str(e):
-                raise unittest.SkipTest("recd was built without libnats")
-            raise
-        if not Recd.wait_until(lambda: "stream RECD_" in cls.recd.log_text(), 30):
-            log = cls.recd.log_text()
-            cls.tearDownClass()
-            if "without NATS support" in log:
-                raise unittest.SkipTest("recd was built without libnats")
-            raise RuntimeError("recd did not create its stream with its .creds:\n" + log)
+        cls.recd = start_fleet_recd(cls.url, f"nats:\n  creds: {cls.user_creds('recd')}\n",
+                                    cls.tearDownClass, " with its .creds")
 
     @classmethod
     def user_creds(cls, name, seed=None):

@@ -117,6 +117,7 @@ tls {
   key_file: "$tmp/server.key"
   ca_file: "$tmp/ca.pem"
   verify: true
+  timeout: 60 # a handshake on a loaded machine may outlast the default
 }
 CONF
 start_server "$tmp/tls.conf"
