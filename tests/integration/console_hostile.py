@@ -102,6 +102,15 @@ total = sum(len(a["points"]) for a in o["actors"]) if code == 200 else -1
 if code != 200 or len(o["actors"]) < 400 or total > 200000:
     fail("carla window: %d, %d actors, %d points" % (code, len(o["actors"]) if o else 0, total))
 
+# The same recording indexed, without an index and with an index over the console's cap: the
+# same window (an oversized sidecar is left aside, not read).
+windows = {}
+for name in ("indexed", "plain", "huge-index"):
+    code, o = get_json("/api/recordings/rec/%s.recap/window?from=10&to=40&points=50" % name)
+    windows[name] = (code, o and o.get("actors"), o and o.get("samples_total"))
+if windows["plain"][0] != 200 or not windows["plain"][1] or len(set(map(repr, windows.values()))) != 1:
+    fail("windows with and without an index differ: %r" % windows)
+
 # Streams: 50 viewers, /healthz answers within its deadline meanwhile, each viewer gets updates.
 def open_stream(rcvbuf=None):
     s = socket.socket()

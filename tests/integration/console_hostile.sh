@@ -15,6 +15,13 @@ echo TOPSECRET-CONTENT >"$tmp/outside/secret.rec"
 "$RECTOOL" generate --format samp-onfoot --duration 20s -o "$tmp/out/rec/walk.rec" >/dev/null
 "$RECTOOL" generate --format carla --actors 500 --duration 3s -o "$tmp/out/rec/traffic.log" >/dev/null
 "$RECTOOL" generate --format recap --duration 60s -o "$tmp/ride.recap" >/dev/null
+# The same Recap recording three times: indexed, without an index, and with an index over the
+# 4 MiB the console reads of one (a 64th of the file cap), which it must leave aside.
+cp "$tmp/ride.recap" "$tmp/out/rec/indexed.recap"
+"$RECTOOL" index "$tmp/out/rec/indexed.recap" >/dev/null
+cp "$tmp/ride.recap" "$tmp/out/rec/plain.recap"
+cp "$tmp/ride.recap" "$tmp/out/rec/huge-index.recap"
+head -c $((5 << 20)) /dev/zero >"$tmp/out/rec/huge-index.recap.idx"
 ln -s "$tmp/outside/secret.rec" "$tmp/out/rec/link.rec"
 ln -s "$tmp/outside" "$tmp/out/rec/linkdir"
 cat >"$tmp/recd.yaml" <<YAML
