@@ -4,8 +4,9 @@
 # NDJSON, a state's save flag over binary frames, POST /sessions/KEY/save on a session that has
 # its ring through ring.all). Each save is a samp-player recording of its own: LABEL.json listing
 # LABEL.rec, LABEL-1.rec, LABEL-2.rec in order, with the right kinds, times and vehicle, every
-# part valid for rectool verify and holding exactly the states sent in the saved window. A ring
-# over ring.session_memory counts what it lets go, and its save holds exactly the rest.
+# part valid for rectool verify and holding exactly the states sent in the saved window; a label
+# saved again takes free names. A ring over ring.session_memory counts what it lets go, and its
+# save holds exactly the rest.
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -203,18 +204,21 @@ PY
 done
 grep -q "p-http:51:True" "$tmp/api" ||
     fail "p-http: not 51 states in an active ring: $(cat "$tmp/api")"
-got=$(python3 - "$metrics" 2>&1 <<'PY'
+post() { # PATH: prints the status and the text
+    python3 - "$metrics" "$1" 2>&1 <<'PY'
 import sys, urllib.error, urllib.request
-req = urllib.request.Request("http://%s/sessions/p-http/save?last=4s&label=http-clip" % sys.argv[1],
-                             data=b"", method="POST")
+req = urllib.request.Request("http://%s%s" % (sys.argv[1], sys.argv[2]), data=b"", method="POST")
 try:
     r = urllib.request.urlopen(req, timeout=10)
     print(r.status, r.read().decode().strip())
 except urllib.error.HTTPError as e:
     print(e.code, e.read().decode().strip())
 PY
-)
+}
+got=$(post "/sessions/p-http/save?last=4s&label=http-clip")
 [ "${got%% *}" = 200 ] || fail "POST the save of p-http: '$got'"
+got=$(post "/sessions/p-http/save?last=4s&label=http-clip")
+[ "${got%% *}" = 200 ] || fail "POST the save of p-http again, same label: '$got'"
 echo >&3
 exec 3>&-
 wait "$sender" || fail "the held session p-http"
@@ -238,7 +242,9 @@ check_save() {
     for p in $parts; do
         "$RECTOOL" verify "$tmp/out/$p" >/dev/null 2>&1 || fail "$key: rectool verify $p"
     done
-    want=$( (echo "$label.json"; for p in $parts; do basename "$p"; done) | sort | tr '\n' ' ')
+    want=$( (cd "$dir" && for m in *.json; do echo "$m"; python3 -c 'import json, sys
+for p in json.load(open(sys.argv[1]))["parts"]: print(p["path"].rsplit("/", 1)[1])' "$m"; done) |
+        sort | tr '\n' ' ')
     files=$(find "$dir" -type f -printf '%f\n' | sort | tr '\n' ' ')
     [ "$files" = "$want" ] || fail "$key: files '$files', expected '$want'"
     "$RECTOOL" npc script "$manifest" --dialect samp -o "$tmp/$key.pwn" >/dev/null 2>&1 ||
@@ -247,6 +253,21 @@ check_save() {
 check_save p-wire wire-clip short 500 4000 1763213398000
 check_save p-flag 'replay-*' short 0 4000
 check_save p-http http-clip short 1000 5000 1763213398000
+# The same label again: the second save's manifest and parts take free names (-1, -2 ...), and
+# hold the same window.
+python3 - "$tmp/out" "$tmp/out/samp-player/p-http/http-clip.json" \
+    "$tmp/out/samp-player/p-http/http-clip-1.json" 2>"$tmp/check.err" <<'PY' ||
+import json, sys
+root = sys.argv[1]
+a, b = (json.load(open(f))["parts"] for f in sys.argv[2:4])
+assert len(a) == len(b) == 3, (a, b)
+assert not {p["path"] for p in a} & {p["path"] for p in b}, (a, b)
+for p, q in zip(a, b):
+    key = lambda p: (p["type"], p["start_ms"], p["duration_ms"])
+    assert key(p) == key(q), (p, q)
+    assert open(root + "/" + p["path"], "rb").read() == open(root + "/" + q["path"], "rb").read(), q
+PY
+    fail "p-http, the second save labelled http-clip: $(tail -1 "$tmp/check.err")"
 # p-bound kept its newest states: the save holds the last 1500 - dropped of them.
 first=$((dropped * 10)) # the long timeline: state i at i * 10 ms
 check_save p-bound 'replay-*' long "$first" 14990
