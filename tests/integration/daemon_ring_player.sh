@@ -6,7 +6,7 @@
 # LABEL.rec, LABEL-1.rec, LABEL-2.rec in order, with the right kinds, times and vehicle, every
 # part valid for rectool verify and holding exactly the states sent in the saved window; a label
 # saved again takes free names. A ring over ring.session_memory counts what it lets go, and its
-# save holds exactly the rest.
+# save holds exactly the rest. A ring session that idled starts a part when states come again.
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -39,14 +39,15 @@ tcp=${tcp#tcp://}
 cat >"$tmp/player.py" <<'PY'
 import json, os, socket, struct, sys
 START = 1763213398000
-def timeline(name):
+def stretches(name):  # each stretch is one part: its kind and its times
     if name == "short":
-        return [("onfoot", t) for t in range(0, 1001, 100)] + \
-            [("vehicle", t) for t in range(1100, 3001, 100)] + \
-            [("onfoot", t) for t in range(3100, 5001, 100)]
-    return [("onfoot", t) for t in range(0, 5000, 10)] + \
-        [("vehicle", t) for t in range(5000, 10000, 10)] + \
-        [("onfoot", t) for t in range(10000, 15000, 10)]
+        return [("onfoot", range(0, 1001, 100)), ("vehicle", range(1100, 3001, 100)),
+                ("onfoot", range(3100, 5001, 100))]
+    if name == "idle":  # the session goes idle (rotation.idle_timeout) between the two
+        return [("onfoot", range(0, 501, 100)), ("onfoot", range(600, 1001, 100))]
+    return [("onfoot", range(0, 5000, 10)), ("vehicle", range(5000, 10000, 10)),
+            ("onfoot", range(10000, 15000, 10))]
+timeline = lambda name: [(kind, t) for kind, times in stretches(name) for t in times]
 x_of = lambda kind, t: 1000.0 + t / 100 if kind == "onfoot" else 1010.0 + t / 50
 f32 = lambda *v: struct.pack("<%df" % len(v), *v)
 
@@ -115,6 +116,16 @@ def send(addr, key):
         at = 4000 if key == "p-flag" else line[-1][1]
         out += [bstate(key, kind, t, t == at) for kind, t in line]
         out.append(frame(5, 0, key, b""))
+    elif key == "p-idle":  # NDJSON, ring: true; waits for the session to idle, then the flag
+        out = [json.dumps({"type": "open", "session": key, "format": "samp-player", "ring": True,
+                           "start_time": START}).encode() + b"\n"]
+        first, second = stretches("idle")
+        s.sendall(b"".join(out + [jstate(key, first[0], t, False) for t in first[1]]))
+        sys.stdout.write("sent\n")
+        sys.stdout.flush()
+        sys.stdin.readline()
+        out = [jstate(key, second[0], t, t == second[1][-1]) for t in second[1]]
+        out.append(json.dumps({"type": "close", "session": key}).encode() + b"\n")
     else:  # p-http: NDJSON without ring: true (ring.all gives it one), held open for the POST
         out = [json.dumps({"type": "open", "session": key, "format": "samp-player",
                            "start_time": START}).encode() + b"\n"]
@@ -131,12 +142,8 @@ def send(addr, key):
     finish(s)
 
 def check(root, manifest, label, line, first, last, start_time):
-    states = [(k, t) for k, t in timeline(line) if first <= t <= last]
-    parts = []
-    for kind, t in states:
-        if not parts or parts[-1][0] != kind:
-            parts.append((kind, []))
-        parts[-1][1].append(t)
+    parts = [(kind, [t for t in times if first <= t <= last]) for kind, times in stretches(line)]
+    parts = [(kind, times) for kind, times in parts if times]
     m = json.load(open(manifest))
     assert m["format"] == "samp-player" and m["complete"] and not m["recovered"], m
     if start_time is not None:
@@ -227,20 +234,21 @@ kill -TERM "$recd_pid"
 wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
 recd_pid=
 
-# check_save KEY LABEL TIMELINE FIRST LAST [START_TIME]: the save is the session's only manifest,
-# its parts are what it lists and nothing else is written for the session.
+# check_save KEY LABEL TIMELINE FIRST LAST [START_TIME]: the save's manifest and parts under $out
+# are what check says, and nothing but saves is written for the session.
+out=$tmp/out
 check_save() {
-    local key=$1 label=$2 dir="$tmp/out/samp-player/$1" manifest parts p
+    local key=$1 label=$2 dir="$out/samp-player/$1" manifest parts p
     manifest=$(find "$dir" -name "$label.json" -type f 2>/dev/null)
     [ "$(printf '%s\n' "$manifest" | grep -c .)" -eq 1 ] ||
         { fail "$key: manifests '$manifest'"; return; }
     label=$(basename "$manifest" .json) # a flagged save's label: replay-UNIXMS
     shift 2
-    parts=$(python3 "$tmp/player.py" check "$tmp/out" "$manifest" "$label" "$@" \
+    parts=$(python3 "$tmp/player.py" check "$out" "$manifest" "$label" "$@" \
         2>"$tmp/check.err") ||
         { fail "$key: $(tail -1 "$tmp/check.err")"; return; }
     for p in $parts; do
-        "$RECTOOL" verify "$tmp/out/$p" >/dev/null 2>&1 || fail "$key: rectool verify $p"
+        "$RECTOOL" verify "$out/$p" >/dev/null 2>&1 || fail "$key: rectool verify $p"
     done
     want=$( (cd "$dir" && for m in *.json; do echo "$m"; python3 -c 'import json, sys
 for p in json.load(open(sys.argv[1]))["parts"]: print(p["path"].rsplit("/", 1)[1])' "$m"; done) |
@@ -271,6 +279,30 @@ PY
 # p-bound kept its newest states: the save holds the last 1500 - dropped of them.
 first=$((dropped * 10)) # the long timeline: state i at i * 10 ms
 check_save p-bound 'replay-*' long "$first" 14990
+
+# A ring session that idles (rotation.idle_timeout) starts a part when its states come again,
+# as it would start a file.
+sed -e "s|root: $tmp/out|root: $tmp/idle|" "$tmp/recd.yaml" >"$tmp/idle.yaml"
+printf 'rotation:\n  idle_timeout: 1s\n' >>"$tmp/idle.yaml"
+start_recd "$tmp/log" --config "$tmp/idle.yaml"
+tcp=${tcp#tcp://}
+mkfifo "$tmp/hold-idle"
+python3 "$tmp/player.py" send "$tcp" p-idle <"$tmp/hold-idle" >"$tmp/idle.out" &
+sender=$!
+exec 3>"$tmp/hold-idle"
+for _ in $(seq $((300 * ${RECD_TEST_TIME_SCALE:-1}))); do
+    [ "$(metric recd_sessions_dormant 2>/dev/null)" = 1 ] && break
+    sleep 0.1
+done
+[ "$(metric recd_sessions_dormant)" = 1 ] || fail "p-idle did not go idle"
+echo >&3
+exec 3>&-
+wait "$sender" || fail "the session p-idle"
+kill -TERM "$recd_pid"
+wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
+recd_pid=
+out=$tmp/idle
+check_save p-idle 'replay-*' idle 0 1000 1763213398000
 
 if [ "$failures" -ne 0 ]; then
     cat "$tmp/log" >&2
