@@ -252,12 +252,14 @@ int player_ring_save(recd_session *s, uint32_t last_ms, const char *label, char 
         e = next;
     }
     pd->saved_tags += run.parts;
-    if (run.st) { /* what was written is listed, also when a later part failed */
+    if (run.st && run.parts) { /* what was written is listed, also when a later part failed */
         if (pd->saved)
             player_store_release(pd->saved);
         pd->saved = run.st;
         pd->saved_first = run.tag0;
         player_store_save(run.st, true);
+    } else if (run.st) {
+        player_store_release(run.st); /* nothing stored yet: it goes at once */
     }
     session_flush(s);
     if (rc < 0) {
