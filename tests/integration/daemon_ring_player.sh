@@ -6,7 +6,8 @@
 # LABEL.rec, LABEL-1.rec, LABEL-2.rec in order, with the right kinds, times and vehicle, every
 # part valid for rectool verify and holding exactly the states sent in the saved window; a label
 # saved again takes free names. A ring over ring.session_memory counts what it lets go, and its
-# save holds exactly the rest. A ring session that idled starts a part when states come again.
+# save holds exactly the rest. A ring session that idled starts a part when states come again,
+# and so does the state after a switching one dropped under rec.time_policy reject.
 set -u
 # shellcheck source=../shell/recd_daemon.sh
 . "$(dirname "$0")/../shell/recd_daemon.sh"
@@ -45,13 +46,16 @@ def stretches(name):  # each stretch is one part: its kind and its times
                 ("onfoot", range(3100, 5001, 100))]
     if name == "idle":  # the session goes idle (rotation.idle_timeout) between the two
         return [("onfoot", range(0, 501, 100)), ("onfoot", range(600, 1001, 100))]
+    if name == "reject":  # another vehicle model; its first state comes too early (dropped)
+        return [("vehicle", range(0, 501, 100)), ("vehicle", range(600, 1001, 100), 522)]
     return [("onfoot", range(0, 5000, 10)), ("vehicle", range(5000, 10000, 10)),
             ("onfoot", range(10000, 15000, 10))]
-timeline = lambda name: [(kind, t) for kind, times in stretches(name) for t in times]
+timeline = lambda name: [(st[0], t) for st in stretches(name) for t in st[1]]
+model_of = lambda stretch: stretch[2] if len(stretch) > 2 else 411
 x_of = lambda kind, t: 1000.0 + t / 100 if kind == "onfoot" else 1010.0 + t / 50
 f32 = lambda *v: struct.pack("<%df" % len(v), *v)
 
-def jstate(key, kind, t, save):
+def jstate(key, kind, t, save, model=411):
     if kind == "onfoot":
         m = {"left_right": 0, "up_down": -128, "keys": 8,
              "position": [x_of(kind, t), -1000.0, 13.5], "rotation": [1.0, 0.0, 0.0, 0.0],
@@ -65,7 +69,7 @@ def jstate(key, kind, t, save):
              "rotation": [1.0, 0.0, 0.0, 0.0], "position": [x_of(kind, t), -1000.0, 13.5],
              "velocity": [0.5, 0.0, 0.0], "vehicle_health": 1000.0, "driver_health": 100,
              "driver_armour": 0, "weapon": 0, "additional_key": 0, "siren": 0, "landing_gear": 0,
-             "trailer_id": 0, "hydra_thrust": [0, 0], "vehicle_model": 411, "seat": 0}
+             "trailer_id": 0, "hydra_thrust": [0, 0], "vehicle_model": model, "seat": 0}
     m.update(type="state", session=key, t=t)
     if save:
         m["save"] = True
@@ -116,6 +120,14 @@ def send(addr, key):
         at = 4000 if key == "p-flag" else line[-1][1]
         out += [bstate(key, kind, t, t == at) for kind, t in line]
         out.append(frame(5, 0, key, b""))
+    elif key == "p-reject":  # NDJSON, ring: true, rec.time_policy reject; the flag on the last
+        out = [json.dumps({"type": "open", "session": key, "format": "samp-player", "ring": True,
+                           "start_time": START}).encode() + b"\n"]
+        first, second = stretches("reject")
+        out += [jstate(key, first[0], t, False) for t in first[1]]
+        out.append(jstate(key, second[0], 100, False, second[2]))  # switches, and is dropped
+        out += [jstate(key, second[0], t, t == second[1][-1], second[2]) for t in second[1]]
+        out.append(json.dumps({"type": "close", "session": key}).encode() + b"\n")
     elif key == "p-idle":  # NDJSON, ring: true; waits for the session to idle, then the flag
         out = [json.dumps({"type": "open", "session": key, "format": "samp-player", "ring": True,
                            "start_time": START}).encode() + b"\n"]
@@ -142,22 +154,23 @@ def send(addr, key):
     finish(s)
 
 def check(root, manifest, label, line, first, last, start_time):
-    parts = [(kind, [t for t in times if first <= t <= last]) for kind, times in stretches(line)]
-    parts = [(kind, times) for kind, times in parts if times]
+    parts = [(st[0], [t for t in st[1] if first <= t <= last], model_of(st))
+             for st in stretches(line)]
+    parts = [part for part in parts if part[1]]
     m = json.load(open(manifest))
     assert m["format"] == "samp-player" and m["complete"] and not m["recovered"], m
     if start_time is not None:
         assert m["start_time"] == start_time + first, (m["start_time"], start_time + first)
     assert len(m["parts"]) == len(parts), "%d parts, expected %d" % (len(m["parts"]), len(parts))
     base = os.path.dirname(os.path.relpath(manifest, root))
-    for i, ((kind, times), p) in enumerate(zip(parts, m["parts"])):
+    for i, ((kind, times, model), p) in enumerate(zip(parts, m["parts"])):
         name = label + (".rec" if i == 0 else "-%d.rec" % i)
         assert p["path"] == base + "/" + name, (p["path"], name)
         assert p["type"] == kind and p["complete"], p
         assert p["start_ms"] == times[0] - first, (p, times[0] - first)
         assert p["duration_ms"] == times[-1] - times[0], (p, times)
         if kind == "vehicle":
-            assert p["vehicle_model"] == 411 and p["seat"] == 0, p
+            assert p["vehicle_model"] == model and p["seat"] == 0, p
         else:
             assert "vehicle_model" not in p and "seat" not in p, p
         data = open(os.path.join(root, p["path"]), "rb").read()
@@ -281,11 +294,14 @@ first=$((dropped * 10)) # the long timeline: state i at i * 10 ms
 check_save p-bound 'replay-*' long "$first" 14990
 
 # A ring session that idles (rotation.idle_timeout) starts a part when its states come again,
-# as it would start a file.
+# as it would start a file (p-idle).
 sed -e "s|root: $tmp/out|root: $tmp/idle|" "$tmp/recd.yaml" >"$tmp/idle.yaml"
-printf 'rotation:\n  idle_timeout: 1s\n' >>"$tmp/idle.yaml"
+printf 'rotation:\n  idle_timeout: 1s\nrec:\n  time_policy: reject\n' >>"$tmp/idle.yaml"
 start_recd "$tmp/log" --config "$tmp/idle.yaml"
 tcp=${tcp#tcp://}
+# Under rec.time_policy reject, a state that would start a part (another vehicle model) and is
+# dropped for its time still has the next state start one.
+python3 "$tmp/player.py" send "$tcp" p-reject || fail "send p-reject"
 mkfifo "$tmp/hold-idle"
 python3 "$tmp/player.py" send "$tcp" p-idle <"$tmp/hold-idle" >"$tmp/idle.out" &
 sender=$!
@@ -303,6 +319,7 @@ wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
 recd_pid=
 out=$tmp/idle
 check_save p-idle 'replay-*' idle 0 1000 1763213398000
+check_save p-reject 'replay-*' reject 0 1000 1763213398000
 
 if [ "$failures" -ne 0 ]; then
     cat "$tmp/log" >&2
