@@ -6,7 +6,9 @@
  * order; it is written as the parts start and end, by a small job on the thread pool that
  * appends to it (player_store.c): after kill -9 it lists every part, and recovery
  * finishes it. A session has at most RECD_PLAYER_MANIFEST_MAX_PARTS parts: a state that would
- * start another is refused. */
+ * start another is refused. A ring session (instant replay) keeps its states in memory instead,
+ * each with the part it belongs to, until a save writes them as parts and a manifest
+ * (player_ring.c). */
 #include "player_session.h"
 
 #include <errno.h>
@@ -16,25 +18,11 @@
 #include <string.h>
 
 #include "recd/player_manifest.h"
+#include "player_state.h"
 #include "player_store.h"
 #include "record/formats/rec/rec_session.h"
 #include "support/config_schema.h"
 #include "support/log.h"
-
-/* The session's format_data, allocated with it (player_session_format.state_size). */
-typedef struct player_data {
-    rec_state rec;         /* first: the .rec block path (formats/rec/) reads it as its own */
-    player_store *store;   /* from the first part on */
-    bool in_part;          /* the manifest's last part is the current part */
-    bool has_model, has_seat; /* what the current vehicle stretch's states carried */
-    uint16_t model;
-    uint8_t seat;
-    bool complete;
-    char last_name[RECD_PATH_MAX]; /* the name the template gave the previous part */
-    double part_tokens;       /* parts it may still start now (limits.part_rate) */
-    uint64_t part_tokens_ms;  /* when part_tokens was last filled */
-} player_data;
-_Static_assert(offsetof(player_data, rec) == 0, "the .rec block path reads format_data");
 
 /* The manifest lies beside the first part, named after the session: ".../KEY.json". A key may
  * be recorded many times into one folder: each recording keeps its own, the later ones as
@@ -125,6 +113,8 @@ static void player_end_part(recd_session *s, bool session_end)
         pd->in_part = false;
     }
     session_rec_end_part(s, session_end);
+    if (s->ring) /* idle: samples that come again start a part, as they would a file */
+        pd->ring_part_due = true;
     if (session_end)
         pd->complete = true;
     if (p || session_end)
@@ -216,6 +206,7 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
         if (s->part)
             player_end_part(s, false);
         pd->has_model = pd->has_seat = false;
+        pd->ring_part_due = true;
     }
     pd->rec.type = (uint8_t)pl->rec_type;
     if (pl->has_model) {
@@ -226,6 +217,8 @@ static int player_state(recd_session *s, session_input *in, const recd_msg *m,
         pd->has_seat = true;
         pd->seat = pl->seat;
     }
+    if (s->ring) /* instant replay: memory only, until a save */
+        return player_ring_put(s, in, t, meta->has_time, block, now_ms);
     const writer_part *before = s->part;
     rc = session_rec_block(s, in, t, meta->has_time, block + 4, now_ms);
     if (rc < 0 || !s->part)
@@ -281,7 +274,8 @@ static void player_free(recd_session *s)
     }
     if (pd->store)
         player_store_release(pd->store);
-    pd->store = NULL; /* the state itself goes with the session */
+    pd->store = NULL;
+    player_ring_free(s); /* the state itself goes with the session */
 }
 
 
@@ -306,4 +300,5 @@ const session_format player_session_format = {
     .recover_what = "manifests",
     .store_what = "samp-player manifest",
     .state_kind = &player_parts,
+    .ring_save = player_ring_save,
 };
