@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "recd/samp_rec.h"
+#include "record/formats/rec/rec_session.h"
 #include "record/session_ring.h"
 #include "record/sessions.h"
 #include "support/log.h"
@@ -43,28 +44,6 @@ static size_t block_len(uint8_t type)
                                         : RECD_REC_VEHICLE_BLOCK_SIZE;
 }
 
-/* The time of a state as the .rec block path takes it (session_rec_block): stamped on arrival
- * when it has none, and never before the previous one (rec.time_policy). False: dropped. */
-static bool take_time(recd_session *s, rec_state *rs, uint32_t *t)
-{
-    if (!rs->any || *t >= rs->last)
-        return true;
-    if (s->env->cfg->rec.time_policy == RECD_REC_TIME_REJECT) {
-        recd_metrics_decode_error(s->env->metrics, RECD_M_TIME_ORDER);
-        log_warn("session '%s': sample at %u ms is before the previous one at %u ms: dropped "
-                 "(rec.time_policy: reject)",
-                 s->key, *t, rs->last);
-        return false;
-    }
-    if (!rs->clamped++)
-        log_warn("session '%s': sample at %u ms is before the previous one at %u ms: its time is "
-                 "raised to it (rec.time_policy: clamp); later ones are only counted",
-                 s->key, *t, rs->last);
-    recd_metric_add(s->env->metrics->time_clamped_total, 0, 1);
-    *t = rs->last;
-    return true;
-}
-
 int player_ring_put(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                     const uint8_t *block, uint64_t now_ms)
 {
@@ -75,7 +54,7 @@ int player_ring_put(recd_session *s, session_input *in, uint32_t time_ms, bool h
         uint64_t since = now_ms - s->start_mono_ms;
         t = since > UINT32_MAX ? UINT32_MAX : (uint32_t)since;
     }
-    if (!take_time(s, rs, &t))
+    if (!session_rec_take_time(s, rs, &t))
         return 0;
     bool vehicle = rs->type == RECD_REC_TYPE_VEHICLE;
     ring_head h = {.type = rs->type,

@@ -69,35 +69,32 @@ static void end_part(recd_session *s, bool session_end)
         session_end_part(s, NULL, 0);
 }
 
-/* A sample earlier than the previous one, kept at the previous time: counted, logged once. Out of
- * line (cold), so that session_rec_block stays small enough to inline into the frame's path. */
-__attribute__((cold, noinline)) static void clamped(recd_session *s, rec_state *rs, uint32_t t)
+bool session_rec_time_late(recd_session *s, rec_state *rs, uint32_t *t)
 {
+    if (s->env->cfg->rec.time_policy == RECD_REC_TIME_REJECT) {
+        recd_metrics_decode_error(s->env->metrics, RECD_M_TIME_ORDER);
+        log_warn("session '%s': sample at %u ms is before the previous one at %u ms: dropped "
+                 "(rec.time_policy: reject)",
+                 s->key, *t, rs->last);
+        return false;
+    }
     if (!rs->clamped++)
         log_warn("session '%s': sample at %u ms is before the previous one at %u ms: its time is "
                  "raised to it (rec.time_policy: clamp); later ones are only counted",
-                 s->key, t, rs->last);
+                 s->key, *t, rs->last);
     recd_metric_add(s->env->metrics->time_clamped_total, 0, 1);
+    *t = rs->last;
+    return true;
 }
 
 int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                       const uint8_t *fields, uint64_t now_ms)
 {
     /* Rotation ends the part through the table: a samp-player session lists it in its manifest. */
-    const recd_config *cfg = s->env->cfg;
     rec_state *rs = rec_state_of(s);
     uint32_t t = has_time ? time_ms : stamp(s, now_ms);
-    if (rs->any && t < rs->last) {
-        if (cfg->rec.time_policy == RECD_REC_TIME_REJECT) {
-            recd_metrics_decode_error(s->env->metrics, RECD_M_TIME_ORDER);
-            log_warn("session '%s': sample at %u ms is before the previous one at %u ms: dropped "
-                     "(rec.time_policy: reject)",
-                     s->key, t, rs->last);
-            return 0;
-        }
-        clamped(s, rs, t);
-        t = rs->last;
-    }
+    if (!session_rec_take_time(s, rs, &t))
+        return 0;
     bool foot = rs->type == RECD_REC_TYPE_ONFOOT;
     size_t len = foot ? RECD_REC_ONFOOT_BLOCK_SIZE : RECD_REC_VEHICLE_BLOCK_SIZE;
     int rc;

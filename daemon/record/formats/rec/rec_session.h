@@ -19,6 +19,16 @@ extern const session_format rec_session_format;
 int session_rec_block(recd_session *s, session_input *in, uint32_t time_ms, bool has_time,
                       const uint8_t *fields, uint64_t now_ms);
 
+/* rec.time_policy for a sample at *t: times never decrease. true to keep it (at *t, raised to
+ * the previous time under clamp: counted, logged once), false when dropped (reject: counted,
+ * logged). The late case is out of line (cold), so the frame's path stays small. */
+__attribute__((cold, noinline)) bool session_rec_time_late(recd_session *s, rec_state *rs,
+                                                           uint32_t *t);
+static inline bool session_rec_take_time(recd_session *s, rec_state *rs, uint32_t *t)
+{
+    return !rs->any || *t >= rs->last || session_rec_time_late(s, rs, t);
+}
+
 /* For samp-player sessions (player_session.c), which write the same blocks: a decoded state
  * checked and encoded as a block of rec_type (0, or a refusal with why; *time_ms its time), then
  * given to session_rec_block; and the end of a part. */
