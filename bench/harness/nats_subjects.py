@@ -201,7 +201,8 @@ def main():
     ap.add_argument("--sessions", default="1000,100000")
     ap.add_argument("--limits", default="none,half",
                     help="none: recd's stream (no limits); half: max_bytes of half the data")
-    ap.add_argument("--layouts", default="session,partition")
+    ap.add_argument("--layouts", default="session,partition",
+                    help="session, partition, partition-token (PREFIX.<p>.~)")
     ap.add_argument("--results", help="markdown file to write (and .json beside it)")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="nats-subjects-", dir=os.environ.get("BENCH_WORK", "/var/tmp"))

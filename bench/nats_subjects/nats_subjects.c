@@ -3,9 +3,11 @@
  * `publish` creates a stream like recd's (PREFIX.>, file storage, limits retention, optionally
  * max_bytes) and publishes packed-size messages round-robin over N sessions, either on a subject
  * per session (PREFIX.<partition>.<key>) or per partition (PREFIX.<partition>, the key only in
- * the message), with a window of unacknowledged async publishes. `drain` creates a durable pull
- * consumer per partition and takes the backlog, acknowledging each message as recd does. Each
- * prints one JSON line with its wall and CPU time. Loopback servers only (the driver starts one). */
+ * the message; or PREFIX.<partition>.~, which today's recd consumers, filtering PREFIX.<p>.>,
+ * take as they are), with a window of unacknowledged async publishes. `drain` creates a durable
+ * pull consumer per partition and takes the backlog, acknowledging each message as recd does.
+ * Each prints one JSON line with its wall and CPU time. Loopback servers only (the driver starts
+ * one). */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -60,6 +62,13 @@ static uint32_t partition_of(const char *key, size_t len, uint32_t partitions)
 static bool per_session(const options *o)
 {
     return strcmp(o->layout, "session") == 0;
+}
+
+/* PREFIX.<p>.~: one subject per partition that still matches recd's filter PREFIX.<p>.> ('~'
+ * never occurs in a session key, so no session's subject is ever this one). */
+static bool partition_token(const options *o)
+{
+    return strcmp(o->layout, "partition-token") == 0;
 }
 
 static void fail(const char *what, natsStatus s)
@@ -174,6 +183,8 @@ static int cmd_publish(const options *o)
         /* The key token: '.' written as '~' (none here, the keys have no dots). */
         if (per_session(o))
             snprintf(subjects[i], SUBJECT_MAX, "%s.%u.%s", o->prefix, p, keys[i]);
+        else if (partition_token(o))
+            snprintf(subjects[i], SUBJECT_MAX, "%s.%u.~", o->prefix, p);
         else
             snprintf(subjects[i], SUBJECT_MAX, "%s.%u", o->prefix, p);
     }
@@ -247,7 +258,7 @@ static int cmd_drain(const options *o)
     for (unsigned p = 0; p < o->partitions; p++) {
         char durable[16], filter[SUBJECT_MAX];
         snprintf(durable, sizeof durable, "p%u", p);
-        if (per_session(o))
+        if (per_session(o) || partition_token(o))
             snprintf(filter, sizeof filter, "%s.%u.>", o->prefix, p);
         else
             snprintf(filter, sizeof filter, "%s.%u", o->prefix, p);
@@ -331,8 +342,8 @@ static int cmd_drain(const options *o)
 static void usage(void)
 {
     fputs("usage: nats_subjects publish|drain --url nats://127.0.0.1:PORT --stream NAME "
-          "--prefix PREFIX --layout session|partition [--partitions 8] [--sessions N] "
-          "[--messages N] [--size BYTES] [--window N] [--max-bytes BYTES]\n",
+          "--prefix PREFIX --layout session|partition|partition-token [--partitions 8] "
+          "[--sessions N] [--messages N] [--size BYTES] [--window N] [--max-bytes BYTES]\n",
           stderr);
     exit(2);
 }
@@ -366,7 +377,8 @@ int main(int argc, char **argv)
     }
     if (!o.url || strncmp(o.url, "nats://127.", 11) != 0 || !o.sessions || !o.partitions ||
         o.partitions > PARTITIONS_MAX || o.size < PACK_HEAD + KEY_MAX ||
-        (strcmp(o.layout, "session") && strcmp(o.layout, "partition")))
+        (strcmp(o.layout, "session") && strcmp(o.layout, "partition") &&
+         strcmp(o.layout, "partition-token")))
         usage();
     if (strcmp(argv[1], "publish") == 0)
         return cmd_publish(&o);
