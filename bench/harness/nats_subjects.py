@@ -28,7 +28,12 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCE = os.path.join(ROOT, "bench", "nats_subjects", "nats_subjects.c")
 TICK = os.sysconf("SC_CLK_TCK")
-FRAMES_PER_MESSAGE = 25  # the packing factor of the messages (the count nats_subjects writes)
+
+
+def frames_per_message(size):
+    """The packing factor: .rec state frames of about 80 bytes after the header and a 20-byte key
+    (nats_subjects.c writes the same count)."""
+    return max(1, (size - 24 - 20) // 80)
 
 
 def build(out_dir):
@@ -167,25 +172,27 @@ def mib(n):
 def table(runs):
     head = ("| layout | sessions | limit | load | pub msg/s | pub samples/s | server us/msg pub | "
             "client us/msg pub | subjects | RSS after pub MiB | peak RSS MiB | /varz mem MiB | "
-            "store MiB (fss) | stop s | restart s | RSS after restart MiB | consumers s | "
-            "drain msg/s | drain samples/s | server us/msg drain | client us/msg drain | "
+            "store MiB (fss) | stop s | restart s | RSS after restart MiB | "
+            "consumers s (slowest) | drain msg/s | drain samples/s | server us/msg drain | client us/msg drain | "
             "peak RSS drain MiB |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in runs:
         p, d, ap, ar, ad = (r["publish"], r["drain"], r["after_publish"], r["after_restart"],
                             r["after_drain"])
         n = p["messages"]
+        fpm = frames_per_message(r["size"])
         dn = max(d["messages"], 1)
         lines.append(
             f"| {r['layout']} | {r['sessions']:,} | {r['limit']} | {r['loadavg_start']:.1f} | "
-            f"{n / p['seconds']:,.0f} | {n * FRAMES_PER_MESSAGE / p['seconds']:,.0f} | "
+            f"{n / p['seconds']:,.0f} | {n * fpm / p['seconds']:,.0f} | "
             f"{r['publish_server_cpu'] / n * 1e6:.1f} | {p['cpu_seconds'] / n * 1e6:.1f} | "
             f"{ap['num_subjects']:,} | {mib(ap['VmRSS'])} | {mib(ap['VmHWM'])} | "
             f"{mib(ap['varz_mem'])} | {mib(r['store']['store_bytes'])} "
             f"({r['store']['fss_bytes'] / 1048576:.1f}) | {r['stop_seconds']:.2f} | "
-            f"{r['restart_seconds']:.2f} | {mib(ar['VmRSS'])} | {d['consumers_seconds']:.2f} | "
+            f"{r['restart_seconds']:.2f} | {mib(ar['VmRSS'])} | {d['consumers_seconds']:.2f} "
+            f"({d['slowest_consumer_seconds']:.2f}) | "
             f"{d['messages'] / d['seconds']:,.0f} | "
-            f"{d['messages'] * FRAMES_PER_MESSAGE / d['seconds']:,.0f} | "
+            f"{d['messages'] * fpm / d['seconds']:,.0f} | "
             f"{r['drain_server_cpu'] / dn * 1e6:.1f} | {d['cpu_seconds'] / dn * 1e6:.1f} | "
             f"{mib(ad['VmHWM'])} |")
     return "\n".join(lines)
@@ -217,12 +224,14 @@ def main():
             for limit in a.limits.split(","):
                 for layout in order:
                     r = one_run(binary, work, layout, sessions, limit, a)
+                    r["loadavg_end"] = os.getloadavg()[0]
                     r["round"] = rnd + 1
                     runs.append(r)
                     print(table([r]).splitlines()[-1], flush=True)
     shutil.rmtree(work)
     runs.sort(key=lambda r: (r["sessions"], r["limit"], r["layout"], r["round"]))
-    text = (f"{version}, {a.messages:,} messages of {a.size} B ({FRAMES_PER_MESSAGE} frames each) "
+    text = (f"{version}, {a.messages:,} messages of {a.size} B ({frames_per_message(a.size)} "
+            f"frames each) "
             f"per run, {a.partitions} partitions, window {a.window}\n\n{table(runs)}\n")
     print(text)
     if a.results:
