@@ -173,8 +173,8 @@ def table(runs):
     head = ("| layout | sessions | limit | load | pub msg/s | pub samples/s | server us/msg pub | "
             "client us/msg pub | subjects | RSS after pub MiB | peak RSS MiB | /varz mem MiB | "
             "store MiB (fss) | stop s | restart s | RSS after restart MiB | "
-            "consumers s (slowest) | drain msg/s | drain samples/s | server us/msg drain | client us/msg drain | "
-            "peak RSS drain MiB |")
+            "consumers s (slowest) | drain msg/s | drain samples/s | server us/msg drain | "
+            "client us/msg drain | peak RSS drain MiB |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in runs:
         p, d, ap, ar, ad = (r["publish"], r["drain"], r["after_publish"], r["after_restart"],
