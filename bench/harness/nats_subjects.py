@@ -7,10 +7,11 @@ For each configuration (layout x session count x stream limits) it starts a fres
 with bench/nats_subjects (built here with cc -lnats), restarts the server so the backlog has left
 its cache, drains the backlog through a durable pull consumer per partition, and reads the CPU
 and memory of nats-server (/proc, /varz, /jsz) and of the client around each phase. Runs are
-interleaved over the layouts, round after round, so the machine's load falls on both alike.
+interleaved over the layouts, round after round, so the machine's load falls on each alike.
 
   python3 bench/harness/nats_subjects.py [--rounds 2] [--messages 200000] [--size 2048]
-      [--sessions 1000,100000] [--limits none,half] [--results bench/results/subjects-DATE.md]
+      [--sessions 1000,100000] [--limits none,half] [--layouts session,partition]
+      [--results bench/results/subjects-DATE.md]
 
 Not part of `make test` nor `make bench`."""
 import argparse
@@ -135,33 +136,43 @@ def one_run(binary, work, layout, sessions, limit, a):
     max_bytes = a.messages * a.size // 2 if limit == "half" else 0
     with open(os.path.join(work, "nats-server.log"), "ab") as log:
         srv = Server(store, log)
-        r = dict(layout=layout, sessions=sessions, limit=limit, max_bytes=max_bytes,
-                 messages=a.messages, size=a.size, partitions=a.partitions,
-                 loadavg_start=os.getloadavg()[0])
-        srv.start()
-        common = ["--url", f"nats://127.0.0.1:{srv.port}", "--layout", layout,
-                  "--partitions", str(a.partitions)]
-        before = srv.snapshot()
-        pub = client(binary, ["publish"] + common + [
-            "--sessions", str(sessions), "--messages", str(a.messages), "--size", str(a.size),
-            "--window", str(a.window), "--max-bytes", str(max_bytes)])
-        after = srv.snapshot()
-        r["publish"] = pub
-        r["publish_server_cpu"] = after["cpu"] - before["cpu"]
-        r["after_publish"] = after
-        r["stop_seconds"] = srv.stop()
-        r["store"] = store_files(store)
-        r["loadavg_drain"] = os.getloadavg()[0]
-        r["restart_seconds"] = srv.start()  # the backlog is now on disk only
-        before = srv.snapshot()
-        r["after_restart"] = before
-        drain = client(binary, ["drain"] + common)
-        after = srv.snapshot()
-        r["drain"] = drain
-        r["drain_server_cpu"] = after["cpu"] - before["cpu"]
-        r["after_drain"] = after
-        srv.stop()
-    shutil.rmtree(store)
+        try:
+            return measured(binary, srv, store, layout, sessions, limit, max_bytes, a)
+        finally:
+            if srv.proc and srv.proc.poll() is None:  # a failed run leaves no server behind
+                srv.proc.kill()
+                srv.proc.wait()
+            shutil.rmtree(store, ignore_errors=True)
+
+
+def measured(binary, srv, store, layout, sessions, limit, max_bytes, a):
+    """Publish, restart, drain on srv (not started yet); the run's figures."""
+    r = dict(layout=layout, sessions=sessions, limit=limit, max_bytes=max_bytes,
+             messages=a.messages, size=a.size, partitions=a.partitions,
+             loadavg_start=os.getloadavg()[0])
+    srv.start()
+    common = ["--url", f"nats://127.0.0.1:{srv.port}", "--layout", layout,
+              "--partitions", str(a.partitions)]
+    before = srv.snapshot()
+    pub = client(binary, ["publish"] + common + [
+        "--sessions", str(sessions), "--messages", str(a.messages), "--size", str(a.size),
+        "--window", str(a.window), "--max-bytes", str(max_bytes)])
+    after = srv.snapshot()
+    r["publish"] = pub
+    r["publish_server_cpu"] = after["cpu"] - before["cpu"]
+    r["after_publish"] = after
+    r["stop_seconds"] = srv.stop()
+    r["store"] = store_files(store)
+    r["loadavg_drain"] = os.getloadavg()[0]
+    r["restart_seconds"] = srv.start()  # the backlog is now on disk only
+    before = srv.snapshot()
+    r["after_restart"] = before
+    drain = client(binary, ["drain"] + common)
+    after = srv.snapshot()
+    r["drain"] = drain
+    r["drain_server_cpu"] = after["cpu"] - before["cpu"]
+    r["after_drain"] = after
+    srv.stop()
     return r
 
 
