@@ -167,8 +167,10 @@ static void ack(nats_source *src, natsConnection *nc, natsMsg *msg)
 {
     const char *reply = natsMsg_GetReply(msg);
     natsStatus s = nc && reply ? natsConnection_PublishString(nc, reply, "+ACK") : NATS_CONNECTION_CLOSED;
-    if (s == NATS_OK)
+    if (s == NATS_OK) {
         recd_metric_add(src->g->metrics->nats_acked_total, 0, 1);
+        recd_metric_add(src->g->metrics->nats_ack_frames_total, 0, 1);
+    }
     else
         log_debug("%s: acknowledgement failed (%s): the message will come again and be dropped as "
                   "a duplicate",
@@ -180,7 +182,8 @@ static void settle(nats_source *src, nats_partition *p, uint32_t n)
 {
     pthread_mutex_lock(&src->lock);
     p->in_flight -= n;
-    pthread_cond_signal(&src->wake); /* room again: the worker may pull */
+    src->kicked = true;
+    pthread_cond_broadcast(&src->wake); /* room again: the worker may pull */
     pthread_mutex_unlock(&src->lock);
 }
 
