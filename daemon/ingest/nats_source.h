@@ -112,6 +112,7 @@ typedef struct pending_ack {
     uint64_t wire_seq;        /* the highest wire seq of its frames (has_wire) */
     bool has_wire;
     bool marked;
+    bool written; /* AckAll: written, acknowledged with the first later one that can be */
 } pending_ack;
 
 /* A subscription or a key-value watcher waiting to be freed (worker only, nats_retired.c). */
@@ -150,6 +151,7 @@ typedef struct nats_partition {
     natsSubscription *live_sub;      /* and the subscription (on_pulled compares only) */
     pull_request pulls[NATS_PULLS_MAX];
     uint64_t pull_pause_ms; /* a request was refused (a 409): none before this */
+    bool ack_all;           /* its consumer acknowledges every message up to the one acked */
     taken_record *takeovers; /* read at the claim: opened before any message is taken */
     /* loop thread */
     pending_ack *pending;
@@ -159,6 +161,7 @@ typedef struct nats_partition {
     session_input in;
     char peer[RECD_CONFIG_URL_MAX + 32];
     bool blocked; /* a buffer limit was hit: dispatch resumes on room */
+    bool acks_all; /* ack_all, read at each batch taken */
     bool sample;  /* the message being taken is a state or an event */
     bool lag_seen;      /* a message of the batch being taken said its lag */
     uint64_t lag_taken; /* num_pending of the last one: published once per batch */

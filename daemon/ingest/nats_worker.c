@@ -262,14 +262,17 @@ static natsStatus subscribe(nats_source *src, nats_partition *p)
     jsConsumerConfig_Init(&cc);
     cc.Durable = durable;
     cc.FilterSubject = filter;
-    cc.AckPolicy = js_AckExplicit;
+    cc.AckPolicy = js_AckAll; /* one acknowledgement for a run of messages written */
     cc.DeliverPolicy = js_DeliverAll;
     cc.AckWait = (int64_t)src->ack_wait_ms * 1000000;
     cc.MaxAckPending = (int64_t)src->max_in_flight;
     jsConsumerInfo *ci = NULL;
     jsErrCode jerr = 0;
     natsStatus s = js_GetConsumerInfo(&ci, src->js, src->stream, durable, NULL, &jerr);
-    if (s == NATS_OK && ci->NumAckPending > 0) {
+    /* An older recd's consumer acknowledges message by message; the policy of a consumer cannot
+     * change, so it is made again, from its ack floor, like one a dead owner left. */
+    bool explicit_acks = s == NATS_OK && ci->Config && ci->Config->AckPolicy != js_AckAll;
+    if (s == NATS_OK && (ci->NumAckPending > 0 || explicit_acks)) {
         /* The previous owner took messages it never acknowledged (it died): JetStream would give
          * them again only after the ack wait, behind newer ones. A consumer started again above
          * the ack floor gives them now, in order; what was acknowledged above the floor comes
@@ -284,14 +287,22 @@ static natsStatus subscribe(nats_source *src, nats_partition *p)
             cc.OptStartSeq = from;
             s = js_AddConsumer(&ci, src->js, src->stream, &cc, NULL, &jerr);
         }
-        if (s == NATS_OK)
+        if (s == NATS_OK && unacked)
             log_info("%s: partition %u: %lld messages taken and not acknowledged before; read "
                      "again from stream sequence %llu",
                      src->shown, p->no, (long long)unacked, (unsigned long long)from);
+        if (s == NATS_OK && explicit_acks)
+            log_notice("%s: partition %u: its consumer, made with explicit acks, is made again "
+                       "with AckAll from stream sequence %llu",
+                       src->shown, p->no, (unsigned long long)from);
     } else if (s == NATS_NOT_FOUND) {
         s = js_AddConsumer(&ci, src->js, src->stream, &cc, NULL, &jerr);
     }
+    bool ack_all = s == NATS_OK && ci && ci->Config && ci->Config->AckPolicy == js_AckAll;
     jsConsumerInfo_Destroy(ci);
+    pthread_mutex_lock(&src->lock);
+    p->ack_all = ack_all;
+    pthread_mutex_unlock(&src->lock);
     if (s != NATS_OK) {
         nats_set_error(src, "consumer", s);
         return s;
