@@ -316,12 +316,12 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
 
 /* AckAll: one acknowledgement, of the highest written message below every unwritten one, covers
  * the written messages up to it; those above an unwritten one wait (the consumer would take its
- * acknowledgement for theirs). Messages without a stream sequence go with the next. */
+ * acknowledgement for theirs). Written messages without a stream sequence go with the next. */
 static void ack_written_run(nats_source *src, nats_partition *p, natsConnection *nc)
 {
-    uint64_t limit = UINT64_MAX;
+    uint64_t limit = UINT64_MAX; /* an unwritten one without a sequence holds back every one */
     for (size_t i = 0; i < p->npending; i++)
-        if (!p->pending[i].written && p->pending[i].seq && p->pending[i].seq < limit)
+        if (!p->pending[i].written && p->pending[i].seq < limit)
             limit = p->pending[i].seq;
     pending_ack *last = NULL;
     for (size_t i = 0; i < p->npending; i++) {
