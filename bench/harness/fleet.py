@@ -82,6 +82,24 @@ class NatsServer:
                 out[st["name"]] = {k: state.get(k) for k in ("messages", "bytes", "last_seq")}
         return out
 
+    def _monitor(self, path):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.monitor_port}/{path}",
+                                        timeout=10) as r:
+                return json.load(r)
+        except (OSError, ValueError):
+            return {}
+
+    def counts(self):
+        """Protocol messages the server took in and sent out so far (/varz), and per client
+        connection (/connz, by name): what the consumer's pulls, acks and record writes cost
+        in messages, independent of the machine's load."""
+        varz = self._monitor("varz")
+        conns = self._monitor("connz?limit=1024").get("connections") or []
+        return {"in_msgs": varz.get("in_msgs", 0), "out_msgs": varz.get("out_msgs", 0),
+                "conns": {f"{c.get('name') or '?'}#{c.get('cid')}":
+                          (c.get("in_msgs", 0), c.get("out_msgs", 0)) for c in conns}}
+
     def stop(self):
         if self.proc:
             code, secs = procs.stop(self.proc, timeout=60)
@@ -138,6 +156,7 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None, packed=False):
             profiler.attach(fleet[0].proc.pid)
         recd_cpu0 = [inst.usage()["cpu_s"] for inst in fleet]
         nats_cpu0 = server.cpu_s()
+        counts0 = server.counts()
         files = prep.files(sc["input"])
         argv = [env.benchgen, "send-nats", "--to", server.url(), "--partitions", str(parts)]
         for f in files:
@@ -174,6 +193,12 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None, packed=False):
             t_done = time.monotonic()
             recd_cpu = [inst.usage()["cpu_s"] - c0 for inst, c0 in zip(fleet, recd_cpu0)]
             res["nats_cpu_s"] = server.cpu_s() - nats_cpu0
+            counts1 = server.counts()
+            res["nats_in_msgs"] = counts1["in_msgs"] - counts0["in_msgs"]
+            res["nats_out_msgs"] = counts1["out_msgs"] - counts0["out_msgs"]
+            res["nats_conns"] = {k: (v[0] - counts0["conns"].get(k, (0, 0))[0],
+                                     v[1] - counts0["conns"].get(k, (0, 0))[1])
+                                 for k, v in counts1["conns"].items()}
         finally:
             if profiler:
                 res["profile"] = profiler.finish()
@@ -191,6 +216,8 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None, packed=False):
         res["nats_hwm_kib"] = procs.status_kib(server.proc.pid, "VmHWM")
         m = [inst.metrics() or {"totals": {}} for inst in fleet]
         res["acked"] = sum(x["totals"].get("recd_nats_acked_total", 0) for x in m)
+        for k in ("ack_frames", "pull_requests", "session_record_writes"):
+            res[k] = sum(x["totals"].get(f"recd_nats_{k}_total", 0) for x in m)
         res["duplicates"] = sum(x["totals"].get("recd_nats_duplicates_dropped_total", 0)
                                 for x in m)
         res["decode_errors"] = sum(x["totals"].get("recd_decode_errors_total", 0) for x in m)

@@ -83,6 +83,7 @@ def main():
         samples = prep.meta["states"]
         t0 = time.monotonic()
         cpu0 = server.cpu_s()
+        counts0 = server.counts()
         fleet_ = [instance(i, "run") for i in range(a.instances)]
         acked = lambda: sum(i.total("recd_nats_acked_total") for i in fleet_)  # noqa: E731
         procs.wait_for(lambda: acked() >= msgs or any(i.proc.poll() is not None for i in fleet_),
@@ -97,6 +98,15 @@ def main():
               f"{samples / (t1 - t0):,.0f} samples/s); recd CPU "
               f"{recd_cpu:.2f} s (whole processes, start-up included), nats-server CPU "
               f"{server.cpu_s() - cpu0:.2f} s" + (f"; EXITED: {crashed}" if crashed else ""))
+        counts1 = server.counts()
+        m = [i.metrics() or {"totals": {}} for i in fleet_ if i.proc.poll() is None]
+        tot = {k: sum(x["totals"].get(f"recd_nats_{k}_total", 0) for x in m)
+               for k in ("acked", "ack_frames", "pull_requests", "session_record_writes")}
+        print(f"nats-server messages in {counts1['in_msgs'] - counts0['in_msgs']:,}, out "
+              f"{counts1['out_msgs'] - counts0['out_msgs']:,}; recd {json.dumps(tot)}")
+        for k, v in counts1["conns"].items():
+            v0 = counts0["conns"].get(k, (0, 0))
+            print(f"  connection {k}: in {v[0] - v0[0]:,} out {v[1] - v0[1]:,}")
         return 0 if done and not crashed else 1
     finally:
         for inst in started:

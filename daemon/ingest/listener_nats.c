@@ -55,6 +55,7 @@ static void source_free(nats_source *src)
         recd_wire_decoder_free(p->dec);
         natsInbox_Destroy(p->inbox);
     }
+    natsInbox_Destroy(src->rinbox);
     while (src->req_head) {
         kv_request *next = src->req_head->next;
         free(src->req_head);
@@ -118,7 +119,7 @@ static void close_source(nats_source *src)
     }
     pthread_mutex_lock(&src->lock);
     src->stop = true; /* from here on the worker sends nothing to the handle (pull) */
-    pthread_cond_signal(&src->wake);
+    pthread_cond_broadcast(&src->wake);
     pthread_mutex_unlock(&src->lock);
     src->closing_refs = 1;
     if (src->worker_started) {
@@ -391,12 +392,16 @@ void ingest_nats_refresh_metrics(recd_ingest *g)
 {
     recd_daemon_metrics *m = g->metrics;
     int64_t owned = 0, connected = 0, lag = 0;
-    uint64_t failures = 0, record_failures = 0;
+    uint64_t failures = 0, record_failures = 0, pulls = 0, record_writes = 0;
     nats_source *src;
     LIST_FOREACH(src, &g->nats_sources, link) {
         pthread_mutex_lock(&src->lock);
         record_failures += src->record_failures;
         src->record_failures = 0;
+        pulls += src->pulls_sent;
+        src->pulls_sent = 0;
+        record_writes += src->record_writes;
+        src->record_writes = 0;
         connected += src->connected;
         failures += src->renew_failures;
         src->renew_failures = 0;
@@ -414,6 +419,10 @@ void ingest_nats_refresh_metrics(recd_ingest *g)
         recd_metric_add(m->nats_lease_renew_failures_total, 0, failures);
     if (record_failures)
         recd_metric_add(m->nats_session_record_failures_total, 0, record_failures);
+    if (pulls)
+        recd_metric_add(m->nats_pull_requests_total, 0, pulls);
+    if (record_writes)
+        recd_metric_add(m->nats_session_record_writes_total, 0, record_writes);
 }
 
 void ingest_nats_close_all(recd_ingest *g)

@@ -167,8 +167,10 @@ static void ack(nats_source *src, natsConnection *nc, natsMsg *msg)
 {
     const char *reply = natsMsg_GetReply(msg);
     natsStatus s = nc && reply ? natsConnection_PublishString(nc, reply, "+ACK") : NATS_CONNECTION_CLOSED;
-    if (s == NATS_OK)
+    if (s == NATS_OK) {
         recd_metric_add(src->g->metrics->nats_acked_total, 0, 1);
+        recd_metric_add(src->g->metrics->nats_ack_frames_total, 0, 1);
+    }
     else
         log_debug("%s: acknowledgement failed (%s): the message will come again and be dropped as "
                   "a duplicate",
@@ -180,8 +182,31 @@ static void settle(nats_source *src, nats_partition *p, uint32_t n)
 {
     pthread_mutex_lock(&src->lock);
     p->in_flight -= n;
-    pthread_cond_signal(&src->wake); /* room again: the worker may pull */
+    src->kicked = true;
+    pthread_cond_broadcast(&src->wake); /* room again: the worker may pull */
     pthread_mutex_unlock(&src->lock);
+}
+
+/* A message with nothing to wait for: acknowledged now, or on an AckAll consumer held in the
+ * pending list like any other, since its acknowledgement would cover every earlier one. One
+ * without a stream sequence cannot be placed there: the next acknowledgement covers it. */
+static void release(nats_source *src, nats_partition *p, natsMsg *msg, uint64_t seq)
+{
+    if (!p->acks_all) {
+        ack(src, ack_connection(src), msg);
+        settle(src, p, 1);
+        return;
+    }
+    if (!seq) {
+        natsMsg_Destroy(msg);
+        settle(src, p, 1);
+        return;
+    }
+    pending_ack *e = &p->pending[p->npending++];
+    memset(e, 0, sizeof *e);
+    e->msg = msg;
+    e->seq = seq;
+    e->written = true;
 }
 
 /* True when the message's stream sequence was taken already (a redelivery). */
@@ -213,11 +238,12 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     bool in_pending;
     if (seq && seen(p, seq, &in_pending)) {
         recd_metric_add(metrics->nats_duplicates_dropped_total, 0, 1);
-        if (in_pending) /* the first delivery's acknowledgement settles it */
+        if (in_pending) { /* the first delivery's acknowledgement settles it */
             natsMsg_Destroy(msg);
-        else
-            ack(src, ack_connection(src), msg);
-        settle(src, p, 1);
+            settle(src, p, 1);
+        } else {
+            release(src, p, msg, seq);
+        }
         return;
     }
     if (seq)
@@ -256,8 +282,7 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
                  err[0] ? err : recd_strerror(rc));
         new_decoder(src, p);
         p->in.touched = NULL;
-        ack(src, ack_connection(src), msg);
-        settle(src, p, 1);
+        release(src, p, msg, seq);
         return;
     }
     if (p->in.accepted) {
@@ -289,6 +314,44 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
         p->blocked = true;
 }
 
+/* AckAll: one acknowledgement, of the highest written message below every unwritten one, covers
+ * the written messages up to it; those above an unwritten one wait (the consumer would take its
+ * acknowledgement for theirs). Written messages without a stream sequence go with the next. */
+static void ack_written_run(nats_source *src, nats_partition *p, natsConnection *nc)
+{
+    uint64_t limit = UINT64_MAX; /* an unwritten one without a sequence holds back every one */
+    for (size_t i = 0; i < p->npending; i++)
+        if (!p->pending[i].written && p->pending[i].seq < limit)
+            limit = p->pending[i].seq;
+    pending_ack *last = NULL;
+    for (size_t i = 0; i < p->npending; i++) {
+        pending_ack *e = &p->pending[i];
+        if (e->written && e->seq && e->seq < limit && (!last || e->seq > last->seq))
+            last = e;
+    }
+    uint64_t upto = last ? last->seq : 0;
+    natsMsg *acked = last ? last->msg : NULL;
+    size_t keep = 0;
+    uint32_t done = 0;
+    for (size_t i = 0; i < p->npending; i++) {
+        pending_ack *e = &p->pending[i];
+        if (e->written && (!e->seq || e->seq <= upto)) {
+            if (e->msg != acked)
+                natsMsg_Destroy(e->msg);
+            done++;
+        } else {
+            p->pending[keep++] = *e;
+        }
+    }
+    p->npending = keep;
+    if (acked) {
+        ack(src, nc, acked);
+        recd_metric_add(src->g->metrics->nats_acked_total, 0, done - 1);
+    }
+    if (done)
+        settle(src, p, done);
+}
+
 /* Acknowledges every message of p whose bytes are in files now. */
 void nats_ack_written(nats_source *src, nats_partition *p)
 {
@@ -302,7 +365,12 @@ void nats_ack_written(nats_source *src, nats_partition *p)
     uint32_t done = 0;
     for (size_t i = 0; i < p->npending; i++) {
         pending_ack *e = &p->pending[i];
-        if (e->wait_req > stored) {
+        if (e->written && !p->acks_all) { /* the consumer was made again meanwhile */
+            ack(src, nc, e->msg);
+            done++;
+            continue;
+        }
+        if (e->written || e->wait_req > stored) {
             p->pending[keep++] = *e;
             continue;
         }
@@ -329,6 +397,12 @@ void nats_ack_written(nats_source *src, nats_partition *p)
                 rec->has_wire = true;
                 nats_record_mark(rec);
             }
+            if (p->acks_all) {
+                e->written = true;
+                e->s = NULL; /* nothing more to wait for */
+                p->pending[keep++] = *e;
+                continue;
+            }
             ack(src, nc, e->msg);
             done++;
         } else {
@@ -338,6 +412,8 @@ void nats_ack_written(nats_source *src, nats_partition *p)
     p->npending = keep;
     if (done)
         settle(src, p, done);
+    if (p->acks_all)
+        ack_written_run(src, p, nc);
 }
 
 /* Dispatches what the worker queued for p while the limits allow: a batch at a time is taken off
@@ -352,6 +428,7 @@ static void drain_partition(nats_source *src, nats_partition *p)
             return;
         size_t n = 0;
         pthread_mutex_lock(&src->lock);
+        p->acks_all = p->ack_all;
         while (n < NATS_TAKE_BATCH && p->qcount) {
             batch[n++] = p->queue[p->qhead];
             p->qhead = (p->qhead + 1) % src->max_in_flight;

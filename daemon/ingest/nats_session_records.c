@@ -21,8 +21,61 @@ static void count_record_failure(nats_source *src)
     pthread_mutex_unlock(&src->lock);
 }
 
-/* Writes the queued session records in order. One that fails stops the round and is tried again
- * at the next one (with the rest behind it), so a record never overtakes an older one. */
+/* Sends one write of the sessions bucket as a plain publish to the bucket's subject (what
+ * kvStore_Put and kvStore_Delete send), its reply (the stream's acknowledgement) to inbox.no:
+ * the writes of a round go out together and their replies are collected after (one round trip
+ * per round, not one per write). */
+static natsStatus send_record(nats_source *src, const kv_request *r)
+{
+    char subject[8 + sizeof src->sbucket + NATS_RECORD_KEY_MAX], reply[NATS_INBOX_MAX + 24];
+    snprintf(subject, sizeof subject, "$KV.%s.%s", src->sbucket, r->key);
+    snprintf(reply, sizeof reply, "%s.%llu", src->rinbox, (unsigned long long)r->no);
+    natsMsg *m = NULL;
+    natsStatus s = natsMsg_Create(&m, subject, reply, (const char *)r->val, (int)r->len);
+    if (s == NATS_OK && r->del)
+        s = natsMsgHeader_Set(m, "KV-Operation", "DEL");
+    if (s == NATS_OK)
+        s = natsConnection_PublishMsg(src->nc, m);
+    natsMsg_Destroy(m);
+    return s;
+}
+
+/* The replies to a round's writes until every one came or the deadline: ok[i] for list[i]. A
+ * reply with an error, a status (503: no stream) or none at all is a failure. */
+static void collect_replies(nats_source *src, kv_request **list, size_t n, bool *ok)
+{
+    size_t left = n, len = strlen(src->rinbox);
+    uint64_t deadline = nats_mono_ms() + NATS_API_WAIT_MS;
+    while (left) {
+        uint64_t now = nats_mono_ms();
+        if (now >= deadline)
+            break;
+        natsMsg *m = NULL;
+        if (natsSubscription_NextMsg(&m, src->rsub, (int64_t)(deadline - now)) != NATS_OK)
+            break;
+        const char *subject = natsMsg_GetSubject(m);
+        const char *status = NULL;
+        const char *data = natsMsg_GetData(m);
+        bool good = natsMsgHeader_Get(m, "Status", &status) != NATS_OK && data &&
+                    !strstr(data, "\"error\"");
+        if (strncmp(subject, src->rinbox, len) == 0 && subject[len] == '.') {
+            uint64_t no = strtoull(subject + len + 1, NULL, 10);
+            /* numbered in order: list[i]->no == list[0]->no + i */
+            if (no >= list[0]->no && no - list[0]->no < n && !ok[no - list[0]->no]) {
+                ok[no - list[0]->no] = good;
+                left -= good;
+                if (!good) /* an answer, a failure: no wait for what will not change it */
+                    left = 0;
+            }
+        }
+        natsMsg_Destroy(m);
+    }
+}
+
+/* Writes the queued session records in order, up to NATS_RECORDS_ROUND in one round trip. One
+ * that fails stops the round and is tried again at the next one with the rest behind it (sent
+ * again even when stored: the later value stays last), so a record never overtakes an older
+ * one. */
 void nats_store_records(nats_source *src)
 {
     pthread_mutex_lock(&src->lock);
@@ -33,35 +86,61 @@ void nats_store_records(nats_source *src)
     pthread_mutex_unlock(&src->lock);
     if (!list)
         return;
-    uint64_t done = 0;
-    while (list) {
-        natsStatus s;
-        uint64_t rev = 0;
-        if (!src->skv)
+    natsStatus s = NATS_OK;
+    if (!src->rsub) {
+        natsInbox_Destroy(src->rinbox);
+        src->rinbox = NULL;
+        char wildcard[NATS_INBOX_MAX];
+        s = natsInbox_Create(&src->rinbox);
+        if (s == NATS_OK && strlen(src->rinbox) + 2 >= sizeof wildcard)
             s = NATS_ERR;
-        else if (list->del)
-            s = kvStore_Delete(src->skv, list->key);
-        else
-            s = kvStore_Put(&rev, src->skv, list->key, list->val, (int)list->len);
-        if (s != NATS_OK) {
-            nats_set_error(src, "session record", s);
-            count_record_failure(src);
-            pthread_mutex_lock(&src->lock);
-            bool up = src->connected;
-            pthread_mutex_unlock(&src->lock);
-            /* Acknowledgements wait for it: given up after a few tries with the server there. */
-            if (!up || ++list->tries < NATS_RECORD_TRIES)
-                break;
-            log_warn("%s: session record %s given up: %s", src->shown, list->key,
-                     natsStatus_GetText(s));
+        if (s == NATS_OK) {
+            snprintf(wildcard, sizeof wildcard, "%s.*", src->rinbox);
+            s = natsConnection_SubscribeSync(&src->rsub, src->nc, wildcard);
         }
-        done = list->no;
-        kv_request *next = list->next;
-        free(list);
-        list = next;
-        n--;
+        if (s == NATS_OK)
+            s = natsSubscription_SetPendingLimits(src->rsub, -1, -1);
+    }
+    uint64_t done = 0, written = 0;
+    kv_request *round[NATS_RECORDS_ROUND];
+    bool ok[NATS_RECORDS_ROUND];
+    while (list && s == NATS_OK) {
+        size_t k = 0;
+        for (kv_request *r = list; r && k < NATS_RECORDS_ROUND; r = r->next)
+            round[k++] = r;
+        memset(ok, 0, k * sizeof *ok);
+        size_t sent = 0;
+        while (sent < k && (s = src->skv ? send_record(src, round[sent]) : NATS_ERR) == NATS_OK)
+            sent++;
+        if (sent)
+            collect_replies(src, round, sent, ok);
+        size_t i = 0;
+        for (; i < k; i++) {
+            if (!ok[i]) {
+                nats_set_error(src, "session record", i < sent ? NATS_TIMEOUT : s);
+                count_record_failure(src);
+                pthread_mutex_lock(&src->lock);
+                bool up = src->connected;
+                pthread_mutex_unlock(&src->lock);
+                /* Acknowledgements wait for it: given up after a few tries, server there. */
+                if (!up || ++round[i]->tries < NATS_RECORD_TRIES)
+                    break;
+                log_warn("%s: session record %s given up", src->shown, round[i]->key);
+            } else {
+                written++;
+            }
+            done = round[i]->no;
+            list = round[i]->next;
+            free(round[i]);
+            n--;
+        }
+        if (i < k) {
+            s = NATS_ERR; /* the rest waits for the next round */
+            break;
+        }
     }
     pthread_mutex_lock(&src->lock);
+    src->record_writes += written;
     if (list) { /* back in front of what was queued meanwhile */
         kv_request *last = list;
         while (last->next)
@@ -212,7 +291,8 @@ static uint64_t send_request(nats_source *src, kv_request *r)
     src->req_tail = r;
     src->nreq++;
     uint64_t no = r->no;
-    pthread_cond_signal(&src->wake);
+    src->kicked = true;
+    pthread_cond_broadcast(&src->wake);
     pthread_mutex_unlock(&src->lock);
     return no;
 }

@@ -15,11 +15,13 @@
 #include "recd/fleet.h"
 #include "recd/nats_connect.h"
 
-#define NATS_FETCH_MAX 256          /* messages asked for in one pull */
-#define NATS_PULL_BYTES (8u << 20)  /* and bytes, at most (packed messages are up to ~576 KiB) */
-#define NATS_IDLE_WAIT_MS 20        /* worker pause when no partition gave anything */
-#define NATS_PULL_WAIT_MS 10        /* the server holds an empty pull this long */
-#define NATS_PULL_GRACE_MS 20       /* and recd waits this much longer for its end */
+#define NATS_FETCH_MAX 256          /* messages asked for in one pull request */
+#define NATS_PULL_BYTES (4u << 20)  /* and bytes, at most (packed messages are up to ~576 KiB) */
+#define NATS_PULLS_MAX 3            /* pull requests out per partition at once */
+#define NATS_IDLE_WAIT_MS 100       /* the worker looks at leases and pulls this often, at least */
+#define NATS_PULL_WAIT_MS 500       /* the server holds a pull request this long */
+#define NATS_PULL_GRACE_MS 500      /* recd forgets one whose end did not come this much later */
+#define NATS_PULL_PAUSE_MS 20       /* no pull request for this long after one was refused */
 #define NATS_INBOX_MAX 64           /* a libnats inbox name ("_INBOX." and 22 characters), at most */
 #define NATS_RETRY_MS 1000          /* after a failed connect or setup */
 #define NATS_ACK_WAIT_MIN_MS 30000  /* JetStream redelivers what is unacknowledged this long */
@@ -27,6 +29,7 @@
 #define NATS_TAKE_BATCH 64          /* messages the loop takes off a queue under one lock */
 #define NATS_RECORDS_WAITING_MAX 65536u /* session record writes queued for the worker, at most */
 #define NATS_RECORD_KEY_MAX (16 + RECD_SESSION_KEY_MAX)
+#define NATS_RECORDS_ROUND 1024     /* session record writes sent before their replies are read */
 #define NATS_RECORD_TRIES 5         /* a session record write is given up after these */
 #define NATS_RECORD_HEAD 16         /* "rsr1", next part number (u32), stream sequence (u64), LE */
 #define NATS_RECORD_HEAD2 24        /* "rsr2": the same, then the highest wire seq written + 1 */
@@ -109,6 +112,7 @@ typedef struct pending_ack {
     uint64_t wire_seq;        /* the highest wire seq of its frames (has_wire) */
     bool has_wire;
     bool marked;
+    bool written; /* AckAll: written, acknowledged with the first later one that can be */
 } pending_ack;
 
 /* A subscription or a key-value watcher waiting to be freed (worker only, nats_retired.c). */
@@ -117,15 +121,21 @@ typedef struct nats_retired {
     kvWatcher *watcher;
 } nats_retired;
 
+/* A pull request out (shared, under src->lock): its messages come to inbox.no. */
+typedef struct pull_request {
+    uint64_t no;
+    uint32_t batch, got;  /* messages asked for and come */
+    uint64_t bytes_got;
+    uint64_t forget_ms;   /* its end (a 408 at expiry) never came: forgotten then */
+    bool live;
+} pull_request;
+
 typedef struct nats_partition {
     uint32_t no;
     /* worker thread */
-    natsSubscription *sub; /* a plain one on inbox.*: recd sends the pull requests (nats_worker.c) */
+    natsSubscription *sub; /* on inbox.*, with a callback: recd sends the pull requests */
     natsInbox *inbox;
     uint64_t pull_no;      /* the last pull request's number, its reply subject inbox.N */
-    natsMsg *pulled[NATS_FETCH_MAX]; /* taken by the pull under way (pull_start, pull_finish) */
-    uint32_t npulled, want;
-    bool requested;        /* a pull request of it is out: pull_finish waits for its messages */
     char next_subject[RECD_FLEET_PREFIX_MAX + 80]; /* $JS.API.CONSUMER.MSG.NEXT.<stream>.<durable> */
     bool owned;
     bool draining; /* given up for a fair share: released once nothing of it is in flight */
@@ -137,6 +147,11 @@ typedef struct nats_partition {
     uint32_t in_flight;  /* queued + pending */
     bool owned_shared;
     uint64_t lag;        /* num_pending of the last message pulled */
+    char live_inbox[NATS_INBOX_MAX]; /* the subscription's inbox while owned, else "" */
+    natsSubscription *live_sub;      /* and the subscription (on_pulled compares only) */
+    pull_request pulls[NATS_PULLS_MAX];
+    uint64_t pull_pause_ms; /* a request was refused (a 409): none before this */
+    bool ack_all;           /* its consumer acknowledges every message up to the one acked */
     taken_record *takeovers; /* read at the claim: opened before any message is taken */
     /* loop thread */
     pending_ack *pending;
@@ -146,6 +161,7 @@ typedef struct nats_partition {
     session_input in;
     char peer[RECD_CONFIG_URL_MAX + 32];
     bool blocked; /* a buffer limit was hit: dispatch resumes on room */
+    bool acks_all; /* ack_all, read at each batch taken */
     bool sample;  /* the message being taken is a state or an event */
     bool lag_seen;      /* a message of the batch being taken said its lag */
     uint64_t lag_taken; /* num_pending of the last one: published once per batch */
@@ -195,6 +211,8 @@ typedef struct nats_source {
     size_t nreq;                     /* under lock */
     uint64_t req_done;               /* under lock: requests up to this number are settled */
     uint64_t record_failures;        /* under lock: not yet added to the metric */
+    uint64_t record_writes, pulls_sent; /* under lock: not yet added to their metrics */
+    bool kicked;                     /* under lock: wake the worker (worker_wait) */
 
     /* loop only */
     uint64_t req_no; /* the last request numbered */
@@ -206,6 +224,8 @@ typedef struct nats_source {
     jsCtx *js;
     kvStore *kv;
     kvStore *skv; /* the sessions bucket */
+    natsSubscription *rsub; /* on rinbox.*: the replies to its writes (nats_store_records) */
+    natsInbox *rinbox;
     nats_retired *retired; /* unsubscribed, freed after a round trip or with the connection */
     size_t nretired, retired_cap;
 } nats_source;

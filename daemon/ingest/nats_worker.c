@@ -66,8 +66,9 @@ static void worker_wait(nats_source *src, uint64_t ms)
         until.tv_nsec -= 1000000000L;
     }
     pthread_mutex_lock(&src->lock);
-    if (!src->stop)
+    if (!src->stop && !src->kicked)
         pthread_cond_timedwait(&src->wake, &src->lock, &until);
+    src->kicked = false;
     pthread_mutex_unlock(&src->lock);
 }
 
@@ -163,6 +164,94 @@ static void lease_key(const nats_partition *p, char *key, size_t cap)
     snprintf(key, cap, "p%u", p->no);
 }
 
+/* The live pull request of p that a message to p's subscription belongs to (under lock), or
+ * NULL. A request's end (a status) comes to its own reply subject, inbox.no; a stream message
+ * keeps its own subject, and goes to the oldest request: the server fills them in order.
+ * *current: p still pulls through this subscription (a stream message cannot say). */
+static pull_request *request_of(nats_partition *p, natsSubscription *sub, natsMsg *m, bool data,
+                                bool *current)
+{
+    const char *subject = natsMsg_GetSubject(m);
+    size_t n = strlen(p->live_inbox);
+    *current = n && sub == p->live_sub;
+    if (!*current || (!data && (strncmp(subject, p->live_inbox, n) != 0 || subject[n] != '.')))
+        return NULL;
+    uint64_t no = data ? 0 : strtoull(subject + n + 1, NULL, 10);
+    pull_request *oldest = NULL;
+    for (int i = 0; i < NATS_PULLS_MAX; i++) {
+        pull_request *r = &p->pulls[i];
+        if (r->live && !data && r->no == no)
+            return r;
+        if (r->live && data && (!oldest || r->no < oldest->no))
+            oldest = r;
+    }
+    return oldest;
+}
+
+/* libnats's delivery thread for p's subscription: a pulled message is queued for the loop at
+ * once, and a request answered in full or ended by the server (its 404, 408 or 409: no more,
+ * expired, refused) wakes the worker to send the next. Heartbeats are passed over. Late
+ * messages of a forgotten request are this consumer's like any other. The ring holds
+ * max_in_flight and the requests never ask for more than its room; should the server still send
+ * more (a request forgotten too early), the message waits here for room rather than be dropped:
+ * the loop takes a redelivery below its highest sequence taken for a repeat. */
+static void on_pulled(natsConnection *nc, natsSubscription *sub, natsMsg *m, void *closure)
+{
+    (void)nc;
+    nats_partition *p = closure;
+    nats_source *src = p->src;
+    const char *reply = natsMsg_GetReply(m);
+    bool data = reply && strncmp(reply, "$JS.ACK.", 8) == 0;
+    const char *status = NULL;
+    bool ended = !data && natsMsgHeader_Get(m, "Status", &status) == NATS_OK && status &&
+                 strcmp(status, "100") != 0;
+    bool current;
+    pthread_mutex_lock(&src->lock);
+    pull_request *r = request_of(p, sub, m, data, &current);
+    if (!data) {
+        if (ended && strncmp(status, "409", 3) == 0) /* refused (max_ack_pending...): */
+            p->pull_pause_ms = nats_mono_ms() + NATS_PULL_PAUSE_MS; /* not again at once */
+        if (r && ended) {
+            r->live = false;
+            src->kicked = true;
+            pthread_cond_broadcast(&src->wake);
+        }
+        pthread_mutex_unlock(&src->lock);
+        natsMsg_Destroy(m);
+        return;
+    }
+    while (current && p->in_flight >= src->max_in_flight && !src->stop && !src->retiring) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 50 * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&src->wake, &src->lock, &until);
+        r = request_of(p, sub, m, data, &current);
+    }
+    if (!current || src->stop || src->retiring) { /* unacknowledged: for the next owner */
+        pthread_mutex_unlock(&src->lock);
+        natsMsg_Destroy(m);
+        return;
+    }
+    p->queue[(p->qhead + p->qcount) % src->max_in_flight] = m;
+    p->qcount++;
+    p->in_flight++;
+    if (r) {
+        r->got++;
+        r->bytes_got += (uint64_t)natsMsg_GetDataLength(m);
+        if (r->got >= r->batch || r->bytes_got >= NATS_PULL_BYTES) {
+            r->live = false;
+            src->kicked = true;
+            pthread_cond_broadcast(&src->wake);
+        }
+    }
+    uv_async_send(&src->l->h.async);
+    pthread_mutex_unlock(&src->lock);
+}
+
 /* The partition's durable consumer (created when missing) and a pull subscription bound to it. */
 static natsStatus subscribe(nats_source *src, nats_partition *p)
 {
@@ -173,14 +262,17 @@ static natsStatus subscribe(nats_source *src, nats_partition *p)
     jsConsumerConfig_Init(&cc);
     cc.Durable = durable;
     cc.FilterSubject = filter;
-    cc.AckPolicy = js_AckExplicit;
+    cc.AckPolicy = js_AckAll; /* one acknowledgement for a run of messages written */
     cc.DeliverPolicy = js_DeliverAll;
     cc.AckWait = (int64_t)src->ack_wait_ms * 1000000;
     cc.MaxAckPending = (int64_t)src->max_in_flight;
     jsConsumerInfo *ci = NULL;
     jsErrCode jerr = 0;
     natsStatus s = js_GetConsumerInfo(&ci, src->js, src->stream, durable, NULL, &jerr);
-    if (s == NATS_OK && ci->NumAckPending > 0) {
+    /* An older recd's consumer acknowledges message by message; the policy of a consumer cannot
+     * change, so it is made again, from its ack floor, like one a dead owner left. */
+    bool explicit_acks = s == NATS_OK && ci->Config && ci->Config->AckPolicy != js_AckAll;
+    if (s == NATS_OK && (ci->NumAckPending > 0 || explicit_acks)) {
         /* The previous owner took messages it never acknowledged (it died): JetStream would give
          * them again only after the ack wait, behind newer ones. A consumer started again above
          * the ack floor gives them now, in order; what was acknowledged above the floor comes
@@ -195,29 +287,43 @@ static natsStatus subscribe(nats_source *src, nats_partition *p)
             cc.OptStartSeq = from;
             s = js_AddConsumer(&ci, src->js, src->stream, &cc, NULL, &jerr);
         }
-        if (s == NATS_OK)
+        if (s == NATS_OK && unacked)
             log_info("%s: partition %u: %lld messages taken and not acknowledged before; read "
                      "again from stream sequence %llu",
                      src->shown, p->no, (long long)unacked, (unsigned long long)from);
+        if (s == NATS_OK && explicit_acks)
+            log_notice("%s: partition %u: its consumer, made with explicit acks, is made again "
+                       "with AckAll from stream sequence %llu",
+                       src->shown, p->no, (unsigned long long)from);
     } else if (s == NATS_NOT_FOUND) {
         s = js_AddConsumer(&ci, src->js, src->stream, &cc, NULL, &jerr);
     }
+    bool ack_all = s == NATS_OK && ci && ci->Config && ci->Config->AckPolicy == js_AckAll;
     jsConsumerInfo_Destroy(ci);
+    pthread_mutex_lock(&src->lock);
+    p->ack_all = ack_all;
+    pthread_mutex_unlock(&src->lock);
     if (s != NATS_OK) {
         nats_set_error(src, "consumer", s);
         return s;
     }
-    /* A plain subscription, not js_PullSubscribe: see pull(). */
+    /* A plain subscription, not js_PullSubscribe: see pull_refill(). */
     natsInbox_Destroy(p->inbox);
     p->inbox = NULL;
     char wildcard[NATS_INBOX_MAX];
     s = natsInbox_Create(&p->inbox);
     if (s == NATS_OK && strlen(p->inbox) + 2 >= sizeof wildcard)
         s = NATS_ERR;
-    if (s == NATS_OK)
+    if (s == NATS_OK) {
         snprintf(wildcard, sizeof wildcard, "%s.*", p->inbox);
-    if (s == NATS_OK)
-        s = natsConnection_SubscribeSync(&p->sub, src->nc, wildcard);
+        /* under lock: its first messages may come before natsConnection_Subscribe returns */
+        pthread_mutex_lock(&src->lock);
+        snprintf(p->live_inbox, sizeof p->live_inbox, "%s", p->inbox);
+        memset(p->pulls, 0, sizeof p->pulls);
+        s = natsConnection_Subscribe(&p->live_sub, src->nc, wildcard, on_pulled, p);
+        p->sub = p->live_sub;
+        pthread_mutex_unlock(&src->lock);
+    }
     if (s == NATS_OK)
         s = natsSubscription_SetPendingLimits(p->sub, -1, -1); /* bounded by the consumer's max_ack_pending */
     snprintf(p->next_subject, sizeof p->next_subject, "$JS.API.CONSUMER.MSG.NEXT.%s.%s", src->stream,
@@ -237,6 +343,9 @@ static void unsubscribe(nats_source *src, nats_partition *p, bool closing)
     p->owned = false;
     pthread_mutex_lock(&src->lock);
     p->owned_shared = false;
+    p->live_inbox[0] = '\0'; /* what still comes for it is dropped (on_pulled) */
+    p->live_sub = NULL;
+    memset(p->pulls, 0, sizeof p->pulls);
     pthread_mutex_unlock(&src->lock);
     nats_retire_subscription(src, sub, closing);
 }
@@ -315,6 +424,9 @@ static void rebalance(nats_source *src, uint32_t fair)
             continue;
         pthread_mutex_lock(&src->lock);
         bool idle = p->in_flight == 0;
+        uint64_t now = nats_mono_ms();
+        for (int k = 0; k < NATS_PULLS_MAX; k++) /* its requests end first: no late messages */
+            idle = idle && (!p->pulls[k].live || now >= p->pulls[k].forget_ms);
         pthread_mutex_unlock(&src->lock);
         if (idle)
             release_partition(src, p);
@@ -375,98 +487,69 @@ static void tend_leases(nats_source *src)
         rebalance(src, fair);
 }
 
-/* The next message on p's subscription within wait_ms: 1 and a stream message in *out; 0 when
- * none came; 2 when the server ended pull request `ends` (its 404, 408 or 409: no more, expired,
- * refused); -1 on an error. Heartbeats and the ends of earlier requests are passed over. */
-static int next_message(nats_source *src, nats_partition *p, uint64_t deadline_ms, uint64_t ends,
-                        natsMsg **out)
-{
-    char mine[NATS_INBOX_MAX + 24];
-    snprintf(mine, sizeof mine, "%s.%llu", p->inbox, (unsigned long long)ends);
-    for (;;) {
-        uint64_t now = nats_mono_ms();
-        natsMsg *m = NULL;
-        natsStatus s = natsSubscription_NextMsg(&m, p->sub, deadline_ms > now ? (int64_t)(deadline_ms - now) : 0);
-        if (s == NATS_TIMEOUT)
-            return 0;
-        if (s != NATS_OK) {
-            nats_set_error(src, "pull", s);
-            return -1;
-        }
-        const char *reply = natsMsg_GetReply(m);
-        if (reply && strncmp(reply, "$JS.ACK.", 8) == 0) {
-            *out = m;
-            return 1;
-        }
-        const char *status = NULL;
-        bool ended = natsMsgHeader_Get(m, "Status", &status) == NATS_OK && status &&
-                     strcmp(status, "100") != 0 && ends && strcmp(natsMsg_GetSubject(m), mine) == 0;
-        natsMsg_Destroy(m);
-        if (ended)
-            return 2;
-    }
-}
-
-/* Pulls what room allows from one partition and hands it to the loop, in two halves so that the
- * requests of every partition are in flight together (pull_start for each, then pull_finish for
- * each against one deadline): a round waits one request's expiry, not one per partition.
+/* Keeps NATS_PULLS_MAX pull requests out for p while room allows, so that the server always has
+ * one to fill while the messages of another are on their way: each asks for up to NATS_FETCH_MAX
+ * messages and NATS_PULL_BYTES (a batch of packed messages stays bounded in bytes), and together
+ * with the messages taken and not yet acknowledged they never ask for more than max_in_flight.
  * recd sends the pull requests itself, each with its own reply subject, instead of libnats 3.4's
  * fetch: when messages of an earlier request came late, that fetch could store more messages
- * than its batch array holds (heap corruption, seen under load). Messages that come late are
- * this consumer's like any other and are taken at the next pull; the consumer's max_ack_pending
- * (max_in_flight) bounds how many can wait on the subscription. */
-static void pull_start(nats_source *src, nats_partition *p)
+ * than its batch array holds (heap corruption, seen under load). A request is sent only for a
+ * quarter of a batch at least (or of what max_in_flight allows): no trickle of small ones. */
+static void pull_refill(nats_source *src, nats_partition *p, uint64_t now)
 {
-    p->npulled = p->want = 0;
-    p->requested = false;
+    uint64_t nos[NATS_PULLS_MAX];
+    uint32_t batches[NATS_PULLS_MAX];
+    int nsend = 0;
     pthread_mutex_lock(&src->lock);
-    uint32_t room = src->max_in_flight - p->in_flight;
+    uint32_t out = 0;
+    uint64_t asked = now < p->pull_pause_ms ? src->max_in_flight : p->in_flight;
+    for (int i = 0; i < NATS_PULLS_MAX; i++) {
+        pull_request *r = &p->pulls[i];
+        if (r->live && now >= r->forget_ms)
+            r->live = false;
+        if (r->live) {
+            out++;
+            asked += r->batch > r->got ? r->batch - r->got : 0;
+        }
+    }
+    uint64_t room = asked < src->max_in_flight ? src->max_in_flight - asked : 0;
+    uint32_t least = src->max_in_flight / NATS_PULLS_MAX;
+    least = least > NATS_FETCH_MAX / 4 ? NATS_FETCH_MAX / 4 : least ? least : 1;
+    for (int i = 0; i < NATS_PULLS_MAX && out < NATS_PULLS_MAX && room >= least; i++) {
+        pull_request *r = &p->pulls[i];
+        if (r->live)
+            continue;
+        uint32_t batch = room < NATS_FETCH_MAX ? (uint32_t)room : NATS_FETCH_MAX;
+        *r = (pull_request){.no = ++p->pull_no,
+                            .batch = batch,
+                            .forget_ms = now + NATS_PULL_WAIT_MS + NATS_PULL_GRACE_MS,
+                            .live = true};
+        room -= batch;
+        out++;
+        nos[nsend] = r->no;
+        batches[nsend++] = batch;
+    }
     pthread_mutex_unlock(&src->lock);
-    if (!room)
-        return;
-    uint32_t want = room < NATS_FETCH_MAX ? room : NATS_FETCH_MAX;
-    int rc;
-    while (p->npulled < want && (rc = next_message(src, p, 0, 0, &p->pulled[p->npulled])) != 0 &&
-           rc != -1)
-        p->npulled += rc == 1;
-    p->want = want;
-    if (p->npulled < want) {
-        /* sized in bytes too: a batch of packed messages stays within NATS_PULL_BYTES */
+    for (int i = 0; i < nsend; i++) {
         char body[128], reply[NATS_INBOX_MAX + 24];
-        int len = snprintf(body, sizeof body,
-                           "{\"batch\":%u,\"max_bytes\":%u,\"expires\":%llu}",
-                           want - p->npulled, NATS_PULL_BYTES,
+        int len = snprintf(body, sizeof body, "{\"batch\":%u,\"max_bytes\":%u,\"expires\":%llu}",
+                           batches[i], NATS_PULL_BYTES,
                            (unsigned long long)NATS_PULL_WAIT_MS * 1000000u);
-        snprintf(reply, sizeof reply, "%s.%llu", p->inbox, (unsigned long long)++p->pull_no);
+        snprintf(reply, sizeof reply, "%s.%llu", p->inbox, (unsigned long long)nos[i]);
         natsStatus s = natsConnection_PublishRequest(src->nc, p->next_subject, reply, body, len);
-        if (s != NATS_OK)
-            nats_set_error(src, "pull request", s);
-        else
-            p->requested = true;
+        if (s == NATS_OK) {
+            pthread_mutex_lock(&src->lock);
+            src->pulls_sent++;
+            pthread_mutex_unlock(&src->lock);
+            continue;
+        }
+        nats_set_error(src, "pull request", s);
+        pthread_mutex_lock(&src->lock);
+        for (int k = 0; k < NATS_PULLS_MAX; k++)
+            if (p->pulls[k].no == nos[i])
+                p->pulls[k].live = false;
+        pthread_mutex_unlock(&src->lock);
     }
-}
-
-/* The second half of a pull: what came for p's request until the deadline (or its end), queued
- * for the loop. Returns messages taken. */
-static int pull_finish(nats_source *src, nats_partition *p, uint64_t deadline)
-{
-    int rc;
-    while (p->requested && p->npulled < p->want &&
-           (rc = next_message(src, p, deadline, p->pull_no, &p->pulled[p->npulled])) == 1)
-        p->npulled++;
-    uint32_t n = p->npulled;
-    p->npulled = 0;
-    pthread_mutex_lock(&src->lock);
-    for (uint32_t i = 0; i < n; i++) {
-        p->queue[(p->qhead + p->qcount) % src->max_in_flight] = p->pulled[i];
-        p->qcount++;
-        p->in_flight++;
-    }
-    /* Never once stopped: close_source closes the handle right after. */
-    if (n && !src->stop)
-        uv_async_send(&src->l->h.async);
-    pthread_mutex_unlock(&src->lock);
-    return (int)n;
 }
 
 static void release_leases(nats_source *src)
@@ -499,6 +582,8 @@ static void close_connection(nats_source *src)
     pthread_mutex_lock(&src->lock);
     src->ack_nc = NULL; /* the loop acknowledges nothing more: the source is closed */
     pthread_mutex_unlock(&src->lock);
+    nats_retire_subscription(src, src->rsub, true);
+    src->rsub = NULL;
     if (src->nc) {
         natsConnection_Close(src->nc); /* joins its read loop */
         pthread_mutex_lock(&src->lock);
@@ -553,18 +638,12 @@ void *nats_worker_main(void *arg)
         retiring = src->retiring;
         pthread_mutex_unlock(&src->lock);
         nats_store_records(src);
-        int got = 0;
+        now = nats_mono_ms();
         for (uint32_t i = 0; i < src->nparts && !retiring; i++)
             if (src->parts[i].owned && !src->parts[i].draining)
-                pull_start(src, &src->parts[i]);
-        /* The server ends each request at its expiry; a little longer here so that the ends
-         * usually arrive before the next requests. */
-        uint64_t deadline = nats_mono_ms() + NATS_PULL_WAIT_MS + NATS_PULL_GRACE_MS;
-        for (uint32_t i = 0; i < src->nparts && !retiring; i++)
-            if (src->parts[i].owned && !src->parts[i].draining)
-                got += pull_finish(src, &src->parts[i], deadline);
-        if (!got)
-            worker_wait(src, NATS_IDLE_WAIT_MS);
+                pull_refill(src, &src->parts[i], now);
+        /* Woken by an answered request, room freed by acknowledgements or a record to write. */
+        worker_wait(src, NATS_IDLE_WAIT_MS);
     }
     nats_store_records(src); /* the last ones (a shutdown's final sequences), one try */
     release_leases(src);

@@ -639,6 +639,13 @@ static const family_row families[] = {
             "written (one each)."),
     COUNTER(nats_acked_total, "recd_nats_acked_total",
             "Stream messages acknowledged once their bytes were in a file."),
+    COUNTER(nats_ack_frames_total, "recd_nats_ack_frames_total",
+            "Acknowledgements sent to JetStream (one covers several messages on an AckAll "
+            "consumer)."),
+    COUNTER(nats_pull_requests_total, "recd_nats_pull_requests_total",
+            "Pull requests sent to the partitions' consumers."),
+    COUNTER(nats_session_record_writes_total, "recd_nats_session_record_writes_total",
+            "Session record writes and deletes stored in the sessions bucket."),
     COUNTER(nats_sessions_taken_over_total, "recd_nats_sessions_taken_over_total",
             "Sessions opened here from another instance's session record when a partition was claimed."),
     COUNTER(nats_session_record_failures_total, "recd_nats_session_record_failures_total",

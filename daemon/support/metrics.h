@@ -179,6 +179,9 @@ typedef struct recd_daemon_metrics {
     recd_metric *nats_redeliveries_total;   /* counter */
     recd_metric *nats_duplicates_dropped_total; /* counter */
     recd_metric *nats_acked_total;          /* counter */
+    recd_metric *nats_ack_frames_total;     /* counter */
+    recd_metric *nats_pull_requests_total;  /* counter */
+    recd_metric *nats_session_record_writes_total; /* counter */
     recd_metric *nats_sessions_taken_over_total; /* counter */
     recd_metric *nats_session_record_failures_total; /* counter */
     recd_metric *ring_bytes;                /* gauge: instant-replay rings, all sessions */
