@@ -43,7 +43,8 @@ static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char
     if (p->replaying && !nats_replay_open(src, p, m))
         return 0;
     if (!p->replaying && p->closed &&
-        nats_after_close(src, p, m->session, strnlen(m->session, RECD_SESSION_KEY_MAX)))
+        (p->repeat_of_closed ||
+         nats_after_close(src, p, m->session, strnlen(m->session, RECD_SESSION_KEY_MAX))))
         return 0;
     nats_record *closing = NULL;
     if (!p->replaying && (p->dup_check || m->type == RECD_MSG_CLOSE)) {
@@ -72,6 +73,20 @@ static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char
     return rc;
 }
 
+/* session_format_of; a key it misses may be a session that ended for good, come again (a
+ * consumer started at an older ack floor): noted, so that the unknown-session error its frame
+ * gets is taken as the repeat it is. */
+static recd_msg_format format_of(void *ctx, const char *key, size_t len, void **handle)
+{
+    recd_msg_format f = session_format_of(ctx, key, len, handle);
+    session_input *in = ctx;
+    nats_partition *p = partition_of_input(in);
+    if (f == RECD_MSG_FMT_NONE && in->lookup_missed && p->closed && !p->replaying &&
+        !p->repeat_of_closed && nats_after_close(p->src, p, key, len))
+        p->repeat_of_closed = true;
+    return f;
+}
+
 static int on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wire_meta *meta,
                         char *err, size_t errlen)
 {
@@ -96,7 +111,7 @@ static int new_decoder(nats_source *src, nats_partition *p)
 {
     recd_wire_decoder_config dc = {.encoding = RECD_WIRE_BINARY,
                                    .max_frame = (size_t)src->g->cfg->limits.max_frame,
-                                   .format_of = session_format_of,
+                                   .format_of = format_of,
                                    .on_msg = on_msg,
                                    .ctx = &p->in,
                                    .on_rec_state = on_rec_state};
@@ -261,6 +276,7 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
         rc = fleet_pack_parse(data, len, (size_t)src->g->cfg->limits.max_frame, &pk, err,
                               sizeof err);
     p->cur_seq = seq;
+    p->repeat_of_closed = false;
     p->cur_has_wire = false;
     p->cur_wire = 0;
     p->cur_data = p->cur_packed ? pk.frames : data;
@@ -274,6 +290,12 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     if (rc == 0 && recd_wire_decoder_pending(p->dec) > 0) {
         rc = -EPROTO;
         snprintf(err, sizeof err, "a message of %zu bytes ends inside a frame", len);
+    }
+    if (rc < 0 && p->repeat_of_closed) { /* counted as a duplicate (nats_after_close) */
+        new_decoder(src, p);
+        p->in.touched = NULL;
+        release(src, p, msg, seq);
+        return;
     }
     if (rc < 0) {
         /* Counted and acknowledged: bad input never blocks its partition. */

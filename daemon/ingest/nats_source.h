@@ -174,6 +174,9 @@ typedef struct nats_partition {
     uint64_t cur_wire;         /* the highest of them */
     const taken_record *replaying; /* the record whose open is being dispatched */
     bool dup_check;            /* sessions taken over here: their redeliveries are looked at */
+    /* The message being taken is of a session that ended for good (its closed mark): the
+     * unknown-session error its frames get is that repeat, counted as a duplicate. */
+    bool repeat_of_closed;
     closed_mark *closed;       /* sessions of p that ended for good not long ago */
 } nats_partition;
 
