@@ -257,17 +257,17 @@ bool recd_seek_index_stale(const recd_format *f, const uint8_t *data, size_t len
 }
 
 int recd_format__export_range(const recd_format *f, const uint8_t *buf, size_t len,
-                              const uint8_t *index, size_t index_len, int64_t from, int64_t to,
+                              const uint8_t *index, size_t index_len, const recd_seek_read *r,
                               recd_msg_fn on_msg, void *ctx, char *err, size_t errlen)
 {
     if (!f || !f->seek || !f->seek->export_from)
         return 0;
     recd_seek_point p;
-    int rc = recd_format_seek(f, buf, len, index, index_len, from, &p);
+    int rc = recd_format_seek(f, buf, len, index, index_len, r->from, &p);
     if (rc < 0)
         return rc == -ENOMEM ? rc : 0; /* nothing to start at: the whole file says why */
-    rc = f->seek->export_from(buf, len, &p, to, on_msg, ctx, err, errlen);
-    return rc < 0 ? rc : 1;
+    rc = f->seek->export_from(buf, len, &p, r, on_msg, ctx, err, errlen);
+    return rc < 0 ? rc : rc == RECD_SEEK_READ_WHOLE ? 0 : 1;
 }
 
 size_t recd_format__index_spread(const recd_format *f, const uint8_t *buf, size_t len,

@@ -3,6 +3,7 @@
 #include "formats/carla/carla_reader.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,11 +61,19 @@ static int resolve_kind(carla_reader *r, unsigned id, const uint8_t *p, uint32_t
     return cand[0];
 }
 
-/* One pass over packet headers: id table, vector width, additional data. */
+int64_t carla_elapsed_ms(double elapsed)
+{
+    double ms = elapsed * 1000.0;
+    return ms >= 0 && ms < CARLA_MAX_MS ? (int64_t)llround(ms) : -1;
+}
+
+/* One pass over packet headers: id table, vector width, additional data, time order. */
 static void detect(carla_reader *r)
 {
     bool later = false, has23 = false, door23 = false, door21 = false, width_known = false;
+    int64_t last_ms = 0;
     r->width = 4;
+    r->times_sorted = true;
     for (size_t pos = r->hdr.size; r->len - pos >= CARLA_PACKET_HEADER;) {
         unsigned id = r->buf[pos];
         uint32_t size = ld_le32(r->buf + pos + 1);
@@ -76,6 +85,11 @@ static void detect(carla_reader *r)
             if (per == 52)
                 r->width = 8;
             width_known = per == 28 || per == 52;
+        }
+        if (id == RECD_CARLA_FRAME_START && size == 24) {
+            int64_t ms = carla_elapsed_ms(f64_from_bits(ld_le64(p + 16)));
+            r->times_sorted &= ms >= last_ms;
+            last_ms = ms;
         }
         if (id == 19 || id == 20)
             later = true;

@@ -109,10 +109,11 @@ static int deliver_close(recd_msg_fn on_msg, void *ctx, char *err, size_t errlen
     return msg_deliver_owned(on_msg, ctx, &m, err, errlen);
 }
 
-int recd_recap__export_from(const uint8_t *buf, size_t len, const recd_seek_point *p, int64_t to,
-                            recd_msg_fn on_msg, void *ctx, char *err, size_t errlen)
+int recd_recap__export_from(const uint8_t *buf, size_t len, const recd_seek_point *p,
+                            const recd_seek_read *r, recd_msg_fn on_msg, void *ctx, char *err,
+                            size_t errlen)
 {
-    recap_export x = {on_msg, ctx, err, errlen, to};
+    recap_export x = {on_msg, ctx, err, errlen, r->to};
     recd_recap_callbacks cb = {on_header, on_tick, NULL, on_member_end, &x};
     recap_resume rs = {p->offset, (uint64_t)p->aux, true, NULL};
     recd_recap_decode_result res;
