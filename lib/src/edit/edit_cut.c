@@ -57,22 +57,8 @@ static int push_range(void *ctx, const recd_msg *m, char *err, size_t errlen)
     return recd_edit__msgs_push(l->list, m);
 }
 
-/* Whether l holds a state in [o->from, o->to): else the cut fails, and the whole file says why
- * (the log's first and last times, which a ranged read does not see). */
-static bool holds_range(const recd_edit_msgs *l, const recd_cut_opts *o)
-{
-    const struct recd_format_edit *e = edit_hooks(l);
-    for (size_t i = 0; e && e->time_of && i < l->n; i++) {
-        int64_t t = l->v[i].type == RECD_MSG_STATE ? e->time_of(&l->v[i]) : -1;
-        if (t >= o->from && (o->to < 0 || t < o->to))
-            return true;
-    }
-    return false;
-}
-
 /* The messages a cut of o needs, from the seek point of o->from: 1 when loaded that way, 0 when
- * the format cannot be entered in the middle (or the range holds nothing), or a negative
- * errno. */
+ * the format cannot be entered in the middle, or a negative errno. */
 static int load_range(recd_edit_input in, const uint8_t *index, size_t ilen,
                       const recd_cut_opts *o, recd_edit_msgs *l, edit_progress *p, char *err,
                       size_t errlen)
@@ -87,8 +73,6 @@ static int load_range(recd_edit_input in, const uint8_t *index, size_t ilen,
     recd_seek_read range = {o->from, o->to, true};
     int rc = recd_format__export_range(f, in.data, in.len, index, ilen, &range, push_range,
                                        &loading, err, errlen);
-    if (rc > 0 && !holds_range(l, o))
-        rc = 0;
     if (rc <= 0)
         recd_edit__msgs_free(l);
     return rc;

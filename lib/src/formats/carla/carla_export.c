@@ -209,6 +209,27 @@ int recd_carla__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
     return walk(buf, len, deliver_msg, &d, err, errlen);
 }
 
+/* Whether a cut of rd that reads on from r's position finds a frame to keep (the first frame at
+ * or after rd->from is before rd->to): else its error names the log's first and last times, and
+ * the whole read knows them. Leaves r where it was. */
+static bool cut_has_frame(carla_reader *r, const recd_seek_read *rd)
+{
+    size_t pos = r->pos, at;
+    uint64_t frames = r->frames;
+    recd_carla_frame f;
+    bool found = false;
+    while (carla_reader_next(r, &f, &at) == 1) {
+        int64_t t = carla_elapsed_ms(f.elapsed);
+        if (t >= rd->from) {
+            found = rd->to < 0 || t < rd->to;
+            break;
+        }
+    }
+    r->pos = pos;
+    r->frames = frames;
+    return found;
+}
+
 /* From the frame of seek point p (or an earlier one whose time is r->from or later: a log's time
  * may go back) to the first frame at or after r->to when the log's times only go forward (or a
  * cut reads: it stops there itself). A cut first gets the world the frames before it leave, as
@@ -225,7 +246,9 @@ int recd_carla__export_from(const uint8_t *buf, size_t len, const recd_seek_poin
         return rc;
     carla_world w = {0};
     rc = carla_world_read_to(rd->for_cut ? &w : NULL, &r, (size_t)p->offset, rd->from);
-    if (rc != 1) { /* damage or the end before it: the whole read says why */
+    if (rc == 1 && rd->for_cut && !cut_has_frame(&r, rd))
+        rc = 0;
+    if (rc != 1) { /* damage, or no frame to cut: the whole read says why */
         recd_msg_free(&m);
         carla_world_free(&w);
         carla_reader_free(&r);
