@@ -95,7 +95,7 @@ int recd_track_read_range(const uint8_t *buf, size_t len, const uint8_t *index, 
     track_read t = {e, on_point, data, {0}};
     recd_edit_input in = {buf, len};
     edit_progress_begin(&t.progress, progress, &in, 1, 1);
-    recd_seek_read range = {from, to, false};
+    recd_seek_read range = {from, to, false, NULL};
     int rc = recd_format__export_range(f, buf, len, index, ilen, &range, track_msg, &t, err,
                                        errlen);
     if (rc == 0) {
@@ -150,7 +150,7 @@ int recd_track_read_sparse(const uint8_t *buf, size_t len, const uint8_t *index,
         r.next = i;
         for (r.end = i + 1; r.end < n && pts[r.end].offset == pts[i].offset; r.end++)
             ;
-        recd_seek_read range = {pts[i].time, pts[r.end - 1].time, false};
+        recd_seek_read range = {pts[i].time, pts[r.end - 1].time, false, NULL};
         int got = f->seek->export_from(buf, len, &pts[i], &range, sparse_msg, &r, err, errlen);
         if (got < 0)
             rc = got;

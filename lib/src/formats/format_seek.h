@@ -12,9 +12,13 @@
  * it. A cut needs what makes its first frame stand alone (CARLA: every actor alive there, added
  * before the seek point, comes first as events) and stops by itself at the first state at or
  * after `to`. */
+typedef int (*recd_msg_take_fn)(void *ctx, recd_msg *m, char *err, size_t errlen); /* owns m */
 typedef struct recd_seek_read {
     int64_t from, to; /* to < 0: to the end */
     bool for_cut;
+    /* NULL, or where a format may hand the messages it made (they are the taker's to free, even
+     * on failure) instead of on_msg, which copies what it keeps: a copy less per message. */
+    recd_msg_take_fn take;
 } recd_seek_read;
 #define RECD_SEEK_READ_WHOLE 1 /* export_from: read the whole file instead */
 
