@@ -92,7 +92,9 @@ int recd_edit_cut_seek(recd_edit_input in, const uint8_t *index, size_t ilen,
                        char *err, size_t errlen)
 {
     edit_progress p;
-    edit_progress_begin(&p, progress, &in, 1, 2);
+    /* No guess from the input: a range is a part of it, and a guess may read it all (a CARLA
+     * log's frames are counted by a scan). The total is known once the range is loaded. */
+    edit_progress_begin(&p, progress, &in, 0, 2);
     recd_edit_msgs l;
     int rc = o->from >= 0 ? load_range(in, index, ilen, o, &l, &p, err, errlen) : 0;
     if (rc == 0) {
