@@ -18,7 +18,7 @@
 
 static uint32_t crc_of(const uint8_t *p, size_t n)
 {
-    return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
+    return (uint32_t)crc32(0L, p, (uInt)n); /* crc32(0L, Z_NULL, 0) is 0 */
 }
 
 bool recd_seek_index_wanted(const recd_format *f)
