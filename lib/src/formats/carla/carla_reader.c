@@ -150,7 +150,17 @@ bool carla_reader_peek_elapsed(const carla_reader *r, double *elapsed)
     return true;
 }
 
-int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset)
+/* What a walk that only follows the actors reads: their events and positions. */
+static bool world_kind(carla_reader *r, unsigned id)
+{
+    int kind = id < 21 ? carla_kind_of_id(r->ids, id) : -1;
+    return kind == RECD_CARLA_EVENT_ADD || kind == RECD_CARLA_EVENT_DEL ||
+           kind == RECD_CARLA_EVENT_PARENT || kind == RECD_CARLA_POSITION;
+}
+
+/* carla_reader_next, or with world_only its frame with only the EventAdd, EventDel, EventParent
+ * and Position packets (the others are checked for size and place, not parsed). */
+static int next_frame(carla_reader *r, recd_carla_frame *f, size_t *offset, bool world_only)
 {
     memset(f, 0, sizeof *f);
     size_t start = r->pos, pos = r->pos;
@@ -202,6 +212,8 @@ int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset)
                 warn(r, pos - size - CARLA_PACKET_HEADER, "carla-frame-end-size", "FrameEnd with a payload");
             break;
         }
+        if (world_only && !world_kind(r, id))
+            continue;
         if (n == r->cap) {
             size_t cap = r->cap ? r->cap * 2 : 32;
             void *np = realloc(r->packets, cap * sizeof *r->packets);
@@ -244,6 +256,16 @@ int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset)
     r->pos = pos;
     r->frames++;
     return 1;
+}
+
+int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset)
+{
+    return next_frame(r, f, offset, false);
+}
+
+int carla_reader_next_world(carla_reader *r, recd_carla_frame *f, size_t *offset)
+{
+    return next_frame(r, f, offset, true);
 }
 
 void carla_reader_free(carla_reader *r)

@@ -58,6 +58,10 @@ int carla_reader_init(carla_reader *r, const uint8_t *buf, size_t len, recd_repo
  * where it starts. 1 = a frame, 0 = end of file, -EBADMSG = a truncated, torn or misplaced
  * packet (r->err, r->err_offset; r->pos stays at the frame's start), -ENOMEM. */
 int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset);
+/* carla_reader_next with only the frame's EventAdd, EventDel, EventParent and Position packets
+ * in *f (parsed as carla_reader_next parses them); the others are checked for their size and
+ * place only. Same errors. */
+int carla_reader_next_world(carla_reader *r, recd_carla_frame *f, size_t *offset);
 /* The id table's name for people: "ue4-dev-interim" for ue4-dev's Nov 2023 .. Mar 2025
  * numbering (the test export refuses files by), else the release's ("0.9.16"). */
 const char *carla_reader_ids_label(const carla_reader *r);

@@ -246,7 +246,7 @@ int carla_world_read_to(carla_world *w, carla_reader *r, size_t stop, int64_t fr
     recd_carla_frame f;
     size_t at;
     int rc;
-    while ((rc = carla_reader_next(r, &f, &at)) == 1) {
+    while ((rc = carla_reader_next_world(r, &f, &at)) == 1) {
         if (at >= stop || carla_elapsed_ms(f.elapsed) >= from) {
             r->pos = at;
             r->frames--;
