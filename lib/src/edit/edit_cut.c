@@ -57,6 +57,15 @@ static int push_range(void *ctx, const recd_msg *m, char *err, size_t errlen)
     return recd_edit__msgs_push(l->list, m);
 }
 
+static int take_range(void *ctx, recd_msg *m, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    range_loading *l = ctx;
+    edit_progress_step(l->progress);
+    return recd_edit__msgs_take(l->list, m);
+}
+
 /* The messages a cut of o needs, from the seek point of o->from: 1 when loaded that way, 0 when
  * the format cannot be entered in the middle, or a negative errno. */
 static int load_range(recd_edit_input in, const uint8_t *index, size_t ilen,
@@ -70,7 +79,8 @@ static int load_range(recd_edit_input in, const uint8_t *index, size_t ilen,
         return 0;
     l->format = f;
     range_loading loading = {l, p};
-    int rc = recd_format__export_range(f, in.data, in.len, index, ilen, o->from, o->to, push_range,
+    recd_seek_read range = {o->from, o->to, true, take_range};
+    int rc = recd_format__export_range(f, in.data, in.len, index, ilen, &range, push_range,
                                        &loading, err, errlen);
     if (rc <= 0)
         recd_edit__msgs_free(l);
@@ -82,7 +92,9 @@ int recd_edit_cut_seek(recd_edit_input in, const uint8_t *index, size_t ilen,
                        char *err, size_t errlen)
 {
     edit_progress p;
-    edit_progress_begin(&p, progress, &in, 1, 2);
+    /* No guess from the input: a range is a part of it, and a guess may read it all (a CARLA
+     * log's frames are counted by a scan). The total is known once the range is loaded. */
+    edit_progress_begin(&p, progress, &in, 0, 2);
     recd_edit_msgs l;
     int rc = o->from >= 0 ? load_range(in, index, ilen, o, &l, &p, err, errlen) : 0;
     if (rc == 0) {

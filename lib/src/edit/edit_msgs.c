@@ -32,6 +32,21 @@ int recd_edit__msgs_push(recd_edit_msgs *l, const recd_msg *m)
     return 0;
 }
 
+int recd_edit__msgs_take(recd_edit_msgs *l, recd_msg *m)
+{
+    if (l->n == l->cap) {
+        recd_msg *v = l->cap >= EDIT_MAX_MSGS ? NULL
+                                              : recd__array_room(l->v, &l->cap, l->n, sizeof *v, 256);
+        if (!v) {
+            recd_msg_free(m);
+            return l->cap >= EDIT_MAX_MSGS ? -E2BIG : -ENOMEM;
+        }
+        l->v = v;
+    }
+    l->v[l->n++] = *m;
+    return 0;
+}
+
 void recd_edit__msgs_free(recd_edit_msgs *l)
 {
     for (size_t i = 0; i < l->n; i++)

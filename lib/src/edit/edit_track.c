@@ -95,7 +95,8 @@ int recd_track_read_range(const uint8_t *buf, size_t len, const uint8_t *index, 
     track_read t = {e, on_point, data, {0}};
     recd_edit_input in = {buf, len};
     edit_progress_begin(&t.progress, progress, &in, 1, 1);
-    int rc = recd_format__export_range(f, buf, len, index, ilen, from, to, track_msg, &t, err,
+    recd_seek_read range = {from, to, false, NULL};
+    int rc = recd_format__export_range(f, buf, len, index, ilen, &range, track_msg, &t, err,
                                        errlen);
     if (rc == 0) {
         edit_progress_end(&t.progress, -ECANCELED);
@@ -149,7 +150,8 @@ int recd_track_read_sparse(const uint8_t *buf, size_t len, const uint8_t *index,
         r.next = i;
         for (r.end = i + 1; r.end < n && pts[r.end].offset == pts[i].offset; r.end++)
             ;
-        int got = f->seek->export_from(buf, len, &pts[i], pts[r.end - 1].time, sparse_msg, &r, err, errlen);
+        recd_seek_read range = {pts[i].time, pts[r.end - 1].time, false, NULL};
+        int got = f->seek->export_from(buf, len, &pts[i], &range, sparse_msg, &r, err, errlen);
         if (got < 0)
             rc = got;
     }

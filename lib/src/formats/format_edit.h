@@ -87,6 +87,7 @@ struct recd_format_edit {
 
 /* The engine's list helpers, for the per-format hooks. */
 int recd_edit__msgs_push(recd_edit_msgs *l, const recd_msg *m); /* deep copy */
+int recd_edit__msgs_take(recd_edit_msgs *l, recd_msg *m); /* moves m in; frees it on failure */
 void recd_edit__msgs_free(recd_edit_msgs *l);
 
 #endif

@@ -33,8 +33,9 @@ int recd_export_msgs_range(const uint8_t *buf, size_t len, const uint8_t *index,
     recd_sniff_result what;
     const recd_format *f = recd_format_sniff(buf, len, &what);
     int rc = 0;
+    recd_seek_read range = {from, to, false, NULL};
     if (f && what.standard && from >= 0)
-        rc = recd_format__export_range(f, buf, len, index, ilen, from, to, on_msg, ctx, err,
+        rc = recd_format__export_range(f, buf, len, index, ilen, &range, on_msg, ctx, err,
                                        errlen);
     return rc < 0 ? rc : rc > 0 ? 0 : recd_export_msgs(buf, len, on_msg, ctx, err, errlen);
 }

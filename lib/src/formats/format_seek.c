@@ -18,7 +18,7 @@
 
 static uint32_t crc_of(const uint8_t *p, size_t n)
 {
-    return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
+    return (uint32_t)crc32(0L, p, (uInt)n); /* crc32(0L, Z_NULL, 0) is 0 */
 }
 
 bool recd_seek_index_wanted(const recd_format *f)
@@ -165,6 +165,41 @@ static int walk_point(void *ctx, const recd_seek_point *p)
     return 0;
 }
 
+/* The entry recd_format_seek's bisection over the valid prefix finds, checking only the entries
+ * up to it and the one after it (not the whole index, as the prefix's length needs): true when
+ * entries [0, c] are valid and ordered, c's time is <= t and its probe matches, and entry c + 1
+ * is absent, not valid (*last: c ends the prefix) or later than t. False: the whole check
+ * decides. */
+static bool lookup_lazily(const recd_format *f, const uint8_t *buf, size_t len,
+                          const uint8_t *index, size_t ilen, int64_t t, recd_seek_point *out,
+                          bool *last)
+{
+    if (!index || header_problem(f, buf, len, index, ilen))
+        return false;
+    size_t n = (ilen - RECD_SEEK_INDEX_HEADER_SIZE) / RECD_SEEK_INDEX_ENTRY_SIZE;
+    const uint8_t *e = index + RECD_SEEK_INDEX_HEADER_SIZE;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)ld_le64(e + mid * RECD_SEEK_INDEX_ENTRY_SIZE) <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return false;
+    recd_seek_point p, prev = {0};
+    for (size_t k = 0; k < lo; k++, prev = p)
+        if (!entry_ok(e + k * RECD_SEEK_INDEX_ENTRY_SIZE, buf, len, false, &p) ||
+            (k > 0 && (p.offset < prev.offset || p.time < prev.time)))
+            return false;
+    if (prev.time > t || !entry_valid(e + (lo - 1) * RECD_SEEK_INDEX_ENTRY_SIZE, buf, len, out))
+        return false;
+    *last = lo == n || !entry_ok(e + lo * RECD_SEEK_INDEX_ENTRY_SIZE, buf, len, false, &p) ||
+            p.offset < prev.offset || p.time < prev.time;
+    return *last || p.time > t;
+}
+
 int recd_format_seek(const recd_format *f, const uint8_t *buf, size_t len, const uint8_t *index,
                      size_t index_len, int64_t time, recd_seek_point *out)
 {
@@ -172,9 +207,23 @@ int recd_format_seek(const recd_format *f, const uint8_t *buf, size_t len, const
         return -ENOTSUP;
     if (f->seek->direct)
         return f->seek->direct(buf, len, time, out);
+    seek_walk w = {time, {0}, false};
+    bool last;
+    if (recd_seek_index_wanted(f) &&
+        lookup_lazily(f, buf, len, index, index_len, time, &w.best, &last)) {
+        if (!last && f->seek->index_step == 0) {
+            *out = w.best; /* every point is indexed and a later one is past time */
+            return 0;
+        }
+        w.found = true;
+        int rc = f->seek->scan(buf, len, &w.best, walk_point, &w);
+        if (rc < 0)
+            return rc;
+        *out = w.best;
+        return 0;
+    }
     recd_seek_index_status st;
     check_entries(f, buf, len, index, index_len, false, &st); /* probes: the entry used only */
-    seek_walk w = {time, {0}, false};
     bool looked_up = st.valid > 0 && index_lookup(index, st.valid, buf, len, time, &w.best);
     if (st.valid > 0 && !looked_up) { /* its probe failed: the prefix ends earlier */
         check_entries(f, buf, len, index, index_len, true, &st);
@@ -257,17 +306,17 @@ bool recd_seek_index_stale(const recd_format *f, const uint8_t *data, size_t len
 }
 
 int recd_format__export_range(const recd_format *f, const uint8_t *buf, size_t len,
-                              const uint8_t *index, size_t index_len, int64_t from, int64_t to,
+                              const uint8_t *index, size_t index_len, const recd_seek_read *r,
                               recd_msg_fn on_msg, void *ctx, char *err, size_t errlen)
 {
     if (!f || !f->seek || !f->seek->export_from)
         return 0;
     recd_seek_point p;
-    int rc = recd_format_seek(f, buf, len, index, index_len, from, &p);
+    int rc = recd_format_seek(f, buf, len, index, index_len, r->from, &p);
     if (rc < 0)
         return rc == -ENOMEM ? rc : 0; /* nothing to start at: the whole file says why */
-    rc = f->seek->export_from(buf, len, &p, to, on_msg, ctx, err, errlen);
-    return rc < 0 ? rc : 1;
+    rc = f->seek->export_from(buf, len, &p, r, on_msg, ctx, err, errlen);
+    return rc < 0 ? rc : rc == RECD_SEEK_READ_WHOLE ? 0 : 1;
 }
 
 size_t recd_format__index_spread(const recd_format *f, const uint8_t *buf, size_t len,

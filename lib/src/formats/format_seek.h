@@ -8,6 +8,20 @@
 
 #include "recd/format.h"
 
+/* What a ranged read is for: the range asked for, in the format's unit, and whether a cut reads
+ * it. A cut needs what makes its first frame stand alone (CARLA: every actor alive there, added
+ * before the seek point, comes first as events) and stops by itself at the first state at or
+ * after `to`. */
+typedef int (*recd_msg_take_fn)(void *ctx, recd_msg *m, char *err, size_t errlen); /* owns m */
+typedef struct recd_seek_read {
+    int64_t from, to; /* to < 0: to the end */
+    bool for_cut;
+    /* NULL, or where a format may hand the messages it made (they are the taker's to free, even
+     * on failure) instead of on_msg, which copies what it keeps: a copy less per message. */
+    recd_msg_take_fn take;
+} recd_seek_read;
+#define RECD_SEEK_READ_WHOLE 1 /* export_from: read the whole file instead */
+
 /* One seek point found by a scan; non-zero stops the scan and is returned. */
 typedef int (*recd_seek_point_fn)(void *ctx, const recd_seek_point *p);
 
@@ -25,18 +39,20 @@ struct recd_format_seek {
     /* Fixed-size records: the point for `time` computed from the file alone; NULL otherwise. */
     int (*direct)(const uint8_t *buf, size_t len, int64_t time, recd_seek_point *out);
     /* The file as export_msgs gives it (open first, close last), leaving out the states and
-     * events before p's keyframe and what follows the first state or event at or after `to`
-     * (to < 0: none). NULL: readers must start at the beginning (a CARLA cut needs every actor
-     * added before the range). */
-    int (*export_from)(const uint8_t *buf, size_t len, const recd_seek_point *p, int64_t to,
-                       recd_msg_fn on_msg, void *ctx, char *err, size_t errlen);
+     * events before p's keyframe and what follows the first state or event at or after r->to
+     * (to < 0: none). 0, RECD_SEEK_READ_WHOLE when it cannot start there (before delivering
+     * anything: the caller reads the whole file), or a negative errno. NULL: readers must start
+     * at the beginning. */
+    int (*export_from)(const uint8_t *buf, size_t len, const recd_seek_point *p,
+                       const recd_seek_read *r, recd_msg_fn on_msg, void *ctx, char *err,
+                       size_t errlen);
 };
 
-/* The messages of [from, to) and what a cut needs before them (the format's export_from, from
- * the seek point of `from` found through index): 1 when done that way, 0 when the format cannot
- * (the caller reads the whole file), or a negative errno. */
+/* The messages of [r->from, r->to) and what a cut needs before them (the format's export_from,
+ * from the seek point of `from` found through index): 1 when done that way, 0 when the format
+ * cannot (the caller reads the whole file), or a negative errno. */
 int recd_format__export_range(const recd_format *f, const uint8_t *buf, size_t len,
-                              const uint8_t *index, size_t index_len, int64_t from, int64_t to,
+                              const uint8_t *index, size_t index_len, const recd_seek_read *r,
                               recd_msg_fn on_msg, void *ctx, char *err, size_t errlen);
 
 /* Up to max seek points from the valid prefix of index (sidecar of buf) whose times lie in

@@ -13,12 +13,10 @@
 #include <string.h>
 
 #include "base/bytes.h"
-#include "formats/carla/carla_actor_index.h"
 #include "formats/carla/carla_format.h"
+#include "formats/carla/carla_world.h"
 #include "formats/format_edit.h"
 #include "base/why.h"
-
-#define CARLA_MAX_MS 1e15 /* elapsed seconds beyond 1e12 are no simulation time */
 
 static double carla_exact_ms(const recd_msg *m)
 {
@@ -30,166 +28,8 @@ static double carla_exact_ms(const recd_msg *m)
 
 static int64_t carla_time_of(const recd_msg *m)
 {
-    double ms = carla_exact_ms(m);
-    return ms >= 0 ? (int64_t)llround(ms) : -1;
-}
-
-/* ---- the actors alive at a point of the log ----------------------------------------------- */
-
-typedef struct edit_actor {
-    uint32_t id;
-    bool alive;
-    uint8_t width;
-    uint8_t *add; /* owned copy of its EventAdd record */
-    uint32_t add_len;
-    bool has_pos;
-    uint8_t pos[48]; /* latest location and rotation: 6 numbers of the width */
-    bool has_parent;
-    uint32_t parent;
-} edit_actor;
-
-typedef struct edit_world {
-    edit_actor *a; /* in the order they were added */
-    size_t n, cap;
-    carla_actor_index x;
-} edit_world;
-
-static edit_actor *world_find(edit_world *w, uint32_t id)
-{
-    size_t slot;
-    if (!carla_index_get(&w->x, id, &slot) || !w->a[slot].alive)
-        return NULL;
-    return &w->a[slot];
-}
-
-static void world_free(edit_world *w)
-{
-    for (size_t i = 0; i < w->n; i++)
-        free(w->a[i].add);
-    free(w->a);
-    carla_index_free(&w->x);
-    memset(w, 0, sizeof *w);
-}
-
-static int world_event(edit_world *w, const recd_carla_event *e)
-{
-    if (e->len < 4)
-        return 0;
-    uint32_t id = ld_le32(e->data);
-    if (e->kind == RECD_CARLA_EVENT_DEL) {
-        edit_actor *a = world_find(w, id);
-        if (a) {
-            a->alive = false;
-            free(a->add);
-            a->add = NULL;
-        }
-    } else if (e->kind == RECD_CARLA_EVENT_PARENT && e->len >= 8) {
-        edit_actor *a = world_find(w, id);
-        if (a) {
-            a->has_parent = true;
-            a->parent = ld_le32(e->data + 4);
-        }
-    } else if (e->kind == RECD_CARLA_EVENT_ADD && e->len >= 5 + 6u * e->width) {
-        edit_actor *old = world_find(w, id);
-        if (old) { /* added again without a delete: the new record wins */
-            old->alive = false;
-            free(old->add);
-            old->add = NULL;
-        }
-        if (w->n == w->cap) {
-            size_t cap = w->cap ? w->cap * 2 : 64;
-            edit_actor *v = realloc(w->a, cap * sizeof *v);
-            if (!v)
-                return -ENOMEM;
-            w->a = v;
-            w->cap = cap;
-        }
-        edit_actor *a = &w->a[w->n];
-        memset(a, 0, sizeof *a);
-        a->add = malloc(e->len);
-        if (!a->add)
-            return -ENOMEM;
-        memcpy(a->add, e->data, e->len);
-        a->add_len = e->len;
-        a->id = id;
-        a->width = e->width;
-        a->alive = true;
-        int rc = carla_index_put(&w->x, id, w->n);
-        if (rc < 0) {
-            free(a->add);
-            return rc;
-        }
-        w->n++;
-    }
-    return 0;
-}
-
-/* Each Position record of the frame becomes its actor's latest position. */
-static void world_positions(edit_world *w, const recd_carla_frame *f)
-{
-    size_t rec = 4 + 6u * f->width;
-    for (size_t i = 0; i < f->count; i++) {
-        const recd_carla_packet *p = &f->packets[i];
-        if (p->raw || p->kind != RECD_CARLA_POSITION || (size_t)p->count * rec != p->len)
-            continue;
-        for (uint32_t k = 0; k < p->count; k++) {
-            const uint8_t *r = p->data + (size_t)k * rec;
-            edit_actor *a = world_find(w, ld_le32(r));
-            if (a && a->width == f->width) {
-                memcpy(a->pos, r + 4, 6u * f->width);
-                a->has_pos = true;
-            }
-        }
-    }
-}
-
-static int emit_event(uint8_t kind, uint8_t width, const uint8_t *data, uint32_t len,
-                      recd_msg_fn emit, void *ctx, char *err, size_t errlen)
-{
-    recd_carla_event e = {.kind = kind, .width = width, .len = len, .data = data};
-    recd_msg m;
-    recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_CARLA);
-    m.carla_event = &e;
-    return emit(ctx, &m, err, errlen); /* emit copies what it keeps; nothing to free here */
-}
-
-/* The first frame of a cut: every living actor added where it stands, then its attachment. */
-static int emit_alive(edit_world *w, recd_msg_fn emit, void *ctx, char *err, size_t errlen)
-{
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < w->n; i++) {
-        edit_actor *a = &w->a[i];
-        if (!a->alive)
-            continue;
-        if (a->has_pos)
-            memcpy(a->add + 5, a->pos, 6u * a->width);
-        rc = emit_event(RECD_CARLA_EVENT_ADD, a->width, a->add, a->add_len, emit, ctx, err,
-                        errlen);
-    }
-    for (size_t i = 0; rc == 0 && i < w->n; i++) {
-        edit_actor *a = &w->a[i];
-        if (!a->alive || !a->has_parent || !world_find(w, a->parent))
-            continue;
-        uint8_t rec[8];
-        st_le32(rec, a->id);
-        st_le32(rec + 4, a->parent);
-        rc = emit_event(RECD_CARLA_EVENT_PARENT, a->width, rec, 8, emit, ctx, err, errlen);
-    }
-    return rc;
-}
-
-/* The end of an input in a concat: every actor still alive is deleted. */
-static int emit_deletes(edit_world *w, recd_msg_fn emit, void *ctx, char *err, size_t errlen)
-{
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < w->n; i++) {
-        if (!w->a[i].alive)
-            continue;
-        uint8_t rec[4];
-        st_le32(rec, w->a[i].id);
-        rc = emit_event(RECD_CARLA_EVENT_DEL, w->a[i].width, rec, 4, emit, ctx, err, errlen);
-    }
-    return rc;
+    return m->type == RECD_MSG_STATE && m->carla_state ? carla_elapsed_ms(m->carla_state->elapsed)
+                                                       : -1;
 }
 
 /* A copy of state m as frame `id` at `elapsed`; its VisualTime and PlatformTime move by as much
@@ -230,7 +70,7 @@ static int emit_close(recd_msg_fn emit, void *ctx, char *err, size_t errlen)
 static int carla_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_fn emit,
                      void *ctx, char *err, size_t errlen)
 {
-    edit_world w = {0};
+    carla_world w = {0};
     uint64_t frames = 0;
     double base = 0;
     int64_t first = -1, last = -1;
@@ -239,7 +79,7 @@ static int carla_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_
         const recd_msg *m = &in->v[i];
         if (m->type == RECD_MSG_EVENT) {
             if (frames == 0)
-                rc = world_event(&w, m->carla_event);
+                rc = carla_world_event(&w, m->carla_event);
             else
                 rc = emit(ctx, m, err, errlen);
             continue;
@@ -251,7 +91,7 @@ static int carla_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_
             first = t;
         last = t > last ? t : last;
         if (t < o->from) {
-            world_positions(&w, m->carla_state);
+            carla_world_positions(&w, m->carla_state);
             continue;
         }
         if (o->to >= 0 && t >= o->to)
@@ -260,9 +100,9 @@ static int carla_cut(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_
             base = o->keep_time ? 0.0 : m->carla_state->elapsed;
         rc = emit_frame(m, ++frames, m->carla_state->elapsed - base, emit, ctx, err, errlen);
         if (rc == 0 && frames == 1)
-            rc = emit_alive(&w, emit, ctx, err, errlen);
+            rc = carla_world_emit_alive(&w, false, emit, ctx, err, errlen);
     }
-    world_free(&w);
+    carla_world_free(&w);
     if (rc == 0 && frames == 0) {
         char to[24] = "the end";
         if (o->to >= 0)
@@ -291,13 +131,13 @@ static int carla_concat(const recd_edit_msgs *in, size_t n, int64_t gap, recd_ms
     uint64_t frames = 0;
     double end = 0, step = 0; /* the last written frame's elapsed and the step before it */
     for (size_t k = 0; rc == 0 && k < n; k++) {
-        edit_world w = {0};
+        carla_world w = {0};
         double offset = 0;
         bool started = false;
         for (size_t i = 1; rc == 0 && i < in[k].n; i++) {
             const recd_msg *m = &in[k].v[i];
             if (m->type == RECD_MSG_EVENT) {
-                rc = world_event(&w, m->carla_event);
+                rc = carla_world_event(&w, m->carla_event);
                 if (rc == 0)
                     rc = emit(ctx, m, err, errlen);
                 continue;
@@ -315,8 +155,8 @@ static int carla_concat(const recd_edit_msgs *in, size_t n, int64_t gap, recd_ms
             end = t;
         }
         if (rc == 0 && k + 1 < n)
-            rc = emit_deletes(&w, emit, ctx, err, errlen);
-        world_free(&w);
+            rc = carla_world_emit_deletes(&w, emit, ctx, err, errlen);
+        carla_world_free(&w);
     }
     return rc == 0 ? emit_close(emit, ctx, err, errlen) : rc;
 }

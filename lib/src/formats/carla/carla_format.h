@@ -4,6 +4,7 @@
 #define RECD_CARLA_FORMAT_H
 
 #include "formats/carla/carla_reader.h"
+#include "formats/format_seek.h"
 #include "recd/edit.h"
 #include "recd/format.h"
 
@@ -42,5 +43,9 @@ int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, vo
 int recd_carla__track_points(const recd_msg *m, recd_track_fn on_point, void *data);
 
 extern const struct recd_format_seek recd_carla__seek; /* carla_seek.c */
+/* From a seek point on (carla_export.c; recd_format_seek.export_from). */
+int recd_carla__export_from(const uint8_t *buf, size_t len, const recd_seek_point *p,
+                            const recd_seek_read *r, recd_msg_fn on_msg, void *ctx, char *err,
+                            size_t errlen);
 
 #endif

@@ -3,6 +3,7 @@
 #include "formats/carla/carla_reader.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,11 +61,19 @@ static int resolve_kind(carla_reader *r, unsigned id, const uint8_t *p, uint32_t
     return cand[0];
 }
 
-/* One pass over packet headers: id table, vector width, additional data. */
+int64_t carla_elapsed_ms(double elapsed)
+{
+    double ms = elapsed * 1000.0;
+    return ms >= 0 && ms < CARLA_MAX_MS ? (int64_t)llround(ms) : -1;
+}
+
+/* One pass over packet headers: id table, vector width, additional data, time order. */
 static void detect(carla_reader *r)
 {
     bool later = false, has23 = false, door23 = false, door21 = false, width_known = false;
+    int64_t last_ms = 0;
     r->width = 4;
+    r->times_sorted = true;
     for (size_t pos = r->hdr.size; r->len - pos >= CARLA_PACKET_HEADER;) {
         unsigned id = r->buf[pos];
         uint32_t size = ld_le32(r->buf + pos + 1);
@@ -76,6 +85,11 @@ static void detect(carla_reader *r)
             if (per == 52)
                 r->width = 8;
             width_known = per == 28 || per == 52;
+        }
+        if (id == RECD_CARLA_FRAME_START && size == 24) {
+            int64_t ms = carla_elapsed_ms(f64_from_bits(ld_le64(p + 16)));
+            r->times_sorted &= ms >= last_ms;
+            last_ms = ms;
         }
         if (id == 19 || id == 20)
             later = true;
@@ -136,7 +150,17 @@ bool carla_reader_peek_elapsed(const carla_reader *r, double *elapsed)
     return true;
 }
 
-int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset)
+/* What a walk that only follows the actors reads: their events and positions. */
+static bool world_kind(carla_reader *r, unsigned id)
+{
+    int kind = id < 21 ? carla_kind_of_id(r->ids, id) : -1;
+    return kind == RECD_CARLA_EVENT_ADD || kind == RECD_CARLA_EVENT_DEL ||
+           kind == RECD_CARLA_EVENT_PARENT || kind == RECD_CARLA_POSITION;
+}
+
+/* carla_reader_next, or with world_only its frame with only the EventAdd, EventDel, EventParent
+ * and Position packets (the others are checked for size and place, not parsed). */
+static int next_frame(carla_reader *r, recd_carla_frame *f, size_t *offset, bool world_only)
 {
     memset(f, 0, sizeof *f);
     size_t start = r->pos, pos = r->pos;
@@ -188,6 +212,8 @@ int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset)
                 warn(r, pos - size - CARLA_PACKET_HEADER, "carla-frame-end-size", "FrameEnd with a payload");
             break;
         }
+        if (world_only && !world_kind(r, id))
+            continue;
         if (n == r->cap) {
             size_t cap = r->cap ? r->cap * 2 : 32;
             void *np = realloc(r->packets, cap * sizeof *r->packets);
@@ -230,6 +256,16 @@ int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset)
     r->pos = pos;
     r->frames++;
     return 1;
+}
+
+int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset)
+{
+    return next_frame(r, f, offset, false);
+}
+
+int carla_reader_next_world(carla_reader *r, recd_carla_frame *f, size_t *offset)
+{
+    return next_frame(r, f, offset, true);
 }
 
 void carla_reader_free(carla_reader *r)

@@ -16,6 +16,7 @@
 #define CARLA_MAGIC "CARLA_RECORDER"
 #define CARLA_MAGIC_LEN 14
 #define CARLA_PACKET_HEADER 5 /* u8 id + u32 size */
+#define CARLA_MAX_MS 1e15      /* elapsed seconds beyond 1e12 are no simulation time */
 
 typedef struct carla_header {
     uint16_t version;
@@ -39,6 +40,8 @@ typedef struct carla_reader {
     bool interim_ids;     /* ids 21-23 as ue4-dev wrote them Nov 2023 .. Mar 2025 */
     unsigned width;       /* 4 or 8, detected from Position packets */
     bool additional_data; /* PlatformTime packets seen */
+    bool times_sorted;    /* every frame's elapsed ms (rounded, as edits round it) is valid and
+                             no smaller than the frame's before */
     size_t pos;           /* next frame */
     uint64_t frames;      /* frames read so far */
     uint64_t raw_packets; /* kept unparsed */
@@ -55,12 +58,20 @@ int carla_reader_init(carla_reader *r, const uint8_t *buf, size_t len, recd_repo
  * where it starts. 1 = a frame, 0 = end of file, -EBADMSG = a truncated, torn or misplaced
  * packet (r->err, r->err_offset; r->pos stays at the frame's start), -ENOMEM. */
 int carla_reader_next(carla_reader *r, recd_carla_frame *f, size_t *offset);
+/* carla_reader_next with only the frame's EventAdd, EventDel, EventParent and Position packets
+ * in *f (parsed as carla_reader_next parses them); the others are checked for their size and
+ * place only. Same errors. */
+int carla_reader_next_world(carla_reader *r, recd_carla_frame *f, size_t *offset);
 /* The id table's name for people: "ue4-dev-interim" for ue4-dev's Nov 2023 .. Mar 2025
  * numbering (the test export refuses files by), else the release's ("0.9.16"). */
 const char *carla_reader_ids_label(const carla_reader *r);
 /* Elapsed of the frame at r->pos, when a whole FrameStart is there. */
 bool carla_reader_peek_elapsed(const carla_reader *r, double *elapsed);
 void carla_reader_free(carla_reader *r);
+
+/* A frame's elapsed seconds as the edit operations' milliseconds (rounded), or -1 when negative,
+ * not finite or beyond any simulation time. */
+int64_t carla_elapsed_ms(double elapsed);
 
 /* A record's f32 at p, and component k of a vector of width w (4: f32, 8: f64) at p. */
 static inline double carla_f32at(const uint8_t *p) { return (double)f32_from_bits(ld_le32(p)); }

@@ -2,8 +2,8 @@
 /* Seeking in CARLA logs: a seek point is a frame (its FrameStart packet), its time the frame's
  * elapsed game time in milliseconds, rounded as the edit operations round it, and its aux the
  * frame's id. The walk reads packet headers only. The header identifies the file (no writer
- * rewrites it). A reader that starts at a frame misses the actors added before it, so the edit
- * operations still read a log from its start (no export_from). */
+ * rewrites it). A reader that starts at a frame misses the actors added before it: a cut learns
+ * them from the frames before, read without their positions (carla_world_read_to). */
 #include <errno.h>
 #include <math.h>
 
@@ -12,7 +12,6 @@
 #include "formats/format_seek.h"
 
 #define FRAME_START_SIZE 24u
-#define CARLA_SEEK_MAX_MS 1e15 /* as the edit operations: beyond it is no simulation time */
 
 static size_t carla_stable_len(const uint8_t *buf, size_t len)
 {
@@ -30,7 +29,7 @@ static bool frame_point(const uint8_t *buf, size_t pos, recd_seek_point *p)
         return false;
     const uint8_t *q = buf + pos + CARLA_PACKET_HEADER;
     double ms = f64_from_bits(ld_le64(q + 16)) * 1000.0;
-    if (!(ms >= 0 && ms < CARLA_SEEK_MAX_MS) || ld_le64(q) > INT64_MAX)
+    if (!(ms >= 0 && ms < CARLA_MAX_MS) || ld_le64(q) > INT64_MAX)
         return false;
     p->time = (int64_t)llround(ms);
     p->offset = pos;
@@ -67,5 +66,5 @@ const struct recd_format_seek recd_carla__seek = {
     .stable_len = carla_stable_len,
     .scan = carla_scan_points,
     .direct = NULL,
-    .export_from = NULL,
+    .export_from = recd_carla__export_from,
 };

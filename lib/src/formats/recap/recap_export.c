@@ -17,7 +17,19 @@ typedef struct recap_export {
     char *err;
     size_t errlen;
     int64_t to; /* stop after the first tick at or after it; < 0: read to the end */
+    recd_msg_take_fn take; /* NULL: on_msg */
 } recap_export;
+
+/* m (made here) to the reader, which takes it or copies it. */
+static int deliver(recap_export *x, recd_msg *m)
+{
+    if (!x->take)
+        return msg_deliver_owned(x->on_msg, x->ctx, m, x->err, x->errlen);
+    int rc = x->take(x->ctx, m, x->err, x->errlen);
+    if (rc < 0 && x->err && x->errlen && !x->err[0])
+        recd_why(x->err, x->errlen, "%s", recd_strerror(rc));
+    return rc;
+}
 
 #define STOP_AT_TO 1 /* on_tick's value once the range is read */
 
@@ -31,7 +43,7 @@ static int on_header(void *ctx, const recd_recap_header *h)
         recd_msg_free(&m);
         return rc;
     }
-    return msg_deliver_owned(x->on_msg, x->ctx, &m, x->err, x->errlen);
+    return deliver(x, &m);
 }
 
 static int on_tick(void *ctx, uint64_t tick, const recd_recap_state *state,
@@ -41,17 +53,21 @@ static int on_tick(void *ctx, uint64_t tick, const recd_recap_state *state,
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_STATE, RECD_MSG_FMT_RECAP);
     int rc = recd_msg_set_recap_state(&m, tick, state);
-    if (rc < 0 || (rc = msg_deliver_owned(x->on_msg, x->ctx, &m, x->err, x->errlen)) < 0) {
+    if (rc < 0) {
         recd_msg_free(&m);
         return rc;
     }
+    if ((rc = deliver(x, &m)) < 0)
+        return rc;
     for (size_t i = 0; i < n; i++) {
         recd_msg_init(&m, RECD_MSG_EVENT, RECD_MSG_FMT_RECAP);
         rc = recd_msg_set_recap_event(&m, tick, &events[i]);
-        if (rc < 0 || (rc = msg_deliver_owned(x->on_msg, x->ctx, &m, x->err, x->errlen)) < 0) {
+        if (rc < 0) {
             recd_msg_free(&m);
             return rc;
         }
+        if ((rc = deliver(x, &m)) < 0)
+            return rc;
     }
     return x->to >= 0 && tick >= (uint64_t)x->to ? STOP_AT_TO : 0;
 }
@@ -64,7 +80,7 @@ static int on_member_end(void *ctx, uint64_t end_tick, uint64_t end_offset)
     recd_msg_init(&m, RECD_MSG_FLUSH, RECD_MSG_FMT_RECAP);
     m.flush.has_end_tick = true;
     m.flush.end_tick = end_tick;
-    return msg_deliver_owned(x->on_msg, x->ctx, &m, x->err, x->errlen);
+    return deliver(x, &m);
 }
 
 int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx,
@@ -90,7 +106,7 @@ int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
         return rc == -ENOMEM ? rc : -EBADMSG;
     }
     recd_report_free(&report);
-    recap_export x = {on_msg, ctx, err, errlen, -1};
+    recap_export x = {on_msg, ctx, err, errlen, -1, NULL};
     recd_recap_callbacks cb = {on_header, on_tick, NULL, on_member_end, &x};
     rc = recd_recap_decode(buf, len, NULL, &cb, &res, NULL);
     if (rc < 0)
@@ -102,17 +118,18 @@ int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, 
     return msg_deliver_owned(on_msg, ctx, &m, err, errlen);
 }
 
-static int deliver_close(recd_msg_fn on_msg, void *ctx, char *err, size_t errlen)
+static int deliver_close(recap_export *x)
 {
     recd_msg m;
     recd_msg_init(&m, RECD_MSG_CLOSE, RECD_MSG_FMT_RECAP);
-    return msg_deliver_owned(on_msg, ctx, &m, err, errlen);
+    return deliver(x, &m);
 }
 
-int recd_recap__export_from(const uint8_t *buf, size_t len, const recd_seek_point *p, int64_t to,
-                            recd_msg_fn on_msg, void *ctx, char *err, size_t errlen)
+int recd_recap__export_from(const uint8_t *buf, size_t len, const recd_seek_point *p,
+                            const recd_seek_read *r, recd_msg_fn on_msg, void *ctx, char *err,
+                            size_t errlen)
 {
-    recap_export x = {on_msg, ctx, err, errlen, to};
+    recap_export x = {on_msg, ctx, err, errlen, r->to, r->take};
     recd_recap_callbacks cb = {on_header, on_tick, NULL, on_member_end, &x};
     recap_resume rs = {p->offset, (uint64_t)p->aux, true, NULL};
     recd_recap_decode_result res;
@@ -124,5 +141,5 @@ int recd_recap__export_from(const uint8_t *buf, size_t len, const recd_seek_poin
     }
     if (rc < 0)
         return rc;
-    return deliver_close(on_msg, ctx, err, errlen);
+    return deliver_close(&x);
 }

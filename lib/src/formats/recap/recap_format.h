@@ -3,15 +3,17 @@
 #ifndef RECD_RECAP_FORMAT_H
 #define RECD_RECAP_FORMAT_H
 
+#include "formats/format_seek.h"
 #include "recd/format.h"
 
 int recd_recap__repair(const uint8_t *buf, size_t len, recd_repair_result *r);
 /* In recap_export.c. */
 int recd_recap__export_msgs(const uint8_t *buf, size_t len, recd_msg_fn on_msg, void *ctx,
                             char *err, size_t errlen);
-/* From a seek point on, stopping after tick `to` (recap_export.c; recd_format_seek.export_from). */
-int recd_recap__export_from(const uint8_t *buf, size_t len, const recd_seek_point *p, int64_t to,
-                            recd_msg_fn on_msg, void *ctx, char *err, size_t errlen);
+/* From a seek point on, stopping after tick r->to (recap_export.c; recd_format_seek.export_from). */
+int recd_recap__export_from(const uint8_t *buf, size_t len, const recd_seek_point *p,
+                            const recd_seek_read *r, recd_msg_fn on_msg, void *ctx, char *err,
+                            size_t errlen);
 extern const struct recd_format_seek recd_recap__seek; /* recap_seek.c */
 /* In recap_import.c. */
 extern const struct recd_format_importer recd_recap__importer;

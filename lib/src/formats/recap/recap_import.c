@@ -124,15 +124,17 @@ static int recap_check_frames(const recap_import *ri, const char *what, uint64_t
     return -EBADMSG;
 }
 
-/* Moves the pending tick on to `tick`, feeding the previous one when the tick changes. */
-static int recap_at_tick(recd_importer *im, const char *what, uint64_t tick, char *err, size_t errlen)
+/* Moves the pending tick on to `tick`, feeding the previous one when the tick changes. field:
+ * the message's tick field, for errors ("state.tick"). */
+static int recap_at_tick(recd_importer *im, const char *field, uint64_t tick, char *err,
+                         size_t errlen)
 {
     recap_import *ri = im->impl;
     if (ri->have_pending && tick == ri->pending_tick)
         return 0;
     uint64_t last = ri->have_pending ? ri->pending_tick : ri->last_fed;
     if ((ri->have_pending || ri->fed) && tick < last + (ri->have_pending ? 0 : 1)) {
-        recd_why(err, errlen, "%s.tick: %llu, but tick %llu came before (ticks only move forward)", what,
+        recd_why(err, errlen, "%s: %llu, but tick %llu came before (ticks only move forward)", field,
                  (unsigned long long)tick, (unsigned long long)last);
         return -EBADMSG;
     }
@@ -140,8 +142,6 @@ static int recap_at_tick(recd_importer *im, const char *what, uint64_t tick, cha
         ri->started = true;
         ri->first_tick = tick;
     }
-    char field[32];
-    snprintf(field, sizeof field, "%s.tick", what);
     int rc = recap_check_frames(ri, field, tick, tick - ri->first_tick + 1, err, errlen);
     if (rc == 0)
         rc = recap_feed(im, err, errlen);
@@ -156,7 +156,7 @@ static int recap_state(recd_importer *im, const recd_msg *m, char *err, size_t e
 {
     recap_import *ri = im->impl;
     const recd_msg_recap_state *s = m->recap_state;
-    int rc = recap_at_tick(im, "state", s->tick, err, errlen);
+    int rc = recap_at_tick(im, "state.tick", s->tick, err, errlen);
     if (rc < 0)
         return rc;
     if (ri->state) {
@@ -180,7 +180,7 @@ static int recap_event(recd_importer *im, const recd_msg *m, char *err, size_t e
                  ? recd_recap_tag_info_get(e->event.tag)->name : "?", recd_strerror(rc));
         return -EBADMSG;
     }
-    if ((rc = recap_at_tick(im, "event", e->tick, err, errlen)) < 0)
+    if ((rc = recap_at_tick(im, "event.tick", e->tick, err, errlen)) < 0)
         return rc;
     if (ri->nevents == ri->cap) {
         size_t cap = ri->cap ? ri->cap * 2 : 8;
