@@ -28,7 +28,7 @@ a_pid= nats_pid=
 cleanup() {
     for p in $a_pid $nats_pid; do kill -9 "$p" 2>/dev/null; done
     chmod -R u+w "$tmp" 2>/dev/null
-    [ -n "${RECD_TEST_KEEP:-}" ] || rm -rf "$tmp"
+    rm -rf "$tmp"
 }
 trap cleanup EXIT
 # shellcheck source=../shell/expect.sh
