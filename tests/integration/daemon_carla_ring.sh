@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # recd instant replay for CARLA sessions, and CARLA logs that replay alone from their first frame.
-# A 40-actor, 20 s CARLA session (rectool generate, 401 frames) is changed so that the traffic
+# A 10-actor, 20 s CARLA session (rectool generate, 401 frames) is changed so that the traffic
 # lights' states come only every 2 s and the weather twice (frames 3 and 250). Sent with ring:
 # true (ring.window 5s), it is saved three ways: a wire save message (the last 4 s before 12 s),
 # a state with the save flag (the whole window, at 15 s) and POST /sessions/KEY/save (the last
@@ -8,7 +8,7 @@
 # (../shared/corpus/carla/carla_log_reader.py), has packets its records fill exactly, frames from
 # 1 and time from 0, knows every actor that moves in it, and its first frame holds every light's
 # last state and the last weather. The same session sent without a ring and cut by
-# rotation.max_size 256KiB: every part after the first holds the same in its first frame. Then,
+# rotation.max_size 64KiB: every part after the first holds the same in its first frame. Then,
 # at ring.session_memory 64KiB, the ring's drops are counted and a save of it still stands alone.
 # Skipped (77) without the corpus.
 set -u
@@ -32,22 +32,24 @@ output:
 metrics:
   listen: 127.0.0.1:0
 rotation:
-  max_size: 256KiB
+  max_size: 64KiB
 ring:
   window: 5s
 YAML
 start_recd "$tmp/log" --config "$tmp/recd.yaml"
 tcp=${tcp#tcp://}
 
-expect 0 "$RECTOOL" generate --format carla --actors 40 --duration 20s --seed 3 -o "$tmp/c.log"
+expect 0 "$RECTOOL" generate --format carla --actors 10 --duration 20s --seed 3 -o "$tmp/c.log"
 "$RECTOOL" export "$tmp/c.log" --to jsonl >"$tmp/c.jsonl" || fail "rectool export c.log"
-# Lights only every 40th frame; weather at frames 3 and 250.
-python3 - "$tmp/c.jsonl" >"$tmp/a.jsonl" <<'PY' || fail "preparing the session"
+# Lights only every 40th frame; weather at frames 3 and 250. sum.json: each frame's elapsed, light
+# states and weather cloudiness, for the checks.
+python3 - "$tmp/c.jsonl" "$tmp/a.jsonl" "$tmp/sum.json" <<'PY' || fail "preparing the session"
 import json, sys
 w = {k: 0.5 for k in ("cloudiness", "precipitation", "precipitation_deposits", "wind_intensity",
      "sun_azimuth_angle", "sun_altitude_angle", "fog_density", "fog_distance", "fog_falloff",
      "wetness", "scattering_intensity", "mie_scattering_scale", "rayleigh_scattering_scale",
      "dust_storm")}
+out, frames = open(sys.argv[2], "w"), []
 for line in open(sys.argv[1]):
     m = json.loads(line)
     if m["type"] == "state":
@@ -55,7 +57,11 @@ for line in open(sys.argv[1]):
             m.pop("traffic_lights", None)
         if m["frame"] in (3, 250):
             m["weather"] = [dict(w, cloudiness=float(m["frame"]))]
-    print(json.dumps(m))
+        frames.append({"elapsed": m["elapsed"],
+                       "lights": {x["id"]: x["state"] for x in m.get("traffic_lights", [])},
+                       "cloudiness": m["weather"][-1]["cloudiness"] if "weather" in m else None})
+    out.write(json.dumps(m) + "\n")
+json.dump(frames, open(sys.argv[3], "w"))
 PY
 
 # send.py ADDR JSONL KEY RING: the session as KEY (ring: true when RING is 1). With a ring, a save
@@ -131,7 +137,7 @@ kill -TERM "$recd_pid"
 wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
 recd_pid=
 
-# check.py READER ORIGINAL.jsonl LOG FIRST [LOG FIRST]...: each LOG, read alone, holds the
+# check.py READER sum.json LOG FIRST [LOG FIRST]...: each LOG, read alone, holds the
 # original's frames from index FIRST on (as many as it has; FIRST "+": from where the LOG before
 # ended), renumbered from 1 and rebased to 0; every packet is filled by its records; every actor
 # that moves was added in LOG before; the first frame holds every light sent up to it, each with
@@ -140,8 +146,7 @@ cat >"$tmp/check.py" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import carla_log_reader as r
-orig = [json.loads(l) for l in open(sys.argv[2])]
-orig = [m for m in orig if m["type"] == "state"]
+orig = json.load(open(sys.argv[2]))
 def check(path, first):
     buf = open(path, "rb").read()
     hdr, vw, vf, vsz, start = r.read_file(buf)
@@ -181,21 +186,20 @@ def check(path, first):
     assert frames[-1][1] == -1, "%s: the last frame's duration is %r" % (path, frames[-1][1])
     want_l, want_w = {}, None
     for o in orig[:first + 1]:
-        for x in o.get("traffic_lights", []):
-            want_l[x["id"]] = x
-        if o.get("weather"):
-            want_w = o["weather"][-1]
+        want_l.update((int(i), st) for i, st in o["lights"].items())
+        if o["cloudiness"] is not None:
+            want_w = o["cloudiness"]
     assert want_l, "the original sends no lights before frame %d" % first
     assert set(lights) == set(want_l), \
         "%s: first frame has lights %s, expected %s" % (path, sorted(lights), sorted(want_l))
     for i, x in lights.items():
-        assert x[3] == want_l[i]["state"], \
-            "%s: light %d in state %d, last sent %d" % (path, i, x[3], want_l[i]["state"])
+        assert x[3] == want_l[i], \
+            "%s: light %d in state %d, last sent %d" % (path, i, x[3], want_l[i])
     if want_w is None:
         assert not weather, "%s: weather before any was sent" % path
     else:
-        assert weather and abs(weather[-1][0] - want_w["cloudiness"]) < 1e-3, \
-            "%s: first frame weather %r, last sent cloudiness %r" % (path, weather, want_w["cloudiness"])
+        assert weather and abs(weather[-1][0] - want_w) < 1e-3, \
+            "%s: first frame weather %r, last sent cloudiness %r" % (path, weather, want_w)
     return n
 at = 0
 args = sys.argv[3:]
@@ -206,28 +210,30 @@ for k in range(0, len(args), 2):
     print(n)
 PY
 check() { # LOG FIRST-INDEX [LOG FIRST-INDEX]...: sets n to the frames of each
-    n=$(python3 "$tmp/check.py" "$reader_dir" "$tmp/a.jsonl" "$@" 2>"$tmp/check.err") ||
+    n=$(python3 "$tmp/check.py" "$reader_dir" "$tmp/sum.json" "$@" 2>"$tmp/check.err") ||
         fail "$(tail -1 "$tmp/check.err")"
 }
 frames_of() { # LOG: sets n to its frames, read alone
-    n=$(python3 -c 'import sys; sys.path.insert(0,sys.argv[1]); import carla_log_reader as r; b=open(sys.argv[2],"rb").read(); h=r.read_file(b); print(sum(1 for p in r.iter_packets(b,h[4]) if p[0]==0))' "$reader_dir" "$1")
+    n=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import carla_log_reader as r
+b = open(sys.argv[2], "rb").read()
+print(sum(1 for p in r.iter_packets(b, r.read_file(b)[4]) if p[0] == 0))' "$reader_dir" "$1")
 }
 # The index of the first frame of the last MS milliseconds up to frame LAST (its index), by the
 # ring's clock (integer milliseconds of elapsed).
 first_of() { # LAST MS
-    python3 - "$tmp/a.jsonl" "$1" "$2" <<'PY'
+    python3 - "$tmp/sum.json" "$1" "$2" <<'PY'
 import json, sys
-st = [json.loads(l) for l in open(sys.argv[1])]
-st = [m for m in st if m["type"] == "state"]
+st = json.load(open(sys.argv[1]))
 last, ms = int(sys.argv[2]), int(sys.argv[3])
 t = lambda i: int(st[i]["elapsed"] * 1000)
 print(min(i for i in range(last + 1) if t(i) >= t(last) - ms))
 PY
 }
 index_at() { # SECONDS: the index of the first state at or after it
-    python3 -c 'import json,sys; st=[json.loads(l) for l in open(sys.argv[1]) if "\"state\"" in l]; print(min(i for i,m in enumerate(st) if m["elapsed"]>=float(sys.argv[2])))' "$tmp/a.jsonl" "$1"
+    python3 -c 'import json,sys; st=json.load(open(sys.argv[1]))
+print(min(i for i, m in enumerate(st) if m["elapsed"] >= float(sys.argv[2])))' "$tmp/sum.json" "$1"
 }
-total=$(grep -c '"type": "state"' "$tmp/a.jsonl")
+total=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/sum.json")
 ring_dir=$tmp/rec/carla/cr
 ls "$ring_dir" | grep "\.log$" >"$tmp/saves"
 [ "$(grep -c . "$tmp/saves")" = 3 ] || fail "expected three saves in $ring_dir: $(cat "$tmp/saves")"

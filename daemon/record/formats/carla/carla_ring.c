@@ -237,7 +237,8 @@ int carla_ring_state(recd_session *s, carla_session *cs, const recd_carla_frame 
     if (!cs->w) {
         recd_buf_reset(&cs->scratch);
         cs->sink = (recd_reserve_sink){scratch_write, scratch_reserve, &cs->scratch};
-        if ((rc = recd_carla_writer_new(&cs->w, &cs->open, recd_reserve_sink_as_sink(&cs->sink))) < 0)
+        rc = recd_carla_writer_new(&cs->w, &cs->open, recd_reserve_sink_as_sink(&cs->sink));
+        if (rc < 0)
             return rc;
     }
     rc = recd_carla_writer_state(cs->w, f, err, errlen);
@@ -263,7 +264,10 @@ void carla_ring_end(recd_session *s, carla_session *cs, bool session_end)
     cs->w = NULL;
 }
 
-static int save_write(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }
+static int save_write(void *ctx, const void *data, size_t len)
+{
+    return session_put(ctx, data, len);
+}
 static uint8_t *save_reserve(void *ctx, size_t len) { return session_reserve(ctx, len); }
 
 /* One frame of a save, rebased to its first: the first also holds the world then. */

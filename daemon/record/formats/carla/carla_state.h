@@ -83,7 +83,8 @@ typedef struct carla_first_frame {
     recd_carla_packet *packets;  /* else its packets, */
     uint8_t *lights;             /* and the State records it adds */
 } carla_first_frame;
-int carla_world_first_frame(const carla_world *w, const recd_carla_frame *f, carla_first_frame *out);
+int carla_world_first_frame(const carla_world *w, const recd_carla_frame *f,
+                            carla_first_frame *out);
 void carla_first_frame_free(carla_first_frame *ff);
 /* Writes an EventAdd for every live actor into the writer's held frame. */
 int carla_world_readd(const carla_world *w, recd_carla_writer *wr, char *err, size_t errlen);

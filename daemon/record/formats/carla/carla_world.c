@@ -221,7 +221,8 @@ int carla_world_first_frame(const carla_world *w, const recd_carla_frame *f, car
         if (pk->kind != RECD_CARLA_STATE || (size_t)pk->count * CARLA_LIGHT_RECORD != pk->len)
             continue;
         for (uint32_t i = 0; i < pk->count && missing; i++) {
-            int64_t k = id_index_find(&w->light_index, le32(pk->data + (size_t)i * CARLA_LIGHT_RECORD));
+            const uint8_t *r = pk->data + (size_t)i * CARLA_LIGHT_RECORD;
+            int64_t k = id_index_find(&w->light_index, le32(r));
             if (k >= 0 && !sent[k]) {
                 sent[k] = true;
                 missing--;
