@@ -122,7 +122,7 @@ sender=$!
 exec 3>"$tmp/hold"
 python3 "$tmp/send.py" "$tcp" "$tmp/a.jsonl" cp 0 </dev/null >/dev/null 2>"$tmp/sent-cp.err" ||
     fail "the rotated session's sender: $(tail -1 "$tmp/sent-cp.err")"
-for _ in $(seq $((300 * ${RECD_TEST_TIME_SCALE:-1}))); do
+for _ in $(seq $((900 * ${RECD_TEST_TIME_SCALE:-1}))); do
     grep -q sent "$tmp/sent.out" 2>/dev/null && break
     kill -0 "$sender" 2>/dev/null || break
     sleep 0.1
