@@ -258,9 +258,10 @@ static void carla_free(recd_session *s)
 /* The documentation (and values) this format gives the core config keys that exist for it. */
 static const row config_docs[] = {
     {.key = "limits.session_state",
-     .doc = "State one session keeps because of what its peer sent (a CARLA session's live actors and "
-            "their records). A message that would take it over is refused. All sessions' state together "
-            "may take at most half of limits.process_buffer, and one peer's sessions half of that."},
+     .doc = "State one session keeps because of what its peer sent (a CARLA session's live "
+            "actors and their records, and its traffic lights' last states). A message that "
+            "would take it over is refused. All sessions' state together may take at most half "
+            "of limits.process_buffer, and one peer's sessions half of that."},
 };
 
 const session_format carla_session_format = {
