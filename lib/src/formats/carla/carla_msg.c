@@ -330,7 +330,8 @@ static int recd__carla_state_from_json(const json_t *root, recd_carla_frame **ou
         if (rc < 0)
             break;
         if (!strcmp(key, "type") || !strcmp(key, "session") || !strcmp(key, "seq") ||
-            !strcmp(key, "frame") || !strcmp(key, "elapsed") || !strcmp(key, "duration"))
+            !strcmp(key, "save") || !strcmp(key, "frame") || !strcmp(key, "elapsed") ||
+            !strcmp(key, "duration"))
             continue;
         if (!strcmp(key, "raw")) {
             rc = read_raw(v, &data, bp, &n, CAP, why, whylen);
@@ -404,6 +405,7 @@ static int recd__carla_event_from_json(const json_t *root, recd_carla_event **ou
     json_object_del(rec, "type");
     json_object_del(rec, "session");
     json_object_del(rec, "seq");
+    json_object_del(rec, "save"); /* the message's save flag (read with the common keys) */
     json_object_del(rec, "kind");
     recd_buf data = {0};
     int rc = carla_record_from_json(carla_kind(RECD_CARLA_EVENT_ADD + k, 8)->fields, rec, &data,
