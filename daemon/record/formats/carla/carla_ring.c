@@ -3,7 +3,7 @@
  * its state and the events after it, becomes one ring entry once the next state completes it,
  * at its elapsed time. A writer that writes nowhere checks every state and event on arrival as a
  * part's writer would, so a save never meets one it refuses. The frames that leave the ring
- * move the session's world (carla_world.c): the live actors, light states and weather at the
+ * move the session's world (carla_live.c): the live actors, light states and weather at the
  * ring's oldest frame. A save writes a CARLA log of its own, as a rotated part is: frames from 1,
  * time from 0, and a first frame that holds the world at that frame (the ring's world moved
  * through the frames before it), so the saved log replays alone. */
@@ -145,13 +145,13 @@ static bool next_event(ring_frame *rf, recd_carla_event *e)
 /* The frame at d moves the world w, as it moves a part's (frame, then its events). s: the
  * session whose ring's world it is: an add is held within its bounds, else left out (logged once,
  * counted as refused state); NULL for the copy one save makes. */
-static int apply_frame(carla_world *w, recd_session *s, const uint8_t *d, size_t len)
+static int apply_frame(carla_live *w, recd_session *s, const uint8_t *d, size_t len)
 {
     ring_frame rf;
     int rc = read_frame(d, len, &rf);
     if (rc < 0)
         return rc;
-    carla_world_frame(w, s, &rf.f);
+    carla_live_frame(w, s, &rf.f);
     recd_carla_event e;
     while (rc == 0 && next_event(&rf, &e)) {
         bool add = s && e.kind == RECD_CARLA_EVENT_ADD && e.len >= 4;
@@ -167,7 +167,7 @@ static int apply_frame(carla_world *w, recd_session *s, const uint8_t *d, size_t
         }
         if (add)
             session_hold(s, actor_cost(e.len));
-        rc = carla_world_event(w, s, &e);
+        rc = carla_live_event(w, s, &e);
         if (rc < 0 && add)
             session_release(s, actor_cost(e.len));
     }
@@ -272,7 +272,7 @@ static uint8_t *save_reserve(void *ctx, size_t len) { return session_reserve(ctx
 
 /* One frame of a save, rebased to its first: the first also holds the world then. */
 static int write_frame(recd_carla_writer *w, const uint8_t *d, size_t len, uint64_t id_base,
-                       double elapsed_base, const carla_world *first, uint64_t *samples,
+                       double elapsed_base, const carla_live *first, uint64_t *samples,
                        char *err, size_t errlen)
 {
     ring_frame rf;
@@ -283,12 +283,12 @@ static int write_frame(recd_carla_writer *w, const uint8_t *d, size_t len, uint6
     rf.f.elapsed -= elapsed_base;
     if (first) {
         carla_first_frame ff;
-        rc = carla_world_first_frame(first, &rf.f, &ff);
+        rc = carla_live_first_frame(first, &rf.f, &ff);
         if (rc == 0)
             rc = recd_carla_writer_state(w, &ff.f, err, errlen);
         carla_first_frame_free(&ff);
         if (rc == 0)
-            rc = carla_world_readd(first, w, err, errlen);
+            rc = carla_live_readd(first, w, err, errlen);
     } else {
         rc = recd_carla_writer_state(w, &rf.f, err, errlen);
     }
@@ -302,7 +302,7 @@ static int write_frame(recd_carla_writer *w, const uint8_t *d, size_t len, uint6
 
 /* Writes the frames from first on (then the collected one, when there is one) as a log named
  * label, its first frame holding the world. The frames written, or a negative errno. */
-static int write_save(recd_session *s, const session_ring_entry *first, const carla_world *world,
+static int write_save(recd_session *s, const session_ring_entry *first, const carla_live *world,
                       const char *label, uint64_t *samples, char *err, size_t errlen)
 {
     carla_session *cs = cs_of(s);
@@ -326,7 +326,7 @@ static int write_save(recd_session *s, const session_ring_entry *first, const ca
         return rc;
     }
     int frames = 0;
-    const carla_world *at_first = world;
+    const carla_live *at_first = world;
     for (const session_ring_entry *e = first; e && rc == 0; e = e->next, frames++) {
         uint64_t before = *samples;
         rc = write_frame(w, e->data, e->len, id0 - 1, elapsed0, at_first, samples, err, errlen);
@@ -362,15 +362,15 @@ int carla_ring_save(recd_session *s, uint32_t last_ms, const char *label, char *
     uint64_t latest = collecting ? frame_time_ms(cs->collect.data) : newest;
     uint64_t from = latest > last_ms ? latest - last_ms : 0;
     /* The world at the save's first frame: the ring's, moved through the frames before it. */
-    carla_world world;
-    int rc = carla_world_copy(&world, &cs->world);
+    carla_live world;
+    int rc = carla_live_copy(&world, &cs->world);
     for (; rc == 0 && first && first->time_ms < from; first = first->next)
         rc = apply_frame(&world, NULL, first->data, first->len);
     uint64_t samples = 0;
     char err[200] = "";
     if (rc == 0)
         rc = write_save(s, first, &world, label, &samples, err, sizeof err);
-    carla_world_free(&world);
+    carla_live_free(&world);
     if (rc < 0) {
         snprintf(why, whylen, "save of session '%s': %s", s->key,
                  rc == -ENAMETOOLONG ? "the label makes the path too long"

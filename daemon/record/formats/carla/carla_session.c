@@ -5,7 +5,7 @@
  * until the next state, so its duration is known; the part's last frame, written when the part
  * ends, keeps -1 as CARLA's own logs do. Every part is a log CARLA replays on its own: its frames
  * count from 1 and its time from 0, and the first frame of a part after the first holds the
- * world then (carla_world.c): an EventAdd for every live actor at its last position, and the
+ * world then (carla_live.c): an EventAdd for every live actor at its last position, and the
  * traffic lights' states and the weather last sent that the frame itself lacks. A session opened
  * with ring: true keeps its frames in memory instead, until a save (carla_ring.c). */
 #include "carla_session.h"
@@ -148,7 +148,7 @@ static int carla_event(recd_session *s, carla_session *cs, session_input *in,
         return rc;
     rc = recd_carla_writer_event(cs->w, e, err, sizeof err);
     if (rc == 0)
-        rc = s->ring ? carla_ring_event(cs, e) : carla_world_event(&cs->world, s, e);
+        rc = s->ring ? carla_ring_event(cs, e) : carla_live_event(&cs->world, s, e);
     if (rc < 0 && add)
         session_release(s, actor_cost(e->len));
     sync_frame(s, cs);
@@ -170,11 +170,11 @@ static int write_first_frame(carla_session *cs, const recd_carla_frame *f, char 
                              size_t errlen)
 {
     carla_first_frame ff;
-    int rc = carla_world_first_frame(&cs->world, f, &ff);
+    int rc = carla_live_first_frame(&cs->world, f, &ff);
     if (rc == 0)
         rc = recd_carla_writer_state(cs->w, &ff.f, err, errlen);
     carla_first_frame_free(&ff);
-    return rc == 0 ? carla_world_readd(&cs->world, cs->w, err, errlen) : rc;
+    return rc == 0 ? carla_live_readd(&cs->world, cs->w, err, errlen) : rc;
 }
 
 static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
@@ -228,7 +228,7 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
         rc = recd_carla_writer_state(cs->w, &part_frame, err, sizeof err);
     cs->replay_live = false;
     if (rc == 0)
-        carla_world_frame(&cs->world, s, f);
+        carla_live_frame(&cs->world, s, f);
     sync_frame(s, cs);
     if (rc == -EBADMSG)
         return session_refuse(in, RECD_M_SCHEMA, why, whylen, "session '%s': %s", s->key, err);
@@ -245,7 +245,7 @@ static void carla_free(recd_session *s)
     if (!cs)
         return;
     recd_carla_writer_free(cs->w);
-    carla_world_free(&cs->world);
+    carla_live_free(&cs->world);
     session_release(s, s->held);
     recd_buf_free(&cs->collect);
     recd_buf_free(&cs->scratch);

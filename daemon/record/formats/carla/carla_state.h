@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A CARLA session's own state (carla_session.c), the world it keeps so that a part or a save
- * replays alone (carla_world.c), and its instant-replay ring (carla_ring.c). */
+ * replays alone (carla_live.c), and its instant-replay ring (carla_ring.c). */
 #ifndef RECD_DAEMON_FORMATS_CARLA_STATE_H
 #define RECD_DAEMON_FORMATS_CARLA_STATE_H
 
@@ -25,7 +25,7 @@ typedef struct live_actor {
 
 /* What a log needs at its first frame to replay alone: the live actors (each at its last
  * position), every traffic light's last State record and the last Weather record. */
-typedef struct carla_world {
+typedef struct carla_live {
     live_actor *live;
     size_t nlive, cap;
     /* Where each live actor is in live. An episode adds and deletes actors by the thousand: a
@@ -37,7 +37,7 @@ typedef struct carla_world {
     bool has_weather;
     uint8_t weather[CARLA_WEATHER_RECORD];
     bool warned; /* a light (or, for a ring's base, an actor) left out at the state bound */
-} carla_world;
+} carla_live;
 
 typedef struct carla_session {
     recd_carla_open open;
@@ -49,7 +49,7 @@ typedef struct carla_session {
     double elapsed_base;  /* and from elapsed times */
     bool replay_live;     /* this part begins with the world (live actors, lights, weather) */
     /* The world now; for a ring session, at the ring's oldest frame (what left the ring). */
-    carla_world world;
+    carla_live world;
     uint64_t frame_held; /* the writer's held frame (and a ring's), as held state (sync_frame()) */
     /* Instant replay (carla_ring.c): the frame being collected (its state and events, as one
      * ring entry's bytes), the elapsed time of the newest frame, and the checking writer's
@@ -67,15 +67,15 @@ static inline carla_session *cs_of(const recd_session *s) { return s->format_dat
 static inline uint64_t actor_cost(uint32_t len) { return (uint64_t)len + sizeof(live_actor) + 32; }
 #define CARLA_LIGHT_COST (CARLA_LIGHT_RECORD + 24)
 
-/* The world (carla_world.c). s, when not NULL, is the session whose held state the world is:
+/* The world (carla_live.c). s, when not NULL, is the session whose held state the world is:
  * what it lets go is released, and a new light is held, within session_hold's bounds (left out,
  * logged once, beyond them). A world copied for one save is counted nowhere (s NULL). */
 /* An event: an add keeps its record (its cost held by the caller), a delete drops the actor. */
-int carla_world_event(carla_world *w, recd_session *s, const recd_carla_event *e);
+int carla_live_event(carla_live *w, recd_session *s, const recd_carla_event *e);
 /* A frame: its Position records move the live actors, its State and Weather records are kept. */
-void carla_world_frame(carla_world *w, recd_session *s, const recd_carla_frame *f);
-int carla_world_copy(carla_world *dst, const carla_world *src);
-void carla_world_free(carla_world *w); /* what it held is released by the caller */
+void carla_live_frame(carla_live *w, recd_session *s, const recd_carla_frame *f);
+int carla_live_copy(carla_live *dst, const carla_live *src);
+void carla_live_free(carla_live *w); /* what it held is released by the caller */
 /* The first frame of a log that replays alone: f with, where f lacks them, the world's light
  * states (one more State packet) and weather. */
 typedef struct carla_first_frame {
@@ -83,11 +83,11 @@ typedef struct carla_first_frame {
     recd_carla_packet *packets;  /* else its packets, */
     uint8_t *lights;             /* and the State records it adds */
 } carla_first_frame;
-int carla_world_first_frame(const carla_world *w, const recd_carla_frame *f,
+int carla_live_first_frame(const carla_live *w, const recd_carla_frame *f,
                             carla_first_frame *out);
 void carla_first_frame_free(carla_first_frame *ff);
 /* Writes an EventAdd for every live actor into the writer's held frame. */
-int carla_world_readd(const carla_world *w, recd_carla_writer *wr, char *err, size_t errlen);
+int carla_live_readd(const carla_live *w, recd_carla_writer *wr, char *err, size_t errlen);
 
 /* Instant replay (carla_ring.c). */
 /* A ring session's state: the frame before it goes to the ring, f is checked and collected. 0,

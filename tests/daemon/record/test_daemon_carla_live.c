@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What a CARLA part's or save's first frame holds (record/formats/carla/carla_world.c): the
+/* What a CARLA part's or save's first frame holds (record/formats/carla/carla_live.c): the
  * lights' last states and the last weather that the frame itself lacks, the actors a delete
  * forgets, and a frame that already carries everything left as it is (the same bytes as
  * before). Counted nowhere (no session). */
@@ -36,28 +36,28 @@ static recd_carla_packet weather_packet(uint8_t *buf, float cloudiness)
 
 /* The world after a frame with lights 2, 3, 4 (states 0, 1, 2) and weather 7, then a frame that
  * turns light 3 green. */
-static void seen(carla_world *w)
+static void seen(carla_live *w)
 {
     uint8_t lb[3 * CARLA_LIGHT_RECORD], wb[CARLA_WEATHER_RECORD], lb2[CARLA_LIGHT_RECORD];
     recd_carla_packet p[2] = {lights_packet(lb, (uint32_t[]){2, 3, 4}, (uint8_t[]){0, 1, 2}, 3),
                               weather_packet(wb, 7.0f)};
     recd_carla_frame f = {.id = 1, .width = 4, .count = 2, .packets = p};
-    carla_world_frame(w, NULL, &f);
+    carla_live_frame(w, NULL, &f);
     recd_carla_packet q = lights_packet(lb2, (uint32_t[]){3}, (uint8_t[]){2}, 1);
     recd_carla_frame g = {.id = 2, .width = 4, .count = 1, .packets = &q};
-    carla_world_frame(w, NULL, &g);
+    carla_live_frame(w, NULL, &g);
 }
 
 static void a_first_frame_gets_the_lights_and_weather_it_lacks(void **state)
 {
     (void)state;
-    carla_world w = {0};
+    carla_live w = {0};
     seen(&w);
     uint8_t lb[CARLA_LIGHT_RECORD];
     recd_carla_packet own = lights_packet(lb, (uint32_t[]){4}, (uint8_t[]){0}, 1);
     recd_carla_frame f = {.id = 3, .width = 4, .count = 1, .packets = &own};
     carla_first_frame ff;
-    assert_int_equal(carla_world_first_frame(&w, &f, &ff), 0);
+    assert_int_equal(carla_live_first_frame(&w, &f, &ff), 0);
     assert_int_equal(ff.f.count, 3);
     assert_ptr_equal(ff.f.packets[0].data, lb); /* its own records first, unchanged */
     const recd_carla_packet *added = &ff.f.packets[1];
@@ -74,54 +74,54 @@ static void a_first_frame_gets_the_lights_and_weather_it_lacks(void **state)
     memcpy(&cloudiness, ff.f.packets[2].data, 4);
     assert_true(cloudiness == 7.0f);
     carla_first_frame_free(&ff);
-    carla_world_free(&w);
+    carla_live_free(&w);
 }
 
 static void a_frame_with_everything_is_left_as_it_is(void **state)
 {
     (void)state;
-    carla_world w = {0};
+    carla_live w = {0};
     seen(&w);
     uint8_t lb[3 * CARLA_LIGHT_RECORD], wb[CARLA_WEATHER_RECORD];
     recd_carla_packet p[2] = {lights_packet(lb, (uint32_t[]){4, 3, 2}, (uint8_t[]){1, 1, 1}, 3),
                               weather_packet(wb, 1.0f)};
     recd_carla_frame f = {.id = 3, .width = 4, .count = 2, .packets = p};
     carla_first_frame ff;
-    assert_int_equal(carla_world_first_frame(&w, &f, &ff), 0);
+    assert_int_equal(carla_live_first_frame(&w, &f, &ff), 0);
     assert_null(ff.packets);
     assert_ptr_equal(ff.f.packets, p);
     assert_int_equal(ff.f.count, 2);
     carla_first_frame_free(&ff);
     /* A world that never saw lights or weather adds nothing either. */
-    carla_world none = {0};
+    carla_live none = {0};
     recd_carla_frame empty = {.id = 1, .width = 4};
-    assert_int_equal(carla_world_first_frame(&none, &empty, &ff), 0);
+    assert_int_equal(carla_live_first_frame(&none, &empty, &ff), 0);
     assert_null(ff.packets);
     assert_int_equal(ff.f.count, 0);
-    carla_world_free(&w);
+    carla_live_free(&w);
 }
 
 static void a_deleted_actor_takes_its_light_along(void **state)
 {
     (void)state;
-    carla_world w = {0};
+    carla_live w = {0};
     seen(&w);
     uint8_t add[5 + 24 + 4 + 2 + 2] = {0};
     uint32_t id = 3;
     memcpy(add, &id, 4);
     recd_carla_event e = {RECD_CARLA_EVENT_ADD, 4, sizeof add, add, NULL};
-    assert_int_equal(carla_world_event(&w, NULL, &e), 0);
+    assert_int_equal(carla_live_event(&w, NULL, &e), 0);
     assert_int_equal(w.nlive, 1);
     recd_carla_event del = {RECD_CARLA_EVENT_DEL, 4, 4, add, NULL};
-    assert_int_equal(carla_world_event(&w, NULL, &del), 0);
+    assert_int_equal(carla_live_event(&w, NULL, &del), 0);
     assert_int_equal(w.nlive, 0);
     assert_int_equal(w.nlights, 2);
-    carla_world copy;
-    assert_int_equal(carla_world_copy(&copy, &w), 0);
+    carla_live copy;
+    assert_int_equal(carla_live_copy(&copy, &w), 0);
     assert_int_equal(copy.nlights, 2);
     assert_true(copy.has_weather);
-    carla_world_free(&copy);
-    carla_world_free(&w);
+    carla_live_free(&copy);
+    carla_live_free(&w);
 }
 
 int main(void)

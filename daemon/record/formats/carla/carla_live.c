@@ -16,14 +16,14 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static live_actor *find_live(const carla_world *w, uint32_t id)
+static live_actor *find_live(const carla_live *w, uint32_t id)
 {
     int64_t k = id_index_find(&w->index, id);
     return k < 0 ? NULL : &w->live[k];
 }
 
 /* Drops the live actor a (freeing its record); the last one takes its place. */
-static void drop_live(carla_world *w, recd_session *s, live_actor *a)
+static void drop_live(carla_live *w, recd_session *s, live_actor *a)
 {
     size_t k = (size_t)(a - w->live), last = w->nlive - 1;
     id_index_del(&w->index, a->id);
@@ -38,7 +38,7 @@ static void drop_live(carla_world *w, recd_session *s, live_actor *a)
 }
 
 /* Forgets the light id (a deleted actor's). */
-static void drop_light(carla_world *w, recd_session *s, uint32_t id)
+static void drop_light(carla_live *w, recd_session *s, uint32_t id)
 {
     int64_t k = id_index_find(&w->light_index, id);
     if (k < 0)
@@ -55,7 +55,7 @@ static void drop_light(carla_world *w, recd_session *s, uint32_t id)
     w->nlights--;
 }
 
-int carla_world_event(carla_world *w, recd_session *s, const recd_carla_event *e)
+int carla_live_event(carla_live *w, recd_session *s, const recd_carla_event *e)
 {
     if (e->len < 4)
         return 0;
@@ -101,7 +101,7 @@ int carla_world_event(carla_world *w, recd_session *s, const recd_carla_event *e
 /* Position records move the live actors: each keeps its last location and rotation in its
  * EventAdd record (id u32, type u8, location, rotation: docs/formats/carla.md), so a later
  * log re-adds it where it was, not where it was first added. One index lookup per record. */
-static void track_positions(carla_world *w, const recd_carla_frame *f, const recd_carla_packet *pk)
+static void track_positions(carla_live *w, const recd_carla_frame *f, const recd_carla_packet *pk)
 {
     size_t vecs = 6u * f->width, rec = 4 + vecs;
     if ((size_t)pk->count * rec > pk->len)
@@ -116,7 +116,7 @@ static void track_positions(carla_world *w, const recd_carla_frame *f, const rec
 
 /* A light's State record is kept, the newest replacing the one before; a new light is held
  * within the session's bounds, else left out (logged once). */
-static void track_light(carla_world *w, recd_session *s, const uint8_t *r)
+static void track_light(carla_live *w, recd_session *s, const uint8_t *r)
 {
     uint32_t id = le32(r);
     int64_t k = id_index_find(&w->light_index, id);
@@ -150,7 +150,7 @@ static void track_light(carla_world *w, recd_session *s, const uint8_t *r)
         session_hold(s, CARLA_LIGHT_COST);
 }
 
-void carla_world_frame(carla_world *w, recd_session *s, const recd_carla_frame *f)
+void carla_live_frame(carla_live *w, recd_session *s, const recd_carla_frame *f)
 {
     for (size_t p = 0; p < f->count; p++) {
         const recd_carla_packet *pk = &f->packets[p];
@@ -170,21 +170,21 @@ void carla_world_frame(carla_world *w, recd_session *s, const recd_carla_frame *
     }
 }
 
-int carla_world_copy(carla_world *dst, const carla_world *src)
+int carla_live_copy(carla_live *dst, const carla_live *src)
 {
     memset(dst, 0, sizeof *dst);
     for (size_t i = 0; i < src->nlive; i++) {
         const live_actor *a = &src->live[i];
         recd_carla_event e = {RECD_CARLA_EVENT_ADD, a->width, a->len, a->record, NULL};
-        if (carla_world_event(dst, NULL, &e) < 0) {
-            carla_world_free(dst);
+        if (carla_live_event(dst, NULL, &e) < 0) {
+            carla_live_free(dst);
             return -ENOMEM;
         }
     }
     for (size_t i = 0; i < src->nlights; i++)
         track_light(dst, NULL, src->lights + i * CARLA_LIGHT_RECORD);
     if (dst->nlights != src->nlights) {
-        carla_world_free(dst);
+        carla_live_free(dst);
         return -ENOMEM;
     }
     dst->has_weather = src->has_weather;
@@ -192,7 +192,7 @@ int carla_world_copy(carla_world *dst, const carla_world *src)
     return 0;
 }
 
-void carla_world_free(carla_world *w)
+void carla_live_free(carla_live *w)
 {
     for (size_t i = 0; i < w->nlive; i++)
         free(w->live[i].record);
@@ -203,7 +203,7 @@ void carla_world_free(carla_world *w)
     memset(w, 0, sizeof *w);
 }
 
-int carla_world_first_frame(const carla_world *w, const recd_carla_frame *f, carla_first_frame *out)
+int carla_live_first_frame(const carla_live *w, const recd_carla_frame *f, carla_first_frame *out)
 {
     memset(out, 0, sizeof *out);
     out->f = *f;
@@ -268,7 +268,7 @@ void carla_first_frame_free(carla_first_frame *ff)
     ff->lights = NULL;
 }
 
-int carla_world_readd(const carla_world *w, recd_carla_writer *wr, char *err, size_t errlen)
+int carla_live_readd(const carla_live *w, recd_carla_writer *wr, char *err, size_t errlen)
 {
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < w->nlive; i++) {
