@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* recd_client to nats://: against a real `nats-server -js` on a free loopback port with a
  * temporary store, every message arrives once, in order, as the very bytes of its binary frame, on
- * PREFIX.<partition>.<key>; a small in-flight window still gets everything through; messages no
+ * PREFIX.<partition>.~ (PREFIX.<partition>.<key> with subjects=session); a small in-flight window
+ * still gets everything through; messages no
  * stream takes, or left without an ack when the server is killed, or beyond the buffer kept while
  * it is away, are reported by flush and close with their count. URL options are checked without a
  * server. Skipped when nats-server is not installed; without libnats only -ENOTSUP is checked. */
@@ -155,9 +156,8 @@ static void test_url_security_options(void **state)
         {"nats://tok@127.0.0.1:4222/p?nkey=b", "give one of nkey, TOKEN@, not several"},
         {"nats://:pw@127.0.0.1:4222/p", "the user (or token) before '@' is empty"},
         {"nats://127.0.0.1:4222/p?tls=1", "unknown option 'tls' (partitions, max_in_flight, buffer, "
-                                          "ack_timeout, pack_bytes, linger, encoding, tls_ca, "
-                                          "tls_cert, tls_key, "
-                                          "tls_name, creds, nkey)"},
+                                          "ack_timeout, pack_bytes, linger, encoding, subjects, "
+                                          "tls_ca, tls_cert, tls_key, tls_name, creds, nkey)"},
         {"nats://127.0.0.1:4222/p?tls_ca=/nonexistent/ca.pem", "tls_ca /nonexistent/ca.pem: No such"},
         {"nats://127.0.0.1:4222/p?tls_cert=/nonexistent/c.pem", "tls_cert /nonexistent/c.pem: No such"},
         {"nats://127.0.0.1:4222/p?creds=/nonexistent/u.creds", "creds /nonexistent/u.creds: No such"},

@@ -64,8 +64,8 @@ static void subjects(void **state)
     assert_int_equal(recd_fleet_subject("p", "a b*c>d", 7, 1, out, sizeof out), -EINVAL);
     assert_int_equal(recd_fleet_subject("p", "key", 3, 0, out, sizeof out), -EINVAL);
     assert_true(recd_fleet_subject("p", "key", 3, RECD_FLEET_PARTITIONS_MAX, out, sizeof out) > 0);
-    assert_int_equal(recd_fleet_subject("p", "key", 3, RECD_FLEET_PARTITIONS_MAX + 1, out, sizeof out),
-                     -EINVAL);
+    assert_int_equal(
+        recd_fleet_subject("p", "key", 3, RECD_FLEET_PARTITIONS_MAX + 1, out, sizeof out), -EINVAL);
 }
 
 /* subjects=session: the earlier layout, PREFIX.<p>.<key token>, in the same partition. */
@@ -75,7 +75,8 @@ static void session_subjects(void **state)
     char out[RECD_FLEET_SUBJECT_MAX];
     int n = fleet_session_subject("recd.eu", "match.42-a_b", 12, 8, out, sizeof out);
     char want[64];
-    snprintf(want, sizeof want, "recd.eu.%u.match~42-a_b", recd_fleet_partition("match.42-a_b", 12, 8));
+    snprintf(want, sizeof want, "recd.eu.%u.match~42-a_b",
+             recd_fleet_partition("match.42-a_b", 12, 8));
     assert_int_equal(n, (int)strlen(want));
     assert_string_equal(out, want);
     assert_int_equal(fleet_session_subject("p", "", 0, 8, out, sizeof out), -EINVAL);
