@@ -87,8 +87,8 @@ static const char usage[] =
     "                          [--partitions N] [--max-in-flight N] [--pack-bytes N --linger-ms MS]\n"
     "Publishes every binary frame of the files, in order, as one JetStream message on its\n"
     "partition's subject PREFIX.<p>.~ (subjects=session: PREFIX.<p>.<key>; partitions: default 8,\n"
-    "as recd's nats.partitions), at most --max-in-flight\n"
-    "(default 1024, librecd's client default) waiting for their acks, then waits for the rest.\n";
+    "as recd's nats.partitions), at most --max-in-flight (default 1024, librecd's client default)\n"
+    "waiting for their acks, then waits for the rest.\n";
 
 static bool loopback_host(const char *h)
 {
