@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* benchgen send-nats: publishes the binary frames of prepared files to JetStream, one message per
- * frame on PREFIX.<partition>.<key token> (docs/fleet.md), or with --pack-bytes packed per session
+ * frame on PREFIX.<partition>.~ (docs/fleet.md; PREFIX.<partition>.<key token> with
+ * ?subjects=session on the URL), or with --pack-bytes packed per session
  * (docs/fleet.md, "Packed messages": until a pack holds that many bytes or its first frame is
  * --linger-ms old), the way librecd's nats:// client does (js_PublishAsync with a window of
  * unacknowledged publishes) but without encoding: the frames are already encoded, as send-tcp's
@@ -32,6 +33,7 @@ int bg_cmd_send_nats(int argc, char **argv)
 #include <nats/nats.h>
 
 #include "recd/fleet.h"
+#include "recd/fleet_subject.h"
 
 #define MAX_FILES 16
 #define FRAME_HEADER 8u
@@ -80,11 +82,13 @@ static void on_pub_error(jsCtx *js, jsPubAckErr *pae, void *closure)
 }
 
 static const char usage[] =
-    "usage: benchgen send-nats --to nats://127.0.0.1:PORT/PREFIX --file FILE [--file ...]\n"
+    "usage: benchgen send-nats --to nats://127.0.0.1:PORT/PREFIX[?subjects=partition|session]\n"
+    "                          --file FILE [--file ...]\n"
     "                          [--partitions N] [--max-in-flight N] [--pack-bytes N --linger-ms MS]\n"
     "Publishes every binary frame of the files, in order, as one JetStream message on its\n"
-    "session's subject (partitions: default 8, as recd's nats.partitions), at most --max-in-flight\n"
-    "(default 1024, librecd's client default) waiting for their acks, then waits for the rest.\n";
+    "partition's subject PREFIX.<p>.~ (subjects=session: PREFIX.<p>.<key>; partitions: default 8,\n"
+    "as recd's nats.partitions), at most --max-in-flight (default 1024, librecd's client default)\n"
+    "waiting for their acks, then waits for the rest.\n";
 
 static bool loopback_host(const char *h)
 {
@@ -239,7 +243,7 @@ static int pack_frame(jsCtx *js, const uint8_t *p, size_t total, size_t klen, co
 
 /* Publishes every frame of f; 0, or -1 with a message. */
 static int publish_file(jsCtx *js, const bg_file *f, const char *prefix, unsigned partitions,
-                        unsigned long long *messages)
+                        bool session_subjects, unsigned long long *messages)
 {
     size_t pos = 0;
     char subject[RECD_FLEET_SUBJECT_MAX];
@@ -256,8 +260,10 @@ static int publish_file(jsCtx *js, const bg_file *f, const char *prefix, unsigne
                     pos);
             return -1;
         }
-        int n = recd_fleet_subject(prefix, (const char *)p + 9, klen, partitions, subject,
-                                   sizeof subject);
+        const char *key = (const char *)p + 9;
+        int n = session_subjects
+                    ? fleet_session_subject(prefix, key, klen, partitions, subject, sizeof subject)
+                    : recd_fleet_subject(prefix, key, klen, partitions, subject, sizeof subject);
         if (n < 0) {
             fprintf(stderr, "benchgen send-nats: frame at byte %zu: no subject for its key\n", pos);
             return -1;
@@ -313,7 +319,19 @@ int bg_cmd_send_nats(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    if (recd_fleet_url_parse(to, &url, err, sizeof err) < 0 || !loopback_host(url.host)) {
+    /* The URL's one option, as librecd's client takes it: the subject layout. */
+    char base[512];
+    const char *query = strchr(to, '?');
+    bool session_subjects = false;
+    snprintf(base, sizeof base, "%.*s", query ? (int)(query - to) : (int)strlen(to), to);
+    if (query && strcmp(query, "?subjects=session") == 0) {
+        session_subjects = true;
+    } else if (query && strcmp(query, "?subjects=partition") != 0) {
+        fprintf(stderr, "benchgen send-nats: %s: the only URL option is subjects=partition "
+                        "(PREFIX.<p>.~, the default) or subjects=session (PREFIX.<p>.<key>)\n", to);
+        return 2;
+    }
+    if (recd_fleet_url_parse(base, &url, err, sizeof err) < 0 || !loopback_host(url.host)) {
         fprintf(stderr, "benchgen send-nats: %s: %s\n", to,
                 loopback_host(url.host) ? err : "only 127.0.0.0/8 servers are allowed");
         return 2;
@@ -344,7 +362,8 @@ int bg_cmd_send_nats(int argc, char **argv)
     double cpu_first = bg_cpu_seconds(); /* mapping the files and connecting is not sending */
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < nfiles; i++) {
-        rc = publish_file(js, &files[i], url.prefix, (unsigned)partitions, &messages);
+        rc = publish_file(js, &files[i], url.prefix, (unsigned)partitions, session_subjects,
+                          &messages);
         bytes += files[i].len;
     }
     while (rc == 0 && pk_state.oldest)

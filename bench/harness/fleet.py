@@ -2,7 +2,7 @@
 """S8, S2's workload through NATS JetStream: a fresh `nats-server -js` per run (its store in the
 run directory), 1 or 2 recd fleet instances sharing the partitions (`listen: nats://...`), and
 `benchgen send-nats` publishing every frame of the prepared stream as one JetStream message on its
-session's subject. Measured from the first publish to the last session's file finalized, with the
+partition's subject (PREFIX.<p>.~; runs before issue 37's switch used the session's). Measured from the first publish to the last session's file finalized, with the
 CPU of every process on the path (recd instances, nats-server, publisher) and a read-back of
 every sample. The same stream also goes to recd and to the raw copy over TCP in the same run
 (runs.tcp), so the JetStream path is reported as a ratio to them."""

@@ -4,7 +4,7 @@
 # to a `nats-server -js` started here, the test reads both streams back raw through JetStream's API
 # and compares them message by message, and the Java client's FleetPack (tests/clients/java/
 # PackDump.java) must give the same messages too. Each session's packs are compared in order (the
-# publishers interleave sessions differently).
+# publishers interleave sessions differently), each on its partition's subject PREFIX.<p>.~.
 import base64
 import json
 import os
@@ -20,7 +20,7 @@ REPO = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(REPO, "clients", "python"))
 sys.path.insert(0, HERE)
 
-from recd_client import Client  # noqa: E402
+from recd_client import Client, fleet_subject  # noqa: E402
 from recd_client.fleet_pack import MAGIC  # noqa: E402
 from test_python_client import onfoot, vehicle  # noqa: E402
 from test_python_nats import NatsServer  # noqa: E402
@@ -90,11 +90,14 @@ class JetStream:
         return out
 
 
-def by_session(msgs):
-    """{subject: [data]} keeping each subject's order."""
+def by_session(test, prefix, msgs):
+    """{session key: [data]} keeping each session's order, the key read from the pack header;
+    checks that each message is on its partition's subject, PREFIX.<p>.~ (4 partitions)."""
     out = {}
     for subject, data in msgs:
-        out.setdefault(subject, []).append(data)
+        key = data[24:24 + data[3]].decode()
+        test.assertEqual(subject, fleet_subject(prefix, key, 4), key)
+        out.setdefault(key, []).append(data)
     return out
 
 
@@ -160,18 +163,17 @@ class PackedMessagesAreTheSame(unittest.TestCase):
         self.js.add_stream("PPK", "ppk.>")
         self.publish_c()
         self.publish_python()
-        c = by_session(self.js.messages("CPK"))
-        py = by_session(self.js.messages("PPK"))
-        self.assertEqual(sorted(s.replace("cpk.", "", 1) for s in c),
-                         sorted(s.replace("ppk.", "", 1) for s in py))
+        c = by_session(self, "cpk", self.js.messages("CPK"))
+        py = by_session(self, "ppk", self.js.messages("PPK"))
+        self.assertEqual(sorted(c), sorted(py))
         frames = 0
-        for subject, packs in c.items():
-            other = py["ppk." + subject.split(".", 1)[1]]
-            self.assertGreater(len(packs), 5, subject)  # packed: several messages of many frames
-            self.assertEqual(len(packs), len(other), subject)
+        for key, packs in c.items():
+            other = py[key]
+            self.assertGreater(len(packs), 5, key)  # packed: several messages of many frames
+            self.assertEqual(len(packs), len(other), key)
             for i, (a, b) in enumerate(zip(packs, other)):
-                self.assertEqual(a[0], MAGIC, f"{subject} message {i}: not packed")
-                self.assertTrue(a == b, f"{subject} message {i}: C {a[:40].hex()}... "
+                self.assertEqual(a[0], MAGIC, f"{key} message {i}: not packed")
+                self.assertTrue(a == b, f"{key} message {i}: C {a[:40].hex()}... "
                                         f"Python {b[:40].hex()}...")
                 frames += int.from_bytes(a[4:8], "little")
         self.assertEqual(frames, 2 * (STATES + 2))
@@ -179,8 +181,7 @@ class PackedMessagesAreTheSame(unittest.TestCase):
         if java is None:
             print("note: javac/java/jar not found: the Java client's packs are not compared")
             return
-        for subject, packs in c.items():
-            key = subject.split(".", 2)[2]
+        for key, packs in c.items():
             self.assertEqual(len(java.get(key, [])), len(packs), key)
             for i, (a, b) in enumerate(zip(packs, java[key])):
                 self.assertTrue(a == b, f"{key} message {i}: C {a[:40].hex()}... "

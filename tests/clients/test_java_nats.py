@@ -51,8 +51,8 @@ def tearDownModule():
     shutil.rmtree(test_java_client.BUILD, ignore_errors=True)
 
 
-def java_subjects(prefix, cases):
-    r = subprocess.run(java("recd.client.NatsChecks", "subjects", prefix),
+def java_subjects(prefix, cases, layout="partition"):
+    r = subprocess.run(java("recd.client.NatsChecks", "subjects", prefix, layout),
                        input="".join(f"{k} {p}\n" for k, p in cases), capture_output=True,
                        text=True, timeout=120)
     if r.returncode != 0:
@@ -84,11 +84,14 @@ class Subjects(unittest.TestCase):
         cases = [(k, p) for k in KEYS for p in (1, 2, 4, 7, 8, 1000, 1024)]
         got = java_subjects("recd.eu", cases)
         self.assertEqual(got, [fleet_subject("recd.eu", k, p) for k, p in cases])
+        old = java_subjects("recd.eu", cases, "session")
+        self.assertEqual(old, [fleet_subject("recd.eu", k, p, "session") for k, p in cases])
         want = c_subjects()
         if want is None:
             self.skipTest("librecd.so cannot be loaded here (RECD_SHARED_LIB unset or a "
                           "sanitizer build); the Python client's subjects were compared")
-        self.assertEqual(got, [s for _, _, s in want])
+        self.assertEqual(got, [s for _, _, s, _ in want])
+        self.assertEqual(old, [f"recd.eu.{p}.{k.replace('.', '~')}" for k, _, _, p in want])
 
 
 @unittest.skipUnless(shutil.which("nats-server"),

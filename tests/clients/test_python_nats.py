@@ -37,17 +37,22 @@ fn = lib.recd_fleet_subject
 fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32,
                ctypes.c_char_p, ctypes.c_size_t]
 fn.restype = ctypes.c_int
+part = lib.recd_fleet_partition
+part.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint32]
+part.restype = ctypes.c_uint32
 buf = ctypes.create_string_buffer(256)
 out = []
 for key, parts in json.loads(sys.argv[2]):
     n = fn(b"recd.eu", key.encode(), len(key), parts, buf, len(buf))
-    out.append([key, parts, buf.value.decode() if n >= 0 else n])
+    p = part(key.encode(), len(key), parts)
+    out.append([key, parts, buf.value.decode() if n >= 0 else n, p])
 print(json.dumps(out))
 """
 
 
 def c_subjects():
-    """[(key, partitions, subject)] from librecd's recd_fleet_subject, or None when the shared
+    """[(key, partitions, subject, partition)] from librecd's recd_fleet_subject and
+    recd_fleet_partition (the subject per session is not exported), or None when the shared
     library cannot be loaded into a plain Python (unset, or a sanitizer build)."""
     path = os.environ.get("RECD_SHARED_LIB")
     if not path or not os.path.exists(path) or os.environ.get("ASAN_OPTIONS"):
@@ -65,11 +70,18 @@ class Subjects(unittest.TestCase):
         # FNV-1a 32: "" is the offset basis, "a" a published vector (as test_fleet_subject.c).
         self.assertEqual(fleet_partition("", 0xFFFFFFFF), 2166136261 % 0xFFFFFFFF)
         self.assertEqual(fleet_partition("a", 0xFFFFFFFF), 0xE40C292C % 0xFFFFFFFF)
-        self.assertEqual(fleet_subject("p", "a.b.c-d_e", 1), "p.0.a~b~c-d_e")
-        self.assertEqual(fleet_subject("recd.eu", "a", 8), f"recd.eu.{0xE40C292C % 8}.a")
+        # One subject per partition by default, the key's in the old layout (subjects=session).
+        self.assertEqual(fleet_subject("p", "a.b.c-d_e", 1), "p.0.~")
+        self.assertEqual(fleet_subject("recd.eu", "a", 8), f"recd.eu.{0xE40C292C % 8}.~")
+        self.assertEqual(fleet_subject("p", "a.b.c-d_e", 1, "session"), "p.0.a~b~c-d_e")
+        self.assertEqual(fleet_subject("recd.eu", "a", 8, "session"), f"recd.eu.{0xE40C292C % 8}.a")
+        self.assertEqual(fleet_subject("recd.eu", "match.42-a_b", 8, "session"),
+                         f"recd.eu.{fleet_partition('match.42-a_b', 8)}.match~42-a_b")
         for bad in (0, 1025):
             with self.assertRaises(ValueError):
                 fleet_subject("p", "k", bad)
+        with self.assertRaises(ValueError):
+            fleet_subject("p", "k", 8, "key")
 
     def test_same_as_librecd(self):
         want = c_subjects()
@@ -77,14 +89,21 @@ class Subjects(unittest.TestCase):
             self.skipTest("librecd.so cannot be loaded here (RECD_SHARED_LIB unset or a "
                           "sanitizer build); the pinned vectors still run")
         self.assertEqual(len(want), len(KEYS) * 7)
-        for key, parts, subject in want:
+        for key, parts, subject, partition in want:
             self.assertEqual(fleet_subject("recd.eu", key, parts), subject, (key, parts))
+            self.assertEqual(fleet_subject("recd.eu", key, parts, "session"),
+                             f"recd.eu.{partition}.{key.replace('.', '~')}", (key, parts))
 
     def test_urls(self):
         u = parse_nats_url("nats://127.0.0.1:4333/recd.eu")
         self.assertEqual((u.host, u.port, u.prefix), ("127.0.0.1", 4333, "recd.eu"))
         self.assertEqual(parse_nats_url("nats://nats.example.net/game").port, 4222)
         self.assertEqual(parse_nats_url("nats://[::1]:4222/a-b_c").host, "::1")
+        self.assertIsNone(u.subjects)  # the client's default: "partition"
+        self.assertEqual(parse_nats_url("nats://h/p?subjects=session").subjects, "session")
+        self.assertEqual(parse_nats_url("nats://h/p?subjects=partition").subjects, "partition")
+        with self.assertRaisesRegex(ValueError, "subjects=key: expected partition"):
+            parse_nats_url("nats://h/p?subjects=key")
         # The URLs recd_fleet_url_parse refuses (test_fleet_subject.c), refused here too.
         for bad in ("tcp://127.0.0.1:1/x", "nats://127.0.0.1:1", "nats://127.0.0.1:1/",
                     "nats://:1/x", "nats://h:0/x", "nats://h:70000/x", "nats://h/a..b",

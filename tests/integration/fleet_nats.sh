@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 # A one-instance recd fleet on a real `nats-server -js` (loopback, free port, temporary store):
 # every standard .rec of the corpus published with `rectool send --to nats://` comes out
-# byte-identical, a generated .recap holds the same messages, recd creates the stream, the
-# consumers and the lease bucket itself, /healthz fails while the server is down, what is published
-# after the server restarts is recorded too, a backlog recd is in the middle of when the server
-# restarts comes out whole, and a publisher whose messages are not confirmed says so.
+# byte-identical (from publishers of both subject layouts), a generated .recap holds the same
+# messages, recd creates the stream, the consumers and the lease bucket itself, /healthz fails
+# while the server is down, what is published after the server restarts is recorded too, a
+# backlog recd is in the middle of when the server restarts comes out whole, and a publisher
+# whose messages are not confirmed says so.
 set -u
 corpus="${RECD_CORPUS_DIR:-}/samp-rec"
 # shellcheck source=../shell/recd_daemon.sh
@@ -84,7 +85,10 @@ fi
 "$RECTOOL" generate --format samp-vehicle --duration 20s --seed 7 -o "$tmp/gen.rec" >/dev/null
 send "$tmp/gen.recap" gen-recap
 send "$tmp/gen.rec" gen-rec
-expected=$((expected + 2))
+# The earlier layout, a subject per session (PREFIX.<p>.<key>), into the same stream and
+# consumers as the default PREFIX.<p>.~: a fleet with publishers of both ages records both.
+send "$tmp/gen.rec" gen-rec-session "?subjects=session"
+expected=$((expected + 3))
 wait_for 60 finalized "$expected" || fail "only $(find "$tmp/out" -type f ! -name '*.part' | grep -c .) of $expected files finalized"
 acked=$(metric recd_nats_acked_total)
 [ "${acked:-0}" -gt 0 ] || fail "no stream message was acknowledged"
@@ -188,7 +192,7 @@ if [ -f "$tmp/sent" ]; then
         cmp -s "$f" "$got" || fail "$(basename "$f") through JetStream: output differs ($(cmp "$f" "$got" 2>&1 | head -1))"
     done <"$tmp/sent"
 fi
-for s in gen-rec after-restart; do
+for s in gen-rec gen-rec-session after-restart; do
     got=$(one_file "$s") || continue
     cmp -s "$tmp/gen.rec" "$got" || fail "generated .rec as $s: output differs"
 done

@@ -82,6 +82,7 @@ class Client:
             linger = _nats_option(self.url, "linger", linger, DEFAULT_LINGER_MS / 1000.0)
             fleet_subject(self.url.prefix, "k", partitions)  # checks partitions before connecting
             self.partitions = partitions
+            self.subjects = self.url.subjects or "partition"
             self.encoding = "binary"  # a stream message holds binary frames
             self.transport = "nats"
         else:
@@ -293,7 +294,7 @@ class Client:
         # The key is in every frame: a stream message stands alone.
         frame = self._encode(msg, fmt, False)
         try:
-            self._nats.publish(fleet_subject(self.url.prefix, session, self.partitions), frame)
+            self._nats.publish(fleet_subject(self.url.prefix, session, self.partitions, self.subjects), frame)
         finally:
             self.messages_lost = self._nats.lost
         self.messages_sent += 1
@@ -332,7 +333,7 @@ class Client:
         self._packed_bytes -= len(pack)
         data = pack.message()
         try:
-            self._nats.publish(fleet_subject(self.url.prefix, session, self.partitions), data)
+            self._nats.publish(fleet_subject(self.url.prefix, session, self.partitions, self.subjects), data)
         finally:
             self.messages_lost = self._nats.lost
         self.messages_sent += pack.count

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Publishing wire frames to NATS JetStream on the plain NATS text protocol (no nats-py: the module
 # stays standard library only). The subject of a session is the one recd/fleet.h computes
-# (PREFIX.<partition>.<key token>, docs/fleet.md); every publish waits for JetStream's ack with a
+# (PREFIX.<partition>.~, or PREFIX.<partition>.<key token> with subjects=session; docs/fleet.md);
+# every publish waits for JetStream's ack with a
 # bounded number in flight, and a publish that is never confirmed is counted and reported.
 import json
 import os
@@ -18,6 +19,7 @@ from .fleet_pack import LINGER_MAX_MS, PACK_BYTES_MAX, PACK_BYTES_MIN
 from .nkeys import Credentials, load_creds, load_nkey
 
 DEFAULT_PORT = 4222
+SUBJECT_LAYOUTS = ("partition", "session")  # ?subjects=: PREFIX.<p>.~ (default), PREFIX.<p>.<key>
 DEFAULT_PARTITIONS = 8
 PARTITIONS_MAX = 1024
 PREFIX_MAX = 128
@@ -41,7 +43,7 @@ class PublishError(Exception):
 
 
 _OPTIONS = ("partitions", "max_in_flight", "buffer", "ack_timeout", "pack_bytes", "linger",
-            "encoding",
+            "encoding", "subjects",
             "tls_ca", "tls_cert", "tls_key", "creds", "nkey")
 _SIZE = re.compile(r"(\d{1,19}) ?(B|KiB|MiB|GiB|TiB)?\Z")
 _SIZE_UNITS = {None: 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
@@ -66,6 +68,7 @@ class NatsUrl:
     ack_timeout: Optional[float] = None  # seconds
     pack_bytes: Optional[int] = None  # 0: one frame per message
     linger: Optional[float] = None  # seconds
+    subjects: Optional[str] = None  # "partition" (PREFIX.<p>.~) or "session" (PREFIX.<p>.<key>)
     # ... and TLS and credentials files, named like recd's nats.* options.
     tls_ca: Optional[str] = None
     tls_cert: Optional[str] = None
@@ -103,7 +106,8 @@ _RANGES = {"partitions": "a number from 1 to 1024", "max_in_flight": "a number f
            "buffer": "a size from 1KiB to 1GiB (e.g. 8MiB)",
            "ack_timeout": "a duration from 1ms to 1h (e.g. 10s)",
            "pack_bytes": "0 (one frame per message) or a size from 256 to 512KiB (e.g. 64KiB)",
-           "linger": "a duration from 1ms to 10s (e.g. 20ms)", "encoding": "binary"}
+           "linger": "a duration from 1ms to 10s (e.g. 20ms)", "encoding": "binary",
+           "subjects": "partition (PREFIX.<p>.~) or session (PREFIX.<p>.<key>)"}
 
 
 def _option(url: str, name: str, v: str):
@@ -127,6 +131,8 @@ def _option(url: str, name: str, v: str):
         if name == "linger" and 1 <= _parse_duration_ms(v) <= LINGER_MAX_MS:
             return _parse_duration_ms(v) / 1000.0
         if name == "encoding" and v == "binary":
+            return v
+        if name == "subjects" and v in SUBJECT_LAYOUTS:
             return v
     except ValueError:
         pass
@@ -189,12 +195,16 @@ def fleet_partition(key: str, partitions: int) -> int:
     return h % partitions if partitions else 0
 
 
-def fleet_subject(prefix: str, key: str, partitions: int) -> str:
-    """PREFIX.<partition>.<key with '.' as '~'>: recd_fleet_subject(). The key must already be a
-    valid session key (wire.check_session_key)."""
+def fleet_subject(prefix: str, key: str, partitions: int, subjects: str = "partition") -> str:
+    """PREFIX.<partition>.~ (recd_fleet_subject()), or with subjects="session" the earlier
+    PREFIX.<partition>.<key with '.' as '~'>. The key must already be a valid session key
+    (wire.check_session_key)."""
     if not 1 <= partitions <= PARTITIONS_MAX:
         raise ValueError(f"partitions: {partitions} is not 1..{PARTITIONS_MAX}")
-    return f"{prefix}.{fleet_partition(key, partitions)}.{key.replace('.', '~')}"
+    if subjects not in SUBJECT_LAYOUTS:
+        raise ValueError(f"subjects: {subjects!r} is not one of {', '.join(SUBJECT_LAYOUTS)}")
+    token = key.replace(".", "~") if subjects == "session" else "~"
+    return f"{prefix}.{fleet_partition(key, partitions)}.{token}"
 
 
 class NatsPublisher:

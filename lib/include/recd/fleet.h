@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* A recd fleet on NATS JetStream: the names publishers and recd agree on, with no NATS code here.
- * A wire message goes to the subject PREFIX.<partition>.<key token>, the partition being a hash
- * of the session key modulo the partition count, so every message of one session lands in one
- * partition, in order. Spec: docs/fleet.md. */
+ * A wire message goes to the subject PREFIX.<partition>.~, the partition being a hash of the
+ * session key modulo the partition count, so every message of one session lands in one
+ * partition, in order; the key travels in the frames. Spec: docs/fleet.md. */
 #ifndef RECD_FLEET_H
 #define RECD_FLEET_H
 
@@ -33,10 +33,11 @@ RECD_API int recd_fleet_url_parse(const char *url, recd_fleet_url *out, char *er
 /* The partition of a session key: FNV-1a (32 bit) of its bytes modulo partitions (> 0). */
 RECD_API uint32_t recd_fleet_partition(const char *key, size_t key_len, uint32_t partitions);
 
-/* Writes PREFIX.<partition>.<token> into out, the token being the key with '.' turned into '~'
- * (a NATS subject separates tokens with '.'; '~' never occurs in a session key). Returns the
- * length, or -ENAMETOOLONG when it does not fit in cap, -EINVAL for a key that is not a valid
- * session key (recd_session_key_valid) or partitions of 0 or over RECD_FLEET_PARTITIONS_MAX. */
+/* Writes the key's subject PREFIX.<partition>.~ into out: one subject per partition (a subject
+ * per session, PREFIX.<partition>.<key token>, costs the server state per subject; docs/fleet.md,
+ * "Subject layout, measured"). Returns the length, or -ENAMETOOLONG when it does not fit in cap,
+ * -EINVAL for a key that is not a valid session key (recd_session_key_valid) or partitions of 0
+ * or over RECD_FLEET_PARTITIONS_MAX. */
 RECD_API int recd_fleet_subject(const char *prefix, const char *key, size_t key_len,
                                 uint32_t partitions, char *out, size_t cap);
 

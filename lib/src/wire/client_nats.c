@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "recd/fleet.h"
+#include "recd/fleet_subject.h"
 #include "recd/nats_connect.h"
 #include "recd/units.h"
 #include "recd/wire.h"
@@ -43,16 +44,20 @@ enum {
     OPT_PACK_BYTES,
     OPT_LINGER,
     OPT_ENCODING,
+    OPT_SUBJECTS,
     OPT_COUNT
 };
 static const char *const option_names[OPT_COUNT] = {
-    "partitions", "max_in_flight", "buffer", "ack_timeout", "pack_bytes", "linger", "encoding"};
-#define OPTION_NAMES "partitions, max_in_flight, buffer, ack_timeout, pack_bytes, linger, encoding, "
+    "partitions", "max_in_flight", "buffer", "ack_timeout", "pack_bytes", "linger", "encoding",
+    "subjects"};
+#define OPTION_NAMES                                                                              \
+    "partitions, max_in_flight, buffer, ack_timeout, pack_bytes, linger, encoding, subjects, "
 static const char *const option_ranges[OPT_COUNT] = {
     "a number from 1 to 1024", "a number from 1 to 1000000",
     "a size from 1KiB to 1GiB (e.g. 8MiB)", "a duration from 1ms to 1h (e.g. 10s)",
     "0 (one frame per message) or a size from 256 to 512KiB (e.g. 64KiB)",
-    "a duration from 1ms to 10s (e.g. 20ms)", "binary"};
+    "a duration from 1ms to 10s (e.g. 20ms)", "binary",
+    "partition (PREFIX.<p>.~) or session (PREFIX.<p>.<key>)"};
 
 /* Plain decimal digits, lo..hi. */
 static int parse_count(const char *v, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -114,6 +119,12 @@ static int set_option(int which, const char *v, client_nats_options *o, char *er
             rc = -EINVAL;
         if (rc == 0)
             o->linger_ms = (uint32_t)x;
+        break;
+    case OPT_SUBJECTS:
+        if (strcmp(v, "partition") == 0 || strcmp(v, "session") == 0) {
+            o->session_subjects = v[0] == 's';
+            rc = 0;
+        }
         break;
     default: { /* a stream message is one binary frame: NDJSON has no place here */
         recd_wire_encoding e;
@@ -486,6 +497,14 @@ int client_nats_open(client_nats **out, const char *url, size_t max_frame, char 
     return 0;
 }
 
+/* The session's subject in the layout the URL asked for (subjects=). */
+static int subject_of(const client_nats *n, const char *key, size_t klen, char *out, size_t cap)
+{
+    return n->opt.session_subjects
+               ? fleet_session_subject(n->url.prefix, key, klen, n->opt.partitions, out, cap)
+               : recd_fleet_subject(n->url.prefix, key, klen, n->opt.partitions, out, cap);
+}
+
 /* Under pub: m as a one-frame message (pack_bytes=0). */
 static int publish_one(client_nats *n, const recd_msg *m, const char *subject)
 {
@@ -511,8 +530,7 @@ static int publish_packed(client_nats *n, const recd_msg *m, size_t klen)
     nats_pack *p = nats_packs_find(&n->packs, m->session, klen);
     if (!p) {
         char subject[RECD_FLEET_SUBJECT_MAX];
-        int rc = recd_fleet_subject(n->url.prefix, m->session, klen, n->opt.partitions, subject,
-                                    sizeof subject);
+        int rc = subject_of(n, m->session, klen, subject, sizeof subject);
         if (rc < 0)
             return rc;
         if (!(p = nats_packs_add(&n->packs, m->session, klen, now_ms())))
@@ -546,8 +564,7 @@ int client_nats_publish(client_nats *n, const recd_msg *m)
         rc = publish_packed(n, m, klen);
     } else if (!rc) {
         char subject[RECD_FLEET_SUBJECT_MAX];
-        rc = recd_fleet_subject(n->url.prefix, m->session, klen, n->opt.partitions, subject,
-                                sizeof subject);
+        rc = subject_of(n, m->session, klen, subject, sizeof subject);
         if (rc >= 0)
             rc = publish_one(n, m, subject);
     }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* recd_client's JetStream publisher, behind nats://HOST:PORT/PREFIX URLs (client.c dispatches to
  * it). Each message is one binary wire frame, packed with its session's next ones (recd/
- * fleet_pack.h) or alone (pack_bytes=0), published on PREFIX.<partition>.<key> (recd/fleet.h)
+ * fleet_pack.h) or alone (pack_bytes=0), published on PREFIX.<partition>.~ (recd/fleet.h)
  * with at most max_in_flight publishes waiting for their acks; a publish JetStream never confirmed
  * is counted and reported by flush and close, never dropped in silence. */
 #ifndef RECD_WIRE_CLIENT_NATS_H
@@ -26,6 +26,7 @@ typedef struct client_nats_options {
     uint32_t pack_bytes;     /* ?pack_bytes=SIZE, 0 or 256..512KiB (64KiB): a session's frames
                                 are packed into one message until it holds this much */
     uint32_t linger_ms;      /* ?linger=DUR, 1ms..10s (20ms): or until its first frame is this old */
+    bool session_subjects;   /* ?subjects=session: PREFIX.<p>.<key>, not PREFIX.<p>.~ (partition) */
     recd_nats_auth auth;     /* the user part, TLS and credentials (recd/nats_connect.h) */
 } client_nats_options;
 
@@ -33,7 +34,8 @@ typedef struct client_nats_options {
 bool client_nats_url(const char *url);
 
 /* Parses nats://[USER:PASSWORD@|TOKEN@]HOST[:PORT]/PREFIX[?KEY=VALUE&...] with KEY one of
- * partitions, max_in_flight, buffer, ack_timeout, encoding (binary only), or a connection option
+ * partitions, max_in_flight, buffer, ack_timeout, pack_bytes, linger, encoding (binary only),
+ * subjects (partition or session), or a connection option
  * of recd_nats_url_parse (tls_ca, tls_cert, tls_key, tls_name, creds, nkey; values
  * percent-decoded). Fills base (the URL without its user part and query, for
  * recd_fleet_url_parse) and opt. 0 or -EINVAL with err, which never shows a password or token. */

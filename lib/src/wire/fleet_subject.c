@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Fleet naming (recd/fleet.h): nats:// URLs, the partition of a session key and its subject. */
+/* Fleet naming (recd/fleet.h): nats:// URLs, the partition of a session key and its subjects. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "recd/fleet.h"
+#include "recd/fleet_subject.h"
 #include "recd/message.h"
 
 static int fail(char *err, size_t errlen, const char *what, const char *url)
@@ -91,14 +92,37 @@ uint32_t recd_fleet_partition(const char *key, size_t key_len, uint32_t partitio
     return partitions ? h % partitions : 0;
 }
 
-int recd_fleet_subject(const char *prefix, const char *key, size_t key_len, uint32_t partitions,
-                       char *out, size_t cap)
+/* PREFIX.<partition>. and the key's checks shared by both layouts; its length or an error. */
+static int subject_head(const char *prefix, const char *key, size_t key_len, uint32_t partitions,
+                        char *out, size_t cap)
 {
     if (!recd_session_key_valid(key, key_len) || partitions == 0 ||
         partitions > RECD_FLEET_PARTITIONS_MAX)
         return -EINVAL;
     int n = snprintf(out, cap, "%s.%u.", prefix, recd_fleet_partition(key, key_len, partitions));
-    if (n < 0 || (size_t)n + key_len >= cap)
+    return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : n;
+}
+
+int recd_fleet_subject(const char *prefix, const char *key, size_t key_len, uint32_t partitions,
+                       char *out, size_t cap)
+{
+    int n = subject_head(prefix, key, key_len, partitions, out, cap);
+    if (n < 0)
+        return n;
+    if ((size_t)n + 1 >= cap)
+        return -ENAMETOOLONG;
+    out[n++] = '~'; /* one subject per partition: the key travels in the frames */
+    out[n] = '\0';
+    return n;
+}
+
+int fleet_session_subject(const char *prefix, const char *key, size_t key_len,
+                          uint32_t partitions, char *out, size_t cap)
+{
+    int n = subject_head(prefix, key, key_len, partitions, out, cap);
+    if (n < 0)
+        return n;
+    if ((size_t)n + key_len >= cap)
         return -ENAMETOOLONG;
     for (size_t i = 0; i < key_len; i++) /* a valid key's only byte a subject cannot hold is '.' */
         out[n++] = key[i] == '.' ? '~' : key[i];

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Test driver for the Java client's NATS side without a server: with no argument, checks nats://
  * URL parsing (the URLs recd_fleet_url_parse refuses, refused here too), the pinned subject
- * vectors of test_fleet_subject.c and nkey seeds, and prints "ok"; with "subjects PREFIX", reads
- * "KEY PARTITIONS" lines on stdin and prints each subject (test_java_nats.py compares them with
- * librecd's recd_fleet_subject).
- * Usage: java -cp recd-client.jar:classes recd.client.NatsChecks [subjects PREFIX] */
+ * vectors of test_fleet_subject.c and nkey seeds, and prints "ok"; with "subjects PREFIX LAYOUT",
+ * reads "KEY PARTITIONS" lines on stdin and prints each subject in that layout (partition or
+ * session; test_java_nats.py compares them with librecd's and the Python client's).
+ * Usage: java -cp recd-client.jar:classes recd.client.NatsChecks [subjects PREFIX LAYOUT] */
 package recd.client;
 
 import java.io.BufferedReader;
@@ -31,19 +31,28 @@ public final class NatsChecks {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length == 2 && args[0].equals("subjects")) {
+        if (args.length == 3 && args[0].equals("subjects")) {
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+            boolean session = args[2].equals("session");
             for (String line; (line = in.readLine()) != null;) {
                 String[] kp = line.split(" ");
-                System.out.println(NatsUrl.subject(args[1], kp[0], Integer.parseInt(kp[1])));
+                int parts = Integer.parseInt(kp[1]);
+                System.out.println(session ? NatsUrl.sessionSubject(args[1], kp[0], parts)
+                                           : NatsUrl.subject(args[1], kp[0], parts));
             }
             return;
         }
         /* FNV-1a 32: "" is the offset basis, "a" a published vector (as test_fleet_subject.c). */
         check(NatsUrl.partition("", 0xFFFF) == (int) (2166136261L % 0xFFFF), "fnv of \"\"");
         check(NatsUrl.partition("a", 0xFFFF) == (int) (0xE40C292CL % 0xFFFF), "fnv of \"a\"");
-        check(NatsUrl.subject("p", "a.b.c-d_e", 1).equals("p.0.a~b~c-d_e"), "subject with dots");
-        check(NatsUrl.subject("recd.eu", "a", 8).equals("recd.eu." + (0xE40C292CL % 8) + ".a"), "subject of a");
+        check(NatsUrl.subject("p", "a.b.c-d_e", 1).equals("p.0.~"), "subject of a partition");
+        check(NatsUrl.subject("recd.eu", "a", 8).equals("recd.eu." + (0xE40C292CL % 8) + ".~"), "subject of a");
+        check(NatsUrl.sessionSubject("p", "a.b.c-d_e", 1).equals("p.0.a~b~c-d_e"), "session subject with dots");
+        check(NatsUrl.sessionSubject("recd.eu", "a", 8).equals("recd.eu." + (0xE40C292CL % 8) + ".a"),
+              "session subject of a");
+        check(!NatsUrl.parse("nats://h/p").sessionSubjects, "subjects=partition by default");
+        check(NatsUrl.parse("nats://h/p?subjects=session").subject("a.b").equals(
+              NatsUrl.sessionSubject("p", "a.b", 8)), "subjects=session");
         for (int bad : new int[] {0, 1025}) {
             try {
                 NatsUrl.subject("p", "k", bad);
@@ -77,7 +86,7 @@ public final class NatsChecks {
                 "nats://h/p#f", "nats://h/p?x=1", "nats://h/p?partitions=0", "nats://h/p?partitions=1025",
                 "nats://h/p?partitions=8&partitions=8", "nats://h/p?pack_bytes=255", "nats://h/p?pack_bytes=513KiB",
                 "nats://h/p?linger=0ms", "nats://h/p?linger=11s", "nats://h/p?ack_timeout=2h", "nats://h/p?ack_timeout=1s1m",
-                "nats://h/p?buffer=1023", "nats://h/p?encoding=ndjson", "nats://h/p?tls_key=k.pem",
+                "nats://h/p?buffer=1023", "nats://h/p?encoding=ndjson", "nats://h/p?subjects=key", "nats://h/p?tls_key=k.pem",
                 "nats://h/p?tls_ca=", "nats://h/p?max_in_flight=0", "nats://@h/p", "nats://:secret@h/p",
                 "nats://secret@h/p?nkey=seed", "nats://u:secret@h/p?creds=c.creds", "nats://h/p?creds=a&nkey=b"))
             refused(bad);

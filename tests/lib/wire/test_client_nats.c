@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* recd_client to nats://: against a real `nats-server -js` on a free loopback port with a
  * temporary store, every message arrives once, in order, as the very bytes of its binary frame, on
- * PREFIX.<partition>.<key>; a small in-flight window still gets everything through; messages no
+ * PREFIX.<partition>.~ (PREFIX.<partition>.<key> with subjects=session); a small in-flight window
+ * still gets everything through; messages no
  * stream takes, or left without an ack when the server is killed, or beyond the buffer kept while
  * it is away, are reported by flush and close with their count. URL options are checked without a
  * server. Skipped when nats-server is not installed; without libnats only -ENOTSUP is checked. */
@@ -20,6 +21,7 @@
 
 #include "recd/client.h"
 #include "recd/fleet.h"
+#include "recd/fleet_subject.h"
 #include "recd/fleet_pack.h"
 #include "recd/nats_connect.h"
 #include "test_wire_samples.h"
@@ -60,6 +62,15 @@ static void test_url_options(void **state)
                                        sizeof err),
                      0);
     assert_int_equal(o.pack_bytes, 1024);
+    assert_false(o.session_subjects); /* PREFIX.<p>.~ by default */
+    assert_int_equal(client_nats_parse("nats://h/p?subjects=session", base, sizeof base, &o, err,
+                                       sizeof err),
+                     0);
+    assert_true(o.session_subjects);
+    assert_int_equal(client_nats_parse("nats://h/p?subjects=partition", base, sizeof base, &o, err,
+                                       sizeof err),
+                     0);
+    assert_false(o.session_subjects);
 
     static const struct {
         const char *url, *why;
@@ -74,6 +85,7 @@ static void test_url_options(void **state)
         {"nats://127.0.0.1:4222/p?pack_bytes=1MiB", "pack_bytes=1MiB"},
         {"nats://127.0.0.1:4222/p?linger=0ms", "linger=0ms"},
         {"nats://127.0.0.1:4222/p?linger=11s", "linger=11s"},
+        {"nats://127.0.0.1:4222/p?subjects=key", "subjects=key: expected partition"},
         {"nats://127.0.0.1:4222/p?partitions=2&partitions=2", "given twice"},
         {"nats://127.0.0.1:4222/p?speed=2", "unknown option 'speed'"},
         {"nats://127.0.0.1:4222/p?partitions", "partitions needs a value"},
@@ -144,9 +156,8 @@ static void test_url_security_options(void **state)
         {"nats://tok@127.0.0.1:4222/p?nkey=b", "give one of nkey, TOKEN@, not several"},
         {"nats://:pw@127.0.0.1:4222/p", "the user (or token) before '@' is empty"},
         {"nats://127.0.0.1:4222/p?tls=1", "unknown option 'tls' (partitions, max_in_flight, buffer, "
-                                          "ack_timeout, pack_bytes, linger, encoding, tls_ca, "
-                                          "tls_cert, tls_key, "
-                                          "tls_name, creds, nkey)"},
+                                          "ack_timeout, pack_bytes, linger, encoding, subjects, "
+                                          "tls_ca, tls_cert, tls_key, tls_name, creds, nkey)"},
         {"nats://127.0.0.1:4222/p?tls_ca=/nonexistent/ca.pem", "tls_ca /nonexistent/ca.pem: No such"},
         {"nats://127.0.0.1:4222/p?tls_cert=/nonexistent/c.pem", "tls_cert /nonexistent/c.pem: No such"},
         {"nats://127.0.0.1:4222/p?creds=/nonexistent/u.creds", "creds /nonexistent/u.creds: No such"},
@@ -409,13 +420,18 @@ static recd_client *connect_ok(const fixture *f, const char *prefix, const char 
 
 #define ROUNDS 40 /* of the sample set: 720 messages through a window of 16 */
 
-static void test_round_trip(void **state)
+/* One frame per message on stream (subjects prefix.>), each on its session's subject in the
+ * layout the URL asks for: PREFIX.<p>.~, or PREFIX.<p>.<key> with subjects=session. */
+static void round_trip(fixture *f, const char *stream, const char *prefix, bool session_subjects)
 {
-    fixture *f = *state;
-    add_stream(&f->r, "RT", "rt.>");
+    char filter[32], query[128];
+    snprintf(filter, sizeof filter, "%s.>", prefix);
+    add_stream(&f->r, stream, filter);
     ws_set set;
     ws_build(&set);
-    recd_client *c = connect_ok(f, "rt", "?partitions=4&max_in_flight=16&ack_timeout=20s&pack_bytes=0");
+    snprintf(query, sizeof query, "?partitions=4&max_in_flight=16&ack_timeout=20s&pack_bytes=0%s",
+             session_subjects ? "&subjects=session" : "");
+    recd_client *c = connect_ok(f, prefix, query);
     /* Untimed messages have no place on a stream (docs/fleet.md). */
     assert_int_equal(recd_client_send_untimed(c, &set.m[1]), -EINVAL);
     uint64_t frame_bytes = 0;
@@ -435,16 +451,19 @@ static void test_round_trip(void **state)
         fail_msg("close: %d %s", rc, err);
 
     uint64_t total = (uint64_t)ROUNDS * set.n;
-    assert_true(stream_msgs(&f->r, "RT") == total);
+    assert_true(stream_msgs(&f->r, stream) == total);
     for (uint64_t seq = 1; seq <= total; seq++) {
         const recd_msg *m = &set.m[(seq - 1) % set.n];
         natsMsg *got = NULL;
-        natsStatus st = js_GetMsg(&got, f->r.js, "RT", seq, NULL, NULL);
+        natsStatus st = js_GetMsg(&got, f->r.js, stream, seq, NULL, NULL);
         if (st != NATS_OK)
             fail_msg("stream message %llu: %s", (unsigned long long)seq, natsStatus_GetText(st));
         char subject[RECD_FLEET_SUBJECT_MAX];
-        assert_true(recd_fleet_subject("rt", m->session, strlen(m->session), 4, subject,
-                                       sizeof subject) > 0);
+        size_t klen = strlen(m->session);
+        assert_true((session_subjects ? fleet_session_subject(prefix, m->session, klen, 4, subject,
+                                                              sizeof subject)
+                                      : recd_fleet_subject(prefix, m->session, klen, 4, subject,
+                                                           sizeof subject)) > 0);
         recd_buf_reset(&frame);
         assert_int_equal(recd_wire_encode(m, RECD_WIRE_BINARY, 0, &frame), 0);
         if (strcmp(natsMsg_GetSubject(got), subject) != 0 ||
@@ -455,11 +474,19 @@ static void test_round_trip(void **state)
                      (unsigned long)frame.len, subject);
         natsMsg_Destroy(got);
     }
-    char subject[RECD_FLEET_SUBJECT_MAX]; /* the '.' of a key is '~' in its subject */
-    assert_int_equal(recd_fleet_subject("rt", "mc.Steve", 8, 4, subject, sizeof subject), 13);
-    assert_non_null(strstr(subject, ".mc~Steve"));
     recd_buf_free(&frame);
     ws_free(&set);
+}
+
+static void test_round_trip(void **state)
+{
+    round_trip(*state, "RT", "rt", false);
+}
+
+/* subjects=session keeps the earlier layout, a subject per session. */
+static void test_round_trip_session_subjects(void **state)
+{
+    round_trip(*state, "RS", "rs", true);
 }
 
 static bool contains_count(const char *err, unsigned long n)
@@ -710,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_url_security_options),
         cmocka_unit_test(test_listen_url),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_round_trip_session_subjects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_packed_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_packed_linger, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_stream, setup, teardown),

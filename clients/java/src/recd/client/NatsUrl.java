@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* nats:// URLs of the JetStream publisher (docs/fleet.md, "Publishing"), by the rules of librecd's
  * recd_fleet_url_parse() and the Python client's parse_nats_url(), and the subject of a session
- * as recd/fleet.h computes it: PREFIX.<partition>.<key with '.' as '~'>. */
+ * as recd/fleet.h computes it: PREFIX.<partition>.~, or with subjects=session the earlier
+ * PREFIX.<partition>.<key with '.' as '~'>. */
 package recd.client;
 
 import java.nio.charset.StandardCharsets;
@@ -28,11 +29,13 @@ public final class NatsUrl {
     public final int partitions, maxInFlight;
     public final long bufferBytes, ackTimeoutMs, lingerMs;
     public final int packBytes; /* 0: one frame per message */
+    public final boolean sessionSubjects; /* subjects=session: PREFIX.<p>.<key>, not PREFIX.<p>.~ */
     /* TLS and credentials files, named like recd's nats.* options; null when absent */
     public final String tlsCa, tlsCert, tlsKey, tlsName, creds, nkey;
 
     private static final List<String> OPTIONS = List.of("partitions", "max_in_flight", "buffer", "ack_timeout",
-            "pack_bytes", "linger", "encoding", "tls_ca", "tls_cert", "tls_key", "tls_name", "creds", "nkey");
+            "pack_bytes", "linger", "encoding", "subjects", "tls_ca", "tls_cert", "tls_key", "tls_name", "creds",
+            "nkey");
     private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
     private static final Pattern SIZE = Pattern.compile("(\\d{1,19}) ?(B|KiB|MiB|GiB|TiB)?");
     private static final Pattern DURATION = Pattern.compile("(\\d{1,12})(ms|d|h|m|s)");
@@ -53,6 +56,7 @@ public final class NatsUrl {
         this.ackTimeoutMs = (Long) o.getOrDefault("ack_timeout", 10000L);
         this.packBytes = (int) (long) (Long) o.getOrDefault("pack_bytes", (long) FleetPack.DEFAULT_PACK_BYTES);
         this.lingerMs = (Long) o.getOrDefault("linger", (long) FleetPack.DEFAULT_LINGER_MS);
+        this.sessionSubjects = "session".equals(o.get("subjects"));
         this.tlsCa = (String) o.get("tls_ca");
         this.tlsCert = (String) o.get("tls_cert");
         this.tlsKey = (String) o.get("tls_key");
@@ -69,16 +73,27 @@ public final class NatsUrl {
         return partitions == 0 ? 0 : Integer.remainderUnsigned(h, partitions);
     }
 
-    /** PREFIX.<partition>.<key with '.' as '~'>: recd_fleet_subject(). The key must already be a
-     *  valid session key (Wire.checkSessionKey). */
+    /** PREFIX.<partition>.~: recd_fleet_subject(), one subject per partition (the key travels in
+     *  the frames). The key must already be a valid session key (Wire.checkSessionKey). */
     public static String subject(String prefix, String key, int partitions) {
-        if (partitions < 1 || partitions > PARTITIONS_MAX)
-            throw new IllegalArgumentException("partitions: " + partitions + " is not 1.." + PARTITIONS_MAX);
-        return prefix + "." + partition(key, partitions) + "." + key.replace('.', '~');
+        return partitionPrefix(prefix, key, partitions) + "~";
     }
 
-    /** The subject of a session for this URL's prefix and partitions. */
-    public String subject(String key) { return subject(prefix, key, partitions); }
+    /** The earlier layout (subjects=session): PREFIX.<partition>.<key with '.' as '~'>. */
+    public static String sessionSubject(String prefix, String key, int partitions) {
+        return partitionPrefix(prefix, key, partitions) + key.replace('.', '~');
+    }
+
+    private static String partitionPrefix(String prefix, String key, int partitions) {
+        if (partitions < 1 || partitions > PARTITIONS_MAX)
+            throw new IllegalArgumentException("partitions: " + partitions + " is not 1.." + PARTITIONS_MAX);
+        return prefix + "." + partition(key, partitions) + ".";
+    }
+
+    /** The subject of a session for this URL's prefix, partitions and subjects layout. */
+    public String subject(String key) {
+        return sessionSubjects ? sessionSubject(prefix, key, partitions) : subject(prefix, key, partitions);
+    }
 
     /** The URL without the user part, for messages (never the password or token). */
     public String where() {
@@ -122,7 +137,8 @@ public final class NatsUrl {
             "max_in_flight", "a number from 1 to 1000000", "buffer", "a size from 1KiB to 1GiB (e.g. 8MiB)",
             "ack_timeout", "a duration from 1ms to 1h (e.g. 10s)",
             "pack_bytes", "0 (one frame per message) or a size from 256 to 512KiB (e.g. 64KiB)",
-            "linger", "a duration from 1ms to 10s (e.g. 20ms)", "encoding", "binary");
+            "linger", "a duration from 1ms to 10s (e.g. 20ms)", "encoding", "binary",
+            "subjects", "partition (PREFIX.<p>.~) or session (PREFIX.<p>.<key>)");
 
     private static Object option(String url, String name, String v) {
         try {
@@ -160,6 +176,10 @@ public final class NatsUrl {
             }
             case "encoding":
                 if (v.equals("binary"))
+                    return v;
+                break;
+            case "subjects":
+                if (v.equals("partition") || v.equals("session"))
                     return v;
                 break;
             default: /* file paths and tls_name */

@@ -37,12 +37,13 @@ import javax.net.ssl.SSLException;
  * A nats://HOST:PORT/PREFIX URL publishes to NATS JetStream (docs/fleet.md, "Publishing"): a
  * session's messages are packed into one JetStream message until it holds pack_bytes (64 KiB; 0:
  * one frame per message) or its first is linger (20 ms) old, checked at each send and flush, on
- * the subject PREFIX.&lt;partition&gt;.&lt;key token&gt; (partitions must match recd's nats.partitions),
+ * the subject PREFIX.&lt;partition&gt;.~ (subjects=session: PREFIX.&lt;partition&gt;.&lt;key token&gt;;
+ * partitions must match recd's nats.partitions),
  * with at most max_in_flight publishes waiting for their ack. flush() sends and reports the
  * losses known so far, close() waits for every ack; both throw PublishException when JetStream
  * did not confirm messages (they are counted in messagesLost()); while the server is away,
  * messages are kept up to the URL's buffer and published after a reconnect. The options are the URL's
- * query (NatsUrl): partitions, max_in_flight, ack_timeout, pack_bytes, linger, tls_ca, tls_cert,
+ * query (NatsUrl): partitions, max_in_flight, ack_timeout, pack_bytes, linger, subjects, tls_ca, tls_cert,
  * tls_key, tls_name, creds, nkey, and USER:PASSWORD@ or TOKEN@.
  */
 public final class RecdClient implements AutoCloseable {

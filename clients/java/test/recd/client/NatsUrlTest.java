@@ -20,8 +20,16 @@ public class NatsUrlTest {
         /* FNV-1a 32: "" is the offset basis, "a" a published vector. */
         assertEquals((int) (2166136261L % 0xFFFF), NatsUrl.partition("", 0xFFFF));
         assertEquals((int) (0xE40C292CL % 0xFFFF), NatsUrl.partition("a", 0xFFFF));
-        assertEquals("p.0.a~b~c-d_e", NatsUrl.subject("p", "a.b.c-d_e", 1));
-        assertEquals("recd.eu." + (0xE40C292CL % 8) + ".a", NatsUrl.subject("recd.eu", "a", 8));
+        assertEquals("p.0.~", NatsUrl.subject("p", "a.b.c-d_e", 1));
+        assertEquals("recd.eu." + (0xE40C292CL % 8) + ".~", NatsUrl.subject("recd.eu", "a", 8));
+        /* subjects=session: the earlier layout, a subject per session */
+        assertEquals("p.0.a~b~c-d_e", NatsUrl.sessionSubject("p", "a.b.c-d_e", 1));
+        assertEquals("recd.eu." + (0xE40C292CL % 8) + ".a", NatsUrl.sessionSubject("recd.eu", "a", 8));
+        assertFalse(NatsUrl.parse("nats://h/p").sessionSubjects);
+        assertTrue(NatsUrl.parse("nats://h/p?subjects=session").sessionSubjects);
+        assertEquals(NatsUrl.sessionSubject("p", "a.b", 8),
+                     NatsUrl.parse("nats://h/p?subjects=session").subject("a.b"));
+        assertEquals("p." + NatsUrl.partition("a.b", 8) + ".~", NatsUrl.parse("nats://h/p").subject("a.b"));
         assertThrows(IllegalArgumentException.class, () -> NatsUrl.subject("p", "k", 0));
         assertThrows(IllegalArgumentException.class, () -> NatsUrl.subject("p", "k", 1025));
     }
@@ -57,7 +65,7 @@ public class NatsUrlTest {
         for (String bad : List.of("tcp://127.0.0.1:1/x", "nats://127.0.0.1:1", "nats://127.0.0.1:1/", "nats://:1/x",
                 "nats://h:0/x", "nats://h:70000/x", "nats://h/a..b", "nats://h/.a", "nats://h/a.", "nats://h/a.*",
                 "nats://h/a>", "nats://[::1/x", "nats://h:/x", "nats://h/a b", "nats://h/" + "a".repeat(129),
-                "nats://h/p?x=1", "nats://h/p?partitions=0", "nats://h/p?pack_bytes=255", "nats://h/p?linger=11s",
+                "nats://h/p?x=1", "nats://h/p?partitions=0", "nats://h/p?pack_bytes=255", "nats://h/p?linger=11s", "nats://h/p?subjects=key",
                 "nats://h/p?tls_key=k.pem", "nats://secret@h/p?nkey=seed")) {
             IllegalArgumentException e = assertThrows(bad, IllegalArgumentException.class, () -> NatsUrl.parse(bad));
             assertTrue(e.getMessage(), e.getMessage().startsWith("bad URL"));
