@@ -103,12 +103,7 @@ python3 "$tmp/send.py" "$tcp" r-binary binary || fail "send the binary ring sess
 wait_metric() {
     local v
     for _ in $(seq $((100 * ${RECD_TEST_TIME_SCALE:-1}))); do
-        v=$(python3 - "$metrics" "$1" <<'PY'
-import sys, urllib.request
-t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=10).read().decode()
-print(int(sum(float(l.split()[-1]) for l in t.splitlines() if l.split("{")[0].split(" ")[0] == sys.argv[2])))
-PY
-)
+        v=$(python3 "$(dirname "$0")/../shell/metric.py" "$metrics" "$1")
         [ "${v%.*}" "$2" "$3" ] 2>/dev/null && return 0
         sleep 0.1
     done

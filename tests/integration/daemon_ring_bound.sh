@@ -66,15 +66,7 @@ PY
 
 # metric NAME: the sum of NAME's series whose line starts with NAME (labels included, e.g.
 # 'recd_samples_dropped_total{reason="ring_process_memory"}'), as an integer.
-metric() {
-    python3 - "$metrics" "$1" <<'PY'
-import sys, urllib.request
-t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=10).read().decode()
-want = sys.argv[2]
-name = (lambda l: l.split(" ")[0]) if "{" in want else (lambda l: l.split("{")[0].split(" ")[0])
-print(int(sum(float(l.split()[-1]) for l in t.splitlines() if name(l) == want)))
-PY
-}
+metric() { python3 "$(dirname "$0")/../shell/metric.py" "$metrics" "$1"; }
 # wait_metric NAME OP VALUE: polls (up to 10 s x $RECD_TEST_TIME_SCALE) until NAME OP VALUE
 # (OP: -ge or -eq).
 wait_metric() {

@@ -165,35 +165,9 @@ mv "$tmp/log" "$tmp/log1"
 sed -i 's/^  window: 1h$/  window: 1h\n  session_memory: 64KiB/' "$tmp/recd.yaml"
 start_recd "$tmp/log" --config "$tmp/recd.yaml"
 tcp=${tcp#tcp://}
-python3 - "$tcp" "$tmp/a.jsonl" <<'PY' || fail "the bounded session's sender"
-import json, socket, sys
-host, port = sys.argv[1].rsplit(":", 1)
-s = socket.create_connection((host, int(port)))
-out = b""
-for line in open(sys.argv[2]):
-    m = json.loads(line)
-    if m["type"] == "close":
-        break
-    m["session"] = "rb"
-    if m["type"] == "open":
-        m["ring"] = True
-    out += json.dumps(m).encode() + b"\n"
-out += json.dumps({"type": "save", "session": "rb", "last_ms": 3600000, "label": "rb-all"}).encode() + b"\n"
-out += json.dumps({"type": "close", "session": "rb"}).encode() + b"\n"
-s.sendall(out)
-s.shutdown(socket.SHUT_WR)
-s.settimeout(10)
-reply = s.recv(4096)
-if reply:
-    sys.exit("daemon replied: %r" % reply)
-PY
-dropped=$(python3 - "$metrics" <<'PY'
-import sys, urllib.request
-t = urllib.request.urlopen("http://%s/metrics" % sys.argv[1], timeout=10).read().decode()
-print(sum(int(float(l.split()[-1])) for l in t.splitlines()
-          if l.startswith('recd_samples_dropped_total{reason="ring_session_memory"}')))
-PY
-)
+python3 "$(dirname "$0")/../shell/ring_clip.py" "$tcp" "$tmp/a.jsonl" rb rb-all || fail "the bounded session's sender"
+dropped=$(python3 "$(dirname "$0")/../shell/metric.py" "$metrics" \
+    'recd_samples_dropped_total{reason="ring_session_memory"}')
 kill -TERM "$recd_pid"
 wait "$recd_pid" || fail "recd exited with $? after SIGTERM"
 recd_pid=
