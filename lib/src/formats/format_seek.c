@@ -131,12 +131,10 @@ int recd_seek_index_check(const recd_format *f, const uint8_t *data, size_t len,
     return check_entries(f, data, len, index, ilen, true, st);
 }
 
-/* The valid entry with the greatest time <= t by bisection (entries are in time order). */
-static bool index_lookup(const uint8_t *index, size_t valid, const uint8_t *data, size_t len,
-                         int64_t t, recd_seek_point *out)
+/* How many of the first n entries have a time <= t, by bisection (entries are in time order). */
+static size_t entries_up_to(const uint8_t *e, size_t n, int64_t t)
 {
-    const uint8_t *e = index + RECD_SEEK_INDEX_HEADER_SIZE;
-    size_t lo = 0, hi = valid; /* the answer is below hi */
+    size_t lo = 0, hi = n; /* the answer is below hi */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if ((int64_t)ld_le64(e + mid * RECD_SEEK_INDEX_ENTRY_SIZE) <= t)
@@ -144,6 +142,15 @@ static bool index_lookup(const uint8_t *index, size_t valid, const uint8_t *data
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* The valid entry with the greatest time <= t. */
+static bool index_lookup(const uint8_t *index, size_t valid, const uint8_t *data, size_t len,
+                         int64_t t, recd_seek_point *out)
+{
+    const uint8_t *e = index + RECD_SEEK_INDEX_HEADER_SIZE;
+    size_t lo = entries_up_to(e, valid, t);
     if (lo == 0)
         return false;
     return entry_valid(e + (lo - 1) * RECD_SEEK_INDEX_ENTRY_SIZE, data, len, out);
@@ -178,14 +185,7 @@ static bool lookup_lazily(const recd_format *f, const uint8_t *buf, size_t len,
         return false;
     size_t n = (ilen - RECD_SEEK_INDEX_HEADER_SIZE) / RECD_SEEK_INDEX_ENTRY_SIZE;
     const uint8_t *e = index + RECD_SEEK_INDEX_HEADER_SIZE;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((int64_t)ld_le64(e + mid * RECD_SEEK_INDEX_ENTRY_SIZE) <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = entries_up_to(e, n, t);
     if (lo == 0)
         return false;
     recd_seek_point p, prev = {0};
