@@ -289,6 +289,7 @@ int listener_nats_open(recd_ingest *g, const recd_listen_config *cfg, recd_liste
         snprintf(p->peer, sizeof p->peer, "%s partition %u", src->shown, i);
         p->in.sessions = g->sessions;
         p->in.transport = RECD_M_NATS;
+        p->in.shared = true;
         p->in.peer = p->peer;
         p->in.tally = &src->tally;
     }

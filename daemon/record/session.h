@@ -57,7 +57,7 @@ typedef struct recd_session {
     bool in_table; /* false once closed: the key may be opened again while this one finishes */
     bool closing;  /* no more input; freed when the writer is done */
     bool dormant;  /* idle: file finalized, buffers freed, resumes on the next sample */
-    bool write_failing;  /* its last write failed and waits for a retry: input is paused */
+    bool write_failing;  /* its last write failed and waits for a retry (see session_input.shared) */
     recd_msg_format format;
     char key[RECD_SESSION_KEY_MAX + 1];
 
@@ -131,6 +131,11 @@ typedef struct session_input {
     struct recd_sessions *sessions;
     recd_m_transport transport;
     bool datagram;        /* UDP rules: sequence numbers, drop instead of backpressure */
+    /* One input carries many publishers' sessions (a nats:// partition): a session whose writes
+     * fail holds it up only past its buffer limits, not at the first failure, so one unwritable
+     * folder does not stop everyone else's sessions. A connection is its peer's own and waits at
+     * once. */
+    bool shared;
     const char *peer;     /* for log lines (session_input_peer()); NULL for a datagram: */
     const struct sockaddr *peer_addr; /* its sender, formatted only when a line is logged */
     /* The peer for the fair shares: set at accept for a stream (family 0: not counted, as for

@@ -334,7 +334,7 @@ static void note_limits(session_input *in, recd_session *s)
 {
     const session_env *env = s->env;
     /* The peer's share is logged and counted once per read, not once per sample of it. */
-    if (s->buffered > env->cfg->limits.session_buffer || s->write_failing ||
+    if (s->buffered > env->cfg->limits.session_buffer || (s->write_failing && !in->shared) ||
         (!in->over_key[0] && s->peer && s->peer->bytes > recd_config_peer_buffer(env->cfg) &&
          peer_over_share(in, s)))
         memcpy(in->over_key, s->key, sizeof in->over_key);
