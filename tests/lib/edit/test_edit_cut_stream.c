@@ -2,7 +2,7 @@
 /* A ranged cut streams (recd_format_edit.cut_take): fed by the ranged read, the cut writes each
  * state and event of the range before the read makes the next one, so it never holds the range;
  * and a cut that fails while the read goes on still names the read's own failure, as a cut of
- * the loaded range does. */
+ * the loaded range does. A read from a seek point hands over nothing before its keyframe. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -33,12 +33,23 @@ static recd_buf build_index(const recd_buf *data)
     return idx;
 }
 
+/* How many index entries (keyframes) share the first one's gzip member. */
+static size_t entries_in_one_member(const recd_buf *idx)
+{
+    size_t n = 0;
+    const uint8_t *first = idx->data + 64;
+    for (const uint8_t *e = first; e + 32 <= idx->data + idx->len; e += 32)
+        n += ld_le64(e + 8) == ld_le64(first + 8);
+    return n;
+}
+
 /* The cut between the read and a counting writer. */
 typedef struct streaming {
     const struct recd_format_edit *e;
     recd_edit_cutter *cutter;
     int64_t from, to;
     size_t taken, emitted;
+    int64_t first_state; /* the tick of the first state the read handed over; -1: none yet */
     size_t in_range;      /* states and events of [from, to) taken */
     size_t most_held;     /* of those, the most taken and not yet written */
     size_t written_there; /* of those, written while the cut had them */
@@ -61,6 +72,8 @@ static int take(void *ctx, recd_msg *m, char *err, size_t errlen)
     bool in_range = t >= s->from && t < s->to;
     size_t before = s->emitted;
     s->taken++;
+    if (m->type == RECD_MSG_STATE && s->first_state < 0)
+        s->first_state = t;
     int rc = s->e->cut_take(s->cutter, m, err, errlen); /* m is the cut's now */
     if (in_range) {
         s->in_range++;
@@ -87,7 +100,7 @@ static void test_each_message_written_as_read(void **state)
     const recd_format *f = recd_format_sniff(data.data, data.len, NULL);
     assert_non_null(f->edit->cut_take); /* Recap's cut streams */
     recd_cut_opts o = {1234, 2345, false};
-    streaming s = {f->edit, NULL, o.from, o.to, 0, 0, 0, 0, 0};
+    streaming s = {f->edit, NULL, o.from, o.to, 0, 0, -1, 0, 0, 0};
     s.cutter = f->edit->cut_start(&o, count_emit, &s);
     assert_non_null(s.cutter);
     recd_seek_read r = {o.from, o.to, true, take};
@@ -97,7 +110,10 @@ static void test_each_message_written_as_read(void **state)
     size_t before_end = s.emitted;
     assert_int_equal(f->edit->cut_finish(s.cutter, 0, err, sizeof err), 0);
     assert_int_equal(s.emitted, before_end + 2); /* the end's flush and the close */
-    /* The read started at the keyframe before `from`, so the range is not all it gave. */
+    /* The read starts at the keyframe before `from` (one every 200 ticks), not at the first of
+     * the gzip member that holds it (this file has one member). */
+    assert_true(entries_in_one_member(&idx) > 6);
+    assert_int_equal(s.first_state, 1200);
     assert_true(s.taken > s.in_range);
     assert_true(s.in_range > 100);
     assert_int_equal(s.written_there, s.in_range);
