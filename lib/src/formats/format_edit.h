@@ -33,6 +33,9 @@ typedef enum recd_edit_place {
                               belong to it: "frame 3 event" (CARLA .log) */
 } recd_edit_place;
 
+/* A format's cut in progress (cut_start). */
+typedef struct recd_edit_cutter recd_edit_cutter;
+
 struct recd_format_edit {
     const char *time_unit; /* "ms", "tick" */
     uint32_t unit_ms;      /* milliseconds in one time_unit: 1, or 50 for Recap's ticks */
@@ -50,6 +53,13 @@ struct recd_format_edit {
     /* cut: writes the messages of [o->from, o->to) through emit, open first, close last. */
     int (*cut)(const recd_edit_msgs *in, const recd_cut_opts *o, recd_msg_fn emit, void *ctx,
                char *err, size_t errlen);
+    /* The same cut fed one message at a time, so a ranged read need not hold the range (NULL:
+     * cut only): cut_start (NULL: no memory); cut_take gets the open, then the states, events
+     * and flushes in file order, and owns m (frees it once done with it); cut_finish writes the
+     * end when rc == 0 and frees c. Its failures are as cut's. */
+    recd_edit_cutter *(*cut_start)(const recd_cut_opts *o, recd_msg_fn emit, void *ctx);
+    int (*cut_take)(recd_edit_cutter *c, recd_msg *m, char *err, size_t errlen);
+    int (*cut_finish)(recd_edit_cutter *c, int rc, char *err, size_t errlen);
     /* concat: the inputs (same format, checked by the engine) one after the other. */
     int (*concat)(const recd_edit_msgs *in, size_t n, int64_t gap, recd_msg_fn emit, void *ctx,
                   char *err, size_t errlen);

@@ -33,6 +33,11 @@ static void test_edit_hooks_complete(void **state)
             assert_non_null(e->concat);
             assert_true(e->track_point || e->track); /* carla: a whole-file track, every actor */
         }
+        /* A streamed cut comes whole, beside the list cut (its rule is the same). */
+        bool streams = e->cut_start != NULL;
+        assert_true((e->cut_take != NULL) == streams && (e->cut_finish != NULL) == streams);
+        if (streams)
+            assert_non_null(e->cut);
         if (!e->interpolate)
             assert_true(e->no_retime && e->no_retime[0]); /* a refusal says why */
         if (!e->transform)

@@ -43,7 +43,7 @@ typedef struct dec {
     int user_rc;
     uint64_t base; /* file offset of the frame data */
     const recap_resume *rs; /* NULL: from the start */
-    bool synced;            /* state is known: ticks may be delivered */
+    bool synced;            /* state is known: ticks may be delivered (see delivering) */
     uint64_t member_off, member_tick; /* of the member being applied */
 } dec;
 
@@ -206,11 +206,17 @@ static bool state_values_ok(uint8_t tag, const recd_recap_value *v)
     return true;
 }
 
+/* Whether the open tick goes to the callbacks: the state is known, and a resume wants it. */
+static bool delivering(const dec *d)
+{
+    return d->synced && (!d->rs || d->ticks >= d->rs->deliver_from);
+}
+
 /* Ends the open tick: hands it out (apply mode) and clears the per-tick storage. */
 static int end_tick(dec *d, bool apply, bool had_actions)
 {
     int rc = 0;
-    if (apply && d->cb && d->synced) {
+    if (apply && d->cb && delivering(d)) {
         if (had_actions && d->cb->on_tick) {
             recap_arena_fixup(&d->arena, 0);
             for (size_t k = 0; k < d->nev; k++)
@@ -279,7 +285,7 @@ static bool run_member(dec *d, const uint8_t *data, size_t len, bool apply, perr
             uint8_t n = data[c.pos++];
             if (n == 0)
                 return fail(pe, "bad-skip", "SKIP_TICKS with a count of 0", at, tag);
-            if (apply && d->cb && d->synced && d->cb->on_skip) {
+            if (apply && d->cb && delivering(d) && d->cb->on_skip) {
                 int rc = d->cb->on_skip(d->cb->ctx, d->ticks, n);
                 if (rc) {
                     d->user_rc = rc;
@@ -357,7 +363,7 @@ static int on_member(void *ctx, uint64_t off, uint64_t end, const uint8_t *data,
     d->res->ticks = d->ticks;
     d->res->valid_end = d->base + end;
     recd_report_progress(d->rep, d->base + end, d->input_len);
-    if (d->cb && d->synced && d->cb->on_member_end) {
+    if (d->cb && delivering(d) && d->cb->on_member_end) {
         int rc = d->cb->on_member_end(d->cb->ctx, d->ticks, d->base + end);
         if (rc) {
             d->user_rc = rc;

@@ -131,7 +131,10 @@ int recd_recap__export_from(const uint8_t *buf, size_t len, const recd_seek_poin
 {
     recap_export x = {on_msg, ctx, err, errlen, r->to, r->take};
     recd_recap_callbacks cb = {on_header, on_tick, NULL, on_member_end, &x};
-    recap_resume rs = {p->offset, (uint64_t)p->aux, true, NULL};
+    /* The ticks between the member's first keyframe and p's are decoded (the state needs
+     * them) but not delivered: readers and cuts start at p's keyframe. */
+    uint64_t key_tick = p->time > 0 ? (uint64_t)p->time : 0;
+    recap_resume rs = {p->offset, (uint64_t)p->aux, true, NULL, key_tick};
     recd_recap_decode_result res;
     int rc = recap_decode_resume(buf, len, &rs, &cb, &res);
     if (rc == -EBADMSG || rc == -EINVAL) {

@@ -149,6 +149,9 @@ typedef struct recap_resume {
     /* Each FULL_STATE: its tick, the offset of its member and the ticks before that member.
      * Non-zero stops decoding and is returned. NULL: none. */
     int (*on_keyframe)(void *ctx, uint64_t tick, uint64_t member_offset, uint64_t member_tick);
+    /* Deliver nothing before this tick either: the seek point's keyframe, which a member that
+     * holds several keyframes reaches after its first (0: all). */
+    uint64_t deliver_from;
 } recap_resume;
 
 /* recd_recap_decode from rs's member on: the header is read (and on_header called) as usual,

@@ -42,7 +42,7 @@ static int recap_scan_points(const uint8_t *buf, size_t len, const recd_seek_poi
     recap_scan s = {after, fn, ctx};
     recd_recap_callbacks cb = {0};
     cb.ctx = &s;
-    recap_resume rs = {0, 0, false, on_keyframe};
+    recap_resume rs = {0, 0, false, on_keyframe, 0};
     if (after) {
         rs.offset = after->offset;
         rs.tick = (uint64_t)after->aux;
