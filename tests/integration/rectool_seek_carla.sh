@@ -74,12 +74,13 @@ plotted() {
     local args=(--from "$2ms") a=0 b=0
     [ -n "${3:-}" ] && args+=(--to "$3ms")
     "$RECTOOL" plot "$1" "${args[@]}" -o "$tmp/seek.svg" 2>"$tmp/seek.err" || a=$?
-    RECTOOL_FULL_SCAN=1 "$RECTOOL" plot "$1" "${args[@]}" -o "$tmp/full.svg" 2>"$tmp/full.err" || b=$?
+    RECTOOL_FULL_SCAN=1 "$RECTOOL" plot "$1" "${args[@]}" -o "$tmp/full.svg" 2>"$tmp/full.err" ||
+        b=$?
     [ "$a" = "$b" ] || die "plot $1 ${args[*]}: exit $a, the full scan's $b"
     if [ "$a" = 0 ]; then
-        cmp -s "$tmp/seek.svg" "$tmp/full.svg" || die "plot $1 ${args[*]}: differs from the full scan"
+        cmp -s "$tmp/seek.svg" "$tmp/full.svg" || die "plot $1 ${args[*]}: not the full scan's"
     else
-        cmp -s "$tmp/seek.err" "$tmp/full.err" || die "plot $1 ${args[*]}: another error than the full scan's"
+        cmp -s "$tmp/seek.err" "$tmp/full.err" || die "plot $1 ${args[*]}: another error"
     fi
     rm -f "$tmp/seek.svg" "$tmp/full.svg"
     checks=$((checks + 1))
@@ -119,8 +120,8 @@ for r in "0 1000" "45000 47000" "$((last - 500)) $last"; do
 done
 # Plots: the start, the middle, the end, past it, open-ended, and ranges that add or delete actors
 # inside them or start right at such a frame.
-for r in "0 5000" "60000 70000" "61025 61075" "$((last - 3000)) $last" "$((last - 100)) $((last + 5000))" \
-         "$((last + 1000)) $((last + 9000))" "90000 "; do
+for r in "0 5000" "60000 70000" "61025 61075" "$((last - 3000)) $last" \
+         "$((last - 100)) $((last + 5000))" "$((last + 1000)) $((last + 9000))" "90000 "; do
     plotted "$g" $r
 done
 for t in $(echo "$events" | head -n 3); do
@@ -174,6 +175,6 @@ if [ -f "$real" ]; then
         plotted "$tmp/real.log" $r
     done
 else
-    echo "the CARLA corpus log is not available (RECD_CORPUS_DIR): the real log is not cut or plotted"
+    echo "the CARLA corpus log is not available (RECD_CORPUS_DIR): not cut nor plotted"
 fi
 echo "CARLA seeks compared with the full scan: $checks"

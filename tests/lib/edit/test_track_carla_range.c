@@ -47,7 +47,8 @@ static recd_buf generate(uint64_t ms, uint8_t width, uint32_t actors)
 static recd_buf index_of(const recd_buf *log)
 {
     recd_buf idx = {0};
-    assert_int_equal(recd_format_index_build(recd_format_find("carla"), log->data, log->len, &idx), 0);
+    const recd_format *f = recd_format_find("carla");
+    assert_int_equal(recd_format_index_build(f, log->data, log->len, &idx), 0);
     return idx;
 }
 
@@ -250,7 +251,8 @@ static void test_time_stands_still(void **state)
         set_frame_elapsed(&log, k, t0);
     recd_buf idx = index_of(&log);
     points whole = read_whole(&log);
-    double rel = t0 - frame_elapsed(&log, 0), next = frame_elapsed(&log, 405) - frame_elapsed(&log, 0);
+    double first = frame_elapsed(&log, 0), rel = t0 - first;
+    double next = frame_elapsed(&log, 405) - first;
     double starts[] = {rel - 0.01, rel, rel + 0.001, next - 0.001, next, next + 0.01};
     for (size_t i = 0; i < sizeof starts / sizeof *starts; i++)
         check_range(&log, &idx, &whole, starts[i], starts[i] + 1, true);
@@ -266,7 +268,7 @@ static void test_positions_not_numbers(void **state)
     recd_buf log = generate(30000, 4, 20);
     size_t from = frame_at(&log, 300), to = frame_at(&log, 303), broken = 0;
     for (size_t pos = from; pos + 5 <= to; pos += 5 + ld_le32(log.data + pos + 1))
-        if (log.data[pos] == 6 && ld_le16(log.data + pos + 5) > 2) { /* Position: x of the first two */
+        if (log.data[pos] == 6 && ld_le16(log.data + pos + 5) > 2) { /* Position packet */
             st_le32(log.data + pos + 7 + 4, f32_to_bits(NAN));
             st_le32(log.data + pos + 7 + 28 + 8, f32_to_bits(INFINITY));
             broken++;

@@ -176,7 +176,8 @@ static int track_frame(track_state *s, const recd_carla_frame *f, double t)
             rc = each_record(s, &f->packets[i], on_add);
     for (size_t i = 0; rc == 0 && i < f->count; i++) {
         const recd_carla_packet *p = &f->packets[i];
-        if (p->raw || p->kind != RECD_CARLA_POSITION || !isfinite(t) || (size_t)p->count * rec != p->len)
+        if (p->raw || p->kind != RECD_CARLA_POSITION || !isfinite(t) ||
+            (size_t)p->count * rec != p->len)
             continue;
         rc = s->keeping ? keep_positions(s, p, t) : on_positions(s, p, t);
     }
@@ -244,7 +245,7 @@ static int settle_positions(track_state *s)
         bool any = false, settled = false;
         for (uint32_t j = 0; j < p->count && !any; j++)
             any = bits >> (ld_le32(p->records + (size_t)j * rec) & 63) & 1;
-        for (uint32_t j = p->count; any && j-- > 0;) { /* the last record of a packet is the latest */
+        for (uint32_t j = p->count; any && j-- > 0;) { /* a packet's last record is the latest */
             const uint8_t *r = p->records + (size_t)j * rec;
             size_t slot;
             double pos[3];
@@ -271,7 +272,7 @@ static int settle_positions(track_state *s)
 typedef struct track_span {
     size_t seek_at;
     int64_t from_ms, stop_ms;
-    double from_s; /* track time: a frame past the times the seek compares (ms -1) may be in range */
+    double from_s; /* a frame past the times the seek compares (ms -1) may still be in range */
 } track_span;
 
 /* The log's frames through track_frame, times relative to its first frame. 0 at the end, or a
@@ -294,7 +295,8 @@ static int track_log(carla_reader *r, const track_span *span, recd_track_fn on_p
         first = false;
         int64_t ms = carla_elapsed_ms(f.elapsed);
         double t = f.elapsed - start;
-        if (s.keeping && (at >= span->seek_at || ms >= span->from_ms || (ms < 0 && t >= span->from_s))) {
+        if (s.keeping &&
+            (at >= span->seek_at || ms >= span->from_ms || (ms < 0 && t >= span->from_s))) {
             s.keeping = false;
             if ((rc = settle_positions(&s)) < 0)
                 break;
