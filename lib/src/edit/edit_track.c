@@ -31,6 +31,14 @@ static int track_msg(void *ctx, const recd_msg *m, char *err, size_t errlen)
     return t->on_point(t->data, &p);
 }
 
+/* The progress of a whole-file hook, which reports only its end: 0 of 1, then 1 of 1 when done,
+ * without counting the file's units for a total (a pass over the whole file). */
+static void whole_file_progress(const recd_progress *progress, bool done)
+{
+    if (progress && progress->fn)
+        progress->fn(progress->data, done ? 1 : 0, 1);
+}
+
 int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data,
                     const recd_progress *progress, char *err, size_t errlen)
 {
@@ -49,11 +57,17 @@ int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void
         recd_why(err, errlen, "%s: %s", what.kind, what.description);
         return -EBADMSG;
     }
+    if (e->track) {
+        whole_file_progress(progress, false);
+        int rc = e->track(buf, len, on_point, data, err, errlen);
+        if (rc >= 0)
+            whole_file_progress(progress, true);
+        return rc;
+    }
     track_read t = {e, on_point, data, {0}};
     recd_edit_input in = {buf, len};
     edit_progress_begin(&t.progress, progress, &in, 1, 1); /* only read */
-    int rc = e->track ? e->track(buf, len, on_point, data, err, errlen) /* reports only its end */
-                      : recd_format_export(f, buf, len, track_msg, &t, err, errlen);
+    int rc = recd_format_export(f, buf, len, track_msg, &t, err, errlen);
     edit_progress_end(&t.progress, rc);
     return rc;
 }
@@ -87,12 +101,11 @@ static int track_range_whole_file(const recd_format *f, const uint8_t *buf, size
                                   recd_track_fn on_point, void *data,
                                   const recd_progress *progress, char *err, size_t errlen)
 {
-    edit_progress pr = {0};
-    recd_edit_input in = {buf, len};
-    edit_progress_begin(&pr, progress, &in, 1, 1);
+    whole_file_progress(progress, false);
     int rc = f->edit->track_range(f, buf, len, index, ilen, from_s, to_s, on_point, data, err,
-                                  errlen); /* reports only its end, as e->track */
-    edit_progress_end(&pr, rc == 0 ? -ECANCELED : rc < 0 ? rc : 0);
+                                  errlen);
+    if (rc > 0)
+        whole_file_progress(progress, true);
     return rc;
 }
 
