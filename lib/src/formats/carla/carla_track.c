@@ -151,8 +151,12 @@ static int on_positions(track_state *s, const recd_carla_packet *p, double t)
     return 0;
 }
 
+/* An empty packet is not kept: every entry then stands for at least one 28-byte record, so the
+ * list stays smaller than the log. */
 static int keep_positions(track_state *s, const recd_carla_packet *p, double t)
 {
+    if (p->count == 0)
+        return 0;
     if (s->kept_n == s->kept_cap) {
         size_t cap = s->kept_cap ? s->kept_cap * 2 : 1024;
         kept_positions *v = realloc(s->kept, cap * sizeof *v);
