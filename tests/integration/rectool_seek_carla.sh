@@ -4,7 +4,8 @@
 # and must give the same bytes as the cut that reads the whole log (RECTOOL_FULL_SCAN=1): at frame
 # boundaries and between them, at frames that add, delete or attach actors and next to them, with
 # and without --to and --keep-time, with a missing or damaged index, in a log whose time goes back,
-# and in the real log of the corpus (skipped when absent). export --from/--until and info --at too.
+# and in the real log of the corpus (skipped when absent). export --from/--until, info --at and
+# plot --from/--to (the same SVG, or the same error) too.
 set -u
 : "${RECTOOL:?RECTOOL must point at the rectool binary}"
 "$RECTOOL" generate --help >/dev/null 2>&1 || { echo "rectool generate is not available" >&2; exit 77; }
@@ -67,6 +68,24 @@ ranged() {
     checks=$((checks + 1))
 }
 
+# plotted LOG FROM TO: plot --from/--to (milliseconds; TO "" for the end) draws the same SVG as the
+# full scan, or fails with the same message.
+plotted() {
+    local args=(--from "$2ms") a=0 b=0
+    [ -n "${3:-}" ] && args+=(--to "$3ms")
+    "$RECTOOL" plot "$1" "${args[@]}" -o "$tmp/seek.svg" 2>"$tmp/seek.err" || a=$?
+    RECTOOL_FULL_SCAN=1 "$RECTOOL" plot "$1" "${args[@]}" -o "$tmp/full.svg" 2>"$tmp/full.err" ||
+        b=$?
+    [ "$a" = "$b" ] || die "plot $1 ${args[*]}: exit $a, the full scan's $b"
+    if [ "$a" = 0 ]; then
+        cmp -s "$tmp/seek.svg" "$tmp/full.svg" || die "plot $1 ${args[*]}: not the full scan's"
+    else
+        cmp -s "$tmp/seek.err" "$tmp/full.err" || die "plot $1 ${args[*]}: another error"
+    fi
+    rm -f "$tmp/seek.svg" "$tmp/full.svg"
+    checks=$((checks + 1))
+}
+
 g=$tmp/gen.log
 "$RECTOOL" generate --format carla --duration 2m --seed 11 --actors 30 -o "$g" >/dev/null || die generate
 "$RECTOOL" index -q "$g" || die "rectool index"
@@ -99,6 +118,16 @@ cp "$tmp/good.idx" "$g.idx"
 for r in "0 1000" "45000 47000" "$((last - 500)) $last"; do
     ranged "$g" $r
 done
+# Plots: the start, the middle, the end, past it, open-ended, and ranges that add or delete actors
+# inside them or start right at such a frame.
+for r in "0 5000" "60000 70000" "61025 61075" "$((last - 3000)) $last" \
+         "$((last - 100)) $((last + 5000))" "$((last + 1000)) $((last + 9000))" "90000 "; do
+    plotted "$g" $r
+done
+for t in $(echo "$events" | head -n 3); do
+    plotted "$g" $((t - 2000)) $((t + 2000))
+    plotted "$g" "$t" $((t + 1000))
+done
 
 # A log whose time goes back (a frame at the middle claims an earlier time): cuts and exports
 # still agree, the export reading on past --until.
@@ -123,6 +152,9 @@ for t in 19000 20000 30000 59900 60000; do
 done
 ranged "$b" 19000 21000
 ranged "$b" 59000 61000
+plotted "$b" 19000 21000
+plotted "$b" 59000 61000
+plotted "$b" 30000 ""
 
 # The real log: every 9th frame's time and the millisecond after it.
 real=${RECD_CORPUS_DIR:-/nonexistent}/carla/DistanceToLaneCenter.log
@@ -135,7 +167,14 @@ if [ -f "$real" ]; then
         same "$tmp/real.log" $((t + 1)) ""
     done <"$tmp/real-frames"
     ranged "$tmp/real.log" 5000 6000
+    rlast=$(frames "$tmp/real.log" | tail -n 1 | cut -d' ' -f1)
+    rfirst=$(frames "$tmp/real.log" | head -n 1 | cut -d' ' -f1)
+    # plot times count from the first frame
+    for r in "0 2000" "$(((rlast - rfirst) / 2)) $(((rlast - rfirst) / 2 + 3000))" \
+             "$((rlast - rfirst - 1500)) $((rlast - rfirst))" "$(((rlast - rfirst) / 3)) "; do
+        plotted "$tmp/real.log" $r
+    done
 else
-    echo "the CARLA corpus log is not available (RECD_CORPUS_DIR): the real log is not cut"
+    echo "the CARLA corpus log is not available (RECD_CORPUS_DIR): not cut nor plotted"
 fi
 echo "CARLA seeks compared with the full scan: $checks"

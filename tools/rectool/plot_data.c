@@ -65,25 +65,34 @@ static int on_point(void *data, const recd_track_point *p)
     return 0;
 }
 
+/* whole: every point is read (and those outside [from, to] dropped), with no seek. */
+static int add_file(rt_plot_data *d, const char *name, const uint8_t *buf, size_t len,
+                    const uint8_t *index, size_t ilen, bool whole, double from, double to,
+                    const recd_progress *progress, char *err, size_t errlen)
+{
+    plot_load l = {d, name, d->n, from, to};
+    int rc = whole ? recd_track_read(buf, len, on_point, &l, progress, err, errlen)
+                   : recd_track_read_range(buf, len, index, ilen, from, to, on_point, &l, progress,
+                                           err, errlen);
+    if (rc == -E2BIG)
+        snprintf(err, errlen, "more than %u points to draw; narrow the time range with --from/--to",
+                 RT_PLOT_MAX_POINTS);
+    d->files++;
+    return rc < 0 ? rc : 0;
+}
+
 int rt_plot_add_file(rt_plot_data *d, const char *name, const uint8_t *buf, size_t len,
                      double from, double to, const recd_progress *progress, char *err,
                      size_t errlen)
 {
-    return rt_plot_add_file_indexed(d, name, buf, len, NULL, 0, from, to, progress, err, errlen);
+    return add_file(d, name, buf, len, NULL, 0, true, from, to, progress, err, errlen);
 }
 
 int rt_plot_add_file_indexed(rt_plot_data *d, const char *name, const uint8_t *buf, size_t len,
                              const uint8_t *index, size_t ilen, double from, double to,
                              const recd_progress *progress, char *err, size_t errlen)
 {
-    plot_load l = {d, name, d->n, from, to};
-    int rc = recd_track_read_range(buf, len, index, ilen, from, to, on_point, &l, progress, err,
-                                   errlen);
-    if (rc == -E2BIG)
-        snprintf(err, errlen, "more than %u points to draw; narrow the time range with --from/--to",
-                 RT_PLOT_MAX_POINTS);
-    d->files++;
-    return rc < 0 ? rc : 0;
+    return add_file(d, name, buf, len, index, ilen, false, from, to, progress, err, errlen);
 }
 
 void rt_plot_data_free(rt_plot_data *d)

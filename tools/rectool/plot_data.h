@@ -28,7 +28,8 @@ typedef struct rt_plot_data {
 } rt_plot_data;
 
 /* Adds the samples of one recording with from <= t <= to (seconds; to < 0: no end) as series
- * labelled by name. progress (may be NULL) watches the reading (recd_track_read). 0, or a
+ * labelled by name, reading every point (recd_track_read: no seek, what RECTOOL_FULL_SCAN=1
+ * compares with). progress (may be NULL) watches the reading. 0, or a
  * negative errno with err set. */
 int rt_plot_add_file(rt_plot_data *d, const char *name, const uint8_t *buf, size_t len,
                      double from, double to, const recd_progress *progress, char *err,

@@ -31,6 +31,14 @@ static int track_msg(void *ctx, const recd_msg *m, char *err, size_t errlen)
     return t->on_point(t->data, &p);
 }
 
+/* The progress of a whole-file hook, which reports only its end: 0 of 1, then 1 of 1 when done,
+ * without counting the file's units for a total (a pass over the whole file). */
+static void whole_file_progress(const recd_progress *progress, bool done)
+{
+    if (progress && progress->fn)
+        progress->fn(progress->data, done ? 1 : 0, 1);
+}
+
 int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data,
                     const recd_progress *progress, char *err, size_t errlen)
 {
@@ -49,11 +57,17 @@ int recd_track_read(const uint8_t *buf, size_t len, recd_track_fn on_point, void
         recd_why(err, errlen, "%s: %s", what.kind, what.description);
         return -EBADMSG;
     }
+    if (e->track) {
+        whole_file_progress(progress, false);
+        int rc = e->track(buf, len, on_point, data, err, errlen);
+        if (rc >= 0)
+            whole_file_progress(progress, true);
+        return rc;
+    }
     track_read t = {e, on_point, data, {0}};
     recd_edit_input in = {buf, len};
     edit_progress_begin(&t.progress, progress, &in, 1, 1); /* only read */
-    int rc = e->track ? e->track(buf, len, on_point, data, err, errlen) /* reports only its end */
-                      : recd_format_export(f, buf, len, track_msg, &t, err, errlen);
+    int rc = recd_format_export(f, buf, len, track_msg, &t, err, errlen);
     edit_progress_end(&t.progress, rc);
     return rc;
 }
@@ -76,7 +90,23 @@ bool recd_track_can_seek(const uint8_t *buf, size_t len)
     recd_sniff_result what;
     const recd_format *f = recd_format_sniff(buf, len, &what);
     const struct recd_format_edit *e = f ? f->edit : NULL;
-    return e && e->track_point && e->unit_ms && what.standard && f->seek && f->seek->export_from;
+    return e && what.standard && f->seek &&
+           ((e->track_point && e->unit_ms && f->seek->export_from) || (e->track && e->track_range));
+}
+
+/* A whole-file track (e->track) of a range through the format's own ranged read: 1 when read
+ * that way, 0 when the whole file is to be read, or a negative errno. */
+static int track_range_whole_file(const recd_format *f, const uint8_t *buf, size_t len,
+                                  const uint8_t *index, size_t ilen, double from_s, double to_s,
+                                  recd_track_fn on_point, void *data,
+                                  const recd_progress *progress, char *err, size_t errlen)
+{
+    whole_file_progress(progress, false);
+    int rc = f->edit->track_range(f, buf, len, index, ilen, from_s, to_s, on_point, data, err,
+                                  errlen);
+    if (rc > 0)
+        whole_file_progress(progress, true);
+    return rc;
 }
 
 int recd_track_read_range(const uint8_t *buf, size_t len, const uint8_t *index, size_t ilen,
@@ -87,6 +117,13 @@ int recd_track_read_range(const uint8_t *buf, size_t len, const uint8_t *index, 
     const recd_format *f = recd_format_sniff(buf, len, &what);
     const struct recd_format_edit *e = f ? f->edit : NULL;
     bool whole = !(from_s > 0) && to_s < 0; /* a range of everything gains nothing from a seek */
+    if (e && e->track && e->track_range && f->seek && what.standard && !whole && from_s >= 0 &&
+        from_s <= 1e12 && to_s <= 1e12) {
+        int rc = track_range_whole_file(f, buf, len, index, ilen, from_s, to_s, on_point, data,
+                                        progress, err, errlen);
+        if (rc != 0)
+            return rc < 0 ? rc : 0;
+    }
     if (!e || !e->track_point || !e->unit_ms || !what.standard || whole || !(from_s >= 0) ||
         from_s > 1e12 || to_s > 1e12)
         return recd_track_read(buf, len, on_point, data, progress, err, errlen);

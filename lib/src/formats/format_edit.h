@@ -82,6 +82,14 @@ struct recd_format_edit {
     /* Or, for formats read without the message model (foreign replays), the whole file at once. */
     int (*track)(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data, char *err,
                  size_t errlen);
+    /* And a plot of [from_s, to_s] seconds of track time (to_s < 0: the end) read on from the
+     * seek point of from_s, found through f's seek (index: its sidecar, or NULL): the points
+     * `track` gives in that range (others may come too: the caller filters). 1 when read that
+     * way, 0 when it cannot start there (nothing was delivered: the caller reads the whole
+     * file), or a negative errno. NULL: a range reads the whole file. */
+    int (*track_range)(const recd_format *f, const uint8_t *buf, size_t len, const uint8_t *index,
+                       size_t ilen, double from_s, double to_s, recd_track_fn on_point, void *data,
+                       char *err, size_t errlen);
 
     /* Clears what says only how a file is packed, not what it holds (a Recap open's member
      * compressor), before diff compares (member ends are skipped there). NULL: nothing. */

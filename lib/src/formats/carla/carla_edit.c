@@ -175,5 +175,6 @@ const struct recd_format_edit recd_carla__edit = {
     .cut = carla_cut,
     .concat = carla_concat,
     .track = recd_carla__track,
+    .track_range = recd_carla__track_range,
     .track_points = recd_carla__track_points,
 };

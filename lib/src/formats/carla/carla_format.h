@@ -39,6 +39,11 @@ extern const struct recd_format_synth recd_carla__synth; /* carla_synth.c */
 /* Plots: every vehicle's and walker's route (carla_track.c), read without the message model. */
 int recd_carla__track(const uint8_t *buf, size_t len, recd_track_fn on_point, void *data,
                       char *err, size_t errlen);
+/* The same for a plot of [from_s, to_s] seconds from the range's seek point (found through f's
+ * index); recd_format_edit.track_range. */
+int recd_carla__track_range(const recd_format *f, const uint8_t *buf, size_t len,
+                            const uint8_t *index, size_t ilen, double from_s, double to_s,
+                            recd_track_fn on_point, void *data, char *err, size_t errlen);
 /* One frame's positions as points (actor kinds unknown: 0; speed NaN), for a live view. */
 int recd_carla__track_points(const recd_msg *m, recd_track_fn on_point, void *data);
 
