@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "carla_state.h"
+#include "recd/seek_index.h"
 #include "record/session_ring.h"
 #include "support/config_schema.h"
 #include "support/log.h"
@@ -28,7 +29,34 @@ static int sink_write(void *ctx, const void *data, size_t len)
 }
 
 /* A frame is written straight into the session's batch: one copy from the writer's held frame. */
-static uint8_t *sink_reserve(void *ctx, size_t len) { return session_reserve(ctx, len); }
+uint8_t *carla_frame_room(void *session, size_t len)
+{
+    recd_session *s = session;
+    carla_session *cs = cs_of(s);
+    cs->frame_at = session_reserve(s, len);
+    cs->frame_len = len;
+    return cs->frame_at;
+}
+
+void carla_feed_part(recd_session *s, carla_session *cs)
+{
+    cs->format = recd_format_of_msg(RECD_MSG_FMT_CARLA);
+    cs->frame_at = NULL;
+    cs->point_any = false;
+    writer_part_feed_seek(s->part);
+}
+
+void carla_feed_frame(recd_session *s, carla_session *cs)
+{
+    recd_seek_point p;
+    if (cs->frame_at && recd_seek_index_point_at(cs->format, cs->frame_at, cs->frame_len, &p) &&
+        (!cs->point_any || p.time >= cs->point_last)) {
+        cs->point_any = true;
+        cs->point_last = p.time;
+        writer_put_point(&s->queue, s->part, cs->frame_at, &p);
+    }
+    cs->frame_at = NULL;
+}
 
 static int carla_open(recd_session *s, const recd_msg *m, char *why, size_t whylen)
 {
@@ -61,6 +89,8 @@ static void end_part(recd_session *s, bool session_end)
         char err[200];
         if (s->part && recd_carla_writer_finish(cs->w, err, sizeof err) < 0)
             log_err("session '%s': the last frame of part %u is lost: %s", s->key, s->part_no, err);
+        if (s->part)
+            carla_feed_frame(s, cs);
         recd_carla_writer_free(cs->w);
         cs->w = NULL;
         sync_frame(s, cs);
@@ -77,9 +107,10 @@ static int start_part(recd_session *s, carla_session *cs, const recd_carla_frame
     int rc = session_start_part(s, start, 0);
     if (rc < 0)
         return rc;
+    carla_feed_part(s, cs);
     recd_carla_open o = cs->open;
     o.date = cs->open.date + (first ? 0 : (int64_t)f->elapsed);
-    cs->sink = (recd_reserve_sink){sink_write, sink_reserve, s};
+    cs->sink = (recd_reserve_sink){sink_write, carla_frame_room, s};
     if ((rc = recd_carla_writer_new(&cs->w, &o, recd_reserve_sink_as_sink(&cs->sink))) < 0)
         return rc;
     cs->frame_base = first ? 0 : f->id - 1;
@@ -227,6 +258,7 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
     else
         rc = recd_carla_writer_state(cs->w, &part_frame, err, sizeof err);
     cs->replay_live = false;
+    carla_feed_frame(s, cs);
     if (rc == 0)
         carla_live_frame(&cs->world, s, f);
     sync_frame(s, cs);
