@@ -74,8 +74,8 @@ static inline carla_session *cs_of(const recd_session *s) { return s->format_dat
 static inline uint64_t actor_cost(uint32_t len) { return (uint64_t)len + sizeof(live_actor) + 32; }
 #define CARLA_LIGHT_COST (CARLA_LIGHT_RECORD + 24)
 
-/* The part just started (s->part) hands its frames' seek points to its index (the writer never
- * reads it back to find them). */
+/* Seek points (carla_points.c). The part just started (s->part) hands its frames' points to its
+ * index (the writer never reads it back to find them). */
 void carla_feed_part(recd_session *s, carla_session *cs);
 /* A frame's room in the session's batch, as a sink's reserve: remembered for its point. */
 uint8_t *carla_frame_room(void *session, size_t len);
