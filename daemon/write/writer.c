@@ -41,7 +41,7 @@ struct writer_batch {
     size_t restart_plain_len;
     uint64_t restart_units;
     writer_sidecar *progress; /* writer_set_progress(), or NULL (owned) */
-    recd_seek_point *points;  /* its segments' seek points, in order (file offsets set by the job) */
+    recd_seek_point *points;  /* its segments' seek points, in order (file offsets: the job) */
     uint32_t npoints, cappoints;
     bool points_lost;         /* a point found no memory: the part's index gives up */
 };

@@ -175,8 +175,8 @@ void writer_part_set_seek_format(writer_part *p, const recd_format *f);
 
 /* p's seek index is fed by the layer above, which encodes the part and knows its seek points:
  * they come with its members (writer_put_member_points) or its plain bytes (writer_put_point), a
- * restart point's member is one at time 0, and the part is never read back to find them. Loop thread, after
- * writer_part_set_seek_format and before p's first job. */
+ * restart point's member is one at time 0, and the part is never read back to find them. Loop
+ * thread, after writer_part_set_seek_format and before p's first job. */
 void writer_part_feed_seek(writer_part *p);
 
 /* Gives p a sidecar (replacing and freeing any earlier one). Loop thread, before the part is

@@ -243,7 +243,8 @@ for f in $(cat "$tmp/saves"); do expect 0 "$RECTOOL" verify "$ring_dir/$f"; done
 current() {
     [ -s "$1.idx" ] || { fail "no index beside $1"; return; }
     cp "$1.idx" "$tmp/kept.idx"
-    "$RECTOOL" index -q "$1" && cmp -s "$1.idx" "$tmp/kept.idx" || fail "index of $1 differs from a rebuilt one"
+    "$RECTOOL" index -q "$1" && cmp -s "$1.idx" "$tmp/kept.idx" ||
+        fail "index of $1 differs from a rebuilt one"
 }
 for f in $(cat "$tmp/saves"); do current "$ring_dir/$f"; done
 check "$ring_dir/cr-clip.log" "$(first_of "$clip_last" 4000)"
