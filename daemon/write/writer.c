@@ -714,7 +714,10 @@ static void feed_points(writer_batch *b, writer_part *p, uint64_t file_at, const
             q.aux -= dropped;
             size_t at = seg_at + (s->member ? 0 : (size_t)q.offset);
             q.offset = file_at + at;
-            seek_sidecar_point(p->seek, &q, written + at);
+            if (s->member) /* a member is written whole */
+                seek_sidecar_point(p->seek, &q, written + at);
+            else /* plain bytes: the unit may go on in the next batch */
+                seek_sidecar_point_started(p->seek, &q, written + at);
         }
         pt += s->npoints;
         seg_at += s->len; /* plain bytes are written as queued */

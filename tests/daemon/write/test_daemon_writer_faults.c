@@ -881,19 +881,20 @@ static size_t next_packet(const recd_buf *log, size_t pos)
     return pos + 5 + size;
 }
 
-/* A synthetic CARLA log whose map name is stretched so that a frame starts 8 bytes before the
- * first WRITER_ALIGN boundary (a cut there would split its probe). */
-static void stretched_log(recd_buf *log)
+/* A synthetic CARLA log whose map name is stretched so that a frame starts gap bytes before the
+ * first WRITER_ALIGN boundary: the last frame that can, or (first) the first frame, which its
+ * index keeps. */
+static void stretched_log(recd_buf *log, size_t gap, bool first)
 {
     recd_synth_params sp = {recd_synth_format_find("carla"), RECD_SYNTH_SCENARIO_TRAFFIC, 30000, 7};
     recd_buf raw = {0};
     assert_int_equal(recd_synth_write(&sp, recd_buf_sink(&raw), NULL), 0);
     size_t map_len = raw.data[26] | (size_t)raw.data[27] << 8, head = 28 + map_len;
-    size_t before = head; /* the last frame start at or before the boundary - 8 */
-    for (size_t pos = head; pos < raw.len && pos <= WRITER_ALIGN - 8; pos = next_packet(&raw, pos))
+    size_t target = head;
+    for (size_t pos = head; !first && pos <= WRITER_ALIGN - gap; pos = next_packet(&raw, pos))
         if (raw.data[pos] == 0)
-            before = pos;
-    size_t stretch = WRITER_ALIGN - 8 - before;
+            target = pos;
+    size_t stretch = WRITER_ALIGN - gap - target;
     assert_true(raw.len > 3 * WRITER_ALIGN && map_len + stretch <= 0xFFFF);
     assert_int_equal(recd_buf_append(log, raw.data, 26), 0);
     uint8_t len2[2] = {(uint8_t)(map_len + stretch), (uint8_t)((map_len + stretch) >> 8)};
@@ -905,17 +906,37 @@ static void stretched_log(recd_buf *log)
     recd_buf_free(&raw);
 }
 
+/* Every entry of t.log.part.idx as it stands points at a frame that is whole in t.log.part (a
+ * scan finds no other), however a batch ended inside the next frame. */
+static void entries_point_at_whole_frames(const rig *g, const recd_buf *log)
+{
+    size_t len, ilen;
+    uint8_t *part = tu_read_file(tu_at(g->root, "t.log.part"), &len);
+    uint8_t *idx = tu_read_file(tu_at(g->root, "t.log.part.idx"), &ilen);
+    for (size_t e = RECD_SEEK_INDEX_HEADER_SIZE; idx && e + RECD_SEEK_INDEX_ENTRY_SIZE <= ilen;
+         e += RECD_SEEK_INDEX_ENTRY_SIZE) {
+        size_t at = 0;
+        memcpy(&at, idx + e + 8, sizeof at < 8 ? sizeof at : 8); /* little-endian hosts */
+        size_t end = at;
+        while (log->data[end] != 1)
+            end = next_packet(log, end);
+        assert_true(next_packet(log, end) <= len);
+    }
+    free(part);
+    free(idx);
+}
+
 /* A CARLA part whose index is fed with its frames (writer_put_point), as the daemon's CARLA
  * session feeds it: sealed at 64 KiB boundaries (points move with the bytes carried over, and a
  * cut that would split a frame's probe is made before the frame instead), with a full disk on
- * one append that the next job retries. Its NAME.idx is what `rectool index` builds. */
-static void fed_points_index_is_a_scans(void **state)
+ * one append that the next job retries. Its NAME.part.idx only ever points at whole frames, and
+ * its NAME.idx is what `rectool index` builds. */
+static void fed_part(size_t gap, bool first)
 {
-    (void)state;
     rig *g = rig_new();
     const recd_format *f = recd_format_find("carla");
     recd_buf log = {0};
-    stretched_log(&log);
+    stretched_log(&log, gap, first);
     writer_part *p = writer_part_new("t.log", 0);
     assert_non_null(p);
     writer_part_set_seek_format(p, f);
@@ -943,10 +964,12 @@ static void fed_points_index_is_a_scans(void **state)
             continue;
         writer_seal_aligned(&g->w, &g->q);
         const writer_result *r = run_job(g);
-        if (first_cut) /* the frame at WRITER_ALIGN - 8 went to the next batch */
-            assert_int_equal(r->written, WRITER_ALIGN - 8);
+        if (first_cut) /* a frame whose probe the cut would split goes to the next batch */
+            assert_int_equal(r->written, gap < RECD_SEEK_INDEX_PROBE_SIZE ? WRITER_ALIGN - gap
+                                                                         : WRITER_ALIGN);
         first_cut = false;
         retries += r->retry_error == -ENOSPC;
+        entries_point_at_whole_frames(g, &log);
     }
     writer_seal(&g->q);
     assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
@@ -974,6 +997,21 @@ static void fed_points_index_is_a_scans(void **state)
     rig_free(g);
 }
 
+/* The first cut would split a frame's probe. */
+static void fed_points_index_is_a_scans(void **state)
+{
+    (void)state;
+    fed_part(8, false);
+}
+
+/* The first batch ends inside a frame the index keeps (the first one): its entry waits for the
+ * rest of the frame. */
+static void fed_entry_waits_for_its_frame(void **state)
+{
+    (void)state;
+    fed_part(100, true);
+}
+
 int main(void)
 {
     signal(SIGXFSZ, SIG_IGN); /* short_write_then_fail(): EFBIG instead of the signal */
@@ -996,6 +1034,7 @@ int main(void)
         cmocka_unit_test(progress_follows_the_file),
         cmocka_unit_test(on_named_reports_new_names),
         cmocka_unit_test(fed_points_index_is_a_scans),
+        cmocka_unit_test(fed_entry_waits_for_its_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
