@@ -45,12 +45,36 @@ void seek_sidecar_lose_point(seek_sidecar *s)
         s->point_lost = true;
 }
 
+static void add_point(seek_sidecar *s, const recd_seek_point *p, const uint8_t *probe)
+{
+    if (recd_seek_index_add(s->format, &s->w, p, probe, &s->pending) < 0)
+        s->point_lost = true; /* the next update gives up (it knows the part's name) */
+}
+
+/* The held point's unit is whole: a later one started, or the part ended. */
+static void release_held(seek_sidecar *s)
+{
+    if (s->held)
+        add_point(s, &s->held_point, s->held_probe);
+    s->held = false;
+}
+
 void seek_sidecar_point(seek_sidecar *s, const recd_seek_point *p, const uint8_t *probe)
 {
     if (!s || !s->fed || s->failed)
         return;
-    if (recd_seek_index_add(s->format, &s->w, p, probe, &s->pending) < 0)
-        s->point_lost = true; /* the next update gives up (it knows the part's name) */
+    release_held(s);
+    add_point(s, p, probe);
+}
+
+void seek_sidecar_point_started(seek_sidecar *s, const recd_seek_point *p, const uint8_t *probe)
+{
+    if (!s || !s->fed || s->failed)
+        return;
+    release_held(s);
+    s->held = true;
+    s->held_point = *p;
+    memcpy(s->held_probe, probe, sizeof s->held_probe);
 }
 
 static void give_up(seek_sidecar *s, const char *what, const char *name, int rc)
@@ -128,6 +152,7 @@ void seek_sidecar_restart(seek_sidecar *s)
         return;
     memset(&s->w, 0, sizeof s->w);
     s->pending.len = 0;
+    s->held = false;
     s->scanned_size = 0;
     free(s->rel); /* made again (truncated) beside the new file */
     s->rel = NULL;
@@ -135,6 +160,8 @@ void seek_sidecar_restart(seek_sidecar *s)
 
 void seek_sidecar_update(seek_sidecar *s, int root_fd, const recd_part *file, bool final)
 {
+    if (s && final)
+        release_held(s);
     if (s && s->point_lost)
         give_up(s, "out of memory", file->name, -ENOMEM);
     if (!s || s->failed || file->size == 0 || file->size > SIZE_MAX)

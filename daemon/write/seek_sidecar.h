@@ -35,6 +35,11 @@ typedef struct seek_sidecar {
     bool fed;                    /* points come through seek_sidecar_point: no scan */
     recd_buf pending;            /* fed: entries not yet stored */
     bool point_lost;             /* fed: a point found no memory (the next update gives up) */
+    /* fed: a point whose unit may still be cut short in the file (seek_sidecar_point_started),
+     * held back until the next point or the part's end shows it whole, and its probe bytes. */
+    bool held;
+    recd_seek_point held_point;
+    uint8_t held_probe[RECD_SEEK_INDEX_PROBE_SIZE];
 } seek_sidecar;
 
 /* A sidecar for a part of format f, or NULL when f needs none (or without memory). */
@@ -47,6 +52,10 @@ void seek_sidecar_set_fed(seek_sidecar *s);
 /* Fed: point p is in the part's file now (p->offset in that file), probe its first
  * RECD_SEEK_INDEX_PROBE_SIZE bytes; stored with the next update. Points come in file order. */
 void seek_sidecar_point(seek_sidecar *s, const recd_seek_point *p, const uint8_t *probe);
+/* Fed: like seek_sidecar_point, for a point whose unit (a CARLA frame) may not be whole in the
+ * file yet, only its first bytes: it is stored once the next point comes (units do not overlap)
+ * or the part ends, as a scan only finds whole units. */
+void seek_sidecar_point_started(seek_sidecar *s, const recd_seek_point *p, const uint8_t *probe);
 /* Fed: a point of the part was lost (no memory): the next update gives the index up. */
 void seek_sidecar_lose_point(seek_sidecar *s);
 

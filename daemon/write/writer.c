@@ -15,7 +15,9 @@
 typedef struct writer_seg {
     size_t len;
     bool member;      /* compress before writing */
-    uint32_t npoints; /* a member's seek points: the batch's next npoints (writer_put_member_points) */
+    /* Its seek points: the batch's next npoints (a member's: writer_put_member_points; in plain
+     * bytes: writer_put_point, each offset counted from the segment's first byte) */
+    uint32_t npoints;
     size_t out_at;    /* where the job rendered it, from the batch's first byte */
 } writer_seg;
 
@@ -39,9 +41,9 @@ struct writer_batch {
     size_t restart_plain_len;
     uint64_t restart_units;
     writer_sidecar *progress; /* writer_set_progress(), or NULL (owned) */
-    recd_seek_point *points;  /* its members' seek points, in order (offsets set by the job) */
+    recd_seek_point *points;  /* its segments' seek points, in order (file offsets: the job) */
     uint32_t npoints, cappoints;
-    bool points_lost;         /* a member's points found no memory: the part's index gives up */
+    bool points_lost;         /* a point found no memory: the part's index gives up */
 };
 
 typedef struct writer_job {
@@ -234,6 +236,19 @@ static uint8_t *append(writer_stage *w, writer_queue *q, writer_part *p, size_t 
     return at;
 }
 
+/* A cut at cut (a file offset) of b, a single plain segment starting at file offset start, moved
+ * to the first point whose probe bytes it would split: the job reads a point's probe in its own
+ * batch. */
+static uint64_t cut_before_probes(const writer_batch *b, uint64_t start, uint64_t cut)
+{
+    for (uint32_t i = 0; i < b->npoints; i++) {
+        uint64_t at = start + b->points[i].offset;
+        if (at < cut && at + RECD_SEEK_INDEX_PROBE_SIZE > cut)
+            return at;
+    }
+    return cut;
+}
+
 void writer_seal_aligned(writer_stage *w, writer_queue *q)
 {
     commit_cursor(q);
@@ -244,24 +259,44 @@ void writer_seal_aligned(writer_stage *w, writer_queue *q)
         return;
     }
     uint64_t start = b->part->sealed, end = start + b->data.len;
-    uint64_t cut = end & ~(uint64_t)(WRITER_ALIGN - 1);
+    uint64_t cut = cut_before_probes(b, start, end & ~(uint64_t)(WRITER_ALIGN - 1));
     if (cut <= start || cut == end) {
         writer_seal(q);
         return;
     }
-    size_t tail = (size_t)(end - cut);
-    b->data.len -= tail;
-    b->segs[0].len -= tail;
+    size_t tail = (size_t)(end - cut), keep = (size_t)(cut - start);
+    /* The points in the cut bytes go with them, in an array taken before anything moves. */
+    uint32_t kept = b->npoints;
+    while (kept && b->points[kept - 1].offset >= keep)
+        kept--;
+    uint32_t moved = b->npoints - kept;
+    recd_seek_point *points = moved ? malloc(moved * sizeof *points) : NULL;
+    if (moved && !points) {
+        writer_seal(q);
+        return;
+    }
+    b->data.len = keep;
+    b->segs[0].len = keep;
+    b->npoints = b->segs[0].npoints = kept;
     writer_seal(q);
     /* Sealed batches wait in the queue until the next kick, so the cut bytes are still in b's
      * buffer to start the next batch with. */
     uint8_t *at = append(w, q, b->part, tail, false);
     if (at) {
-        memcpy(at, b->data.data + b->data.len, tail);
+        memcpy(at, b->data.data + keep, tail);
+        writer_batch *next = q->open; /* new: its only segment holds the cut bytes */
+        for (uint32_t i = 0; i < moved; i++) {
+            points[i] = b->points[kept + i];
+            points[i].offset -= keep;
+        }
+        next->points = points;
+        next->npoints = next->cappoints = next->segs[0].npoints = moved;
         return;
     }
+    free(points);
     b->data.len += tail; /* no memory for them: b keeps them after all */
     b->segs[0].len += tail;
+    b->npoints = b->segs[0].npoints = kept + moved;
     b->part->sealed += tail;
 }
 
@@ -319,33 +354,61 @@ int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const vo
     return put(w, q, p, data, len, true);
 }
 
-int writer_put_member_points(writer_stage *w, writer_queue *q, writer_part *p, const void *data,
-                             size_t len, const recd_seek_point *points, size_t n)
+/* n seek points for b's last segment; without memory (points NULL included) the part's index
+ * is given up instead. */
+static void add_points(writer_batch *b, const recd_seek_point *points, size_t n)
 {
-    int rc = put(w, q, p, data, len, true);
-    if (rc < 0 || len == 0 || n == 0)
-        return rc;
-    writer_batch *b = q->open; /* the member is its last segment */
     if (!points) {
         b->points_lost = true;
-        return 0;
+        return;
     }
     if (b->npoints + n > b->cappoints) {
-        size_t cap = b->cappoints ? b->cappoints : 4;
+        size_t cap = b->cappoints ? b->cappoints : 8;
         while (cap < b->npoints + n)
             cap *= 2;
         recd_seek_point *np = cap <= UINT32_MAX ? realloc(b->points, cap * sizeof *np) : NULL;
         if (!np) {
             b->points_lost = true;
-            return 0;
+            return;
         }
         b->points = np;
         b->cappoints = (uint32_t)cap;
     }
     memcpy(b->points + b->npoints, points, n * sizeof *points);
     b->npoints += (uint32_t)n;
-    b->segs[b->nsegs - 1].npoints = (uint32_t)n;
+    b->segs[b->nsegs - 1].npoints += (uint32_t)n;
+}
+
+/* Only a part whose index is fed has a use for points handed over. */
+static bool takes_points(const writer_part *p) { return p->seek && p->seek->fed; }
+
+int writer_put_member_points(writer_stage *w, writer_queue *q, writer_part *p, const void *data,
+                             size_t len, const recd_seek_point *points, size_t n)
+{
+    int rc = put(w, q, p, data, len, true);
+    if (rc < 0 || len == 0 || n == 0 || !takes_points(p))
+        return rc;
+    add_points(q->open, points, n); /* the member is its last segment */
     return 0;
+}
+
+void writer_put_point(writer_queue *q, const writer_part *p, const uint8_t *at,
+                      const recd_seek_point *pt)
+{
+    writer_batch *b = q->open;
+    if (!takes_points(p) || !b || b->part != p || !b->nsegs)
+        return;
+    writer_seg *last = &b->segs[b->nsegs - 1];
+    /* The bytes handed out so far: the cursor's too, which extend the last segment. */
+    const uint8_t *end = q->cur && q->cur_part == p ? q->cur : b->data.data + b->data.len;
+    const uint8_t *seg = b->data.data + (b->data.len - last->len);
+    if (last->member || at < seg || at + RECD_SEEK_INDEX_PROBE_SIZE > end) {
+        b->points_lost = true; /* not the bytes just handed out: a caller's mistake */
+        return;
+    }
+    recd_seek_point in_seg = *pt;
+    in_seg.offset = (uint64_t)(at - seg);
+    add_points(b, &in_seg, 1);
 }
 
 int writer_set_restart(writer_stage *w, writer_queue *q, writer_part *p, recd_buf *plain,
@@ -629,27 +692,35 @@ static int start_file(writer_job *j, const writer_batch *b, open_part *op, recd_
     return 0;
 }
 
-/* b's members are in the file from file_at on (rendered as in out): their seek points, in the
- * ticks of the file now written (which lacks the part's first units_dropped after a restart),
- * go to the part's fed seek index. */
-static void feed_points(writer_batch *b, writer_part *p, uint64_t file_at, const recd_buf *out)
+/* b is in the file from file_at on, as written (rendered when it has members): its seek points,
+ * in the units of the file now written (which lacks the part's first units_dropped after a
+ * restart), go to the part's fed seek index. */
+static void feed_points(writer_batch *b, writer_part *p, uint64_t file_at, const uint8_t *written)
 {
     if (b->points_lost)
         seek_sidecar_lose_point(p->seek);
     const recd_seek_point *pt = b->points;
     int64_t dropped = (int64_t)p->units_dropped;
+    size_t seg_at = 0; /* where segment i was written, from the batch's first byte */
     for (uint32_t i = 0; i < b->nsegs && b->npoints; i++) {
         const writer_seg *s = &b->segs[i];
+        if (b->has_members)
+            seg_at = s->out_at;
         for (uint32_t k = 0; k < s->npoints; k++) {
             recd_seek_point q = pt[k];
             if (q.time < dropped || q.aux < dropped)
                 continue; /* before the restart: not in this file */
             q.time -= dropped;
             q.aux -= dropped;
-            q.offset = file_at + s->out_at;
-            seek_sidecar_point(p->seek, &q, out->data + s->out_at);
+            size_t at = seg_at + (s->member ? 0 : (size_t)q.offset);
+            q.offset = file_at + at;
+            if (s->member) /* a member is written whole */
+                seek_sidecar_point(p->seek, &q, written + at);
+            else /* plain bytes: the unit may go on in the next batch */
+                seek_sidecar_point_started(p->seek, &q, written + at);
         }
         pt += s->npoints;
+        seg_at += s->len; /* plain bytes are written as queued */
     }
 }
 
@@ -704,8 +775,8 @@ static int write_batch(writer_job *j, writer_batch *b, open_part *op, recd_gzip_
     rc = ops->append(&op->file, src, n);
     if (rc < 0)
         return write_failed(j, op, b, rc, "cannot append to", b->data.len);
-    if (b->has_members)
-        feed_points(b, p, file_at, out);
+    if (b->npoints || b->points_lost)
+        feed_points(b, p, file_at, src);
     b->data_done = true;
     op->dirty = true;
     j->result.written += n;

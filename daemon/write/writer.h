@@ -174,9 +174,9 @@ void writer_part_on_named(writer_part *p, void (*fn)(void *ctx, uint32_t tag, co
 void writer_part_set_seek_format(writer_part *p, const recd_format *f);
 
 /* p's seek index is fed by the layer above, which encodes the part and knows its seek points:
- * they come with its members (writer_put_member_points), a restart point's member is one at time
- * 0, and the part is never read back to find them. Loop thread, after
- * writer_part_set_seek_format and before p's first job. */
+ * they come with its members (writer_put_member_points) or its plain bytes (writer_put_point), a
+ * restart point's member is one at time 0, and the part is never read back to find them. Loop
+ * thread, after writer_part_set_seek_format and before p's first job. */
 void writer_part_feed_seek(writer_part *p);
 
 /* Gives p a sidecar (replacing and freeing any earlier one). Loop thread, before the part is
@@ -205,6 +205,13 @@ int writer_put_member(writer_stage *w, writer_queue *q, writer_part *p, const vo
  * points found no memory, and the part's index is given up. */
 int writer_put_member_points(writer_stage *w, writer_queue *q, writer_part *p, const void *data,
                              size_t len, const recd_seek_point *points, size_t n);
+/* A seek point of p's file in plain bytes the layer above wrote, for a part whose index is fed
+ * (writer_part_feed_seek; others ignore it): at is a byte of the room writer_reserve or writer_put
+ * last handed out for p, and its first RECD_SEEK_INDEX_PROBE_SIZE bytes are written by now; pt
+ * gives the time and aux, the job the file offset. Points come in file order. Without memory
+ * the part's index is given up. */
+void writer_put_point(writer_queue *q, const writer_part *p, const uint8_t *at,
+                      const recd_seek_point *pt);
 /* Ends p after everything queued for it: header (if given, len bytes written at offset 0 after
  * the data) then rename. Takes ownership of header (malloc'd, may be NULL). The caller must not
  * use p afterwards. 0 or -ENOMEM (then nothing changed and header is still the caller's). */

@@ -239,6 +239,14 @@ ls "$ring_dir" | grep "\.log$" >"$tmp/saves"
 [ "$(grep -c . "$tmp/saves")" = 3 ] || fail "expected three saves in $ring_dir: $(cat "$tmp/saves")"
 clip_last=$(( $(index_at 12) - 1 ))
 for f in $(cat "$tmp/saves"); do expect 0 "$RECTOOL" verify "$ring_dir/$f"; done
+# current FILE: its index, fed by the save's frames, is what `rectool index` builds of it.
+current() {
+    [ -s "$1.idx" ] || { fail "no index beside $1"; return; }
+    cp "$1.idx" "$tmp/kept.idx"
+    "$RECTOOL" index -q "$1" && cmp -s "$1.idx" "$tmp/kept.idx" ||
+        fail "index of $1 differs from a rebuilt one"
+}
+for f in $(cat "$tmp/saves"); do current "$ring_dir/$f"; done
 check "$ring_dir/cr-clip.log" "$(first_of "$clip_last" 4000)"
 [ "${n:-0}" = $((clip_last - $(first_of "$clip_last" 4000) + 1)) ] || fail "cr-clip holds $n frames"
 flag=$(index_at 15)
@@ -255,6 +263,7 @@ ls "$tmp/rec/carla/cp"/*.log | sort -V >"$tmp/parts"
 set --
 while read -r p; do
     expect 0 "$RECTOOL" verify "$p"
+    current "$p"
     set -- "$@" "$p" +
 done <"$tmp/parts"
 check "$@"

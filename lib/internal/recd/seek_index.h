@@ -26,6 +26,13 @@ extern "C" {
 /* True when f's files get a sidecar (it has a seek hook that is not arithmetic). */
 bool recd_seek_index_wanted(const recd_format *f);
 
+/* The seek point a scan of f's file finds where unit[0..len) lies in it, a unit (a CARLA frame)
+ * its writer just wrote, with offset 0 for the caller to set: for a writer that hands its points
+ * to the index instead of having the file scanned. False when it is none, or f cannot tell. A
+ * scan also skips a point whose time is before the previous point's: the caller does too. */
+bool recd_seek_index_point_at(const recd_format *f, const uint8_t *unit, size_t len,
+                              recd_seek_point *p);
+
 /* The 64-byte header of an index of f's file starting with head[0..len) (appended to out).
  * -EAGAIN when head is shorter than the part that identifies the file, -ENOTSUP, -ENOMEM. */
 int recd_seek_index_header(const recd_format *f, const uint8_t *head, size_t len, recd_buf *out);

@@ -26,6 +26,12 @@ bool recd_seek_index_wanted(const recd_format *f)
     return f && f->seek && f->seek->scan && !f->seek->direct;
 }
 
+bool recd_seek_index_point_at(const recd_format *f, const uint8_t *unit, size_t len,
+                              recd_seek_point *p)
+{
+    return recd_seek_index_wanted(f) && f->seek->point_at && f->seek->point_at(unit, len, p);
+}
+
 int recd_seek_index_header(const recd_format *f, const uint8_t *head, size_t len, recd_buf *out)
 {
     if (!recd_seek_index_wanted(f) || strlen(f->name) >= FORMAT_NAME_SIZE)

@@ -36,6 +36,10 @@ struct recd_format_seek {
      * the end of the file or at the first damage, a negative errno, or fn's value. */
     int (*scan)(const uint8_t *buf, size_t len, const recd_seek_point *after, recd_seek_point_fn fn,
                 void *ctx);
+    /* The point scan finds at unit[0], the start of a unit the format's writer wrote whole (a
+     * CARLA frame), with offset 0; false when scan would not take it. NULL: the points of a
+     * writer's output are only known by a scan (or by its encoder: Recap keyframes). */
+    bool (*point_at)(const uint8_t *unit, size_t len, recd_seek_point *p);
     /* Fixed-size records: the point for `time` computed from the file alone; NULL otherwise. */
     int (*direct)(const uint8_t *buf, size_t len, int64_t time, recd_seek_point *out);
     /* The file as export_msgs gives it (open first, close last), leaving out the states and

@@ -15,6 +15,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "recd/seek_index.h"
+#include "recd/synth.h"
 #include "write/writer.h"
 
 /* ---- the injecting file operations ---------------------------------------------------------- */
@@ -869,6 +871,147 @@ static void on_named_reports_new_names(void **state)
     rig_free(g);
 }
 
+/* ---- a seek index fed with the points of plain bytes ---------------------------------------- */
+
+/* The start of the packet after the one at pos of a CARLA log (5-byte packet headers). */
+static size_t next_packet(const recd_buf *log, size_t pos)
+{
+    uint32_t size = (uint32_t)log->data[pos + 1] | (uint32_t)log->data[pos + 2] << 8 |
+                    (uint32_t)log->data[pos + 3] << 16 | (uint32_t)log->data[pos + 4] << 24;
+    return pos + 5 + size;
+}
+
+/* A synthetic CARLA log whose map name is stretched so that a frame starts gap bytes before the
+ * first WRITER_ALIGN boundary: the last frame that can, or (first) the first frame, which its
+ * index keeps. */
+static void stretched_log(recd_buf *log, size_t gap, bool first)
+{
+    recd_synth_params sp = {recd_synth_format_find("carla"), RECD_SYNTH_SCENARIO_TRAFFIC, 30000, 7};
+    recd_buf raw = {0};
+    assert_int_equal(recd_synth_write(&sp, recd_buf_sink(&raw), NULL), 0);
+    size_t map_len = raw.data[26] | (size_t)raw.data[27] << 8, head = 28 + map_len;
+    size_t target = head;
+    for (size_t pos = head; !first && pos <= WRITER_ALIGN - gap; pos = next_packet(&raw, pos))
+        if (raw.data[pos] == 0)
+            target = pos;
+    size_t stretch = WRITER_ALIGN - gap - target;
+    assert_true(raw.len > 3 * WRITER_ALIGN && map_len + stretch <= 0xFFFF);
+    assert_int_equal(recd_buf_append(log, raw.data, 26), 0);
+    uint8_t len2[2] = {(uint8_t)(map_len + stretch), (uint8_t)((map_len + stretch) >> 8)};
+    assert_int_equal(recd_buf_append(log, len2, 2), 0);
+    assert_int_equal(recd_buf_append(log, raw.data + 28, map_len), 0);
+    for (size_t i = 0; i < stretch; i++)
+        assert_int_equal(recd_buf_append(log, "x", 1), 0);
+    assert_int_equal(recd_buf_append(log, raw.data + head, raw.len - head), 0);
+    recd_buf_free(&raw);
+}
+
+/* Every entry of t.log.part.idx as it stands points at a frame that is whole in t.log.part (a
+ * scan finds no other), however a batch ended inside the next frame. */
+static void entries_point_at_whole_frames(const rig *g, const recd_buf *log)
+{
+    size_t len, ilen;
+    uint8_t *part = tu_read_file(tu_at(g->root, "t.log.part"), &len);
+    uint8_t *idx = tu_read_file(tu_at(g->root, "t.log.part.idx"), &ilen);
+    for (size_t e = RECD_SEEK_INDEX_HEADER_SIZE; idx && e + RECD_SEEK_INDEX_ENTRY_SIZE <= ilen;
+         e += RECD_SEEK_INDEX_ENTRY_SIZE) {
+        size_t at = 0;
+        memcpy(&at, idx + e + 8, sizeof at < 8 ? sizeof at : 8); /* little-endian hosts */
+        size_t end = at;
+        while (log->data[end] != 1)
+            end = next_packet(log, end);
+        assert_true(next_packet(log, end) <= len);
+    }
+    free(part);
+    free(idx);
+}
+
+/* A CARLA part whose index is fed with its frames (writer_put_point), as the daemon's CARLA
+ * session feeds it: sealed at 64 KiB boundaries (points move with the bytes carried over, and a
+ * cut that would split a frame's probe is made before the frame instead), with a full disk on
+ * one append that the next job retries. Its NAME.part.idx only ever points at whole frames, and
+ * its NAME.idx is what `rectool index` builds. */
+static void fed_part(size_t gap, bool first)
+{
+    rig *g = rig_new();
+    const recd_format *f = recd_format_find("carla");
+    recd_buf log = {0};
+    stretched_log(&log, gap, first);
+    writer_part *p = writer_part_new("t.log", 0);
+    assert_non_null(p);
+    writer_part_set_seek_format(p, f);
+    writer_part_feed_seek(p);
+    size_t pos = 28 + (log.data[26] | (size_t)log.data[27] << 8);
+    assert_int_equal(writer_put(&g->w, &g->q, p, log.data, pos), 0);
+    fail_calls(OP_APPEND, 3, 3, -ENOSPC);
+    unsigned points = 0, retries = 0;
+    bool first_cut = true;
+    while (pos < log.len) {
+        size_t end = pos;
+        while (log.data[end] != 1) /* to the frame's end packet */
+            end = next_packet(&log, end);
+        end = next_packet(&log, end);
+        uint8_t *at = writer_reserve(&g->w, &g->q, p, end - pos);
+        assert_non_null(at);
+        memcpy(at, log.data + pos, end - pos);
+        recd_seek_point pt;
+        assert_true(recd_seek_index_point_at(f, at, end - pos, &pt));
+        writer_put_point(&g->q, p, at, &pt);
+        points++;
+        pos = end;
+        /* Later seals carry half a batch over: kept points move too. */
+        if (writer_open_bytes(&g->q) < WRITER_ALIGN + (first_cut ? 0 : WRITER_ALIGN / 2))
+            continue;
+        writer_seal_aligned(&g->w, &g->q);
+        const writer_result *r = run_job(g);
+        if (first_cut) /* a frame whose probe the cut would split goes to the next batch */
+            assert_int_equal(r->written, gap < RECD_SEEK_INDEX_PROBE_SIZE ? WRITER_ALIGN - gap
+                                                                         : WRITER_ALIGN);
+        first_cut = false;
+        retries += r->retry_error == -ENOSPC;
+        entries_point_at_whole_frames(g, &log);
+    }
+    writer_seal(&g->q);
+    assert_int_equal(writer_end_part(&g->q, p, NULL, 0), 0);
+    const writer_result *r = run_job(g);
+    assert_int_equal(r->finalized, 1);
+    assert_int_equal(retries, 1);
+    assert_true(points > 100);
+    assert_string_equal(listing(g), "t.log t.log.idx");
+    size_t len, ilen;
+    uint8_t *data = tu_read_file(tu_at(g->root, "t.log"), &len);
+    uint8_t *idx = tu_read_file(tu_at(g->root, "t.log.idx"), &ilen);
+    assert_non_null(data);
+    assert_non_null(idx);
+    assert_int_equal(len, log.len);
+    assert_memory_equal(data, log.data, len);
+    recd_buf built = {0};
+    assert_int_equal(recd_format_index_build(f, data, len, &built), 0);
+    assert_true(built.len > RECD_SEEK_INDEX_HEADER_SIZE + 10 * RECD_SEEK_INDEX_ENTRY_SIZE);
+    assert_int_equal(ilen, built.len);
+    assert_memory_equal(idx, built.data, ilen);
+    recd_buf_free(&built);
+    free(data);
+    free(idx);
+    recd_buf_free(&log);
+    rig_free(g);
+}
+
+/* The first cut would split a frame's probe. */
+static void fed_points_index_is_a_scans(void **state)
+{
+    (void)state;
+    fed_part(8, false);
+}
+
+/* The first batch ends inside a frame the index keeps (the first one): its entry waits for the
+ * rest of the frame. */
+static void fed_entry_waits_for_its_frame(void **state)
+{
+    (void)state;
+    fed_part(100, true);
+}
+
 int main(void)
 {
     signal(SIGXFSZ, SIG_IGN); /* short_write_then_fail(): EFBIG instead of the signal */
@@ -890,6 +1033,8 @@ int main(void)
         cmocka_unit_test(progress_beside_the_part),
         cmocka_unit_test(progress_follows_the_file),
         cmocka_unit_test(on_named_reports_new_names),
+        cmocka_unit_test(fed_points_index_is_a_scans),
+        cmocka_unit_test(fed_entry_waits_for_its_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -268,7 +268,6 @@ static int save_write(void *ctx, const void *data, size_t len)
 {
     return session_put(ctx, data, len);
 }
-static uint8_t *save_reserve(void *ctx, size_t len) { return session_reserve(ctx, len); }
 
 /* One frame of a save, rebased to its first: the first also holds the world then. */
 static int write_frame(recd_carla_writer *w, const uint8_t *d, size_t len, uint64_t id_base,
@@ -319,7 +318,8 @@ static int write_save(recd_session *s, const session_ring_entry *first, const ca
     }
     recd_carla_open o = cs->open;
     o.date = cs->open.date + (int64_t)elapsed0;
-    recd_reserve_sink sink = {save_write, save_reserve, s};
+    carla_feed_part(s, cs);
+    recd_reserve_sink sink = {save_write, carla_frame_room, s};
     recd_carla_writer *w;
     if ((rc = recd_carla_writer_new(&w, &o, recd_reserve_sink_as_sink(&sink))) < 0) {
         session_end_part(s, NULL, 0);
@@ -330,6 +330,7 @@ static int write_save(recd_session *s, const session_ring_entry *first, const ca
     for (const session_ring_entry *e = first; e && rc == 0; e = e->next, frames++) {
         uint64_t before = *samples;
         rc = write_frame(w, e->data, e->len, id0 - 1, elapsed0, at_first, samples, err, errlen);
+        carla_feed_frame(s, cs);
         session_tally_add(s, *samples - before, false, 0, 0, true, e->time_ms);
         at_first = NULL;
     }
@@ -337,11 +338,13 @@ static int write_save(recd_session *s, const session_ring_entry *first, const ca
         uint64_t before = *samples;
         rc = write_frame(w, cs->collect.data, cs->collect.len, id0 - 1, elapsed0, at_first,
                          samples, err, errlen);
+        carla_feed_frame(s, cs);
         session_tally_add(s, *samples - before, false, 0, 0, true, frame_time_ms(cs->collect.data));
         frames++;
     }
     if (rc == 0)
         rc = recd_carla_writer_finish(w, err, errlen);
+    carla_feed_frame(s, cs);
     recd_carla_writer_free(w);
     session_end_part(s, NULL, 0);
     session_flush(s);

@@ -27,9 +27,6 @@ static int sink_write(void *ctx, const void *data, size_t len)
     return session_put(ctx, data, len);
 }
 
-/* A frame is written straight into the session's batch: one copy from the writer's held frame. */
-static uint8_t *sink_reserve(void *ctx, size_t len) { return session_reserve(ctx, len); }
-
 static int carla_open(recd_session *s, const recd_msg *m, char *why, size_t whylen)
 {
     if (!m->open.carla) {
@@ -61,6 +58,8 @@ static void end_part(recd_session *s, bool session_end)
         char err[200];
         if (s->part && recd_carla_writer_finish(cs->w, err, sizeof err) < 0)
             log_err("session '%s': the last frame of part %u is lost: %s", s->key, s->part_no, err);
+        if (s->part)
+            carla_feed_frame(s, cs);
         recd_carla_writer_free(cs->w);
         cs->w = NULL;
         sync_frame(s, cs);
@@ -77,9 +76,10 @@ static int start_part(recd_session *s, carla_session *cs, const recd_carla_frame
     int rc = session_start_part(s, start, 0);
     if (rc < 0)
         return rc;
+    carla_feed_part(s, cs);
     recd_carla_open o = cs->open;
     o.date = cs->open.date + (first ? 0 : (int64_t)f->elapsed);
-    cs->sink = (recd_reserve_sink){sink_write, sink_reserve, s};
+    cs->sink = (recd_reserve_sink){sink_write, carla_frame_room, s};
     if ((rc = recd_carla_writer_new(&cs->w, &o, recd_reserve_sink_as_sink(&cs->sink))) < 0)
         return rc;
     cs->frame_base = first ? 0 : f->id - 1;
@@ -227,6 +227,7 @@ static int carla_sample(recd_session *s, session_input *in, const recd_msg *m,
     else
         rc = recd_carla_writer_state(cs->w, &part_frame, err, sizeof err);
     cs->replay_live = false;
+    carla_feed_frame(s, cs);
     if (rc == 0)
         carla_live_frame(&cs->world, s, f);
     sync_frame(s, cs);

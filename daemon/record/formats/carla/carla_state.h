@@ -58,6 +58,13 @@ typedef struct carla_session {
     bool ring_any;
     double ring_elapsed;
     recd_buf scratch;
+    /* The part's seek index is fed with its frames (carla_feed_frame): the room of the frame
+     * the writer put last, and the time of the part's last point (a scan skips earlier ones). */
+    const recd_format *format;
+    uint8_t *frame_at;
+    size_t frame_len;
+    bool point_any;
+    int64_t point_last;
 } carla_session;
 
 static inline carla_session *cs_of(const recd_session *s) { return s->format_data; }
@@ -66,6 +73,14 @@ static inline carla_session *cs_of(const recd_session *s) { return s->format_dat
  * header and its index slot. And a traffic light's remembered State record. */
 static inline uint64_t actor_cost(uint32_t len) { return (uint64_t)len + sizeof(live_actor) + 32; }
 #define CARLA_LIGHT_COST (CARLA_LIGHT_RECORD + 24)
+
+/* Seek points (carla_points.c). The part just started (s->part) hands its frames' points to its
+ * index (the writer never reads it back to find them). */
+void carla_feed_part(recd_session *s, carla_session *cs);
+/* A frame's room in the session's batch, as a sink's reserve: remembered for its point. */
+uint8_t *carla_frame_room(void *session, size_t len);
+/* After a call of the writer: the frame it put into its room, if any, gives the part its point. */
+void carla_feed_frame(recd_session *s, carla_session *cs);
 
 /* The world (carla_live.c). s, when not NULL, is the session whose held state the world is:
  * what it lets go is released, and a new light is held, within session_hold's bounds (left out,

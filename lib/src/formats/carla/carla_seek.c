@@ -37,6 +37,12 @@ static bool frame_point(const uint8_t *buf, size_t pos, recd_seek_point *p)
     return true;
 }
 
+/* A frame the writer wrote: its FrameStart packet first. */
+static bool carla_point_at(const uint8_t *unit, size_t len, recd_seek_point *p)
+{
+    return len >= CARLA_PACKET_HEADER + FRAME_START_SIZE && frame_point(unit, 0, p);
+}
+
 static int carla_scan_points(const uint8_t *buf, size_t len, const recd_seek_point *after,
                              recd_seek_point_fn fn, void *ctx)
 {
@@ -65,6 +71,7 @@ const struct recd_format_seek recd_carla__seek = {
     .index_step = 1000,
     .stable_len = carla_stable_len,
     .scan = carla_scan_points,
+    .point_at = carla_point_at,
     .direct = NULL,
     .export_from = recd_carla__export_from,
 };
