@@ -51,13 +51,8 @@ static void add_point(seek_sidecar *s, const recd_seek_point *p, const uint8_t *
         s->point_lost = true; /* the next update gives up (it knows the part's name) */
 }
 
-/* The held point's unit is whole: a later one started, or the part ended. */
-static void release_held(seek_sidecar *s)
-{
-    if (s->held)
-        add_point(s, &s->held_point, s->held_probe);
-    s->held = false;
-}
+/* The held entry's unit is whole: a later one started, or the part ended. */
+static void release_held(seek_sidecar *s) { s->held = false; }
 
 void seek_sidecar_point(seek_sidecar *s, const recd_seek_point *p, const uint8_t *probe)
 {
@@ -72,9 +67,12 @@ void seek_sidecar_point_started(seek_sidecar *s, const recd_seek_point *p, const
     if (!s || !s->fed || s->failed)
         return;
     release_held(s);
-    s->held = true;
-    s->held_point = *p;
-    memcpy(s->held_probe, probe, sizeof s->held_probe);
+    size_t before = s->pending.len;
+    add_point(s, p, probe);
+    if (s->pending.len > before && before <= UINT32_MAX) { /* kept (not thinned out) */
+        s->held = true;
+        s->held_at = (uint32_t)before;
+    }
 }
 
 static void give_up(seek_sidecar *s, const char *what, const char *name, int rc)
@@ -122,9 +120,13 @@ static int fed_growth(seek_sidecar *s, const uint8_t *map, size_t len, recd_buf 
             return rc;
         s->w.header_done = true;
     }
-    int rc = recd_buf_append(more, s->pending.data, s->pending.len);
-    if (rc == 0)
-        s->pending.len = 0;
+    size_t ready = s->held ? s->held_at : s->pending.len;
+    int rc = recd_buf_append(more, s->pending.data, ready);
+    if (rc == 0 && ready) {
+        memmove(s->pending.data, s->pending.data + ready, s->pending.len - ready);
+        s->pending.len -= ready;
+        s->held_at = 0;
+    }
     return rc;
 }
 

@@ -35,11 +35,11 @@ typedef struct seek_sidecar {
     bool fed;                    /* points come through seek_sidecar_point: no scan */
     recd_buf pending;            /* fed: entries not yet stored */
     bool point_lost;             /* fed: a point found no memory (the next update gives up) */
-    /* fed: a point whose unit may still be cut short in the file (seek_sidecar_point_started),
-     * held back until the next point or the part's end shows it whole, and its probe bytes. */
+    /* fed: pending's last entry, from held_at, is of a unit that may still be cut short in the
+     * file (seek_sidecar_point_started): not stored until the next point or the part's end shows
+     * it whole. In the struct's padding: a sidecar per open part, 100,000 sessions. */
     bool held;
-    recd_seek_point held_point;
-    uint8_t held_probe[RECD_SEEK_INDEX_PROBE_SIZE];
+    uint32_t held_at;
 } seek_sidecar;
 
 /* A sidecar for a part of format f, or NULL when f needs none (or without memory). */
