@@ -30,6 +30,15 @@ static void note_wire_seq(nats_partition *p, bool has_seq, uint64_t seq)
     p->cur_has_wire = true;
 }
 
+/* A frame of the message being taken was accepted: counted per frame, as a stream counts it,
+ * however many frames a packed message holds. */
+static void note_accepted(nats_partition *p, bool sample, bool has_seq, uint64_t seq)
+{
+    p->cur_accepted = true;
+    p->cur_samples += sample;
+    note_wire_seq(p, has_seq, seq);
+}
+
 /* One decoded message (recd_wire_msg_fn): dispatched like stream input. */
 static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char *err,
                   size_t errlen)
@@ -39,7 +48,7 @@ static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char
     nats_source *src = p->src;
     in->accepted = false;
     in->lookup_missed = false;
-    p->sample = m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT;
+    bool sample = m->type == RECD_MSG_STATE || m->type == RECD_MSG_EVENT;
     if (p->replaying && !nats_replay_open(src, p, m))
         return 0;
     if (!p->replaying && p->closed &&
@@ -61,7 +70,7 @@ static int on_msg(void *ctx, const recd_msg *m, const recd_wire_meta *meta, char
     }
     int rc = session_dispatch(in, m, meta, err, errlen);
     if (rc == 0 && in->accepted)
-        note_wire_seq(p, m->has_seq, m->seq);
+        note_accepted(p, sample, m->has_seq, m->seq);
     if (closing && (rc < 0 || !in->accepted))
         closing->closed_by_message = false; /* refused: the session and its record stay */
     if (rc == 0 && in->accepted && m->type == RECD_MSG_OPEN) {
@@ -94,7 +103,6 @@ static int on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wir
     nats_partition *p = partition_of_input(in);
     in->accepted = false;
     in->lookup_missed = false;
-    p->sample = true;
     if (p->replaying)
         return 0;
     if (p->dup_check && nats_redelivered(p->src, p, st->handle, st->has_seq, st->seq))
@@ -103,7 +111,7 @@ static int on_rec_state(void *ctx, const recd_wire_rec_state *st, const recd_wir
         return 0;
     int rc = session_dispatch_fast(in, st, meta, err, errlen);
     if (rc == 0 && in->accepted)
-        note_wire_seq(p, st->has_seq, st->seq);
+        note_accepted(p, true, st->has_seq, st->seq);
     return rc;
 }
 
@@ -279,6 +287,8 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     p->repeat_of_closed = false;
     p->cur_has_wire = false;
     p->cur_wire = 0;
+    p->cur_accepted = false;
+    p->cur_samples = 0;
     p->cur_data = p->cur_packed ? pk.frames : data;
     p->cur_len = p->cur_packed ? pk.frames_len : len;
     if (rc == 0) {
@@ -307,10 +317,10 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
         release(src, p, msg, seq);
         return;
     }
-    if (p->in.accepted) {
+    if (p->cur_accepted) {
         recd_m_format f = recd_metrics_format_of(p->in.acct_format);
         src->tally.bytes[f] += len;
-        src->tally.samples[f] += p->sample;
+        src->tally.samples[f] += p->cur_samples;
     }
     pending_ack *e = &p->pending[p->npending++];
     memset(e, 0, sizeof *e);

@@ -267,19 +267,21 @@ static void record_key(uint32_t partition, const char *key, char *out, size_t ca
 }
 
 /* Queues a write of the sessions bucket for the worker, numbered; dropped (and counted) when too
- * many wait already, which only happens while the server is away for long. Returns its number,
+ * many wait already (NATS_RECORDS_WAITING_SLACK), which only happens while the server is away for
+ * long. limits.max_sessions is read as it is now: a reload may have changed it. Returns its number,
  * 0 when dropped. */
 static uint64_t send_request(nats_source *src, kv_request *r)
 {
     r->next = NULL;
+    size_t most = 2 * (size_t)src->g->cfg->limits.max_sessions + NATS_RECORDS_WAITING_SLACK;
     pthread_mutex_lock(&src->lock);
-    if (src->nreq >= NATS_RECORDS_WAITING_MAX) {
+    if (src->nreq >= most) {
         src->record_failures++;
         pthread_mutex_unlock(&src->lock);
         /* A warning (the log coalesces repeats): a session without a current record is taken
          * over from an older one, with more written twice (recd_nats_session_record_failures_total). */
-        log_warn("%s: session record %s dropped: %u writes wait already", src->shown,
-                  r->key, NATS_RECORDS_WAITING_MAX);
+        log_warn("%s: session record %s dropped: %zu writes wait already", src->shown, r->key,
+                 most);
         free(r);
         return 0;
     }

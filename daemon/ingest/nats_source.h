@@ -27,7 +27,10 @@
 #define NATS_ACK_WAIT_MIN_MS 30000  /* JetStream redelivers what is unacknowledged this long */
 #define NATS_API_WAIT_MS 3000       /* JetStream API and key-value requests */
 #define NATS_TAKE_BATCH 64          /* messages the loop takes off a queue under one lock */
-#define NATS_RECORDS_WAITING_MAX 65536u /* session record writes queued for the worker, at most */
+/* Session record writes queued for the worker, at most: this many beyond two per session allowed
+ * (limits.max_sessions), a session's current record and its close, so that the queue overflows only
+ * while the server stays away, never because many sessions opened at once. */
+#define NATS_RECORDS_WAITING_SLACK 65536u
 #define NATS_RECORD_KEY_MAX (16 + RECD_SESSION_KEY_MAX)
 #define NATS_RECORDS_ROUND 1024     /* session record writes sent before their replies are read */
 #define NATS_RECORD_TRIES 5         /* a session record write is given up after these */
@@ -162,7 +165,6 @@ typedef struct nats_partition {
     char peer[RECD_CONFIG_URL_MAX + 32];
     bool blocked; /* a buffer limit was hit: dispatch resumes on room */
     bool acks_all; /* ack_all, read at each batch taken */
-    bool sample;  /* the message being taken is a state or an event */
     bool lag_seen;      /* a message of the batch being taken said its lag */
     uint64_t lag_taken; /* num_pending of the last one: published once per batch */
     struct nats_source *src;
@@ -170,6 +172,8 @@ typedef struct nats_partition {
     const uint8_t *cur_data;   /* and its bytes (a packed message's: its frames) */
     size_t cur_len;
     bool cur_packed;           /* it is a packed message (recd/fleet_pack.h) */
+    bool cur_accepted;         /* a frame of it was accepted: its bytes are counted */
+    uint32_t cur_samples;      /* its states and events accepted (recd_samples_total) */
     bool cur_has_wire;         /* a frame of it dispatched carried a wire seq: */
     uint64_t cur_wire;         /* the highest of them */
     const taken_record *replaying; /* the record whose open is being dispatched */

@@ -5,7 +5,8 @@
 # messages, recd creates the stream, the consumers and the lease bucket itself, /healthz fails
 # while the server is down, what is published after the server restarts is recorded too, a
 # backlog recd is in the middle of when the server restarts comes out whole, and a publisher
-# whose messages are not confirmed says so.
+# whose messages are not confirmed says so. recd_samples_total counts every sample of a packed
+# message, not one per message.
 set -u
 corpus="${RECD_CORPUS_DIR:-}/samp-rec"
 # shellcheck source=../shell/recd_daemon.sh
@@ -61,9 +62,17 @@ metric() { get /metrics | sed -n "s/^$1 //p"; }
 owns_all() { [ "$(metric recd_nats_partitions_owned)" = 4 ]; }
 wait_for 30 owns_all || fail "recd did not claim the 4 partitions (owns $(metric recd_nats_partitions_owned))"
 
+sent_samples=0 # states and events, as rectool send counts them
 send() { # FILE SESSION [QUERY]: packed, as rectool publishes by default
     "$RECTOOL" send "$1" --to "$url${3:-}" --partitions 4 --session "$2" --speed max >"$tmp/send.out" 2>&1 ||
         fail "rectool send $(basename "$1") to JetStream: $(cat "$tmp/send.out")"
+    local counted
+    counted=$(sed -n 's/^sent [0-9]* messages (\([0-9]*\) states, \([0-9]*\) events).*/\1 + \2/p' "$tmp/send.out")
+    if [ -n "$counted" ]; then
+        sent_samples=$((sent_samples + counted))
+    else
+        fail "rectool send did not say what it sent: $(cat "$tmp/send.out")"
+    fi
 }
 finalized() { [ "$(find "$tmp/out" -type f ! -name '*.part' ! -name '*.idx' 2>/dev/null | grep -c .)" -ge "$1" ]; } # recordings, not seek indexes
 
@@ -92,6 +101,9 @@ expected=$((expected + 3))
 wait_for 60 finalized "$expected" || fail "only $(find "$tmp/out" -type f ! -name '*.part' | grep -c .) of $expected files finalized"
 acked=$(metric recd_nats_acked_total)
 [ "${acked:-0}" -gt 0 ] || fail "no stream message was acknowledged"
+nats_samples() { get /metrics | awk '/^recd_samples_total\{transport="nats"/ { s += $2 } END { print s + 0 }'; }
+all_counted() { [ "$(nats_samples)" = "$sent_samples" ]; }
+wait_for 10 all_counted || fail "recd_samples_total counts $(nats_samples) samples from JetStream, $sent_samples were sent"
 
 # 2. The server goes away: /healthz says so; it comes back: recording goes on.
 health=$(get /healthz)
