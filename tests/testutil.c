@@ -185,3 +185,13 @@ void tu_rmtree(const char *path)
     chmod(path, 0700); /* tests may leave read-only directories behind */
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+recd_buf tu_synth(const char *format, recd_synth_scenario scenario, uint64_t ms, uint64_t seed)
+{
+    recd_synth_params p = {recd_synth_format_find(format), scenario, ms, seed};
+    assert_non_null(p.format);
+    recd_buf out = {0};
+    uint64_t units;
+    assert_int_equal(recd_synth_write(&p, recd_buf_sink(&out), &units), 0);
+    return out;
+}

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "recd/common.h"
+#include "recd/synth.h"
 
 #define TEST_SKIP_EXIT 77 /* ctest SKIP_RETURN_CODE */
 
@@ -65,6 +66,10 @@ int tu_root_teardown(void **state);
 const char *tu_at(const char *dir, const char *rel);
 bool tu_exists(const char *path); /* lstat() succeeds: symlinks count, even dangling ones */
 void tu_rmtree(const char *path); /* best effort, never follows symlinks */
+
+/* A synthetic recording of FORMAT (a recd_synth_format_find name), as `rectool generate` writes
+ * it, in a malloc'd buffer; fails the test when it cannot be made. */
+recd_buf tu_synth(const char *format, recd_synth_scenario scenario, uint64_t ms, uint64_t seed);
 
 /* Deterministic RNG (splitmix64) for property tests with fixed seeds. */
 typedef struct tu_rng {

@@ -14,13 +14,10 @@
 #include "recd/recap.h"
 #include "recd/synth.h"
 
+/* The mixed Recap recording these tests cut, MS long. */
 static recd_buf generate(uint64_t ms)
 {
-    recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_MIXED, ms, 5};
-    recd_buf out = {0};
-    uint64_t units;
-    assert_int_equal(recd_synth_write(&p, recd_buf_sink(&out), &units), 0);
-    return out;
+    return tu_synth("recap", RECD_SYNTH_SCENARIO_MIXED, ms, 5);
 }
 
 static recd_edit_input input_of(const recd_buf *b)

@@ -22,12 +22,7 @@
 
 static recd_buf generate(const char *format, uint64_t ms)
 {
-    recd_synth_params p = {recd_synth_format_find(format), RECD_SYNTH_SCENARIO_WALK, ms, 7};
-    assert_non_null(p.format);
-    recd_buf out = {0};
-    uint64_t units;
-    assert_int_equal(recd_synth_write(&p, recd_buf_sink(&out), &units), 0);
-    return out;
+    return tu_synth(format, RECD_SYNTH_SCENARIO_WALK, ms, 7);
 }
 
 /* A Recap file as recd writes one from a live session: a gzip member a second (a flush), so

@@ -17,16 +17,6 @@
 #include "recd/seek_index.h"
 #include "recd/synth.h"
 
-static recd_buf generate(const char *format, recd_synth_scenario sc, uint64_t ms, uint64_t seed)
-{
-    recd_synth_params p = {recd_synth_format_find(format), sc, ms, seed};
-    assert_non_null(p.format);
-    recd_buf out = {0};
-    uint64_t units;
-    assert_int_equal(recd_synth_write(&p, recd_buf_sink(&out), &units), 0);
-    return out;
-}
-
 /* A recording as the daemon writes one: a gzip member per flush, every `every` ticks, so members
  * start between keyframes. Made by re-encoding a synthetic one. */
 typedef struct reencode {
@@ -58,7 +48,7 @@ static int re_tick(void *ctx, uint64_t tick, const recd_recap_state *s, const re
 
 static recd_buf daemon_like(uint64_t ms, uint64_t every)
 {
-    recd_buf src = generate("recap", RECD_SYNTH_SCENARIO_MIXED, ms, 9);
+    recd_buf src = tu_synth("recap", RECD_SYNTH_SCENARIO_MIXED, ms, 9);
     reencode r = {NULL, {0}, every, 0};
     recd_recap_callbacks cb = {re_header, re_tick, NULL, NULL, &r};
     assert_int_equal(recd_recap_decode(src.data, src.len, NULL, &cb, NULL, NULL), 0);
@@ -130,7 +120,7 @@ static void cuts_around_keyframes(const recd_buf *data, const recd_buf *idx)
 static void test_recap_cuts_match_full_scan(void **state)
 {
     (void)state;
-    recd_buf data = generate("recap", RECD_SYNTH_SCENARIO_WALK, 5 * 60 * 1000, 1);
+    recd_buf data = tu_synth("recap", RECD_SYNTH_SCENARIO_WALK, 5 * 60 * 1000, 1);
     recd_buf idx = build_index(&data);
     size_t n = entries_of(&idx);
     assert_int_equal(n, 30); /* a keyframe every 200 ticks of 6000 */
@@ -177,7 +167,7 @@ static void same_seek(const recd_format *f, const recd_buf *data, const recd_buf
 static void test_damaged_index(void **state)
 {
     (void)state;
-    recd_buf data = generate("recap", RECD_SYNTH_SCENARIO_WALK, 5 * 60 * 1000, 1);
+    recd_buf data = tu_synth("recap", RECD_SYNTH_SCENARIO_WALK, 5 * 60 * 1000, 1);
     const recd_format *f = recd_format_sniff(data.data, data.len, NULL);
     recd_buf good = build_index(&data);
     size_t n = entries_of(&good);
@@ -209,7 +199,7 @@ static void test_damaged_index(void **state)
         recd_buf_free(&bad);
     }
     /* Another recording's index: its identity does not match, nothing of it is used. */
-    recd_buf other = generate("recap", RECD_SYNTH_SCENARIO_WALK, 5 * 60 * 1000, 2);
+    recd_buf other = tu_synth("recap", RECD_SYNTH_SCENARIO_WALK, 5 * 60 * 1000, 2);
     recd_buf oidx = build_index(&other);
     recd_seek_index_check(f, data.data, data.len, oidx.data, oidx.len, &st);
     assert_false(st.header_ok);
@@ -233,7 +223,7 @@ static void test_damaged_index(void **state)
 static void test_frame_log_seek(void **state)
 {
     (void)state;
-    recd_buf data = generate("carla", RECD_SYNTH_SCENARIO_TRAFFIC, 90 * 1000, 3);
+    recd_buf data = tu_synth("carla", RECD_SYNTH_SCENARIO_TRAFFIC, 90 * 1000, 3);
     const recd_format *f = recd_format_sniff(data.data, data.len, NULL);
     recd_buf idx = build_index(&data);
     assert_true(entries_of(&idx) >= 80 && entries_of(&idx) <= 92); /* about one a second */
@@ -255,7 +245,7 @@ static void test_frame_log_seek(void **state)
 static void test_blocks_seek_arithmetically(void **state)
 {
     (void)state;
-    recd_buf data = generate("samp-onfoot", RECD_SYNTH_SCENARIO_WALK, 60 * 1000, 4);
+    recd_buf data = tu_synth("samp-onfoot", RECD_SYNTH_SCENARIO_WALK, 60 * 1000, 4);
     const recd_format *f = recd_format_sniff(data.data, data.len, NULL);
     recd_buf idx = {0};
     assert_int_equal(recd_format_index_build(f, data.data, data.len, &idx), -ENOTSUP);
