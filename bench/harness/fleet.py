@@ -5,16 +5,20 @@ run directory), 1 or 2 recd fleet instances sharing the partitions (`listen: nat
 partition's subject (PREFIX.<p>.~; runs before issue 37's switch used the session's). Measured from the first publish to the last session's file finalized, with the
 CPU of every process on the path (recd instances, nats-server, publisher) and a read-back of
 every sample. The same stream also goes to recd and to the raw copy over TCP in the same run
-(runs.tcp), so the JetStream path is reported as a ratio to them."""
+(runs.tcp), so the JetStream path is reported as a ratio to them. BENCH_NATS_PPROF=DIR keeps
+nats-server's CPU profile of each run's measured stretch there (pprof_top.py reads it) and puts
+its top functions into the run's results."""
 
 import json
 import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 import urllib.request
 
+import pprof_top
 import procs
 import runs
 import systems
@@ -41,11 +45,13 @@ def missing(env):
 class NatsServer:
     label = "nats-server"
 
-    def __init__(self, run_dir):
+    def __init__(self, run_dir, pprof_dir=None):
         self.dir = run_dir
         self.store = os.path.join(run_dir, "js")
         self.proc = None
-        self.port = self.monitor_port = None
+        self.port = self.monitor_port = self.pprof_port = None
+        self.pprof_dir = pprof_dir
+        self._pprof = None
 
     def start(self):
         os.makedirs(self.store, exist_ok=True)
@@ -53,8 +59,12 @@ class NatsServer:
         procs.give_to_unprivileged(self.store)
         self.port, self.monitor_port = procs.free_port(), procs.free_port()
         log = os.path.join(self.dir, "nats.log")
-        self.proc = procs.spawn([NATS_SERVER, "-js", "-a", "127.0.0.1", "-p", str(self.port),
-                                 "-m", str(self.monitor_port), "-sd", self.store], log)
+        argv = [NATS_SERVER, "-js", "-a", "127.0.0.1", "-p", str(self.port),
+                "-m", str(self.monitor_port), "-sd", self.store]
+        if self.pprof_dir:
+            self.pprof_port = procs.free_port()
+            argv += ["--profile", str(self.pprof_port)]
+        self.proc = procs.spawn(argv, log)
         if not procs.wait_for(lambda: procs.listening(self.port) or self.proc.poll() is not None,
                               30) or self.proc.poll() is not None:
             self.stop()
@@ -100,6 +110,38 @@ class NatsServer:
                 "conns": {f"{c.get('name') or '?'}#{c.get('cid')}":
                           (c.get("in_msgs", 0), c.get("out_msgs", 0)) for c in conns}}
 
+    def pprof_start(self, name):
+        """Profiles the server from now until pprof_finish, in 2-second CPU profiles (one
+        long one would be lost with the server if the run ended first)."""
+        if not self.pprof_port:
+            return
+        os.makedirs(self.pprof_dir, exist_ok=True)
+        stop, files = threading.Event(), []
+
+        def fetch():
+            url = f"http://127.0.0.1:{self.pprof_port}/debug/pprof/profile?seconds=2"
+            while not stop.is_set():
+                path = os.path.join(self.pprof_dir, f"{name}-{len(files):03d}.pb.gz")
+                try:
+                    with urllib.request.urlopen(url, timeout=30) as r, open(path, "wb") as f:
+                        f.write(r.read())
+                    files.append(path)
+                except OSError:
+                    return
+        t = threading.Thread(target=fetch, daemon=True)
+        t.start()
+        self._pprof = (stop, t, files)
+
+    def pprof_finish(self, n=15):
+        """Top functions of the profiles taken since pprof_start, or None."""
+        if not self._pprof:
+            return None
+        stop, t, files = self._pprof
+        self._pprof = None
+        stop.set()
+        t.join(timeout=10)
+        return pprof_top.top([pprof_top.read(f) for f in files], n) if files else None
+
     def stop(self):
         if self.proc:
             code, secs = procs.stop(self.proc, timeout=60)
@@ -134,7 +176,7 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None, packed=False):
     parts = sc["partitions"]
     res = {"system": f"nats-{n}{'p' if packed else ''}", "samples": states, "instances": n, "partitions": parts,
            "max_in_flight": sc["nats_max_in_flight"]}
-    server = NatsServer(os.path.join(run_dir, "nats"))
+    server = NatsServer(os.path.join(run_dir, "nats"), os.environ.get("BENCH_NATS_PPROF"))
     os.makedirs(server.dir)
     fleet = []
     try:
@@ -157,6 +199,7 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None, packed=False):
         recd_cpu0 = [inst.usage()["cpu_s"] for inst in fleet]
         nats_cpu0 = server.cpu_s()
         counts0 = server.counts()
+        server.pprof_start(f"{res['system']}-{os.getpid()}-{int(time.time())}")
         files = prep.files(sc["input"])
         argv = [env.benchgen, "send-nats", "--to", server.url(), "--partitions", str(parts)]
         for f in files:
@@ -202,6 +245,7 @@ def run_fleet(env, sc, prep, n, run_dir, profiler=None, packed=False):
         finally:
             if profiler:
                 res["profile"] = profiler.finish()
+            res["nats_pprof"] = server.pprof_finish()
             if sender.poll() is None:
                 sender.kill()
                 sender.wait()

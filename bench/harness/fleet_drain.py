@@ -8,8 +8,10 @@ the fleet drains a backlog without a publisher on the machine; not part of `make
 partitions and hands half to the second while both pull: the run that found the abort in
 docs/performance.md. Needs bench/build.sh's build-bench.
 With --pack-bytes N the publisher packs (docs/fleet.md, "Packed messages"): the catch-up rate of
-a backlog of packed messages. Usage: python3 bench/harness/fleet_drain.py [--instances N]
-[--sessions N] [--samples N] [--pack-bytes N] [--work DIR] [--build DIR] [--recd PATH]"""
+a backlog of packed messages. BENCH_NATS_PPROF=DIR profiles nats-server while the instances
+drain (fleet.py) and prints its top functions. Usage: python3 bench/harness/fleet_drain.py [--instances N]
+[--sessions N] [--samples N] [--pack-bytes N] [--outage-s S] [--work DIR] [--build DIR]
+[--recd PATH]"""
 
 import argparse
 import json
@@ -34,6 +36,9 @@ def main():
     ap.add_argument("--sessions", type=int, default=1000)
     ap.add_argument("--samples", type=int, default=None, help="default: S8 quick's 200,000")
     ap.add_argument("--pack-bytes", type=int, default=0, help="0: one frame per message")
+    ap.add_argument("--outage-s", type=float, default=0,
+                    help="seconds between the last publish and the instances' start: the "
+                         "outage the backlog waits out (nats-server drops idle block caches)")
     ap.add_argument("--work", default="/var/tmp/recd-bench-drain")
     ap.add_argument("--build", default=os.path.join(bench.SRC, "build-bench"),
                     help="where benchgen and rectool are (bench/build.sh's build-bench)")
@@ -55,7 +60,7 @@ def main():
                            ["wire"], prefix="d-")
     run_dir = os.path.join(a.work, "run")
     runs.fresh_dir(run_dir)
-    server = fleet.NatsServer(os.path.join(run_dir, "nats"))
+    server = fleet.NatsServer(os.path.join(run_dir, "nats"), os.environ.get("BENCH_NATS_PPROF"))
     os.makedirs(server.dir)
     started = []
 
@@ -81,15 +86,18 @@ def main():
         sent = json.loads(out.stdout.decode().splitlines()[-1])
         msgs = sent["messages"]
         samples = prep.meta["states"]
+        time.sleep(a.outage_s)
         t0 = time.monotonic()
         cpu0 = server.cpu_s()
         counts0 = server.counts()
+        server.pprof_start(f"drain-{os.getpid()}")
         fleet_ = [instance(i, "run") for i in range(a.instances)]
         acked = lambda: sum(i.total("recd_nats_acked_total") for i in fleet_)  # noqa: E731
         procs.wait_for(lambda: acked() >= msgs or any(i.proc.poll() is not None for i in fleet_),
                        300, 0.05)
         done = acked() >= msgs
         t1 = time.monotonic()
+        server_top = server.pprof_finish(12)
         crashed = [i.dir for i in fleet_ if i.proc.poll() is not None]
         recd_cpu = sum(i.usage()["cpu_s"] for i in fleet_ if i.proc.poll() is None)
         print(f"published {sent['messages']:,} messages in {sent['t_acked'] - sent['t_first']:.2f}"
@@ -107,6 +115,10 @@ def main():
         for k, v in counts1["conns"].items():
             v0 = counts0["conns"].get(k, (0, 0))
             print(f"  connection {k}: in {v[0] - v0[0]:,} out {v[1] - v0[1]:,}")
+        if server_top:
+            print(f"nats-server profile, {server_top['total_ns'] / 1e9:.2f} CPU s; inclusive:")
+            for r in server_top["inclusive"]:
+                print(f"  {r['share'] * 100:5.1f} %  {r['function']}")
         return 0 if done and not crashed else 1
     finally:
         for inst in started:
