@@ -47,7 +47,7 @@ static void source_free(nats_source *src)
         for (size_t k = 0; k < p->qcount; k++)
             natsMsg_Destroy(p->queue[(p->qhead + k) % src->max_in_flight]);
         for (size_t k = 0; k < p->npending; k++)
-            natsMsg_Destroy(p->pending[k].msg);
+            free(p->pending[k].reply);
         free(p->queue);
         free(p->pending);
         nats_free_taken(p->takeovers);

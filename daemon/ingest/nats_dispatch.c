@@ -184,11 +184,10 @@ static natsConnection *ack_connection(nats_source *src)
     return nc;
 }
 
-/* "+ACK" to the message's reply subject, through the connection: not natsMsg_Ack, which reaches
+/* "+ACK" to a message's reply subject, through the connection: not natsMsg_Ack, which reaches
  * through the message's subscription, a plain one (nats_worker.c, pull()) that may be gone. */
-static void ack(nats_source *src, natsConnection *nc, natsMsg *msg)
+static void ack(nats_source *src, natsConnection *nc, const char *reply)
 {
-    const char *reply = natsMsg_GetReply(msg);
     natsStatus s = nc && reply ? natsConnection_PublishString(nc, reply, "+ACK") : NATS_CONNECTION_CLOSED;
     if (s == NATS_OK) {
         recd_metric_add(src->g->metrics->nats_acked_total, 0, 1);
@@ -197,8 +196,17 @@ static void ack(nats_source *src, natsConnection *nc, natsMsg *msg)
     else
         log_debug("%s: acknowledgement failed (%s): the message will come again and be dropped as "
                   "a duplicate",
-                  src->shown, natsStatus_GetText(s));
-    natsMsg_Destroy(msg);
+                  src->shown, reply ? natsStatus_GetText(s) : "no reply subject kept");
+}
+
+/* What a held message keeps until it is acknowledged: its reply subject, not its bytes (up to a
+ * packed message's 64 KiB and more, held a flush interval: heap growth and page faults on every
+ * message when they were kept). NULL when it has none, or out of memory: then it comes again
+ * after the ack wait and is dropped as the duplicate it is. */
+static char *reply_of(natsMsg *msg)
+{
+    const char *reply = natsMsg_GetReply(msg);
+    return reply ? strdup(reply) : NULL;
 }
 
 static void settle(nats_source *src, nats_partition *p, uint32_t n)
@@ -216,7 +224,8 @@ static void settle(nats_source *src, nats_partition *p, uint32_t n)
 static void release(nats_source *src, nats_partition *p, natsMsg *msg, uint64_t seq)
 {
     if (!p->acks_all) {
-        ack(src, ack_connection(src), msg);
+        ack(src, ack_connection(src), natsMsg_GetReply(msg));
+        natsMsg_Destroy(msg);
         settle(src, p, 1);
         return;
     }
@@ -227,9 +236,10 @@ static void release(nats_source *src, nats_partition *p, natsMsg *msg, uint64_t 
     }
     pending_ack *e = &p->pending[p->npending++];
     memset(e, 0, sizeof *e);
-    e->msg = msg;
+    e->reply = reply_of(msg);
     e->seq = seq;
     e->written = true;
+    natsMsg_Destroy(msg);
 }
 
 /* True when the message's stream sequence was taken already (a redelivery). */
@@ -324,7 +334,7 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     }
     pending_ack *e = &p->pending[p->npending++];
     memset(e, 0, sizeof *e);
-    e->msg = msg;
+    e->reply = reply_of(msg);
     e->seq = seq;
     e->s = p->in.touched;
     e->has_wire = p->cur_has_wire;
@@ -344,6 +354,7 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     p->in.touched = NULL;
     if (p->in.over_process || p->in.over_key[0])
         p->blocked = true;
+    natsMsg_Destroy(msg); /* its frames are in the sessions' batches, its open in its record */
 }
 
 /* AckAll: one acknowledgement, of the highest written message below every unwritten one, covers
@@ -362,23 +373,25 @@ static void ack_written_run(nats_source *src, nats_partition *p, natsConnection 
             last = e;
     }
     uint64_t upto = last ? last->seq : 0;
-    natsMsg *acked = last ? last->msg : NULL;
+    char *acked = last ? last->reply : NULL;
     size_t keep = 0;
     uint32_t done = 0;
     for (size_t i = 0; i < p->npending; i++) {
         pending_ack *e = &p->pending[i];
         if (e->written && (!e->seq || e->seq <= upto)) {
-            if (e->msg != acked)
-                natsMsg_Destroy(e->msg);
+            if (e->reply != acked)
+                free(e->reply);
             done++;
         } else {
             p->pending[keep++] = *e;
         }
     }
     p->npending = keep;
-    if (acked) {
+    if (last) {
         ack(src, nc, acked);
-        recd_metric_add(src->g->metrics->nats_acked_total, 0, done - 1);
+        if (acked)
+            recd_metric_add(src->g->metrics->nats_acked_total, 0, done - 1);
+        free(acked);
     }
     if (done)
         settle(src, p, done);
@@ -398,7 +411,8 @@ void nats_ack_written(nats_source *src, nats_partition *p)
     for (size_t i = 0; i < p->npending; i++) {
         pending_ack *e = &p->pending[i];
         if (e->written && !p->acks_all) { /* the consumer was made again meanwhile */
-            ack(src, nc, e->msg);
+            ack(src, nc, e->reply);
+            free(e->reply);
             done++;
             continue;
         }
@@ -435,7 +449,8 @@ void nats_ack_written(nats_source *src, nats_partition *p)
                 p->pending[keep++] = *e;
                 continue;
             }
-            ack(src, nc, e->msg);
+            ack(src, nc, e->reply);
+            free(e->reply);
             done++;
         } else {
             p->pending[keep++] = *e;

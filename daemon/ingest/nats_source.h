@@ -105,7 +105,8 @@ typedef struct closed_mark {
 
 /* A message taken and not yet acknowledged (loop thread). */
 typedef struct pending_ack {
-    natsMsg *msg;
+    char *reply;              /* its reply subject (malloc'd), NULL when it has none: the message
+                               * itself is freed once taken, its bytes copied into the batches */
     uint64_t seq;             /* stream sequence */
     const recd_session *s;    /* the session it fed, or NULL: nothing to wait for */
     uint64_t input_no;        /* s->inputs after it */
