@@ -357,6 +357,16 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     natsMsg_Destroy(msg); /* its frames are in the sessions' batches, its open in its record */
 }
 
+/* Keeps entry e of p's pending list at *keep, moving it down only when an earlier one went: a
+ * pass that settles nothing (most, while written messages wait behind an unwritten one) then
+ * writes nothing. */
+static void keep_pending(nats_partition *p, size_t *keep, const pending_ack *e)
+{
+    if (&p->pending[*keep] != e)
+        p->pending[*keep] = *e;
+    (*keep)++;
+}
+
 /* AckAll: one acknowledgement, of the highest written message below every unwritten one, covers
  * the written messages up to it; those above an unwritten one wait (the consumer would take its
  * acknowledgement for theirs). Written messages without a stream sequence go with the next. */
@@ -383,7 +393,7 @@ static void ack_written_run(nats_source *src, nats_partition *p, natsConnection 
                 free(e->reply);
             done++;
         } else {
-            p->pending[keep++] = *e;
+            keep_pending(p, &keep, e);
         }
     }
     p->npending = keep;
@@ -417,7 +427,7 @@ void nats_ack_written(nats_source *src, nats_partition *p)
             continue;
         }
         if (e->written || e->wait_req > stored) {
-            p->pending[keep++] = *e;
+            keep_pending(p, &keep, e);
             continue;
         }
         bool durable = !e->s;
@@ -446,14 +456,14 @@ void nats_ack_written(nats_source *src, nats_partition *p)
             if (p->acks_all) {
                 e->written = true;
                 e->s = NULL; /* nothing more to wait for */
-                p->pending[keep++] = *e;
+                keep_pending(p, &keep, e);
                 continue;
             }
             ack(src, nc, e->reply);
             free(e->reply);
             done++;
         } else {
-            p->pending[keep++] = *e;
+            keep_pending(p, &keep, e);
         }
     }
     p->npending = keep;
