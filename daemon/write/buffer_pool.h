@@ -23,11 +23,12 @@
 #include "recd/common.h"
 
 #define BUFFER_POOL_MIN (16u * 1024u)   /* a buffer that needs this much moves into the pool's */
-#define BUFFER_POOL_SIZE (72u * 1024u) /* size of a pooled buffer (at least): flush.buffer_size's
-                                          default of 64 KiB plus the message that crosses it */
+#define BUFFER_POOL_SIZE (96u * 1024u) /* size of a pooled buffer (at least): flush.buffer_size's
+                                          default of 64 KiB plus the message that crosses it, up
+                                          to 32 KiB (a CARLA frame of 200 actors is 16.4 KB) */
 #define BUFFER_POOL_SLOTS 64u
 #define BUFFER_POOL_MAX_BYTES (16u << 20)    /* malloc'd memory the pool may hold while unused */
-#define BUFFER_POOL_SLAB (4u << 20)          /* one mapping: two huge pages, 56 slots */
+#define BUFFER_POOL_SLAB (4u << 20)          /* one mapping: two huge pages, 42 slots */
 #define BUFFER_POOL_SLAB_MAX 128u            /* slabs at most (512 MiB), then malloc */
 #define BUFFER_POOL_SLAB_SLOTS (BUFFER_POOL_SLAB / BUFFER_POOL_SIZE)
 

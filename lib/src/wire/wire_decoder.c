@@ -171,15 +171,16 @@ static int buffer(recd_wire_decoder *d, const uint8_t *p, size_t n)
 }
 
 /* Appends n bytes of an unfinished frame of `whole` bytes (its header's size while that is
- * incomplete). The buffer grows with the bytes that arrive, at least doubling so the copying stays
- * linear, and never past the frame: a header alone does not allocate the size it announces, so what
- * the decoder holds stays within twice what was received (plus MIN_BUFFER_BYTES). */
+ * incomplete). The buffer grows to twice the bytes received, so the copying stays linear, and
+ * never past the frame: a header alone does not allocate the size it announces, so what the
+ * decoder holds stays within twice what was received (plus MIN_BUFFER_BYTES). A frame whose
+ * first half has arrived gets its whole size at once: no realloc copies it when the rest comes. */
 static int buffer_frame(recd_wire_decoder *d, const uint8_t *p, size_t n, size_t whole)
 {
     recd_buf *b = &d->pending;
     size_t need = b->len + n;
     if (need > b->cap) {
-        size_t cap = b->cap > whole / 2 ? whole : 2 * b->cap;
+        size_t cap = need > whole / 2 ? whole : 2 * need;
         cap = cap < MIN_BUFFER_BYTES ? MIN_BUFFER_BYTES : cap;
         cap = cap > whole ? whole : cap;
         cap = cap < need ? need : cap;

@@ -100,28 +100,52 @@ int carla_live_event(carla_live *w, recd_session *s, const recd_carla_event *e)
 
 /* Position records move the live actors: each keeps its last location and rotation in its
  * EventAdd record (id u32, type u8, location, rotation: docs/formats/carla.md), so a later
- * log re-adds it where it was, not where it was first added. One index lookup per record. */
-static void track_positions(carla_live *w, const recd_carla_frame *f, const recd_carla_packet *pk)
+ * log re-adds it where it was, not where it was first added. A sender lists a frame's records
+ * in the same actor order every frame (CARLA and rectool generate both do), so the actor after
+ * the one moved last is tried before the index. Inlined once per width: each copy is of a
+ * known size. */
+static inline void track_positions_of(carla_live *w, const recd_carla_packet *pk, uint8_t width)
 {
-    size_t vecs = 6u * f->width, rec = 4 + vecs;
+    size_t vecs = 6u * width, rec = 4 + vecs, next = 0;
     if ((size_t)pk->count * rec > pk->len)
         return;
-    for (uint32_t i = 0; i < pk->count; i++) {
-        const uint8_t *r = pk->data + (size_t)i * rec;
-        live_actor *a = find_live(w, le32(r));
-        if (a && a->width == f->width && a->len >= 5 + vecs)
+    const uint8_t *r = pk->data;
+    live_actor *live = w->live; /* in locals: the copies below could alias w for the compiler */
+    size_t nlive = w->nlive;
+    for (uint32_t i = 0; i < pk->count; i++, r += rec) {
+        uint32_t id = le32(r);
+        if (next >= nlive || live[next].id != id) {
+            int64_t k = id_index_find(&w->index, id);
+            if (k < 0)
+                continue;
+            next = (size_t)k;
+        }
+        live_actor *a = &live[next++];
+        if (a->width == width && a->len >= 5 + vecs)
             memcpy(a->record + 5, r + 4, vecs);
     }
 }
 
+static void track_positions(carla_live *w, const recd_carla_frame *f, const recd_carla_packet *pk)
+{
+    if (f->width == 4)
+        track_positions_of(w, pk, 4);
+    else if (f->width == 8)
+        track_positions_of(w, pk, 8);
+}
+
 /* A light's State record is kept, the newest replacing the one before; a new light is held
- * within the session's bounds, else left out (logged once). */
-static void track_light(carla_live *w, recd_session *s, const uint8_t *r)
+ * within the session's bounds, else left out (logged once). *next is where the light after this
+ * one is looked for first, as for positions (track_positions_of). */
+static void track_light(carla_live *w, recd_session *s, const uint8_t *r, size_t *next)
 {
     uint32_t id = le32(r);
-    int64_t k = id_index_find(&w->light_index, id);
+    int64_t k = *next < w->nlights && le32(w->lights + *next * CARLA_LIGHT_RECORD) == id
+                    ? (int64_t)*next
+                    : id_index_find(&w->light_index, id);
     if (k >= 0) {
         memcpy(w->lights + (size_t)k * CARLA_LIGHT_RECORD, r, CARLA_LIGHT_RECORD);
+        *next = (size_t)k + 1;
         return;
     }
     const char *limit = s ? session_hold_over(s, CARLA_LIGHT_COST) : NULL;
@@ -160,8 +184,9 @@ void carla_live_frame(carla_live *w, recd_session *s, const recd_carla_frame *f)
             track_positions(w, f, pk);
         } else if (pk->kind == RECD_CARLA_STATE &&
                    (size_t)pk->count * CARLA_LIGHT_RECORD == pk->len) {
+            size_t next = 0;
             for (uint32_t i = 0; i < pk->count; i++)
-                track_light(w, s, pk->data + (size_t)i * CARLA_LIGHT_RECORD);
+                track_light(w, s, pk->data + (size_t)i * CARLA_LIGHT_RECORD, &next);
         } else if (pk->kind == RECD_CARLA_WEATHER && pk->count &&
                    (size_t)pk->count * CARLA_WEATHER_RECORD == pk->len) {
             memcpy(w->weather, pk->data + pk->len - CARLA_WEATHER_RECORD, CARLA_WEATHER_RECORD);
@@ -181,8 +206,9 @@ int carla_live_copy(carla_live *dst, const carla_live *src)
             return -ENOMEM;
         }
     }
+    size_t next = 0;
     for (size_t i = 0; i < src->nlights; i++)
-        track_light(dst, NULL, src->lights + i * CARLA_LIGHT_RECORD);
+        track_light(dst, NULL, src->lights + i * CARLA_LIGHT_RECORD, &next);
     if (dst->nlights != src->nlights) {
         carla_live_free(dst);
         return -ENOMEM;

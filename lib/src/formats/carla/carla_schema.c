@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -252,6 +253,25 @@ bool carla_records_fill(const carla_field *f, unsigned width, uint32_t count, co
         at += r;
     }
     return at == len;
+}
+
+/* Each kind's record size in width 4 and 8 as carla_fixed_size finds it, plus one (0: not
+ * found yet). Relaxed atomics: threads that race find the same value. */
+static _Atomic uint32_t fixed_found[2][RECD_CARLA_KIND_COUNT];
+
+bool carla_kind_records_fill(unsigned kind, unsigned width, uint32_t count, const uint8_t *p,
+                             size_t len)
+{
+    const carla_field *f = carla_kind(kind, width)->fields;
+    _Atomic uint32_t *found = &fixed_found[width == 8][kind];
+    uint32_t fixed = atomic_load_explicit(found, memory_order_relaxed);
+    if (!fixed) {
+        fixed = (uint32_t)carla_fixed_size(f, width) + 1;
+        atomic_store_explicit(found, fixed, memory_order_relaxed);
+    }
+    if (fixed > 1)
+        return (uint64_t)count * (fixed - 1) == len;
+    return carla_records_fill(f, width, count, p, len);
 }
 
 /* f32 <-> f64 bits that keep a NaN's payload and signalling bit: a float conversion would quiet a

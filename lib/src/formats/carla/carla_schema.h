@@ -54,6 +54,10 @@ size_t carla_fixed_size(const carla_field *f, unsigned width);
 /* Bytes of count records at p, or 0 when they do not fill exactly len bytes. */
 bool carla_records_fill(const carla_field *f, unsigned width, uint32_t count, const uint8_t *p,
                         size_t len);
+/* The same for records of kind (which has a count) in width 4 or 8, its fixed record size found
+ * once per process rather than from its layout at every packet. */
+bool carla_kind_records_fill(unsigned kind, unsigned width, uint32_t count, const uint8_t *p,
+                             size_t len);
 /* Appends one record at p, re-encoded from width wi to wo; *used = its input size. */
 int carla_record_convert(const carla_field *f, unsigned wi, unsigned wo, const uint8_t *p,
                          size_t len, recd_buf *out, size_t *used);

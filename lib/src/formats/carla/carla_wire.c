@@ -115,8 +115,9 @@ int carla_wire_state_read(const uint8_t *p, size_t len, recd_msg *m, char *why, 
         const carla_kind_info *ki = k->raw ? NULL : carla_kind(k->kind, f->width);
         bool ok = len - at >= k->len && p[at - 9] <= 1 && k->kind > RECD_CARLA_FRAME_END;
         if (ok && ki)
-            ok = ki->has_count ? carla_records_fill(ki->fields, f->width, k->count, p + at, k->len)
-                               : k->count == 0 && k->len == 8;
+            ok = ki->has_count
+                     ? carla_kind_records_fill(k->kind, f->width, k->count, p + at, k->len)
+                     : k->count == 0 && k->len == 8;
         else if (ok)
             ok = k->raw && k->count == 0 && k->len <= UINT32_MAX - 5;
         if (!ok) {

@@ -37,6 +37,9 @@ static const order_item write_order[] = {
     {RECD_CARLA_WALKER_BONES, EMPTY_ADDITIONAL},
 };
 
+_Static_assert(sizeof write_order / sizeof write_order[0] == CARLA_WRITE_ORDER,
+               "carla_writer.h's CARLA_WRITE_ORDER counts write_order");
+
 /* Appends the bytes of a CARLA header. */
 static int carla_header_append(recd_buf *out, const recd_carla_open *o)
 {
@@ -61,6 +64,15 @@ int carla_writer_init(carla_writer *w, const recd_carla_open *o, recd_sink sink)
     w->sink = sink;
     w->reserve = recd_reserve_sink_of(sink);
     w->open = *o;
+    for (unsigned k = 0; k < RECD_CARLA_KIND_COUNT; k++)
+        for (unsigned wide = 0; wide < 2; wide++) {
+            unsigned width = wide ? 8 : 4;
+            const carla_kind_info *ki = carla_kind(k, width);
+            size_t fixed = ki->has_count && ki->fields ? carla_fixed_size(ki->fields, width) : 0;
+            w->fixed[wide][k] = fixed <= UINT16_MAX ? (uint16_t)fixed : 0;
+        }
+    for (size_t i = 0; i < CARLA_WRITE_ORDER; i++)
+        w->order_id[i] = (int8_t)carla_id_of_kind(o->ids, write_order[i].kind);
     w->open.map = strdup(o->map ? o->map : "");
     return w->open.map ? 0 : -ENOMEM;
 }
@@ -130,8 +142,14 @@ static int records_size(const carla_writer *w, unsigned kind, size_t *size)
         return 0;
     }
     const recd_buf *r = &w->records[kind];
-    size_t fixed = ki->fields ? carla_fixed_size(ki->fields, w->open.width) : 0, at = 0, total = 0;
+    size_t fixed = w->fixed[w->open.width == 8][kind], at = 0, total = 0;
     uint32_t left = w->counts[kind];
+    if (fixed && left <= MAX_RECORDS) { /* most kinds: one packet, its size known */
+        if ((size_t)left * fixed > r->len)
+            return -EBADMSG;
+        *size = 5 + 2 + (size_t)left * fixed;
+        return 0;
+    }
     do {
         uint32_t n;
         size_t bytes;
@@ -153,6 +171,7 @@ static void put_records(carla_writer *w, unsigned kind, unsigned id, uint8_t **o
     const carla_kind_info *ki = carla_kind(kind, w->open.width);
     const recd_buf *r = &w->records[kind];
     uint8_t *o = *out;
+    uint32_t left = w->counts[kind];
     if (!ki->has_count) {
         o = put_packet_header(o, id, 8);
         if (w->present[kind] && r->len == 8)
@@ -162,8 +181,16 @@ static void put_records(carla_writer *w, unsigned kind, unsigned id, uint8_t **o
         *out = o + 8;
         return;
     }
-    size_t fixed = ki->fields ? carla_fixed_size(ki->fields, w->open.width) : 0, at = 0;
-    uint32_t left = w->counts[kind];
+    size_t fixed = w->fixed[w->open.width == 8][kind], at = 0;
+    if (fixed && left <= MAX_RECORDS) { /* as records_size found it */
+        size_t bytes = (size_t)left * fixed;
+        o = put_packet_header(o, id, 2 + bytes);
+        st_le16(o, (uint16_t)left);
+        if (bytes)
+            memcpy(o + 2, r->data, bytes);
+        *out = o + 2 + bytes;
+        return;
+    }
     do {
         uint32_t n = 0;
         size_t bytes = 0;
@@ -184,7 +211,7 @@ static void put_records(carla_writer *w, unsigned kind, unsigned id, uint8_t **o
 static bool order_writes(const carla_writer *w, size_t i, unsigned *id)
 {
     unsigned kind = write_order[i].kind;
-    int k = carla_id_of_kind(w->open.ids, kind);
+    int k = w->order_id[i];
     bool write = w->present[kind] || write_order[i].empty == EMPTY_ALWAYS ||
                  (write_order[i].empty == EMPTY_ADDITIONAL && w->open.additional_data);
     *id = (unsigned)k;
@@ -255,33 +282,37 @@ static int hold_records(carla_writer *w, unsigned kind, unsigned wi, uint32_t n,
 {
     const carla_kind_info *ki = carla_kind(kind, wi);
     recd_buf *dst = &w->records[kind];
+    size_t before = dst->len;
+    int rc = 0;
     w->present[kind] = true;
     if (!ki->has_count) {
         recd_buf_reset(dst);
-        return recd_buf_append(dst, p, len);
-    }
-    if (!ki->fields || !carla_kind(kind, w->open.width)->fields) {
+        rc = recd_buf_append(dst, p, len);
+    } else if (!ki->fields || !carla_kind(kind, w->open.width)->fields) {
         if (wi != w->open.width)
             return -EBADMSG; /* opaque records (UE5 PhysicsControl) cannot change width */
         w->counts[kind] += n;
-        return recd_buf_append(dst, p, len);
+        rc = recd_buf_append(dst, p, len);
+    } else {
+        size_t fixed = w->fixed[wi == 8][kind];
+        if (fixed ? (uint64_t)n * fixed != len : !carla_records_fill(ki->fields, wi, n, p, len))
+            return -EBADMSG;
+        if ((uint64_t)w->counts[kind] + n > UINT32_MAX)
+            return -E2BIG;
+        w->counts[kind] += n;
+        if (wi == w->open.width) {
+            rc = recd_buf_append(dst, p, len);
+        } else {
+            for (size_t at = 0, i = 0; rc == 0 && i < n; i++) {
+                size_t used = 0;
+                rc = carla_record_convert(ki->fields, wi, w->open.width, p + at, len - at, dst,
+                                          &used);
+                at += used;
+            }
+        }
     }
-    if (!carla_records_fill(ki->fields, wi, n, p, len))
-        return -EBADMSG;
-    if ((uint64_t)w->counts[kind] + n > UINT32_MAX)
-        return -E2BIG;
-    w->counts[kind] += n;
-    if (wi == w->open.width)
-        return recd_buf_append(dst, p, len);
-    size_t at = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        size_t used = 0;
-        int rc = carla_record_convert(ki->fields, wi, w->open.width, p + at, len - at, dst, &used);
-        if (rc < 0)
-            return rc;
-        at += used;
-    }
-    return 0;
+    w->held_len = w->held_len - before + dst->len;
+    return rc;
 }
 
 int carla_writer_state(carla_writer *w, const recd_carla_frame *f, char *err, size_t errlen)
@@ -331,6 +362,7 @@ int carla_writer_state(carla_writer *w, const recd_carla_frame *f, char *err, si
         w->present[k] = false;
     }
     recd_buf_reset(&w->raw);
+    w->held_len = 0;
     w->held = true;
     w->frame_id = f->id;
     w->elapsed = f->elapsed;
@@ -341,9 +373,11 @@ int carla_writer_state(carla_writer *w, const recd_carla_frame *f, char *err, si
         if (p->raw) {
             uint8_t h[5];
             put_packet_header(h, p->kind, p->len);
+            size_t before = w->raw.len;
             rc = recd_buf_append(&w->raw, h, sizeof h);
             if (rc == 0)
                 rc = recd_buf_append(&w->raw, p->data, p->len);
+            w->held_len = w->held_len - before + w->raw.len;
             continue;
         }
         rc = hold_records(w, p->kind, f->width, p->count, p->data, p->len);
@@ -433,10 +467,7 @@ int recd_carla_writer_finish(recd_carla_writer *w, char *err, size_t errlen)
 
 uint64_t recd_carla_writer_held_bytes(const recd_carla_writer *w)
 {
-    uint64_t n = w->w.raw.len;
-    for (unsigned k = 0; k < RECD_CARLA_KIND_COUNT; k++)
-        n += w->w.records[k].len;
-    return n;
+    return w->w.held_len;
 }
 
 void recd_carla_writer_free(recd_carla_writer *w)
