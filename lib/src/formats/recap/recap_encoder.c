@@ -418,6 +418,15 @@ static int item_list(recd_recap_encoder *e, int i, const recd_recap_item *item, 
     return 0;
 }
 
+/* Slot i against item x: listed when it differs. Most slots hold nothing on either side. */
+static inline int slot_check(recd_recap_encoder *e, int i, const recd_recap_item *x, tick_items *it,
+                             size_t *off)
+{
+    if ((x->key.len | e->slots.len[i]) && !slot_holds(&e->slots, i, x))
+        return item_list(e, i, x, it, off);
+    return 0;
+}
+
 /* Lists the items that differ from their slot, in slot order, encoded into scratch. */
 static int tick_items_build(recd_recap_encoder *e, const recd_recap_state *s, tick_items *it)
 {
@@ -425,20 +434,25 @@ static int tick_items_build(recd_recap_encoder *e, const recd_recap_state *s, ti
     it->n = 0;
     e->scratch.len = 0;
     int rc;
-    const uint32_t *held = e->slots.len;
-    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
-        const recd_recap_item *x = &s->equipment[i];
-        if ((x->key.len | held[i]) /* else both empty */ && !slot_holds(&e->slots, i, x) &&
-            (rc = item_list(e, i, x, it, off)) != 0)
+    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+        if ((rc = slot_check(e, i, &s->equipment[i], it, off)) != 0)
             return rc;
-    }
     it->equipment_changed = it->n;
-    for (int i = RECD_RECAP_EQUIPMENT_SLOTS; i < RECAP_SLOTS; i++) {
-        const recd_recap_item *x = &s->inventory[i - RECD_RECAP_EQUIPMENT_SLOTS];
-        if ((x->key.len | held[i]) /* most slots: both empty */ && !slot_holds(&e->slots, i, x) &&
-            (rc = item_list(e, i, x, it, off)) != 0)
+    /* The inventory two slots at a time: one test passes over a pair empty on both sides (most
+     * of the 27 storage slots), which costs about half as much as testing each. */
+    const recd_recap_item *inv = s->inventory;
+    const uint32_t *held = e->slots.len + RECD_RECAP_EQUIPMENT_SLOTS;
+    int i = 0;
+    for (; i + 2 <= RECD_RECAP_INVENTORY_SLOTS; i += 2) {
+        if (!(inv[i].key.len | inv[i + 1].key.len | held[i] | held[i + 1]))
+            continue;
+        if ((rc = slot_check(e, RECD_RECAP_EQUIPMENT_SLOTS + i, &inv[i], it, off)) != 0 ||
+            (rc = slot_check(e, RECD_RECAP_EQUIPMENT_SLOTS + i + 1, &inv[i + 1], it, off)) != 0)
             return rc;
     }
+    if (i < RECD_RECAP_INVENTORY_SLOTS &&
+        (rc = slot_check(e, RECD_RECAP_EQUIPMENT_SLOTS + i, &inv[i], it, off)) != 0)
+        return rc;
     it->inventory_changed = it->n - it->equipment_changed;
     for (unsigned k = 0; k < it->n; k++)
         it->ip[k] = e->scratch.data + off[k];
