@@ -142,7 +142,7 @@ static uint64_t event_bytes(const recd_recap_event *ev)
 }
 
 /* An upper bound of a state's encoded size: its fixed fields and its items (up to 47 of 64 KiB),
- * 8 bytes per slot and the lengths. Every tick sums all 53 slots, so the loops are unrolled: their
+ * 8 bytes per slot and the lengths. Every tick sums all 47 slots, so the loops are unrolled: their
  * own counting cost about as much as the sums. */
 static uint64_t state_bytes(const recd_recap_state *st)
 {
