@@ -279,6 +279,20 @@ static int check_type(const wire_header *h, char *why, size_t whylen)
     return -EPROTO;
 }
 
+/* What a frame's decoding returns once its payload was read with rc: m is freed on failure. */
+static int payload_read(wire_env *env, recd_msg *m, int rc, char *why, size_t whylen)
+{
+    if (rc == -EILSEQ) { /* a payload's text is not UTF-8 (wire_recap.c) */
+        env->noted = RECD_WIRE_REASON_SYNTAX;
+        rc = -EBADMSG;
+    }
+    if (rc < 0)
+        recd_msg_free(m);
+    if (rc == -ENOMEM)
+        recd_why(why, whylen, "out of memory");
+    return rc;
+}
+
 int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
                        recd_msg *m, bool *has_time, char *why, size_t whylen)
 {
@@ -301,24 +315,34 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
     *has_time = fh.timed || (m->type != RECD_MSG_STATE && m->type != RECD_MSG_EVENT);
     if (rc == 0)
         rc = read_payload(env, &r, fh.time, m, fh.key_len, why, whylen);
-    if (rc == -EILSEQ) { /* a payload's text is not UTF-8 (wire_recap.c) */
-        env->noted = RECD_WIRE_REASON_SYNTAX;
-        rc = -EBADMSG;
-    }
     if (rc == 0 && m->type == RECD_MSG_OPEN)
     {
         m->open.resume = (h->flags & WIRE_F_RESUME) != 0;
         m->open.ring = (h->flags & WIRE_F_RING) != 0;
     }
-    if (rc < 0)
-        recd_msg_free(m);
-    if (rc == -ENOMEM)
-        recd_why(why, whylen, "out of memory");
-    return rc;
+    return payload_read(env, m, rc, why, whylen);
+}
+
+/* A STATE frame of a session whose format has no block path, its head read and its key vouched
+ * for by the receiver: decoded as wire_binary_decode would, without reading the head or looking
+ * the session up again. */
+static int state_after_head(wire_env *env, const wire_header *h, reader *r, const frame_head *fh,
+                            recd_msg_format f, const wire_format *ops, recd_msg *m,
+                            bool *has_time, char *why, size_t whylen)
+{
+    recd_msg_init(m, RECD_MSG_STATE, f);
+    wire_key_copy(m->session, fh->key, fh->key_len, readable_from_key(env, fh, r));
+    m->has_seq = fh->has_seq;
+    m->seq = fh->seq;
+    m->save_now = (h->flags & WIRE_F_SAVE) != 0;
+    *has_time = fh->timed;
+    int rc = ops->state_read(r->p + r->pos, left(r), fh->time, m, why, whylen);
+    return payload_read(env, m, rc, why, whylen);
 }
 
 int wire_binary_block_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
-                          recd_wire_rec_state *out, bool *has_time, char *why, size_t whylen)
+                          recd_wire_rec_state *out, recd_msg *m, bool *has_time, char *why,
+                          size_t whylen)
 {
     reader r = {body, len, 0};
     frame_head fh;
@@ -346,8 +370,12 @@ int wire_binary_block_state(wire_env *env, const wire_header *h, const uint8_t *
         wire_key_copy(key, fh.key, fh.key_len, 0);
         return unknown_session(env, "state", key, why, whylen);
     }
-    if (!ops->block_len)
-        return 0;
+    if (!ops->block_len) {
+        if (!m || !vouched)
+            return 0;
+        rc = state_after_head(env, h, &r, &fh, f, ops, m, has_time, why, whylen);
+        return rc < 0 ? rc : 2;
+    }
     const uint8_t *fields = r.p + r.pos;
     if ((rc = wire_block_check(ops, fields, left(&r), fh.time, why, whylen)) < 0)
         return rc;

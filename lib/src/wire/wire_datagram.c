@@ -56,7 +56,8 @@ static int try_rec(walk *w, const wire_header *h, const uint8_t *body)
         return 0;
     recd_wire_rec_state st;
     bool timed;
-    int rc = wire_binary_block_state(&w->env, h, body, h->body_len, &st, &timed, why, sizeof why);
+    int rc = wire_binary_block_state(&w->env, h, body, h->body_len, &st, NULL, &timed, why,
+                                     sizeof why);
     if (rc <= 0)
         return rc < 0 ? fail(w, rc, why) : 0;
     if (!w->deliver)

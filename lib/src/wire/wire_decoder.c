@@ -99,7 +99,8 @@ static int deliver(recd_wire_decoder *d, recd_msg *m, bool has_time, size_t cons
         if (rc < 0 && !why[0])
             snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));
     }
-    recd_msg_free(m);
+    if (m->type != RECD_MSG_NONE) /* else the receiver took it: nothing is left to free */
+        recd_msg_free(m);
     if (rc < 0)
         return fail(d, rc, why);
     d->units++;
@@ -130,18 +131,20 @@ static int process_frame(recd_wire_decoder *d, const wire_header *h, const uint8
                          size_t total)
 {
     char why[256];
+    recd_msg m;
+    bool has_time;
     if (h->type == WIRE_T_STATE && d->cfg.on_rec_state) {
         recd_wire_rec_state st;
-        bool timed;
         int rc = wire_binary_block_state(&d->env, h, frame + RECD_WIRE_HEADER_SIZE,
-                                       total - RECD_WIRE_HEADER_SIZE, &st, &timed, why, sizeof why);
+                                         total - RECD_WIRE_HEADER_SIZE, &st, &m, &has_time, why,
+                                         sizeof why);
         if (rc < 0)
             return fail(d, rc, why);
         if (rc == 1)
-            return deliver_rec(d, &st, timed, total);
+            return deliver_rec(d, &st, has_time, total);
+        if (rc == 2)
+            return deliver(d, &m, has_time, total);
     }
-    recd_msg m;
-    bool has_time;
     int rc = wire_binary_decode(&d->env, h, frame + RECD_WIRE_HEADER_SIZE,
                                 total - RECD_WIRE_HEADER_SIZE, &m, &has_time, why, sizeof why);
     if (rc < 0)

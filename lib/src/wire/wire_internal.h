@@ -97,12 +97,15 @@ int wire_ndjson_decode(wire_env *env, const uint8_t *line, size_t len, recd_msg 
                        size_t whylen);
 
 /* The block path for the body of a STATE frame: 1 with out filled (pointing into body) when the
- * session's format sends bare blocks (wire hooks with a block_len), 0 when it does not (decode
- * the frame with wire_binary_decode then), or
- * -EPROTO / -EBADMSG with why, exactly as wire_binary_decode would report. On 1 the frame's
- * session is noted as the previous one. *has_time says whether the frame carried a time. */
+ * session's format sends bare blocks (wire hooks with a block_len); when it does not, 2 with the
+ * frame decoded into m as wire_binary_decode would (only given m, and a session the receiver
+ * holds: the head is not read nor the session looked up twice), else 0 (decode the frame with
+ * wire_binary_decode then); or -EPROTO / -EBADMSG / -ENOMEM with why, exactly as
+ * wire_binary_decode would report. On 1 the frame's session is noted as the previous one.
+ * *has_time says whether the frame carried a time. */
 int wire_binary_block_state(wire_env *env, const wire_header *h, const uint8_t *body, size_t len,
-                          recd_wire_rec_state *out, bool *has_time, char *why, size_t whylen);
+                          recd_wire_rec_state *out, recd_msg *m, bool *has_time, char *why,
+                          size_t whylen);
 
 /* Binary frame encoder. omit_key: write key_len 0 (the receiver uses the previous frame's session:
  * streams only). with_time: STATE/EVENT carry their time. */

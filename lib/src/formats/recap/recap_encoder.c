@@ -383,8 +383,9 @@ static int commit_slots(recd_recap_encoder *e, const tick_items *it)
 
 /* True when the slot already holds it. The item is compared with the slot's canonical encoding
  * (key length, key, count, flags, BE16 data length, data) in place, so unchanged items, nearly
- * all of them, are neither decoded nor encoded. */
-static bool slot_holds(const recap_slots *t, int i, const recd_recap_item *it)
+ * all of them, are neither decoded nor encoded. Inlined into the slot scan: as a call its
+ * register saves cost about as much as the comparison. */
+static inline bool slot_holds(const recap_slots *t, int i, const recd_recap_item *it)
 {
     size_t klen = it->key.len, dlen = it->data.len;
     if (klen == 0 || t->len[i] == 0)
@@ -396,13 +397,11 @@ static bool slot_holds(const recap_slots *t, int i, const recd_recap_item *it)
            (dlen == 0 || memcmp(p + 5 + klen, it->data.data, dlen) == 0);
 }
 
-/* Slot i's item, when it differs from the slot: encoded at the end of the scratch buffer and
- * listed (its offset in off, pointed at once the buffer stops moving). */
-static int item_check(recd_recap_encoder *e, int i, const recd_recap_item *item, tick_items *it,
-                      size_t *off)
+/* Slot i's item, which differs from the slot's fields: encoded at the end of the scratch buffer
+ * and listed (its offset in off, pointed at once the buffer stops moving). */
+static int item_list(recd_recap_encoder *e, int i, const recd_recap_item *item, tick_items *it,
+                     size_t *off)
 {
-    if (slot_holds(&e->slots, i, item))
-        return 0;
     size_t at = e->scratch.len;
     int rc = recap_item_write(&e->scratch, item);
     if (rc)
@@ -419,23 +418,40 @@ static int item_check(recd_recap_encoder *e, int i, const recd_recap_item *item,
     return 0;
 }
 
+/* Slot i against item x: listed when it differs. Most slots hold nothing on either side. */
+static inline int slot_check(recd_recap_encoder *e, int i, const recd_recap_item *x, tick_items *it,
+                             size_t *off)
+{
+    if ((x->key.len | e->slots.len[i]) && !slot_holds(&e->slots, i, x))
+        return item_list(e, i, x, it, off);
+    return 0;
+}
+
 /* Lists the items that differ from their slot, in slot order, encoded into scratch. */
 static int tick_items_build(recd_recap_encoder *e, const recd_recap_state *s, tick_items *it)
 {
     size_t off[RECAP_SLOTS];
     it->n = 0;
     e->scratch.len = 0;
-    int rc = 0;
-    const uint32_t *held = e->slots.len;
-    for (int i = 0; rc == 0 && i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
-        if (s->equipment[i].key.len | held[i]) /* else both empty */
-            rc = item_check(e, i, &s->equipment[i], it, off);
+    int rc;
+    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+        if ((rc = slot_check(e, i, &s->equipment[i], it, off)) != 0)
+            return rc;
     it->equipment_changed = it->n;
-    held += RECD_RECAP_EQUIPMENT_SLOTS;
-    for (int i = 0; rc == 0 && i < RECD_RECAP_INVENTORY_SLOTS; i++)
-        if (s->inventory[i].key.len | held[i]) /* most slots: both empty */
-            rc = item_check(e, RECD_RECAP_EQUIPMENT_SLOTS + i, &s->inventory[i], it, off);
-    if (rc)
+    /* The inventory two slots at a time: one test passes over a pair empty on both sides (most
+     * of the 27 storage slots), which costs about half as much as testing each. */
+    const recd_recap_item *inv = s->inventory;
+    const uint32_t *held = e->slots.len + RECD_RECAP_EQUIPMENT_SLOTS;
+    int i = 0;
+    for (; i + 2 <= RECD_RECAP_INVENTORY_SLOTS; i += 2) {
+        if (!(inv[i].key.len | inv[i + 1].key.len | held[i] | held[i + 1]))
+            continue;
+        if ((rc = slot_check(e, RECD_RECAP_EQUIPMENT_SLOTS + i, &inv[i], it, off)) != 0 ||
+            (rc = slot_check(e, RECD_RECAP_EQUIPMENT_SLOTS + i + 1, &inv[i + 1], it, off)) != 0)
+            return rc;
+    }
+    if (i < RECD_RECAP_INVENTORY_SLOTS &&
+        (rc = slot_check(e, RECD_RECAP_EQUIPMENT_SLOTS + i, &inv[i], it, off)) != 0)
         return rc;
     it->inventory_changed = it->n - it->equipment_changed;
     for (unsigned k = 0; k < it->n; k++)

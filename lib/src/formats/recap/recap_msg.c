@@ -6,9 +6,13 @@
 
 #include <errno.h>
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "message/msg_formats.h"
 
@@ -96,9 +100,35 @@ recd_msg_recap_open *msg_recap_open_clone(const recd_recap_header *h)
 
 /* ---- state --------------------------------------------------------------------------------- */
 
+/* The last state block freed, kept for the next state: a live session frees its last tick's
+ * block just after the next tick's is made, and a block (about 2 KiB) is too large for malloc's
+ * per-thread caches, so each pair would take malloc's slower bins. Any thread may take it, hence
+ * the atomic exchange. It is taken only when it has the size malloc would give (a request is
+ * rounded up by less than 16 bytes), so held states take no more memory than before; blocks
+ * above SPARE_MAX (large item data) are not kept. */
+#define SPARE_MAX 4096
+static _Atomic(recd_msg_recap_state *) spare;
+
+static recd_msg_recap_state *state_block_alloc(size_t size)
+{
+#if defined(__GLIBC__)
+    recd_msg_recap_state *s = atomic_exchange(&spare, NULL);
+    size_t usable = s ? malloc_usable_size(s) : 0;
+    if (usable >= size && usable - size < 16)
+        return s;
+    free(s);
+#endif
+    return malloc(size);
+}
+
 void msg_recap_state_free(recd_msg_recap_state *s)
 {
-    free(s); /* its items' bytes are in the same block */
+    /* its items' bytes are in the same block */
+#if defined(__GLIBC__)
+    if (s && malloc_usable_size(s) <= SPARE_MAX)
+        s = atomic_exchange(&spare, s);
+#endif
+    free(s);
 }
 
 /* Makes a shallow copy of an item own its bytes; an empty slot becomes canonical zeros. */
@@ -120,7 +150,7 @@ recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_stat
     for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
         total += item_bytes(&st->inventory[i]);
     size_t head = align_up(sizeof(recd_msg_recap_state));
-    recd_msg_recap_state *s = malloc(head + total); /* one block: the message, its items' bytes */
+    recd_msg_recap_state *s = state_block_alloc(head + total); /* the message, its items' bytes */
     if (!s)
         return NULL;
     s->tick = tick;
@@ -140,7 +170,7 @@ recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t 
     size_t head = align_up(sizeof(recd_msg_recap_state));
     if (len > SIZE_MAX - head)
         return NULL;
-    recd_msg_recap_state *s = malloc(head + len);
+    recd_msg_recap_state *s = state_block_alloc(head + len);
     if (!s)
         return NULL;
     s->tick = tick;

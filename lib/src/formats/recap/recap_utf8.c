@@ -4,23 +4,32 @@
 
 #include "formats/recap/recap_internal.h"
 
+static uint64_t word_at(const uint8_t *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return w;
+}
+
 /* True when s[0..n) is ASCII. Item keys are short ASCII names checked in every full state, so
- * words are read whole, the last one overlapping the one before instead of a byte loop. */
+ * words are read whole, overlapping at the end instead of a byte loop; keys of up to 32 bytes
+ * (nearly all) take a fixed two or four words, without a loop. */
 static bool all_ascii(const uint8_t *s, size_t n)
 {
     const uint64_t high = 0x8080808080808080ull;
-    uint64_t w, acc = 0;
+    uint64_t acc = 0;
     if (n < 8) {
         for (size_t i = 0; i < n; i++)
             acc |= s[i];
         return !(acc & 0x80);
     }
-    for (size_t i = 0; i + 8 <= n; i += 8) {
-        memcpy(&w, s + i, 8);
-        acc |= w;
-    }
-    memcpy(&w, s + n - 8, 8);
-    return !((acc | w) & high);
+    if (n <= 16)
+        return !((word_at(s) | word_at(s + n - 8)) & high);
+    if (n <= 32)
+        return !((word_at(s) | word_at(s + 8) | word_at(s + n - 16) | word_at(s + n - 8)) & high);
+    for (size_t i = 0; i + 8 <= n; i += 8)
+        acc |= word_at(s + i);
+    return !((acc | word_at(s + n - 8)) & high);
 }
 
 bool recap_utf8_valid(const uint8_t *s, size_t n)
