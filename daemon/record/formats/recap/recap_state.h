@@ -27,28 +27,22 @@ typedef struct session_recap {
     uint64_t estimate;       /* the encoder's pending member (uncompressed), for flush and size */
     uint64_t encoder_held;   /* the encoder's buffers, counted in the session's buffered bytes */
     uint64_t part_first_tick;
-    bool started;            /* a tick was fed in this session */
     uint64_t first_tick, last_fed;
-    /* the tick being collected */
-    bool have_group, group_stamped;
+    /* the tick being collected (its flags are with the others, below) */
     uint64_t inputs_before_group; /* s->inputs before the tick being collected began */
-    bool group_late; /* opened by a message for the tick written just before it */
     uint64_t group_tick, group_since_ms;
     uint64_t group_last_ms; /* arrival of its latest message */
-    bool group_held; /* its clock was stopped: recd held its sender back (group_clock_held()) */
     recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
     recd_msg *events;
     size_t nevents, capevents;
     uint64_t group_bytes; /* its state's and events' encoded size, counted in the buffered bytes */
     /* output.part_manifest: the messages it took and their wire sequence numbers */
     uint64_t group_samples, group_first_seq, group_last_seq;
-    bool group_has_seq;
     /* Between parts: the reader's state at the end of the last one, as one binary frame (smaller
      * than a recd_recap_state), for a next part whose first tick has only events. While a part is
      * open the encoder holds that state itself. */
     recd_buf carry;
-    bool has_close_end;
-    int64_t close_end_ms;
+    int64_t close_end_ms; /* when has_close_end */
     recd_buf member; /* scratch for a taken member */
     /* The restart point for the next member (writer_set_restart): a header for a file that
      * starts at the last tick written, and a member body with the reader's state then as a
@@ -56,11 +50,19 @@ typedef struct session_recap {
      * write releases it); counted once a batch takes it. */
     recd_buf restart_header, restart_member;
     uint64_t restart_ticks; /* ticks of the part before the restarted file */
-    bool restart_due;       /* a member was queued: prepare one before the next tick is encoded */
     /* Instant replay (recap_ring.c): the state of the newest tick that left the ring with one, as
      * its binary frame (the state a save's first tick has when it came without one), and a save
      * a sample asked for, done once its tick is complete. */
     recd_buf ring_base;
+    /* The flags, together: one per 8-byte gap between the fields above cost 48 bytes a session
+     * (test_daemon_memory's budget for an idle Recap session). */
+    bool started;            /* a tick was fed in this session */
+    bool have_group, group_stamped; /* a tick is being collected; its time is set */
+    bool group_late;    /* opened by a message for the tick written just before it */
+    bool group_held;    /* its clock was stopped: recd held its sender back (group_clock_held()) */
+    bool group_has_seq; /* a message of it carried a wire seq (group_first_seq, group_last_seq) */
+    bool has_close_end;
+    bool restart_due;   /* a member was queued: prepare one before the next tick is encoded */
     bool ring_save_due;
 } session_recap;
 
