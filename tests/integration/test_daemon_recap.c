@@ -435,7 +435,12 @@ static void test_pause_in_the_middle_of_a_tick(void **state)
 {
     (void)state;
     td_daemon d;
-    td_setup(&d, "flush:\n  interval: 100ms\n");
+    /* 60 ms pauses must stay well under an interval and the long one well over two, however late
+     * a loaded machine runs the sender or recd: 400 ms (scaled under sanitizers) and three. */
+    unsigned interval = tu_scaled_ms(400);
+    char cfg[64];
+    snprintf(cfg, sizeof cfg, "flush:\n  interval: %ums\n", interval);
+    td_setup(&d, cfg);
     td_start(&d);
     recd_synth_params p = {recd_synth_format_find("recap"), RECD_SYNTH_SCENARIO_WALK, 10000, 43};
     recd_recap_header h;
@@ -455,7 +460,7 @@ static void test_pause_in_the_middle_of_a_tick(void **state)
     /* Tick 11, then a pause of over two intervals before the rest of it. */
     send_state(c, "paused", 11, t.state);
     assert_int_equal(recd_client_flush(c), 0);
-    td_sleep_ms(450);
+    td_sleep_ms(3 * interval);
     send_chat(c, "paused", 11, "after the pause");
     send_chat(c, "paused", 11, "also late");
     send_state(c, "paused", 12, t.state);
