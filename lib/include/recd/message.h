@@ -116,7 +116,8 @@ typedef struct recd_msg {
 
 /* Zeroes m and sets its type and format. */
 RECD_API void recd_msg_init(recd_msg *m, recd_msg_type type, recd_msg_format format);
-/* Frees what m owns and leaves it as RECD_MSG_NONE. Safe on a zeroed or already freed msg. */
+/* Frees what m owns and leaves it zeroed as RECD_MSG_NONE. A message already RECD_MSG_NONE owns
+ * nothing and is left as it is, so this is safe on a zeroed, moved-from or already freed msg. */
 RECD_API void recd_msg_free(recd_msg *m);
 
 /* Deep copy of any message into a fresh dst. */

@@ -94,7 +94,7 @@ static void open_free(recd_msg *m)
 
 void recd_msg_free(recd_msg *m)
 {
-    if (!m)
+    if (!m || m->type == RECD_MSG_NONE) /* owns nothing: a receiver took it, or it was never set */
         return;
     const recd_format *e;
     switch (m->type) {

@@ -99,8 +99,7 @@ static int deliver(recd_wire_decoder *d, recd_msg *m, bool has_time, size_t cons
         if (rc < 0 && !why[0])
             snprintf(why, sizeof why, "rejected by the receiver: %s", recd_strerror(rc));
     }
-    if (m->type != RECD_MSG_NONE) /* else the receiver took it: nothing is left to free */
-        recd_msg_free(m);
+    recd_msg_free(m); /* returns at once when the receiver took it */
     if (rc < 0)
         return fail(d, rc, why);
     d->units++;
