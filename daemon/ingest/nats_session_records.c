@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* nats:// inputs, the sessions bucket: a record of each nats-fed session (its open message, next
  * part number and last stream sequence written) so that the partition's next owner can take it
- * over, and marks of sessions that ended for good. The worker writes them in order and reads them
- * at a claim; the loop thread keeps them up to date and opens the sessions read. */
+ * over, or a mark of a session that ended for good (kept by key in nats_closed_marks.c). The
+ * worker writes them in order and reads them at a claim; the loop thread keeps them up to date
+ * and opens the sessions read. */
 
 #ifdef RECD_HAVE_NATS
 
@@ -337,29 +338,6 @@ static void record_delete(nats_source *src, const char *kvkey)
     send_request(src, r);
 }
 
-static closed_mark *find_mark(nats_partition *p, const char *key, size_t len)
-{
-    for (closed_mark *c = p->closed; c; c = c->next)
-        if (strlen(c->key) == len && memcmp(c->key, key, len) == 0)
-            return c;
-    return NULL;
-}
-
-void nats_add_mark(nats_partition *p, const char *key, const char *kvkey, uint64_t seq)
-{
-    closed_mark *c = find_mark(p, key, strlen(key));
-    if (!c) {
-        if (!(c = calloc(1, sizeof *c)))
-            return; /* its redelivered open could open it again: nothing worse */
-        snprintf(c->key, sizeof c->key, "%s", key);
-        snprintf(c->kvkey, sizeof c->kvkey, "%s", kvkey);
-        c->next = p->closed;
-        p->closed = c;
-    }
-    if (seq > c->seq)
-        c->seq = seq;
-}
-
 /* The session of a record ended for good: its record becomes a mark, "closed at seq". */
 static void record_close(nats_source *src, nats_partition *p, const nats_record *rec)
 {
@@ -378,8 +356,8 @@ static void record_close(nats_source *src, nats_partition *p, const nats_record 
     nats_add_mark(p, rec->s->key, rec->key, seq);
 }
 
-/* Marks whose sequence the partition is acknowledged up to go: no message they stand for can
- * come again. Without a message taken past a mark it stays (in the bucket too). */
+/* Marks whose sequence the partition is acknowledged up to go, their records with them: no
+ * message they stand for can come again. Without a message taken past a mark it stays. */
 void nats_expire_marks(nats_source *src, nats_partition *p)
 {
     if (!p->closed)
@@ -388,35 +366,11 @@ void nats_expire_marks(nats_source *src, nats_partition *p)
     for (size_t i = 0; i < p->npending; i++)
         if (p->pending[i].seq && p->pending[i].seq - 1 < floor)
             floor = p->pending[i].seq - 1;
-    for (closed_mark **at = &p->closed; *at;) {
-        closed_mark *c = *at;
-        if (c->seq > floor) {
-            at = &c->next;
-            continue;
-        }
+    for (closed_mark *c = nats_take_expired_marks(p, floor), *next; c; c = next) {
+        next = c->next;
         record_delete(src, c->kvkey);
-        *at = c->next;
         free(c);
     }
-}
-
-void nats_free_marks(nats_partition *p)
-{
-    while (p->closed) {
-        closed_mark *next = p->closed->next;
-        free(p->closed);
-        p->closed = next;
-    }
-}
-
-/* A message of a session that ended for good here or on the previous owner, come again. */
-bool nats_after_close(nats_source *src, nats_partition *p, const char *key, size_t len)
-{
-    const closed_mark *c = p->closed ? find_mark(p, key, len) : NULL;
-    if (!c || p->cur_seq > c->seq)
-        return false;
-    recd_metric_add(src->g->metrics->nats_duplicates_dropped_total, 0, 1);
-    return true;
 }
 
 void nats_record_mark(nats_record *rec)
@@ -519,13 +473,7 @@ void nats_record_open(nats_source *src, nats_partition *p, const recd_msg *m)
     }
     s->input_record = rec;
     LIST_INSERT_HEAD(&src->records, rec, link);
-    for (closed_mark **at = &p->closed; *at; at = &(*at)->next)
-        if (strcmp((*at)->key, s->key) == 0) { /* its key holds this record now */
-            closed_mark *c = *at;
-            *at = c->next;
-            free(c);
-            break;
-        }
+    nats_forget_mark(p, s->key); /* its key holds this record now */
     record_put(src, rec);
 }
 

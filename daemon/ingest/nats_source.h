@@ -96,7 +96,9 @@ typedef struct taken_record {
  * partition's messages up to seq are all acknowledged, so that a consumer started again at an
  * older ack floor does not open it again from its redelivered open (loop thread). */
 typedef struct closed_mark {
-    struct closed_mark *next;
+    struct closed_mark *next;  /* the partition's list, walked when marks expire */
+    struct closed_mark *hnext; /* its bucket in the partition's index, looked up for each frame */
+    size_t key_len;
     uint64_t seq;
     bool stored; /* in the bucket: deleted once the partition is acknowledged up to seq */
     char key[RECD_SESSION_KEY_MAX + 1];
@@ -183,6 +185,8 @@ typedef struct nats_partition {
      * unknown-session error its frames get is that repeat, counted as a duplicate. */
     bool repeat_of_closed;
     closed_mark *closed;       /* sessions of p that ended for good not long ago */
+    closed_mark **mark_buckets; /* and the same by key (nats_closed_marks.c) */
+    size_t mark_nbuckets, nmarks;
 } nats_partition;
 
 typedef struct nats_source {
@@ -277,10 +281,17 @@ void nats_record_session_freed(nats_record *rec);
 bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s, bool has_seq,
                       uint64_t seq);
 bool nats_replay_open(nats_source *src, nats_partition *p, const recd_msg *m);
+/* nats_closed_marks.c: the marks of sessions that ended for good, by key. */
 void nats_add_mark(nats_partition *p, const char *key, const char *kvkey, uint64_t seq);
+/* Forgets key's mark, if any: a session of that key is open again. */
+void nats_forget_mark(nats_partition *p, const char *key);
 bool nats_after_close(nats_source *src, nats_partition *p, const char *key, size_t len);
-void nats_expire_marks(nats_source *src, nats_partition *p);
+/* Unlinks the marks at or below floor and returns them as a list through next (the caller
+ * deletes their records and frees them). */
+closed_mark *nats_take_expired_marks(nats_partition *p, uint64_t floor);
 void nats_free_marks(nats_partition *p);
+/* nats_session_records.c: expired marks go with their records from the bucket. */
+void nats_expire_marks(nats_source *src, nats_partition *p);
 
 /* nats_dispatch.c: the loop thread's pass over the queues (after which listener_nats.c closes a
  * retired source that is done), and its acknowledgements. */

@@ -181,6 +181,11 @@ int session_table_put(session_table *t, recd_session *s)
     return 0;
 }
 
+uint64_t session_table_hash(const session_table *t, const char *key, size_t len)
+{
+    return hash_key(t, key, len);
+}
+
 void session_table_remove(session_table *t, recd_session *s)
 {
     if (t->last == s)

@@ -28,5 +28,8 @@ recd_session *session_table_find(session_table *t, const char *key, size_t len);
 /* Adds s (its key must not be present). 0 or -ENOMEM. */
 int session_table_put(session_table *t, recd_session *s);
 void session_table_remove(session_table *t, recd_session *s);
+/* The table's keyed hash of a key of len bytes, for other indexes of session keys: random per
+ * process, so a sender cannot choose keys that share a bucket. */
+uint64_t session_table_hash(const session_table *t, const char *key, size_t len);
 
 #endif

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* nats:// inputs, the marks of sessions that ended for good ("closed at stream sequence seq"),
+ * per partition: a list, walked when marks expire, and an index by key, looked up for every frame
+ * while any mark is held. A list walk there made each frame cost as much as the sessions closed
+ * within the acknowledgement window, which a publisher that opens and closes sessions controls. */
+
+#ifdef RECD_HAVE_NATS
+
+#include "nats_source.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/sessions.h"
+
+#define MARK_BUCKETS_MIN 64u
+
+static size_t bucket_of(const nats_partition *p, const char *key, size_t len)
+{
+    return session_table_hash(&p->in.sessions->table, key, len) & (p->mark_nbuckets - 1);
+}
+
+static closed_mark *find_mark(const nats_partition *p, const char *key, size_t len)
+{
+    if (!p->mark_nbuckets)
+        return NULL;
+    for (closed_mark *c = p->mark_buckets[bucket_of(p, key, len)]; c; c = c->hnext)
+        if (c->key_len == len && memcmp(c->key, key, len) == 0)
+            return c;
+    return NULL;
+}
+
+/* Twice the buckets when there are as many marks as buckets; a failed grow keeps the old index
+ * working with longer chains. */
+static void grow_index(nats_partition *p)
+{
+    size_t n = p->mark_nbuckets ? p->mark_nbuckets * 2 : MARK_BUCKETS_MIN;
+    closed_mark **b = calloc(n, sizeof *b);
+    if (!b)
+        return;
+    free(p->mark_buckets);
+    p->mark_buckets = b;
+    p->mark_nbuckets = n;
+    for (closed_mark *c = p->closed; c; c = c->next) {
+        size_t k = bucket_of(p, c->key, c->key_len);
+        c->hnext = b[k];
+        b[k] = c;
+    }
+}
+
+static void unindex(nats_partition *p, closed_mark *c)
+{
+    closed_mark **at = &p->mark_buckets[bucket_of(p, c->key, c->key_len)];
+    while (*at && *at != c)
+        at = &(*at)->hnext;
+    if (*at)
+        *at = c->hnext;
+    p->nmarks--;
+}
+
+void nats_add_mark(nats_partition *p, const char *key, const char *kvkey, uint64_t seq)
+{
+    closed_mark *c = find_mark(p, key, strlen(key));
+    if (!c) {
+        if (p->nmarks >= p->mark_nbuckets)
+            grow_index(p);
+        if (!p->mark_nbuckets || !(c = calloc(1, sizeof *c)))
+            return; /* its redelivered open could open it again: nothing worse */
+        snprintf(c->key, sizeof c->key, "%s", key);
+        c->key_len = strlen(c->key);
+        snprintf(c->kvkey, sizeof c->kvkey, "%s", kvkey);
+        c->next = p->closed;
+        p->closed = c;
+        size_t k = bucket_of(p, c->key, c->key_len);
+        c->hnext = p->mark_buckets[k];
+        p->mark_buckets[k] = c;
+        p->nmarks++;
+    }
+    if (seq > c->seq)
+        c->seq = seq;
+}
+
+void nats_forget_mark(nats_partition *p, const char *key)
+{
+    closed_mark *c = p->closed ? find_mark(p, key, strlen(key)) : NULL;
+    if (!c)
+        return;
+    unindex(p, c);
+    for (closed_mark **at = &p->closed; *at; at = &(*at)->next)
+        if (*at == c) {
+            *at = c->next;
+            break;
+        }
+    free(c);
+}
+
+closed_mark *nats_take_expired_marks(nats_partition *p, uint64_t floor)
+{
+    closed_mark *expired = NULL;
+    for (closed_mark **at = &p->closed; *at;) {
+        closed_mark *c = *at;
+        if (c->seq > floor) {
+            at = &c->next;
+            continue;
+        }
+        unindex(p, c);
+        *at = c->next;
+        c->next = expired;
+        expired = c;
+    }
+    return expired;
+}
+
+void nats_free_marks(nats_partition *p)
+{
+    while (p->closed) {
+        closed_mark *next = p->closed->next;
+        free(p->closed);
+        p->closed = next;
+    }
+    free(p->mark_buckets);
+    p->mark_buckets = NULL;
+    p->mark_nbuckets = p->nmarks = 0;
+}
+
+/* A message of a session that ended for good here or on the previous owner, come again. */
+bool nats_after_close(nats_source *src, nats_partition *p, const char *key, size_t len)
+{
+    const closed_mark *c = p->closed ? find_mark(p, key, len) : NULL;
+    if (!c || p->cur_seq > c->seq)
+        return false;
+    recd_metric_add(src->g->metrics->nats_duplicates_dropped_total, 0, 1);
+    return true;
+}
+
+#endif

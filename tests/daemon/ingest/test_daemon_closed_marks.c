@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests for daemon/ingest/nats_closed_marks.c: marks of sessions that ended for good found by key
+ * across the index's growth, a mark added twice kept once with the higher sequence, forgotten and
+ * expired marks gone from the index as well as the list, and keys that share a prefix kept apart. */
+#include "testutil.h"
+
+#ifdef RECD_HAVE_NATS
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest/nats_source.h"
+#include "record/sessions.h"
+
+typedef struct fixture {
+    recd_daemon_metrics metrics;
+    recd_ingest *g;
+    recd_sessions *sessions;
+    nats_source src;
+    nats_partition p;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    assert_int_equal(recd_daemon_metrics_init(&f->metrics), 0);
+    f->g = calloc(1, sizeof *f->g);
+    f->sessions = calloc(1, sizeof *f->sessions);
+    assert_non_null(f->g);
+    assert_non_null(f->sessions);
+    assert_int_equal(session_table_init(&f->sessions->table), 0);
+    f->g->metrics = &f->metrics;
+    f->src.g = f->g;
+    f->p.src = &f->src;
+    f->p.in.sessions = f->sessions;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    nats_free_marks(&f->p);
+    session_table_free(&f->sessions->table);
+    recd_daemon_metrics_free(&f->metrics);
+    free(f->sessions);
+    free(f->g);
+    free(f);
+    return 0;
+}
+
+static bool closed(fixture *f, const char *key, uint64_t cur_seq)
+{
+    f->p.cur_seq = cur_seq;
+    return nats_after_close(&f->src, &f->p, key, strlen(key));
+}
+
+static void key_of(char *out, size_t cap, int i)
+{
+    snprintf(out, cap, "session-%d", i);
+}
+
+static void found_across_growth(void **state)
+{
+    fixture *f = *state;
+    enum { N = 5000 };
+    char key[32], kv[48];
+    for (int i = 0; i < N; i++) {
+        key_of(key, sizeof key, i);
+        snprintf(kv, sizeof kv, "s.0.%s", key);
+        nats_add_mark(&f->p, key, kv, (uint64_t)i + 1);
+    }
+    assert_int_equal(f->p.nmarks, N);
+    assert_true(f->p.mark_nbuckets >= N);
+    for (int i = 0; i < N; i++) {
+        key_of(key, sizeof key, i);
+        assert_true(closed(f, key, (uint64_t)i + 1)); /* a message up to its close: a repeat */
+        assert_false(closed(f, key, (uint64_t)i + 2)); /* after it: a new session of that key */
+    }
+    assert_false(closed(f, "session-", 0));
+    assert_false(closed(f, "session-50000", 0));
+}
+
+static void added_twice_kept_once(void **state)
+{
+    fixture *f = *state;
+    nats_add_mark(&f->p, "a", "s.0.a", 10);
+    nats_add_mark(&f->p, "a", "s.0.a", 7);
+    nats_add_mark(&f->p, "a", "s.0.a", 12);
+    assert_int_equal(f->p.nmarks, 1);
+    assert_true(closed(f, "a", 12));
+    assert_false(closed(f, "a", 13));
+    /* keys that share a prefix, or are a prefix of each other, are different sessions */
+    nats_add_mark(&f->p, "aa", "s.0.aa", 3);
+    assert_false(closed(f, "aa", 4));
+    assert_true(closed(f, "a", 4));
+    assert_false(closed(f, "aaa", 0));
+}
+
+static void forgotten_and_expired_leave_the_index(void **state)
+{
+    fixture *f = *state;
+    enum { N = 1000 };
+    char key[32];
+    for (int i = 0; i < N; i++) {
+        key_of(key, sizeof key, i);
+        nats_add_mark(&f->p, key, key, (uint64_t)i + 1);
+    }
+    for (int i = 0; i < N; i += 2) { /* opened again: their marks go */
+        key_of(key, sizeof key, i);
+        nats_forget_mark(&f->p, key);
+    }
+    nats_forget_mark(&f->p, "never-marked");
+    assert_int_equal(f->p.nmarks, N / 2);
+    /* acknowledged up to 500: the odd marks at or below it expire, in one list */
+    size_t n = 0;
+    for (closed_mark *c = nats_take_expired_marks(&f->p, 500), *next; c; c = next) {
+        next = c->next;
+        assert_true(c->seq <= 500);
+        n++;
+        free(c);
+    }
+    assert_int_equal(n, 250);
+    assert_int_equal(f->p.nmarks, N / 2 - 250);
+    size_t listed = 0;
+    for (const closed_mark *c = f->p.closed; c; c = c->next)
+        listed++;
+    assert_int_equal(listed, f->p.nmarks);
+    for (int i = 0; i < N; i++) {
+        key_of(key, sizeof key, i);
+        bool kept = i % 2 == 1 && (uint64_t)i + 1 > 500;
+        assert_int_equal(closed(f, key, 0), kept);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(found_across_growth, setup, teardown),
+        cmocka_unit_test_setup_teardown(added_twice_kept_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(forgotten_and_expired_leave_the_index, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#else
+
+#include <stdio.h>
+
+int main(void)
+{
+    printf("SKIP: built without libnats (nats:// inputs are not compiled in)\n");
+    return 77;
+}
+
+#endif
