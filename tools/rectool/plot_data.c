@@ -4,6 +4,8 @@
 
 #include "recd/seek_index.h"
 
+#include "base/buf_grow.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,14 +24,10 @@ static rt_plot_series *series_of(plot_load *l, const recd_track_point *p)
     for (size_t i = d->n; i > l->first; i--)
         if (d->s[i - 1].actor == p->actor)
             return &d->s[i - 1];
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 8;
-        rt_plot_series *s = realloc(d->s, cap * sizeof *s);
-        if (!s)
-            return NULL;
-        d->s = s;
-        d->cap = cap;
-    }
+    rt_plot_series *room = recd__array_room(d->s, &d->cap, d->n, sizeof *d->s, 8);
+    if (!room)
+        return NULL;
+    d->s = room;
     rt_plot_series *s = &d->s[d->n++];
     memset(s, 0, sizeof *s);
     s->file = d->files;
@@ -52,14 +50,10 @@ static int on_point(void *data, const recd_track_point *p)
     rt_plot_series *s = series_of(l, p);
     if (!s)
         return -ENOMEM;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 1024;
-        recd_track_point *v = realloc(s->pts, cap * sizeof *v);
-        if (!v)
-            return -ENOMEM;
-        s->pts = v;
-        s->cap = cap;
-    }
+    recd_track_point *pts = recd__array_room(s->pts, &s->cap, s->n, sizeof *s->pts, 1024);
+    if (!pts)
+        return -ENOMEM;
+    s->pts = pts;
     s->pts[s->n++] = *p;
     l->d->points++;
     return 0;
