@@ -77,21 +77,8 @@ refused=$(find "$tmp/out" -path "*/refused/*" -type f ! -name "*.idx")  # a seek
 if [ -n "$refused" ] && ! "$RECTOOL" export "$refused" --to jsonl >/dev/null 2>"$tmp/refused.err"; then
     fail "the refused session's file does not export: $(cat "$tmp/refused.err")"
 fi
-if find "$tmp/out" -name '*.part' | grep -q .; then
-    fail ".part files left after a clean stop: $(find "$tmp/out" -name '*.part')"
-fi
-
-while read -r n f; do
-    for transport in tcp udp; do
-        files=$(find "$tmp/out" -path "*/$transport-$n/*" -type f ! -name "*.idx")
-        count=$(printf '%s\n' "$files" | grep -c .)
-        if [ "$count" -ne 1 ]; then
-            fail "$(basename "$f") over $transport: $count output files"
-            continue
-        fi
-        cmp -s "$f" "$files" || fail "$(basename "$f") over $transport: output differs ($(cmp "$f" "$files" 2>&1 | head -1))"
-    done
-done <"$tmp/sent"
+expect_no_parts "$tmp/out"
+expect_sent_back "$tmp/sent" "$tmp/out" tcp udp
 ndjson_out=$(find "$tmp/out" -path "*/ndjson-1/*" -type f ! -name "*.idx")
 cmp -s "$tmp/generated.log" "$ndjson_out" || fail "the generated log sent as NDJSON comes out different"
 

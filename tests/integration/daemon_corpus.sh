@@ -46,21 +46,8 @@ wait "$recd_pid"
 code=$?
 recd_pid=
 [ "$code" -eq 0 ] || fail "recd exited with $code after SIGTERM"
-if find "$tmp/out" -name '*.part' | grep -q .; then
-    fail ".part files left after a clean stop: $(find "$tmp/out" -name '*.part')"
-fi
-
-while read -r n f; do
-    for transport in tcp udp; do
-        files=$(find "$tmp/out" -path "*/$transport-$n/*" -type f ! -name "*.idx")
-        count=$(printf '%s\n' "$files" | grep -c .)
-        if [ "$count" -ne 1 ]; then
-            fail "$(basename "$f") over $transport: $count output files"
-            continue
-        fi
-        cmp -s "$f" "$files" || fail "$(basename "$f") over $transport: output differs ($(cmp "$f" "$files" 2>&1 | head -1))"
-    done
-done <"$tmp/sent"
+expect_no_parts "$tmp/out"
+expect_sent_back "$tmp/sent" "$tmp/out" tcp udp
 
 if [ "$failures" -ne 0 ]; then
     sed 's/^/    recd: /' "$tmp/log" | tail -40 >&2
