@@ -351,6 +351,9 @@ def main():
         want = a.systems.lower().split(",")
         specs = {k: dict(v, systems=[s for s in v["systems"] if s in want]) if "systems" in v else v
                  for k, v in specs.items()}
+        for k in [k for k, v in specs.items() if "systems" in v and not v["systems"]]:
+            log(f"{k}: none of --systems {a.systems} runs in it in this mode: left out")
+            del specs[k]
     os.makedirs(a.work, exist_ok=True)
     os.chmod(a.work, 0o755)
     info = machine()
