@@ -48,6 +48,13 @@ static void grow_index(nats_partition *p)
     }
 }
 
+static void unlink_listed(closed_mark *c)
+{
+    *c->pprev = c->next;
+    if (c->next)
+        c->next->pprev = c->pprev;
+}
+
 static void unindex(nats_partition *p, closed_mark *c)
 {
     closed_mark **at = &p->mark_buckets[bucket_of(p, c->key, c->key_len)];
@@ -70,6 +77,9 @@ void nats_add_mark(nats_partition *p, const char *key, const char *kvkey, uint64
         c->key_len = strlen(c->key);
         snprintf(c->kvkey, sizeof c->kvkey, "%s", kvkey);
         c->next = p->closed;
+        if (c->next)
+            c->next->pprev = &c->next;
+        c->pprev = &p->closed;
         p->closed = c;
         size_t k = bucket_of(p, c->key, c->key_len);
         c->hnext = p->mark_buckets[k];
@@ -86,25 +96,19 @@ void nats_forget_mark(nats_partition *p, const char *key)
     if (!c)
         return;
     unindex(p, c);
-    for (closed_mark **at = &p->closed; *at; at = &(*at)->next)
-        if (*at == c) {
-            *at = c->next;
-            break;
-        }
+    unlink_listed(c);
     free(c);
 }
 
 closed_mark *nats_take_expired_marks(nats_partition *p, uint64_t floor)
 {
     closed_mark *expired = NULL;
-    for (closed_mark **at = &p->closed; *at;) {
-        closed_mark *c = *at;
-        if (c->seq > floor) {
-            at = &c->next;
+    for (closed_mark *c = p->closed, *next; c; c = next) {
+        next = c->next;
+        if (c->seq > floor)
             continue;
-        }
         unindex(p, c);
-        *at = c->next;
+        unlink_listed(c);
         c->next = expired;
         expired = c;
     }

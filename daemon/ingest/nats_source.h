@@ -97,6 +97,7 @@ typedef struct taken_record {
  * older ack floor does not open it again from its redelivered open (loop thread). */
 typedef struct closed_mark {
     struct closed_mark *next;  /* the partition's list, walked when marks expire */
+    struct closed_mark **pprev; /* what points at it in that list: unlinked without a walk */
     struct closed_mark *hnext; /* its bucket in the partition's index, looked up for each frame */
     size_t key_len;
     uint64_t seq;
