@@ -142,12 +142,18 @@ static bool same_actors(const carla_live *w, const uint8_t *records, uint32_t co
 {
     if (count != w->moves_count || width != w->moves_width)
         return false;
-    size_t rec = 4 + 6u * width;
+    size_t rec = 4 + 6u * width, at = 0, end = (size_t)count * rec;
     const uint8_t *held = w->moves.data;
-    for (size_t at = 0, end = (size_t)count * rec; at < end; at += rec)
-        if (le32(held + at) != le32(records + at))
-            return false;
-    return true;
+    uint32_t differ = 0;
+    /* Four records a step, their differences gathered without a branch each: usually none. */
+    for (; at + 4 * rec <= end; at += 4 * rec)
+        differ |= (le32(held + at) ^ le32(records + at)) |
+                  (le32(held + at + rec) ^ le32(records + at + rec)) |
+                  (le32(held + at + 2 * rec) ^ le32(records + at + 2 * rec)) |
+                  (le32(held + at + 3 * rec) ^ le32(records + at + 3 * rec));
+    for (; at < end; at += rec)
+        differ |= le32(held + at) ^ le32(records + at);
+    return differ == 0;
 }
 
 /* The packet is held as the newest; the one it does not replace record for record is moved in
