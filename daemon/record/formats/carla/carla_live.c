@@ -59,6 +59,7 @@ int carla_live_event(carla_live *w, recd_session *s, const recd_carla_event *e)
 {
     if (e->len < 4)
         return 0;
+    carla_live_settle(w); /* the held positions are of the actors before this event */
     uint32_t id = le32(e->data);
     live_actor *a = find_live(w, id);
     if (e->kind == RECD_CARLA_EVENT_DEL) {
@@ -104,15 +105,12 @@ int carla_live_event(carla_live *w, recd_session *s, const recd_carla_event *e)
  * in the same actor order every frame (CARLA and rectool generate both do), so the actor after
  * the one moved last is tried before the index. Inlined once per width: each copy is of a
  * known size. */
-static inline void track_positions_of(carla_live *w, const recd_carla_packet *pk, uint8_t width)
+static inline void move_actors_of(carla_live *w, const uint8_t *r, uint32_t count, uint8_t width)
 {
     size_t vecs = 6u * width, rec = 4 + vecs, next = 0;
-    if ((size_t)pk->count * rec > pk->len)
-        return;
-    const uint8_t *r = pk->data;
     live_actor *live = w->live; /* in locals: the copies below could alias w for the compiler */
     size_t nlive = w->nlive;
-    for (uint32_t i = 0; i < pk->count; i++, r += rec) {
+    for (uint32_t i = 0; i < count; i++, r += rec) {
         uint32_t id = le32(r);
         if (next >= nlive || live[next].id != id) {
             int64_t k = id_index_find(&w->index, id);
@@ -126,17 +124,64 @@ static inline void track_positions_of(carla_live *w, const recd_carla_packet *pk
     }
 }
 
+void carla_live_settle(carla_live *w)
+{
+    if (w->moves_count == 0)
+        return;
+    if (w->moves_width == 4)
+        move_actors_of(w, w->moves.data, w->moves_count, 4);
+    else
+        move_actors_of(w, w->moves.data, w->moves_count, 8);
+    w->moves_count = 0;
+}
+
+/* Whether records (count of width) name the same actors in the same order as the held packet:
+ * then moving the held one first would change nothing the new one does not overwrite. */
+static bool same_actors(const carla_live *w, const uint8_t *records, uint32_t count,
+                        uint8_t width)
+{
+    if (count != w->moves_count || width != w->moves_width)
+        return false;
+    size_t rec = 4 + 6u * width, at = 0, end = (size_t)count * rec;
+    const uint8_t *held = w->moves.data;
+    uint32_t differ = 0;
+    /* Four records a step, their differences gathered without a branch each: usually none. */
+    for (; at + 4 * rec <= end; at += 4 * rec)
+        differ |= (le32(held + at) ^ le32(records + at)) |
+                  (le32(held + at + rec) ^ le32(records + at + rec)) |
+                  (le32(held + at + 2 * rec) ^ le32(records + at + 2 * rec)) |
+                  (le32(held + at + 3 * rec) ^ le32(records + at + 3 * rec));
+    for (; at < end; at += rec)
+        differ |= le32(held + at) ^ le32(records + at);
+    return differ == 0;
+}
+
+/* The packet is held as the newest; the one it does not replace record for record is moved in
+ * first. Out of memory, it is moved in at once instead. */
 static void track_positions(carla_live *w, const recd_carla_frame *f, const recd_carla_packet *pk)
 {
-    if (f->width == 4)
-        track_positions_of(w, pk, 4);
-    else if (f->width == 8)
-        track_positions_of(w, pk, 8);
+    uint8_t width = f->width;
+    size_t rec = 4 + 6u * width, len = (size_t)pk->count * rec;
+    if ((width != 4 && width != 8) || len > pk->len || pk->count == 0)
+        return;
+    if (!same_actors(w, pk->data, pk->count, width))
+        carla_live_settle(w);
+    w->moves_count = 0;
+    recd_buf_reset(&w->moves);
+    if (recd_buf_append(&w->moves, pk->data, len) < 0) {
+        if (width == 4)
+            move_actors_of(w, pk->data, pk->count, 4);
+        else
+            move_actors_of(w, pk->data, pk->count, 8);
+        return;
+    }
+    w->moves_count = pk->count;
+    w->moves_width = width;
 }
 
 /* A light's State record is kept, the newest replacing the one before; a new light is held
  * within the session's bounds, else left out (logged once). *next is where the light after this
- * one is looked for first, as for positions (track_positions_of). */
+ * one is looked for first, as for positions (move_actors_of). */
 static void track_light(carla_live *w, recd_session *s, const uint8_t *r, size_t *next)
 {
     uint32_t id = le32(r);
@@ -195,9 +240,10 @@ void carla_live_frame(carla_live *w, recd_session *s, const recd_carla_frame *f)
     }
 }
 
-int carla_live_copy(carla_live *dst, const carla_live *src)
+int carla_live_copy(carla_live *dst, carla_live *src)
 {
     memset(dst, 0, sizeof *dst);
+    carla_live_settle(src);
     for (size_t i = 0; i < src->nlive; i++) {
         const live_actor *a = &src->live[i];
         recd_carla_event e = {RECD_CARLA_EVENT_ADD, a->width, a->len, a->record, NULL};
@@ -226,6 +272,7 @@ void carla_live_free(carla_live *w)
     id_index_free(&w->index);
     free(w->lights);
     id_index_free(&w->light_index);
+    recd_buf_free(&w->moves);
     memset(w, 0, sizeof *w);
 }
 
@@ -294,9 +341,10 @@ void carla_first_frame_free(carla_first_frame *ff)
     ff->lights = NULL;
 }
 
-int carla_live_readd(const carla_live *w, recd_carla_writer *wr, char *err, size_t errlen)
+int carla_live_readd(carla_live *w, recd_carla_writer *wr, char *err, size_t errlen)
 {
     int rc = 0;
+    carla_live_settle(w);
     for (size_t i = 0; rc == 0 && i < w->nlive; i++) {
         recd_carla_event e = {RECD_CARLA_EVENT_ADD, w->live[i].width, w->live[i].len,
                               w->live[i].record, NULL};

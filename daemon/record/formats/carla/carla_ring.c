@@ -271,7 +271,7 @@ static int save_write(void *ctx, const void *data, size_t len)
 
 /* One frame of a save, rebased to its first: the first also holds the world then. */
 static int write_frame(recd_carla_writer *w, const uint8_t *d, size_t len, uint64_t id_base,
-                       double elapsed_base, const carla_live *first, uint64_t *samples,
+                       double elapsed_base, carla_live *first, uint64_t *samples,
                        char *err, size_t errlen)
 {
     ring_frame rf;
@@ -301,7 +301,7 @@ static int write_frame(recd_carla_writer *w, const uint8_t *d, size_t len, uint6
 
 /* Writes the frames from first on (then the collected one, when there is one) as a log named
  * label, its first frame holding the world. The frames written, or a negative errno. */
-static int write_save(recd_session *s, const session_ring_entry *first, const carla_live *world,
+static int write_save(recd_session *s, const session_ring_entry *first, carla_live *world,
                       const char *label, uint64_t *samples, char *err, size_t errlen)
 {
     carla_session *cs = cs_of(s);
@@ -326,7 +326,7 @@ static int write_save(recd_session *s, const session_ring_entry *first, const ca
         return rc;
     }
     int frames = 0;
-    const carla_live *at_first = world;
+    carla_live *at_first = world;
     for (const session_ring_entry *e = first; e && rc == 0; e = e->next, frames++) {
         uint64_t before = *samples;
         rc = write_frame(w, e->data, e->len, id0 - 1, elapsed0, at_first, samples, err, errlen);

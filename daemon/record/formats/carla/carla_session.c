@@ -123,11 +123,12 @@ static int hold_event(recd_session *s, session_input *in, const recd_carla_event
 }
 
 /* The frame the writer holds back is held state until the next state writes it; a ring
- * session's collected frame and its checking writer's output as well. */
+ * session's collected frame and its checking writer's output as well, and the newest Position
+ * packet the world holds (carla_live.c). */
 static void sync_frame(recd_session *s, carla_session *cs)
 {
     uint64_t now = cs->w ? recd_carla_writer_held_bytes(cs->w) : 0;
-    now += cs->collect.len + cs->scratch.cap;
+    now += cs->collect.len + cs->scratch.cap + cs->world.moves.cap;
     if (now > cs->frame_held)
         session_hold(s, now - cs->frame_held);
     else

@@ -37,6 +37,13 @@ typedef struct carla_live {
     bool has_weather;
     uint8_t weather[CARLA_WEATHER_RECORD];
     bool warned; /* a light (or, for a ring's base, an actor) left out at the state bound */
+    /* The newest Position packet (its records, moves_count of moves_width), not yet copied into
+     * the actors' records: a frame lists the same actors in the same order as the one before, so
+     * a packet the next one replaces record for record never needs copying. It is moved in when
+     * the next differs, and before the actors are read or changed (carla_live_settle). */
+    recd_buf moves;
+    uint32_t moves_count;
+    uint8_t moves_width;
 } carla_live;
 
 typedef struct carla_session {
@@ -89,7 +96,9 @@ void carla_feed_frame(recd_session *s, carla_session *cs);
 int carla_live_event(carla_live *w, recd_session *s, const recd_carla_event *e);
 /* A frame: its Position records move the live actors, its State and Weather records are kept. */
 void carla_live_frame(carla_live *w, recd_session *s, const recd_carla_frame *f);
-int carla_live_copy(carla_live *dst, const carla_live *src);
+/* Moves the newest Position packet into the actors' records (before they are read). */
+void carla_live_settle(carla_live *w);
+int carla_live_copy(carla_live *dst, carla_live *src);
 void carla_live_free(carla_live *w); /* what it held is released by the caller */
 /* The first frame of a log that replays alone: f with, where f lacks them, the world's light
  * states (one more State packet) and weather. */
@@ -102,7 +111,7 @@ int carla_live_first_frame(const carla_live *w, const recd_carla_frame *f,
                             carla_first_frame *out);
 void carla_first_frame_free(carla_first_frame *ff);
 /* Writes an EventAdd for every live actor into the writer's held frame. */
-int carla_live_readd(const carla_live *w, recd_carla_writer *wr, char *err, size_t errlen);
+int carla_live_readd(carla_live *w, recd_carla_writer *wr, char *err, size_t errlen);
 
 /* Instant replay (carla_ring.c). */
 /* A ring session's state: the frame before it goes to the ring, f is checked and collected. 0,

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -255,23 +255,35 @@ bool carla_records_fill(const carla_field *f, unsigned width, uint32_t count, co
     return at == len;
 }
 
-/* Each kind's record size in width 4 and 8 as carla_fixed_size finds it, plus one (0: not
- * found yet). Relaxed atomics: threads that race find the same value. */
-static _Atomic uint32_t fixed_found[2][RECD_CARLA_KIND_COUNT];
+/* Each kind's fixed record size in width 4 (index 0) and 8 (index 1), found from its layout
+ * once per process. */
+static uint16_t fixed_sizes[2][RECD_CARLA_KIND_COUNT];
+static pthread_once_t fixed_once = PTHREAD_ONCE_INIT;
+
+static void find_fixed_sizes(void)
+{
+    for (unsigned wide = 0; wide < 2; wide++)
+        for (unsigned k = 0; k < RECD_CARLA_KIND_COUNT; k++) {
+            unsigned width = wide ? 8 : 4;
+            const carla_kind_info *ki = carla_kind(k, width);
+            size_t size = ki->has_count && ki->fields ? carla_fixed_size(ki->fields, width) : 0;
+            fixed_sizes[wide][k] = size <= UINT16_MAX ? (uint16_t)size : 0;
+        }
+}
+
+const uint16_t *carla_kind_fixed_sizes(unsigned width)
+{
+    pthread_once(&fixed_once, find_fixed_sizes);
+    return fixed_sizes[width == 8];
+}
 
 bool carla_kind_records_fill(unsigned kind, unsigned width, uint32_t count, const uint8_t *p,
                              size_t len)
 {
-    const carla_field *f = carla_kind(kind, width)->fields;
-    _Atomic uint32_t *found = &fixed_found[width == 8][kind];
-    uint32_t fixed = atomic_load_explicit(found, memory_order_relaxed);
-    if (!fixed) {
-        fixed = (uint32_t)carla_fixed_size(f, width) + 1;
-        atomic_store_explicit(found, fixed, memory_order_relaxed);
-    }
-    if (fixed > 1)
-        return (uint64_t)count * (fixed - 1) == len;
-    return carla_records_fill(f, width, count, p, len);
+    size_t fixed = carla_kind_fixed_sizes(width)[kind];
+    if (fixed)
+        return (uint64_t)count * fixed == len;
+    return carla_records_fill(carla_kind(kind, width)->fields, width, count, p, len);
 }
 
 /* f32 <-> f64 bits that keep a NaN's payload and signalling bit: a float conversion would quiet a

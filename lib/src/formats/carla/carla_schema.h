@@ -54,8 +54,12 @@ size_t carla_fixed_size(const carla_field *f, unsigned width);
 /* Bytes of count records at p, or 0 when they do not fill exactly len bytes. */
 bool carla_records_fill(const carla_field *f, unsigned width, uint32_t count, const uint8_t *p,
                         size_t len);
-/* The same for records of kind (which has a count) in width 4 or 8, its fixed record size found
- * once per process rather than from its layout at every packet. */
+/* Each kind's record size in width 4 or 8 (indexed by kind) when every record of it has that
+ * size (a kind with a count whose layout has no strings or lists), else 0: found from the layouts
+ * once per process, not at every packet or writer. */
+const uint16_t *carla_kind_fixed_sizes(unsigned width);
+/* The same as carla_records_fill for records of kind (which has a count) in width 4 or 8, with
+ * its fixed record size from carla_kind_fixed_sizes. */
 bool carla_kind_records_fill(unsigned kind, unsigned width, uint32_t count, const uint8_t *p,
                              size_t len);
 /* Appends one record at p, re-encoded from width wi to wo; *used = its input size. */

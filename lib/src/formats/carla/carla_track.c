@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf_grow.h"
 #include "base/bytes.h"
 #include "formats/carla/carla_actor_index.h"
 #include "formats/carla/carla_format.h"
@@ -70,14 +71,10 @@ static int on_add(track_state *s, const uint8_t *r, size_t len)
         old->alive = false;
     if (r[4] != ACTOR_VEHICLE && r[4] != ACTOR_WALKER)
         return 0;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        track_actor *v = realloc(s->a, cap * sizeof *v);
-        if (!v)
-            return -ENOMEM;
-        s->a = v;
-        s->cap = cap;
-    }
+    track_actor *grown = recd__array_room(s->a, &s->cap, s->n, sizeof *s->a, 64);
+    if (!grown)
+        return -ENOMEM;
+    s->a = grown;
     s->a[s->n] = (track_actor){.id = id, .alive = true, .added = s->frame,
                                .kind = r[4] == ACTOR_VEHICLE ? RECD_TRACK_VEHICLE : RECD_TRACK_ONFOOT};
     int rc = carla_index_put(&s->x, id, s->n);
@@ -157,14 +154,11 @@ static int keep_positions(track_state *s, const recd_carla_packet *p, double t)
 {
     if (p->count == 0)
         return 0;
-    if (s->kept_n == s->kept_cap) {
-        size_t cap = s->kept_cap ? s->kept_cap * 2 : 1024;
-        kept_positions *v = realloc(s->kept, cap * sizeof *v);
-        if (!v)
-            return -ENOMEM;
-        s->kept = v;
-        s->kept_cap = cap;
-    }
+    kept_positions *grown = recd__array_room(s->kept, &s->kept_cap, s->kept_n, sizeof *s->kept,
+                                             1024);
+    if (!grown)
+        return -ENOMEM;
+    s->kept = grown;
     s->kept[s->kept_n++] = (kept_positions){p->data, p->count, s->frame, t};
     return 0;
 }

@@ -64,13 +64,8 @@ int carla_writer_init(carla_writer *w, const recd_carla_open *o, recd_sink sink)
     w->sink = sink;
     w->reserve = recd_reserve_sink_of(sink);
     w->open = *o;
-    for (unsigned k = 0; k < RECD_CARLA_KIND_COUNT; k++)
-        for (unsigned wide = 0; wide < 2; wide++) {
-            unsigned width = wide ? 8 : 4;
-            const carla_kind_info *ki = carla_kind(k, width);
-            size_t fixed = ki->has_count && ki->fields ? carla_fixed_size(ki->fields, width) : 0;
-            w->fixed[wide][k] = fixed <= UINT16_MAX ? (uint16_t)fixed : 0;
-        }
+    w->fixed[0] = carla_kind_fixed_sizes(4);
+    w->fixed[1] = carla_kind_fixed_sizes(8);
     for (size_t i = 0; i < CARLA_WRITE_ORDER; i++)
         w->order_id[i] = (int8_t)carla_id_of_kind(o->ids, write_order[i].kind);
     w->open.map = strdup(o->map ? o->map : "");

@@ -29,10 +29,10 @@ typedef struct carla_writer {
     bool present[RECD_CARLA_KIND_COUNT];
     recd_buf raw;             /* raw packets: u8 id, u32 size, payload */
     size_t held_len;          /* bytes in records and raw: what the held frame keeps */
-    /* Looked up once at init: each kind's record size in each width (index width == 8; 0 when
-     * the size depends on the bytes, or records are opaque), and the packet id of each item of
-     * the write order (-1: the release has no such kind). */
-    uint16_t fixed[2][RECD_CARLA_KIND_COUNT];
+    /* Looked up once at init: the schema's table of each kind's record size in each width (index
+     * width == 8; carla_kind_fixed_sizes), and the packet id of each item of the write order (-1:
+     * the release has no such kind). */
+    const uint16_t *fixed[2];
     int8_t order_id[CARLA_WRITE_ORDER];
     recd_buf out;             /* the header, and frames when there is no reserve */
     /* The sink's room for a frame in place (recd/reserve_sink.h), or NULL: frames go to out. */
