@@ -382,6 +382,27 @@ static int commit_slots(recd_recap_encoder *e, const tick_items *it)
     return 0;
 }
 
+/* 8 bytes at p in host order, one load (for tests that do not depend on the order). */
+static inline uint64_t word_at(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* memcmp(a, b, n) == 0, with the usual key (8 to 32 bytes, "minecraft:...") compared here in a
+ * few loads: as a call, each of a tick's dozen keys cost three times as much. */
+static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n - 8 <= 8)
+        return ((word_at(a) ^ word_at(b)) | (word_at(a + n - 8) ^ word_at(b + n - 8))) == 0;
+    if (n - 17 <= 15)
+        return ((word_at(a) ^ word_at(b)) | (word_at(a + 8) ^ word_at(b + 8)) |
+                (word_at(a + n - 16) ^ word_at(b + n - 16)) |
+                (word_at(a + n - 8) ^ word_at(b + n - 8))) == 0;
+    return memcmp(a, b, n) == 0;
+}
+
 /* True when the slot already holds it. The item is compared with the slot's canonical encoding
  * (key length, key, count, flags, BE16 data length, data) in place, so unchanged items, nearly
  * all of them, are neither decoded nor encoded. Inlined into the slot scan: as a call its
@@ -394,7 +415,7 @@ static inline bool slot_holds(const recap_slots *t, int i, const recd_recap_item
     const uint8_t *p = recap_slots_enc(t, i);
     return t->len[i] == 5 + klen + dlen && p[0] == klen && p[1 + klen] == it->count &&
            p[2 + klen] == it->flags && ld_be16(p + 3 + klen) == dlen &&
-           memcmp(p + 1, it->key.data, klen) == 0 &&
+           same_bytes(p + 1, it->key.data, klen) &&
            (dlen == 0 || memcmp(p + 5 + klen, it->data.data, dlen) == 0);
 }
 
