@@ -10,6 +10,7 @@
 #include "formats/recap/recap_internal.h"
 #include "formats/recap/recap_msg.h"
 #include "formats/recap/recap_wire.h"
+#include "recd/recap_slot_mask.h"
 #include "testutil.h"
 #include "wire/wire_internal.h"
 
@@ -125,6 +126,23 @@ static int check_payload(const uint8_t *p, size_t len)
         assert_int_equal(m.format, RECD_MSG_FMT_RECAP);
         assert_int_equal(m.recap_state->tick, 7);
         expect_same_state(&m.recap_state->state, &want);
+        /* Its extent (recd/recap_slot_mask.h) covers the filled slots and counts their bytes,
+         * and so does a copy's. */
+        recd_msg copy;
+        assert_int_equal(recd_msg_copy(&copy, &m), 0);
+        const recd_recap_state_extent *ext[2] = {recd_recap__state_extent(m.recap_state),
+                                                 recd_recap__state_extent(copy.recap_state)};
+        uint64_t bytes = 0;
+        for (int i = 0; i < EQUIP + INV; i++) {
+            const recd_recap_state *st = &m.recap_state->state;
+            const recd_recap_item *it = i < EQUIP ? &st->equipment[i] : &st->inventory[i - EQUIP];
+            bytes += it->key.len + it->data.len;
+            for (int k = 0; k < 2; k++)
+                assert_true(!it->key.len || (ext[k]->slots >> i & 1));
+        }
+        assert_int_equal(ext[0]->item_bytes, bytes);
+        assert_int_equal(ext[1]->item_bytes, bytes);
+        recd_msg_free(&copy);
         /* The message owns its bytes: the payload may go away. */
         for (int i = 0; i < EQUIP + INV; i++) {
             const recd_recap_state *st = &m.recap_state->state;

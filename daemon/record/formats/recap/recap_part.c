@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "recap_config.h"
+#include "recd/recap_slot_mask.h"
 #include "support/log.h"
 
 static int recap_sink(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }
@@ -412,9 +413,13 @@ static int part_for_group(recd_session *s, session_recap *r, const recd_recap_st
     return 0;
 }
 
-/* The collected tick given to the encoder: 0 or a negative errno. */
+/* The collected tick given to the encoder: 0 or a negative errno. st is the tick's own state
+ * (whose slot mask the encoder is given), the carried one or NULL. */
 static int encode_group(recd_session *s, session_recap *r, const recd_recap_state *st)
 {
+    uint64_t slots = st && r->state.type == RECD_MSG_STATE && st == &r->state.recap_state->state
+                         ? recd_recap__state_extent(r->state.recap_state)->slots
+                         : RECD_RECAP_ALL_SLOTS;
     recd_recap_event evbuf[8];
     recd_recap_event *evs = r->nevents <= 8 ? evbuf : malloc(r->nevents * sizeof *evs);
     if (!evs)
@@ -422,7 +427,7 @@ static int encode_group(recd_session *s, session_recap *r, const recd_recap_stat
     for (size_t i = 0; i < r->nevents; i++)
         evs[i] = r->events[i].recap_event->event;
     prepare_restart(s, r);
-    int rc = recd_recap_encoder_tick(r->enc, r->group_tick, st, evs, r->nevents);
+    int rc = recd_recap__encoder_tick_slots(r->enc, r->group_tick, st, slots, evs, r->nevents);
     if (evs != evbuf)
         free(evs);
     return rc;

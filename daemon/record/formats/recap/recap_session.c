@@ -16,6 +16,7 @@
 
 #include "recap_config.h"
 #include "recap_state.h"
+#include "recd/recap_slot_mask.h"
 #include "support/log.h"
 
 static int recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
@@ -142,18 +143,11 @@ static uint64_t event_bytes(const recd_recap_event *ev)
 }
 
 /* An upper bound of a state's encoded size: its fixed fields and its items (up to 47 of 64 KiB),
- * 8 bytes per slot and the lengths. Every tick sums all 47 slots, so the loops are unrolled: their
- * own counting cost about as much as the sums. */
-static uint64_t state_bytes(const recd_recap_state *st)
+ * 8 bytes per slot and the lengths. librecd counted the items' bytes when it made the state. */
+static uint64_t state_bytes(const recd_msg_recap_state *m)
 {
-    uint64_t n = 64 + 8 * (RECD_RECAP_EQUIPMENT_SLOTS + RECD_RECAP_INVENTORY_SLOTS);
-#pragma GCC unroll 8
-    for (size_t i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
-        n += st->equipment[i].key.len + st->equipment[i].data.len;
-#pragma GCC unroll 48
-    for (size_t i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
-        n += st->inventory[i].key.len + st->inventory[i].data.len;
-    return n;
+    return 64 + 8 * (RECD_RECAP_EQUIPMENT_SLOTS + RECD_RECAP_INVENTORY_SLOTS) +
+           recd_recap__state_extent(m)->item_bytes;
 }
 
 /* A tick is written whole, so it must fit the session's limit: paused for its own bytes, a
@@ -175,9 +169,9 @@ static int add_state(recd_session *s, session_input *in, const recd_msg *m, recd
             return session_refuse(in, RECD_M_SCHEMA, why, whylen,
                                   "session '%s': a second state for tick %llu", s->key,
                                   (unsigned long long)r->group_tick);
-        old = state_bytes(&r->state.recap_state->state); /* stamped: the latest state wins */
+        old = state_bytes(r->state.recap_state); /* stamped: the latest state wins */
     }
-    uint64_t bytes = state_bytes(&m->recap_state->state);
+    uint64_t bytes = state_bytes(m->recap_state);
     uint64_t most = tick_most_bytes(s);
     if (r->group_bytes - old + bytes > most)
         return session_refuse(in, RECD_M_TOO_LARGE, why, whylen,

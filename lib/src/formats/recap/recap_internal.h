@@ -83,6 +83,7 @@ recap_perr recap_item_parse_zeroed(recap_cur *c, recd_recap_item *it);
 
 typedef struct recap_slots {
     uint8_t *bytes;
+    uint64_t held; /* bit i: slot i holds an item (len[i] != 0) */
     uint32_t used, cap, live; /* bytes appended, allocated, and still held by a slot */
     uint32_t off[RECAP_SLOTS], len[RECAP_SLOTS];
 } recap_slots;

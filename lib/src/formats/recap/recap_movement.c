@@ -20,65 +20,65 @@ static bool quantise(double r, double v, long *q)
     return *q >= -32767 && *q <= 32767;
 }
 
-void recap_channel_choose(double r, double v, recap_choice *out)
+/* A channel's mode against the reader's value. Non-finite values need no test of their own: a
+ * difference involving one is infinite or NaN, which neither quantise() nor the FLOAT range takes,
+ * so they fall through to DOUBLE (as a finite difference too large for a float does). q and f are
+ * set only for the mode that uses them (recap_channel_choose() zeroes them for its callers). */
+static inline void channel_choose(double r, double v, recap_choice *out)
 {
-    out->q = 0;
-    out->f = 0;
     if (same_bits(v, r)) {
         out->mode = RECAP_MODE_UNCHANGED;
         out->rec = r;
         return;
     }
-    if (isfinite(r) && isfinite(v)) {
-        long q;
-        if (quantise(r, v, &q)) {
-            double c = r + (double)q / 100.0;
-            if (fabs(c - v) <= RECD_RECAP_SHORT_TOLERANCE) {
-                if (same_bits(c, r)) {
-                    out->mode = RECAP_MODE_UNCHANGED;
-                    out->rec = r;
-                    return;
-                }
-                long q2;
-                if (quantise(r, c, &q2) && q2 == q) {
-                    out->mode = RECAP_MODE_SHORT;
-                    out->q = (int16_t)q;
-                    out->rec = c;
-                    return;
-                }
+    long q;
+    if (quantise(r, v, &q)) {
+        double c = r + (double)q / 100.0;
+        if (fabs(c - v) <= RECD_RECAP_SHORT_TOLERANCE) {
+            if (same_bits(c, r)) {
+                out->mode = RECAP_MODE_UNCHANGED;
+                out->rec = r;
+                return;
             }
-        }
-        double d = v - r;
-        if (fabs(d) <= FLT_MAX) {
-            float f = (float)d;
-            double c = r + (double)f;
-            if (same_bits(c, v)) {
-                out->mode = RECAP_MODE_FLOAT;
-                out->f = f;
+            long q2;
+            if (quantise(r, c, &q2) && q2 == q) {
+                out->mode = RECAP_MODE_SHORT;
+                out->q = (int16_t)q;
                 out->rec = c;
                 return;
             }
+        }
+    }
+    double d = v - r;
+    if (fabs(d) <= FLT_MAX) {
+        float f = (float)d;
+        double c = r + (double)f;
+        if (same_bits(c, v)) {
+            out->mode = RECAP_MODE_FLOAT;
+            out->f = f;
+            out->rec = c;
+            return;
         }
     }
     out->mode = RECAP_MODE_DOUBLE;
     out->rec = v;
 }
 
-static int put_value(recd_buf *out, const recap_choice *ch, double v)
+void recap_channel_choose(double r, double v, recap_choice *out)
 {
-    uint8_t b[8];
+    out->q = 0;
+    out->f = 0;
+    channel_choose(r, v, out);
+}
+
+/* A channel's value in its mode's width at p; returns the bytes written. */
+static inline size_t put_value(uint8_t *p, const recap_choice *ch, double v)
+{
     switch (ch->mode) {
-    case RECAP_MODE_SHORT:
-        st_be16(b, (uint16_t)ch->q);
-        return recd_buf_append(out, b, 2);
-    case RECAP_MODE_FLOAT:
-        st_be32(b, f32_to_bits(ch->f));
-        return recd_buf_append(out, b, 4);
-    case RECAP_MODE_DOUBLE:
-        st_be64(b, f64_to_bits(v));
-        return recd_buf_append(out, b, 8);
-    default:
-        return 0;
+    case RECAP_MODE_SHORT: st_be16(p, (uint16_t)ch->q); return 2;
+    case RECAP_MODE_FLOAT: st_be32(p, f32_to_bits(ch->f)); return 4;
+    case RECAP_MODE_DOUBLE: st_be64(p, f64_to_bits(v)); return 8;
+    default: return 0;
     }
 }
 
@@ -89,23 +89,25 @@ int recap_movement_write(recd_buf *out, double r[RECAP_CHANNELS], const double v
     for (int g = 0; g < 3; g++) { /* three groups of three: constant shifts once unrolled */
         for (int k = 0; k < 3; k++) {
             int i = 3 * g + k;
-            recap_channel_choose(r[i], v[i], &ch[i]);
+            channel_choose(r[i], v[i], &ch[i]);
             m[g] = (uint8_t)(m[g] | (ch[i].mode << (2 * k)));
         }
     }
     if ((m[0] | m[1] | m[2]) == 0)
         return 0;
-    uint8_t head[4];
+    /* The whole action is put together here and appended once (an append per channel cost more
+     * than the values' own encoding). */
+    uint8_t a[4 + 8 * RECAP_CHANNELS];
     size_t n = 0;
-    head[n++] = RECD_RECAP_MOVEMENT;
-    head[n++] = (uint8_t)(m[0] | (m[1] ? 0x40 : 0) | (m[2] ? 0x80 : 0));
+    a[n++] = RECD_RECAP_MOVEMENT;
+    a[n++] = (uint8_t)(m[0] | (m[1] ? 0x40 : 0) | (m[2] ? 0x80 : 0));
     if (m[1])
-        head[n++] = m[1];
+        a[n++] = m[1];
     if (m[2])
-        head[n++] = m[2];
-    int rc = recd_buf_append(out, head, n);
-    for (int i = 0; rc == 0 && i < RECAP_CHANNELS; i++)
-        rc = put_value(out, &ch[i], v[i]);
+        a[n++] = m[2];
+    for (int i = 0; i < RECAP_CHANNELS; i++)
+        n += put_value(a + n, &ch[i], v[i]);
+    int rc = recd_buf_append(out, a, n);
     if (rc)
         return rc;
     for (int i = 0; i < RECAP_CHANNELS; i++)

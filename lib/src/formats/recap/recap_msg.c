@@ -15,6 +15,7 @@
 #endif
 
 #include "message/msg_formats.h"
+#include "recd/recap_slot_mask.h"
 
 /* A bump allocator over one malloc'd block sized by a first counting pass. */
 typedef struct arena {
@@ -142,6 +143,18 @@ static void own_item(arena *a, recd_recap_item *it)
     it->data = copy_blob(a, it->data);
 }
 
+/* A state message as librecd makes it: the public struct, its extent beside it (the struct's
+ * layout is fixed: recd/recap_slot_mask.h), then its items' bytes. */
+typedef struct state_block {
+    recd_msg_recap_state msg;
+    recd_recap_state_extent ext;
+} state_block;
+
+const recd_recap_state_extent *recd_recap__state_extent(const recd_msg_recap_state *s)
+{
+    return &((const state_block *)(const void *)s)->ext;
+}
+
 recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_state *st)
 {
     size_t total = 0;
@@ -149,7 +162,7 @@ recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_stat
         total += item_bytes(&st->equipment[i]);
     for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
         total += item_bytes(&st->inventory[i]);
-    size_t head = align_up(sizeof(recd_msg_recap_state));
+    size_t head = align_up(sizeof(state_block));
     recd_msg_recap_state *s = state_block_alloc(head + total); /* the message, its items' bytes */
     if (!s)
         return NULL;
@@ -157,17 +170,24 @@ recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_stat
     s->state = *st;
     s->storage = NULL;
     arena a = {(uint8_t *)s + head, 0, total};
-    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+    uint64_t slots = 0;
+    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
         own_item(&a, &s->state.equipment[i]);
-    for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
+        slots |= (uint64_t)(s->state.equipment[i].key.len != 0) << i;
+    }
+    for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++) {
         own_item(&a, &s->state.inventory[i]);
+        slots |= (uint64_t)(s->state.inventory[i].key.len != 0) << (RECD_RECAP_EQUIPMENT_SLOTS + i);
+    }
+    ((state_block *)(void *)s)->ext = (recd_recap_state_extent){slots, total};
     return s;
 }
 
 recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t *payload,
-                                                   size_t len, const uint8_t **copy)
+                                                   size_t len, const uint8_t **copy,
+                                                   recd_recap_state_extent **ext)
 {
-    size_t head = align_up(sizeof(recd_msg_recap_state));
+    size_t head = align_up(sizeof(state_block));
     if (len > SIZE_MAX - head)
         return NULL;
     recd_msg_recap_state *s = state_block_alloc(head + len);
@@ -180,6 +200,8 @@ recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t 
     if (len)
         memcpy(own, payload, len);
     *copy = own;
+    *ext = &((state_block *)(void *)s)->ext;
+    **ext = (recd_recap_state_extent){RECD_RECAP_ALL_SLOTS, 0}; /* until the reader knows */
     return s;
 }
 

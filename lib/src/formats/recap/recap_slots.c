@@ -30,6 +30,7 @@ static int repack(recap_slots *t, int skip, uint32_t cap)
     if (skip >= 0) {
         t->live -= t->len[skip];
         t->len[skip] = 0;
+        t->held &= ~(UINT64_C(1) << skip);
     }
     free(t->bytes);
     t->bytes = b;
@@ -46,11 +47,12 @@ int recap_slots_set(recap_slots *t, int i, const uint8_t *enc, size_t len)
     if (len <= 1) {
         t->live -= old;
         t->len[i] = 0;
+        t->held &= ~(UINT64_C(1) << i);
         return 0;
     }
     if (len > UINT32_MAX / 2 - t->live)
         return -EOVERFLOW;
-    if (len <= old) { /* fits where the old item was */
+    if (len <= old) { /* fits where the old item was (held already: old > len > 1) */
         memmove(t->bytes + t->off[i], enc, len);
         t->live -= old - (uint32_t)len;
         t->len[i] = (uint32_t)len;
@@ -64,6 +66,7 @@ int recap_slots_set(recap_slots *t, int i, const uint8_t *enc, size_t len)
         old = 0;
     }
     memcpy(t->bytes + t->used, enc, len);
+    t->held |= UINT64_C(1) << i;
     t->off[i] = t->used;
     t->len[i] = (uint32_t)len;
     t->used += (uint32_t)len;
@@ -102,6 +105,7 @@ void recap_slots_item(const recap_slots *t, int i, recd_recap_item *it)
 void recap_slots_clear(recap_slots *t)
 {
     memset(t->len, 0, sizeof(t->len));
+    t->held = 0;
     t->used = t->live = 0;
 }
 

@@ -15,6 +15,7 @@
 #include "formats/recap/recap_internal.h"
 #include "formats/recap/recap_msg.h"
 #include "recd/format_wire.h"
+#include "recd/recap_slot_mask.h"
 
 /* FULL_STATE fields in table order: 9 channels, flags, pose, game mode, hand state, health,
  * absorption, 6 equipment items, the inventory list of {slot, item}. */
@@ -108,10 +109,32 @@ int recap_wire_state_write(const recd_msg_recap_state *s, recd_buf *out)
  * health and absorption. */
 #define FS_FIXED_BYTES (RECAP_CHANNELS * 8 + 2 + 3 + 2 * 4)
 
+/* 8 bytes at p in host order, one load (for tests that do not depend on the order). */
+static inline uint64_t word_at(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* recap_utf8_valid for a key, with the usual one ("minecraft:...", 8 to 32 ASCII bytes) passed
+ * here in a few loads: as a call, the registers saved around it cost as much as the check. */
+static inline bool key_valid(const uint8_t *k, size_t n)
+{
+    const uint64_t high = 0x8080808080808080ull;
+    if (n - 8 <= 8)
+        return !((word_at(k) | word_at(k + n - 8)) & high) || recap_utf8_valid(k, n);
+    if (n - 17 <= 15)
+        return !((word_at(k) | word_at(k + 8) | word_at(k + n - 16) | word_at(k + n - 8)) & high) ||
+               recap_utf8_valid(k, n);
+    return recap_utf8_valid(k, n);
+}
+
 /* One item from [*q, end) into it, which starts zeroed: what recap_item_parse_zeroed gives, its
  * errors included, with the cursor kept in a register (13 items a tick in S3). *q is only
  * advanced on success. */
-static inline recap_perr item_take(const uint8_t **q, const uint8_t *end, recd_recap_item *it)
+static inline recap_perr item_take(const uint8_t **q, const uint8_t *end, recd_recap_item *it,
+                                   uint64_t *bytes)
 {
     const uint8_t *p = *q;
     if (p == end)
@@ -123,7 +146,7 @@ static inline recap_perr item_take(const uint8_t **q, const uint8_t *end, recd_r
     it->key.len = klen;
     p += klen;
     if (klen) {
-        if (!recap_utf8_valid(it->key.data, klen))
+        if (!key_valid(it->key.data, klen))
             return RECAP_E_UTF8;
         if (end - p < 4) /* count, flags and the data's BE16 length */
             return RECAP_E_TRUNCATED;
@@ -136,6 +159,7 @@ static inline recap_perr item_take(const uint8_t **q, const uint8_t *end, recd_r
         it->data.data = p;
         it->data.len = dlen;
         p += dlen;
+        *bytes += klen + dlen;
     }
     *q = p;
     return RECAP_OK;
@@ -145,7 +169,8 @@ static inline recap_perr item_take(const uint8_t **q, const uint8_t *end, recd_r
  * checks and their order are the table-driven parse's (parse_exact): fields first, then the bytes
  * left over, then the inventory's slots, so the hot path gives the same error for every payload
  * (tests/lib/wire/test_wire_recap_state.c holds the two side by side). */
-static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slots_ok)
+static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slots_ok,
+                                   recd_recap_state_extent *ext)
 {
     if (!cur_has(c, FS_FIXED_BYTES))
         return RECAP_E_TRUNCATED;
@@ -163,8 +188,11 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
     st->health = f32_from_bits(ld_be32(p + 5));
     st->absorption = f32_from_bits(ld_be32(p + 9));
     const uint8_t *q = c->p + c->pos + FS_FIXED_BYTES, *end = c->p + c->len;
+    /* The extent (recd/recap_slot_mask.h): every equipment slot and each inventory row's slot,
+     * filled or not (a superset is enough), and the items' key and data bytes. */
+    uint64_t rows_mask = 0, bytes = 0;
     for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {
-        recap_perr e = item_take(&q, end, &st->equipment[i]);
+        recap_perr e = item_take(&q, end, &st->equipment[i], &bytes);
         if (e)
             return e;
     }
@@ -188,12 +216,16 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
             *slots_ok = false;
             continue;
         }
-        recap_perr e = item_take(&q, end, &st->inventory[slot]); /* once: ascending */
+        recap_perr e = item_take(&q, end, &st->inventory[slot], &bytes); /* once: ascending */
         if (e)
             return e;
+        rows_mask |= UINT64_C(1) << slot;
         last = (int)slot;
     }
     c->pos = (size_t)(q - c->p);
+    ext->slots = rows_mask << RECD_RECAP_EQUIPMENT_SLOTS |
+                 ((UINT64_C(1) << RECD_RECAP_EQUIPMENT_SLOTS) - 1);
+    ext->item_bytes = bytes;
     return RECAP_OK;
 }
 
@@ -205,13 +237,14 @@ int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
 {
     static const char what[] = "state (FULL_STATE)";
     const uint8_t *own;
-    recd_msg_recap_state *s = msg_recap_state_over_payload(tick, p, len, &own);
+    recd_recap_state_extent *ext;
+    recd_msg_recap_state *s = msg_recap_state_over_payload(tick, p, len, &own, &ext);
     if (!s)
         return perr_to_why(RECAP_E_NOMEM, what, why, whylen);
     recap_cur c = {own, len, 0};
     bool slots_ok = false;
     int rc = 0;
-    recap_perr pe = full_state_parse(&c, &s->state, &slots_ok);
+    recap_perr pe = full_state_parse(&c, &s->state, &slots_ok, ext);
     if (pe != RECAP_OK) {
         rc = perr_to_why(pe, what, why, whylen);
     } else if (c.pos != len) {

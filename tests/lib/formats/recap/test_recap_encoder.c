@@ -12,6 +12,7 @@
 #include "formats/recap/recap_internal.h"
 #include "recd/format.h"
 #include "recd/recap.h"
+#include "recd/recap_slot_mask.h"
 #include "testutil.h"
 
 /* ---- helpers: memory pool, realistic state, random values --------------------------------- */
@@ -819,6 +820,59 @@ static void test_deferred_compression(void **st)
     free_script(&sc);
 }
 
+/* The slot-mask entry (recd/recap_slot_mask.h, the daemon's) gives the public entry's bytes for
+ * a mask of exactly the filled slots and for any superset of them. */
+static uint64_t filled_slots(const recd_recap_state *s)
+{
+    uint64_t m = 0;
+    for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++)
+        m |= (uint64_t)(s->equipment[i].key.len != 0) << i;
+    for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
+        m |= (uint64_t)(s->inventory[i].key.len != 0) << (RECD_RECAP_EQUIPMENT_SLOTS + i);
+    return m;
+}
+
+static void test_slot_mask_same_bytes(void **st)
+{
+    (void)st;
+    collect_event_tags();
+    script sc;
+    make_script(&sc, 0x5107u, 2000, 0.8);
+    recd_recap_encoder_options opt = {.keyframe_interval = 50, .member_limit = 4000};
+    recd_buf want = {0};
+    encode_script(&sc, &opt, true, &want, NULL);
+    for (int superset = 0; superset < 2; superset++) {
+        tu_rng r = {0x5107u + (uint64_t)superset};
+        recd_recap_header h;
+        realistic_header(&h);
+        recd_buf got = {0};
+        recd_recap_encoder *e;
+        assert_int_equal(recd_recap_encoder_new(&e, &h, &opt, recd_buf_sink(&got)), 0);
+        for (size_t i = 0; i < sc.n; i++) {
+            const step *s = &sc.steps[i];
+            uint64_t slots = filled_slots(&s->s);
+            if (superset)
+                slots |= tu_rand(&r) & RECD_RECAP_ALL_SLOTS;
+            assert_int_equal(recd_recap__encoder_tick_slots(e, s->tick, &s->s, slots, s->ev,
+                                                            s->nev),
+                             0);
+            if (s->flush_after)
+                assert_int_equal(recd_recap_encoder_flush(e), 0);
+        }
+        recd_recap_finish_info info;
+        assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
+        recd_recap_encoder_free(e);
+        assert_int_equal(recd_recap_header_patch(got.data, got.len, (uint32_t)info.frame_count,
+                                                 info.end_ms),
+                         0);
+        assert_int_equal(got.len, want.len);
+        assert_memory_equal(got.data, want.data, want.len);
+        recd_buf_free(&got);
+    }
+    recd_buf_free(&want);
+    free_script(&sc);
+}
+
 static void test_property_round_trip(void **st)
 {
     (void)st;
@@ -1107,6 +1161,7 @@ int main(void)
         cmocka_unit_test(test_keyframes_every_n),
         cmocka_unit_test(test_member_keyframes_are_seek_points),
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_slot_mask_same_bytes),
         cmocka_unit_test(test_property_round_trip),
         cmocka_unit_test(test_truncated_last_member),
         cmocka_unit_test(test_frame_count_checks),
