@@ -19,7 +19,7 @@ fi
 test -f "$build/lib/librecd.a" || { echo "bench: librecd did not build" >&2; exit 1; }
 test -x "$build/tools/rectool" || { echo "bench: rectool did not build" >&2; exit 1; }
 
-cc="${CC:-cc}"
+read -r -a cc <<<"${CC:-cc}" # CC may hold a launcher too ("ccache gcc")
 mkdir -p "$build/bench"
 # send-nats (scenario S8) needs libnats; without it benchgen says so and S8 is skipped.
 nats_flags=()
@@ -27,7 +27,7 @@ if pkg-config --exists libnats 2>/dev/null; then
   read -r -a nats_flags <<<"-DBG_HAVE_NATS=1 $(pkg-config --cflags --libs libnats)"
 fi
 # shellcheck disable=SC2046
-"$cc" -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+"${cc[@]}" -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
   -Wmissing-prototypes -I"$src/lib/include" -I"$src/lib/internal" -o "$build/bench/benchgen.new" "$src"/bench/gen/*.c \
   "$build/lib/librecd.a" "${nats_flags[@]}" $(pkg-config --libs zlib libdeflate jansson) -lm -lpthread
 mv "$build/bench/benchgen.new" "$build/bench/benchgen"
