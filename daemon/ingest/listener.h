@@ -21,10 +21,7 @@
 #include "support/sd_notify.h"
 #include "recd/wire_reason.h"
 
-/* One read at a time on the loop thread. A frame that spans two reads is gathered (copied whole)
- * before it is decoded: 256 KiB reads meet a quarter as many read boundaries as 64 KiB ones, so a
- * stream of 16 KB CARLA frames gathers one frame in 16 rather than one in 4. */
-#define INGEST_READ_BUFFER (256u * 1024u)
+#define INGEST_READ_BUFFER (64u * 1024u) /* one read at a time on the loop thread */
 
 #define LISTENER_BACKLOG 511
 /* One recvmmsg slot: the largest datagram, or the largest run of datagrams UDP GRO joins. */
