@@ -34,6 +34,10 @@ static inline void st_be32(uint8_t *p, uint32_t v)
 static inline void st_be64(uint8_t *p, uint64_t v) { st_be32(p, (uint32_t)(v >> 32)); st_be32(p + 4, (uint32_t)v); }
 
 /* IEEE-754 bit casts (memcpy of a scalar is the portable, optimised-away way). */
+/* 8 bytes in host order in one load, for comparing or testing bytes where the order does not
+ * matter (the byte-wise ld_le64 is not always merged into one load by the compiler). */
+static inline uint64_t ld_host64(const void *p) { uint64_t w; memcpy(&w, p, 8); return w; }
+
 static inline float f32_from_bits(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline uint32_t f32_to_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline double f64_from_bits(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }

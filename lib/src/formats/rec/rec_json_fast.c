@@ -9,8 +9,9 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "formats/rec/rec_fields.h"
+#include "base/bytes.h"
 #include "base/text.h"
+#include "formats/rec/rec_fields.h"
 #include "message/json/json_scan.h"
 
 bool rec_json_fast_number(const char *s, size_t len, bool *is_int, int64_t *i, double *d)
@@ -124,13 +125,6 @@ typedef struct state_plan {
     bool has_alt;
 } state_plan;
 
-static inline uint64_t load64(const char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-
 static key_words make_key_words(const char *key, size_t kl)
 {
     key_words w = {0, ~0ull, 0, ~0ull, 0, 0}; /* matches no JSON text (which holds no NUL byte) */
@@ -144,10 +138,10 @@ static key_words make_key_words(const char *key, size_t kl)
     text[kl + 2] = ':';
     memset(ones, 0xFF, len);
     w.b_at = len > 8 ? len - 8 : 0;
-    w.a = load64(text);
-    w.a_mask = load64(ones);
-    w.b = load64(text + w.b_at);
-    w.b_mask = load64(ones + w.b_at);
+    w.a = ld_host64(text);
+    w.a_mask = ld_host64(ones);
+    w.b = ld_host64(text + w.b_at);
+    w.b_mask = ld_host64(ones + w.b_at);
     w.len = len;
     return w;
 }
@@ -189,7 +183,7 @@ static const state_plan *plan_for(recd_msg_format fmt)
 static inline bool eat_key_words(reader *r, const key_words *w)
 {
     if (r->end - r->p < 16 ||
-        (((load64(r->p) ^ w->a) & w->a_mask) | ((load64(r->p + w->b_at) ^ w->b) & w->b_mask)))
+        (((ld_host64(r->p) ^ w->a) & w->a_mask) | ((ld_host64(r->p + w->b_at) ^ w->b) & w->b_mask)))
         return false;
     r->p += w->len;
     return true;

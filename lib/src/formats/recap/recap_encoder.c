@@ -382,24 +382,16 @@ static int commit_slots(recd_recap_encoder *e, const tick_items *it)
     return 0;
 }
 
-/* 8 bytes at p in host order, one load (for tests that do not depend on the order). */
-static inline uint64_t word_at(const uint8_t *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-
 /* memcmp(a, b, n) == 0, with the usual key (8 to 32 bytes, "minecraft:...") compared here in a
  * few loads: as a call, each of a tick's dozen keys cost three times as much. */
 static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
 {
     if (n - 8 <= 8)
-        return ((word_at(a) ^ word_at(b)) | (word_at(a + n - 8) ^ word_at(b + n - 8))) == 0;
+        return ((ld_host64(a) ^ ld_host64(b)) | (ld_host64(a + n - 8) ^ ld_host64(b + n - 8))) == 0;
     if (n - 17 <= 15)
-        return ((word_at(a) ^ word_at(b)) | (word_at(a + 8) ^ word_at(b + 8)) |
-                (word_at(a + n - 16) ^ word_at(b + n - 16)) |
-                (word_at(a + n - 8) ^ word_at(b + n - 8))) == 0;
+        return ((ld_host64(a) ^ ld_host64(b)) | (ld_host64(a + 8) ^ ld_host64(b + 8)) |
+                (ld_host64(a + n - 16) ^ ld_host64(b + n - 16)) |
+                (ld_host64(a + n - 8) ^ ld_host64(b + n - 8))) == 0;
     return memcmp(a, b, n) == 0;
 }
 

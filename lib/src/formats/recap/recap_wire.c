@@ -109,23 +109,15 @@ int recap_wire_state_write(const recd_msg_recap_state *s, recd_buf *out)
  * health and absorption. */
 #define FS_FIXED_BYTES (RECAP_CHANNELS * 8 + 2 + 3 + 2 * 4)
 
-/* 8 bytes at p in host order, one load (for tests that do not depend on the order). */
-static inline uint64_t word_at(const uint8_t *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-
 /* recap_utf8_valid for a key, with the usual one ("minecraft:...", 8 to 32 ASCII bytes) passed
  * here in a few loads: as a call, the registers saved around it cost as much as the check. */
 static inline bool key_valid(const uint8_t *k, size_t n)
 {
     const uint64_t high = 0x8080808080808080ull;
     if (n - 8 <= 8)
-        return !((word_at(k) | word_at(k + n - 8)) & high) || recap_utf8_valid(k, n);
+        return !((ld_host64(k) | ld_host64(k + n - 8)) & high) || recap_utf8_valid(k, n);
     if (n - 17 <= 15)
-        return !((word_at(k) | word_at(k + 8) | word_at(k + n - 16) | word_at(k + n - 8)) & high) ||
+        return !((ld_host64(k) | ld_host64(k + 8) | ld_host64(k + n - 16) | ld_host64(k + n - 8)) & high) ||
                recap_utf8_valid(k, n);
     return recap_utf8_valid(k, n);
 }
