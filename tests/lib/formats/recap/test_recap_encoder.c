@@ -780,6 +780,19 @@ static void take_and_compress(recd_recap_encoder *e, recd_buf *out)
     recd_buf_free(&raw);
 }
 
+/* Finishes and frees e, patches got's header as a writer would, and expects want's bytes. */
+static void finish_and_expect(recd_recap_encoder *e, recd_buf *got, const recd_buf *want)
+{
+    recd_recap_finish_info info;
+    assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
+    recd_recap_encoder_free(e);
+    assert_int_equal(recd_recap_header_patch(got->data, got->len, (uint32_t)info.frame_count,
+                                             info.end_ms),
+                     0);
+    assert_int_equal(got->len, want->len);
+    assert_memory_equal(got->data, want->data, want->len);
+}
+
 static void test_deferred_compression(void **st)
 {
     (void)st;
@@ -806,14 +819,7 @@ static void test_deferred_compression(void **st)
         }
         take_and_compress(e, &got);
         assert_int_equal(recd_recap_encoder_pending(e), 0);
-        recd_recap_finish_info info;
-        assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
-        recd_recap_encoder_free(e);
-        assert_int_equal(recd_recap_header_patch(got.data, got.len, (uint32_t)info.frame_count,
-                                                 info.end_ms),
-                         0);
-        assert_int_equal(got.len, want.len);
-        assert_memory_equal(got.data, want.data, want.len);
+        finish_and_expect(e, &got, &want);
         recd_buf_free(&want);
         recd_buf_free(&got);
     }
@@ -859,14 +865,7 @@ static void test_slot_mask_same_bytes(void **st)
             if (s->flush_after)
                 assert_int_equal(recd_recap_encoder_flush(e), 0);
         }
-        recd_recap_finish_info info;
-        assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
-        recd_recap_encoder_free(e);
-        assert_int_equal(recd_recap_header_patch(got.data, got.len, (uint32_t)info.frame_count,
-                                                 info.end_ms),
-                         0);
-        assert_int_equal(got.len, want.len);
-        assert_memory_equal(got.data, want.data, want.len);
+        finish_and_expect(e, &got, &want);
         recd_buf_free(&got);
     }
     recd_buf_free(&want);
