@@ -4,8 +4,9 @@ synthetic data, editing, storage, the daemon's session layer and rectool reach e
 through its descriptor. Code and string literals count, comments do not (they may give examples).
 
 Allowed: a format's folders (lib/src/formats/NAME/, daemon/record/formats/NAME/,
-tools/rectool/formats/NAME/), a format's own public header (recd/NAME.h), the registration lists
-(each names every format once), and the released public ABI listed in PUBLIC_ABI.
+tools/rectool/formats/NAME/, and lib/internal/recd/formats/NAME/ for the private interfaces its
+library and daemon folders share), a format's own public header (recd/NAME.h), the registration
+lists (each names every format once), and the released public ABI listed in PUBLIC_ABI.
 
 usage: format_names.py SOURCE_DIR        check the tree; lists every offending line
        format_names.py --self-test       shows that the check fails on a planted name
@@ -16,7 +17,8 @@ import sys
 import tempfile
 
 SCOPES = ("lib/src", "lib/include", "lib/internal", "daemon", "tools")
-FORMAT_FOLDER = re.compile(r"^(lib/src/formats|daemon/record/formats|tools/rectool/formats)/[^/]+/")
+FORMAT_FOLDER = re.compile(
+    r"^(lib/src/formats|lib/internal/recd/formats|daemon/record/formats|tools/rectool/formats)/[^/]+/")
 REGISTRATION_LISTS = {
     "lib/src/formats/format_table.c",
     "daemon/record/session_formats.c",

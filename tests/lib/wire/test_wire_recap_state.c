@@ -10,7 +10,7 @@
 #include "formats/recap/recap_internal.h"
 #include "formats/recap/recap_msg.h"
 #include "formats/recap/recap_wire.h"
-#include "recd/recap_slot_mask.h"
+#include "recd/formats/recap/recap_slot_mask.h"
 #include "testutil.h"
 #include "wire/wire_internal.h"
 
@@ -126,7 +126,7 @@ static int check_payload(const uint8_t *p, size_t len)
         assert_int_equal(m.format, RECD_MSG_FMT_RECAP);
         assert_int_equal(m.recap_state->tick, 7);
         expect_same_state(&m.recap_state->state, &want);
-        /* Its extent (recd/recap_slot_mask.h) covers the filled slots and counts their bytes,
+        /* Its extent (recap_slot_mask.h) covers the filled slots and counts their bytes,
          * and so does a copy's. */
         recd_msg copy;
         assert_int_equal(recd_msg_copy(&copy, &m), 0);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "recap_config.h"
-#include "recd/recap_slot_mask.h"
+#include "recd/formats/recap/recap_slot_mask.h"
 #include "support/log.h"
 
 static int recap_sink(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }

@@ -16,7 +16,7 @@
 
 #include "recap_config.h"
 #include "recap_state.h"
-#include "recd/recap_slot_mask.h"
+#include "recd/formats/recap/recap_slot_mask.h"
 #include "support/log.h"
 
 static int recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)

@@ -9,7 +9,7 @@
 
 #include "base/bytes.h"
 #include "formats/recap/recap_internal.h"
-#include "recd/recap_slot_mask.h"
+#include "recd/formats/recap/recap_slot_mask.h"
 
 #define KEEP_BUFFER_BYTES 4096 /* buffers above this are released after a flush */
 

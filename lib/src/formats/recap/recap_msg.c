@@ -15,7 +15,7 @@
 #endif
 
 #include "message/msg_formats.h"
-#include "recd/recap_slot_mask.h"
+#include "recd/formats/recap/recap_slot_mask.h"
 
 /* A bump allocator over one malloc'd block sized by a first counting pass. */
 typedef struct arena {
@@ -144,7 +144,7 @@ static void own_item(arena *a, recd_recap_item *it)
 }
 
 /* A state message as librecd makes it: the public struct, its extent beside it (the struct's
- * layout is fixed: recd/recap_slot_mask.h), then its items' bytes. */
+ * layout is fixed: recap_slot_mask.h), then its items' bytes. */
 typedef struct state_block {
     recd_msg_recap_state msg;
     recd_recap_state_extent ext;

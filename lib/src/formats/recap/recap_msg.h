@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "recd/message.h"
-#include "recd/recap_slot_mask.h"
+#include "recd/formats/recap/recap_slot_mask.h"
 
 void msg_recap_open_free(recd_msg_recap_open *o);
 void msg_recap_state_free(recd_msg_recap_state *s);
@@ -21,7 +21,7 @@ recd_msg_recap_event *msg_recap_event_clone(uint64_t tick, const recd_recap_even
 /* For a reader of a state payload: a message with a zeroed state and, in the same block, its own
  * copy of the payload's len bytes (*copy). The reader parses the copy into the state, so the
  * items' blobs point into the block as they are read: one copy of the payload instead of one
- * per item, and sets the message's extent (*ext, recd/recap_slot_mask.h: all slots and no item
+ * per item, and sets the message's extent (*ext, recap_slot_mask.h: all slots and no item
  * bytes until then). Free it with msg_recap_state_free when the payload does not parse. */
 recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t *payload,
                                                    size_t len, const uint8_t **copy,

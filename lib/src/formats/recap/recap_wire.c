@@ -15,7 +15,7 @@
 #include "formats/recap/recap_internal.h"
 #include "formats/recap/recap_msg.h"
 #include "recd/format_wire.h"
-#include "recd/recap_slot_mask.h"
+#include "recd/formats/recap/recap_slot_mask.h"
 
 /* FULL_STATE fields in table order: 9 channels, flags, pose, game mode, hand state, health,
  * absorption, 6 equipment items, the inventory list of {slot, item}. */
@@ -180,7 +180,7 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
     st->health = f32_from_bits(ld_be32(p + 5));
     st->absorption = f32_from_bits(ld_be32(p + 9));
     const uint8_t *q = c->p + c->pos + FS_FIXED_BYTES, *end = c->p + c->len;
-    /* The extent (recd/recap_slot_mask.h): every equipment slot and each inventory row's slot,
+    /* The extent (recap_slot_mask.h): every equipment slot and each inventory row's slot,
      * filled or not (a superset is enough), and the items' key and data bytes. */
     uint64_t rows_mask = 0, bytes = 0;
     for (int i = 0; i < RECD_RECAP_EQUIPMENT_SLOTS; i++) {

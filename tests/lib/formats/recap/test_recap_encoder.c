@@ -12,7 +12,7 @@
 #include "formats/recap/recap_internal.h"
 #include "recd/format.h"
 #include "recd/recap.h"
-#include "recd/recap_slot_mask.h"
+#include "recd/formats/recap/recap_slot_mask.h"
 #include "testutil.h"
 
 /* ---- helpers: memory pool, realistic state, random values --------------------------------- */
@@ -826,7 +826,7 @@ static void test_deferred_compression(void **st)
     free_script(&sc);
 }
 
-/* The slot-mask entry (recd/recap_slot_mask.h, the daemon's) gives the public entry's bytes for
+/* The slot-mask entry (recap_slot_mask.h, the daemon's) gives the public entry's bytes for
  * a mask of exactly the filled slots and for any superset of them. */
 static uint64_t filled_slots(const recd_recap_state *s)
 {
