@@ -195,3 +195,13 @@ recd_buf tu_synth(const char *format, recd_synth_scenario scenario, uint64_t ms,
     assert_int_equal(recd_synth_write(&p, recd_buf_sink(&out), &units), 0);
     return out;
 }
+
+void tu_recap_finish(recd_recap_encoder *e, recd_buf *file)
+{
+    recd_recap_finish_info info;
+    assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
+    recd_recap_encoder_free(e);
+    assert_int_equal(recd_recap_header_patch(file->data, file->len, (uint32_t)info.frame_count,
+                                             info.end_ms),
+                     0);
+}

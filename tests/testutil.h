@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "recd/common.h"
+#include "recd/recap.h"
 #include "recd/synth.h"
 
 #define TEST_SKIP_EXIT 77 /* ctest SKIP_RETURN_CODE */
@@ -70,6 +71,9 @@ void tu_rmtree(const char *path); /* best effort, never follows symlinks */
 /* A synthetic recording of FORMAT (a recd_synth_format_find name), as `rectool generate` writes
  * it, in a malloc'd buffer; fails the test when it cannot be made. */
 recd_buf tu_synth(const char *format, recd_synth_scenario scenario, uint64_t ms, uint64_t seed);
+/* Finishes and frees a Recap encoder writing into file, then patches file's header with the
+ * finish's frame count and end time, as a recording's writer does; asserts each step. */
+void tu_recap_finish(recd_recap_encoder *e, recd_buf *file);
 
 /* Deterministic RNG (splitmix64) for property tests with fixed seeds. */
 typedef struct tu_rng {

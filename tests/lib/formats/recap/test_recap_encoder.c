@@ -783,12 +783,7 @@ static void take_and_compress(recd_recap_encoder *e, recd_buf *out)
 /* Finishes and frees e, patches got's header as a writer would, and expects want's bytes. */
 static void finish_and_expect(recd_recap_encoder *e, recd_buf *got, const recd_buf *want)
 {
-    recd_recap_finish_info info;
-    assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
-    recd_recap_encoder_free(e);
-    assert_int_equal(recd_recap_header_patch(got->data, got->len, (uint32_t)info.frame_count,
-                                             info.end_ms),
-                     0);
+    tu_recap_finish(e, got);
     assert_int_equal(got->len, want->len);
     assert_memory_equal(got->data, want->data, want->len);
 }

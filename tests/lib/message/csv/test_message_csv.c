@@ -382,12 +382,7 @@ static void make_recap(recd_buf *file, uint64_t seed)
         if (tu_rand_below(&r, 25) == 0)
             assert_int_equal(recd_recap_encoder_flush(e), 0);
     }
-    recd_recap_finish_info info;
-    assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
-    recd_recap_encoder_free(e);
-    assert_int_equal(recd_recap_header_patch(file->data, file->len, (uint32_t)info.frame_count,
-                                             info.end_ms),
-                     0);
+    tu_recap_finish(e, file);
 }
 
 static void test_recap_file_roundtrip(void **state)

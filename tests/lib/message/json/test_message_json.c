@@ -1051,12 +1051,7 @@ static void make_recap(recd_buf *file, uint64_t seed, int ticks)
         pool_free(pl);
         rand_state(&r, pl, &s); /* fresh item storage; keep the moving parts */
     }
-    recd_recap_finish_info info;
-    assert_int_equal(recd_recap_encoder_finish(e, &info), 0);
-    recd_recap_encoder_free(e);
-    assert_int_equal(recd_recap_header_patch(file->data, file->len, (uint32_t)info.frame_count,
-                                             info.end_ms),
-                     0);
+    tu_recap_finish(e, file);
     pool_free(pl);
     free(pl);
 }
