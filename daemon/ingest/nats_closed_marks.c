@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* nats:// inputs, the marks of sessions that ended for good ("closed at stream sequence seq"),
- * per partition: a list, walked when marks expire, and an index by key, looked up for every frame
- * while any mark is held. A list walk there made each frame cost as much as the sessions closed
- * within the acknowledgement window, which a publisher that opens and closes sessions controls. */
+ * per partition: a list newest first, walked when marks expire and cut from its tail when over
+ * the cap, and an index by key, looked up for every frame while any mark is held. A list walk
+ * there made each frame cost as much as the sessions closed within the acknowledgement window,
+ * which a publisher that opens and closes sessions controls. */
 
 #ifdef RECD_HAVE_NATS
 
 #include "nats_source.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,11 +50,32 @@ static void grow_index(nats_partition *p)
     }
 }
 
-static void unlink_listed(closed_mark *c)
+/* The mark before c in its list, from what points at c. */
+static closed_mark *listed_before(const nats_partition *p, closed_mark *c)
 {
+    if (c->pprev == &p->closed)
+        return NULL;
+    return (closed_mark *)(void *)((char *)c->pprev - offsetof(closed_mark, next));
+}
+
+static void unlink_listed(nats_partition *p, closed_mark *c)
+{
+    if (p->closed_tail == c)
+        p->closed_tail = listed_before(p, c);
     *c->pprev = c->next;
     if (c->next)
         c->next->pprev = c->pprev;
+}
+
+static void link_first(nats_partition *p, closed_mark *c)
+{
+    c->next = p->closed;
+    if (c->next)
+        c->next->pprev = &c->next;
+    else
+        p->closed_tail = c;
+    c->pprev = &p->closed;
+    p->closed = c;
 }
 
 static void unindex(nats_partition *p, closed_mark *c)
@@ -76,15 +99,14 @@ void nats_add_mark(nats_partition *p, const char *key, const char *kvkey, uint64
         snprintf(c->key, sizeof c->key, "%s", key);
         c->key_len = strlen(c->key);
         snprintf(c->kvkey, sizeof c->kvkey, "%s", kvkey);
-        c->next = p->closed;
-        if (c->next)
-            c->next->pprev = &c->next;
-        c->pprev = &p->closed;
-        p->closed = c;
+        link_first(p, c);
         size_t k = bucket_of(p, c->key, c->key_len);
         c->hnext = p->mark_buckets[k];
         p->mark_buckets[k] = c;
         p->nmarks++;
+    } else if (c != p->closed) { /* closed again: the newest, last to be cut */
+        unlink_listed(p, c);
+        link_first(p, c);
     }
     if (seq > c->seq)
         c->seq = seq;
@@ -96,7 +118,7 @@ void nats_forget_mark(nats_partition *p, const char *key)
     if (!c)
         return;
     unindex(p, c);
-    unlink_listed(c);
+    unlink_listed(p, c);
     free(c);
 }
 
@@ -108,11 +130,24 @@ closed_mark *nats_take_expired_marks(nats_partition *p, uint64_t floor)
         if (c->seq > floor)
             continue;
         unindex(p, c);
-        unlink_listed(c);
+        unlink_listed(p, c);
         c->next = expired;
         expired = c;
     }
     return expired;
+}
+
+closed_mark *nats_take_oldest_marks(nats_partition *p, size_t keep)
+{
+    closed_mark *taken = NULL;
+    while (p->nmarks > keep && p->closed_tail) {
+        closed_mark *c = p->closed_tail;
+        unindex(p, c);
+        unlink_listed(p, c);
+        c->next = taken;
+        taken = c;
+    }
+    return taken;
 }
 
 void nats_free_marks(nats_partition *p)
@@ -122,6 +157,7 @@ void nats_free_marks(nats_partition *p)
         free(p->closed);
         p->closed = next;
     }
+    p->closed_tail = NULL;
     free(p->mark_buckets);
     p->mark_buckets = NULL;
     p->mark_nbuckets = p->nmarks = 0;

@@ -356,8 +356,22 @@ static void record_close(nats_source *src, nats_partition *p, const nats_record 
     nats_add_mark(p, rec->s->key, rec->key, seq);
 }
 
+static size_t drop_marks(nats_source *src, closed_mark *c)
+{
+    size_t n = 0;
+    for (closed_mark *next; c; c = next, n++) {
+        next = c->next;
+        record_delete(src, c->kvkey);
+        free(c);
+    }
+    return n;
+}
+
 /* Marks whose sequence the partition is acknowledged up to go, their records with them: no
- * message they stand for can come again. Without a message taken past a mark it stays. */
+ * message they stand for can come again. Without a message taken past a mark it stays, so a
+ * publisher that closes sessions faster than the partition is acknowledged would grow them
+ * without end: past limits.max_sessions a partition forgets its oldest, counted and logged, as a
+ * redelivery of those sessions after a takeover would open them again. */
 void nats_expire_marks(nats_source *src, nats_partition *p)
 {
     if (!p->closed)
@@ -366,11 +380,16 @@ void nats_expire_marks(nats_source *src, nats_partition *p)
     for (size_t i = 0; i < p->npending; i++)
         if (p->pending[i].seq && p->pending[i].seq - 1 < floor)
             floor = p->pending[i].seq - 1;
-    for (closed_mark *c = nats_take_expired_marks(p, floor), *next; c; c = next) {
-        next = c->next;
-        record_delete(src, c->kvkey);
-        free(c);
-    }
+    drop_marks(src, nats_take_expired_marks(p, floor));
+    size_t cap = src->g->cfg->limits.max_sessions;
+    if (p->nmarks <= cap)
+        return;
+    size_t n = drop_marks(src, nats_take_oldest_marks(p, cap));
+    recd_metric_add(src->g->metrics->nats_closed_marks_dropped_total, 0, n);
+    log_warn("%s: %zu sessions ended for good before the partition was acknowledged past them "
+             "(limits.max_sessions %zu); forgot the %zu oldest, which a redelivery after a "
+             "takeover would open again",
+             p->peer, cap + n, cap, n);
 }
 
 void nats_record_mark(nats_record *rec)

@@ -185,7 +185,8 @@ typedef struct nats_partition {
     /* The message being taken is of a session that ended for good (its closed mark): the
      * unknown-session error its frames get is that repeat, counted as a duplicate. */
     bool repeat_of_closed;
-    closed_mark *closed;       /* sessions of p that ended for good not long ago */
+    closed_mark *closed;       /* sessions of p that ended for good not long ago, newest first */
+    closed_mark *closed_tail;  /* the oldest of them, cut first when over the cap */
     closed_mark **mark_buckets; /* and the same by key (nats_closed_marks.c) */
     size_t mark_nbuckets, nmarks;
 } nats_partition;
@@ -290,6 +291,8 @@ bool nats_after_close(nats_source *src, nats_partition *p, const char *key, size
 /* Unlinks the marks at or below floor and returns them as a list through next (the caller
  * deletes their records and frees them). */
 closed_mark *nats_take_expired_marks(nats_partition *p, uint64_t floor);
+/* Unlinks the oldest marks until keep are left and returns them likewise. */
+closed_mark *nats_take_oldest_marks(nats_partition *p, size_t keep);
 void nats_free_marks(nats_partition *p);
 /* nats_session_records.c: expired marks go with their records from the bucket. */
 void nats_expire_marks(nats_source *src, nats_partition *p);

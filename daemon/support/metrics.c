@@ -637,6 +637,10 @@ static const family_row families[] = {
             "Stream messages dropped because their stream sequence was already taken or "
             "acknowledged, and frames of a session taken over whose seq its record says were "
             "written (one each)."),
+    COUNTER(nats_closed_marks_dropped_total, "recd_nats_closed_marks_dropped_total",
+            "Marks of sessions ended for good that a partition forgot before it was acknowledged "
+            "past them, over limits.max_sessions (a redelivery after a takeover would open "
+            "those sessions again)."),
     COUNTER(nats_acked_total, "recd_nats_acked_total",
             "Stream messages acknowledged once their bytes were in a file."),
     COUNTER(nats_ack_frames_total, "recd_nats_ack_frames_total",

@@ -178,6 +178,7 @@ typedef struct recd_daemon_metrics {
     recd_metric *nats_consumer_lag_messages; /* gauge */
     recd_metric *nats_redeliveries_total;   /* counter */
     recd_metric *nats_duplicates_dropped_total; /* counter */
+    recd_metric *nats_closed_marks_dropped_total; /* counter */
     recd_metric *nats_acked_total;          /* counter */
     recd_metric *nats_ack_frames_total;     /* counter */
     recd_metric *nats_pull_requests_total;  /* counter */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests for daemon/ingest/nats_closed_marks.c: marks of sessions that ended for good found by key
  * across the index's growth, a mark added twice kept once with the higher sequence, forgotten and
- * expired marks gone from the index as well as the list, and keys that share a prefix kept apart. */
+ * expired marks gone from the index as well as the list, keys that share a prefix kept apart, and
+ * the oldest marks cut first when a partition holds more than its cap. */
 #include "testutil.h"
 
 #ifdef RECD_HAVE_NATS
@@ -135,12 +136,73 @@ static void forgotten_and_expired_leave_the_index(void **state)
     }
 }
 
+static size_t listed_count(const nats_partition *p)
+{
+    size_t n = 0;
+    for (const closed_mark *c = p->closed; c; c = c->next)
+        n++;
+    return n;
+}
+
+static void oldest_cut_first(void **state)
+{
+    fixture *f = *state;
+    enum { N = 100 };
+    char key[32];
+    for (int i = 0; i < N; i++) {
+        key_of(key, sizeof key, i);
+        nats_add_mark(&f->p, key, key, (uint64_t)i + 1);
+    }
+    nats_add_mark(&f->p, "session-0", "session-0", 500); /* closed again: now the newest */
+    nats_forget_mark(&f->p, "session-1");                 /* the oldest after it, gone */
+    nats_forget_mark(&f->p, "session-99");                /* the newest before it, gone */
+    assert_int_equal(f->p.nmarks, N - 2);
+    /* keep 10: taken oldest first are 2..89, in the list newest first */
+    int want = 89;
+    size_t n = 0;
+    for (closed_mark *c = nats_take_oldest_marks(&f->p, 10), *next; c; c = next) {
+        next = c->next;
+        key_of(key, sizeof key, want--);
+        assert_string_equal(c->key, key);
+        n++;
+        free(c);
+    }
+    assert_int_equal(n, N - 2 - 10);
+    assert_int_equal(f->p.nmarks, 10);
+    assert_int_equal(listed_count(&f->p), 10);
+    assert_true(closed(f, "session-0", 500));
+    for (int i = 90; i < 99; i++) {
+        key_of(key, sizeof key, i);
+        assert_true(closed(f, key, 0));
+    }
+    assert_false(closed(f, "session-2", 0));
+    /* the tail follows expiry and cuts to nothing */
+    for (closed_mark *c = nats_take_expired_marks(&f->p, 95), *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    assert_int_equal(f->p.nmarks, 5); /* session-95..98 and session-0 at 500 */
+    n = 0;
+    for (closed_mark *c = nats_take_oldest_marks(&f->p, 0), *next; c; c = next) {
+        next = c->next;
+        n++;
+        free(c);
+    }
+    assert_int_equal(n, 5);
+    assert_null(f->p.closed);
+    assert_null(f->p.closed_tail);
+    assert_int_equal(f->p.nmarks, 0);
+    nats_add_mark(&f->p, "again", "again", 1); /* an emptied list takes marks again */
+    assert_ptr_equal(f->p.closed, f->p.closed_tail);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(found_across_growth, setup, teardown),
         cmocka_unit_test_setup_teardown(added_twice_kept_once, setup, teardown),
         cmocka_unit_test_setup_teardown(forgotten_and_expired_leave_the_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(oldest_cut_first, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
