@@ -161,17 +161,20 @@ def add_inline_edges(graph, lib_dir, objects, defined_in):
 
 def call_graph(lib_dir, objects):
     defined_in, used_by = {}, {}
-    for obj in objects:
-        name = os.path.basename(obj).removesuffix(".o")
-        out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) == 3 and parts[1] in "TDBR":
-                if parts[1] in "DR" and parts[2].startswith("recd_format__"):
-                    continue  # a descriptor: dispatch, not a call
-                defined_in[parts[2]] = name
-            elif len(parts) == 2 and parts[0] == "U":
-                used_by.setdefault(name, set()).add(parts[1])
+    # One nm for every object (a process each took most of a minute on a loaded machine); -A
+    # puts "OBJECT:" before each symbol line.
+    out = subprocess.run(["nm", "-A", *objects], capture_output=True, text=True,
+                         check=True).stdout if objects else ""
+    for tagged in out.splitlines():
+        obj, _, line = tagged.partition(".o:")
+        name = os.path.basename(obj)
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TDBR":
+            if parts[1] in "DR" and parts[2].startswith("recd_format__"):
+                continue  # a descriptor: dispatch, not a call
+            defined_in[parts[2]] = name
+        elif len(parts) == 2 and parts[0] == "U":
+            used_by.setdefault(name, set()).add(parts[1])
     graph = {user: {defined_in[s] for s in syms if s in defined_in and defined_in[s] != user}
              for user, syms in used_by.items()}
     add_inline_edges(graph, lib_dir, objects, defined_in)
