@@ -354,9 +354,14 @@ static void removed_root_recap_part_starts_again(void **state)
     /* Its seek index, kept from the keyframes recd encoded (the restart point's first), is the
      * one built by scanning the file. */
     td_files f = td_session_files(&d, "recap", "cap");
-    char idx_rel[1100];
+    char idx_rel[1100], idx_path[3200];
     snprintf(idx_rel, sizeof idx_rel, "%s.idx", f.items[0].path);
     td_files_free(&f);
+    /* The sidecar is stored after the part's rename (it is named after the final name). */
+    snprintf(idx_path, sizeof idx_path, "%s/%s", d.out, idx_rel);
+    for (deadline = td_deadline(30000); access(idx_path, F_OK) != 0; td_sleep_ms(50))
+        if (td_now_ms() > deadline)
+            fail_msg("no %s beside the finalized file", idx_rel);
     size_t idx_len;
     uint8_t *idx = td_read_output(&d, idx_rel, &idx_len);
     recd_buf built = {0};
