@@ -358,11 +358,12 @@ void ingest_nats_session_freed(recd_ingest *g, const recd_session *s)
             nats_partition *p = &src->parts[i];
             if (p->in.touched == s)
                 p->in.touched = NULL; /* freed while its message is dispatched: written */
-            for (size_t k = 0; k < p->npending; k++)
-                if (p->pending[k].s == s) {
-                    /* Freed once everything it queued was written (or counted as lost). */
-                    p->pending[k].s = NULL;
-                }
+            /* Freed once everything it queued was written (or counted as lost). Most sessions
+             * end with none left: a session's frames may come through any partition, so a
+             * walk would be every partition's in-flight list for each session freed. */
+            for (size_t k = 0; s->input_pending && k < p->npending; k++)
+                if (p->pending[k].s == s)
+                    nats_pending_release(&p->pending[k]);
         }
     }
 }

@@ -340,6 +340,7 @@ static void take(nats_source *src, nats_partition *p, natsMsg *msg)
     e->has_wire = p->cur_has_wire;
     e->wire_seq = p->cur_wire;
     if (e->s) {
+        e->s->input_pending++;
         e->input_no = e->s->inputs;
         e->lost_before = e->s->lost_total;
         nats_record *rec = nats_record_of(src, e->s);
@@ -455,12 +456,13 @@ void nats_ack_written(nats_source *src, nats_partition *p)
             }
             if (p->acks_all) {
                 e->written = true;
-                e->s = NULL; /* nothing more to wait for */
+                nats_pending_release(e); /* nothing more to wait for */
                 keep_pending(p, &keep, e);
                 continue;
             }
             ack(src, nc, e->reply);
             free(e->reply);
+            nats_pending_release(e);
             done++;
         } else {
             keep_pending(p, &keep, e);

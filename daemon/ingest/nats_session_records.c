@@ -589,7 +589,7 @@ void nats_record_session_freed(nats_record *rec)
     const recd_session *s = rec->s;
     if (src) {
         nats_partition *p = &src->parts[rec->partition];
-        for (size_t k = 0; k < p->npending; k++) /* written now */
+        for (size_t k = 0; s->input_pending && k < p->npending; k++) /* written now */
             if (p->pending[k].s == s && p->pending[k].seq > rec->seq_written)
                 rec->seq_written = p->pending[k].seq;
         LIST_REMOVE(rec, link);

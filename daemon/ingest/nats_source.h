@@ -111,7 +111,8 @@ typedef struct pending_ack {
     char *reply;              /* its reply subject (malloc'd), NULL when it has none: the message
                                * itself is freed once taken, its bytes copied into the batches */
     uint64_t seq;             /* stream sequence */
-    const recd_session *s;    /* the session it fed, or NULL: nothing to wait for */
+    recd_session *s;          /* the session it fed, or NULL: nothing to wait for (counted in
+                               * s->input_pending while set: nats_pending_release()) */
     uint64_t input_no;        /* s->inputs after it */
     uint64_t wait_req;        /* session record writes up to this one are stored first */
     uint64_t mark;            /* s->queued_total once its input was queued (marked) */
@@ -283,6 +284,15 @@ void nats_record_session_freed(nats_record *rec);
 bool nats_redelivered(nats_source *src, nats_partition *p, const recd_session *s, bool has_seq,
                       uint64_t seq);
 bool nats_replay_open(nats_source *src, nats_partition *p, const recd_msg *m);
+/* Forgets the session a pending message fed (it waits for nothing more, or the session went). */
+static inline void nats_pending_release(pending_ack *e)
+{
+    if (e->s) {
+        e->s->input_pending--;
+        e->s = NULL;
+    }
+}
+
 /* nats_closed_marks.c: the marks of sessions that ended for good, by key. */
 void nats_add_mark(nats_partition *p, const char *key, const char *kvkey, uint64_t seq);
 /* Forgets key's mark, if any: a session of that key is open again. */

@@ -88,6 +88,9 @@ typedef struct recd_session {
     TAILQ_ENTRY(recd_session) dormant_link; /* while dormant: the registry's list, oldest first */
     seq_window seq; /* UDP sequence numbers (session_seq.h) */
     uint32_t part_no;      /* parts started so far (the next one gets this number) */
+    /* Messages of a nats:// input that fed it and wait for their acknowledgement: only while
+     * there are any does freeing it look for them (listener_nats.c). */
+    uint32_t input_pending;
     part_tally tally; /* output.part_manifest: what the current part holds */
     /* Its samples refused as unwritable (told to a stream sender) or dropped after they arrived
      * (a datagram over the buffer limits, a tick that could not be written): a datagram
