@@ -16,6 +16,7 @@
 
 #include "recap_config.h"
 #include "recd/formats/recap/recap_slot_mask.h"
+#include "recd/formats/recap/recap_state_block.h"
 #include "support/log.h"
 
 static int recap_sink(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }
@@ -34,7 +35,7 @@ void recap_group_clear(recd_session *s, session_recap *r)
 {
     recap_group_account(s, r, -(int64_t)r->group_bytes);
     r->group_held = false;
-    recd_msg_free(&r->state);
+    recd_recap__state_keep(&r->state, &r->spare);
     for (size_t i = 0; i < r->nevents; i++)
         recd_msg_free(&r->events[i]);
     r->nevents = 0;
@@ -366,6 +367,8 @@ void recap_part_idle(recd_session *s)
         recd_recap_encoder_trim(r->enc);
     update_estimate(s);
     recd_buf_free(&r->member);
+    recd_recap__state_block_free(r->spare);
+    r->spare = NULL;
     if (!r->have_group) {
         free(r->events);
         r->events = NULL;

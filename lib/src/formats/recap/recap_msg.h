@@ -19,12 +19,14 @@ recd_msg_recap_open *msg_recap_open_clone(const recd_recap_header *h);
 recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_state *s);
 recd_msg_recap_event *msg_recap_event_clone(uint64_t tick, const recd_recap_event *ev);
 /* For a reader of a state payload: a message with a zeroed state and, in the same block, its own
- * copy of the payload's len bytes (*copy). The reader parses the copy into the state, so the
+ * copy of the payload's len bytes (*copy). lent (may be NULL): a block kept for reuse
+ * (recap_state_block.h), owned by the call: used when it is large enough, else freed. The reader parses the copy into the state, so the
  * items' blobs point into the block as they are read: one copy of the payload instead of one
  * per item, and sets the message's extent (*ext, recap_slot_mask.h: all slots and no item
  * bytes until then). Free it with msg_recap_state_free when the payload does not parse. */
 recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t *payload,
-                                                   size_t len, const uint8_t **copy,
+                                                   size_t len, recd_msg_recap_state *lent,
+                                                   const uint8_t **copy,
                                                    recd_recap_state_extent **ext);
 
 /* Append the JSON value (an object) for the "recap" key of open, or the body keys (each with a

@@ -224,13 +224,13 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
 /* The hottest Recap path: the message is made first, holding its own copy of the payload, and the
  * copy is read straight into its state, so the items' blobs need no copying of their own: one
  * allocation and one copy a tick, no value arena, no counting pass. */
-int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
-                          size_t whylen)
+static int state_read_into(const uint8_t *p, size_t len, uint64_t tick, void *lent, recd_msg *m,
+                           char *why, size_t whylen)
 {
     static const char what[] = "state (FULL_STATE)";
     const uint8_t *own;
     recd_recap_state_extent *ext;
-    recd_msg_recap_state *s = msg_recap_state_over_payload(tick, p, len, &own, &ext);
+    recd_msg_recap_state *s = msg_recap_state_over_payload(tick, p, len, lent, &own, &ext);
     if (!s)
         return perr_to_why(RECAP_E_NOMEM, what, why, whylen);
     recap_cur c = {own, len, 0};
@@ -255,6 +255,12 @@ int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
     m->type = RECD_MSG_STATE;
     m->format = RECD_MSG_FMT_RECAP;
     return 0;
+}
+
+int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
+                          size_t whylen)
+{
+    return state_read_into(p, len, tick, NULL, m, why, whylen);
 }
 
 static int recap_wire_event_write(const recd_msg_recap_event *e, recd_buf *out)
@@ -376,6 +382,7 @@ const struct recd_format_wire recd_recap__wire = {
      * unset: such an event is sent as a Recap event. */
     .open_read = recap_wire_open_read,
     .state_read = recap_wire_state_read,
+    .state_read_lent = state_read_into, /* lent: a block kept by recd_recap__state_keep */
     .event_read = recap_wire_event_read,
     .open_write = recap_open_msg_write,
     .state_write = recap_state_msg_write,
