@@ -170,29 +170,21 @@ recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_stat
     return s;
 }
 
-/* Zeroes the state of a block: all of it, or, for a lent block, its fixed fields and the slots
- * its last state may have filled (every other slot of it is zero already, recap_slot_mask.h):
- * in S3 a third of the 1,968 bytes. */
-static void state_zero(recd_msg_recap_state *s, bool lent)
+void msg_recap_state_zero_slots(recd_msg_recap_state *s, uint64_t slots)
 {
-    if (!lent) {
-        memset(&s->state, 0, sizeof s->state);
-        return;
-    }
     _Static_assert(offsetof(recd_recap_state, inventory) ==
                        offsetof(recd_recap_state, equipment) +
                            RECD_RECAP_EQUIPMENT_SLOTS * sizeof(recd_recap_item),
                    "the item slots are one array");
-    memset(&s->state, 0, offsetof(recd_recap_state, equipment));
     recd_recap_item *items = s->state.equipment;
-    for (uint64_t m = block_of(s)->ext.slots; m; m &= m - 1)
-        memset(&items[__builtin_ctzll(m)], 0, sizeof *items);
+    for (; slots; slots &= slots - 1)
+        memset(&items[__builtin_ctzll(slots)], 0, sizeof *items);
 }
 
 recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t *payload,
                                                    size_t len, recd_msg_recap_state *lent,
                                                    const uint8_t **copy,
-                                                   recd_recap_state_extent **ext)
+                                                   recd_recap_state_extent **ext, uint64_t *stale)
 {
     size_t head = align_up(sizeof(state_block));
     if (len > SIZE_MAX - head) {
@@ -203,7 +195,15 @@ recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t 
     if (!s)
         return NULL;
     s->tick = tick;
-    state_zero(s, s == lent);
+    /* A lent block's items are left for the reader, which writes over every one it reads and
+     * zeroes the stale rest (every slot outside the last state's mask is zero already). */
+    if (s == lent) {
+        memset(&s->state, 0, offsetof(recd_recap_state, equipment));
+        *stale = block_of(s)->ext.slots;
+    } else {
+        memset(&s->state, 0, sizeof s->state);
+        *stale = 0;
+    }
     s->storage = NULL;
     uint8_t *own = (uint8_t *)s + head;
     if (len)

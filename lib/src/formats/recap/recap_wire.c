@@ -122,9 +122,9 @@ static inline bool key_valid(const uint8_t *k, size_t n)
     return recap_utf8_valid(k, n);
 }
 
-/* One item from [*q, end) into it, which starts zeroed: what recap_item_parse_zeroed gives, its
- * errors included, with the cursor kept in a register (13 items a tick in S3). *q is only
- * advanced on success. */
+/* One item from [*q, end) into it, every field written (it may hold a lent block's old item): what
+ * recap_item_parse_zeroed gives, its errors included, with the cursor kept in a register (13 items
+ * a tick in S3). *q is only advanced on success. */
 static inline recap_perr item_take(const uint8_t **q, const uint8_t *end, recd_recap_item *it,
                                    uint64_t *bytes)
 {
@@ -152,12 +152,18 @@ static inline recap_perr item_take(const uint8_t **q, const uint8_t *end, recd_r
         it->data.len = dlen;
         p += dlen;
         *bytes += klen + dlen;
+    } else {
+        it->count = 0;
+        it->flags = 0;
+        it->data = (recd_recap_blob){NULL, 0};
     }
     *q = p;
     return RECAP_OK;
 }
 
-/* Reads FULL_STATE straight into st, which starts zeroed. Its blobs point into c's bytes. The
+/* Reads FULL_STATE straight into st, whose fixed fields start zeroed and whose items are written
+ * whole where a row or equipment slot is read (the caller zeroes the rest, when they may not be
+ * zero). Its blobs point into c's bytes. The
  * checks and their order are the table-driven parse's (parse_exact): fields first, then the bytes
  * left over, then the inventory's slots, so the hot path gives the same error for every payload
  * (tests/lib/wire/test_wire_recap_state.c holds the two side by side). */
@@ -230,7 +236,8 @@ static int state_read_into(const uint8_t *p, size_t len, uint64_t tick, void *le
     static const char what[] = "state (FULL_STATE)";
     const uint8_t *own;
     recd_recap_state_extent *ext;
-    recd_msg_recap_state *s = msg_recap_state_over_payload(tick, p, len, lent, &own, &ext);
+    uint64_t stale;
+    recd_msg_recap_state *s = msg_recap_state_over_payload(tick, p, len, lent, &own, &ext, &stale);
     if (!s)
         return perr_to_why(RECAP_E_NOMEM, what, why, whylen);
     recap_cur c = {own, len, 0};
@@ -251,6 +258,8 @@ static int state_read_into(const uint8_t *p, size_t len, uint64_t tick, void *le
         msg_recap_state_free(s);
         return rc;
     }
+    if (stale & ~ext->slots) /* a lent block's items this state did not write over */
+        msg_recap_state_zero_slots(s, stale & ~ext->slots);
     m->recap_state = s;
     m->type = RECD_MSG_STATE;
     m->format = RECD_MSG_FMT_RECAP;
