@@ -226,8 +226,9 @@ void recd_recap__state_keep(recd_msg *m, recd_msg_recap_state **spare)
         recd_msg_free(m);
         return;
     }
+    /* It owns nothing now: recd_msg_free would only zero it, which its next move into it does. */
+    m->type = RECD_MSG_NONE;
     m->recap_state = NULL;
-    recd_msg_free(m);
     free(*spare);
     *spare = s;
 }
