@@ -443,8 +443,10 @@ void recap_part_feed(recd_session *s)
     uint64_t tick = r->group_tick;
     const recd_recap_state *st =
         r->state.type == RECD_MSG_STATE ? &r->state.recap_state->state : NULL;
+    /* Set (a copy, carried_state()) only when a part starts without the tick's own state: not
+     * zeroed whole for every tick. */
     recd_msg carried;
-    recd_msg_init(&carried, RECD_MSG_NONE, RECD_MSG_FMT_RECAP);
+    carried.type = RECD_MSG_NONE;
     if (part_for_group(s, r, &st, &carried) < 0)
         return;
     if (r->enc && r->estimate + r->group_bytes > RECAP_MEMBER_SOFT_BYTES)
@@ -462,7 +464,8 @@ void recap_part_feed(recd_session *s)
         session_tally_add(s, r->group_samples, r->group_has_seq, r->group_first_seq,
                           r->group_last_seq, true, tick * RECD_RECAP_TICK_MS);
     }
-    recd_msg_free(&carried);
+    if (carried.type != RECD_MSG_NONE)
+        recd_msg_free(&carried);
     recap_group_clear(s, r);
     update_estimate(s);
 }
