@@ -9,7 +9,8 @@
 # (bench/harness/carla.py, quick: 100 episodes x 200 actors x 5 s), with BUILD_DIR's rectool and
 # socat; its samples are frames.
 # Prints one line: "SCENARIO BUILD_DIR instructions=N samples=M per_sample=X". CALLGRIND_OUT=FILE
-# keeps the profile for callgrind_annotate.
+# keeps the profile for callgrind_annotate; KEEP_OUTPUT=DIR keeps recd's output tree (DIR must not
+# exist), to compare two builds' files with diff -r.
 set -euo pipefail
 build="${1:?usage: bench/callgrind.sh BUILD_DIR [S1|S2|S3|S6|S7]}"
 scenario="${2:-S2}"
@@ -76,5 +77,6 @@ wait "$pid" || { echo "callgrind: recd exited non-zero" >&2; cat "$tmp/recd.log"
 pid=""
 total="$(sed -n 's/^summary: //p' "$tmp/cg.out" | awk '{print $1}')"
 [ -n "${CALLGRIND_OUT:-}" ] && cp "$tmp/cg.out" "$CALLGRIND_OUT"
+[ -n "${KEEP_OUTPUT:-}" ] && cp -r "$tmp/out" "$KEEP_OUTPUT"
 awk -v s="$scenario" -v b="$build" -v n="$total" -v m="$samples" \
   'BEGIN { printf "%s %s instructions=%.0f samples=%d per_sample=%.1f\n", s, b, n, m, n / m }'

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "listener.h"
+#include "recd/wire_lend.h"
 #include "support/log.h"
 #include "support/peer_name.h"
 
@@ -564,6 +565,7 @@ static void on_connection(uv_stream_t *server, int status)
         stream_conn_close(c);
         return;
     }
+    recd_wire__decoder_set_lend(c->dec, session_lend_state);
     c->max_frame = g->cfg->limits.max_frame;
     if (l->cfg.tls && stream_tls_start(c) < 0) {
         log_err("%s: TLS cannot start (%s); closing the connection", c->peer,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "recd/fleet_pack.h"
+#include "recd/wire_lend.h"
 #include "support/log.h"
 
 static nats_partition *partition_of_input(session_input *in)
@@ -125,7 +126,10 @@ static int new_decoder(nats_source *src, nats_partition *p)
                                    .on_rec_state = on_rec_state};
     recd_wire_decoder_free(p->dec);
     p->dec = NULL;
-    return recd_wire_decoder_new(&p->dec, &dc);
+    int rc = recd_wire_decoder_new(&p->dec, &dc);
+    if (rc == 0)
+        recd_wire__decoder_set_lend(p->dec, session_lend_state);
+    return rc;
 }
 
 /* Opens the sessions of records read when p was claimed, through p's decoder (an open message as

@@ -286,6 +286,9 @@ struct session_format {
     uint64_t (*part_size)(const recd_session *s);
     bool (*pending)(const recd_session *s);           /* holds input not yet in the batch */
     void (*idle)(recd_session *s);                    /* no input for a while: keep less */
+    /* Optional: gives up the session's spare state block to the decoder for its next state
+     * (recd/wire_lend.h, through session_lend_state), or NULL. */
+    void *(*lend_state)(recd_session *s);
     void (*end_part)(recd_session *s, bool session_end); /* required */
     void (*free)(recd_session *s);
     /* At start, after the .part files are recovered: completes what a crash left unfinished of

@@ -48,6 +48,13 @@ recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void *
     return s->format;
 }
 
+void *session_lend_state(void *ctx, void *handle)
+{
+    (void)ctx;
+    recd_session *s = handle;
+    return s->ops->lend_state ? s->ops->lend_state(s) : NULL;
+}
+
 /* ---- ownership ------------------------------------------------------------------------------- */
 
 /* This input's number as a session owner: a stream connection gets one at its first message,

@@ -113,6 +113,8 @@ int session_dispatch_fast(session_input *in, const recd_wire_rec_state *st,
 void session_hand_to(session_input *in, recd_session *s);
 /* recd_wire_format_fn over the registry (ctx is a session_input); the handle is the session. */
 recd_msg_format session_format_of(void *ctx, const char *key, size_t len, void **handle);
+/* recd_wire_lend_fn (recd/wire_lend.h) for session_format_of's handles: the format's lend_state. */
+void *session_lend_state(void *ctx, void *handle);
 /* Instant replay asked for outside the wire (POST /sessions/KEY/save): as a save message for the
  * open session key (checked by the caller). 0, -ENOENT (no such session), -EBADMSG (no ring, or
  * nothing in it) with why, -ENOMEM. */

@@ -33,6 +33,10 @@ struct recd_format_wire {
     int (*open_read)(const uint8_t *p, size_t len, recd_msg *m, char *why, size_t whylen);
     int (*state_read)(const uint8_t *p, size_t len, uint64_t time, recd_msg *m, char *why,
                       size_t whylen);
+    /* Optional: state_read into a block the receiver lends (recd/wire_lend.h), which the hook
+     * owns from the call on: it reuses the block for m or frees it. */
+    int (*state_read_lent)(const uint8_t *p, size_t len, uint64_t time, void *lent, recd_msg *m,
+                           char *why, size_t whylen);
     int (*event_read)(const uint8_t *p, size_t len, uint64_t time, recd_msg *m, char *why,
                       size_t whylen); /* NULL: the format has no events */
     /* state_read leaves the payload's bytes where they are: the state points into the frame,

@@ -327,7 +327,7 @@ int wire_binary_decode(wire_env *env, const wire_header *h, const uint8_t *body,
  * for by the receiver: decoded as wire_binary_decode would, without reading the head or looking
  * the session up again. */
 static int state_after_head(wire_env *env, const wire_header *h, reader *r, const frame_head *fh,
-                            recd_msg_format f, const wire_format *ops, recd_msg *m,
+                            recd_msg_format f, const wire_format *ops, void *handle, recd_msg *m,
                             bool *has_time, char *why, size_t whylen)
 {
     recd_msg_init(m, RECD_MSG_STATE, f);
@@ -336,7 +336,10 @@ static int state_after_head(wire_env *env, const wire_header *h, reader *r, cons
     m->seq = fh->seq;
     m->save_now = (h->flags & WIRE_F_SAVE) != 0;
     *has_time = fh->timed;
-    int rc = ops->state_read(r->p + r->pos, left(r), fh->time, m, why, whylen);
+    /* The session's spare block, when its format reads into one (wire_lend.h). */
+    void *lent = ops->state_read_lent && env->lend ? env->lend(env->ctx, handle) : NULL;
+    int rc = lent ? ops->state_read_lent(r->p + r->pos, left(r), fh->time, lent, m, why, whylen)
+                  : ops->state_read(r->p + r->pos, left(r), fh->time, m, why, whylen);
     return payload_read(env, m, rc, why, whylen);
 }
 
@@ -373,7 +376,7 @@ int wire_binary_block_state(wire_env *env, const wire_header *h, const uint8_t *
     if (!ops->block_len) {
         if (!m || !vouched)
             return 0;
-        rc = state_after_head(env, h, &r, &fh, f, ops, m, has_time, why, whylen);
+        rc = state_after_head(env, h, &r, &fh, f, ops, handle, m, has_time, why, whylen);
         return rc < 0 ? rc : 2;
     }
     const uint8_t *fields = r.p + r.pos;

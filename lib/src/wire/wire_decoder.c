@@ -53,6 +53,8 @@ void recd_wire_decoder_free(recd_wire_decoder *d)
     free(d);
 }
 
+void recd_wire__decoder_set_lend(recd_wire_decoder *d, recd_wire_lend_fn lend) { d->env.lend = lend; }
+
 void recd_wire_decoder_set_max_frame(recd_wire_decoder *d, size_t max_frame)
 {
     d->max_frame = wire_max_frame(max_frame);

@@ -10,6 +10,7 @@
 
 #include "recd/format_wire.h"
 #include "recd/wire.h"
+#include "recd/wire_lend.h"
 #include "recd/wire_reason.h"
 
 /* Frame types (byte 2 of the header). */
@@ -63,6 +64,7 @@ void wire_sessions_free(wire_sessions *s);
 /* Everything one message decoder needs to know about its surroundings. */
 typedef struct wire_env {
     recd_wire_format_fn format_of;
+    recd_wire_lend_fn lend; /* NULL: states are read into fresh blocks */
     void *ctx;
     bool datagram;    /* no session continuation; local sessions are asked before format_of */
     wire_sessions local;

@@ -16,6 +16,7 @@
 
 #include "recap_config.h"
 #include "recd/formats/recap/recap_slot_mask.h"
+#include "recd/formats/recap/recap_state_block.h"
 #include "support/log.h"
 
 static int recap_sink(void *ctx, const void *data, size_t len) { return session_put(ctx, data, len); }
@@ -34,7 +35,7 @@ void recap_group_clear(recd_session *s, session_recap *r)
 {
     recap_group_account(s, r, -(int64_t)r->group_bytes);
     r->group_held = false;
-    recd_msg_free(&r->state);
+    recd_recap__state_keep(&r->state, &r->spare);
     for (size_t i = 0; i < r->nevents; i++)
         recd_msg_free(&r->events[i]);
     r->nevents = 0;
@@ -366,6 +367,8 @@ void recap_part_idle(recd_session *s)
         recd_recap_encoder_trim(r->enc);
     update_estimate(s);
     recd_buf_free(&r->member);
+    recd_recap__state_block_free(r->spare);
+    r->spare = NULL;
     if (!r->have_group) {
         free(r->events);
         r->events = NULL;
@@ -440,8 +443,10 @@ void recap_part_feed(recd_session *s)
     uint64_t tick = r->group_tick;
     const recd_recap_state *st =
         r->state.type == RECD_MSG_STATE ? &r->state.recap_state->state : NULL;
+    /* Set (a copy, carried_state()) only when a part starts without the tick's own state: not
+     * zeroed whole for every tick. */
     recd_msg carried;
-    recd_msg_init(&carried, RECD_MSG_NONE, RECD_MSG_FMT_RECAP);
+    carried.type = RECD_MSG_NONE;
     if (part_for_group(s, r, &st, &carried) < 0)
         return;
     if (r->enc && r->estimate + r->group_bytes > RECAP_MEMBER_SOFT_BYTES)
@@ -459,7 +464,8 @@ void recap_part_feed(recd_session *s)
         session_tally_add(s, r->group_samples, r->group_has_seq, r->group_first_seq,
                           r->group_last_seq, true, tick * RECD_RECAP_TICK_MS);
     }
-    recd_msg_free(&carried);
+    if (carried.type != RECD_MSG_NONE)
+        recd_msg_free(&carried);
     recap_group_clear(s, r);
     update_estimate(s);
 }

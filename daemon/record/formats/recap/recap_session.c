@@ -17,6 +17,7 @@
 #include "recap_config.h"
 #include "recap_state.h"
 #include "recd/formats/recap/recap_slot_mask.h"
+#include "recd/formats/recap/recap_state_block.h"
 #include "support/log.h"
 
 static int recap_open(recd_session *s, const recd_msg *open, char *why, size_t whylen)
@@ -47,6 +48,7 @@ static void recap_free(recd_session *s)
     if (!r)
         return;
     recap_group_clear(s, r);
+    recd_recap__state_block_free(r->spare);
     free(r->events);
     recd_buf_free(&r->carry);
     recd_msg_free(&r->open);
@@ -440,6 +442,17 @@ static void recap_end_part(recd_session *s, bool session_end)
     recap_close_part(s, session_end);
 }
 
+/* The last tick's state block, for the decoder to read the next state into (one block per live
+ * session instead of a malloc and free a tick: a block of about 2 KiB is too large for malloc's
+ * per-thread cache). */
+static void *recap_lend_state(recd_session *s)
+{
+    session_recap *r = recap_of(s);
+    recd_msg_recap_state *b = r->spare;
+    r->spare = NULL;
+    return b;
+}
+
 const session_format recap_session_format = {
     .formats = {RECD_MSG_FMT_RECAP},
     .events = true,
@@ -453,6 +466,7 @@ const session_format recap_session_format = {
     .part_size = recap_part_size,
     .pending = recap_pending,
     .idle = recap_part_idle,
+    .lend_state = recap_lend_state,
     .end_part = recap_end_part,
     .free = recap_free,
     .files_what = "Recap files (.recap)",

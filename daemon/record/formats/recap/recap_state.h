@@ -33,6 +33,9 @@ typedef struct session_recap {
     uint64_t group_tick, group_since_ms;
     uint64_t group_last_ms; /* arrival of its latest message */
     recd_msg state; /* RECD_MSG_NONE when the tick has no state yet */
+    /* The block of the last tick's state, lent to the decoder for the next one (lend_state),
+     * while the session is live: the idle hook frees it. */
+    recd_msg_recap_state *spare;
     recd_msg *events;
     size_t nevents, capevents;
     uint64_t group_bytes; /* its state's and events' encoded size, counted in the buffered bytes */

@@ -6,16 +6,14 @@
 
 #include <errno.h>
 #include <stdalign.h>
-#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "message/msg_formats.h"
 #include "recd/formats/recap/recap_slot_mask.h"
+#include "recd/formats/recap/recap_state_block.h"
 
 /* A bump allocator over one malloc'd block sized by a first counting pass. */
 typedef struct arena {
@@ -101,35 +99,9 @@ recd_msg_recap_open *msg_recap_open_clone(const recd_recap_header *h)
 
 /* ---- state --------------------------------------------------------------------------------- */
 
-/* The last state block freed, kept for the next state: a live session frees its last tick's
- * block just after the next tick's is made, and a block (about 2 KiB) is too large for malloc's
- * per-thread caches, so each pair would take malloc's slower bins. Any thread may take it, hence
- * the atomic exchange. It is taken only when it has the size malloc would give (a request is
- * rounded up by less than 16 bytes), so held states take no more memory than before; blocks
- * above SPARE_MAX (large item data) are not kept. */
-#define SPARE_MAX 4096
-static _Atomic(recd_msg_recap_state *) spare;
-
-static recd_msg_recap_state *state_block_alloc(size_t size)
-{
-#if defined(__GLIBC__)
-    recd_msg_recap_state *s = atomic_exchange(&spare, NULL);
-    size_t usable = s ? malloc_usable_size(s) : 0;
-    if (usable >= size && usable - size < 16)
-        return s;
-    free(s);
-#endif
-    return malloc(size);
-}
-
 void msg_recap_state_free(recd_msg_recap_state *s)
 {
-    /* its items' bytes are in the same block */
-#if defined(__GLIBC__)
-    if (s && malloc_usable_size(s) <= SPARE_MAX)
-        s = atomic_exchange(&spare, s);
-#endif
-    free(s);
+    free(s); /* its items' bytes are in the same block */
 }
 
 /* Makes a shallow copy of an item own its bytes; an empty slot becomes canonical zeros. */
@@ -148,7 +120,22 @@ static void own_item(arena *a, recd_recap_item *it)
 typedef struct state_block {
     recd_msg_recap_state msg;
     recd_recap_state_extent ext;
+    size_t cap; /* the block's bytes, for a reuse (recd_recap__state_keep) */
 } state_block;
+
+static state_block *block_of(recd_msg_recap_state *s) { return (state_block *)(void *)s; }
+
+/* A block of size bytes: lent when it is large enough (else it is freed). */
+static recd_msg_recap_state *state_block_alloc(size_t size, recd_msg_recap_state *lent)
+{
+    if (lent && block_of(lent)->cap >= size)
+        return lent;
+    free(lent);
+    recd_msg_recap_state *s = malloc(size);
+    if (s)
+        block_of(s)->cap = size;
+    return s;
+}
 
 const recd_recap_state_extent *recd_recap__state_extent(const recd_msg_recap_state *s)
 {
@@ -163,7 +150,7 @@ recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_stat
     for (int i = 0; i < RECD_RECAP_INVENTORY_SLOTS; i++)
         total += item_bytes(&st->inventory[i]);
     size_t head = align_up(sizeof(state_block));
-    recd_msg_recap_state *s = state_block_alloc(head + total); /* the message, its items' bytes */
+    recd_msg_recap_state *s = state_block_alloc(head + total, NULL); /* the message, its items' bytes */
     if (!s)
         return NULL;
     s->tick = tick;
@@ -179,31 +166,74 @@ recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_stat
         own_item(&a, &s->state.inventory[i]);
         slots |= (uint64_t)(s->state.inventory[i].key.len != 0) << (RECD_RECAP_EQUIPMENT_SLOTS + i);
     }
-    ((state_block *)(void *)s)->ext = (recd_recap_state_extent){slots, total};
+    block_of(s)->ext = (recd_recap_state_extent){slots, total};
     return s;
 }
 
+void msg_recap_state_zero_slots(recd_msg_recap_state *s, uint64_t slots)
+{
+    _Static_assert(offsetof(recd_recap_state, inventory) ==
+                       offsetof(recd_recap_state, equipment) +
+                           RECD_RECAP_EQUIPMENT_SLOTS * sizeof(recd_recap_item),
+                   "the item slots are one array");
+    recd_recap_item *items = s->state.equipment;
+    for (; slots; slots &= slots - 1)
+        memset(&items[__builtin_ctzll(slots)], 0, sizeof *items);
+}
+
 recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t *payload,
-                                                   size_t len, const uint8_t **copy,
-                                                   recd_recap_state_extent **ext)
+                                                   size_t len, recd_msg_recap_state *lent,
+                                                   const uint8_t **copy,
+                                                   recd_recap_state_extent **ext, uint64_t *stale)
 {
     size_t head = align_up(sizeof(state_block));
-    if (len > SIZE_MAX - head)
+    if (len > SIZE_MAX - head) {
+        free(lent);
         return NULL;
-    recd_msg_recap_state *s = state_block_alloc(head + len);
+    }
+    recd_msg_recap_state *s = state_block_alloc(head + len, lent);
     if (!s)
         return NULL;
     s->tick = tick;
-    memset(&s->state, 0, sizeof s->state);
+    /* A lent block's items are left for the reader, which writes over every one it reads and
+     * zeroes the stale rest (every slot outside the last state's mask is zero already). */
+    if (s == lent) {
+        memset(&s->state, 0, offsetof(recd_recap_state, equipment));
+        *stale = block_of(s)->ext.slots;
+    } else {
+        memset(&s->state, 0, sizeof s->state);
+        *stale = 0;
+    }
     s->storage = NULL;
     uint8_t *own = (uint8_t *)s + head;
     if (len)
         memcpy(own, payload, len);
     *copy = own;
-    *ext = &((state_block *)(void *)s)->ext;
+    *ext = &block_of(s)->ext;
     **ext = (recd_recap_state_extent){RECD_RECAP_ALL_SLOTS, 0}; /* until the reader knows */
     return s;
 }
+
+/* Blocks above this (large item data) are not kept for a next state. */
+#define KEEP_MAX 4096
+
+void recd_recap__state_keep(recd_msg *m, recd_msg_recap_state **spare)
+{
+    recd_msg_recap_state *s = m->type == RECD_MSG_STATE && m->format == RECD_MSG_FMT_RECAP
+                                  ? m->recap_state
+                                  : NULL;
+    if (!s || block_of(s)->cap > KEEP_MAX) {
+        recd_msg_free(m);
+        return;
+    }
+    /* It owns nothing now: recd_msg_free would only zero it, which its next move into it does. */
+    m->type = RECD_MSG_NONE;
+    m->recap_state = NULL;
+    free(*spare);
+    *spare = s;
+}
+
+void recd_recap__state_block_free(recd_msg_recap_state *s) { free(s); }
 
 /* ---- event --------------------------------------------------------------------------------- */
 

@@ -19,13 +19,20 @@ recd_msg_recap_open *msg_recap_open_clone(const recd_recap_header *h);
 recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_state *s);
 recd_msg_recap_event *msg_recap_event_clone(uint64_t tick, const recd_recap_event *ev);
 /* For a reader of a state payload: a message with a zeroed state and, in the same block, its own
- * copy of the payload's len bytes (*copy). The reader parses the copy into the state, so the
+ * copy of the payload's len bytes (*copy). lent (may be NULL): a block kept for reuse
+ * (recap_state_block.h), owned by the call: used when it is large enough, else freed. Then only
+ * its fixed fields are zeroed: *stale gets the slots that may still hold its last state's items
+ * (0 for a fresh block), which the reader must write whole or zero with
+ * msg_recap_state_zero_slots. The reader parses the copy into the state, so the
  * items' blobs point into the block as they are read: one copy of the payload instead of one
  * per item, and sets the message's extent (*ext, recap_slot_mask.h: all slots and no item
  * bytes until then). Free it with msg_recap_state_free when the payload does not parse. */
 recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t *payload,
-                                                   size_t len, const uint8_t **copy,
-                                                   recd_recap_state_extent **ext);
+                                                   size_t len, recd_msg_recap_state *lent,
+                                                   const uint8_t **copy,
+                                                   recd_recap_state_extent **ext, uint64_t *stale);
+/* Zeroes the item slots of s in slots (bit i: equipment i, then inventory i - 6). */
+void msg_recap_state_zero_slots(recd_msg_recap_state *s, uint64_t slots);
 
 /* Append the JSON value (an object) for the "recap" key of open, or the body keys (each with a
  * leading comma) of a state or event. -EINVAL for values JSON cannot carry (NaN, bad UTF-8). */

@@ -122,9 +122,9 @@ static inline bool key_valid(const uint8_t *k, size_t n)
     return recap_utf8_valid(k, n);
 }
 
-/* One item from [*q, end) into it, which starts zeroed: what recap_item_parse_zeroed gives, its
- * errors included, with the cursor kept in a register (13 items a tick in S3). *q is only
- * advanced on success. */
+/* One item from [*q, end) into it, every field written (it may hold a lent block's old item): what
+ * recap_item_parse_zeroed gives, its errors included, with the cursor kept in a register (13 items
+ * a tick in S3). *q is only advanced on success. */
 static inline recap_perr item_take(const uint8_t **q, const uint8_t *end, recd_recap_item *it,
                                    uint64_t *bytes)
 {
@@ -152,12 +152,18 @@ static inline recap_perr item_take(const uint8_t **q, const uint8_t *end, recd_r
         it->data.len = dlen;
         p += dlen;
         *bytes += klen + dlen;
+    } else {
+        it->count = 0;
+        it->flags = 0;
+        it->data = (recd_recap_blob){NULL, 0};
     }
     *q = p;
     return RECAP_OK;
 }
 
-/* Reads FULL_STATE straight into st, which starts zeroed. Its blobs point into c's bytes. The
+/* Reads FULL_STATE straight into st, whose fixed fields start zeroed and whose items are written
+ * whole where a row or equipment slot is read (the caller zeroes the rest, when they may not be
+ * zero). Its blobs point into c's bytes. The
  * checks and their order are the table-driven parse's (parse_exact): fields first, then the bytes
  * left over, then the inventory's slots, so the hot path gives the same error for every payload
  * (tests/lib/wire/test_wire_recap_state.c holds the two side by side). */
@@ -224,13 +230,14 @@ static recap_perr full_state_parse(recap_cur *c, recd_recap_state *st, bool *slo
 /* The hottest Recap path: the message is made first, holding its own copy of the payload, and the
  * copy is read straight into its state, so the items' blobs need no copying of their own: one
  * allocation and one copy a tick, no value arena, no counting pass. */
-int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
-                          size_t whylen)
+static int state_read_into(const uint8_t *p, size_t len, uint64_t tick, void *lent, recd_msg *m,
+                           char *why, size_t whylen)
 {
     static const char what[] = "state (FULL_STATE)";
     const uint8_t *own;
     recd_recap_state_extent *ext;
-    recd_msg_recap_state *s = msg_recap_state_over_payload(tick, p, len, &own, &ext);
+    uint64_t stale;
+    recd_msg_recap_state *s = msg_recap_state_over_payload(tick, p, len, lent, &own, &ext, &stale);
     if (!s)
         return perr_to_why(RECAP_E_NOMEM, what, why, whylen);
     recap_cur c = {own, len, 0};
@@ -251,10 +258,18 @@ int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg 
         msg_recap_state_free(s);
         return rc;
     }
+    if (stale & ~ext->slots) /* a lent block's items this state did not write over */
+        msg_recap_state_zero_slots(s, stale & ~ext->slots);
     m->recap_state = s;
     m->type = RECD_MSG_STATE;
     m->format = RECD_MSG_FMT_RECAP;
     return 0;
+}
+
+int recap_wire_state_read(const uint8_t *p, size_t len, uint64_t tick, recd_msg *m, char *why,
+                          size_t whylen)
+{
+    return state_read_into(p, len, tick, NULL, m, why, whylen);
 }
 
 static int recap_wire_event_write(const recd_msg_recap_event *e, recd_buf *out)
@@ -376,6 +391,7 @@ const struct recd_format_wire recd_recap__wire = {
      * unset: such an event is sent as a Recap event. */
     .open_read = recap_wire_open_read,
     .state_read = recap_wire_state_read,
+    .state_read_lent = state_read_into, /* lent: a block kept by recd_recap__state_keep */
     .event_read = recap_wire_event_read,
     .open_write = recap_open_msg_write,
     .state_write = recap_state_msg_write,
