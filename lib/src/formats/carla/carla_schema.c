@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -255,25 +254,26 @@ bool carla_records_fill(const carla_field *f, unsigned width, uint32_t count, co
     return at == len;
 }
 
-/* Each kind's fixed record size in width 4 (index 0) and 8 (index 1), found from its layout
- * once per process. */
-static uint16_t fixed_sizes[2][RECD_CARLA_KIND_COUNT];
-static pthread_once_t fixed_once = PTHREAD_ONCE_INIT;
-
-static void find_fixed_sizes(void)
-{
-    for (unsigned wide = 0; wide < 2; wide++)
-        for (unsigned k = 0; k < RECD_CARLA_KIND_COUNT; k++) {
-            unsigned width = wide ? 8 : 4;
-            const carla_kind_info *ki = carla_kind(k, width);
-            size_t size = ki->has_count && ki->fields ? carla_fixed_size(ki->fields, width) : 0;
-            fixed_sizes[wide][k] = size <= UINT16_MAX ? (uint16_t)size : 0;
-        }
-}
+/* Each kind's fixed record size in width 4 (index 0) and 8 (index 1), written out by hand from
+ * the layouts above so that a decoded packet pays no pthread_once for it; test_carla holds it to
+ * carla_fixed_size() of every kind. V(w) is a vector of width w. */
+#define V(w) (3 * (w))
+#define FIXED_SIZES(w)                                                                             \
+    {                                                                                              \
+        [RECD_CARLA_EVENT_DEL] = 4, [RECD_CARLA_EVENT_PARENT] = 8,                                 \
+        [RECD_CARLA_COLLISION] = 14, [RECD_CARLA_POSITION] = 4 + 2 * V(w),                         \
+        [RECD_CARLA_STATE] = 10, [RECD_CARLA_ANIM_VEHICLE] = 21, [RECD_CARLA_ANIM_WALKER] = 8,     \
+        [RECD_CARLA_VEHICLE_LIGHT] = 8, [RECD_CARLA_SCENE_LIGHT] = 26,                             \
+        [RECD_CARLA_KINEMATICS] = 4 + 2 * V(w), [RECD_CARLA_BOUNDING_BOX] = 4 + 2 * V(w),          \
+        [RECD_CARLA_TRAFFIC_LIGHT_TIME] = 16, [RECD_CARLA_TRIGGER_VOLUME] = 4 + 2 * V(w),          \
+        [RECD_CARLA_ANIM_BIKER] = 12, [RECD_CARLA_VEHICLE_DOOR] = 6, [RECD_CARLA_WEATHER] = 56,    \
+    }
+static const uint16_t fixed_sizes[2][RECD_CARLA_KIND_COUNT] = {FIXED_SIZES(4), FIXED_SIZES(8)};
+#undef FIXED_SIZES
+#undef V
 
 const uint16_t *carla_kind_fixed_sizes(unsigned width)
 {
-    pthread_once(&fixed_once, find_fixed_sizes);
     return fixed_sizes[width == 8];
 }
 

@@ -55,8 +55,8 @@ size_t carla_fixed_size(const carla_field *f, unsigned width);
 bool carla_records_fill(const carla_field *f, unsigned width, uint32_t count, const uint8_t *p,
                         size_t len);
 /* Each kind's record size in width 4 or 8 (indexed by kind) when every record of it has that
- * size (a kind with a count whose layout has no strings or lists), else 0: found from the layouts
- * once per process, not at every packet or writer. */
+ * size (a kind with a count whose layout has no strings or lists), else 0: a constant table,
+ * free to use from any thread. */
 const uint16_t *carla_kind_fixed_sizes(unsigned width);
 /* The same as carla_records_fill for records of kind (which has a count) in width 4 or 8, with
  * its fixed record size from carla_kind_fixed_sizes. */

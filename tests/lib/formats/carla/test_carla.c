@@ -722,6 +722,23 @@ static void test_fixed_size_matches_walk(void **state)
     assert_int_equal(carla_fixed_size(carla_kind(RECD_CARLA_EVENT_ADD, 4)->fields, 4), 0);
 }
 
+/* The hand-written table of fixed record sizes says what the layouts give: each kind with a count
+ * and a layout of scalars only has its record size there, every other kind 0, in both widths. */
+static void test_fixed_size_table_matches_schema(void **state)
+{
+    (void)state;
+    for (unsigned width = 4; width <= 8; width += 4) {
+        const uint16_t *table = carla_kind_fixed_sizes(width);
+        for (unsigned kind = 0; kind < RECD_CARLA_KIND_COUNT; kind++) {
+            const carla_kind_info *ki = carla_kind(kind, width);
+            size_t want = ki->has_count && ki->fields ? carla_fixed_size(ki->fields, width) : 0;
+            assert_int_equal(table[kind], want);
+        }
+    }
+    assert_int_equal(carla_kind_fixed_sizes(4)[RECD_CARLA_POSITION], 28);
+    assert_int_equal(carla_kind_fixed_sizes(8)[RECD_CARLA_POSITION], 52);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -737,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_wire_payloads),
         cmocka_unit_test(test_platform_time_needs_additional_data),
         cmocka_unit_test(test_fixed_size_matches_walk),
+        cmocka_unit_test(test_fixed_size_table_matches_schema),
         cmocka_unit_test(test_wire_state_in_place),
         cmocka_unit_test(test_reserve_matches_sink),
     };
