@@ -320,7 +320,10 @@ static void lent_blocks_read_the_same(void **state)
         assert_null(l->storage);
         assert_memory_equal(&f->state, &l->state, offsetof(recd_recap_state, equipment));
         for (int i = 0; i < EQUIP + INV; i++) {
-            const recd_recap_item *x = &f->state.equipment[i], *y = &l->state.equipment[i];
+            const recd_recap_item *x = i < EQUIP ? &f->state.equipment[i]
+                                                 : &f->state.inventory[i - EQUIP];
+            const recd_recap_item *y = i < EQUIP ? &l->state.equipment[i]
+                                                 : &l->state.inventory[i - EQUIP];
             assert_int_equal(x->key.len, y->key.len);
             assert_int_equal(x->data.len, y->data.len);
             assert_int_equal(x->count, y->count);

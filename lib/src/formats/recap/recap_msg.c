@@ -172,13 +172,13 @@ recd_msg_recap_state *msg_recap_state_clone(uint64_t tick, const recd_recap_stat
 
 void msg_recap_state_zero_slots(recd_msg_recap_state *s, uint64_t slots)
 {
-    _Static_assert(offsetof(recd_recap_state, inventory) ==
-                       offsetof(recd_recap_state, equipment) +
-                           RECD_RECAP_EQUIPMENT_SLOTS * sizeof(recd_recap_item),
-                   "the item slots are one array");
-    recd_recap_item *items = s->state.equipment;
-    for (; slots; slots &= slots - 1)
-        memset(&items[__builtin_ctzll(slots)], 0, sizeof *items);
+    for (; slots; slots &= slots - 1) {
+        int i = __builtin_ctzll(slots); /* the two arrays apart: no indexing past equipment */
+        recd_recap_item *it = i < RECD_RECAP_EQUIPMENT_SLOTS
+                                  ? &s->state.equipment[i]
+                                  : &s->state.inventory[i - RECD_RECAP_EQUIPMENT_SLOTS];
+        memset(it, 0, sizeof *it);
+    }
 }
 
 recd_msg_recap_state *msg_recap_state_over_payload(uint64_t tick, const uint8_t *payload,
