@@ -15,14 +15,6 @@ set -u
 require_recd
 command -v nats-server >/dev/null || { echo "SKIP: nats-server is not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
-# Root ignores file permissions: recd runs as nobody then.
-real_recd=$RECD
-drop=()
-if [ "$(id -u)" = 0 ]; then
-    drop=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
-    "${drop[@]}" "$real_recd" --version >/dev/null 2>&1 ||
-        { echo "SKIP: cannot run recd as nobody with setpriv"; exit 77; }
-fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fleet_held_ack.XXXXXX")
 chmod 755 "$tmp"
 a_pid= nats_pid=
@@ -38,9 +30,7 @@ die() { fail "$@"; exit 1; }
 # shellcheck source=../shell/fleet_nats.sh
 . "$(dirname "$0")/../shell/fleet_nats.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-printf '#!/bin/sh\nexec %s "%s" "$@"\n' "${drop[*]}" "$real_recd" >"$tmp/recd-as-nobody"
-chmod 755 "$tmp/recd-as-nobody"
-RECD=$tmp/recd-as-nobody
+recd_as_nobody
 
 start_nats_server
 fleet_partitions=1

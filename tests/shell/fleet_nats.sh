@@ -77,3 +77,18 @@ show_instance_log() { # LOG LABEL LINES: a sanitizer's report in full if the log
         head -n 60 | sed "s/^/    $2: /" >&2
     tail -n "$3" "$1" | sed "s/^/    $2: /" >&2
 }
+
+# Root ignores file permissions, which tests that make a folder unwritable rely on: run as root,
+# $RECD becomes a wrapper ($tmp/recd-as-nobody) that runs recd as nobody; the test is skipped when
+# setpriv cannot. Call after $tmp exists (mode 755, so nobody can reach it).
+recd_as_nobody() {
+    local real=$RECD drop=()
+    if [ "$(id -u)" = 0 ]; then
+        drop=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+        "${drop[@]}" "$real" --version >/dev/null 2>&1 ||
+            { echo "SKIP: cannot run recd as nobody with setpriv"; exit 77; }
+    fi
+    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "${drop[*]}" "$real" >"$tmp/recd-as-nobody"
+    chmod 755 "$tmp/recd-as-nobody"
+    RECD=$tmp/recd-as-nobody
+}
