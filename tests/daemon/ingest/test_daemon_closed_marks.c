@@ -63,6 +63,14 @@ static void key_of(char *out, size_t cap, int i)
     snprintf(out, cap, "session-%d", i);
 }
 
+static size_t listed_count(const nats_partition *p)
+{
+    size_t n = 0;
+    for (const closed_mark *c = p->closed; c; c = c->next)
+        n++;
+    return n;
+}
+
 static void found_across_growth(void **state)
 {
     fixture *f = *state;
@@ -125,23 +133,12 @@ static void forgotten_and_expired_leave_the_index(void **state)
     }
     assert_int_equal(n, 250);
     assert_int_equal(f->p.nmarks, N / 2 - 250);
-    size_t listed = 0;
-    for (const closed_mark *c = f->p.closed; c; c = c->next)
-        listed++;
-    assert_int_equal(listed, f->p.nmarks);
+    assert_int_equal(listed_count(&f->p), f->p.nmarks);
     for (int i = 0; i < N; i++) {
         key_of(key, sizeof key, i);
         bool kept = i % 2 == 1 && (uint64_t)i + 1 > 500;
         assert_int_equal(closed(f, key, 0), kept);
     }
-}
-
-static size_t listed_count(const nats_partition *p)
-{
-    size_t n = 0;
-    for (const closed_mark *c = p->closed; c; c = c->next)
-        n++;
-    return n;
 }
 
 static void oldest_cut_first(void **state)
